@@ -1,0 +1,66 @@
+/*
+ * agent: one conversation with a model, driven by the event loop.
+ *
+ * Front ends (tui/, the headless printer, tests) drive it with a handful of
+ * calls and learn everything that happens from the event stream (event.h).
+ * Nothing here blocks: agent_submit() starts a turn and returns; the turn
+ * runs on the loop, emitting events, until turn_end.
+ */
+#ifndef TANDEM_AGENT_H
+#define TANDEM_AGENT_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+struct agent;
+struct ev_loop;
+struct event_bus;
+struct config;
+
+enum perm_mode {
+	PERM_ASK,		/* every write and command asks */
+	PERM_ACCEPT_EDITS,	/* edits apply; commands ask */
+	PERM_PLAN,		/* nothing changes: writes and commands are refused */
+	PERM_YOLO		/* everything is allowed */
+};
+
+enum approval {
+	APPROVAL_ALLOW,
+	APPROVAL_DENY,
+	APPROVAL_ALWAYS		/* allow, and remember a rule for the session */
+};
+
+/*
+ * A new agent on loop, emitting on bus, configured by cfg (which must
+ * outlive it).  interactive: somebody can answer approval requests.
+ * NULL with a sentence in err (err_size bytes) on failure.
+ */
+struct agent	*agent_new(struct ev_loop *, struct event_bus *, const struct config *cfg,
+		    bool interactive, char *err, size_t err_size);
+void		 agent_free(struct agent *);
+
+/* Start a turn with prompt; -1 when a turn is already running. */
+int		 agent_submit(struct agent *, const char *prompt);
+bool		 agent_busy(const struct agent *);
+/*
+ * Answer the approval_request for tool_use id.  reason (may be NULL) goes
+ * to the model with a denial.  For an edit, edited_input (may be NULL)
+ * replaces the tool's input (the user changed the proposal); not owned.
+ */
+void		 agent_answer(struct agent *, const char *id, enum approval,
+		    const char *reason, const cJSON *edited_input);
+/* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
+void		 agent_interrupt(struct agent *);
+
+enum perm_mode	 agent_mode(const struct agent *);
+void		 agent_set_mode(struct agent *, enum perm_mode);
+const char	*agent_model(const struct agent *);
+void		 agent_set_model(struct agent *, const char *model);
+const char	*agent_session_id(const struct agent *);
+
+const char	*perm_mode_name(enum perm_mode);
+/* 0 and *out, or -1 for an unknown name. */
+int		 perm_mode_parse(const char *name, enum perm_mode *out);
+
+#endif

@@ -1,0 +1,1 @@
+# Benchmarks: built by `make bench`, never run by `make check`.

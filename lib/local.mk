@@ -1,0 +1,18 @@
+noinst_LIBRARIES += libtandem_lib.a
+libtandem_lib_a_SOURCES = \
+	lib/xalloc.c lib/xalloc.h \
+	lib/buf.c lib/buf.h \
+	lib/ev.c lib/ev.h \
+	lib/utf8.c lib/utf8.h \
+	lib/json.c lib/json.h \
+	lib/sha256.c lib/sha256.h
+
+# Unit tests link only the modules they test, plus lib/.
+LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
+
+check_PROGRAMS += tests/test_buf tests/test_ev tests/test_utf8 tests/test_json
+TESTS += tests/test_buf tests/test_ev tests/test_utf8 tests/test_json
+tests_test_buf_LDADD = $(LIB_LIBS)
+tests_test_ev_LDADD = $(LIB_LIBS)
+tests_test_utf8_LDADD = $(LIB_LIBS)
+tests_test_json_LDADD = $(LIB_LIBS)

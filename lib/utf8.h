@@ -1,0 +1,38 @@
+/*
+ * utf8: the few UTF-8 operations tandem needs, on byte strings.
+ *
+ * Nothing here allocates except utf8_sanitize, whose result the caller frees.
+ */
+#ifndef TANDEM_UTF8_H
+#define TANDEM_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+
+/*
+ * Decode one code point from s (at most n bytes).  Returns its length in
+ * bytes (1-4), with *cp set; an invalid or truncated sequence gives 1 and
+ * *cp = 0xFFFD.
+ */
+size_t	 utf8_decode(const char *s, size_t n, uint32_t *cp);
+/* Encode cp into out (4 bytes of room); returns the length. */
+size_t	 utf8_encode(uint32_t cp, char *out);
+bool	 utf8_valid(const char *s, size_t n);
+/*
+ * The length of the longest prefix of s[0..n) that does not end inside a
+ * multi-byte sequence: where to cut a stream so that no character is split.
+ */
+size_t	 utf8_complete_prefix(const char *s, size_t n);
+/* The largest cut point <= n that falls on a character boundary. */
+size_t	 utf8_floor(const char *s, size_t n);
+/* Append s to out with invalid sequences replaced by U+FFFD. */
+int	 utf8_sanitize(struct buf *out, const char *s, size_t n);
+/* Terminal columns of one code point (wcwidth; -1 for controls). */
+int	 utf8_cpwidth(uint32_t cp);
+/* Columns of a string (controls count 0). */
+size_t	 utf8_width(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,26 @@
+noinst_LIBRARIES += libtandem_tools.a
+libtandem_tools_a_SOURCES = \
+	tools/tool.c tools/tool.h \
+	tools/sandbox.c tools/sandbox.h \
+	tools/fsutil.c tools/fsutil.h \
+	tools/diff.c tools/diff.h \
+	tools/ignore.c tools/ignore.h \
+	tools/read_file.c \
+	tools/list_dir.c \
+	tools/glob.c \
+	tools/grep.c \
+	tools/run_bash.c tools/run_bash.h \
+	tools/edit_file.c \
+	tools/write_file.c \
+	tools/apply_patch.c
+
+# The tools tests link the whole tools library (tool.c's table names every tool).
+TOOLS_LIBS = libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)
+
+check_PROGRAMS += tests/test_sandbox tests/test_diff tests/test_edit tests/test_search tests/test_read
+TESTS += tests/test_sandbox tests/test_diff tests/test_edit tests/test_search tests/test_read
+tests_test_sandbox_LDADD = $(TOOLS_LIBS)
+tests_test_diff_LDADD = $(TOOLS_LIBS)
+tests_test_edit_LDADD = $(TOOLS_LIBS)
+tests_test_search_LDADD = $(TOOLS_LIBS)
+tests_test_read_LDADD = $(TOOLS_LIBS)

@@ -1,0 +1,83 @@
+/*
+ * tool: the tools the model can call, as one table.
+ *
+ * A tool's run function does the whole job synchronously and fills a
+ * tool_out.  The agent calls it in a forked child (agent/exec.c), so a
+ * slow tool never blocks the loop and can be killed; tests call it directly.
+ * run_bash is the exception: it is spawned and streamed by agent/exec.c
+ * through tools/run_bash.h, so its run is NULL.
+ *
+ * Tools never crash the agent: every failure is out->is_error with a text
+ * that tells the model what to do next.
+ */
+#ifndef TANDEM_TOOL_H
+#define TANDEM_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+
+enum tool_class {
+	TOOL_READ_ONLY,		/* may run in parallel with other reads */
+	TOOL_WRITE,		/* changes files: runs alone, in order */
+	TOOL_HIGH_IMPACT	/* anything may happen (run_bash): runs alone */
+};
+
+/* Caps at the source (DESIGN.md §5). */
+#define TOOL_READ_CAP	(20 * 1024)
+#define TOOL_BASH_CAP	(30 * 1024)
+
+struct tool_env {
+	const char	*root;		/* the workspace root, a real path */
+	const char	*session_dir;	/* where spills go; NULL: nowhere */
+	const char	*snap_dir;	/* content-addressed snapshots; NULL: none */
+};
+
+struct tool_out {
+	struct buf	 text;		/* what the model sees */
+	bool		 is_error;
+	/*
+	 * Write tools: {"files":[{"path":rel,"before":sha|null,"after":sha|null}]}
+	 * describing what they changed, for rewind.  NULL otherwise.  Owned.
+	 */
+	cJSON		*meta;
+};
+
+struct tool_def {
+	const char	*name;
+	const char	*description;
+	const char	*schema;	/* the input_schema, as JSON text */
+	enum tool_class	 cls;
+	void		(*run)(const struct tool_env *, const cJSON *input, struct tool_out *);
+	/*
+	 * Write tools: the unified diff the change would make, without making
+	 * it; 0, or -1 with the reason in diff (then the tool would fail).
+	 */
+	int		(*preview)(const struct tool_env *, const cJSON *input, struct buf *diff);
+};
+
+/* The table, NULL-terminated, in the order the model sees the tools. */
+extern const struct tool_def *const tool_table[];
+
+const struct tool_def *tool_find(const char *name);
+
+void	tool_out_init(struct tool_out *);
+void	tool_out_release(struct tool_out *);
+/* Set the text (replacing it) and the error flag; printf-style. */
+void	tool_out_error(struct tool_out *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Each tool's definition, from its own file. */
+extern const struct tool_def tool_read_file;
+extern const struct tool_def tool_list_dir;
+extern const struct tool_def tool_glob;
+extern const struct tool_def tool_grep;
+extern const struct tool_def tool_run_bash;
+extern const struct tool_def tool_edit_file;
+extern const struct tool_def tool_write_file;
+extern const struct tool_def tool_apply_patch;
+
+#endif
