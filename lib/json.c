@@ -60,9 +60,12 @@ json_bool(const cJSON *obj, const char *key, bool def)
 cJSON *
 json_parse_at(const char *s, size_t n, int *line, int *col)
 {
-	const char *end = NULL;
+	const char *end = NULL, *e;
 	cJSON *j;
-	size_t off, i;
+	char *copy;
+	size_t off, i, open = 0, depth = 0;
+	char nest[64], before = 0, last = 0;
+	bool in_str = false;
 	int l = 1, c = 1;
 
 	j = cJSON_ParseWithLengthOpts(s, n, &end, false);
@@ -74,17 +77,73 @@ json_parse_at(const char *s, size_t n, int *line, int *col)
 		if (off >= n || s[off] == '\0')
 			return j;
 		cJSON_Delete(j);
-		j = NULL;
-	} else {
-		const char *e = cJSON_GetErrorPtr();
-
-		off = e != NULL && e >= s && e <= s + n ? (size_t)(e - s) : n;
+		goto where;
 	}
+	if (line == NULL && col == NULL)
+		return NULL;
+	e = cJSON_GetErrorPtr();
+	off = e != NULL && e >= s && e <= s + n ? (size_t)(e - s) : n;
+	/*
+	 * cJSON reports running out of input at the last byte.  Appending a
+	 * byte that no JSON text may hold there tells the two cases apart.
+	 */
+	if (n > 0 && off == n - 1) {
+		copy = xmalloc(n + 1);
+		memcpy(copy, s, n);
+		copy[n] = '\x01';
+		j = cJSON_ParseWithLengthOpts(copy, n + 1, NULL, false);
+		e = cJSON_GetErrorPtr();
+		if (j == NULL && e == copy + n)
+			off = n;
+		cJSON_Delete(j);
+		free(copy);
+	}
+	/*
+	 * A string that runs into a line end or the end of the input is
+	 * reported where it opens, which is where the user must look.  The
+	 * scan also tracks nesting, for the member-name case below.
+	 */
+	for (i = 0; i < n && (in_str || i < off); i++) {
+		if (in_str) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_str = false;
+			else if (s[i] == '\n' || s[i] == '\r')
+				break;
+			continue;
+		}
+		if (i + 1 == off)
+			before = last;
+		if (s[i] == '"') {
+			in_str = true;
+			open = i;
+		} else if (s[i] == '{' || s[i] == '[') {
+			if (depth < sizeof(nest))
+				nest[depth] = s[i];
+			depth++;
+		} else if ((s[i] == '}' || s[i] == ']') && depth > 0 && i + 1 != off)
+			depth--;
+		if (strchr(" \t\r\n", s[i]) == NULL)
+			last = s[i];
+	}
+	if (in_str)
+		off = open;
+	/*
+	 * Where an object member's name should start, cJSON points one byte
+	 * past the offending character.
+	 */
+	else if (off > 0 && strchr(" \t\r\n\"", s[off - 1]) == NULL &&
+	    (before == '{' || before == ',') && depth > 0 &&
+	    depth <= sizeof(nest) && nest[depth - 1] == '{')
+		off--;
+where:
+	/* Columns count characters, not bytes: UTF-8 continuation bytes add none. */
 	for (i = 0; i < off && i < n; i++) {
 		if (s[i] == '\n') {
 			l++;
 			c = 1;
-		} else
+		} else if (((unsigned char)s[i] & 0xC0) != 0x80)
 			c++;
 	}
 	if (line != NULL)
