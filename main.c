@@ -1,2 +1,395 @@
+/*
+ * tandem: the command line (DESIGN.md §11).  It reads the settings and
+ * flags, then runs the full-screen UI, or one prompt headless (-p), or a
+ * subcommand (config, sessions), all on one event loop.
+ */
+#include "autoconf.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "buf.h"
 #include "config.h"
-int main(void) { return 0; }
+#include "demo.h"
+#include "ev.h"
+#include "event.h"
+#include "headless.h"
+#include "perm.h"
+#include "session.h"
+#include "tui.h"
+#include "xalloc.h"
+
+enum {
+	OPT_OUTPUT_FORMAT = 256,
+	OPT_PROVIDER,
+	OPT_MODEL,
+	OPT_BASE_URL,
+	OPT_PERMISSION_MODE,
+	OPT_ALLOW,
+	OPT_DENY,
+	OPT_MAX_TURNS,
+	OPT_FORK,
+	OPT_DEMO,
+	OPT_THEME,
+	OPT_VERSION,
+	OPT_TRUST,
+	OPT_NO_MOUSE,
+	OPT_PRINT
+};
+
+static const struct option long_options[] = {
+	{ "print",		required_argument, NULL, 'p' },
+	{ "output-format",	required_argument, NULL, OPT_OUTPUT_FORMAT },
+	{ "provider",		required_argument, NULL, OPT_PROVIDER },
+	{ "model",		required_argument, NULL, OPT_MODEL },
+	{ "base-url",		required_argument, NULL, OPT_BASE_URL },
+	{ "permission-mode",	required_argument, NULL, OPT_PERMISSION_MODE },
+	{ "allow",		required_argument, NULL, OPT_ALLOW },
+	{ "deny",		required_argument, NULL, OPT_DENY },
+	{ "max-turns",		required_argument, NULL, OPT_MAX_TURNS },
+	{ "continue",		no_argument,	   NULL, 'c' },
+	{ "resume",		optional_argument, NULL, 'r' },
+	{ "fork",		no_argument,	   NULL, OPT_FORK },
+	{ "demo",		no_argument,	   NULL, OPT_DEMO },
+	{ "theme",		required_argument, NULL, OPT_THEME },
+	{ "trust",		no_argument,	   NULL, OPT_TRUST },
+	{ "no-mouse",		no_argument,	   NULL, OPT_NO_MOUSE },
+	{ "print-transcript",	no_argument,	   NULL, OPT_PRINT },
+	{ "version",		no_argument,	   NULL, OPT_VERSION },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const char usage_text[] =
+    "usage: tandem [options] [prompt]          the full-screen UI\n"
+    "       tandem -p PROMPT [options]         headless: run to the end, print, exit\n"
+    "       tandem config                      the effective settings and their sources\n"
+    "       tandem sessions                    the saved sessions\n"
+    "\n"
+    "  -p, --print PROMPT                 run PROMPT headless\n"
+    "      --output-format text|stream-json\n"
+    "      --provider anthropic|openai\n"
+    "      --model NAME\n"
+    "      --base-url URL\n"
+    "      --permission-mode ask|accept-edits|plan|yolo\n"
+    "      --allow RULE, --deny RULE      e.g. 'run_bash(make test*)', 'edit_file(src/**)'\n"
+    "      --max-turns N                  model calls per prompt\n"
+    "  -c, --continue                     resume the newest session of this directory\n"
+    "  -r, --resume [ID]                  resume a session (no ID: list them)\n"
+    "      --fork                         with -c/-r: go on in a new session\n"
+    "      --trust                        honour this project's hooks and allow rules\n"
+    "      --demo                         offline: a scripted model on loopback\n"
+    "      --theme NAME  --no-mouse  --print-transcript\n"
+    "      --version  --help\n"
+    "\n"
+    "See tandem(1) and tandem-config(5).\n";
+
+struct cli {
+	const char	*prompt;
+	bool		 headless;
+	bool		 stream_json;
+	bool		 demo;
+	bool		 trust;
+	bool		 no_mouse;
+	bool		 print_transcript;
+	const char	*subcommand;
+	bool		 cont;
+	bool		 resume;
+	const char	*resume_id;
+	bool		 fork;
+};
+
+/* Session ids look like 20261130-014012-a1b2c3. */
+static bool
+looks_like_session_id(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n != 22 || s[8] != '-' || s[15] != '-')
+		return false;
+	for (i = 0; i < n; i++)
+		if (i != 8 && i != 15 && !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tandem: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nRun 'tandem --help' for the options.\n", stderr);
+	return 2;
+}
+
+static int
+set_flag(struct config *cfg, const char *key, const char *value)
+{
+	struct buf err = BUF_INIT(4096);
+	int rc = config_set_flag(cfg, key, value, &err);
+
+	if (rc == -1)
+		fprintf(stderr, "tandem: --%s: %s\n", key, buf_cstr(&err));
+	buf_release(&err);
+	return rc;
+}
+
+static int
+parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:cr::h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			cli->prompt = optarg;
+			cli->headless = true;
+			break;
+		case OPT_OUTPUT_FORMAT:
+			if (strcmp(optarg, "stream-json") == 0)
+				cli->stream_json = true;
+			else if (strcmp(optarg, "text") != 0)
+				return usage_error("--output-format must be text or stream-json, not \"%s\"", optarg);
+			break;
+		case OPT_PROVIDER:
+			if (set_flag(cfg, "provider", optarg) == -1)
+				return 2;
+			break;
+		case OPT_MODEL:
+			if (set_flag(cfg, "model", optarg) == -1)
+				return 2;
+			break;
+		case OPT_BASE_URL:
+			if (set_flag(cfg, "base_url", optarg) == -1)
+				return 2;
+			break;
+		case OPT_PERMISSION_MODE:
+			if (set_flag(cfg, "permission-mode", optarg) == -1)
+				return 2;
+			break;
+		case OPT_ALLOW:
+			if (set_flag(cfg, "allow", optarg) == -1)
+				return 2;
+			break;
+		case OPT_DENY:
+			if (set_flag(cfg, "deny", optarg) == -1)
+				return 2;
+			break;
+		case OPT_MAX_TURNS:
+			if (set_flag(cfg, "max-turns", optarg) == -1)
+				return 2;
+			break;
+		case 'c':
+			cli->cont = true;
+			break;
+		case 'r':
+			cli->resume = true;
+			/* "-r ID" and "--resume ID" as well as "--resume=ID". */
+			if (optarg == NULL && optind < argc && argv[optind][0] != '-' &&
+			    looks_like_session_id(argv[optind]))
+				optarg = argv[optind++];
+			cli->resume_id = optarg;
+			break;
+		case OPT_FORK:
+			cli->fork = true;
+			break;
+		case OPT_DEMO:
+			cli->demo = true;
+			break;
+		case OPT_THEME:
+			if (set_flag(cfg, "theme", optarg) == -1)
+				return 2;
+			break;
+		case OPT_TRUST:
+			cli->trust = true;
+			break;
+		case OPT_NO_MOUSE:
+			cli->no_mouse = true;
+			break;
+		case OPT_PRINT:
+			cli->print_transcript = true;
+			break;
+		case OPT_VERSION:
+			printf("tandem %s\n", PACKAGE_VERSION);
+			exit(0);
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			fputs("Run 'tandem --help' for the options.\n", stderr);
+			return 2;
+		}
+	}
+	if (optind < argc && cli->prompt == NULL &&
+	    (strcmp(argv[optind], "config") == 0 || strcmp(argv[optind], "sessions") == 0)) {
+		cli->subcommand = argv[optind];
+		optind++;
+	}
+	if (optind < argc) {
+		if (cli->prompt != NULL || cli->subcommand != NULL)
+			return usage_error("unexpected argument \"%s\"", argv[optind]);
+		cli->prompt = argv[optind++];
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (cli->headless && (cli->prompt == NULL || cli->prompt[0] == '\0'))
+		return usage_error("%s", "-p needs a prompt");
+	if (cli->fork && !cli->cont && !cli->resume)
+		return usage_error("%s", "--fork goes with --continue or --resume ID");
+	if (cli->cont && cli->resume)
+		return usage_error("%s", "use --continue or --resume, not both");
+	return 0;
+}
+
+static int
+run_config_command(struct config *cfg)
+{
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+	config_print(cfg, &out);
+	fputs(buf_cstr(&out), stdout);
+	buf_release(&out);
+	return 0;
+}
+
+static bool
+need_api_key(const struct config *cfg)
+{
+	return strcmp(cfg->provider, "openai") != 0 &&
+	    (cfg->api_key == NULL || cfg->api_key[0] == '\0');
+}
+
+int
+main(int argc, char **argv)
+{
+	struct config cfg;
+	struct cli cli;
+	struct buf warnings = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(BUF_NOLIMIT);
+	struct ev_loop *loop = NULL;
+	struct event_bus *bus = NULL;
+	struct headless *hl = NULL;
+	struct agent *agent = NULL;
+	struct demo *demo = NULL;
+	char msg[1024], *newest = NULL;
+	int rc;
+
+	setlocale(LC_ALL, "");
+	memset(&cli, 0, sizeof cli);
+	config_init(&cfg);
+	if (config_load(&cfg, &warnings, &err) == -1) {
+		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+		rc = 2;
+		goto out;
+	}
+	rc = parse_args(argc, argv, &cfg, &cli);
+	if (rc != 0)
+		goto out;
+	if (warnings.len > 0)
+		fprintf(stderr, "%s", buf_cstr(&warnings));
+	if (cli.subcommand != NULL && strcmp(cli.subcommand, "config") == 0) {
+		rc = run_config_command(&cfg);
+		goto out;
+	}
+	session_prune(cfg.home, cfg.retention_days);
+	if (cli.subcommand != NULL || (cli.resume && cli.resume_id == NULL)) {
+		struct buf list = BUF_INIT(BUF_NOLIMIT);
+
+		/* `tandem sessions`, and --resume without an id: the list to choose from. */
+		session_list(cfg.home, cli.subcommand != NULL ? NULL : cfg.root, &list);
+		fputs(buf_cstr(&list), stdout);
+		if (cli.subcommand == NULL)
+			fputs("Resume one with: tandem --resume ID\n", stdout);
+		buf_release(&list);
+		rc = 0;
+		goto out;
+	}
+	if (cli.cont) {
+		newest = session_newest(cfg.home, cfg.root);
+		if (newest == NULL) {
+			fprintf(stderr, "tandem: --continue: there is no earlier session in %s\n", cfg.root);
+			rc = 2;
+			goto out;
+		}
+		cli.resume_id = newest;
+	}
+	if (cli.trust && cfg.project_defines_trust_items) {
+		if (config_trust(&cfg, &err) == -1) {
+			fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+			rc = 2;
+			goto out;
+		}
+		config_apply_trusted(&cfg);
+	} else if (cfg.project_defines_trust_items && !cfg.trusted && cli.headless) {
+		fprintf(stderr, "tandem: this project's settings define hooks or allow rules that "
+		    "are not trusted yet; they are ignored (rerun with --trust to honour them)\n");
+	}
+
+	loop = ev_loop_new();
+	if (loop == NULL) {
+		fputs("tandem: cannot create the event loop\n", stderr);
+		rc = 1;
+		goto out;
+	}
+	if (cli.demo) {
+		demo = demo_start(&cfg, msg, sizeof msg);
+		if (demo == NULL) {
+			fprintf(stderr, "tandem: the demo could not start: %s\n", msg);
+			rc = 1;
+			goto out;
+		}
+	}
+	if (need_api_key(&cfg)) {
+		fputs("tandem: ANTHROPIC_API_KEY is not set: export your Anthropic API key, "
+		    "or use --provider openai with a local server, or try tandem --demo\n", stderr);
+		rc = 2;
+		goto out;
+	}
+	bus = event_bus_new();
+	if (cli.headless)
+		hl = headless_new(loop, bus, cli.stream_json);
+	agent = agent_new(loop, bus, &cfg, cli.resume_id, cli.fork, !cli.headless, msg, sizeof msg);
+	if (agent == NULL) {
+		fprintf(stderr, "tandem: %s\n", msg);
+		rc = 1;
+		goto out;
+	}
+	if (cli.headless) {
+		rc = headless_run(hl, agent, cli.prompt);
+	} else {
+		struct tui_opts to;
+
+		memset(&to, 0, sizeof to);
+		to.theme = cfg.theme;
+		to.mouse = cfg.mouse && !cli.no_mouse;
+		to.print_on_exit = cli.print_transcript;
+		to.initial_prompt = cli.prompt != NULL ? cli.prompt : cli.demo ? demo_prompt() : NULL;
+		to.datadir = getenv("TANDEM_THEMES");
+		rc = tui_run(loop, bus, agent, &to);
+	}
+out:
+	agent_free(agent);
+	headless_free(hl);
+	event_bus_free(bus);
+	demo_stop(demo);
+	ev_loop_free(loop);
+	config_release(&cfg);
+	buf_release(&warnings);
+	buf_release(&err);
+	free(newest);
+	return rc;
+}

@@ -1,1 +1,1324 @@
-/* placeholder: being written */
+/*
+ * The agent: one conversation and its turn loop (DESIGN.md §4).
+ *
+ * A turn: the prompt goes into the conversation; a model call streams the
+ * answer (text out as events at once, each tool_use scheduled as soon as
+ * its block completes); when the stream has ended and every tool has its
+ * result, the stop reason decides: send the results and call again, end,
+ * continue after max_tokens, or resend after pause_turn.  Failures of the
+ * transport are retried with backoff; everything is on the loop.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "config.h"
+#include "conv.h"
+#include "ev.h"
+#include "event.h"
+#include "http.h"
+#include "json.h"
+#include "models.h"
+#include "perm.h"
+#include "provider.h"
+#include "sched.h"
+#include "session.h"
+#include "stream.h"
+#include "xalloc.h"
+
+#define AGENT_MAX_CONTINUATIONS	3
+#define AGENT_ERRBODY_MAX	(256 * 1024)
+#define AGENT_PROGRESS_FULL	(2u * 1024 * 1024)
+
+struct agent {
+	struct ev_loop		*loop;
+	struct event_bus	*bus;
+	const struct config	*cfg;
+	bool			 interactive;
+	struct http		*http;
+	struct sched		*sched;
+	struct tool_env		 env;
+	struct conv		 conv;
+	cJSON			*tools;
+	char			*sys_static;
+	char			*sys_dynamic;
+	char			*model;
+	char			*base_url;
+	struct session		*session;
+	char			*snap_dir;
+	bool			 checkpoint_a;	/* side-effecting tools may run */
+	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
+	enum stream_proto	 proto;
+	enum perm_mode		 mode;
+	struct perm_rules	*session_rules;	/* "always" answers */
+
+	/* The turn in progress. */
+	bool			 busy;
+	bool			 interrupting;
+	bool			 failed;
+	int			 turn;
+	int			 calls;		/* model calls in this turn */
+	int			 continuations;
+	int			 attempt;	/* retries of this call */
+	struct http_req		*req;
+	struct stream		*stream;
+	long			 status;
+	struct buf		 errbody;
+	bool			 stream_done;	/* the response is complete and recorded */
+	char			*stop_reason;
+	uint64_t		 retry_timer;
+	size_t			 progress_bytes;
+
+	struct usage		 last, totals;
+	double			 cost;
+};
+
+static void agent_call_model(struct agent *);
+static void agent_proceed(struct agent *);
+
+static const char system_static[] =
+    "You are tandem, a coding agent pair-programming with a developer in their "
+    "terminal. You work in their repository through tools: read_file, list_dir, "
+    "glob and grep to look; edit_file, write_file and apply_patch to change files; "
+    "run_bash to build, test and run. The developer sees every tool call, approves "
+    "edits and commands, and can rewind any turn.\n\n"
+    "Work like a careful senior engineer: read before you edit, make the smallest "
+    "change that does the job, keep the code's existing style, and run the tests "
+    "when there are any. Prefer edit_file with enough context to match exactly "
+    "once. Use paths relative to the workspace root. Several independent read-only "
+    "tool calls may be made in one response; they run in parallel. When a tool "
+    "fails, read its message: it says what to do next. If the user denies a call, "
+    "do not retry it unchanged. Be brief: say what you did and what is left, "
+    "without repeating file contents the user can see.";
+
+const char *
+agent_session_id(const struct agent *a)
+{
+	return session_id(a->session);
+}
+
+const char *
+agent_model(const struct agent *a)
+{
+	return a->model;
+}
+
+void
+agent_set_model(struct agent *a, const char *model)
+{
+	free(a->model);
+	a->model = xstrdup(model);
+}
+
+enum perm_mode
+agent_mode(const struct agent *a)
+{
+	return a->mode;
+}
+
+void
+agent_set_mode(struct agent *a, enum perm_mode mode)
+{
+	a->mode = mode;
+}
+
+bool
+agent_busy(const struct agent *a)
+{
+	return a->busy;
+}
+
+/* The git branch, read from .git/HEAD without starting a process. */
+static void
+agent_git_branch(const char *root, struct buf *out)
+{
+	struct buf path = BUF_INIT(8192);
+	char head[512];
+	ssize_t n;
+	int fd;
+
+	buf_printf(&path, "%s/.git/HEAD", root);
+	fd = open(buf_cstr(&path), O_RDONLY | O_CLOEXEC);
+	buf_release(&path);
+	if (fd == -1)
+		return;
+	n = read(fd, head, sizeof head - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	head[n] = '\0';
+	head[strcspn(head, "\r\n")] = '\0';
+	if (strncmp(head, "ref: refs/heads/", 16) == 0)
+		buf_puts(out, head + 16);
+	else
+		buf_printf(out, "(detached at %.12s)", head);
+}
+
+static void
+agent_build_dynamic(struct agent *a)
+{
+	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
+	char date[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(date, sizeof date, "%Y-%m-%d", &tm);
+	agent_git_branch(a->cfg->root, &branch);
+	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, a->cfg->root);
+	if (branch.len > 0)
+		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
+	buf_release(&branch);
+	free(a->sys_dynamic);
+	a->sys_dynamic = buf_detach(&d, NULL);
+}
+
+static cJSON *
+agent_tools_json(void)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; tool_table[i] != NULL; i++) {
+		const struct tool_def *t = tool_table[i];
+		cJSON *o = cJSON_CreateObject(), *schema = cJSON_Parse(t->schema);
+
+		if (schema == NULL)
+			fatal("the input schema of tool %s is not valid JSON", t->name);
+		cJSON_AddStringToObject(o, "name", t->name);
+		cJSON_AddStringToObject(o, "description", t->description);
+		cJSON_AddItemToObject(o, "input_schema", schema);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static void
+agent_use_session(struct agent *a, struct session *sess)
+{
+	struct buf p = BUF_INIT(8192);
+
+	session_close(a->session);
+	a->session = sess;
+	buf_printf(&p, "%s/files", session_dir(sess));
+	free(a->snap_dir);
+	a->snap_dir = buf_detach(&p, NULL);
+	a->env.root = a->cfg->root;
+	a->env.session_dir = session_dir(sess);
+	a->env.snap_dir = a->snap_dir;
+}
+
+/* Add a message to the conversation and to the log. */
+static void
+agent_add(struct agent *a, const char *role, cJSON *content)
+{
+	conv_add(&a->conv, role, content, a->turn);
+	if (session_log_message(a->session, conv_last(&a->conv)) == -1)
+		event_error(a->bus, 0, "could not append to the session log: %s", strerror(errno));
+}
+
+static void
+agent_add_text(struct agent *a, const char *text)
+{
+	cJSON *content = cJSON_CreateArray(), *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	cJSON_AddItemToArray(content, b);
+	agent_add(a, "user", content);
+}
+
+/* Append block (taken) to the last message, in memory and in the log. */
+static void
+agent_extend_last(struct agent *a, cJSON *block)
+{
+	cJSON *rec = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(arr, cJSON_Duplicate(block, 1));
+	cJSON_AddStringToObject(rec, "k", "extend");
+	cJSON_AddItemToObject(rec, "content", arr);
+	cJSON_AddItemToArray(json_get(conv_last(&a->conv), "content"), block);
+	session_append(a->session, rec);
+}
+
+static int64_t
+agent_tokens_used(const struct agent *a)
+{
+	return a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
+}
+
+/*
+ * The response named its tools and is in the log: checkpoint A, after
+ * which side-effecting tools may run (read-only ones may already have).
+ */
+static void
+agent_checkpoint_a(struct agent *a)
+{
+	cJSON *pending = cJSON_CreateArray(), *b;
+
+	cJSON_ArrayForEach(b, json_get(conv_last(&a->conv), "content"))
+		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
+			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
+	session_checkpoint(a->session, 'A', a->turn, a->calls, agent_tokens_used(a), pending);
+	cJSON_Delete(pending);
+	a->checkpoint_a = true;
+	sched_kick(a->sched);
+}
+
+static void
+agent_emit_session(struct agent *a, bool resumed)
+{
+	cJSON *ev = event_new(a->bus, "session");
+
+	cJSON_AddStringToObject(ev, "id", session_id(a->session));
+	cJSON_AddStringToObject(ev, "model", a->model);
+	cJSON_AddStringToObject(ev, "provider", a->proto == STREAM_OPENAI ? "openai" : "anthropic");
+	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
+	cJSON_AddBoolToObject(ev, "resumed", resumed);
+	event_emit(a->bus, ev);
+}
+
+/* --- permissions and the scheduler's callbacks --------------------------- */
+
+static void
+agent_emit_approval(struct agent *a, const char *id, const char *decision, const char *by)
+{
+	cJSON *ev = event_new(a->bus, "approval");
+
+	cJSON_AddStringToObject(ev, "id", id);
+	cJSON_AddStringToObject(ev, "decision", decision);
+	cJSON_AddStringToObject(ev, "by", by);
+	event_emit(a->bus, ev);
+}
+
+static void
+agent_headless_hint(const struct sched_call *c, struct buf *why)
+{
+	char *rule = perm_rule_for(c->name, c->input);
+
+	buf_printf(why, "%s needs approval, and in headless mode nobody can give it. ", c->name);
+	if (c->tool->cls == TOOL_WRITE)
+		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or --allow '%s'.", rule);
+	else
+		buf_printf(why, "The user can rerun with --allow '%s', or --permission-mode yolo.", rule);
+	free(rule);
+}
+
+static enum sched_gate
+agent_gate(void *arg, struct sched_call *c, struct buf *why)
+{
+	struct agent *a = arg;
+	enum perm_verdict v;
+	struct buf preview = BUF_INIT(8u * 1024 * 1024);
+	cJSON *ev;
+
+	/* Side effects wait until checkpoint A records who asked for them. */
+	if (c->tool->cls != TOOL_READ_ONLY && !a->checkpoint_a)
+		return SCHED_LATER;
+	v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+	/* In a fork, the first command is shown, not run, until the user confirms. */
+	if (a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && v != PERM_VERDICT_DENY) {
+		if (!a->interactive) {
+			buf_reset(why);
+			buf_printf(why, "dry run: this session is a fork, so its first command is "
+			    "shown and not run: %s\nNothing was executed; ask the user to confirm "
+			    "before running commands here.", json_str(c->input, "command", ""));
+			a->fork_dry_run = false;
+			return SCHED_REFUSE;
+		}
+		v = PERM_VERDICT_ASK;
+	}
+	if (v == PERM_VERDICT_DENY) {
+		agent_emit_approval(a, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+		return SCHED_REFUSE;
+	}
+	if (v == PERM_VERDICT_ASK && !a->fork_dry_run) {
+		struct buf w2 = BUF_INIT(1024);
+
+		if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+		    PERM_VERDICT_ALLOW) {
+			buf_release(&w2);
+			agent_emit_approval(a, c->id, "allow", "rule");
+			return SCHED_GO;
+		}
+		buf_release(&w2);
+	}
+	if (v == PERM_VERDICT_ALLOW) {
+		if (c->tool->cls != TOOL_READ_ONLY)
+			agent_emit_approval(a, c->id, "allow", a->mode == PERM_YOLO ||
+			    a->mode == PERM_ACCEPT_EDITS ? "mode" : "rule");
+		return SCHED_GO;
+	}
+	buf_reset(why);
+	if (!a->interactive) {
+		agent_headless_hint(c, why);
+		agent_emit_approval(a, c->id, "deny", "mode");
+		return SCHED_REFUSE;
+	}
+	if (c->tool->preview != NULL) {
+		if (c->tool->preview(&a->env, c->input, &preview) == -1) {
+			/* The change cannot be made as asked: no need to ask anyone. */
+			buf_puts(why, buf_cstr(&preview));
+			buf_release(&preview);
+			c->denied = false;
+			return SCHED_REFUSE;
+		}
+	} else {
+		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), a->cfg->root);
+	}
+	ev = event_new(a->bus, "approval_request");
+	cJSON_AddStringToObject(ev, "id", c->id);
+	cJSON_AddStringToObject(ev, "name", c->name);
+	cJSON_AddItemToObject(ev, "input", cJSON_Duplicate(c->input, 1));
+	json_add_str_n(ev, "preview", buf_cstr(&preview), preview.len);
+	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
+	event_emit(a->bus, ev);
+	buf_release(&preview);
+	return SCHED_ASK;
+}
+
+static void
+agent_started(void *arg, struct sched_call *c)
+{
+	struct agent *a = arg;
+
+	a->progress_bytes = 0;
+	crash_point("tool-started");
+}
+
+static void
+agent_progress(void *arg, struct sched_call *c, const char *p, size_t n)
+{
+	struct agent *a = arg;
+	cJSON *ev;
+
+	/* Past a few MB only the newest bytes matter to anyone watching. */
+	a->progress_bytes += n;
+	if (a->progress_bytes > AGENT_PROGRESS_FULL && n > 2048) {
+		p += n - 2048;
+		n = 2048;
+	}
+	ev = event_new(a->bus, "tool_progress");
+	cJSON_AddStringToObject(ev, "id", c->id);
+	json_add_str_n(ev, "output", p, n);
+	cJSON_AddNumberToObject(ev, "bytes", (double)n);
+	event_emit(a->bus, ev);
+}
+
+static void
+agent_finished(void *arg, struct sched_call *c)
+{
+	struct agent *a = arg;
+	cJSON *ev;
+
+	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
+		crash_point("tool-done");
+		session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error);
+	}
+	ev = event_new(a->bus, "tool_result");
+
+	cJSON_AddStringToObject(ev, "id", c->id);
+	cJSON_AddStringToObject(ev, "name", c->name);
+	cJSON_AddBoolToObject(ev, "is_error", c->is_error);
+	json_add_str_n(ev, "content", buf_cstr(&c->result), c->result.len);
+	cJSON_AddNumberToObject(ev, "duration_ms", (double)c->duration_ms);
+	if (c->denied)
+		cJSON_AddBoolToObject(ev, "denied", 1);
+	event_emit(a->bus, ev);
+}
+
+static void
+agent_tools_idle(void *arg)
+{
+	struct agent *a = arg;
+
+	if (a->stream_done)
+		agent_proceed(a);
+}
+
+/* --- the stream ---------------------------------------------------------- */
+
+static void
+agent_on_text(void *arg, int index, const char *s, size_t n)
+{
+	struct agent *a = arg;
+	cJSON *ev = event_new(a->bus, "text");
+
+	json_add_str_n(ev, "text", s, n);
+	event_emit(a->bus, ev);
+}
+
+static void
+agent_on_thinking(void *arg, int index, const char *s, size_t n)
+{
+	struct agent *a = arg;
+	cJSON *ev = event_new(a->bus, "thinking");
+
+	json_add_str_n(ev, "text", s, n);
+	event_emit(a->bus, ev);
+}
+
+static void
+agent_on_block(void *arg, int index, const cJSON *block)
+{
+	struct agent *a = arg;
+	cJSON *ev;
+
+	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || a->interrupting)
+		return;
+	ev = event_new(a->bus, "tool_use");
+	cJSON_AddStringToObject(ev, "id", json_str(block, "id", ""));
+	cJSON_AddStringToObject(ev, "name", json_str(block, "name", ""));
+	cJSON_AddItemToObject(ev, "input", cJSON_Duplicate(json_get(block, "input"), 1));
+	event_emit(a->bus, ev);
+	sched_add(a->sched, json_str(block, "id", ""), json_str(block, "name", ""),
+	    json_get(block, "input"), json_str(block, "_input_error", NULL));
+}
+
+/* --- ending a turn ------------------------------------------------------- */
+
+static cJSON *
+agent_usage_json(const struct usage *u)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "input_tokens", (double)u->input);
+	cJSON_AddNumberToObject(o, "output_tokens", (double)u->output);
+	cJSON_AddNumberToObject(o, "cache_creation_input_tokens", (double)u->cache_write);
+	cJSON_AddNumberToObject(o, "cache_read_input_tokens", (double)u->cache_read);
+	return o;
+}
+
+static void
+agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
+{
+	cJSON *ev;
+	char *text = conv_last_text(&a->conv);
+
+	a->busy = false;
+	a->interrupting = false;
+	if (a->retry_timer != 0)
+		ev_timer_cancel(a->loop, a->retry_timer);
+	a->retry_timer = 0;
+	sched_reset(a->sched);
+	ev = event_new(a->bus, "turn_end");
+	cJSON_AddStringToObject(ev, "stop_reason", stop_reason);
+	event_emit(a->bus, ev);
+	ev = event_new(a->bus, "result");
+	cJSON_AddStringToObject(ev, "text", text);
+	cJSON_AddStringToObject(ev, "stop_reason", stop_reason);
+	cJSON_AddBoolToObject(ev, "is_error", failed);
+	cJSON_AddNumberToObject(ev, "turns", a->calls);
+	{
+		cJSON *u = agent_usage_json(&a->totals);
+
+		cJSON_AddNumberToObject(u, "cost_usd", a->cost);
+		cJSON_AddItemToObject(ev, "usage", u);
+	}
+	cJSON_AddStringToObject(ev, "session_id", session_id(a->session));
+	event_emit(a->bus, ev);
+	free(text);
+}
+
+static void
+agent_fail(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+agent_fail(struct agent *a, const char *fmt, ...)
+{
+	struct buf m = BUF_INIT(64 * 1024);
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&m, fmt, ap);
+	va_end(ap);
+	event_error(a->bus, 1, "%s", buf_cstr(&m));
+	buf_release(&m);
+	a->failed = true;
+	/* Every tool_use must still get its result before the turn ends. */
+	if (sched_pending(a->sched) > 0) {
+		a->interrupting = true;
+		a->stream_done = true;
+		sched_interrupt(a->sched, "the turn failed before this call ran");
+		return;
+	}
+	agent_end_turn(a, "error", true);
+}
+
+/* --- the model call ------------------------------------------------------ */
+
+static void
+agent_drop_stream(struct agent *a)
+{
+	stream_free(a->stream);
+	a->stream = NULL;
+	a->req = NULL;
+	buf_release(&a->errbody);
+}
+
+static bool
+agent_retryable_status(long status)
+{
+	return status == 408 || status == 409 || status == 429 || status >= 500;
+}
+
+static int64_t
+agent_retry_base_ms(void)
+{
+	const char *s = getenv("TANDEM_RETRY_BASE_MS");
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return 500;
+	v = strtol(s, &end, 10);
+	return *end == '\0' && v >= 0 ? v : 500;
+}
+
+static int64_t
+agent_retry_after(struct http_req *req)
+{
+	const char *ms = req != NULL ? http_header(req, "retry-after-ms") : NULL;
+	const char *s = req != NULL ? http_header(req, "retry-after") : NULL;
+	char *end;
+	double v;
+
+	if (ms != NULL) {
+		v = strtod(ms, &end);
+		if (end != ms && v > 0 && v <= 60000)
+			return (int64_t)v;
+	}
+	if (s != NULL) {
+		v = strtod(s, &end);
+		if (end != s && v > 0 && v <= 60)
+			return (int64_t)(v * 1000);
+	}
+	return -1;
+}
+
+static void
+agent_retry_now(struct ev_loop *loop, void *arg)
+{
+	struct agent *a = arg;
+
+	a->retry_timer = 0;
+	agent_call_model(a);
+}
+
+/* Retry the call after a backoff, or fail the turn when out of attempts. */
+static void
+agent_retry(struct agent *a, struct http_req *req, const char *reason)
+{
+	int64_t delay = agent_retry_after(req), base = agent_retry_base_ms(), cap = base * 16;
+	cJSON *ev;
+
+	if (a->attempt >= a->cfg->retries) {
+		agent_drop_stream(a);
+		agent_fail(a, "%s (gave up after %d attempts)", reason, a->attempt + 1);
+		return;
+	}
+	a->attempt++;
+	if (delay < 0) {
+		double d = (double)base;
+		int i;
+
+		for (i = 1; i < a->attempt && d < (double)cap; i++)
+			d *= 2;
+
+		if (d > (double)cap)
+			d = (double)cap;
+		d *= 1.0 - 0.25 * ((double)rand() / RAND_MAX);
+		delay = (int64_t)d;
+	}
+	agent_drop_stream(a);
+	ev = event_new(a->bus, "retry");
+	cJSON_AddNumberToObject(ev, "attempt", a->attempt);
+	cJSON_AddNumberToObject(ev, "delay_ms", (double)delay);
+	cJSON_AddStringToObject(ev, "reason", reason);
+	event_emit(a->bus, ev);
+	a->retry_timer = ev_timer_add(a->loop, delay, agent_retry_now, a);
+}
+
+static void
+agent_on_headers(void *arg, struct http_req *req, long status)
+{
+	struct agent *a = arg;
+
+	a->status = status;
+}
+
+static int
+agent_on_body(void *arg, struct http_req *req, const char *p, size_t n)
+{
+	struct agent *a = arg;
+
+	if (a->status != 200) {
+		if (a->errbody.len < AGENT_ERRBODY_MAX)
+			buf_append(&a->errbody, p, n);
+		return 0;
+	}
+	return stream_feed(a->stream, p, n);
+}
+
+/* Keep the blocks that completed; drop a cut-off one. */
+static cJSON *
+agent_complete_blocks(cJSON *content, int *ntools)
+{
+	cJSON *b, *next;
+
+	*ntools = 0;
+	for (b = content->child; b != NULL; b = next) {
+		next = b->next;
+		if (json_bool(b, "_incomplete", false))
+			cJSON_Delete(cJSON_DetachItemViaPointer(content, b));
+		else if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
+			(*ntools)++;
+	}
+	return content;
+}
+
+static void
+agent_record_usage(struct agent *a)
+{
+	bool has = false;
+	struct usage u = stream_usage(a->stream, &has);
+	const struct model_info *mi = model_find(a->model);
+	double cost;
+	cJSON *ev;
+
+	if (!has)
+		return;
+	a->last = u;
+	a->totals.input += u.input;
+	a->totals.output += u.output;
+	a->totals.cache_write += u.cache_write;
+	a->totals.cache_read += u.cache_read;
+	cost = model_cost(mi, &u);
+	a->cost += cost;
+	ev = event_new(a->bus, "usage");
+	cJSON_AddNumberToObject(ev, "input_tokens", (double)u.input);
+	cJSON_AddNumberToObject(ev, "output_tokens", (double)u.output);
+	cJSON_AddNumberToObject(ev, "cache_creation_input_tokens", (double)u.cache_write);
+	cJSON_AddNumberToObject(ev, "cache_read_input_tokens", (double)u.cache_read);
+	cJSON_AddNumberToObject(ev, "cost_usd", cost);
+	event_emit(a->bus, ev);
+	ev = event_new(a->bus, "context");
+	cJSON_AddNumberToObject(ev, "tokens", (double)(u.input + u.cache_write + u.cache_read + u.output));
+	cJSON_AddNumberToObject(ev, "window", (double)mi->window);
+	cJSON_AddStringToObject(ev, "stage", "none");
+	event_emit(a->bus, ev);
+}
+
+/* The response is over: record it, then go on once the tools are done. */
+static void
+agent_response_done(struct agent *a, const char *stop_reason)
+{
+	cJSON *content;
+	int ntools;
+
+	agent_record_usage(a);
+	content = agent_complete_blocks(stream_take_content(a->stream), &ntools);
+	if (cJSON_GetArraySize(content) == 0) {
+		cJSON *b = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(b, "type", "text");
+		cJSON_AddStringToObject(b, "text", "(no answer)");
+		cJSON_AddItemToArray(content, b);
+	}
+	agent_add(a, "assistant", content);
+	if (ntools > 0)
+		agent_checkpoint_a(a);
+	free(a->stop_reason);
+	a->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
+	    "tool_use" : stop_reason);
+	agent_drop_stream(a);
+	a->stream_done = true;
+	if (sched_pending(a->sched) == 0)
+		agent_proceed(a);
+}
+
+static void
+agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
+{
+	struct agent *a = arg;
+	struct buf msg = BUF_INIT(64 * 1024), type = BUF_INIT(256);
+	int ntools = 0;
+
+	if (r->fail == HTTP_OK && a->status == 200)
+		stream_finish(a->stream);
+	if (r->fail != HTTP_OK && r->fail != HTTP_ABORTED) {
+		const char *what = r->fail == HTTP_CONNECT ? "cannot connect to the model server" :
+		    r->fail == HTTP_TIMEOUT_CONNECT ? "connecting to the model server timed out" :
+		    r->fail == HTTP_TIMEOUT_FIRST_BYTE ? "the model server did not start answering in time" :
+		    r->fail == HTTP_TIMEOUT_STALL ? "the model server went silent in the middle of the answer" :
+		    "the connection to the model server broke";
+
+		buf_printf(&msg, "%s: %s", what, r->error);
+	} else if (a->status != 200) {
+		provider_error_text(buf_cstr(&a->errbody), a->errbody.len, a->status, &msg, &type);
+		if (a->status == 401 || a->status == 403) {
+			struct buf m2 = BUF_INIT(64 * 1024);
+
+			buf_printf(&m2, "the model server refused the API key (HTTP %ld: %s); check %s",
+			    a->status, buf_cstr(&msg),
+			    a->proto == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+			agent_drop_stream(a);
+			agent_fail(a, "%s", buf_cstr(&m2));
+			buf_release(&m2);
+			goto out;
+		}
+		if (!agent_retryable_status(a->status) ||
+		    (http_header(req, "x-should-retry") != NULL &&
+		    strcmp(http_header(req, "x-should-retry"), "false") == 0)) {
+			agent_drop_stream(a);
+			agent_fail(a, "the model server answered HTTP %ld: %s", a->status, buf_cstr(&msg));
+			goto out;
+		}
+		{
+			struct buf m2 = BUF_INIT(64 * 1024);
+
+			buf_printf(&m2, "HTTP %ld: %s", a->status, buf_cstr(&msg));
+			buf_reset(&msg);
+			buf_puts(&msg, buf_cstr(&m2));
+			buf_release(&m2);
+		}
+		agent_retry(a, req, buf_cstr(&msg));
+		goto out;
+	} else if (stream_error(a->stream) != NULL) {
+		buf_printf(&msg, "the model server reported an error mid-stream: %s%s%s%s",
+		    stream_error(a->stream), stream_error_type(a->stream) ? " (" : "",
+		    stream_error_type(a->stream) ? stream_error_type(a->stream) : "",
+		    stream_error_type(a->stream) ? ")" : "");
+	} else if (!stream_complete(a->stream)) {
+		buf_puts(&msg, "the answer stream ended before it was complete");
+	} else {
+		const char *sr = stream_stop_reason(a->stream);
+
+		agent_response_done(a, sr != NULL ? sr : "end_turn");
+		goto out;
+	}
+	/* A broken transfer or stream.  Tool calls that completed are kept. */
+	{
+		const cJSON *b;
+
+		cJSON_ArrayForEach(b, stream_content(a->stream))
+			if (strcmp(json_str(b, "type", ""), "tool_use") == 0 &&
+			    !json_bool(b, "_incomplete", false))
+				ntools++;
+	}
+	if (ntools > 0) {
+		event_error(a->bus, 0, "%s; continuing from the %d tool call%s it completed",
+		    buf_cstr(&msg), ntools, ntools == 1 ? "" : "s");
+		agent_response_done(a, "tool_use");
+	} else {
+		agent_retry(a, req, buf_cstr(&msg));
+	}
+out:
+	buf_release(&msg);
+	buf_release(&type);
+}
+
+static void
+agent_call_model(struct agent *a)
+{
+	static const struct http_handler handler_proto = {
+		agent_on_headers, agent_on_body, agent_on_done, NULL
+	};
+	struct stream_handler sh = { agent_on_text, agent_on_thinking, agent_on_block, a };
+	struct http_handler hh = handler_proto;
+	struct provider_request pr;
+	struct http_timeouts to;
+	struct curl_slist *headers = NULL;
+	struct buf body = BUF_INIT(BUF_NOLIMIT);
+	char *url = NULL;
+
+	memset(&pr, 0, sizeof pr);
+	pr.proto = a->proto;
+	pr.base_url = a->base_url;
+	pr.api_key = a->cfg->api_key;
+	pr.model = a->model;
+	pr.max_tokens = a->cfg->max_tokens;
+	pr.thinking_budget = a->cfg->thinking_budget;
+	pr.system_static = a->sys_static;
+	pr.system_dynamic = a->sys_dynamic;
+	pr.tools = a->tools;
+	pr.messages = a->conv.messages;
+	pr.cache = a->proto == STREAM_ANTHROPIC;
+	provider_build(&pr, &url, &headers, &body);
+
+	to.connect_ms = a->cfg->connect_timeout_ms;
+	to.first_byte_ms = a->cfg->first_byte_timeout_ms;
+	to.stall_ms = a->cfg->stall_timeout_ms;
+	hh.arg = a;
+	a->status = 0;
+	a->stream_done = false;
+	a->checkpoint_a = false;
+	/* Nothing goes out before the log that explains it is on disk. */
+	session_sync(a->session);
+	buf_init(&a->errbody, AGENT_ERRBODY_MAX);
+	a->stream = stream_new(a->proto, &sh);
+	a->req = http_post(a->http, url, headers, body.data, body.len, &to, &hh);
+	crash_point("request-sent");
+	free(url);
+	buf_release(&body);
+}
+
+/* The response and all its tools are done: decide what comes next. */
+static void
+agent_proceed(struct agent *a)
+{
+	const char *sr = a->stop_reason != NULL ? a->stop_reason : "end_turn";
+	bool had_tools = sched_count(a->sched) > 0;
+
+	if (had_tools) {
+		cJSON *last = conv_last(&a->conv);
+
+		/* Results answer the tool_use blocks of the assistant message just recorded. */
+		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0) {
+			agent_add(a, "user", sched_results(a->sched));
+			session_checkpoint(a->session, 'B', a->turn, a->calls, agent_tokens_used(a), NULL);
+		}
+		sched_reset(a->sched);
+	}
+	if (a->interrupting) {
+		agent_end_turn(a, a->failed ? "error" : "interrupted", a->failed);
+		return;
+	}
+	if (strcmp(sr, "max_tokens") == 0) {
+		if (a->continuations >= AGENT_MAX_CONTINUATIONS) {
+			event_error(a->bus, 0, "the answer reached max_tokens %d times; stopping here",
+			    a->continuations + 1);
+			agent_end_turn(a, "max_tokens", false);
+			return;
+		}
+		a->continuations++;
+		event_error(a->bus, 0, "the answer reached the max_tokens limit; asking the model "
+		    "to continue (%d of %d)", a->continuations, AGENT_MAX_CONTINUATIONS);
+		if (had_tools) {
+			cJSON *b = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(b, "type", "text");
+			cJSON_AddStringToObject(b, "text", "Your answer was cut off by the output limit. "
+			    "Continue where you stopped; resend any tool call that was cut off.");
+			agent_extend_last(a, b);
+		} else {
+			agent_add_text(a, "Your answer was cut off by the output limit. "
+			    "Continue exactly where you stopped.");
+		}
+	} else if (strcmp(sr, "tool_use") == 0) {
+		if (!had_tools) {
+			agent_end_turn(a, "end_turn", false);
+			return;
+		}
+	} else if (strcmp(sr, "pause_turn") == 0) {
+		/* The server paused a long turn: send it back as it is to go on. */
+	} else {
+		if (strcmp(sr, "refusal") == 0)
+			event_error(a->bus, 0, "the model declined to answer this request");
+		agent_end_turn(a, sr, false);
+		return;
+	}
+	a->calls++;
+	if (a->calls >= a->cfg->max_turns) {
+		agent_fail(a, "this turn reached its cap of %d model calls (--max-turns); "
+		    "send another prompt to go on", a->cfg->max_turns);
+		return;
+	}
+	a->attempt = 0;
+	agent_call_model(a);
+}
+
+/* --- the front end's calls ----------------------------------------------- */
+
+int
+agent_submit(struct agent *a, const char *prompt)
+{
+	cJSON *ev;
+
+	if (a->busy)
+		return -1;
+	a->busy = true;
+	a->interrupting = false;
+	a->failed = false;
+	a->turn++;
+	a->calls = 0;
+	a->continuations = 0;
+	a->attempt = 0;
+	event_set_turn(a->bus, a->turn);
+	ev = event_new(a->bus, "turn_start");
+	cJSON_AddStringToObject(ev, "prompt", prompt);
+	event_emit(a->bus, ev);
+	/* A user message after a user message (an interrupted turn): merge them. */
+	if (conv_last(&a->conv) != NULL &&
+	    strcmp(json_str(conv_last(&a->conv), "role", ""), "user") == 0) {
+		cJSON *b = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(b, "type", "text");
+		cJSON_AddStringToObject(b, "text", prompt);
+		agent_extend_last(a, b);
+	} else {
+		agent_add_text(a, prompt);
+	}
+	session_note_turn(a->session, a->turn, prompt);
+	agent_build_dynamic(a);
+	agent_call_model(a);
+	return 0;
+}
+
+void
+agent_answer(struct agent *a, const char *id, enum approval decision, const char *reason,
+    const cJSON *edited_input)
+{
+	struct sched_call *c = sched_find(a->sched, id);
+
+	if (c == NULL || c->state != SCHED_WAITING)
+		return;
+	agent_emit_approval(a, id, decision == APPROVAL_DENY ? "deny" :
+	    decision == APPROVAL_ALWAYS ? "always" : "allow", "user");
+	if (decision == APPROVAL_ALWAYS) {
+		char *rule = perm_rule_for(c->name, edited_input != NULL ? edited_input : c->input);
+		struct buf err = BUF_INIT(4096);
+
+		perm_rules_add(a->session_rules, PERM_LIST_ALLOW, rule, &err);
+		if (strcmp(c->name, "run_bash") == 0 &&
+		    config_save_local_allow(a->cfg, rule, &err) == -1)
+			event_error(a->bus, 0, "could not save the rule %s: %s", rule, buf_cstr(&err));
+		buf_release(&err);
+		free(rule);
+	}
+	if (strcmp(c->name, "run_bash") == 0 && decision != APPROVAL_DENY)
+		a->fork_dry_run = false;
+	sched_answer(a->sched, id, decision != APPROVAL_DENY, reason, edited_input);
+}
+
+void
+agent_interrupt(struct agent *a)
+{
+	if (!a->busy || a->interrupting)
+		return;
+	a->interrupting = true;
+	if (a->retry_timer != 0) {
+		ev_timer_cancel(a->loop, a->retry_timer);
+		a->retry_timer = 0;
+	}
+	if (a->req != NULL) {
+		cJSON *content;
+		int ntools;
+
+		http_cancel(a->req);
+		a->req = NULL;
+		/* Keep what was said; every scheduled tool_use stays, to be answered. */
+		content = agent_complete_blocks(stream_take_content(a->stream), &ntools);
+		if (cJSON_GetArraySize(content) > 0) {
+			agent_add(a, "assistant", content);
+			if (ntools > 0)
+				agent_checkpoint_a(a);
+		} else
+			cJSON_Delete(content);
+		agent_drop_stream(a);
+		a->stream_done = true;
+	}
+	if (a->stream == NULL)
+		a->stream_done = true;
+	if (sched_pending(a->sched) > 0)
+		sched_interrupt(a->sched, "interrupted by the user before this call ran");
+	else
+		agent_proceed(a);
+}
+
+int
+agent_clear(struct agent *a)
+{
+	if (a->busy)
+		return -1;
+	struct buf err = BUF_INIT(4096);
+	struct session *sess;
+
+	sess = session_create(a->cfg->home, a->cfg->root, a->model, NULL, &err);
+	if (sess == NULL) {
+		event_error(a->bus, 0, "%s", buf_cstr(&err));
+		buf_release(&err);
+		return -1;
+	}
+	buf_release(&err);
+	conv_clear(&a->conv);
+	agent_use_session(a, sess);
+	a->turn = 0;
+	event_set_turn(a->bus, 0);
+	agent_emit_session(a, false);
+	return 0;
+}
+
+int
+agent_compact(struct agent *a, const char *focus)
+{
+	if (a->busy)
+		return -1;
+	(void)focus;
+	event_error(a->bus, 0, "compaction is not available in this build");
+	return 0;
+}
+
+void
+agent_report(struct agent *a, const char *what, struct buf *out)
+{
+	const struct model_info *mi = model_find(a->model);
+
+	if (strcmp(what, "cost") == 0) {
+		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
+		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)a->last.input, (long long)a->last.output,
+		    (long long)a->last.cache_read, (long long)a->last.cache_write);
+		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)a->totals.input, (long long)a->totals.output,
+		    (long long)a->totals.cache_read, (long long)a->totals.cache_write);
+		buf_printf(out, "Cost: $%.4f\n", a->cost);
+	} else if (strcmp(what, "context") == 0) {
+		int64_t used = a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
+
+		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
+		    (long long)used, (long long)mi->window,
+		    mi->window > 0 ? 100.0 * (double)used / (double)mi->window : 0.0,
+		    conv_count(&a->conv));
+	} else {
+		buf_printf(out, "Nothing to report for \"%s\".\n", what);
+	}
+}
+
+/*
+ * A tool call the log shows but whose result it does not (the process died
+ * while tools ran): the ledger's result; a read-only tool runs again; a
+ * side-effecting one gets an error saying its state is unknown.
+ */
+static cJSON *
+agent_reconcile_one(struct agent *a, const cJSON *use)
+{
+	const char *id = json_str(use, "id", ""), *name = json_str(use, "name", "");
+	const struct tool_def *tool = tool_find(name);
+	const cJSON *fx = session_effect_find(a->session, id);
+	cJSON *r = cJSON_CreateObject();
+	struct tool_out out;
+
+	tool_out_init(&out);
+	if (fx != NULL) {
+		buf_puts(&out.text, json_str(fx, "result", ""));
+		out.is_error = json_bool(fx, "is_error", false);
+	} else if (tool != NULL && tool->cls == TOOL_READ_ONLY && tool->run != NULL) {
+		tool->run(&a->env, json_get(use, "input"), &out);
+	} else {
+		tool_out_error(&out, "interrupted: tandem stopped while this %s call was running, "
+		    "so its state is unknown; check what it did before retrying it", name);
+	}
+	cJSON_AddStringToObject(r, "type", "tool_result");
+	cJSON_AddStringToObject(r, "tool_use_id", id);
+	json_add_str_n(r, "content", buf_cstr(&out.text), out.text.len);
+	if (out.is_error)
+		cJSON_AddBoolToObject(r, "is_error", 1);
+	tool_out_release(&out);
+	return r;
+}
+
+static void
+agent_reconcile(struct agent *a)
+{
+	cJSON *last = conv_last(&a->conv), *results, *b;
+	bool any = false;
+
+	if (last == NULL || strcmp(json_str(last, "role", ""), "assistant") != 0)
+		return;
+	results = cJSON_CreateArray();
+	cJSON_ArrayForEach(b, json_get(last, "content")) {
+		if (strcmp(json_str(b, "type", ""), "tool_use") != 0)
+			continue;
+		cJSON_AddItemToArray(results, agent_reconcile_one(a, b));
+		any = true;
+	}
+	if (!any) {
+		cJSON_Delete(results);
+		return;
+	}
+	agent_add(a, "user", results);
+	session_checkpoint(a->session, 'B', a->turn, 0, 0, NULL);
+	session_sync(a->session);
+}
+
+static int
+agent_start_session(struct agent *a, const char *resume_id, bool fork, char *err, size_t err_size)
+{
+	struct buf e = BUF_INIT(4096);
+	struct session *old = NULL, *sess;
+	const cJSON *m;
+
+	if (resume_id != NULL) {
+		old = session_open(a->cfg->home, resume_id, &e);
+		if (old == NULL)
+			goto fail;
+	}
+	if (old != NULL && !fork) {
+		sess = old;
+		old = NULL;
+	} else {
+		sess = session_create(a->cfg->home, a->cfg->root, a->model,
+		    old != NULL ? session_id(old) : NULL, &e);
+		if (sess == NULL)
+			goto fail;
+	}
+	agent_use_session(a, sess);
+	if (resume_id != NULL) {
+		const cJSON *src = old != NULL ? session_messages(old) : session_messages(sess);
+
+		cJSON_ArrayForEach(m, src) {
+			conv_add(&a->conv, json_str(m, "role", "user"),
+			    cJSON_Duplicate(json_get(m, "content"), 1), (int)json_int(m, "_turn", 0));
+			if (old != NULL)
+				session_log_message(a->session, conv_last(&a->conv));
+		}
+		a->turn = old != NULL ? session_turns(old) : session_turns(sess);
+		if (old != NULL)
+			session_note_turn(a->session, a->turn, json_str(session_meta(old), "first_prompt", ""));
+		event_set_turn(a->bus, a->turn);
+		agent_reconcile(a);
+		a->fork_dry_run = old != NULL;
+	}
+	session_close(old);
+	buf_release(&e);
+	return 0;
+fail:
+	snprintf(err, err_size, "%s", buf_cstr(&e));
+	session_close(old);
+	buf_release(&e);
+	return -1;
+}
+
+/* Show a resumed conversation to the front end, as the events that made it. */
+static void
+agent_replay_history(struct agent *a)
+{
+	const cJSON *m, *b;
+	int turn = -1;
+
+	cJSON_ArrayForEach(m, a->conv.messages) {
+		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
+		int t = (int)json_int(m, "_turn", 0);
+		cJSON *ev;
+
+		event_set_turn(a->bus, t);
+		cJSON_ArrayForEach(b, json_get(m, "content")) {
+			const char *type = json_str(b, "type", "");
+
+			if (user && strcmp(type, "text") == 0 && t != turn) {
+				turn = t;
+				ev = event_new(a->bus, "turn_start");
+				cJSON_AddStringToObject(ev, "prompt", json_str(b, "text", ""));
+				cJSON_AddBoolToObject(ev, "replay", 1);
+				event_emit(a->bus, ev);
+			} else if (!user && strcmp(type, "text") == 0) {
+				ev = event_new(a->bus, "text");
+				cJSON_AddStringToObject(ev, "text", json_str(b, "text", ""));
+				cJSON_AddBoolToObject(ev, "replay", 1);
+				event_emit(a->bus, ev);
+			} else if (!user && strcmp(type, "tool_use") == 0) {
+				ev = event_new(a->bus, "tool_use");
+				cJSON_AddStringToObject(ev, "id", json_str(b, "id", ""));
+				cJSON_AddStringToObject(ev, "name", json_str(b, "name", ""));
+				cJSON_AddItemToObject(ev, "input", cJSON_Duplicate(json_get(b, "input"), 1));
+				cJSON_AddBoolToObject(ev, "replay", 1);
+				event_emit(a->bus, ev);
+			} else if (user && strcmp(type, "tool_result") == 0) {
+				const cJSON *c = json_get(b, "content");
+
+				ev = event_new(a->bus, "tool_result");
+				cJSON_AddStringToObject(ev, "id", json_str(b, "tool_use_id", ""));
+				cJSON_AddStringToObject(ev, "name", "");
+				cJSON_AddBoolToObject(ev, "is_error", json_bool(b, "is_error", false));
+				cJSON_AddStringToObject(ev, "content", cJSON_IsString(c) ? c->valuestring : "");
+				cJSON_AddNumberToObject(ev, "duration_ms", 0);
+				cJSON_AddBoolToObject(ev, "replay", 1);
+				event_emit(a->bus, ev);
+			}
+		}
+		if (!user) {
+			ev = event_new(a->bus, "turn_end");
+			cJSON_AddStringToObject(ev, "stop_reason", "end_turn");
+			cJSON_AddBoolToObject(ev, "replay", 1);
+			event_emit(a->bus, ev);
+		}
+	}
+	event_set_turn(a->bus, a->turn);
+}
+
+struct agent *
+agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
+    const char *resume_id, bool fork, bool interactive, char *err, size_t err_size)
+{
+	static const struct sched_ops ops_proto = {
+		agent_gate, agent_started, agent_progress, agent_finished, agent_tools_idle, NULL
+	};
+	struct sched_ops ops = ops_proto;
+	struct agent *a = xcalloc(1, sizeof *a);
+
+	a->loop = loop;
+	a->bus = bus;
+	a->cfg = cfg;
+	a->interactive = interactive;
+	a->proto = cfg->provider != NULL && strcmp(cfg->provider, "openai") == 0 ?
+	    STREAM_OPENAI : STREAM_ANTHROPIC;
+	a->model = xstrdup(cfg->model);
+	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
+	a->mode = cfg->mode;
+	a->session_rules = perm_rules_new();
+	a->http = http_new(loop);
+	if (a->http == NULL) {
+		snprintf(err, err_size, "libcurl could not be started");
+		agent_free(a);
+		return NULL;
+	}
+	a->sys_static = xstrdup(system_static);
+	a->tools = agent_tools_json();
+	conv_init(&a->conv);
+	if (agent_start_session(a, resume_id, fork, err, err_size) == -1) {
+		agent_free(a);
+		return NULL;
+	}
+	ops.arg = a;
+	a->sched = sched_new(loop, &a->env, &ops);
+	agent_emit_session(a, resume_id != NULL);
+	if (resume_id != NULL && interactive)
+		agent_replay_history(a);
+	return a;
+}
+
+void
+agent_free(struct agent *a)
+{
+	if (a == NULL)
+		return;
+	if (a->retry_timer != 0)
+		ev_timer_cancel(a->loop, a->retry_timer);
+	if (a->req != NULL)
+		http_cancel(a->req);
+	stream_free(a->stream);
+	buf_release(&a->errbody);
+	sched_free(a->sched);
+	http_free(a->http);
+	conv_release(&a->conv);
+	cJSON_Delete(a->tools);
+	perm_rules_free(a->session_rules);
+	free(a->sys_static);
+	free(a->sys_dynamic);
+	free(a->model);
+	free(a->base_url);
+	session_close(a->session);
+	free(a->snap_dir);
+	free(a->stop_reason);
+	free(a);
+}

@@ -17,6 +17,7 @@ struct agent;
 struct ev_loop;
 struct event_bus;
 struct config;
+struct buf;
 
 enum perm_mode {
 	PERM_ASK,		/* every write and command asks */
@@ -33,11 +34,15 @@ enum approval {
 
 /*
  * A new agent on loop, emitting on bus, configured by cfg (which must
- * outlive it).  interactive: somebody can answer approval requests.
+ * outlive it).  resume_id: go on with that session (NULL: a new one);
+ * fork: with resume_id, go on in a new session copied from it.
+ * interactive: somebody can answer approval requests (a resumed
+ * conversation is then replayed as events for the screen).
  * NULL with a sentence in err (err_size bytes) on failure.
  */
 struct agent	*agent_new(struct ev_loop *, struct event_bus *, const struct config *cfg,
-		    bool interactive, char *err, size_t err_size);
+		    const char *resume_id, bool fork, bool interactive,
+		    char *err, size_t err_size);
 void		 agent_free(struct agent *);
 
 /* Start a turn with prompt; -1 when a turn is already running. */
@@ -52,6 +57,18 @@ void		 agent_answer(struct agent *, const char *id, enum approval,
 		    const char *reason, const cJSON *edited_input);
 /* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
 void		 agent_interrupt(struct agent *);
+
+/* Compact the conversation now (/compact); focus may be NULL. -1 when busy. */
+int		 agent_compact(struct agent *, const char *focus);
+/* Start a new, empty conversation (/clear). -1 when busy. */
+int		 agent_clear(struct agent *);
+/*
+ * A human-readable report for a slash command: what is "context" (tokens,
+ * window, stage, cache efficiency, the last cache break), "cost" (tokens
+ * and dollars, last request and session), or "memory" (the memory files
+ * loaded).  Appended to out.
+ */
+void		 agent_report(struct agent *, const char *what, struct buf *out);
 
 enum perm_mode	 agent_mode(const struct agent *);
 void		 agent_set_mode(struct agent *, enum perm_mode);

@@ -1,5 +1,5 @@
 /* The event stream: see event.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

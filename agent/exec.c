@@ -1,1 +1,360 @@
-/* placeholder: being written */
+/* Tool calls in child processes: see exec.h. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "ev.h"
+#include "exec.h"
+#include "json.h"
+#include "run_bash.h"
+#include "xalloc.h"
+
+/* A built-in tool's whole answer travels through the pipe: bound it. */
+#define EXEC_RESULT_MAX	(16u * 1024 * 1024)
+/* After the shell exits, how long a background child may hold the pipe. */
+#define EXEC_LINGER_MS	200
+#define EXEC_KILL_GRACE_MS 1000
+
+struct exec_job {
+	struct ev_loop		*loop;
+	const struct tool_def	*tool;
+	exec_progress_fn	*progress;
+	exec_done_fn		*done;
+	void			*arg;
+	pid_t			 pid;
+	int			 fd;
+	int64_t			 start;
+	bool			 exited, eof, timed_out, interrupted, finished;
+	int			 status;
+	int			 timeout_ms;
+	uint64_t		 timer;		/* timeout, or linger after exit */
+	uint64_t		 kill_timer;
+	struct buf		 result;	/* built-in: the JSON from the child */
+	struct bash_capture	 cap;		/* run_bash */
+	bool			 is_bash;
+	struct tool_out		 failed;	/* could not start */
+};
+
+static int exec_nalive;
+
+int
+exec_alive(void)
+{
+	return exec_nalive;
+}
+
+static void exec_maybe_finish(struct exec_job *);
+
+static void
+exec_kill_group(struct exec_job *job, int sig)
+{
+	if (job->pid > 0)
+		kill(-job->pid, sig);
+}
+
+static void
+exec_hard_kill(struct ev_loop *loop, void *arg)
+{
+	struct exec_job *job = arg;
+
+	job->kill_timer = 0;
+	exec_kill_group(job, SIGKILL);
+}
+
+static void
+exec_terminate(struct exec_job *job)
+{
+	exec_kill_group(job, SIGTERM);
+	exec_kill_group(job, SIGCONT);
+	if (job->kill_timer == 0)
+		job->kill_timer = ev_timer_add(job->loop, EXEC_KILL_GRACE_MS, exec_hard_kill, job);
+}
+
+/* Run in the child: the tool, then its tool_out as JSON on fd. */
+static void
+exec_child(const struct tool_def *tool, const cJSON *input, const struct tool_env *env, int fd)
+{
+	struct tool_out out;
+	cJSON *j;
+	char *s;
+	size_t len, off = 0;
+
+	tool_out_init(&out);
+	tool->run(env, input, &out);
+	j = cJSON_CreateObject();
+	cJSON_AddBoolToObject(j, "is_error", out.is_error);
+	json_add_str_n(j, "content", buf_cstr(&out.text), out.text.len);
+	if (out.meta != NULL) {
+		cJSON_AddItemToObject(j, "meta", out.meta);
+		out.meta = NULL;
+	}
+	s = cJSON_PrintUnformatted(j);
+	len = s != NULL ? strlen(s) : 0;
+	while (off < len) {
+		ssize_t w = write(fd, s + off, len - off);
+
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	_exit(0);
+}
+
+static void
+exec_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
+{
+	struct exec_job *job = arg;
+	char chunk[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n > 0) {
+			if (job->is_bash) {
+				bash_capture_feed(&job->cap, chunk, (size_t)n);
+				if (job->progress != NULL)
+					job->progress(job->arg, chunk, (size_t)n);
+			} else if (buf_append(&job->result, chunk, (size_t)n) == -1) {
+				exec_terminate(job);
+			}
+			/* Let other watchers run between large chunks. */
+			if ((size_t)n == sizeof chunk)
+				return;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		break;
+	}
+	ev_io_del(loop, fd);
+	close(fd);
+	job->fd = -1;
+	job->eof = true;
+	exec_maybe_finish(job);
+}
+
+static void
+exec_linger_over(struct ev_loop *loop, void *arg)
+{
+	struct exec_job *job = arg;
+
+	/* The shell is gone but something it started holds the pipe: end it. */
+	job->timer = 0;
+	exec_kill_group(job, SIGKILL);
+	if (job->fd != -1) {
+		ev_io_del(loop, job->fd);
+		close(job->fd);
+		job->fd = -1;
+	}
+	job->eof = true;
+	exec_maybe_finish(job);
+}
+
+static void
+exec_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
+{
+	struct exec_job *job = arg;
+
+	job->exited = true;
+	job->status = status;
+	if (job->timer != 0)
+		ev_timer_cancel(loop, job->timer);
+	job->timer = 0;
+	if (!job->eof)
+		job->timer = ev_timer_add(loop, EXEC_LINGER_MS, exec_linger_over, job);
+	exec_maybe_finish(job);
+}
+
+static void
+exec_on_timeout(struct ev_loop *loop, void *arg)
+{
+	struct exec_job *job = arg;
+
+	job->timer = 0;
+	job->timed_out = true;
+	exec_terminate(job);
+}
+
+static void
+exec_result_from_child(struct exec_job *job, struct tool_out *out)
+{
+	cJSON *j;
+
+	if (job->interrupted) {
+		tool_out_error(out, "interrupted by the user before %s finished", job->tool->name);
+		return;
+	}
+	if (!WIFEXITED(job->status) || WEXITSTATUS(job->status) != 0 || job->result.len == 0) {
+		if (WIFSIGNALED(job->status))
+			tool_out_error(out, "%s crashed (signal %d); its result is unknown",
+			    job->tool->name, WTERMSIG(job->status));
+		else
+			tool_out_error(out, "%s failed without a result (exit status %d)",
+			    job->tool->name, WIFEXITED(job->status) ? WEXITSTATUS(job->status) : -1);
+		return;
+	}
+	j = cJSON_ParseWithLength(job->result.data, job->result.len);
+	if (j == NULL) {
+		tool_out_error(out, "%s returned a malformed result", job->tool->name);
+		return;
+	}
+	buf_puts(&out->text, json_str(j, "content", ""));
+	out->is_error = json_bool(j, "is_error", false);
+	out->meta = cJSON_DetachItemFromObjectCaseSensitive(j, "meta");
+	cJSON_Delete(j);
+}
+
+static void
+exec_finish(struct exec_job *job, struct tool_out *out)
+{
+	int64_t ms = ev_now_ms() - job->start;
+
+	job->finished = true;
+	if (job->timer != 0)
+		ev_timer_cancel(job->loop, job->timer);
+	if (job->kill_timer != 0)
+		ev_timer_cancel(job->loop, job->kill_timer);
+	job->done(job->arg, out, ms);
+	tool_out_release(out);
+	if (job->is_bash)
+		bash_capture_release(&job->cap);
+	buf_release(&job->result);
+	exec_nalive--;
+	free(job);
+}
+
+static void
+exec_maybe_finish(struct exec_job *job)
+{
+	struct tool_out out;
+
+	if (job->finished || !job->exited || !job->eof)
+		return;
+	tool_out_init(&out);
+	if (job->is_bash)
+		bash_capture_finish(&job->cap, job->status, job->timed_out,
+		    job->interrupted, job->timeout_ms, &out);
+	else
+		exec_result_from_child(job, &out);
+	exec_finish(job, &out);
+}
+
+static void
+exec_report_failure(struct ev_loop *loop, void *arg)
+{
+	struct exec_job *job = arg;
+
+	exec_finish(job, &job->failed);
+}
+
+static pid_t
+exec_fork_builtin(struct exec_job *job, const cJSON *input, const struct tool_env *env,
+    struct buf *err)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p) == -1) {
+		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == -1) {
+		buf_printf(err, "cannot fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		close(p[0]);
+		exec_child(job->tool, input, env, p[1]);
+	}
+	setpgid(pid, pid);
+	close(p[1]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	job->fd = p[0];
+	return pid;
+}
+
+struct exec_job *
+exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input,
+    const struct tool_env *env, const char *id,
+    exec_progress_fn *progress, exec_done_fn *done, void *arg)
+{
+	struct exec_job *job = xcalloc(1, sizeof *job);
+	struct buf err = BUF_INIT(4096);
+
+	job->loop = loop;
+	job->tool = tool;
+	job->progress = progress;
+	job->done = done;
+	job->arg = arg;
+	job->fd = -1;
+	job->start = ev_now_ms();
+	job->is_bash = tool->run == NULL;
+	buf_init(&job->result, EXEC_RESULT_MAX);
+	tool_out_init(&job->failed);
+	exec_nalive++;
+
+	if (job->is_bash) {
+		const char *cmd = json_str(input, "command", NULL);
+
+		if (cmd == NULL || cmd[0] == '\0') {
+			buf_puts(&err, "run_bash needs a non-empty \"command\" string");
+			goto fail;
+		}
+		job->timeout_ms = bash_timeout_ms(input);
+		bash_capture_init(&job->cap, env->session_dir, id);
+		job->pid = bash_spawn(env->root, cmd, &job->fd, &err);
+		if (job->pid == -1) {
+			bash_capture_release(&job->cap);
+			job->is_bash = false;
+			goto fail;
+		}
+		job->timer = ev_timer_add(loop, job->timeout_ms, exec_on_timeout, job);
+	} else {
+		job->pid = exec_fork_builtin(job, input, env, &err);
+		if (job->pid == -1)
+			goto fail;
+	}
+	ev_io_add(loop, job->fd, POLLIN, exec_on_read, job);
+	ev_child_add(loop, job->pid, exec_on_exit, job);
+	buf_release(&err);
+	return job;
+fail:
+	job->pid = 0;
+	tool_out_error(&job->failed, "%s could not start: %s", tool->name, buf_cstr(&err));
+	buf_release(&err);
+	job->exited = job->eof = true;
+	job->timer = ev_timer_add(loop, 0, exec_report_failure, job);
+	return job;
+}
+
+void
+exec_kill(struct exec_job *job)
+{
+	if (job == NULL || job->finished)
+		return;
+	job->interrupted = true;
+	if (job->pid > 0 && !job->exited)
+		exec_terminate(job);
+	else if (job->pid > 0)
+		exec_kill_group(job, SIGKILL);
+}

@@ -1,1 +1,114 @@
-/* placeholder: being written */
+/* Headless mode: see headless.h. */
+#include "autoconf.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "ev.h"
+#include "event.h"
+#include "headless.h"
+#include "json.h"
+#include "xalloc.h"
+
+struct headless {
+	struct ev_loop		*loop;
+	struct event_bus	*bus;
+	struct agent		*agent;
+	bool			 stream_json;
+	bool			 done;
+	bool			 failed;
+	bool			 interrupted;
+	int			 sigints;
+};
+
+static void
+headless_on_event(const cJSON *ev, void *arg)
+{
+	struct headless *h = arg;
+	const char *type = json_str(ev, "type", "");
+
+	if (h->stream_json) {
+		char *s = cJSON_PrintUnformatted(ev);
+
+		if (s != NULL) {
+			fputs(s, stdout);
+			fputc('\n', stdout);
+			fflush(stdout);
+			cJSON_free(s);
+		}
+	} else if (strcmp(type, "error") == 0) {
+		fprintf(stderr, "tandem: %s\n", json_str(ev, "message", ""));
+	} else if (strcmp(type, "result") == 0) {
+		const char *text = json_str(ev, "text", "");
+
+		fputs(text, stdout);
+		if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
+			fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (strcmp(type, "result") == 0) {
+		h->done = true;
+		h->failed = json_bool(ev, "is_error", false);
+		if (strcmp(json_str(ev, "stop_reason", ""), "interrupted") == 0)
+			h->interrupted = true;
+		ev_break(h->loop);
+	}
+}
+
+static void
+headless_on_signal(struct ev_loop *loop, int signo, void *arg)
+{
+	struct headless *h = arg;
+
+	h->interrupted = true;
+	if (++h->sigints > 1 || h->agent == NULL || !agent_busy(h->agent)) {
+		fputs("tandem: interrupted\n", stderr);
+		exit(130);
+	}
+	agent_interrupt(h->agent);
+}
+
+struct headless *
+headless_new(struct ev_loop *loop, struct event_bus *bus, bool stream_json)
+{
+	struct headless *h = xcalloc(1, sizeof *h);
+
+	h->loop = loop;
+	h->bus = bus;
+	h->stream_json = stream_json;
+	event_subscribe(bus, headless_on_event, h);
+	return h;
+}
+
+int
+headless_run(struct headless *h, struct agent *agent, const char *prompt)
+{
+	h->agent = agent;
+	ev_signal_add(h->loop, SIGINT, headless_on_signal, h);
+	ev_signal_add(h->loop, SIGTERM, headless_on_signal, h);
+	signal(SIGPIPE, SIG_IGN);
+	if (agent_submit(agent, prompt) == -1) {
+		fputs("tandem: a turn is already running\n", stderr);
+		return 1;
+	}
+	while (!h->done)
+		if (ev_run_once(h->loop, -1) == -1)
+			break;
+	ev_signal_del(h->loop, SIGINT);
+	ev_signal_del(h->loop, SIGTERM);
+	if (h->interrupted)
+		return 130;
+	return h->failed ? 1 : 0;
+}
+
+void
+headless_free(struct headless *h)
+{
+	if (h == NULL)
+		return;
+	event_unsubscribe(h->bus, headless_on_event, h);
+	free(h);
+}

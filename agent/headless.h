@@ -1,1 +1,24 @@
-/* placeholder: being written */
+/*
+ * headless: `tandem -p PROMPT`: run one prompt to the end with nobody at
+ * the keyboard, print, and exit.
+ *
+ * text: the final answer on stdout, errors on stderr.  stream-json: every
+ * event of the stream as one JSON object a line, `result` last.
+ */
+#ifndef TANDEM_HEADLESS_H
+#define TANDEM_HEADLESS_H
+
+#include <stdbool.h>
+
+struct agent;
+struct ev_loop;
+struct event_bus;
+struct headless;
+
+/* Subscribe to bus before the agent exists, so its first event is printed. */
+struct headless	*headless_new(struct ev_loop *, struct event_bus *, bool stream_json);
+/* Submit prompt and run the loop until the turn ends; the exit status (DESIGN.md §11). */
+int		 headless_run(struct headless *, struct agent *, const char *prompt);
+void		 headless_free(struct headless *);
+
+#endif

@@ -1,1 +1,72 @@
-/* placeholder: being written */
+/*
+ * http: HTTP requests on the event loop through libcurl's multi interface.
+ *
+ * curl's sockets are registered with the loop (CURLMOPT_SOCKETFUNCTION)
+ * and its timeouts armed as loop timers (CURLMOPT_TIMERFUNCTION).  Bytes of
+ * the response body go to the body callback as they arrive: nothing waits
+ * for the whole response.  Besides curl's connect timeout, two timers of
+ * our own watch a request: the first byte, and silence between bytes.
+ */
+#ifndef TANDEM_HTTP_H
+#define TANDEM_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <curl/curl.h>
+
+struct ev_loop;
+struct http;
+struct http_req;
+
+struct http_timeouts {
+	long	connect_ms;	/* 0: curl's default */
+	long	first_byte_ms;	/* from sending to the first body byte; 0: none */
+	long	stall_ms;	/* silence between body bytes; 0: none */
+};
+
+enum http_fail {
+	HTTP_OK,		/* the transfer completed (any status) */
+	HTTP_CONNECT,		/* could not connect (refused, DNS, TLS) */
+	HTTP_TIMEOUT_CONNECT,
+	HTTP_TIMEOUT_FIRST_BYTE,
+	HTTP_TIMEOUT_STALL,
+	HTTP_BROKEN,		/* the connection broke mid-transfer */
+	HTTP_ABORTED		/* the body callback asked to stop */
+};
+
+struct http_result {
+	long		 status;	/* 0 when no response came */
+	enum http_fail	 fail;
+	const char	*error;		/* one sentence, or "" */
+};
+
+struct http_handler {
+	/* The status line and headers are in (http_header works from here on). */
+	void	(*headers)(void *arg, struct http_req *, long status);
+	/* Body bytes; return -1 to abort the transfer (done then has HTTP_ABORTED). */
+	int	(*body)(void *arg, struct http_req *, const char *p, size_t n);
+	/* Exactly once, unless http_cancel came first; the request is freed after. */
+	void	(*done)(void *arg, struct http_req *, const struct http_result *);
+	void	*arg;
+};
+
+struct http	*http_new(struct ev_loop *);
+/* Cancels every request still running (no done callbacks). */
+void		 http_free(struct http *);
+
+/*
+ * POST body (len bytes, copied) to url with headers (taken over: freed
+ * with the request).  Never NULL; a failure to start comes through done.
+ */
+struct http_req	*http_post(struct http *, const char *url, struct curl_slist *headers,
+		    const char *body, size_t len, const struct http_timeouts *,
+		    const struct http_handler *);
+/* Stop the request; no callback fires after this returns. */
+void		 http_cancel(struct http_req *);
+/* A response header by name (case-insensitive), or NULL. */
+const char	*http_header(const struct http_req *, const char *name);
+/* Requests in flight (for leak checks). */
+int		 http_active(const struct http *);
+
+#endif

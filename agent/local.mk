@@ -7,18 +7,24 @@ libtandem_agent_a_SOURCES = \
 	agent/http.c agent/http.h \
 	agent/provider.c agent/provider.h \
 	agent/conv.c agent/conv.h \
+	agent/models.c agent/models.h \
 	agent/sched.c agent/sched.h \
 	agent/exec.c agent/exec.h \
 	agent/perm.c agent/perm.h \
 	agent/config.c agent/config.h \
+	agent/session.c agent/session.h \
 	agent/agent.c agent/agent.h \
 	agent/headless.c agent/headless.h
 
-check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm
-TESTS += tests/test_sse tests/test_stream tests/test_perm
+check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
+TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 tests_test_sse_SOURCES = tests/test_sse.c agent/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
 tests_test_stream_SOURCES = tests/test_stream.c agent/sse.c agent/stream.c \
 	agent/stream_anthropic.c agent/stream_openai.c
 tests_test_stream_LDADD = $(LIB_LIBS)
-tests_test_perm_LDADD = libtandem_agent.a $(TOOLS_LIBS)
+EXTRA_DIST += tests/fixtures/sse
+tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/sandbox.c
+tests_test_perm_LDADD = $(LIB_LIBS)
+tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/perm.c tools/sandbox.c
+tests_test_config_LDADD = $(LIB_LIBS)

@@ -1,1 +1,343 @@
-/* placeholder: being written */
+/* Request building for both wire formats: see provider.h. */
+#include "autoconf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "provider.h"
+#include "xalloc.h"
+
+const char *
+provider_default_base(enum stream_proto proto)
+{
+	return proto == STREAM_OPENAI ? "https://api.openai.com" : "https://api.anthropic.com";
+}
+
+/* base without trailing slashes and without a final /v1, then suffix. */
+static char *
+provider_url(const char *base, const char *suffix)
+{
+	struct buf u = BUF_INIT(8192);
+	size_t n = strlen(base);
+
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	if (n >= 3 && strncmp(base + n - 3, "/v1", 3) == 0)
+		n -= 3;
+	buf_append(&u, base, n);
+	buf_puts(&u, suffix);
+	return buf_detach(&u, NULL);
+}
+
+cJSON *
+provider_clean_block(const cJSON *block)
+{
+	cJSON *c = cJSON_Duplicate(block, 1), *it, *next;
+
+	if (c == NULL)
+		fatal("out of memory");
+	for (it = c->child; it != NULL; it = next) {
+		next = it->next;
+		if (it->string != NULL && it->string[0] == '_')
+			cJSON_Delete(cJSON_DetachItemViaPointer(c, it));
+	}
+	return c;
+}
+
+static cJSON *
+provider_ephemeral(void)
+{
+	cJSON *cc = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(cc, "type", "ephemeral");
+	return cc;
+}
+
+/* Messages as the Anthropic API takes them; the newest gets a breakpoint. */
+static cJSON *
+anthropic_messages(const cJSON *messages, bool cache)
+{
+	cJSON *out = cJSON_CreateArray(), *m, *last = NULL;
+
+	cJSON_ArrayForEach(m, messages) {
+		cJSON *om = cJSON_CreateObject(), *content = json_get(m, "content"), *b, *oc;
+
+		cJSON_AddStringToObject(om, "role", json_str(m, "role", "user"));
+		if (cJSON_IsString(content)) {
+			oc = cJSON_CreateArray();
+			b = cJSON_CreateObject();
+			cJSON_AddStringToObject(b, "type", "text");
+			cJSON_AddStringToObject(b, "text", content->valuestring);
+			cJSON_AddItemToArray(oc, b);
+		} else {
+			oc = cJSON_CreateArray();
+			cJSON_ArrayForEach(b, content)
+				cJSON_AddItemToArray(oc, provider_clean_block(b));
+		}
+		cJSON_AddItemToObject(om, "content", oc);
+		cJSON_AddItemToArray(out, om);
+		last = oc;
+	}
+	if (cache && last != NULL && cJSON_GetArraySize(last) > 0) {
+		cJSON *lb = cJSON_GetArrayItem(last, cJSON_GetArraySize(last) - 1);
+		const char *t = json_str(lb, "type", "");
+
+		/* Thinking blocks cannot carry a breakpoint. */
+		if (strcmp(t, "thinking") != 0 && strcmp(t, "redacted_thinking") != 0)
+			cJSON_AddItemToObject(lb, "cache_control", provider_ephemeral());
+	}
+	return out;
+}
+
+static int
+anthropic_build(const struct provider_request *r, char **url,
+    struct curl_slist **headers, struct buf *body)
+{
+	cJSON *req = cJSON_CreateObject(), *sys, *blk, *tools, *t;
+	struct buf h = BUF_INIT(4096);
+	int rc;
+
+	*url = provider_url(r->base_url, "/v1/messages");
+	buf_printf(&h, "x-api-key: %s", r->api_key != NULL ? r->api_key : "");
+	*headers = curl_slist_append(NULL, buf_cstr(&h));
+	*headers = curl_slist_append(*headers, "anthropic-version: 2023-06-01");
+	*headers = curl_slist_append(*headers, "content-type: application/json");
+	*headers = curl_slist_append(*headers, "accept: text/event-stream");
+	buf_release(&h);
+
+	cJSON_AddStringToObject(req, "model", r->model);
+	cJSON_AddNumberToObject(req, "max_tokens", r->max_tokens);
+	cJSON_AddBoolToObject(req, "stream", 1);
+	sys = cJSON_AddArrayToObject(req, "system");
+	blk = cJSON_CreateObject();
+	cJSON_AddStringToObject(blk, "type", "text");
+	cJSON_AddStringToObject(blk, "text", r->system_static);
+	if (r->cache)
+		cJSON_AddItemToObject(blk, "cache_control", provider_ephemeral());
+	cJSON_AddItemToArray(sys, blk);
+	if (r->system_dynamic != NULL && r->system_dynamic[0] != '\0') {
+		blk = cJSON_CreateObject();
+		cJSON_AddStringToObject(blk, "type", "text");
+		cJSON_AddStringToObject(blk, "text", r->system_dynamic);
+		cJSON_AddItemToArray(sys, blk);
+	}
+	if (r->tools != NULL && cJSON_GetArraySize(r->tools) > 0) {
+		tools = cJSON_Duplicate(r->tools, 1);
+		if (r->cache) {
+			t = cJSON_GetArrayItem(tools, cJSON_GetArraySize(tools) - 1);
+			cJSON_AddItemToObject(t, "cache_control", provider_ephemeral());
+		}
+		cJSON_AddItemToObject(req, "tools", tools);
+	}
+	if (r->thinking_budget > 0) {
+		cJSON *th = cJSON_AddObjectToObject(req, "thinking");
+
+		cJSON_AddStringToObject(th, "type", "enabled");
+		cJSON_AddNumberToObject(th, "budget_tokens", r->thinking_budget);
+	}
+	cJSON_AddItemToObject(req, "messages", anthropic_messages(r->messages, r->cache));
+	rc = json_append(body, req);
+	cJSON_Delete(req);
+	return rc;
+}
+
+/* The text of a tool_result's content (a string or text blocks). */
+static void
+openai_result_text(const cJSON *content, struct buf *out)
+{
+	const cJSON *b;
+
+	if (cJSON_IsString(content)) {
+		buf_puts(out, content->valuestring);
+		return;
+	}
+	cJSON_ArrayForEach(b, content)
+		buf_puts(out, json_str(b, "text", ""));
+}
+
+static void
+openai_add_user(cJSON *out, const cJSON *content)
+{
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
+	const cJSON *b;
+
+	if (cJSON_IsString(content)) {
+		buf_puts(&text, content->valuestring);
+	} else {
+		/* Tool results first, as role "tool" messages, then the text. */
+		cJSON_ArrayForEach(b, content) {
+			const char *type = json_str(b, "type", "");
+
+			if (strcmp(type, "tool_result") == 0) {
+				cJSON *m = cJSON_CreateObject();
+				struct buf rt = BUF_INIT(BUF_NOLIMIT);
+
+				cJSON_AddStringToObject(m, "role", "tool");
+				cJSON_AddStringToObject(m, "tool_call_id", json_str(b, "tool_use_id", ""));
+				if (json_bool(b, "is_error", false))
+					buf_puts(&rt, "Error: ");
+				openai_result_text(json_get(b, "content"), &rt);
+				cJSON_AddStringToObject(m, "content", buf_cstr(&rt));
+				buf_release(&rt);
+				cJSON_AddItemToArray(out, m);
+			} else if (strcmp(type, "text") == 0) {
+				if (text.len > 0)
+					buf_putc(&text, '\n');
+				buf_puts(&text, json_str(b, "text", ""));
+			}
+		}
+	}
+	if (text.len > 0) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "role", "user");
+		cJSON_AddStringToObject(m, "content", buf_cstr(&text));
+		cJSON_AddItemToArray(out, m);
+	}
+	buf_release(&text);
+}
+
+static void
+openai_add_assistant(cJSON *out, const cJSON *content)
+{
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
+	cJSON *m = cJSON_CreateObject(), *calls = NULL;
+	const cJSON *b;
+
+	cJSON_AddStringToObject(m, "role", "assistant");
+	if (cJSON_IsString(content))
+		buf_puts(&text, content->valuestring);
+	if (!cJSON_IsArray(content))
+		content = NULL;
+	cJSON_ArrayForEach(b, content) {
+		const char *type = json_str(b, "type", "");
+
+		if (strcmp(type, "text") == 0) {
+			buf_puts(&text, json_str(b, "text", ""));
+		} else if (strcmp(type, "tool_use") == 0) {
+			cJSON *c = cJSON_CreateObject(), *fn;
+			char *args = json_print(json_get(b, "input"));
+
+			if (calls == NULL)
+				calls = cJSON_CreateArray();
+			cJSON_AddStringToObject(c, "id", json_str(b, "id", ""));
+			cJSON_AddStringToObject(c, "type", "function");
+			fn = cJSON_AddObjectToObject(c, "function");
+			cJSON_AddStringToObject(fn, "name", json_str(b, "name", ""));
+			cJSON_AddStringToObject(fn, "arguments", args);
+			free(args);
+			cJSON_AddItemToArray(calls, c);
+		}
+	}
+	if (text.len > 0)
+		cJSON_AddStringToObject(m, "content", buf_cstr(&text));
+	else
+		cJSON_AddNullToObject(m, "content");
+	if (calls != NULL)
+		cJSON_AddItemToObject(m, "tool_calls", calls);
+	cJSON_AddItemToArray(out, m);
+	buf_release(&text);
+}
+
+static int
+openai_build(const struct provider_request *r, char **url,
+    struct curl_slist **headers, struct buf *body)
+{
+	cJSON *req = cJSON_CreateObject(), *msgs, *m, *so, *tools, *t;
+	struct buf sys = BUF_INIT(BUF_NOLIMIT);
+	int rc;
+
+	*url = provider_url(r->base_url, "/v1/chat/completions");
+	*headers = curl_slist_append(NULL, "content-type: application/json");
+	*headers = curl_slist_append(*headers, "accept: text/event-stream");
+	if (r->api_key != NULL && r->api_key[0] != '\0') {
+		struct buf h = BUF_INIT(4096);
+
+		buf_printf(&h, "authorization: Bearer %s", r->api_key);
+		*headers = curl_slist_append(*headers, buf_cstr(&h));
+		buf_release(&h);
+	}
+	cJSON_AddStringToObject(req, "model", r->model);
+	cJSON_AddBoolToObject(req, "stream", 1);
+	so = cJSON_AddObjectToObject(req, "stream_options");
+	cJSON_AddBoolToObject(so, "include_usage", 1);
+	cJSON_AddNumberToObject(req, "max_tokens", r->max_tokens);
+	msgs = cJSON_AddArrayToObject(req, "messages");
+	buf_puts(&sys, r->system_static);
+	if (r->system_dynamic != NULL && r->system_dynamic[0] != '\0') {
+		buf_puts(&sys, "\n\n");
+		buf_puts(&sys, r->system_dynamic);
+	}
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "system");
+	cJSON_AddStringToObject(m, "content", buf_cstr(&sys));
+	cJSON_AddItemToArray(msgs, m);
+	buf_release(&sys);
+	cJSON_ArrayForEach(m, r->messages) {
+		if (strcmp(json_str(m, "role", ""), "assistant") == 0)
+			openai_add_assistant(msgs, json_get(m, "content"));
+		else
+			openai_add_user(msgs, json_get(m, "content"));
+	}
+	if (r->tools != NULL && cJSON_GetArraySize(r->tools) > 0) {
+		tools = cJSON_AddArrayToObject(req, "tools");
+		cJSON_ArrayForEach(t, r->tools) {
+			cJSON *ot = cJSON_CreateObject(), *fn;
+
+			cJSON_AddStringToObject(ot, "type", "function");
+			fn = cJSON_AddObjectToObject(ot, "function");
+			cJSON_AddStringToObject(fn, "name", json_str(t, "name", ""));
+			cJSON_AddStringToObject(fn, "description", json_str(t, "description", ""));
+			cJSON_AddItemToObject(fn, "parameters",
+			    cJSON_Duplicate(json_get(t, "input_schema"), 1));
+			cJSON_AddItemToArray(tools, ot);
+		}
+	}
+	rc = json_append(body, req);
+	cJSON_Delete(req);
+	return rc;
+}
+
+int
+provider_build(const struct provider_request *r, char **url,
+    struct curl_slist **headers, struct buf *body)
+{
+	if (r->proto == STREAM_OPENAI)
+		return openai_build(r, url, headers, body);
+	return anthropic_build(r, url, headers, body);
+}
+
+void
+provider_error_text(const char *body, size_t n, long status, struct buf *out, struct buf *type)
+{
+	cJSON *j = cJSON_ParseWithLength(body, n), *err;
+	const char *msg = NULL, *t = NULL;
+
+	err = json_get(j, "error");
+	if (cJSON_IsObject(err)) {
+		msg = json_str(err, "message", NULL);
+		t = json_str(err, "type", NULL);
+		if (t == NULL)
+			t = json_str(err, "code", NULL);
+	} else if (cJSON_IsString(err)) {
+		msg = err->valuestring;
+	} else if (j != NULL) {
+		msg = json_str(j, "message", NULL);
+	}
+	if (t != NULL)
+		buf_puts(type, t);
+	if (msg != NULL) {
+		buf_puts(out, msg);
+	} else if (n > 0 && j == NULL) {
+		/* Not JSON: a proxy page, say; its first line is the best clue. */
+		size_t k = 0;
+
+		while (k < n && k < 200 && body[k] != '\n')
+			k++;
+		buf_append(out, body, k);
+	} else {
+		buf_printf(out, "HTTP status %ld", status);
+	}
+	cJSON_Delete(j);
+}

@@ -1,1 +1,348 @@
-/* placeholder: being written */
+/* Ordered parallel tool execution: see sched.h. */
+#include "autoconf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ev.h"
+#include "exec.h"
+#include "json.h"
+#include "sched.h"
+#include "xalloc.h"
+
+struct sched {
+	struct ev_loop		*loop;
+	const struct tool_env	*env;
+	struct sched_ops	 ops;
+	struct sched_call	*head, **tail;
+	int			 running;
+	bool			 pumping;
+	bool			 skip_rest;	/* a write failed */
+	bool			 idle_told;
+	uint64_t		 idle_timer;
+};
+
+static void sched_pump(struct sched *);
+
+struct sched *
+sched_new(struct ev_loop *loop, const struct tool_env *env, const struct sched_ops *ops)
+{
+	struct sched *s = xcalloc(1, sizeof *s);
+
+	s->loop = loop;
+	s->env = env;
+	s->ops = *ops;
+	s->tail = &s->head;
+	s->idle_told = true;
+	return s;
+}
+
+static void
+sched_call_free(struct sched_call *c)
+{
+	free(c->id);
+	free(c->name);
+	cJSON_Delete(c->input);
+	cJSON_Delete(c->meta);
+	buf_release(&c->result);
+	free(c);
+}
+
+void
+sched_reset(struct sched *s)
+{
+	struct sched_call *c, *next;
+
+	for (c = s->head; c != NULL; c = next) {
+		next = c->next;
+		if (c->job != NULL)
+			exec_kill(c->job);	/* should not happen: all are done */
+		else
+			sched_call_free(c);
+	}
+	s->head = NULL;
+	s->tail = &s->head;
+	s->running = 0;
+	s->skip_rest = false;
+	s->idle_told = true;
+}
+
+void
+sched_free(struct sched *s)
+{
+	if (s == NULL)
+		return;
+	if (s->idle_timer != 0)
+		ev_timer_cancel(s->loop, s->idle_timer);
+	sched_reset(s);
+	free(s);
+}
+
+static void
+sched_finish(struct sched *s, struct sched_call *c, bool is_error, const char *text)
+{
+	c->state = SCHED_DONE;
+	c->is_error = is_error;
+	if (text != NULL) {
+		buf_reset(&c->result);
+		buf_puts(&c->result, text);
+	}
+	if (s->ops.finished != NULL)
+		s->ops.finished(s->ops.arg, c);
+}
+
+void
+sched_add(struct sched *s, const char *id, const char *name, const cJSON *input,
+    const char *parse_error)
+{
+	struct sched_call *c = xcalloc(1, sizeof *c);
+
+	c->id = xstrdup(id != NULL ? id : "");
+	c->name = xstrdup(name != NULL ? name : "");
+	c->input = input != NULL ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
+	c->tool = tool_find(name);
+	buf_init(&c->result, 64u * 1024 * 1024);
+	c->state = SCHED_QUEUED;
+	*s->tail = c;
+	s->tail = &c->next;
+	s->idle_told = false;
+	if (c->tool == NULL) {
+		struct buf b = BUF_INIT(4096);
+		size_t i;
+
+		buf_printf(&b, "unknown tool \"%s\"; the tools are:", c->name);
+		for (i = 0; tool_table[i] != NULL; i++)
+			buf_printf(&b, " %s", tool_table[i]->name);
+		sched_finish(s, c, true, buf_cstr(&b));
+		buf_release(&b);
+	} else if (parse_error != NULL) {
+		struct buf b = BUF_INIT(4096);
+
+		buf_printf(&b, "the input of this %s call was not valid JSON (%s); "
+		    "send the call again with a complete JSON object", c->name, parse_error);
+		sched_finish(s, c, true, buf_cstr(&b));
+		buf_release(&b);
+	}
+	sched_pump(s);
+}
+
+/* exec callbacks get a small context naming both the scheduler and the call. */
+struct sched_ctx {
+	struct sched		*s;
+	struct sched_call	*c;
+};
+
+static void
+sched_ctx_progress(void *arg, const char *p, size_t n)
+{
+	struct sched_ctx *x = arg;
+
+	if (x->s->ops.progress != NULL)
+		x->s->ops.progress(x->s->ops.arg, x->c, p, n);
+}
+
+static void
+sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
+{
+	struct sched_ctx *x = arg;
+	struct sched *s = x->s;
+	struct sched_call *c = x->c;
+
+	free(x);
+	c->job = NULL;
+	c->duration_ms = ms;
+	c->meta = out->meta;
+	out->meta = NULL;
+	s->running--;
+	buf_reset(&c->result);
+	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
+	if (out->is_error && c->tool->cls == TOOL_WRITE)
+		s->skip_rest = true;
+	sched_finish(s, c, out->is_error, NULL);
+	sched_pump(s);
+}
+
+static void
+sched_start(struct sched *s, struct sched_call *c)
+{
+	struct sched_ctx *x = xmalloc(sizeof *x);
+
+	x->s = s;
+	x->c = c;
+	c->state = SCHED_RUNNING;
+	c->ran = true;
+	s->running++;
+	if (s->ops.started != NULL)
+		s->ops.started(s->ops.arg, c);
+	c->job = exec_start(s->loop, c->tool, c->input, s->env, c->id,
+	    sched_ctx_progress, sched_ctx_done, x);
+}
+
+static void
+sched_tell_idle(struct ev_loop *loop, void *arg)
+{
+	struct sched *s = arg;
+
+	s->idle_timer = 0;
+	if (sched_pending(s) == 0 && !s->idle_told) {
+		s->idle_told = true;
+		if (s->ops.idle != NULL)
+			s->ops.idle(s->ops.arg);
+	}
+}
+
+/* Gate and start every call whose turn has come. */
+static void
+sched_pump(struct sched *s)
+{
+	struct sched_call *c;
+	bool blocked = false;	/* an earlier exclusive call is not done */
+	bool earlier_busy = false;	/* some earlier call is not done */
+
+	if (s->pumping)
+		return;
+	s->pumping = true;
+	for (c = s->head; c != NULL; c = c->next) {
+		bool exclusive;
+
+		if (c->state == SCHED_DONE)
+			continue;
+		exclusive = c->tool->cls != TOOL_READ_ONLY;
+		if (s->skip_rest && c->state == SCHED_QUEUED) {
+			sched_finish(s, c, true, "skipped: an earlier edit in this batch failed; "
+			    "check it and send this call again if it still applies");
+			continue;
+		}
+		if (c->state == SCHED_QUEUED && !blocked &&
+		    (!exclusive || !earlier_busy) &&
+		    (exclusive || s->running < SCHED_MAX_PARALLEL)) {
+			struct buf why = BUF_INIT(64 * 1024);
+			enum sched_gate g = s->ops.gate != NULL ?
+			    s->ops.gate(s->ops.arg, c, &why) : SCHED_GO;
+
+			if (g == SCHED_GO)
+				sched_start(s, c);
+			else if (g == SCHED_ASK)
+				c->state = SCHED_WAITING;
+			else if (g == SCHED_LATER)
+				;	/* stays queued, and holds the calls after it */
+			else {
+				c->denied = true;
+				sched_finish(s, c, true, buf_cstr(&why));
+			}
+			buf_release(&why);
+		}
+		if (c->state != SCHED_DONE) {
+			earlier_busy = true;
+			if (exclusive)
+				blocked = true;
+		}
+	}
+	s->pumping = false;
+	if (sched_pending(s) == 0 && !s->idle_told && s->idle_timer == 0)
+		s->idle_timer = ev_timer_add(s->loop, 0, sched_tell_idle, s);
+}
+
+void
+sched_kick(struct sched *s)
+{
+	sched_pump(s);
+}
+
+struct sched_call *
+sched_find(struct sched *s, const char *id)
+{
+	struct sched_call *c;
+
+	for (c = s->head; c != NULL; c = c->next)
+		if (strcmp(c->id, id) == 0)
+			return c;
+	return NULL;
+}
+
+void
+sched_answer(struct sched *s, const char *id, bool allow, const char *reason,
+    const cJSON *edited_input)
+{
+	struct sched_call *c = sched_find(s, id);
+
+	if (c == NULL || c->state != SCHED_WAITING)
+		return;
+	if (edited_input != NULL) {
+		cJSON_Delete(c->input);
+		c->input = cJSON_Duplicate(edited_input, 1);
+	}
+	if (allow) {
+		sched_start(s, c);
+	} else {
+		struct buf b = BUF_INIT(64 * 1024);
+
+		buf_printf(&b, "the user denied this %s call", c->name);
+		if (reason != NULL && reason[0] != '\0')
+			buf_printf(&b, ", saying: %s", reason);
+		else
+			buf_puts(&b, "; ask what they want instead, or take another approach");
+		c->denied = true;
+		sched_finish(s, c, true, buf_cstr(&b));
+		buf_release(&b);
+	}
+	sched_pump(s);
+}
+
+void
+sched_interrupt(struct sched *s, const char *why)
+{
+	struct sched_call *c;
+
+	s->pumping = true;
+	for (c = s->head; c != NULL; c = c->next) {
+		if (c->state == SCHED_RUNNING && c->job != NULL)
+			exec_kill(c->job);
+		else if (c->state == SCHED_QUEUED || c->state == SCHED_WAITING)
+			sched_finish(s, c, true, why);
+	}
+	s->pumping = false;
+	sched_pump(s);
+}
+
+int
+sched_pending(const struct sched *s)
+{
+	const struct sched_call *c;
+	int n = 0;
+
+	for (c = s->head; c != NULL; c = c->next)
+		if (c->state != SCHED_DONE)
+			n++;
+	return n;
+}
+
+int
+sched_count(const struct sched *s)
+{
+	const struct sched_call *c;
+	int n = 0;
+
+	for (c = s->head; c != NULL; c = c->next)
+		n++;
+	return n;
+}
+
+cJSON *
+sched_results(const struct sched *s)
+{
+	const struct sched_call *c;
+	cJSON *arr = cJSON_CreateArray();
+
+	for (c = s->head; c != NULL; c = c->next) {
+		cJSON *b = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(b, "type", "tool_result");
+		cJSON_AddStringToObject(b, "tool_use_id", c->id);
+		json_add_str_n(b, "content", buf_cstr(&c->result), c->result.len);
+		if (c->is_error)
+			cJSON_AddBoolToObject(b, "is_error", 1);
+		cJSON_AddItemToArray(arr, b);
+	}
+	return arr;
+}

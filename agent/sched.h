@@ -1,1 +1,94 @@
-/* placeholder: being written */
+/*
+ * sched: the order in which one response's tool calls run.
+ *
+ * Calls are added in tool_use order, as each block completes in the
+ * stream.  Read-only calls run in parallel (at most SCHED_MAX_PARALLEL);
+ * a write or high-impact call waits for every call before it and runs
+ * alone; a call after it waits for it.  A failed write skips every later
+ * call of the batch.  Every call ends with exactly one result, whatever
+ * happens: denial, error, skip or interrupt.
+ *
+ * The scheduler owns its calls.  The owner decides permissions through
+ * the gate callback and hears of each state change through the others.
+ */
+#ifndef TANDEM_SCHED_H
+#define TANDEM_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "tool.h"
+
+#define SCHED_MAX_PARALLEL 4
+
+struct ev_loop;
+struct exec_job;
+struct sched;
+
+enum sched_state {
+	SCHED_QUEUED,
+	SCHED_WAITING,		/* for an approval */
+	SCHED_RUNNING,
+	SCHED_DONE
+};
+
+enum sched_gate {
+	SCHED_GO,		/* run it */
+	SCHED_ASK,		/* wait for sched_answer */
+	SCHED_REFUSE,		/* do not run: the reason is the result */
+	SCHED_LATER		/* not yet: ask again after sched_kick */
+};
+
+struct sched_call {
+	char			*id;
+	char			*name;
+	cJSON			*input;
+	const struct tool_def	*tool;		/* NULL: unknown tool */
+	enum sched_state	 state;
+	bool			 is_error;
+	bool			 denied;	/* refused by a rule, mode, hook or person */
+	bool			 ran;		/* it was started (so it may have had effects) */
+	struct buf		 result;
+	cJSON			*meta;		/* from write tools */
+	int64_t			 duration_ms;
+	struct exec_job		*job;
+	struct sched_call	*next;
+};
+
+struct sched_ops {
+	/* The call is next to run: may it?  On SCHED_REFUSE put the reason in why. */
+	enum sched_gate	(*gate)(void *arg, struct sched_call *, struct buf *why);
+	void	(*started)(void *arg, struct sched_call *);
+	void	(*progress)(void *arg, struct sched_call *, const char *p, size_t n);
+	/* The call has its result (state SCHED_DONE). */
+	void	(*finished)(void *arg, struct sched_call *);
+	/* Every call added so far is done. */
+	void	(*idle)(void *arg);
+	void	*arg;
+};
+
+struct sched	*sched_new(struct ev_loop *, const struct tool_env *, const struct sched_ops *);
+void		 sched_free(struct sched *);
+/* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
+void		 sched_add(struct sched *, const char *id, const char *name,
+		    const cJSON *input, const char *parse_error);
+/* The answer to a SCHED_ASK; edited_input (copied) replaces the input if not NULL. */
+void		 sched_answer(struct sched *, const char *id, bool allow, const char *reason,
+		    const cJSON *edited_input);
+/* Gate again the calls that were told SCHED_LATER. */
+void		 sched_kick(struct sched *);
+/* Kill what runs and end every other call with an "interrupted" result. */
+void		 sched_interrupt(struct sched *, const char *why);
+/* Calls not yet done. */
+int		 sched_pending(const struct sched *);
+int		 sched_count(const struct sched *);
+struct sched_call *sched_find(struct sched *, const char *id);
+/* The tool_result blocks, in tool_use order (caller owns the array). */
+cJSON		*sched_results(const struct sched *);
+/* Forget every call (all must be done). */
+void		 sched_reset(struct sched *);
+
+#endif

@@ -1,1 +1,53 @@
-/* placeholder: being written */
+/*
+ * run_bash: the shell tool.  Unlike the other tools it is not run as a
+ * function: agent/exec.c spawns it and streams its output, using the pieces
+ * here: the spawn itself, and the capture that keeps the head and the tail
+ * of the output within TOOL_BASH_CAP and spills the whole of it to a file.
+ */
+#ifndef TANDEM_RUN_BASH_H
+#define TANDEM_RUN_BASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "tool.h"
+
+#define BASH_TIMEOUT_DEFAULT_MS	120000
+#define BASH_TIMEOUT_MAX_MS	600000
+
+/*
+ * Start `bash -c command` in dir, in a new process group, stdin from
+ * /dev/null, stdout and stderr into one pipe whose read end (non-blocking,
+ * close-on-exec) goes to *outfd.  Returns the pid, or -1 with err filled.
+ */
+pid_t	bash_spawn(const char *dir, const char *command, int *outfd, struct buf *err);
+
+/* The timeout asked for in input, clamped to (0, BASH_TIMEOUT_MAX_MS]. */
+int	bash_timeout_ms(const cJSON *input);
+
+struct bash_capture {
+	struct buf	 head;		/* the first TOOL_BASH_CAP/2 bytes */
+	char		*tail;		/* a ring of the last TOOL_BASH_CAP/2 bytes */
+	size_t		 tail_len, tail_pos;
+	size_t		 total;
+	int		 spill_fd;	/* -1 until the output passes the cap */
+	bool		 spill_tried;
+	char		*spill_path;	/* owned */
+	const char	*spill_dir;	/* not owned; NULL: no spill */
+	char		*spill_name;	/* owned: a name unique to this call */
+};
+
+void	bash_capture_init(struct bash_capture *, const char *spill_dir, const char *call_id);
+void	bash_capture_feed(struct bash_capture *, const char *p, size_t n);
+/*
+ * The result for the model: the output (head, an elision note naming the
+ * spill file, tail), then the exit status, a timeout or a signal.
+ * status is a wait status; timed_out and interrupted say why it was killed.
+ */
+void	bash_capture_finish(struct bash_capture *, int status, bool timed_out,
+	    bool interrupted, int timeout_ms, struct tool_out *out);
+void	bash_capture_release(struct bash_capture *);
+
+#endif

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Install what tandem needs to build and test, on Debian or Ubuntu.
+set -e
+pkgs="build-essential autoconf automake pkg-config libncurses-dev libcurl4-openssl-dev
+libcjson-dev libpcre2-dev libmd4c-dev libssl-dev tmux jq curl valgrind"
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+# Skip the network when everything is already there.
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+fi

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Build tandem twice, plainly and under AddressSanitizer and
+# UndefinedBehaviorSanitizer, run the whole suite in each, run the unit
+# tests under valgrind, and end with one line: "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
+jobs=$(nproc 2>/dev/null || echo 2)
+passed=0
+failed=0
+
+# Add the counts of one `make check` summary.
+count() {
+	local log=$1 p f e x
+	p=$(sed -n 's/^# PASS: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	f=$(sed -n 's/^# FAIL: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	e=$(sed -n 's/^# ERROR: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	x=$(sed -n 's/^# XPASS: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0} + ${e:-0} + ${x:-0}))
+}
+
+run_suite() {
+	local name=$1; shift
+	local dir="$top/build-$name"
+	echo "== $name: configure $*"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	if ! (cd "$dir" && "$top/configure" -q "$@" && make -j"$jobs" >/dev/null 2>"$dir/build.err"); then
+		cat "$dir/build.err" 2>/dev/null | tail -n 40
+		echo "== $name: the build failed"
+		failed=$((failed + 1))
+		return
+	fi
+	(cd "$dir" && make -j"$jobs" check >"$dir/check.out" 2>&1)
+	grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP|# )' "$dir/check.out" | grep -v '^PASS' || true
+	if grep -qE '^(FAIL|ERROR)' "$dir/check.out"; then
+		for l in $(find "$dir/tests" -name '*.log' 2>/dev/null); do
+			grep -qE '^(not ok|Bail out)' "$l" && { echo "--- $l"; tail -n 30 "$l"; }
+		done
+	fi
+	if ! grep -q '^# PASS:' "$dir/check.out"; then
+		tail -n 30 "$dir/check.out"
+		failed=$((failed + 1))
+	fi
+	count "$dir/check.out"
+}
+
+run_suite plain --enable-werror
+run_suite asan --enable-werror --enable-asan
+
+# valgrind over the unit tests of the plain build: every one must be clean.
+if command -v valgrind >/dev/null 2>&1 && [ -d "$top/build-plain/tests" ]; then
+	echo "== valgrind"
+	for t in "$top"/build-plain/tests/test_*; do
+		[ -x "$t" ] && [ -f "$t" ] || continue
+		case "$t" in *.log|*.trs|*.sh) continue ;; esac
+		if (cd "$top/build-plain" && top_srcdir="$top" top_builddir="$top/build-plain" \
+		    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		    "$t" >/dev/null 2>"$t.vg"); then
+			passed=$((passed + 1))
+		else
+			echo "valgrind: $(basename "$t") is not clean:"; tail -n 20 "$t.vg"
+			failed=$((failed + 1))
+		fi
+	done
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,66 @@
+# Shared helpers of the integration tests: TAP output, a private home, and
+# the mock model server on 127.0.0.1.  Source it, then call plan-free
+# `ok`/`fail` and `finish` at the end.
+set -u
+: "${top_builddir:=$(pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+TANDEM="$top_builddir/tandem"
+MOCK="$top_builddir/tests/mockmodel"
+T=$(mktemp -d "${TMPDIR:-/tmp}/tandem-it.XXXXXX")
+export TANDEM_HOME="$T/home" XDG_CONFIG_HOME="$T/config" HOME="$T/userhome"
+export XDG_STATE_HOME="$T/state"
+mkdir -p "$HOME" "$T/ws"
+unset OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_BASE_URL
+export ANTHROPIC_API_KEY=test-key
+export TANDEM_RETRY_BASE_MS=${TANDEM_RETRY_BASE_MS:-20}
+_n=0
+_failed=0
+MOCK_PID=""
+
+ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
+fail() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
+# check DESCRIPTION COMMAND...: ok when the command succeeds.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+diag() { sed 's/^/# /' "$@"; }
+
+finish() {
+	mock_stop
+	echo "1..$_n"
+	if [ "$_failed" -eq 0 ]; then rm -rf "$T"; else echo "# kept $T"; fi
+	[ "$_failed" -eq 0 ]
+}
+
+# mock_start SCENARIO [extra mock args]: serve SCENARIO; sets MOCK_PORT, MOCK_LOG.
+mock_start() {
+	local scen=$1; shift
+	mock_stop
+	MOCK_LOG="$T/mock.log"
+	rm -f "$MOCK_LOG" "$T/mock.port"
+	"$MOCK" --scenario "$scen" --port 0 --port-file "$T/mock.port" --log "$MOCK_LOG" \
+	    --idle-timeout 30 "$@" >"$T/mock.out" 2>"$T/mock.err" &
+	MOCK_PID=$!
+	local i=0
+	while [ ! -s "$T/mock.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	MOCK_PORT=$(cat "$T/mock.port" 2>/dev/null)
+	export ANTHROPIC_BASE_URL="http://127.0.0.1:$MOCK_PORT"
+	export OPENAI_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1"
+}
+
+mock_stop() {
+	if [ -n "$MOCK_PID" ]; then
+		kill "$MOCK_PID" 2>/dev/null
+		wait "$MOCK_PID" 2>/dev/null
+		MOCK_PID=""
+	fi
+}
+
+# The number of requests the mock saw, and how many had problems.
+mock_requests() { [ -f "$MOCK_LOG" ] && wc -l <"$MOCK_LOG" || echo 0; }
+mock_problems() { jq -s '[.[].problems | length] | add // 0' "$MOCK_LOG"; }
+# mock_body N FILTER: jq FILTER over the body of request N (1-based).
+mock_body() { sed -n "${1}p" "$MOCK_LOG" | jq -c ".body | $2"; }
+
+# scenario NAME <<EOF ... EOF: write a scenario file, print its path.
+scenario() { cat >"$T/$1.json"; echo "$T/$1.json"; }
+
+trap 'mock_stop' EXIT
