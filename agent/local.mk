@@ -28,3 +28,8 @@ tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
 tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/perm.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
+
+check_PROGRAMS += tests/test_sched
+TESTS += tests/test_sched
+tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c
+tests_test_sched_LDADD = $(TOOLS_LIBS)

@@ -20,6 +20,7 @@ struct sched {
 	bool			 skip_rest;	/* a write failed */
 	bool			 idle_told;
 	uint64_t		 idle_timer;
+	const struct tool_def	*(*lookup)(const char *);
 };
 
 static void sched_pump(struct sched *);
@@ -34,6 +35,7 @@ sched_new(struct ev_loop *loop, const struct tool_env *env, const struct sched_o
 	s->ops = *ops;
 	s->tail = &s->head;
 	s->idle_told = true;
+	s->lookup = tool_find;
 	return s;
 }
 
@@ -100,7 +102,7 @@ sched_add(struct sched *s, const char *id, const char *name, const cJSON *input,
 	c->id = xstrdup(id != NULL ? id : "");
 	c->name = xstrdup(name != NULL ? name : "");
 	c->input = input != NULL ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
-	c->tool = tool_find(name);
+	c->tool = s->lookup(c->name);
 	buf_init(&c->result, 64u * 1024 * 1024);
 	c->state = SCHED_QUEUED;
 	*s->tail = c;
@@ -241,6 +243,12 @@ sched_pump(struct sched *s)
 	s->pumping = false;
 	if (sched_pending(s) == 0 && !s->idle_told && s->idle_timer == 0)
 		s->idle_timer = ev_timer_add(s->loop, 0, sched_tell_idle, s);
+}
+
+void
+sched_set_lookup(struct sched *s, const struct tool_def *(*lookup)(const char *))
+{
+	s->lookup = lookup;
 }
 
 void

@@ -72,6 +72,8 @@ struct sched_ops {
 
 struct sched	*sched_new(struct ev_loop *, const struct tool_env *, const struct sched_ops *);
 void		 sched_free(struct sched *);
+/* Find tools with lookup instead of tool_find (tests use their own tools). */
+void		 sched_set_lookup(struct sched *, const struct tool_def *(*lookup)(const char *));
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
 void		 sched_add(struct sched *, const char *id, const char *name,
 		    const cJSON *input, const char *parse_error);

@@ -1,0 +1,284 @@
+/*
+ * The scheduler with tools of its own: slow reads run in parallel, writes
+ * run alone and in order, a failed write skips the rest of the batch,
+ * results come back in tool_use order, and every call gets exactly one
+ * result, also on interrupt.
+ */
+#include "autoconf.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "ev.h"
+#include "exec.h"
+#include "json.h"
+#include "sched.h"
+#include "t.h"
+
+static void
+slow_read(const struct tool_env *env, const cJSON *in, struct tool_out *out)
+{
+	usleep((useconds_t)json_int(in, "ms", 300) * 1000);
+	buf_printf(&out->text, "read %s", json_str(in, "tag", ""));
+}
+
+/* Appends its tag to a file, so the order of writes is visible on disk. */
+static void
+append_write(const struct tool_env *env, const cJSON *in, struct tool_out *out)
+{
+	FILE *f = fopen(json_str(in, "file", "/dev/null"), "a");
+
+	usleep(50000);
+	if (json_bool(in, "fail", false)) {
+		tool_out_error(out, "write %s failed", json_str(in, "tag", ""));
+	} else {
+		fprintf(f, "%s\n", json_str(in, "tag", ""));
+		buf_printf(&out->text, "wrote %s", json_str(in, "tag", ""));
+	}
+	fclose(f);
+}
+
+static const struct tool_def t_read = { "slow_read", "", "{}", TOOL_READ_ONLY, slow_read, NULL };
+static const struct tool_def t_write = { "append", "", "{}", TOOL_WRITE, append_write, NULL };
+
+static const struct tool_def *
+lookup(const char *name)
+{
+	if (strcmp(name, "slow_read") == 0)
+		return &t_read;
+	if (strcmp(name, "append") == 0)
+		return &t_write;
+	return NULL;
+}
+
+struct run {
+	struct ev_loop	*loop;
+	int		 finished;
+	int		 idle;
+	bool		 ask;
+	char		 order[256];	/* ids in the order they finished */
+};
+
+static enum sched_gate
+gate(void *arg, struct sched_call *c, struct buf *why)
+{
+	struct run *r = arg;
+
+	return r->ask && c->tool->cls != TOOL_READ_ONLY ? SCHED_ASK : SCHED_GO;
+}
+
+static void
+finished(void *arg, struct sched_call *c)
+{
+	struct run *r = arg;
+
+	r->finished++;
+	strncat(r->order, c->id, sizeof r->order - strlen(r->order) - 2);
+	strncat(r->order, " ", sizeof r->order - strlen(r->order) - 1);
+}
+
+static void
+idle(void *arg)
+{
+	struct run *r = arg;
+
+	r->idle++;
+	ev_break(r->loop);
+}
+
+static struct sched *
+new_sched(struct run *r, const struct tool_env *env)
+{
+	struct sched_ops ops = { gate, NULL, NULL, finished, idle, r };
+	struct sched *s;
+
+	memset(r->order, 0, sizeof r->order);
+	r->finished = r->idle = 0;
+	r->loop = ev_loop_new();
+	s = sched_new(r->loop, env, &ops);
+	sched_set_lookup(s, lookup);
+	return s;
+}
+
+static void
+add(struct sched *s, const char *id, const char *name, const char *json)
+{
+	cJSON *in = cJSON_Parse(json);
+
+	sched_add(s, id, name, in, NULL);
+	cJSON_Delete(in);
+}
+
+static char file[64];
+
+static const char *
+slurp(void)
+{
+	static char b[256];
+	FILE *f = fopen(file, "r");
+	size_t n = f ? fread(b, 1, sizeof b - 1, f) : 0;
+
+	b[n] = '\0';
+	if (f)
+		fclose(f);
+	return b;
+}
+
+T_TEST(reads_run_in_parallel)
+{
+	struct tool_env env = { "/", NULL, NULL };
+	struct run r;
+	struct sched *s = new_sched(&r, &env);
+	int64_t t0 = ev_now_ms(), wall;
+	cJSON *res;
+
+	add(s, "r1", "slow_read", "{\"ms\":400,\"tag\":\"a\"}");
+	add(s, "r2", "slow_read", "{\"ms\":400,\"tag\":\"b\"}");
+	add(s, "r3", "slow_read", "{\"ms\":400,\"tag\":\"c\"}");
+	ev_run(r.loop);
+	wall = ev_now_ms() - t0;
+	T_EQ_INT(r.finished, 3);
+	T_EQ_INT(r.idle, 1);
+	/* Three 400 ms reads one after another would take 1200 ms. */
+	T_OK(wall < 1000);
+	res = sched_results(s);
+	T_EQ_INT(cJSON_GetArraySize(res), 3);
+	T_EQ_STR(json_str(cJSON_GetArrayItem(res, 0), "tool_use_id", ""), "r1");
+	T_EQ_STR(json_str(cJSON_GetArrayItem(res, 2), "content", ""), "read c");
+	cJSON_Delete(res);
+	sched_free(s);
+	ev_loop_free(r.loop);
+}
+
+T_TEST(writes_alone_in_order)
+{
+	struct tool_env env = { "/", NULL, NULL };
+	struct run r;
+	struct sched *s;
+	char json[160];
+	cJSON *res;
+
+	unlink(file);
+	s = new_sched(&r, &env);
+	/* A slow read, then writes: the first write waits for the read. */
+	add(s, "r1", "slow_read", "{\"ms\":200,\"tag\":\"x\"}");
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"w1\"}", file);
+	add(s, "w1", "append", json);
+	add(s, "r2", "slow_read", "{\"ms\":10,\"tag\":\"y\"}");
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"w2\"}", file);
+	add(s, "w2", "append", json);
+	ev_run(r.loop);
+	T_EQ_STR(r.order, "r1 w1 r2 w2 ");
+	T_EQ_STR(slurp(), "w1\nw2\n");
+	res = sched_results(s);
+	T_EQ_STR(json_str(cJSON_GetArrayItem(res, 1), "tool_use_id", ""), "w1");
+	T_EQ_STR(json_str(cJSON_GetArrayItem(res, 3), "tool_use_id", ""), "w2");
+	cJSON_Delete(res);
+	sched_free(s);
+	ev_loop_free(r.loop);
+}
+
+T_TEST(failed_write_skips_the_rest)
+{
+	struct tool_env env = { "/", NULL, NULL };
+	struct run r;
+	struct sched *s;
+	char json[160];
+	cJSON *res;
+
+	unlink(file);
+	s = new_sched(&r, &env);
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"w1\",\"fail\":true}", file);
+	add(s, "w1", "append", json);
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"w2\"}", file);
+	add(s, "w2", "append", json);
+	add(s, "r1", "slow_read", "{\"ms\":1}");
+	ev_run(r.loop);
+	T_EQ_INT(r.finished, 3);
+	T_EQ_STR(slurp(), "");
+	res = sched_results(s);
+	T_OK(json_bool(cJSON_GetArrayItem(res, 0), "is_error", false));
+	T_OK(json_bool(cJSON_GetArrayItem(res, 1), "is_error", false));
+	T_CONTAINS(json_str(cJSON_GetArrayItem(res, 1), "content", ""), "skipped");
+	T_CONTAINS(json_str(cJSON_GetArrayItem(res, 2), "content", ""), "skipped");
+	cJSON_Delete(res);
+	sched_free(s);
+	ev_loop_free(r.loop);
+}
+
+static void
+interrupt_soon(struct ev_loop *loop, void *arg)
+{
+	sched_interrupt(arg, "interrupted by the user");
+}
+
+T_TEST(interrupt_answers_every_call)
+{
+	struct tool_env env = { "/", NULL, NULL };
+	struct run r;
+	struct sched *s;
+	cJSON *res, *b;
+	int64_t t0 = ev_now_ms();
+
+	s = new_sched(&r, &env);
+	r.ask = true;
+	add(s, "r1", "slow_read", "{\"ms\":5000}");
+	add(s, "w1", "append", "{\"file\":\"/dev/null\"}");
+	add(s, "w2", "append", "{\"file\":\"/dev/null\"}");
+	ev_timer_add(r.loop, 100, interrupt_soon, s);
+	ev_run(r.loop);
+	T_OK(ev_now_ms() - t0 < 3000);	/* the 5 s read was killed */
+	T_EQ_INT(r.finished, 3);
+	T_EQ_INT(sched_pending(s), 0);
+	T_EQ_INT(exec_alive(), 0);
+	res = sched_results(s);
+	T_EQ_INT(cJSON_GetArraySize(res), 3);
+	cJSON_ArrayForEach(b, res)
+		T_OK(json_bool(b, "is_error", false));
+	cJSON_Delete(res);
+	r.ask = false;
+	sched_free(s);
+	ev_loop_free(r.loop);
+}
+
+T_TEST(approval_then_run)
+{
+	struct tool_env env = { "/", NULL, NULL };
+	struct run r;
+	struct sched *s;
+	char json[160];
+
+	unlink(file);
+	s = new_sched(&r, &env);
+	r.ask = true;
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"w1\"}", file);
+	add(s, "w1", "append", json);
+	add(s, "w2", "append", json);
+	T_EQ_INT(sched_find(s, "w1")->state, SCHED_WAITING);
+	T_EQ_INT(sched_find(s, "w2")->state, SCHED_QUEUED);	/* waits for w1 */
+	sched_answer(s, "w1", true, NULL, NULL);
+	ev_run_once(r.loop, 1000);
+	while (sched_find(s, "w2")->state != SCHED_WAITING)
+		ev_run_once(r.loop, 1000);
+	sched_answer(s, "w2", false, "not that one", NULL);
+	ev_run(r.loop);
+	T_EQ_STR(slurp(), "w1\n");
+	T_OK(sched_find(s, "w2")->denied);
+	T_CONTAINS(buf_cstr(&sched_find(s, "w2")->result), "not that one");
+	r.ask = false;
+	sched_free(s);
+	ev_loop_free(r.loop);
+}
+
+int
+main(void)
+{
+	snprintf(file, sizeof file, "/tmp/tandem-sched-%ld", (long)getpid());
+	T_RUN(reads_run_in_parallel);
+	T_RUN(writes_alone_in_order);
+	T_RUN(failed_write_skips_the_rest);
+	T_RUN(interrupt_answers_every_call);
+	T_RUN(approval_then_run);
+	unlink(file);
+	return t_done();
+}
