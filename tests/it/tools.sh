@@ -1,0 +1,94 @@
+#!/bin/bash
+# One response with reads and edits, against the mock: reads and edits in
+# tool_use order, edits skipped after a failed one, ask mode denying edits
+# headless, accept-edits applying them.
+. "$(dirname "$0")/lib.sh"
+cd "$T/ws"
+
+reset_files() {
+	printf 'alpha\nbeta\ngamma\n' >a.txt
+	printf 'one\ntwo\n' >b.txt
+}
+
+scen=$(scenario mixed <<'J'
+{"responses":[
+ {"text":"Reading, then editing.","tool_uses":[
+   {"id":"toolu_r1","name":"read_file","input":{"path":"a.txt"}},
+   {"id":"toolu_r2","name":"grep","input":{"pattern":"two","output_mode":"content"}},
+   {"id":"toolu_e1","name":"edit_file","input":{"path":"a.txt","old_string":"beta","new_string":"BETA"}},
+   {"id":"toolu_e2","name":"edit_file","input":{"path":"b.txt","old_string":"no such line","new_string":"x"}},
+   {"id":"toolu_e3","name":"edit_file","input":{"path":"b.txt","old_string":"one","new_string":"ONE"}},
+   {"id":"toolu_r3","name":"read_file","input":{"path":"b.txt"}}],
+  "stop_reason":"tool_use"},
+ {"text":"Done.","stop_reason":"end_turn"}
+]}
+J
+)
+
+# accept-edits: e1 applies, e2 fails, e3 and r3 are skipped.
+reset_files
+mock_start "$scen"
+"$TANDEM" -p "go" --permission-mode accept-edits --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+check "accept-edits run exits 0" [ $? -eq 0 ]
+check "the first edit applied" grep -qx BETA a.txt
+check "the edit after the failed one did not apply" grep -qx one b.txt
+res=$(jq -c 'select(.type=="tool_result") | [.id, .is_error]' "$T/out.jsonl" | tr -d '\n')
+check "results: reads ok, e1 ok, e2 failed, e3 and r3 skipped" \
+    [ "$res" = '["toolu_r1",false]["toolu_r2",false]["toolu_e1",false]["toolu_e2",true]["toolu_e3",true]["toolu_r3",true]' ]
+check "e2's error helps the model" grep -q 'no match\|not found\|does not contain\|closest' <(jq -r 'select(.type=="tool_result" and .id=="toolu_e2") | .content' "$T/out.jsonl")
+check "e3 says it was skipped" grep -q skipped <(jq -r 'select(.type=="tool_result" and .id=="toolu_e3") | .content' "$T/out.jsonl")
+check "the next request answers in tool_use order" \
+    [ "$(mock_body 2 '[.messages[2].content[].tool_use_id] | join(",")')" = '"toolu_r1,toolu_r2,toolu_e1,toolu_e2,toolu_e3,toolu_r3"' ]
+check "the mock found every tool_use answered" [ "$(mock_problems)" -eq 0 ]
+check "approval events say the mode allowed the edits" \
+    [ "$(jq -r 'select(.type=="approval") | .by' "$T/out.jsonl" | sort -u)" = mode ]
+
+# headless ask mode: the edits are denied, the files untouched.
+reset_files
+mock_start "$scen"
+"$TANDEM" -p "go" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+check "ask mode run exits 0" [ $? -eq 0 ]
+check "ask mode: a.txt untouched" [ "$(cat a.txt)" = "$(printf 'alpha\nbeta\ngamma')" ]
+check "ask mode: b.txt untouched" [ "$(cat b.txt)" = "$(printf 'one\ntwo')" ]
+check "ask mode: the denial names accept-edits" grep -q 'accept-edits' <(jq -r 'select(.type=="tool_result" and .id=="toolu_e1") | .content' "$T/out.jsonl")
+check "ask mode: the reads still ran" [ "$(jq -r 'select(.type=="tool_result" and .id=="toolu_r1") | .is_error' "$T/out.jsonl")" = false ]
+
+# plan mode: refused with a result saying so.
+reset_files
+mock_start "$scen"
+"$TANDEM" -p "go" --permission-mode plan --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+check "plan mode: the edit is refused as plan mode" grep -qi 'plan mode' <(jq -r 'select(.type=="tool_result" and .id=="toolu_e1") | .content' "$T/out.jsonl")
+check "plan mode: a.txt untouched" grep -qx beta a.txt
+
+# allow rules: --allow edit_file(a.txt) lets only that edit through.
+reset_files
+mock_start "$scen"
+"$TANDEM" -p "go" --allow 'edit_file(a.txt)' --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+check "--allow rule: a.txt edited" grep -qx BETA a.txt
+check "--allow rule: approval by rule" [ "$(jq -r 'select(.type=="approval" and .id=="toolu_e1") | .by' "$T/out.jsonl")" = rule ]
+check "--allow rule: b.txt untouched" grep -qx one b.txt
+
+# deny beats yolo.
+reset_files
+mock_start "$scen"
+"$TANDEM" -p "go" --permission-mode yolo --deny 'edit_file(a.txt)' --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+check "--deny in yolo: a.txt untouched" grep -qx beta a.txt
+
+# Hostile paths never leave the workspace.
+mock_start "$(scenario hostile <<'J'
+{"responses":[
+ {"tool_uses":[
+   {"id":"toolu_h1","name":"read_file","input":{"path":"../../../../etc/passwd"}},
+   {"id":"toolu_h2","name":"read_file","input":{"path":"/etc/passwd"}},
+   {"id":"toolu_h3","name":"write_file","input":{"path":"../escaped.txt","content":"x"}}],
+  "stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+"$TANDEM" -p "go" --permission-mode yolo --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+check "hostile: ../ read refused" [ "$(jq -r 'select(.type=="tool_result" and .id=="toolu_h1") | .is_error' "$T/out.jsonl")" = true ]
+check "hostile: absolute read refused" [ "$(jq -r 'select(.type=="tool_result" and .id=="toolu_h2") | .is_error' "$T/out.jsonl")" = true ]
+check "hostile: nothing written outside" [ ! -e "$T/escaped.txt" ]
+
+finish
