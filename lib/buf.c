@@ -1,5 +1,5 @@
 /* Growable byte buffer with a size limit: see buf.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

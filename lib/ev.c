@@ -1,5 +1,5 @@
 /* The poll() event loop: see ev.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>

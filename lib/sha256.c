@@ -1,5 +1,5 @@
 /* SHA-256 through libcrypto's EVP interface: see sha256.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdlib.h>
 

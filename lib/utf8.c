@@ -1,5 +1,5 @@
 /* UTF-8 helpers: see utf8.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <wchar.h>
 

@@ -1,5 +1,5 @@
 /* Allocation wrappers: see xalloc.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* Unit tests of lib/buf. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <string.h>
 

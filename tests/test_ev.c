@@ -1,5 +1,5 @@
 /* Unit tests of lib/ev: timers, fds, signals, children. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <signal.h>
 #include <stdint.h>

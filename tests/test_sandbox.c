@@ -1,5 +1,5 @@
 /* Unit tests of tools/sandbox: paths outside the workspace are refused. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <limits.h>
 #include <stdlib.h>

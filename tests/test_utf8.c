@@ -1,5 +1,5 @@
 /* Unit tests of lib/utf8. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <locale.h>
 #include <string.h>
