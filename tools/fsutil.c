@@ -1,1 +1,694 @@
-/* placeholder: being written */
+/* Bounded reads, atomic writes and snapshots for the write tools: see fsutil.h. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "json.h"
+#include "sandbox.h"
+#include "sha256.h"
+#include "utf8.h"
+#include "xalloc.h"
+
+/* How much of a file fsutil_is_binary looks at. */
+#define FSUTIL_SNIFF	8192
+/* Symbolic links followed before giving up. */
+#define FSUTIL_MAX_HOPS	16
+
+static int
+fsutil_read_fd(int fd, const char *abs, size_t cap, char **data, size_t *len,
+    struct buf *err)
+{
+	struct stat st;
+	size_t n = 0, size;
+	char *p;
+
+	if (fstat(fd, &st) == -1) {
+		buf_printf(err, "cannot stat %s: %s", abs, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		buf_printf(err, "%s is a directory, not a file", abs);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		buf_printf(err, "%s is not a regular file", abs);
+		return -1;
+	}
+	if ((uintmax_t)st.st_size > cap) {
+		buf_printf(err, "%s is %jd bytes, more than the %zu MB the editing tools "
+		    "handle; change it with run_bash (sed, a script) instead",
+		    abs, (intmax_t)st.st_size, cap >> 20);
+		return -1;
+	}
+	size = (size_t)st.st_size;
+	p = xmalloc(size + 1);
+	for (;;) {
+		char probe[4096];
+		ssize_t r;
+
+		if (n < size)
+			r = read(fd, p + n, size - n);
+		else
+			r = read(fd, probe, sizeof probe);	/* at the end, or did it grow? */
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			buf_printf(err, "cannot read %s: %s", abs, strerror(errno));
+			free(p);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		if (n == size) {
+			if (size + (size_t)r > cap) {
+				buf_printf(err, "%s grew past %zu MB while it was read", abs, cap >> 20);
+				free(p);
+				return -1;
+			}
+			size = size * 2 + sizeof probe < cap ? size * 2 + sizeof probe : cap;
+			p = xrealloc(p, size + 1);
+			memcpy(p + n, probe, (size_t)r);
+		}
+		n += (size_t)r;
+	}
+	p[n] = '\0';
+	*data = p;
+	*len = n;
+	return 0;
+}
+
+int
+fsutil_read_file(const char *abs, size_t cap, char **data, size_t *len, struct buf *err)
+{
+	int fd, rc;
+
+	*data = NULL;
+	*len = 0;
+	/* O_NONBLOCK: opening a FIFO must not hang the tool */
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd == -1) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			buf_printf(err, "%s does not exist", abs);
+			return FSUTIL_MISSING;
+		}
+		buf_printf(err, "cannot open %s: %s", abs, strerror(errno));
+		return -1;
+	}
+	rc = fsutil_read_fd(fd, abs, cap, data, len, err);
+	close(fd);
+	return rc;
+}
+
+/* Control characters that do not occur in text files. */
+static bool
+fsutil_odd_control(unsigned char c)
+{
+	return c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' &&
+	    c != '\v' && c != '\b' && c != 0x1b;
+}
+
+bool
+fsutil_is_binary(const char *data, size_t len)
+{
+	size_t n = len < FSUTIL_SNIFF ? len : FSUTIL_SNIFF, i = 0, odd = 0;
+
+	if (memchr(data, '\0', n) != NULL)
+		return true;
+	/* a multi-byte character cut by the sniff limit is not held against it */
+	if (n < len)
+		n = utf8_complete_prefix(data, n);
+	while (i < n) {
+		uint32_t cp;
+		size_t k = utf8_decode(data + i, n - i, &cp);
+
+		if (cp == 0xFFFD && k == 1)
+			odd++;
+		else if (k == 1 && fsutil_odd_control((unsigned char)data[i]))
+			odd++;
+		i += k;
+	}
+	return odd * 10 > n;
+}
+
+static int
+fsutil_hash_fd(int fd, char hex[SHA256_HEX_LEN + 1])
+{
+	struct sha256_ctx *c = sha256_begin();
+	char chunk[65536];
+
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof chunk);
+
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			sha256_end(c, hex);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		sha256_update(c, chunk, (size_t)r);
+	}
+	sha256_end(c, hex);
+	return 0;
+}
+
+int
+fsutil_hash_file(const char *abs, char hex[SHA256_HEX_LEN + 1])
+{
+	struct stat st;
+	int fd, rc;
+
+	hex[0] = '\0';
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd == -1)
+		return errno == ENOENT || errno == ENOTDIR ? FSUTIL_MISSING : -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	rc = fsutil_hash_fd(fd, hex);
+	close(fd);
+	if (rc != 0)
+		hex[0] = '\0';
+	return rc;
+}
+
+static char *
+fsutil_join(const char *dir, const char *name)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	buf_puts(&b, dir);
+	if (b.len == 0 || b.data[b.len - 1] != '/')
+		buf_putc(&b, '/');
+	buf_puts(&b, name);
+	return buf_detach(&b, NULL);
+}
+
+/* The directory part of an absolute path ("/" for "/x"). */
+static char *
+fsutil_dirname(const char *abs)
+{
+	const char *slash = strrchr(abs, '/');
+
+	if (slash == NULL || slash == abs)
+		return xstrdup("/");
+	return xstrndup(abs, (size_t)(slash - abs));
+}
+
+/*
+ * Follow abs through symbolic links while they stay inside root; the path
+ * returned (the caller's) is not a link: a file, or nothing yet.
+ */
+static char *
+fsutil_target(const char *root, const char *abs, struct buf *err)
+{
+	char *cur = xstrdup(abs);
+	int hops;
+
+	for (hops = 0; hops < FSUTIL_MAX_HOPS; hops++) {
+		struct buf serr = BUF_INIT(4096);
+		char link[PATH_MAX], *dir, *joined, *next;
+		struct stat st;
+		ssize_t n;
+		int rc;
+
+		if (lstat(cur, &st) == -1) {
+			if (errno == ENOENT)
+				return cur;
+			buf_printf(err, "cannot stat %s: %s", cur, strerror(errno));
+			break;
+		}
+		if (!S_ISLNK(st.st_mode))
+			return cur;
+		n = readlink(cur, link, sizeof link - 1);
+		if (n == -1) {
+			buf_printf(err, "cannot read the symbolic link %s: %s", cur, strerror(errno));
+			break;
+		}
+		link[n] = '\0';
+		dir = fsutil_dirname(cur);
+		joined = link[0] == '/' ? xstrdup(link) : fsutil_join(dir, link);
+		free(dir);
+		rc = sandbox_resolve(root, joined, false, &next, NULL, &serr);
+		buf_release(&serr);
+		if (rc != 0) {
+			buf_printf(err, "refusing to write through the symbolic link %s: it "
+			    "points to %s, outside the workspace", cur, link);
+			free(joined);
+			break;
+		}
+		free(joined);
+		free(cur);
+		cur = next;
+	}
+	if (hops == FSUTIL_MAX_HOPS)
+		buf_printf(err, "too many levels of symbolic links at %s", abs);
+	free(cur);
+	return NULL;
+}
+
+/*
+ * Open dir for writing into, and make sure the directory opened is inside
+ * root: the path is resolved again and compared with what was opened.
+ */
+static int
+fsutil_open_dir(const char *root, const char *dir, struct buf *err)
+{
+	struct stat a, b;
+	char *real;
+	int dfd;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd == -1) {
+		buf_printf(err, "cannot open the directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	real = realpath(dir, NULL);
+	if (real == NULL || (root != NULL && !sandbox_inside(root, real))) {
+		buf_printf(err, "the directory %s is outside the workspace; nothing was written", dir);
+		goto fail;
+	}
+	if (fstat(dfd, &a) == -1 || stat(real, &b) == -1 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		buf_printf(err, "the directory %s changed while it was written to", dir);
+		goto fail;
+	}
+	free(real);
+	return dfd;
+fail:
+	free(real);
+	close(dfd);
+	return -1;
+}
+
+/* Does the file name in dfd hold what expect says (see fsutil_write_atomic)? */
+static int
+fsutil_check_expect(int dfd, const char *name, const char *shown, const char *expect,
+    struct buf *err)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	int fd, rc;
+
+	if (expect == NULL)
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd == -1 && errno == ENOENT) {
+		if (expect[0] == '\0')
+			return 0;
+		buf_printf(err, "%s was removed after it was read; nothing was written", shown);
+		return -1;
+	}
+	if (fd == -1) {
+		buf_printf(err, "cannot open %s: %s", shown, strerror(errno));
+		return -1;
+	}
+	if (expect[0] == '\0') {
+		close(fd);
+		buf_printf(err, "%s was created by something else meanwhile; nothing was "
+		    "written.  Read it and try again", shown);
+		return -1;
+	}
+	rc = fsutil_hash_fd(fd, hex);
+	close(fd);
+	if (rc != 0 || strcmp(hex, expect) != 0) {
+		buf_printf(err, "%s changed after it was read (another program wrote it); "
+		    "nothing was written.  Read it again and redo the change", shown);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+fsutil_write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A temporary file in dfd, opened for writing; its name goes to tmp. */
+static int
+fsutil_mktemp(int dfd, char *tmp, size_t size)
+{
+	static unsigned long counter;
+	struct timespec ts;
+	int tries, fd = -1;
+
+	for (tries = 0; tries < 100; tries++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (snprintf(tmp, size, ".tandem-%ld-%lx%lx.tmp", (long)getpid(),
+		    (unsigned long)ts.tv_nsec, ++counter) >= (int)size)
+			return -1;
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd != -1 || errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
+/*
+ * Write data as name in dfd through a temporary file and a rename, with
+ * the given mode (and owner, when old is not NULL).
+ */
+static int
+fsutil_write_at(int dfd, const char *name, const char *shown, const void *data,
+    size_t len, mode_t mode, const struct stat *old, struct buf *err)
+{
+	char tmp[128];
+	int fd, saved;
+
+	fd = fsutil_mktemp(dfd, tmp, sizeof tmp);
+	if (fd == -1) {
+		buf_printf(err, "cannot create a temporary file next to %s: %s", shown,
+		    strerror(errno));
+		return -1;
+	}
+	/* keep the owner when we may (we may not when it is someone else's) */
+	if (old != NULL && (old->st_uid != geteuid() || old->st_gid != getegid()))
+		(void)!fchown(fd, old->st_uid, old->st_gid);
+	/* after fchown, which may clear the set-id bits */
+	if (fsutil_write_all(fd, data, len) == -1 || fchmod(fd, mode) == -1)
+		goto fail;
+	if (fsync(fd) == -1)
+		goto fail;
+	if (close(fd) == -1) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, name) == -1)
+		goto fail;
+	/* some file systems cannot fsync a directory; the rename is done anyway */
+	if (fsync(dfd) == -1 && errno != EINVAL && errno != EROFS)
+		goto fail_after;
+	return 0;
+fail:
+	saved = errno;
+	if (fd != -1)
+		close(fd);
+	unlinkat(dfd, tmp, 0);
+	buf_printf(err, "cannot write %s: %s", shown, strerror(saved));
+	return -1;
+fail_after:
+	buf_printf(err, "wrote %s but could not sync its directory: %s", shown, strerror(errno));
+	return -1;
+}
+
+static mode_t
+fsutil_new_mode(void)
+{
+	mode_t mask = umask(022);
+
+	umask(mask);
+	return 0644 & ~mask;
+}
+
+/* The directory and name of the (link-free) target, opened and checked. */
+struct fsutil_place {
+	char	*target, *dir;
+	const char *name;
+	int	 dfd;
+};
+
+static int
+fsutil_place_open(const char *root, const char *abs, struct fsutil_place *pl, struct buf *err)
+{
+	pl->dir = NULL;
+	pl->dfd = -1;
+	pl->target = fsutil_target(root, abs, err);
+	if (pl->target == NULL)
+		return -1;
+	pl->dir = fsutil_dirname(pl->target);
+	pl->name = strrchr(pl->target, '/') + 1;
+	pl->dfd = fsutil_open_dir(root, pl->dir, err);
+	return pl->dfd == -1 ? -1 : 0;
+}
+
+static void
+fsutil_place_close(struct fsutil_place *pl)
+{
+	if (pl->dfd != -1)
+		close(pl->dfd);
+	free(pl->target);
+	free(pl->dir);
+}
+
+int
+fsutil_write_atomic(const char *root, const char *abs, const void *data, size_t len,
+    const char *expect, struct buf *err)
+{
+	struct fsutil_place pl;
+	struct stat st;
+	int rc = -1, exists;
+
+	if (fsutil_place_open(root, abs, &pl, err) != 0)
+		goto out;
+	exists = fstatat(pl.dfd, pl.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (exists && S_ISLNK(st.st_mode)) {
+		buf_printf(err, "%s became a symbolic link while it was written; nothing was written",
+		    pl.target);
+		goto out;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		buf_printf(err, "%s is not a regular file; nothing was written", pl.target);
+		goto out;
+	}
+	if (fsutil_check_expect(pl.dfd, pl.name, pl.target, expect, err) != 0)
+		goto out;
+	rc = fsutil_write_at(pl.dfd, pl.name, pl.target, data, len,
+	    exists ? st.st_mode & 07777 : fsutil_new_mode(), exists ? &st : NULL, err);
+out:
+	fsutil_place_close(&pl);
+	return rc;
+}
+
+int
+fsutil_remove(const char *root, const char *abs, const char *expect, struct buf *err)
+{
+	struct fsutil_place pl;
+	struct stat st;
+	int rc = -1;
+
+	if (fsutil_place_open(root, abs, &pl, err) != 0)
+		goto out;
+	if (fstatat(pl.dfd, pl.name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		buf_printf(err, "%s does not exist", pl.target);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		buf_printf(err, "%s is not a regular file; nothing was removed", pl.target);
+		goto out;
+	}
+	if (fsutil_check_expect(pl.dfd, pl.name, pl.target, expect, err) != 0)
+		goto out;
+	if (unlinkat(pl.dfd, pl.name, 0) == -1) {
+		buf_printf(err, "cannot remove %s: %s", pl.target, strerror(errno));
+		goto out;
+	}
+	if (fsync(pl.dfd) == -1 && errno != EINVAL && errno != EROFS) {
+		buf_printf(err, "removed %s but could not sync its directory: %s", pl.target,
+		    strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	fsutil_place_close(&pl);
+	return rc;
+}
+
+/*
+ * mkdir -p for the components of dir after its first skip bytes; when root
+ * is not NULL, every directory on the way must resolve inside it.
+ */
+static int
+fsutil_mkpath(const char *root, const char *dir, size_t skip, mode_t mode, struct buf *err)
+{
+	char *p = xstrdup(dir), *s = p + skip;
+	int rc = -1;
+
+	for (;;) {
+		struct stat st;
+		char *real, save;
+
+		while (*s == '/')
+			s++;
+		s += strcspn(s, "/");
+		save = *s;
+		*s = '\0';
+		if (mkdir(p, mode) == -1 && errno != EEXIST) {
+			buf_printf(err, "cannot create the directory %s: %s", p, strerror(errno));
+			goto out;
+		}
+		if (stat(p, &st) == -1 || !S_ISDIR(st.st_mode)) {
+			buf_printf(err, "%s exists and is not a directory", p);
+			goto out;
+		}
+		real = realpath(p, NULL);
+		if (real == NULL || (root != NULL && !sandbox_inside(root, real))) {
+			buf_printf(err, "the directory %s leads outside the workspace", p);
+			free(real);
+			goto out;
+		}
+		free(real);
+		*s = save;
+		if (save == '\0')
+			break;
+	}
+	rc = 0;
+out:
+	free(p);
+	return rc;
+}
+
+int
+fsutil_mkdirs(const char *root, const char *dir, struct buf *err)
+{
+	struct stat st;
+
+	if (!sandbox_inside(root, dir)) {
+		buf_printf(err, "the directory %s is outside the workspace", dir);
+		return -1;
+	}
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char *real = realpath(dir, NULL);
+		bool ok = real != NULL && sandbox_inside(root, real);
+
+		free(real);
+		if (!ok)
+			buf_printf(err, "the directory %s leads outside the workspace", dir);
+		return ok ? 0 : -1;
+	}
+	return fsutil_mkpath(root, dir, strlen(root), 0777, err);
+}
+
+static bool
+fsutil_is_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < SHA256_HEX_LEN; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[SHA256_HEX_LEN] == '\0';
+}
+
+int
+fsutil_snapshot(const char *snap_dir, const void *data, size_t len,
+    char hex[SHA256_HEX_LEN + 1], struct buf *err)
+{
+	struct stat st;
+	int dfd, rc;
+
+	sha256_hex(data, len, hex);
+	if (snap_dir[0] != '/') {
+		buf_printf(err, "the snapshot directory %s is not an absolute path", snap_dir);
+		return -1;
+	}
+	if (fsutil_mkpath(NULL, snap_dir, 0, 0700, err) != 0)
+		return -1;
+	dfd = fsutil_open_dir(NULL, snap_dir, err);
+	if (dfd == -1)
+		return -1;
+	/* content-addressed: the same name means the same content, already safe */
+	if (fstatat(dfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    (uintmax_t)st.st_size == len) {
+		close(dfd);
+		return 0;
+	}
+	rc = fsutil_write_at(dfd, hex, hex, data, len, 0600, NULL, err);
+	close(dfd);
+	return rc;
+}
+
+int
+fsutil_snapshot_load(const char *snap_dir, const char *hex, char **data, size_t *len,
+    struct buf *err)
+{
+	char got[SHA256_HEX_LEN + 1], *path;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if (hex == NULL || !fsutil_is_hex(hex)) {
+		buf_printf(err, "not a snapshot name: %s", hex ? hex : "(null)");
+		return -1;
+	}
+	path = fsutil_join(snap_dir, hex);
+	rc = fsutil_read_file(path, FSUTIL_MAX_FILE, data, len, err);
+	free(path);
+	if (rc != 0)
+		return -1;
+	sha256_hex(*data, *len, got);
+	if (strcmp(got, hex) != 0) {
+		buf_printf(err, "the snapshot %s is damaged (its content does not match its name)", hex);
+		free(*data);
+		*data = NULL;
+		*len = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+fsutil_meta_add(cJSON *files, const char *rel, const char *before, const char *after)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_add_str_n(o, "path", rel, strlen(rel));
+	if (before != NULL)
+		cJSON_AddStringToObject(o, "before", before);
+	else
+		cJSON_AddNullToObject(o, "before");
+	if (after != NULL)
+		cJSON_AddStringToObject(o, "after", after);
+	else
+		cJSON_AddNullToObject(o, "after");
+	cJSON_AddItemToArray(files, o);
+}
+
+int
+fsutil_replace(const char *root, const char *snap_dir, const char *abs, const char *rel,
+    const char *old, size_t oldlen, const char *new, size_t newlen, cJSON *files,
+    struct buf *err)
+{
+	char before[SHA256_HEX_LEN + 1] = "", after[SHA256_HEX_LEN + 1] = "";
+	int rc;
+
+	if (old != NULL) {
+		if (snap_dir != NULL) {
+			if (fsutil_snapshot(snap_dir, old, oldlen, before, err) != 0)
+				return -1;
+		} else
+			sha256_hex(old, oldlen, before);
+	}
+	if (new != NULL) {
+		sha256_hex(new, newlen, after);
+		rc = fsutil_write_atomic(root, abs, new, newlen, before, err);
+	} else
+		rc = fsutil_remove(root, abs, old != NULL ? before : NULL, err);
+	if (rc == 0 && files != NULL)
+		fsutil_meta_add(files, rel, old != NULL ? before : NULL,
+		    new != NULL ? after : NULL);
+	return rc;
+}
