@@ -43,7 +43,10 @@ enum {
 	OPT_VERSION,
 	OPT_TRUST,
 	OPT_NO_MOUSE,
-	OPT_PRINT
+	OPT_PRINT,
+	OPT_REWIND_TO,
+	OPT_FILES,
+	OPT_REDO
 };
 
 static const struct option long_options[] = {
@@ -59,6 +62,9 @@ static const struct option long_options[] = {
 	{ "continue",		no_argument,	   NULL, 'c' },
 	{ "resume",		optional_argument, NULL, 'r' },
 	{ "fork",		no_argument,	   NULL, OPT_FORK },
+	{ "rewind-to",		required_argument, NULL, OPT_REWIND_TO },
+	{ "files",		no_argument,	   NULL, OPT_FILES },
+	{ "redo",		no_argument,	   NULL, OPT_REDO },
 	{ "demo",		no_argument,	   NULL, OPT_DEMO },
 	{ "theme",		required_argument, NULL, OPT_THEME },
 	{ "trust",		no_argument,	   NULL, OPT_TRUST },
@@ -86,6 +92,8 @@ static const char usage_text[] =
     "  -c, --continue                     resume the newest session of this directory\n"
     "  -r, --resume [ID]                  resume a session (no ID: list them)\n"
     "      --fork                         with -c/-r: go on in a new session\n"
+    "      --rewind-to N [--files]        with -c/-r: go back to before turn N (and its file changes)\n"
+    "      --redo                         with -c/-r: undo the last rewind\n"
     "      --trust                        honour this project's hooks and allow rules\n"
     "      --demo                         offline: a scripted model on loopback\n"
     "      --theme NAME  --no-mouse  --print-transcript\n"
@@ -106,6 +114,9 @@ struct cli {
 	bool		 resume;
 	const char	*resume_id;
 	bool		 fork;
+	int		 rewind_to;
+	bool		 files;
+	bool		 redo;
 };
 
 /* Session ids look like 20261130-014012-a1b2c3. */
@@ -208,6 +219,21 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		case OPT_FORK:
 			cli->fork = true;
 			break;
+		case OPT_REWIND_TO: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end != '\0' || v < 1 || v > INT_MAX)
+				return usage_error("--rewind-to takes a turn number, not \"%s\"", optarg);
+			cli->rewind_to = (int)v;
+			break;
+		}
+		case OPT_FILES:
+			cli->files = true;
+			break;
+		case OPT_REDO:
+			cli->redo = true;
+			break;
 		case OPT_DEMO:
 			cli->demo = true;
 			break;
@@ -253,6 +279,12 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		return usage_error("%s", "--fork goes with --continue or --resume ID");
 	if (cli->cont && cli->resume)
 		return usage_error("%s", "use --continue or --resume, not both");
+	if (cli->rewind_to > 0 && !cli->cont && !cli->resume)
+		return usage_error("%s", "--rewind-to goes with --continue or --resume ID");
+	if (cli->redo && !cli->cont && !cli->resume)
+		return usage_error("%s", "--redo goes with --continue or --resume ID");
+	if (cli->files && cli->rewind_to == 0)
+		return usage_error("%s", "--files goes with --rewind-to");
 	return 0;
 }
 
@@ -367,6 +399,29 @@ main(int argc, char **argv)
 		fprintf(stderr, "tandem: %s\n", msg);
 		rc = 1;
 		goto out;
+	}
+	if (cli.rewind_to > 0) {
+		struct buf report = BUF_INIT(BUF_NOLIMIT);
+		int r = agent_rewind(agent, cli.rewind_to, cli.files ? REWIND_BOTH : REWIND_CONVERSATION,
+		    false, &report);
+
+		fputs(buf_cstr(&report), stderr);
+		buf_release(&report);
+		if (r == -1) {
+			rc = 1;
+			goto out;
+		}
+	}
+	if (cli.redo) {
+		struct buf report = BUF_INIT(BUF_NOLIMIT);
+		int r = agent_redo(agent, false, &report);
+
+		fputs(buf_cstr(&report), stderr);
+		buf_release(&report);
+		if (r == -1) {
+			rc = 1;
+			goto out;
+		}
 	}
 	if (cli.headless) {
 		rc = headless_run(hl, agent, cli.prompt);

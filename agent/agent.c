@@ -24,12 +24,14 @@
 #include "config.h"
 #include "conv.h"
 #include "ev.h"
+#include "fsutil.h"
 #include "event.h"
 #include "http.h"
 #include "json.h"
 #include "models.h"
 #include "perm.h"
 #include "provider.h"
+#include "sandbox.h"
 #include "sched.h"
 #include "session.h"
 #include "stream.h"
@@ -80,10 +82,17 @@ struct agent {
 
 	struct usage		 last, totals;
 	double			 cost;
+
+	/* For the turn's record in the log (the turn browser reads it). */
+	char			*turn_prompt;
+	int64_t			 turn_started;
+	cJSON			*turn_tools;
+	int64_t			 turn_tokens;
 };
 
 static void agent_call_model(struct agent *);
 static void agent_proceed(struct agent *);
+static void agent_replay_history(struct agent *);
 
 static const char system_static[] =
     "You are tandem, a coding agent pair-programming with a developer in their "
@@ -307,9 +316,11 @@ agent_headless_hint(const struct sched_call *c, struct buf *why)
 
 	buf_printf(why, "%s needs approval, and in headless mode nobody can give it. ", c->name);
 	if (c->tool->cls == TOOL_WRITE)
-		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or --allow '%s'.", rule);
+		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or --allow '%s'.",
+		    rule != NULL ? rule : c->name);
 	else
-		buf_printf(why, "The user can rerun with --allow '%s', or --permission-mode yolo.", rule);
+		buf_printf(why, "The user can rerun with --allow '%s', or --permission-mode yolo.",
+		    rule != NULL ? rule : c->name);
 	free(rule);
 }
 
@@ -414,6 +425,27 @@ agent_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 	event_emit(a->bus, ev);
 }
 
+/* Keep what tandem wrote, so that a rewind can be redone. */
+static void
+agent_snapshot_after(struct agent *a, const cJSON *files)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, files) {
+		struct buf err = BUF_INIT(4096);
+		char *abs = NULL, *data = NULL, hex[SHA256_HEX_LEN + 1];
+		size_t len = 0;
+
+		if (json_str(f, "after", NULL) != NULL &&
+		    sandbox_resolve(a->cfg->root, json_str(f, "path", ""), true, &abs, NULL, &err) == 0 &&
+		    fsutil_read_file(abs, FSUTIL_MAX_FILE, &data, &len, &err) == 0)
+			fsutil_snapshot(a->snap_dir, data, len, hex, &err);
+		free(abs);
+		free(data);
+		buf_release(&err);
+	}
+}
+
 static void
 agent_finished(void *arg, struct sched_call *c)
 {
@@ -424,6 +456,18 @@ agent_finished(void *arg, struct sched_call *c)
 		crash_point("tool-done");
 		session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error);
 	}
+	if (c->meta != NULL && cJSON_GetArraySize(json_get(c->meta, "files")) > 0) {
+		cJSON *rec = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(rec, "k", "files");
+		cJSON_AddNumberToObject(rec, "turn", a->turn);
+		cJSON_AddStringToObject(rec, "id", c->id);
+		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
+		session_append(a->session, rec);
+		agent_snapshot_after(a, json_get(c->meta, "files"));
+	}
+	if (a->turn_tools != NULL)
+		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));
 	ev = event_new(a->bus, "tool_result");
 
 	cJSON_AddStringToObject(ev, "id", c->id);
@@ -504,6 +548,23 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 	cJSON *ev;
 	char *text = conv_last_text(&a->conv);
 
+	{
+		cJSON *rec = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(rec, "k", "turn");
+		cJSON_AddNumberToObject(rec, "turn", a->turn);
+		cJSON_AddStringToObject(rec, "prompt", a->turn_prompt != NULL ? a->turn_prompt : "");
+		cJSON_AddItemToObject(rec, "tools", a->turn_tools != NULL ? a->turn_tools : cJSON_CreateArray());
+		a->turn_tools = NULL;
+		cJSON_AddNumberToObject(rec, "tokens",
+		    (double)(a->totals.input + a->totals.output + a->totals.cache_read +
+		    a->totals.cache_write - a->turn_tokens));
+		cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - a->turn_started));
+		cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
+		cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
+		session_append(a->session, rec);
+		session_sync(a->session);
+	}
 	a->busy = false;
 	a->interrupting = false;
 	if (a->retry_timer != 0)
@@ -949,7 +1010,17 @@ agent_submit(struct agent *a, const char *prompt)
 	a->busy = true;
 	a->interrupting = false;
 	a->failed = false;
+	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
+	if (session_turns(a->session) > a->turn)
+		a->turn = session_turns(a->session);
 	a->turn++;
+	free(a->turn_prompt);
+	a->turn_prompt = xstrdup(prompt);
+	a->turn_started = ev_now_ms();
+	cJSON_Delete(a->turn_tools);
+	a->turn_tools = cJSON_CreateArray();
+	a->turn_tokens = a->totals.input + a->totals.output + a->totals.cache_read +
+	    a->totals.cache_write;
 	a->calls = 0;
 	a->continuations = 0;
 	a->attempt = 0;
@@ -988,6 +1059,8 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		char *rule = perm_rule_for(c->name, edited_input != NULL ? edited_input : c->input);
 		struct buf err = BUF_INIT(4096);
 
+		if (rule == NULL)
+			rule = xstrdup(c->name);
 		perm_rules_add(a->session_rules, PERM_LIST_ALLOW, rule, &err);
 		if (strcmp(c->name, "run_bash") == 0 &&
 		    config_save_local_allow(a->cfg, rule, &err) == -1)
@@ -1033,6 +1106,306 @@ agent_interrupt(struct agent *a)
 		sched_interrupt(a->sched, "interrupted by the user before this call ran");
 	else
 		agent_proceed(a);
+}
+
+/* --- turns, rewind, redo, fork ------------------------------------------- */
+
+cJSON *
+agent_turns(struct agent *a)
+{
+	cJSON *out = cJSON_CreateArray(), *cur = NULL, *m, *b, *f, *t;
+	int last = -1;
+
+	cJSON_ArrayForEach(m, a->conv.messages) {
+		int turn = (int)json_int(m, "_turn", 0);
+		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
+
+		if (turn != last) {
+			last = turn;
+			cur = cJSON_CreateObject();
+			cJSON_AddNumberToObject(cur, "turn", turn);
+			cJSON_AddStringToObject(cur, "prompt", "");
+			cJSON_AddArrayToObject(cur, "tools");
+			cJSON_AddArrayToObject(cur, "files");
+			cJSON_AddBoolToObject(cur, "bash", 0);
+			cJSON_AddItemToArray(out, cur);
+		}
+		cJSON_ArrayForEach(b, json_get(m, "content")) {
+			const char *type = json_str(b, "type", "");
+
+			if (user && strcmp(type, "text") == 0 && json_str(cur, "prompt", "")[0] == '\0')
+				cJSON_ReplaceItemInObjectCaseSensitive(cur, "prompt",
+				    cJSON_CreateString(json_str(b, "text", "")));
+			if (!user && strcmp(type, "tool_use") == 0) {
+				cJSON_AddItemToArray(json_get(cur, "tools"),
+				    cJSON_CreateString(json_str(b, "name", "")));
+				if (strcmp(json_str(b, "name", ""), "run_bash") == 0)
+					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
+			}
+		}
+	}
+	cJSON_ArrayForEach(cur, out) {
+		int turn = (int)json_int(cur, "turn", 0);
+
+		cJSON_ArrayForEach(f, session_files(a->session)) {
+			if (json_int(f, "turn", -1) != turn || json_bool(f, "undone", false))
+				continue;
+			cJSON_ArrayForEach(t, json_get(f, "files"))
+				cJSON_AddItemToArray(json_get(cur, "files"),
+				    cJSON_CreateString(json_str(t, "path", "")));
+		}
+		cJSON_ArrayForEach(t, session_turninfo(a->session)) {
+			if (json_int(t, "turn", -1) != turn)
+				continue;
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, "tokens");
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, "ms");
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, "time");
+			cJSON_AddNumberToObject(cur, "tokens", json_num(t, "tokens", 0));
+			cJSON_AddNumberToObject(cur, "ms", json_num(t, "ms", 0));
+			cJSON_AddNumberToObject(cur, "time", json_num(t, "time", 0));
+		}
+	}
+	return out;
+}
+
+/*
+ * Put one file back to a state tandem recorded: from "have" (what tandem
+ * left there) to "want" (a snapshot; NULL: no file).  A file whose content
+ * is not "have" changed outside tandem: it is left alone unless force.
+ * 0 done, 1 left alone, -1 failed.
+ */
+static int
+agent_restore_file(struct agent *a, const char *path, const char *have, const char *want,
+    bool force, struct buf *report)
+{
+	struct buf err = BUF_INIT(4096);
+	char *abs = NULL, *data = NULL, hex[SHA256_HEX_LEN + 1];
+	size_t len = 0;
+	int rc = -1, h;
+
+	if (sandbox_resolve(a->cfg->root, path, false, &abs, NULL, &err) == -1)
+		goto out;
+	h = fsutil_hash_file(abs, hex);
+	if (h == -1)
+		goto out;
+	if (!force && (have != NULL ? h == FSUTIL_MISSING || strcmp(hex, have) != 0 :
+	    h != FSUTIL_MISSING)) {
+		buf_printf(report, "%s changed outside tandem since tandem last wrote it: left alone\n", path);
+		rc = 1;
+		goto out;
+	}
+	/* Whatever is there now is kept too, so nothing is ever lost. */
+	if (h == 0 && fsutil_read_file(abs, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
+		fsutil_snapshot(a->snap_dir, data, len, hex, &err);
+		free(data);
+		data = NULL;
+	}
+	if (want == NULL) {
+		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove(a->cfg->root, abs, NULL, &err);
+	} else if (fsutil_snapshot_load(a->snap_dir, want, &data, &len, &err) == 0) {
+		char *dir = xstrdup(abs), *slash = strrchr(dir, '/');
+
+		if (slash != NULL && slash != dir) {
+			*slash = '\0';
+			fsutil_mkdirs(a->cfg->root, dir, &err);
+		}
+		free(dir);
+		rc = fsutil_write_atomic(a->cfg->root, abs, data, len, NULL, &err);
+	}
+	if (rc == 0)
+		buf_printf(report, "%s %s\n", want == NULL ? "removed" : "restored", path);
+out:
+	if (rc == -1)
+		buf_printf(report, "%s: %s\n", path, buf_cstr(&err));
+	free(abs);
+	free(data);
+	buf_release(&err);
+	return rc;
+}
+
+/*
+ * Undo (or redo) the files records whose ids are in ids, newest first
+ * when undoing.  Returns 1 if some file was left alone.
+ */
+static int
+agent_restore_records(struct agent *a, const cJSON *ids, bool undo, bool force, struct buf *report)
+{
+	const cJSON *recs = session_files(a->session), *f, *id;
+	int n = cJSON_GetArraySize(recs), i, conflicts = 0;
+
+	for (i = undo ? n - 1 : 0; undo ? i >= 0 : i < n; i += undo ? -1 : 1) {
+		const cJSON *rec = cJSON_GetArrayItem(recs, i);
+		bool listed = false;
+		int k, nf;
+
+		cJSON_ArrayForEach(id, ids)
+			if (strcmp(id->valuestring, json_str(rec, "id", "")) == 0)
+				listed = true;
+		if (!listed)
+			continue;
+		nf = cJSON_GetArraySize(json_get(rec, "files"));
+		for (k = undo ? nf - 1 : 0; undo ? k >= 0 : k < nf; k += undo ? -1 : 1) {
+			f = cJSON_GetArrayItem(json_get(rec, "files"), k);
+			if (agent_restore_file(a, json_str(f, "path", ""),
+			    json_str(f, undo ? "after" : "before", NULL),
+			    json_str(f, undo ? "before" : "after", NULL), force, report) == 1)
+				conflicts = 1;
+		}
+	}
+	return conflicts;
+}
+
+static void
+agent_emit_rewind(struct agent *a, const char *what, int turn)
+{
+	cJSON *ev = event_new(a->bus, "rewind");
+
+	cJSON_AddStringToObject(ev, "what", what);
+	cJSON_AddNumberToObject(ev, "to_turn", turn);
+	event_emit(a->bus, ev);
+	agent_replay_history(a);
+}
+
+int
+agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struct buf *report)
+{
+	cJSON *rec, *removed, *ids, *m, *f;
+	int keep = -1, i = 0, n, nids, conflicts = 0;
+
+	if (a->busy) {
+		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	cJSON_ArrayForEach(m, a->conv.messages) {
+		if (json_int(m, "_turn", 0) >= turn) {
+			keep = i;
+			break;
+		}
+		i++;
+	}
+	if (keep < 0) {
+		buf_printf(report, "there is no turn %d in this conversation\n", turn);
+		return -1;
+	}
+	ids = cJSON_CreateArray();
+	if (what & REWIND_FILES)
+		cJSON_ArrayForEach(f, session_files(a->session))
+			if (json_int(f, "turn", 0) >= turn && !json_bool(f, "undone", false))
+				cJSON_AddItemToArray(ids, cJSON_CreateString(json_str(f, "id", "")));
+	if (cJSON_GetArraySize(ids) > 0)
+		conflicts = agent_restore_records(a, ids, true, force, report);
+	removed = cJSON_CreateArray();
+	n = conv_count(&a->conv);
+	if (what & REWIND_CONVERSATION) {
+		for (i = keep; i < n; i++)
+			cJSON_AddItemToArray(removed, cJSON_Duplicate(cJSON_GetArrayItem(a->conv.messages, i), 1));
+	} else {
+		keep = n;
+	}
+	nids = cJSON_GetArraySize(ids);
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "rewind");
+	cJSON_AddNumberToObject(rec, "to_turn", turn);
+	cJSON_AddNumberToObject(rec, "keep", keep);
+	cJSON_AddItemToObject(rec, "removed", removed);
+	cJSON_AddItemToObject(rec, "undone", ids);
+	session_append(a->session, rec);
+	session_sync(a->session);
+	while (conv_count(&a->conv) > keep)
+		cJSON_DeleteItemFromArray(a->conv.messages, conv_count(&a->conv) - 1);
+	if (what & REWIND_CONVERSATION)
+		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
+	if ((what & REWIND_FILES) && nids == 0)
+		buf_puts(report, "no file changes of tandem's tools to undo\n");
+	if (what & REWIND_FILES)
+		buf_puts(report, "changes made by run_bash are not tracked and were not undone\n");
+	agent_emit_rewind(a, what == REWIND_BOTH ? "both" : what == REWIND_FILES ? "files" :
+	    "conversation", turn);
+	return conflicts;
+}
+
+int
+agent_redo(struct agent *a, bool force, struct buf *report)
+{
+	const cJSON *rw = session_last_rewind(a->session), *m;
+	cJSON *rec;
+	int conflicts = 0;
+
+	if (a->busy) {
+		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	if (rw == NULL) {
+		buf_puts(report, "there is no rewind to redo\n");
+		return -1;
+	}
+	if (json_int(rw, "keep", -1) != conv_count(&a->conv)) {
+		buf_puts(report, "the conversation has moved on since the rewind: nothing to redo\n");
+		return -1;
+	}
+	conflicts = agent_restore_records(a, json_get(rw, "undone"), false, force, report);
+	cJSON_ArrayForEach(m, json_get(rw, "removed"))
+		conv_add(&a->conv, json_str(m, "role", "user"),
+		    cJSON_Duplicate(json_get(m, "content"), 1), (int)json_int(m, "_turn", 0));
+	buf_printf(report, "redone: back to where the rewind to turn %lld started\n",
+	    (long long)json_int(rw, "to_turn", 0));
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "redo");
+	session_append(a->session, rec);	/* after this, rw is gone */
+	session_sync(a->session);
+	agent_emit_rewind(a, "redo", 0);
+	return conflicts;
+}
+
+int
+agent_fork(struct agent *a, int turn, struct buf *report)
+{
+	struct buf err = BUF_INIT(4096);
+	struct session *sess;
+	const char *from = session_id(a->session);
+	cJSON *m, *next;
+	cJSON *ev;
+
+	if (a->busy) {
+		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	sess = session_create(a->cfg->home, a->cfg->root, a->model, from, &err);
+	if (sess == NULL) {
+		buf_printf(report, "%s\n", buf_cstr(&err));
+		buf_release(&err);
+		return -1;
+	}
+	buf_release(&err);
+	/* The fork holds the conversation through turn (0: all of it). */
+	for (m = a->conv.messages->child; m != NULL; m = next) {
+		next = m->next;
+		if (turn > 0 && json_int(m, "_turn", 0) > turn)
+			cJSON_Delete(cJSON_DetachItemViaPointer(a->conv.messages, m));
+	}
+	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
+	agent_use_session(a, sess);
+	cJSON_ArrayForEach(m, a->conv.messages)
+		session_log_message(a->session, m);
+	session_note_turn(a->session, a->turn, NULL);
+	session_sync(a->session);
+	a->fork_dry_run = true;
+	ev = event_new(a->bus, "session");
+	cJSON_AddStringToObject(ev, "id", session_id(a->session));
+	cJSON_AddStringToObject(ev, "model", a->model);
+	cJSON_AddStringToObject(ev, "provider", a->proto == STREAM_OPENAI ? "openai" : "anthropic");
+	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
+	cJSON_AddBoolToObject(ev, "resumed", 1);
+	cJSON_AddStringToObject(ev, "forked_from", json_str(session_meta(a->session), "forked_from", ""));
+	event_emit(a->bus, ev);
+	agent_replay_history(a);
+	return 0;
+}
+
+const char *
+agent_forked_from(const struct agent *a)
+{
+	return json_str(session_meta(a->session), "forked_from", NULL);
 }
 
 int
@@ -1320,5 +1693,7 @@ agent_free(struct agent *a)
 	session_close(a->session);
 	free(a->snap_dir);
 	free(a->stop_reason);
+	free(a->turn_prompt);
+	cJSON_Delete(a->turn_tools);
 	free(a);
 }

@@ -70,6 +70,42 @@ int		 agent_clear(struct agent *);
  */
 void		 agent_report(struct agent *, const char *what, struct buf *out);
 
+/*
+ * The turns of the conversation, for the turn browser: an array of
+ * {turn, prompt, tools: [names], files: [paths changed by tandem's tools],
+ * bash: bool (run_bash ran: its changes are not tracked), tokens, ms,
+ * time}.  The caller frees it.
+ */
+cJSON		*agent_turns(struct agent *);
+
+enum rewind_what {
+	REWIND_CONVERSATION = 1,
+	REWIND_FILES = 2,
+	REWIND_BOTH = 3
+};
+
+/*
+ * Go back to just before turn's prompt: the conversation, the files
+ * tandem's tools changed (restored from their snapshots), or both.  A
+ * rewind is a record in the log: nothing is deleted, and agent_redo undoes
+ * it.  A file changed outside tandem since tandem last wrote it is left
+ * alone unless force.  report says what was done.  0; 1 when some file
+ * was left alone; -1 (busy, no such turn) with the reason in report.
+ * A "rewind" event follows, then the conversation replayed as events.
+ */
+int		 agent_rewind(struct agent *, int turn, enum rewind_what, bool force,
+		    struct buf *report);
+/* Undo the last rewind, if the conversation has not moved on since. */
+int		 agent_redo(struct agent *, bool force, struct buf *report);
+/*
+ * Go on in a new session holding the conversation through turn (0: all),
+ * with its own log and an empty effects ledger; its first run_bash is
+ * shown, not run, until the user confirms.  A session event follows.
+ */
+int		 agent_fork(struct agent *, int turn, struct buf *report);
+/* The session this one was forked from, or NULL. */
+const char	*agent_forked_from(const struct agent *);
+
 enum perm_mode	 agent_mode(const struct agent *);
 void		 agent_set_mode(struct agent *, enum perm_mode);
 const char	*agent_model(const struct agent *);

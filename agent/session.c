@@ -26,7 +26,10 @@ struct session {
 	cJSON	*messages;	/* the head, rebuilt from the log */
 	cJSON	*effects;
 	cJSON	*checkpoint;
-	int	 turns;
+	int	 turns;		/* the highest turn number ever used */
+	cJSON	*files;		/* "files" records: what tandem's tools changed */
+	cJSON	*turninfo;	/* "turn" records: prompt, tools, tokens, time */
+	cJSON	*rewinds;	/* "rewind" records not undone, newest last */
 };
 
 void
@@ -177,6 +180,9 @@ session_alloc(const char *home, const char *id)
 	s->logfd = -1;
 	s->messages = cJSON_CreateArray();
 	s->effects = cJSON_CreateObject();
+	s->files = cJSON_CreateArray();
+	s->turninfo = cJSON_CreateArray();
+	s->rewinds = cJSON_CreateArray();
 	return s;
 }
 
@@ -248,6 +254,9 @@ session_close(struct session *s)
 	cJSON_Delete(s->messages);
 	cJSON_Delete(s->effects);
 	cJSON_Delete(s->checkpoint);
+	cJSON_Delete(s->files);
+	cJSON_Delete(s->turninfo);
+	cJSON_Delete(s->rewinds);
 	free(s->id);
 	free(s->dir);
 	free(s);
@@ -295,6 +304,43 @@ session_last_checkpoint(const struct session *s)
 	return s->checkpoint;
 }
 
+/* Mark the files records whose ids are listed as undone (or live again). */
+static void
+session_mark_files(struct session *s, const cJSON *ids, bool undone)
+{
+	const cJSON *id, *f;
+
+	cJSON_ArrayForEach(id, ids) {
+		cJSON_ArrayForEach(f, s->files) {
+			if (cJSON_IsString(id) && strcmp(json_str(f, "id", ""), id->valuestring) == 0) {
+				cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)f, "undone");
+				if (undone)
+					cJSON_AddBoolToObject((cJSON *)f, "undone", 1);
+			}
+		}
+	}
+}
+
+const cJSON *
+session_files(const struct session *s)
+{
+	return s->files;
+}
+
+const cJSON *
+session_turninfo(const struct session *s)
+{
+	return s->turninfo;
+}
+
+const cJSON *
+session_last_rewind(const struct session *s)
+{
+	int n = cJSON_GetArraySize(s->rewinds);
+
+	return n > 0 ? cJSON_GetArrayItem(s->rewinds, n - 1) : NULL;
+}
+
 /* Apply one log record to the in-memory head. */
 static void
 session_apply(struct session *s, const cJSON *rec)
@@ -322,8 +368,24 @@ session_apply(struct session *s, const cJSON *rec)
 
 		while (cJSON_GetArraySize(s->messages) > keep && keep >= 0)
 			cJSON_DeleteItemFromArray(s->messages, cJSON_GetArraySize(s->messages) - 1);
-		if (json_int(rec, "turns", -1) >= 0)
-			s->turns = (int)json_int(rec, "turns", 0);
+		session_mark_files(s, json_get(rec, "undone"), true);
+		cJSON_AddItemToArray(s->rewinds, cJSON_Duplicate(rec, 1));
+	} else if (strcmp(k, "redo") == 0) {
+		int n = cJSON_GetArraySize(s->rewinds);
+		cJSON *rw = n > 0 ? cJSON_DetachItemFromArray(s->rewinds, n - 1) : NULL;
+		const cJSON *m;
+
+		/* The messages the rewind took away come back, as they were. */
+		cJSON_ArrayForEach(m, json_get(rw, "removed"))
+			cJSON_AddItemToArray(s->messages, cJSON_Duplicate(m, 1));
+		session_mark_files(s, json_get(rw, "undone"), false);
+		cJSON_Delete(rw);
+	} else if (strcmp(k, "files") == 0) {
+		cJSON_AddItemToArray(s->files, cJSON_Duplicate(rec, 1));
+	} else if (strcmp(k, "turn") == 0) {
+		cJSON_AddItemToArray(s->turninfo, cJSON_Duplicate(rec, 1));
+		if (json_int(rec, "turn", 0) > s->turns)
+			s->turns = (int)json_int(rec, "turn", 0);
 	} else if (strcmp(k, "replace") == 0) {
 		const cJSON *msgs = json_get(rec, "messages");
 

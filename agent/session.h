@@ -64,6 +64,15 @@ const cJSON	*session_effect_find(const struct session *, const char *id);
 
 /* The messages the log rebuilds (owned by the session; copy to use). */
 const cJSON	*session_messages(const struct session *);
+/*
+ * What rewind needs: the "files" records ({"k":"files","turn","id",
+ * "files":[{path,before,after}], "undone"?}), the "turn" records
+ * ({"turn","prompt","tools","tokens","ms","time"}) and the newest rewind
+ * that redo would undo (NULL if none).  All owned by the session.
+ */
+const cJSON	*session_files(const struct session *);
+const cJSON	*session_turninfo(const struct session *);
+const cJSON	*session_last_rewind(const struct session *);
 /* The last turn number in the log. */
 int		 session_turns(const struct session *);
 /* Update meta.json (atomic): first prompt, turns. */

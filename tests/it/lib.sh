@@ -21,6 +21,8 @@ ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
 fail() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
 # check DESCRIPTION COMMAND...: ok when the command succeeds.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+# not COMMAND...: succeeds when the command fails (for use with check).
+not() { ! "$@"; }
 diag() { sed 's/^/# /' "$@"; }
 
 finish() {
