@@ -288,6 +288,22 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 	return 0;
 }
 
+/*
+ * The themes: $TANDEM_THEMES, else the installed ones, else (running from
+ * the build tree) the source tree's.
+ */
+static const char *
+themes_dir(void)
+{
+	const char *env = getenv("TANDEM_THEMES");
+
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (access(TANDEM_DATADIR "/themes", R_OK | X_OK) == 0)
+		return TANDEM_DATADIR "/themes";
+	return TANDEM_SRCDIR "/themes";
+}
+
 static int
 run_config_command(struct config *cfg)
 {
@@ -433,7 +449,7 @@ main(int argc, char **argv)
 		to.mouse = cfg.mouse && !cli.no_mouse;
 		to.print_on_exit = cli.print_transcript;
 		to.initial_prompt = cli.prompt != NULL ? cli.prompt : cli.demo ? demo_prompt() : NULL;
-		to.datadir = getenv("TANDEM_THEMES");
+		to.datadir = themes_dir();
 		rc = tui_run(loop, bus, agent, &to);
 	}
 out:

@@ -1,5 +1,5 @@
 /* Workspace confinement of tool paths: see sandbox.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <limits.h>

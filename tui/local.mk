@@ -1,2 +1,45 @@
+# The full-screen TUI (DESIGN.md §8).  tui_agent.c is the only file that
+# names the agent's functions, so replays and benchmarks link without it.
 noinst_LIBRARIES += libtandem_tui.a
-libtandem_tui_a_SOURCES =
+libtandem_tui_a_SOURCES = \
+	tui/tui.c tui/tui.h tui/app.h \
+	tui/tui_agent.c \
+	tui/replay.c \
+	tui/paint.c \
+	tui/keys.c \
+	tui/cmds.c \
+	tui/approve.c \
+	tui/theme.c tui/theme.h \
+	tui/wrap.c tui/wrap.h \
+	tui/sline.c tui/sline.h \
+	tui/mdview.c tui/mdview.h \
+	tui/udiff.c tui/udiff.h \
+	tui/editor.c tui/editor.h \
+	tui/transcript.c tui/transcript.h \
+	tui/toolview.c tui/toolview.h \
+	tui/status.c tui/status.h \
+	tui/layout.c tui/layout.h
+
+# The replay driver for the screen tests (and bench/).
+check_PROGRAMS += tests/tui/tui_replay
+tests_tui_tui_replay_SOURCES = tests/tui/tui_replay.c
+tests_tui_tui_replay_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
+
+# Unit tests of the pure modules.
+TUI_TEST_LIBS = libtandem_tui.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
+check_PROGRAMS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view
+TESTS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view
+tests_test_tui_md_SOURCES = tests/test_tui_md.c
+tests_test_tui_md_LDADD = $(TUI_TEST_LIBS)
+tests_test_tui_wrap_SOURCES = tests/test_tui_wrap.c
+tests_test_tui_wrap_LDADD = $(TUI_TEST_LIBS)
+tests_test_tui_diff_SOURCES = tests/test_tui_diff.c
+tests_test_tui_diff_LDADD = $(TUI_TEST_LIBS)
+tests_test_tui_theme_SOURCES = tests/test_tui_theme.c
+tests_test_tui_theme_LDADD = $(TUI_TEST_LIBS)
+tests_test_tui_editor_SOURCES = tests/test_tui_editor.c
+tests_test_tui_editor_LDADD = $(TUI_TEST_LIBS)
+tests_test_tui_view_SOURCES = tests/test_tui_view.c
+tests_test_tui_view_LDADD = $(TUI_TEST_LIBS)

@@ -1,0 +1,318 @@
+/* Tests for tui/mdview.c: Markdown to styled lines, whole and streamed. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdview.h"
+#include "t.h"
+#include "theme.h"
+
+static struct slvec
+render(const char *md)
+{
+	struct slvec v;
+
+	slvec_init(&v);
+	mdview_render(md, strlen(md), &v);
+	return v;
+}
+
+static const char *
+line(const struct slvec *v, size_t i)
+{
+	return i < v->n && v->v[i].text ? v->v[i].text : "";
+}
+
+/* The role at the first occurrence of needle in line i, or -1. */
+static int
+role_of(const struct slvec *v, size_t i, const char *needle)
+{
+	const char *p;
+
+	if (i >= v->n || v->v[i].text == NULL || (p = strstr(v->v[i].text, needle)) == NULL)
+		return -1;
+	return sline_style_at(&v->v[i], (uint32_t)(p - v->v[i].text))->role;
+}
+
+static int
+attr_of(const struct slvec *v, size_t i, const char *needle)
+{
+	const char *p;
+
+	if (i >= v->n || v->v[i].text == NULL || (p = strstr(v->v[i].text, needle)) == NULL)
+		return -1;
+	return sline_style_at(&v->v[i], (uint32_t)(p - v->v[i].text))->attr;
+}
+
+T_TEST(heading_and_emphasis)
+{
+	struct slvec v = render("# Title\n\nSome *emph*, **strong** and `code`.\n");
+
+	T_EQ_INT(v.n, 3);
+	T_EQ_STR(line(&v, 0), "Title");
+	T_EQ_INT(role_of(&v, 0, "Title"), ROLE_HEADING);
+	T_OK(attr_of(&v, 0, "Title") & TA_BOLD);
+	T_EQ_STR(line(&v, 1), "");
+	T_EQ_STR(line(&v, 2), "Some emph, strong and code.");
+	T_OK(attr_of(&v, 2, "emph") & TA_ITALIC);
+	T_OK(attr_of(&v, 2, "strong") & TA_BOLD);
+	T_EQ_INT(role_of(&v, 2, "code"), ROLE_CODE);
+	T_EQ_INT(role_of(&v, 2, "Some"), ROLE_TEXT);
+	slvec_release(&v);
+}
+
+T_TEST(fenced_code_is_framed_with_language)
+{
+	struct slvec v = render("```python\ndef f():\n\treturn 1\n```\n");
+
+	T_EQ_INT(v.n, 4);
+	T_CONTAINS(line(&v, 0), "python");
+	T_OK(v.v[0].flags & SL_FILL);
+	T_EQ_INT(role_of(&v, 0, "\xE2\x95\xAD"), ROLE_CODE_FRAME);
+	T_EQ_STR(line(&v, 1), "\xE2\x94\x82 def f():");
+	T_EQ_STR(line(&v, 2), "\xE2\x94\x82     return 1");
+	T_EQ_INT(role_of(&v, 1, "def"), ROLE_CODE);
+	T_OK(v.v[1].flags & SL_CHARWRAP);
+	T_EQ_STR(v.v[1].cont, "\xE2\x94\x82 ");
+	T_CONTAINS(line(&v, 3), "\xE2\x95\xB0");
+	slvec_release(&v);
+}
+
+T_TEST(lists_nested_and_ordered)
+{
+	struct slvec v = render("- one\n- two\n  - inner\n- [x] done\n\n3. three\n4. four\n");
+
+	T_EQ_STR(line(&v, 0), "\xE2\x80\xA2 one");
+	T_EQ_INT(v.v[0].body, strlen("\xE2\x80\xA2 "));
+	T_EQ_STR(v.v[0].cont, "  ");
+	T_EQ_STR(line(&v, 1), "\xE2\x80\xA2 two");
+	T_EQ_STR(line(&v, 2), "  \xE2\x97\xA6 inner");
+	T_EQ_STR(line(&v, 3), "\xE2\x80\xA2 [x] done");
+	T_EQ_STR(line(&v, 4), "");
+	T_EQ_STR(line(&v, 5), "3. three");
+	T_EQ_STR(line(&v, 6), "4. four");
+	T_EQ_INT(v.n, 7);
+	slvec_release(&v);
+}
+
+T_TEST(loose_list_items_are_separated)
+{
+	struct slvec v = render("1. first\n\n2. second\n   more\n");
+
+	T_EQ_STR(line(&v, 0), "1. first");
+	T_EQ_STR(line(&v, 1), "");
+	T_EQ_STR(line(&v, 2), "2. second more");
+	T_EQ_INT(v.n, 3);
+	slvec_release(&v);
+}
+
+T_TEST(quote_keeps_its_bar_when_wrapped)
+{
+	struct slvec v = render("> quoted\n> more\n>\n> again\n");
+
+	T_EQ_STR(line(&v, 0), "\xE2\x94\x82 quoted more");
+	T_EQ_STR(v.v[0].cont, "\xE2\x94\x82 ");
+	T_EQ_INT(role_of(&v, 0, "quoted"), ROLE_QUOTE);
+	T_EQ_STR(line(&v, 1), "\xE2\x94\x82");
+	T_EQ_STR(line(&v, 2), "\xE2\x94\x82 again");
+	slvec_release(&v);
+}
+
+T_TEST(table_with_alignment_and_wide_chars)
+{
+	struct slvec v = render("| a | b |\n|:--|--:|\n| 1 | two |\n| \xE6\xBC\xA2\xE5\xAD\x97 | 3 |\n");
+
+	T_EQ_INT(v.n, 6);
+	/* The first column is as wide as its widest cell: two wide characters, 4 columns. */
+	T_EQ_STR(line(&v, 0), "\xE2\x94\x8C\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80"
+	    "\xE2\x94\x80\xE2\x94\xAC\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80\xE2\x94\x90");
+	T_EQ_STR(line(&v, 1), "\xE2\x94\x82 a    \xE2\x94\x82   b \xE2\x94\x82");
+	T_EQ_STR(line(&v, 3), "\xE2\x94\x82 1    \xE2\x94\x82 two \xE2\x94\x82");
+	T_EQ_STR(line(&v, 4), "\xE2\x94\x82 \xE6\xBC\xA2\xE5\xAD\x97 \xE2\x94\x82   3 \xE2\x94\x82");
+	T_OK(v.v[1].flags & SL_NOWRAP);
+	T_OK(attr_of(&v, 1, "a") & TA_BOLD);
+	slvec_release(&v);
+}
+
+T_TEST(links_show_their_address_unless_the_text_is_it)
+{
+	struct slvec v = render("see [the docs](https://x.org/d) and <https://y.org>\n");
+
+	T_EQ_STR(line(&v, 0), "see the docs (https://x.org/d) and https://y.org");
+	T_EQ_INT(role_of(&v, 0, "the docs"), ROLE_LINK);
+	T_OK(attr_of(&v, 0, "the docs") & TA_UNDERLINE);
+	T_EQ_INT(role_of(&v, 0, "(https"), ROLE_DIM);
+	slvec_release(&v);
+}
+
+T_TEST(entities_html_and_breaks)
+{
+	struct slvec v = render("a &amp; b &#x1F600; &#0; &bogus; <b>raw</b>  \nnext\n");
+
+	T_EQ_STR(line(&v, 0), "a & b \xF0\x9F\x98\x80 \xEF\xBF\xBD &bogus; <b>raw</b>");
+	T_EQ_STR(line(&v, 1), "next");
+	slvec_release(&v);
+}
+
+T_TEST(control_and_invalid_bytes_are_shown_safely)
+{
+	struct slvec v = render("bell\x07 esc\x1b[2J bad\xff\xfe end\n");
+	size_t i;
+
+	T_EQ_INT(v.n, 1);
+	for (i = 0; i < v.v[0].len; i++)
+		T_OK((unsigned char)v.v[0].text[i] >= 0x20);
+	T_CONTAINS(line(&v, 0), "\xE2\x90\x87");	/* the bell's control picture */
+	T_CONTAINS(line(&v, 0), "\xE2\x90\x9B[2J");
+	T_CONTAINS(line(&v, 0), "\xEF\xBF\xBD");
+	slvec_release(&v);
+}
+
+T_TEST(hostile_nesting_and_sizes)
+{
+	struct slvec v;
+	char *deep = malloc(4001), *wide = malloc(400);
+	size_t i;
+
+	for (i = 0; i < 4000; i++)
+		deep[i] = i % 2 ? ' ' : '>';
+	deep[4000] = '\0';
+	v = render(deep);
+	slvec_release(&v);
+	for (i = 0; i < 399; i++)
+		wide[i] = i % 2 ? 'x' : '|';
+	wide[399] = '\0';
+	memcpy(wide + 390, "|\n|-|-", 6);
+	v = render(wide);
+	slvec_release(&v);
+	v = render("```\nno end\n");
+	T_OK(v.n >= 3);
+	slvec_release(&v);
+	v = render("");
+	T_EQ_INT(v.n, 0);
+	slvec_release(&v);
+	v = render("\r\n\r\n   \n");
+	T_EQ_INT(v.n, 0);
+	slvec_release(&v);
+	free(deep);
+	free(wide);
+}
+
+static const char *const docs[] = {
+	"# Plan\n\nFirst *para* with `code`.\n\n## Steps\n\n1. one\n2. two\n\n   still two\n\n3. three\n\nAfter the list.\n",
+	"```c\nint x;\n\nint y;\n```\n\nText after.\n\n~~~~\n```\nnot closed by this\n~~~~\nout\n",
+	"> a quote\n\n> another quote\n\n- a\n\n- b\n\n  - c\n\nend\n\n---\nlast\n",
+	"| h1 | h2 |\n|----|----|\n| x | y |\n\npara\n\n    indented code\n\n    more code\n\nplain\n",
+	"Unicode: \xE6\xBC\xA2\xE5\xAD\x97 e\xCC\x81 \xF0\x9F\x98\x80\n\n* star\n+ plus\n\n10) ten\n11) eleven\n\nfin",
+	"no newline at end",
+	"line\n\n\n\n\nfar\n\n```\n\n\n```\n\nx\n",
+};
+
+static bool
+same(const struct slvec *a, const struct slvec *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (!sline_equal(&a->v[i], &b->v[i]))
+			return false;
+	return true;
+}
+
+/* Streaming in pieces of every size gives the whole render, updated or not in between. */
+T_TEST(streamed_tail_equals_whole_render)
+{
+	size_t d, i;
+	static const size_t steps[] = { 1, 2, 3, 5, 8, 13, 64, 1000 };
+
+	for (d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+		struct slvec whole = render(docs[d]);
+		size_t n = strlen(docs[d]);
+
+		for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+			struct mdview m;
+			size_t off, k = 0;
+
+			mdview_init(&m);
+			for (off = 0; off < n; off += steps[i]) {
+				mdview_append(&m, docs[d] + off, off + steps[i] > n ? n - off : steps[i]);
+				if (++k % 3 == 0)
+					mdview_update(&m);
+			}
+			mdview_update(&m);
+			if (!same(&whole, &m.lines))
+				T_FAIL("doc %zu in steps of %zu differs from the whole render", d, steps[i]);
+			mdview_release(&m);
+		}
+		slvec_release(&whole);
+	}
+}
+
+/* Finished blocks are not rendered again: their lines (and wrap caches) stay. */
+T_TEST(finished_blocks_keep_their_lines)
+{
+	struct mdview m;
+	const char *a = "First paragraph.\n\nSecond one.\n\n";
+	struct sline *first;
+	char *text;
+	int k;
+
+	mdview_init(&m);
+	mdview_append(&m, a, strlen(a));
+	mdview_append(&m, "Third", 5);
+	T_OK(mdview_update(&m));
+	/* "First paragraph." is final; "Second one." waits for the next line to start. */
+	T_EQ_INT(m.ncommitted, 1);
+	T_OK(m.stable > 0);
+	first = &m.lines.v[0];
+	T_EQ_INT(sline_rows(first, 5), 3);
+	text = first->text;
+	for (k = 0; k < 50; k++) {
+		mdview_append(&m, " more", 5);
+		mdview_update(&m);
+	}
+	/* Same memory, same cached wrap: the first block was never rebuilt. */
+	T_OK(m.lines.v[0].text == text);
+	T_EQ_INT(m.lines.v[0].wrap_w, 5);
+	T_OK(!mdview_update(&m));
+	mdview_release(&m);
+}
+
+/* An open fence holds back the boundary: a blank line inside code is not one. */
+T_TEST(no_boundary_inside_an_open_fence)
+{
+	struct mdview m;
+	const char *s = "```\ncode\n\nstill code\n\nmore\n";
+
+	mdview_init(&m);
+	mdview_append(&m, s, strlen(s));
+	T_EQ_INT(m.stable, 0);
+	mdview_append(&m, "```\n\nafter\n", 11);
+	mdview_update(&m);
+	T_OK(m.stable > 0);
+	mdview_release(&m);
+}
+
+int
+main(void)
+{
+	setlocale(LC_ALL, "C.UTF-8");
+	T_RUN(heading_and_emphasis);
+	T_RUN(fenced_code_is_framed_with_language);
+	T_RUN(lists_nested_and_ordered);
+	T_RUN(loose_list_items_are_separated);
+	T_RUN(quote_keeps_its_bar_when_wrapped);
+	T_RUN(table_with_alignment_and_wide_chars);
+	T_RUN(links_show_their_address_unless_the_text_is_it);
+	T_RUN(entities_html_and_breaks);
+	T_RUN(control_and_invalid_bytes_are_shown_safely);
+	T_RUN(hostile_nesting_and_sizes);
+	T_RUN(streamed_tail_equals_whole_render);
+	T_RUN(finished_blocks_keep_their_lines);
+	T_RUN(no_boundary_inside_an_open_fence);
+	return t_done();
+}

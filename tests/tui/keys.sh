@@ -1,0 +1,80 @@
+#!/bin/sh
+# Screen test: the input editor, history, slash commands, themes, search, quit.
+. "$top_srcdir/tests/tui/lib.sh"
+
+BAD=${TMPDIR:-/tmp}/tandem-tui-themes.$$
+mkdir -p "$BAD"
+cp "$top_srcdir/themes/light.theme" "$BAD/"
+printf 'text = red\nheading = chartreuse-ish\n' > "$BAD/broken.theme"
+trap 'tui_cleanup; rm -rf "$BAD"' EXIT
+
+EMPTY=$TUI_DATA/empty.jsonl
+TUI_CMD="$TUI_REPLAY --datadir $BAD --print $EMPTY"
+tui_start 80 24 "$EMPTY"
+tui_check "an empty prompt invites ? and /" '› \? for keys, / for commands'
+tui_type "first prompt"
+tui_keys Enter
+tui_check "with no agent a prompt is echoed into the transcript" '^› first prompt'
+tui_type "line one"
+tui_keys M-Enter
+tui_type "line two"
+tui_check "Alt+Enter makes a second line" '^  line two'
+tui_keys Enter
+tui_check "a multi-line prompt is sent whole" '^  line two'
+tui_keys Up
+tui_check "Up brings the last prompt back" '› line one'
+tui_keys C-u
+tui_keys Up
+tui_keys C-k
+tui_keys C-u
+tui_keys C-r
+tui_type "first"
+tui_check "Ctrl+R finds an older prompt" 'history › first +first prompt'
+tui_keys Enter
+tui_check "Enter takes the match" '^› first prompt *$'
+tui_keys C-u
+tui_keys '?'
+tui_check "? on an empty prompt lists the keys" 'Shift\+Tab +cycle the permission mode'
+tui_type "/he"
+tui_keys Tab
+tui_check "Tab completes a slash command" '› /help $'
+tui_keys Enter
+tui_check "/help lists the commands" '/rewind \[turn\] +go back to an earlier turn \(not available yet\)'
+tui_type "/co"
+tui_keys Tab
+tui_check "several completions are listed" '/compact /context /cost'
+tui_keys C-u
+tui_type "/rewind"
+tui_keys Enter
+tui_check "/rewind is not available yet" '/rewind is not available yet'
+tui_type "/theme"
+tui_keys Enter
+tui_check "/theme lists the themes" 'themes in .*: broken light'
+tui_type "/theme broken"
+tui_keys Enter
+tui_check "a malformed theme names its file and line" "broken\.theme:2: unknown color 'chartreuse-ish'"
+tui_type "/theme light"
+tui_keys Enter
+tui_check "/theme switches live" 'theme: light'
+tui_keys BTab
+tui_check "Shift+Tab cycles the permission mode" '│ accept-edits'
+tui_keys C-f
+tui_type "first prompt"
+tui_keys Enter
+tui_check "Ctrl+F searches the transcript" 'search: first prompt'
+tui_keys Escape
+tui_gone "Esc ends the search" 'search: first'
+tui_tmux send-keys -t t -l "$(printf '\033[200~pasted\rtext\033[201~')"
+sleep 0.3
+tui_check "a bracketed paste keeps its newline" '^  text'
+tui_keys C-c
+tui_check "Ctrl+C clears the prompt and warns" 'press Ctrl\+C again to quit'
+tui_keys C-c
+tui_check "a second Ctrl+C quits and prints the transcript" 'Pane is dead|^› first prompt'
+tui_check "the printed transcript has the prompts" '^  line two'
+
+TUI_CMD=
+TUI_ENV="NO_COLOR=1"
+tui_start 80 24 "$TUI_DATA/stream.jsonl"
+tui_check "NO_COLOR still draws the screen" 'LASTWORDS'
+tui_done

@@ -1,0 +1,136 @@
+# lib.sh: helpers for the TUI screen tests (TAP), sourced by tests/tui/*.sh.
+#
+# Each test runs a program (the replay driver by default; set TUI_CMD to
+# run something else, e.g. the real tandem against the mock server) inside
+# a private tmux server at a fixed size, types with send-keys and reads
+# the screen with capture-pane.
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+TUI_REPLAY=${TUI_REPLAY:-$top_builddir/tests/tui/tui_replay}
+TUI_DATA=$top_srcdir/tests/tui
+TUI_SOCK=${TMPDIR:-/tmp}/tandem-tui-test.$$
+TUI_N=0
+TUI_FAILED=0
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "1..0 # SKIP tmux is not installed"
+	exit 0
+fi
+
+tui_tmux() {
+	tmux -S "$TUI_SOCK" "$@"
+}
+
+tui_cleanup() {
+	tui_tmux kill-server >/dev/null 2>&1
+	rm -f "$TUI_SOCK"
+}
+trap tui_cleanup EXIT
+
+# tui_start COLS ROWS SCRIPT [replay options...]: run the replay driver on SCRIPT.
+tui_start() {
+	cols=$1 rows=$2 script=$3
+	shift 3
+	tui_cleanup
+	tui_tmux -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
+	    "exec env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 ${TUI_ENV:-} ${TUI_CMD:-$TUI_REPLAY --datadir $top_srcdir/themes $* $script}" \; \
+	    set-option -t t remain-on-exit on >/dev/null
+	TUI_PID=$(tui_tmux display-message -p -t t '#{pane_pid}')
+}
+
+tui_screen() {
+	tui_tmux capture-pane -p -t t 2>/dev/null
+}
+
+# tui_wait PATTERN [SECONDS]: until the screen matches the extended regex.
+tui_wait() {
+	pat=$1 limit=${2:-10} i=0
+	while [ "$i" -lt $((limit * 20)) ]; do
+		if tui_screen | grep -Eq -- "$pat"; then
+			return 0
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# The replay's next step (a {"replay":"pause"} in the script).
+tui_next() {
+	kill -USR1 "$TUI_PID"
+}
+
+tui_keys() {
+	tui_tmux send-keys -t t "$@"
+	# A pause so the next key is not read as Alt+key after an Esc.
+	sleep 0.15
+}
+
+tui_type() {
+	tui_tmux send-keys -t t -l "$1"
+	sleep 0.15
+}
+
+tui_ok() {
+	TUI_N=$((TUI_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TUI_N - $2"
+	else
+		echo "not ok $TUI_N - $2"
+		TUI_FAILED=$((TUI_FAILED + 1))
+		tui_screen | sed 's/^/# | /'
+	fi
+}
+
+# tui_check DESCRIPTION PATTERN [SECONDS]
+tui_check() {
+	tui_wait "$2" "${3:-10}"
+	tui_ok $? "$1"
+}
+
+# tui_absent DESCRIPTION PATTERN: the screen does not match now.
+tui_absent() {
+	if tui_screen | grep -Eq -- "$2"; then
+		tui_ok 1 "$1"
+	else
+		tui_ok 0 "$1"
+	fi
+}
+
+# tui_gone DESCRIPTION PATTERN [SECONDS]: until the screen no longer matches.
+tui_gone() {
+	limit=${3:-10} i=0
+	while [ "$i" -lt $((limit * 20)) ]; do
+		if ! tui_screen | grep -Eq -- "$2"; then
+			tui_ok 0 "$1"
+			return
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	tui_ok 1 "$1"
+}
+
+# A sane screen: ROWS rows, the transcript's title on top, the status bar at
+# the bottom, the input's rule and prompt just above it.
+tui_sane() {
+	rows=$2 desc=$3
+	sleep 0.3
+	out=$(tui_screen)
+	n=$(printf '%s\n' "$out" | wc -l)
+	first=$(printf '%s\n' "$out" | sed -n 1p)
+	last=$(printf '%s\n' "$out" | sed -n "${rows}p")
+	prompt=$(printf '%s\n' "$out" | sed -n "$((rows - 1))p")
+	if [ "$n" -eq "$rows" ] && printf '%s' "$first" | grep -q '^─ transcript' &&
+	    printf '%s' "$last" | grep -q 'ctx' && printf '%s' "$prompt" | grep -q '›'; then
+		tui_ok 0 "$desc"
+	else
+		tui_ok 1 "$desc (rows $n; first: $first; last: $last)"
+	fi
+}
+
+tui_done() {
+	echo "1..$TUI_N"
+	[ "$TUI_FAILED" -eq 0 ]
+}

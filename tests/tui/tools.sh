@@ -1,0 +1,28 @@
+#!/bin/sh
+# Screen test: a tool line goes queued -> running (live output) -> done.
+. "$top_srcdir/tests/tui/lib.sh"
+
+tui_start 80 24 "$TUI_DATA/tools.jsonl"
+tui_check "the call shows in the transcript" '⏺ run_bash make check'
+tui_check "the tools pane says queued" '· run_bash make check +queued'
+tui_next
+tui_check "live output makes it run" 'run_bash make check +running [0-9]+s'
+tui_check "the last lines of its output show" '│ PROGRESS-LINE-1'
+tui_next
+tui_check "new output arrives live" '│ PROGRESS-LINE-2'
+tui_check "the elapsed time counts" 'running [1-9][0-9]*s' 5
+tui_next
+tui_check "then it is done, with its duration" '✓ run_bash make check +2\.3s'
+tui_gone "its output tail goes away" 'PROGRESS-LINE'
+tui_check "the result is compact in the transcript" '⎿ PASS: 12 … \+1 lines'
+tui_check "a failed tool is marked" '✗ grep TODO +failed 5ms'
+tui_keys Tab
+tui_keys Up
+tui_keys Up
+tui_keys Enter
+tui_check "Enter on a selected result expands it" 'FAIL: 0'
+tui_keys C-o
+tui_keys C-o
+tui_check "Ctrl+O twice expands everything" 'grep: bad pattern'
+tui_sane 80 24 "80x24 is laid out"
+tui_done

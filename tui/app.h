@@ -1,0 +1,193 @@
+/*
+ * app: the TUI's one application context, shared by the tui/ modules
+ * that draw the screen (paint.c), read keys (keys.c), run slash commands
+ * (cmds.c), handle approvals (approve.c) and run the loop (tui.c).
+ *
+ * There is one struct app per tui_run; it owns every model (transcript,
+ * tools, status, editors, approvals) and every curses window.  Internal:
+ * front ends use tui.h.
+ */
+#ifndef TANDEM_TUI_APP_H
+#define TANDEM_TUI_APP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <curses.h>
+#include <cjson/cJSON.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "editor.h"
+#include "layout.h"
+#include "sline.h"
+#include "status.h"
+#include "theme.h"
+#include "toolview.h"
+#include "transcript.h"
+#include "tui.h"
+#include "udiff.h"
+#include "xalloc.h"
+
+#define APP_FRAME_MS	16	/* at most ~60 frames a second */
+#define APP_TICK_MS	100	/* the spinner, while a tool runs or a retry waits */
+#define APP_QUIT_MS	2000	/* a second Ctrl+C within this quits */
+
+/* The agent calls, through a table so replays link without the agent. */
+struct tui_backend {
+	int		 (*submit)(struct agent *, const char *prompt);
+	bool		 (*busy)(const struct agent *);
+	void		 (*answer)(struct agent *, const char *id, enum approval, const char *reason,
+			    const cJSON *edited_input);
+	void		 (*interrupt)(struct agent *);
+	int		 (*compact)(struct agent *, const char *focus);
+	int		 (*clear_all)(struct agent *);
+	void		 (*report)(struct agent *, const char *what, struct buf *out);
+	enum perm_mode	 (*mode)(const struct agent *);
+	void		 (*set_mode)(struct agent *, enum perm_mode);
+	const char	*(*model)(const struct agent *);
+	void		 (*set_model)(struct agent *, const char *model);
+	const char	*(*mode_name)(enum perm_mode);
+};
+
+/* What must be painted in the next frame. */
+enum {
+	D_TRANSCRIPT	= 1 << PANE_TRANSCRIPT,
+	D_TOOLS		= 1 << PANE_TOOLS,
+	D_DIFF		= 1 << PANE_DIFF,
+	D_APPROVAL	= 1 << PANE_APPROVAL,
+	D_INPUT		= 1 << PANE_INPUT,
+	D_STATUS	= 1 << PANE_STATUS,
+	D_PANES		= (1 << PANE_COUNT) - 1,
+	D_LAYOUT	= 1 << 8,	/* place the windows again */
+	D_CLEAR		= 1 << 9	/* the terminal lost its contents: send everything */
+};
+
+/* Where keys go. */
+enum app_mode {
+	MODE_EDIT,		/* the input editor */
+	MODE_REASON,		/* typing why an approval is denied */
+	MODE_SEARCH		/* typing a transcript search */
+};
+
+struct pending {
+	char		*id, *name, *preview;
+	cJSON		*input;
+};
+
+struct app {
+	struct ev_loop		*loop;
+	struct event_bus	*bus;
+	const struct tui_backend *be;
+	struct agent		*agent;
+	bool			 mouse, print_on_exit;
+	char			 themes_dir[PATH_MAX];
+
+	SCREEN			*screen;
+	WINDOW			*win[PANE_COUNT];
+	struct rect		 rect[PANE_COUNT];
+	struct layout_req	 req;
+	struct theme		 theme;
+	enum theme_depth	 depth;
+	bool			 no_color;
+	attr_t			 role_attr[ROLE_COUNT];
+	short			 role_pair[ROLE_COUNT];
+
+	struct transcript	*tr;
+	struct toolview		 tools;
+	struct status		 st;
+	struct editor		 ed;
+	struct editor		 aux;		/* the reason or search line */
+	enum app_mode		 mode;
+	struct buf		 hint;		/* shown on the input's rule */
+	bool			 hint_sticky;	/* kept until the next key */
+
+	struct pending		*pend;
+	size_t			 npend, cappend;
+	struct udiff		 diff;
+	bool			 diff_on;	/* the diff pane has something */
+	bool			 diff_live;	/* ... and it is the pending approval's */
+	char			 diff_title[256];
+	struct slvec		 diff_lines;
+	int			 diff_lines_w;	/* the width diff_lines were made for (-1: unified) */
+	int			 diff_scroll;
+	int			 tools_scroll;	/* rows up from the newest */
+
+	int			 focus;		/* PANE_INPUT or a pane being browsed */
+	int			 zoom;		/* -1 or a pane */
+	bool			 expand_all;
+	char			 cwd[PATH_MAX];
+	int			 turn;		/* the newest turn seen */
+	bool			 local_busy;	/* a turn_start without its turn_end */
+
+	unsigned		 dirty;
+	uint64_t		 frame_timer, tick_timer;
+	int64_t			 last_frame;
+	int			 spin;
+	bool			 paste;		/* inside a bracketed paste */
+	struct buf		 pastebuf;
+	WINDOW			*keywin;	/* read from, never drawn: getch must not repaint */
+	int64_t			 ctrl_c_at;
+	bool			 quit;
+	int			 status_code;
+	struct tui_stats	*stats;
+};
+
+/* tui.c */
+/* The screen for any backend (NULL agent: prompts are only echoed); start runs once set up. */
+int	 tui_main(struct ev_loop *, struct event_bus *, const struct tui_backend *, struct agent *,
+	    const struct tui_opts *, struct tui_stats *, void (*start)(struct app *, void *), void *arg);
+void	 app_dirty(struct app *, unsigned what);
+void	 app_quit(struct app *);
+bool	 app_busy(const struct app *);
+void	 app_notice(struct app *, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	 app_submit(struct app *, const char *text);
+void	 app_set_hint(struct app *, bool sticky, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	 app_tick_arm(struct app *);
+const char *app_mode_name(const struct app *, enum perm_mode);
+/* Suspend and give the terminal back (for $EDITOR or Ctrl+Z), and take it again. */
+void	 app_screen_leave(struct app *);
+void	 app_screen_enter(struct app *);
+
+/* paint.c */
+void	 paint_theme_apply(struct app *);
+void	 paint_frame(struct app *);
+/* Windows for the current layout. */
+void	 paint_place(struct app *);
+void	 paint_free(struct app *);
+/* Rows the tools pane wants in the stacked layout. */
+int	 paint_tool_rows(struct app *);
+/* Which pane holds screen cell (y, x), or -1. */
+int	 paint_pane_at(const struct app *, int y, int x);
+
+/* keys.c */
+void	 keys_setup(struct app *);
+void	 keys_read(struct app *);
+/* A notice listing the keys. */
+void	 keys_help(struct app *);
+
+/* cmds.c */
+/* Run a slash command line ("/theme light"); false when text is not one. */
+bool	 cmds_run(struct app *, const char *text);
+/* The command names ("/help", ...), for completion. */
+const char *const *cmds_names(size_t *n);
+void	 cmds_help(struct app *);
+/* Switch themes; 0, or -1 with a notice naming the problem. */
+int	 cmds_theme(struct app *, const char *name);
+
+/* approve.c */
+void	 approve_request(struct app *, const cJSON *ev);
+/* The pending approval for id was settled elsewhere (rule, hook, interrupt). */
+void	 approve_settled(struct app *, const char *id);
+/* Answer the first pending approval. */
+void	 approve_answer(struct app *, enum approval, const char *reason, const cJSON *edited);
+/* Edit the proposal in $VISUAL/$EDITOR and approve the edited input. */
+void	 approve_edit(struct app *);
+/* The prompt line for the first pending approval. */
+void	 approve_prompt(struct app *, struct sline *out);
+/* Show the diff of the first pending approval (or keep the last one). */
+void	 approve_show(struct app *);
+void	 approve_free(struct app *);
+
+#endif

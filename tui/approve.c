@@ -1,0 +1,401 @@
+/*
+ * approve: the queue of approval requests, the prompt, the diff pane's
+ * content, and editing a proposal in the user's editor.
+ *
+ * Requests queue in arrival order; the first is shown (diff pane and the
+ * prompt line) and answered with y, n, a or e.  An answer goes to the agent
+ * with agent_answer; with no agent (replays) an "approval" event is emitted
+ * instead, so the screen shows what the agent would report.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "ev.h"
+#include "event.h"
+#include "json.h"
+
+#define APPROVE_EDIT_MAX	(16 * 1024 * 1024)
+
+/* Per tool: how to ask, and which input the editor changes. */
+static const struct approve_tool {
+	const char	*name;
+	const char	*verb;
+	const char	*field;		/* edited with e */
+	const char	*target;	/* the input that names what changes */
+} approve_tools[] = {
+	{ "edit_file", "Apply this edit to", "new_string", "path" },
+	{ "write_file", "Write", "content", "path" },
+	{ "apply_patch", "Apply this patch", "patch", NULL },
+	{ "run_bash", "Run this command", "command", NULL },
+};
+
+static const struct approve_tool *
+approve_tool(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof approve_tools / sizeof approve_tools[0]; i++)
+		if (strcmp(approve_tools[i].name, name) == 0)
+			return &approve_tools[i];
+	return NULL;
+}
+
+static void
+approve_pending_free(struct pending *p)
+{
+	free(p->id);
+	free(p->name);
+	free(p->preview);
+	cJSON_Delete(p->input);
+}
+
+void
+approve_free(struct app *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->npend; i++)
+		approve_pending_free(&a->pend[i]);
+	free(a->pend);
+	a->pend = NULL;
+	a->npend = a->cappend = 0;
+	udiff_release(&a->diff);
+	slvec_release(&a->diff_lines);
+}
+
+/* The directory a command runs in: its input's, else the session's. */
+static const char *
+approve_dir(const struct app *a, const struct pending *p)
+{
+	const char *d = json_str(p->input, "cwd", NULL);
+
+	if (d == NULL)
+		d = json_str(p->input, "workdir", NULL);
+	return d != NULL ? d : a->cwd;
+}
+
+static void
+approve_show_command(struct app *a, const struct pending *p)
+{
+	const char *cmd = json_str(p->input, "command", p->preview ? p->preview : "");
+	const char *desc = json_str(p->input, "description", NULL);
+	const char *s = cmd, *nl;
+	struct sline *l;
+	bool first = true;
+
+	do {
+		nl = strchr(s, '\n');
+		l = slvec_push(&a->diff_lines);
+		sline_adds(l, first ? "$ " : "  ", ROLE_ACCENT, TA_BOLD);
+		sline_mark_body(l);
+		sline_set_cont(l, "  ", ROLE_ACCENT);
+		sline_add(l, s, nl ? (size_t)(nl - s) : strlen(s), ROLE_CODE, TA_BOLD);
+		l->flags |= SL_CHARWRAP;
+		first = false;
+		s = nl ? nl + 1 : NULL;
+	} while (s != NULL && *s != '\0');
+	l = slvec_push(&a->diff_lines);
+	sline_adds(l, "  in ", ROLE_DIM, 0);
+	sline_adds(l, approve_dir(a, p), ROLE_DIFF_FILE, 0);
+	if (desc != NULL) {
+		l = slvec_push(&a->diff_lines);
+		sline_adds(l, "  ", ROLE_DIM, 0);
+		sline_adds(l, desc, ROLE_DIM, TA_ITALIC);
+	}
+	snprintf(a->diff_title, sizeof a->diff_title, "%s", "command");
+	a->diff_lines_w = -1;
+}
+
+void
+approve_show(struct app *a)
+{
+	const struct pending *p;
+
+	if (a->npend == 0) {
+		a->diff_live = false;
+		app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT);
+		return;
+	}
+	p = &a->pend[0];
+	udiff_release(&a->diff);
+	slvec_truncate(&a->diff_lines, 0);
+	a->diff_on = a->diff_live = true;
+	a->diff_scroll = 0;
+	if (strcmp(p->name, "run_bash") == 0) {
+		approve_show_command(a, p);
+	} else {
+		const char *text = p->preview ? p->preview : "";
+
+		udiff_parse(&a->diff, text, strlen(text));
+		if (a->diff.file != NULL)
+			snprintf(a->diff_title, sizeof a->diff_title, "%s  +%d \xE2\x88\x92%d", a->diff.file,
+			    a->diff.adds, a->diff.dels);
+		else
+			snprintf(a->diff_title, sizeof a->diff_title, "%s  +%d \xE2\x88\x92%d", p->name,
+			    a->diff.adds, a->diff.dels);
+		udiff_render(&a->diff, &a->diff_lines);
+		a->diff_lines_w = -1;
+	}
+	app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT | D_PANES);
+}
+
+void
+approve_request(struct app *a, const cJSON *ev)
+{
+	struct pending *p;
+	const cJSON *input = json_get(ev, "input");
+
+	if (a->npend == a->cappend) {
+		a->cappend = a->cappend ? a->cappend * 2 : 4;
+		a->pend = xreallocarray(a->pend, a->cappend, sizeof *a->pend);
+	}
+	p = &a->pend[a->npend++];
+	p->id = xstrdup(json_str(ev, "id", ""));
+	p->name = xstrdup(json_str(ev, "name", "tool"));
+	p->preview = xstrdup(json_str(ev, "preview", ""));
+	p->input = input != NULL ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
+	if (p->input == NULL)
+		fatal("out of memory");
+	if (a->npend == 1)
+		approve_show(a);
+	else
+		app_dirty(a, D_APPROVAL);
+}
+
+void
+approve_settled(struct app *a, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < a->npend; i++) {
+		if (strcmp(a->pend[i].id, id) != 0)
+			continue;
+		approve_pending_free(&a->pend[i]);
+		memmove(&a->pend[i], &a->pend[i + 1], (a->npend - i - 1) * sizeof *a->pend);
+		a->npend--;
+		if (i == 0)
+			approve_show(a);
+		else
+			app_dirty(a, D_APPROVAL);
+		if (a->npend == 0 && a->mode == MODE_REASON) {
+			a->mode = MODE_EDIT;
+			buf_reset(&a->hint);
+		}
+		return;
+	}
+}
+
+static const char *
+approve_decision(enum approval d)
+{
+	return d == APPROVAL_DENY ? "deny" : d == APPROVAL_ALWAYS ? "always" : "allow";
+}
+
+void
+approve_answer(struct app *a, enum approval d, const char *reason, const cJSON *edited)
+{
+	char *id;
+
+	if (a->npend == 0)
+		return;
+	id = xstrdup(a->pend[0].id);
+	if (d == APPROVAL_DENY)
+		tr_tool_denied(a->tr, id, reason);
+	tv_decided(&a->tools, id, approve_decision(d), ev_now_ms());
+	if (a->agent != NULL)
+		a->be->answer(a->agent, id, d, reason, edited);
+	else {
+		cJSON *ev = event_new(a->bus, "approval");
+
+		cJSON_AddStringToObject(ev, "id", id);
+		cJSON_AddStringToObject(ev, "decision", approve_decision(d));
+		cJSON_AddStringToObject(ev, "by", "user");
+		if (reason != NULL)
+			cJSON_AddStringToObject(ev, "reason", reason);
+		event_emit(a->bus, ev);
+	}
+	approve_settled(a, id);
+	app_tick_arm(a);
+	app_dirty(a, D_TOOLS | D_TRANSCRIPT);
+	free(id);
+}
+
+void
+approve_prompt(struct app *a, struct sline *out)
+{
+	const struct pending *p;
+	const struct approve_tool *t;
+	const char *target;
+	static const char *const keys[][2] = {
+		{ "y", "es" }, { "n", "o" }, { "a", "lways" }, { "e", "dit" },
+	};
+	size_t i;
+
+	if (a->npend == 0)
+		return;
+	p = &a->pend[0];
+	t = approve_tool(p->name);
+	sline_add(out, " ", 1, ROLE_APPROVAL, 0);
+	if (a->mode == MODE_REASON) {
+		sline_adds(out, "Deny: say why below (optional), Enter sends, Esc goes back", ROLE_APPROVAL, 0);
+		out->flags |= SL_NOWRAP;
+		return;
+	}
+	if (t == NULL) {
+		sline_adds(out, "Allow ", ROLE_APPROVAL, 0);
+		sline_adds(out, p->name, ROLE_APPROVAL, TA_BOLD);
+	} else {
+		sline_adds(out, t->verb, ROLE_APPROVAL, 0);
+		target = t->target ? json_str(p->input, t->target, NULL) : NULL;
+		if (target != NULL) {
+			sline_add(out, " ", 1, ROLE_APPROVAL, 0);
+			sline_adds(out, target, ROLE_APPROVAL, TA_BOLD);
+		}
+		if (strcmp(p->name, "run_bash") == 0) {
+			sline_adds(out, " in ", ROLE_APPROVAL, 0);
+			sline_adds(out, approve_dir(a, p), ROLE_APPROVAL, TA_BOLD);
+		}
+	}
+	sline_adds(out, "?  ", ROLE_APPROVAL, 0);
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (i == 3 && (t == NULL || t->field == NULL))
+			break;
+		sline_adds(out, keys[i][0], ROLE_APPROVAL_KEY, TA_BOLD);
+		sline_adds(out, keys[i][1], ROLE_APPROVAL, 0);
+		sline_adds(out, "  ", ROLE_APPROVAL, 0);
+	}
+	out->flags |= SL_NOWRAP;
+}
+
+/* Write s to a new temporary file; its path in path, or -1. */
+static int
+approve_tmpfile(const char *s, char *path, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t n = strlen(s), off = 0;
+	int fd, r;
+
+	r = snprintf(path, size, "%s/tandem-edit-XXXXXX", dir && *dir ? dir : "/tmp");
+	if (r < 0 || (size_t)r >= size || (fd = mkstemp(path)) == -1)
+		return -1;
+	while (off < n) {
+		ssize_t w = write(fd, s + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			unlink(path);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Run the user's editor on path with the terminal given back; its wait status. */
+static int
+approve_run_editor(struct app *a, const char *path)
+{
+	const char *ed = getenv("VISUAL");
+	char cmd[1024];
+	pid_t pid;
+	int status = -1;
+
+	if (ed == NULL || *ed == '\0')
+		ed = getenv("EDITOR");
+	if (ed == NULL || *ed == '\0')
+		ed = "vi";
+	/* The path is an argument, never part of the command text. */
+	if (snprintf(cmd, sizeof cmd, "%s \"$1\"", ed) >= (int)sizeof cmd)
+		return -1;
+	app_screen_leave(a);
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+			;
+	app_screen_enter(a);
+	return status;
+}
+
+static char *
+approve_read(const char *path, size_t *len)
+{
+	struct buf b = BUF_INIT(APPROVE_EDIT_MAX);
+	char chunk[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		if (buf_append(&b, chunk, n) == -1)
+			break;
+	fclose(f);
+	return buf_detach(&b, len);
+}
+
+void
+approve_edit(struct app *a)
+{
+	const struct pending *p;
+	const struct approve_tool *t;
+	const char *orig;
+	char path[4096], *text;
+	size_t len;
+	int status;
+	cJSON *edited;
+
+	if (a->npend == 0)
+		return;
+	p = &a->pend[0];
+	t = approve_tool(p->name);
+	if (t == NULL || (orig = json_str(p->input, t->field, NULL)) == NULL) {
+		app_notice(a, ROLE_WARNING, "nothing to edit in a %s call", p->name);
+		return;
+	}
+	if (approve_tmpfile(orig, path, sizeof path) == -1) {
+		app_notice(a, ROLE_ERROR, "cannot write a temporary file: %s", strerror(errno));
+		return;
+	}
+	status = approve_run_editor(a, path);
+	text = approve_read(path, &len);
+	unlink(path);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
+		app_notice(a, ROLE_WARNING, "the editor failed (status %d): nothing was approved",
+		    status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		free(text);
+		return;
+	}
+	/* Editors end files with a newline; the proposal may not have had one. */
+	if (len > 0 && text[len - 1] == '\n' && (strcmp(p->name, "run_bash") == 0 ||
+	    strlen(orig) == 0 || orig[strlen(orig) - 1] != '\n'))
+		text[--len] = '\0';
+	if (len == strlen(orig) && memcmp(text, orig, len) == 0) {
+		app_notice(a, ROLE_DIM, "%s", "unchanged: approved as proposed");
+		approve_answer(a, APPROVAL_ALLOW, NULL, NULL);
+		free(text);
+		return;
+	}
+	edited = cJSON_Duplicate(p->input, 1);
+	if (edited == NULL)
+		fatal("out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(edited, t->field);
+	json_add_str_n(edited, t->field, text, len);
+	app_notice(a, ROLE_DIM, "approved with your edit of %s", t->field);
+	approve_answer(a, APPROVAL_ALLOW, NULL, edited);
+	cJSON_Delete(edited);
+	free(text);
+}

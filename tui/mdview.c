@@ -1,0 +1,929 @@
+/* Markdown rendering with md4c: see mdview.h. */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <md4c.h>
+
+#include "buf.h"
+#include "mdview.h"
+#include "theme.h"
+#include "utf8.h"
+#include "wrap.h"
+#include "xalloc.h"
+
+#define MDR_MAXDEPTH	32
+#define MDR_MAXSPANS	32
+#define MDR_CELL_MAX	48
+#define MDR_FLAGS	(MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_TASKLISTS | \
+			 MD_FLAG_NOHTML | MD_FLAG_PERMISSIVEURLAUTOLINKS | \
+			 MD_FLAG_PERMISSIVEWWWAUTOLINKS)
+
+/* A container: a quote, a list or a list item. */
+struct mdr_box {
+	MD_BLOCKTYPE	 kind;
+	bool		 tight;		/* lists */
+	unsigned	 next;		/* ordered lists: the next item's number */
+	char		 delim;
+	char		 marker[32];	/* items: drawn on the item's first line */
+	bool		 marked;
+	bool		 content;	/* a block was emitted inside */
+};
+
+struct mdr_span {
+	uint8_t		 role, attr;
+};
+
+struct mdr_table {
+	struct sline	*cells;		/* rows * cols, row-major */
+	MD_ALIGN	*align;
+	unsigned	 cols, rows, caprows;
+	unsigned	 head_rows;
+	int		 row, col;	/* the cell being filled */
+};
+
+struct mdr {
+	struct slvec	*out;
+	struct mdr_box	 box[MDR_MAXDEPTH];
+	int		 nbox, nover;
+	bool		 top_content;
+	MD_BLOCKTYPE	 leaf;		/* MD_BLOCK_DOC when outside P, H, CODE and cells */
+	ssize_t		 cur;		/* the open line in out, or -1 */
+	struct mdr_span	 span[MDR_MAXSPANS];
+	int		 nspan, spanover;
+	uint8_t		 role, attr;
+	char		*href;
+	uint32_t	 link_start;
+	struct buf	 code;
+	char		 lang[64];
+	struct mdr_table *table;
+};
+
+static void
+mdr_mark_content(struct mdr *r)
+{
+	int i;
+
+	r->top_content = true;
+	for (i = 0; i < r->nbox; i++)
+		r->box[i].content = true;
+}
+
+static bool
+mdr_in_quote(const struct mdr *r)
+{
+	int i;
+
+	for (i = 0; i < r->nbox; i++)
+		if (r->box[i].kind == MD_BLOCK_QUOTE)
+			return true;
+	return false;
+}
+
+/*
+ * Start a line with the containers' prefixes: quote bars, and an item's
+ * marker on its first line (spaces after).  blank: a separator line, which
+ * draws the quote bars only and leaves markers for the item's content.
+ */
+static struct sline *
+mdr_line(struct mdr *r, bool blank)
+{
+	struct buf cont = BUF_INIT(BUF_NOLIMIT);
+	struct sline *l = slvec_push(r->out);
+	int i;
+
+	for (i = 0; i < r->nbox; i++) {
+		struct mdr_box *b = &r->box[i];
+		size_t w, k;
+
+		if (b->kind == MD_BLOCK_QUOTE) {
+			sline_adds(l, blank && i == r->nbox - 1 ? "\xE2\x94\x82" : "\xE2\x94\x82 ", ROLE_QUOTE, 0);
+			buf_puts(&cont, "\xE2\x94\x82 ");
+		} else if (b->kind == MD_BLOCK_LI) {
+			w = wrap_width(b->marker, strlen(b->marker));
+			if (!blank && !b->marked) {
+				sline_adds(l, b->marker, ROLE_ACCENT, 0);
+				b->marked = true;
+			} else if (!blank) {
+				for (k = 0; k < w; k++)
+					sline_add(l, " ", 1, ROLE_TEXT, 0);
+			}
+			for (k = 0; k < w; k++)
+				buf_putc(&cont, ' ');
+		}
+	}
+	if (blank) {
+		/* Trailing spaces of a separator are noise. */
+		while (l->len > 0 && l->text[l->len - 1] == ' ')
+			l->text[--l->len] = '\0';
+	}
+	sline_mark_body(l);
+	sline_set_cont(l, buf_cstr(&cont), mdr_in_quote(r) ? ROLE_QUOTE : ROLE_TEXT);
+	buf_release(&cont);
+	return l;
+}
+
+/* A new block begins: separate it from the one before in its container. */
+static void
+mdr_block_start(struct mdr *r)
+{
+	bool sep;
+
+	r->cur = -1;
+	if (r->nbox == 0)
+		sep = r->top_content;
+	else {
+		struct mdr_box *b = &r->box[r->nbox - 1];
+
+		sep = b->content;
+		if (b->kind == MD_BLOCK_LI && r->nbox >= 2 && r->box[r->nbox - 2].tight)
+			sep = false;
+		if ((b->kind == MD_BLOCK_UL || b->kind == MD_BLOCK_OL) && b->tight)
+			sep = false;
+	}
+	if (sep)
+		mdr_line(r, true);
+	mdr_mark_content(r);
+}
+
+/* The line text goes to: the current table cell, or the open output line. */
+static struct sline *
+mdr_target(struct mdr *r)
+{
+	if (r->table != NULL && r->table->row >= 0 && r->table->col >= 0 &&
+	    (unsigned)r->table->col < r->table->cols)
+		return &r->table->cells[r->table->row * r->table->cols + (unsigned)r->table->col];
+	if (r->table != NULL)
+		return NULL;
+	if (r->cur < 0) {
+		if (r->leaf == MD_BLOCK_DOC)
+			mdr_mark_content(r);
+		mdr_line(r, false);
+		r->cur = (ssize_t)r->out->n - 1;
+	}
+	return &r->out->v[r->cur];
+}
+
+static void
+mdr_put(struct mdr *r, const char *s, size_t n)
+{
+	struct sline *l = mdr_target(r);
+
+	if (l != NULL)
+		sline_add(l, s, n, r->role, r->attr);
+}
+
+static uint8_t
+mdr_base_role(const struct mdr *r)
+{
+	if (r->leaf == MD_BLOCK_H)
+		return ROLE_HEADING;
+	return mdr_in_quote(r) ? ROLE_QUOTE : ROLE_TEXT;
+}
+
+static void
+mdr_span_push(struct mdr *r, int role, unsigned add)
+{
+	if (r->nspan == MDR_MAXSPANS) {
+		r->spanover++;
+		return;
+	}
+	r->span[r->nspan].role = r->role;
+	r->span[r->nspan].attr = r->attr;
+	r->nspan++;
+	if (role >= 0)
+		r->role = (uint8_t)role;
+	r->attr |= (uint8_t)add;
+}
+
+static void
+mdr_span_pop(struct mdr *r)
+{
+	if (r->spanover > 0) {
+		r->spanover--;
+		return;
+	}
+	if (r->nspan == 0)
+		return;
+	r->nspan--;
+	r->role = r->span[r->nspan].role;
+	r->attr = r->span[r->nspan].attr;
+}
+
+static void
+mdr_attr_copy(const MD_ATTRIBUTE *a, char *out, size_t size)
+{
+	size_t n = a->size < size - 1 ? a->size : size - 1;
+
+	memcpy(out, a->text, n);
+	out[n] = '\0';
+}
+
+static void
+mdr_box_push(struct mdr *r, MD_BLOCKTYPE kind, const void *detail)
+{
+	struct mdr_box *b, *list;
+	int depth = 0, i;
+
+	if (r->nbox == MDR_MAXDEPTH) {
+		r->nover++;
+		return;
+	}
+	b = &r->box[r->nbox];
+	memset(b, 0, sizeof *b);
+	b->kind = kind;
+	if (kind == MD_BLOCK_UL) {
+		b->tight = ((const MD_BLOCK_UL_DETAIL *)detail)->is_tight != 0;
+	} else if (kind == MD_BLOCK_OL) {
+		const MD_BLOCK_OL_DETAIL *d = detail;
+
+		b->tight = d->is_tight != 0;
+		b->next = d->start;
+		b->delim = d->mark_delimiter;
+	} else if (kind == MD_BLOCK_LI && r->nbox > 0) {
+		const MD_BLOCK_LI_DETAIL *d = detail;
+		static const char *const bullets[] = { "\xE2\x80\xA2", "\xE2\x97\xA6", "\xE2\x96\xAA" };
+		const char *task = !d->is_task ? "" : d->task_mark == ' ' ? "[ ] " : "[x] ";
+
+		list = &r->box[r->nbox - 1];
+		for (i = 0; i < r->nbox; i++)
+			if (r->box[i].kind == MD_BLOCK_UL || r->box[i].kind == MD_BLOCK_OL)
+				depth++;
+		if (list->kind == MD_BLOCK_OL)
+			snprintf(b->marker, sizeof b->marker, "%u%c %s", list->next++,
+			    list->delim ? list->delim : '.', task);
+		else
+			snprintf(b->marker, sizeof b->marker, "%s %s", bullets[(depth + 2) % 3], task);
+	}
+	r->nbox++;
+}
+
+static void
+mdr_box_pop(struct mdr *r)
+{
+	if (r->nover > 0) {
+		r->nover--;
+		return;
+	}
+	if (r->nbox > 0)
+		r->nbox--;
+}
+
+static void
+mdr_table_begin(struct mdr *r, const MD_BLOCK_TABLE_DETAIL *d)
+{
+	struct mdr_table *t = xcalloc(1, sizeof *t);
+
+	t->cols = d->col_count > 0 ? d->col_count : 1;
+	if (t->cols > 64)
+		t->cols = 64;
+	t->head_rows = d->head_row_count;
+	t->align = xcalloc(t->cols, sizeof *t->align);
+	t->row = t->col = -1;
+	r->table = t;
+}
+
+static void
+mdr_table_row(struct mdr_table *t)
+{
+	unsigned i;
+
+	if (t->rows == t->caprows) {
+		t->caprows = t->caprows ? t->caprows * 2 : 8;
+		t->cells = xreallocarray(t->cells, (size_t)t->caprows * t->cols, sizeof *t->cells);
+	}
+	for (i = 0; i < t->cols; i++)
+		sline_init(&t->cells[(size_t)t->rows * t->cols + i]);
+	t->row = (int)t->rows++;
+	t->col = -1;
+}
+
+static void
+mdr_table_free(struct mdr_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < (size_t)t->rows * t->cols; i++)
+		sline_release(&t->cells[i]);
+	free(t->cells);
+	free(t->align);
+	free(t);
+}
+
+/* A border line: left, fill and joint glyphs for each column. */
+static void
+mdr_table_rule(struct mdr *r, const int *w, unsigned cols, const char *left, const char *mid,
+    const char *right)
+{
+	struct sline *l = mdr_line(r, false);
+	unsigned c;
+	int k;
+
+	sline_adds(l, left, ROLE_BORDER, 0);
+	for (c = 0; c < cols; c++) {
+		for (k = 0; k < w[c] + 2; k++)
+			sline_adds(l, "\xE2\x94\x80", ROLE_BORDER, 0);
+		sline_adds(l, c + 1 < cols ? mid : right, ROLE_BORDER, 0);
+	}
+	l->flags |= SL_NOWRAP;
+}
+
+static void
+mdr_pad(struct sline *l, int n)
+{
+	for (; n > 0; n--)
+		sline_add(l, " ", 1, ROLE_TEXT, 0);
+}
+
+/* One table row: each cell wrapped in its column, as many lines as the tallest. */
+static void
+mdr_table_emit_row(struct mdr *r, unsigned row, const int *w)
+{
+	struct mdr_table *t = r->table;
+	struct wrap_row *rows[64] = { NULL };
+	uint32_t caps[64] = { 0 }, n[64] = { 0 }, height = 1, k;
+	unsigned c;
+
+	for (c = 0; c < t->cols; c++) {
+		struct sline *cell = &t->cells[(size_t)row * t->cols + c];
+
+		n[c] = wrap_text(cell->text ? cell->text : "", cell->len, 0, w[c], w[c], false,
+		    &rows[c], &caps[c]);
+		if (n[c] > height)
+			height = n[c];
+	}
+	for (k = 0; k < height; k++) {
+		struct sline *l = mdr_line(r, false);
+
+		sline_adds(l, "\xE2\x94\x82", ROLE_BORDER, 0);
+		for (c = 0; c < t->cols; c++) {
+			struct sline *cell = &t->cells[(size_t)row * t->cols + c];
+			int cw = 0, gap;
+
+			sline_add(l, " ", 1, ROLE_TEXT, 0);
+			if (k < n[c])
+				cw = (int)wrap_width(cell->text + rows[c][k].start, rows[c][k].end - rows[c][k].start);
+			gap = w[c] - cw;
+			if (t->align[c] == MD_ALIGN_RIGHT)
+				mdr_pad(l, gap);
+			else if (t->align[c] == MD_ALIGN_CENTER)
+				mdr_pad(l, gap / 2);
+			if (k < n[c])
+				sline_add_slice(l, cell, rows[c][k].start, rows[c][k].end);
+			if (t->align[c] == MD_ALIGN_CENTER)
+				mdr_pad(l, gap - gap / 2);
+			else if (t->align[c] != MD_ALIGN_RIGHT)
+				mdr_pad(l, gap);
+			sline_adds(l, " \xE2\x94\x82", ROLE_BORDER, 0);
+		}
+		l->flags |= SL_NOWRAP;
+	}
+	for (c = 0; c < t->cols; c++)
+		free(rows[c]);
+}
+
+static void
+mdr_table_end(struct mdr *r)
+{
+	struct mdr_table *t = r->table;
+	int w[64];
+	unsigned c, row;
+
+	for (c = 0; c < t->cols; c++) {
+		w[c] = 3;
+		for (row = 0; row < t->rows; row++) {
+			const struct sline *cell = &t->cells[(size_t)row * t->cols + c];
+			int cw = (int)sline_width(cell);
+
+			if (cw > w[c])
+				w[c] = cw > MDR_CELL_MAX ? MDR_CELL_MAX : cw;
+		}
+	}
+	mdr_table_rule(r, w, t->cols, "\xE2\x94\x8C", "\xE2\x94\xAC", "\xE2\x94\x90");
+	for (row = 0; row < t->rows; row++) {
+		if (row == t->head_rows && row > 0)
+			mdr_table_rule(r, w, t->cols, "\xE2\x94\x9C", "\xE2\x94\xBC", "\xE2\x94\xA4");
+		mdr_table_emit_row(r, row, w);
+	}
+	mdr_table_rule(r, w, t->cols, "\xE2\x94\x94", "\xE2\x94\xB4", "\xE2\x94\x98");
+	mdr_table_free(t);
+	r->table = NULL;
+}
+
+/* Expand tabs to 4-column stops from the start of the code line. */
+static void
+mdr_code_line(struct sline *l, const char *s, size_t n)
+{
+	size_t i = 0, col = 0;
+
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && s[j] != '\t')
+			j++;
+		sline_add(l, s + i, j - i, ROLE_CODE, 0);
+		col += utf8_width(s + i, j - i);
+		if (j < n) {
+			size_t pad = 4 - col % 4;
+
+			col += pad;
+			while (pad-- > 0)
+				sline_add(l, " ", 1, ROLE_CODE, 0);
+			j++;
+		}
+		i = j;
+	}
+}
+
+static void
+mdr_code_emit(struct mdr *r)
+{
+	const char *s = buf_cstr(&r->code), *end = s + r->code.len;
+	struct buf cont = BUF_INIT(BUF_NOLIMIT);
+	struct sline *l = mdr_line(r, false);
+
+	sline_adds(l, "\xE2\x95\xAD\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+	if (r->lang[0] != '\0') {
+		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
+		sline_adds(l, r->lang, ROLE_CODE_FRAME, TA_BOLD);
+		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
+	}
+	sline_adds(l, "\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+	l->flags |= SL_FILL | SL_NOWRAP;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+
+		l = mdr_line(r, false);
+		sline_adds(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME, 0);
+		sline_mark_body(l);
+		buf_reset(&cont);
+		buf_puts(&cont, l->cont ? l->cont : "");
+		buf_puts(&cont, "\xE2\x94\x82 ");
+		sline_set_cont(l, buf_cstr(&cont), ROLE_CODE_FRAME);
+		mdr_code_line(l, s, (size_t)(le - s));
+		l->flags |= SL_CHARWRAP;
+		s = nl ? nl + 1 : end;
+	}
+	l = mdr_line(r, false);
+	sline_adds(l, "\xE2\x95\xB0\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+	l->flags |= SL_FILL | SL_NOWRAP;
+	buf_reset(&r->code);
+	buf_release(&cont);
+}
+
+static int
+mdr_enter_block(MD_BLOCKTYPE type, void *detail, void *arg)
+{
+	struct mdr *r = arg;
+
+	switch (type) {
+	case MD_BLOCK_DOC:
+		break;
+	case MD_BLOCK_QUOTE:
+	case MD_BLOCK_UL:
+	case MD_BLOCK_OL:
+		mdr_block_start(r);
+		mdr_box_push(r, type, detail);
+		break;
+	case MD_BLOCK_LI:
+		r->cur = -1;
+		if (r->nbox > 0 && !r->box[r->nbox - 1].tight && r->box[r->nbox - 1].content)
+			mdr_line(r, true);
+		mdr_mark_content(r);
+		mdr_box_push(r, type, detail);
+		r->role = mdr_base_role(r);
+		r->attr = 0;
+		break;
+	case MD_BLOCK_HR: {
+		struct sline *l;
+
+		mdr_block_start(r);
+		l = mdr_line(r, false);
+		sline_adds(l, "\xE2\x94\x80", ROLE_DIM, 0);
+		l->flags |= SL_FILL | SL_NOWRAP;
+		break;
+	}
+	case MD_BLOCK_H:
+		mdr_block_start(r);
+		r->leaf = type;
+		r->role = ROLE_HEADING;
+		r->attr = ((const MD_BLOCK_H_DETAIL *)detail)->level == 1 ? TA_BOLD | TA_UNDERLINE : TA_BOLD;
+		break;
+	case MD_BLOCK_P:
+		if (r->table != NULL)
+			break;
+		mdr_block_start(r);
+		r->leaf = type;
+		r->role = mdr_base_role(r);
+		r->attr = 0;
+		break;
+	case MD_BLOCK_CODE:
+		mdr_block_start(r);
+		r->leaf = type;
+		mdr_attr_copy(&((const MD_BLOCK_CODE_DETAIL *)detail)->lang, r->lang, sizeof r->lang);
+		buf_reset(&r->code);
+		break;
+	case MD_BLOCK_HTML:
+		mdr_block_start(r);
+		r->leaf = MD_BLOCK_P;
+		r->role = mdr_base_role(r);
+		r->attr = 0;
+		break;
+	case MD_BLOCK_TABLE:
+		mdr_block_start(r);
+		mdr_table_begin(r, detail);
+		break;
+	case MD_BLOCK_THEAD:
+	case MD_BLOCK_TBODY:
+		break;
+	case MD_BLOCK_TR:
+		mdr_table_row(r->table);
+		break;
+	case MD_BLOCK_TH:
+	case MD_BLOCK_TD:
+		if (r->table != NULL && r->table->row >= 0) {
+			r->table->col++;
+			if (r->table->col >= 0 && (unsigned)r->table->col < r->table->cols)
+				r->table->align[r->table->col] = ((const MD_BLOCK_TD_DETAIL *)detail)->align;
+		}
+		r->role = ROLE_TEXT;
+		r->attr = type == MD_BLOCK_TH ? TA_BOLD : 0;
+		break;
+	}
+	return 0;
+}
+
+static int
+mdr_leave_block(MD_BLOCKTYPE type, void *detail, void *arg)
+{
+	struct mdr *r = arg;
+
+	switch (type) {
+	case MD_BLOCK_QUOTE:
+	case MD_BLOCK_UL:
+	case MD_BLOCK_OL:
+		r->cur = -1;
+		mdr_box_pop(r);
+		break;
+	case MD_BLOCK_LI:
+		if (r->nover == 0 && r->nbox > 0 && !r->box[r->nbox - 1].marked)
+			mdr_line(r, false);
+		r->cur = -1;
+		mdr_box_pop(r);
+		break;
+	case MD_BLOCK_CODE:
+		mdr_code_emit(r);
+		r->leaf = MD_BLOCK_DOC;
+		r->cur = -1;
+		break;
+	case MD_BLOCK_TABLE:
+		if (r->table != NULL)
+			mdr_table_end(r);
+		r->cur = -1;
+		break;
+	case MD_BLOCK_H:
+	case MD_BLOCK_P:
+	case MD_BLOCK_HTML:
+		r->leaf = MD_BLOCK_DOC;
+		r->cur = -1;
+		r->role = mdr_base_role(r);
+		r->attr = 0;
+		break;
+	default:
+		break;
+	}
+	(void)detail;
+	return 0;
+}
+
+static int
+mdr_enter_span(MD_SPANTYPE type, void *detail, void *arg)
+{
+	struct mdr *r = arg;
+	struct sline *l;
+
+	switch (type) {
+	case MD_SPAN_EM:
+		mdr_span_push(r, -1, TA_ITALIC);
+		break;
+	case MD_SPAN_STRONG:
+		mdr_span_push(r, -1, TA_BOLD);
+		break;
+	case MD_SPAN_DEL:
+		mdr_span_push(r, -1, TA_STRIKE);
+		break;
+	case MD_SPAN_U:
+		mdr_span_push(r, -1, TA_UNDERLINE);
+		break;
+	case MD_SPAN_CODE:
+		mdr_span_push(r, ROLE_CODE, 0);
+		break;
+	case MD_SPAN_A: {
+		const MD_SPAN_A_DETAIL *d = detail;
+
+		free(r->href);
+		r->href = xmemdup(d->href.text, d->href.size);
+		l = mdr_target(r);
+		r->link_start = l ? l->len : 0;
+		mdr_span_push(r, ROLE_LINK, TA_UNDERLINE);
+		break;
+	}
+	case MD_SPAN_IMG:
+		mdr_span_push(r, ROLE_LINK, 0);
+		mdr_put(r, "[image: ", 8);
+		break;
+	default:
+		mdr_span_push(r, -1, 0);
+		break;
+	}
+	return 0;
+}
+
+/* After a link: its address, unless the text already says it. */
+static void
+mdr_link_end(struct mdr *r)
+{
+	struct sline *l = mdr_target(r);
+	size_t tl, hl;
+
+	if (l == NULL || r->href == NULL || r->href[0] == '\0')
+		return;
+	tl = l->len >= r->link_start ? l->len - r->link_start : 0;
+	hl = strlen(r->href);
+	if (tl <= hl && memcmp(r->href + hl - tl, l->text + r->link_start, tl) == 0)
+		return;
+	sline_adds(l, " (", ROLE_DIM, 0);
+	sline_adds(l, r->href, ROLE_DIM, 0);
+	sline_adds(l, ")", ROLE_DIM, 0);
+}
+
+static int
+mdr_leave_span(MD_SPANTYPE type, void *detail, void *arg)
+{
+	struct mdr *r = arg;
+
+	if (type == MD_SPAN_IMG)
+		mdr_put(r, "]", 1);
+	mdr_span_pop(r);
+	if (type == MD_SPAN_A) {
+		mdr_link_end(r);
+		free(r->href);
+		r->href = NULL;
+	}
+	(void)detail;
+	return 0;
+}
+
+static const struct mdr_entity {
+	const char	*name;
+	uint32_t	 cp;
+} mdr_entities[] = {
+	{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' },
+	{ "&apos;", '\'' }, { "&nbsp;", 0xA0 }, { "&copy;", 0xA9 }, { "&reg;", 0xAE },
+	{ "&mdash;", 0x2014 }, { "&ndash;", 0x2013 }, { "&hellip;", 0x2026 },
+	{ "&larr;", 0x2190 }, { "&rarr;", 0x2192 }, { "&times;", 0xD7 },
+};
+
+static void
+mdr_entity(struct mdr *r, const char *s, size_t n)
+{
+	char tmp[16], out[4], *end;
+	unsigned long cp = 0;
+	size_t i;
+
+	if (n > 2 && n < sizeof tmp && s[1] == '#') {
+		memcpy(tmp, s, n);
+		tmp[n - 1] = '\0';
+		if (tmp[2] == 'x' || tmp[2] == 'X')
+			cp = strtoul(tmp + 3, &end, 16);
+		else
+			cp = strtoul(tmp + 2, &end, 10);
+		if (*end != '\0' || cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			cp = 0xFFFD;
+		mdr_put(r, out, utf8_encode((uint32_t)cp, out));
+		return;
+	}
+	for (i = 0; i < sizeof mdr_entities / sizeof mdr_entities[0]; i++) {
+		if (strlen(mdr_entities[i].name) == n && memcmp(mdr_entities[i].name, s, n) == 0) {
+			mdr_put(r, out, utf8_encode(mdr_entities[i].cp, out));
+			return;
+		}
+	}
+	mdr_put(r, s, n);
+}
+
+static int
+mdr_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *arg)
+{
+	struct mdr *r = arg;
+
+	if (r->leaf == MD_BLOCK_CODE) {
+		buf_append(&r->code, s, n);
+		return 0;
+	}
+	switch (type) {
+	case MD_TEXT_NULLCHAR:
+		mdr_put(r, "\xEF\xBF\xBD", 3);
+		break;
+	case MD_TEXT_BR:
+		if (r->table != NULL)
+			mdr_put(r, " ", 1);
+		else
+			r->cur = -1;
+		break;
+	case MD_TEXT_SOFTBR:
+		mdr_put(r, " ", 1);
+		break;
+	case MD_TEXT_ENTITY:
+		mdr_entity(r, s, n);
+		break;
+	default:
+		mdr_put(r, s, n);
+		break;
+	}
+	return 0;
+}
+
+void
+mdview_render(const char *s, size_t n, struct slvec *out)
+{
+	MD_PARSER p;
+	struct mdr r;
+
+	memset(&p, 0, sizeof p);
+	p.flags = MDR_FLAGS;
+	p.enter_block = mdr_enter_block;
+	p.leave_block = mdr_leave_block;
+	p.enter_span = mdr_enter_span;
+	p.leave_span = mdr_leave_span;
+	p.text = mdr_text;
+	memset(&r, 0, sizeof r);
+	r.out = out;
+	r.cur = -1;
+	r.leaf = MD_BLOCK_DOC;
+	buf_init(&r.code, BUF_NOLIMIT);
+	if (n > 0)
+		md_parse(s, (MD_SIZE)n, &p, &r);
+	/* An aborted parse (out of memory inside md4c) can leave a table open. */
+	if (r.table != NULL)
+		mdr_table_free(r.table);
+	free(r.href);
+	buf_release(&r.code);
+}
+
+/* ---- streaming ---- */
+
+void
+mdview_init(struct mdview *m)
+{
+	memset(m, 0, sizeof *m);
+	buf_init(&m->src, BUF_NOLIMIT);
+	slvec_init(&m->lines);
+}
+
+void
+mdview_release(struct mdview *m)
+{
+	buf_release(&m->src);
+	slvec_release(&m->lines);
+	memset(m, 0, sizeof *m);
+}
+
+static bool
+mdview_blank(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+/* A line that may continue a list after a blank line: "- ", "* ", "+ ", "12. ", "3) ". */
+static bool
+mdview_list_marker(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 1 && (s[0] == '-' || s[0] == '*' || s[0] == '+'))
+		return n == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '\r';
+	while (i < n && i < 10 && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i == 0 || i == n || (s[i] != '.' && s[i] != ')'))
+		return false;
+	return i + 1 == n || s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\r';
+}
+
+/* A fence line: up to 3 spaces, then 3 or more ` or ~; *c and *len describe it. */
+static bool
+mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info)
+{
+	size_t i = 0, k;
+
+	while (i < n && i < 3 && s[i] == ' ')
+		i++;
+	if (i == n || (s[i] != '`' && s[i] != '~'))
+		return false;
+	*c = s[i];
+	for (k = i; k < n && s[k] == *c; k++)
+		;
+	if (k - i < 3)
+		return false;
+	*len = k - i;
+	*info = !mdview_blank(s + k, n - k);
+	/* A backtick fence's info string may not hold a backtick. */
+	if (*c == '`' && memchr(s + k, '`', n - k) != NULL)
+		return false;
+	return true;
+}
+
+static void
+mdview_render_range(struct mdview *m, size_t from, size_t to, struct slvec *out)
+{
+	struct slvec tmp;
+
+	slvec_init(&tmp);
+	mdview_render(m->src.data + from, to - from, &tmp);
+	if (tmp.n > 0 && out->n > 0)
+		slvec_push(out);
+	slvec_move(out, &tmp);
+	slvec_release(&tmp);
+}
+
+/* src[stable..at) is final: render it for good. */
+static void
+mdview_commit(struct mdview *m, size_t at)
+{
+	slvec_truncate(&m->lines, m->ncommitted);
+	mdview_render_range(m, m->stable, at, &m->lines);
+	m->ncommitted = m->lines.n;
+	m->stable = at;
+}
+
+/* Scan the complete lines that arrived for stable boundaries. */
+static void
+mdview_scan(struct mdview *m)
+{
+	const char *s = m->src.data;
+
+	while (m->scan < m->src.len) {
+		const char *ls = s + m->scan;
+		const char *nl;
+		size_t n, flen;
+		bool info;
+		char fc;
+
+		/* Search a long unfinished line only once per byte. */
+		if (m->seek < m->scan)
+			m->seek = m->scan;
+		nl = memchr(s + m->seek, '\n', m->src.len - m->seek);
+		if (nl == NULL) {
+			m->seek = m->src.len;
+			return;
+		}
+		n = (size_t)(nl - ls);
+		if (m->fence_char != 0) {
+			if (mdview_fence(ls, n, &fc, &flen, &info) && fc == m->fence_char &&
+			    flen >= m->fence_len && !info)
+				m->fence_char = 0;
+		} else if (mdview_blank(ls, n)) {
+			m->prev_blank = true;
+		} else {
+			if (m->prev_blank && ls[0] != ' ' && ls[0] != '\t' &&
+			    !mdview_list_marker(ls, n) && m->scan > m->stable)
+				mdview_commit(m, m->scan);
+			m->prev_blank = false;
+			if (mdview_fence(ls, n, &fc, &flen, &info)) {
+				m->fence_char = fc;
+				m->fence_len = flen;
+			}
+		}
+		m->scan += n + 1;
+	}
+}
+
+void
+mdview_append(struct mdview *m, const char *s, size_t n)
+{
+	if (n == 0)
+		return;
+	if (buf_append(&m->src, s, n) == -1)
+		fatal("out of memory for a reply");
+	m->dirty = true;
+	mdview_scan(m);
+}
+
+bool
+mdview_update(struct mdview *m)
+{
+	if (!m->dirty)
+		return false;
+	slvec_truncate(&m->lines, m->ncommitted);
+	mdview_render_range(m, m->stable, m->src.len, &m->lines);
+	m->dirty = false;
+	return true;
+}

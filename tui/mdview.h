@@ -1,0 +1,52 @@
+/*
+ * mdview: Markdown to styled lines, whole or while it streams.
+ *
+ * mdview_render parses text with md4c (CommonMark plus GitHub tables,
+ * strike-through and task lists; raw HTML is shown as text) and appends
+ * styled logical lines: headings, emphasis, inline code, fenced code
+ * blocks framed with their language, lists, quotes, tables, links.
+ * Top-level blocks are separated by one empty line.
+ *
+ * struct mdview is a reply that grows by deltas.  Only the tail after the
+ * last stable block boundary is parsed again: a blank line followed by a
+ * line that starts in column 0 and is not a list item, with no code fence
+ * open.  Everything before it is rendered once and keeps its lines (and
+ * their wrap caches).  The result equals mdview_render of the whole text,
+ * except that a link reference definition only applies after itself.
+ *
+ * The mdview owns its source and lines; mdview_release frees them.
+ */
+#ifndef TANDEM_TUI_MDVIEW_H
+#define TANDEM_TUI_MDVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "sline.h"
+
+/* Render n bytes of Markdown, appending lines to out. */
+void	 mdview_render(const char *s, size_t n, struct slvec *out);
+
+struct mdview {
+	struct buf	 src;
+	size_t		 stable;	/* src[0..stable) is in lines[0..ncommitted) for good */
+	size_t		 scan;		/* the boundary scanner's position (a line start) */
+	size_t		 seek;		/* how far the line at scan was searched for its end */
+	struct slvec	 lines;
+	size_t		 ncommitted;
+	bool		 dirty;		/* the tail has changed since the last update */
+	/* The scanner's state at scan. */
+	char		 fence_char;
+	size_t		 fence_len;
+	bool		 prev_blank;
+};
+
+void	 mdview_init(struct mdview *);
+void	 mdview_release(struct mdview *);
+/* Add a delta of text (any bytes; invalid UTF-8 is shown as U+FFFD). */
+void	 mdview_append(struct mdview *, const char *s, size_t n);
+/* Bring lines up to date; true when they changed. */
+bool	 mdview_update(struct mdview *);
+
+#endif

@@ -1,0 +1,732 @@
+/*
+ * paint: drawing the panes with curses.
+ *
+ * Each pane is a window; a frame erases and redraws only the dirty ones
+ * (what is visible, from the models' wrap caches), wnoutrefresh-es each
+ * and calls doupdate once, with the cursor hidden meanwhile.  curses sends
+ * only the cells that changed, so nothing flickers.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "app.h"
+#include "ev.h"
+#include "utf8.h"
+#include "wrap.h"
+
+#define PAINT_MATCHES	16
+#define PAINT_TAIL	3	/* output lines under a running command */
+
+static const char *const paint_spinner[] = {
+	"\xE2\xA0\x8B", "\xE2\xA0\x99", "\xE2\xA0\xB9", "\xE2\xA0\xB8", "\xE2\xA0\xBC",
+	"\xE2\xA0\xB4", "\xE2\xA0\xA6", "\xE2\xA0\xA7", "\xE2\xA0\x87", "\xE2\xA0\x8F",
+};
+
+/* Per tool state: icon and role (the spinner replaces the running icon). */
+static const struct paint_state {
+	const char	*icon;
+	int		 role;
+} paint_states[] = {
+	[TV_QUEUED]	= { "\xC2\xB7", ROLE_TOOL_QUEUED },
+	[TV_WAITING]	= { "?", ROLE_TOOL_WAITING },
+	[TV_RUNNING]	= { "", ROLE_TOOL_RUNNING },
+	[TV_DONE]	= { "\xE2\x9C\x93", ROLE_TOOL_DONE },
+	[TV_FAILED]	= { "\xE2\x9C\x97", ROLE_TOOL_FAILED },
+	[TV_DENIED]	= { "\xE2\x8A\x98", ROLE_TOOL_DENIED },
+};
+
+static attr_t
+paint_ta(unsigned ta)
+{
+	attr_t a = A_NORMAL;
+
+	if (ta & TA_BOLD)
+		a |= A_BOLD;
+	if (ta & (TA_DIM | TA_STRIKE))
+		a |= A_DIM;
+	if (ta & TA_ITALIC)
+		a |= A_ITALIC;
+	if (ta & TA_UNDERLINE)
+		a |= A_UNDERLINE;
+	if (ta & TA_REVERSE)
+		a |= A_REVERSE;
+	if (ta & TA_STANDOUT)
+		a |= A_STANDOUT;
+	return a;
+}
+
+void
+paint_theme_apply(struct app *a)
+{
+	int i;
+
+	if (a->no_color || !has_colors())
+		a->depth = THEME_MONO;
+	else {
+		start_color();
+		use_default_colors();
+		a->depth = COLORS >= 256 ? THEME_256 : COLORS >= 8 ? THEME_8 : THEME_MONO;
+		if (COLOR_PAIRS <= ROLE_COUNT)
+			a->depth = THEME_MONO;
+	}
+	for (i = 0; i < ROLE_COUNT; i++) {
+		int fg, bg;
+		unsigned ta;
+
+		theme_resolve(&a->theme.role[i], a->depth, &fg, &bg, &ta);
+		a->role_attr[i] = paint_ta(ta);
+		a->role_pair[i] = 0;
+		if (a->depth != THEME_MONO && init_pair((short)(i + 1), (short)fg, (short)bg) == OK)
+			a->role_pair[i] = (short)(i + 1);
+	}
+	app_dirty(a, D_PANES | D_LAYOUT | D_CLEAR);
+}
+
+/* Draw one character cluster s[0..n) in role with extra attributes. */
+static void
+paint_cluster(struct app *a, WINDOW *w, const char *s, size_t n, int role, unsigned ta)
+{
+	wchar_t wc[CCHARW_MAX + 1];
+	size_t i = 0;
+	int k = 0;
+	cchar_t cc;
+
+	while (i < n && k < CCHARW_MAX) {
+		uint32_t cp;
+
+		i += utf8_decode(s + i, n - i, &cp);
+		wc[k++] = (wchar_t)cp;
+	}
+	wc[k] = L'\0';
+	if (setcchar(&cc, wc, a->role_attr[role] | paint_ta(ta), a->role_pair[role], NULL) == OK)
+		wadd_wch(w, &cc);
+}
+
+static void
+paint_fill(struct app *a, WINDOW *w, int cols, const char *s, size_t n, int role, unsigned ta)
+{
+	for (; cols > 0; cols--)
+		paint_cluster(a, w, s, n, role, ta);
+}
+
+struct paint_ctx {
+	struct app	*a;
+	WINDOW		*w;
+	int		 x0, width;
+	int		 over;		/* a role drawn over everything (selection), or -1 */
+	const char	*query;
+};
+
+/* Match intervals of the query in [from, to) of l. */
+static int
+paint_matches(const struct sline *l, const char *q, uint32_t from, uint32_t to, uint32_t m[][2])
+{
+	size_t qn = q ? strlen(q) : 0;
+	uint32_t i;
+	int n = 0;
+
+	if (qn == 0 || l->text == NULL)
+		return 0;
+	for (i = from; i + qn <= to + qn && i + qn <= l->len && n < PAINT_MATCHES; i++) {
+		if (i >= to)
+			break;
+		if (strncasecmp(l->text + i, q, qn) == 0) {
+			m[n][0] = i;
+			m[n][1] = (uint32_t)(i + qn);
+			n++;
+			i += (uint32_t)qn - 1;
+		}
+	}
+	return n;
+}
+
+/* Draw l's bytes [from, to) in their styles; returns the columns used. */
+static int
+paint_bytes(struct paint_ctx *c, const struct sline *l, uint32_t from, uint32_t to, int cols)
+{
+	uint32_t m[PAINT_MATCHES][2], pos = from;
+	int nm = paint_matches(l, c->query, from, to, m), used = 0, k = 0;
+
+	while (pos < to) {
+		const struct srun *st = sline_style_at(l, pos);
+		int cw, role = st->role;
+		size_t cl = wrap_cluster(l->text + pos, to - pos, &cw);
+		unsigned ta = st->attr;
+
+		if (used + cw > cols)
+			break;
+		while (k < nm && m[k][1] <= pos)
+			k++;
+		if (k < nm && pos >= m[k][0])
+			role = ROLE_MATCH;
+		else if (c->over >= 0) {
+			role = c->over;
+			ta &= ~(unsigned)TA_REVERSE;
+		}
+		paint_cluster(c->a, c->w, l->text + pos, cl, role, ta);
+		used += cw;
+		pos += (uint32_t)cl;
+	}
+	return used;
+}
+
+/* Draw row `row` of l at line y of the context's window. */
+static void
+paint_row(struct paint_ctx *c, int y, struct sline *l, uint32_t row)
+{
+	uint32_t rows = sline_rows(l, c->width);
+	int used = 0;
+
+	wmove(c->w, y, c->x0);
+	if (row >= rows)
+		return;
+	if (row == 0)
+		used += paint_bytes(c, l, 0, l->body, c->width);
+	else if (l->cont != NULL) {
+		size_t n = strlen(l->cont), fit = wrap_fit(l->cont, n, c->width);
+		size_t i = 0;
+
+		while (i < fit) {
+			int cw;
+			size_t cl = wrap_cluster(l->cont + i, fit - i, &cw);
+
+			paint_cluster(c->a, c->w, l->cont + i, cl, c->over >= 0 ? c->over : l->cont_role, 0);
+			used += cw;
+			i += cl;
+		}
+	}
+	used += paint_bytes(c, l, l->rows[row].start, l->rows[row].end, c->width - used);
+	if ((l->flags & SL_FILL) && l->len > 0 && used < c->width) {
+		size_t last = utf8_floor(l->text, l->len - 1);
+		const struct srun *st = sline_style_at(l, (uint32_t)last);
+
+		paint_fill(c->a, c->w, c->width - used, l->text + last, l->len - last,
+		    c->over >= 0 ? c->over : st->role, st->attr);
+		return;
+	}
+	if (c->over >= 0)
+		paint_fill(c->a, c->w, c->width - used, " ", 1, c->over, 0);
+}
+
+/* A pane title: "─ name ─── right ─" on row y, accent when focused. */
+static void
+paint_title(struct app *a, WINDOW *w, int y, int width, const char *name, const char *right, bool focused)
+{
+	struct sline l;
+	struct paint_ctx c = { a, w, 0, width, -1, NULL };
+
+	sline_init(&l);
+	sline_adds(&l, "\xE2\x94\x80 ", ROLE_BORDER, 0);
+	sline_adds(&l, name, focused ? ROLE_TITLE_FOCUS : ROLE_TITLE, 0);
+	sline_adds(&l, " ", ROLE_BORDER, 0);
+	if (right != NULL && *right != '\0') {
+		size_t used = sline_width(&l), rw = wrap_width(right, strlen(right));
+
+		while ((int)(used + rw + 3) < width && used < 4096) {
+			sline_adds(&l, "\xE2\x94\x80", ROLE_BORDER, 0);
+			used++;
+		}
+		sline_adds(&l, " ", ROLE_BORDER, 0);
+		sline_adds(&l, right, ROLE_DIM, 0);
+		sline_adds(&l, " ", ROLE_BORDER, 0);
+	}
+	sline_adds(&l, "\xE2\x94\x80", ROLE_BORDER, 0);
+	l.flags = SL_NOWRAP | SL_FILL;
+	paint_row(&c, y, &l, 0);
+	sline_release(&l);
+}
+
+static void
+paint_tr_row(void *arg, int y, struct sline *l, uint32_t row, bool selected)
+{
+	struct paint_ctx *c = arg;
+	int over = c->over;
+
+	if (selected)
+		c->over = ROLE_SELECTION;
+	paint_row(c, y + 1, l, row);
+	c->over = over;
+}
+
+static void
+paint_transcript(struct app *a)
+{
+	WINDOW *w = a->win[PANE_TRANSCRIPT];
+	struct rect *r = &a->rect[PANE_TRANSCRIPT];
+	bool border = r->x + r->w < COLS && a->zoom < 0;
+	int width = r->w - (border ? 1 : 0), y;
+	struct paint_ctx c = { a, w, 0, width, -1, tr_query(a->tr) };
+	char right[128] = "";
+
+	werase(w);
+	tr_set_size(a->tr, width, r->h - 1);
+	if (tr_query(a->tr) != NULL)
+		snprintf(right, sizeof right, "search: %.60s", tr_query(a->tr));
+	else if (!tr_following(a->tr))
+		snprintf(right, sizeof right, "%s", "scrolled \xE2\x80\x94 End to follow");
+	paint_title(a, w, 0, width, "transcript", right, a->focus == PANE_TRANSCRIPT);
+	tr_paint(a->tr, paint_tr_row, &c);
+	if (border) {
+		for (y = 0; y < r->h; y++) {
+			wmove(w, y, width);
+			paint_cluster(a, w, y == 0 ? "\xE2\x94\xAC" : "\xE2\x94\x82", 3, ROLE_BORDER, 0);
+		}
+	}
+	wnoutrefresh(w);
+}
+
+static bool
+paint_tool_shown(const struct app *a, const struct tv_entry *e)
+{
+	if (layout_wide(COLS) || a->zoom == PANE_TOOLS)
+		return true;
+	return e->turn >= a->turn || e->state == TV_RUNNING || e->state == TV_WAITING;
+}
+
+static int
+paint_tool_height(const struct tv_entry *e)
+{
+	size_t lines = 0;
+	const char *s;
+
+	if (e->state != TV_RUNNING || e->out.len == 0)
+		return 1;
+	for (s = e->out.data; s != NULL && (s = memchr(s, '\n', e->out.len - (size_t)(s - e->out.data))) != NULL; s++)
+		if (++lines >= PAINT_TAIL)
+			break;
+	return 1 + (int)(lines > 0 ? lines : 1);
+}
+
+int
+paint_tool_rows(struct app *a)
+{
+	size_t i = a->tools.n;
+	int rows = 0;
+
+	while (i-- > 0 && rows < 64) {
+		if (!paint_tool_shown(a, &a->tools.v[i]))
+			break;
+		rows += paint_tool_height(&a->tools.v[i]);
+	}
+	return rows > 0 ? rows + 1 : 0;
+}
+
+static void
+paint_duration(int64_t ms, char *out, size_t size)
+{
+	if (ms < 0)
+		snprintf(out, size, "%s", "");
+	else if (ms < 1000)
+		snprintf(out, size, "%lldms", (long long)ms);
+	else if (ms < 60000)
+		snprintf(out, size, "%.1fs", (double)ms / 1000.0);
+	else
+		snprintf(out, size, "%lldm%02llds", (long long)(ms / 60000), (long long)(ms / 1000 % 60));
+}
+
+/* One tool entry at row y: icon, name, summary, and its state on the right. */
+static void
+paint_tool_line(struct app *a, struct paint_ctx *c, int y, const struct tv_entry *e, int64_t now)
+{
+	const struct paint_state *ps = &paint_states[e->state];
+	char right[48], dur[24];
+	struct sline l;
+	int room;
+	size_t rw;
+
+	sline_init(&l);
+	sline_add(&l, " ", 1, ROLE_TEXT, 0);
+	sline_adds(&l, e->state == TV_RUNNING ? paint_spinner[a->spin % 10] : ps->icon, ps->role, TA_BOLD);
+	sline_add(&l, " ", 1, ROLE_TEXT, 0);
+	sline_adds(&l, e->name, ROLE_ACCENT, 0);
+	sline_add(&l, " ", 1, ROLE_TEXT, 0);
+	if (e->state == TV_RUNNING)
+		paint_duration(now - e->started, dur, sizeof dur);
+	else
+		paint_duration(e->duration, dur, sizeof dur);
+	if (e->state == TV_RUNNING)
+		snprintf(right, sizeof right, "running %llds", (long long)((now - e->started) / 1000));
+	else if (e->state == TV_DONE)
+		snprintf(right, sizeof right, "%s", dur);
+	else if (e->state == TV_FAILED)
+		snprintf(right, sizeof right, "failed %s", dur);
+	else
+		snprintf(right, sizeof right, "%s", tv_state_name(e->state));
+	rw = wrap_width(right, strlen(right));
+	room = c->width - (int)sline_width(&l) - (int)rw - 2;
+	if (room > 0) {
+		size_t fit = wrap_fit(e->summary, strlen(e->summary), room);
+
+		sline_add(&l, e->summary, fit, ROLE_TEXT, 0);
+		while ((int)sline_width(&l) < c->width - (int)rw - 1)
+			sline_add(&l, " ", 1, ROLE_TEXT, 0);
+	}
+	sline_adds(&l, right, ps->role, 0);
+	l.flags = SL_NOWRAP;
+	paint_row(c, y, &l, 0);
+	sline_release(&l);
+}
+
+static void
+paint_tool_tail(struct paint_ctx *c, int y, const char *s, size_t n)
+{
+	struct sline l;
+
+	sline_init(&l);
+	sline_adds(&l, "   \xE2\x94\x82 ", ROLE_BORDER, 0);
+	sline_add(&l, s, n, ROLE_TOOL_OUTPUT, 0);
+	l.flags = SL_NOWRAP;
+	paint_row(c, y, &l, 0);
+	sline_release(&l);
+}
+
+static void
+paint_tools(struct app *a)
+{
+	WINDOW *w = a->win[PANE_TOOLS];
+	struct rect *r = &a->rect[PANE_TOOLS];
+	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	int64_t now = ev_now_ms();
+	int y = r->h, skip = a->tools_scroll;
+	size_t i = a->tools.n, first;
+	char right[48];
+
+	werase(w);
+	snprintf(right, sizeof right, "%zu", a->tools.n);
+	paint_title(a, w, 0, r->w, "tools", a->tools.n ? right : "", a->focus == PANE_TOOLS);
+	/* Newest at the bottom: find the first entry that fits, then draw down. */
+	while (i > 0 && y > 1) {
+		int h = paint_tool_height(&a->tools.v[i - 1]);
+
+		if (!paint_tool_shown(a, &a->tools.v[i - 1]))
+			break;
+		if (skip > 0) {
+			skip--;
+			i--;
+			continue;
+		}
+		if (y - h < 1)
+			break;
+		y -= h;
+		i--;
+	}
+	first = i;
+	for (i = first; y < r->h && i < a->tools.n; i++) {
+		const struct tv_entry *e = &a->tools.v[i];
+		const char *lines[PAINT_TAIL];
+		size_t lens[PAINT_TAIL], n, k;
+
+		if (a->tools_scroll > 0 && a->tools.n - i <= (size_t)a->tools_scroll)
+			break;
+		paint_tool_line(a, &c, y++, e, now);
+		if (e->state != TV_RUNNING)
+			continue;
+		n = tv_tail(e, (size_t)(paint_tool_height(e) - 1), lines, lens);
+		for (k = 0; k < n && y < r->h; k++)
+			paint_tool_tail(&c, y++, lines[k], lens[k]);
+	}
+	if (a->tools.n == 0 && r->h > 1) {
+		struct sline l;
+
+		sline_init(&l);
+		sline_adds(&l, " no tool calls yet", ROLE_DIM, 0);
+		paint_row(&c, 1, &l, 0);
+		sline_release(&l);
+	}
+	wnoutrefresh(w);
+}
+
+static void
+paint_diff(struct app *a)
+{
+	WINDOW *w = a->win[PANE_DIFF];
+	struct rect *r = &a->rect[PANE_DIFF];
+	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	bool split = r->w >= 120 && a->diff.hunks > 0;
+	size_t i;
+	int y = 1;
+
+	werase(w);
+	if (a->diff_on && (split ? a->diff_lines_w != r->w : a->diff_lines_w != -1)) {
+		slvec_truncate(&a->diff_lines, 0);
+		if (split)
+			udiff_render_split(&a->diff, r->w, &a->diff_lines);
+		else
+			udiff_render(&a->diff, &a->diff_lines);
+		a->diff_lines_w = split ? r->w : -1;
+	}
+	paint_title(a, w, 0, r->w, a->diff_live ? "diff" : "last diff", a->diff_on ? a->diff_title : "",
+	    a->focus == PANE_DIFF);
+	if (a->diff_scroll > 0 && (size_t)a->diff_scroll >= a->diff_lines.n)
+		a->diff_scroll = a->diff_lines.n > 0 ? (int)a->diff_lines.n - 1 : 0;
+	for (i = (size_t)a->diff_scroll; a->diff_on && i < a->diff_lines.n && y < r->h; i++) {
+		struct sline *l = &a->diff_lines.v[i];
+		uint32_t k, rows = sline_rows(l, r->w);
+
+		for (k = 0; k < rows && y < r->h; k++)
+			paint_row(&c, y++, l, k);
+	}
+	if (!a->diff_on && r->h > 1) {
+		struct sline l;
+
+		sline_init(&l);
+		sline_adds(&l, " no pending change", ROLE_DIM, 0);
+		paint_row(&c, 1, &l, 0);
+		sline_release(&l);
+	}
+	wnoutrefresh(w);
+}
+
+static void
+paint_approval(struct app *a)
+{
+	WINDOW *w = a->win[PANE_APPROVAL];
+	struct rect *r = &a->rect[PANE_APPROVAL];
+	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	char right[48] = "";
+	struct sline l;
+
+	werase(w);
+	if (a->npend > 1)
+		snprintf(right, sizeof right, "1 of %zu pending", a->npend);
+	if (r->h > 1)
+		paint_title(a, w, 0, r->w, "approval", right, true);
+	sline_init(&l);
+	approve_prompt(a, &l);
+	paint_row(&c, r->h - 1, &l, 0);
+	sline_release(&l);
+	wnoutrefresh(w);
+}
+
+/* The label before the text being edited, by mode. */
+static const char *
+paint_input_label(const struct app *a)
+{
+	if (a->mode == MODE_SEARCH)
+		return "search \xE2\x80\xBA ";
+	if (a->mode == MODE_REASON)
+		return "why? \xE2\x80\xBA ";
+	if (a->ed.searching)
+		return "history \xE2\x80\xBA ";
+	return "\xE2\x80\xBA ";
+}
+
+static void
+paint_input(struct app *a, int *cy, int *cx)
+{
+	WINDOW *w = a->win[PANE_INPUT];
+	struct rect *r = &a->rect[PANE_INPUT];
+	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	const struct editor *e = a->mode == MODE_EDIT ? &a->ed : &a->aux;
+	const char *label = paint_input_label(a), *text = ed_text(e);
+	int lw = (int)wrap_width(label, strlen(label)), first, y;
+	struct ed_layout lo;
+	struct sline rule;
+	unsigned k;
+
+	werase(w);
+	sline_init(&rule);
+	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
+	if (a->hint.len > 0) {
+		sline_adds(&rule, " ", ROLE_BORDER, 0);
+		sline_add(&rule, a->hint.data, a->hint.len, ROLE_ACCENT, 0);
+		sline_adds(&rule, " ", ROLE_BORDER, 0);
+	} else if (a->ed.searching)
+		sline_adds(&rule, " Enter keeps it, Esc goes back, Ctrl+R older ", ROLE_DIM, 0);
+	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
+	rule.flags = SL_NOWRAP | SL_FILL;
+	paint_row(&c, 0, &rule, 0);
+	sline_release(&rule);
+
+	memset(&lo, 0, sizeof lo);
+	if (a->mode == MODE_EDIT && a->ed.searching) {
+		/* History search shows the query and what it found. */
+		struct sline l;
+
+		sline_init(&l);
+		sline_adds(&l, label, ROLE_ACCENT, TA_BOLD);
+		sline_add(&l, a->ed.query.data ? a->ed.query.data : "", a->ed.query.len, ROLE_INPUT, TA_UNDERLINE);
+		sline_adds(&l, "  ", ROLE_INPUT, 0);
+		sline_adds(&l, ed_search_match(&a->ed) ? ed_search_match(&a->ed) : "(no match)", ROLE_DIM, 0);
+		l.flags = SL_NOWRAP;
+		paint_row(&c, 1, &l, 0);
+		*cy = r->y + 1;
+		*cx = lw + (int)wrap_width(a->ed.query.data ? a->ed.query.data : "", a->ed.query.len);
+		sline_release(&l);
+		wnoutrefresh(w);
+		return;
+	}
+	ed_layout(e, r->w, lw, &lo);
+	first = lo.cur_row - (r->h - 2);
+	if (first < 0)
+		first = 0;
+	for (k = (unsigned)first, y = 1; k < lo.nrows && y < r->h; k++, y++) {
+		struct sline l;
+		bool first_row = k == 0;
+
+		sline_init(&l);
+		if (first_row)
+			sline_adds(&l, label, a->mode == MODE_EDIT ? ROLE_USER : ROLE_ACCENT, TA_BOLD);
+		else
+			for (int s = 0; s < lw; s++)
+				sline_add(&l, " ", 1, ROLE_INPUT, 0);
+		sline_add(&l, text + lo.rows[k].start, lo.rows[k].end - lo.rows[k].start, ROLE_INPUT, 0);
+		l.flags = SL_NOWRAP;
+		paint_row(&c, y, &l, 0);
+		sline_release(&l);
+	}
+	if (ed_empty(e) && a->mode == MODE_EDIT && r->h > 1) {
+		struct sline l;
+
+		sline_init(&l);
+		sline_adds(&l, label, ROLE_USER, TA_BOLD);
+		sline_adds(&l, "? for keys, / for commands", ROLE_DIM, 0);
+		l.flags = SL_NOWRAP;
+		paint_row(&c, 1, &l, 0);
+		sline_release(&l);
+	}
+	*cy = r->y + 1 + lo.cur_row - first;
+	*cx = lo.cur_col;
+	ed_layout_release(&lo);
+	wnoutrefresh(w);
+}
+
+static void
+paint_status(struct app *a)
+{
+	WINDOW *w = a->win[PANE_STATUS];
+	struct rect *r = &a->rect[PANE_STATUS];
+	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	struct sline l;
+
+	werase(w);
+	sline_init(&l);
+	st_format(&a->st, r->w, ev_now_ms(), &l);
+	paint_row(&c, 0, &l, 0);
+	sline_release(&l);
+	wnoutrefresh(w);
+}
+
+/* The input editor's rows wanted: its text rows and the rule. */
+static int
+paint_input_rows(struct app *a)
+{
+	const struct editor *e = a->mode == MODE_EDIT ? &a->ed : &a->aux;
+	const char *label = paint_input_label(a);
+	struct ed_layout lo;
+	int rows;
+
+	memset(&lo, 0, sizeof lo);
+	ed_layout(e, COLS, (int)wrap_width(label, strlen(label)), &lo);
+	rows = (int)lo.nrows + 1;
+	ed_layout_release(&lo);
+	return rows;
+}
+
+void
+paint_free(struct app *a)
+{
+	int i;
+
+	for (i = 0; i < PANE_COUNT; i++) {
+		if (a->win[i] != NULL)
+			delwin(a->win[i]);
+		a->win[i] = NULL;
+	}
+}
+
+void
+paint_place(struct app *a)
+{
+	struct layout_req q;
+	int i;
+
+	memset(&q, 0, sizeof q);
+	q.rows = LINES;
+	q.cols = COLS;
+	q.input_rows = paint_input_rows(a);
+	q.approval_rows = a->npend > 0 ? 2 : 0;
+	q.tool_rows = paint_tool_rows(a);
+	q.diff_rows = a->diff_on && (a->diff_live || layout_wide(COLS)) ?
+	    (int)a->diff_lines.n + (a->diff_lines.n ? 1 : (int)a->diff.n + 1) : 0;
+	if (q.diff_rows > 0 && q.diff_rows < 3)
+		q.diff_rows = 3;
+	q.zoom = a->zoom;
+	if (memcmp(&q, &a->req, sizeof q) == 0 && !(a->dirty & D_LAYOUT))
+		return;
+	a->req = q;
+	layout_compute(&q, a->rect);
+	paint_free(a);
+	for (i = 0; i < PANE_COUNT; i++) {
+		struct rect *r = &a->rect[i];
+
+		if (r->h <= 0 || r->w <= 0)
+			continue;
+		a->win[i] = newwin(r->h, r->w, r->y, r->x);
+		if (a->win[i] != NULL) {
+			wbkgdset(a->win[i], (chtype)' ' | COLOR_PAIR(a->role_pair[i == PANE_STATUS ? ROLE_STATUS : ROLE_TEXT]));
+			leaveok(a->win[i], TRUE);
+		}
+	}
+	if (a->win[PANE_INPUT] != NULL)
+		leaveok(a->win[PANE_INPUT], FALSE);
+	a->dirty |= D_PANES;
+}
+
+int
+paint_pane_at(const struct app *a, int y, int x)
+{
+	int i;
+
+	for (i = 0; i < PANE_COUNT; i++) {
+		const struct rect *r = &a->rect[i];
+
+		if (r->h > 0 && y >= r->y && y < r->y + r->h && x >= r->x && x < r->x + r->w)
+			return i;
+	}
+	return -1;
+}
+
+void
+paint_frame(struct app *a)
+{
+	unsigned d;
+	int cy = 0, cx = 0;
+	bool show_cursor;
+
+	tr_update(a->tr);
+	paint_place(a);
+	d = a->dirty;
+	a->dirty = 0;
+	if (d & D_CLEAR)
+		clearok(curscr, TRUE);
+	if ((d & D_TRANSCRIPT) && a->win[PANE_TRANSCRIPT])
+		paint_transcript(a);
+	if ((d & D_TOOLS) && a->win[PANE_TOOLS])
+		paint_tools(a);
+	if ((d & D_DIFF) && a->win[PANE_DIFF])
+		paint_diff(a);
+	if ((d & D_APPROVAL) && a->win[PANE_APPROVAL])
+		paint_approval(a);
+	if ((d & D_STATUS) && a->win[PANE_STATUS])
+		paint_status(a);
+	/* The input last: the terminal's cursor stays where its window's is. */
+	if (a->win[PANE_INPUT]) {
+		if (d & D_INPUT)
+			paint_input(a, &cy, &cx);
+		else {
+			getyx(a->win[PANE_INPUT], cy, cx);
+			cy += a->rect[PANE_INPUT].y;
+		}
+		wmove(a->win[PANE_INPUT], cy - a->rect[PANE_INPUT].y, cx);
+		wnoutrefresh(a->win[PANE_INPUT]);
+	}
+	show_cursor = a->focus == PANE_INPUT && a->win[PANE_INPUT] != NULL;
+	curs_set(0);
+	doupdate();
+	if (show_cursor)
+		curs_set(1);
+}

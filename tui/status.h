@@ -1,0 +1,51 @@
+/*
+ * status: the status bar's figures and how they fit in a line.
+ *
+ * Fed from the event stream (session, context, usage, compaction,
+ * cache_break, retry, turn_start/turn_end) and from the permission mode;
+ * st_format lays the fields out for a width, dropping the least important
+ * ones first when the line is too narrow.  Pure: no screen here.
+ */
+#ifndef TANDEM_TUI_STATUS_H
+#define TANDEM_TUI_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "sline.h"
+
+struct st_tokens {
+	int64_t		 in, out, cache_read, cache_write;
+};
+
+struct status {
+	char		 model[64];
+	int64_t		 ctx_tokens, ctx_window;
+	char		 stage[16];
+	struct st_tokens last, total;
+	double		 cost;
+	char		 mode[24];
+	bool		 busy;
+	bool		 cache_break;	/* shown until dismissed */
+	int64_t		 cb_dropped;
+	char		 cb_causes[128];
+	bool		 retrying;
+	int		 retry_attempt;
+	int64_t		 retry_until;	/* ms (ev_now_ms) */
+	char		 retry_reason[64];
+};
+
+void	 st_init(struct status *);
+/* Take in an event; true when the bar changed. */
+bool	 st_event(struct status *, const cJSON *ev, int64_t now);
+void	 st_set_mode(struct status *, const char *mode);
+void	 st_set_model(struct status *, const char *model);
+/* 1234 -> "1.2k", 41000 -> "41k", 2500000 -> "2.5M". */
+void	 st_tokens(int64_t n, char *out, size_t size);
+/* The bar for width columns at time now. */
+void	 st_format(const struct status *, int width, int64_t now, struct sline *out);
+
+#endif

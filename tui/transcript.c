@@ -1,0 +1,823 @@
+/* The transcript's items and view: see transcript.h. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "mdview.h"
+#include "theme.h"
+#include "transcript.h"
+#include "xalloc.h"
+
+#define TR_RESULT_MAX	(256 * 1024)	/* what a result keeps for showing */
+
+enum tr_kind { TR_PROMPT, TR_TEXT, TR_THINKING, TR_TOOL, TR_NOTICE };
+
+struct tr_item {
+	enum tr_kind	 kind;
+	int		 turn;
+	bool		 gap;		/* an empty line before it */
+	bool		 expanded;
+	bool		 stale;		/* lines must be built again */
+	bool		 queued;	/* on the dirty list */
+	struct mdview	 md;		/* TR_TEXT */
+	struct buf	 raw;		/* TR_THINKING text, TR_TOOL result, TR_PROMPT/TR_NOTICE text */
+	struct slvec	 lines;
+	int		 role;		/* TR_NOTICE */
+	char		*id, *name, *summary, *reason;
+	bool		 has_result, is_error, denied;
+};
+
+struct tr_pos {
+	size_t		 item, line;
+	uint32_t	 row;
+};
+
+struct transcript {
+	struct tr_item	**items;
+	size_t		 n, cap;
+	size_t		*dirty;
+	size_t		 ndirty, capdirty;
+	bool		 open_block;	/* the last TR_TEXT/TR_THINKING item takes deltas */
+	struct sline	 sep;
+	int		 width, height;
+	bool		 follow;
+	struct tr_pos	 top;
+	size_t		 sel;		/* the selected item, or SIZE_MAX */
+	char		*query;
+	struct tr_pos	 match;
+	bool		 has_match;
+};
+
+struct transcript *
+tr_new(void)
+{
+	struct transcript *tr = xcalloc(1, sizeof *tr);
+
+	sline_init(&tr->sep);
+	tr->follow = true;
+	tr->width = 80;
+	tr->height = 24;
+	tr->sel = SIZE_MAX;
+	return tr;
+}
+
+static void
+tr_item_free(struct tr_item *it)
+{
+	if (it->kind == TR_TEXT)
+		mdview_release(&it->md);
+	buf_release(&it->raw);
+	slvec_release(&it->lines);
+	free(it->id);
+	free(it->name);
+	free(it->summary);
+	free(it->reason);
+	free(it);
+}
+
+void
+tr_free(struct transcript *tr)
+{
+	size_t i;
+
+	if (tr == NULL)
+		return;
+	for (i = 0; i < tr->n; i++)
+		tr_item_free(tr->items[i]);
+	free(tr->items);
+	free(tr->dirty);
+	sline_release(&tr->sep);
+	free(tr->query);
+	free(tr);
+}
+
+static void
+tr_mark(struct transcript *tr, size_t i)
+{
+	struct tr_item *it = tr->items[i];
+
+	it->stale = true;
+	if (it->queued)
+		return;
+	if (tr->ndirty == tr->capdirty) {
+		tr->capdirty = tr->capdirty ? tr->capdirty * 2 : 8;
+		tr->dirty = xreallocarray(tr->dirty, tr->capdirty, sizeof *tr->dirty);
+	}
+	tr->dirty[tr->ndirty++] = i;
+	it->queued = true;
+}
+
+static struct tr_item *
+tr_add(struct transcript *tr, enum tr_kind kind, int turn)
+{
+	struct tr_item *it = xcalloc(1, sizeof *it);
+	struct tr_item *prev = tr->n ? tr->items[tr->n - 1] : NULL;
+
+	it->kind = kind;
+	it->turn = turn;
+	buf_init(&it->raw, TR_RESULT_MAX);
+	slvec_init(&it->lines);
+	if (kind == TR_TEXT)
+		mdview_init(&it->md);
+	/* Tool calls in a row stay together. */
+	it->gap = prev != NULL && !(prev->kind == TR_TOOL && kind == TR_TOOL);
+	if (tr->n == tr->cap) {
+		tr->cap = tr->cap ? tr->cap * 2 : 64;
+		tr->items = xreallocarray(tr->items, tr->cap, sizeof *tr->items);
+	}
+	tr->items[tr->n++] = it;
+	tr->open_block = false;
+	tr_mark(tr, tr->n - 1);
+	return it;
+}
+
+size_t
+tr_count(const struct transcript *tr)
+{
+	return tr->n;
+}
+
+void
+tr_prompt(struct transcript *tr, int turn, const char *text)
+{
+	struct tr_item *it = tr_add(tr, TR_PROMPT, turn);
+
+	buf_puts(&it->raw, text);
+}
+
+/* The open block of kind for turn, or a new one. */
+static struct tr_item *
+tr_block(struct transcript *tr, enum tr_kind kind, int turn)
+{
+	struct tr_item *last = tr->n ? tr->items[tr->n - 1] : NULL;
+
+	if (tr->open_block && last != NULL && last->kind == kind && last->turn == turn)
+		return last;
+	last = tr_add(tr, kind, turn);
+	tr->open_block = true;
+	return last;
+}
+
+void
+tr_text(struct transcript *tr, int turn, const char *s, size_t n)
+{
+	struct tr_item *it = tr_block(tr, TR_TEXT, turn);
+
+	mdview_append(&it->md, s, n);
+	tr_mark(tr, tr->n - 1);
+}
+
+void
+tr_thinking(struct transcript *tr, int turn, const char *s, size_t n)
+{
+	struct tr_item *it = tr_block(tr, TR_THINKING, turn);
+
+	/* Past its cap thinking stops growing on screen; the model's record is the agent's. */
+	if (it->raw.len + n < TR_RESULT_MAX)
+		buf_append(&it->raw, s, n);
+	tr_mark(tr, tr->n - 1);
+}
+
+void
+tr_tool_use(struct transcript *tr, int turn, const char *id, const char *name, const char *summary)
+{
+	struct tr_item *it = tr_add(tr, TR_TOOL, turn);
+
+	it->id = xstrdup(id ? id : "");
+	it->name = xstrdup(name ? name : "tool");
+	it->summary = xstrdup(summary ? summary : "");
+}
+
+/* The newest tool item for id (results come soon after their call). */
+static size_t
+tr_find_tool(const struct transcript *tr, const char *id)
+{
+	size_t i = tr->n;
+
+	while (i-- > 0)
+		if (tr->items[i]->kind == TR_TOOL && strcmp(tr->items[i]->id, id) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+void
+tr_tool_result(struct transcript *tr, const char *id, bool is_error, const char *content)
+{
+	size_t i = tr_find_tool(tr, id ? id : "");
+	struct tr_item *it;
+	size_t n;
+
+	if (i == SIZE_MAX)
+		return;
+	it = tr->items[i];
+	it->has_result = true;
+	it->is_error = is_error;
+	buf_reset(&it->raw);
+	n = strlen(content ? content : "");
+	if (n >= TR_RESULT_MAX)
+		n = TR_RESULT_MAX - 1;
+	buf_append(&it->raw, content ? content : "", n);
+	tr_mark(tr, i);
+}
+
+void
+tr_tool_denied(struct transcript *tr, const char *id, const char *reason)
+{
+	size_t i = tr_find_tool(tr, id ? id : "");
+
+	if (i == SIZE_MAX)
+		return;
+	tr->items[i]->denied = true;
+	/* The agent's own report of a denial carries no reason: keep the user's. */
+	if (reason != NULL && *reason != '\0') {
+		free(tr->items[i]->reason);
+		tr->items[i]->reason = xstrdup(reason);
+	}
+	tr_mark(tr, i);
+}
+
+void
+tr_notice(struct transcript *tr, int role, const char *text)
+{
+	struct tr_item *it = tr_add(tr, TR_NOTICE, 0);
+
+	it->role = role;
+	buf_puts(&it->raw, text);
+}
+
+void
+tr_end_block(struct transcript *tr)
+{
+	tr->open_block = false;
+}
+
+/* Add text's lines, the first after first_prefix, the others after cont. */
+static void
+tr_add_lines(struct slvec *out, const char *text, size_t n, const char *first_prefix,
+    int prefix_role, const char *cont, int role, unsigned attr, unsigned flags, size_t max)
+{
+	const char *p = text, *end = text + n;
+	size_t count = 0;
+
+	while (p < end || count == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		struct sline *l;
+
+		if (count == max)
+			break;
+		l = slvec_push(out);
+		sline_adds(l, count == 0 ? first_prefix : cont, prefix_role, 0);
+		sline_mark_body(l);
+		sline_set_cont(l, cont, prefix_role);
+		sline_add(l, p, (size_t)(le - p), role, attr);
+		l->flags |= (uint8_t)flags;
+		count++;
+		p = nl ? nl + 1 : end;
+	}
+}
+
+static size_t
+tr_count_lines(const char *s, size_t n)
+{
+	size_t k = n > 0 ? 1 : 0, i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '\n' && i + 1 < n)
+			k++;
+	return k;
+}
+
+static void
+tr_build_tool(struct tr_item *it)
+{
+	struct sline *l = slvec_push(&it->lines);
+	const char *res = buf_cstr(&it->raw);
+	size_t nl = tr_count_lines(res, it->raw.len);
+	char more[64];
+
+	sline_adds(l, "\xE2\x8F\xBA ", it->denied ? ROLE_TOOL_DENIED : it->is_error ? ROLE_TOOL_FAILED :
+	    it->has_result ? ROLE_TOOL_DONE : ROLE_TOOL_QUEUED, 0);
+	sline_mark_body(l);
+	sline_set_cont(l, "  ", ROLE_DIM);
+	sline_adds(l, it->name, ROLE_ACCENT, TA_BOLD);
+	if (it->summary[0] != '\0') {
+		sline_add(l, " ", 1, ROLE_TEXT, 0);
+		sline_adds(l, it->summary, ROLE_TEXT, 0);
+	}
+	if (it->denied) {
+		l = slvec_push(&it->lines);
+		sline_adds(l, "  \xE2\x8E\xBF ", ROLE_DIM, 0);
+		sline_adds(l, "denied", ROLE_TOOL_DENIED, TA_BOLD);
+		if (it->reason != NULL) {
+			sline_adds(l, ": ", ROLE_TOOL_DENIED, 0);
+			sline_adds(l, it->reason, ROLE_TOOL_DENIED, 0);
+		}
+		return;
+	}
+	if (!it->has_result)
+		return;
+	if (it->expanded) {
+		tr_add_lines(&it->lines, res, it->raw.len, "  \xE2\x8E\xBF ", ROLE_DIM, "    ",
+		    it->is_error ? ROLE_ERROR : ROLE_TOOL_OUTPUT, 0, SL_CHARWRAP, SIZE_MAX);
+		return;
+	}
+	tr_add_lines(&it->lines, res, it->raw.len, "  \xE2\x8E\xBF ", ROLE_DIM, "    ",
+	    it->is_error ? ROLE_ERROR : ROLE_TOOL_OUTPUT, 0, SL_NOWRAP, 1);
+	if (nl > 1) {
+		snprintf(more, sizeof more, " \xE2\x80\xA6 +%zu lines", nl - 1);
+		sline_adds(&it->lines.v[it->lines.n - 1], more, ROLE_DIM, 0);
+	}
+}
+
+static void
+tr_build_thinking(struct tr_item *it)
+{
+	struct sline *l;
+	char tmp[96];
+	size_t words = 0, i;
+	bool in = false;
+
+	if (it->expanded) {
+		tr_add_lines(&it->lines, it->raw.data ? it->raw.data : "", it->raw.len, "\xE2\x88\xB4 ",
+		    ROLE_THINKING, "  ", ROLE_THINKING, TA_ITALIC, 0, SIZE_MAX);
+		return;
+	}
+	for (i = 0; i < it->raw.len; i++) {
+		bool sp = it->raw.data[i] == ' ' || it->raw.data[i] == '\n';
+
+		if (!sp && !in)
+			words++;
+		in = !sp;
+	}
+	l = slvec_push(&it->lines);
+	snprintf(tmp, sizeof tmp, "\xE2\x88\xB4 thinking (%zu words)", words);
+	sline_adds(l, tmp, ROLE_THINKING, TA_ITALIC);
+	l->flags |= SL_NOWRAP;
+}
+
+static void
+tr_build(struct tr_item *it)
+{
+	slvec_truncate(&it->lines, 0);
+	switch (it->kind) {
+	case TR_PROMPT:
+		tr_add_lines(&it->lines, buf_cstr(&it->raw), it->raw.len, "\xE2\x80\xBA ", ROLE_USER,
+		    "  ", ROLE_USER, TA_BOLD, 0, SIZE_MAX);
+		break;
+	case TR_THINKING:
+		tr_build_thinking(it);
+		break;
+	case TR_TOOL:
+		tr_build_tool(it);
+		break;
+	case TR_NOTICE:
+		tr_add_lines(&it->lines, buf_cstr(&it->raw), it->raw.len, "", it->role, "",
+		    it->role, 0, 0, SIZE_MAX);
+		break;
+	case TR_TEXT:
+		break;
+	}
+}
+
+/* The item's lines, current. */
+static struct slvec *
+tr_lines(struct tr_item *it)
+{
+	if (it->kind == TR_TEXT) {
+		if (it->stale)
+			mdview_update(&it->md);
+		it->stale = false;
+		return &it->md.lines;
+	}
+	if (it->stale) {
+		tr_build(it);
+		it->stale = false;
+	}
+	return &it->lines;
+}
+
+bool
+tr_update(struct transcript *tr)
+{
+	size_t i;
+	bool any = tr->ndirty > 0;
+
+	for (i = 0; i < tr->ndirty; i++) {
+		struct tr_item *it = tr->items[tr->dirty[i]];
+
+		it->queued = false;
+		tr_lines(it);
+	}
+	tr->ndirty = 0;
+	return any;
+}
+
+/* ---- the view ---- */
+
+static size_t
+tr_nlines(struct transcript *tr, size_t i)
+{
+	struct tr_item *it = tr->items[i];
+
+	return tr_lines(it)->n + (it->gap && tr_lines(it)->n > 0);
+}
+
+static struct sline *
+tr_line(struct transcript *tr, size_t i, size_t k)
+{
+	struct tr_item *it = tr->items[i];
+	struct slvec *v = tr_lines(it);
+
+	if (it->gap) {
+		if (k == 0)
+			return &tr->sep;
+		k--;
+	}
+	return &v->v[k];
+}
+
+static uint32_t
+tr_rows(struct transcript *tr, const struct tr_pos *p)
+{
+	return sline_rows(tr_line(tr, p->item, p->line), tr->width);
+}
+
+static bool
+tr_prev_line(struct transcript *tr, struct tr_pos *p)
+{
+	if (p->line > 0) {
+		p->line--;
+		return true;
+	}
+	while (p->item > 0) {
+		size_t n = tr_nlines(tr, --p->item);
+
+		if (n > 0) {
+			p->line = n - 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+tr_next_line(struct transcript *tr, struct tr_pos *p)
+{
+	if (p->item < tr->n && p->line + 1 < tr_nlines(tr, p->item)) {
+		p->line++;
+		return true;
+	}
+	while (p->item + 1 < tr->n) {
+		if (tr_nlines(tr, ++p->item) > 0) {
+			p->line = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The first line at or after p (p may point past a shrunk item). */
+static bool
+tr_clamp(struct transcript *tr, struct tr_pos *p)
+{
+	if (tr->n == 0)
+		return false;
+	if (p->item >= tr->n) {
+		p->item = tr->n - 1;
+		p->line = SIZE_MAX;
+	}
+	if (p->line >= tr_nlines(tr, p->item)) {
+		size_t n = tr_nlines(tr, p->item);
+
+		if (n > 0) {
+			p->line = n - 1;
+			p->row = UINT32_MAX;
+		} else {
+			p->line = 0;
+			p->row = 0;
+			if (!tr_next_line(tr, p) && !tr_prev_line(tr, p))
+				return false;
+		}
+	}
+	if (p->row >= tr_rows(tr, p))
+		p->row = tr_rows(tr, p) - 1;
+	return true;
+}
+
+/* The top of the view when following the end. */
+static bool
+tr_bottom_top(struct transcript *tr, struct tr_pos *out)
+{
+	struct tr_pos p;
+	uint32_t left = tr->height > 0 ? (uint32_t)tr->height : 1;
+
+	if (tr->n == 0)
+		return false;
+	p.item = tr->n - 1;
+	p.line = SIZE_MAX;
+	p.row = 0;
+	if (!tr_clamp(tr, &p))
+		return false;
+	for (;;) {
+		uint32_t r = tr_rows(tr, &p);
+
+		if (r >= left) {
+			p.row = r - left;
+			*out = p;
+			return true;
+		}
+		left -= r;
+		if (!tr_prev_line(tr, &p))
+			break;
+	}
+	p.row = 0;
+	*out = p;
+	return true;
+}
+
+static bool
+tr_view_top(struct transcript *tr, struct tr_pos *p)
+{
+	if (tr->follow)
+		return tr_bottom_top(tr, p);
+	*p = tr->top;
+	return tr_clamp(tr, p);
+}
+
+void
+tr_set_size(struct transcript *tr, int width, int height)
+{
+	tr->width = width > 0 ? width : 1;
+	tr->height = height > 0 ? height : 1;
+}
+
+bool
+tr_following(const struct transcript *tr)
+{
+	return tr->follow;
+}
+
+/* Rows from p to the end, counting no further than limit. */
+static uint32_t
+tr_rows_below(struct transcript *tr, struct tr_pos p, uint32_t limit)
+{
+	uint32_t total = tr_rows(tr, &p) - p.row;
+
+	while (total <= limit && tr_next_line(tr, &p))
+		total += tr_rows(tr, &p);
+	return total;
+}
+
+void
+tr_scroll(struct transcript *tr, int rows)
+{
+	struct tr_pos p;
+	uint32_t n;
+
+	tr_update(tr);
+	if (rows == 0 || !tr_view_top(tr, &p))
+		return;
+	if (rows < 0) {
+		n = (uint32_t)-rows;
+		while (n > 0) {
+			if (p.row > 0) {
+				uint32_t d = p.row < n ? p.row : n;
+
+				p.row -= d;
+				n -= d;
+				continue;
+			}
+			if (!tr_prev_line(tr, &p))
+				break;
+			p.row = tr_rows(tr, &p) - 1;
+			n--;
+		}
+		tr->top = p;
+		tr->follow = false;
+		if (tr_rows_below(tr, p, (uint32_t)tr->height) <= (uint32_t)tr->height &&
+		    p.item == 0 && p.line == 0 && p.row == 0)
+			tr->follow = true;
+		return;
+	}
+	n = (uint32_t)rows;
+	while (n > 0) {
+		uint32_t r = tr_rows(tr, &p);
+
+		if (p.row + 1 < r) {
+			uint32_t d = r - 1 - p.row < n ? r - 1 - p.row : n;
+
+			p.row += d;
+			n -= d;
+			continue;
+		}
+		if (!tr_next_line(tr, &p))
+			break;
+		p.row = 0;
+		n--;
+	}
+	tr->top = p;
+	tr->follow = tr_rows_below(tr, p, (uint32_t)tr->height) <= (uint32_t)tr->height;
+}
+
+void
+tr_top(struct transcript *tr)
+{
+	tr->top.item = tr->top.line = 0;
+	tr->top.row = 0;
+	tr->follow = false;
+	if (tr->n == 0 || tr_rows_below(tr, tr->top, (uint32_t)tr->height) <= (uint32_t)tr->height)
+		tr->follow = true;
+}
+
+void
+tr_bottom(struct transcript *tr)
+{
+	tr->follow = true;
+}
+
+int
+tr_paint(struct transcript *tr, tr_row_fn *fn, void *arg)
+{
+	struct tr_pos p;
+	int y = 0;
+
+	tr_update(tr);
+	if (!tr_view_top(tr, &p))
+		return 0;
+	do {
+		struct sline *l = tr_line(tr, p.item, p.line);
+		uint32_t r, rows = sline_rows(l, tr->width);
+		bool sel = p.item == tr->sel && l != &tr->sep;
+
+		for (r = p.row; r < rows && y < tr->height; r++)
+			fn(arg, y++, l, r, sel);
+		p.row = 0;
+	} while (y < tr->height && tr_next_line(tr, &p));
+	return y;
+}
+
+void
+tr_expand_all(struct transcript *tr, bool expanded)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++) {
+		struct tr_item *it = tr->items[i];
+
+		if ((it->kind == TR_TOOL || it->kind == TR_THINKING) && it->expanded != expanded) {
+			it->expanded = expanded;
+			it->stale = true;
+		}
+	}
+}
+
+static bool
+tr_expandable(const struct tr_item *it)
+{
+	return (it->kind == TR_TOOL && it->has_result) || it->kind == TR_THINKING;
+}
+
+void
+tr_select(struct transcript *tr, int dir)
+{
+	size_t i = tr->sel;
+	struct tr_pos p;
+
+	if (i == SIZE_MAX)
+		i = tr->n;
+	for (;;) {
+		if (dir < 0 ? i == 0 : i + 1 >= tr->n)
+			return;
+		i = dir < 0 ? i - 1 : i + 1;
+		if (i < tr->n && tr_expandable(tr->items[i]))
+			break;
+	}
+	tr->sel = i;
+	/* Bring it into view when it is above the view's top. */
+	if (tr_view_top(tr, &p) && i < p.item) {
+		tr->top.item = i;
+		tr->top.line = 0;
+		tr->top.row = 0;
+		tr->follow = false;
+	} else if (!tr->follow && dir > 0) {
+		struct tr_pos q = { i, 0, 0 };
+
+		if (tr_rows_below(tr, q, (uint32_t)tr->height) <= (uint32_t)tr->height)
+			tr->follow = true;
+	}
+}
+
+void
+tr_select_none(struct transcript *tr)
+{
+	tr->sel = SIZE_MAX;
+}
+
+bool
+tr_toggle_selected(struct transcript *tr)
+{
+	struct tr_item *it;
+
+	if (tr->sel >= tr->n)
+		return false;
+	it = tr->items[tr->sel];
+	it->expanded = !it->expanded;
+	it->stale = true;
+	return true;
+}
+
+const char *
+tr_query(const struct transcript *tr)
+{
+	return tr->query;
+}
+
+void
+tr_search_clear(struct transcript *tr)
+{
+	free(tr->query);
+	tr->query = NULL;
+	tr->has_match = false;
+}
+
+/* Does q occur in l, ignoring ASCII case? */
+static bool
+tr_line_matches(const struct sline *l, const char *q)
+{
+	size_t qn = strlen(q), i;
+
+	if (l->text == NULL || qn == 0 || qn > l->len)
+		return false;
+	for (i = 0; i + qn <= l->len; i++)
+		if (strncasecmp(l->text + i, q, qn) == 0)
+			return true;
+	return false;
+}
+
+int
+tr_search(struct transcript *tr, const char *query, bool older)
+{
+	struct tr_pos p;
+	bool moved;
+
+	if (query == NULL || *query == '\0')
+		return -1;
+	if (tr->query == NULL || strcmp(tr->query, query) != 0) {
+		free(tr->query);
+		tr->query = xstrdup(query);
+		tr->has_match = false;
+	}
+	tr_update(tr);
+	if (tr->has_match)
+		p = tr->match;
+	else if (!tr_view_top(tr, &p))
+		return -1;
+	else if (older && tr->follow) {
+		/* From the end: the newest match first. */
+		p.item = tr->n - 1;
+		p.line = SIZE_MAX;
+		if (!tr_clamp(tr, &p))
+			return -1;
+		if (tr_line_matches(tr_line(tr, p.item, p.line), query))
+			goto found;
+	}
+	for (;;) {
+		moved = older ? tr_prev_line(tr, &p) : tr_next_line(tr, &p);
+		if (!moved)
+			return -1;
+		if (tr_line_matches(tr_line(tr, p.item, p.line), query))
+			break;
+	}
+found:
+	p.row = 0;
+	tr->match = p;
+	tr->has_match = true;
+	tr->top = p;
+	tr->follow = false;
+	/* A little context above the match. */
+	tr_scroll(tr, -(tr->height > 6 ? 2 : 0));
+	return 0;
+}
+
+void
+tr_print(struct transcript *tr, FILE *f)
+{
+	size_t i, k;
+
+	tr_update(tr);
+	for (i = 0; i < tr->n; i++) {
+		size_t n = tr_nlines(tr, i);
+
+		for (k = 0; k < n; k++) {
+			const struct sline *l = tr_line(tr, i, k);
+
+			if (l->len > 0)
+				fwrite(l->text, 1, l->len, f);
+			fputc('\n', f);
+		}
+	}
+}

@@ -1,0 +1,622 @@
+/*
+ * tui: the screen's life: setting the terminal up, the event stream in,
+ * frames out, signals, and giving the terminal back.
+ *
+ * Frames: whatever changes marks panes dirty (app_dirty); one loop timer,
+ * armed only while something is dirty, paints at most every APP_FRAME_MS.
+ * A tick timer runs only while a tool runs or a retry waits.  Idle, the
+ * loop sleeps with no timer at all.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "ev.h"
+#include "event.h"
+#include "json.h"
+
+/* The one app, for the allocation failure hook (which takes no argument). */
+static struct app *tui_current;
+
+static const char *const tui_mode_names[] = {
+	[PERM_ASK] = "ask", [PERM_ACCEPT_EDITS] = "accept-edits", [PERM_PLAN] = "plan", [PERM_YOLO] = "yolo",
+};
+
+const char *
+app_mode_name(const struct app *a, enum perm_mode m)
+{
+	if (a->be != NULL && a->be->mode_name != NULL)
+		return a->be->mode_name(m);
+	return (unsigned)m < 4 ? tui_mode_names[m] : "?";
+}
+
+bool
+app_busy(const struct app *a)
+{
+	if (a->agent != NULL)
+		return a->be->busy(a->agent);
+	return a->local_busy;
+}
+
+static void
+tui_frame(struct ev_loop *loop, void *arg)
+{
+	struct app *a = arg;
+
+	a->frame_timer = 0;
+	paint_frame(a);
+	a->last_frame = ev_now_ms();
+	if (a->stats != NULL) {
+		if (a->stats->frames == 0)
+			a->stats->first_frame_ms = a->last_frame;
+		a->stats->frames++;
+	}
+}
+
+void
+app_dirty(struct app *a, unsigned what)
+{
+	int64_t wait;
+
+	a->dirty |= what;
+	if (a->frame_timer != 0 || a->screen == NULL)
+		return;
+	wait = a->last_frame + APP_FRAME_MS - ev_now_ms();
+	a->frame_timer = ev_timer_add(a->loop, wait > 0 ? wait : 0, tui_frame, a);
+}
+
+static bool
+tui_needs_tick(const struct app *a)
+{
+	return tv_any_running(&a->tools) ||
+	    (a->st.retrying && ev_now_ms() < a->st.retry_until + 1000);
+}
+
+static void
+tui_tick(struct ev_loop *loop, void *arg)
+{
+	struct app *a = arg;
+
+	a->tick_timer = 0;
+	a->spin++;
+	app_dirty(a, D_TOOLS | D_STATUS);
+	app_tick_arm(a);
+}
+
+void
+app_tick_arm(struct app *a)
+{
+	if (a->tick_timer == 0 && tui_needs_tick(a))
+		a->tick_timer = ev_timer_add(a->loop, APP_TICK_MS, tui_tick, a);
+}
+
+void
+app_quit(struct app *a)
+{
+	if (app_busy(a)) {
+		a->status_code = 130;
+		if (a->agent != NULL)
+			a->be->interrupt(a->agent);
+	}
+	a->quit = true;
+}
+
+void
+app_notice(struct app *a, int role, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT(1024 * 1024);
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	tr_notice(a->tr, role, buf_cstr(&b));
+	tr_bottom(a->tr);
+	buf_release(&b);
+	app_dirty(a, D_TRANSCRIPT);
+}
+
+void
+app_set_hint(struct app *a, bool sticky, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf_reset(&a->hint);
+	va_start(ap, fmt);
+	buf_vprintf(&a->hint, fmt, ap);
+	va_end(ap);
+	a->hint_sticky = sticky;
+	app_dirty(a, D_INPUT);
+}
+
+void
+app_submit(struct app *a, const char *text)
+{
+	if (a->agent == NULL) {
+		tr_prompt(a->tr, ++a->turn, text);
+		tr_bottom(a->tr);
+		app_dirty(a, D_TRANSCRIPT | D_LAYOUT);
+		return;
+	}
+	if (a->be->submit(a->agent, text) == -1) {
+		app_notice(a, ROLE_WARNING, "%s", "a turn is running: wait for it, or press Esc to stop it");
+		ed_set(&a->ed, text);
+	}
+	tr_bottom(a->tr);
+	app_dirty(a, D_PANES);
+}
+
+/* ---- the event stream ---- */
+
+static void
+tui_on_session(struct app *a, const cJSON *ev)
+{
+	snprintf(a->cwd, sizeof a->cwd, "%s", json_str(ev, "cwd", a->cwd));
+}
+
+static void
+tui_on_turn_start(struct app *a, const cJSON *ev)
+{
+	a->turn = (int)json_int(ev, "turn", a->turn + 1);
+	a->local_busy = true;
+	a->tools_scroll = 0;
+	tr_prompt(a->tr, a->turn, json_str(ev, "prompt", ""));
+	tr_bottom(a->tr);
+	app_dirty(a, D_TRANSCRIPT | D_TOOLS | D_LAYOUT);
+}
+
+static void
+tui_on_text(struct app *a, const cJSON *ev)
+{
+	const char *t = json_str(ev, "text", "");
+
+	tr_text(a->tr, (int)json_int(ev, "turn", a->turn), t, strlen(t));
+	app_dirty(a, D_TRANSCRIPT);
+}
+
+static void
+tui_on_thinking(struct app *a, const cJSON *ev)
+{
+	const char *t = json_str(ev, "text", "");
+
+	tr_thinking(a->tr, (int)json_int(ev, "turn", a->turn), t, strlen(t));
+	app_dirty(a, D_TRANSCRIPT);
+}
+
+static void
+tui_on_tool_use(struct app *a, const cJSON *ev)
+{
+	const char *id = json_str(ev, "id", ""), *name = json_str(ev, "name", "tool");
+	int turn = (int)json_int(ev, "turn", a->turn);
+	char *summary;
+
+	tv_use(&a->tools, id, name, json_get(ev, "input"), turn);
+	summary = tv_summary(name, json_get(ev, "input"));
+	tr_end_block(a->tr);
+	tr_tool_use(a->tr, turn, id, name, summary);
+	free(summary);
+	app_dirty(a, D_TOOLS | D_TRANSCRIPT | D_LAYOUT);
+}
+
+static void
+tui_on_tool_progress(struct app *a, const cJSON *ev)
+{
+	const char *out = json_str(ev, "output", "");
+
+	tv_progress(&a->tools, json_str(ev, "id", ""), out, strlen(out), ev_now_ms());
+	app_tick_arm(a);
+	app_dirty(a, D_TOOLS);
+}
+
+static void
+tui_on_approval_request(struct app *a, const cJSON *ev)
+{
+	tv_waiting(&a->tools, json_str(ev, "id", ""));
+	approve_request(a, ev);
+	app_dirty(a, D_TOOLS | D_LAYOUT);
+}
+
+static void
+tui_on_approval(struct app *a, const cJSON *ev)
+{
+	const char *id = json_str(ev, "id", ""), *d = json_str(ev, "decision", "allow");
+
+	tv_decided(&a->tools, id, d, ev_now_ms());
+	if (strcmp(d, "deny") == 0)
+		tr_tool_denied(a->tr, id, json_str(ev, "reason", NULL));
+	approve_settled(a, id);
+	app_tick_arm(a);
+	app_dirty(a, D_TOOLS | D_TRANSCRIPT);
+}
+
+static void
+tui_on_tool_result(struct app *a, const cJSON *ev)
+{
+	const char *id = json_str(ev, "id", "");
+	const cJSON *content = json_get(ev, "content");
+	char *text = NULL;
+
+	tv_result(&a->tools, id, json_bool(ev, "is_error", false), json_int(ev, "duration_ms", -1), ev_now_ms());
+	/* Content is text, or blocks of text: show the text. */
+	if (cJSON_IsString(content))
+		tr_tool_result(a->tr, id, json_bool(ev, "is_error", false), content->valuestring);
+	else {
+		struct buf b = BUF_INIT(1024 * 1024);
+		const cJSON *block;
+
+		cJSON_ArrayForEach(block, content) {
+			const char *t = json_str(block, "text", NULL);
+
+			if (t != NULL) {
+				if (b.len > 0)
+					buf_putc(&b, '\n');
+				buf_puts(&b, t);
+			}
+		}
+		text = buf_detach(&b, NULL);
+		tr_tool_result(a->tr, id, json_bool(ev, "is_error", false), text);
+		free(text);
+	}
+	approve_settled(a, id);
+	app_dirty(a, D_TOOLS | D_TRANSCRIPT | D_LAYOUT);
+}
+
+static void
+tui_on_compaction(struct app *a, const cJSON *ev)
+{
+	char before[16], after[16];
+
+	st_tokens(json_int(ev, "tokens_before", 0), before, sizeof before);
+	st_tokens(json_int(ev, "tokens_after", 0), after, sizeof after);
+	app_notice(a, ROLE_DIM, "compacted (%s): %s \xE2\x86\x92 %s tokens", json_str(ev, "stage", "?"), before, after);
+}
+
+static void
+tui_on_cache_break(struct app *a, const cJSON *ev)
+{
+	char dropped[16];
+
+	st_tokens(json_int(ev, "dropped_tokens", 0), dropped, sizeof dropped);
+	app_notice(a, ROLE_WARNING, "\xE2\x9A\xA0 prompt cache break: %s tokens no longer cached (%s)", dropped,
+	    a->st.cb_causes);
+}
+
+static void
+tui_on_retry(struct app *a, const cJSON *ev)
+{
+	app_tick_arm(a);
+}
+
+static void
+tui_on_error(struct app *a, const cJSON *ev)
+{
+	app_notice(a, ROLE_ERROR, "%s%s", json_bool(ev, "fatal", false) ? "fatal error: " : "error: ",
+	    json_str(ev, "message", "(no message)"));
+}
+
+static void
+tui_on_turn_end(struct app *a, const cJSON *ev)
+{
+	const char *why = json_str(ev, "stop_reason", "end_turn");
+
+	a->local_busy = false;
+	tr_end_block(a->tr);
+	if (strcmp(why, "end_turn") != 0 && strcmp(why, "tool_use") != 0 && strcmp(why, "stop_sequence") != 0)
+		app_notice(a, strcmp(why, "interrupted") == 0 ? ROLE_WARNING : ROLE_DIM, "(stopped: %s)", why);
+	app_dirty(a, D_TRANSCRIPT | D_TOOLS);
+}
+
+static const struct tui_event {
+	const char	*type;
+	void		 (*fn)(struct app *, const cJSON *);
+} tui_events[] = {
+	{ "session", tui_on_session },
+	{ "turn_start", tui_on_turn_start },
+	{ "text", tui_on_text },
+	{ "thinking", tui_on_thinking },
+	{ "tool_use", tui_on_tool_use },
+	{ "tool_progress", tui_on_tool_progress },
+	{ "approval_request", tui_on_approval_request },
+	{ "approval", tui_on_approval },
+	{ "tool_result", tui_on_tool_result },
+	{ "compaction", tui_on_compaction },
+	{ "cache_break", tui_on_cache_break },
+	{ "retry", tui_on_retry },
+	{ "error", tui_on_error },
+	{ "turn_end", tui_on_turn_end },
+};
+
+static void
+tui_event(const cJSON *ev, void *arg)
+{
+	struct app *a = arg;
+	const char *type = json_str(ev, "type", "");
+	size_t i;
+
+	if (st_event(&a->st, ev, ev_now_ms()))
+		app_dirty(a, D_STATUS);
+	for (i = 0; i < sizeof tui_events / sizeof tui_events[0]; i++) {
+		if (strcmp(tui_events[i].type, type) == 0) {
+			tui_events[i].fn(a, ev);
+			break;
+		}
+	}
+}
+
+/* ---- the terminal ---- */
+
+static void
+tui_term_modes(bool on, bool mouse)
+{
+	const char *s = on ? "\033[?2004h" : "\033[?2004l";
+
+	(void)mouse;
+	fflush(stdout);
+	(void)!write(STDOUT_FILENO, s, strlen(s));
+}
+
+void
+app_screen_leave(struct app *a)
+{
+	tui_term_modes(false, a->mouse);
+	def_prog_mode();
+	endwin();
+}
+
+static void
+tui_resize(struct app *a)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+		resize_term(ws.ws_row, ws.ws_col);
+	app_dirty(a, D_LAYOUT | D_PANES | D_CLEAR);
+}
+
+void
+app_screen_enter(struct app *a)
+{
+	reset_prog_mode();
+	tui_term_modes(true, a->mouse);
+	tui_resize(a);
+}
+
+static void
+tui_on_signal(struct ev_loop *loop, int signo, void *arg)
+{
+	struct app *a = arg;
+
+	if (signo == SIGWINCH || signo == SIGCONT)
+		tui_resize(a);
+	else
+		app_quit(a);
+}
+
+static void
+tui_on_stdin(struct ev_loop *loop, int fd, int revents, void *arg)
+{
+	struct app *a = arg;
+
+	if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
+		/* The terminal went away: nobody is left to answer. */
+		ev_io_del(loop, fd);
+		app_quit(a);
+		return;
+	}
+	keys_read(a);
+}
+
+static void
+tui_fatal_hook(void)
+{
+	if (tui_current != NULL && tui_current->screen != NULL) {
+		tui_term_modes(false, tui_current->mouse);
+		endwin();
+	}
+}
+
+/* The themes directory: the option, the installed one, or ./themes. */
+static void
+tui_themes_dir(struct app *a, const char *datadir)
+{
+	struct stat st;
+
+	if (datadir != NULL)
+		snprintf(a->themes_dir, sizeof a->themes_dir, "%s", datadir);
+	else if (stat(TANDEM_DATADIR "/themes", &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(a->themes_dir, sizeof a->themes_dir, "%s", TANDEM_DATADIR "/themes");
+	else
+		snprintf(a->themes_dir, sizeof a->themes_dir, "%s", "themes");
+}
+
+/* A UTF-8 locale for wcwidth and wide curses, whatever the environment says. */
+static void
+tui_locale(void)
+{
+	const char *cs;
+
+	setlocale(LC_CTYPE, "");
+	cs = nl_langinfo(CODESET);
+	if (cs == NULL || strcmp(cs, "UTF-8") != 0)
+		if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+			setlocale(LC_CTYPE, "en_US.UTF-8");
+}
+
+static void
+tui_theme_initial(struct app *a, const char *name, struct buf *warn)
+{
+	char err[512], path[PATH_MAX + 64];
+	const char *want = name ? name : a->no_color ? "mono" : "dark";
+
+	/* The default theme not installed is no news: the built-in one is the same. */
+	snprintf(path, sizeof path, "%s/%s.theme", a->themes_dir, want);
+	if (name == NULL && access(path, R_OK) != 0) {
+		theme_default(&a->theme);
+		return;
+	}
+	if (theme_load(a->themes_dir, want, &a->theme, err, sizeof err) == -1)
+		buf_printf(warn, "theme %s: %s; using the built-in theme", want, err);
+}
+
+static struct app *
+tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *be, struct agent *agent,
+    const struct tui_opts *opts, struct tui_stats *stats)
+{
+	struct app *a = xcalloc(1, sizeof *a);
+	const char *nc = getenv("NO_COLOR");
+
+	a->loop = loop;
+	a->bus = bus;
+	a->be = be;
+	a->agent = agent;
+	a->mouse = opts->mouse;
+	a->print_on_exit = opts->print_on_exit;
+	a->stats = stats;
+	a->no_color = nc != NULL && *nc != '\0';
+	a->tr = tr_new();
+	tv_init(&a->tools);
+	st_init(&a->st);
+	ed_init(&a->ed);
+	ed_init(&a->aux);
+	buf_init(&a->hint, 4096);
+	slvec_init(&a->diff_lines);
+	a->focus = PANE_INPUT;
+	a->zoom = -1;
+	a->diff_lines_w = -1;
+	if (getcwd(a->cwd, sizeof a->cwd) == NULL)
+		snprintf(a->cwd, sizeof a->cwd, "%s", ".");
+	tui_themes_dir(a, opts->datadir);
+	if (agent != NULL) {
+		st_set_mode(&a->st, app_mode_name(a, be->mode(agent)));
+		st_set_model(&a->st, be->model(agent));
+	}
+	return a;
+}
+
+static void
+tui_free(struct app *a)
+{
+	paint_free(a);
+	if (a->keywin != NULL)
+		delwin(a->keywin);
+	approve_free(a);
+	tr_free(a->tr);
+	tv_release(&a->tools);
+	ed_release(&a->ed);
+	ed_release(&a->aux);
+	buf_release(&a->hint);
+	buf_release(&a->pastebuf);
+	free(a);
+}
+
+static int
+tui_screen_open(struct app *a)
+{
+	const char *term = getenv("TERM");
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fputs("tandem: the full-screen UI needs a terminal; use -p PROMPT to run without one\n", stderr);
+		return -1;
+	}
+	a->screen = newterm(NULL, stdout, stdin);
+	if (a->screen == NULL) {
+		fprintf(stderr, "tandem: cannot use the terminal type '%s': set TERM to a known type (e.g. xterm-256color)\n",
+		    term ? term : "(unset)");
+		return -1;
+	}
+	set_term(a->screen);
+	raw();
+	noecho();
+	nonl();
+	set_escdelay(25);
+	curs_set(0);
+	keys_setup(a);
+	tui_term_modes(true, a->mouse);
+	return 0;
+}
+
+static void
+tui_screen_close(struct app *a)
+{
+	if (a->screen == NULL)
+		return;
+	tui_term_modes(false, a->mouse);
+	paint_free(a);
+	if (a->keywin != NULL) {
+		delwin(a->keywin);
+		a->keywin = NULL;
+	}
+	endwin();
+	delscreen(a->screen);
+	a->screen = NULL;
+}
+
+static const int tui_signals[] = { SIGWINCH, SIGCONT, SIGTERM, SIGHUP };
+
+int
+tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *be, struct agent *agent,
+    const struct tui_opts *opts, struct tui_stats *stats, void (*start)(struct app *, void *), void *arg)
+{
+	struct buf warn = BUF_INIT(4096);
+	struct app *a;
+	size_t i;
+	int status;
+
+	tui_locale();
+	a = tui_new(loop, bus, be, agent, opts, stats);
+	tui_theme_initial(a, opts->theme, &warn);
+	if (tui_screen_open(a) == -1) {
+		buf_release(&warn);
+		tui_free(a);
+		return 1;
+	}
+	tui_current = a;
+	xalloc_set_fatal_hook(tui_fatal_hook);
+	paint_theme_apply(a);
+	if (warn.len > 0)
+		app_notice(a, ROLE_ERROR, "%s", buf_cstr(&warn));
+	buf_release(&warn);
+	event_subscribe(bus, tui_event, a);
+	ev_io_add(loop, STDIN_FILENO, POLLIN, tui_on_stdin, a);
+	for (i = 0; i < sizeof tui_signals / sizeof tui_signals[0]; i++)
+		ev_signal_add(loop, tui_signals[i], tui_on_signal, a);
+	if (a->frame_timer != 0) {
+		ev_timer_cancel(loop, a->frame_timer);
+		a->frame_timer = 0;
+	}
+	tui_frame(loop, a);
+	if (start != NULL)
+		start(a, arg);
+	if (opts->initial_prompt != NULL && *opts->initial_prompt != '\0')
+		app_submit(a, opts->initial_prompt);
+	while (!a->quit)
+		if (ev_run_once(loop, -1) == -1 && errno != EINTR)
+			break;
+	ev_timer_cancel(loop, a->frame_timer);
+	ev_timer_cancel(loop, a->tick_timer);
+	ev_io_del(loop, STDIN_FILENO);
+	for (i = 0; i < sizeof tui_signals / sizeof tui_signals[0]; i++)
+		ev_signal_del(loop, tui_signals[i]);
+	event_unsubscribe(bus, tui_event, a);
+	tui_screen_close(a);
+	xalloc_set_fatal_hook(NULL);
+	tui_current = NULL;
+	if (a->print_on_exit) {
+		tr_print(a->tr, stdout);
+		fflush(stdout);
+	}
+	status = a->status_code;
+	tui_free(a);
+	return status;
+}

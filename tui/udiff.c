@@ -1,0 +1,448 @@
+/* Unified diff parsing and coloring: see udiff.h. */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "theme.h"
+#include "udiff.h"
+#include "wrap.h"
+#include "xalloc.h"
+
+static struct udiff_line *
+udiff_push(struct udiff *d, enum udiff_kind kind, const char *text, size_t len)
+{
+	struct udiff_line *l;
+
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 32;
+		d->lines = xreallocarray(d->lines, d->cap, sizeof *d->lines);
+	}
+	l = &d->lines[d->n++];
+	memset(l, 0, sizeof *l);
+	l->kind = kind;
+	l->text = text;
+	l->len = len;
+	l->pair = -1;
+	return l;
+}
+
+/*
+ * Tabs become spaces to the next 4-column stop of the line's own text, so
+ * that widths measured here agree with what is drawn.
+ */
+static void
+udiff_expand_tabs(struct udiff *d)
+{
+	size_t i, need = 0, k, off = 0;
+	char *out;
+
+	for (i = 0; i < d->n; i++)
+		for (k = 0; k < d->lines[i].len; k++)
+			need += d->lines[i].text[k] == '\t' ? 4 : 1;
+	out = xmalloc(need + 1);
+	for (i = 0; i < d->n; i++) {
+		struct udiff_line *l = &d->lines[i];
+		size_t start = off, col = 0;
+
+		for (k = 0; k < l->len; k++) {
+			unsigned char c = (unsigned char)l->text[k];
+
+			if (c == '\t') {
+				do
+					out[off++] = ' ';
+				while (++col % 4 != 0);
+				continue;
+			}
+			out[off++] = (char)c;
+			if ((c & 0xC0) != 0x80)
+				col++;
+		}
+		l->text = out + start;
+		l->len = off - start;
+	}
+	out[off] = '\0';
+	free(d->src);
+	d->src = out;
+}
+
+/* A number at *p (advanced past it); def when there is none. */
+static long
+udiff_num(const char **p, const char *end, long def)
+{
+	long v = 0;
+	int digits = 0;
+
+	while (*p < end && **p >= '0' && **p <= '9' && digits < 9) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		digits++;
+	}
+	return digits ? v : def;
+}
+
+/* "@@ -a[,b] +c[,d] @@"; 0 with the numbers, or -1. */
+static int
+udiff_hunk_header(const char *s, size_t n, long *a, long *b, long *c, long *dd)
+{
+	const char *p = s + 2, *end = s + n;
+
+	if (n < 4 || memcmp(s, "@@", 2) != 0)
+		return -1;
+	while (p < end && *p == ' ')
+		p++;
+	if (p == end || *p++ != '-')
+		return -1;
+	*a = udiff_num(&p, end, -1);
+	*b = 1;
+	if (p < end && *p == ',') {
+		p++;
+		*b = udiff_num(&p, end, -1);
+	}
+	while (p < end && *p == ' ')
+		p++;
+	if (p == end || *p++ != '+')
+		return -1;
+	*c = udiff_num(&p, end, -1);
+	*dd = 1;
+	if (p < end && *p == ',') {
+		p++;
+		*dd = udiff_num(&p, end, -1);
+	}
+	return *a < 0 || *b < 0 || *c < 0 || *dd < 0 ? -1 : 0;
+}
+
+static void
+udiff_file_name(struct udiff *d, const char *s, size_t n)
+{
+	size_t i = 4, j;
+
+	if (d->file != NULL)
+		return;
+	if (n > 6 && (memcmp(s + 4, "a/", 2) == 0 || memcmp(s + 4, "b/", 2) == 0))
+		i = 6;
+	for (j = i; j < n && s[j] != '\t'; j++)
+		;
+	if (j > i && !(j - i == 9 && memcmp(s + i, "/dev/null", 9) == 0))
+		d->file = xstrndup(s + i, j - i);
+}
+
+static size_t
+udiff_back_to_char(const char *s, size_t k)
+{
+	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	return k;
+}
+
+void
+udiff_span(const char *a, size_t an, const char *b, size_t bn, size_t *pre, size_t *suf)
+{
+	size_t p = 0, s = 0, max = an < bn ? an : bn;
+
+	while (p < max && a[p] == b[p])
+		p++;
+	/* Never cut a character in two. */
+	if (p < an || p < bn) {
+		size_t pa = p < an ? udiff_back_to_char(a, p) : p;
+		size_t pb = p < bn ? udiff_back_to_char(b, p) : p;
+
+		p = pa < pb ? pa : pb;
+	}
+	while (s < max - p && a[an - 1 - s] == b[bn - 1 - s])
+		s++;
+	while (s > 0 && ((an - s < an && ((unsigned char)a[an - s] & 0xC0) == 0x80) ||
+	    (bn - s < bn && ((unsigned char)b[bn - s] & 0xC0) == 0x80)))
+		s--;
+	*pre = p;
+	*suf = s;
+}
+
+/* Pair the run of removals [ds, de) with the additions [as, ae). */
+static void
+udiff_pair(struct udiff *d, size_t ds, size_t de, size_t as, size_t ae)
+{
+	size_t k;
+
+	for (k = 0; ds + k < de && as + k < ae; k++) {
+		struct udiff_line *o = &d->lines[ds + k], *nw = &d->lines[as + k];
+		size_t pre, suf;
+
+		o->pair = (long)(as + k);
+		nw->pair = (long)(ds + k);
+		udiff_span(o->text, o->len, nw->text, nw->len, &pre, &suf);
+		/* Nothing in common: the whole line changed, which its color already says. */
+		if (pre + suf == 0)
+			continue;
+		o->span_start = pre;
+		o->span_end = o->len - suf;
+		nw->span_start = pre;
+		nw->span_end = nw->len - suf;
+	}
+}
+
+static void
+udiff_pair_all(struct udiff *d)
+{
+	size_t i = 0;
+
+	while (i < d->n) {
+		size_t ds, de, ae;
+
+		if (d->lines[i].kind != UD_DEL) {
+			i++;
+			continue;
+		}
+		ds = i;
+		while (i < d->n && d->lines[i].kind == UD_DEL)
+			i++;
+		de = i;
+		while (i < d->n && d->lines[i].kind == UD_ADD)
+			i++;
+		ae = i;
+		udiff_pair(d, ds, de, de, ae);
+	}
+}
+
+void
+udiff_parse(struct udiff *d, const char *text, size_t n)
+{
+	const char *p, *end;
+	long old_left = 0, new_left = 0, a, b, c, dd;
+	int old_no = 0, new_no = 0;
+
+	memset(d, 0, sizeof *d);
+	d->src = xmemdup(text, n);
+	p = d->src;
+	end = d->src + n;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		struct udiff_line *l;
+
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		if ((old_left > 0 || new_left > 0) && len > 0 &&
+		    (p[0] == ' ' || (p[0] == '-' && old_left > 0) || (p[0] == '+' && new_left > 0))) {
+			enum udiff_kind k = p[0] == ' ' ? UD_CONTEXT : p[0] == '-' ? UD_DEL : UD_ADD;
+
+			l = udiff_push(d, k, p + 1, len - 1);
+			if (k != UD_ADD) {
+				l->old_no = old_no++;
+				old_left--;
+			}
+			if (k != UD_DEL) {
+				l->new_no = new_no++;
+				new_left--;
+			}
+			d->adds += k == UD_ADD;
+			d->dels += k == UD_DEL;
+		} else if ((old_left > 0 || new_left > 0) && len == 0) {
+			/* An empty context line whose space was lost (editors strip it). */
+			l = udiff_push(d, UD_CONTEXT, p, 0);
+			l->old_no = old_no++;
+			l->new_no = new_no++;
+			old_left--;
+			new_left--;
+		} else if (udiff_hunk_header(p, len, &a, &b, &c, &dd) == 0) {
+			udiff_push(d, UD_HUNK, p, len);
+			old_left = b;
+			new_left = dd;
+			old_no = (int)a;
+			new_no = (int)c;
+			d->hunks++;
+		} else if (len >= 4 && (memcmp(p, "--- ", 4) == 0 || memcmp(p, "+++ ", 4) == 0)) {
+			udiff_push(d, UD_FILE, p, len);
+			if (p[0] == '+')
+				d->files++;
+			udiff_file_name(d, p, len);
+		} else {
+			old_left = new_left = 0;
+			udiff_push(d, UD_NOTE, p, len);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	udiff_expand_tabs(d);
+	udiff_pair_all(d);
+}
+
+void
+udiff_release(struct udiff *d)
+{
+	free(d->src);
+	free(d->lines);
+	free(d->file);
+	memset(d, 0, sizeof *d);
+}
+
+static int
+udiff_digits(const struct udiff *d)
+{
+	int max = 0, w = 1;
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		if (d->lines[i].old_no > max)
+			max = d->lines[i].old_no;
+		if (d->lines[i].new_no > max)
+			max = d->lines[i].new_no;
+	}
+	while (max >= 10) {
+		max /= 10;
+		w++;
+	}
+	return w;
+}
+
+static void
+udiff_lineno(struct sline *l, int no, int digits)
+{
+	char tmp[16];
+
+	if (no > 0)
+		snprintf(tmp, sizeof tmp, "%*d", digits, no);
+	else
+		snprintf(tmp, sizeof tmp, "%*s", digits, "");
+	sline_adds(l, tmp, ROLE_LINENO, 0);
+}
+
+/* The text of a +/-/context line, its changed span highlighted. */
+static void
+udiff_body(struct sline *l, const struct udiff_line *u, size_t from, size_t to)
+{
+	int role = u->kind == UD_ADD ? ROLE_DIFF_ADD : u->kind == UD_DEL ? ROLE_DIFF_DEL : ROLE_DIFF_CONTEXT;
+	int span = u->kind == UD_ADD ? ROLE_DIFF_SPAN_ADD : ROLE_DIFF_SPAN_DEL;
+	size_t ss = u->span_start, se = u->span_end;
+
+	if (to > u->len)
+		to = u->len;
+	if (ss >= se || u->kind == UD_CONTEXT) {
+		sline_add(l, u->text + from, to - from, role, 0);
+		return;
+	}
+	if (ss < from)
+		ss = from;
+	if (se > to)
+		se = to;
+	if (ss > to)
+		ss = to;
+	if (se < ss)
+		se = ss;
+	sline_add(l, u->text + from, ss - from, role, 0);
+	sline_add(l, u->text + ss, se - ss, span, 0);
+	sline_add(l, u->text + se, to - se, role, 0);
+}
+
+static const char *
+udiff_marker(enum udiff_kind k)
+{
+	return k == UD_ADD ? "+" : k == UD_DEL ? "-" : " ";
+}
+
+void
+udiff_render(const struct udiff *d, struct slvec *out)
+{
+	int digits = udiff_digits(d);
+	char cont[64];
+	size_t i;
+
+	snprintf(cont, sizeof cont, "%*s", 2 * digits + 4, "");
+	for (i = 0; i < d->n; i++) {
+		const struct udiff_line *u = &d->lines[i];
+		struct sline *l = slvec_push(out);
+
+		switch (u->kind) {
+		case UD_FILE:
+			sline_add(l, u->text, u->len, ROLE_DIFF_FILE, TA_BOLD);
+			break;
+		case UD_HUNK:
+			sline_add(l, u->text, u->len, ROLE_DIFF_HUNK, 0);
+			break;
+		case UD_NOTE:
+			sline_add(l, u->text, u->len, ROLE_DIM, 0);
+			break;
+		default:
+			udiff_lineno(l, u->old_no, digits);
+			sline_add(l, " ", 1, ROLE_LINENO, 0);
+			udiff_lineno(l, u->new_no, digits);
+			sline_add(l, " ", 1, ROLE_LINENO, 0);
+			sline_adds(l, udiff_marker(u->kind), u->kind == UD_ADD ? ROLE_DIFF_ADD :
+			    u->kind == UD_DEL ? ROLE_DIFF_DEL : ROLE_DIFF_CONTEXT, TA_BOLD);
+			sline_add(l, " ", 1, ROLE_DIFF_CONTEXT, 0);
+			sline_mark_body(l);
+			sline_set_cont(l, cont, ROLE_LINENO);
+			udiff_body(l, u, 0, u->len);
+			l->flags |= SL_CHARWRAP;
+			break;
+		}
+	}
+}
+
+/* One half of a side-by-side row: number, marker and text cut to w columns. */
+static void
+udiff_half(struct sline *l, const struct udiff_line *u, bool left, int digits, int w)
+{
+	int used = 0;
+
+	if (u == NULL) {
+		for (; used < w; used++)
+			sline_add(l, " ", 1, ROLE_DIFF_CONTEXT, 0);
+		return;
+	}
+	udiff_lineno(l, left ? u->old_no : u->new_no, digits);
+	sline_adds(l, udiff_marker(u->kind), u->kind == UD_ADD ? ROLE_DIFF_ADD :
+	    u->kind == UD_DEL ? ROLE_DIFF_DEL : ROLE_DIFF_CONTEXT, TA_BOLD);
+	used = digits + 1;
+	if (w > used) {
+		size_t fit = wrap_fit(u->text, u->len, w - used);
+
+		udiff_body(l, u, 0, fit);
+		used += (int)wrap_width(u->text, fit);
+	}
+	for (; used < w; used++)
+		sline_add(l, " ", 1, ROLE_DIFF_CONTEXT, 0);
+}
+
+void
+udiff_render_split(const struct udiff *d, int width, struct slvec *out)
+{
+	int digits = udiff_digits(d), half = (width - 1) / 2;
+	size_t i = 0;
+
+	while (i < d->n) {
+		const struct udiff_line *u = &d->lines[i];
+		const struct udiff_line *left = NULL, *right = NULL;
+		struct sline *l;
+
+		if (u->kind == UD_FILE || u->kind == UD_HUNK || u->kind == UD_NOTE) {
+			l = slvec_push(out);
+			sline_add(l, u->text, u->len, u->kind == UD_FILE ? ROLE_DIFF_FILE :
+			    u->kind == UD_HUNK ? ROLE_DIFF_HUNK : ROLE_DIM, u->kind == UD_FILE ? TA_BOLD : 0);
+			l->flags |= SL_NOWRAP;
+			i++;
+			continue;
+		}
+		if (u->kind == UD_CONTEXT) {
+			left = right = u;
+			i++;
+		} else if (u->kind == UD_DEL) {
+			left = u;
+			right = u->pair >= 0 ? &d->lines[u->pair] : NULL;
+			i++;
+		} else {
+			/* An addition paired with a removal was drawn with it. */
+			if (u->pair >= 0) {
+				i++;
+				continue;
+			}
+			right = u;
+			i++;
+		}
+		l = slvec_push(out);
+		udiff_half(l, left, true, digits, half);
+		sline_adds(l, "\xE2\x94\x82", ROLE_BORDER, 0);
+		udiff_half(l, right, false, digits, width - 1 - half);
+		l->flags |= SL_NOWRAP;
+	}
+}
