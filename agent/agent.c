@@ -1547,14 +1547,11 @@ agent_start_session(struct agent *a, const char *resume_id, bool fork, char *err
 	}
 	agent_use_session(a, sess);
 	if (resume_id != NULL) {
-		const cJSON *src = old != NULL ? session_messages(old) : session_messages(sess);
-
-		cJSON_ArrayForEach(m, src) {
-			conv_add(&a->conv, json_str(m, "role", "user"),
-			    cJSON_Duplicate(json_get(m, "content"), 1), (int)json_int(m, "_turn", 0));
-			if (old != NULL)
-				session_log_message(a->session, conv_last(&a->conv));
-		}
+		cJSON_Delete(a->conv.messages);
+		a->conv.messages = session_take_messages(old != NULL ? old : sess);
+		if (old != NULL)
+			cJSON_ArrayForEach(m, a->conv.messages)
+				session_log_message(a->session, m);
 		a->turn = old != NULL ? session_turns(old) : session_turns(sess);
 		if (old != NULL)
 			session_note_turn(a->session, a->turn, json_str(session_meta(old), "first_prompt", ""));

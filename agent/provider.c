@@ -54,40 +54,67 @@ provider_ephemeral(void)
 	return cc;
 }
 
-/* Messages as the Anthropic API takes them; the newest gets a breakpoint. */
-static cJSON *
-anthropic_messages(const cJSON *messages, bool cache)
+static bool
+provider_has_private_keys(const cJSON *block)
 {
-	cJSON *out = cJSON_CreateArray(), *m, *last = NULL;
+	const cJSON *it;
+
+	for (it = block != NULL ? block->child : NULL; it != NULL; it = it->next)
+		if (it->string != NULL && it->string[0] == '_')
+			return true;
+	return false;
+}
+
+/*
+ * The messages as the Anthropic API takes them, written straight into out
+ * (copying a long conversation block by block would cost more than
+ * printing it); the newest block gets a cache breakpoint.
+ */
+static int
+anthropic_append_messages(struct buf *out, const cJSON *messages, bool cache)
+{
+	const cJSON *m, *b;
+	int rc = buf_putc(out, '[');
 
 	cJSON_ArrayForEach(m, messages) {
-		cJSON *om = cJSON_CreateObject(), *content = json_get(m, "content"), *b, *oc;
+		const cJSON *content = json_get(m, "content");
+		bool last_msg = m->next == NULL;
 
-		cJSON_AddStringToObject(om, "role", json_str(m, "role", "user"));
+		if (m != messages->child)
+			rc |= buf_putc(out, ',');
+		rc |= buf_puts(out, "{\"role\":\"");
+		rc |= buf_json_escape(out, json_str(m, "role", "user"), strlen(json_str(m, "role", "user")));
+		rc |= buf_puts(out, "\",\"content\":[");
 		if (cJSON_IsString(content)) {
-			oc = cJSON_CreateArray();
-			b = cJSON_CreateObject();
-			cJSON_AddStringToObject(b, "type", "text");
-			cJSON_AddStringToObject(b, "text", content->valuestring);
-			cJSON_AddItemToArray(oc, b);
+			rc |= buf_puts(out, "{\"type\":\"text\",\"text\":\"");
+			rc |= buf_json_escape(out, content->valuestring, strlen(content->valuestring));
+			rc |= buf_puts(out, last_msg && cache ?
+			    "\",\"cache_control\":{\"type\":\"ephemeral\"}}" : "\"}");
 		} else {
-			oc = cJSON_CreateArray();
-			cJSON_ArrayForEach(b, content)
-				cJSON_AddItemToArray(oc, provider_clean_block(b));
-		}
-		cJSON_AddItemToObject(om, "content", oc);
-		cJSON_AddItemToArray(out, om);
-		last = oc;
-	}
-	if (cache && last != NULL && cJSON_GetArraySize(last) > 0) {
-		cJSON *lb = cJSON_GetArrayItem(last, cJSON_GetArraySize(last) - 1);
-		const char *t = json_str(lb, "type", "");
+			cJSON_ArrayForEach(b, content) {
+				const char *t = json_str(b, "type", "");
+				/* Thinking blocks cannot carry a breakpoint. */
+				bool mark = cache && last_msg && b->next == NULL &&
+				    strcmp(t, "thinking") != 0 && strcmp(t, "redacted_thinking") != 0;
 
-		/* Thinking blocks cannot carry a breakpoint. */
-		if (strcmp(t, "thinking") != 0 && strcmp(t, "redacted_thinking") != 0)
-			cJSON_AddItemToObject(lb, "cache_control", provider_ephemeral());
+				if (b != content->child)
+					rc |= buf_putc(out, ',');
+				if (mark || provider_has_private_keys(b)) {
+					cJSON *c = provider_clean_block(b);
+
+					if (mark)
+						cJSON_AddItemToObject(c, "cache_control", provider_ephemeral());
+					rc |= json_append(out, c);
+					cJSON_Delete(c);
+				} else {
+					rc |= json_append(out, b);
+				}
+			}
+		}
+		rc |= buf_puts(out, "]}");
 	}
-	return out;
+	rc |= buf_putc(out, ']');
+	return rc != 0 ? -1 : 0;
 }
 
 static int
@@ -136,9 +163,17 @@ anthropic_build(const struct provider_request *r, char **url,
 		cJSON_AddStringToObject(th, "type", "enabled");
 		cJSON_AddNumberToObject(th, "budget_tokens", r->thinking_budget);
 	}
-	cJSON_AddItemToObject(req, "messages", anthropic_messages(r->messages, r->cache));
+	/* The head, then the messages spliced in before its closing brace. */
 	rc = json_append(body, req);
 	cJSON_Delete(req);
+	if (rc == -1 || body->len == 0)
+		return -1;
+	buf_truncate(body, body->len - 1);
+	rc = buf_puts(body, ",\"messages\":");
+	if (rc == 0)
+		rc = anthropic_append_messages(body, r->messages, r->cache);
+	if (rc == 0)
+		rc = buf_putc(body, '}');
 	return rc;
 }
 

@@ -214,6 +214,9 @@ session_create(const char *home, const char *root, const char *model,
 	struct buf p = BUF_INIT(8192);
 
 	free(id);
+	/* A new session is written, not read: the agent keeps the messages. */
+	cJSON_Delete(s->messages);
+	s->messages = NULL;
 	buf_printf(&p, "%s/checkpoints", s->dir);
 	if (session_mkdir_p(buf_cstr(&p)) == -1) {
 		buf_printf(err, "cannot create the session directory %s: %s", s->dir, strerror(errno));
@@ -286,6 +289,15 @@ session_messages(const struct session *s)
 	return s->messages;
 }
 
+cJSON *
+session_take_messages(struct session *s)
+{
+	cJSON *m = s->messages;
+
+	s->messages = NULL;
+	return m != NULL ? m : cJSON_CreateArray();
+}
+
 int
 session_turns(const struct session *s)
 {
@@ -341,21 +353,31 @@ session_last_rewind(const struct session *s)
 	return n > 0 ? cJSON_GetArrayItem(s->rewinds, n - 1) : NULL;
 }
 
-/* Apply one log record to the in-memory head. */
+/*
+ * Apply one log record to the in-memory head.  Parts of rec may be moved
+ * out of it (the caller deletes what is left).  Once the messages were
+ * taken (session_take_messages), only the bookkeeping is kept up.
+ */
 static void
-session_apply(struct session *s, const cJSON *rec)
+session_apply(struct session *s, cJSON *rec)
 {
 	const char *k = json_str(rec, "k", "");
 
 	if (strcmp(k, "msg") == 0) {
-		cJSON *m = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(m, "role", json_str(rec, "role", "user"));
-		cJSON_AddItemToObject(m, "content", cJSON_Duplicate(json_get(rec, "content"), 1));
-		cJSON_AddNumberToObject(m, "_turn", (double)json_int(rec, "turn", 0));
-		cJSON_AddItemToArray(s->messages, m);
 		if (json_int(rec, "turn", 0) > s->turns)
 			s->turns = (int)json_int(rec, "turn", 0);
+		if (s->messages != NULL) {
+			cJSON *m = cJSON_CreateObject(), *content;
+
+			content = cJSON_DetachItemFromObjectCaseSensitive(rec, "content");
+			cJSON_AddStringToObject(m, "role", json_str(rec, "role", "user"));
+			cJSON_AddItemToObject(m, "content", content != NULL ? content : cJSON_CreateArray());
+			cJSON_AddNumberToObject(m, "_turn", (double)json_int(rec, "turn", 0));
+			cJSON_AddItemToArray(s->messages, m);
+		}
+	} else if (s->messages == NULL && strcmp(k, "rewind") != 0 && strcmp(k, "redo") != 0 &&
+	    strcmp(k, "files") != 0 && strcmp(k, "turn") != 0) {
+		return;
 	} else if (strcmp(k, "extend") == 0) {
 		cJSON *last = cJSON_GetArrayItem(s->messages, cJSON_GetArraySize(s->messages) - 1);
 		const cJSON *b;
@@ -366,7 +388,7 @@ session_apply(struct session *s, const cJSON *rec)
 	} else if (strcmp(k, "rewind") == 0) {
 		int keep = (int)json_int(rec, "keep", 0);
 
-		while (cJSON_GetArraySize(s->messages) > keep && keep >= 0)
+		while (s->messages != NULL && cJSON_GetArraySize(s->messages) > keep && keep >= 0)
 			cJSON_DeleteItemFromArray(s->messages, cJSON_GetArraySize(s->messages) - 1);
 		session_mark_files(s, json_get(rec, "undone"), true);
 		cJSON_AddItemToArray(s->rewinds, cJSON_Duplicate(rec, 1));
@@ -376,8 +398,9 @@ session_apply(struct session *s, const cJSON *rec)
 		const cJSON *m;
 
 		/* The messages the rewind took away come back, as they were. */
-		cJSON_ArrayForEach(m, json_get(rw, "removed"))
-			cJSON_AddItemToArray(s->messages, cJSON_Duplicate(m, 1));
+		if (s->messages != NULL)
+			cJSON_ArrayForEach(m, json_get(rw, "removed"))
+				cJSON_AddItemToArray(s->messages, cJSON_Duplicate(m, 1));
 		session_mark_files(s, json_get(rw, "undone"), false);
 		cJSON_Delete(rw);
 	} else if (strcmp(k, "files") == 0) {

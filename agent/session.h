@@ -65,6 +65,11 @@ const cJSON	*session_effect_find(const struct session *, const char *id);
 /* The messages the log rebuilds (owned by the session; copy to use). */
 const cJSON	*session_messages(const struct session *);
 /*
+ * Take the messages (the caller owns them); from then on the session
+ * keeps only its bookkeeping, not a second copy of the conversation.
+ */
+cJSON		*session_take_messages(struct session *);
+/*
  * What rewind needs: the "files" records ({"k":"files","turn","id",
  * "files":[{path,before,after}], "undone"?}), the "turn" records
  * ({"turn","prompt","tools","tokens","ms","time"}) and the newest rewind
