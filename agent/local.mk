@@ -8,6 +8,11 @@ libtandem_agent_a_SOURCES = \
 	agent/provider.c agent/provider.h \
 	agent/conv.c agent/conv.h \
 	agent/models.c agent/models.h \
+	agent/hooks.c agent/hooks.h \
+	agent/memory.c agent/memory.h \
+	agent/commands.c agent/commands.h \
+	agent/cachewatch.c agent/cachewatch.h \
+	agent/compact.c agent/compact.h \
 	agent/sched.c agent/sched.h \
 	agent/exec.c agent/exec.h \
 	agent/perm.c agent/perm.h \
@@ -18,6 +23,12 @@ libtandem_agent_a_SOURCES = \
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
+check_PROGRAMS += tests/test_cachewatch tests/test_compact
+TESTS += tests/test_cachewatch tests/test_compact
+tests_test_cachewatch_SOURCES = tests/test_cachewatch.c agent/cachewatch.c
+tests_test_cachewatch_LDADD = $(LIB_LIBS)
+tests_test_compact_SOURCES = tests/test_compact.c agent/compact.c agent/conv.c
+tests_test_compact_LDADD = $(LIB_LIBS)
 tests_test_sse_SOURCES = tests/test_sse.c agent/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
 tests_test_stream_SOURCES = tests/test_stream.c agent/sse.c agent/stream.c \
@@ -33,3 +44,15 @@ check_PROGRAMS += tests/test_sched
 TESTS += tests/test_sched
 tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c
 tests_test_sched_LDADD = $(TOOLS_LIBS)
+
+check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
+TESTS += tests/test_hooks tests/test_memory tests/test_commands
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c \
+	agent/perm.c tools/sandbox.c
+tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
+tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/perm.c \
+	tools/sandbox.c
+tests_test_memory_LDADD = $(LIB_LIBS)
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c \
+	agent/perm.c tools/sandbox.c
+tests_test_commands_LDADD = $(LIB_LIBS)

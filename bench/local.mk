@@ -10,3 +10,22 @@ EXTRA_DIST += bench/README.md bench/grep_bench.sh
 bench: bench-grep
 bench-grep: bench/grep_bench$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/grep_bench.sh ./bench/grep_bench$(EXEEXT)
+
+# prompt_bytes: the bytes and tokens sent before the user says anything.
+EXTRA_PROGRAMS += bench/prompt_bytes
+bench_prompt_bytes_SOURCES = bench/prompt_bytes.c
+bench_prompt_bytes_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS)
+.PHONY: bench-prompt
+bench: bench-prompt
+bench-prompt: bench/prompt_bytes$(EXEEXT)
+	./bench/prompt_bytes$(EXEEXT) $(srcdir)/agent/agent.c
+
+# The TUI's benchmarks: startup, idle RSS and wakeups, streaming cost and
+# keypress latency, measured through a pty around the replay driver.
+EXTRA_PROGRAMS += bench/tui_bench
+bench_tui_bench_SOURCES = bench/tui_bench.c
+EXTRA_DIST += bench/tui_bench.sh
+.PHONY: bench-tui
+bench: bench-tui
+bench-tui: bench/tui_bench$(EXEEXT) tests/tui/tui_replay$(EXEEXT)
+	./bench/tui_bench$(EXEEXT) ./tests/tui/tui_replay$(EXEEXT)
