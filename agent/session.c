@@ -714,7 +714,7 @@ session_scan(const char *home, const char *root)
 					break;
 				i++;
 			}
-			cJSON_InsertItemInArray(arr, i, meta);
+			json_array_insert(arr, i, meta);
 		}
 	}
 	if (d != NULL)

@@ -188,8 +188,7 @@ stream_add_block(struct stream *s, int index, cJSON *block)
 	memmove(s->content_index + pos + 1, s->content_index + pos,
 	    (n - pos) * sizeof *s->content_index);
 	s->content_index[pos] = index;
-	if (!cJSON_InsertItemInArray(s->content, (int)pos, block))
-		fatal("out of memory");
+	json_array_insert(s->content, (int)pos, block);
 	if (s->h.block_done != NULL)
 		s->h.block_done(s->h.arg, index, block);
 }

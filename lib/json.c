@@ -189,3 +189,22 @@ json_add_str_n(cJSON *obj, const char *key, const char *s, size_t n)
 	buf_release(&b);
 	return v;
 }
+
+void
+json_array_insert(cJSON *arr, int pos, cJSON *item)
+{
+	cJSON *at = pos >= 0 ? cJSON_GetArrayItem(arr, pos) : NULL;
+
+	if (at == NULL) {
+		cJSON_AddItemToArray(arr, item);
+		return;
+	}
+	/* The first child's prev points at the last child; keep it so. */
+	item->next = at;
+	item->prev = at->prev;
+	if (at == arr->child)
+		arr->child = item;
+	else
+		at->prev->next = item;
+	at->prev = item;
+}

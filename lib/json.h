@@ -34,6 +34,13 @@ int		 json_append(struct buf *out, const cJSON *item);
 /* Compact text; the caller frees. */
 char		*json_print(const cJSON *item);
 
+/*
+ * Insert item (taken) into arr before position pos (past the end: append).
+ * cJSON_InsertItemInArray of some cJSON releases fails in the middle of an
+ * array; this one does not.
+ */
+void		 json_array_insert(cJSON *arr, int pos, cJSON *item);
+
 /* Add a string that may hold invalid UTF-8 (replaced with U+FFFD). */
 cJSON		*json_add_str_n(cJSON *obj, const char *key, const char *s, size_t n);
 

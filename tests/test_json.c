@@ -56,11 +56,35 @@ T_TEST(append_and_invalid_utf8)
 	buf_release(&b);
 }
 
+T_TEST(insert_anywhere)
+{
+	cJSON *a = cJSON_CreateArray();
+	char *s;
+
+	json_array_insert(a, 0, cJSON_CreateNumber(3));
+	json_array_insert(a, 0, cJSON_CreateNumber(1));
+	json_array_insert(a, 1, cJSON_CreateNumber(2));
+	json_array_insert(a, 9, cJSON_CreateNumber(5));
+	json_array_insert(a, 3, cJSON_CreateNumber(4));
+	s = cJSON_PrintUnformatted(a);
+	T_EQ_STR(s, "[1,2,3,4,5]");
+	cJSON_free(s);
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(6));
+	T_EQ_INT(cJSON_GetArraySize(a), 6);
+	T_OK(cJSON_GetArrayItem(a, 5)->valuedouble == 6);
+	cJSON_DeleteItemFromArray(a, 2);
+	s = cJSON_PrintUnformatted(a);
+	T_EQ_STR(s, "[1,2,4,5,6]");
+	cJSON_free(s);
+	cJSON_Delete(a);
+}
+
 int
 main(void)
 {
 	T_RUN(getters);
 	T_RUN(parse_positions);
 	T_RUN(append_and_invalid_utf8);
+	T_RUN(insert_anywhere);
 	return t_done();
 }
