@@ -46,7 +46,8 @@ enum {
 	OPT_PRINT,
 	OPT_REWIND_TO,
 	OPT_FILES,
-	OPT_REDO
+	OPT_REDO,
+	OPT_DISABLE_TOOLS
 };
 
 static const struct option long_options[] = {
@@ -65,6 +66,7 @@ static const struct option long_options[] = {
 	{ "rewind-to",		required_argument, NULL, OPT_REWIND_TO },
 	{ "files",		no_argument,	   NULL, OPT_FILES },
 	{ "redo",		no_argument,	   NULL, OPT_REDO },
+	{ "disable-tools",	required_argument, NULL, OPT_DISABLE_TOOLS },
 	{ "demo",		no_argument,	   NULL, OPT_DEMO },
 	{ "theme",		required_argument, NULL, OPT_THEME },
 	{ "trust",		no_argument,	   NULL, OPT_TRUST },
@@ -94,6 +96,7 @@ static const char usage_text[] =
     "      --fork                         with -c/-r: go on in a new session\n"
     "      --rewind-to N [--files]        with -c/-r: go back to before turn N (and its file changes)\n"
     "      --redo                         with -c/-r: undo the last rewind\n"
+    "      --disable-tools LIST           tools the model does not get, e.g. run_bash,write_file\n"
     "      --trust                        honour this project's hooks and allow rules\n"
     "      --demo                         offline: a scripted model on loopback\n"
     "      --theme NAME  --no-mouse  --print-transcript\n"
@@ -233,6 +236,10 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 			break;
 		case OPT_REDO:
 			cli->redo = true;
+			break;
+		case OPT_DISABLE_TOOLS:
+			if (set_flag(cfg, "disabled_tools", optarg) == -1)
+				return 2;
 			break;
 		case OPT_DEMO:
 			cli->demo = true;

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cachewatch.h"
+#include "compact.h"
 #include "config.h"
 #include "conv.h"
 #include "ev.h"
@@ -83,6 +85,23 @@ struct agent {
 	struct usage		 last, totals;
 	double			 cost;
 
+	/* Context economy. */
+	struct cachewatch	*cw;
+	struct compact_thresholds th;
+	enum compact_stage	 stage;		/* the deepest stage applied */
+	int			 summary_failures;
+	bool			 overflow_retried;
+	struct {
+		struct http_req	*req;
+		struct stream	*stream;
+		long		 status;
+		struct buf	 errbody;
+		int		 keep;
+		int64_t		 tokens_before;
+		bool		 then_call;	/* a model call waits for it */
+	} sum;
+	bool			 compacting;	/* a /compact summary is running */
+
 	/* For the turn's record in the log (the turn browser reads it). */
 	char			*turn_prompt;
 	int64_t			 turn_started;
@@ -93,6 +112,9 @@ struct agent {
 static void agent_call_model(struct agent *);
 static void agent_proceed(struct agent *);
 static void agent_replay_history(struct agent *);
+static char *agent_system_text(const struct agent *);
+static void agent_compacted(struct agent *, enum compact_stage, int64_t, int64_t);
+static int64_t agent_window(const struct agent *);
 
 static const char system_static[] =
     "You are tandem, a coding agent pair-programming with a developer in their "
@@ -143,7 +165,32 @@ agent_set_mode(struct agent *a, enum perm_mode mode)
 bool
 agent_busy(const struct agent *a)
 {
-	return a->busy;
+	return a->busy || a->compacting;
+}
+
+/* The context window: the setting, else the model table's. */
+static int64_t
+agent_window(const struct agent *a)
+{
+	return a->cfg->context_window > 0 ? a->cfg->context_window : model_find(a->model)->window;
+}
+
+/* Is name in the comma-separated list of disabled tools? */
+static bool
+agent_tool_disabled(const struct config *cfg, const char *name)
+{
+	const char *p = cfg->disabled_tools;
+	size_t n = strlen(name);
+
+	while (p != NULL && *p != '\0') {
+		size_t k = strcspn(p, ", ");
+
+		if (k == n && strncmp(p, name, n) == 0)
+			return true;
+		p += k;
+		p += strspn(p, ", ");
+	}
+	return false;
 }
 
 /* The git branch, read from .git/HEAD without starting a process. */
@@ -192,14 +239,19 @@ agent_build_dynamic(struct agent *a)
 }
 
 static cJSON *
-agent_tools_json(void)
+agent_tools_json(const struct config *cfg)
 {
 	cJSON *arr = cJSON_CreateArray();
 	size_t i;
 
 	for (i = 0; tool_table[i] != NULL; i++) {
 		const struct tool_def *t = tool_table[i];
-		cJSON *o = cJSON_CreateObject(), *schema = cJSON_Parse(t->schema);
+		cJSON *o, *schema;
+
+		if (agent_tool_disabled(cfg, t->name))
+			continue;
+		o = cJSON_CreateObject();
+		schema = cJSON_Parse(t->schema);
 
 		if (schema == NULL)
 			fatal("the input schema of tool %s is not valid JSON", t->name);
@@ -332,6 +384,10 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	struct buf preview = BUF_INIT(8u * 1024 * 1024);
 	cJSON *ev;
 
+	if (agent_tool_disabled(a->cfg, c->name)) {
+		buf_printf(why, "the tool %s is disabled in this session", c->name);
+		return SCHED_REFUSE;
+	}
 	/* Side effects wait until checkpoint A records who asked for them. */
 	if (c->tool->cls != TOOL_READ_ONLY && !a->checkpoint_a)
 		return SCHED_LATER;
@@ -542,6 +598,48 @@ agent_usage_json(const struct usage *u)
 	return o;
 }
 
+/* The prompt cache's fingerprint, for the next process that resumes this session. */
+static void
+agent_save_cache_state(struct agent *a)
+{
+	struct buf path = BUF_INIT(8192);
+	cJSON *st = cachewatch_save(a->cw);
+	char *text = cJSON_PrintUnformatted(st);
+
+	buf_printf(&path, "%s/cache.json", session_dir(a->session));
+	session_write_atomic(buf_cstr(&path), text, strlen(text), NULL);
+	cJSON_free(text);
+	cJSON_Delete(st);
+	buf_release(&path);
+}
+
+static void
+agent_load_cache_state(struct agent *a)
+{
+	struct buf path = BUF_INIT(8192);
+	FILE *f;
+
+	buf_printf(&path, "%s/cache.json", session_dir(a->session));
+	f = fopen(buf_cstr(&path), "r");
+	if (f != NULL) {
+		char data[1 << 16];
+		struct buf all = BUF_INIT(64u * 1024 * 1024);
+		size_t n;
+		cJSON *j;
+
+		while ((n = fread(data, 1, sizeof data, f)) > 0)
+			if (buf_append(&all, data, n) == -1)
+				break;
+		fclose(f);
+		j = cJSON_ParseWithLength(buf_cstr(&all), all.len);
+		if (j != NULL)
+			cachewatch_load(a->cw, j);	/* advisory: a bad file is ignored */
+		cJSON_Delete(j);
+		buf_release(&all);
+	}
+	buf_release(&path);
+}
+
 static void
 agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 {
@@ -564,6 +662,7 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 		cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
 		session_append(a->session, rec);
 		session_sync(a->session);
+		agent_save_cache_state(a);
 	}
 	a->busy = false;
 	a->interrupting = false;
@@ -759,6 +858,20 @@ agent_record_usage(struct agent *a)
 	if (!has)
 		return;
 	a->last = u;
+	{
+		struct cachewatch_break br;
+
+		if (cachewatch_after(a->cw, &u, &br)) {
+			cJSON *rec = cJSON_CreateObject();
+
+			ev = event_new(a->bus, "cache_break");
+			cachewatch_break_fields(&br, ev);
+			cJSON_AddStringToObject(rec, "k", "cache_break");
+			cachewatch_break_fields(&br, rec);
+			event_emit(a->bus, ev);
+			session_append(a->session, rec);
+		}
+	}
 	a->totals.input += u.input;
 	a->totals.output += u.output;
 	a->totals.cache_write += u.cache_write;
@@ -774,8 +887,8 @@ agent_record_usage(struct agent *a)
 	event_emit(a->bus, ev);
 	ev = event_new(a->bus, "context");
 	cJSON_AddNumberToObject(ev, "tokens", (double)(u.input + u.cache_write + u.cache_read + u.output));
-	cJSON_AddNumberToObject(ev, "window", (double)mi->window);
-	cJSON_AddStringToObject(ev, "stage", "none");
+	cJSON_AddNumberToObject(ev, "window", (double)agent_window(a));
+	cJSON_AddStringToObject(ev, "stage", compact_stage_name(a->stage));
 	event_emit(a->bus, ev);
 }
 
@@ -826,6 +939,24 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 		buf_printf(&msg, "%s: %s", what, r->error);
 	} else if (a->status != 200) {
 		provider_error_text(buf_cstr(&a->errbody), a->errbody.len, a->status, &msg, &type);
+		if (compact_is_overflow(a->status, buf_cstr(&type), buf_cstr(&msg)) && !a->overflow_retried) {
+			struct compact_outcome o;
+			char *sys = agent_system_text(a);
+
+			/* Too big for the window: compact as hard as it goes and retry once. */
+			a->overflow_retried = true;
+			agent_drop_stream(a);
+			compact_overflow(a->conv.messages, sys, a->tools, &o);
+			free(sys);
+			if (o.stage != COMPACT_NONE) {
+				agent_compacted(a, o.stage, o.tokens_before, o.tokens_after);
+				agent_call_model(a);
+				goto out;
+			}
+			agent_fail(a, "the conversation does not fit the model's context window, and "
+			    "nothing more can be compacted: %s", buf_cstr(&msg));
+			goto out;
+		}
 		if (a->status == 401 || a->status == 403) {
 			struct buf m2 = BUF_INIT(64 * 1024);
 
@@ -888,6 +1019,234 @@ out:
 	buf_release(&type);
 }
 
+/* --- context economy: compaction and the summary call -------------------- */
+
+static char *
+agent_system_text(const struct agent *a)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	buf_puts(&b, a->sys_static);
+	if (a->sys_dynamic != NULL) {
+		buf_puts(&b, "\n\n");
+		buf_puts(&b, a->sys_dynamic);
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* The messages were compacted: log them, and say so. */
+static void
+agent_compacted(struct agent *a, enum compact_stage stage, int64_t before, int64_t after)
+{
+	cJSON *rec = cJSON_CreateObject(), *ev;
+
+	cJSON_AddStringToObject(rec, "k", "replace");
+	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));
+	cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(a->conv.messages, 1));
+	session_append(a->session, rec);
+	session_sync(a->session);
+	crash_point("compaction");
+	if (stage > a->stage)
+		a->stage = stage;
+	ev = event_new(a->bus, "compaction");
+	cJSON_AddStringToObject(ev, "stage", compact_stage_name(stage));
+	cJSON_AddNumberToObject(ev, "tokens_before", (double)before);
+	cJSON_AddNumberToObject(ev, "tokens_after", (double)after);
+	event_emit(a->bus, ev);
+	ev = event_new(a->bus, "context");
+	cJSON_AddNumberToObject(ev, "tokens", (double)after);
+	cJSON_AddNumberToObject(ev, "window", (double)agent_window(a));
+	cJSON_AddStringToObject(ev, "stage", compact_stage_name(a->stage));
+	event_emit(a->bus, ev);
+}
+
+static int64_t
+agent_estimate(const struct agent *a)
+{
+	char *sys = agent_system_text(a);
+	int64_t t = compact_estimate(sys, a->tools, a->conv.messages);
+
+	free(sys);
+	return t;
+}
+
+static void
+agent_sum_headers(void *arg, struct http_req *req, long status)
+{
+	struct agent *a = arg;
+
+	a->sum.status = status;
+}
+
+static int
+agent_sum_body(void *arg, struct http_req *req, const char *p, size_t n)
+{
+	struct agent *a = arg;
+
+	if (a->sum.status != 200)
+		return buf_append(&a->sum.errbody, p, n) == -1 ? -1 : 0;
+	return stream_feed(a->sum.stream, p, n);
+}
+
+static void
+agent_sum_finish(struct agent *a, const char *summary, const char *why)
+{
+	int64_t after;
+
+	if (summary != NULL && compact_apply_summary(a->conv.messages, a->sum.keep, summary, NULL) > 0) {
+		cJSON *rec = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(rec, "k", "summary");
+		cJSON_AddStringToObject(rec, "text", summary);
+		session_append(a->session, rec);
+		a->summary_failures = 0;
+		after = agent_estimate(a);
+		agent_compacted(a, COMPACT_SUMMARY, a->sum.tokens_before, after);
+	} else {
+		a->summary_failures++;
+		event_error(a->bus, 0, "the summary for compaction failed (%s); collapsing instead",
+		    why != NULL ? why : "no summary came back");
+		if (compact_collapse(a->conv.messages, a->sum.keep, NULL) > 0)
+			agent_compacted(a, COMPACT_COLLAPSE, a->sum.tokens_before, agent_estimate(a));
+		if (a->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES)
+			event_error(a->bus, 0, "automatic compaction stopped after %d failed summaries "
+			    "in a row; use /compact to try again", a->summary_failures);
+	}
+}
+
+static void
+agent_sum_done(void *arg, struct http_req *req, const struct http_result *r)
+{
+	struct agent *a = arg;
+	struct buf text = BUF_INIT(BUF_NOLIMIT), why = BUF_INIT(4096), type = BUF_INIT(256);
+	const cJSON *b;
+	bool then_call = a->sum.then_call;
+
+	if (r->fail != HTTP_OK) {
+		buf_puts(&why, r->error);
+	} else if (a->sum.status != 200) {
+		provider_error_text(buf_cstr(&a->sum.errbody), a->sum.errbody.len, a->sum.status, &why, &type);
+	} else {
+		stream_finish(a->sum.stream);
+		if (stream_error(a->sum.stream) != NULL)
+			buf_puts(&why, stream_error(a->sum.stream));
+		cJSON_ArrayForEach(b, stream_content(a->sum.stream))
+			if (strcmp(json_str(b, "type", ""), "text") == 0)
+				buf_puts(&text, json_str(b, "text", ""));
+		{
+			bool has = false;
+			struct usage u = stream_usage(a->sum.stream, &has);
+
+			if (has) {
+				a->totals.input += u.input;
+				a->totals.output += u.output;
+				a->totals.cache_write += u.cache_write;
+				a->totals.cache_read += u.cache_read;
+				a->cost += model_cost(model_find(a->model), &u);
+			}
+		}
+	}
+	agent_sum_finish(a, why.len == 0 && text.len > 0 ? buf_cstr(&text) : NULL,
+	    why.len > 0 ? buf_cstr(&why) : NULL);
+	stream_free(a->sum.stream);
+	a->sum.stream = NULL;
+	a->sum.req = NULL;
+	buf_release(&a->sum.errbody);
+	buf_release(&text);
+	buf_release(&why);
+	buf_release(&type);
+	a->compacting = false;
+	if (then_call)
+		agent_call_model(a);
+	else
+		event_emit(a->bus, event_new(a->bus, "compaction_done"));
+}
+
+/* Ask the model for a summary of all but the newest keep turns. */
+static int
+agent_sum_start(struct agent *a, int keep, const char *focus, bool then_call)
+{
+	static const struct http_handler proto = { agent_sum_headers, agent_sum_body, agent_sum_done, NULL };
+	struct stream_handler sh = { NULL, NULL, NULL, NULL };
+	struct http_handler hh = proto;
+	struct provider_request pr;
+	struct http_timeouts to;
+	struct curl_slist *headers = NULL;
+	struct buf body = BUF_INIT(BUF_NOLIMIT);
+	cJSON *msgs;
+	char *url = NULL;
+
+	msgs = compact_summary_request(a->conv.messages, keep, focus, (size_t)agent_window(a) * 2);
+	if (msgs == NULL)
+		return -1;
+	memset(&pr, 0, sizeof pr);
+	pr.proto = a->proto;
+	pr.base_url = a->base_url;
+	pr.api_key = a->cfg->api_key;
+	pr.model = a->model;
+	pr.max_tokens = a->cfg->max_tokens;
+	pr.system_static = compact_summary_system();
+	pr.messages = msgs;
+	provider_build(&pr, &url, &headers, &body);
+	cJSON_Delete(msgs);
+	to.connect_ms = a->cfg->connect_timeout_ms;
+	to.first_byte_ms = a->cfg->first_byte_timeout_ms;
+	to.stall_ms = a->cfg->stall_timeout_ms;
+	hh.arg = a;
+	a->sum.keep = keep;
+	a->sum.then_call = then_call;
+	a->sum.status = 0;
+	a->sum.tokens_before = agent_estimate(a);
+	buf_init(&a->sum.errbody, AGENT_ERRBODY_MAX);
+	a->sum.stream = stream_new(a->proto, &sh);
+	a->sum.req = http_post(a->http, url, headers, body.data, body.len, &to, &hh);
+	free(url);
+	buf_release(&body);
+	return 0;
+}
+
+/*
+ * Before a request: compact if the conversation has grown past a
+ * threshold.  True when a summary call was started (it makes the request
+ * when it is done).
+ */
+static bool
+agent_auto_compact(struct agent *a)
+{
+	struct compact_outcome o;
+	char *sys = agent_system_text(a);
+
+	compact_auto(a->conv.messages, sys, a->tools, agent_window(a), &a->th,
+	    a->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, &o);
+	free(sys);
+	if (o.stage != COMPACT_NONE)
+		agent_compacted(a, o.stage, o.tokens_before, o.tokens_after);
+	if (o.need_summary && agent_sum_start(a, o.keep_turns, NULL, true) == 0)
+		return true;
+	return false;
+}
+
+static int64_t
+agent_clock_ms(void)
+{
+	const char *s = getenv("TANDEM_CLOCK_OFFSET_MS");
+	char *end;
+	long long off = 0;
+
+	if (s != NULL && *s != '\0') {
+		off = strtoll(s, &end, 10);
+		if (*end != '\0')
+			off = 0;
+	}
+	{
+		struct timespec ts;
+
+		/* Wall-clock time: the cache's age must survive a restart (resume). */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + off;
+	}
+}
+
 static void
 agent_call_model(struct agent *a)
 {
@@ -902,6 +1261,8 @@ agent_call_model(struct agent *a)
 	struct buf body = BUF_INIT(BUF_NOLIMIT);
 	char *url = NULL;
 
+	if (agent_auto_compact(a))
+		return;
 	memset(&pr, 0, sizeof pr);
 	pr.proto = a->proto;
 	pr.base_url = a->base_url;
@@ -915,6 +1276,7 @@ agent_call_model(struct agent *a)
 	pr.messages = a->conv.messages;
 	pr.cache = a->proto == STREAM_ANTHROPIC;
 	provider_build(&pr, &url, &headers, &body);
+	cachewatch_before(a->cw, a->sys_static, a->tools, a->model, a->conv.messages, agent_clock_ms());
 
 	to.connect_ms = a->cfg->connect_timeout_ms;
 	to.first_byte_ms = a->cfg->first_byte_timeout_ms;
@@ -1007,9 +1369,12 @@ agent_submit(struct agent *a, const char *prompt)
 
 	if (a->busy)
 		return -1;
+	if (a->compacting)
+		return -1;
 	a->busy = true;
 	a->interrupting = false;
 	a->failed = false;
+	a->overflow_retried = false;
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
 	if (session_turns(a->session) > a->turn)
 		a->turn = session_turns(a->session);
@@ -1425,6 +1790,9 @@ agent_clear(struct agent *a)
 	buf_release(&err);
 	conv_clear(&a->conv);
 	agent_use_session(a, sess);
+	cachewatch_forget(a->cw);
+	a->stage = COMPACT_NONE;
+	a->summary_failures = 0;
 	a->turn = 0;
 	event_set_turn(a->bus, 0);
 	agent_emit_session(a, false);
@@ -1434,17 +1802,31 @@ agent_clear(struct agent *a)
 int
 agent_compact(struct agent *a, const char *focus)
 {
-	if (a->busy)
+	int keep;
+
+	if (a->busy || a->compacting)
 		return -1;
-	(void)focus;
-	event_error(a->bus, 0, "compaction is not available in this build");
+	compact_micro(a->conv.messages, COMPACT_KEEP_ROUNDS, NULL);
+	keep = compact_summary_keep(a->conv.messages);
+	if (keep < 0) {
+		event_error(a->bus, 0, "nothing to compact yet");
+		return 0;
+	}
+	/* Asked for by the user: summaries are on again. */
+	a->summary_failures = 0;
+	if (a->sys_dynamic == NULL)
+		agent_build_dynamic(a);
+	if (agent_sum_start(a, keep, focus, false) == -1) {
+		event_error(a->bus, 0, "nothing to compact yet");
+		return 0;
+	}
+	a->compacting = true;
 	return 0;
 }
 
 void
 agent_report(struct agent *a, const char *what, struct buf *out)
 {
-	const struct model_info *mi = model_find(a->model);
 
 	if (strcmp(what, "cost") == 0) {
 		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
@@ -1459,9 +1841,17 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		int64_t used = a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
 
 		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
-		    (long long)used, (long long)mi->window,
-		    mi->window > 0 ? 100.0 * (double)used / (double)mi->window : 0.0,
+		    (long long)used, (long long)agent_window(a),
+		    agent_window(a) > 0 ? 100.0 * (double)used / (double)agent_window(a) : 0.0,
 		    conv_count(&a->conv));
+		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
+		    (long long)agent_estimate(a));
+		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
+		    "summary %.0f%%%s\n", compact_stage_name(a->stage), a->th.micro * 100,
+		    a->th.collapse * 100, a->th.summary * 100,
+		    a->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
+		    " (automatic summaries stopped after failures)" : "");
+		cachewatch_report(a->cw, out);
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}
@@ -1653,7 +2043,18 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		return NULL;
 	}
 	a->sys_static = xstrdup(system_static);
-	a->tools = agent_tools_json();
+	a->tools = agent_tools_json(cfg);
+	{
+		const char *ttl = getenv("TANDEM_CACHE_TTL_MS");
+		char *end;
+		long long v = ttl != NULL ? strtoll(ttl, &end, 10) : 0;
+
+		a->cw = cachewatch_new(cfg->cache_ttl_ms > 0 ? cfg->cache_ttl_ms :
+		    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
+	}
+	a->th.micro = cfg->compact_micro;
+	a->th.collapse = cfg->compact_collapse;
+	a->th.summary = cfg->compact_summary;
 	conv_init(&a->conv);
 	if (agent_start_session(a, resume_id, fork, err, err_size) == -1) {
 		agent_free(a);
@@ -1662,6 +2063,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	ops.arg = a;
 	a->sched = sched_new(loop, &a->env, &ops);
 	agent_emit_session(a, resume_id != NULL);
+	if (resume_id != NULL && !fork)
+		agent_load_cache_state(a);
 	if (resume_id != NULL && interactive)
 		agent_replay_history(a);
 	return a;
@@ -1678,6 +2081,11 @@ agent_free(struct agent *a)
 		http_cancel(a->req);
 	stream_free(a->stream);
 	buf_release(&a->errbody);
+	if (a->sum.req != NULL)
+		http_cancel(a->sum.req);
+	stream_free(a->sum.stream);
+	buf_release(&a->sum.errbody);
+	cachewatch_free(a->cw);
 	sched_free(a->sched);
 	http_free(a->http);
 	conv_release(&a->conv);

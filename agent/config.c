@@ -60,6 +60,9 @@ static const struct cfg_key {
 	{ "timeouts.first_byte_ms", CFG_INT, offsetof(struct config, first_byte_timeout_ms), 1, 3600000, 0 },
 	{ "timeouts.stall_ms", CFG_INT, offsetof(struct config, stall_timeout_ms), 1, 3600000, 0 },
 	{ "retention_days", CFG_INT, offsetof(struct config, retention_days), 0, 100000, 0 },
+	{ "context_window", CFG_INT, offsetof(struct config, context_window), 0, 100000000, 0 },
+	{ "cache_ttl_ms", CFG_INT, offsetof(struct config, cache_ttl_ms), 0, 86400000, 0 },
+	{ "disabled_tools", CFG_STRING, offsetof(struct config, disabled_tools), 0, 0, 0 },
 };
 
 /* Other names for keys: command-line spellings, and Claude Code's in files too. */
@@ -874,6 +877,7 @@ config_release(struct config *cfg)
 	free(cfg->home);
 	free(cfg->config_dir);
 	free(cfg->theme);
+	free(cfg->disabled_tools);
 	perm_rules_free(cfg->rules);
 	cJSON_Delete(cfg->hooks);
 	cJSON_Delete(cfg->sources);

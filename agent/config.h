@@ -50,6 +50,9 @@ struct config {
 	int	 first_byte_timeout_ms;	/* default 120000 */
 	int	 stall_timeout_ms;	/* default 60000 */
 	int	 retention_days;	/* 0: keep sessions forever; default 30 */
+	int	 context_window;	/* tokens; 0: the model table's */
+	int	 cache_ttl_ms;		/* the prompt cache's lifetime; 0: 5 minutes */
+	char	*disabled_tools;	/* comma-separated tool names the model does not get; NULL: none */
 	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */
 	bool	 trusted;	/* the project's own hooks/allow rules may be honoured */
 	bool	 project_defines_trust_items;	/* project settings define hooks or allow rules */
