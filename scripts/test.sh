@@ -57,7 +57,7 @@ if command -v valgrind >/dev/null 2>&1 && [ -d "$top/build-plain/tests" ]; then
 		[ -x "$t" ] && [ -f "$t" ] || continue
 		case "$t" in *.log|*.trs|*.sh) continue ;; esac
 		if (cd "$top/build-plain" && top_srcdir="$top" top_builddir="$top/build-plain" \
-		    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --child-silent-after-fork=yes \
 		    "$t" >/dev/null 2>"$t.vg"); then
 			passed=$((passed + 1))
 		else
