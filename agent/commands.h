@@ -1,0 +1,59 @@
+/*
+ * commands: custom slash commands, prompts kept as Markdown files.
+ *
+ * "/name args" runs <root>/.tandem/commands/name.md, else
+ * <config_dir>/commands/name.md (the project's wins on a clash): the
+ * file's text, with $ARGUMENTS replaced by args and $1..$9 by its words
+ * (quotes group words), becomes the prompt.  A file that uses neither gets
+ * the arguments appended ("ARGUMENTS: ...").  An optional first block
+ *
+ *	---
+ *	description: what /help shows
+ *	argument-hint: [file]
+ *	---
+ *
+ * describes the command; without it the first line of text does.  Names
+ * are letters, digits, '_', '-', '.' and ':' (not starting with '.').
+ * Built-in commands are the front end's business: it asks here only for
+ * names it does not know itself.
+ *
+ * struct command_list owns its strings; commands_list_release frees them.
+ */
+#ifndef TANDEM_COMMANDS_H
+#define TANDEM_COMMANDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct buf;
+struct config;
+
+#define COMMANDS_FILE_MAX	(64 * 1024)
+
+struct command_info {
+	char	*name;		/* without the slash */
+	char	*description;	/* never NULL; "" if the file says nothing */
+	char	*argument_hint;	/* NULL if none */
+	char	*path;
+	bool	 project;	/* from the project, not the user's config directory */
+};
+
+struct command_list {
+	struct command_info	*v;
+	size_t			 n;
+};
+
+/* Every custom command, sorted by name, the project's hiding the user's of the same name. */
+void	commands_scan(const struct config *, struct command_list *);
+void	commands_list_release(struct command_list *);
+/* For /help and completion: "/name [hint]  description  (project|user)" a line. */
+void	commands_list(const struct config *, struct buf *out);
+/*
+ * Expand line ("/name args").  0: prompt holds the text to submit; 1: not
+ * a custom command (line untouched); -1: the command exists but cannot be
+ * used, with one sentence in err.
+ */
+int	commands_expand(const struct config *, const char *line, struct buf *prompt,
+	    struct buf *err);
+
+#endif

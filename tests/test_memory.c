@@ -1,0 +1,386 @@
+/* Tests for agent/memory.c: which files load, in what order, imports and their limits. */
+#include "autoconf.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "config.h"
+#include "memory.h"
+#include "t.h"
+#include "utf8.h"
+#include "xalloc.h"
+
+static char base[PATH_MAX];	/* HOME is base/home; the project base/home/proj */
+static struct config cfg;
+
+static char *at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
+at(const char *fmt, ...)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	va_list ap;
+
+	buf_puts(&b, base);
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return buf_detach(&b, NULL);
+}
+
+static void
+mkdirs(const char *dir)
+{
+	char *copy = xstrdup(dir), *p;
+
+	for (p = copy + 1; *p != '\0'; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(copy, 0700);
+			*p = '/';
+		}
+	mkdir(copy, 0700);
+	free(copy);
+}
+
+/* Write base/rel (directories made), n bytes of text. */
+static void
+put_n(const char *rel, const char *text, size_t n)
+{
+	char *path = at("/%s", rel), *slash = strrchr(path, '/');
+	FILE *f;
+
+	*slash = '\0';
+	mkdirs(path);
+	*slash = '/';
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fwrite(text, 1, n, f);
+	fclose(f);
+	free(path);
+}
+
+static void
+put(const char *rel, const char *text)
+{
+	put_n(rel, text, strlen(text));
+}
+
+static void
+rm(const char *rel)
+{
+	char *path = at("/%s", rel);
+
+	unlink(path);
+	free(path);
+}
+
+/* A fresh world: empty project and config dir. */
+static void
+reset_world(void)
+{
+	struct buf cmd = BUF_INIT(BUF_NOLIMIT);
+
+	buf_printf(&cmd, "rm -rf '%s/home' '%s/outside'", base, base);
+	if (system(buf_cstr(&cmd)) != 0)
+		exit(2);
+	buf_release(&cmd);
+	put("home/proj/.keep", "");
+	put("home/.config/tandem/.keep", "");
+	cfg.trusted = false;
+}
+
+struct loaded {
+	int		 n;
+	struct buf	 prompt, report;
+};
+
+static void
+load(struct loaded *l)
+{
+	buf_init(&l->prompt, BUF_NOLIMIT);
+	buf_init(&l->report, BUF_NOLIMIT);
+	l->n = memory_load(&cfg, &l->prompt, &l->report);
+}
+
+static void
+loaded_release(struct loaded *l)
+{
+	buf_release(&l->prompt);
+	buf_release(&l->report);
+}
+
+static size_t
+count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+T_TEST(no_files)
+{
+	struct loaded l;
+
+	reset_world();
+	load(&l);
+	T_EQ_INT(l.n, 0);
+	T_EQ_INT(l.prompt.len, 0);
+	T_CONTAINS(buf_cstr(&l.report), "No memory files");
+	loaded_release(&l);
+}
+
+T_TEST(order_and_report)
+{
+	struct loaded l;
+	const char *u, *a, *c, *t;
+
+	reset_world();
+	put("home/.config/tandem/TANDEM.md", "USER RULES\n");
+	put("home/proj/AGENTS.md", "AGENTS RULES\n");
+	put("home/proj/CLAUDE.md", "CLAUDE RULES");
+	put("home/proj/TANDEM.md", "TANDEM RULES\n");
+	load(&l);
+	T_EQ_INT(l.n, 4);
+	u = strstr(buf_cstr(&l.prompt), "USER RULES");
+	a = strstr(buf_cstr(&l.prompt), "AGENTS RULES");
+	c = strstr(buf_cstr(&l.prompt), "CLAUDE RULES\n");
+	t = strstr(buf_cstr(&l.prompt), "TANDEM RULES");
+	T_OK(u != NULL && a != NULL && c != NULL && t != NULL);
+	/* The user's first, then the project's: the more specific words come last. */
+	T_OK(u < a && a < c && c < t);
+	T_CONTAINS(buf_cstr(&l.prompt), "# Memory files");
+	T_CONTAINS(buf_cstr(&l.prompt), "## AGENTS.md\n");
+	T_CONTAINS(buf_cstr(&l.prompt), "## ~/.config/tandem/TANDEM.md\n");
+	T_CONTAINS(buf_cstr(&l.report), "Memory files (4,");
+	T_CONTAINS(buf_cstr(&l.report), "AGENTS.md");
+	T_CONTAINS(buf_cstr(&l.report), "13 bytes");
+	T_OK(strstr(buf_cstr(&l.report), "Left out") == NULL);
+	loaded_release(&l);
+}
+
+T_TEST(imports)
+{
+	struct loaded l;
+
+	reset_world();
+	put("home/proj/AGENTS.md",
+	    "Read @docs/style.md, and @docs/missing.md.\n"
+	    "Ask @alice; mail me@example.com.\n"
+	    "```\n@docs/fenced.md\n```\n"
+	    "Not `@docs/span.md` either.\n"
+	    "@docs/style.md again\n");
+	put("home/proj/docs/style.md", "STYLE: tabs\nsee (@../AGENTS.md) and @./sub/deep.md\n");
+	put("home/proj/docs/sub/deep.md", "DEEP\n");
+	put("home/proj/docs/fenced.md", "FENCED\n");
+	put("home/proj/docs/span.md", "SPAN\n");
+	load(&l);
+	T_EQ_INT(l.n, 3);
+	T_CONTAINS(buf_cstr(&l.prompt), "## docs/style.md (imported by AGENTS.md)\n\nSTYLE: tabs");
+	T_CONTAINS(buf_cstr(&l.prompt), "## docs/sub/deep.md (imported by docs/style.md)\n\nDEEP");
+	/* No file twice, not even the one that started it. */
+	T_EQ_INT(count(buf_cstr(&l.prompt), "STYLE: tabs"), 1);
+	T_EQ_INT(count(buf_cstr(&l.prompt), "## AGENTS.md"), 1);
+	T_OK(strstr(buf_cstr(&l.prompt), "FENCED") == NULL);
+	T_OK(strstr(buf_cstr(&l.prompt), "SPAN") == NULL);
+	T_CONTAINS(buf_cstr(&l.report), "imported from AGENTS.md");
+	T_CONTAINS(buf_cstr(&l.report), "AGENTS.md: @docs/missing.md: no such file");
+	T_OK(strstr(buf_cstr(&l.report), "alice") == NULL);
+	T_OK(strstr(buf_cstr(&l.report), "example.com") == NULL);
+	loaded_release(&l);
+}
+
+T_TEST(depth_limit)
+{
+	struct loaded l;
+	char name[64], text[128];
+	int i;
+
+	reset_world();
+	put("home/proj/AGENTS.md", "@d1.md\n");
+	for (i = 1; i <= 7; i++) {
+		snprintf(name, sizeof name, "home/proj/d%d.md", i);
+		snprintf(text, sizeof text, "LEVEL%d @d%d.md\n", i, i + 1);
+		put(name, text);
+	}
+	load(&l);
+	/* AGENTS.md and five levels of imports. */
+	T_EQ_INT(l.n, 6);
+	T_CONTAINS(buf_cstr(&l.prompt), "LEVEL5");
+	T_OK(strstr(buf_cstr(&l.prompt), "LEVEL6") == NULL);
+	T_CONTAINS(buf_cstr(&l.report), "d5.md: @d6.md: imports nest deeper than 5");
+	loaded_release(&l);
+}
+
+T_TEST(where_imports_may_come_from)
+{
+	struct loaded l;
+
+	reset_world();
+	put("outside/secret.md", "OUTSIDE\n");
+	put("home/notes.md", "HOME NOTES\n");
+	put("home/.ssh/id_rsa.md", "PRIVATE KEY\n");
+	put("home/.config/tandem/shared.md", "SHARED\n");
+	put("home/proj/AGENTS.md", "@../../outside/secret.md @~/notes.md @~/.ssh/id_rsa.md "
+	    "@~/.config/tandem/shared.md\n");
+	load(&l);
+	T_OK(strstr(buf_cstr(&l.prompt), "OUTSIDE") == NULL);
+	T_CONTAINS(buf_cstr(&l.report), "@../../outside/secret.md: refused: outside the project");
+	T_CONTAINS(buf_cstr(&l.prompt), "HOME NOTES");
+	T_CONTAINS(buf_cstr(&l.prompt), "SHARED");
+	/* An untrusted project does not reach hidden files in $HOME. */
+	T_OK(strstr(buf_cstr(&l.prompt), "PRIVATE KEY") == NULL);
+	T_CONTAINS(buf_cstr(&l.report), "@~/.ssh/id_rsa.md: refused: a hidden path in $HOME");
+	loaded_release(&l);
+	cfg.trusted = true;
+	load(&l);
+	T_CONTAINS(buf_cstr(&l.prompt), "PRIVATE KEY");
+	loaded_release(&l);
+	/* The user's own files may import what they like from $HOME. */
+	cfg.trusted = false;
+	rm("home/proj/AGENTS.md");
+	put("home/.config/tandem/AGENTS.md", "@~/.ssh/id_rsa.md\n");
+	load(&l);
+	T_CONTAINS(buf_cstr(&l.prompt), "PRIVATE KEY");
+	loaded_release(&l);
+}
+
+T_TEST(links)
+{
+	struct loaded l;
+	char *target, *link;
+
+	reset_world();
+	put("home/proj/AGENTS.md", "ONCE\n");
+	target = at("/home/proj/AGENTS.md");
+	link = at("/home/proj/CLAUDE.md");
+	T_EQ_INT(symlink(target, link), 0);
+	load(&l);
+	T_EQ_INT(l.n, 1);
+	T_EQ_INT(count(buf_cstr(&l.prompt), "ONCE"), 1);
+	loaded_release(&l);
+	free(target);
+	free(link);
+	/* A project file that leads outside is refused. */
+	reset_world();
+	put("outside/x.md", "LINKED OUT\n");
+	target = at("/outside/x.md");
+	link = at("/home/proj/AGENTS.md");
+	T_EQ_INT(symlink(target, link), 0);
+	load(&l);
+	T_EQ_INT(l.n, 0);
+	T_OK(strstr(buf_cstr(&l.prompt), "LINKED OUT") == NULL);
+	T_CONTAINS(buf_cstr(&l.report), "refused: it leads to");
+	loaded_release(&l);
+	free(target);
+	free(link);
+}
+
+T_TEST(caps)
+{
+	struct loaded l;
+	struct buf big = BUF_INIT(BUF_NOLIMIT);
+	char name[64];
+	int i;
+
+	reset_world();
+	/* 100,000 bytes of two-byte characters after one odd byte: the cut falls inside one. */
+	buf_putc(&big, 'x');
+	while (big.len < 100001)
+		buf_puts(&big, "\xc3\xa9");
+	put_n("home/proj/AGENTS.md", big.data, big.len);
+	load(&l);
+	T_EQ_INT(l.n, 1);
+	T_OK(l.prompt.len < MEMORY_FILE_MAX + 1024);
+	T_OK(utf8_valid(l.prompt.data, l.prompt.len));
+	T_CONTAINS(buf_cstr(&l.prompt), "[cut here: the file has 100001 bytes");
+	T_CONTAINS(buf_cstr(&l.report), "(cut from 100001 bytes)");
+	loaded_release(&l);
+
+	/* The whole stays under its cap; what does not fit is named. */
+	reset_world();
+	buf_reset(&big);
+	while (big.len < 60000)
+		buf_puts(&big, "0123456789");
+	put("home/proj/AGENTS.md", "@p1.md @p2.md @p3.md @p4.md @p5.md @p6.md\n");
+	for (i = 1; i <= 6; i++) {
+		snprintf(name, sizeof name, "home/proj/p%d.md", i);
+		put_n(name, big.data, big.len);
+	}
+	load(&l);
+	T_OK(l.prompt.len < MEMORY_TOTAL_MAX + 4096);
+	T_CONTAINS(buf_cstr(&l.report), "p6.md: left out: the memory files already hold");
+	loaded_release(&l);
+
+	/* Not text. */
+	reset_world();
+	put_n("home/proj/AGENTS.md", "a\0b", 3);
+	load(&l);
+	T_EQ_INT(l.n, 0);
+	T_CONTAINS(buf_cstr(&l.report), "AGENTS.md: cannot read: it is not text");
+	loaded_release(&l);
+	/* A directory where a file should be. */
+	reset_world();
+	put("home/proj/TANDEM.md/x", "");
+	load(&l);
+	T_EQ_INT(l.n, 0);
+	T_CONTAINS(buf_cstr(&l.report), "not a regular file");
+	loaded_release(&l);
+	buf_release(&big);
+}
+
+int
+main(void)
+{
+	char *real;
+
+	snprintf(base, sizeof base, "%s/tandem-memory.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(base) == NULL) {
+		perror("mkdtemp");
+		return 2;
+	}
+	real = realpath(base, NULL);
+	snprintf(base, sizeof base, "%s", real);
+	free(real);
+	config_init(&cfg);
+	free(cfg.root);
+	free(cfg.config_dir);
+	cfg.root = at("/home/proj");
+	cfg.config_dir = at("/home/.config/tandem");
+	real = at("/home");
+	setenv("HOME", real, 1);
+	free(real);
+
+	T_RUN(no_files);
+	T_RUN(order_and_report);
+	T_RUN(imports);
+	T_RUN(depth_limit);
+	T_RUN(where_imports_may_come_from);
+	T_RUN(links);
+	T_RUN(caps);
+
+	config_release(&cfg);
+	{
+		struct buf cmd = BUF_INIT(BUF_NOLIMIT);
+
+		buf_printf(&cmd, "rm -rf '%s'", base);
+		if (system(buf_cstr(&cmd)) != 0)
+			fprintf(stderr, "could not remove %s\n", base);
+		buf_release(&cmd);
+	}
+	return t_done();
+}
