@@ -23,6 +23,7 @@
 #include "ev.h"
 #include "event.h"
 #include "headless.h"
+#include "hooks.h"
 #include "perm.h"
 #include "session.h"
 #include "tui.h"
@@ -393,6 +394,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "tandem: this project's settings define hooks or allow rules that "
 		    "are not trusted yet; they are ignored (rerun with --trust to honour them)\n");
 	}
+	buf_reset(&warnings);
+	hooks_validate(cfg.hooks, &warnings);
+	if (warnings.len > 0)
+		fprintf(stderr, "%s", buf_cstr(&warnings));
 
 	loop = ev_loop_new();
 	if (loop == NULL) {

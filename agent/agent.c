@@ -29,7 +29,9 @@
 #include "fsutil.h"
 #include "event.h"
 #include "http.h"
+#include "hooks.h"
 #include "json.h"
+#include "memory.h"
 #include "models.h"
 #include "perm.h"
 #include "provider.h"
@@ -40,6 +42,8 @@
 #include "xalloc.h"
 
 #define AGENT_MAX_CONTINUATIONS	3
+#define AGENT_MAX_STOP_BLOCKS	3	/* Stop hooks that keep a turn going, in a row */
+#define AGENT_SESSION_END_MS	5000	/* how long SessionEnd hooks may hold the exit */
 #define AGENT_ERRBODY_MAX	(256 * 1024)
 #define AGENT_PROGRESS_FULL	(2u * 1024 * 1024)
 
@@ -107,9 +111,24 @@ struct agent {
 	int64_t			 turn_started;
 	cJSON			*turn_tools;
 	int64_t			 turn_tokens;
+
+	/* Hooks and memory files (hooks.h, memory.h). */
+	struct hooks		*hooks;
+	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
+	struct hook_run		*start_run;	/* SessionStart */
+	bool			 prompt_waits;	/* the prompt waits for SessionStart */
+	bool			 hook_stop;	/* a hook said "continue": false */
+	int			 stop_blocks;	/* Stop hooks that kept this turn going */
+	char			*session_context;	/* SessionStart hooks' additionalContext */
+	char			*memory;	/* the memory files, for the dynamic system prompt */
+	char			*memory_report;	/* for /memory */
 };
 
 static void agent_call_model(struct agent *);
+static bool agent_stop_hooks(struct agent *);
+static void agent_fail(struct agent *, const char *, ...) __attribute__((format(printf, 2, 3)));
+static void agent_prompt_hooks(struct agent *);
+static void agent_hooks_ignored(void *, struct hook_outcome *);
 static void agent_proceed(struct agent *);
 static void agent_replay_history(struct agent *);
 static char *agent_system_text(const struct agent *);
@@ -233,6 +252,10 @@ agent_build_dynamic(struct agent *a)
 	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, a->cfg->root);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
+	if (a->session_context != NULL)
+		buf_printf(&d, "\n%s\n", a->session_context);
+	if (a->memory != NULL && a->memory[0] != '\0')
+		buf_printf(&d, "\n%s", a->memory);
 	buf_release(&branch);
 	free(a->sys_dynamic);
 	a->sys_dynamic = buf_detach(&d, NULL);
@@ -276,6 +299,10 @@ agent_use_session(struct agent *a, struct session *sess)
 	a->env.root = a->cfg->root;
 	a->env.session_dir = session_dir(sess);
 	a->env.snap_dir = a->snap_dir;
+	buf_reset(&p);
+	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
+	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));
+	buf_release(&p);
 }
 
 /* Add a message to the conversation and to the log. */
@@ -376,13 +403,86 @@ agent_headless_hint(const struct sched_call *c, struct buf *why)
 	free(rule);
 }
 
+/* A hook's warnings and messages, for the user. */
+static void
+agent_hook_notes(struct agent *a, const struct hook_outcome *o)
+{
+	if (o->warnings != NULL)
+		event_error(a->bus, 0, "%s", o->warnings);
+	if (o->system_message != NULL)
+		event_error(a->bus, 0, "%s", o->system_message);
+	if (o->stop && !a->hook_stop) {
+		a->hook_stop = true;
+		event_error(a->bus, 0, "a hook ended the turn%s%s", o->stop_reason != NULL ? ": " : "",
+		    o->stop_reason != NULL ? o->stop_reason : "");
+	}
+}
+
+static void
+agent_kick(void *arg)
+{
+	struct agent *a = arg;
+
+	sched_kick(a->sched);
+}
+
+/*
+ * Apply what the PreToolUse hooks said about c: SCHED_GO or SCHED_REFUSE,
+ * or -1 to go on with the verdict *v (the input may have been rewritten,
+ * and was then checked against the rules again).
+ */
+static int
+agent_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
+    enum perm_verdict *v, struct buf *why)
+{
+	agent_hook_notes(a, ho);
+	if (ho->decision == HOOK_DENY || ho->stop) {
+		buf_reset(why);
+		buf_printf(why, "A PreToolUse hook refused this call: %s", ho->reason != NULL ?
+		    ho->reason : ho->stop_reason != NULL ? ho->stop_reason : "it ended the turn");
+		agent_emit_approval(a, c->id, "deny", "hook");
+		return SCHED_REFUSE;
+	}
+	if (ho->updated_input != NULL) {
+		cJSON_Delete(c->input);
+		c->input = ho->updated_input;
+		ho->updated_input = NULL;
+		buf_reset(why);
+		*v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+		if (*v == PERM_VERDICT_DENY) {
+			agent_emit_approval(a, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+			return SCHED_REFUSE;
+		}
+	}
+	/* A fork's first command still waits for the user. */
+	if (ho->decision == HOOK_ALLOW && !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+		agent_emit_approval(a, c->id, "allow", "hook");
+		return SCHED_GO;
+	}
+	if (ho->decision == HOOK_ASK && !a->interactive) {
+		buf_reset(why);
+		buf_puts(why, "A PreToolUse hook asked for the user's approval of this call");
+		if (ho->reason != NULL)
+			buf_printf(why, " (%s)", ho->reason);
+		buf_puts(why, ", and in headless mode nobody can give it.");
+		agent_emit_approval(a, c->id, "deny", "hook");
+		return SCHED_REFUSE;
+	}
+	if (ho->decision == HOOK_ASK)
+		*v = PERM_VERDICT_ASK;
+	return -1;
+}
+
 static enum sched_gate
 agent_gate(void *arg, struct sched_call *c, struct buf *why)
 {
 	struct agent *a = arg;
 	enum perm_verdict v;
 	struct buf preview = BUF_INIT(8u * 1024 * 1024);
+	struct hook_outcome ho;
+	bool hook_ask;
 	cJSON *ev;
+	int g;
 
 	if (agent_tool_disabled(a->cfg, c->name)) {
 		buf_printf(why, "the tool %s is disabled in this session", c->name);
@@ -408,7 +508,15 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 		agent_emit_approval(a, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
-	if (v == PERM_VERDICT_ASK && !a->fork_dry_run) {
+	/* PreToolUse hooks come after the rules and the mode (DESIGN.md §4, step 5). */
+	if (hooks_pre_tool(a->hooks, c->id, c->name, c->input, a->mode, agent_kick, a, &ho) == 1)
+		return SCHED_LATER;
+	g = agent_pre_hooks(a, c, &ho, &v, why);
+	hook_ask = ho.decision == HOOK_ASK;
+	hook_outcome_release(&ho);
+	if (g >= 0)
+		return (enum sched_gate)g;
+	if (v == PERM_VERDICT_ASK && !a->fork_dry_run && !hook_ask) {
 		struct buf w2 = BUF_INIT(1024);
 
 		if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
@@ -502,6 +610,23 @@ agent_snapshot_after(struct agent *a, const cJSON *files)
 	}
 }
 
+/* A PostToolUse hook's word for the model goes with the call's result. */
+static void
+agent_post_hooked(void *arg, const char *id, struct hook_outcome *o)
+{
+	struct agent *a = arg;
+	struct sched_call *c = sched_find(a->sched, id);
+
+	agent_hook_notes(a, o);
+	if (c != NULL && o->decision == HOOK_BLOCK && o->reason != NULL)
+		buf_printf(&c->result, "\n\nPostToolUse hook: %s", o->reason);
+	if (c != NULL && o->additional_context != NULL)
+		buf_printf(&c->result, "\n\n%s", o->additional_context);
+	if (a->busy && a->stream_done && sched_pending(a->sched) == 0 &&
+	    hooks_post_pending(a->hooks) == 0)
+		agent_proceed(a);
+}
+
 static void
 agent_finished(void *arg, struct sched_call *c)
 {
@@ -534,6 +659,9 @@ agent_finished(void *arg, struct sched_call *c)
 	if (c->denied)
 		cJSON_AddBoolToObject(ev, "denied", 1);
 	event_emit(a->bus, ev);
+	if (c->ran)
+		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
+		    c->result.len, c->is_error, a->mode, agent_post_hooked, a);
 }
 
 static void
@@ -541,7 +669,7 @@ agent_tools_idle(void *arg)
 {
 	struct agent *a = arg;
 
-	if (a->stream_done)
+	if (a->stream_done && hooks_post_pending(a->hooks) == 0)
 		agent_proceed(a);
 }
 
@@ -669,6 +797,10 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 	if (a->retry_timer != 0)
 		ev_timer_cancel(a->loop, a->retry_timer);
 	a->retry_timer = 0;
+	hooks_cancel_tools(a->hooks);
+	hooks_cancel(a->hook_run);
+	a->hook_run = NULL;
+	a->prompt_waits = false;
 	sched_reset(a->sched);
 	ev = event_new(a->bus, "turn_end");
 	cJSON_AddStringToObject(ev, "stop_reason", stop_reason);
@@ -916,7 +1048,7 @@ agent_response_done(struct agent *a, const char *stop_reason)
 	    "tool_use" : stop_reason);
 	agent_drop_stream(a);
 	a->stream_done = true;
-	if (sched_pending(a->sched) == 0)
+	if (sched_pending(a->sched) == 0 && hooks_post_pending(a->hooks) == 0)
 		agent_proceed(a);
 }
 
@@ -1221,6 +1353,14 @@ agent_auto_compact(struct agent *a)
 	free(sys);
 	if (o.stage != COMPACT_NONE)
 		agent_compacted(a, o.stage, o.tokens_before, o.tokens_after);
+	if (o.need_summary && hooks_has(a->hooks, HOOK_PRE_COMPACT, "auto")) {
+		cJSON *f = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(f, "trigger", "auto");
+		cJSON_AddStringToObject(f, "custom_instructions", "");
+		hooks_run(a->hooks, HOOK_PRE_COMPACT, f, agent_hooks_ignored, a);
+		cJSON_Delete(f);
+	}
 	if (o.need_summary && agent_sum_start(a, o.keep_turns, NULL, true) == 0)
 		return true;
 	return false;
@@ -1295,6 +1435,51 @@ agent_call_model(struct agent *a)
 	buf_release(&body);
 }
 
+static void
+agent_stop_hooked(void *arg, struct hook_outcome *o)
+{
+	struct agent *a = arg;
+
+	a->hook_run = NULL;
+	agent_hook_notes(a, o);
+	if (o->decision != HOOK_BLOCK || a->hook_stop) {
+		agent_end_turn(a, "end_turn", false);
+		return;
+	}
+	if (a->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+		event_error(a->bus, 0, "Stop hooks kept the turn going %d times in a row; "
+		    "stopping here", a->stop_blocks);
+		agent_end_turn(a, "end_turn", false);
+		return;
+	}
+	a->stop_blocks++;
+	agent_add_text(a, o->reason);
+	a->calls++;
+	if (a->calls >= a->cfg->max_turns) {
+		agent_fail(a, "this turn reached its cap of %d model calls (--max-turns); "
+		    "send another prompt to go on", a->cfg->max_turns);
+		return;
+	}
+	a->attempt = 0;
+	agent_call_model(a);
+}
+
+/* The model is done: Stop hooks may send it on.  True when they run (the turn waits). */
+static bool
+agent_stop_hooks(struct agent *a)
+{
+	cJSON *f;
+
+	if (!hooks_has(a->hooks, HOOK_STOP, NULL))
+		return false;
+	f = cJSON_CreateObject();
+	cJSON_AddBoolToObject(f, "stop_hook_active", a->stop_blocks > 0);
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(a->mode));
+	a->hook_run = hooks_run(a->hooks, HOOK_STOP, f, agent_stop_hooked, a);
+	cJSON_Delete(f);
+	return a->hook_run != NULL;
+}
+
 /* The response and all its tools are done: decide what comes next. */
 static void
 agent_proceed(struct agent *a)
@@ -1314,6 +1499,10 @@ agent_proceed(struct agent *a)
 	}
 	if (a->interrupting) {
 		agent_end_turn(a, a->failed ? "error" : "interrupted", a->failed);
+		return;
+	}
+	if (a->hook_stop) {
+		agent_end_turn(a, "stopped_by_hook", false);
 		return;
 	}
 	if (strcmp(sr, "max_tokens") == 0) {
@@ -1347,6 +1536,8 @@ agent_proceed(struct agent *a)
 	} else {
 		if (strcmp(sr, "refusal") == 0)
 			event_error(a->bus, 0, "the model declined to answer this request");
+		if (strcmp(sr, "end_turn") == 0 && agent_stop_hooks(a))
+			return;
 		agent_end_turn(a, sr, false);
 		return;
 	}
@@ -1361,6 +1552,116 @@ agent_proceed(struct agent *a)
 }
 
 /* --- the front end's calls ----------------------------------------------- */
+
+static cJSON *
+agent_text_block(const char *text)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	return b;
+}
+
+/* The prompt (and what UserPromptSubmit hooks added) goes to the model. */
+static void
+agent_start_prompt(struct agent *a, const char *prompt, const char *context)
+{
+	/* A user message after a user message (an interrupted turn): merge them. */
+	if (conv_last(&a->conv) != NULL &&
+	    strcmp(json_str(conv_last(&a->conv), "role", ""), "user") == 0) {
+		agent_extend_last(a, agent_text_block(prompt));
+		if (context != NULL)
+			agent_extend_last(a, agent_text_block(context));
+	} else {
+		cJSON *content = cJSON_CreateArray();
+
+		cJSON_AddItemToArray(content, agent_text_block(prompt));
+		if (context != NULL)
+			cJSON_AddItemToArray(content, agent_text_block(context));
+		agent_add(a, "user", content);
+	}
+	session_note_turn(a->session, a->turn, prompt);
+	agent_build_dynamic(a);
+	agent_call_model(a);
+}
+
+static void
+agent_prompt_hooked(void *arg, struct hook_outcome *o)
+{
+	struct agent *a = arg;
+
+	a->hook_run = NULL;
+	agent_hook_notes(a, o);
+	if (o->decision == HOOK_BLOCK || o->stop) {
+		event_error(a->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
+		    o->reason != NULL ? o->reason : o->stop_reason != NULL ? o->stop_reason :
+		    "no reason given");
+		agent_end_turn(a, "blocked", true);
+		return;
+	}
+	agent_start_prompt(a, a->turn_prompt, o->additional_context);
+}
+
+/* After SessionStart (if it still runs), UserPromptSubmit hooks see the prompt first. */
+static void
+agent_prompt_hooks(struct agent *a)
+{
+	cJSON *f;
+
+	a->prompt_waits = a->start_run != NULL;
+	if (a->prompt_waits)
+		return;
+	if (hooks_has(a->hooks, HOOK_USER_PROMPT_SUBMIT, NULL)) {
+		f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "prompt", a->turn_prompt);
+		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(a->mode));
+		a->hook_run = hooks_run(a->hooks, HOOK_USER_PROMPT_SUBMIT, f, agent_prompt_hooked, a);
+		cJSON_Delete(f);
+		if (a->hook_run != NULL)
+			return;
+	}
+	agent_start_prompt(a, a->turn_prompt, NULL);
+}
+
+static void
+agent_session_started(void *arg, struct hook_outcome *o)
+{
+	struct agent *a = arg;
+
+	a->start_run = NULL;
+	agent_hook_notes(a, o);
+	free(a->session_context);
+	a->session_context = o->additional_context;
+	o->additional_context = NULL;
+	if (a->busy && a->prompt_waits)
+		agent_prompt_hooks(a);
+}
+
+/* SessionStart hooks (source: startup, resume, clear); their context joins the system prompt. */
+static void
+agent_session_start(struct agent *a, const char *source)
+{
+	cJSON *f;
+
+	free(a->session_context);
+	a->session_context = NULL;
+	hooks_cancel(a->start_run);
+	a->start_run = NULL;
+	if (!hooks_has(a->hooks, HOOK_SESSION_START, source))
+		return;
+	f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "source", source);
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(a->mode));
+	a->start_run = hooks_run(a->hooks, HOOK_SESSION_START, f, agent_session_started, a);
+	cJSON_Delete(f);
+}
+
+/* Hooks nobody waits for (PreCompact, SessionEnd): their answer changes nothing. */
+static void
+agent_hooks_ignored(void *arg, struct hook_outcome *o)
+{
+}
 
 int
 agent_submit(struct agent *a, const char *prompt)
@@ -1389,24 +1690,13 @@ agent_submit(struct agent *a, const char *prompt)
 	a->calls = 0;
 	a->continuations = 0;
 	a->attempt = 0;
+	a->stop_blocks = 0;
+	a->hook_stop = false;
 	event_set_turn(a->bus, a->turn);
 	ev = event_new(a->bus, "turn_start");
 	cJSON_AddStringToObject(ev, "prompt", prompt);
 	event_emit(a->bus, ev);
-	/* A user message after a user message (an interrupted turn): merge them. */
-	if (conv_last(&a->conv) != NULL &&
-	    strcmp(json_str(conv_last(&a->conv), "role", ""), "user") == 0) {
-		cJSON *b = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(b, "type", "text");
-		cJSON_AddStringToObject(b, "text", prompt);
-		agent_extend_last(a, b);
-	} else {
-		agent_add_text(a, prompt);
-	}
-	session_note_turn(a->session, a->turn, prompt);
-	agent_build_dynamic(a);
-	agent_call_model(a);
+	agent_prompt_hooks(a);
 	return 0;
 }
 
@@ -1444,6 +1734,12 @@ agent_interrupt(struct agent *a)
 	if (!a->busy || a->interrupting)
 		return;
 	a->interrupting = true;
+	hooks_cancel_tools(a->hooks);
+	if (a->hook_run != NULL || a->prompt_waits) {
+		/* The prompt or the Stop hooks had not let the model go on yet. */
+		agent_end_turn(a, "interrupted", false);
+		return;
+	}
 	if (a->retry_timer != 0) {
 		ev_timer_cancel(a->loop, a->retry_timer);
 		a->retry_timer = 0;
@@ -1796,6 +2092,7 @@ agent_clear(struct agent *a)
 	a->turn = 0;
 	event_set_turn(a->bus, 0);
 	agent_emit_session(a, false);
+	agent_session_start(a, "clear");
 	return 0;
 }
 
@@ -1814,6 +2111,14 @@ agent_compact(struct agent *a, const char *focus)
 	}
 	/* Asked for by the user: summaries are on again. */
 	a->summary_failures = 0;
+	if (hooks_has(a->hooks, HOOK_PRE_COMPACT, "manual")) {
+		cJSON *f = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(f, "trigger", "manual");
+		cJSON_AddStringToObject(f, "custom_instructions", focus != NULL ? focus : "");
+		hooks_run(a->hooks, HOOK_PRE_COMPACT, f, agent_hooks_ignored, a);
+		cJSON_Delete(f);
+	}
 	if (a->sys_dynamic == NULL)
 		agent_build_dynamic(a);
 	if (agent_sum_start(a, keep, focus, false) == -1) {
@@ -1852,6 +2157,8 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    a->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
 		    " (automatic summaries stopped after failures)" : "");
 		cachewatch_report(a->cw, out);
+	} else if (strcmp(what, "memory") == 0) {
+		buf_puts(out, a->memory_report != NULL ? a->memory_report : "");
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}
@@ -2036,6 +2343,15 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->mode = cfg->mode;
 	a->session_rules = perm_rules_new();
+	a->hooks = hooks_new(loop, cfg);
+	hooks_attach(a->hooks, bus);
+	{
+		struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
+
+		memory_load(cfg, &mem, &report);
+		a->memory = buf_detach(&mem, NULL);
+		a->memory_report = buf_detach(&report, NULL);
+	}
 	a->http = http_new(loop);
 	if (a->http == NULL) {
 		snprintf(err, err_size, "libcurl could not be started");
@@ -2067,6 +2383,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		agent_load_cache_state(a);
 	if (resume_id != NULL && interactive)
 		agent_replay_history(a);
+	agent_session_start(a, resume_id != NULL ? "resume" : "startup");
 	return a;
 }
 
@@ -2083,6 +2400,25 @@ agent_free(struct agent *a)
 	buf_release(&a->errbody);
 	if (a->sum.req != NULL)
 		http_cancel(a->sum.req);
+	a->retry_timer = 0;
+	a->req = NULL;
+	a->sum.req = NULL;
+	/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
+	a->interrupting = true;
+	hooks_cancel_tools(a->hooks);
+	hooks_cancel(a->hook_run);
+	hooks_cancel(a->start_run);
+	a->hook_run = a->start_run = NULL;
+	if (hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
+		cJSON *f = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(f, "reason", "exit");
+		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, a);
+		cJSON_Delete(f);
+		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
+	}
+	hooks_free(a->hooks);
+	a->hooks = NULL;
 	stream_free(a->sum.stream);
 	buf_release(&a->sum.errbody);
 	cachewatch_free(a->cw);
@@ -2100,5 +2436,8 @@ agent_free(struct agent *a)
 	free(a->stop_reason);
 	free(a->turn_prompt);
 	cJSON_Delete(a->turn_tools);
+	free(a->session_context);
+	free(a->memory);
+	free(a->memory_report);
 	free(a);
 }

@@ -30,11 +30,15 @@ reset_files
 mock_start "$scen"
 "$TANDEM" -p "go" --permission-mode accept-edits --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
 check "accept-edits run exits 0" [ $? -eq 0 ]
+cp "$T/out.jsonl" "$T/accept.jsonl"
 check "the first edit applied" grep -qx BETA a.txt
 check "the edit after the failed one did not apply" grep -qx one b.txt
-res=$(jq -c 'select(.type=="tool_result") | [.id, .is_error]' "$T/out.jsonl" | tr -d '\n')
+# Events come as calls finish (the two reads in either order); the model gets them in order.
+res=$(jq -S -s -c '[.[] | select(.type=="tool_result") | {(.id): .is_error}] | add' "$T/out.jsonl")
 check "results: reads ok, e1 ok, e2 failed, e3 and r3 skipped" \
-    [ "$res" = '["toolu_r1",false]["toolu_r2",false]["toolu_e1",false]["toolu_e2",true]["toolu_e3",true]["toolu_r3",true]' ]
+    [ "$res" = "$(jq -S -c -n '{toolu_r1:false,toolu_r2:false,toolu_e1:false,toolu_e2:true,toolu_e3:true,toolu_r3:true}')" ]
+check "the edits' results came after the reads' and in order" \
+    [ "$(jq -r 'select(.type=="tool_result") | .id' "$T/out.jsonl" | tail -n 4 | tr '\n' ' ')" = "toolu_e1 toolu_e2 toolu_e3 toolu_r3 " ]
 check "e2's error helps the model" grep -q 'no match\|not found\|does not contain\|closest' <(jq -r 'select(.type=="tool_result" and .id=="toolu_e2") | .content' "$T/out.jsonl")
 check "e3 says it was skipped" grep -q skipped <(jq -r 'select(.type=="tool_result" and .id=="toolu_e3") | .content' "$T/out.jsonl")
 check "the next request answers in tool_use order" \
