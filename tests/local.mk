@@ -16,3 +16,7 @@ EXTRA_DIST += tests/test_mock.sh tests/mock/README.md
 TESTS += $(IT_TESTS)
 IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rewind.sh tests/it/context.sh tests/it/bash.sh tests/it/hooks.sh
 EXTRA_DIST += tests/t.h tests/it/lib.sh $(IT_TESTS)
+
+# The banned functions of STYLE.md.
+TESTS += tests/test_style.sh
+EXTRA_DIST += tests/test_style.sh
