@@ -356,18 +356,6 @@ glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
-static void
-glob_sanitize(struct tool_out *out)
-{
-	struct buf clean;
-
-	if (out->text.data == NULL || utf8_valid(out->text.data, out->text.len))
-		return;
-	buf_init(&clean, out->text.limit);
-	utf8_sanitize(&clean, out->text.data, out->text.len);
-	buf_release(&out->text);
-	out->text = clean;
-}
 
 static void
 glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
@@ -442,7 +430,7 @@ out:
 	free(clean);
 	free(base);
 	free(abs);
-	glob_sanitize(out);
+	tool_out_sanitize(out);
 }
 
 const struct tool_def tool_glob = {

@@ -93,31 +93,6 @@ struct grep {
 	bool		 file_printed;
 };
 
-/* arguments */
-
-static int
-grep_int_arg(const cJSON *input, const char *key, int64_t def, int64_t *v,
-    struct tool_out *out)
-{
-	const cJSON *it = json_get(input, key);
-	char *end;
-
-	*v = def;
-	if (it == NULL || cJSON_IsNull(it))
-		return 0;
-	if (cJSON_IsNumber(it) && it->valuedouble >= -1e15 && it->valuedouble <= 1e15) {
-		*v = (int64_t)it->valuedouble;
-		return 0;
-	}
-	if (cJSON_IsString(it)) {
-		errno = 0;
-		*v = strtoll(it->valuestring, &end, 10);
-		if (errno == 0 && end != it->valuestring && *end == '\0')
-			return 0;
-	}
-	tool_out_error(out, "%s must be a whole number", key);
-	return -1;
-}
 
 static int
 grep_args(struct grep *g, const cJSON *input, struct tool_out *out)
@@ -133,8 +108,8 @@ grep_args(struct grep *g, const cJSON *input, struct tool_out *out)
 		return -1;
 	}
 	g->mode = (enum grep_mode)i;
-	if (grep_int_arg(input, "context", 0, &g->context, out) == -1 ||
-	    grep_int_arg(input, "max_results", GREP_MAX, &g->max, out) == -1)
+	if (tool_int_arg(input, "context", 0, &g->context, out) == -1 ||
+	    tool_int_arg(input, "max_results", GREP_MAX, &g->max, out) == -1)
 		return -1;
 	if (g->context < 0 || g->max < 1) {
 		tool_out_error(out, "context must be 0 or more and max_results at least 1");
@@ -624,18 +599,6 @@ grep_search(struct grep *g, const struct tool_env *env, const char *abs,
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
-static void
-grep_sanitize(struct tool_out *out)
-{
-	struct buf clean;
-
-	if (out->text.data == NULL || utf8_valid(out->text.data, out->text.len))
-		return;
-	buf_init(&clean, out->text.limit);
-	utf8_sanitize(&clean, out->text.data, out->text.len);
-	buf_release(&out->text);
-	out->text = clean;
-}
 
 static void
 grep_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
@@ -670,7 +633,7 @@ out:
 	buf_release(&err);
 	free(abs);
 	free(rel);
-	grep_sanitize(out);
+	tool_out_sanitize(out);
 }
 
 const struct tool_def tool_grep = {

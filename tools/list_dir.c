@@ -167,18 +167,6 @@ list_print(struct tool_out *out, const struct list_state *ls, const char *abs)
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
-static void
-list_sanitize(struct tool_out *out)
-{
-	struct buf clean;
-
-	if (out->text.data == NULL || utf8_valid(out->text.data, out->text.len))
-		return;
-	buf_init(&clean, out->text.limit);
-	utf8_sanitize(&clean, out->text.data, out->text.len);
-	buf_release(&out->text);
-	out->text = clean;
-}
 
 static void
 list_dir_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
@@ -223,7 +211,7 @@ out:
 	buf_release(&err);
 	free(abs);
 	free(rel);
-	list_sanitize(out);
+	tool_out_sanitize(out);
 }
 
 const struct tool_def tool_list_dir = {

@@ -51,29 +51,6 @@ read_is_binary(const char *p, size_t n)
  * An optional integer argument: a JSON number or a numeric string (models
  * send both).  0 with *v set, or -1 with the error in out.
  */
-static int
-read_int_arg(const cJSON *input, const char *key, int64_t def, int64_t *v,
-    struct tool_out *out)
-{
-	const cJSON *it = json_get(input, key);
-	char *end;
-
-	*v = def;
-	if (it == NULL || cJSON_IsNull(it))
-		return 0;
-	if (cJSON_IsNumber(it) && it->valuedouble >= -1e15 && it->valuedouble <= 1e15) {
-		*v = (int64_t)it->valuedouble;
-		return 0;
-	}
-	if (cJSON_IsString(it)) {
-		errno = 0;
-		*v = strtoll(it->valuestring, &end, 10);
-		if (errno == 0 && end != it->valuestring && *end == '\0')
-			return 0;
-	}
-	tool_out_error(out, "%s must be a whole number", key);
-	return -1;
-}
 
 /* Format the finished line and add it, unless it would pass the cap. */
 static void
@@ -229,18 +206,6 @@ out:
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
-static void
-read_sanitize(struct tool_out *out)
-{
-	struct buf clean;
-
-	if (out->text.data == NULL || utf8_valid(out->text.data, out->text.len))
-		return;
-	buf_init(&clean, out->text.limit);
-	utf8_sanitize(&clean, out->text.data, out->text.len);
-	buf_release(&out->text);
-	out->text = clean;
-}
 
 static void
 read_file_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
@@ -258,8 +223,8 @@ read_file_run(const struct tool_env *env, const cJSON *input, struct tool_out *o
 		tool_out_error(out, "read_file needs a path");
 		return;
 	}
-	if (read_int_arg(input, "offset", 1, &offset, out) == -1 ||
-	    read_int_arg(input, "limit", READ_LIMIT, &limit, out) == -1)
+	if (tool_int_arg(input, "offset", 1, &offset, out) == -1 ||
+	    tool_int_arg(input, "limit", READ_LIMIT, &limit, out) == -1)
 		return;
 	if (offset < 0 || limit < 1) {
 		tool_out_error(out, "offset must be 1 or more and limit at least 1");
@@ -303,7 +268,7 @@ out:
 	buf_release(&err);
 	free(abs);
 	free(rel);
-	read_sanitize(out);
+	tool_out_sanitize(out);
 }
 
 const struct tool_def tool_read_file = {

@@ -1,10 +1,14 @@
 /* The tool table and tool_out helpers: see tool.h. */
 #include "autoconf.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "tool.h"
+#include "utf8.h"
 
 const struct tool_def *const tool_table[] = {
 	&tool_read_file,
@@ -57,4 +61,40 @@ tool_out_error(struct tool_out *out, const char *fmt, ...)
 	buf_vprintf(&out->text, fmt, ap);
 	va_end(ap);
 	out->is_error = true;
+}
+
+void
+tool_out_sanitize(struct tool_out *out)
+{
+	struct buf clean;
+
+	if (out->text.data == NULL || utf8_valid(out->text.data, out->text.len))
+		return;
+	buf_init(&clean, out->text.limit);
+	utf8_sanitize(&clean, out->text.data, out->text.len);
+	buf_release(&out->text);
+	out->text = clean;
+}
+
+int
+tool_int_arg(const cJSON *input, const char *key, int64_t def, int64_t *v, struct tool_out *out)
+{
+	const cJSON *it = json_get(input, key);
+	char *end;
+
+	*v = def;
+	if (it == NULL || cJSON_IsNull(it))
+		return 0;
+	if (cJSON_IsNumber(it) && it->valuedouble >= -1e15 && it->valuedouble <= 1e15) {
+		*v = (int64_t)it->valuedouble;
+		return 0;
+	}
+	if (cJSON_IsString(it)) {
+		errno = 0;
+		*v = strtoll(it->valuestring, &end, 10);
+		if (errno == 0 && end != it->valuestring && *end == '\0')
+			return 0;
+	}
+	tool_out_error(out, "%s must be a whole number", key);
+	return -1;
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -69,6 +70,15 @@ void	tool_out_release(struct tool_out *);
 /* Set the text (replacing it) and the error flag; printf-style. */
 void	tool_out_error(struct tool_out *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+
+/* Make the text valid UTF-8 (paths and contents may hold any bytes). */
+void	tool_out_sanitize(struct tool_out *);
+/*
+ * An optional whole-number argument (a JSON number or a numeric string):
+ * 0 with *v set (def when absent), or -1 with the error in out.
+ */
+int	tool_int_arg(const cJSON *input, const char *key, int64_t def, int64_t *v,
+	    struct tool_out *out);
 
 /* Each tool's definition, from its own file. */
 extern const struct tool_def tool_read_file;
