@@ -208,6 +208,10 @@ static const char *const docs[] = {
 	"Unicode: \xE6\xBC\xA2\xE5\xAD\x97 e\xCC\x81 \xF0\x9F\x98\x80\n\n* star\n+ plus\n\n10) ten\n11) eleven\n\nfin",
 	"no newline at end",
 	"line\n\n\n\n\nfar\n\n```\n\n\n```\n\nx\n",
+	"Intro text\n```python\nx = 1\n\tindented\n\n\ny\n```\nafter\n- item\n```\nnot in the list\n```\n",
+	"> quote\n```sh\nmake\n```\n| a |\n|---|\n| 1 |\n~~~~ c++\ncode ``` inside\n~~~~\n",
+	"para\n\n```js extra words\nlet a;\r\nlet b",
+	"```{weird}\nx\n```\n```\n\0nul\n",
 };
 
 static bool
@@ -282,6 +286,35 @@ T_TEST(finished_blocks_keep_their_lines)
 	mdview_release(&m);
 }
 
+/* A growing code block is drawn line by line: earlier code lines are not rebuilt. */
+T_TEST(open_fence_grows_without_reparsing)
+{
+	struct mdview m;
+	char line[64], *second;
+	int k;
+
+	mdview_init(&m);
+	mdview_append(&m, "Look:\n```c\n", 12);
+	for (k = 0; k < 100; k++) {
+		snprintf(line, sizeof line, "int v%d = %d;\n", k, k);
+		mdview_append(&m, line, strlen(line));
+	}
+	mdview_update(&m);
+	T_OK(m.fast);
+	T_EQ_INT(m.ncommitted, 1);
+	second = m.lines.v[m.fast_base + 1].text;
+	T_EQ_STR(second, "\xE2\x94\x82 int v1 = 1;");
+	mdview_append(&m, "int more", 8);
+	mdview_update(&m);
+	T_OK(m.lines.v[m.fast_base + 1].text == second);
+	T_EQ_STR(m.lines.v[m.lines.n - 2].text, "\xE2\x94\x82 int more");
+	mdview_append(&m, ";\n```\n", 6);
+	mdview_update(&m);
+	T_OK(!m.fast);
+	T_CONTAINS(m.lines.v[m.lines.n - 1].text, "\xE2\x95\xB0");
+	mdview_release(&m);
+}
+
 /* An open fence holds back the boundary: a blank line inside code is not one. */
 T_TEST(no_boundary_inside_an_open_fence)
 {
@@ -313,6 +346,7 @@ main(void)
 	T_RUN(hostile_nesting_and_sizes);
 	T_RUN(streamed_tail_equals_whole_render);
 	T_RUN(finished_blocks_keep_their_lines);
+	T_RUN(open_fence_grows_without_reparsing);
 	T_RUN(no_boundary_inside_an_open_fence);
 	return t_done();
 }

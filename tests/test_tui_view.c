@@ -221,7 +221,7 @@ T_TEST(toolview_states)
 	tv_decided(&tv, "a", "allow", 1000);
 	T_EQ_INT(e->state, TV_RUNNING);
 	T_OK(tv_any_running(&tv));
-	tv_progress(&tv, "a", "one\ntwo\n50%\r75%\rdone\nlast", 27, 1100);
+	tv_progress(&tv, "a", "one\ntwo\n50%\r75%\rdone\nlast", strlen("one\ntwo\n50%\r75%\rdone\nlast"), 1100);
 	T_EQ_INT(tv_tail(e, 3, lines, lens), 3);
 	T_EQ_INT(lens[1], 4);
 	T_OK(strncmp(lines[1], "done", 4) == 0);

@@ -49,6 +49,10 @@ struct tui_backend {
 	const char	*(*model)(const struct agent *);
 	void		 (*set_model)(struct agent *, const char *model);
 	const char	*(*mode_name)(enum perm_mode);
+	int		 (*rewind)(struct agent *, int turn, enum rewind_what, bool force, struct buf *report);
+	int		 (*redo)(struct agent *, bool force, struct buf *report);
+	int		 (*fork_at)(struct agent *, int turn, struct buf *report);
+	cJSON		*(*turns)(struct agent *);
 };
 
 /* What must be painted in the next frame. */
@@ -143,6 +147,8 @@ void	 app_quit(struct app *);
 bool	 app_busy(const struct app *);
 void	 app_notice(struct app *, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void	 app_submit(struct app *, const char *text);
+/* Forget the transcript and the tools (a new conversation, or one replayed from the agent). */
+void	 app_reset_view(struct app *);
 void	 app_set_hint(struct app *, bool sticky, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void	 app_tick_arm(struct app *);
 const char *app_mode_name(const struct app *, enum perm_mode);

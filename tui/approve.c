@@ -264,6 +264,12 @@ approve_prompt(struct app *a, struct sline *out)
 		}
 	}
 	sline_adds(out, "?  ", ROLE_APPROVAL, 0);
+	if (!ed_empty(&a->ed)) {
+		/* The keys answer only while the prompt is empty (typing must not approve). */
+		sline_adds(out, "(empty the prompt to answer)", ROLE_DIM, 0);
+		out->flags |= SL_NOWRAP;
+		return;
+	}
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		if (i == 3 && (t == NULL || t->field == NULL))
 			break;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "json.h"
 
 typedef void cmd_fn(struct app *, const char *arg);
 
@@ -32,6 +33,10 @@ static void cmd_model(struct app *, const char *);
 static void cmd_theme(struct app *, const char *);
 static void cmd_keys(struct app *, const char *);
 static void cmd_quit(struct app *, const char *);
+static void cmd_turns(struct app *, const char *);
+static void cmd_rewind(struct app *, const char *);
+static void cmd_redo(struct app *, const char *);
+static void cmd_fork(struct app *, const char *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -42,8 +47,11 @@ static const struct cmd cmd_table[] = {
 	{ "/model", "[name]", "show or change the model", cmd_model },
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/keys", "", "the keys", cmd_keys },
-	{ "/rewind", "[turn]", "go back to an earlier turn", NULL },
-	{ "/resume", "[id]", "continue an earlier session", NULL },
+	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
+	{ "/rewind", "[N] [what]", "back to before turn N (conversation, files, both)", cmd_rewind },
+	{ "/redo", "[force]", "undo the last rewind", cmd_redo },
+	{ "/fork", "[N]", "go on in a new session from turn N", cmd_fork },
+	{ "/resume", "[id]", "continue another session", NULL },
 	{ "/quit", "", "leave tandem", cmd_quit },
 };
 
@@ -69,10 +77,10 @@ cmds_help(struct app *a)
 
 	buf_puts(&b, "Slash commands (Tab completes):\n");
 	for (i = 0; i < CMD_COUNT; i++) {
-		char head[48];
+		char head[96];
 
 		snprintf(head, sizeof head, "%s %s", cmd_table[i].name, cmd_table[i].arg);
-		buf_printf(&b, "  %-20s %s%s\n", head, cmd_table[i].help,
+		buf_printf(&b, "  %-18s %s%s\n", head, cmd_table[i].help,
 		    cmd_table[i].fn ? "" : " (not available yet)");
 	}
 	buf_puts(&b, "Press ? on an empty prompt for the keys.");
@@ -106,11 +114,7 @@ cmd_clear(struct app *a, const char *arg)
 		app_notice(a, ROLE_ERROR, "%s", "a turn is running: press Esc first, then /clear");
 		return;
 	}
-	tr_free(a->tr);
-	a->tr = tr_new();
-	tv_release(&a->tools);
-	tv_init(&a->tools);
-	a->tools_scroll = 0;
+	app_reset_view(a);
 	app_notice(a, ROLE_DIM, "%s", "a new conversation");
 }
 
@@ -165,6 +169,136 @@ cmd_model(struct app *a, const char *arg)
 	} else
 		st_set_model(&a->st, arg);
 	app_notice(a, ROLE_DIM, "model: %s", a->st.model);
+}
+
+/* The agent, or a notice that there is none; NULL then. */
+static struct agent *
+cmd_agent(struct app *a, const char *what)
+{
+	if (a->agent == NULL)
+		app_notice(a, ROLE_DIM, "no agent: nothing to %s", what);
+	return a->agent;
+}
+
+static void
+cmd_turns(struct app *a, const char *arg)
+{
+	struct buf b = BUF_INIT(256 * 1024);
+	const cJSON *t, *x;
+	cJSON *turns;
+	char tok[16];
+
+	if (cmd_agent(a, "list") == NULL)
+		return;
+	turns = a->be->turns(a->agent);
+	buf_puts(&b, "Turns (/rewind N goes back to before turn N, /fork N goes on from it):");
+	cJSON_ArrayForEach(t, turns) {
+		const char *p = json_str(t, "prompt", "");
+
+		st_tokens(json_int(t, "tokens", 0), tok, sizeof tok);
+		buf_printf(&b, "\n  %3lld  %-.50s%s  %s tokens, %.1fs", (long long)json_int(t, "turn", 0), p,
+		    strlen(p) > 50 ? "\xE2\x80\xA6" : "", tok, (double)json_int(t, "ms", 0) / 1000.0);
+		if (cJSON_GetArraySize(json_get(t, "tools")) > 0) {
+			buf_puts(&b, "; tools:");
+			cJSON_ArrayForEach(x, json_get(t, "tools"))
+				if (cJSON_IsString(x))
+					buf_printf(&b, " %s", x->valuestring);
+		}
+		if (cJSON_GetArraySize(json_get(t, "files")) > 0) {
+			buf_puts(&b, "; files:");
+			cJSON_ArrayForEach(x, json_get(t, "files"))
+				if (cJSON_IsString(x))
+					buf_printf(&b, " %s", x->valuestring);
+		}
+		if (json_bool(t, "bash", false))
+			buf_puts(&b, " (ran commands: their changes are not tracked)");
+	}
+	if (cJSON_GetArraySize(turns) == 0)
+		buf_puts(&b, " none yet");
+	cJSON_Delete(turns);
+	app_notice(a, ROLE_TEXT, "%s", buf_cstr(&b));
+	buf_release(&b);
+}
+
+/* The agent's report after a rewind, redo or fork, in the role its result deserves. */
+static void
+cmd_report_result(struct app *a, int r, struct buf *report)
+{
+	app_notice(a, r == -1 ? ROLE_ERROR : r == 1 ? ROLE_WARNING : ROLE_DIM, "%s",
+	    report->len ? buf_cstr(report) : r == -1 ? "failed" : "done");
+}
+
+static void
+cmd_rewind(struct app *a, const char *arg)
+{
+	struct buf report = BUF_INIT(64 * 1024);
+	enum rewind_what what = REWIND_BOTH;
+	bool force = false, bad = false;
+	long turn = a->turn;
+	const char *p = arg;
+
+	if (cmd_agent(a, "rewind") == NULL)
+		return;
+	while (*p != '\0') {
+		size_t n = strcspn(p, " \t");
+		char *word = xstrndup(p, n), *end;
+
+		p += n;
+		p += strspn(p, " \t");
+		if (*word == '\0')
+			;
+		else if (strcmp(word, "conversation") == 0)
+			what = REWIND_CONVERSATION;
+		else if (strcmp(word, "files") == 0)
+			what = REWIND_FILES;
+		else if (strcmp(word, "both") == 0)
+			what = REWIND_BOTH;
+		else if (strcmp(word, "force") == 0)
+			force = true;
+		else {
+			turn = strtol(word, &end, 10);
+			bad |= *end != '\0' || turn < 1;
+		}
+		free(word);
+	}
+	if (bad || turn < 1) {
+		app_notice(a, ROLE_ERROR, "%s", "usage: /rewind [turn] [conversation|files|both] [force]"
+		    " (the default: the last turn, both)");
+		return;
+	}
+	cmd_report_result(a, a->be->rewind(a->agent, (int)turn, what, force, &report), &report);
+	buf_release(&report);
+}
+
+static void
+cmd_redo(struct app *a, const char *arg)
+{
+	struct buf report = BUF_INIT(64 * 1024);
+
+	if (cmd_agent(a, "redo") == NULL)
+		return;
+	cmd_report_result(a, a->be->redo(a->agent, strcmp(arg, "force") == 0, &report), &report);
+	buf_release(&report);
+}
+
+static void
+cmd_fork(struct app *a, const char *arg)
+{
+	struct buf report = BUF_INIT(64 * 1024);
+	char *end;
+	long turn = 0;
+
+	if (cmd_agent(a, "fork") == NULL)
+		return;
+	if (*arg != '\0') {
+		turn = strtol(arg, &end, 10);
+		if (*end != '\0' || turn < 0) {
+			app_notice(a, ROLE_ERROR, "%s", "usage: /fork [turn]");
+			return;
+		}
+	}
+	cmd_report_result(a, a->be->fork_at(a->agent, (int)turn, &report), &report);
+	buf_release(&report);
 }
 
 int
@@ -227,7 +361,8 @@ cmds_run(struct app *a, const char *text)
 		if (strlen(cmd_table[i].name) != len || strncmp(cmd_table[i].name, text, len) != 0)
 			continue;
 		if (cmd_table[i].fn == NULL)
-			app_notice(a, ROLE_WARNING, "%s is not available yet", cmd_table[i].name);
+			app_notice(a, ROLE_WARNING, "%s is not available yet (start tandem with --resume ID)",
+			    cmd_table[i].name);
 		else
 			cmd_table[i].fn(a, trimmed);
 		free(trimmed);

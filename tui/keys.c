@@ -493,8 +493,9 @@ key_ctrl_c(struct app *a, int key)
 		return KR_HANDLED;
 	}
 	a->ctrl_c_at = now;
-	if (a->mode != MODE_EDIT)
-		a->mode = MODE_EDIT;
+	if (a->mode == MODE_SEARCH)
+		tr_search_clear(a->tr);
+	a->mode = MODE_EDIT;
 	if (a->ed.searching)
 		ed_search_end(&a->ed, false);
 	ed_clear(&a->ed);
@@ -732,13 +733,10 @@ keys_paste(struct app *a, int key)
 		app_dirty(a, D_LAYOUT | D_PANES);
 		return;
 	}
-	if (key & (KC_FN | KC_ALT)) {
-		if (key & KC_ALT)
-			buf_putc(&a->pastebuf, KC_ESC);
-		key &= ~(KC_FN | KC_ALT);
-		if (key > 0x10FFFF)
-			return;
-	}
+	/* Keys curses decoded from the pasted bytes are not text; an Esc before a character is dropped. */
+	if (key & KC_FN)
+		return;
+	key &= ~KC_ALT;
 	if (key == '\r')
 		key = '\n';
 	buf_append(&a->pastebuf, s, utf8_encode((uint32_t)key, s));

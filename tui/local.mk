@@ -43,3 +43,10 @@ tests_test_tui_editor_SOURCES = tests/test_tui_editor.c
 tests_test_tui_editor_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_view_SOURCES = tests/test_tui_view.c
 tests_test_tui_view_LDADD = $(TUI_TEST_LIBS)
+
+# Screen tests: the replay driver in tmux at fixed sizes (TAP shell scripts).
+TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh \
+	tests/tui/resize.sh tests/tui/keys.sh
+TESTS += $(TUI_SCREEN_TESTS)
+EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/stream.jsonl \
+	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl

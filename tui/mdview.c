@@ -217,7 +217,8 @@ mdr_attr_copy(const MD_ATTRIBUTE *a, char *out, size_t size)
 {
 	size_t n = a->size < size - 1 ? a->size : size - 1;
 
-	memcpy(out, a->text, n);
+	if (n > 0)
+		memcpy(out, a->text, n);
 	out[n] = '\0';
 }
 
@@ -437,6 +438,27 @@ mdr_code_line(struct sline *l, const char *s, size_t n)
 	}
 }
 
+/* "╭─ lang ─────" (filled to the pane's edge). */
+static void
+mdr_code_top(struct sline *l, const char *lang)
+{
+	sline_adds(l, "\xE2\x95\xAD\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+	if (lang[0] != '\0') {
+		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
+		sline_adds(l, lang, ROLE_CODE_FRAME, TA_BOLD);
+		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
+	}
+	sline_adds(l, "\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+	l->flags |= SL_FILL | SL_NOWRAP;
+}
+
+static void
+mdr_code_bottom(struct sline *l)
+{
+	sline_adds(l, "\xE2\x95\xB0\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+	l->flags |= SL_FILL | SL_NOWRAP;
+}
+
 static void
 mdr_code_emit(struct mdr *r)
 {
@@ -444,14 +466,7 @@ mdr_code_emit(struct mdr *r)
 	struct buf cont = BUF_INIT(BUF_NOLIMIT);
 	struct sline *l = mdr_line(r, false);
 
-	sline_adds(l, "\xE2\x95\xAD\xE2\x94\x80", ROLE_CODE_FRAME, 0);
-	if (r->lang[0] != '\0') {
-		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
-		sline_adds(l, r->lang, ROLE_CODE_FRAME, TA_BOLD);
-		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
-	}
-	sline_adds(l, "\xE2\x94\x80", ROLE_CODE_FRAME, 0);
-	l->flags |= SL_FILL | SL_NOWRAP;
+	mdr_code_top(l, r->lang);
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end;
@@ -468,8 +483,7 @@ mdr_code_emit(struct mdr *r)
 		s = nl ? nl + 1 : end;
 	}
 	l = mdr_line(r, false);
-	sline_adds(l, "\xE2\x95\xB0\xE2\x94\x80", ROLE_CODE_FRAME, 0);
-	l->flags |= SL_FILL | SL_NOWRAP;
+	mdr_code_bottom(l);
 	buf_reset(&r->code);
 	buf_release(&cont);
 }
@@ -818,6 +832,24 @@ mdview_list_marker(const char *s, size_t n)
 	return i + 1 == n || s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\r';
 }
 
+/* A table's delimiter row ("|---|:--:|", "--- | ---"): after it every line is a row. */
+static bool
+mdview_table_delim(const char *s, size_t n)
+{
+	bool dash = false, pipe = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '-')
+			dash = true;
+		else if (s[i] == '|')
+			pipe = true;
+		else if (s[i] != ':' && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	}
+	return dash && pipe;
+}
+
 /* A fence line: up to 3 spaces, then 3 or more ` or ~; *c and *len describe it. */
 static bool
 mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info)
@@ -862,6 +894,7 @@ mdview_commit(struct mdview *m, size_t at)
 	mdview_render_range(m, m->stable, at, &m->lines);
 	m->ncommitted = m->lines.n;
 	m->stable = at;
+	m->fast = false;
 }
 
 /* Scan the complete lines that arrived for stable boundaries. */
@@ -892,12 +925,24 @@ mdview_scan(struct mdview *m)
 				m->fence_char = 0;
 		} else if (mdview_blank(ls, n)) {
 			m->prev_blank = true;
+			m->table = false;
 		} else {
-			if (m->prev_blank && ls[0] != ' ' && ls[0] != '\t' &&
-			    !mdview_list_marker(ls, n) && m->scan > m->stable)
+			bool fence = mdview_fence(ls, n, &fc, &flen, &info);
+
+			/*
+			 * After a blank line, a line in column 0 that is not a list item
+			 * starts a new top-level block; so does a fence in column 0 (it
+			 * closes a paragraph, a list, a quote or a table).
+			 */
+			if (((m->prev_blank && !mdview_list_marker(ls, n)) || (fence && ls[0] == fc && !m->table)) &&
+			    ls[0] != ' ' && ls[0] != '\t' && m->scan > m->stable)
 				mdview_commit(m, m->scan);
 			m->prev_blank = false;
-			if (mdview_fence(ls, n, &fc, &flen, &info)) {
+			if (mdview_table_delim(ls, n))
+				m->table = true;
+			if (m->table)
+				fence = false;
+			if (fence) {
 				m->fence_char = fc;
 				m->fence_len = flen;
 			}
@@ -917,13 +962,94 @@ mdview_append(struct mdview *m, const char *s, size_t n)
 	mdview_scan(m);
 }
 
+/* The language of a fence line in column 0, when md4c would read it the same: plain characters. */
+static bool
+mdview_fence_lang(const char *s, size_t n, char *lang, size_t size)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n && (s[i] == '`' || s[i] == '~'))
+		i++;
+	while (i < n && s[i] == ' ')
+		i++;
+	while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
+		char c = s[i++];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '+' || c == '#' || c == '.' || c == '_' || c == '-') || k + 1 >= size)
+			return false;
+		lang[k++] = c;
+	}
+	lang[k] = '\0';
+	return true;
+}
+
+static void
+mdview_fast_line(struct mdview *m, const char *s, size_t n)
+{
+	struct sline *l = slvec_push(&m->lines);
+
+	sline_adds(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME, 0);
+	sline_mark_body(l);
+	sline_set_cont(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME);
+	mdr_code_line(l, s, n);
+	l->flags |= SL_CHARWRAP;
+}
+
+/*
+ * The tail is a code fence still open, starting in column 0: draw only the
+ * lines that arrived, as mdr_code_emit would.  False when it is not.
+ */
+static bool
+mdview_fast_fence(struct mdview *m)
+{
+	const char *s = m->src.data + m->stable, *end = m->src.data + m->src.len, *nl;
+	char lang[64];
+	struct sline *l;
+
+	if (m->fence_char == 0 || s[0] != m->fence_char)
+		return false;
+	if (!m->fast) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (nl == NULL || !mdview_fence_lang(s, (size_t)(nl - s), lang, sizeof lang))
+			return false;
+		slvec_truncate(&m->lines, m->ncommitted);
+		if (m->ncommitted > 0)
+			slvec_push(&m->lines);
+		l = slvec_push(&m->lines);
+		sline_set_cont(l, "", ROLE_TEXT);
+		mdr_code_top(l, lang);
+		m->fast = true;
+		m->fast_base = m->lines.n;
+		m->fast_lines = 0;
+		m->fast_off = (size_t)(nl + 1 - m->src.data);
+	}
+	slvec_truncate(&m->lines, m->fast_base + m->fast_lines);
+	s = m->src.data + m->fast_off;
+	while ((nl = memchr(s, '\n', (size_t)(end - s))) != NULL) {
+		mdview_fast_line(m, s, (size_t)(nl - s));
+		m->fast_lines++;
+		s = nl + 1;
+	}
+	m->fast_off = (size_t)(s - m->src.data);
+	if (s < end)
+		mdview_fast_line(m, s, (size_t)(end - s));
+	l = slvec_push(&m->lines);
+	sline_set_cont(l, "", ROLE_TEXT);
+	mdr_code_bottom(l);
+	return true;
+}
+
 bool
 mdview_update(struct mdview *m)
 {
 	if (!m->dirty)
 		return false;
+	m->dirty = false;
+	if (mdview_fast_fence(m))
+		return true;
+	m->fast = false;
 	slvec_truncate(&m->lines, m->ncommitted);
 	mdview_render_range(m, m->stable, m->src.len, &m->lines);
-	m->dirty = false;
 	return true;
 }

@@ -40,6 +40,14 @@ struct mdview {
 	char		 fence_char;
 	size_t		 fence_len;
 	bool		 prev_blank;
+	bool		 table;		/* a table may be open: it ends only at a blank line */
+	/*
+	 * An open code fence at the tail grows line by line without md4c:
+	 * fast_base is the index of its first code line, fast_lines how many
+	 * complete lines are drawn, fast_off where the next one starts.
+	 */
+	bool		 fast;
+	size_t		 fast_base, fast_lines, fast_off;
 };
 
 void	 mdview_init(struct mdview *);

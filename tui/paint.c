@@ -514,20 +514,12 @@ paint_input_label(const struct app *a)
 	return "\xE2\x80\xBA ";
 }
 
+/* The input's top rule, with the hint (completions, what a mode wants). */
 static void
-paint_input(struct app *a, int *cy, int *cx)
+paint_input_rule(struct app *a, struct paint_ctx *c)
 {
-	WINDOW *w = a->win[PANE_INPUT];
-	struct rect *r = &a->rect[PANE_INPUT];
-	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
-	const struct editor *e = a->mode == MODE_EDIT ? &a->ed : &a->aux;
-	const char *label = paint_input_label(a), *text = ed_text(e);
-	int lw = (int)wrap_width(label, strlen(label)), first, y;
-	struct ed_layout lo;
 	struct sline rule;
-	unsigned k;
 
-	werase(w);
 	sline_init(&rule);
 	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
 	if (a->hint.len > 0) {
@@ -538,56 +530,79 @@ paint_input(struct app *a, int *cy, int *cx)
 		sline_adds(&rule, " Enter keeps it, Esc goes back, Ctrl+R older ", ROLE_DIM, 0);
 	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
 	rule.flags = SL_NOWRAP | SL_FILL;
-	paint_row(&c, 0, &rule, 0);
+	paint_row(c, 0, &rule, 0);
 	sline_release(&rule);
+}
 
-	memset(&lo, 0, sizeof lo);
+/* History search: the query, then what it found. */
+static void
+paint_input_history(struct app *a, struct paint_ctx *c, const char *label, int *cy, int *cx)
+{
+	const char *q = a->ed.query.data ? a->ed.query.data : "", *m = ed_search_match(&a->ed);
+	struct sline l;
+
+	sline_init(&l);
+	sline_adds(&l, label, ROLE_ACCENT, TA_BOLD);
+	sline_add(&l, q, a->ed.query.len, ROLE_INPUT, TA_UNDERLINE);
+	sline_adds(&l, "  ", ROLE_INPUT, 0);
+	sline_adds(&l, m ? m : "(no match)", ROLE_DIM, 0);
+	l.flags = SL_NOWRAP;
+	paint_row(c, 1, &l, 0);
+	sline_release(&l);
+	*cy = a->rect[PANE_INPUT].y + 1;
+	*cx = (int)wrap_width(label, strlen(label)) + (int)wrap_width(q, a->ed.query.len);
+}
+
+/* One row of the text being edited (the label on the first, its width of spaces after). */
+static void
+paint_input_row(struct paint_ctx *c, int y, const char *label, int lw, bool first, int role,
+    const char *s, size_t n, int text_role)
+{
+	struct sline l;
+	int k;
+
+	sline_init(&l);
+	if (first)
+		sline_adds(&l, label, role, TA_BOLD);
+	else
+		for (k = 0; k < lw; k++)
+			sline_add(&l, " ", 1, ROLE_INPUT, 0);
+	sline_add(&l, s, n, text_role, 0);
+	l.flags = SL_NOWRAP;
+	paint_row(c, y, &l, 0);
+	sline_release(&l);
+}
+
+static void
+paint_input(struct app *a, int *cy, int *cx)
+{
+	WINDOW *w = a->win[PANE_INPUT];
+	struct rect *r = &a->rect[PANE_INPUT];
+	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	const struct editor *e = a->mode == MODE_EDIT ? &a->ed : &a->aux;
+	const char *label = paint_input_label(a), *text = ed_text(e);
+	int lw = (int)wrap_width(label, strlen(label)), first, y;
+	int role = a->mode == MODE_EDIT ? ROLE_USER : ROLE_ACCENT;
+	struct ed_layout lo;
+	unsigned k;
+
+	werase(w);
+	paint_input_rule(a, &c);
 	if (a->mode == MODE_EDIT && a->ed.searching) {
-		/* History search shows the query and what it found. */
-		struct sline l;
-
-		sline_init(&l);
-		sline_adds(&l, label, ROLE_ACCENT, TA_BOLD);
-		sline_add(&l, a->ed.query.data ? a->ed.query.data : "", a->ed.query.len, ROLE_INPUT, TA_UNDERLINE);
-		sline_adds(&l, "  ", ROLE_INPUT, 0);
-		sline_adds(&l, ed_search_match(&a->ed) ? ed_search_match(&a->ed) : "(no match)", ROLE_DIM, 0);
-		l.flags = SL_NOWRAP;
-		paint_row(&c, 1, &l, 0);
-		*cy = r->y + 1;
-		*cx = lw + (int)wrap_width(a->ed.query.data ? a->ed.query.data : "", a->ed.query.len);
-		sline_release(&l);
+		paint_input_history(a, &c, label, cy, cx);
 		wnoutrefresh(w);
 		return;
 	}
+	memset(&lo, 0, sizeof lo);
 	ed_layout(e, r->w, lw, &lo);
 	first = lo.cur_row - (r->h - 2);
 	if (first < 0)
 		first = 0;
-	for (k = (unsigned)first, y = 1; k < lo.nrows && y < r->h; k++, y++) {
-		struct sline l;
-		bool first_row = k == 0;
-
-		sline_init(&l);
-		if (first_row)
-			sline_adds(&l, label, a->mode == MODE_EDIT ? ROLE_USER : ROLE_ACCENT, TA_BOLD);
-		else
-			for (int s = 0; s < lw; s++)
-				sline_add(&l, " ", 1, ROLE_INPUT, 0);
-		sline_add(&l, text + lo.rows[k].start, lo.rows[k].end - lo.rows[k].start, ROLE_INPUT, 0);
-		l.flags = SL_NOWRAP;
-		paint_row(&c, y, &l, 0);
-		sline_release(&l);
-	}
-	if (ed_empty(e) && a->mode == MODE_EDIT && r->h > 1) {
-		struct sline l;
-
-		sline_init(&l);
-		sline_adds(&l, label, ROLE_USER, TA_BOLD);
-		sline_adds(&l, "? for keys, / for commands", ROLE_DIM, 0);
-		l.flags = SL_NOWRAP;
-		paint_row(&c, 1, &l, 0);
-		sline_release(&l);
-	}
+	for (k = (unsigned)first, y = 1; k < lo.nrows && y < r->h; k++, y++)
+		paint_input_row(&c, y, label, lw, k == 0, role, text + lo.rows[k].start,
+		    lo.rows[k].end - lo.rows[k].start, ROLE_INPUT);
+	if (ed_empty(e) && a->mode == MODE_EDIT && r->h > 1)
+		paint_input_row(&c, 1, label, lw, true, role, "? for keys, / for commands", 26, ROLE_DIM);
 	*cy = r->y + 1 + lo.cur_row - first;
 	*cx = lo.cur_col;
 	ed_layout_release(&lo);

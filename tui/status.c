@@ -180,14 +180,14 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	if (st->retrying) {
 		int64_t left = st->retry_until - now;
 
-		st_seg(segs, n, 4, ROLE_WARNING, "retry %d in %llds%s%s", st->retry_attempt,
+		st_seg(segs, n, 3, ROLE_WARNING, "retry %d in %llds%s%s", st->retry_attempt,
 		    (long long)(left > 0 ? (left + 999) / 1000 : 0), st->retry_reason[0] ? ": " : "",
 		    st->retry_reason);
 	} else if (st->busy)
 		st_seg(segs, n, 4, ROLE_STATUS_BUSY, "\xE2\x97\x8F working");
 	if (st->cache_break) {
 		st_tokens(st->cb_dropped, a, sizeof a);
-		st_seg(segs, n, 3, ROLE_WARNING, "\xE2\x9A\xA0 cache break: %s \xE2\x88\x92%s", st->cb_causes, a);
+		st_seg(segs, n, 4, ROLE_WARNING, "\xE2\x9A\xA0 cache break: %s \xE2\x88\x92%s", st->cb_causes, a);
 	}
 }
 

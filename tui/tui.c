@@ -157,12 +157,39 @@ app_submit(struct app *a, const char *text)
 	app_dirty(a, D_PANES);
 }
 
+void
+app_reset_view(struct app *a)
+{
+	tr_free(a->tr);
+	a->tr = tr_new();
+	tv_release(&a->tools);
+	tv_init(&a->tools);
+	a->tools_scroll = 0;
+	a->expand_all = false;
+	app_dirty(a, D_PANES | D_LAYOUT);
+}
+
 /* ---- the event stream ---- */
 
 static void
 tui_on_session(struct app *a, const cJSON *ev)
 {
 	snprintf(a->cwd, sizeof a->cwd, "%s", json_str(ev, "cwd", a->cwd));
+	/* A resumed or forked session replays its conversation next. */
+	if (json_bool(ev, "resumed", false) && tr_count(a->tr) > 0)
+		app_reset_view(a);
+	if (*json_str(ev, "forked_from", "") != '\0')
+		app_notice(a, ROLE_DIM, "forked from session %s into %s", json_str(ev, "forked_from", ""),
+		    json_str(ev, "id", ""));
+}
+
+/* The conversation was rewound: it is replayed next, from the start. */
+static void
+tui_on_rewind(struct app *a, const cJSON *ev)
+{
+	app_reset_view(a);
+	app_notice(a, ROLE_DIM, "rewound (%s) to before turn %lld", json_str(ev, "what", "conversation"),
+	    (long long)json_int(ev, "to_turn", 0));
 }
 
 static void
@@ -247,7 +274,9 @@ tui_on_tool_result(struct app *a, const cJSON *ev)
 	const cJSON *content = json_get(ev, "content");
 	char *text = NULL;
 
-	tv_result(&a->tools, id, json_bool(ev, "is_error", false), json_int(ev, "duration_ms", -1), ev_now_ms());
+	/* A replayed result's duration is not known. */
+	tv_result(&a->tools, id, json_bool(ev, "is_error", false),
+	    json_bool(ev, "replay", false) ? -1 : json_int(ev, "duration_ms", -1), ev_now_ms());
 	/* Content is text, or blocks of text: show the text. */
 	if (cJSON_IsString(content))
 		tr_tool_result(a->tr, id, json_bool(ev, "is_error", false), content->valuestring);
@@ -335,6 +364,7 @@ static const struct tui_event {
 	{ "retry", tui_on_retry },
 	{ "error", tui_on_error },
 	{ "turn_end", tui_on_turn_end },
+	{ "rewind", tui_on_rewind },
 };
 
 static void
@@ -356,12 +386,12 @@ tui_event(const cJSON *ev, void *arg)
 
 /* ---- the terminal ---- */
 
+/* Bracketed paste on or off (curses itself handles the mouse's modes). */
 static void
-tui_term_modes(bool on, bool mouse)
+tui_term_modes(bool on)
 {
 	const char *s = on ? "\033[?2004h" : "\033[?2004l";
 
-	(void)mouse;
 	fflush(stdout);
 	(void)!write(STDOUT_FILENO, s, strlen(s));
 }
@@ -369,7 +399,7 @@ tui_term_modes(bool on, bool mouse)
 void
 app_screen_leave(struct app *a)
 {
-	tui_term_modes(false, a->mouse);
+	tui_term_modes(false);
 	def_prog_mode();
 	endwin();
 }
@@ -388,7 +418,7 @@ void
 app_screen_enter(struct app *a)
 {
 	reset_prog_mode();
-	tui_term_modes(true, a->mouse);
+	tui_term_modes(true);
 	tui_resize(a);
 }
 
@@ -421,7 +451,7 @@ static void
 tui_fatal_hook(void)
 {
 	if (tui_current != NULL && tui_current->screen != NULL) {
-		tui_term_modes(false, tui_current->mouse);
+		tui_term_modes(false);
 		endwin();
 	}
 }
@@ -542,7 +572,7 @@ tui_screen_open(struct app *a)
 	set_escdelay(25);
 	curs_set(0);
 	keys_setup(a);
-	tui_term_modes(true, a->mouse);
+	tui_term_modes(true);
 	return 0;
 }
 
@@ -551,7 +581,7 @@ tui_screen_close(struct app *a)
 {
 	if (a->screen == NULL)
 		return;
-	tui_term_modes(false, a->mouse);
+	tui_term_modes(false);
 	paint_free(a);
 	if (a->keywin != NULL) {
 		delwin(a->keywin);

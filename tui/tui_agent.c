@@ -22,6 +22,10 @@ static const struct tui_backend tui_agent_backend = {
 	.model = agent_model,
 	.set_model = agent_set_model,
 	.mode_name = perm_mode_name,
+	.rewind = agent_rewind,
+	.redo = agent_redo,
+	.fork_at = agent_fork,
+	.turns = agent_turns,
 };
 
 int

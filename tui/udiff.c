@@ -391,9 +391,11 @@ udiff_half(struct sline *l, const struct udiff_line *u, bool left, int digits, i
 		return;
 	}
 	udiff_lineno(l, left ? u->old_no : u->new_no, digits);
+	sline_add(l, " ", 1, ROLE_LINENO, 0);
 	sline_adds(l, udiff_marker(u->kind), u->kind == UD_ADD ? ROLE_DIFF_ADD :
 	    u->kind == UD_DEL ? ROLE_DIFF_DEL : ROLE_DIFF_CONTEXT, TA_BOLD);
-	used = digits + 1;
+	sline_add(l, " ", 1, ROLE_DIFF_CONTEXT, 0);
+	used = digits + 3;
 	if (w > used) {
 		size_t fit = wrap_fit(u->text, u->len, w - used);
 

@@ -45,7 +45,7 @@ tui_screen() {
 
 # tui_wait PATTERN [SECONDS]: until the screen matches the extended regex.
 tui_wait() {
-	pat=$1 limit=${2:-10} i=0
+	pat=$1 limit=${2:-20} i=0
 	while [ "$i" -lt $((limit * 20)) ]; do
 		if tui_screen | grep -Eq -- "$pat"; then
 			return 0
@@ -59,6 +59,23 @@ tui_wait() {
 # The replay's next step (a {"replay":"pause"} in the script).
 tui_next() {
 	kill -USR1 "$TUI_PID"
+}
+
+# tui_exited DESCRIPTION: until the program has exited (gone, or a zombie tmux
+# has not reaped yet).
+tui_exited() {
+	i=0
+	while [ "$i" -lt 400 ]; do
+		st=$(ps -o stat= -p "$TUI_PID" 2>/dev/null)
+		case $st in
+		""|Z*)
+			tui_ok 0 "$1"
+			return ;;
+		esac
+		sleep 0.05
+		i=$((i + 1))
+	done
+	tui_ok 1 "$1"
 }
 
 tui_keys() {
@@ -80,12 +97,13 @@ tui_ok() {
 		echo "not ok $TUI_N - $2"
 		TUI_FAILED=$((TUI_FAILED + 1))
 		tui_screen | sed 's/^/# | /'
+		ps -o pid=,stat=,wchan=,args= -p "$TUI_PID" 2>/dev/null | sed 's/^/# process: /'
 	fi
 }
 
 # tui_check DESCRIPTION PATTERN [SECONDS]
 tui_check() {
-	tui_wait "$2" "${3:-10}"
+	tui_wait "$2" "${3:-20}"
 	tui_ok $? "$1"
 }
 
@@ -100,7 +118,7 @@ tui_absent() {
 
 # tui_gone DESCRIPTION PATTERN [SECONDS]: until the screen no longer matches.
 tui_gone() {
-	limit=${3:-10} i=0
+	limit=${3:-20} i=0
 	while [ "$i" -lt $((limit * 20)) ]; do
 		if ! tui_screen | grep -Eq -- "$2"; then
 			tui_ok 0 "$1"

@@ -18,8 +18,8 @@ tui_sane 24 24 "back to 80x24"
 tui_keys M-z
 tui_check "Alt+Z zooms the transcript" '^─ transcript'
 tui_absent "zoomed: no diff pane" '─ diff'
-tui_keys Escape
-tui_check "Esc unzooms" '─ diff'
+tui_keys M-z
+tui_check "Alt+Z again unzooms" '─ diff'
 
 tui_start 200 50 "$TUI_DATA/stream.jsonl"
 tui_check "200x50 from the start: the reply" 'LASTWORDS'

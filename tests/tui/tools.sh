@@ -3,6 +3,12 @@
 . "$top_srcdir/tests/tui/lib.sh"
 
 tui_start 80 24 "$TUI_DATA/tools.jsonl"
+tui_check "a waiting retry shows on the status bar" 'retry 2 in [45]s: overloaded'
+tui_check "and counts down" 'retry 2 in [1-3]s: overloaded'
+tui_next
+tui_gone "the stream flowing again ends the retry" 'retry 2'
+tui_check "a cache break shows on the status bar" '⚠ cache break: tools_changed −36k'
+tui_check "and in the transcript" '⚠ prompt cache break: 36k tokens no longer cached'
 tui_check "the call shows in the transcript" '⏺ run_bash make check'
 tui_check "the tools pane says queued" '· run_bash make check +queued'
 tui_next
