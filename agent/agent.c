@@ -62,6 +62,7 @@ struct agent {
 	char			*model;
 	char			*base_url;
 	struct session		*session;
+	bool			 resumed;	/* the session was resumed, not started */
 	char			*snap_dir;
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
@@ -83,6 +84,9 @@ struct agent {
 	struct buf		 errbody;
 	bool			 stream_done;	/* the response is complete and recorded */
 	char			*stop_reason;
+	bool			 paused;	/* pause_turn: the next response goes on with this one */
+	bool			 continuing;	/* the next response's text goes on with the answer */
+	struct buf		 answer;	/* the text of the turn's answer: the result's */
 	uint64_t		 retry_timer;
 	size_t			 progress_bytes;
 
@@ -125,6 +129,7 @@ struct agent {
 };
 
 static void agent_call_model(struct agent *);
+static bool agent_next_call(struct agent *);
 static bool agent_stop_hooks(struct agent *);
 static void agent_fail(struct agent *, const char *, ...) __attribute__((format(printf, 2, 3)));
 static void agent_prompt_hooks(struct agent *);
@@ -314,28 +319,59 @@ agent_add(struct agent *a, const char *role, cJSON *content)
 		event_error(a->bus, 0, "could not append to the session log: %s", strerror(errno));
 }
 
+/* Append blocks (an array, taken) to the last message, in memory and in the log. */
 static void
-agent_add_text(struct agent *a, const char *text)
+agent_extend_last(struct agent *a, cJSON *blocks)
 {
-	cJSON *content = cJSON_CreateArray(), *b = cJSON_CreateObject();
+	cJSON *rec = cJSON_CreateObject(), *dst = json_get(conv_last(&a->conv), "content"), *b;
+
+	cJSON_AddStringToObject(rec, "k", "extend");
+	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(blocks, 1));
+	while ((b = blocks->child) != NULL)
+		cJSON_AddItemToArray(dst, cJSON_DetachItemViaPointer(blocks, b));
+	cJSON_Delete(blocks);
+	session_append(a->session, rec);
+}
+
+static bool
+agent_last_is(const struct agent *a, const char *role)
+{
+	const cJSON *last = conv_last(&a->conv);
+
+	return last != NULL && strcmp(json_str(last, "role", ""), role) == 0;
+}
+
+/*
+ * Blocks (an array, taken) for the model.  After an answer that was empty
+ * or interrupted the last message is already the user's: they join it, as
+ * two user messages in a row would make the next request invalid.
+ */
+static void
+agent_add_user(struct agent *a, cJSON *content)
+{
+	if (agent_last_is(a, "user"))
+		agent_extend_last(a, content);
+	else
+		agent_add(a, "user", content);
+}
+
+static cJSON *
+agent_text_block(const char *text)
+{
+	cJSON *b = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(b, "type", "text");
 	cJSON_AddStringToObject(b, "text", text);
-	cJSON_AddItemToArray(content, b);
-	agent_add(a, "user", content);
+	return b;
 }
 
-/* Append block (taken) to the last message, in memory and in the log. */
 static void
-agent_extend_last(struct agent *a, cJSON *block)
+agent_add_text(struct agent *a, const char *text)
 {
-	cJSON *rec = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+	cJSON *content = cJSON_CreateArray();
 
-	cJSON_AddItemToArray(arr, cJSON_Duplicate(block, 1));
-	cJSON_AddStringToObject(rec, "k", "extend");
-	cJSON_AddItemToObject(rec, "content", arr);
-	cJSON_AddItemToArray(json_get(conv_last(&a->conv), "content"), block);
-	session_append(a->session, rec);
+	cJSON_AddItemToArray(content, agent_text_block(text));
+	agent_add_user(a, content);
 }
 
 static int64_t
@@ -359,7 +395,9 @@ agent_checkpoint_a(struct agent *a)
 	session_checkpoint(a->session, 'A', a->turn, a->calls, agent_tokens_used(a), pending);
 	cJSON_Delete(pending);
 	a->checkpoint_a = true;
-	sched_kick(a->sched);
+	/* An interrupted turn starts nothing: its waiting calls end unrun. */
+	if (!a->interrupting)
+		sched_kick(a->sched);
 }
 
 static void
@@ -701,7 +739,9 @@ agent_on_block(void *arg, int index, const cJSON *block)
 	struct agent *a = arg;
 	cJSON *ev;
 
-	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || a->interrupting)
+	/* A call cut off before its block stopped is never run (nor recorded). */
+	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || a->interrupting ||
+	    json_bool(block, "_incomplete", false))
 		return;
 	ev = event_new(a->bus, "tool_use");
 	cJSON_AddStringToObject(ev, "id", json_str(block, "id", ""));
@@ -772,7 +812,6 @@ static void
 agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 {
 	cJSON *ev;
-	char *text = conv_last_text(&a->conv);
 
 	{
 		cJSON *rec = cJSON_CreateObject();
@@ -806,7 +845,7 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 	cJSON_AddStringToObject(ev, "stop_reason", stop_reason);
 	event_emit(a->bus, ev);
 	ev = event_new(a->bus, "result");
-	cJSON_AddStringToObject(ev, "text", text);
+	json_add_str_n(ev, "text", buf_cstr(&a->answer), a->answer.len);
 	cJSON_AddStringToObject(ev, "stop_reason", stop_reason);
 	cJSON_AddBoolToObject(ev, "is_error", failed);
 	cJSON_AddNumberToObject(ev, "turns", a->calls);
@@ -818,7 +857,6 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 	}
 	cJSON_AddStringToObject(ev, "session_id", session_id(a->session));
 	event_emit(a->bus, ev);
-	free(text);
 }
 
 static void
@@ -961,7 +999,18 @@ agent_on_body(void *arg, struct http_req *req, const char *p, size_t n)
 	return stream_feed(a->stream, p, n);
 }
 
-/* Keep the blocks that completed; drop a cut-off one. */
+static bool
+agent_blank(const char *s)
+{
+	return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+/*
+ * Keep the blocks that can go back to the model.  A tool_use or thinking
+ * block cut off before its content_block_stop cannot (broken input, no
+ * signature); cut-off text can, and is what the user saw; a text block
+ * with nothing but white space cannot (the API refuses it).
+ */
 static cJSON *
 agent_complete_blocks(cJSON *content, int *ntools)
 {
@@ -969,13 +1018,45 @@ agent_complete_blocks(cJSON *content, int *ntools)
 
 	*ntools = 0;
 	for (b = content->child; b != NULL; b = next) {
+		bool text = strcmp(json_str(b, "type", ""), "text") == 0;
+
 		next = b->next;
-		if (json_bool(b, "_incomplete", false))
+		if (text && agent_blank(json_str(b, "text", "")))
+			cJSON_Delete(cJSON_DetachItemViaPointer(content, b));
+		else if (text)
+			cJSON_DeleteItemFromObjectCaseSensitive(b, "_incomplete");
+		else if (json_bool(b, "_incomplete", false))
 			cJSON_Delete(cJSON_DetachItemViaPointer(content, b));
 		else if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 			(*ntools)++;
 	}
 	return content;
+}
+
+/*
+ * Record a response's content (taken): a new assistant message, or more
+ * of the paused one after pause_turn.  Nothing is recorded for an empty
+ * response: an empty assistant message would make the next request
+ * invalid.  Its text becomes the answer, or goes on with it.
+ */
+static void
+agent_record_response(struct agent *a, cJSON *content)
+{
+	const cJSON *b;
+	bool extend = a->paused && agent_last_is(a, "assistant");
+
+	if (!a->continuing)
+		buf_reset(&a->answer);
+	a->paused = a->continuing = false;
+	cJSON_ArrayForEach(b, content)
+		if (strcmp(json_str(b, "type", ""), "text") == 0)
+			buf_puts(&a->answer, json_str(b, "text", ""));
+	if (cJSON_GetArraySize(content) == 0)
+		cJSON_Delete(content);
+	else if (extend)
+		agent_extend_last(a, content);
+	else
+		agent_add(a, "assistant", content);
 }
 
 static void
@@ -1033,14 +1114,10 @@ agent_response_done(struct agent *a, const char *stop_reason)
 
 	agent_record_usage(a);
 	content = agent_complete_blocks(stream_take_content(a->stream), &ntools);
-	if (cJSON_GetArraySize(content) == 0) {
-		cJSON *b = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(b, "type", "text");
-		cJSON_AddStringToObject(b, "text", "(no answer)");
-		cJSON_AddItemToArray(content, b);
-	}
-	agent_add(a, "assistant", content);
+	if (cJSON_GetArraySize(content) == 0 && strcmp(stop_reason, "refusal") != 0 &&
+	    strcmp(stop_reason, "pause_turn") != 0)
+		event_error(a->bus, 0, "the model sent an empty answer (stop reason %s)", stop_reason);
+	agent_record_response(a, content);
 	if (ntools > 0)
 		agent_checkpoint_a(a);
 	free(a->stop_reason);
@@ -1294,6 +1371,18 @@ agent_sum_done(void *arg, struct http_req *req, const struct http_result *r)
 		event_emit(a->bus, event_new(a->bus, "compaction_done"));
 }
 
+/* Drop the summary call in flight; no callback comes from it after this. */
+static void
+agent_sum_cancel(struct agent *a)
+{
+	http_cancel(a->sum.req);
+	a->sum.req = NULL;
+	stream_free(a->sum.stream);
+	a->sum.stream = NULL;
+	buf_release(&a->sum.errbody);
+	a->sum.then_call = false;
+}
+
 /* Ask the model for a summary of all but the newest keep turns. */
 static int
 agent_sum_start(struct agent *a, int keep, const char *focus, bool then_call)
@@ -1454,14 +1543,7 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 	}
 	a->stop_blocks++;
 	agent_add_text(a, o->reason);
-	a->calls++;
-	if (a->calls >= a->cfg->max_turns) {
-		agent_fail(a, "this turn reached its cap of %d model calls (--max-turns); "
-		    "send another prompt to go on", a->cfg->max_turns);
-		return;
-	}
-	a->attempt = 0;
-	agent_call_model(a);
+	agent_next_call(a);
 }
 
 /* The model is done: Stop hooks may send it on.  True when they run (the turn waits). */
@@ -1515,24 +1597,19 @@ agent_proceed(struct agent *a)
 		a->continuations++;
 		event_error(a->bus, 0, "the answer reached the max_tokens limit; asking the model "
 		    "to continue (%d of %d)", a->continuations, AGENT_MAX_CONTINUATIONS);
-		if (had_tools) {
-			cJSON *b = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(b, "type", "text");
-			cJSON_AddStringToObject(b, "text", "Your answer was cut off by the output limit. "
-			    "Continue where you stopped; resend any tool call that was cut off.");
-			agent_extend_last(a, b);
-		} else {
-			agent_add_text(a, "Your answer was cut off by the output limit. "
-			    "Continue exactly where you stopped.");
-		}
+		/* After tool results the next answer starts afresh; after text it goes on. */
+		a->continuing = !had_tools;
+		agent_add_text(a, had_tools ? "Your answer was cut off by the output limit. "
+		    "Continue where you stopped; resend any tool call that was cut off." :
+		    "Your answer was cut off by the output limit. Continue exactly where you stopped.");
 	} else if (strcmp(sr, "tool_use") == 0) {
 		if (!had_tools) {
 			agent_end_turn(a, "end_turn", false);
 			return;
 		}
 	} else if (strcmp(sr, "pause_turn") == 0) {
-		/* The server paused a long turn: send it back as it is to go on. */
+		/* The server paused a long turn: send it back as it is; the rest joins it. */
+		a->paused = a->continuing = true;
 	} else {
 		if (strcmp(sr, "refusal") == 0)
 			event_error(a->bus, 0, "the model declined to answer this request");
@@ -1541,49 +1618,39 @@ agent_proceed(struct agent *a)
 		agent_end_turn(a, sr, false);
 		return;
 	}
-	a->calls++;
+	agent_next_call(a);
+}
+
+/* One more model call for this turn, unless that would pass its cap (--max-turns). */
+static bool
+agent_next_call(struct agent *a)
+{
 	if (a->calls >= a->cfg->max_turns) {
 		agent_fail(a, "this turn reached its cap of %d model calls (--max-turns); "
 		    "send another prompt to go on", a->cfg->max_turns);
-		return;
+		return false;
 	}
+	a->calls++;
 	a->attempt = 0;
 	agent_call_model(a);
+	return true;
 }
 
 /* --- the front end's calls ----------------------------------------------- */
-
-static cJSON *
-agent_text_block(const char *text)
-{
-	cJSON *b = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(b, "type", "text");
-	cJSON_AddStringToObject(b, "text", text);
-	return b;
-}
 
 /* The prompt (and what UserPromptSubmit hooks added) goes to the model. */
 static void
 agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 {
-	/* A user message after a user message (an interrupted turn): merge them. */
-	if (conv_last(&a->conv) != NULL &&
-	    strcmp(json_str(conv_last(&a->conv), "role", ""), "user") == 0) {
-		agent_extend_last(a, agent_text_block(prompt));
-		if (context != NULL)
-			agent_extend_last(a, agent_text_block(context));
-	} else {
-		cJSON *content = cJSON_CreateArray();
+	cJSON *content = cJSON_CreateArray();
 
-		cJSON_AddItemToArray(content, agent_text_block(prompt));
-		if (context != NULL)
-			cJSON_AddItemToArray(content, agent_text_block(context));
-		agent_add(a, "user", content);
-	}
+	cJSON_AddItemToArray(content, agent_text_block(prompt));
+	if (context != NULL)
+		cJSON_AddItemToArray(content, agent_text_block(context));
+	agent_add_user(a, content);
 	session_note_turn(a->session, a->turn, prompt);
 	agent_build_dynamic(a);
-	agent_call_model(a);
+	agent_next_call(a);
 }
 
 static void
@@ -1689,6 +1756,8 @@ agent_submit(struct agent *a, const char *prompt)
 	    a->totals.cache_write;
 	a->calls = 0;
 	a->continuations = 0;
+	a->paused = a->continuing = false;
+	buf_reset(&a->answer);
 	a->attempt = 0;
 	a->stop_blocks = 0;
 	a->hook_stop = false;
@@ -1744,20 +1813,26 @@ agent_interrupt(struct agent *a)
 		ev_timer_cancel(a->loop, a->retry_timer);
 		a->retry_timer = 0;
 	}
+	/* A summary the next call waits for: the call will not come. */
+	if (a->sum.req != NULL && a->sum.then_call)
+		agent_sum_cancel(a);
 	if (a->req != NULL) {
 		cJSON *content;
 		int ntools;
 
 		http_cancel(a->req);
 		a->req = NULL;
-		/* Keep what was said; every scheduled tool_use stays, to be answered. */
+		/*
+		 * Keep what was said: the blocks still open close as cut off (the
+		 * text the user saw stays; a tool call still streaming is dropped),
+		 * and every scheduled tool_use stays, to be answered.
+		 */
+		stream_finish(a->stream);
+		agent_record_usage(a);
 		content = agent_complete_blocks(stream_take_content(a->stream), &ntools);
-		if (cJSON_GetArraySize(content) > 0) {
-			agent_add(a, "assistant", content);
-			if (ntools > 0)
-				agent_checkpoint_a(a);
-		} else
-			cJSON_Delete(content);
+		agent_record_response(a, content);
+		if (ntools > 0)
+			agent_checkpoint_a(a);
 		agent_drop_stream(a);
 		a->stream_done = true;
 	}
@@ -2051,6 +2126,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	session_note_turn(a->session, a->turn, NULL);
 	session_sync(a->session);
 	a->fork_dry_run = true;
+	a->resumed = true;
 	ev = event_new(a->bus, "session");
 	cJSON_AddStringToObject(ev, "id", session_id(a->session));
 	cJSON_AddStringToObject(ev, "model", a->model);
@@ -2090,6 +2166,7 @@ agent_clear(struct agent *a)
 	a->stage = COMPACT_NONE;
 	a->summary_failures = 0;
 	a->turn = 0;
+	a->resumed = false;
 	event_set_turn(a->bus, 0);
 	agent_emit_session(a, false);
 	agent_session_start(a, "clear");
@@ -2266,6 +2343,56 @@ fail:
 	return -1;
 }
 
+void
+agent_replay(struct agent *a)
+{
+	agent_emit_session(a, a->resumed);
+	if (conv_count(&a->conv) > 0)
+		agent_replay_history(a);
+}
+
+int
+agent_resume(struct agent *a, const char *id, struct buf *report)
+{
+	struct buf err = BUF_INIT(4096);
+	struct session *sess;
+
+	if (a->busy || a->compacting) {
+		buf_puts(report, "a turn is running: interrupt it first");
+		return -1;
+	}
+	if (strcmp(id, session_id(a->session)) == 0) {
+		buf_printf(report, "already in session %s", id);
+		return -1;
+	}
+	sess = session_open(a->cfg->home, id, &err);
+	if (sess == NULL) {
+		buf_puts(report, buf_cstr(&err));
+		buf_release(&err);
+		return -1;
+	}
+	buf_release(&err);
+	cJSON_Delete(a->conv.messages);
+	a->conv.messages = session_take_messages(sess);
+	agent_use_session(a, sess);
+	a->turn = session_turns(sess);
+	event_set_turn(a->bus, a->turn);
+	agent_reconcile(a);
+	/* What was said and allowed in the other conversation does not carry over. */
+	perm_rules_free(a->session_rules);
+	a->session_rules = perm_rules_new();
+	a->fork_dry_run = false;
+	memset(&a->last, 0, sizeof a->last);
+	a->stage = COMPACT_NONE;
+	a->summary_failures = 0;
+	cachewatch_forget(a->cw);
+	agent_load_cache_state(a);
+	a->resumed = true;
+	agent_session_start(a, "resume");
+	agent_replay(a);
+	return 0;
+}
+
 /* Show a resumed conversation to the front end, as the events that made it. */
 static void
 agent_replay_history(struct agent *a)
@@ -2333,6 +2460,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	struct sched_ops ops = ops_proto;
 	struct agent *a = xcalloc(1, sizeof *a);
 
+	buf_init(&a->answer, BUF_NOLIMIT);
 	a->loop = loop;
 	a->bus = bus;
 	a->cfg = cfg;
@@ -2378,11 +2506,11 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	ops.arg = a;
 	a->sched = sched_new(loop, &a->env, &ops);
-	agent_emit_session(a, resume_id != NULL);
+	a->resumed = resume_id != NULL;
+	/* A front end that subscribes later asks for the replay (agent_replay). */
+	agent_emit_session(a, a->resumed);
 	if (resume_id != NULL && !fork)
 		agent_load_cache_state(a);
-	if (resume_id != NULL && interactive)
-		agent_replay_history(a);
 	agent_session_start(a, resume_id != NULL ? "resume" : "startup");
 	return a;
 }
@@ -2434,6 +2562,7 @@ agent_free(struct agent *a)
 	session_close(a->session);
 	free(a->snap_dir);
 	free(a->stop_reason);
+	buf_release(&a->answer);
 	free(a->turn_prompt);
 	cJSON_Delete(a->turn_tools);
 	free(a->session_context);

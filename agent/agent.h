@@ -57,6 +57,19 @@ void		 agent_answer(struct agent *, const char *id, enum approval,
 		    const char *reason, const cJSON *edited_input);
 /* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
 void		 agent_interrupt(struct agent *);
+/*
+ * Emit the session event again and, for a resumed session, its
+ * conversation as replayed events (replay: true), for a front end that
+ * subscribed after agent_new.
+ */
+void		 agent_replay(struct agent *);
+/*
+ * Go on with session id (listed by `tandem sessions`) in place of the
+ * current conversation: 0, or -1 (busy, unknown or damaged session) with
+ * one sentence in report.  The session event and the replayed
+ * conversation follow.
+ */
+int		 agent_resume(struct agent *, const char *id, struct buf *report);
 
 /* Compact the conversation now (/compact); focus may be NULL. -1 when busy. */
 int		 agent_compact(struct agent *, const char *focus);

@@ -21,8 +21,12 @@ struct headless {
 	bool			 done;
 	bool			 failed;
 	bool			 interrupted;
-	int			 sigints;
+	bool			 signalled;
+	int64_t			 first_signal;	/* when the interrupt began (ms) */
 };
+
+/* A second signal within this time is the same one delivered twice (timeout(1) does that). */
+#define HEADLESS_SIGNAL_DEBOUNCE_MS	500
 
 static void
 headless_on_event(const cJSON *ev, void *arg)
@@ -48,6 +52,9 @@ headless_on_event(const cJSON *ev, void *arg)
 		if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
 			fputc('\n', stdout);
 		fflush(stdout);
+		/* What was printed is only what came before the interrupt: say so. */
+		if (strcmp(json_str(ev, "stop_reason", ""), "interrupted") == 0)
+			fputs("tandem: interrupted\n", stderr);
 	}
 	if (strcmp(type, "result") == 0) {
 		h->done = true;
@@ -62,12 +69,22 @@ static void
 headless_on_signal(struct ev_loop *loop, int signo, void *arg)
 {
 	struct headless *h = arg;
+	int64_t now = ev_now_ms();
 
 	h->interrupted = true;
-	if (++h->sigints > 1 || h->agent == NULL || !agent_busy(h->agent)) {
+	if (h->signalled && now - h->first_signal < HEADLESS_SIGNAL_DEBOUNCE_MS)
+		return;
+	/*
+	 * The first signal ends the turn cleanly (tools killed, every call
+	 * answered, the result printed); a second one, later, is the way out
+	 * of an interrupt that does not finish.
+	 */
+	if (h->signalled || h->agent == NULL || !agent_busy(h->agent)) {
 		fputs("tandem: interrupted\n", stderr);
 		exit(130);
 	}
+	h->signalled = true;
+	h->first_signal = now;
 	agent_interrupt(h->agent);
 }
 

@@ -14,7 +14,8 @@ EXTRA_DIST += tests/test_mock.sh tests/mock/README.md
 
 # Integration tests: the real tandem against the mock, as TAP shell scripts.
 TESTS += $(IT_TESTS)
-IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rewind.sh tests/it/context.sh tests/it/bash.sh tests/it/hooks.sh
+IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rewind.sh tests/it/context.sh tests/it/bash.sh tests/it/hooks.sh \
+	tests/it/turns.sh
 EXTRA_DIST += tests/t.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.
