@@ -128,22 +128,3 @@ out:
 	cJSON_Delete(uses);
 	return rc;
 }
-
-char *
-conv_last_text(const struct conv *c)
-{
-	struct buf t = BUF_INIT(BUF_NOLIMIT);
-	const cJSON *m, *b;
-	int n = cJSON_GetArraySize(c->messages), i;
-
-	for (i = n - 1; i >= 0; i--) {
-		m = cJSON_GetArrayItem(c->messages, i);
-		if (strcmp(json_str(m, "role", ""), "assistant") != 0)
-			continue;
-		cJSON_ArrayForEach(b, json_get(m, "content"))
-			if (strcmp(json_str(b, "type", ""), "text") == 0)
-				buf_puts(&t, json_str(b, "text", ""));
-		break;
-	}
-	return buf_detach(&t, NULL);
-}

@@ -35,7 +35,5 @@ cJSON	*conv_last(const struct conv *);
  * at the start of the next user message.  0, or -1 with why.
  */
 int	conv_check(const struct conv *, struct buf *why);
-/* The text blocks of the last assistant message, joined (caller frees). */
-char	*conv_last_text(const struct conv *);
 
 #endif

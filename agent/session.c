@@ -148,6 +148,16 @@ session_mkdir_p(const char *path)
 	return rc;
 }
 
+/* Seconds since the epoch, with milliseconds: sessions of the same second still sort. */
+static double
+session_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+}
+
 static char *
 session_new_id(void)
 {
@@ -230,8 +240,8 @@ session_create(const char *home, const char *root, const char *model,
 	cJSON_AddStringToObject(s->meta, "id", s->id);
 	cJSON_AddStringToObject(s->meta, "cwd", root);
 	cJSON_AddStringToObject(s->meta, "model", model);
-	cJSON_AddNumberToObject(s->meta, "created", (double)time(NULL));
-	cJSON_AddNumberToObject(s->meta, "updated", (double)time(NULL));
+	cJSON_AddNumberToObject(s->meta, "created", session_now());
+	cJSON_AddNumberToObject(s->meta, "updated", session_now());
 	cJSON_AddStringToObject(s->meta, "first_prompt", "");
 	cJSON_AddNumberToObject(s->meta, "turns", 0);
 	if (forked_from != NULL)
@@ -524,7 +534,7 @@ void
 session_note_turn(struct session *s, int turn, const char *prompt)
 {
 	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "turns", cJSON_CreateNumber(turn));
-	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "updated", cJSON_CreateNumber((double)time(NULL)));
+	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "updated", cJSON_CreateNumber(session_now()));
 	if (prompt != NULL && json_str(s->meta, "first_prompt", "")[0] == '\0') {
 		char cut[201];
 
@@ -632,11 +642,19 @@ session_open(const char *home, const char *id, struct buf *err)
 		}
 	}
 	s = session_alloc(home, id);
-	s->meta = session_read_json(s->dir, "meta.json", false, err);
-	if (s->meta == NULL) {
-		if (err->len == 0)
-			buf_printf(err, "no session %s", id);
-		goto fail;
+	{
+		struct buf e = BUF_INIT(4096);
+
+		s->meta = session_read_json(s->dir, "meta.json", true, &e);
+		if (s->meta == NULL) {
+			if (e.len == 0)
+				buf_printf(err, "there is no session %s (tandem sessions lists them)", id);
+			else
+				buf_puts(err, buf_cstr(&e));
+			buf_release(&e);
+			goto fail;
+		}
+		buf_release(&e);
 	}
 	if (json_int(s->meta, "version", -1) != SESSION_VERSION) {
 		buf_printf(err, "%s/meta.json has version %lld; this tandem reads version %d",
