@@ -928,9 +928,23 @@ agent_retry_after(struct http_req *req)
 			return (int64_t)v;
 	}
 	if (s != NULL) {
+		struct tm tm;
+		const char *rest;
+
 		v = strtod(s, &end);
 		if (end != s && v > 0 && v <= 60)
 			return (int64_t)(v * 1000);
+		/* Or an HTTP date: "Wed, 21 Oct 2026 07:28:00 GMT". */
+		memset(&tm, 0, sizeof tm);
+		rest = strptime(s, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		if (rest != NULL && *rest == '\0') {
+			double d = difftime(timegm(&tm), time(NULL));
+
+			if (d > 0 && d <= 60)
+				return (int64_t)(d * 1000);
+			if (d <= 0)
+				return 0;
+		}
 	}
 	return -1;
 }
@@ -1138,6 +1152,14 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 
 	if (r->fail == HTTP_OK && a->status == 200)
 		stream_finish(a->stream);
+	/* The whole answer came, then the connection broke: the answer stands. */
+	if (r->fail != HTTP_OK && r->fail != HTTP_ABORTED && a->status == 200 && a->stream != NULL &&
+	    stream_complete(a->stream) && stream_error(a->stream) == NULL) {
+		const char *sr = stream_stop_reason(a->stream);
+
+		agent_response_done(a, sr != NULL ? sr : "end_turn");
+		goto out;
+	}
 	if (r->fail != HTTP_OK && r->fail != HTTP_ABORTED) {
 		const char *what = r->fail == HTTP_CONNECT ? "cannot connect to the model server" :
 		    r->fail == HTTP_TIMEOUT_CONNECT ? "connecting to the model server timed out" :
@@ -1177,9 +1199,10 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 			buf_release(&m2);
 			goto out;
 		}
-		if (!agent_retryable_status(a->status) ||
-		    (http_header(req, "x-should-retry") != NULL &&
-		    strcmp(http_header(req, "x-should-retry"), "false") == 0)) {
+		/* x-should-retry, when the server sends it, decides. */
+		if (http_header(req, "x-should-retry") != NULL ?
+		    strcmp(http_header(req, "x-should-retry"), "true") != 0 :
+		    !agent_retryable_status(a->status)) {
 			agent_drop_stream(a);
 			agent_fail(a, "the model server answered HTTP %ld: %s", a->status, buf_cstr(&msg));
 			goto out;
@@ -2479,6 +2502,13 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		memory_load(cfg, &mem, &report);
 		a->memory = buf_detach(&mem, NULL);
 		a->memory_report = buf_detach(&report, NULL);
+	}
+	/* Retry jitter must differ between processes that fail together. */
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		srand((unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec ^ ((unsigned)getpid() << 16));
 	}
 	a->http = http_new(loop);
 	if (a->http == NULL) {
