@@ -8,6 +8,8 @@
 #include "provider.h"
 #include "xalloc.h"
 
+#define PROVIDER_THINKING_MIN	1024	/* the least thinking budget the API takes */
+
 const char *
 provider_default_base(enum stream_proto proto)
 {
@@ -117,13 +119,31 @@ anthropic_append_messages(struct buf *out, const cJSON *messages, bool cache)
 	return rc != 0 ? -1 : 0;
 }
 
+/*
+ * The API takes a thinking budget of at least 1024 tokens and below
+ * max_tokens: a smaller budget is raised to the least, and a budget that
+ * leaves the answer no room gets max_tokens of its own on top.
+ */
+static void
+anthropic_limits(const struct provider_request *r, int *max_tokens, int *budget)
+{
+	*max_tokens = r->max_tokens;
+	*budget = r->thinking_budget;
+	if (*budget <= 0)
+		return;
+	if (*budget < PROVIDER_THINKING_MIN)
+		*budget = PROVIDER_THINKING_MIN;
+	if (*max_tokens <= *budget)
+		*max_tokens = *budget + (r->max_tokens > 0 ? r->max_tokens : PROVIDER_THINKING_MIN);
+}
+
 static int
 anthropic_build(const struct provider_request *r, char **url,
     struct curl_slist **headers, struct buf *body)
 {
 	cJSON *req = cJSON_CreateObject(), *sys, *blk, *tools, *t;
 	struct buf h = BUF_INIT(4096);
-	int rc;
+	int rc, max_tokens, budget;
 
 	*url = provider_url(r->base_url, "/v1/messages");
 	buf_printf(&h, "x-api-key: %s", r->api_key != NULL ? r->api_key : "");
@@ -133,8 +153,9 @@ anthropic_build(const struct provider_request *r, char **url,
 	*headers = curl_slist_append(*headers, "accept: text/event-stream");
 	buf_release(&h);
 
+	anthropic_limits(r, &max_tokens, &budget);
 	cJSON_AddStringToObject(req, "model", r->model);
-	cJSON_AddNumberToObject(req, "max_tokens", r->max_tokens);
+	cJSON_AddNumberToObject(req, "max_tokens", max_tokens);
 	cJSON_AddBoolToObject(req, "stream", 1);
 	sys = cJSON_AddArrayToObject(req, "system");
 	blk = cJSON_CreateObject();
@@ -157,11 +178,11 @@ anthropic_build(const struct provider_request *r, char **url,
 		}
 		cJSON_AddItemToObject(req, "tools", tools);
 	}
-	if (r->thinking_budget > 0) {
+	if (budget > 0) {
 		cJSON *th = cJSON_AddObjectToObject(req, "thinking");
 
 		cJSON_AddStringToObject(th, "type", "enabled");
-		cJSON_AddNumberToObject(th, "budget_tokens", r->thinking_budget);
+		cJSON_AddNumberToObject(th, "budget_tokens", budget);
 	}
 	/* The head, then the messages spliced in before its closing brace. */
 	rc = json_append(body, req);

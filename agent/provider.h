@@ -25,7 +25,7 @@ struct provider_request {
 	const char	*api_key;	/* may be NULL (local OpenAI-compatible servers) */
 	const char	*model;
 	int		 max_tokens;
-	int		 thinking_budget;	/* 0: off */
+	int		 thinking_budget;	/* 0: off; raised to 1024, and max_tokens above it */
 	const char	*system_static;	/* cacheable */
 	const char	*system_dynamic;	/* date, cwd, branch, memory files */
 	const cJSON	*tools;		/* [{name, description, input_schema}] */

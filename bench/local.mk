@@ -29,3 +29,10 @@ EXTRA_DIST += bench/tui_bench.sh
 bench: bench-tui
 bench-tui: bench/tui_bench$(EXEEXT) tests/tui/tui_replay$(EXEEXT)
 	./bench/tui_bench$(EXEEXT) ./tests/tui/tui_replay$(EXEEXT)
+
+# The soak's memory and descriptors (tests/it/soak.sh, run outside the suite).
+EXTRA_DIST += bench/soak_mem.sh
+.PHONY: bench-soak
+bench: bench-soak
+bench-soak: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/soak_mem.sh .

@@ -3,7 +3,8 @@
  * tests/mock/README.md).
  *
  *	mockmodel --scenario FILE [--port N] [--port-file F] [--log F]
- *	          [--idle-timeout SEC] [--cache-ttl-ms N] [--quiet]
+ *	          [--log-no-body] [--no-accept] [--idle-timeout SEC] [--cache-ttl-ms N]
+ *	          [--quiet]
  *
  * Prints "PORT <n>" once listening.  Exit status: 0 every request passed
  * its checks, 1 one did not (or the server failed), 2 a usage error.
@@ -62,7 +63,8 @@ static void
 main_usage(FILE *f)
 {
 	fputs("usage: mockmodel --scenario FILE [--port N] [--port-file F] [--log F]\n"
-	    "                 [--idle-timeout SEC] [--cache-ttl-ms N] [--quiet]\n", f);
+	    "                 [--log-no-body] [--no-accept] [--idle-timeout SEC] [--cache-ttl-ms N]\n"
+	    "                 [--quiet]\n", f);
 }
 
 static int
@@ -124,6 +126,8 @@ main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "port-file", required_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "log-no-body", no_argument, NULL, 'B' },
+		{ "no-accept", no_argument, NULL, 'A' },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "cache-ttl-ms", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -139,7 +143,7 @@ main(int argc, char **argv)
 
 	mock_opts_init(&o);
 	o.trace = stderr;
-	while ((c = getopt_long(argc, argv, "s:p:f:l:i:t:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:p:f:l:BAi:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o.scenario_path = optarg;
@@ -154,6 +158,12 @@ main(int argc, char **argv)
 			break;
 		case 'l':
 			o.log_path = optarg;
+			break;
+		case 'B':
+			o.log_no_body = true;
+			break;
+		case 'A':
+			o.no_accept = true;
 			break;
 		case 'i':
 			if (main_seconds(optarg, &o.idle_timeout_ms) == -1)

@@ -36,10 +36,20 @@
 #define MOCK_TTL_1H		3600000L
 #define MOCK_NEVER		INT64_MAX
 #define MOCK_HASH_LEN		(SHA256_HEX_LEN + 1)
+#define MOCK_FILL		3	/* more than a backlog of 0 admits */
 
 enum proto { P_NONE, P_ANTHROPIC, P_OPENAI };
 
 enum resp_kind { RK_MESSAGE, RK_FIXTURE, RK_ERROR };
+
+/* Faults a response may suffer at random (its "faults" modifier). */
+enum fault { F_NONE, F_DROP, F_ERROR, F_STALL, F_529, F_429, F_500, F_ONEBYTE, F_SLOW };
+
+static const char *const fault_names[] = {
+	"none", "drop", "error", "stall", "529", "429", "500", "onebyte", "slow", NULL
+};
+
+#define FAULT_KINDS_MAX	16
 
 /* One scripted response; the strings point into the scenario tree. */
 struct resp {
@@ -58,7 +68,15 @@ struct resp {
 	int		 status;
 	long		 chunk, delay_ms, first_byte_ms;
 	long		 close_after, stall_after, stall_ms, error_after;
+	bool		 close_at_end;	/* the whole body, then a drop: no end of the chunked body */
 	int		 remaining;
+	/* "faults": a seeded generator picks one fault (or none) per serve. */
+	bool		 faulty;
+	uint64_t	 rng;
+	double		 fault_rate;
+	enum fault	 kinds[FAULT_KINDS_MAX];
+	int		 nkinds;
+	long		 fault_stall_ms, fault_slow_ms, fault_retry_ms;
 };
 
 /* A reply with tool calls that the mock sent: later requests must echo it. */
@@ -138,12 +156,16 @@ struct mock {
 	int		 stop_fd;
 	FILE		*trace;
 	FILE		*log;
+	bool		 log_no_body;
 	int		 port_wanted;
 	int		 lfd;
+	bool		 no_accept;	/* never accept: connects hang (connect timeouts) */
+	int		 fill[MOCK_FILL];	/* our own connections that fill the backlog */
 	struct conn	**conns;
 	size_t		 nconns, capconns;
 	int		 nreq, nfailed;
 	int64_t		 last_activity;
+	int64_t		 started;	/* for the log's t_ms */
 	struct sent	*sent;
 	size_t		 nsent, capsent;
 	struct sig	*sigs;
@@ -163,6 +185,8 @@ struct call {
 	struct resp	*resp;
 	cJSON		*usage;		/* as sent, or NULL */
 	char		 conv[MOCK_HASH_LEN];
+	enum fault	 fault;		/* injected by the response's "faults" */
+	long		 fault_at;	/* body byte where it struck, or -1 */
 };
 
 struct usage {
@@ -273,8 +297,8 @@ static const char *const resp_keys[] = {
 	"stop_reason", "usage", "model", "fixture", "status", "body",
 	"headers", "chunk", "delay_ms", "first_byte_delay_ms",
 	"close_after_bytes", "stall_after_bytes", "stall_ms",
-	"error_after_bytes", "match", "repeat", "expect_contains",
-	"expect_absent", "comment", NULL
+	"error_after_bytes", "close_at_end", "match", "repeat", "expect_contains",
+	"expect_absent", "faults", "comment", NULL
 };
 
 /* Keys that only a scripted message may carry. */
@@ -514,6 +538,71 @@ scen_modifiers(struct resp *r, const cJSON *o, char *err, size_t errlen)
 }
 
 static int
+scen_fault_kinds(struct resp *r, const cJSON *kinds, char *err, size_t errlen)
+{
+	const cJSON *k;
+	int i;
+
+	if (!cJSON_IsArray(kinds) || cJSON_GetArraySize(kinds) == 0) {
+		errf(err, errlen, "responses[%d].faults.kinds: expected a non-empty array of fault names", r->index);
+		return -1;
+	}
+	cJSON_ArrayForEach(k, kinds) {
+		for (i = 1; fault_names[i] != NULL; i++)
+			if (cJSON_IsString(k) && strcmp(k->valuestring, fault_names[i]) == 0)
+				break;
+		if (fault_names[i] == NULL || r->nkinds == FAULT_KINDS_MAX) {
+			errf(err, errlen, "responses[%d].faults.kinds: expected at most %d of drop, error, stall, "
+			    "529, 429, 500, onebyte, slow", r->index, FAULT_KINDS_MAX);
+			return -1;
+		}
+		r->kinds[r->nkinds++] = (enum fault)i;
+	}
+	return 0;
+}
+
+/* "faults": {"seed", "rate", "kinds", "stall_ms", "slow_ms", "retry_after_ms"}. */
+static int
+scen_faults(struct resp *r, const cJSON *f, char *err, size_t errlen)
+{
+	static const char *const keys[] = {
+		"seed", "rate", "kinds", "stall_ms", "slow_ms", "retry_after_ms", "comment", NULL
+	};
+	const cJSON *k, *rate = json_get(f, "rate");
+	long seed;
+
+	if (f == NULL)
+		return 0;
+	if (!cJSON_IsObject(f) || r->kind == RK_ERROR) {
+		errf(err, errlen, "responses[%d].faults: expected an object, on a message or a fixture", r->index);
+		return -1;
+	}
+	cJSON_ArrayForEach(k, f) {
+		if (!key_in(k->string, keys)) {
+			errf(err, errlen, "responses[%d].faults: unknown key \"%s\"", r->index, k->string);
+			return -1;
+		}
+	}
+	seed = scen_long(f, "seed", 1);
+	r->fault_stall_ms = scen_long(f, "stall_ms", -1);
+	r->fault_slow_ms = scen_long(f, "slow_ms", 1);
+	r->fault_retry_ms = scen_long(f, "retry_after_ms", -1);
+	if (seed == -2 || r->fault_stall_ms == -2 || r->fault_slow_ms == -2 || r->fault_retry_ms == -2) {
+		errf(err, errlen, "responses[%d].faults: seed, stall_ms, slow_ms and retry_after_ms take "
+		    "non-negative integers", r->index);
+		return -1;
+	}
+	if (!cJSON_IsNumber(rate) || rate->valuedouble < 0 || rate->valuedouble > 1) {
+		errf(err, errlen, "responses[%d].faults.rate: expected a number from 0 to 1", r->index);
+		return -1;
+	}
+	r->fault_rate = rate->valuedouble;
+	r->rng = (uint64_t)seed;
+	r->faulty = true;
+	return scen_fault_kinds(r, json_get(f, "kinds"), err, errlen);
+}
+
+static int
 scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t errlen)
 {
 	bool bad = false;
@@ -550,6 +639,11 @@ scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t er
 		return -1;
 	if (cJSON_IsString(r->usage))
 		r->usage = NULL;
+	if (json_get(o, "close_at_end") != NULL && !cJSON_IsBool(json_get(o, "close_at_end"))) {
+		errf(err, errlen, "responses[%d].close_at_end: expected true or false", r->index);
+		return -1;
+	}
+	r->close_at_end = cJSON_IsTrue(json_get(o, "close_at_end"));
 	r->headers = json_get(o, "headers");
 	r->expect = json_get(o, "expect_contains");
 	r->expect_absent = json_get(o, "expect_absent");
@@ -565,6 +659,8 @@ scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t er
 		}
 		r->body = json_get(o, "body");
 	}
+	if (scen_faults(r, json_get(o, "faults"), err, errlen) == -1)
+		return -1;
 	if (r->kind == RK_FIXTURE)
 		return scen_fixture(r, fixture, base, err, errlen);
 	return 0;
@@ -706,13 +802,37 @@ strip_cache_control(cJSON *v)
 		strip_cache_control(e);
 }
 
+/* Is there a cache_control where strip_cache_control would remove one? */
+static bool
+has_cache_control(const cJSON *v)
+{
+	const cJSON *e;
+
+	if (cJSON_IsArray(v)) {
+		cJSON_ArrayForEach(e, v)
+			if (has_cache_control(e))
+				return true;
+		return false;
+	}
+	if (!cJSON_IsObject(v))
+		return false;
+	if (json_get(v, "cache_control") != NULL)
+		return true;
+	e = json_get(v, "content");
+	return cJSON_IsArray(e) && has_cache_control(e);
+}
+
 /* The compact JSON of a block (or array of blocks) without cache_control. */
 static char *
 canon_block(const cJSON *block)
 {
-	cJSON *d = cJSON_Duplicate(block, true);
+	cJSON *d;
 	char *s;
 
+	/* Most blocks have no breakpoint: print them as they are. */
+	if (!has_cache_control(block))
+		return json_print(block);
+	d = cJSON_Duplicate(block, true);
 	if (d == NULL)
 		fatal("out of memory copying JSON");
 	strip_cache_control(d);
@@ -1056,22 +1176,61 @@ check_results_after(struct call *k, const cJSON *ids, const cJSON *user, int i)
 	cJSON_Delete(missing);
 }
 
+/* A tool call id of the request and the assistant message that carries it. */
+struct call_ref {
+	const char	*id;
+	const cJSON	*msg;
+	int		 at;	/* the message's index */
+};
+
+static int
+call_ref_cmp(const void *a, const void *b)
+{
+	const struct call_ref *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	return c != 0 ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Sorted by id then message, a repeated tool_use id sits next to its twin. */
+static void
+check_unique_ids(struct call *k, struct call_ref *all, size_t n)
+{
+	size_t j;
+
+	if (n > 1)
+		qsort(all, n, sizeof *all, call_ref_cmp);
+	for (j = 1; j < n; j++)
+		if (strcmp(all[j].id, all[j - 1].id) == 0)
+			problem(k, "messages.%d: tool_use ids must be unique (%s appears twice)",
+			    all[j].at, all[j].id);
+}
+
 static void
 check_pairing(struct call *k, const cJSON *msgs)
 {
-	const cJSON *msg;
-	cJSON *prev = cJSON_CreateArray(), *all = cJSON_CreateArray(), *e;
+	const cJSON *msg, *e;
+	cJSON *prev = cJSON_CreateArray();
+	struct call_ref *all = NULL;
+	size_t nall = 0, capall = 0;
 	int i = 0, n = cJSON_GetArraySize(msgs);
 
 	cJSON_ArrayForEach(msg, msgs) {
 		if (str_eq(json_get(msg, "role"), "assistant")) {
 			cJSON_Delete(prev);
 			prev = tool_use_ids(msg);
-			cJSON_ArrayForEach(e, prev) {
-				if (ids_find(all, e->valuestring) >= 0)
-					problem(k, "messages.%d: tool_use ids must be unique (%s appears twice)",
-					    i, e->valuestring);
-				cJSON_AddItemToArray(all, cJSON_CreateString(e->valuestring));
+			/* Ids point into msgs, which outlives this check. */
+			cJSON_ArrayForEach(e, json_get(msg, "content")) {
+				if (!str_eq(json_get(e, "type"), "tool_use") ||
+				    !cJSON_IsString(json_get(e, "id")))
+					continue;
+				if (nall == capall) {
+					capall = capall ? capall * 2 : 64;
+					all = xreallocarray(all, capall, sizeof *all);
+				}
+				all[nall].id = json_get(e, "id")->valuestring;
+				all[nall].msg = msg;
+				all[nall++].at = i;
 			}
 			if (cJSON_GetArraySize(prev) > 0 && i == n - 1) {
 				char *list = ids_join(prev);
@@ -1088,8 +1247,9 @@ check_pairing(struct call *k, const cJSON *msgs)
 		}
 		i++;
 	}
+	check_unique_ids(k, all, nall);
+	free(all);
 	cJSON_Delete(prev);
-	cJSON_Delete(all);
 }
 
 static void
@@ -1414,36 +1574,62 @@ check_openai(struct call *k)
  * thinking blocks unchanged.
  */
 
-/* The index of the assistant message that carries tool call id, or -1. */
-static int
-find_call_message(const struct call *k, const char *id, const cJSON **msgp)
+/*
+ * Every tool call id of the request's assistant messages, sorted by id then
+ * message: one pass over a long conversation instead of one per id looked up.
+ */
+static struct call_ref *
+call_index(const struct call *k, size_t *np)
 {
+	struct call_ref *v = NULL;
+	size_t n = 0, cap = 0;
 	const cJSON *msg, *b;
 	int i = 0;
 
 	cJSON_ArrayForEach(msg, json_get(k->body, "messages")) {
-		if (!str_eq(json_get(msg, "role"), "assistant")) {
-			i++;
-			continue;
-		}
-		if (k->proto == P_OPENAI) {
-			cJSON_ArrayForEach(b, json_get(msg, "tool_calls")) {
-				if (str_eq(json_get(b, "id"), id)) {
-					*msgp = msg;
-					return i;
-				}
+		const cJSON *list = json_get(msg, k->proto == P_OPENAI ? "tool_calls" : "content");
+
+		if (!str_eq(json_get(msg, "role"), "assistant") || !cJSON_IsArray(list))
+			list = NULL;
+		cJSON_ArrayForEach(b, list) {
+			const char *id = json_str(b, "id", NULL);
+
+			if (id == NULL || (k->proto == P_ANTHROPIC && !str_eq(json_get(b, "type"), "tool_use")))
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				v = xreallocarray(v, cap, sizeof *v);
 			}
-		} else {
-			cJSON_ArrayForEach(b, json_get(msg, "content")) {
-				if (str_eq(json_get(b, "type"), "tool_use") && str_eq(json_get(b, "id"), id)) {
-					*msgp = msg;
-					return i;
-				}
-			}
+			v[n].id = id;
+			v[n].msg = msg;
+			v[n++].at = i;
 		}
 		i++;
 	}
-	return -1;
+	if (n > 1)
+		qsort(v, n, sizeof *v, call_ref_cmp);
+	*np = n;
+	return v;
+}
+
+/* The index of the first assistant message that carries tool call id, or -1. */
+static int
+find_call_message(const struct call_ref *v, size_t n, const char *id, const cJSON **msgp)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid].id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || strcmp(v[lo].id, id) != 0)
+		return -1;
+	*msgp = v[lo].msg;
+	return v[lo].at;
 }
 
 /* The block (or OpenAI tool call) for id in an assistant message, and its position. */
@@ -1548,7 +1734,8 @@ static void
 check_sent(struct call *k)
 {
 	struct mock *m = k->m;
-	size_t i;
+	size_t i, nrefs;
+	struct call_ref *refs = call_index(k, &nrefs);
 
 	for (i = 0; i < m->nsent; i++) {
 		struct sent *s = &m->sent[i];
@@ -1559,7 +1746,7 @@ check_sent(struct call *k)
 		if (s->proto != k->proto)
 			continue;
 		cJSON_ArrayForEach(t, s->tools) {
-			at = find_call_message(k, json_str(t, "id", ""), &msg);
+			at = find_call_message(refs, nrefs, json_str(t, "id", ""), &msg);
 			if (at >= 0)
 				break;
 		}
@@ -1581,6 +1768,7 @@ check_sent(struct call *k)
 		if (k->proto == P_ANTHROPIC)
 			check_sent_thinking(k, s, msg, at);
 	}
+	free(refs);
 }
 
 /* Every thinking block whose signature the mock issued must carry its own text. */
@@ -1648,7 +1836,15 @@ prefix_anthropic(struct prefix *p, const cJSON *body, long ttl)
 		prefix_add(p, "system", b, ttl);
 	cJSON_Delete(blocks);
 	cJSON_ArrayForEach(msg, json_get(body, "messages")) {
-		blocks = content_blocks(json_get(msg, "content"));
+		const cJSON *content = json_get(msg, "content");
+
+		/* An array is walked in place; a string becomes one text block. */
+		if (cJSON_IsArray(content)) {
+			cJSON_ArrayForEach(b, content)
+				prefix_add(p, json_str(msg, "role", "?"), b, ttl);
+			continue;
+		}
+		blocks = content_blocks(content);
 		cJSON_ArrayForEach(b, blocks)
 			prefix_add(p, json_str(msg, "role", "?"), b, ttl);
 		cJSON_Delete(blocks);
@@ -1817,6 +2013,7 @@ static const struct {
 	{ 404, "Not Found", "not_found_error", "Not found" },
 	{ 405, "Method Not Allowed", "invalid_request_error", "Method not allowed" },
 	{ 408, "Request Timeout", "timeout_error", "Request timed out" },
+	{ 409, "Conflict", "conflict_error", "Conflict" },
 	{ 413, "Payload Too Large", "request_too_large", "Request exceeds the maximum allowed number of bytes." },
 	{ 429, "Too Many Requests", "rate_limit_error", "Number of requests has exceeded your rate limit." },
 	{ 431, "Request Header Fields Too Large", "invalid_request_error", "Request headers are too large" },
@@ -2465,13 +2662,13 @@ render_message(struct call *k, struct reply *r, const struct usage *u, cJSON **t
 
 /* Will the client get the whole stream?  Only then must it pass the reply back. */
 static bool
-reply_whole(const struct resp *rs, const struct reply *r, bool error_sent)
+reply_whole(const struct reply *r, bool error_sent)
 {
 	if (error_sent)
 		return false;
-	if (rs->close_after >= 0 && (size_t)rs->close_after < r->body.len)
+	if (r->close_after >= 0 && (size_t)r->close_after < r->body.len)
 		return false;
-	return !(rs->stall_after >= 0 && rs->stall_ms < 0 && (size_t)rs->stall_after < r->body.len);
+	return !(r->stall_after >= 0 && r->stall_ms < 0 && (size_t)r->stall_after < r->body.len);
 }
 
 static void
@@ -2519,18 +2716,113 @@ reply_scenario_headers(struct reply *r, const cJSON *h)
 	}
 }
 
+/* The next number of a response's fault generator (splitmix64). */
+static uint64_t
+fault_rand(struct resp *rs)
+{
+	uint64_t z = (rs->rng += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Does this fault keep the client from getting the whole reply? */
+static bool
+fault_fails(enum fault f)
+{
+	return f != F_NONE && f != F_ONEBYTE && f != F_SLOW;
+}
+
+static bool
+fault_is_status(enum fault f)
+{
+	return f == F_529 || f == F_429 || f == F_500;
+}
+
+/* Roll the dice for one serve of a response with "faults". */
+static enum fault
+fault_pick(struct resp *rs)
+{
+	double roll;
+
+	if (!rs->faulty)
+		return F_NONE;
+	roll = (double)(fault_rand(rs) >> 11) / 9007199254740992.0;
+	if (roll >= rs->fault_rate)
+		return F_NONE;
+	return rs->kinds[fault_rand(rs) % (uint64_t)rs->nkinds];
+}
+
+static void
+fault_status(struct call *k, struct reply *r)
+{
+	int status = k->fault == F_529 ? 529 : k->fault == F_429 ? 429 : 500;
+	cJSON *body = error_body(k, status, NULL, NULL);
+	char ms[32];
+
+	r->status = status;
+	reply_header(r, "content-type", "application/json");
+	if (status == 429 && k->resp->fault_retry_ms >= 0) {
+		snprintf(ms, sizeof ms, "%ld", k->resp->fault_retry_ms);
+		reply_header(r, "retry-after-ms", ms);
+	}
+	json_append(&r->body, body);
+	cJSON_Delete(body);
+}
+
+/*
+ * Strike a rendered stream: cut it, stall it, end it with an error event,
+ * or trickle it.  A stream too short to cut is left whole.
+ */
+static void
+fault_stream(struct call *k, struct reply *r, bool *error_sent)
+{
+	struct resp *rs = k->resp;
+	size_t len = r->body.len, last = r->nbounds >= 2 ? r->bounds[r->nbounds - 2] : 0;
+
+	k->fault_at = -1;
+	if ((k->fault == F_DROP || k->fault == F_STALL) && len > 1)
+		k->fault_at = (long)(1 + fault_rand(rs) % (len - 1));
+	else if (k->fault == F_ERROR && last > 0)
+		k->fault_at = (long)(1 + fault_rand(rs) % last);
+	if (k->fault == F_DROP && k->fault_at > 0) {
+		r->close_after = k->fault_at;
+	} else if (k->fault == F_STALL && k->fault_at > 0) {
+		r->stall_after = k->fault_at;
+		r->stall_ms = rs->fault_stall_ms;
+	} else if (k->fault == F_ERROR && k->fault_at > 0) {
+		*error_sent = apply_error_after(k, r, k->fault_at);
+	} else if (k->fault == F_ONEBYTE) {
+		r->chunk = 1;
+	} else if (k->fault == F_SLOW) {
+		r->chunk = (long)(1 + fault_rand(rs) % 16);
+		r->delay_ms = rs->fault_slow_ms;
+	} else {
+		k->fault = F_NONE;
+	}
+}
+
 static void
 render(struct call *k, struct reply *r)
 {
-	const struct resp *rs = k->resp;
+	struct resp *rs = k->resp;
 	struct usage u;
 	cJSON *tools = NULL;
 	char *sig = NULL;
 	bool error_sent = false;
 
+	k->fault = fault_pick(rs);
+	k->fault_at = -1;
+	reply_ids(k, r);
+	if (fault_is_status(k->fault)) {
+		/* A failed serve does not use the response up: the retry gets it. */
+		fault_status(k, r);
+		rs->remaining++;
+		return;
+	}
 	if (rs->kind != RK_ERROR)
 		usage_compute(k, &u);
-	reply_ids(k, r);
 	if (rs->kind == RK_ERROR) {
 		render_error(k, r);
 	} else {
@@ -2546,17 +2838,23 @@ render(struct call *k, struct reply *r)
 		if (rs->error_after >= 0)
 			error_sent = apply_error_after(k, r, rs->error_after);
 	}
-	if (tools != NULL && reply_whole(rs, r, error_sent))
-		remember_sent(k, tools, sig);
-	cJSON_Delete(tools);
-	free(sig);
-	reply_scenario_headers(r, rs->headers);
 	r->chunk = rs->chunk;
 	r->delay_ms = rs->delay_ms;
 	r->first_byte_ms = rs->first_byte_ms;
 	r->close_after = rs->close_after;
 	r->stall_after = rs->stall_after;
 	r->stall_ms = rs->stall_ms;
+	if (rs->close_at_end && r->stream)
+		r->close_after = (long)r->body.len;
+	if (k->fault != F_NONE)
+		fault_stream(k, r, &error_sent);
+	if (fault_fails(k->fault))
+		rs->remaining++;
+	if (tools != NULL && reply_whole(r, error_sent))
+		remember_sent(k, tools, sig);
+	cJSON_Delete(tools);
+	free(sig);
+	reply_scenario_headers(r, rs->headers);
 }
 
 /* ---------------------------------------------------------------------
@@ -2684,8 +2982,12 @@ call_log(struct call *k, const struct reply *r)
 	cJSON_AddStringToObject(o, "target", rq->target != NULL ? rq->target : "");
 	cJSON_AddItemToObject(o, "headers", rq->headers != NULL ?
 	    cJSON_Duplicate(rq->headers, true) : cJSON_CreateObject());
-	if (k->body != NULL)
-		cJSON_AddItemToObject(o, "body", cJSON_Duplicate(k->body, true));
+	cJSON_AddNumberToObject(o, "body_bytes", (double)rq->body.len);
+	/* A reference, not a copy: a long session's bodies are large. */
+	if (m->log_no_body)
+		cJSON_AddNullToObject(o, "body");
+	else if (k->body != NULL)
+		cJSON_AddItemReferenceToObject(o, "body", k->body);
 	else if (rq->body.len > 0)
 		json_add_str_n(o, "body", rq->body.data, rq->body.len);
 	else
@@ -2696,6 +2998,15 @@ call_log(struct call *k, const struct reply *r)
 	else
 		cJSON_AddNullToObject(o, "response");
 	cJSON_AddNumberToObject(o, "status", r->status);
+	cJSON_AddNumberToObject(o, "reply_bytes", (double)r->body.len);
+	cJSON_AddNumberToObject(o, "t_ms", (double)(mock_now() - m->started));
+	if (k->fault != F_NONE) {
+		cJSON_AddStringToObject(o, "fault", fault_names[k->fault]);
+		if (k->fault_at >= 0)
+			cJSON_AddNumberToObject(o, "fault_at", (double)k->fault_at);
+	} else {
+		cJSON_AddNullToObject(o, "fault");
+	}
 	if (k->usage != NULL)
 		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(k->usage, true));
 	else
@@ -3335,6 +3646,11 @@ conn_step(struct mock *m, struct conn *c, int64_t now)
 			}
 			continue;
 		}
+		/* A client that gave up on a reply stalled for good is gone for good. */
+		if (c->eof && c->stalled && c->next_at == MOCK_NEVER) {
+			c->dead = true;
+			return;
+		}
 		if (now < c->next_at)
 			return;
 		conn_produce(c, now);
@@ -3458,7 +3774,7 @@ mock_pollfds(struct mock *m, struct pollfd **pfd)
 
 	*pfd = xreallocarray(*pfd, n, sizeof **pfd);
 	(*pfd)[0].fd = m->lfd;
-	(*pfd)[0].events = POLLIN;
+	(*pfd)[0].events = m->no_accept ? 0 : POLLIN;
 	(*pfd)[1].fd = m->stop_fd;
 	(*pfd)[1].events = POLLIN;
 	for (i = 0; i < m->nconns; i++) {
@@ -3484,7 +3800,7 @@ mock_dispatch(struct mock *m, const struct pollfd *pfd, size_t npfd)
 		if ((rev & (POLLHUP | POLLERR)) && !(rev & POLLIN))
 			c->dead = true;
 	}
-	if (pfd[0].revents & POLLIN)
+	if ((pfd[0].revents & POLLIN) && !m->no_accept)
 		mock_accept(m);
 }
 
@@ -3545,9 +3861,14 @@ mock_new(const struct mock_opts *o, char *err, size_t errlen)
 	struct mock *m = xcalloc(1, sizeof *m);
 	char *text = NULL, *base = NULL;
 	size_t len = 0;
-	int rc = -1;
+	int rc = -1, i;
 
 	m->lfd = -1;
+	for (i = 0; i < MOCK_FILL; i++)
+		m->fill[i] = -1;
+	m->no_accept = o->no_accept;
+	m->started = mock_now();
+	m->log_no_body = o->log_no_body;
 	m->stop_fd = o->stop_fd;
 	m->trace = o->trace;
 	m->idle_ms = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 0;
@@ -3584,6 +3905,24 @@ out:
 	return m;
 }
 
+/*
+ * With no_accept, connections of our own fill the listen backlog, which is
+ * never drained: the kernel then drops a client's SYNs and its connect
+ * hangs until the client's connect timeout.
+ */
+static void
+mock_fill_backlog(struct mock *m, const struct sockaddr_in *sa)
+{
+	int i;
+
+	for (i = 0; i < MOCK_FILL; i++) {
+		m->fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (m->fill[i] >= 0 && connect(m->fill[i], (const struct sockaddr *)sa, sizeof *sa) == -1 &&
+		    errno != EINPROGRESS)
+			mock_trace(m, "filling the backlog: %s", strerror(errno));
+	}
+}
+
 int
 mock_listen(struct mock *m, int *port, char *err, size_t errlen)
 {
@@ -3605,7 +3944,8 @@ mock_listen(struct mock *m, int *port, char *err, size_t errlen)
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)m->port_wanted);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(m->lfd, (struct sockaddr *)&sa, sizeof sa) == -1 || listen(m->lfd, 128) == -1 ||
+	if (bind(m->lfd, (struct sockaddr *)&sa, sizeof sa) == -1 ||
+	    listen(m->lfd, m->no_accept ? 0 : 128) == -1 ||
 	    getsockname(m->lfd, (struct sockaddr *)&sa, &salen) == -1) {
 		errf(err, errlen, "cannot listen on 127.0.0.1:%d: %s", m->port_wanted, strerror(errno));
 		close(m->lfd);
@@ -3613,6 +3953,8 @@ mock_listen(struct mock *m, int *port, char *err, size_t errlen)
 		return -1;
 	}
 	*port = ntohs(sa.sin_port);
+	if (m->no_accept)
+		mock_fill_backlog(m, &sa);
 	return 0;
 }
 
@@ -3640,6 +3982,9 @@ mock_free(struct mock *m)
 	free(m->conns);
 	if (m->lfd >= 0)
 		close(m->lfd);
+	for (i = 0; i < MOCK_FILL; i++)
+		if (m->fill[i] >= 0)
+			close(m->fill[i]);
 	if (m->log != NULL)
 		fclose(m->log);
 	for (i = 0; i < m->nresps; i++)

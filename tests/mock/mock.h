@@ -34,6 +34,7 @@
 #ifndef TANDEM_MOCK_H
 #define TANDEM_MOCK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -45,6 +46,8 @@ struct mock_opts {
 	const char	*base_dir;	/* fixtures of scenario_text are relative to it; NULL: "." */
 	int		 port;		/* 0: an ephemeral port */
 	const char	*log_path;	/* one JSON line per request; NULL: no log */
+	bool		 log_no_body;	/* log "body": null (body_bytes still says how big) */
+	bool		 no_accept;	/* listen but never accept: a client's connect hangs */
 	long		 idle_timeout_ms; /* mock_run returns after this long without traffic; 0: never */
 	long		 cache_ttl_ms;	/* prompt cache TTL; < 0: the scenario's, else 300000 */
 	int		 stop_fd;	/* readable (or EOF): mock_run returns; -1: none */
