@@ -1218,10 +1218,34 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 		agent_retry(a, req, buf_cstr(&msg));
 		goto out;
 	} else if (stream_error(a->stream) != NULL) {
+		const char *et = stream_error_type(a->stream);
+
 		buf_printf(&msg, "the model server reported an error mid-stream: %s%s%s%s",
-		    stream_error(a->stream), stream_error_type(a->stream) ? " (" : "",
-		    stream_error_type(a->stream) ? stream_error_type(a->stream) : "",
-		    stream_error_type(a->stream) ? ")" : "");
+		    stream_error(a->stream), et ? " (" : "", et ? et : "", et ? ")" : "");
+		/* Some errors cannot go away by asking again. */
+		if (compact_is_overflow(0, et, stream_error(a->stream)) && !a->overflow_retried &&
+		    stream_output_bytes(a->stream) == 0) {
+			struct compact_outcome o;
+			char *sys = agent_system_text(a);
+
+			a->overflow_retried = true;
+			agent_drop_stream(a);
+			compact_overflow(a->conv.messages, sys, a->tools, &o);
+			free(sys);
+			if (o.stage != COMPACT_NONE) {
+				agent_compacted(a, o.stage, o.tokens_before, o.tokens_after);
+				agent_call_model(a);
+				goto out;
+			}
+			agent_fail(a, "%s; nothing more can be compacted", buf_cstr(&msg));
+			goto out;
+		}
+		if (et != NULL && (strcmp(et, "invalid_request_error") == 0 ||
+		    strcmp(et, "authentication_error") == 0 || strcmp(et, "permission_error") == 0)) {
+			agent_drop_stream(a);
+			agent_fail(a, "%s", buf_cstr(&msg));
+			goto out;
+		}
 	} else if (!stream_complete(a->stream)) {
 		buf_puts(&msg, "the answer stream ended before it was complete");
 	} else {

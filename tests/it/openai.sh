@@ -159,7 +159,8 @@ check "keep-alives: the call survived the comments" [ "$(ev tool_use .input.comm
 check "keep-alives: no retry" [ -z "$(ev retry .attempt)" ]
 
 # 8. Errors inside a 200 stream are retried; the next attempt succeeds.
-for f in openai_error_in_200_stream.sse derived/openai_midstream_error.sse openai_llamacpp_legacy_error_field.sse; do
+# (A context-size error is not retried as it is: see below.)
+for f in openai_error_in_200_stream.sse derived/openai_midstream_error.sse; do
 	mock_start "$(scenario err200 <<J
 {"responses":[$(fixture "$f"), {"text":"recovered","stop_reason":"end_turn"}]}
 J
@@ -171,6 +172,17 @@ J
 	check "$f: the answer" [ "$(result .text)" = recovered ]
 	check "$f: the retried request is the first one again" [ "$(mock_body 1 .messages)" = "$(mock_body 2 .messages)" ]
 done
+# A context-size error in the stream cannot go away by asking again: it
+# compacts, and with nothing to compact it fails at once, in one sentence.
+mock_start "$(scenario errctx <<J
+{"responses":[$(fixture openai_llamacpp_legacy_error_field.sse), {"text":"never","stop_reason":"end_turn"}]}
+J
+)"
+oai -p "x"
+check "context-size error: exit 1" [ $? -eq 1 ]
+check "context-size error: no retry" [ -z "$(ev retry .attempt)" ]
+check "context-size error: one request" [ "$(mock_requests)" -eq 1 ]
+check "context-size error: the server's words reach the user" grep -q 'exceeds the available context size' <(ev error .message)
 mock_start "$(scenario err200x <<J
 {"responses":[{"fixture":"$FIX/openai_error_in_200_stream.sse","repeat":3}]}
 J
