@@ -36,3 +36,10 @@ EXTRA_DIST += bench/soak_mem.sh
 bench: bench-soak
 bench-soak: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/soak_mem.sh .
+
+# resume: load a 10,000-message session and build its request.
+EXTRA_DIST += bench/resume_bench.sh
+.PHONY: bench-resume
+bench: bench-resume
+bench-resume: tandem$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/resume_bench.sh ./tandem$(EXEEXT) 10000
