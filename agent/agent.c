@@ -156,6 +156,12 @@ static const char system_static[] =
     "without repeating file contents the user can see.";
 
 const char *
+agent_system_prompt(void)
+{
+	return system_static;
+}
+
+const char *
 agent_session_id(const struct agent *a)
 {
 	return session_id(a->session);

@@ -125,6 +125,9 @@ const char	*agent_model(const struct agent *);
 void		 agent_set_model(struct agent *, const char *model);
 const char	*agent_session_id(const struct agent *);
 
+/* The static, cacheable part of the system prompt (for bench/). */
+const char	*agent_system_prompt(void);
+
 const char	*perm_mode_name(enum perm_mode);
 /* 0 and *out, or -1 for an unknown name. */
 int		 perm_mode_parse(const char *name, enum perm_mode *out);

@@ -14,11 +14,11 @@ bench-grep: bench/grep_bench$(EXEEXT)
 # prompt_bytes: the bytes and tokens sent before the user says anything.
 EXTRA_PROGRAMS += bench/prompt_bytes
 bench_prompt_bytes_SOURCES = bench/prompt_bytes.c
-bench_prompt_bytes_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS)
+bench_prompt_bytes_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
 .PHONY: bench-prompt
 bench: bench-prompt
 bench-prompt: bench/prompt_bytes$(EXEEXT)
-	./bench/prompt_bytes$(EXEEXT) $(srcdir)/agent/agent.c
+	./bench/prompt_bytes$(EXEEXT)
 
 # The TUI's benchmarks: startup, idle RSS and wakeups, streaming cost and
 # keypress latency, measured through a pty around the replay driver.

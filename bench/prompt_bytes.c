@@ -3,12 +3,10 @@
  * system prompt and the tool definitions, in the request provider_build()
  * makes for an empty conversation, for each wire format.
  *
- *	prompt_bytes AGENT_C
+ *	prompt_bytes
  *
- * AGENT_C is agent/agent.c: the static system prompt is the string
- * literal system_static[] there (it is private to the agent), read from
- * the source so that the figure follows the prompt as it changes.  The
- * dynamic part is a typical one (date, workspace root, git branch; no
+ * The static system prompt is the agent's own (agent_system_prompt()).
+ * The dynamic part is a typical one (date, workspace root, git branch; no
  * memory files).  Tokens are estimated as bytes / 4, compact_estimate()'s
  * rule.
  */
@@ -21,6 +19,7 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "agent.h"
 #include "buf.h"
 #include "compact.h"
 #include "provider.h"
@@ -29,68 +28,6 @@
 
 static const char typical_dynamic[] =
     "Today's date: 2025-06-01\nWorkspace root: /home/dev/src/project\nGit branch: main\n";
-
-/* Read the whole file at path into out; 0 or -1. */
-static int
-prompt_read_file(const char *path, struct buf *out)
-{
-	char chunk[8192];
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return -1;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_append(out, chunk, n);
-	fclose(f);
-	return 0;
-}
-
-/* One C string literal at *p (past its opening quote), unescaped into out. */
-static const char *
-prompt_literal(const char *p, struct buf *out)
-{
-	for (; *p != '\0' && *p != '"'; p++) {
-		if (*p != '\\') {
-			buf_putc(out, *p);
-			continue;
-		}
-		p++;
-		switch (*p) {
-		case 'n':
-			buf_putc(out, '\n');
-			break;
-		case 't':
-			buf_putc(out, '\t');
-			break;
-		case '\0':
-			return p;
-		default:
-			buf_putc(out, *p);
-			break;
-		}
-	}
-	return *p == '"' ? p + 1 : p;
-}
-
-/* The concatenated literals after "system_static[] =" in the source; -1 if none. */
-static int
-prompt_extract(const char *src, struct buf *out)
-{
-	const char *p = strstr(src, "system_static[] =");
-
-	if (p == NULL)
-		return -1;
-	p += strlen("system_static[] =");
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-			p++;
-		if (*p != '"')
-			break;
-		p = prompt_literal(p + 1, out);
-	}
-	return *p == ';' && out->len > 0 ? 0 : -1;
-}
 
 /* The tool definitions as the agent sends them. */
 static cJSON *
@@ -142,21 +79,14 @@ prompt_body(enum stream_proto proto, const char *sys, const cJSON *tools, const 
 }
 
 int
-main(int argc, char **argv)
+main(void)
 {
-	struct buf src = BUF_INIT(BUF_NOLIMIT), sys = BUF_INIT(BUF_NOLIMIT);
+	struct buf sys = BUF_INIT(BUF_NOLIMIT);
 	cJSON *tools, *msgs;
 	char *tj;
 	size_t a, o;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: prompt_bytes AGENT_C (the path of agent/agent.c)\n");
-		return 2;
-	}
-	if (prompt_read_file(argv[1], &src) == -1 || prompt_extract(buf_cstr(&src), &sys) == -1) {
-		fprintf(stderr, "prompt_bytes: no system_static[] literal in %s\n", argv[1]);
-		return 1;
-	}
+	buf_puts(&sys, agent_system_prompt());
 	tools = prompt_tools();
 	msgs = cJSON_CreateArray();
 	tj = cJSON_PrintUnformatted(tools);
@@ -173,7 +103,6 @@ main(int argc, char **argv)
 	cJSON_free(tj);
 	cJSON_Delete(tools);
 	cJSON_Delete(msgs);
-	buf_release(&src);
 	buf_release(&sys);
 	return 0;
 }
