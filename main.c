@@ -462,6 +462,7 @@ main(int argc, char **argv)
 		to.print_on_exit = cli.print_transcript;
 		to.initial_prompt = cli.prompt != NULL ? cli.prompt : cli.demo ? demo_prompt() : NULL;
 		to.datadir = themes_dir();
+		to.cfg = &cfg;
 		rc = tui_run(loop, bus, agent, &to);
 	}
 out:

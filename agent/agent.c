@@ -2152,6 +2152,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;
 	const char *from = session_id(a->session);
+	char *first;
 	cJSON *m, *next;
 	cJSON *ev;
 
@@ -2173,10 +2174,12 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 			cJSON_Delete(cJSON_DetachItemViaPointer(a->conv.messages, m));
 	}
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
+	first = xstrdup(json_str(session_meta(a->session), "first_prompt", ""));
 	agent_use_session(a, sess);
 	cJSON_ArrayForEach(m, a->conv.messages)
 		session_log_message(a->session, m);
-	session_note_turn(a->session, a->turn, NULL);
+	session_note_turn(a->session, a->turn, first[0] != '\0' ? first : NULL);
+	free(first);
 	session_sync(a->session);
 	a->fork_dry_run = true;
 	a->resumed = true;

@@ -13,7 +13,7 @@
  *
  *	tui_bench REPLAY_BINARY [WORKDIR]
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* Tests for tui/udiff.c: unified diff parsing, pairing, changed spans. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <locale.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Tests for tui/editor.c: editing, cursor, history, search, completion, layout. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <locale.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Tests for tui/mdview.c: Markdown to styled lines, whole and streamed. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <locale.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Tests for tui/theme.c: the role table, theme files, errors, fallbacks. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

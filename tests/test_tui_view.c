@@ -2,7 +2,7 @@
  * Tests for the TUI's models: the transcript view (visible-only painting,
  * scrolling, search), the tools pane's states, the status bar and the layout.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <locale.h>
 #include <stdio.h>
@@ -236,6 +236,14 @@ T_TEST(toolview_states)
 	T_EQ_INT(tv_find(&tv, "b")->state, TV_DENIED);
 	tv_use(&tv, "c", "grep", NULL, 1);
 	tv_result(&tv, "c", true, 7, 0);
+	/* Allowed by the mode or a rule: no waiting, it runs from the decision on. */
+	tv_use(&tv, "d", "run_bash", NULL, 1);
+	tv_decided(&tv, "d", "allow", 4000);
+	T_EQ_INT(tv_find(&tv, "d")->state, TV_RUNNING);
+	T_EQ_INT(tv_find(&tv, "d")->started, 4000);
+	tv_result(&tv, "d", false, -1, 4500);
+	tv_decided(&tv, "d", "allow", 5000);
+	T_EQ_INT(tv_find(&tv, "d")->state, TV_DONE);
 	T_EQ_INT(tv_find(&tv, "c")->state, TV_FAILED);
 	T_OK(tv_find(&tv, "zz") == NULL);
 	tv_progress(&tv, "zz", "x", 1, 0);

@@ -1,5 +1,5 @@
 /* Tests for tui/wrap.c and tui/sline.c: rows, wide and combining characters. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <locale.h>
 #include <stdlib.h>

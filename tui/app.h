@@ -1,10 +1,12 @@
 /*
  * app: the TUI's one application context, shared by the tui/ modules
  * that draw the screen (paint.c), read keys (keys.c), run slash commands
- * (cmds.c), handle approvals (approve.c) and run the loop (tui.c).
+ * (cmds.c), handle approvals and questions (approve.c), browse, rewind
+ * and fork turns (browse.c) and run the loop (tui.c).
  *
  * There is one struct app per tui_run; it owns every model (transcript,
- * tools, status, editors, approvals) and every curses window.  Internal:
+ * tools, status, editors, approvals, the turn browser) and every curses
+ * window; the agent and the settings are the caller's.  Internal:
  * front ends use tui.h.
  */
 #ifndef TANDEM_TUI_APP_H
@@ -18,7 +20,9 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "browse.h"
 #include "buf.h"
+#include "commands.h"
 #include "editor.h"
 #include "layout.h"
 #include "sline.h"
@@ -34,7 +38,12 @@
 #define APP_TICK_MS	100	/* the spinner, while a tool runs or a retry waits */
 #define APP_QUIT_MS	2000	/* a second Ctrl+C within this quits */
 
-/* The agent calls, through a table so replays link without the agent. */
+struct config;
+
+/*
+ * The agent's calls, and those of the settings, sessions and custom
+ * commands modules, through a table so that replays link without them.
+ */
 struct tui_backend {
 	int		 (*submit)(struct agent *, const char *prompt);
 	bool		 (*busy)(const struct agent *);
@@ -53,6 +62,18 @@ struct tui_backend {
 	int		 (*redo)(struct agent *, bool force, struct buf *report);
 	int		 (*fork_at)(struct agent *, int turn, struct buf *report);
 	cJSON		*(*turns)(struct agent *);
+	void		 (*replay)(struct agent *);
+	int		 (*resume)(struct agent *, const char *id, struct buf *report);
+	const char	*(*forked_from)(const struct agent *);
+	/* These take the settings (tui_opts.cfg); never called without them. */
+	void		 (*sessions)(const char *home, const char *root, struct buf *out);
+	void		 (*commands_scan)(const struct config *, struct command_list *);
+	void		 (*commands_release)(struct command_list *);
+	int		 (*commands_expand)(const struct config *, const char *line, struct buf *prompt,
+			    struct buf *err);
+	void		 (*trust_items)(const struct config *, struct buf *out);
+	int		 (*trust)(const struct config *, struct buf *err);
+	void		 (*apply_trusted)(struct config *);
 };
 
 /* What must be painted in the next frame. */
@@ -80,11 +101,23 @@ struct pending {
 	cJSON		*input;
 };
 
+struct app;
+
+/* A yes-or-no question (trust the project? overwrite files?) and what to do with the answer. */
+typedef void ask_fn(struct app *, bool yes, const int arg[2]);
+
+struct ask {
+	char		*question;	/* NULL: nothing asked */
+	ask_fn		*fn;
+	int		 arg[2];
+};
+
 struct app {
 	struct ev_loop		*loop;
 	struct event_bus	*bus;
 	const struct tui_backend *be;
 	struct agent		*agent;
+	struct config		*cfg;		/* may be NULL (replays): no trust, custom commands or sessions */
 	bool			 mouse, print_on_exit;
 	char			 themes_dir[PATH_MAX];
 
@@ -109,6 +142,8 @@ struct app {
 
 	struct pending		*pend;
 	size_t			 npend, cappend;
+	struct ask		 ask;
+	char			*deferred_prompt;	/* the initial prompt, sent once the trust question is answered */
 	struct udiff		 diff;
 	bool			 diff_on;	/* the diff pane has something */
 	bool			 diff_live;	/* ... and it is the pending approval's */
@@ -124,6 +159,14 @@ struct app {
 	char			 cwd[PATH_MAX];
 	int			 turn;		/* the newest turn seen */
 	bool			 local_busy;	/* a turn_start without its turn_end */
+
+	struct browser		 br;		/* the turn browser, over the transcript */
+	int			 resend_turn;	/* > 0: the prompt being edited replaces this turn's */
+	int			 rewound_turn;	/* the last rewind this screen saw (for a forced redo) */
+	int			 rewound_what;
+	int64_t			 esc_at;	/* the last lone Esc, for Esc Esc */
+	char			**cmd_names;	/* for completion: built-in and custom, rebuilt on use */
+	size_t			 ncmd_names;
 
 	unsigned		 dirty;
 	uint64_t		 frame_timer, tick_timer;
@@ -176,8 +219,9 @@ void	 keys_help(struct app *);
 /* cmds.c */
 /* Run a slash command line ("/theme light"); false when text is not one. */
 bool	 cmds_run(struct app *, const char *text);
-/* The command names ("/help", ...), for completion. */
-const char *const *cmds_names(size_t *n);
+/* The command names ("/help", ...; custom ones too), for completion; owned by the app. */
+const char *const *cmds_names(struct app *, size_t *n);
+void	 cmds_free(struct app *);
 void	 cmds_help(struct app *);
 /* Switch themes; 0, or -1 with a notice naming the problem. */
 int	 cmds_theme(struct app *, const char *name);
@@ -195,5 +239,26 @@ void	 approve_prompt(struct app *, struct sline *out);
 /* Show the diff of the first pending approval (or keep the last one). */
 void	 approve_show(struct app *);
 void	 approve_free(struct app *);
+/* Ask a yes-or-no question (it takes the keys until answered); fn gets the answer and arg. */
+void	 approve_ask(struct app *, const char *question, ask_fn *fn, const int arg[2]);
+void	 approve_ask_answer(struct app *, bool yes);
+bool	 approve_asking(const struct app *);
+
+/* browse.c */
+/* Open the turn browser (pick: to choose an earlier prompt to edit). */
+void	 browse_open(struct app *, bool pick);
+void	 browse_close(struct app *);
+/* Move the selection (or scroll a turn shown in full); INT_MIN/INT_MAX: first/last. */
+void	 browse_move(struct app *, int delta);
+void	 browse_enter(struct app *);
+void	 browse_back(struct app *);
+/* r, f, b, k or u on the selected turn. */
+void	 browse_act(struct app *, int key);
+/* Rewind, redo, fork, asking before files changed outside tandem are overwritten. */
+void	 browse_rewind(struct app *, int turn, enum rewind_what);
+void	 browse_redo(struct app *);
+void	 browse_fork(struct app *, int turn);
+/* Send text in place of turn a->resend_turn's prompt; -1 if the rewind failed. */
+int	 browse_resend(struct app *, const char *text);
 
 #endif

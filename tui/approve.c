@@ -7,7 +7,7 @@
  * with agent_answer; with no agent (replays) an "approval" event is emitted
  * instead, so the screen shows what the agent would report.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +68,53 @@ approve_free(struct app *a)
 	a->npend = a->cappend = 0;
 	udiff_release(&a->diff);
 	slvec_release(&a->diff_lines);
+	free(a->ask.question);
+	memset(&a->ask, 0, sizeof a->ask);
+}
+
+void
+approve_ask(struct app *a, const char *question, ask_fn *fn, const int arg[2])
+{
+	free(a->ask.question);
+	a->ask.question = xstrdup(question);
+	a->ask.fn = fn;
+	a->ask.arg[0] = arg != NULL ? arg[0] : 0;
+	a->ask.arg[1] = arg != NULL ? arg[1] : 0;
+	app_dirty(a, D_APPROVAL | D_LAYOUT | D_PANES);
+}
+
+bool
+approve_asking(const struct app *a)
+{
+	return a->ask.question != NULL;
+}
+
+void
+approve_ask_answer(struct app *a, bool yes)
+{
+	struct ask q = a->ask;
+
+	if (q.question == NULL)
+		return;
+	/* Cleared first: the answer may ask again. */
+	memset(&a->ask, 0, sizeof a->ask);
+	app_dirty(a, D_APPROVAL | D_LAYOUT | D_PANES);
+	q.fn(a, yes, q.arg);
+	free(q.question);
+}
+
+/* The question being asked, and its keys. */
+static void
+approve_ask_prompt(struct app *a, struct sline *out)
+{
+	sline_add(out, " ", 1, ROLE_APPROVAL, 0);
+	sline_adds(out, a->ask.question, ROLE_APPROVAL, 0);
+	sline_adds(out, "  ", ROLE_APPROVAL, 0);
+	sline_adds(out, "y", ROLE_APPROVAL_KEY, TA_BOLD);
+	sline_adds(out, "es  ", ROLE_APPROVAL, 0);
+	sline_adds(out, "n", ROLE_APPROVAL_KEY, TA_BOLD);
+	sline_adds(out, "o", ROLE_APPROVAL, 0);
+	out->flags |= SL_NOWRAP;
 }
 
 /* The directory a command runs in: its input's, else the session's. */
@@ -238,6 +285,10 @@ approve_prompt(struct app *a, struct sline *out)
 	};
 	size_t i;
 
+	if (approve_asking(a)) {
+		approve_ask_prompt(a, out);
+		return;
+	}
 	if (a->npend == 0)
 		return;
 	p = &a->pend[0];

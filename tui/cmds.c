@@ -2,10 +2,11 @@
  * cmds: the slash commands, one table.
  *
  * Each entry has a name, what its argument is, a help line and a handler.
- * A command the agent cannot do yet (no agent call for it) has a NULL
- * handler and says so; adding it is one line here.
+ * A name that is not built in is looked up among the custom commands
+ * (Markdown prompts in .tandem/commands/ and the user's config directory,
+ * agent/commands.h): its expanded text is sent as the prompt.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "config.h"
 #include "json.h"
 
 typedef void cmd_fn(struct app *, const char *arg);
@@ -21,7 +23,7 @@ struct cmd {
 	const char	*name;
 	const char	*arg;
 	const char	*help;
-	cmd_fn		*fn;		/* NULL: not available yet */
+	cmd_fn		*fn;
 };
 
 static void cmd_help(struct app *, const char *);
@@ -37,6 +39,8 @@ static void cmd_turns(struct app *, const char *);
 static void cmd_rewind(struct app *, const char *);
 static void cmd_redo(struct app *, const char *);
 static void cmd_fork(struct app *, const char *);
+static void cmd_resume(struct app *, const char *);
+static void cmd_memory(struct app *, const char *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -47,42 +51,94 @@ static const struct cmd cmd_table[] = {
 	{ "/model", "[name]", "show or change the model", cmd_model },
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/keys", "", "the keys", cmd_keys },
+	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
-	{ "/rewind", "[N] [what]", "back to before turn N (conversation, files, both)", cmd_rewind },
+	{ "/rewind", "[N] [what]", "the turn browser; or back to before turn N (conversation, files, both)",
+	    cmd_rewind },
 	{ "/redo", "[force]", "undo the last rewind", cmd_redo },
 	{ "/fork", "[N]", "go on in a new session from turn N", cmd_fork },
-	{ "/resume", "[id]", "continue another session", NULL },
+	{ "/resume", "[id]", "list this directory's sessions, or continue one", cmd_resume },
 	{ "/quit", "", "leave tandem", cmd_quit },
 };
 
 #define CMD_COUNT (sizeof cmd_table / sizeof cmd_table[0])
 
-const char *const *
-cmds_names(size_t *n)
+/* The custom commands, or none (no settings: a replay). */
+static void
+cmds_custom(struct app *a, struct command_list *list)
 {
-	static const char *names[CMD_COUNT];
+	memset(list, 0, sizeof *list);
+	if (a->cfg != NULL && a->be != NULL)
+		a->be->commands_scan(a->cfg, list);
+}
+
+static void
+cmds_custom_release(struct app *a, struct command_list *list)
+{
+	if (a->cfg != NULL && a->be != NULL)
+		a->be->commands_release(list);
+}
+
+void
+cmds_free(struct app *a)
+{
 	size_t i;
 
+	for (i = 0; i < a->ncmd_names; i++)
+		free(a->cmd_names[i]);
+	free(a->cmd_names);
+	a->cmd_names = NULL;
+	a->ncmd_names = 0;
+}
+
+const char *const *
+cmds_names(struct app *a, size_t *n)
+{
+	struct command_list list;
+	struct buf b = BUF_INIT(4096);
+	size_t i, k = 0;
+
+	cmds_free(a);
+	cmds_custom(a, &list);
+	a->cmd_names = xreallocarray(NULL, CMD_COUNT + list.n, sizeof *a->cmd_names);
 	for (i = 0; i < CMD_COUNT; i++)
-		names[i] = cmd_table[i].name;
-	*n = CMD_COUNT;
-	return names;
+		a->cmd_names[k++] = xstrdup(cmd_table[i].name);
+	for (i = 0; i < list.n; i++) {
+		buf_reset(&b);
+		buf_printf(&b, "/%s", list.v[i].name);
+		a->cmd_names[k++] = xstrdup(buf_cstr(&b));
+	}
+	a->ncmd_names = k;
+	buf_release(&b);
+	cmds_custom_release(a, &list);
+	*n = k;
+	return (const char *const *)a->cmd_names;
 }
 
 void
 cmds_help(struct app *a)
 {
-	struct buf b = BUF_INIT(16 * 1024);
+	struct buf b = BUF_INIT(256 * 1024);
+	struct command_list list;
+	char head[160];
 	size_t i;
 
 	buf_puts(&b, "Slash commands (Tab completes):\n");
 	for (i = 0; i < CMD_COUNT; i++) {
-		char head[96];
-
 		snprintf(head, sizeof head, "%s %s", cmd_table[i].name, cmd_table[i].arg);
-		buf_printf(&b, "  %-18s %s%s\n", head, cmd_table[i].help,
-		    cmd_table[i].fn ? "" : " (not available yet)");
+		buf_printf(&b, "  %-18s %s\n", head, cmd_table[i].help);
 	}
+	cmds_custom(a, &list);
+	if (list.n > 0)
+		buf_puts(&b, "Custom commands (.tandem/commands/ and ~/.config/tandem/commands/):\n");
+	for (i = 0; i < list.n; i++) {
+		const struct command_info *c = &list.v[i];
+
+		snprintf(head, sizeof head, "/%s %s", c->name, c->argument_hint ? c->argument_hint : "");
+		buf_printf(&b, "  %-18s %s%s(%s)\n", head, c->description, *c->description ? " " : "",
+		    c->project ? "project" : "user");
+	}
+	cmds_custom_release(a, &list);
 	buf_puts(&b, "Press ? on an empty prompt for the keys.");
 	tr_notice(a->tr, ROLE_DIM, buf_cstr(&b));
 	tr_bottom(a->tr);
@@ -157,6 +213,12 @@ cmd_cost(struct app *a, const char *arg)
 }
 
 static void
+cmd_memory(struct app *a, const char *arg)
+{
+	cmd_report(a, "memory");
+}
+
+static void
 cmd_model(struct app *a, const char *arg)
 {
 	if (*arg == '\0') {
@@ -220,14 +282,17 @@ cmd_turns(struct app *a, const char *arg)
 	buf_release(&b);
 }
 
-/* The agent's report after a rewind, redo or fork, in the role its result deserves. */
+/* The agent's report after a forced rewind or redo, in the role its result deserves. */
 static void
 cmd_report_result(struct app *a, int r, struct buf *report)
 {
+	while (report->len > 0 && report->data[report->len - 1] == '\n')
+		report->data[--report->len] = '\0';
 	app_notice(a, r == -1 ? ROLE_ERROR : r == 1 ? ROLE_WARNING : ROLE_DIM, "%s",
 	    report->len ? buf_cstr(report) : r == -1 ? "failed" : "done");
 }
 
+/* /rewind: the browser; /rewind N [what] [force]: straight there. */
 static void
 cmd_rewind(struct app *a, const char *arg)
 {
@@ -239,6 +304,10 @@ cmd_rewind(struct app *a, const char *arg)
 
 	if (cmd_agent(a, "rewind") == NULL)
 		return;
+	if (*arg == '\0') {
+		browse_open(a, false);
+		return;
+	}
 	while (*p != '\0') {
 		size_t n = strcspn(p, " \t");
 		char *word = xstrndup(p, n), *end;
@@ -257,16 +326,19 @@ cmd_rewind(struct app *a, const char *arg)
 			force = true;
 		else {
 			turn = strtol(word, &end, 10);
-			bad |= *end != '\0' || turn < 1;
+			bad |= *end != '\0' || turn < 1 || turn > 1000000000;
 		}
 		free(word);
 	}
 	if (bad || turn < 1) {
 		app_notice(a, ROLE_ERROR, "%s", "usage: /rewind [turn] [conversation|files|both] [force]"
-		    " (the default: the last turn, both)");
+		    " (the default: the last turn, both; no argument: the turn browser)");
 		return;
 	}
-	cmd_report_result(a, a->be->rewind(a->agent, (int)turn, what, force, &report), &report);
+	if (force)
+		cmd_report_result(a, a->be->rewind(a->agent, (int)turn, what, true, &report), &report);
+	else
+		browse_rewind(a, (int)turn, what);
 	buf_release(&report);
 }
 
@@ -277,14 +349,18 @@ cmd_redo(struct app *a, const char *arg)
 
 	if (cmd_agent(a, "redo") == NULL)
 		return;
-	cmd_report_result(a, a->be->redo(a->agent, strcmp(arg, "force") == 0, &report), &report);
+	if (strcmp(arg, "force") == 0)
+		cmd_report_result(a, a->be->redo(a->agent, true, &report), &report);
+	else if (*arg == '\0')
+		browse_redo(a);
+	else
+		app_notice(a, ROLE_ERROR, "%s", "usage: /redo [force]");
 	buf_release(&report);
 }
 
 static void
 cmd_fork(struct app *a, const char *arg)
 {
-	struct buf report = BUF_INIT(64 * 1024);
 	char *end;
 	long turn = 0;
 
@@ -292,13 +368,38 @@ cmd_fork(struct app *a, const char *arg)
 		return;
 	if (*arg != '\0') {
 		turn = strtol(arg, &end, 10);
-		if (*end != '\0' || turn < 0) {
+		if (*end != '\0' || turn < 0 || turn > 1000000000) {
 			app_notice(a, ROLE_ERROR, "%s", "usage: /fork [turn]");
 			return;
 		}
 	}
-	cmd_report_result(a, a->be->fork_at(a->agent, (int)turn, &report), &report);
-	buf_release(&report);
+	browse_fork(a, (int)turn);
+}
+
+/* /resume: this directory's sessions; /resume ID: go on with one. */
+static void
+cmd_resume(struct app *a, const char *arg)
+{
+	struct buf out = BUF_INIT(256 * 1024);
+
+	if (cmd_agent(a, "resume") == NULL)
+		return;
+	if (*arg == '\0') {
+		if (a->cfg == NULL) {
+			app_notice(a, ROLE_DIM, "%s", "no settings: no sessions to list");
+		} else {
+			a->be->sessions(a->cfg->home, a->cfg->root, &out);
+			buf_puts(&out, "Resume one with /resume ID (or tandem -r ID).");
+			app_notice(a, ROLE_TEXT, "%s", buf_cstr(&out));
+		}
+	} else if (strchr(arg, ' ') != NULL || strchr(arg, '/') != NULL) {
+		app_notice(a, ROLE_ERROR, "%s", "usage: /resume [session id]");
+	} else if (a->be->resume(a->agent, arg, &out) == -1) {
+		app_notice(a, ROLE_ERROR, "cannot resume %s: %s", arg, out.len ? buf_cstr(&out) : "failed");
+	} else {
+		app_notice(a, ROLE_DIM, "resumed session %s", arg);
+	}
+	buf_release(&out);
 }
 
 int
@@ -340,6 +441,28 @@ cmd_theme(struct app *a, const char *arg)
 	buf_release(&b);
 }
 
+/* A custom command: its prompt is sent; true when name was one (or could not be used). */
+static bool
+cmds_custom_run(struct app *a, const char *text)
+{
+	struct buf prompt = BUF_INIT(1024 * 1024), err = BUF_INIT(4096);
+	int r;
+
+	if (a->cfg == NULL || a->be == NULL)
+		return false;
+	r = a->be->commands_expand(a->cfg, text, &prompt, &err);
+	if (r == -1)
+		app_notice(a, ROLE_ERROR, "%s", err.len ? buf_cstr(&err) : "the command cannot be used");
+	else if (r == 0 && app_busy(a)) {
+		app_notice(a, ROLE_WARNING, "%s", "a turn is running: wait for it, or press Esc to stop it");
+		ed_set(&a->ed, text);
+	} else if (r == 0)
+		app_submit(a, buf_cstr(&prompt));
+	buf_release(&prompt);
+	buf_release(&err);
+	return r != 1;
+}
+
 bool
 cmds_run(struct app *a, const char *text)
 {
@@ -360,16 +483,14 @@ cmds_run(struct app *a, const char *text)
 	for (i = 0; i < CMD_COUNT; i++) {
 		if (strlen(cmd_table[i].name) != len || strncmp(cmd_table[i].name, text, len) != 0)
 			continue;
-		if (cmd_table[i].fn == NULL)
-			app_notice(a, ROLE_WARNING, "%s is not available yet (start tandem with --resume ID)",
-			    cmd_table[i].name);
-		else
-			cmd_table[i].fn(a, trimmed);
+		cmd_table[i].fn(a, trimmed);
 		free(trimmed);
 		app_dirty(a, D_PANES | D_LAYOUT);
 		return true;
 	}
-	app_notice(a, ROLE_ERROR, "unknown command %.*s: /help lists them", (int)len, text);
 	free(trimmed);
+	if (!cmds_custom_run(a, text))
+		app_notice(a, ROLE_ERROR, "unknown command %.*s: /help lists them", (int)len, text);
+	app_dirty(a, D_PANES | D_LAYOUT);
 	return true;
 }

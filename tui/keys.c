@@ -6,8 +6,9 @@
  * KR_* mask) and the dispatcher turns that into dirty flags, so reading
  * keys and drawing stay apart.
  */
-#include "config.h"
+#include "autoconf.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #define KC_ALT		0x02000000
 #define KC_CTRL(c)	((c) & 0x1f)
 #define KC_ESC		27
+#define KEYS_ESC_ESC_MS	1000	/* a second Esc within this: Esc Esc */
 /* Keys we teach curses (define_key). */
 #define KC_PASTE_BEGIN	(KC_FN | (KEY_MAX + 1))
 #define KC_PASTE_END	(KC_FN | (KEY_MAX + 2))
@@ -44,7 +46,10 @@ enum {
 	C_SEARCH	= 1 << 3,	/* typing a transcript search */
 	C_HIST		= 1 << 4,	/* Ctrl+R history search */
 	C_PANE		= 1 << 5,	/* browsing a pane */
-	C_ANY		= 0x3f
+	C_ANY		= 0x3f,
+	C_BROWSE	= 1 << 6,	/* the turn browser is open */
+	C_ASK		= 1 << 7,	/* a yes-or-no question waits */
+	C_ALL		= 0xff
 };
 
 typedef unsigned key_fn(struct app *, int key);
@@ -86,8 +91,12 @@ key_send(struct app *a, int key)
 	text = ed_take(&a->ed);
 	a->hint_sticky = false;
 	buf_reset(&a->hint);
-	if (!cmds_run(a, text))
+	if (a->resend_turn > 0 && text[0] != '/') {
+		if (browse_resend(a, text) == -1)
+			ed_set(&a->ed, text);
+	} else if (!cmds_run(a, text))
 		app_submit(a, text);
+	a->resend_turn = 0;
 	free(text);
 	return KR_REDRAW | KR_RESIZE;
 }
@@ -179,7 +188,7 @@ static unsigned
 key_tab(struct app *a, int key)
 {
 	size_t n, count;
-	const char *const *names = cmds_names(&n);
+	const char *const *names = cmds_names(a, &n);
 
 	if (ed_text(&a->ed)[0] == '/') {
 		buf_reset(&a->hint);
@@ -289,6 +298,104 @@ key_reason_cancel(struct app *a, int key)
 	a->mode = MODE_EDIT;
 	ed_clear(&a->aux);
 	buf_reset(&a->hint);
+	return KR_REDRAW | KR_RESIZE;
+}
+
+/* ---- questions ---- */
+
+static unsigned
+key_ask_yes(struct app *a, int key)
+{
+	approve_ask_answer(a, true);
+	return KR_REDRAW | KR_RESIZE;
+}
+
+static unsigned
+key_ask_no(struct app *a, int key)
+{
+	approve_ask_answer(a, false);
+	return KR_REDRAW | KR_RESIZE;
+}
+
+/* ---- the turn browser ---- */
+
+static unsigned
+key_browse(struct app *a, int key)
+{
+	if (a->br.on)
+		browse_close(a);
+	else
+		browse_open(a, false);
+	return KR_REDRAW | KR_RESIZE;
+}
+
+static unsigned
+key_browse_move(struct app *a, int key)
+{
+	int page = a->rect[PANE_TRANSCRIPT].h - 2;
+
+	if (!a->br.detail)
+		page /= 2;	/* two lines a turn */
+	if (page < 1)
+		page = 1;
+	switch (key) {
+	case KC_FN | KEY_UP:
+		browse_move(a, -1);
+		break;
+	case KC_FN | KEY_DOWN:
+		browse_move(a, 1);
+		break;
+	case KC_FN | KEY_PPAGE:
+		browse_move(a, -page);
+		break;
+	case KC_FN | KEY_NPAGE:
+		browse_move(a, page);
+		break;
+	case KC_FN | KEY_HOME:
+		browse_move(a, INT_MIN);
+		break;
+	case KC_FN | KEY_END:
+		browse_move(a, INT_MAX);
+		break;
+	}
+	return KR_REDRAW;
+}
+
+static unsigned
+key_browse_enter(struct app *a, int key)
+{
+	browse_enter(a);
+	return KR_REDRAW | KR_RESIZE;
+}
+
+static unsigned
+key_browse_back(struct app *a, int key)
+{
+	if (key == 'q')
+		browse_close(a);
+	else
+		browse_back(a);
+	return KR_REDRAW | KR_RESIZE;
+}
+
+static unsigned
+key_browse_act(struct app *a, int key)
+{
+	browse_act(a, key);
+	return KR_REDRAW | KR_RESIZE;
+}
+
+static unsigned key_escape(struct app *, int);
+
+/* Esc Esc on an empty prompt: pick an earlier prompt to edit and send again. */
+static unsigned
+key_esc_esc(struct app *a, int key)
+{
+	a->esc_at = 0;
+	/* Otherwise the two are one Esc (stopping a turn, say). */
+	if (app_busy(a) || !ed_empty(&a->ed) || a->agent == NULL)
+		return key_escape(a, KC_ESC);
+	browse_open(a, true);
 	return KR_REDRAW | KR_RESIZE;
 }
 
@@ -480,6 +587,19 @@ key_escape(struct app *a, int key)
 		a->zoom = -1;
 		return KR_REDRAW | KR_RESIZE;
 	}
+	if (a->resend_turn > 0) {
+		a->resend_turn = 0;
+		ed_clear(&a->ed);
+		app_set_hint(a, false, "%s", "the edit of an earlier prompt is cancelled");
+		return KR_REDRAW | KR_RESIZE;
+	}
+	if (a->mode == MODE_EDIT && ed_empty(&a->ed) && a->agent != NULL) {
+		int64_t now = ev_now_ms();
+
+		if (a->esc_at > 0 && now - a->esc_at < KEYS_ESC_ESC_MS)
+			return key_esc_esc(a, key);
+		a->esc_at = now;
+	}
 	return KR_HANDLED;
 }
 
@@ -493,6 +613,9 @@ key_ctrl_c(struct app *a, int key)
 		return KR_HANDLED;
 	}
 	a->ctrl_c_at = now;
+	if (a->br.on)
+		browse_close(a);
+	a->resend_turn = 0;
 	if (a->mode == MODE_SEARCH)
 		tr_search_clear(a->tr);
 	a->mode = MODE_EDIT;
@@ -560,6 +683,29 @@ key_mouse(struct app *a, int key)
 }
 
 static const struct key_binding key_table[] = {
+	/* A question (trust this project? overwrite files?): nothing else until answered. */
+	{ 'y', C_ASK, key_ask_yes, NULL, NULL },
+	{ 'Y', C_ASK, key_ask_yes, NULL, NULL },
+	{ 'n', C_ASK, key_ask_no, NULL, NULL },
+	{ 'N', C_ASK, key_ask_no, NULL, NULL },
+	{ KC_ESC, C_ASK, key_ask_no, NULL, NULL },
+	/* The turn browser. */
+	{ KC_FN | KEY_UP, C_BROWSE, key_browse_move, NULL, NULL },
+	{ KC_FN | KEY_DOWN, C_BROWSE, key_browse_move, NULL, NULL },
+	{ KC_FN | KEY_PPAGE, C_BROWSE, key_browse_move, NULL, NULL },
+	{ KC_FN | KEY_NPAGE, C_BROWSE, key_browse_move, NULL, NULL },
+	{ KC_FN | KEY_HOME, C_BROWSE, key_browse_move, NULL, NULL },
+	{ KC_FN | KEY_END, C_BROWSE, key_browse_move, NULL, NULL },
+	{ '\r', C_BROWSE, key_browse_enter, "Enter", "show the turn in full (again: back to the list)" },
+	{ KC_FN | KEY_ENTER, C_BROWSE, key_browse_enter, NULL, NULL },
+	{ 'r', C_BROWSE, key_browse_act, "r/f/b", "rewind to before the turn: the conversation, the files, both" },
+	{ 'f', C_BROWSE, key_browse_act, NULL, NULL },
+	{ 'b', C_BROWSE, key_browse_act, NULL, NULL },
+	{ 'k', C_BROWSE, key_browse_act, "k", "fork: go on in a new session from the turn" },
+	{ 'u', C_BROWSE, key_browse_act, "u", "redo: undo the last rewind" },
+	{ KC_ESC, C_BROWSE, key_browse_back, "Esc, q", "back from a turn to the list; close the browser" },
+	{ 'q', C_BROWSE, key_browse_back, NULL, NULL },
+	{ KC_CTRL('t'), C_BROWSE, key_browse, NULL, NULL },
 	/* Approvals, while the prompt is empty. */
 	{ 'y', C_APPROVE, key_approve, "y", "approve the pending change or command" },
 	{ 'n', C_APPROVE, key_deny, "n", "deny it (then type why, or just Enter)" },
@@ -612,6 +758,8 @@ static const struct key_binding key_table[] = {
 	{ KC_CTRL('r'), C_EDIT, key_hist_start, "Ctrl+R", "search the history" },
 	{ '\t', C_EDIT | C_PANE, key_tab, "Tab", "complete a /command; otherwise move between panes" },
 	{ '?', C_EDIT, key_question, "?", "on an empty prompt: this list" },
+	{ KC_CTRL('t'), C_EDIT | C_PANE, key_browse, "Ctrl+T", "the turn browser (also /rewind): view, rewind, fork, redo" },
+	{ KC_ALT | KC_ESC, C_EDIT, key_esc_esc, "Esc Esc", "on an empty prompt: edit an earlier prompt and send it again" },
 	/* Everywhere. */
 	{ KC_FN | KEY_HOME, C_ANY, key_home_or_top, "Home/End", "top/bottom of the pane (End follows the stream)" },
 	{ KC_FN | KEY_END, C_ANY, key_bottom, NULL, NULL },
@@ -627,17 +775,21 @@ static const struct key_binding key_table[] = {
 	{ KC_CTRL('o'), C_ANY, key_expand_all, "Ctrl+O", "expand or collapse all tool results and thinking" },
 	{ KC_ALT | 'z', C_ANY, key_zoom, "Alt+Z, F2", "zoom the focused pane (transcript when typing)" },
 	{ KC_FN | KEY_F(2), C_ANY, key_zoom, NULL, NULL },
-	{ KC_FN | KEY_BTAB, C_ANY, key_mode, "Shift+Tab", "cycle the permission mode" },
+	{ KC_FN | KEY_BTAB, C_ANY | C_BROWSE, key_mode, "Shift+Tab", "cycle the permission mode" },
 	{ KC_ESC, C_ANY, key_escape, "Esc", "interrupt the running turn (or dismiss the cache-break note)" },
-	{ KC_CTRL('c'), C_ANY, key_ctrl_c, "Ctrl+C", "clear the prompt; twice: quit" },
-	{ KC_CTRL('l'), C_ANY, key_repaint, "Ctrl+L", "repaint the screen" },
-	{ KC_CTRL('z'), C_ANY, key_suspend, "Ctrl+Z", "suspend tandem" },
+	{ KC_CTRL('c'), C_ALL, key_ctrl_c, "Ctrl+C", "clear the prompt; twice: quit" },
+	{ KC_CTRL('l'), C_ALL, key_repaint, "Ctrl+L", "repaint the screen" },
+	{ KC_CTRL('z'), C_ALL, key_suspend, "Ctrl+Z", "suspend tandem" },
 	{ KC_FN | KEY_MOUSE, C_ANY, key_mouse, NULL, NULL },
 };
 
 static unsigned
 keys_context(const struct app *a)
 {
+	if (approve_asking(a))
+		return C_ASK;
+	if (a->br.on)
+		return C_BROWSE;
 	if (a->mode == MODE_REASON)
 		return C_REASON;
 	if (a->mode == MODE_SEARCH)
@@ -660,6 +812,9 @@ keys_text(struct app *a, int key, unsigned ctx)
 
 	if ((key & (KC_FN | KC_ALT)) != 0 || key < 0x20 || key == 0x7f)
 		return 0;
+	/* A question or the browser: keys that mean nothing there are not text. */
+	if (ctx & (C_ASK | C_BROWSE))
+		return KR_HANDLED;
 	n = utf8_encode((uint32_t)key, s);
 	if (ctx & C_HIST) {
 		ed_search_type(&a->ed, s, n);
@@ -701,6 +856,8 @@ keys_dispatch(struct app *a, int key)
 	}
 	if (key != KC_CTRL('c'))
 		a->ctrl_c_at = 0;
+	if (key != KC_ESC)
+		a->esc_at = 0;
 	for (i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
 		const struct key_binding *b = &key_table[i];
 
@@ -709,6 +866,11 @@ keys_dispatch(struct app *a, int key)
 			if (r != 0)
 				break;
 		}
+	}
+	/* Two Escs read as one key: where they mean nothing more, they are an Esc. */
+	if (r == 0 && key == (KC_ALT | KC_ESC)) {
+		keys_dispatch(a, KC_ESC);
+		return;
 	}
 	if (r == 0)
 		r = keys_text(a, key, ctx);
@@ -808,7 +970,14 @@ keys_help(struct app *a)
 	for (i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
 		const struct key_binding *k = &key_table[i];
 
-		if (k->name != NULL)
+		if (k->name != NULL && k->ctx != C_BROWSE)
+			buf_printf(&b, "  %-12s %s\n", k->name, k->help);
+	}
+	buf_puts(&b, "In the turn browser (Ctrl+T):\n  Up/Down      choose a turn\n");
+	for (i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
+		const struct key_binding *k = &key_table[i];
+
+		if (k->name != NULL && k->ctx == C_BROWSE)
 			buf_printf(&b, "  %-12s %s\n", k->name, k->help);
 	}
 	buf_puts(&b, "Slash commands: /help lists them.");

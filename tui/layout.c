@@ -1,5 +1,5 @@
 /* Pane placement: see layout.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <string.h>
 

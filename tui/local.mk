@@ -9,6 +9,7 @@ libtandem_tui_a_SOURCES = \
 	tui/keys.c \
 	tui/cmds.c \
 	tui/approve.c \
+	tui/browse.c tui/browse.h \
 	tui/theme.c tui/theme.h \
 	tui/wrap.c tui/wrap.h \
 	tui/sline.c tui/sline.h \
@@ -28,9 +29,9 @@ tests_tui_tui_replay_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCU
 # Unit tests of the pure modules.
 TUI_TEST_LIBS = libtandem_tui.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
 check_PROGRAMS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
-	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse
 TESTS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
-	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse
 tests_test_tui_md_SOURCES = tests/test_tui_md.c
 tests_test_tui_md_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_wrap_SOURCES = tests/test_tui_wrap.c
@@ -43,10 +44,15 @@ tests_test_tui_editor_SOURCES = tests/test_tui_editor.c
 tests_test_tui_editor_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_view_SOURCES = tests/test_tui_view.c
 tests_test_tui_view_LDADD = $(TUI_TEST_LIBS)
+# The browser module acts on the app too: it links the screen and the event bus.
+tests_test_tui_browse_SOURCES = tests/test_tui_browse.c
+tests_test_tui_browse_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
 
-# Screen tests: the replay driver in tmux at fixed sizes (TAP shell scripts).
+# Screen tests: the replay driver, and the real tandem against the mock
+# model server (mock.sh), in tmux at fixed sizes (TAP shell scripts).
 TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh \
-	tests/tui/resize.sh tests/tui/keys.sh
+	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh \
+	tests/tui/settings.sh
 TESTS += $(TUI_SCREEN_TESTS)
-EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/stream.jsonl \
+EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl

@@ -6,7 +6,7 @@
  * and calls doupdate once, with the cursor hidden meanwhile.  curses sends
  * only the cells that changed, so nothing flickers.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "ev.h"
+#include "json.h"
 #include "utf8.h"
 #include "wrap.h"
 
@@ -251,6 +252,39 @@ paint_tr_row(void *arg, int y, struct sline *l, uint32_t row, bool selected)
 	c->over = over;
 }
 
+/* The turn browser, over the transcript's window. */
+static void
+paint_browser(struct app *a)
+{
+	WINDOW *w = a->win[PANE_TRANSCRIPT];
+	struct rect *r = &a->rect[PANE_TRANSCRIPT];
+	struct browser *br = &a->br;
+	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	char right[64] = "", title[48];
+	int y = 1;
+	size_t i;
+
+	werase(w);
+	if (br->detail) {
+		snprintf(title, sizeof title, "turn %lld", (long long)json_int(cJSON_GetArrayItem(br->turns,
+		    br->sel), "turn", 0));
+	} else {
+		snprintf(title, sizeof title, "%s", br->pick ? "edit an earlier prompt" : "turns");
+		br->top = browse_scroll(&br->lines, br->top, br->sel_from, br->sel_to, r->w, r->h - 1);
+	}
+	snprintf(right, sizeof right, "%d of %d", br->sel + 1, cJSON_GetArraySize(br->turns));
+	paint_title(a, w, 0, r->w, title, right, true);
+	for (i = br->top; i < br->lines.n && y < r->h; i++) {
+		struct sline *l = &br->lines.v[i];
+		uint32_t k, rows = sline_rows(l, r->w);
+
+		c.over = i >= br->sel_from && i < br->sel_to ? ROLE_SELECTION : -1;
+		for (k = 0; k < rows && y < r->h; k++)
+			paint_row(&c, y++, l, k);
+	}
+	wnoutrefresh(w);
+}
+
 static void
 paint_transcript(struct app *a)
 {
@@ -261,6 +295,10 @@ paint_transcript(struct app *a)
 	struct paint_ctx c = { a, w, 0, width, -1, tr_query(a->tr) };
 	char right[128] = "";
 
+	if (a->br.on) {
+		paint_browser(a);
+		return;
+	}
 	werase(w);
 	tr_set_size(a->tr, width, r->h - 1);
 	if (tr_query(a->tr) != NULL)
@@ -490,10 +528,10 @@ paint_approval(struct app *a)
 	struct sline l;
 
 	werase(w);
-	if (a->npend > 1)
+	if (a->npend > 1 && !approve_asking(a))
 		snprintf(right, sizeof right, "1 of %zu pending", a->npend);
 	if (r->h > 1)
-		paint_title(a, w, 0, r->w, "approval", right, true);
+		paint_title(a, w, 0, r->w, approve_asking(a) ? "question" : "approval", right, true);
 	sline_init(&l);
 	approve_prompt(a, &l);
 	paint_row(&c, r->h - 1, &l, 0);
@@ -526,8 +564,15 @@ paint_input_rule(struct app *a, struct paint_ctx *c)
 		sline_adds(&rule, " ", ROLE_BORDER, 0);
 		sline_add(&rule, a->hint.data, a->hint.len, ROLE_ACCENT, 0);
 		sline_adds(&rule, " ", ROLE_BORDER, 0);
-	} else if (a->ed.searching)
+	} else if (a->ed.searching) {
 		sline_adds(&rule, " Enter keeps it, Esc goes back, Ctrl+R older ", ROLE_DIM, 0);
+	} else if (a->resend_turn > 0 && a->mode == MODE_EDIT) {
+		char what[128];
+
+		snprintf(what, sizeof what, " turn %d's prompt: Enter rewinds to before it and sends; Esc cancels ",
+		    a->resend_turn);
+		sline_adds(&rule, what, ROLE_ACCENT, 0);
+	}
 	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
 	rule.flags = SL_NOWRAP | SL_FILL;
 	paint_row(c, 0, &rule, 0);
@@ -663,13 +708,13 @@ paint_place(struct app *a)
 	q.rows = LINES;
 	q.cols = COLS;
 	q.input_rows = paint_input_rows(a);
-	q.approval_rows = a->npend > 0 ? 2 : 0;
+	q.approval_rows = a->npend > 0 || approve_asking(a) ? 2 : 0;
 	q.tool_rows = paint_tool_rows(a);
 	q.diff_rows = a->diff_on && (a->diff_live || layout_wide(COLS)) ?
 	    (int)a->diff_lines.n + (a->diff_lines.n ? 1 : (int)a->diff.n + 1) : 0;
 	if (q.diff_rows > 0 && q.diff_rows < 3)
 		q.diff_rows = 3;
-	q.zoom = a->zoom;
+	q.zoom = a->br.on ? PANE_TRANSCRIPT : a->zoom;
 	if (memcmp(&q, &a->req, sizeof q) == 0 && !(a->dirty & D_LAYOUT))
 		return;
 	a->req = q;
@@ -739,7 +784,7 @@ paint_frame(struct app *a)
 		wmove(a->win[PANE_INPUT], cy - a->rect[PANE_INPUT].y, cx);
 		wnoutrefresh(a->win[PANE_INPUT]);
 	}
-	show_cursor = a->focus == PANE_INPUT && a->win[PANE_INPUT] != NULL;
+	show_cursor = a->focus == PANE_INPUT && a->win[PANE_INPUT] != NULL && !a->br.on && !approve_asking(a);
 	curs_set(0);
 	doupdate();
 	if (show_cursor)

@@ -6,7 +6,7 @@
  * user would.  Directives in the file pause it: a sleep, a wait for
  * SIGUSR1 (a test's "next step"), or quit.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The status bar's model: see status.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "theme.h"
 #include "wrap.h"
 
-#define ST_MAXSEG	10
+#define ST_MAXSEG	12
 
 void
 st_init(struct status *st)
@@ -30,6 +30,12 @@ void
 st_set_model(struct status *st, const char *model)
 {
 	snprintf(st->model, sizeof st->model, "%s", model ? model : "");
+}
+
+void
+st_set_fork(struct status *st, const char *from)
+{
+	snprintf(st->forked_from, sizeof st->forked_from, "%s", from ? from : "");
 }
 
 void
@@ -175,6 +181,10 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	st_seg(segs, n, 8, ROLE_STATUS_TOKENS, "\xCE\xA3\xE2\x86\x91%s \xE2\x86\x93%s", a, b);
 	st_seg(segs, n, 5, ROLE_STATUS_COST, st->cost > 0 && st->cost < 0.01 ? "$%.3f" : "$%.2f", st->cost);
 	st_seg(segs, n, 2, ROLE_STATUS_MODE, "%s", st->mode);
+	/* Ids are date-time-random: the date is the least telling part on a narrow bar. */
+	if (st->forked_from[0] != '\0')
+		st_seg(segs, n, 4, ROLE_STATUS_STAGE, "fork of %s", strlen(st->forked_from) == 22 &&
+		    st->forked_from[8] == '-' ? st->forked_from + 9 : st->forked_from);
 	if (strcmp(st->stage, "none") != 0 && st->stage[0] != '\0')
 		st_seg(segs, n, 7, ROLE_STATUS_STAGE, "%s", st->stage);
 	if (st->retrying) {

@@ -2,9 +2,10 @@
  * status: the status bar's figures and how they fit in a line.
  *
  * Fed from the event stream (session, context, usage, compaction,
- * cache_break, retry, turn_start/turn_end) and from the permission mode;
- * st_format lays the fields out for a width, dropping the least important
- * ones first when the line is too narrow.  Pure: no screen here.
+ * cache_break, retry, turn_start/turn_end), the permission mode and a
+ * fork's origin; st_format lays the fields out for a width, dropping the
+ * least important ones first when the line is too narrow.  Pure: no
+ * screen here.
  */
 #ifndef TANDEM_TUI_STATUS_H
 #define TANDEM_TUI_STATUS_H
@@ -36,6 +37,7 @@ struct status {
 	int		 retry_attempt;
 	int64_t		 retry_until;	/* ms (ev_now_ms) */
 	char		 retry_reason[64];
+	char		 forked_from[64];	/* the session this one was forked from, or "" */
 };
 
 void	 st_init(struct status *);
@@ -43,6 +45,8 @@ void	 st_init(struct status *);
 bool	 st_event(struct status *, const cJSON *ev, int64_t now);
 void	 st_set_mode(struct status *, const char *mode);
 void	 st_set_model(struct status *, const char *model);
+/* The fork's origin (NULL or "": not a fork). */
+void	 st_set_fork(struct status *, const char *from);
 /* 1234 -> "1.2k", 41000 -> "41k", 2500000 -> "2.5M". */
 void	 st_tokens(int64_t n, char *out, size_t size);
 /* The bar for width columns at time now. */

@@ -1,5 +1,5 @@
 /* The tools pane's model: see toolview.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -173,8 +173,8 @@ tv_decided(struct toolview *tv, const char *id, const char *decision, int64_t no
 		e->state = TV_DENIED;
 		return;
 	}
-	/* An approved tool starts at once (it was only waiting for the answer). */
-	if (e->state == TV_WAITING) {
+	/* A call is decided on when it is next to run: allowed, it starts now. */
+	if (e->state == TV_WAITING || e->state == TV_QUEUED) {
 		e->state = TV_RUNNING;
 		e->started = now;
 	}

@@ -46,7 +46,10 @@ struct tv_entry *tv_find(struct toolview *, const char *id);
 void	 tv_use(struct toolview *, const char *id, const char *name, const cJSON *input,
 	    int turn);
 void	 tv_waiting(struct toolview *, const char *id);
-/* An approval decision ("allow", "always", "deny"). */
+/*
+ * An approval decision ("allow", "always", "deny").  The agent decides
+ * when a call is next to run, so an allowed call is running from now on.
+ */
 void	 tv_decided(struct toolview *, const char *id, const char *decision, int64_t now);
 void	 tv_progress(struct toolview *, const char *id, const char *out, size_t n, int64_t now);
 void	 tv_result(struct toolview *, const char *id, bool is_error, int64_t duration_ms,

@@ -1,5 +1,5 @@
 /* The transcript's items and view: see transcript.h. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -819,5 +819,19 @@ tr_print(struct transcript *tr, FILE *f)
 				fwrite(l->text, 1, l->len, f);
 			fputc('\n', f);
 		}
+	}
+}
+
+void
+tr_turn_lines(struct transcript *tr, int turn, struct slvec *out)
+{
+	size_t i, k;
+
+	tr_update(tr);
+	for (i = 0; i < tr->n; i++) {
+		if (tr->items[i]->kind == TR_NOTICE || tr->items[i]->turn != turn)
+			continue;
+		for (k = 0; k < tr_nlines(tr, i); k++)
+			sline_copy(slvec_push(out), tr_line(tr, i, k));
 	}
 }

@@ -69,6 +69,9 @@ typedef void tr_row_fn(void *arg, int y, struct sline *l, uint32_t row, bool sel
 /* Visit the visible rows, top to bottom; returns the number of rows visited. */
 int	 tr_paint(struct transcript *, tr_row_fn *, void *arg);
 
+/* Append copies of turn's lines (its prompt, replies and tools; no notices) to out. */
+void	 tr_turn_lines(struct transcript *, int turn, struct slvec *out);
+
 /* Write the whole transcript as plain text (no hard wraps). */
 void	 tr_print(struct transcript *, FILE *);
 

@@ -7,7 +7,7 @@
  * A tick timer runs only while a tool runs or a retry waits.  Idle, the
  * loop sleeps with no timer at all.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <langinfo.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "config.h"
 #include "ev.h"
 #include "event.h"
 #include "json.h"
@@ -174,22 +175,38 @@ app_reset_view(struct app *a)
 static void
 tui_on_session(struct app *a, const cJSON *ev)
 {
+	const char *from = json_str(ev, "forked_from", "");
+
 	snprintf(a->cwd, sizeof a->cwd, "%s", json_str(ev, "cwd", a->cwd));
 	/* A resumed or forked session replays its conversation next. */
 	if (json_bool(ev, "resumed", false) && tr_count(a->tr) > 0)
 		app_reset_view(a);
-	if (*json_str(ev, "forked_from", "") != '\0')
-		app_notice(a, ROLE_DIM, "forked from session %s into %s", json_str(ev, "forked_from", ""),
-		    json_str(ev, "id", ""));
+	if (*from != '\0')
+		app_notice(a, ROLE_DIM, "forked from session %s into %s", from, json_str(ev, "id", ""));
+	/* The event says it only when the fork happens; the agent knows it for good. */
+	if (a->agent != NULL && a->be->forked_from != NULL)
+		from = a->be->forked_from(a->agent);
+	st_set_fork(&a->st, from);
+	app_dirty(a, D_STATUS);
 }
 
 /* The conversation was rewound: it is replayed next, from the start. */
 static void
 tui_on_rewind(struct app *a, const cJSON *ev)
 {
+	const char *what = json_str(ev, "what", "conversation");
+
+	if (a->br.on)
+		browse_close(a);
 	app_reset_view(a);
-	app_notice(a, ROLE_DIM, "rewound (%s) to before turn %lld", json_str(ev, "what", "conversation"),
-	    (long long)json_int(ev, "to_turn", 0));
+	if (strcmp(what, "redo") == 0) {
+		app_notice(a, ROLE_DIM, "%s", "redone: the rewind is undone");
+		return;
+	}
+	a->rewound_turn = (int)json_int(ev, "to_turn", 0);
+	a->rewound_what = strcmp(what, "files") == 0 ? REWIND_FILES : strcmp(what, "conversation") == 0 ?
+	    REWIND_CONVERSATION : REWIND_BOTH;
+	app_notice(a, ROLE_DIM, "rewound (%s) to before turn %d", what, a->rewound_turn);
 }
 
 static void
@@ -510,6 +527,7 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	a->bus = bus;
 	a->be = be;
 	a->agent = agent;
+	a->cfg = agent != NULL ? opts->cfg : NULL;
 	a->mouse = opts->mouse;
 	a->print_on_exit = opts->print_on_exit;
 	a->stats = stats;
@@ -521,6 +539,7 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	ed_init(&a->aux);
 	buf_init(&a->hint, 4096);
 	slvec_init(&a->diff_lines);
+	browse_init(&a->br);
 	a->focus = PANE_INPUT;
 	a->zoom = -1;
 	a->diff_lines_w = -1;
@@ -541,6 +560,9 @@ tui_free(struct app *a)
 	if (a->keywin != NULL)
 		delwin(a->keywin);
 	approve_free(a);
+	browse_release(&a->br);
+	cmds_free(a);
+	free(a->deferred_prompt);
 	tr_free(a->tr);
 	tv_release(&a->tools);
 	ed_release(&a->ed);
@@ -592,6 +614,65 @@ tui_screen_close(struct app *a)
 	a->screen = NULL;
 }
 
+/* The answer about the project's trust items; then the initial prompt may go. */
+static void
+tui_trust_answer(struct app *a, bool yes, const int arg[2])
+{
+	struct buf err = BUF_INIT(4096);
+	char *prompt;
+
+	if (yes) {
+		if (a->be->trust(a->cfg, &err) == -1)
+			app_notice(a, ROLE_WARNING, "trusted for this run only: %s", buf_cstr(&err));
+		a->be->apply_trusted(a->cfg);
+		/* A project may set the permission mode too. */
+		if (a->be->mode(a->agent) != a->cfg->mode) {
+			a->be->set_mode(a->agent, a->cfg->mode);
+			st_set_mode(&a->st, app_mode_name(a, a->be->mode(a->agent)));
+		}
+		app_notice(a, ROLE_DIM, "trusted %s: its hooks and allow rules are in effect", a->cfg->root);
+	} else {
+		app_notice(a, ROLE_DIM, "not trusted: this project's hooks and allow rules are ignored "
+		    "(tandem asks again next time; --trust honours them)");
+	}
+	buf_release(&err);
+	prompt = a->deferred_prompt;
+	a->deferred_prompt = NULL;
+	if (prompt != NULL)
+		app_submit(a, prompt);
+	free(prompt);
+}
+
+/* Before the first prompt: may this project's hooks and allow rules be honoured? */
+static bool
+tui_trust_ask(struct app *a)
+{
+	struct buf items = BUF_INIT(64 * 1024), list = BUF_INIT(128 * 1024);
+	size_t i;
+
+	if (a->cfg == NULL || !a->cfg->project_defines_trust_items || a->cfg->trusted) {
+		buf_release(&list);
+		buf_release(&items);
+		return false;
+	}
+	a->be->trust_items(a->cfg, &items);
+	while (items.len > 0 && items.data[items.len - 1] == '\n')
+		items.data[--items.len] = '\0';
+	/* Each item on its own line, indented. */
+	for (i = 0; i < items.len; i++)
+		if (items.data[i] == '\n')
+			buf_puts(&list, "\n  ");
+		else
+			buf_putc(&list, items.data[i]);
+	app_notice(a, ROLE_WARNING, "This project's settings define hooks or allow rules:\n  %s\n"
+	    "tandem honours them only in a trusted project (%s). Hooks run commands on your machine; "
+	    "allow rules let tools run without asking.", buf_cstr(&list), a->cfg->root);
+	buf_release(&list);
+	buf_release(&items);
+	approve_ask(a, "Trust this project and honour them?", tui_trust_answer, NULL);
+	return true;
+}
+
 static const int tui_signals[] = { SIGWINCH, SIGCONT, SIGTERM, SIGHUP };
 
 int
@@ -628,7 +709,10 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 	tui_frame(loop, a);
 	if (start != NULL)
 		start(a, arg);
-	if (opts->initial_prompt != NULL && *opts->initial_prompt != '\0')
+	if (tui_trust_ask(a)) {
+		if (opts->initial_prompt != NULL && *opts->initial_prompt != '\0')
+			a->deferred_prompt = xstrdup(opts->initial_prompt);
+	} else if (opts->initial_prompt != NULL && *opts->initial_prompt != '\0')
 		app_submit(a, opts->initial_prompt);
 	while (!a->quit)
 		if (ev_run_once(loop, -1) == -1 && errno != EINTR)

@@ -18,6 +18,7 @@
 struct ev_loop;
 struct event_bus;
 struct agent;
+struct config;
 
 struct tui_opts {
 	const char	*theme;		/* a theme name; NULL: "dark" (NO_COLOR: "mono") */
@@ -25,6 +26,13 @@ struct tui_opts {
 	bool		 print_on_exit;	/* write the transcript to stdout after leaving the screen */
 	const char	*initial_prompt; /* sent at once when not NULL */
 	const char	*datadir;	/* themes dir override, NULL: TANDEM_DATADIR "/themes" then ./themes */
+	/*
+	 * The settings the agent runs with, or NULL.  The screen lists custom
+	 * commands and sessions from them, and when the project holds back
+	 * trust items it asks the user, and on yes trusts the project and puts
+	 * them in effect (so cfg is changed, and must outlive the agent).
+	 */
+	struct config	*cfg;
 };
 
 /*

@@ -2,12 +2,16 @@
  * tui_agent: tui_run, the screen driving a real agent.
  *
  * Kept apart from tui.c so that replays (tui_replay) link without the
- * agent: only this file names the agent's functions.
+ * agent: only this file names the functions of the agent and of the
+ * settings, sessions and custom commands modules.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include "agent.h"
 #include "app.h"
+#include "commands.h"
+#include "config.h"
+#include "session.h"
 
 static const struct tui_backend tui_agent_backend = {
 	.submit = agent_submit,
@@ -26,10 +30,29 @@ static const struct tui_backend tui_agent_backend = {
 	.redo = agent_redo,
 	.fork_at = agent_fork,
 	.turns = agent_turns,
+	.replay = agent_replay,
+	.resume = agent_resume,
+	.forked_from = agent_forked_from,
+	.sessions = session_list,
+	.commands_scan = commands_scan,
+	.commands_release = commands_list_release,
+	.commands_expand = commands_expand,
+	.trust_items = config_trust_items,
+	.trust = config_trust,
+	.apply_trusted = config_apply_trusted,
 };
+
+/* Subscribed: the session event, and a resumed conversation, again for the screen. */
+static void
+tui_agent_start(struct app *a, void *arg)
+{
+	a->be->replay(a->agent);
+}
 
 int
 tui_run(struct ev_loop *loop, struct event_bus *bus, struct agent *agent, const struct tui_opts *opts)
 {
-	return tui_main(loop, bus, agent != NULL ? &tui_agent_backend : NULL, agent, opts, NULL, NULL, NULL);
+	if (agent == NULL)
+		return tui_main(loop, bus, NULL, NULL, opts, NULL, NULL, NULL);
+	return tui_main(loop, bus, &tui_agent_backend, agent, opts, NULL, tui_agent_start, NULL);
 }

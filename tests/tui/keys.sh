@@ -39,14 +39,16 @@ tui_type "/he"
 tui_keys Tab
 tui_check "Tab completes a slash command" '› /help *$'
 tui_keys Enter
-tui_check "/help lists the commands" '/resume \[id\] +continue another session \(not available yet\)'
+tui_check "/help lists the commands" '/resume \[id\] +list this directory.s sessions, or continue one'
 tui_type "/co"
 tui_keys Tab
 tui_check "several completions are listed" '/compact /context /cost'
 tui_keys C-u
 tui_type "/resume"
 tui_keys Enter
-tui_check "/resume is not available yet" '/resume is not available yet'
+tui_check "with no agent there is no session to resume" 'no agent: nothing to resume'
+tui_keys C-t
+tui_check "with no agent there are no turns to browse" 'no agent: no turns to browse'
 tui_type "/rewind 2"
 tui_keys Enter
 tui_check "with no agent there is nothing to rewind" 'no agent: nothing to rewind'

@@ -107,6 +107,21 @@ tui_check() {
 	tui_ok $? "$1"
 }
 
+# tui_check_input DESCRIPTION PATTERN [SECONDS]: until the input line (just
+# above the status bar; a one-line input) matches.
+tui_check_input() {
+	limit=${3:-20} i=0
+	while [ "$i" -lt $((limit * 20)) ]; do
+		if tui_screen | tail -n 2 | head -n 1 | grep -Eq -- "$2"; then
+			tui_ok 0 "$1"
+			return
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	tui_ok 1 "$1"
+}
+
 # tui_absent DESCRIPTION PATTERN: the screen does not match now.
 tui_absent() {
 	if tui_screen | grep -Eq -- "$2"; then

@@ -5,7 +5,7 @@
  *	tui_replay [--pace MS] [--quit-at-end] [--linger MS] [--theme NAME]
  *	    [--datadir DIR] [--no-mouse] [--print] [--stats FILE] SCRIPT
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@ replay_usage(void)
 int
 main(int argc, char **argv)
 {
-	struct tui_opts opts = { NULL, true, false, NULL, NULL };
+	struct tui_opts opts = { NULL, true, false, NULL, NULL, NULL };
 	struct tui_replay_opts ro = { NULL, 0, false, 0, NULL };
 	struct tui_stats stats;
 	const char *stats_path = NULL;
