@@ -47,6 +47,33 @@ check "the mock found every tool_use answered" [ "$(mock_problems)" -eq 0 ]
 check "approval events say the mode allowed the edits" \
     [ "$(jq -r 'select(.type=="approval") | .by' "$T/out.jsonl" | sort -u)" = mode ]
 
+# The reads really run at once: two slow greps over a big tree overlap in time.
+mkdir -p big
+for i in $(seq 1 200); do head -c 150000 /dev/urandom | base64 >"big/f$i.txt"; done
+mock_start "$(scenario par <<'J'
+{"responses":[
+ {"tool_uses":[
+   {"id":"toolu_p1","name":"grep","input":{"pattern":"(a|b|c)+zzzq","path":"big","output_mode":"count"}},
+   {"id":"toolu_p2","name":"grep","input":{"pattern":"(d|e|f)+zzzq","path":"big","output_mode":"count"}}],
+  "stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+# Stamp each event line as it arrives (ms).
+"$TANDEM" -p "go" --output-format stream-json 2>"$T/err" |
+    while IFS= read -r line; do printf '%s %s\n' "$(date +%s%3N)" "$line"; done >"$T/par.txt"
+end1=$(grep '"id":"toolu_p1"' "$T/par.txt" | grep '"tool_result"' | cut -d' ' -f1)
+end2=$(grep '"id":"toolu_p2"' "$T/par.txt" | grep '"tool_result"' | cut -d' ' -f1)
+dur1=$(grep '"id":"toolu_p1"' "$T/par.txt" | grep '"tool_result"' | cut -d' ' -f2- | jq .duration_ms)
+dur2=$(grep '"id":"toolu_p2"' "$T/par.txt" | grep '"tool_result"' | cut -d' ' -f2- | jq .duration_ms)
+first_end=$(( end1 < end2 ? end1 : end2 )); last_end=$(( end1 < end2 ? end2 : end1 ))
+last_dur=$(( end1 < end2 ? dur2 : dur1 ))
+# Sequential, the later one would start after the first ended; in parallel it started well before.
+check "two reads overlap in time (durations ${dur1}/${dur2} ms, ends ${first_end}/${last_end})" \
+    [ $(( last_end - last_dur )) -lt $(( first_end - 10 )) ]
+rm -rf big
+
 # headless ask mode: the edits are denied, the files untouched.
 reset_files
 mock_start "$scen"
