@@ -55,9 +55,12 @@ if command -v valgrind >/dev/null 2>&1 && [ -d "$top/build-plain/tests" ]; then
 	echo "== valgrind"
 	for t in "$top"/build-plain/tests/test_*; do
 		[ -x "$t" ] && [ -f "$t" ] || continue
-		case "$t" in *.log|*.trs|*.sh) continue ;; esac
+		case "$t" in *.log|*.trs|*.sh|*.vg) continue ;; esac
+		# test_sched's forked tool children wait on signals that valgrind
+		# delays without end; it runs plainly and under ASan above.
+		case "$t" in */test_sched) continue ;; esac
 		if (cd "$top/build-plain" && top_srcdir="$top" top_builddir="$top/build-plain" \
-		    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --child-silent-after-fork=yes \
+		    timeout 600 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --child-silent-after-fork=yes \
 		    "$t" >/dev/null 2>"$t.vg"); then
 			passed=$((passed + 1))
 		else

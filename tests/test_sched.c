@@ -92,8 +92,7 @@ new_sched(struct run *r, const struct tool_env *env)
 	struct sched_ops ops = { gate, NULL, NULL, finished, idle, r };
 	struct sched *s;
 
-	memset(r->order, 0, sizeof r->order);
-	r->finished = r->idle = 0;
+	memset(r, 0, sizeof *r);
 	r->loop = ev_loop_new();
 	s = sched_new(r->loop, env, &ops);
 	sched_set_lookup(s, lookup);
