@@ -16,37 +16,10 @@
 #include "tool.h"
 #include "xalloc.h"
 #include "t.h"
+#include "t_tree.h"
 
-static char root[PATH_MAX], outside[PATH_MAX];
+static char outside[PATH_MAX];
 static struct tool_out out;
-
-/* Create root/rel (and its parents) holding n bytes of s. */
-static void
-put(const char *rel, const char *s, size_t n)
-{
-	char p[PATH_MAX + 64], *slash;
-	FILE *f;
-
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	for (slash = p + strlen(root) + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
-		*slash = '\0';
-		mkdir(p, 0755);
-		*slash = '/';
-	}
-	f = fopen(p, "wb");
-	if (f == NULL) {
-		perror(p);
-		exit(1);
-	}
-	fwrite(s, 1, n, f);
-	fclose(f);
-}
-
-static void
-puts_file(const char *rel, const char *s)
-{
-	put(rel, s, strlen(s));
-}
 
 /* Set a file's modification time to base + sec. */
 static void
