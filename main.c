@@ -85,7 +85,7 @@ static const char usage_text[] =
     "       tandem sessions                    the saved sessions\n"
     "\n"
     "  -p, --print PROMPT                 run PROMPT headless\n"
-    "      --output-format text|stream-json\n"
+    "      --output-format text|events|stream-json\n"
     "      --provider anthropic|openai\n"
     "      --model NAME\n"
     "      --base-url URL\n"
@@ -176,10 +176,12 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 			cli->headless = true;
 			break;
 		case OPT_OUTPUT_FORMAT:
-			if (strcmp(optarg, "stream-json") == 0)
+			/* "stream-json" prints tandem's events until it speaks
+			 * Claude Code's message shapes; "events" is their name. */
+			if (strcmp(optarg, "events") == 0 || strcmp(optarg, "stream-json") == 0)
 				cli->stream_json = true;
 			else if (strcmp(optarg, "text") != 0)
-				return usage_error("--output-format must be text or stream-json, not \"%s\"", optarg);
+				return usage_error("--output-format must be text, events or stream-json, not \"%s\"", optarg);
 			break;
 		case OPT_PROVIDER:
 			if (set_flag(cfg, "provider", optarg) == -1)

@@ -2,7 +2,7 @@
  * event: the agent's one event stream (DESIGN.md §3).
  *
  * An event is a cJSON object {"type": ..., "turn": N, ...fields}; the same
- * object is what `--output-format stream-json` prints, one a line.
+ * object is what `--output-format events` prints, one a line.
  * Subscribers (the TUI panes, the headless printer, the session log, the
  * hook runner) get each event in the order they subscribed; they must not
  * keep the pointer after returning.

@@ -2,8 +2,9 @@
  * headless: `tandem -p PROMPT`: run one prompt to the end with nobody at
  * the keyboard, print, and exit.
  *
- * text: the final answer on stdout, errors on stderr.  stream-json: every
- * event of the stream as one JSON object a line, `result` last.
+ * text: the final answer on stdout, errors on stderr.  events (and, for now,
+ * stream-json): every event of the stream as one JSON object a line,
+ * `result` last.
  */
 #ifndef TANDEM_HEADLESS_H
 #define TANDEM_HEADLESS_H
@@ -16,7 +17,7 @@ struct event_bus;
 struct headless;
 
 /* Subscribe to bus before the agent exists, so its first event is printed. */
-struct headless	*headless_new(struct ev_loop *, struct event_bus *, bool stream_json);
+struct headless	*headless_new(struct ev_loop *, struct event_bus *, bool events);
 /* Submit prompt and run the loop until the turn ends; the exit status (DESIGN.md §11). */
 int		 headless_run(struct headless *, struct agent *, const char *prompt);
 void		 headless_free(struct headless *);

@@ -12,7 +12,7 @@ mock_start "$(scenario big <<'J'
 ]}
 J
 )"
-/usr/bin/env time -f '%M' -o "$T/maxrss" "$TANDEM" -p "x" --permission-mode yolo --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+/usr/bin/env time -f '%M' -o "$T/maxrss" "$TANDEM" -p "x" --permission-mode yolo --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "50 MB run exits 0" [ $? -eq 0 ]
 content=$(jq -r 'select(.type=="tool_result") | .content' "$T/out.jsonl")
 check "the result is capped near 30 KB (${#content} bytes)" [ "${#content}" -lt 40000 ]
@@ -34,7 +34,7 @@ mock_start "$(scenario slow <<'J'
 J
 )"
 start=$(date +%s)
-"$TANDEM" -p "x" --permission-mode yolo --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "x" --permission-mode yolo --output-format events >"$T/out.jsonl" 2>"$T/err"
 rc=$?
 took=$(( $(date +%s) - start ))
 check "timeout run exits 0" [ $rc -eq 0 ]

@@ -20,7 +20,7 @@ ROUNDS=$(scenario rounds <<'J'
 J
 )
 mock_start "$ROUNDS" --cache-ttl-ms 600000
-"$TANDEM" -p "read a lot" --max-turns 100 --output-format stream-json >"$T/long.jsonl" 2>"$T/err"
+"$TANDEM" -p "read a lot" --max-turns 100 --output-format events >"$T/long.jsonl" 2>"$T/err"
 check "30-call session exits 0" [ $? -eq 0 ]
 check "30 requests were made" [ "$(mock_requests)" -eq 30 ]
 check "no cache break in a healthy session" [ "$(nbreaks "$T/long.jsonl")" -eq 0 ]
@@ -28,14 +28,14 @@ reads=$(jq -s '[.[] | select(.type=="usage") | .cache_read_input_tokens] | .[-1]
 check "the cache is read (last request read $reads tokens)" [ "$reads" -gt 2000 ]
 
 # Each next run resumes the same session and changes one thing.
-"$TANDEM" -c -p "go on" --disable-tools glob --output-format stream-json >"$T/tools.jsonl" 2>"$T/err"
+"$TANDEM" -c -p "go on" --disable-tools glob --output-format events >"$T/tools.jsonl" 2>"$T/err"
 check "tools changed: one break" [ "$(nbreaks "$T/tools.jsonl")" -eq 1 ]
 check "tools changed: cause tools_changed" [ "$(causes "$T/tools.jsonl")" = tools_changed ]
 
-"$TANDEM" -c -p "go on" --disable-tools glob --output-format stream-json >"$T/same.jsonl" 2>"$T/err"
+"$TANDEM" -c -p "go on" --disable-tools glob --output-format events >"$T/same.jsonl" 2>"$T/err"
 check "nothing changed: no break" [ "$(nbreaks "$T/same.jsonl")" -eq 0 ]
 
-"$TANDEM" -c -p "go on" --disable-tools glob --model claude-opus-4-5 --output-format stream-json >"$T/model.jsonl" 2>"$T/err"
+"$TANDEM" -c -p "go on" --disable-tools glob --model claude-opus-4-5 --output-format events >"$T/model.jsonl" 2>"$T/err"
 check "model switched: one break" [ "$(nbreaks "$T/model.jsonl")" -eq 1 ]
 check "model switched: cause model_changed" [ "$(causes "$T/model.jsonl")" = model_changed ]
 
@@ -45,11 +45,11 @@ mock_start "$(scenario answers <<'J'
 J
 )" --cache-ttl-ms 1000
 "$TANDEM" -c -p "warm the cache" --disable-tools glob --model claude-opus-4-5 >/dev/null 2>&1
-"$TANDEM" -c -p "warm it again" --disable-tools glob --model claude-opus-4-5 --output-format stream-json >"$T/warm.jsonl" 2>&1
+"$TANDEM" -c -p "warm it again" --disable-tools glob --model claude-opus-4-5 --output-format events >"$T/warm.jsonl" 2>&1
 check "warm cache: no break" [ "$(nbreaks "$T/warm.jsonl")" -eq 0 ]
 sleep 1.2
 TANDEM_CLOCK_OFFSET_MS=600000 "$TANDEM" -c -p "later" --disable-tools glob --model claude-opus-4-5 \
-    --output-format stream-json >"$T/ttl.jsonl" 2>"$T/err"
+    --output-format events >"$T/ttl.jsonl" 2>"$T/err"
 check "TTL passed: one break" [ "$(nbreaks "$T/ttl.jsonl")" -eq 1 ]
 check "TTL passed: cause ttl_expired" [ "$(causes "$T/ttl.jsonl")" = ttl_expired ]
 
@@ -67,7 +67,7 @@ mock_start "$(scenario collapse <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "x" --output-format stream-json >"$T/unknown.jsonl" 2>"$T/err"
+"$TANDEM" -p "x" --output-format events >"$T/unknown.jsonl" 2>"$T/err"
 check "unexplained collapse: one break" [ "$(nbreaks "$T/unknown.jsonl")" -eq 1 ]
 check "unexplained collapse: cause unknown" [ "$(causes "$T/unknown.jsonl")" = unknown ]
 check "the break reports the dropped tokens" [ "$(breaks "$T/unknown.jsonl" | jq .dropped_tokens)" -ge 9000 ]
@@ -92,11 +92,11 @@ rm -rf "$TANDEM_HOME"
 } >"$T/grow.json"
 mock_start "$T/grow.json"
 ok_all=1
-"$TANDEM" -p "turn 1: read f1" --output-format stream-json >"$T/grow1.jsonl" 2>"$T/err" || ok_all=0
+"$TANDEM" -p "turn 1: read f1" --output-format events >"$T/grow1.jsonl" 2>"$T/err" || ok_all=0
 for i in $(seq 2 6); do
-	"$TANDEM" -c -p "turn $i: read f$i" --output-format stream-json >"$T/grow$i.jsonl" 2>"$T/err" || ok_all=0
+	"$TANDEM" -c -p "turn $i: read f$i" --output-format events >"$T/grow$i.jsonl" 2>"$T/err" || ok_all=0
 done
-"$TANDEM" -c -p "turn 7: read all the big files" --output-format stream-json >"$T/grow7.jsonl" 2>"$T/err" || ok_all=0
+"$TANDEM" -c -p "turn 7: read all the big files" --output-format events >"$T/grow7.jsonl" 2>"$T/err" || ok_all=0
 check "the growing session ran" [ $ok_all -eq 1 ]
 cat "$T"/grow?.jsonl >"$T/grow.jsonl"
 stages=$(jq -r 'select(.type=="compaction") | .stage' "$T/grow.jsonl" | awk '!seen[$0]++' | tr '\n' ' ')

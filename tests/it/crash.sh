@@ -75,14 +75,14 @@ run_case() {
 	fresh
 	mock_start "$SCEN"
 	TANDEM_CRASH_AFTER="$point:$n" "$TANDEM" -p "do the steps" --permission-mode yolo \
-	    --output-format stream-json >"$T/first.jsonl" 2>"$T/first.err"
+	    --output-format events >"$T/first.jsonl" 2>"$T/first.err"
 	rc=$?
 	if [ $rc -ne 137 ]; then
 		# The point was passed fewer than n times: nothing to resume.
 		check "$name: ran to the end without the crash" [ $rc -eq 0 ]
 		return
 	fi
-	"$TANDEM" -c -p "go on" --permission-mode yolo --output-format stream-json \
+	"$TANDEM" -c -p "go on" --permission-mode yolo --output-format events \
 	    >"$T/resume.jsonl" 2>"$T/resume.err"
 	rc=$?
 	if [ $rc -ne 0 ]; then diag "$T/resume.err"; fi
@@ -102,7 +102,7 @@ done
 fresh
 mock_start "$SCEN"
 TANDEM_CRASH_AFTER=tool-done:1 "$TANDEM" -p "do the steps" --permission-mode yolo >/dev/null 2>&1
-"$TANDEM" -c -p "go on" --permission-mode yolo --output-format stream-json >"$T/resume.jsonl" 2>&1
+"$TANDEM" -c -p "go on" --permission-mode yolo --output-format events >"$T/resume.jsonl" 2>&1
 check "tool-done: count_a written once" [ "$(wc -l <count_a)" -eq 1 ]
 last=$(sed -n '$p' "$MOCK_LOG")
 check "tool-done: the model is told the state is unknown" \

@@ -4,7 +4,7 @@
 cd "$T/ws"
 mkdir -p src && echo 'int main(void) { return 0; }' >src/main.c && echo hello >notes.txt
 
-# 1. list_dir -> tool_result -> final text, in stream-json.
+# 1. list_dir -> tool_result -> final text, in events.
 mock_start "$(scenario list <<'J'
 {"responses":[
  {"text":"Let me look.","tool_uses":[{"id":"toolu_01","name":"list_dir","input":{}}],"stop_reason":"tool_use"},
@@ -12,9 +12,9 @@ mock_start "$(scenario list <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "list the files" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "list the files" --output-format events >"$T/out.jsonl" 2>"$T/err"
 rc=$?
-check "stream-json run exits 0" [ $rc -eq 0 ]
+check "events run exits 0" [ $rc -eq 0 ]
 check "the last line is result" [ "$(tail -n 1 "$T/out.jsonl" | jq -r .type)" = result ]
 check "result text is the final answer" [ "$(tail -n 1 "$T/out.jsonl" | jq -r .text)" = "There are two entries: src/ and notes.txt." ]
 check "events in order: session, turn_start, tool_use, tool_result, turn_end" \
@@ -44,7 +44,7 @@ mock_start "$(scenario unknown <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "x" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "x" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "unknown tool: run succeeds" [ $? -eq 0 ]
 check "unknown tool: is_error result" [ "$(jq -r 'select(.type=="tool_result") | .is_error' "$T/out.jsonl")" = true ]
 check "unknown tool: no request problems" [ "$(mock_problems)" -eq 0 ]
@@ -57,12 +57,12 @@ mock_start "$(scenario bash <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "x" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "x" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "ask mode: run_bash refused" [ "$(jq -r 'select(.type=="tool_result") | .is_error' "$T/out.jsonl")" = true ]
 check "ask mode: the result names the flag" grep -q -- '--allow' <(jq -r 'select(.type=="tool_result") | .content' "$T/out.jsonl")
 check "ask mode: nothing ran" [ ! -e runs.txt ]
 mock_start "$T/bash.json"
-"$TANDEM" -p "x" --permission-mode yolo --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "x" --permission-mode yolo --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "yolo: run_bash ran once" [ "$(cat runs.txt 2>/dev/null)" = ran ]
 check "yolo: exit status in the result" grep -q 'exit status 0' <(jq -r 'select(.type=="tool_result") | .content' "$T/out.jsonl")
 rm -f runs.txt

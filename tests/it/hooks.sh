@@ -23,7 +23,7 @@ J
 }
 
 run_yolo() {
-	timeout 60 "$TANDEM" -p "go" --permission-mode yolo --output-format stream-json \
+	timeout 60 "$TANDEM" -p "go" --permission-mode yolo --output-format events \
 	    >"$T/out.jsonl" 2>"$T/err"
 }
 
@@ -65,7 +65,7 @@ check "block: the request carries the reason" \
 # 2. A hook that rewrites the input: the rewritten command is what runs.
 user_hooks '{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo '"'"'{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\",\"updatedInput\":{\"command\":\"echo rewritten > rw.txt\"}}}'"'"'"}]}]}'
 mock_start "$(bash_scenario rewrite 'echo original > rw.txt')"
-timeout 60 "$TANDEM" -p "go" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+timeout 60 "$TANDEM" -p "go" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "rewrite: run succeeds (allowed by the hook, in ask mode)" [ $? -eq 0 ]
 check "rewrite: the rewritten command ran" [ "$(cat rw.txt 2>/dev/null)" = rewritten ]
 check "rewrite: approval event by hook" \
@@ -107,7 +107,7 @@ mock_start "$(scenario ctx <<'J'
 {"responses":[{"text":"ok","stop_reason":"end_turn","expect_contains":["CTX-MARKER-4711","the user prompt"]}]}
 J
 )"
-timeout 60 "$TANDEM" -p "the user prompt" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+timeout 60 "$TANDEM" -p "the user prompt" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "context: run succeeds" [ $? -eq 0 ]
 check "context: the mock found it in the request" [ "$(mock_problems)" -eq 0 ]
 user_hooks '{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"echo no secrets please >&2; exit 2"}]}]}'
@@ -115,7 +115,7 @@ mock_start "$(scenario never <<'J'
 {"responses":[{"text":"should not be asked","stop_reason":"end_turn"}]}
 J
 )"
-timeout 60 "$TANDEM" -p "my password is hunter2" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+timeout 60 "$TANDEM" -p "my password is hunter2" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "blocked prompt: no request was sent" [ "$(mock_requests)" -eq 0 ]
 check "blocked prompt: the user sees the reason" grep -q 'no secrets please' <(cat "$T/err"; jq -r 'select(.type=="error") | .message' "$T/out.jsonl")
 
@@ -169,7 +169,7 @@ mock_start "$(scenario stop <<'J'
 {"responses":[{"text":"finished","stop_reason":"end_turn","repeat":10}]}
 J
 )"
-timeout 60 "$TANDEM" -p "go" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+timeout 60 "$TANDEM" -p "go" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "stop: run succeeds" [ $? -eq 0 ]
 check "stop: one request, then three more" [ "$(mock_requests)" -eq 4 ]
 check "stop: the reason went to the model as a user message" \

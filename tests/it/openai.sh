@@ -9,8 +9,8 @@ cd "$T/ws"
 echo hello >notes.txt
 FIX="$top_srcdir/tests/fixtures/sse"
 
-# oai ARGS...: tandem in OpenAI mode, stream-json to $T/out.jsonl, stderr to $T/err.
-oai() { timeout 60 "$TANDEM" --provider openai --output-format stream-json "$@" >"$T/out.jsonl" 2>"$T/err"; }
+# oai ARGS...: tandem in OpenAI mode, events to $T/out.jsonl, stderr to $T/err.
+oai() { timeout 60 "$TANDEM" --provider openai --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
 # ev TYPE FILTER: jq FILTER over the events of TYPE, one compact line each.
 ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 result() { tail -n 1 "$T/out.jsonl" | jq -r "$1"; }

@@ -10,8 +10,8 @@
 cd "$T/ws"
 printf 'one\ntwo\n' >a.txt
 
-# run ARGS...: tandem headless, stream-json to $T/out.jsonl, stderr to $T/err.
-run() { timeout 60 "$TANDEM" --output-format stream-json "$@" >"$T/out.jsonl" 2>"$T/err"; }
+# run ARGS...: tandem headless, events to $T/out.jsonl, stderr to $T/err.
+run() { timeout 60 "$TANDEM" --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
 ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 result() { tail -n 1 "$T/out.jsonl" | jq -r "$1"; }
 settings() { mkdir -p "$XDG_CONFIG_HOME/tandem"; echo "$1" >"$XDG_CONFIG_HOME/tandem/settings.json"; }
@@ -313,7 +313,7 @@ mock_start "$(scenario wait <<'J'
 {"responses":[{"status":429,"headers":{"retry-after-ms":"30000"}}, {"text":"too late"}]}
 J
 )"
-"$TANDEM" -p "x" --output-format stream-json >"$T/out.jsonl" 2>"$T/err" &
+"$TANDEM" -p "x" --output-format events >"$T/out.jsonl" 2>"$T/err" &
 pid=$!
 i=0
 while [ -z "$(ev retry .attempt 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done

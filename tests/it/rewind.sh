@@ -35,7 +35,7 @@ check "three turns ran" three_turns
 check "after three turns a.txt is version 3" [ "$(cat a.txt)" = "version 3" ]
 check "after three turns b.txt exists" [ -f sub/b.txt ]
 
-"$TANDEM" -c --rewind-to 2 --files -p "after rewind" --output-format stream-json >"$T/out.jsonl" 2>"$T/rw.err"
+"$TANDEM" -c --rewind-to 2 --files -p "after rewind" --output-format events >"$T/out.jsonl" 2>"$T/rw.err"
 check "rewind run exits 0" [ $? -eq 0 ]
 check "rewind restored a.txt byte for byte" [ "$(od -c a.txt)" = "$(printf 'version 1\n' | od -c)" ]
 check "rewind removed the file turn 2 created" [ ! -e sub/b.txt ]
@@ -72,7 +72,7 @@ check "the other file is still restored" [ ! -e sub/b.txt ]
 # Fork: a new session from the newest one; its first run_bash is a dry run.
 check "three turns for the fork" three_turns
 orig=$(basename "$(ls -td "$TANDEM_HOME"/sessions/*/ | head -n 1)")
-"$TANDEM" -c --fork -p "fork run" --permission-mode yolo --output-format stream-json >"$T/fork.jsonl" 2>"$T/fork.err"
+"$TANDEM" -c --fork -p "fork run" --permission-mode yolo --output-format events >"$T/fork.jsonl" 2>"$T/fork.err"
 check "fork exits 0" [ $? -eq 0 ]
 fork=$(head -n 1 "$T/fork.jsonl" | jq -r .id)
 check "fork is a new session" [ "$fork" != "$orig" ] && [ -n "$fork" ]

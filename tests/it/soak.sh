@@ -50,7 +50,7 @@ sample() {
 
 mkfifo "$T/events"
 start=$(date +%s%N)
-"$TANDEM" -p "soak" --max-turns 1000 --permission-mode yolo --output-format stream-json \
+"$TANDEM" -p "soak" --max-turns 1000 --permission-mode yolo --output-format events \
     >"$T/events" 2>"$T/err" &
 pid=$!
 exec 3>"$T/out.jsonl"

@@ -28,7 +28,7 @@ J
 # accept-edits: e1 applies, e2 fails, e3 and r3 are skipped.
 reset_files
 mock_start "$scen"
-"$TANDEM" -p "go" --permission-mode accept-edits --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "go" --permission-mode accept-edits --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "accept-edits run exits 0" [ $? -eq 0 ]
 cp "$T/out.jsonl" "$T/accept.jsonl"
 check "the first edit applied" grep -qx BETA a.txt
@@ -61,7 +61,7 @@ mock_start "$(scenario par <<'J'
 J
 )"
 # Stamp each event line as it arrives (ms).
-"$TANDEM" -p "go" --output-format stream-json 2>"$T/err" |
+"$TANDEM" -p "go" --output-format events 2>"$T/err" |
     while IFS= read -r line; do printf '%s %s\n' "$(date +%s%3N)" "$line"; done >"$T/par.txt"
 end1=$(grep '"id":"toolu_p1"' "$T/par.txt" | grep '"tool_result"' | cut -d' ' -f1)
 end2=$(grep '"id":"toolu_p2"' "$T/par.txt" | grep '"tool_result"' | cut -d' ' -f1)
@@ -77,7 +77,7 @@ rm -rf big
 # headless ask mode: the edits are denied, the files untouched.
 reset_files
 mock_start "$scen"
-"$TANDEM" -p "go" --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "go" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "ask mode run exits 0" [ $? -eq 0 ]
 check "ask mode: a.txt untouched" [ "$(cat a.txt)" = "$(printf 'alpha\nbeta\ngamma')" ]
 check "ask mode: b.txt untouched" [ "$(cat b.txt)" = "$(printf 'one\ntwo')" ]
@@ -87,14 +87,14 @@ check "ask mode: the reads still ran" [ "$(jq -r 'select(.type=="tool_result" an
 # plan mode: refused with a result saying so.
 reset_files
 mock_start "$scen"
-"$TANDEM" -p "go" --permission-mode plan --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "go" --permission-mode plan --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "plan mode: the edit is refused as plan mode" grep -qi 'plan mode' <(jq -r 'select(.type=="tool_result" and .id=="toolu_e1") | .content' "$T/out.jsonl")
 check "plan mode: a.txt untouched" grep -qx beta a.txt
 
 # allow rules: --allow edit_file(a.txt) lets only that edit through.
 reset_files
 mock_start "$scen"
-"$TANDEM" -p "go" --allow 'edit_file(a.txt)' --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "go" --allow 'edit_file(a.txt)' --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "--allow rule: a.txt edited" grep -qx BETA a.txt
 check "--allow rule: approval by rule" [ "$(jq -r 'select(.type=="approval" and .id=="toolu_e1") | .by' "$T/out.jsonl")" = rule ]
 check "--allow rule: b.txt untouched" grep -qx one b.txt
@@ -102,7 +102,7 @@ check "--allow rule: b.txt untouched" grep -qx one b.txt
 # deny beats yolo.
 reset_files
 mock_start "$scen"
-"$TANDEM" -p "go" --permission-mode yolo --deny 'edit_file(a.txt)' --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "go" --permission-mode yolo --deny 'edit_file(a.txt)' --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "--deny in yolo: a.txt untouched" grep -qx beta a.txt
 
 # Hostile paths never leave the workspace.
@@ -117,7 +117,7 @@ mock_start "$(scenario hostile <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "go" --permission-mode yolo --output-format stream-json >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "go" --permission-mode yolo --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "hostile: ../ read refused" [ "$(jq -r 'select(.type=="tool_result" and .id=="toolu_h1") | .is_error' "$T/out.jsonl")" = true ]
 check "hostile: absolute read refused" [ "$(jq -r 'select(.type=="tool_result" and .id=="toolu_h2") | .is_error' "$T/out.jsonl")" = true ]
 check "hostile: nothing written outside" [ ! -e "$T/escaped.txt" ]

@@ -4,7 +4,7 @@
 # continuations and cut-off tool calls, pause_turn, refusals, empty
 # answers, interrupts while streaming and while a command runs, thinking
 # round trips, broken tool input, a 1 MB answer, invalid UTF-8, and the
-# stream-json contract.  After each case the session log must still pair
+# events contract.  After each case the session log must still pair
 # every tool_use with exactly one tool_result, and the mock must find the
 # next request valid.
 . "$(dirname "$0")/lib.sh"
@@ -14,10 +14,10 @@ printf 'alpha\nbeta\n' >a.txt
 ALL="$T/all-events.jsonl"
 : >"$ALL"
 
-# run NAME ARGS...: tandem in stream-json; $T/NAME.jsonl, $T/NAME.err, $rc.
+# run NAME ARGS...: tandem in events; $T/NAME.jsonl, $T/NAME.err, $rc.
 run() {
 	local name=$1; shift
-	timeout 60 "$TANDEM" "$@" --output-format stream-json >"$T/$name.jsonl" 2>"$T/$name.err"
+	timeout 60 "$TANDEM" "$@" --output-format events >"$T/$name.jsonl" 2>"$T/$name.err"
 	rc=$?
 	cat "$T/$name.jsonl" >>"$ALL"
 }
@@ -355,7 +355,7 @@ mock_start "$(scenario slow <<'J'
 {"responses":[{"fixture":"slow.sse","delay_ms":30},{"text":"Resumed fine.","stop_reason":"end_turn"}]}
 J
 )"
-timeout 60 "$TANDEM" -p "slow-stream-4k1" --output-format stream-json >"$T/slow.jsonl" 2>"$T/slow.err" &
+timeout 60 "$TANDEM" -p "slow-stream-4k1" --output-format events >"$T/slow.jsonl" 2>"$T/slow.err" &
 pid=$!
 wait_for 20 has_event "$T/slow.jsonl" 'any(.[]; .type=="tool_result" and .id=="toolu_s1")'
 wait_for 20 has_event "$T/slow.jsonl" 'any(.[]; .type=="text")'
@@ -388,7 +388,7 @@ mock_start "$(scenario sleep <<'J'
 ]}
 J
 )"
-timeout 60 "$TANDEM" -p "sleep-int-3c8" --permission-mode yolo --output-format stream-json >"$T/sleep.jsonl" 2>"$T/sleep.err" &
+timeout 60 "$TANDEM" -p "sleep-int-3c8" --permission-mode yolo --output-format events >"$T/sleep.jsonl" 2>"$T/sleep.err" &
 pid=$!
 wait_for 20 running 'sleep 30.18'
 check "SIGINT in run_bash: the command started" running 'sleep 30.18'
@@ -425,7 +425,7 @@ mock_start "$(scenario wait <<'J'
 ]}
 J
 )"
-timeout 60 "$TANDEM" -p "wait-int-5d1" --permission-mode yolo --output-format stream-json >"$T/wait.jsonl" 2>"$T/wait.err" &
+timeout 60 "$TANDEM" -p "wait-int-5d1" --permission-mode yolo --output-format events >"$T/wait.jsonl" 2>"$T/wait.err" &
 pid=$!
 wait_for 20 has_event "$T/wait.jsonl" 'any(.[]; .type=="tool_use" and .id=="toolu_w2")'
 kill -INT "$(tandem_pid wait-int)"
@@ -477,7 +477,7 @@ mock_start "$(scenario retry <<'J'
 {"responses":[{"status":529,"headers":{"retry-after":"10"}},{"text":"too late","stop_reason":"end_turn"}]}
 J
 )"
-timeout 60 "$TANDEM" -p "retry-int-8e0" --output-format stream-json >"$T/retry.jsonl" 2>"$T/retry.err" &
+timeout 60 "$TANDEM" -p "retry-int-8e0" --output-format events >"$T/retry.jsonl" 2>"$T/retry.err" &
 pid=$!
 wait_for 20 has_event "$T/retry.jsonl" 'any(.[]; .type=="retry")'
 started=$(date +%s)
@@ -516,7 +516,7 @@ for i in $(seq 1 6); do
 	timeout 60 "$TANDEM" $([ "$i" -gt 1 ] && echo -c) -p "turn $i: read f$i" >/dev/null 2>&1 || ok_all=0
 done
 check "summary wait: the session grew" [ $ok_all -eq 1 ]
-timeout 60 "$TANDEM" -c -p "sum-int-2b7: read the big files" --output-format stream-json >"$T/sum.jsonl" 2>"$T/sum.err" &
+timeout 60 "$TANDEM" -c -p "sum-int-2b7: read the big files" --output-format events >"$T/sum.jsonl" 2>"$T/sum.err" &
 pid=$!
 wait_for 30 grep -q 'You summarise the earlier part' "$MOCK_LOG"
 n=$(mock_requests)
@@ -619,7 +619,7 @@ check "1 MB answer: exit 0" [ $? -eq 0 ]
 check "1 MB answer: it is 1 MB ($(stat -c %s "$T/big.txt") bytes)" [ "$(stat -c %s "$T/big.txt")" -ge 1048576 ]
 check "1 MB answer: printed whole in text mode" cmp -s "$T/big.txt" "$T/big.out"
 run big -p "a big answer"
-check "1 MB answer: the text deltas join to it in stream-json" \
+check "1 MB answer: the text deltas join to it in events" \
     cmp -s "$T/big.txt" <(jq -j 'select(.type=="text") | .text' "$T/big.jsonl")
 
 printf 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_u","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}\n\n' >"$T/badutf8.sse"
@@ -638,16 +638,16 @@ check "invalid UTF-8: the output is valid UTF-8" utf8_ok "$T/badutf8.out"
 check "invalid UTF-8: the valid parts survive" grep -q 'bad .* bytes, cut .* sequence.*café ok' "$T/badutf8.out"
 run badutf8 -p "bytes again"
 run badutf8b $(resume badutf8) -p "again"
-check "invalid UTF-8: stream-json is valid" valid_json_lines "$T/badutf8.jsonl"
+check "invalid UTF-8: events is valid" valid_json_lines "$T/badutf8.jsonl"
 check "invalid UTF-8: the next request is valid" [ $rc -eq 0 ] && [ "$(mock_problems)" -eq 0 ]
 mock_body 3 '.messages[1].content[0].text' >"$T/badutf8.sent"
 check "invalid UTF-8: the history sent back is valid UTF-8" utf8_ok "$T/badutf8.sent"
 
-# --- the stream-json contract, over every run above ----------------------
+# --- the events contract, over every run above ----------------------
 
 check "no sanitizer report in any run" not grep -l 'Sanitizer' "$T"/*.err
 
-check "stream-json: every line of every run is one JSON object" valid_json_lines "$ALL"
+check "events: every line of every run is one JSON object" valid_json_lines "$ALL"
 bad_last=""
 for f in "$T"/*.jsonl; do
 	case $f in "$ALL") continue ;; esac
@@ -655,14 +655,14 @@ for f in "$T"/*.jsonl; do
 	[ "$(tail -n 1 "$f" | jq -r .type)" = result ] || bad_last="$bad_last $(basename "$f")"
 	[ "$(jq -r 'select(.type=="result") | .type' "$f" | wc -l)" -eq 1 ] || bad_last="$bad_last $(basename "$f")(results)"
 done
-check "stream-json: result is the last line, once, of every run${bad_last:+ (not in$bad_last)}" [ -z "$bad_last" ]
+check "events: result is the last line, once, of every run${bad_last:+ (not in$bad_last)}" [ -z "$bad_last" ]
 types=$(jq -r .type "$ALL" | sort -u | tr '\n' ' ')
 echo "# event types seen: $types"
 allowed=' session turn_start text thinking tool_use tool_progress approval_request approval tool_result usage context compaction cache_break retry error turn_end result rewind compaction_done '
 odd=""
 for t in $types; do case $allowed in *" $t "*) ;; *) odd="$odd $t" ;; esac; done
-check "stream-json: only the event types of DESIGN.md §3${odd:+ (also:$odd)}" [ -z "$odd" ]
-check "stream-json: every event carries its turn" [ "$(jq -s 'all(.[]; (.turn | type) == "number")' "$ALL")" = true ]
-check "stream-json: a headless run replays nothing" [ -z "$(jq -c 'select(.replay)' "$ALL")" ]
+check "events: only the event types of DESIGN.md §3${odd:+ (also:$odd)}" [ -z "$odd" ]
+check "events: every event carries its turn" [ "$(jq -s 'all(.[]; (.turn | type) == "number")' "$ALL")" = true ]
+check "events: a headless run replays nothing" [ -z "$(jq -c 'select(.replay)' "$ALL")" ]
 
 finish
