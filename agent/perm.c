@@ -9,11 +9,10 @@
 #include "json.h"
 #include "perm.h"
 #include "sandbox.h"
+#include "shparse.h"
 #include "xalloc.h"
 
 #define PERM_RULE_MAX	4096	/* bytes in one rule */
-#define PERM_DEPTH_MAX	8	/* nesting of $(...), subshells and bash -c */
-#define PERM_DOCS_MAX	8	/* here-documents pending on one line */
 #define PERM_SHORT_CMD	80	/* commands up to this long are remembered exactly */
 
 const struct perm_alias perm_aliases[] = {
@@ -61,24 +60,6 @@ static const struct {
 	{ "bypassPermissions",	PERM_YOLO },
 };
 
-/* Shell words that only group or sequence commands: a part starting with one is the rest. */
-static const char *const bash_keywords[] = {
-	"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
-	"{", "}", "!", "time", "esac", NULL
-};
-
-/* Commands that run the command after them: deny rules look past them. */
-static const char *const bash_wrappers[] = {
-	"sudo", "doas", "env", "nohup", "time", "command", "builtin", "exec",
-	"nice", "ionice", "timeout", "stdbuf", "xargs", "watch", "chroot",
-	"setsid", "flock", "strace", "ltrace", "unbuffer", "chrt", "taskset", NULL
-};
-
-/* Shells whose -c argument is itself a command line. */
-static const char *const bash_shells[] = {
-	"bash", "sh", "zsh", "dash", "ksh", "mksh", NULL
-};
-
 struct perm_rule {
 	char			*text;		/* as written */
 	const struct perm_tool	*tool;
@@ -96,33 +77,6 @@ struct perm_rules {
 	char			*root;
 };
 
-/* One part of a shell command line. */
-struct bash_part {
-	char	*text;		/* blanks squeezed, quotes kept */
-	bool	 redirect;	/* sends output into a file */
-};
-
-struct bash_parts {
-	struct bash_part	*v;
-	size_t			 n, cap;
-	bool			 opaque;	/* nested too deep: some parts are unknown */
-};
-
-struct bash_doc {
-	char	*delim;
-	bool	 strip_tabs;
-	bool	 expand;	/* unquoted delimiter: $(...) in the body runs */
-};
-
-struct bash_scan {
-	const char		*s;
-	size_t			 i;
-	int			 depth;
-	struct bash_parts	*out;
-	struct bash_doc		 docs[PERM_DOCS_MAX];
-	size_t			 ndocs;
-};
-
 /* One way of naming a file: relative to the root and absolute. */
 struct perm_path {
 	char	*rel;		/* "." for the root; NULL when outside it or unknown */
@@ -133,21 +87,10 @@ struct perm_path {
 struct perm_subject {
 	const struct perm_tool	*tool;		/* NULL: a tool no pattern applies to */
 	char			*whole;		/* run_bash: the squeezed command */
-	struct bash_parts	 parts;
+	struct shparse_parts	 parts;
 	struct perm_path	*paths;		/* file tools: every name of every file */
 	size_t			 npaths, cap;
 };
-
-static void bash_list(struct bash_scan *, char closer);
-
-static bool
-perm_in(const char *const *list, const char *word)
-{
-	for (; *list != NULL; list++)
-		if (strcmp(*list, word) == 0)
-			return true;
-	return false;
-}
 
 const char *
 perm_canonical_tool(const char *name)
@@ -226,47 +169,6 @@ perm_list_name(enum perm_list list)
 /*
  * Matching.
  */
-
-/* A command glob: '*' matches anything, "\*" a star; everything else itself. */
-static bool
-perm_cmd_glob(const char *p, const char *s)
-{
-	const char *star_p = NULL, *star_s = NULL, *lit;
-	size_t step;
-
-	while (*s != '\0') {
-		if (*p == '*') {
-			star_p = ++p;
-			star_s = s;
-			continue;
-		}
-		lit = p;
-		step = 1;
-		if (p[0] == '\\' && p[1] == '*') {
-			lit = p + 1;
-			step = 2;
-		}
-		if (*lit != '\0' && *lit == *s) {
-			p += step;
-			s++;
-			continue;
-		}
-		if (star_p == NULL)
-			return false;
-		p = star_p;
-		s = ++star_s;
-	}
-	while (*p == '*')
-		p++;
-	return *p == '\0';
-}
-
-static bool
-perm_rule_cmd_match(const struct perm_rule *r, const char *text)
-{
-	return perm_cmd_glob(r->pattern, text) ||
-	    (r->alt != NULL && perm_cmd_glob(r->alt, text));
-}
 
 enum { PG_MATCH, PG_NOMATCH, PG_ABORT_ALL, PG_ABORT_TO_STARSTAR };
 
@@ -422,657 +324,6 @@ perm_path_match(const char *pat, const struct perm_path *p)
 	if (strchr(pat, '/') == NULL)
 		return pg_match_any_name(pat, p->rel);
 	return pg_match_or_parent(pat, p->rel);
-}
-
-/*
- * Shell command lines.
- */
-
-/* Append c, after the one space that stands for any blanks before it. */
-static void
-bash_put(struct buf *cur, bool *space, char c)
-{
-	if (*space && cur->len > 0)
-		buf_putc(cur, ' ');
-	*space = false;
-	buf_putc(cur, c);
-}
-
-static void
-bash_puts(struct buf *cur, bool *space, const char *s)
-{
-	for (; *s != '\0'; s++)
-		bash_put(cur, space, *s);
-}
-
-/* The command with runs of unquoted blanks made one space, none at either end. */
-static char *
-bash_squeeze(const char *s)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	bool space = false;
-	char q = 0;
-
-	for (; *s != '\0'; s++) {
-		if (q == 0 && (*s == ' ' || *s == '\t')) {
-			space = true;
-			continue;
-		}
-		bash_put(&b, &space, *s);
-		if (q != '\'' && *s == '\\' && s[1] != '\0')
-			buf_putc(&b, *++s);
-		else if (q == 0 && (*s == '\'' || *s == '"'))
-			q = *s;
-		else if (q != 0 && *s == q)
-			q = 0;
-	}
-	return buf_detach(&b, NULL);
-}
-
-/* The word of squeezed text s at *pos, quotes kept; NULL at the end.  The caller frees. */
-static char *
-bash_word(const char *s, size_t *pos)
-{
-	size_t i = *pos, start;
-	char q = 0;
-
-	while (s[i] == ' ')
-		i++;
-	if (s[i] == '\0') {
-		*pos = i;
-		return NULL;
-	}
-	for (start = i; s[i] != '\0' && (q != 0 || s[i] != ' '); i++) {
-		if (q != '\'' && s[i] == '\\' && s[i + 1] != '\0')
-			i++;
-		else if (q == 0 && (s[i] == '\'' || s[i] == '"'))
-			q = s[i];
-		else if (q != 0 && s[i] == q)
-			q = 0;
-	}
-	*pos = i;
-	return xstrndup(s + start, i - start);
-}
-
-/* A word with its quotes and escapes taken away, as the shell would pass it. */
-static char *
-bash_unquote(const char *w)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	char q = 0;
-
-	for (; *w != '\0'; w++) {
-		if (q == 0 && (*w == '\'' || *w == '"'))
-			q = *w;
-		else if (q != 0 && *w == q)
-			q = 0;
-		else if (*w == '\\' && w[1] != '\0' && (q == 0 ||
-		    (q == '"' && strchr("\"\\$`", w[1]) != NULL)))
-			buf_putc(&b, *++w);
-		else
-			buf_putc(&b, *w);
-	}
-	return buf_detach(&b, NULL);
-}
-
-static bool
-bash_is_assignment(const char *w)
-{
-	size_t i = 0;
-
-	if (!((w[0] >= 'A' && w[0] <= 'Z') || (w[0] >= 'a' && w[0] <= 'z') || w[0] == '_'))
-		return false;
-	while (w[i] == '_' || (w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= 'a' && w[i] <= 'z') ||
-	    (w[i] >= '0' && w[i] <= '9'))
-		i++;
-	return w[i] == '=';
-}
-
-static const char *
-bash_basename(const char *w)
-{
-	const char *slash = strrchr(w, '/');
-
-	return slash != NULL ? slash + 1 : w;
-}
-
-/* Skip the words that only group commands ("then", "{", "!"). */
-static const char *
-bash_skip_keywords(const char *t)
-{
-	size_t pos;
-	char *w;
-
-	for (;;) {
-		pos = 0;
-		w = bash_word(t, &pos);
-		if (w == NULL || !perm_in(bash_keywords, w)) {
-			free(w);
-			return t;
-		}
-		free(w);
-		t += pos;
-		while (*t == ' ')
-			t++;
-	}
-}
-
-static bool
-bash_command_start(const struct buf *cur)
-{
-	return *bash_skip_keywords(buf_cstr(cur)) == '\0';
-}
-
-/* Does the redirection at p ('>') send output into a file? */
-static bool
-bash_writes_file(const char *p)
-{
-	static const char *const harmless[] = { "/dev/null", "/dev/stdout", "/dev/stderr", NULL };
-	size_t n;
-	char *target;
-	bool writes;
-
-	p++;
-	if (*p == '>')
-		p++;
-	if (*p == '|')
-		p++;
-	if (*p == '&') {
-		p++;
-		if ((*p >= '0' && *p <= '9') || *p == '-')
-			return false;
-	}
-	while (*p == ' ' || *p == '\t')
-		p++;
-	n = strcspn(p, " \t\n;&|<>()");
-	target = xstrndup(p, n);
-	writes = !perm_in(harmless, target);
-	free(target);
-	return writes;
-}
-
-static void
-bash_add_part(struct bash_parts *out, const char *text, bool redirect)
-{
-	if (out->n == out->cap) {
-		out->cap = out->cap ? out->cap * 2 : 8;
-		out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
-	}
-	out->v[out->n].text = xstrdup(text);
-	out->v[out->n].redirect = redirect;
-	out->n++;
-}
-
-static void
-bash_parts_release(struct bash_parts *out)
-{
-	size_t i;
-
-	for (i = 0; i < out->n; i++)
-		free(out->v[i].text);
-	free(out->v);
-	memset(out, 0, sizeof(*out));
-}
-
-static void bash_split_into(const char *command, int depth, struct bash_parts *out);
-
-/*
- * bash -c STRING, sh -c STRING and eval WORDS anywhere in a part: the
- * string is more command line, split into parts of its own.
- */
-static void
-bash_inner(struct bash_scan *sc, const char *t)
-{
-	enum { NONE, SHELL, CODE, EVAL } state = NONE;
-	struct buf code = BUF_INIT(BUF_NOLIMIT);
-	size_t pos = 0;
-	char *w, *u;
-
-	while ((w = bash_word(t, &pos)) != NULL) {
-		u = bash_unquote(w);
-		if (state == CODE || state == EVAL) {
-			if (code.len > 0)
-				buf_putc(&code, ' ');
-			buf_puts(&code, u);
-			if (state == CODE) {
-				bash_split_into(buf_cstr(&code), sc->depth + 1, sc->out);
-				buf_reset(&code);
-				state = NONE;
-			}
-		} else if (state == SHELL) {
-			if (u[0] == '-' && u[1] != '-' && strchr(u, 'c') != NULL)
-				state = CODE;
-		} else if (perm_in(bash_shells, bash_basename(u)))
-			state = SHELL;
-		else if (strcmp(u, "eval") == 0)
-			state = EVAL;
-		free(u);
-		free(w);
-	}
-	if (code.len > 0)
-		bash_split_into(buf_cstr(&code), sc->depth + 1, sc->out);
-	buf_release(&code);
-}
-
-static void
-bash_flush(struct bash_scan *sc, struct buf *cur, bool *redirect)
-{
-	const char *t = bash_skip_keywords(buf_cstr(cur));
-
-	if (*t != '\0') {
-		bash_add_part(sc->out, t, *redirect);
-		bash_inner(sc, t);
-	}
-	buf_reset(cur);
-	*redirect = false;
-}
-
-/* A nested command list: its parts are added, its text is not. */
-static void
-bash_nested(struct bash_scan *sc, char closer)
-{
-	if (sc->depth >= PERM_DEPTH_MAX) {
-		sc->out->opaque = true;
-		sc->i += strlen(sc->s + sc->i);
-		return;
-	}
-	sc->depth++;
-	bash_list(sc, closer);
-	sc->depth--;
-}
-
-/* $(...), `...`, <(...), >(...) with sc->i inside: parts added, text kept in cur. */
-static void
-bash_subst(struct bash_scan *sc, char closer, struct buf *cur)
-{
-	size_t start = sc->i;
-
-	bash_nested(sc, closer);
-	buf_append(cur, sc->s + start, sc->i - start);
-	if (sc->s[sc->i] == closer) {
-		buf_putc(cur, closer);
-		sc->i++;
-	}
-}
-
-static void
-bash_single(struct bash_scan *sc, struct buf *cur, bool *space)
-{
-	const char *s = sc->s;
-
-	bash_put(cur, space, s[sc->i++]);
-	while (s[sc->i] != '\0' && s[sc->i] != '\'')
-		buf_putc(cur, s[sc->i++]);
-	if (s[sc->i] == '\'')
-		buf_putc(cur, s[sc->i++]);
-}
-
-static void
-bash_double(struct bash_scan *sc, struct buf *cur, bool *space)
-{
-	const char *s = sc->s;
-	char c;
-
-	bash_put(cur, space, s[sc->i++]);
-	while ((c = s[sc->i]) != '\0' && c != '"') {
-		if (c == '\\' && s[sc->i + 1] != '\0') {
-			buf_append(cur, s + sc->i, 2);
-			sc->i += 2;
-		} else if (c == '$' && s[sc->i + 1] == '(') {
-			buf_puts(cur, "$(");
-			sc->i += 2;
-			bash_subst(sc, ')', cur);
-		} else if (c == '`') {
-			buf_putc(cur, c);
-			sc->i++;
-			bash_subst(sc, '`', cur);
-		} else {
-			buf_putc(cur, c);
-			sc->i++;
-		}
-	}
-	if (c == '"')
-		buf_putc(cur, s[sc->i++]);
-}
-
-/* "<<WORD" or "<<-WORD": remember the delimiter; the body follows the line. */
-static void
-bash_heredoc_start(struct bash_scan *sc, struct buf *cur, bool *space)
-{
-	struct buf delim = BUF_INIT(BUF_NOLIMIT);
-	const char *s = sc->s;
-	bool strip = false, quoted = false;
-	char q = 0;
-
-	bash_puts(cur, space, "<<");
-	sc->i += 2;
-	if (s[sc->i] == '-') {
-		strip = true;
-		buf_putc(cur, '-');
-		sc->i++;
-	}
-	while (s[sc->i] == ' ' || s[sc->i] == '\t')
-		sc->i++;
-	for (; s[sc->i] != '\0'; sc->i++) {
-		char c = s[sc->i];
-
-		if (q == 0 && strchr(" \t\n;&|<>()", c) != NULL)
-			break;
-		buf_putc(cur, c);
-		if (q == 0 && (c == '\'' || c == '"')) {
-			q = c;
-			quoted = true;
-		} else if (q != 0 && c == q)
-			q = 0;
-		else if (q == 0 && c == '\\' && s[sc->i + 1] != '\0') {
-			quoted = true;
-			buf_putc(&delim, s[++sc->i]);
-			buf_putc(cur, s[sc->i]);
-		} else
-			buf_putc(&delim, c);
-	}
-	if (sc->ndocs == PERM_DOCS_MAX || delim.len == 0) {
-		sc->out->opaque = true;
-		buf_release(&delim);
-		return;
-	}
-	sc->docs[sc->ndocs].delim = buf_detach(&delim, NULL);
-	sc->docs[sc->ndocs].strip_tabs = strip;
-	sc->docs[sc->ndocs].expand = !quoted;
-	sc->ndocs++;
-}
-
-/* At a line's end: skip the bodies of its here-documents, minding $(...) in them. */
-static void
-bash_heredoc_bodies(struct bash_scan *sc)
-{
-	struct buf junk = BUF_INIT(BUF_NOLIMIT);
-	struct bash_doc docs[PERM_DOCS_MAX];
-	const char *s = sc->s, *p;
-	size_t d, n, ndocs = sc->ndocs;
-	bool bol;
-
-	/* Taken out first: a substitution in a body may end lines of its own. */
-	memcpy(docs, sc->docs, sizeof(docs));
-	sc->ndocs = 0;
-	for (d = 0; d < ndocs; d++) {
-		n = strlen(docs[d].delim);
-		for (bol = true; s[sc->i] != '\0';) {
-			if (bol) {
-				p = s + sc->i;
-				while (docs[d].strip_tabs && *p == '\t')
-					p++;
-				if (strncmp(p, docs[d].delim, n) == 0 &&
-				    (p[n] == '\n' || p[n] == '\0')) {
-					sc->i = (size_t)(p + n - s) + (p[n] == '\n');
-					break;
-				}
-			}
-			bol = s[sc->i] == '\n';
-			if (docs[d].expand && s[sc->i] == '\\' && s[sc->i + 1] != '\0')
-				sc->i += 2;
-			else if (docs[d].expand && s[sc->i] == '$' && s[sc->i + 1] == '(') {
-				sc->i += 2;
-				bash_subst(sc, ')', &junk);
-			} else if (docs[d].expand && s[sc->i] == '`') {
-				sc->i++;
-				bash_subst(sc, '`', &junk);
-			} else
-				sc->i++;
-		}
-		free(docs[d].delim);
-	}
-	buf_release(&junk);
-}
-
-/*
- * For "$((" with the arithmetic starting at i: the index just past its
- * "))", or 0 when it holds a substitution (then it is scanned as commands).
- */
-static size_t
-bash_arith_end(const char *s, size_t i)
-{
-	int depth = 0;
-
-	if (s[i - 1] != '(')
-		return 0;
-	for (; s[i] != '\0'; i++) {
-		if (s[i] == '`' || (s[i] == '$' && s[i + 1] == '('))
-			return 0;
-		if (s[i] == '(')
-			depth++;
-		else if (s[i] == ')' && depth > 0)
-			depth--;
-		else if (s[i] == ')')
-			return s[i + 1] == ')' ? i + 2 : 0;
-	}
-	return 0;
-}
-
-/*
- * Scan a command list up to closer (0: the end), adding its parts.  A part
- * ends at ; & && | || |& and newlines; quotes, escapes, substitutions,
- * subshells, comments and here-documents are followed as the shell does.
- */
-static void
-bash_list(struct bash_scan *sc, char closer)
-{
-	struct buf cur = BUF_INIT(BUF_NOLIMIT);
-	const char *s = sc->s;
-	bool redirect = false, space = false;
-	int paren = 0;
-	size_t n;
-	char c, next;
-
-	while ((c = s[sc->i]) != '\0') {
-		next = s[sc->i + 1];
-		if (c == closer && (closer != ')' || paren == 0))
-			break;
-		switch (c) {
-		case ' ':
-		case '\t':
-			space = true;
-			sc->i++;
-			continue;
-		case '\\':
-			if (next == '\n') {
-				space = true;
-				sc->i += 2;
-				continue;
-			}
-			bash_put(&cur, &space, c);
-			if (next != '\0')
-				buf_putc(&cur, s[++sc->i]);
-			sc->i++;
-			continue;
-		case '#':
-			if (cur.len == 0 || space) {
-				sc->i += strcspn(s + sc->i, "\n");
-				continue;
-			}
-			break;
-		case '\n':
-			bash_flush(sc, &cur, &redirect);
-			sc->i++;
-			bash_heredoc_bodies(sc);
-			space = false;
-			continue;
-		case ';':
-			bash_flush(sc, &cur, &redirect);
-			sc->i++;
-			continue;
-		case '&':
-			if (next == '>' || (sc->i > 0 && (s[sc->i - 1] == '>' || s[sc->i - 1] == '<')))
-				break;	/* &> >&2 <&0: part of a redirection */
-			bash_flush(sc, &cur, &redirect);
-			sc->i += next == '&' ? 2 : 1;
-			continue;
-		case '|':
-			if (sc->i > 0 && s[sc->i - 1] == '>' && next != '|')
-				break;	/* >| */
-			bash_flush(sc, &cur, &redirect);
-			sc->i += next == '|' || next == '&' ? 2 : 1;
-			continue;
-		case '(':
-			if (bash_command_start(&cur)) {
-				bash_flush(sc, &cur, &redirect);
-				sc->i++;
-				bash_nested(sc, ')');
-				if (s[sc->i] == ')')
-					sc->i++;
-				continue;
-			}
-			paren++;
-			break;
-		case ')':
-			if (paren > 0) {
-				paren--;
-				break;
-			}
-			bash_flush(sc, &cur, &redirect);	/* unbalanced */
-			sc->i++;
-			continue;
-		case '>':
-		case '<':
-			if (next == '(') {
-				bash_put(&cur, &space, c);
-				buf_putc(&cur, '(');
-				sc->i += 2;
-				bash_subst(sc, ')', &cur);
-				continue;
-			}
-			if (c == '<' && next == '<' && s[sc->i + 2] == '<') {
-				bash_puts(&cur, &space, "<<<");	/* a here-string */
-				sc->i += 3;
-				continue;
-			}
-			if (c == '<' && next == '<') {
-				bash_heredoc_start(sc, &cur, &space);
-				continue;
-			}
-			if (c == '>' && bash_writes_file(s + sc->i))
-				redirect = true;
-			break;
-		case '$':
-			if (next == '(' && (n = bash_arith_end(s, sc->i + 3)) != 0) {
-				bash_put(&cur, &space, c);
-				buf_append(&cur, s + sc->i + 1, n - sc->i - 1);
-				sc->i = n;
-				continue;
-			}
-			if (next == '(') {
-				bash_puts(&cur, &space, "$(");
-				sc->i += 2;
-				bash_subst(sc, ')', &cur);
-				continue;
-			}
-			break;
-		case '`':
-			bash_put(&cur, &space, c);
-			sc->i++;
-			bash_subst(sc, '`', &cur);
-			continue;
-		case '\'':
-			bash_single(sc, &cur, &space);
-			continue;
-		case '"':
-			bash_double(sc, &cur, &space);
-			continue;
-		default:
-			break;
-		}
-		bash_put(&cur, &space, c);
-		sc->i++;
-	}
-	bash_flush(sc, &cur, &redirect);
-	buf_release(&cur);
-}
-
-static void
-bash_split_into(const char *command, int depth, struct bash_parts *out)
-{
-	struct bash_scan sc;
-
-	memset(&sc, 0, sizeof(sc));
-	sc.s = command;
-	sc.out = out;
-	sc.depth = depth;
-	if (depth > PERM_DEPTH_MAX) {
-		out->opaque = true;
-		return;
-	}
-	bash_list(&sc, 0);
-	bash_heredoc_bodies(&sc);
-}
-
-/*
- * t with its first word unquoted and without its directory ("/bin/rm x",
- * "\\rm x" and "'rm' x" all give "rm x"); NULL when that changes nothing.
- */
-static char *
-bash_plain_first(const char *t)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	size_t pos = 0;
-	char *w = bash_word(t, &pos), *u;
-
-	if (w == NULL)
-		return NULL;
-	u = bash_unquote(w);
-	if (strcmp(bash_basename(u), w) != 0) {
-		buf_puts(&b, bash_basename(u));
-		buf_puts(&b, t + pos);
-	}
-	free(w);
-	free(u);
-	return b.data != NULL ? buf_detach(&b, NULL) : NULL;
-}
-
-static bool
-bash_match_plain(const struct perm_rule *r, const char *t)
-{
-	char *plain;
-	bool hit = perm_rule_cmd_match(r, t);
-
-	if (!hit && (plain = bash_plain_first(t)) != NULL) {
-		hit = perm_rule_cmd_match(r, plain);
-		free(plain);
-	}
-	return hit;
-}
-
-/*
- * Does rule r match part text t for deny and ask: also with the program
- * named by its path or quoted, and when t starts with VAR=value
- * assignments or a wrapper such as sudo, at any later word.
- */
-static bool
-bash_match_loose(const struct perm_rule *r, const char *t)
-{
-	size_t pos = 0, start;
-	char *w, *u;
-	bool lead;
-
-	if (bash_match_plain(r, t))
-		return true;
-	if ((w = bash_word(t, &pos)) == NULL)
-		return false;
-	u = bash_unquote(w);
-	lead = bash_is_assignment(w) || perm_in(bash_wrappers, bash_basename(u));
-	free(w);
-	free(u);
-	if (!lead)
-		return false;
-	for (;;) {
-		while (t[pos] == ' ')
-			pos++;
-		start = pos;
-		if ((w = bash_word(t, &pos)) == NULL)
-			return false;
-		free(w);
-		if (bash_match_plain(r, t + start))
-			return true;
-	}
 }
 
 /*
@@ -1329,8 +580,8 @@ subject_init(struct perm_subject *sub, const struct perm_rules *rules, const cha
 	v = json_str(input, sub->tool->field, NULL);
 	switch (sub->tool->kind) {
 	case PERM_KIND_BASH:
-		sub->whole = bash_squeeze(v != NULL ? v : "");
-		bash_split_into(v != NULL ? v : "", 0, &sub->parts);
+		sub->whole = shparse_squeeze(v != NULL ? v : "");
+		shparse_split(v != NULL ? v : "", &sub->parts);
 		break;
 	case PERM_KIND_PATH:
 		subject_add_file(sub, rules->root, v != NULL && *v != '\0' ? v : ".");
@@ -1351,7 +602,7 @@ subject_release(struct perm_subject *sub)
 	size_t i;
 
 	free(sub->whole);
-	bash_parts_release(&sub->parts);
+	shparse_parts_release(&sub->parts);
 	for (i = 0; i < sub->npaths; i++) {
 		free(sub->paths[i].rel);
 		free(sub->paths[i].abs);
@@ -1371,10 +622,10 @@ rule_hits_any(const struct perm_rule *r, const struct perm_subject *sub)
 		return true;
 	switch (r->tool->kind) {
 	case PERM_KIND_BASH:
-		if (perm_rule_cmd_match(r, sub->whole))
+		if (shparse_rule_match(r->pattern, r->alt, sub->whole))
 			return true;
 		for (i = 0; i < sub->parts.n; i++)
-			if (bash_match_loose(r, sub->parts.v[i].text))
+			if (shparse_denies(r->pattern, r->alt, &sub->parts.v[i]))
 				return true;
 		return false;
 	case PERM_KIND_PATH:
@@ -1425,7 +676,7 @@ allow_covering(const struct perm_ruleset *set, const struct perm_subject *sub, s
 			if (perm_path_match(r->pattern, &sub->paths[i]))
 				return r;
 		} else if ((!sub->parts.v[i].redirect || strchr(r->pattern, '>') != NULL) &&
-		    perm_rule_cmd_match(r, sub->parts.v[i].text))
+		    shparse_allows(r->pattern, r->alt, &sub->parts.v[i]))
 			return r;
 	}
 	return NULL;
@@ -1508,13 +759,21 @@ perm_check(const struct perm_rules *rules, enum perm_mode mode, const char *tool
 	} else if (sub.parts.opaque &&
 	    (r = ruleset_first(&rules->lists[PERM_LIST_DENY], &sub)) != NULL) {
 		/* What cannot be seen cannot be shown to pass the deny rules. */
-		buf_printf(why, "denied: the command nests too deeply to check it against rule %s",
+		buf_printf(why, "denied: the command is unbalanced or nests too deeply to check it "
+		    "against rule %s",
 		    r->text);
 		v = PERM_VERDICT_DENY;
 	} else if (mode == PERM_PLAN && cls != TOOL_READ_ONLY) {
 		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made" :
 		    "plan mode: no commands are run");
 		v = PERM_VERDICT_DENY;
+	} else if (sub.parts.unsure &&
+	    ((r = ruleset_first(&rules->lists[PERM_LIST_DENY], &sub)) != NULL ||
+	    (r = ruleset_first(&rules->lists[PERM_LIST_ASK], &sub)) != NULL)) {
+		/* A program named by an expansion is only known once it runs: a person decides. */
+		buf_printf(why, "the command runs a program named by an expansion, which rule %s "
+		    "cannot be checked against", r->text);
+		v = PERM_VERDICT_ASK;
 	} else if (mode != PERM_YOLO &&
 	    (r = ruleset_hit(&rules->lists[PERM_LIST_ASK], &sub)) != NULL) {
 		buf_printf(why, "rule %s asks for approval", r->text);
@@ -1676,7 +935,7 @@ perm_rule_parse(const char *rule, struct perm_rule *r, struct buf *err)
 	/* Claude Code's "cmd:*" is "cmd *". */
 	if (n >= 2 && strcmp(raw + n - 2, ":*") == 0 && (n < 3 || raw[n - 3] != '\\'))
 		raw[n - 2] = ' ';
-	r->pattern = bash_squeeze(raw);
+	r->pattern = shparse_squeeze(raw);
 	free(raw);
 	/* "cmd *" also matches cmd alone: "rm *" covers a bare "rm". */
 	n = strlen(r->pattern);
@@ -1796,8 +1055,8 @@ static char *
 perm_rule_for_bash(const char *command)
 {
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
-	struct bash_parts parts;
-	char *whole = bash_squeeze(command), *w1 = NULL, *w2 = NULL;
+	struct shparse_parts parts;
+	char *whole = shparse_squeeze(command), *w1 = NULL, *w2 = NULL;
 	size_t pos = 0;
 
 	memset(&parts, 0, sizeof(parts));
@@ -1806,9 +1065,9 @@ perm_rule_for_bash(const char *command)
 		perm_escape(&out, whole, "*");
 		goto done;
 	}
-	bash_split_into(command, 0, &parts);
-	if (parts.n > 0 && (w1 = bash_word(parts.v[0].text, &pos)) != NULL)
-		w2 = bash_word(parts.v[0].text, &pos);
+	shparse_split(command, &parts);
+	if (parts.n > 0 && (w1 = shparse_word(parts.v[0].text, &pos)) != NULL)
+		w2 = shparse_word(parts.v[0].text, &pos);
 	if (w1 == NULL) {
 		buf_release(&out);
 		goto out;
@@ -1825,7 +1084,7 @@ out:
 	free(w1);
 	free(w2);
 	free(whole);
-	bash_parts_release(&parts);
+	shparse_parts_release(&parts);
 	return out.data != NULL ? buf_detach(&out, NULL) : NULL;
 }
 

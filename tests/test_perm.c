@@ -721,13 +721,14 @@ T_TEST(hostile_commands)
 	T_EQ_INT(bash(r, PERM_ASK, buf_cstr(&c)), PERM_VERDICT_ALLOW);
 	buf_puts(&c, "rm x");
 	T_EQ_INT(bash(r, PERM_ASK, buf_cstr(&c)), PERM_VERDICT_DENY);
-	/* Unterminated quotes and substitutions end at the end. */
-	T_EQ_INT(bash(r, PERM_ASK, "echo \"abc && rm -rf /"), PERM_VERDICT_ALLOW);
+	/* Unterminated quotes and substitutions fail closed. */
+	T_EQ_INT(bash(r, PERM_ASK, "echo \"abc && rm -rf /"), PERM_VERDICT_DENY);
+	T_EQ_INT(bash(no_deny, PERM_ASK, "echo \"abc && rm -rf /"), PERM_VERDICT_ASK);
 	T_EQ_INT(bash(r, PERM_ASK, "echo $(rm x"), PERM_VERDICT_DENY);
 	T_EQ_INT(bash(r, PERM_ASK, "echo `rm x"), PERM_VERDICT_DENY);
-	T_EQ_INT(bash(r, PERM_ASK, "echo 'x"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(r, PERM_ASK, "echo 'x"), PERM_VERDICT_DENY);
 	T_EQ_INT(bash(r, PERM_ASK, "echo \\"), PERM_VERDICT_ALLOW);
-	T_EQ_INT(bash(r, PERM_ASK, ")))((("), PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_ASK, ")))((("), PERM_VERDICT_DENY);
 	T_EQ_INT(bash(no_deny, PERM_ASK, "<<"), PERM_VERDICT_ASK);
 	T_EQ_INT(bash(r, PERM_ASK, "<<"), PERM_VERDICT_DENY);
 	T_EQ_INT(bash(no_deny, PERM_ASK, "cat <<A <<B <<C <<D <<E <<F <<G <<H <<I <<J\nx"),

@@ -1,0 +1,399 @@
+/* shparse: the shell splitter, its verdicts and its pattern helpers. */
+#include "autoconf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "shparse.h"
+#include "t.h"
+
+static struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+/*
+ * The parts of cmd as one line: texts joined by " | ", each marked '~'
+ * when dynamic, '?' when unsure, '>' when it writes a file, and the whole
+ * followed by " !" when opaque.
+ */
+static const char *
+split(const char *cmd)
+{
+	struct shparse_parts p;
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	shparse_split(cmd, &p);
+	buf_reset(&out);
+	for (i = 0; i < p.n; i++) {
+		if (i > 0)
+			buf_puts(&out, " | ");
+		if (p.v[i].dynamic)
+			buf_putc(&out, '~');
+		if (p.v[i].unsure)
+			buf_putc(&out, '?');
+		if (p.v[i].redirect)
+			buf_putc(&out, '>');
+		buf_puts(&out, p.v[i].text);
+	}
+	if (p.opaque)
+		buf_puts(&out, " !");
+	if (p.unsure != false) {
+		for (i = 0; i < p.n && !p.v[i].unsure; i++)
+			;
+		if (i == p.n)
+			buf_puts(&out, " (unsure without an unsure part)");
+	}
+	shparse_parts_release(&p);
+	return buf_cstr(&out);
+}
+
+/* The plain words of the first part, joined by '/'. */
+static const char *
+plain(const char *cmd)
+{
+	struct shparse_parts p;
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	shparse_split(cmd, &p);
+	buf_reset(&out);
+	for (i = 0; p.n > 0 && i < p.v[0].nwords; i++) {
+		if (i > 0)
+			buf_putc(&out, '/');
+		buf_puts(&out, p.v[0].words[i].plain);
+	}
+	shparse_parts_release(&p);
+	return buf_cstr(&out);
+}
+
+static bool
+denies(const char *pattern, const char *cmd)
+{
+	struct shparse_parts p;
+	size_t i, n = strlen(pattern);
+	char *alt = NULL;
+	bool hit = false;
+
+	if (n >= 3 && strcmp(pattern + n - 2, " *") == 0)
+		alt = strndup(pattern, n - 2);
+	memset(&p, 0, sizeof(p));
+	shparse_split(cmd, &p);
+	for (i = 0; i < p.n && !hit; i++)
+		hit = shparse_denies(pattern, alt, &p.v[i]);
+	shparse_parts_release(&p);
+	free(alt);
+	return hit;
+}
+
+static bool
+allows(const char *pattern, const char *cmd)
+{
+	struct shparse_parts p;
+	size_t i;
+	bool ok;
+
+	memset(&p, 0, sizeof(p));
+	shparse_split(cmd, &p);
+	ok = p.n > 0 && !p.opaque;
+	for (i = 0; i < p.n && ok; i++)
+		ok = !p.v[i].redirect && shparse_allows(pattern, NULL, &p.v[i]);
+	shparse_parts_release(&p);
+	return ok;
+}
+
+T_TEST(the_attacks)
+{
+	/* $'...' does not end at \'. */
+	T_EQ_STR(split("git status $'\\''; touch PWNED"), "git status $'\\'' | touch PWNED");
+	T_EQ_STR(split("echo $'\\''; rm -rf victim"), "echo $'\\'' | rm -rf victim");
+	T_EQ_STR(split("echo $'a\\'b' && rm x"), "echo $'a\\'b' | rm x");
+	T_EQ_STR(split("echo $'\\\\'; rm x"), "echo $'\\\\' | rm x");
+	T_OK(!allows("git *", "git status $'\\''; touch PWNED"));
+	T_OK(denies("rm *", "echo $'\\''; rm -rf victim"));
+	/* Inside "...", $' is a dollar and a quote. */
+	T_EQ_STR(split("echo \"$'\"; rm x"), "echo \"$'\" | rm x");
+	/* And '...' ends at the first quote, backslash or not. */
+	T_EQ_STR(split("echo 'a\\'; rm x"), "echo 'a\\' | rm x");
+	T_EQ_STR(split("echo \"a\\\"; rm x\""), "echo \"a\\\"; rm x\"");
+	T_EQ_STR(split("echo $\"x\"; rm y"), "echo $\"x\" | rm y");
+}
+
+T_TEST(ansi_c_escapes)
+{
+	T_EQ_STR(plain("$'\\x72m' -rf x"), "rm/-rf/x");
+	T_EQ_STR(plain("$'\\162m'"), "rm");
+	T_EQ_STR(plain("$'\\u0072m'"), "rm");
+	T_EQ_STR(plain("$'a\\tb\\n'"), "a\tb\n");
+	T_EQ_STR(plain("$'ab\\0cd'"), "ab");
+	T_EQ_STR(plain("$'\\q'"), "\\q");
+	T_EQ_STR(plain("$'\\cA'"), "\001");
+	T_EQ_STR(plain("$\"rm\""), "rm");
+	T_EQ_STR(plain("'r'\"m\"\\ x"), "rm x");
+	T_EQ_STR(plain("\"a\\b\\$c\\\"\""), "a\\b$c\"");
+	T_EQ_STR(plain("r\\\nm"), "rm");
+}
+
+T_TEST(lists)
+{
+	T_EQ_STR(split("a && b || c ; d | e |& f & g\nh"), "a | b | c | d | e | f | g | h");
+	T_EQ_STR(split("a;;b"), "a | b !");
+	T_EQ_STR(split("  a   b  "), "a b");
+	T_EQ_STR(split("a # b; c\nd"), "a | d");
+	T_EQ_STR(split("a#b; c"), "a#b | c");
+	T_EQ_STR(split("a \\\n b"), "a b");
+	T_EQ_STR(split("(a; b) && { c; }"), "a | b | c");
+	T_EQ_STR(split("((a) ; b)"), "a | b");
+	T_EQ_STR(split("a )"), "a !");
+	T_EQ_STR(split("echo 'x"), "echo 'x !");
+}
+
+T_TEST(substitutions)
+{
+	T_EQ_STR(split("echo $(a; b)"), "a | b | echo $(a; b)");
+	T_EQ_STR(split("echo $(a $(b))"), "b | a $(b) | echo $(a $(b))");
+	T_EQ_STR(split("echo `a \\`b\\``"), "b | a `b` | echo `a \\`b\\``");
+	T_EQ_STR(split("echo \"$(a)\" \"`b`\""), "a | b | echo \"$(a)\" \"`b`\"");
+	T_EQ_STR(split("diff <(a) >(b)"), "a | b | diff <(a) >(b)");
+	T_EQ_STR(split("echo ${x:-$(a)}"), "a | echo ${x:-$(a)}");
+	T_EQ_STR(split("echo $((1 + $(a)))"), "a | echo $((1 + $(a)))");
+	T_EQ_STR(split("echo $((1 + 2))"), "echo $((1 + 2))");
+	T_EQ_STR(split("echo $( (a) )"), "a | echo $( (a) )");
+	T_EQ_STR(split("x=$(a) y"), "a | x=$(a) y");
+	T_EQ_STR(split("x=(1 $(a) 3)"), "a | x=(1 $(a) 3)");
+	T_EQ_STR(split("echo $(case x in a) b;; esac)"), "b | echo $(case x in a) b;; esac)");
+	T_EQ_STR(split("echo $(a"), "a | echo $(a !");
+}
+
+T_TEST(here_documents)
+{
+	T_EQ_STR(split("cat <<'E'\n$(rm x)\nE\nls"), "cat <<'E' | ls");
+	T_EQ_STR(split("cat <<E\n$(rm x)\nE\nls"), "cat <<E | rm x | ls");
+	T_EQ_STR(split("cat <<\\E\n$(rm x)\nE\nls"), "cat <<\\E | ls");
+	T_EQ_STR(split("cat <<-E\n\tx\n\tE\nls"), "cat <<-E | ls");
+	T_EQ_STR(split("cat <<A <<\"B\"; ls\na\nA\n$(b)\nB\nc"), "cat <<A <<\"B\" | ls | c");
+	T_EQ_STR(split("cat <<< 'rm x'"), "cat <<< 'rm x'");
+	T_EQ_STR(split("cat <<E\nx\n"), "cat <<E");
+	T_EQ_STR(split("x=$(cat <<E\nhi )\nE\n); y"), "cat <<E | x=$(cat <<E\nhi )\nE\n) | y");
+}
+
+T_TEST(keywords)
+{
+	T_EQ_STR(split("if a; then b; elif c; then d; else e; fi"), "a | b | c | d | e");
+	T_EQ_STR(split("while a; do b; done > f"), "a | b | >> f");
+	T_EQ_STR(split("until a; do b; done"), "a | b");
+	T_EQ_STR(split("for x in a $(b) c; do d $x; done"), "b | d $x");
+	T_EQ_STR(split("for x\ndo d; done"), "d");
+	T_EQ_STR(split("for ((i = $(a); i < 2; i++)); do b; done"), "a | b");
+	T_EQ_STR(split("select x in a; do b; done"), "b");
+	T_EQ_STR(split("case $(a) in x|y) b;; (z) c;& *) d;;& esac; e"), "a | b | c | d | e");
+	T_EQ_STR(split("case x in\n  a) b\n  ;;\nesac"), "b");
+	T_EQ_STR(split("case x in a) b"), "b !");
+	T_EQ_STR(split("f() { a; }; function g { b; }; function h() ( c )"), "a | b | c");
+	T_EQ_STR(split("! a | b"), "a | b");
+	T_EQ_STR(split("time -p a"), "a");
+	T_EQ_STR(split("[[ -n $(a) && x =~ (a|b) ]] && c"), "a | [[ -n $(a) && x =~ (a|b) ]] | c");
+	T_EQ_STR(split("[[ x"), "[[ x !");
+	T_EQ_STR(split("(( x = $(a) + 1 )) || b"), "a | (( x = $(a) + 1 )) | b");
+	T_EQ_STR(split("echo if then done"), "echo if then done");
+	T_EQ_STR(split("{ a; } 2> e"), "a | >2> e");
+}
+
+T_TEST(redirections)
+{
+	T_EQ_STR(split("a > f"), ">a > f");
+	T_EQ_STR(split("a >f 2>&1"), ">a >f 2>&1");
+	T_EQ_STR(split("a >/dev/null 2>&1 <in"), "a >/dev/null 2>&1 <in");
+	T_EQ_STR(split("a &>> log"), ">a &>> log");
+	T_EQ_STR(split("a >& log"), ">a >& log");
+	T_EQ_STR(split("a >&2 >&-"), "a >&2 >&-");
+	T_EQ_STR(split("a {fd}> f"), ">a {fd}> f");
+	T_EQ_STR(split("a 3<> f"), ">a 3<> f");
+	T_EQ_STR(split("> f"), ">> f");
+	T_EQ_STR(split("a > $f"), ">a > $f");
+	T_EQ_STR(split("a '>' f"), "a '>' f");
+	T_EQ_STR(split("a >"), ">a > !");
+	T_EQ_STR(plain("a 2>f b"), "a/2> f/b");
+}
+
+T_TEST(shells_and_eval)
+{
+	T_EQ_STR(split("bash -c 'a; b'"), "bash -c 'a; b' | a | b");
+	T_EQ_STR(split("sh -ec \"a && b\" name"), "sh -ec \"a && b\" name | a | b");
+	T_EQ_STR(split("/bin/bash -o pipefail -c 'a | b'"), "/bin/bash -o pipefail -c 'a | b' | a | b");
+	T_EQ_STR(split("eval a ';' b"), "eval a ';' b | a | b");
+	T_EQ_STR(split("eval \"$x\""), "?eval \"$x\" | ~?$x");
+	T_EQ_STR(split("bash -c \"rm $x\""), "?bash -c \"rm $x\" | rm $x");
+	T_EQ_STR(split("bash script.sh"), "bash script.sh");
+	T_EQ_STR(split("sudo bash -c 'bash -c \"a\"'"), "sudo bash -c 'bash -c \"a\"' | bash -c \"a\" | a");
+	T_EQ_STR(split("bash -c $'a\\'; b'"), "bash -c $'a\\'; b' | ~a'; b !");
+}
+
+T_TEST(depth_is_bounded)
+{
+	struct buf c = BUF_INIT(BUF_NOLIMIT);
+	int i;
+
+	for (i = 0; i < 40; i++)
+		buf_puts(&c, "echo $(");
+	buf_puts(&c, "a");
+	for (i = 0; i < 40; i++)
+		buf_putc(&c, ')');
+	T_CONTAINS(split(buf_cstr(&c)), " !");
+	buf_reset(&c);
+	for (i = 0; i < 40; i++)
+		buf_puts(&c, "eval ");
+	buf_puts(&c, "a");
+	T_CONTAINS(split(buf_cstr(&c)), " !");
+	buf_reset(&c);
+	for (i = 0; i < SHPARSE_DEPTH_MAX - 1; i++)
+		buf_puts(&c, "( ");
+	buf_puts(&c, "a");
+	for (i = 0; i < SHPARSE_DEPTH_MAX - 1; i++)
+		buf_puts(&c, " )");
+	T_EQ_STR(split(buf_cstr(&c)), "a");
+	buf_release(&c);
+}
+
+T_TEST(command_word_verdicts)
+{
+	static const char *const dynamic[] = {
+		"$(echo rm) -rf x", "`echo rm` x", "$X", "${X}", "r\\m x", "'rm' x", "\"rm\" x",
+		"$'rm' x", "$\"rm\" x", "/bin/r? x", "/bin/r* x", "/bin/[r]m x", "{rm,-rf,x}",
+		"rm${IFS}-rf", "~/bin/x", "r''m", "A=1 $X", "x=1 \\rm y", NULL
+	};
+	static const char *const unsure[] = {
+		"$(echo rm) -rf x", "$X", "/bin/r? x", "{rm,x}", "rm${IFS}-rf", "sudo $X",
+		"env A=1 \"$X\"", "xargs $X", "timeout 5 $(echo rm)", "eval $x", "bash -c \"$x\"",
+		NULL
+	};
+	static const char *const plain_word[] = {
+		"rm x", "git status $'\\''", "ls \"$X\"", "a=$(b) ls", "[ -f x ]", "[[ -f x ]]",
+		"echo {a,b}", "x=1", "> f", NULL
+	};
+	size_t i;
+
+	for (i = 0; dynamic[i] != NULL; i++)
+		if (strchr(split(dynamic[i]), '~') == NULL)
+			T_FAIL("not dynamic: %s (%s)", dynamic[i], buf_cstr(&out));
+	for (i = 0; unsure[i] != NULL; i++)
+		if (strchr(split(unsure[i]), '?') == NULL)
+			T_FAIL("not unsure: %s (%s)", unsure[i], buf_cstr(&out));
+	for (i = 0; plain_word[i] != NULL; i++) {
+		split(plain_word[i]);
+		if (strchr(buf_cstr(&out), '~') != NULL || strchr(buf_cstr(&out), '?') != NULL)
+			T_FAIL("not plain: %s (%s)", plain_word[i], buf_cstr(&out));
+	}
+}
+
+T_TEST(deny_sees_what_runs)
+{
+	static const char *const caught[] = {
+		"rm -rf x", "r\\m -rf x", "'rm' -rf x", "\"r\"m -rf x", "$'rm' -rf x",
+		"$'\\x72\\x6d' -rf x", "$'\\162m' -rf x", "$\"rm\" -rf x", "/bin/rm -rf x",
+		"\\/bin/rm x", "sudo rm x", "sudo -u root rm x", "A=1 B=2 rm x", "env -i rm x",
+		"nice -n 5 rm x", "rm '-rf' x", "rm x > /dev/null", "ls; rm x", "echo $(rm x)",
+		"bash -c 'rm x'", "eval 'rm x'", "cat <<E\n$(rm x)\nE", "rm", "rm\\\n -rf x",
+		"x=$(rm y)", "[[ $(rm x) ]]", "case $(rm x) in *) ;; esac", "for i in `rm x`; do :; done",
+		NULL
+	};
+	static const char *const spared[] = {
+		"echo rm", "echo 'rm x'", "rmdir x", "lsrm x", "cat <<'E'\nrm x\nE", "ls # rm x",
+		"git commit -m 'rm x; rm y'", NULL
+	};
+	size_t i;
+
+	for (i = 0; caught[i] != NULL; i++)
+		if (!denies("rm *", caught[i]))
+			T_FAIL("not caught: %s", caught[i]);
+	for (i = 0; spared[i] != NULL; i++)
+		if (denies("rm *", spared[i]))
+			T_FAIL("caught: %s", spared[i]);
+	T_OK(denies("rm -rf *", "rm \"-rf\" /"));
+	T_OK(denies("git push *", "git $'push' origin"));
+}
+
+T_TEST(allow_needs_a_plain_word)
+{
+	T_OK(allows("git *", "git status && git log"));
+	T_OK(!allows("git *", "git status; touch x"));
+	T_OK(!allows("'git' *", "'git' status"));
+	T_OK(!allows("*", "$(echo rm) x"));
+	T_OK(!allows("g* *", "g\\it x"));
+	T_OK(!allows("git *", "git log > out"));
+	T_OK(allows("git *", "git log > /dev/null"));
+	T_OK(!allows("git *", "git status 'unterminated"));
+	T_OK(allows("make*", "make \\\n test"));
+}
+
+T_TEST(squeeze_and_words)
+{
+	char *s;
+	size_t pos = 0;
+
+	s = shparse_squeeze("  a   'b   c'  $'d \\'  e'   f ");
+	T_EQ_STR(s, "a 'b   c' $'d \\'  e' f");
+	free(s);
+	s = shparse_word("$'a \\' b' c", &pos);
+	T_EQ_STR(s, "$'a \\' b'");
+	free(s);
+	T_OK(shparse_glob("git *", "git status"));
+	T_OK(shparse_glob("ls \\*.c", "ls *.c"));
+	T_OK(!shparse_glob("ls \\*.c", "ls a.c"));
+	T_OK(shparse_rule_match("rm *", "rm", "rm"));
+}
+
+T_TEST(run_anything_rules)
+{
+	static const char *const warned[] = {
+		"run_bash(git *)", "Bash(git:*)", "run_bash(find *)", "run_bash(xargs *)",
+		"run_bash(env *)", "run_bash(make *)", "run_bash(make*)", "run_bash(npx *)",
+		"run_bash(python -c *)", "run_bash(python3 *)", "run_bash(node *)",
+		"run_bash(perl *)", "run_bash(awk *)", "run_bash(sed *)", "run_bash(git -c *)",
+		"run_bash(git difftool *)", "run_bash(bash *)", "run_bash(sh -c *)",
+		"run_bash(sudo *)", "run_bash(/usr/bin/git *)", NULL
+	};
+	static const char *const quiet[] = {
+		"run_bash(git status)", "run_bash(git status *)", "run_bash(git log *)",
+		"run_bash(ls *)", "run_bash(python script.py)", "edit_file(git *)", "run_bash",
+		"run_bash(*)", "run_bash(make test)", "run_bash(find . -name *)", NULL
+	};
+	struct buf why = BUF_INIT(BUF_NOLIMIT);
+	size_t i;
+
+	for (i = 0; warned[i] != NULL; i++) {
+		buf_reset(&why);
+		if (!shparse_rule_runs_anything(warned[i], &why))
+			T_FAIL("no warning: %s", warned[i]);
+	}
+	for (i = 0; quiet[i] != NULL; i++) {
+		buf_reset(&why);
+		if (shparse_rule_runs_anything(quiet[i], &why))
+			T_FAIL("warning: %s (%s)", quiet[i], buf_cstr(&why));
+	}
+	buf_reset(&why);
+	T_OK(shparse_rule_runs_anything("run_bash(git *)", &why));
+	T_EQ_STR(buf_cstr(&why), "rule run_bash(git *) lets git run any command: "
+	    "git -c alias.x='!…' runs any command");
+	buf_release(&why);
+}
+
+int
+main(void)
+{
+	T_RUN(the_attacks);
+	T_RUN(ansi_c_escapes);
+	T_RUN(lists);
+	T_RUN(substitutions);
+	T_RUN(here_documents);
+	T_RUN(keywords);
+	T_RUN(redirections);
+	T_RUN(shells_and_eval);
+	T_RUN(depth_is_bounded);
+	T_RUN(command_word_verdicts);
+	T_RUN(deny_sees_what_runs);
+	T_RUN(allow_needs_a_plain_word);
+	T_RUN(squeeze_and_words);
+	T_RUN(run_anything_rules);
+	buf_release(&out);
+	return t_done();
+}
