@@ -70,6 +70,8 @@ struct sp_cmd {
 	enum sp_kind		 kind;
 	bool			 fname;		/* after "function": a name follows */
 	bool			 time_p;	/* after "time": "-p" may follow */
+	bool			 closed;	/* a compound command just ended: not empty */
+	bool			 piped;		/* after '|': '!' may not come */
 };
 
 static void sp_list(struct sp_scan *, char closer);
@@ -382,14 +384,38 @@ sp_dquote(struct sp_scan *sc, struct sp_word *w)
 	buf_putc(&w->raw, s[sc->i++]);
 }
 
+/* Where the command list of a substitution starting at i ends (its ')'), found by scanning it. */
+static size_t
+sp_subst_end(const struct sp_scan *sc, size_t i)
+{
+	struct shparse_parts scratch;
+	struct sp_scan dry = *sc;
+	size_t d;
+
+	memset(&scratch, 0, sizeof(scratch));
+	dry.out = &scratch;
+	dry.i = i;
+	dry.ndocs = 0;
+	if (dry.depth < SHPARSE_DEPTH_MAX) {
+		dry.depth++;
+		sp_list(&dry, ')');
+	} else
+		dry.i += strlen(dry.s + dry.i);
+	for (d = 0; d < dry.ndocs; d++)
+		free(dry.docs[d].delim);
+	shparse_parts_release(&scratch);
+	return dry.i;
+}
+
 /*
  * For "((" with the arithmetic starting at i: the index of its closing
  * "))", or 0 when there is none (then it is a subshell in a subshell, or a
  * command substitution of one).
  */
 static size_t
-sp_arith_end(const char *s, size_t i)
+sp_arith_end(const struct sp_scan *sc, size_t i)
 {
+	const char *s = sc->s;
 	int depth = 0;
 	char q;
 
@@ -398,6 +424,19 @@ sp_arith_end(const char *s, size_t i)
 		case '\\':
 			if (s[i + 1] != '\0')
 				i++;
+			break;
+		case '$':
+			if (s[i + 1] == '\'') {
+				for (i += 2; s[i] != '\0' && s[i] != '\''; i++)
+					if (s[i] == '\\' && s[i + 1] != '\0')
+						i++;
+				if (s[i] == '\0')
+					return 0;
+			} else if (s[i + 1] == '(' && s[i + 2] != '(') {
+				i = sp_subst_end(sc, i + 2);
+				if (s[i] != ')')
+					return 0;
+			}
 			break;
 		case '\'':
 		case '"':
@@ -527,7 +566,7 @@ sp_dollar(struct sp_scan *sc, struct sp_word *w, bool in_dq)
 		return;
 	}
 	w->flags |= SHPARSE_W_EXPAND;
-	if (n == '(' && s[sc->i + 2] == '(' && (end = sp_arith_end(s, sc->i + 3)) != 0) {
+	if (n == '(' && s[sc->i + 2] == '(' && (end = sp_arith_end(sc, sc->i + 3)) != 0) {
 		buf_puts(&w->raw, "$((");
 		buf_puts(&w->plain, "$((");
 		sc->i += 3;
@@ -997,8 +1036,12 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 	cmd->time_p = false;
 	if (start && flags == 0) {
 		if (sp_in(sp_keywords, r)) {
+			if (strcmp(r, "!") == 0 && cmd->piped)
+				sp_opaque(sc);	/* "a | ! b" */
 			if (strcmp(r, "esac") == 0 && *cases > 0)
 				(*cases)--;
+			cmd->closed = strcmp(r, "fi") == 0 || strcmp(r, "done") == 0 ||
+			    strcmp(r, "esac") == 0 || strcmp(r, "}") == 0;
 			cmd->time_p = strcmp(r, "time") == 0;
 			buf_reset(&cmd->text);
 			cmd->space = false;
@@ -1027,7 +1070,13 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 		flags |= SHPARSE_W_ASSIGN;
 	sp_text(cmd, r, w->raw.len);
 	sp_cmd_add(cmd, buf_detach(&w->raw, NULL), buf_detach(&w->plain, NULL), flags);
-	(void)sc;
+}
+
+/* Nothing that makes a command yet: an operator here is a syntax error. */
+static bool
+sp_empty(const struct sp_cmd *cmd)
+{
+	return cmd->nw == 0 && !cmd->closed && cmd->kind == SP_PLAIN;
 }
 
 /* Does the redirection send output into a file? */
@@ -1187,6 +1236,7 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 			(*cases)--;
 			*pattern = false;
 			buf_reset(&cmd->text);
+			cmd->closed = true;
 			return;
 		}
 		first = false;
@@ -1212,7 +1262,7 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 static bool
 sp_arith_command(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *pattern)
 {
-	size_t end = sp_arith_end(sc->s, sc->i + 2);
+	size_t end = sp_arith_end(sc, sc->i + 2);
 	struct sp_word w;
 
 	if (end == 0)
@@ -1310,6 +1360,8 @@ sp_list(struct sp_scan *sc, char closer)
 			break;
 		switch (c) {
 		case ';':
+			if (next != ';' && next != '&' && sp_empty(&cmd))
+				sp_opaque(sc);	/* a command cannot be empty before ';' */
 			sp_flush(sc, &cmd);
 			if (next == ';' || next == '&') {
 				sc->i += 2;
@@ -1327,11 +1379,18 @@ sp_list(struct sp_scan *sc, char closer)
 				sp_redirect(sc, &cmd, "");
 				continue;
 			}
+			if (sp_empty(&cmd))
+				sp_opaque(sc);
 			sp_flush(sc, &cmd);
 			sc->i += next == '&' ? 2 : 1;
 			continue;
 		case '|':
+			if (sp_empty(&cmd))
+				sp_opaque(sc);	/* "| a", "a || | b" */
+			if (next == '&')	/* a |& b is a 2>&1 | b */
+				sp_cmd_add(&cmd, xstrdup(""), xstrdup("2>& 1"), SHPARSE_W_REDIR);
 			sp_flush(sc, &cmd);
+			cmd.piped = next != '|';
 			sc->i += next == '|' || next == '&' ? 2 : 1;
 			continue;
 		case '(':
@@ -1346,6 +1405,7 @@ sp_list(struct sp_scan *sc, char closer)
 			}
 			sc->i++;
 			sp_nested(sc, 0);
+			cmd.closed = true;
 			continue;
 		case ')':
 			sp_opaque(sc);	/* unbalanced */
@@ -1546,7 +1606,7 @@ sp_join(const struct shparse_part *p, size_t k, bool plain_prog, bool plain_args
 	for (j = k; j < p->nwords; j++) {
 		const struct shparse_word *w = &p->words[j];
 
-		if ((w->flags & SHPARSE_W_REDIR) && plain_args)
+		if ((w->flags & SHPARSE_W_REDIR) && (plain_args || w->raw[0] == '\0'))
 			continue;
 		if (b.len > 0)
 			buf_putc(&b, ' ');

@@ -22,3 +22,9 @@ EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 # The banned functions of STYLE.md.
 TESTS += tests/test_style.sh
 EXTRA_DIST += tests/test_style.sh
+
+# The shell splitter against real bash (tests/test_shdiff.c says how).
+check_PROGRAMS += tests/test_shdiff
+TESTS += tests/test_shdiff
+tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/shparse.c
+tests_test_shdiff_LDADD = $(LIB_LIBS)
