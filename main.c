@@ -25,6 +25,7 @@
 #include "headless.h"
 #include "hooks.h"
 #include "perm.h"
+#include "shparse.h"
 #include "session.h"
 #include "tui.h"
 #include "xalloc.h"
@@ -164,6 +165,17 @@ set_flag(struct config *cfg, const char *key, const char *value)
 	return rc;
 }
 
+/* An allowed prefix that runs anything is said once, on stderr. */
+static void
+warn_runs_anything(const char *rule)
+{
+	struct buf why = BUF_INIT(4096);
+
+	if (shparse_rule_runs_anything(rule, &why))
+		fprintf(stderr, "tandem: --allow: %s\n", buf_cstr(&why));
+	buf_release(&why);
+}
+
 static int
 parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 {
@@ -202,6 +214,7 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		case OPT_ALLOW:
 			if (set_flag(cfg, "allow", optarg) == -1)
 				return 2;
+			warn_runs_anything(optarg);
 			break;
 		case OPT_DENY:
 			if (set_flag(cfg, "deny", optarg) == -1)

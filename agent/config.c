@@ -16,6 +16,7 @@
 #include "config.h"
 #include "json.h"
 #include "perm.h"
+#include "shparse.h"
 #include "xalloc.h"
 
 #define CFG_FILE_MAX	(1024 * 1024)	/* a settings file larger than this is refused */
@@ -412,6 +413,9 @@ cfg_apply_rules(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k
 		if (!L->project || k->list != PERM_LIST_ALLOW) {
 			if (cfg_add_rule(cfg, k, r->valuestring, L->path, &err) == -1)
 				cfg_warn(L, "%s: %s (ignored)", k->name, buf_cstr(&err));
+			else if (k->list == PERM_LIST_ALLOW &&
+			    shparse_rule_runs_anything(r->valuestring, &err))
+				cfg_warn(L, "%s: %s", k->name, buf_cstr(&err));
 			continue;
 		}
 		check = perm_rules_new();

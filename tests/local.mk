@@ -28,3 +28,4 @@ check_PROGRAMS += tests/test_shdiff
 TESTS += tests/test_shdiff
 tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/shparse.c
 tests_test_shdiff_LDADD = $(LIB_LIBS)
+IT_TESTS += tests/it/shell.sh
