@@ -407,13 +407,30 @@ sp_subst_end(const struct sp_scan *sc, size_t i)
 	return dry.i;
 }
 
+/* The ')' that closes the parenthesis open before i, counting parentheses only. */
+static size_t
+sp_parens_end(const char *s, size_t i)
+{
+	int depth = 0;
+
+	for (; s[i] != '\0'; i++) {
+		if (s[i] == '\\' && s[i + 1] != '\0')
+			i++;
+		else if (s[i] == '(')
+			depth++;
+		else if (s[i] == ')' && depth-- == 0)
+			return i;
+	}
+	return i;
+}
+
 /*
  * For "((" with the arithmetic starting at i: the index of its closing
  * "))", or 0 when there is none (then it is a subshell in a subshell, or a
  * command substitution of one).
  */
 static size_t
-sp_arith_end(const struct sp_scan *sc, size_t i)
+sp_arith_end(const struct sp_scan *sc, size_t i, bool *unclear)
 {
 	const char *s = sc->s;
 	int depth = 0;
@@ -433,6 +450,12 @@ sp_arith_end(const struct sp_scan *sc, size_t i)
 				if (s[i] == '\0')
 					return 0;
 			} else if (s[i + 1] == '(' && s[i + 2] != '(') {
+				/*
+				 * bash counts parentheses here, so a ')' that the
+				 * substitution does not count (a case pattern) ends
+				 * the arithmetic for bash: too unclear to split.
+				 */
+				*unclear = *unclear || sp_parens_end(s, i + 2) != sp_subst_end(sc, i + 2);
 				i = sp_subst_end(sc, i + 2);
 				if (s[i] != ')')
 					return 0;
@@ -553,6 +576,7 @@ sp_dollar(struct sp_scan *sc, struct sp_word *w, bool in_dq)
 	char n = s[sc->i + 1];
 	size_t start = sc->i, end;
 	unsigned before = w->flags;
+	bool unclear = false;
 
 	if (n == '\'' && !in_dq) {
 		sp_ansi(sc, w);
@@ -566,7 +590,9 @@ sp_dollar(struct sp_scan *sc, struct sp_word *w, bool in_dq)
 		return;
 	}
 	w->flags |= SHPARSE_W_EXPAND;
-	if (n == '(' && s[sc->i + 2] == '(' && (end = sp_arith_end(sc, sc->i + 3)) != 0) {
+	if (n == '(' && s[sc->i + 2] == '(' && (end = sp_arith_end(sc, sc->i + 3, &unclear)) != 0) {
+		if (unclear)
+			sp_opaque(sc);
 		buf_puts(&w->raw, "$((");
 		buf_puts(&w->plain, "$((");
 		sc->i += 3;
@@ -1038,6 +1064,7 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 		if (sp_in(sp_keywords, r)) {
 			if (strcmp(r, "!") == 0 && cmd->piped)
 				sp_opaque(sc);	/* "a | ! b" */
+			cmd->piped = false;	/* "a | until ! b" is fine */
 			if (strcmp(r, "esac") == 0 && *cases > 0)
 				(*cases)--;
 			cmd->closed = strcmp(r, "fi") == 0 || strcmp(r, "done") == 0 ||
@@ -1262,11 +1289,14 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 static bool
 sp_arith_command(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *pattern)
 {
-	size_t end = sp_arith_end(sc, sc->i + 2);
+	bool unclear = false;
+	size_t end = sp_arith_end(sc, sc->i + 2, &unclear);
 	struct sp_word w;
 
 	if (end == 0)
 		return false;
+	if (unclear)
+		sp_opaque(sc);
 	sp_word_init(&w);
 	buf_puts(&w.raw, "((");
 	buf_puts(&w.plain, "((");
