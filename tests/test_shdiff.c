@@ -20,7 +20,7 @@
  * command substitutions as placeholders: their commands are compared as
  * parts of their own), and the two multisets must be equal.
  *
- * Usage: test_shdiff [cases [seed]] (800 and 12 by default; SHDIFF_CASES,
+ * Usage: test_shdiff [cases [seed]] (3000 and 12 by default; SHDIFF_CASES,
  * SHDIFF_SEED, and SHDIFF_DUMP=file to keep the failing cases).  TAP: one
  * line per 500 cases, and a count of every construct generated.
  *
@@ -898,7 +898,7 @@ int
 main(int argc, char **argv)
 {
 	struct buf cmd = BUF_INIT(BUF_NOLIMIT), why = BUF_INIT(BUF_NOLIMIT);
-	long n = arg_long(argc > 1 ? argv[1] : getenv("SHDIFF_CASES"), 800);
+	long n = arg_long(argc > 1 ? argv[1] : getenv("SHDIFF_CASES"), 3000);
 	long seed = arg_long(argc > 2 ? argv[2] : getenv("SHDIFF_SEED"), 12);
 	struct gen g;
 	struct env e;
