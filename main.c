@@ -160,6 +160,9 @@ set_flag(struct config *cfg, const char *key, const char *value)
 
 	if (rc == -1)
 		fprintf(stderr, "tandem: --%s: %s\n", key, buf_cstr(&err));
+	else if ((strcmp(key, "allow") == 0 || strcmp(key, "deny") == 0 ||
+	    strcmp(key, "ask") == 0) && perm_rule_changed(value, &err))
+		fprintf(stderr, "tandem: --%s: %s\n", key, buf_cstr(&err));
 	buf_release(&err);
 	return rc;
 }

@@ -409,6 +409,9 @@ cfg_apply_rules(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k
 			cfg_warn(L, "%s: a rule must be a string (ignored)", k->name);
 			continue;
 		}
+		if (perm_rule_changed(r->valuestring, &err))
+			cfg_warn(L, "%s: %s", k->name, buf_cstr(&err));
+		buf_reset(&err);
 		if (!L->project || k->list != PERM_LIST_ALLOW) {
 			if (cfg_add_rule(cfg, k, r->valuestring, L->path, &err) == -1)
 				cfg_warn(L, "%s: %s (ignored)", k->name, buf_cstr(&err));
