@@ -25,6 +25,7 @@
 #include "headless.h"
 #include "hooks.h"
 #include "perm.h"
+#include "redact.h"
 #include "session.h"
 #include "tui.h"
 #include "xalloc.h"
@@ -360,6 +361,9 @@ main(int argc, char **argv)
 	rc = parse_args(argc, argv, &cfg, &cli);
 	if (rc != 0)
 		goto out;
+	/* The settings are read: no command, hook or tool gets the keys from here on. */
+	redact_add(cfg.api_key);
+	redact_env_scrub();
 	if (warnings.len > 0)
 		fprintf(stderr, "%s", buf_cstr(&warnings));
 	if (cli.subcommand != NULL && strcmp(cli.subcommand, "config") == 0) {

@@ -35,6 +35,7 @@
 #include "models.h"
 #include "perm.h"
 #include "provider.h"
+#include "redact.h"
 #include "sandbox.h"
 #include "sched.h"
 #include "session.h"
@@ -69,6 +70,7 @@ struct agent {
 	enum stream_proto	 proto;
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
+	struct redact_stream	 progress_redact;	/* the running call's output */
 
 	/* The turn in progress. */
 	bool			 busy;
@@ -615,10 +617,21 @@ agent_started(void *arg, struct sched_call *c)
 }
 
 static void
+agent_emit_progress(struct agent *a, const char *id, const char *p, size_t n)
+{
+	cJSON *ev = event_new(a->bus, "tool_progress");
+
+	cJSON_AddStringToObject(ev, "id", id);
+	json_add_str_n(ev, "output", p, n);
+	cJSON_AddNumberToObject(ev, "bytes", (double)n);
+	event_emit(a->bus, ev);
+}
+
+static void
 agent_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 {
 	struct agent *a = arg;
-	cJSON *ev;
+	struct buf clean = BUF_INIT(BUF_NOLIMIT);
 
 	/* Past a few MB only the newest bytes matter to anyone watching. */
 	a->progress_bytes += n;
@@ -626,11 +639,11 @@ agent_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 		p += n - 2048;
 		n = 2048;
 	}
-	ev = event_new(a->bus, "tool_progress");
-	cJSON_AddStringToObject(ev, "id", c->id);
-	json_add_str_n(ev, "output", p, n);
-	cJSON_AddNumberToObject(ev, "bytes", (double)n);
-	event_emit(a->bus, ev);
+	/* A key is replaced before anyone sees it, even split across two reads. */
+	redact_stream_feed(&a->progress_redact, p, n, &clean);
+	if (clean.len > 0)
+		agent_emit_progress(a, c->id, clean.data, clean.len);
+	buf_release(&clean);
 }
 
 /* Keep what tandem wrote, so that a rewind can be redone. */
@@ -666,6 +679,8 @@ agent_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 		buf_printf(&c->result, "\n\nPostToolUse hook: %s", o->reason);
 	if (c != NULL && o->additional_context != NULL)
 		buf_printf(&c->result, "\n\n%s", o->additional_context);
+	if (c != NULL)
+		redact_buf(&c->result);
 	if (a->busy && a->stream_done && sched_pending(a->sched) == 0 &&
 	    hooks_post_pending(a->hooks) == 0)
 		agent_proceed(a);
@@ -675,8 +690,15 @@ static void
 agent_finished(void *arg, struct sched_call *c)
 {
 	struct agent *a = arg;
+	struct buf rest = BUF_INIT(BUF_NOLIMIT);
 	cJSON *ev;
 
+	redact_stream_flush(&a->progress_redact, &rest);
+	if (rest.len > 0)
+		agent_emit_progress(a, c->id, rest.data, rest.len);
+	buf_release(&rest);
+	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
+	redact_buf(&c->result);
 	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
 		crash_point("tool-done");
 		session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error);
@@ -2527,6 +2549,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->mode = cfg->mode;
 	a->session_rules = perm_rules_new();
+	buf_init(&a->progress_redact.hold, BUF_NOLIMIT);
 	a->hooks = hooks_new(loop, cfg);
 	hooks_attach(a->hooks, bus);
 	{
@@ -2618,6 +2641,7 @@ agent_free(struct agent *a)
 	conv_release(&a->conv);
 	cJSON_Delete(a->tools);
 	perm_rules_free(a->session_rules);
+	redact_stream_release(&a->progress_redact);
 	free(a->sys_static);
 	free(a->sys_dynamic);
 	free(a->model);
