@@ -434,19 +434,47 @@ agent_emit_approval(struct agent *a, const char *id, const char *decision, const
 	event_emit(a->bus, ev);
 }
 
-static void
-agent_headless_hint(const struct sched_call *c, struct buf *why)
+/*
+ * Why c asks, into reason, and the rules an "always" answer adds (see
+ * perm_explain); hook_reason is set when a PreToolUse hook asked.
+ */
+static char **
+agent_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask,
+    const char *hook_reason, struct buf *reason)
 {
-	char *rule = perm_rule_for(c->name, c->input);
+	struct buf scratch = BUF_INIT(4096);
+	char **always = perm_explain(a->cfg->rules, a->mode, c->name, c->tool->cls, input,
+	    hook_ask || a->fork_dry_run ? &scratch : reason);
 
-	buf_printf(why, "%s needs approval, and in headless mode nobody can give it. ", c->name);
+	if (hook_ask)
+		buf_printf(reason, "a PreToolUse hook asked for approval%s%s",
+		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
+	else if (a->fork_dry_run)
+		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
+	buf_release(&scratch);
+	return always;
+}
+
+static void
+agent_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why)
+{
+	struct buf reason = BUF_INIT(4096), flags = BUF_INIT(BUF_NOLIMIT);
+	char **always = agent_explain(a, c, c->input, false, NULL, &reason);
+	size_t i;
+
+	for (i = 0; always[i] != NULL; i++)
+		buf_printf(&flags, "%s--allow '%s'", i > 0 ? " " : "", always[i]);
+	buf_printf(why, "%s needs approval (%s), and in headless mode nobody can give it. ",
+	    c->name, buf_cstr(&reason));
 	if (c->tool->cls == TOOL_WRITE)
-		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or --allow '%s'.",
-		    rule != NULL ? rule : c->name);
+		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or %s.",
+		    buf_cstr(&flags));
 	else
-		buf_printf(why, "The user can rerun with --allow '%s', or --permission-mode yolo.",
-		    rule != NULL ? rule : c->name);
-	free(rule);
+		buf_printf(why, "The user can rerun with %s, or --permission-mode yolo.",
+		    buf_cstr(&flags));
+	perm_strv_free(always);
+	buf_release(&reason);
+	buf_release(&flags);
 }
 
 /* A hook's warnings and messages, for the user. */
@@ -525,9 +553,12 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	struct agent *a = arg;
 	enum perm_verdict v;
 	struct buf preview = BUF_INIT(8u * 1024 * 1024);
+	struct buf reason = BUF_INIT(4096);
 	struct hook_outcome ho;
+	char *hook_reason, **always;
 	bool hook_ask;
-	cJSON *ev;
+	cJSON *ev, *list;
+	size_t i;
 	int g;
 
 	if (agent_tool_disabled(a->cfg, c->name)) {
@@ -559,18 +590,33 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 		return SCHED_LATER;
 	g = agent_pre_hooks(a, c, &ho, &v, why);
 	hook_ask = ho.decision == HOOK_ASK;
+	hook_reason = ho.reason != NULL ? xstrdup(ho.reason) : NULL;
 	hook_outcome_release(&ho);
-	if (g >= 0)
+	if (g >= 0) {
+		free(hook_reason);
 		return (enum sched_gate)g;
+	}
 	if (v == PERM_VERDICT_ASK && !a->fork_dry_run && !hook_ask) {
 		struct buf w2 = BUF_INIT(1024);
+		/*
+		 * "Always" rules allow what they name, and together with the allow
+		 * rules (the ask rules still asking) a command part by part.
+		 */
+		struct perm_rules *session = perm_rules_dup(a->session_rules);
 
-		if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
-		    PERM_VERDICT_ALLOW) {
+		perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ALLOW);
+		perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ASK);
+		if (perm_rules_count(a->session_rules, PERM_LIST_ALLOW) > 0 &&
+		    (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input,
+		    &w2) == PERM_VERDICT_ALLOW ||
+		    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+		    PERM_VERDICT_ALLOW)) {
 			buf_release(&w2);
+			perm_rules_free(session);
 			agent_emit_approval(a, c->id, "allow", "rule");
 			return SCHED_GO;
 		}
+		perm_rules_free(session);
 		buf_release(&w2);
 	}
 	if (v == PERM_VERDICT_ALLOW) {
@@ -581,7 +627,8 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	}
 	buf_reset(why);
 	if (!a->interactive) {
-		agent_headless_hint(c, why);
+		free(hook_reason);
+		agent_headless_hint(a, c, why);
 		agent_emit_approval(a, c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
@@ -590,6 +637,7 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 			/* The change cannot be made as asked: no need to ask anyone. */
 			buf_puts(why, buf_cstr(&preview));
 			buf_release(&preview);
+			free(hook_reason);
 			c->denied = false;
 			return SCHED_REFUSE;
 		}
@@ -602,7 +650,15 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	cJSON_AddItemToObject(ev, "input", cJSON_Duplicate(c->input, 1));
 	json_add_str_n(ev, "preview", buf_cstr(&preview), preview.len);
 	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
+	always = agent_explain(a, c, c->input, hook_ask, hook_reason, &reason);
+	cJSON_AddStringToObject(ev, "reason", buf_cstr(&reason));
+	list = cJSON_AddArrayToObject(ev, "always");
+	for (i = 0; always[i] != NULL; i++)
+		cJSON_AddItemToArray(list, cJSON_CreateString(always[i]));
 	event_emit(a->bus, ev);
+	perm_strv_free(always);
+	free(hook_reason);
+	buf_release(&reason);
 	buf_release(&preview);
 	return SCHED_ASK;
 }
@@ -1855,17 +1911,22 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	agent_emit_approval(a, id, decision == APPROVAL_DENY ? "deny" :
 	    decision == APPROVAL_ALWAYS ? "always" : "allow", "user");
 	if (decision == APPROVAL_ALWAYS) {
-		char *rule = perm_rule_for(c->name, edited_input != NULL ? edited_input : c->input);
-		struct buf err = BUF_INIT(4096);
+		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
+		char **always = agent_explain(a, c, edited_input != NULL ? edited_input : c->input,
+		    false, NULL, &asked);
+		size_t i;
 
-		if (rule == NULL)
-			rule = xstrdup(c->name);
-		perm_rules_add(a->session_rules, PERM_LIST_ALLOW, rule, &err);
-		if (strcmp(c->name, "run_bash") == 0 &&
-		    config_save_local_allow(a->cfg, rule, &err) == -1)
-			event_error(a->bus, 0, "could not save the rule %s: %s", rule, buf_cstr(&err));
+		for (i = 0; always[i] != NULL; i++) {
+			buf_reset(&err);
+			perm_rules_add(a->session_rules, PERM_LIST_ALLOW, always[i], &err);
+			if (strcmp(c->name, "run_bash") == 0 &&
+			    config_save_local_allow(a->cfg, always[i], &err) == -1)
+				event_error(a->bus, 0, "could not save the rule %s: %s", always[i],
+				    buf_cstr(&err));
+		}
+		perm_strv_free(always);
 		buf_release(&err);
-		free(rule);
+		buf_release(&asked);
 	}
 	if (strcmp(c->name, "run_bash") == 0 && decision != APPROVAL_DENY)
 		a->fork_dry_run = false;

@@ -2078,6 +2078,122 @@ perm_common_dir(char **names, size_t n)
 	return dir;
 }
 
+static void
+perm_strv_push(char ***v, size_t *n, char *s)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*v)[i], s) == 0) {
+			free(s);
+			return;
+		}
+	*v = xreallocarray(*v, *n + 2, sizeof(**v));
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
+}
+
+void
+perm_strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* "`a`", "`a` and `b`", "`a`, `b` and 2 more": the names no allow rule covered. */
+static void
+perm_list_parts(struct buf *out, char **names, size_t n)
+{
+	size_t i, shown = n > 3 ? 2 : n;
+
+	for (i = 0; i < shown; i++)
+		buf_printf(out, "%s`%s`", i == 0 ? "" : i + 1 == shown && shown == n ? " and " :
+		    ", ", names[i]);
+	if (shown < n)
+		buf_printf(out, " and %zu more", n - shown);
+}
+
+char **
+perm_explain(const struct perm_rules *rules, enum perm_mode mode, const char *tool_name,
+    enum tool_class cls, const cJSON *input, struct buf *reason)
+{
+	struct perm_subject sub;
+	const struct perm_rule *r;
+	char **always = NULL, **missed = NULL, *rule;
+	size_t nalways = 0, nmissed = 0, i, n;
+	const char *name;
+
+	subject_init(&sub, rules, tool_name, input);
+	if (sub.tool != NULL && mode != PERM_YOLO &&
+	    (r = ruleset_hit(&rules->lists[PERM_LIST_ASK], &sub)) != NULL) {
+		buf_printf(reason, "rule %s asks for approval", r->text);
+		goto whole;
+	}
+	if (sub.tool == NULL || sub.parts.opaque) {
+		if (sub.parts.opaque)
+			buf_puts(reason, "the command nests too deeply to check it against the "
+			    "allow rules");
+		else
+			buf_printf(reason, "mode %s: every call of %s asks", perm_mode_name(mode),
+			    tool_name != NULL ? tool_name : "this tool");
+		goto whole;
+	}
+	n = subject_count(&sub);
+	for (i = 0; i < n; i++) {
+		if (allow_covering(&rules->lists[PERM_LIST_ALLOW], &sub, i) != NULL)
+			continue;
+		if (sub.tool->kind == PERM_KIND_BASH) {
+			perm_strv_push(&missed, &nmissed, xstrdup(sub.parts.v[i].text));
+			if ((rule = perm_rule_for_bash(sub.parts.v[i].text)) != NULL)
+				perm_strv_push(&always, &nalways, rule);
+		} else {
+			name = sub.paths[i].rel != NULL ? sub.paths[i].rel : sub.paths[i].abs;
+			if (name != NULL)
+				perm_strv_push(&missed, &nmissed, xstrdup(name));
+		}
+	}
+	if (ruleset_first(&rules->lists[PERM_LIST_ALLOW], &sub) == NULL || nmissed == 0)
+		buf_printf(reason, "mode %s: every %s asks", perm_mode_name(mode),
+		    cls == TOOL_WRITE ? "edit" : cls == TOOL_HIGH_IMPACT ? "command" : "call");
+	else {
+		buf_puts(reason, sub.tool->kind == PERM_KIND_BASH ?
+		    (nmissed > 1 ? "the parts " : "the part ") : "");
+		perm_list_parts(reason, missed, nmissed);
+		buf_printf(reason, " match%s no allow rule", nmissed > 1 ? "" : "es");
+	}
+	if (sub.tool->kind == PERM_KIND_BASH && nalways > 0)
+		goto out;
+whole:
+	perm_strv_free(always);
+	always = NULL;
+	nalways = 0;
+	if ((rule = perm_rule_for(tool_name, input)) == NULL)
+		rule = xstrdup(sub.tool != NULL ? sub.tool->name : tool_name != NULL ?
+		    tool_name : "");
+	perm_strv_push(&always, &nalways, rule);
+out:
+	perm_strv_free(missed);
+	subject_release(&sub);
+	return always;
+}
+
+void
+perm_rules_merge_list(struct perm_rules *dst, const struct perm_rules *src, enum perm_list list)
+{
+	struct perm_rule r;
+	size_t i;
+
+	if ((unsigned)list > PERM_LIST_DENY)
+		return;
+	for (i = 0; i < src->lists[list].n; i++) {
+		perm_rule_copy(&r, &src->lists[list].v[i]);
+		ruleset_push(&dst->lists[list], &r);
+	}
+}
+
 char *
 perm_rule_for(const char *tool_name, const cJSON *input)
 {

@@ -126,4 +126,21 @@ enum perm_verdict perm_check(const struct perm_rules *, enum perm_mode, const ch
  */
 char		*perm_rule_for(const char *tool_name, const cJSON *input);
 
+/*
+ * Why perm_check asks about this call, as one sentence appended to reason:
+ * the ask rule that matched ("rule run_bash(git push *) asks for
+ * approval"), the parts of a command or the files no allow rule covers
+ * ("the part `make test` matches no allow rule"), or the mode ("mode ask:
+ * every edit asks").  Returns what an "always" answer should remember: the
+ * narrowest rules that allow exactly what was not covered (for run_bash one
+ * rule per such part, "run_bash(make test)"; otherwise perm_rule_for's rule,
+ * or the tool's name); NULL-terminated, never empty; perm_strv_free frees it.
+ */
+char		**perm_explain(const struct perm_rules *, enum perm_mode, const char *tool_name,
+		    enum tool_class cls, const cJSON *input, struct buf *reason);
+void		 perm_strv_free(char **);
+/* Add src's rules of one list to dst's (an "always" list joined with the allow rules). */
+void		 perm_rules_merge_list(struct perm_rules *dst, const struct perm_rules *src,
+		    enum perm_list);
+
 #endif

@@ -1030,6 +1030,106 @@ T_TEST(meaning_changes)
 	buf_release(&note);
 }
 
+
+/* The reason and the "always" rules for one call. */
+static char *
+explain(const struct perm_rules *r, enum perm_mode mode, const char *tool, enum tool_class cls,
+    const char *field, const char *value, struct buf *reason)
+{
+	struct buf all = BUF_INIT(BUF_NOLIMIT);
+	cJSON *in = cJSON_CreateObject();
+	char **rules;
+	size_t i;
+
+	cJSON_AddStringToObject(in, field, value);
+	buf_reset(reason);
+	rules = perm_explain(r, mode, tool, cls, in, reason);
+	T_OK(rules != NULL && rules[0] != NULL);
+	for (i = 0; rules != NULL && rules[i] != NULL; i++)
+		buf_printf(&all, "%s%s", i > 0 ? " | " : "", rules[i]);
+	perm_strv_free(rules);
+	cJSON_Delete(in);
+	return buf_detach(&all, NULL);
+}
+
+T_TEST(explain)
+{
+	const char *allow[] = { "run_bash(cd *)", "run_bash(git status)", "Edit(src/**)", NULL };
+	const char *ask[] = { "Bash(git push *)", "write_file(src/gen/**)", NULL };
+	struct perm_rules *r = rules_of(allow, ask, NULL), *none = rules_of(NULL, NULL, NULL);
+	struct perm_rules *merged;
+	struct buf reason = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(BUF_NOLIMIT);
+	char *rules;
+
+	/* The part that no allow rule covers, and exactly that part to allow. */
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "cd build && make test", &reason);
+	T_EQ_STR(buf_cstr(&reason), "the part `make test` matches no allow rule");
+	T_EQ_STR(rules, "run_bash(make test)");
+	/* That rule, with the allow rules, allows the whole command; alone it does not. */
+	merged = perm_rules_new();
+	T_EQ_INT(perm_rules_add(merged, PERM_LIST_ALLOW, rules, &err), 0);
+	T_EQ_INT(bash(merged, PERM_ASK, "cd build && make test"), PERM_VERDICT_ASK);
+	perm_rules_merge_list(merged, r, PERM_LIST_ALLOW);
+	perm_rules_merge_list(merged, r, (enum perm_list)9);
+	T_EQ_INT(perm_rules_count(merged, PERM_LIST_ASK), 0);
+	T_EQ_INT(bash(merged, PERM_ASK, "cd build && make test"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(merged, PERM_ASK, "cd build && make install"), PERM_VERDICT_ASK);
+	perm_rules_free(merged);
+	free(rules);
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "git status; make; rm -f x", &reason);
+	T_EQ_STR(buf_cstr(&reason), "the parts `make` and `rm -f x` match no allow rule");
+	T_EQ_STR(rules, "run_bash(make) | run_bash(rm -f x)");
+	free(rules);
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "a; b; c; d; git status", &reason);
+	T_EQ_STR(buf_cstr(&reason), "the parts `a`, `b` and 2 more match no allow rule");
+	free(rules);
+	/* An ask rule. */
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "cd x && git push origin", &reason);
+	T_EQ_STR(buf_cstr(&reason), "rule Bash(git push *) asks for approval");
+	T_EQ_STR(rules, "run_bash(cd x && git push origin)");
+	free(rules);
+	rules = explain(r, PERM_ACCEPT_EDITS, "write_file", TOOL_WRITE, "path", "src/gen/a.c",
+	    &reason);
+	T_EQ_STR(buf_cstr(&reason), "rule write_file(src/gen/**) asks for approval");
+	T_EQ_STR(rules, "write_file(src/gen/a.c)");
+	free(rules);
+	/* The mode, when no allow rule could have applied. */
+	rules = explain(none, PERM_ASK, "edit_file", TOOL_WRITE, "path", "a.c", &reason);
+	T_EQ_STR(buf_cstr(&reason), "mode ask: every edit asks");
+	T_EQ_STR(rules, "edit_file(/a.c)");
+	free(rules);
+	rules = explain(none, PERM_ACCEPT_EDITS, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "make test && make install", &reason);
+	T_EQ_STR(buf_cstr(&reason), "mode accept-edits: every command asks");
+	T_EQ_STR(rules, "run_bash(make test) | run_bash(make install)");
+	free(rules);
+	/* A file outside the allow rules' reach. */
+	rules = explain(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "docs/x.md", &reason);
+	T_EQ_STR(buf_cstr(&reason), "`docs/x.md` matches no allow rule");
+	T_EQ_STR(rules, "write_file(docs/x.md)");
+	free(rules);
+	/* A long part is remembered by its first two words. */
+	rules = explain(none, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "npm run build -- --mode production --config webpack.config.js --progress --profile",
+	    &reason);
+	T_EQ_STR(rules, "run_bash(npm run *)");
+	free(rules);
+	/* A tool no rule can name. */
+	rules = explain(none, PERM_ASK, "mcp_thing", TOOL_HIGH_IMPACT, "x", "y", &reason);
+	T_EQ_STR(buf_cstr(&reason), "mode ask: every call of mcp_thing asks");
+	T_EQ_STR(rules, "mcp_thing");
+	free(rules);
+	perm_strv_free(NULL);
+	perm_rules_free(r);
+	perm_rules_free(none);
+	buf_release(&reason);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
@@ -1056,6 +1156,7 @@ main(void)
 	T_RUN(claude_code_meanings);
 	T_RUN(path_anchors);
 	T_RUN(meaning_changes);
+	T_RUN(explain);
 	buf_release(&why);
 	return t_done();
 }
