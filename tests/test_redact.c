@@ -146,9 +146,11 @@ T_TEST(env_names)
 /* Scrubbed: gone from the environment, from children, from /proc, yet saved. */
 T_TEST(env_scrub)
 {
+	struct buf env = BUF_INIT(BUF_NOLIMIT);
 	int p[2], status;
-	char got[4096];
-	ssize_t n, total = 0;
+	char chunk[4096];
+	const char *got;
+	ssize_t n;
 	pid_t pid;
 
 	redact_reset();
@@ -177,16 +179,17 @@ T_TEST(env_scrub)
 		_exit(127);
 	}
 	close(p[1]);
-	while ((n = read(p[0], got + total, sizeof(got) - 1 - (size_t)total)) > 0)
-		total += n;
-	got[total] = '\0';
+	while ((n = read(p[0], chunk, sizeof(chunk))) > 0)
+		buf_append(&env, chunk, (size_t)n);
 	close(p[0]);
+	got = buf_cstr(&env);
 	T_OK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	T_OK(strstr(got, "TANDEM_TEST_PLAIN=visible-value") != NULL);
 	T_OK(strstr(got, "TANDEM_TEST_SECRET") == NULL);
 	T_OK(strstr(got, "ANTHROPIC_API_KEY") == NULL);
 	unsetenv("TANDEM_TEST_SECRET");
 	unsetenv("TANDEM_TEST_PLAIN");
+	buf_release(&env);
 	redact_reset();
 }
 
