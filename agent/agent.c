@@ -443,13 +443,14 @@ agent_explain(struct agent *a, const struct sched_call *c, const cJSON *input, b
     const char *hook_reason, struct buf *reason)
 {
 	struct buf scratch = BUF_INIT(4096);
+	bool fork_first = a->fork_dry_run && strcmp(c->name, "run_bash") == 0;
 	char **always = perm_explain(a->cfg->rules, a->mode, c->name, c->tool->cls, input,
-	    hook_ask || a->fork_dry_run ? &scratch : reason);
+	    hook_ask || fork_first ? &scratch : reason);
 
 	if (hook_ask)
 		buf_printf(reason, "a PreToolUse hook asked for approval%s%s",
 		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
-	else if (a->fork_dry_run)
+	else if (fork_first)
 		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
 	buf_release(&scratch);
 	return always;
