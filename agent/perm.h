@@ -119,7 +119,8 @@ enum perm_verdict perm_check(const struct perm_rules *, enum perm_mode, const ch
  * The rule an "always" answer should remember for this call: for run_bash
  * "run_bash(<exact command>)" when the command is one short line, else
  * "run_bash(<first two words> *)"; for file tools "<tool>(<path>)" with
- * glob characters escaped; for apply_patch its one file, or the directory
+ * glob characters escaped and the path anchored ("/name" for a name at the
+ * root, "//abs" for an absolute path); for apply_patch its one file, or the directory
  * all its files share followed by a slash and "**".  NULL when no rule narrower than
  * the whole tool fits (an unknown tool, a patch naming no file or files with
  * nothing in common).  The caller frees.
