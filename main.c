@@ -25,6 +25,7 @@
 #include "headless.h"
 #include "hooks.h"
 #include "perm.h"
+#include "redact.h"
 #include "shparse.h"
 #include "session.h"
 #include "tui.h"
@@ -160,6 +161,9 @@ set_flag(struct config *cfg, const char *key, const char *value)
 	int rc = config_set_flag(cfg, key, value, &err);
 
 	if (rc == -1)
+		fprintf(stderr, "tandem: --%s: %s\n", key, buf_cstr(&err));
+	else if ((strcmp(key, "allow") == 0 || strcmp(key, "deny") == 0 ||
+	    strcmp(key, "ask") == 0) && perm_rule_changed(value, &err))
 		fprintf(stderr, "tandem: --%s: %s\n", key, buf_cstr(&err));
 	buf_release(&err);
 	return rc;
@@ -370,6 +374,9 @@ main(int argc, char **argv)
 	rc = parse_args(argc, argv, &cfg, &cli);
 	if (rc != 0)
 		goto out;
+	/* The settings are read: no command, hook or tool gets the keys from here on. */
+	redact_add(cfg.api_key);
+	redact_env_scrub();
 	if (warnings.len > 0)
 		fprintf(stderr, "%s", buf_cstr(&warnings));
 	if (cli.subcommand != NULL && strcmp(cli.subcommand, "config") == 0) {

@@ -35,6 +35,7 @@
 #include "models.h"
 #include "perm.h"
 #include "provider.h"
+#include "redact.h"
 #include "sandbox.h"
 #include "sched.h"
 #include "session.h"
@@ -69,6 +70,7 @@ struct agent {
 	enum stream_proto	 proto;
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
+	struct redact_stream	 progress_redact;	/* the running call's output */
 
 	/* The turn in progress. */
 	bool			 busy;
@@ -432,19 +434,48 @@ agent_emit_approval(struct agent *a, const char *id, const char *decision, const
 	event_emit(a->bus, ev);
 }
 
-static void
-agent_headless_hint(const struct sched_call *c, struct buf *why)
+/*
+ * Why c asks, into reason, and the rules an "always" answer adds (see
+ * perm_explain); hook_reason is set when a PreToolUse hook asked.
+ */
+static char **
+agent_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask,
+    const char *hook_reason, struct buf *reason)
 {
-	char *rule = perm_rule_for(c->name, c->input);
+	struct buf scratch = BUF_INIT(4096);
+	bool fork_first = a->fork_dry_run && strcmp(c->name, "run_bash") == 0;
+	char **always = perm_explain(a->cfg->rules, a->mode, c->name, c->tool->cls, input,
+	    hook_ask || fork_first ? &scratch : reason);
 
-	buf_printf(why, "%s needs approval, and in headless mode nobody can give it. ", c->name);
+	if (hook_ask)
+		buf_printf(reason, "a PreToolUse hook asked for approval%s%s",
+		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
+	else if (fork_first)
+		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
+	buf_release(&scratch);
+	return always;
+}
+
+static void
+agent_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why)
+{
+	struct buf reason = BUF_INIT(4096), flags = BUF_INIT(BUF_NOLIMIT);
+	char **always = agent_explain(a, c, c->input, false, NULL, &reason);
+	size_t i;
+
+	for (i = 0; always[i] != NULL; i++)
+		buf_printf(&flags, "%s--allow '%s'", i > 0 ? " " : "", always[i]);
+	buf_printf(why, "%s needs approval (%s), and in headless mode nobody can give it. ",
+	    c->name, buf_cstr(&reason));
 	if (c->tool->cls == TOOL_WRITE)
-		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or --allow '%s'.",
-		    rule != NULL ? rule : c->name);
+		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or %s.",
+		    buf_cstr(&flags));
 	else
-		buf_printf(why, "The user can rerun with --allow '%s', or --permission-mode yolo.",
-		    rule != NULL ? rule : c->name);
-	free(rule);
+		buf_printf(why, "The user can rerun with %s, or --permission-mode yolo.",
+		    buf_cstr(&flags));
+	perm_strv_free(always);
+	buf_release(&reason);
+	buf_release(&flags);
 }
 
 /* A hook's warnings and messages, for the user. */
@@ -523,9 +554,12 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	struct agent *a = arg;
 	enum perm_verdict v;
 	struct buf preview = BUF_INIT(8u * 1024 * 1024);
+	struct buf reason = BUF_INIT(4096);
 	struct hook_outcome ho;
+	char *hook_reason, **always;
 	bool hook_ask;
-	cJSON *ev;
+	cJSON *ev, *list;
+	size_t i;
 	int g;
 
 	if (agent_tool_disabled(a->cfg, c->name)) {
@@ -557,18 +591,33 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 		return SCHED_LATER;
 	g = agent_pre_hooks(a, c, &ho, &v, why);
 	hook_ask = ho.decision == HOOK_ASK;
+	hook_reason = ho.reason != NULL ? xstrdup(ho.reason) : NULL;
 	hook_outcome_release(&ho);
-	if (g >= 0)
+	if (g >= 0) {
+		free(hook_reason);
 		return (enum sched_gate)g;
+	}
 	if (v == PERM_VERDICT_ASK && !a->fork_dry_run && !hook_ask) {
 		struct buf w2 = BUF_INIT(1024);
+		/*
+		 * "Always" rules allow what they name, and together with the allow
+		 * rules (the ask rules still asking) a command part by part.
+		 */
+		struct perm_rules *session = perm_rules_dup(a->session_rules);
 
-		if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
-		    PERM_VERDICT_ALLOW) {
+		perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ALLOW);
+		perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ASK);
+		if (perm_rules_count(a->session_rules, PERM_LIST_ALLOW) > 0 &&
+		    (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input,
+		    &w2) == PERM_VERDICT_ALLOW ||
+		    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+		    PERM_VERDICT_ALLOW)) {
 			buf_release(&w2);
+			perm_rules_free(session);
 			agent_emit_approval(a, c->id, "allow", "rule");
 			return SCHED_GO;
 		}
+		perm_rules_free(session);
 		buf_release(&w2);
 	}
 	if (v == PERM_VERDICT_ALLOW) {
@@ -579,7 +628,8 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	}
 	buf_reset(why);
 	if (!a->interactive) {
-		agent_headless_hint(c, why);
+		free(hook_reason);
+		agent_headless_hint(a, c, why);
 		agent_emit_approval(a, c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
@@ -588,6 +638,7 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 			/* The change cannot be made as asked: no need to ask anyone. */
 			buf_puts(why, buf_cstr(&preview));
 			buf_release(&preview);
+			free(hook_reason);
 			c->denied = false;
 			return SCHED_REFUSE;
 		}
@@ -600,7 +651,15 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	cJSON_AddItemToObject(ev, "input", cJSON_Duplicate(c->input, 1));
 	json_add_str_n(ev, "preview", buf_cstr(&preview), preview.len);
 	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
+	always = agent_explain(a, c, c->input, hook_ask, hook_reason, &reason);
+	cJSON_AddStringToObject(ev, "reason", buf_cstr(&reason));
+	list = cJSON_AddArrayToObject(ev, "always");
+	for (i = 0; always[i] != NULL; i++)
+		cJSON_AddItemToArray(list, cJSON_CreateString(always[i]));
 	event_emit(a->bus, ev);
+	perm_strv_free(always);
+	free(hook_reason);
+	buf_release(&reason);
 	buf_release(&preview);
 	return SCHED_ASK;
 }
@@ -615,10 +674,21 @@ agent_started(void *arg, struct sched_call *c)
 }
 
 static void
+agent_emit_progress(struct agent *a, const char *id, const char *p, size_t n)
+{
+	cJSON *ev = event_new(a->bus, "tool_progress");
+
+	cJSON_AddStringToObject(ev, "id", id);
+	json_add_str_n(ev, "output", p, n);
+	cJSON_AddNumberToObject(ev, "bytes", (double)n);
+	event_emit(a->bus, ev);
+}
+
+static void
 agent_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 {
 	struct agent *a = arg;
-	cJSON *ev;
+	struct buf clean = BUF_INIT(BUF_NOLIMIT);
 
 	/* Past a few MB only the newest bytes matter to anyone watching. */
 	a->progress_bytes += n;
@@ -626,11 +696,11 @@ agent_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 		p += n - 2048;
 		n = 2048;
 	}
-	ev = event_new(a->bus, "tool_progress");
-	cJSON_AddStringToObject(ev, "id", c->id);
-	json_add_str_n(ev, "output", p, n);
-	cJSON_AddNumberToObject(ev, "bytes", (double)n);
-	event_emit(a->bus, ev);
+	/* A key is replaced before anyone sees it, even split across two reads. */
+	redact_stream_feed(&a->progress_redact, p, n, &clean);
+	if (clean.len > 0)
+		agent_emit_progress(a, c->id, clean.data, clean.len);
+	buf_release(&clean);
 }
 
 /* Keep what tandem wrote, so that a rewind can be redone. */
@@ -666,6 +736,8 @@ agent_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 		buf_printf(&c->result, "\n\nPostToolUse hook: %s", o->reason);
 	if (c != NULL && o->additional_context != NULL)
 		buf_printf(&c->result, "\n\n%s", o->additional_context);
+	if (c != NULL)
+		redact_buf(&c->result);
 	if (a->busy && a->stream_done && sched_pending(a->sched) == 0 &&
 	    hooks_post_pending(a->hooks) == 0)
 		agent_proceed(a);
@@ -675,8 +747,15 @@ static void
 agent_finished(void *arg, struct sched_call *c)
 {
 	struct agent *a = arg;
+	struct buf rest = BUF_INIT(BUF_NOLIMIT);
 	cJSON *ev;
 
+	redact_stream_flush(&a->progress_redact, &rest);
+	if (rest.len > 0)
+		agent_emit_progress(a, c->id, rest.data, rest.len);
+	buf_release(&rest);
+	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
+	redact_buf(&c->result);
 	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
 		crash_point("tool-done");
 		session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error);
@@ -1833,17 +1912,22 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	agent_emit_approval(a, id, decision == APPROVAL_DENY ? "deny" :
 	    decision == APPROVAL_ALWAYS ? "always" : "allow", "user");
 	if (decision == APPROVAL_ALWAYS) {
-		char *rule = perm_rule_for(c->name, edited_input != NULL ? edited_input : c->input);
-		struct buf err = BUF_INIT(4096);
+		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
+		char **always = agent_explain(a, c, edited_input != NULL ? edited_input : c->input,
+		    false, NULL, &asked);
+		size_t i;
 
-		if (rule == NULL)
-			rule = xstrdup(c->name);
-		perm_rules_add(a->session_rules, PERM_LIST_ALLOW, rule, &err);
-		if (strcmp(c->name, "run_bash") == 0 &&
-		    config_save_local_allow(a->cfg, rule, &err) == -1)
-			event_error(a->bus, 0, "could not save the rule %s: %s", rule, buf_cstr(&err));
+		for (i = 0; always[i] != NULL; i++) {
+			buf_reset(&err);
+			perm_rules_add(a->session_rules, PERM_LIST_ALLOW, always[i], &err);
+			if (strcmp(c->name, "run_bash") == 0 &&
+			    config_save_local_allow(a->cfg, always[i], &err) == -1)
+				event_error(a->bus, 0, "could not save the rule %s: %s", always[i],
+				    buf_cstr(&err));
+		}
+		perm_strv_free(always);
 		buf_release(&err);
-		free(rule);
+		buf_release(&asked);
 	}
 	if (strcmp(c->name, "run_bash") == 0 && decision != APPROVAL_DENY)
 		a->fork_dry_run = false;
@@ -2527,6 +2611,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->mode = cfg->mode;
 	a->session_rules = perm_rules_new();
+	buf_init(&a->progress_redact.hold, BUF_NOLIMIT);
 	a->hooks = hooks_new(loop, cfg);
 	hooks_attach(a->hooks, bus);
 	{
@@ -2618,6 +2703,7 @@ agent_free(struct agent *a)
 	conv_release(&a->conv);
 	cJSON_Delete(a->tools);
 	perm_rules_free(a->session_rules);
+	redact_stream_release(&a->progress_redact);
 	free(a->sys_static);
 	free(a->sys_dynamic);
 	free(a->model);

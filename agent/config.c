@@ -16,6 +16,7 @@
 #include "config.h"
 #include "json.h"
 #include "perm.h"
+#include "redact.h"
 #include "shparse.h"
 #include "xalloc.h"
 
@@ -29,7 +30,8 @@ enum cfg_type {
 	CFG_MODE,
 	CFG_PROVIDER,
 	CFG_RULES,
-	CFG_HOOKS
+	CFG_HOOKS,
+	CFG_ENV_NAMES	/* names or patterns of environment variables; min 1: to keep */
 };
 
 /* Every setting, by its dotted name in the files; the table drives loading, flags and printing. */
@@ -48,6 +50,8 @@ static const struct cfg_key {
 	{ "permissions.ask", CFG_RULES, 0, 0, 0, PERM_LIST_ASK },
 	{ "permissions.deny", CFG_RULES, 0, 0, 0, PERM_LIST_DENY },
 	{ "hooks", CFG_HOOKS, 0, 0, 0, 0 },
+	{ "secrets.remove_env", CFG_ENV_NAMES, 0, 0, 0, 0 },
+	{ "secrets.keep_env", CFG_ENV_NAMES, 0, 1, 0, 0 },
 	{ "theme", CFG_STRING, offsetof(struct config, theme), 0, 0, 0 },
 	{ "mouse", CFG_BOOL, offsetof(struct config, mouse), 0, 0, 0 },
 	{ "max_turns", CFG_INT, offsetof(struct config, max_turns), 1, 100000, 0 },
@@ -260,6 +264,7 @@ cfg_valid(const struct cfg_key *k, const cJSON *v, struct buf *why)
 		return false;
 	case CFG_RULES:
 	case CFG_HOOKS:
+	case CFG_ENV_NAMES:
 		break;
 	}
 	return false;
@@ -288,6 +293,7 @@ cfg_store(struct config *cfg, const struct cfg_key *k, const cJSON *v, const cha
 		break;
 	case CFG_RULES:
 	case CFG_HOOKS:
+	case CFG_ENV_NAMES:
 		return;
 	}
 	cfg_set_source(cfg, k->name, source);
@@ -410,6 +416,9 @@ cfg_apply_rules(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k
 			cfg_warn(L, "%s: a rule must be a string (ignored)", k->name);
 			continue;
 		}
+		if (perm_rule_changed(r->valuestring, &err))
+			cfg_warn(L, "%s: %s", k->name, buf_cstr(&err));
+		buf_reset(&err);
 		if (!L->project || k->list != PERM_LIST_ALLOW) {
 			if (cfg_add_rule(cfg, k, r->valuestring, L->path, &err) == -1)
 				cfg_warn(L, "%s: %s (ignored)", k->name, buf_cstr(&err));
@@ -430,6 +439,44 @@ cfg_apply_rules(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k
 		perm_rules_free(check);
 	}
 	buf_release(&err);
+}
+
+/*
+ * Names of environment variables to remove from (or keep in) the
+ * environment of commands and hooks.  Lists accumulate over the layers; a
+ * project may add names to remove but not keep any, or a repository could
+ * hand its commands the user's keys.
+ */
+static void
+cfg_apply_env_names(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k,
+    const cJSON *v)
+{
+	const cJSON *n;
+	cJSON *row;
+	bool keep = k->min == 1;
+
+	if (!cJSON_IsArray(v)) {
+		cfg_warn(L, "\"%s\" must be an array of names or patterns (ignored)", k->name);
+		return;
+	}
+	if (keep && L->project) {
+		cfg_warn(L, "\"%s\" is read from the user's settings only (ignored)", k->name);
+		return;
+	}
+	cJSON_ArrayForEach(n, v) {
+		if (!cJSON_IsString(n) || n->valuestring[0] == '\0') {
+			cfg_warn(L, "%s: a name must be a non-empty string (ignored)", k->name);
+			continue;
+		}
+		if (keep)
+			redact_env_keep(n->valuestring);
+		else
+			redact_env_remove(n->valuestring);
+		row = cfg_pair(k->name, n->valuestring);
+		cJSON_AddItemToArray(row, cJSON_CreateString(L->path));
+		cJSON_AddItemToArray(cfg->rule_sources, row);
+		cfg_add_source(cfg, k->name, L->path);
+	}
 }
 
 /* Append src's hook entries to dst per event; dst is created on first use. */
@@ -532,6 +579,8 @@ cfg_apply_object(struct config *cfg, struct cfg_layer *L, const cJSON *obj, cons
 			cfg_apply_rules(cfg, L, k, m);
 		else if (k != NULL && k->type == CFG_HOOKS)
 			cfg_apply_hooks(cfg, L, m);
+		else if (k != NULL && k->type == CFG_ENV_NAMES)
+			cfg_apply_env_names(cfg, L, k, m);
 		else if (k != NULL)
 			cfg_apply_scalar(cfg, L, k, m);
 		else if (!dotted && cfg_is_group(buf_cstr(&name)) && cJSON_IsObject(m))
@@ -822,7 +871,10 @@ cfg_resolve(struct config *cfg)
 		cfg_set_string(&cfg->base_url, v);
 		cfg_set_source(cfg, "base_url", v != NULL ? "env" : "default");
 	}
+	/* Once tandem has taken the key out of its environment, the saved copy. */
 	v = cfg_env(cfg_providers[p].key_env);
+	if (v == NULL)
+		v = redact_env_saved(cfg_providers[p].key_env);
 	cfg_set_string(&cfg->api_key, v);
 	cfg_set_source(cfg, "api_key", v != NULL ? "env" : "default");
 }
@@ -1067,8 +1119,9 @@ config_set_flag(struct config *cfg, const char *key, const char *value, struct b
 		cfg_error(err, "--%s: there is no such setting", key);
 		goto out;
 	}
-	if (k->type == CFG_HOOKS) {
-		cfg_error(err, "--%s: hooks are set in settings files", key);
+	if (k->type == CFG_HOOKS || k->type == CFG_ENV_NAMES) {
+		cfg_error(err, "--%s: %s are set in settings files", key,
+		    k->type == CFG_HOOKS ? "hooks" : "environment names");
 		goto out;
 	}
 	if (k->type == CFG_RULES) {
@@ -1133,6 +1186,7 @@ cfg_print_scalar(const struct config *cfg, const struct cfg_key *k, struct buf *
 		break;
 	case CFG_RULES:
 	case CFG_HOOKS:
+	case CFG_ENV_NAMES:
 		break;
 	}
 	cfg_print_line(out, k->name, buf_cstr(&v), cfg_source(cfg, k->name));
@@ -1176,6 +1230,27 @@ cfg_print_hooks(const struct config *cfg, struct buf *out)
 	buf_release(&v);
 }
 
+static void
+cfg_print_env_names(const struct config *cfg, const struct cfg_key *k, struct buf *out)
+{
+	const cJSON *row;
+	bool any = false;
+	size_t i;
+
+	if (k->min == 0)
+		for (i = 0; redact_default_names[i] != NULL; i++)
+			cfg_print_line(out, k->name, redact_default_names[i], "default");
+	cJSON_ArrayForEach(row, cfg->rule_sources) {
+		if (strcmp(cJSON_GetArrayItem(row, 0)->valuestring, k->name) != 0)
+			continue;
+		cfg_print_line(out, k->name, cJSON_GetArrayItem(row, 1)->valuestring,
+		    cJSON_GetArrayItem(row, 2)->valuestring);
+		any = true;
+	}
+	if (!any && k->min == 1)
+		cfg_print_line(out, k->name, "(none)", "default");
+}
+
 void
 config_print(const struct config *cfg, struct buf *out)
 {
@@ -1187,6 +1262,8 @@ config_print(const struct config *cfg, struct buf *out)
 			cfg_print_rules(cfg, &cfg_keys[i], out);
 		else if (cfg_keys[i].type == CFG_HOOKS)
 			cfg_print_hooks(cfg, out);
+		else if (cfg_keys[i].type == CFG_ENV_NAMES)
+			cfg_print_env_names(cfg, &cfg_keys[i], out);
 		else
 			cfg_print_scalar(cfg, &cfg_keys[i], out);
 	}

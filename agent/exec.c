@@ -14,6 +14,7 @@
 #include "ev.h"
 #include "exec.h"
 #include "json.h"
+#include "redact.h"
 #include "run_bash.h"
 #include "xalloc.h"
 
@@ -283,6 +284,7 @@ exec_fork_builtin(struct exec_job *job, const cJSON *input, const struct tool_en
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		close(p[0]);
+		redact_env_child();
 		exec_child(job->tool, input, env, p[1]);
 	}
 	setpgid(pid, pid);

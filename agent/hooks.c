@@ -23,6 +23,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "perm.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #define HOOK_OUT_MAX	(1024u * 1024)	/* stdout kept; a longer answer is refused */
@@ -611,6 +612,7 @@ hooks_child(const struct hook_proc *p, int in, int out, int err, const char *roo
 		dprintf(2, "cannot enter %s: %s\n", root, strerror(errno));
 		_exit(126);
 	}
+	redact_env_child();
 	/* Claude Code's hooks find the project through this variable. */
 	setenv("CLAUDE_PROJECT_DIR", root, 1);
 	setenv("TANDEM_PROJECT_DIR", root, 1);

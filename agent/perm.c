@@ -27,8 +27,8 @@ const struct perm_alias perm_aliases[] = {
 	{ NULL,		NULL }
 };
 
-/* What a tool's patterns are matched against. */
-enum perm_kind { PERM_KIND_BASH, PERM_KIND_PATH, PERM_KIND_PATCH };
+/* What a tool's patterns are matched against; PERM_KIND_NONE: nothing (a rule that matches no call). */
+enum perm_kind { PERM_KIND_BASH, PERM_KIND_PATH, PERM_KIND_PATCH, PERM_KIND_NONE };
 
 static const struct perm_tool {
 	const char	*name;
@@ -43,6 +43,49 @@ static const struct perm_tool {
 	{ "edit_file",	 PERM_KIND_PATH,  "path" },
 	{ "write_file",	 PERM_KIND_PATH,  "path" },
 	{ "apply_patch", PERM_KIND_PATCH, "patch" },
+};
+
+#define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
+
+/*
+ * The names a rule may start with and the tools each covers, as Claude
+ * Code means them: an Edit rule covers every tool that edits files, a Read
+ * rule every tool that reads them.  tandem's own names cover one tool each
+ * (perm_rule_names_of adds them).  Claude Code tools tandem lacks are
+ * accepted and cover nothing, so a Claude Code settings file loads whole.
+ */
+static const struct perm_rule_name {
+	const char	*name;
+	const char	*tools[4];
+} perm_rule_names[] = {
+	{ "Bash",		{ "run_bash" } },
+	{ "Edit",		{ "edit_file", "write_file", "apply_patch" } },
+	{ "MultiEdit",		{ "edit_file" } },
+	{ "Write",		{ "write_file" } },
+	{ "Read",		{ "read_file", "grep", "glob", "list_dir" } },
+	{ "Grep",		{ "grep" } },
+	{ "Glob",		{ "glob" } },
+	{ "LS",			{ "list_dir" } },
+	{ "WebFetch",		{ NULL } },
+	{ "WebSearch",		{ NULL } },
+	{ "NotebookEdit",	{ NULL } },
+	{ "NotebookRead",	{ NULL } },
+	{ "Task",		{ NULL } },
+	{ "Agent",		{ NULL } },
+	{ "TodoWrite",		{ NULL } },
+	{ "BashOutput",		{ NULL } },
+	{ "KillShell",		{ NULL } },
+	{ "KillBash",		{ NULL } },
+	{ "SlashCommand",	{ NULL } },
+	{ "Skill",		{ NULL } },
+	{ "ExitPlanMode",	{ NULL } },
+};
+
+/* Where a path pattern is anchored. */
+enum perm_anchor {
+	PERM_ANCHOR_NAME,	/* no '/': any one name along the path below the root */
+	PERM_ANCHOR_ROOT,	/* at the workspace root */
+	PERM_ANCHOR_ABS,	/* an absolute path ("//abs", "~/path") */
 };
 
 static const struct {
@@ -62,7 +105,9 @@ static const struct {
 
 struct perm_rule {
 	char			*text;		/* as written */
-	const struct perm_tool	*tool;
+	unsigned		 tools;		/* bit i: perm_tools[i] */
+	enum perm_kind		 kind;		/* PERM_KIND_PATH for patches too */
+	enum perm_anchor	 anchor;	/* path patterns */
 	char			*pattern;	/* NULL: any call */
 	char			*alt;		/* run_bash: another glob that matches too */
 };
@@ -593,6 +638,8 @@ subject_init(struct perm_subject *sub, const struct perm_rules *rules, const cha
 			subject_add_file(sub, rules->root, ctx.names[i]);
 		patch_ctx_release(&ctx);
 		break;
+	case PERM_KIND_NONE:
+		break;
 	}
 }
 
@@ -610,17 +657,33 @@ subject_release(struct perm_subject *sub)
 	free(sub->paths);
 }
 
+/* Does r name the subject's tool? */
+static bool
+rule_covers(const struct perm_rule *r, const struct perm_subject *sub)
+{
+	return sub->tool != NULL && (r->tools & (1u << (sub->tool - perm_tools))) != 0;
+}
+
+/* Does path pattern r match name p, wherever r is anchored? */
+static bool
+rule_path_match(const struct perm_rule *r, const struct perm_path *p)
+{
+	if (r->anchor == PERM_ANCHOR_ROOT && strchr(r->pattern, '/') == NULL)
+		return p->rel != NULL && pg_match_or_parent(r->pattern, p->rel);
+	return perm_path_match(r->pattern, p);
+}
+
 /* Deny and ask: does r match any part (loosely), the whole command, or any name? */
 static bool
 rule_hits_any(const struct perm_rule *r, const struct perm_subject *sub)
 {
 	size_t i;
 
-	if (r->tool != sub->tool)
+	if (!rule_covers(r, sub))
 		return false;
 	if (r->pattern == NULL)
 		return true;
-	switch (r->tool->kind) {
+	switch (r->kind) {
 	case PERM_KIND_BASH:
 		if (shparse_rule_match(r->pattern, r->alt, sub->whole))
 			return true;
@@ -631,8 +694,10 @@ rule_hits_any(const struct perm_rule *r, const struct perm_subject *sub)
 	case PERM_KIND_PATH:
 	case PERM_KIND_PATCH:
 		for (i = 0; i < sub->npaths; i++)
-			if (perm_path_match(r->pattern, &sub->paths[i]))
+			if (rule_path_match(r, &sub->paths[i]))
 				return true;
+		return false;
+	case PERM_KIND_NONE:
 		return false;
 	}
 	return false;
@@ -645,7 +710,7 @@ ruleset_first(const struct perm_ruleset *set, const struct perm_subject *sub)
 	size_t i;
 
 	for (i = 0; i < set->n; i++)
-		if (set->v[i].tool == sub->tool)
+		if (rule_covers(&set->v[i], sub))
 			return &set->v[i];
 	return NULL;
 }
@@ -670,10 +735,10 @@ allow_covering(const struct perm_ruleset *set, const struct perm_subject *sub, s
 
 	for (k = 0; k < set->n; k++) {
 		r = &set->v[k];
-		if (r->tool != sub->tool)
+		if (!rule_covers(r, sub) || r->pattern == NULL)
 			continue;
-		if (r->tool->kind != PERM_KIND_BASH) {
-			if (perm_path_match(r->pattern, &sub->paths[i]))
+		if (r->kind != PERM_KIND_BASH) {
+			if (rule_path_match(r, &sub->paths[i]))
 				return r;
 		} else if ((!sub->parts.v[i].redirect || strchr(r->pattern, '>') != NULL) &&
 		    shparse_allows(r->pattern, r->alt, &sub->parts.v[i]))
@@ -698,6 +763,31 @@ perm_has_wildcard(const struct perm_rule *r)
 	return false;
 }
 
+/* The allow rule that allows the whole call at once (a bare rule, or an exact command), or NULL. */
+static const struct perm_rule *
+allow_whole(const struct perm_ruleset *set, const struct perm_subject *sub)
+{
+	const struct perm_rule *r;
+	size_t k;
+
+	for (k = 0; k < set->n; k++) {
+		r = &set->v[k];
+		if (!rule_covers(r, sub))
+			continue;
+		if (r->pattern == NULL || (r->kind == PERM_KIND_BASH &&
+		    !perm_has_wildcard(r) && strcmp(r->pattern, sub->whole) == 0))
+			return r;
+	}
+	return NULL;
+}
+
+/* How many parts (bash) or names (files) a subject has. */
+static size_t
+subject_count(const struct perm_subject *sub)
+{
+	return sub->tool->kind == PERM_KIND_BASH ? sub->parts.n : sub->npaths;
+}
+
 /* Is every part or name covered by an allow rule?  The rules used go to why. */
 static bool
 allowed(const struct perm_ruleset *set, const struct perm_subject *sub, struct buf *why)
@@ -709,18 +799,11 @@ allowed(const struct perm_ruleset *set, const struct perm_subject *sub, struct b
 
 	if (sub->tool == NULL)
 		return false;
-	for (k = 0; k < set->n; k++) {
-		r = &set->v[k];
-		if (r->tool != sub->tool)
-			continue;
-		/* A bare rule, or one without wildcards naming the whole command. */
-		if (r->pattern == NULL || (r->tool->kind == PERM_KIND_BASH &&
-		    !perm_has_wildcard(r) && strcmp(r->pattern, sub->whole) == 0)) {
-			buf_printf(why, "allowed by rule %s", r->text);
-			return true;
-		}
+	if ((r = allow_whole(set, sub)) != NULL) {
+		buf_printf(why, "allowed by rule %s", r->text);
+		return true;
 	}
-	n = sub->tool->kind == PERM_KIND_BASH ? sub->parts.n : sub->npaths;
+	n = subject_count(sub);
 	if (n == 0 || sub->parts.opaque)
 		return false;
 	used = xcalloc(n, sizeof(*used));
@@ -860,6 +943,12 @@ perm_path_pattern(const char *p, size_t n)
 			buf_putc(&b, p[i]);
 	if (b.len > 1 && b.data[b.len - 1] == '/')
 		buf_truncate(&b, b.len - 1);
+	/* The root itself, or "/": everything below it. */
+	if (b.len == 0 || (b.len == 1 && b.data[0] == '.')) {
+		buf_reset(&b);
+		buf_puts(&b, "**");
+	} else if (b.len == 1 && b.data[0] == '/')
+		buf_puts(&b, "**");
 	return buf_detach(&b, NULL);
 }
 
@@ -876,12 +965,96 @@ perm_error(struct buf *err, const char *fmt, ...)
 	return -1;
 }
 
+/* The tools a rule name covers and their kind; -1 for a name that is no tool. */
+static int
+perm_rule_tools(const char *name, unsigned *tools, enum perm_kind *kind)
+{
+	const struct perm_tool *t;
+	size_t i, k;
+
+	*tools = 0;
+	*kind = PERM_KIND_NONE;
+	for (i = 0; i < sizeof(perm_rule_names) / sizeof(perm_rule_names[0]); i++) {
+		if (strcmp(perm_rule_names[i].name, name) != 0)
+			continue;
+		for (k = 0; k < 4 && perm_rule_names[i].tools[k] != NULL; k++) {
+			t = perm_tool_find(perm_rule_names[i].tools[k]);
+			*tools |= 1u << (t - perm_tools);
+			*kind = t->kind == PERM_KIND_BASH ? PERM_KIND_BASH : PERM_KIND_PATH;
+		}
+		return 0;
+	}
+	if ((t = perm_tool_find(name)) != NULL && strcmp(t->name, name) == 0) {
+		*tools = 1u << (t - perm_tools);
+		*kind = t->kind == PERM_KIND_BASH ? PERM_KIND_BASH : PERM_KIND_PATH;
+		return 0;
+	}
+	/* Claude Code's MCP tools: tandem has none of them yet. */
+	return strncmp(name, "mcp__", 5) == 0 && name[5] != '\0' ? 0 : -1;
+}
+
+/* s with the characters special to patterns escaped by a backslash. */
+static void
+perm_escape(struct buf *out, const char *s, const char *special)
+{
+	for (; *s != '\0'; s++) {
+		if (strchr(special, *s) != NULL)
+			buf_putc(out, '\\');
+		buf_putc(out, *s);
+	}
+}
+
+/*
+ * A path pattern s (n bytes, trimmed) with its anchor, as Claude Code
+ * reads them: "//abs" absolute, "~/path" below $HOME, "/path" at the
+ * project root, "./path" and "path" from the current directory, which for
+ * tandem's tools is the workspace root.
+ */
+static int
+perm_rule_path(struct perm_rule *r, const char *s, size_t n, struct buf *err)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	const char *home;
+
+	if (n >= 2 && s[0] == '/' && s[1] == '/') {
+		r->anchor = PERM_ANCHOR_ABS;
+		r->pattern = perm_path_pattern(s + 1, n - 1);
+		return 0;
+	}
+	if (s[0] == '~' && (n == 1 || s[1] == '/')) {
+		home = getenv("HOME");
+		if (home == NULL || home[0] != '/')
+			return perm_error(err, "rule \"%s\" starts with ~ but HOME is not an "
+			    "absolute path", r->text);
+		perm_escape(&b, home, "*?[]\\");
+		buf_putc(&b, '/');
+		buf_append(&b, s + 1, n - 1);
+		r->anchor = PERM_ANCHOR_ABS;
+		r->pattern = perm_path_pattern(buf_cstr(&b), b.len);
+		buf_release(&b);
+		return 0;
+	}
+	if (s[0] == '/') {
+		r->anchor = PERM_ANCHOR_ROOT;
+		while (n > 0 && *s == '/') {
+			s++;
+			n--;
+		}
+		r->pattern = perm_path_pattern(s, n);
+		return 0;
+	}
+	r->pattern = perm_path_pattern(s, n);
+	r->anchor = n >= 2 && s[0] == '.' && s[1] == '/' ? PERM_ANCHOR_ROOT :
+	    strchr(r->pattern, '/') != NULL ? PERM_ANCHOR_ROOT : PERM_ANCHOR_NAME;
+	return 0;
+}
+
 static int
 perm_rule_parse(const char *rule, struct perm_rule *r, struct buf *err)
 {
 	const char *s = rule, *e, *open, *p;
 	size_t n, nlen;
-	char name[64], *raw;
+	char name[128], *raw;
 
 	memset(r, 0, sizeof(*r));
 	while (*s == ' ' || *s == '\t')
@@ -907,7 +1080,7 @@ perm_rule_parse(const char *rule, struct perm_rule *r, struct buf *err)
 		    (int)n, s);
 	memcpy(name, s, nlen);
 	name[nlen] = '\0';
-	if ((r->tool = perm_tool_find(name)) == NULL)
+	if (perm_rule_tools(name, &r->tools, &r->kind) == -1)
 		return perm_error(err, "rule \"%.*s\" names an unknown tool \"%s\"", (int)n, s,
 		    name);
 	r->text = xstrndup(s, n);
@@ -926,8 +1099,13 @@ perm_rule_parse(const char *rule, struct perm_rule *r, struct buf *err)
 		    r->text, name);
 		goto fail;
 	}
-	if (r->tool->kind != PERM_KIND_BASH) {
-		r->pattern = perm_path_pattern(s, (size_t)(e - s));
+	if (r->kind == PERM_KIND_NONE) {
+		r->pattern = xstrndup(s, (size_t)(e - s));
+		return 0;
+	}
+	if (r->kind != PERM_KIND_BASH) {
+		if (perm_rule_path(r, s, (size_t)(e - s), err) == -1)
+			goto fail;
 		return 0;
 	}
 	raw = xstrndup(s, (size_t)(e - s));
@@ -951,7 +1129,11 @@ fail:
 static bool
 perm_rule_same(const struct perm_rule *a, const struct perm_rule *b)
 {
-	if (a->tool != b->tool || (a->pattern == NULL) != (b->pattern == NULL) ||
+	/* Rules for tools tandem lacks differ by the name they give. */
+	if (a->kind == PERM_KIND_NONE || b->kind == PERM_KIND_NONE)
+		return strcmp(a->text, b->text) == 0;
+	if (a->tools != b->tools || a->kind != b->kind || a->anchor != b->anchor ||
+	    (a->pattern == NULL) != (b->pattern == NULL) ||
 	    (a->alt == NULL) != (b->alt == NULL))
 		return false;
 	return a->pattern == NULL || (strcmp(a->pattern, b->pattern) == 0 &&
@@ -975,6 +1157,45 @@ ruleset_push(struct perm_ruleset *set, struct perm_rule *r)
 	set->v[set->n++] = *r;
 }
 
+bool
+perm_rule_changed(const char *rule, struct buf *note)
+{
+	struct buf err = BUF_INIT(1024);
+	struct perm_rule r;
+	const char *in, *end;
+	size_t n;
+	bool changed = false;
+
+	if (rule == NULL || perm_rule_parse(rule, &r, &err) == -1) {
+		buf_release(&err);
+		return false;
+	}
+	if (r.kind != PERM_KIND_PATH || r.pattern == NULL)
+		goto out;
+	in = strchr(r.text, '(') + 1;
+	in += strspn(in, " \t");
+	end = r.text + strlen(r.text) - 1;
+	while (end > in && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	n = (size_t)(end - in);
+	if (n >= 1 && in[0] == '/' && (n == 1 || in[1] != '/')) {
+		buf_printf(note, "rule %s: a leading / now means the project root, as in Claude "
+		    "Code (it meant the absolute path before); write %.*s(/%.*s) for the absolute "
+		    "path", r.text, (int)(strchr(r.text, '(') - r.text), r.text, (int)n, in);
+		changed = true;
+	} else if (n > 2 && in[0] == '.' && in[1] == '/' && memchr(in + 2, '/', n - 2) == NULL) {
+		buf_printf(note, "rule %s: %.*s now names only what is at the project root, as in "
+		    "Claude Code (it matched that name at any depth before); write %.*s(%.*s) for "
+		    "any depth", r.text, (int)n, in, (int)(strchr(r.text, '(') - r.text), r.text,
+		    (int)(n - 2), in + 2);
+		changed = true;
+	}
+out:
+	perm_rule_release(&r);
+	buf_release(&err);
+	return changed;
+}
+
 int
 perm_rules_add(struct perm_rules *rules, enum perm_list list, const char *rule, struct buf *err)
 {
@@ -994,7 +1215,9 @@ static void
 perm_rule_copy(struct perm_rule *dst, const struct perm_rule *src)
 {
 	dst->text = xstrdup(src->text);
-	dst->tool = src->tool;
+	dst->tools = src->tools;
+	dst->kind = src->kind;
+	dst->anchor = src->anchor;
 	dst->pattern = src->pattern != NULL ? xstrdup(src->pattern) : NULL;
 	dst->alt = src->alt != NULL ? xstrdup(src->alt) : NULL;
 }
@@ -1040,17 +1263,6 @@ perm_rules_get(const struct perm_rules *rules, enum perm_list list, size_t i)
  * Rules to remember.
  */
 
-/* s with the characters special to patterns escaped by a backslash. */
-static void
-perm_escape(struct buf *out, const char *s, const char *special)
-{
-	for (; *s != '\0'; s++) {
-		if (strchr(special, *s) != NULL)
-			buf_putc(out, '\\');
-		buf_putc(out, *s);
-	}
-}
-
 static char *
 perm_rule_for_bash(const char *command)
 {
@@ -1094,6 +1306,9 @@ perm_rule_for_path(const char *tool, const char *path, bool tree)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	buf_printf(&out, "%s(", tool);
+	/* Anchored: "//abs" for an absolute path, "/name" for a name at the root alone. */
+	if (path[0] == '/' || (!tree && strchr(path, '/') == NULL))
+		buf_putc(&out, '/');
 	perm_escape(&out, path, "*?[]\\");
 	buf_puts(&out, tree ? "/**)" : ")");
 	return buf_detach(&out, NULL);
@@ -1120,6 +1335,122 @@ perm_common_dir(char **names, size_t n)
 		}
 	}
 	return dir;
+}
+
+static void
+perm_strv_push(char ***v, size_t *n, char *s)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*v)[i], s) == 0) {
+			free(s);
+			return;
+		}
+	*v = xreallocarray(*v, *n + 2, sizeof(**v));
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
+}
+
+void
+perm_strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* "`a`", "`a` and `b`", "`a`, `b` and 2 more": the names no allow rule covered. */
+static void
+perm_list_parts(struct buf *out, char **names, size_t n)
+{
+	size_t i, shown = n > 3 ? 2 : n;
+
+	for (i = 0; i < shown; i++)
+		buf_printf(out, "%s`%s`", i == 0 ? "" : i + 1 == shown && shown == n ? " and " :
+		    ", ", names[i]);
+	if (shown < n)
+		buf_printf(out, " and %zu more", n - shown);
+}
+
+char **
+perm_explain(const struct perm_rules *rules, enum perm_mode mode, const char *tool_name,
+    enum tool_class cls, const cJSON *input, struct buf *reason)
+{
+	struct perm_subject sub;
+	const struct perm_rule *r;
+	char **always = NULL, **missed = NULL, *rule;
+	size_t nalways = 0, nmissed = 0, i, n;
+	const char *name;
+
+	subject_init(&sub, rules, tool_name, input);
+	if (sub.tool != NULL && mode != PERM_YOLO &&
+	    (r = ruleset_hit(&rules->lists[PERM_LIST_ASK], &sub)) != NULL) {
+		buf_printf(reason, "rule %s asks for approval", r->text);
+		goto whole;
+	}
+	if (sub.tool == NULL || sub.parts.opaque) {
+		if (sub.parts.opaque)
+			buf_puts(reason, "the command nests too deeply to check it against the "
+			    "allow rules");
+		else
+			buf_printf(reason, "mode %s: every call of %s asks", perm_mode_name(mode),
+			    tool_name != NULL ? tool_name : "this tool");
+		goto whole;
+	}
+	n = subject_count(&sub);
+	for (i = 0; i < n; i++) {
+		if (allow_covering(&rules->lists[PERM_LIST_ALLOW], &sub, i) != NULL)
+			continue;
+		if (sub.tool->kind == PERM_KIND_BASH) {
+			perm_strv_push(&missed, &nmissed, xstrdup(sub.parts.v[i].text));
+			if ((rule = perm_rule_for_bash(sub.parts.v[i].text)) != NULL)
+				perm_strv_push(&always, &nalways, rule);
+		} else {
+			name = sub.paths[i].rel != NULL ? sub.paths[i].rel : sub.paths[i].abs;
+			if (name != NULL)
+				perm_strv_push(&missed, &nmissed, xstrdup(name));
+		}
+	}
+	if (ruleset_first(&rules->lists[PERM_LIST_ALLOW], &sub) == NULL || nmissed == 0)
+		buf_printf(reason, "mode %s: every %s asks", perm_mode_name(mode),
+		    cls == TOOL_WRITE ? "edit" : cls == TOOL_HIGH_IMPACT ? "command" : "call");
+	else {
+		buf_puts(reason, sub.tool->kind == PERM_KIND_BASH ?
+		    (nmissed > 1 ? "the parts " : "the part ") : "");
+		perm_list_parts(reason, missed, nmissed);
+		buf_printf(reason, " match%s no allow rule", nmissed > 1 ? "" : "es");
+	}
+	if (sub.tool->kind == PERM_KIND_BASH && nalways > 0)
+		goto out;
+whole:
+	perm_strv_free(always);
+	always = NULL;
+	nalways = 0;
+	if ((rule = perm_rule_for(tool_name, input)) == NULL)
+		rule = xstrdup(sub.tool != NULL ? sub.tool->name : tool_name != NULL ?
+		    tool_name : "");
+	perm_strv_push(&always, &nalways, rule);
+out:
+	perm_strv_free(missed);
+	subject_release(&sub);
+	return always;
+}
+
+void
+perm_rules_merge_list(struct perm_rules *dst, const struct perm_rules *src, enum perm_list list)
+{
+	struct perm_rule r;
+	size_t i;
+
+	if ((unsigned)list > PERM_LIST_DENY)
+		return;
+	for (i = 0; i < src->lists[list].n; i++) {
+		perm_rule_copy(&r, &src->lists[list].v[i]);
+		ruleset_push(&dst->lists[list], &r);
+	}
 }
 
 char *
@@ -1160,6 +1491,8 @@ perm_rule_for(const char *tool_name, const cJSON *input)
 		}
 		patch_ctx_release(&ctx);
 		return rule;
+	case PERM_KIND_NONE:
+		break;
 	}
 	return NULL;
 }

@@ -1,9 +1,13 @@
 /*
  * perm: permission rules and the decision for one tool call.
  *
- * A rule is "tool" (any call of that tool) or "tool(pattern)".  Claude Code
- * tool names are accepted as aliases (perm_aliases).  A rule names one tool:
- * an edit_file rule says nothing about write_file.
+ * A rule is "tool" (any call of that tool) or "tool(pattern)".  tandem's
+ * own tool names cover that one tool: an edit_file rule says nothing about
+ * write_file.  Claude Code's names mean what they mean there: Edit covers
+ * edit_file, write_file and apply_patch; Read covers read_file, grep, glob
+ * and list_dir; Write, MultiEdit, Grep, Glob, LS and Bash cover the one tool
+ * perm_aliases maps them to.  Claude Code tools tandem lacks (WebFetch,
+ * mcp__..., ...) are accepted and cover nothing.
  *
  * run_bash patterns are globs over the command: '*' matches anything, "\*"
  * is a literal star.  A pattern ending in " *" also matches the words before
@@ -22,9 +26,11 @@
  *
  * File tools (read_file, edit_file, write_file, list_dir, glob, grep) take
  * path globs: '*' and '?' within one name, "**" across directories, [...]
- * classes, '\' escapes.  A pattern without '/' matches any one name along
- * the path ("*.c", ".env"); a pattern with '/' is anchored at the workspace
- * root; one that starts with '/' is matched against absolute paths.  A
+ * classes, '\' escapes.  Anchors as Claude Code has them: "//abs" is an
+ * absolute path, "~/path" one below $HOME, "/path" and "./path" start at the
+ * workspace root (tandem's current directory); a pattern without '/'
+ * matches any one name along the path ("*.c", ".env"); any other pattern
+ * with '/' is anchored at the root.  A
  * pattern that matches a directory covers everything below it.  Paths are
  * taken relative to the root, and both the path as written and its real path
  * (symbolic links resolved) are checked: deny and ask match if either does,
@@ -84,6 +90,14 @@ void		 perm_rules_set_root(struct perm_rules *, const char *root);
  */
 int		 perm_rules_add(struct perm_rules *, enum perm_list, const char *rule,
 		    struct buf *err);
+/*
+ * Does rule read differently from how tandem read it before it took Claude
+ * Code's path anchors ("Read(/etc/x)" was absolute and is now at the project
+ * root; "Read(./.env)" matched at any depth and is now at the root only)?
+ * When it does, one sentence saying how, and what to write instead, is
+ * appended to note.  A rule that does not parse is not reported here.
+ */
+bool		 perm_rule_changed(const char *rule, struct buf *note);
 /* Add every rule of src to dst. */
 void		 perm_rules_merge(struct perm_rules *dst, const struct perm_rules *src);
 size_t		 perm_rules_count(const struct perm_rules *, enum perm_list);
@@ -105,11 +119,29 @@ enum perm_verdict perm_check(const struct perm_rules *, enum perm_mode, const ch
  * The rule an "always" answer should remember for this call: for run_bash
  * "run_bash(<exact command>)" when the command is one short line, else
  * "run_bash(<first two words> *)"; for file tools "<tool>(<path>)" with
- * glob characters escaped; for apply_patch its one file, or the directory
+ * glob characters escaped and the path anchored ("/name" for a name at the
+ * root, "//abs" for an absolute path); for apply_patch its one file, or the directory
  * all its files share followed by a slash and "**".  NULL when no rule narrower than
  * the whole tool fits (an unknown tool, a patch naming no file or files with
  * nothing in common).  The caller frees.
  */
 char		*perm_rule_for(const char *tool_name, const cJSON *input);
+
+/*
+ * Why perm_check asks about this call, as one sentence appended to reason:
+ * the ask rule that matched ("rule run_bash(git push *) asks for
+ * approval"), the parts of a command or the files no allow rule covers
+ * ("the part `make test` matches no allow rule"), or the mode ("mode ask:
+ * every edit asks").  Returns what an "always" answer should remember: the
+ * narrowest rules that allow exactly what was not covered (for run_bash one
+ * rule per such part, "run_bash(make test)"; otherwise perm_rule_for's rule,
+ * or the tool's name); NULL-terminated, never empty; perm_strv_free frees it.
+ */
+char		**perm_explain(const struct perm_rules *, enum perm_mode, const char *tool_name,
+		    enum tool_class cls, const cJSON *input, struct buf *reason);
+void		 perm_strv_free(char **);
+/* Add src's rules of one list to dst's (an "always" list joined with the allow rules). */
+void		 perm_rules_merge_list(struct perm_rules *dst, const struct perm_rules *src,
+		    enum perm_list);
 
 #endif

@@ -5,13 +5,17 @@ libtandem_lib_a_SOURCES = \
 	lib/ev.c lib/ev.h \
 	lib/utf8.c lib/utf8.h \
 	lib/json.c lib/json.h \
-	lib/sha256.c lib/sha256.h
+	lib/sha256.c lib/sha256.h \
+	lib/redact.c lib/redact.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
 
 check_PROGRAMS += tests/test_buf tests/test_ev tests/test_utf8 tests/test_json
 TESTS += tests/test_buf tests/test_ev tests/test_utf8 tests/test_json
+check_PROGRAMS += tests/test_redact
+TESTS += tests/test_redact
+tests_test_redact_LDADD = $(LIB_LIBS)
 tests_test_buf_LDADD = $(LIB_LIBS)
 tests_test_ev_LDADD = $(LIB_LIBS)
 tests_test_utf8_LDADD = $(LIB_LIBS)

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "json.h"
 #include "perm.h"
+#include "redact.h"
 #include "t.h"
 #include "xalloc.h"
 
@@ -489,6 +490,49 @@ T_TEST(unknown_keys_and_wrong_types)
 	unworld(&cfg);
 }
 
+T_TEST(secret_names_and_changed_rules)
+{
+	struct config cfg;
+	struct buf err = BUF_INIT(BUF_NOLIMIT), w = BUF_INIT(BUF_NOLIMIT), want = BUF_INIT(BUF_NOLIMIT);
+	char *user, *project;
+
+	redact_reset();
+	world(&cfg);
+	user = at(USER);
+	project = at(PROJ);
+	put(USER, "{\"secrets\": {\"remove_env\": [\"AWS_*\", 7, \"\"], \"keep_env\": [\"AWS_REGION\"]},"
+	    " \"permissions\": {\"deny\": [\"Read(/etc/shadow)\", \"Read(//etc/ok)\", \"Edit(./.env)\"]}}");
+	put(PROJ, "{\"secrets\": {\"remove_env\": [\"GH_*\"], \"keep_env\": [\"ANTHROPIC_*\"]}}");
+	T_EQ_INT(config_load(&cfg, &w, &err), 0);
+	buf_printf(&want,
+	    "%1$s: secrets.remove_env: a name must be a non-empty string (ignored)\n"
+	    "%1$s: secrets.remove_env: a name must be a non-empty string (ignored)\n"
+	    "%1$s: permissions.deny: rule Read(/etc/shadow): a leading / now means the project "
+	    "root, as in Claude Code (it meant the absolute path before); write Read(//etc/shadow) "
+	    "for the absolute path\n"
+	    "%1$s: permissions.deny: rule Edit(./.env): ./.env now names only what is at the "
+	    "project root, as in Claude Code (it matched that name at any depth before); write "
+	    "Edit(.env) for any depth\n"
+	    "%2$s: \"secrets.keep_env\" is read from the user's settings only (ignored)\n",
+	    user, project);
+	T_EQ_STR(buf_cstr(&w), buf_cstr(&want));
+	T_OK(redact_env_removed("AWS_SECRET_ACCESS_KEY"));
+	T_OK(!redact_env_removed("AWS_REGION"));
+	T_OK(redact_env_removed("GH_TOKEN"));
+	T_OK(redact_env_removed("ANTHROPIC_API_KEY"));
+	T_EQ_INT(perm_rules_count(cfg.rules, PERM_LIST_DENY), 3);
+	buf_reset(&err);
+	T_EQ_INT(config_set_flag(&cfg, "secrets.remove_env", "X", &err), -1);
+	T_CONTAINS(buf_cstr(&err), "set in settings files");
+	free(user);
+	free(project);
+	buf_release(&err);
+	buf_release(&w);
+	buf_release(&want);
+	unworld(&cfg);
+	redact_reset();
+}
+
 T_TEST(flags)
 {
 	static const struct {
@@ -827,5 +871,6 @@ main(void)
 	T_RUN(trust_record_must_be_ours);
 	T_RUN(local_settings_within_local_file);
 	T_RUN(save_local_allow);
+	T_RUN(secret_names_and_changed_rules);
 	return t_done();
 }

@@ -98,7 +98,9 @@ T_TEST(rule_syntax)
 		{ "run_bash()", "empty pattern" },
 		{ "run_bash(  )", "empty pattern" },
 		{ "nosuch(x)", "unknown tool \"nosuch\"" },
-		{ "WebFetch", "unknown tool" },
+		{ "Fetch", "unknown tool \"Fetch\"" },
+		{ "mcp__", "unknown tool" },
+		{ "~nosuch(x)", "not a rule" },
 		{ "run bash", "not a rule" },
 		{ "(ls)", "not a rule" },
 		{ "run_bash(x)y", "closing parenthesis" },
@@ -168,7 +170,9 @@ T_TEST(aliases)
 	T_CONTAINS(buf_cstr(&why), "Edit(src/**)");
 	T_EQ_INT(check(r, PERM_ASK, "Edit", TOOL_WRITE, "path", "src/a.c"), PERM_VERDICT_ALLOW);
 	T_EQ_INT(check(r, PERM_ASK, "MultiEdit", TOOL_WRITE, "path", "lib/a.c"), PERM_VERDICT_ASK);
-	T_EQ_INT(check(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "src/a.c"), PERM_VERDICT_ASK);
+	/* Edit covers every tool that edits files. */
+	T_EQ_INT(check(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "src/a.c"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "lib/a.c"), PERM_VERDICT_ASK);
 	T_EQ_INT(bash(r, PERM_ASK, "make all"), PERM_VERDICT_ALLOW);
 	perm_rules_free(r);
 }
@@ -533,12 +537,12 @@ T_TEST(paths_against_root)
 	T_EQ_INT(edit(r, PERM_ASK, "../elsewhere/ok/a"), PERM_VERDICT_ASK);
 	perm_rules_free(r);
 
-	/* A pattern starting with '/' is matched against the absolute path. */
+	/* A pattern starting with "//" is matched against the absolute path. */
 	{
 		const char *abs_deny[2] = { NULL, NULL };
 		char rule[PATH_MAX + 32];
 
-		n = snprintf(rule, sizeof(rule), "read_file(%s/ok)", root);
+		n = snprintf(rule, sizeof(rule), "read_file(/%s/ok)", root);
 		T_OK(n > 0 && (size_t)n < sizeof(rule));
 		abs_deny[0] = rule;
 		r = rules_of(NULL, NULL, abs_deny);
@@ -635,7 +639,7 @@ T_TEST(rule_for)
 	T_EQ_STR(rule, "edit_file(src/a.c)");
 	free(rule);
 	rule = rule_for("Write", "path", "a[1]*.c");
-	T_EQ_STR(rule, "write_file(a\\[1\\]\\*.c)");
+	T_EQ_STR(rule, "write_file(/a\\[1\\]\\*.c)");
 	r = rules_of(NULL, NULL, NULL);
 	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, rule, &err), 0);
 	T_EQ_INT(check(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "a[1]*.c"), PERM_VERDICT_ALLOW);
@@ -746,6 +750,387 @@ T_TEST(hostile_commands)
 	perm_rules_free(no_deny);
 }
 
+
+static enum perm_verdict
+tool(const struct perm_rules *r, enum perm_mode mode, const char *name, const char *path)
+{
+	static const struct {
+		const char	*name;
+		enum tool_class	 cls;
+	} cls[] = {
+		{ "read_file", TOOL_READ_ONLY }, { "grep", TOOL_READ_ONLY },
+		{ "glob", TOOL_READ_ONLY }, { "list_dir", TOOL_READ_ONLY },
+		{ "edit_file", TOOL_WRITE }, { "write_file", TOOL_WRITE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cls) / sizeof(cls[0]); i++)
+		if (strcmp(cls[i].name, name) == 0)
+			return check(r, mode, name, cls[i].cls, "path", path);
+	T_FAIL("no class for %s", name);
+	return PERM_VERDICT_DENY;
+}
+
+T_TEST(claude_code_meanings)
+{
+	static const char *readers[] = { "read_file", "grep", "glob", "list_dir", NULL };
+	static const char *patch_secret =
+	    "--- a/secret/k\n+++ b/secret/k\n@@ -1 +1 @@\n-a\n+b\n";
+	const char *deny_edit[] = { "Edit(secret/**)", NULL };
+	const char *deny_read[] = { "Read(.env)", NULL };
+	const char *deny_tandem[] = { "edit_file(secret/**)", "read_file(.env)", NULL };
+	struct buf err = BUF_INIT(BUF_NOLIMIT);
+	struct perm_rules *r;
+	size_t i;
+
+	/* Edit: edit_file, write_file and apply_patch, in every mode. */
+	r = rules_of(NULL, NULL, deny_edit);
+	T_EQ_INT(tool(r, PERM_YOLO, "edit_file", "secret/a"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "secret/a"), PERM_VERDICT_DENY);
+	T_EQ_STR(buf_cstr(&why), "denied by rule Edit(secret/**)");
+	T_EQ_INT(tool(r, PERM_ACCEPT_EDITS, "write_file", "./secret/deep/b"), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(r, PERM_YOLO, patch_secret), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(r, PERM_YOLO, "--- /dev/null\n+++ b/secret/new\n@@ -0,0 +1 @@\n+x\n"),
+	    PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "public/a"), PERM_VERDICT_ALLOW);
+	/* ...and not reads. */
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "secret/a"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+
+	/* Read: read_file, grep, glob and list_dir on their path argument. */
+	r = rules_of(NULL, NULL, deny_read);
+	for (i = 0; readers[i] != NULL; i++) {
+		T_EQ_INT(tool(r, PERM_YOLO, readers[i], ".env"), PERM_VERDICT_DENY);
+		T_EQ_INT(tool(r, PERM_ASK, readers[i], "config/.env"), PERM_VERDICT_DENY);
+		T_EQ_INT(tool(r, PERM_ASK, readers[i], "config/.envrc"), PERM_VERDICT_ALLOW);
+	}
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", ".env"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+
+	/* tandem's own names keep naming one tool. */
+	r = rules_of(NULL, NULL, deny_tandem);
+	T_EQ_INT(tool(r, PERM_YOLO, "edit_file", "secret/a"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "secret/a"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(patch(r, PERM_YOLO, patch_secret), PERM_VERDICT_ALLOW);
+	T_EQ_INT(tool(r, PERM_YOLO, "read_file", ".env"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_YOLO, "grep", ".env"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+
+	/* Each of Claude Code's names covers its own tools and no others. */
+	{
+		static const struct {
+			const char	*rule;
+			const char	*covers[5];
+			const char	*not[6];
+		} names[] = {
+			{ "Write(x)", { "write_file" }, { "edit_file", "read_file", "grep" } },
+			{ "MultiEdit(x)", { "edit_file" }, { "write_file", "read_file" } },
+			{ "Grep(x)", { "grep" }, { "read_file", "glob", "list_dir", "edit_file" } },
+			{ "Glob(x)", { "glob" }, { "read_file", "grep", "list_dir" } },
+			{ "LS(x)", { "list_dir" }, { "read_file", "grep", "glob" } },
+			{ "Read(x)", { "read_file", "grep", "glob", "list_dir" },
+			    { "edit_file", "write_file" } },
+			{ "Edit(x)", { "edit_file", "write_file" }, { "read_file", "grep", "glob",
+			    "list_dir" } },
+		};
+		const char *one[2] = { NULL, NULL };
+		size_t k;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			one[0] = names[i].rule;
+			r = rules_of(NULL, NULL, one);
+			for (k = 0; k < 5 && names[i].covers[k] != NULL; k++)
+				if (tool(r, PERM_YOLO, names[i].covers[k], "x") != PERM_VERDICT_DENY)
+					T_FAIL("%s does not cover %s", names[i].rule,
+					    names[i].covers[k]);
+			for (k = 0; k < 6 && names[i].not[k] != NULL; k++)
+				if (tool(r, PERM_YOLO, names[i].not[k], "x") != PERM_VERDICT_ALLOW)
+					T_FAIL("%s covers %s", names[i].rule, names[i].not[k]);
+			T_EQ_INT(bash(r, PERM_YOLO, "cat x"), PERM_VERDICT_ALLOW);
+			perm_rules_free(r);
+		}
+		one[0] = "Bash(cat *)";
+		r = rules_of(NULL, NULL, one);
+		T_EQ_INT(bash(r, PERM_YOLO, "cat x"), PERM_VERDICT_DENY);
+		T_EQ_INT(tool(r, PERM_YOLO, "read_file", "x"), PERM_VERDICT_ALLOW);
+		perm_rules_free(r);
+	}
+
+	/* Claude Code tools tandem lacks load, and decide nothing. */
+	r = perm_rules_new();
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "WebFetch", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "WebFetch(domain:example.com)", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "WebSearch", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "NotebookEdit(/x)", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "mcp__github__create_issue", &err), 0);
+	T_EQ_STR(buf_cstr(&err), "");
+	T_EQ_INT(perm_rules_count(r, PERM_LIST_DENY), 5);
+	T_EQ_INT(bash(r, PERM_YOLO, "curl example.com"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "x"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_YOLO, "WebFetch", TOOL_HIGH_IMPACT, "url", "x"),
+	    PERM_VERDICT_ALLOW);
+	/* An alias and the tandem name it shares a tool with are two rules. */
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "Edit(a)", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "edit_file(a)", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "Edit(./a)", &err), 0);
+	T_EQ_INT(perm_rules_count(r, PERM_LIST_DENY), 8);
+	perm_rules_free(r);
+
+	/* Deny beats ask beats allow, whichever names the rules use. */
+	{
+		const char *allow[] = { "Edit(src/**)", "Read", "run_bash(git *)", NULL };
+		const char *ask[] = { "write_file(src/gen/**)", "Bash(git push *)", NULL };
+		const char *deny[] = { "Write(src/gen/secret*)", "Grep(.env)", "Edit(src/gen/key)",
+		    NULL };
+
+		r = rules_of(allow, ask, deny);
+		T_EQ_INT(tool(r, PERM_ASK, "write_file", "src/a"), PERM_VERDICT_ALLOW);
+		T_EQ_INT(tool(r, PERM_ASK, "write_file", "src/gen/x"), PERM_VERDICT_ASK);
+		T_EQ_STR(buf_cstr(&why), "rule write_file(src/gen/**) asks for approval");
+		T_EQ_INT(tool(r, PERM_ASK, "edit_file", "src/gen/x"), PERM_VERDICT_ALLOW);
+		T_EQ_INT(tool(r, PERM_ASK, "write_file", "src/gen/secret1"), PERM_VERDICT_DENY);
+		T_EQ_INT(tool(r, PERM_ASK, "edit_file", "src/gen/key"), PERM_VERDICT_DENY);
+		T_EQ_INT(patch(r, PERM_ASK, "--- a/src/gen/key\n+++ b/src/gen/key\n@@ -1 +1 @@\n"
+		    "-a\n+b\n"), PERM_VERDICT_DENY);
+		T_EQ_INT(tool(r, PERM_ASK, "read_file", ".env"), PERM_VERDICT_ALLOW);
+		T_EQ_INT(tool(r, PERM_ASK, "grep", ".env"), PERM_VERDICT_DENY);
+		T_EQ_INT(bash(r, PERM_ASK, "git status"), PERM_VERDICT_ALLOW);
+		T_EQ_INT(bash(r, PERM_ASK, "git push origin"), PERM_VERDICT_ASK);
+		perm_rules_free(r);
+	}
+	buf_release(&err);
+}
+
+/* mkdir root/sub (each name in turn), or fail the test. */
+static void
+mkdir_in(const char *root, const char *sub)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", root, sub);
+
+	T_OK(n > 0 && (size_t)n < sizeof(path) && mkdir(path, 0700) == 0);
+}
+
+T_TEST(path_anchors)
+{
+	char tmpl[] = "/tmp/tandem-anchor-XXXXXX", *root, rule[PATH_MAX + 32], path[PATH_MAX];
+	const char *deny[] = { rule, "Read(~/keys/**)", "Read(/top.txt)", "Read(./dot.txt)",
+	    "Read(bare.txt)", "Read(sub/x.txt)", "Read(/etc/passwd)", "Edit(/)", NULL };
+	const char *allow[] = { "Edit(./)", NULL };
+	struct buf err = BUF_INIT(BUF_NOLIMIT);
+	struct perm_rules *r;
+	char *old_home = getenv("HOME") != NULL ? xstrdup(getenv("HOME")) : NULL;
+	int n;
+
+	T_OK(mkdtemp(tmpl) != NULL);
+	root = realpath(tmpl, NULL);
+	T_OK(root != NULL);
+	if (root == NULL)
+		return;
+	mkdir_in(root, "abs");
+	mkdir_in(root, "home");
+	n = snprintf(path, sizeof(path), "%s/home", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path));
+	setenv("HOME", path, 1);
+	n = snprintf(rule, sizeof(rule), "Read(/%s/abs/**)", root);
+	T_OK(n > 0 && (size_t)n < sizeof(rule));
+
+	r = rules_of(NULL, NULL, deny);
+	perm_rules_set_root(r, root);
+	/* "//abs": the absolute path, however the file is named. */
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "abs/f"), PERM_VERDICT_DENY);
+	n = snprintf(path, sizeof(path), "%s/abs/deep/f", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path));
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", path), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "other/abs/f"), PERM_VERDICT_ALLOW);
+	/* "~/": below $HOME. */
+	n = snprintf(path, sizeof(path), "%s/home/keys/id", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path));
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", path), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "grep", "home/keys/id"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "keys/id"), PERM_VERDICT_ALLOW);
+	/* "/path": at the project root only. */
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "top.txt"), PERM_VERDICT_DENY);
+	n = snprintf(path, sizeof(path), "%s/top.txt", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path));
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", path), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "sub/top.txt"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "etc/passwd"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "/etc/passwd"), PERM_VERDICT_ALLOW);
+	/* "./path": from the current directory, the root. */
+	T_EQ_INT(tool(r, PERM_ASK, "list_dir", "dot.txt"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "list_dir", "sub/dot.txt"), PERM_VERDICT_ALLOW);
+	/* A bare name: at any depth; a bare path: from the root. */
+	T_EQ_INT(tool(r, PERM_ASK, "glob", "bare.txt"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "glob", "a/b/bare.txt"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "sub/x.txt"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_ASK, "read_file", "a/sub/x.txt"), PERM_VERDICT_ALLOW);
+	/* "/" alone: the whole project. */
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "any/where"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "top"), PERM_VERDICT_DENY);
+	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "../outside"), PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+	r = rules_of(allow, NULL, NULL);
+	perm_rules_set_root(r, root);
+	T_EQ_INT(tool(r, PERM_ASK, "write_file", "a/b/c"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(tool(r, PERM_ASK, "write_file", "../outside"), PERM_VERDICT_ASK);
+	perm_rules_free(r);
+
+	/* "~" needs a home to stand for. */
+	r = perm_rules_new();
+	unsetenv("HOME");
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "Read(~/x)", &err), -1);
+	T_CONTAINS(buf_cstr(&err), "HOME");
+	setenv("HOME", "relative", 1);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "Read(~)", &err), -1);
+	T_EQ_INT(perm_rules_count(r, PERM_LIST_DENY), 0);
+	perm_rules_free(r);
+	if (old_home != NULL)
+		setenv("HOME", old_home, 1);
+	else
+		unsetenv("HOME");
+	free(old_home);
+
+	n = snprintf(path, sizeof(path), "%s/abs", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && rmdir(path) == 0);
+	n = snprintf(path, sizeof(path), "%s/home", root);
+	T_OK(n > 0 && (size_t)n < sizeof(path) && rmdir(path) == 0);
+	T_OK(rmdir(root) == 0);
+	free(root);
+	buf_release(&err);
+}
+
+T_TEST(meaning_changes)
+{
+	static const char *same[] = {
+		"Read(//etc/x)", "Read(~/x)", "Read(./src/a)", "Read(src/**)", "Read(.env)",
+		"Bash(/bin/ls *)", "Read", "nosuch(/x)", "WebFetch(/x)", "Read(//)", "Edit(./)",
+		NULL
+	};
+	struct buf note = BUF_INIT(BUF_NOLIMIT);
+	size_t i;
+
+	T_OK(perm_rule_changed("Read(/etc/x)", &note));
+	T_CONTAINS(buf_cstr(&note), "project root");
+	T_CONTAINS(buf_cstr(&note), "write Read(//etc/x)");
+	buf_reset(&note);
+	T_OK(perm_rule_changed(" edit_file( /src/** ) ", &note));
+	T_CONTAINS(buf_cstr(&note), "edit_file(//src/**)");
+	buf_reset(&note);
+	T_OK(perm_rule_changed("Edit(./.env)", &note));
+	T_CONTAINS(buf_cstr(&note), "any depth");
+	T_CONTAINS(buf_cstr(&note), "write Edit(.env)");
+	buf_reset(&note);
+	T_OK(perm_rule_changed("Read(/)", &note));
+	for (i = 0; same[i] != NULL; i++) {
+		buf_reset(&note);
+		if (perm_rule_changed(same[i], &note))
+			T_FAIL("%s reported as changed: %s", same[i], buf_cstr(&note));
+	}
+	T_OK(!perm_rule_changed(NULL, &note));
+	buf_release(&note);
+}
+
+
+/* The reason and the "always" rules for one call. */
+static char *
+explain(const struct perm_rules *r, enum perm_mode mode, const char *tool, enum tool_class cls,
+    const char *field, const char *value, struct buf *reason)
+{
+	struct buf all = BUF_INIT(BUF_NOLIMIT);
+	cJSON *in = cJSON_CreateObject();
+	char **rules;
+	size_t i;
+
+	cJSON_AddStringToObject(in, field, value);
+	buf_reset(reason);
+	rules = perm_explain(r, mode, tool, cls, in, reason);
+	T_OK(rules != NULL && rules[0] != NULL);
+	for (i = 0; rules != NULL && rules[i] != NULL; i++)
+		buf_printf(&all, "%s%s", i > 0 ? " | " : "", rules[i]);
+	perm_strv_free(rules);
+	cJSON_Delete(in);
+	return buf_detach(&all, NULL);
+}
+
+T_TEST(explain)
+{
+	const char *allow[] = { "run_bash(cd *)", "run_bash(git status)", "Edit(src/**)", NULL };
+	const char *ask[] = { "Bash(git push *)", "write_file(src/gen/**)", NULL };
+	struct perm_rules *r = rules_of(allow, ask, NULL), *none = rules_of(NULL, NULL, NULL);
+	struct perm_rules *merged;
+	struct buf reason = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(BUF_NOLIMIT);
+	char *rules;
+
+	/* The part that no allow rule covers, and exactly that part to allow. */
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "cd build && make test", &reason);
+	T_EQ_STR(buf_cstr(&reason), "the part `make test` matches no allow rule");
+	T_EQ_STR(rules, "run_bash(make test)");
+	/* That rule, with the allow rules, allows the whole command; alone it does not. */
+	merged = perm_rules_new();
+	T_EQ_INT(perm_rules_add(merged, PERM_LIST_ALLOW, rules, &err), 0);
+	T_EQ_INT(bash(merged, PERM_ASK, "cd build && make test"), PERM_VERDICT_ASK);
+	perm_rules_merge_list(merged, r, PERM_LIST_ALLOW);
+	perm_rules_merge_list(merged, r, (enum perm_list)9);
+	T_EQ_INT(perm_rules_count(merged, PERM_LIST_ASK), 0);
+	T_EQ_INT(bash(merged, PERM_ASK, "cd build && make test"), PERM_VERDICT_ALLOW);
+	T_EQ_INT(bash(merged, PERM_ASK, "cd build && make install"), PERM_VERDICT_ASK);
+	perm_rules_free(merged);
+	free(rules);
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "git status; make; rm -f x", &reason);
+	T_EQ_STR(buf_cstr(&reason), "the parts `make` and `rm -f x` match no allow rule");
+	T_EQ_STR(rules, "run_bash(make) | run_bash(rm -f x)");
+	free(rules);
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "a; b; c; d; git status", &reason);
+	T_EQ_STR(buf_cstr(&reason), "the parts `a`, `b` and 2 more match no allow rule");
+	free(rules);
+	/* An ask rule. */
+	rules = explain(r, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "cd x && git push origin", &reason);
+	T_EQ_STR(buf_cstr(&reason), "rule Bash(git push *) asks for approval");
+	T_EQ_STR(rules, "run_bash(cd x && git push origin)");
+	free(rules);
+	rules = explain(r, PERM_ACCEPT_EDITS, "write_file", TOOL_WRITE, "path", "src/gen/a.c",
+	    &reason);
+	T_EQ_STR(buf_cstr(&reason), "rule write_file(src/gen/**) asks for approval");
+	T_EQ_STR(rules, "write_file(src/gen/a.c)");
+	free(rules);
+	/* The mode, when no allow rule could have applied. */
+	rules = explain(none, PERM_ASK, "edit_file", TOOL_WRITE, "path", "a.c", &reason);
+	T_EQ_STR(buf_cstr(&reason), "mode ask: every edit asks");
+	T_EQ_STR(rules, "edit_file(/a.c)");
+	free(rules);
+	rules = explain(none, PERM_ACCEPT_EDITS, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "make test && make install", &reason);
+	T_EQ_STR(buf_cstr(&reason), "mode accept-edits: every command asks");
+	T_EQ_STR(rules, "run_bash(make test) | run_bash(make install)");
+	free(rules);
+	/* A file outside the allow rules' reach. */
+	rules = explain(r, PERM_ASK, "write_file", TOOL_WRITE, "path", "docs/x.md", &reason);
+	T_EQ_STR(buf_cstr(&reason), "`docs/x.md` matches no allow rule");
+	T_EQ_STR(rules, "write_file(docs/x.md)");
+	free(rules);
+	/* A long part is remembered by its first two words. */
+	rules = explain(none, PERM_ASK, "run_bash", TOOL_HIGH_IMPACT, "command",
+	    "npm run build -- --mode production --config webpack.config.js --progress --profile",
+	    &reason);
+	T_EQ_STR(rules, "run_bash(npm run *)");
+	free(rules);
+	/* A tool no rule can name. */
+	rules = explain(none, PERM_ASK, "mcp_thing", TOOL_HIGH_IMPACT, "x", "y", &reason);
+	T_EQ_STR(buf_cstr(&reason), "mode ask: every call of mcp_thing asks");
+	T_EQ_STR(rules, "mcp_thing");
+	free(rules);
+	perm_strv_free(NULL);
+	perm_rules_free(r);
+	perm_rules_free(none);
+	buf_release(&reason);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
@@ -769,6 +1154,10 @@ main(void)
 	T_RUN(rule_for);
 	T_RUN(rules_copy_and_merge);
 	T_RUN(hostile_commands);
+	T_RUN(claude_code_meanings);
+	T_RUN(path_anchors);
+	T_RUN(meaning_changes);
+	T_RUN(explain);
 	buf_release(&why);
 	return t_done();
 }

@@ -76,6 +76,7 @@ bash_spawn(const char *dir, const char *command, int *outfd, struct buf *err)
 		close(p[1]);
 		if (chdir(dir) == -1)
 			_exit(126);
+		redact_env_child();
 		execl("/bin/bash", "bash", "-c", command, (char *)NULL);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
@@ -112,6 +113,7 @@ bash_capture_init(struct bash_capture *c, const char *spill_dir, const char *cal
 	c->tail = xmalloc(HALF);
 	c->spill_fd = -1;
 	c->spill_dir = spill_dir;
+	buf_init(&c->spill_redact.hold, BUF_NOLIMIT);
 	buf_puts(&name, "bash-");
 	/* Keep only safe characters of the id in the file name. */
 	for (p = call_id != NULL ? call_id : "call"; *p != '\0' && name.len < 100; p++)
@@ -138,14 +140,14 @@ bash_spill_open(struct bash_capture *c)
 	}
 	c->spill_path = buf_detach(&path, NULL);
 	/* Everything so far: the head, then whatever the ring holds past it. */
-	(void)!write(c->spill_fd, c->head.data, c->head.len);
+	redact_stream_write(&c->spill_redact, c->spill_fd, c->head.data, c->head.len);
 	if (c->total > c->head.len) {
 		size_t rest = c->total - c->head.len;	/* <= ring contents here */
 		size_t start = (c->tail_pos + HALF - rest) % HALF;
 		size_t first = rest < HALF - start ? rest : HALF - start;
 
-		(void)!write(c->spill_fd, c->tail + start, first);
-		(void)!write(c->spill_fd, c->tail, rest - first);
+		redact_stream_write(&c->spill_redact, c->spill_fd, c->tail + start, first);
+		redact_stream_write(&c->spill_redact, c->spill_fd, c->tail, rest - first);
 	}
 }
 
@@ -176,7 +178,7 @@ bash_capture_feed(struct bash_capture *c, const char *p, size_t n)
 	size_t k = n < room ? n : room;
 
 	if (c->spill_fd != -1)
-		(void)!write(c->spill_fd, p, n);
+		redact_stream_write(&c->spill_redact, c->spill_fd, p, n);
 	if (k > 0) {
 		buf_append(&c->head, p, k);
 		p += k;
@@ -190,7 +192,7 @@ bash_capture_feed(struct bash_capture *c, const char *p, size_t n)
 		c->spill_tried = true;
 		bash_spill_open(c);
 		if (c->spill_fd != -1)
-			(void)!write(c->spill_fd, p, n);
+			redact_stream_write(&c->spill_redact, c->spill_fd, p, n);
 	}
 	bash_ring_put(c, p, n);
 	c->total += n;
@@ -249,8 +251,11 @@ bash_capture_release(struct bash_capture *c)
 	buf_release(&c->head);
 	free(c->tail);
 	c->tail = NULL;
-	if (c->spill_fd != -1)
+	if (c->spill_fd != -1) {
+		redact_stream_write_flush(&c->spill_redact, c->spill_fd);
 		close(c->spill_fd);
+	}
+	redact_stream_release(&c->spill_redact);
 	c->spill_fd = -1;
 	free(c->spill_path);
 	free(c->spill_name);

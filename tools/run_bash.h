@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "redact.h"
 #include "tool.h"
 
 #define BASH_TIMEOUT_DEFAULT_MS	120000
@@ -37,6 +38,7 @@ struct bash_capture {
 	char		*spill_path;	/* owned */
 	const char	*spill_dir;	/* not owned; NULL: no spill */
 	char		*spill_name;	/* owned: a name unique to this call */
+	struct redact_stream spill_redact;	/* keys never reach the spill file */
 };
 
 void	bash_capture_init(struct bash_capture *, const char *spill_dir, const char *call_id);

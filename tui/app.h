@@ -98,6 +98,8 @@ enum app_mode {
 
 struct pending {
 	char		*id, *name, *preview;
+	char		*reason;	/* why it asks ("" when the event did not say) */
+	char		*always;	/* the rules "always" adds, joined by ", " */
 	cJSON		*input;
 };
 

@@ -53,6 +53,8 @@ approve_pending_free(struct pending *p)
 	free(p->id);
 	free(p->name);
 	free(p->preview);
+	free(p->reason);
+	free(p->always);
 	cJSON_Delete(p->input);
 }
 
@@ -160,6 +162,24 @@ approve_show_command(struct app *a, const struct pending *p)
 	a->diff_lines_w = -1;
 }
 
+/* Under the proposal: why it asks, and what "always" would allow from now on. */
+static void
+approve_show_why(struct app *a, const struct pending *p)
+{
+	struct sline *l;
+
+	if (p->reason[0] != '\0') {
+		l = slvec_push(&a->diff_lines);
+		sline_adds(l, "  asks: ", ROLE_DIM, 0);
+		sline_adds(l, p->reason, ROLE_DIM, TA_ITALIC);
+	}
+	if (p->always[0] != '\0') {
+		l = slvec_push(&a->diff_lines);
+		sline_adds(l, "  a allows: ", ROLE_DIM, 0);
+		sline_adds(l, p->always, ROLE_DIM, 0);
+	}
+}
+
 void
 approve_show(struct app *a)
 {
@@ -190,6 +210,7 @@ approve_show(struct app *a)
 		udiff_render(&a->diff, &a->diff_lines);
 		a->diff_lines_w = -1;
 	}
+	approve_show_why(a, p);
 	app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT | D_PANES);
 }
 
@@ -197,7 +218,8 @@ void
 approve_request(struct app *a, const cJSON *ev)
 {
 	struct pending *p;
-	const cJSON *input = json_get(ev, "input");
+	const cJSON *input = json_get(ev, "input"), *rule;
+	struct buf always = BUF_INIT(BUF_NOLIMIT);
 
 	if (a->npend == a->cappend) {
 		a->cappend = a->cappend ? a->cappend * 2 : 4;
@@ -207,6 +229,11 @@ approve_request(struct app *a, const cJSON *ev)
 	p->id = xstrdup(json_str(ev, "id", ""));
 	p->name = xstrdup(json_str(ev, "name", "tool"));
 	p->preview = xstrdup(json_str(ev, "preview", ""));
+	p->reason = xstrdup(json_str(ev, "reason", ""));
+	cJSON_ArrayForEach(rule, json_get(ev, "always"))
+		if (cJSON_IsString(rule))
+			buf_printf(&always, "%s%s", always.len > 0 ? ", " : "", rule->valuestring);
+	p->always = buf_detach(&always, NULL);
 	p->input = input != NULL ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
 	if (p->input == NULL)
 		fatal("out of memory");
@@ -327,6 +354,11 @@ approve_prompt(struct app *a, struct sline *out)
 		sline_adds(out, keys[i][0], ROLE_APPROVAL_KEY, TA_BOLD);
 		sline_adds(out, keys[i][1], ROLE_APPROVAL, 0);
 		sline_adds(out, "  ", ROLE_APPROVAL, 0);
+	}
+	/* Why it asks, where the width allows (the diff pane says it too). */
+	if (p->reason[0] != '\0') {
+		sline_adds(out, "\xC2\xB7 ", ROLE_APPROVAL, 0);
+		sline_adds(out, p->reason, ROLE_APPROVAL, TA_ITALIC);
 	}
 	out->flags |= SL_NOWRAP;
 }

@@ -60,6 +60,8 @@ J
 "$TANDEM" -p "x" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "ask mode: run_bash refused" [ "$(jq -r 'select(.type=="tool_result") | .is_error' "$T/out.jsonl")" = true ]
 check "ask mode: the result names the flag" grep -q -- '--allow' <(jq -r 'select(.type=="tool_result") | .content' "$T/out.jsonl")
+check "ask mode: the result says why it asks" grep -q 'run_bash needs approval (mode ask: every command asks)' <(jq -r 'select(.type=="tool_result") | .content' "$T/out.jsonl")
+check "ask mode: the flag allows exactly that command" grep -qF -- "--allow 'run_bash(echo ran >>runs.txt)'" <(jq -r 'select(.type=="tool_result") | .content' "$T/out.jsonl")
 check "ask mode: nothing ran" [ ! -e runs.txt ]
 mock_start "$T/bash.json"
 "$TANDEM" -p "x" --permission-mode yolo --output-format events >"$T/out.jsonl" 2>"$T/err"

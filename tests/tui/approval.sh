@@ -19,6 +19,8 @@ tui_check "removed lines have old line numbers" '^11 +- +return count \+ 1;'
 tui_check "added lines have new line numbers" '^ +11 \+ +return count;'
 tui_check "the prompt asks about the file" 'Apply this edit to src/a\.c\?'
 tui_check "the tool waits for approval" '\? edit_file src/a\.c +approve\?'
+tui_check "the diff pane says why it asks" 'asks: mode ask: every edit asks'
+tui_check "the diff pane says what always would allow" 'a allows: edit_file\(src/a\.c\)'
 tui_keys n
 tui_check "n asks why" 'why\? ›'
 tui_type "use a macro"
@@ -28,6 +30,8 @@ tui_check "the tools pane says denied" '⊘ edit_file src/a\.c +denied'
 tui_next
 tui_check "two pending approvals queue visibly" '1 of 2 pending'
 tui_check "a command shows what runs" '\$ make check'
+tui_check "the command says which part asks" 'asks: the part `make check` matches no allow rule'
+tui_check "the approval line says why, where it fits" 'edit  · the part'
 tui_check "and where it runs" 'in /work/demo'
 tui_keys y
 tui_check "approved, it runs" 'run_bash make check +running'

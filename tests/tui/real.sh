@@ -41,6 +41,8 @@ tui_keys Enter
 tui_check "a command waits for approval" 'run_bash sleep 1; echo one +approve\?'
 tui_check "the next one is queued behind it" 'run_bash sleep 1; echo two +queued'
 tui_check "the approval names where it runs" 'Run this command in .*\?'
+tui_check "the approval says why it asks" 'asks: mode ask: every command asks'
+tui_check "the approval says what always would allow" 'a allows: run_bash\(sleep 1\), run_bash\(echo one\)'
 tui_keys y
 tui_check "approved, it runs" 'run_bash sleep 1; echo one +running'
 tui_check "then it is done, with its duration" 'run_bash sleep 1; echo one +1\.[0-9]s'
