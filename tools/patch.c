@@ -814,15 +814,17 @@ static int
 patch_git_finish(struct patch_reader *r, struct patch_file *f, struct patch_git *g,
     size_t at, char *dold, char *dnew, bool dashes)
 {
-	char *old = g->line_old, *new = g->line_new;
+	char *old, *new;
 	int ops = g->renamed + g->copied + g->created + g->deleted;
 
-	g->line_old = g->line_new = NULL;
 	if (ops > 1 || (g->renamed && g->copied))
 		return patch_fail(r, at, "the section both %s", g->created && g->deleted ?
 		    "creates and deletes its file" : "renames or copies and creates or deletes");
 	if ((g->renamed || g->copied) && (g->from == NULL || g->to == NULL))
 		return patch_fail(r, at, "a rename or copy needs both its from and to lines");
+	old = g->line_old;
+	new = g->line_new;
+	g->line_old = g->line_new = NULL;
 	if (old == NULL && dashes && (dold != NULL || dnew != NULL)) {
 		/* names with spaces that differ: the ---/+++ lines say them */
 		char *o = dold != NULL ? xstrdup(dold) : NULL;
@@ -1001,6 +1003,8 @@ patch_codex_update(struct patch_reader *r, struct patch_file *f)
 	struct patch_hunk *h = NULL;
 
 	if (patch_codex_arg(r, "*** Move to:") != NULL) {
+		free(f->new_name);
+		f->new_name = NULL;
 		if (patch_codex_name(r, "*** Move to:", &f->new_name) != 0)
 			return -1;
 		f->op = PATCH_RENAME;
