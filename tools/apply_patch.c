@@ -62,6 +62,8 @@ struct ap {
 	struct patch_plan	 plan;
 	struct ap_vfile		*v;
 	size_t			 nv, cap;
+	size_t			*slots;		/* a hash of v by rel: index + 1, 0 empty */
+	size_t			 nslots;
 	struct buf		 notes;
 	struct buf		 summary;
 };
@@ -85,6 +87,7 @@ ap_release(struct ap *ap)
 		ap_state_release(&ap->v[i].cur);
 	}
 	free(ap->v);
+	free(ap->slots);
 	patch_plan_release(&ap->plan);
 	buf_release(&ap->notes);
 	buf_release(&ap->summary);
@@ -105,15 +108,52 @@ ap_state_same(const struct ap_state *a, const struct ap_state *b)
  * The picture of the files.
  */
 
+static size_t
+ap_hash(const char *s)
+{
+	size_t h = 5381;
+
+	for (; *s != '\0'; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+/* The slot of rel: where it is, or the empty one where it would go. */
+static size_t
+ap_slot(const struct ap *ap, const char *rel)
+{
+	size_t k = ap_hash(rel) & (ap->nslots - 1);
+
+	while (ap->slots[k] != 0 && strcmp(ap->v[ap->slots[k] - 1].rel, rel) != 0)
+		k = (k + 1) & (ap->nslots - 1);
+	return k;
+}
+
 static struct ap_vfile *
 ap_find(struct ap *ap, const char *rel)
 {
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < ap->nv; i++)
-		if (strcmp(ap->v[i].rel, rel) == 0)
-			return &ap->v[i];
-	return NULL;
+	if (ap->nslots == 0)
+		return NULL;
+	k = ap_slot(ap, rel);
+	return ap->slots[k] != 0 ? &ap->v[ap->slots[k] - 1] : NULL;
+}
+
+/* Index v[i]; the table stays at most half full. */
+static void
+ap_index(struct ap *ap, size_t i)
+{
+	size_t j;
+
+	if ((i + 1) * 2 > ap->nslots) {
+		free(ap->slots);
+		ap->nslots = ap->nslots ? ap->nslots * 2 : 64;
+		ap->slots = xcalloc(ap->nslots, sizeof(*ap->slots));
+		for (j = 0; j < i; j++)
+			ap->slots[ap_slot(ap, ap->v[j].rel)] = j + 1;
+	}
+	ap->slots[ap_slot(ap, ap->v[i].rel)] = i + 1;
 }
 
 /* The path of name itself (its directory resolved, not a link at its end). */
@@ -218,6 +258,7 @@ ap_add(struct ap *ap, char *abs, char *rel, bool link, struct buf *err)
 		ap_state_release(&v->orig);
 		return NULL;
 	}
+	ap_index(ap, ap->nv);
 	ap->nv++;
 	v->cur = v->orig;
 	if (v->orig.data != NULL)

@@ -545,12 +545,14 @@ patch_free_body(struct patch_reader *r, struct patch_file *f, struct patch_hunk 
 		size_t n = r->L.len[r->i], j;
 
 		if (n == 0) {
-			/* a blank context line, if more of the hunk follows */
+			/* blank context lines, if more of the hunk follows them */
 			for (j = r->i; j < r->L.n && r->L.len[j] == 0; j++)
 				;
-			if (!patch_is_body(r, j) || (f->codex && patch_starts(r, j, "***")))
+			if (!patch_is_body(r, j))
 				break;
-			patch_add_line(f, h, ' ', s, 0, r->L.cr[r->i]);
+			for (; r->i < j; r->i++)
+				patch_add_line(f, h, ' ', r->L.p[r->i], 0, r->L.cr[r->i]);
+			continue;
 		} else if (s[0] == '\\') {
 			if (patch_noeol(r, h) != 0)
 				return -1;
