@@ -604,6 +604,136 @@ T_TEST(cross_check_git_apply)
 	free(theirs);
 }
 
+/*
+ * Random trees and changes, written by git itself (git diff -M with
+ * renames, modes, CRLF and unterminated lines): apply_patch must leave
+ * exactly what git committed.
+ */
+static void
+rand_text(unsigned *seed, struct buf *b)
+{
+	int i, n = 1 + (int)(rand_r(seed) % 40);
+
+	for (i = 0; i < n; i++) {
+		static const char *const words[] = { "{", "}", "\treturn 0;", "int x;", "",
+		    "foo();", "bar(1, 2);", "/* note */", "  ", "x = y;" };
+		unsigned r = rand_r(seed);
+
+		buf_puts(b, words[r % 10]);
+		if (r % 7 == 0)
+			buf_printf(b, " %d", (int)(r % 5));
+		if (i == n - 1 && r % 5 == 0)
+			break;	/* no newline at the end */
+		buf_puts(b, r % 9 == 0 ? "\r\n" : "\n");
+	}
+}
+
+/* Change some lines of text: replace, insert, delete. */
+static void
+rand_change(unsigned *seed, const char *text, struct buf *out)
+{
+	const char *p = text;
+
+	while (*p != '\0') {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl != NULL ? (size_t)(nl - p) + 1 : strlen(p);
+		unsigned r = rand_r(seed) % 12;
+
+		if (r == 0)
+			buf_puts(out, "inserted();\n");
+		if (r != 1 && r != 2)
+			buf_append(out, p, n);
+		else if (r == 2)
+			buf_puts(out, "changed();\n");
+		p += n;
+	}
+	if (rand_r(seed) % 4 == 0)
+		buf_puts(out, "tail();");
+}
+
+T_TEST(random_git_diffs)
+{
+	unsigned seed = 1234;
+	int round, bad = 0;
+
+	if (!have("git")) {
+		printf("# skip: git is not installed\n");
+		return;
+	}
+	for (round = 0; round < 30 && bad < 3; round++) {
+		struct buf names[4], before[4], after[4];
+		char repo[PATH_MAX + 64], *patch;
+		size_t plen;
+		int i;
+
+		fresh();
+		snprintf(repo, sizeof repo, "%s", root);
+		sh("cd '%s' && git init -q . && git config core.autocrlf false", repo);
+		for (i = 0; i < 4; i++) {
+			buf_init(&names[i], 256);
+			buf_init(&before[i], BUF_NOLIMIT);
+			buf_init(&after[i], BUF_NOLIMIT);
+			buf_printf(&names[i], "d%d/f%d.c", i % 2, i);
+			rand_text(&seed, &before[i]);
+			put(buf_cstr(&names[i]), before[i].data, before[i].len);
+		}
+		sh("cd '%s' && git add -A && git -c user.name=t -c user.email=t@t commit -qm a", repo);
+		for (i = 0; i < 4; i++) {
+			rand_change(&seed, buf_cstr(&before[i]), &after[i]);
+			put(buf_cstr(&names[i]), after[i].data, after[i].len);
+		}
+		/* a rename, a mode change, a new file, a deletion */
+		sh("cd '%s' && git mv d0/f0.c moved/f0.c 2>/dev/null || (mkdir -p moved && "
+		    "git mv d0/f0.c moved/f0.c)", repo);
+		if (round % 2 == 0)
+			sh("cd '%s' && chmod 755 d1/f1.c", repo);
+		if (round % 3 == 0)
+			sh("cd '%s' && printf 'new\\r\\nfile' > d1/new.c && git rm -qf d0/f2.c", repo);
+		sh("cd '%s' && git add -A && git diff --cached -M --binary > ../p%d.diff && "
+		    "git -c user.name=t -c user.email=t@t commit -qm b && mkdir ../after%d && "
+		    "cp -a . ../after%d && rm -rf ../after%d/.git && git reset -q --hard HEAD~1 && "
+		    "rm -rf .git", repo, round, round, round, round);
+		{
+			char pp[PATH_MAX * 2];
+			struct buf err = BUF_INIT(4096);
+
+			snprintf(pp, sizeof pp, "%s/../p%d.diff", repo, round);
+			if (fsutil_read_file(pp, (size_t)1 << 24, &patch, &plen, &err) != 0)
+				T_FAIL("no patch: %s", buf_cstr(&err));
+			buf_release(&err);
+		}
+		{
+			struct tool_out out;
+
+			apply(patch, &out);
+			if (out.is_error) {
+				T_FAIL("round %d refused: %s\n%s", round, buf_cstr(&out.text), patch);
+				bad++;
+			}
+			tool_out_release(&out);
+		}
+		/* the same bytes and modes as git's own tree (emptied directories stay) */
+		{
+			char cmd[PATH_MAX * 3];
+			int n = snprintf(cmd, sizeof cmd, "find '%s' -mindepth 1 -type d -empty -delete && diff -r '%s' '%s/../after%d' && "
+			    "cd '%s' && find . -type f -perm -100 | sort > ../x1 && cd ../after%d && "
+			    "find . -type f -perm -100 | sort > ../x2 && cmp -s ../x1 ../x2",
+			    repo, repo, repo, round, repo, round);
+
+			if (n < 0 || (size_t)n >= sizeof cmd || system(cmd) != 0) {
+				T_FAIL("round %d: the tree differs from git's\n%s", round, patch);
+				bad++;
+			}
+		}
+		free(patch);
+		for (i = 0; i < 4; i++) {
+			buf_release(&names[i]);
+			buf_release(&before[i]);
+			buf_release(&after[i]);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -627,6 +757,7 @@ main(void)
 	T_RUN(header_only_and_quoted);
 	T_RUN(parser_names);
 	T_RUN(cross_check_git_apply);
+	T_RUN(random_git_diffs);
 	sh("rm -rf '%s'", base);
 	return t_done();
 }
