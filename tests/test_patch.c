@@ -517,9 +517,30 @@ T_TEST(counts_enforced)
 {
 	fresh();
 	puts_in("c.txt", "a\nb\nc\nd\ne\n");
-	/* a context line that lost its space, changes after it: refused, not half applied */
-	refused("--- a/c.txt\n+++ b/c.txt\n@@ -1,5 +1,5 @@\n a\n-b\n+B\nc\n d\n-e\n+E\n",
+	/*
+	 * A context line that lost its space, changes after it: refused when the
+	 * counts do not confirm it as context, never half applied ...
+	 */
+	refused("--- a/c.txt\n+++ b/c.txt\n@@ -1,4 +1,4 @@\n a\n-b\n+B\nc\n d\n-e\n+E\n",
 	    "starts with neither");
+	refused("--- a/c.txt\n+++ b/c.txt\n@@ -1,6 +1,6 @@\n a\n-b\n+B\nc\n d\n-e\n+E\n",
+	    "starts with neither");
+	/* ... or when the line is not what the file has there */
+	refused("--- a/c.txt\n+++ b/c.txt\n@@ -1,5 +1,5 @@\n a\n-b\n+B\nX\n d\n-e\n+E\n",
+	    "does not match");
+	expect_file("c.txt", "a\nb\nc\nd\ne\n");
+	/* ... and applied, with a note, when the counts and the file agree */
+	{
+		struct tool_out out;
+
+		apply("--- a/c.txt\n+++ b/c.txt\n@@ -1,5 +1,5 @@\n a\n-b\n+B\nc\n d\n-e\n+E\n",
+		    &out);
+		T_OK(!out.is_error);
+		T_CONTAINS(buf_cstr(&out.text), "without the leading space");
+		tool_out_release(&out);
+		expect_file("c.txt", "a\nB\nc\nd\nE\n");
+		puts_in("c.txt", "a\nb\nc\nd\ne\n");
+	}
 	refused("--- a/c.txt\n+++ b/c.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n c\n-d\n+D\n",
 	    "counts as complete");
 	refused("--- a/c.txt\n+++ b/c.txt\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n", "ends after");

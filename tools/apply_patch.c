@@ -643,6 +643,10 @@ ap_place(const struct patch_file *pf, const struct ap_text *t, size_t hi, const 
 	if (level > 0)
 		buf_printf(notes, "%s: hunk %zu matched only when whitespace at line %s is "
 		    "ignored\n", rel, hi + 1, level == 1 ? "ends" : "starts and ends");
+	if (h->recovered > 0)
+		buf_printf(notes, "%s: hunk %zu had %zu context line%s without the leading "
+		    "space; read as context, as the hunk's counts and the file agree\n", rel,
+		    hi + 1, h->recovered, h->recovered == 1 ? "" : "s");
 	if (h->ranged && !pf->codex && fd.cand[0] != h->old_start - 1)
 		buf_printf(notes, "%s: hunk %zu applied at offset %+ld (line %ld, not %ld)\n",
 		    rel, hi + 1, fd.cand[0] - (h->old_start - 1), fd.cand[0] + 1, h->old_start);

@@ -332,6 +332,8 @@ patch_git_names(struct patch_reader *r, size_t line, char **old, char **new)
 	size_t n = (size_t)(stop - s), used, sp;
 
 	*old = *new = NULL;
+	if (memchr(s, '\0', n) != NULL)
+		return patch_fail(r, line, "the \"diff --git\" line holds a NUL byte");
 	if (n > 0 && s[0] == '"') {
 		if ((*old = patch_unquote(s, n, &used)) == NULL)
 			goto bad;
@@ -487,22 +489,49 @@ patch_noeol(struct patch_reader *r, struct patch_hunk *h)
 	return 0;
 }
 
+/* Lines that begin another part of a patch, never a hunk's. */
+static bool
+patch_looks_like_header(const struct patch_reader *r, size_t i)
+{
+	return patch_starts(r, i, "diff --git ") || patch_starts(r, i, "@@") ||
+	    patch_is_dashes(r, i);
+}
+
+static int
+patch_bad_line(struct patch_reader *r, size_t line, const struct patch_file *f,
+    const struct patch_hunk *h, const char *name)
+{
+	size_t n = r->L.len[line];
+
+	buf_reset(r->err);
+	return patch_fail(r, line, "\"%.*s\" in hunk %zu of %s starts with neither ' ', '-' "
+	    "nor '+', and reading it as a context line that lost its space does not fit the "
+	    "header @@ -%ld,%ld +%ld,%ld @@; a context line keeps its leading space (a blank "
+	    "one is a single space). Fix the line or the counts", (int)(n > 60 ? 60 : n),
+	    r->L.p[line], f->nh, name, h->old_start, h->old_count, h->new_start, h->new_count);
+}
+
+static int patch_after_hunks(struct patch_reader *, const struct patch_file *);
+
 static int
 patch_ranged_body(struct patch_reader *r, struct patch_file *f, struct patch_hunk *h,
     const char *name)
 {
-	size_t head = r->i - 1;
+	size_t head = r->i - 1, bad = 0;	/* bad: 1 + the first recovered line */
 	long olds = 0, news = 0;
 
 	while (olds < h->old_count || news < h->new_count) {
 		const char *s;
 		size_t n;
 
-		if (r->i >= r->L.n)
+		if (r->i >= r->L.n) {
+			if (bad != 0)
+				return patch_bad_line(r, bad - 1, f, h, name);
 			return patch_fail(r, head, "hunk %zu of %s ends after %ld old and %ld new "
 			    "lines, but its header @@ -%ld,%ld +%ld,%ld @@ counts %ld and %ld; fix "
 			    "the counts or the lines", f->nh, name, olds, news, h->old_start,
 			    h->old_count, h->new_start, h->new_count, h->old_count, h->new_count);
+		}
 		s = r->L.p[r->i];
 		n = r->L.len[r->i];
 		if (n > 0 && s[0] == '\\') {
@@ -515,24 +544,37 @@ patch_ranged_body(struct patch_reader *r, struct patch_file *f, struct patch_hun
 			patch_add_line(f, h, ' ', s, 0, r->L.cr[r->i]);
 		} else if (s[0] == ' ' || s[0] == '-' || s[0] == '+')
 			patch_add_line(f, h, s[0], s + 1, n - 1, r->L.cr[r->i]);
-		else
-			return patch_fail(r, r->i, "\"%.*s\" in hunk %zu of %s starts with neither "
-			    "' ', '-' nor '+', but the header @@ -%ld,%ld +%ld,%ld @@ counts more "
-			    "lines; a context line keeps its leading space (a blank one is a single "
-			    "space). Fix the line or the counts; nothing was written",
-			    (int)(n > 60 ? 60 : n), s, f->nh, name, h->old_start, h->old_count,
-			    h->new_start, h->new_count);
+		else if (patch_looks_like_header(r, r->i))
+			return patch_bad_line(r, bad != 0 ? bad - 1 : r->i, f, h, name);
+		else {
+			/*
+			 * A context line that lost its leading space ("}" for " }"):
+			 * read as context, kept only if the counts then come out exactly
+			 * and the hunk still matches the file.
+			 */
+			if (bad == 0)
+				bad = r->i + 1;
+			patch_add_line(f, h, ' ', s, n, r->L.cr[r->i]);
+			h->recovered++;
+		}
 		olds += n == 0 || s[0] != '+';
 		news += n == 0 || s[0] != '-';
-		if (olds > h->old_count || news > h->new_count)
+		if (olds > h->old_count || news > h->new_count) {
+			if (bad != 0)
+				return patch_bad_line(r, bad - 1, f, h, name);
 			return patch_fail(r, r->i, "hunk %zu of %s has more %s lines than its header "
 			    "@@ -%ld,%ld +%ld,%ld @@ counts; fix the counts", f->nh, name,
 			    olds > h->old_count ? "old (context and removed)" : "new (context and "
 			    "added)", h->old_start, h->old_count, h->new_start, h->new_count);
+		}
 		r->i++;
 	}
-	if (r->i < r->L.n && r->L.len[r->i] > 0 && r->L.p[r->i][0] == '\\')
-		return patch_noeol(r, h);
+	if (r->i < r->L.n && r->L.len[r->i] > 0 && r->L.p[r->i][0] == '\\' &&
+	    patch_noeol(r, h) != 0)
+		return -1;
+	if (bad != 0 && patch_after_hunks(r, f) != 0)
+		/* more hunk lines follow: the counts do not confirm the reading */
+		return patch_bad_line(r, bad - 1, f, h, name);
 	return 0;
 }
 

@@ -13,8 +13,9 @@
  * name one file.
  *
  * Strict: a numbered hunk holds exactly the lines its header counts; a
- * line inside a hunk that starts with neither ' ', '-', '+' nor '\', a
- * hunk that ends early or runs long, an empty hunk, a binary patch, or
+ * line inside a hunk that starts with neither ' ', '-', '+' nor '\' is
+ * read as a context line that lost its space only when the counts then
+ * come out exactly (else refused); a hunk that ends early or runs long, an empty hunk, a binary patch, or
  * names that disagree between a section's header lines are refused with
  * one sentence naming the patch line.  Nothing is read from the disk.
  *
@@ -59,6 +60,11 @@ struct patch_hunk {
 	struct patch_line *lines;
 	size_t		 n, cap;
 	size_t		 lineno;	/* the patch line of its header (1-based) */
+	/*
+	 * Context lines that had lost their leading space ("}" for " }"), read
+	 * as context because the header's counts come out exactly that way.
+	 */
+	size_t		 recovered;
 };
 
 struct patch_file {
