@@ -1049,8 +1049,11 @@ ap_put(const struct tool_env *env, const char *snap, const struct ap_vfile *v,
 			return -1;
 		there = false;
 	}
-	if (!b->exists)
+	if (!b->exists) {
+		if (a->exists)
+			(void)fsutil_rmdir_empty(env->root, v->abs);
 		return 0;
+	}
 	if (!there && (slash = strrchr(v->abs, '/')) != NULL && slash != v->abs) {
 		char *dir = xstrndup(v->abs, (size_t)(slash - v->abs));
 		int rc = fsutil_mkdirs(env->root, dir, err);

@@ -794,3 +794,26 @@ fsutil_chmod(const char *root, const char *abs, unsigned mode, struct buf *err)
 	free(real);
 	return rc;
 }
+
+int
+fsutil_rmdir_empty(const char *root, const char *abs)
+{
+	char *dir = xstrdup(abs), *slash;
+	int n = 0;
+
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		char *real;
+
+		*slash = '\0';
+		real = realpath(dir, NULL);
+		if (real == NULL || strcmp(real, root) == 0 || !sandbox_inside(root, real) ||
+		    rmdir(real) == -1) {
+			free(real);
+			break;
+		}
+		free(real);
+		n++;
+	}
+	free(dir);
+	return n;
+}

@@ -116,5 +116,10 @@ int	fsutil_symlink(const char *root, const char *abs, const char *target,
 	    struct buf *err);
 int	fsutil_unlink_link(const char *root, const char *abs, struct buf *err);
 int	fsutil_chmod(const char *root, const char *abs, unsigned mode, struct buf *err);
+/*
+ * After abs was removed: remove its directory, then its parents, while
+ * they are empty and below root (as git apply does).  How many went.
+ */
+int	fsutil_rmdir_empty(const char *root, const char *abs);
 
 #endif
