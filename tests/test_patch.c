@@ -377,6 +377,15 @@ T_TEST(symlink_entries)
 	    "@@ -1 +0,0 @@\n-other.txt\n\\ No newline at end of file\n");
 	T_OK(!exists("link"));
 	expect_file("other.txt", "o\n");
+	/* a link deleted or renamed as if it were a file: refused, its target kept */
+	sh("cd '%s' && ln -s other.txt l2", root);
+	refused("--- a/l2\n+++ /dev/null\n@@ -1 +0,0 @@\n-o\n", "symbolic link");
+	refused("diff --git a/l2 b/l3\nrename from l2\nrename to l3\n", "symbolic link");
+	expect_file("other.txt", "o\n");
+	T_OK(exists("l2") && !exists("l3"));
+	/* changed as a file: the change goes to the file it names */
+	ok("--- a/l2\n+++ b/l2\n@@ -1 +1 @@\n-o\n+O\n");
+	expect_file("other.txt", "O\n");
 }
 
 /* --- the Codex envelope --- */

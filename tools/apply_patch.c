@@ -266,9 +266,13 @@ ap_add(struct ap *ap, char *abs, char *rel, bool link, struct buf *err)
 	return v;
 }
 
-/* The file a name stands for; link: the section says it is a symbolic link. */
+/*
+ * The file a name stands for; link: the section says it is a symbolic
+ * link.  A link the section treats as a file is followed when the file is
+ * changed, never when it is deleted or renamed (follow false).
+ */
 static struct ap_vfile *
-ap_get(struct ap *ap, const char *name, bool link, struct buf *err)
+ap_get_at(struct ap *ap, const char *name, bool link, bool follow, struct buf *err)
 {
 	struct ap_vfile *v;
 	struct stat st;
@@ -281,7 +285,7 @@ ap_get(struct ap *ap, const char *name, bool link, struct buf *err)
 		free(rel);
 		return v;
 	}
-	if (!link && lstat(abs, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (!link && follow && lstat(abs, &st) == 0 && S_ISLNK(st.st_mode)) {
 		/* a link inside the workspace is followed to the file it names */
 		free(abs);
 		free(rel);
@@ -294,6 +298,12 @@ ap_get(struct ap *ap, const char *name, bool link, struct buf *err)
 		}
 	}
 	return ap_add(ap, abs, rel, link, err);
+}
+
+static struct ap_vfile *
+ap_get(struct ap *ap, const char *name, bool link, struct buf *err)
+{
+	return ap_get_at(ap, name, link, true, err);
 }
 
 /*
@@ -932,7 +942,8 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 		return 0;
 	}
 	name = pf->op == PATCH_MODIFY ? ap_plain_target(ap, pf, err) : pf->old_name;
-	if (name == NULL || (src = ap_get(ap, name, old_link, err)) == NULL)
+	if (name == NULL || (src = ap_get_at(ap, name, old_link, pf->op == PATCH_MODIFY ||
+	    pf->op == PATCH_COPY, err)) == NULL)
 		return -1;
 	if (!src->cur.exists) {
 		buf_printf(err, "%s does not exist%s", src->rel, src->orig.exists ? " any more "
