@@ -64,6 +64,7 @@ struct ap {
 	size_t			 nv, cap;
 	size_t			*slots;		/* a hash of v by rel: index + 1, 0 empty */
 	size_t			 nslots;
+	char			*dir, *dir_abs, *dir_rel;	/* the last directory resolved */
 	struct buf		 notes;
 	struct buf		 summary;
 };
@@ -88,6 +89,9 @@ ap_release(struct ap *ap)
 	}
 	free(ap->v);
 	free(ap->slots);
+	free(ap->dir);
+	free(ap->dir_abs);
+	free(ap->dir_rel);
 	patch_plan_release(&ap->plan);
 	buf_release(&ap->notes);
 	buf_release(&ap->summary);
@@ -158,7 +162,7 @@ ap_index(struct ap *ap, size_t i)
 
 /* The path of name itself (its directory resolved, not a link at its end). */
 static int
-ap_leaf(const struct ap *ap, const char *name, char **abs, char **rel, struct buf *err)
+ap_leaf(struct ap *ap, const char *name, char **abs, char **rel, struct buf *err)
 {
 	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
 	char *dir = slash ? xstrndup(name, (size_t)(slash - name)) : xstrdup(".");
@@ -169,8 +173,21 @@ ap_leaf(const struct ap *ap, const char *name, char **abs, char **rel, struct bu
 		buf_printf(err, "\"%s\" does not name a file", name);
 		goto out;
 	}
-	if (sandbox_resolve(ap->env->root, dir[0] ? dir : "/", false, &dabs, &drel, err) != 0)
-		goto out;
+	/* the files of a patch come directory by directory: resolve each once */
+	if (ap->dir != NULL && strcmp(ap->dir, dir) == 0) {
+		dabs = xstrdup(ap->dir_abs);
+		drel = xstrdup(ap->dir_rel);
+	} else {
+		if (sandbox_resolve(ap->env->root, dir[0] ? dir : "/", false, &dabs, &drel,
+		    err) != 0)
+			goto out;
+		free(ap->dir);
+		free(ap->dir_abs);
+		free(ap->dir_rel);
+		ap->dir = xstrdup(dir);
+		ap->dir_abs = xstrdup(dabs);
+		ap->dir_rel = xstrdup(drel);
+	}
 	*abs = xmalloc(strlen(dabs) + strlen(base) + 2);
 	memcpy(*abs, dabs, strlen(dabs));
 	(*abs)[strlen(dabs)] = '/';
