@@ -523,6 +523,11 @@ T_TEST(overlapping_hunks_and_two_sections)
 	ok("--- o.txt.orig\t2024-01-01 00:00:00\n+++ o.txt\t2024-01-01 00:00:01\n"
 	    "@@ -1 +1 @@\n-one\n+ONE\n");
 	expect_file("o.txt", "ONE\ntwo\n3\nfour\n5\nsix\n");
+	/* diff -N: a new file named on both sides, the old one at the epoch */
+	ok("--- n.txt\t1970-01-01 00:00:00.000000000 +0000\n"
+	    "+++ n.txt\t2024-01-01 00:00:00.000000000 +0000\n@@ -0,0 +1,2 @@\n+x\n+y\n");
+	expect_file("n.txt", "x\ny\n");
+	refused("--- m.txt\n+++ m.txt\n@@ -1 +1 @@\n-x\n+y\n", "does not exist");
 }
 
 /* --- strictness --- */

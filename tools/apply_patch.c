@@ -930,6 +930,14 @@ ap_plain_target(struct ap *ap, const struct patch_file *pf, struct buf *err)
 	return v->cur.exists ? pf->alt_name : pf->new_name;
 }
 
+/* A plain diff of a missing file whose one hunk starts at -0,0 creates it. */
+static bool
+ap_creates(const struct patch_file *pf)
+{
+	return pf->op == PATCH_MODIFY && !pf->git && !pf->codex && pf->nh == 1 &&
+	    pf->hunks[0].ranged && pf->hunks[0].old_start == 0 && pf->hunks[0].old_count == 0;
+}
+
 static int
 ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 {
@@ -962,6 +970,15 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 	if (name == NULL || (src = ap_get_at(ap, name, old_link, pf->op == PATCH_MODIFY ||
 	    pf->op == PATCH_COPY, err)) == NULL)
 		return -1;
+	if (!src->cur.exists && ap_creates(pf)) {
+		/* "diff -N": a new file's "---" names it, with an epoch timestamp */
+		if (ap_new_text(pf, src->rel, &res, &reslen, err) != 0 ||
+		    ap_set(ap, src, res, reslen, false, err) != 0)
+			return -1;
+		buf_printf(&ap->summary, "\n  created %s (%ld lines)", src->rel,
+		    diff_count_lines(src->cur.data, src->cur.len));
+		return 0;
+	}
 	if (!src->cur.exists) {
 		buf_printf(err, "%s does not exist%s", src->rel, src->orig.exists ? " any more "
 		    "(an earlier section of the patch removed it)" : " (a patch that creates a "
