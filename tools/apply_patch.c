@@ -16,7 +16,9 @@
  * bytes; an added line ends as the patch line did when the patch carries
  * "\r" for that file, else like the file line next to it.  Modes are
  * masked to 0777.  A symbolic link entry is created only when its target
- * stays inside the workspace.  Then each file is snapshotted and written
+ * stays inside the workspace; a link is never deleted or renamed as if it
+ * were the file it names.  A directory a deletion leaves empty goes, as
+ * with git apply; a plain "diff -N" hunk at -0,0 creates its missing file.  Then each file is snapshotted and written
  * atomically; if a write fails, what was written is put back.
  */
 #include "autoconf.h"
