@@ -36,9 +36,9 @@ tests_test_stream_SOURCES = tests/test_stream.c agent/sse.c agent/stream.c \
 	agent/stream_anthropic.c agent/stream_openai.c
 tests_test_stream_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
-tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/sandbox.c
+tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/perm.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -49,13 +49,13 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
 tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c \
-	agent/perm.c tools/sandbox.c
+	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/perm.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
 tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c \
-	agent/perm.c tools/sandbox.c
+	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.

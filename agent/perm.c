@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "json.h"
+#include "patch.h"
 #include "perm.h"
 #include "sandbox.h"
 #include "shparse.h"
@@ -126,6 +127,7 @@ struct perm_rules {
 struct perm_path {
 	char	*rel;		/* "." for the root; NULL when outside it or unknown */
 	char	*abs;		/* NULL when unknown */
+	bool	 read;		/* only read (a patch's "copy from"), not written */
 };
 
 /* What a call's patterns are matched against. */
@@ -135,6 +137,7 @@ struct perm_subject {
 	struct shparse_parts	 parts;
 	struct perm_path	*paths;		/* file tools: every name of every file */
 	size_t			 npaths, cap;
+	char			*refused;	/* apply_patch: why the patch cannot be read */
 };
 
 const char *
@@ -459,6 +462,7 @@ subject_add_path(struct perm_subject *sub, char *rel, char *abs)
 	}
 	sub->paths[sub->npaths].rel = rel;
 	sub->paths[sub->npaths].abs = abs;
+	sub->paths[sub->npaths].read = false;
 	sub->npaths++;
 }
 
@@ -484,126 +488,69 @@ subject_add_file(struct perm_subject *sub, const char *root, const char *path)
 	buf_release(&err);
 }
 
-/* A name from a patch header, without its a/ or b/ and its timestamp; NULL for none. */
-static char *
-patch_name(const char *s, size_t n, char strip)
-{
-	const char *tab = memchr(s, '\t', n);
-
-	if (tab != NULL)
-		n = (size_t)(tab - s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\r'))
-		n--;
-	if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
-		s++;
-		n -= 2;
-	}
-	if (n == 9 && memcmp(s, "/dev/null", 9) == 0)
-		return NULL;
-	if (strip != 0 && n > 2 && s[0] == strip && s[1] == '/') {
-		s += 2;
-		n -= 2;
-	}
-	return n > 0 ? xstrndup(s, n) : NULL;
-}
-
-/* The count after the comma of "-a,b" or "+c,d" (1 without a comma). */
-static long
-patch_count(const char *p)
-{
-	char *end;
-	long v;
-
-	p += strspn(p, "+-0123456789");
-	if (*p != ',')
-		return 1;
-	v = strtol(p + 1, &end, 10);
-	return end == p + 1 || v < 0 ? 0 : v;
-}
-
-/* Call fn for every file a patch names (unified diffs, git headers, "*** Update File:"). */
-static void
-patch_files(const char *patch, void (*fn)(const char *, void *), void *arg)
-{
-	static const struct {
-		const char	*prefix;
-		char		 strip;
-	} heads[] = {
-		{ "--- ", 'a' }, { "+++ ", 'b' },
-		{ "rename from ", 0 }, { "rename to ", 0 }, { "copy from ", 0 }, { "copy to ", 0 },
-		{ "*** Add File: ", 0 }, { "*** Update File: ", 0 },
-		{ "*** Delete File: ", 0 }, { "*** Move to: ", 0 },
-	};
-	const char *line = patch, *eol;
-	long old_left = 0, new_left = 0;
-	size_t len, k, plen;
-	char *name;
-
-	for (; *line != '\0'; line = *eol != '\0' ? eol + 1 : eol) {
-		eol = line + strcspn(line, "\n");
-		len = (size_t)(eol - line);
-		if (old_left > 0 || new_left > 0) {
-			if (line[0] == '+')
-				new_left--;
-			else if (line[0] == '-')
-				old_left--;
-			else if (line[0] != '\\') {
-				old_left--;
-				new_left--;
-			}
-			continue;
-		}
-		if (strncmp(line, "@@ -", 4) == 0) {
-			const char *plus = strstr(line, " +");
-
-			old_left = patch_count(line + 4);
-			new_left = plus != NULL && plus < eol ? patch_count(plus + 2) : 0;
-			continue;
-		}
-		for (k = 0; k < sizeof(heads) / sizeof(heads[0]); k++) {
-			plen = strlen(heads[k].prefix);
-			if (len < plen || strncmp(line, heads[k].prefix, plen) != 0)
-				continue;
-			name = patch_name(line + plen, len - plen, heads[k].strip);
-			if (name != NULL)
-				fn(name, arg);
-			free(name);
-			break;
-		}
-	}
-}
-
-struct patch_ctx {
-	struct perm_subject	*sub;
-	const char		*root;
-	char			**names;
-	size_t			 n, cap;
+/*
+ * The files a patch touches, read by tools/patch.c exactly as apply_patch
+ * reads them: every name written (both ends of a rename, both names of a
+ * plain diff whose headers differ), and copy sources as read.
+ */
+struct perm_patch_names {
+	char	**names;
+	bool	 *read;
+	size_t	  n, cap;
 };
 
 static void
-patch_collect(const char *name, void *arg)
+perm_patch_add(struct perm_patch_names *ns, const char *name, bool read)
 {
-	struct patch_ctx *ctx = arg;
 	size_t i;
 
-	for (i = 0; i < ctx->n; i++)
-		if (strcmp(ctx->names[i], name) == 0)
+	if (name == NULL)
+		return;
+	for (i = 0; i < ns->n; i++) {
+		if (strcmp(ns->names[i], name) == 0) {
+			ns->read[i] = ns->read[i] && read;
 			return;
-	if (ctx->n == ctx->cap) {
-		ctx->cap = ctx->cap ? ctx->cap * 2 : 4;
-		ctx->names = xreallocarray(ctx->names, ctx->cap, sizeof(*ctx->names));
+		}
 	}
-	ctx->names[ctx->n++] = xstrdup(name);
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? ns->cap * 2 : 4;
+		ns->names = xreallocarray(ns->names, ns->cap, sizeof(*ns->names));
+		ns->read = xreallocarray(ns->read, ns->cap, sizeof(*ns->read));
+	}
+	ns->names[ns->n] = xstrdup(name);
+	ns->read[ns->n++] = read;
+}
+
+/* 0, or -1 with the parser's sentence in err: the patch cannot be read. */
+static int
+perm_patch_names(const char *text, struct perm_patch_names *ns, struct buf *err)
+{
+	struct patch_plan plan;
+	size_t i;
+
+	memset(ns, 0, sizeof(*ns));
+	if (patch_parse(text, strlen(text), &plan, err) != 0)
+		return -1;
+	for (i = 0; i < plan.nf; i++) {
+		const struct patch_file *f = &plan.files[i];
+
+		perm_patch_add(ns, f->new_name, false);
+		perm_patch_add(ns, f->alt_name, false);
+		perm_patch_add(ns, f->old_name, f->op == PATCH_COPY);
+	}
+	patch_plan_release(&plan);
+	return 0;
 }
 
 static void
-patch_ctx_release(struct patch_ctx *ctx)
+perm_patch_names_release(struct perm_patch_names *ns)
 {
 	size_t i;
 
-	for (i = 0; i < ctx->n; i++)
-		free(ctx->names[i]);
-	free(ctx->names);
+	for (i = 0; i < ns->n; i++)
+		free(ns->names[i]);
+	free(ns->names);
+	free(ns->read);
 }
 
 /*
@@ -614,7 +561,8 @@ static void
 subject_init(struct perm_subject *sub, const struct perm_rules *rules, const char *tool_name,
     const cJSON *input)
 {
-	struct patch_ctx ctx;
+	struct buf err = BUF_INIT(4096);
+	struct perm_patch_names ns;
 	const char *v;
 	size_t i;
 
@@ -632,15 +580,23 @@ subject_init(struct perm_subject *sub, const struct perm_rules *rules, const cha
 		subject_add_file(sub, rules->root, v != NULL && *v != '\0' ? v : ".");
 		break;
 	case PERM_KIND_PATCH:
-		memset(&ctx, 0, sizeof(ctx));
-		patch_files(v != NULL ? v : "", patch_collect, &ctx);
-		for (i = 0; i < ctx.n; i++)
-			subject_add_file(sub, rules->root, ctx.names[i]);
-		patch_ctx_release(&ctx);
+		if (perm_patch_names(v != NULL ? v : "", &ns, &err) != 0) {
+			sub->refused = buf_detach(&err, NULL);
+			break;
+		}
+		for (i = 0; i < ns.n; i++) {
+			size_t k = sub->npaths;
+
+			subject_add_file(sub, rules->root, ns.names[i]);
+			for (; k < sub->npaths; k++)
+				sub->paths[k].read = ns.read[i];
+		}
+		perm_patch_names_release(&ns);
 		break;
 	case PERM_KIND_NONE:
 		break;
 	}
+	buf_release(&err);
 }
 
 static void
@@ -650,6 +606,7 @@ subject_release(struct perm_subject *sub)
 
 	free(sub->whole);
 	shparse_parts_release(&sub->parts);
+	free(sub->refused);
 	for (i = 0; i < sub->npaths; i++) {
 		free(sub->paths[i].rel);
 		free(sub->paths[i].abs);
@@ -836,7 +793,11 @@ perm_check(const struct perm_rules *rules, enum perm_mode mode, const char *tool
 	if (why == NULL)
 		why = &scratch;
 	subject_init(&sub, rules, tool_name, input);
-	if ((r = ruleset_hit(&rules->lists[PERM_LIST_DENY], &sub)) != NULL) {
+	if (sub.refused != NULL) {
+		/* no rule can be checked against files nobody can name */
+		buf_printf(why, "denied: the patch cannot be read (%s)", sub.refused);
+		v = PERM_VERDICT_DENY;
+	} else if ((r = ruleset_hit(&rules->lists[PERM_LIST_DENY], &sub)) != NULL) {
 		buf_printf(why, "denied by rule %s", r->text);
 		v = PERM_VERDICT_DENY;
 	} else if (sub.parts.opaque &&
@@ -1457,7 +1418,8 @@ char *
 perm_rule_for(const char *tool_name, const cJSON *input)
 {
 	const struct perm_tool *t = perm_tool_find(tool_name);
-	struct patch_ctx ctx;
+	struct buf err = BUF_INIT(4096);
+	struct perm_patch_names ns;
 	const char *v;
 	char *clean, *dir, *rule = NULL;
 	size_t i;
@@ -1474,22 +1436,24 @@ perm_rule_for(const char *tool_name, const cJSON *input)
 		free(clean);
 		return rule;
 	case PERM_KIND_PATCH:
-		memset(&ctx, 0, sizeof(ctx));
-		patch_files(v != NULL ? v : "", patch_collect, &ctx);
-		for (i = 0; i < ctx.n; i++) {
-			clean = path_clean(ctx.names[i]);
-			free(ctx.names[i]);
-			ctx.names[i] = clean;
+		if (perm_patch_names(v != NULL ? v : "", &ns, &err) != 0) {
+			buf_release(&err);
+			return NULL;
 		}
-		if (ctx.n == 1)
-			rule = perm_rule_for_path(t->name, ctx.names[0], false);
-		else if (ctx.n > 1) {
-			dir = perm_common_dir(ctx.names, ctx.n);
+		for (i = 0; i < ns.n; i++) {
+			clean = path_clean(ns.names[i]);
+			free(ns.names[i]);
+			ns.names[i] = clean;
+		}
+		if (ns.n == 1)
+			rule = perm_rule_for_path(t->name, ns.names[0], false);
+		else if (ns.n > 1) {
+			dir = perm_common_dir(ns.names, ns.n);
 			if (dir[0] != '\0')
 				rule = perm_rule_for_path(t->name, dir, true);
 			free(dir);
 		}
-		patch_ctx_release(&ctx);
+		perm_patch_names_release(&ns);
 		return rule;
 	case PERM_KIND_NONE:
 		break;

@@ -43,3 +43,13 @@ EXTRA_DIST += bench/resume_bench.sh
 bench: bench-resume
 bench-resume: tandem$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/resume_bench.sh ./tandem$(EXEEXT) 10000
+
+# apply_patch on a 1,500-file patch next to git apply.
+EXTRA_PROGRAMS += bench/patch_bench
+bench_patch_bench_SOURCES = bench/patch_bench.c
+bench_patch_bench_LDADD = $(TOOLS_LIBS)
+EXTRA_DIST += bench/patch_bench.sh
+.PHONY: bench-patch
+bench: bench-patch
+bench-patch: bench/patch_bench$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/patch_bench.sh ./bench/patch_bench$(EXEEXT)

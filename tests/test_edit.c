@@ -879,9 +879,9 @@ T_TEST(patch_offsets_and_fuzz)
 	got = get(root, "off.txt");
 	T_EQ_STR(got, "x\nx2\nx3\nhead\nMID\ntail\nz\n");
 	free(got);
-	/* trailing whitespace lost by the model; a miscounted header; no a/ b/ */
+	/* trailing whitespace lost by the model; no a/ b/ */
 	puts_in(root, "ws.txt", "a  \nb\nc\n");
-	run(&tool_apply_patch, args("patch", "--- ws.txt\n+++ ws.txt\n@@ -1,9 +1,1 @@\n a\n-b\n"
+	run(&tool_apply_patch, args("patch", "--- ws.txt\n+++ ws.txt\n@@ -1,3 +1,3 @@\n a\n-b\n"
 	    "+B\n c\n", NULL), &out);
 	T_OK(!out.is_error);
 	T_CONTAINS(buf_cstr(&out.text), "whitespace at line ends");
@@ -963,17 +963,17 @@ T_TEST(patch_hostile_and_malformed)
 		"--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-root\n+x\n",
 		"--- /etc/hosts\n+++ /etc/hosts\n@@ -1 +1 @@\n-a\n+b\n",
 		"--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n",
-		"--- a/one.txt\n+++ b/other.txt\n@@ -1 +1 @@\n-1\n+x\n",
+		"--- a/one.txt\n+++ b/one.txt\n@@ -1,9 +1,1 @@\n 1\n-2\n+x\n 3\n",
 		"--- a/missing.txt\n+++ b/missing.txt\n@@ -1 +1 @@\n-a\n+b\n",
 		"--- /dev/null\n+++ b/one.txt\n@@ -0,0 +1 @@\n+exists already\n",
 		"--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1,2 @@\n context\n+x\n",
 		"--- a/two.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
 		"--- a/one.txt\n+++ b/one.txt\n@@ -1 +1 @@\n-1\n+x\n--- a/one.txt\n+++ b/one.txt\n"
-		"@@ -3 +3 @@\n-3\n+y\n",
+		"@@ -1 +1 @@\n-1\n+y\n",
 		"--- a/one.txt\n+++ b/one.txt\n",
 		"--- a/one.txt\n+++ b/one.txt\n@@\n+only an addition\n",
 		"diff --git a/one.txt b/renamed.txt\nsimilarity index 90%\nrename from one.txt\n"
-		"rename to renamed.txt\n",
+		"rename to renamed.txt\n--- a/one.txt\n+++ b/renamed.txt\n@@ -1 +1 @@\n-nope\n+x\n",
 		"diff --git a/bin b/bin\nGIT binary patch\nliteral 0\n",
 	};
 	size_t i;

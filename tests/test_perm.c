@@ -587,15 +587,16 @@ T_TEST(apply_patch_files)
 	    PERM_VERDICT_ALLOW);
 	T_EQ_INT(patch(r, PERM_ASK, "--- /dev/null\n+++ b/src/new.c\n@@ -0,0 +1 @@\n+hi\n"),
 	    PERM_VERDICT_ALLOW);
-	T_EQ_INT(patch(r, PERM_ASK, "--- a/src/x.secret\n+++ b/src/x.secret\n"),
+	T_EQ_INT(patch(r, PERM_ASK, "--- a/src/x.secret\n+++ b/src/x.secret\n@@ -1 +1 @@\n-a\n+b\n"),
 	    PERM_VERDICT_DENY);
-	T_EQ_INT(patch(r, PERM_ASK, "*** Begin Patch\n*** Update File: lib/a.c\n@@\n-x\n+y\n"),
+	T_EQ_INT(patch(r, PERM_ASK, "*** Begin Patch\n*** Update File: lib/a.c\n@@\n-x\n+y\n*** End Patch\n"),
 	    PERM_VERDICT_ASK);
-	T_EQ_INT(patch(r, PERM_ASK, "*** Begin Patch\n*** Add File: src/n.c\n+x\n"),
+	T_EQ_INT(patch(r, PERM_ASK, "*** Begin Patch\n*** Add File: src/n.c\n+x\n*** End Patch\n"),
 	    PERM_VERDICT_ALLOW);
-	T_EQ_INT(patch(r, PERM_ASK, "garbage"), PERM_VERDICT_ASK);
-	T_EQ_INT(patch(r, PERM_ASK, ""), PERM_VERDICT_ASK);
-	T_EQ_INT(patch(r, PERM_ASK, "@@ -1,99999999999999999999 +1 @@\n"), PERM_VERDICT_ASK);
+	/* A patch that cannot be read is refused before any rule. */
+	T_EQ_INT(patch(r, PERM_ASK, "garbage"), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(r, PERM_ASK, ""), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(r, PERM_ASK, "@@ -1,99999999999999999999 +1 @@\n"), PERM_VERDICT_DENY);
 	perm_rules_free(r);
 }
 
@@ -647,15 +648,16 @@ T_TEST(rule_for)
 	perm_rules_free(r);
 	free(rule);
 
-	rule = rule_for("apply_patch", "patch", "--- a/src/a.c\n+++ b/src/a.c\n");
+	rule = rule_for("apply_patch", "patch", "--- a/src/a.c\n+++ b/src/a.c\n@@ -1 +1 @@\n-a\n+b\n");
 	T_EQ_STR(rule, "apply_patch(src/a.c)");
 	free(rule);
 	rule = rule_for("apply_patch", "patch",
-	    "--- a/src/x/a.c\n+++ b/src/x/a.c\n--- a/src/y/b.c\n+++ b/src/y/b.c\n");
+	    "--- a/src/x/a.c\n+++ b/src/x/a.c\n@@ -1 +1 @@\n-a\n+b\n"
+	    "--- a/src/y/b.c\n+++ b/src/y/b.c\n@@ -1 +1 @@\n-a\n+b\n");
 	T_EQ_STR(rule, "apply_patch(src/**)");
 	free(rule);
-	T_OK(rule_for("apply_patch", "patch", "--- a/a.c\n+++ b/a.c\n--- a/b.c\n+++ b/b.c\n") ==
-	    NULL);
+	T_OK(rule_for("apply_patch", "patch", "--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-a\n+b\n"
+	    "--- a/b.c\n+++ b/b.c\n@@ -1 +1 @@\n-a\n+b\n") == NULL);
 	T_OK(rule_for("apply_patch", "patch", "nothing") == NULL);
 	T_OK(rule_for("mcp_thing", "x", "y") == NULL);
 	buf_release(&err);
@@ -1129,6 +1131,55 @@ T_TEST(explain)
 	perm_rules_free(none);
 	buf_release(&reason);
 	buf_release(&err);
+/* The patch attacks: the check sees exactly the files apply_patch writes. */
+T_TEST(patch_attacks)
+{
+	const char *deny[] = { "apply_patch(secret/**)", NULL };
+	const char *allow[] = { "apply_patch(src/**)", NULL };
+	struct perm_rules *d = rules_of(NULL, NULL, deny), *a = rules_of(allow, NULL, NULL);
+
+	/* a git-quoted name with an octal escape */
+	T_EQ_INT(patch(d, PERM_YOLO, "--- \"a/secr\\145t/key\"\n+++ \"b/secr\\145t/key\"\n"
+	    "@@ -1 +1 @@\n-a\n+b\n"), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(d, PERM_YOLO, "diff --git \"a/secr\\145t/key\" \"b/secr\\145t/key\"\n"
+	    "new file mode 100644\n"), PERM_VERDICT_DENY);
+	/* a header-only new file */
+	T_EQ_INT(patch(d, PERM_YOLO, "diff --git a/secret/x b/secret/x\nnew file mode 100644\n"),
+	    PERM_VERDICT_DENY);
+	T_EQ_INT(patch(a, PERM_ASK, "diff --git a/secret/x b/secret/x\nnew file mode 100755\n"),
+	    PERM_VERDICT_ASK);
+	/* a hunk whose count would hide the next header: not a patch at all */
+	T_EQ_INT(check(d, PERM_YOLO, "apply_patch", TOOL_WRITE, "patch",
+	    "--- a/ok.txt\n+++ b/ok.txt\n@@ -1,1 +1,50 @@\n-x\n+y\n--- a/secret/x\n+++ b/secret/x\n"
+	    "@@ -1 +1 @@\n-a\n+b\n"), PERM_VERDICT_DENY);
+	T_CONTAINS(buf_cstr(&why), "cannot be read");
+	T_EQ_INT(patch(a, PERM_ASK, "--- a/src/a.c\n+++ b/src/a.c\n@@ -1,1 +1,50 @@\n-x\n+y\n"
+	    "--- a/secret/x\n+++ b/secret/x\n@@ -1 +1 @@\n-a\n+b\n"), PERM_VERDICT_DENY);
+	/* both ends of a rename, and a Codex Move to */
+	T_EQ_INT(patch(d, PERM_YOLO, "diff --git a/src/a b/secret/a\nrename from src/a\n"
+	    "rename to secret/a\n"), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(d, PERM_YOLO, "diff --git a/secret/a b/src/a\nrename from secret/a\n"
+	    "rename to src/a\n"), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(a, PERM_ASK, "diff --git a/src/a b/lib/a\nrename from src/a\n"
+	    "rename to lib/a\n"), PERM_VERDICT_ASK);
+	T_EQ_INT(patch(d, PERM_YOLO, "*** Begin Patch\n*** Update File: src/a\n"
+	    "*** Move to: secret/a\n@@\n-x\n+y\n*** End Patch\n"), PERM_VERDICT_DENY);
+	T_EQ_INT(patch(a, PERM_ASK, "*** Begin Patch\n*** Update File: src/a\n"
+	    "*** Move to: src/b\n@@\n-x\n+y\n*** End Patch\n"), PERM_VERDICT_ALLOW);
+	/* a copy reads its source: the source is a name the check sees */
+	T_EQ_INT(patch(d, PERM_YOLO, "diff --git a/secret/k b/src/k\ncopy from secret/k\n"
+	    "copy to src/k\n"), PERM_VERDICT_DENY);
+	/* "--- f.orig" / "+++ f": both names are checked */
+	T_EQ_INT(patch(d, PERM_YOLO, "--- secret/f\n+++ src/f\n@@ -1 +1 @@\n-a\n+b\n"),
+	    PERM_VERDICT_DENY);
+	/* names the diff --git line and the ---/+++ lines disagree on */
+	T_EQ_INT(patch(a, PERM_ASK, "diff --git a/src/a b/src/a\n--- a/secret/a\n+++ b/secret/a\n"
+	    "@@ -1 +1 @@\n-a\n+b\n"), PERM_VERDICT_DENY);
+	/* binary patches are refused before rules */
+	T_EQ_INT(patch(a, PERM_ASK, "diff --git a/src/b b/src/b\nGIT binary patch\nliteral 0\n"),
+	    PERM_VERDICT_DENY);
+	perm_rules_free(d);
+	perm_rules_free(a);
 }
 
 int
@@ -1158,6 +1209,7 @@ main(void)
 	T_RUN(path_anchors);
 	T_RUN(meaning_changes);
 	T_RUN(explain);
+	T_RUN(patch_attacks);
 	buf_release(&why);
 	return t_done();
 }

@@ -1,487 +1,362 @@
 /*
- * apply_patch: apply a unified diff to one or more files.
+ * apply_patch: apply a patch (read by tools/patch.c) exactly, or refuse it.
  *
- * Accepts "--- a/x" / "+++ b/x" file headers (also without the a/ b/
- * prefixes, with timestamps after a tab, or C-quoted), /dev/null for
- * creation and deletion, and git's "diff --git" blocks ("new file mode",
- * "deleted file mode", "index" lines).  Hunk line counts are advisory: the
- * body is read line by line, so a miscounted header still works.
+ * Every section is applied in memory, in order, to a picture of the files
+ * it touches (so two sections for one file, a rename then a change, a
+ * delete then a create all compose); nothing is written until all of it
+ * fits.  A numbered hunk is looked for at its line plus the offset the
+ * previous hunk was found at (as GNU patch does), then ever further from
+ * it; two matches at the same distance are ambiguous and refused with both
+ * line numbers.  A hunk without numbers (bare "@@", the Codex envelope)
+ * must match in one place only, unless its "@@ context" line fixes where.
+ * Matching ignores a "\r" at line ends; a retry ignores trailing
+ * whitespace (and, in the Codex envelope, leading whitespace too).
  *
- * Every hunk of every file is applied in memory first.  A hunk is looked
- * for at its stated line, then ever further from it (the offset is
- * reported), then once more ignoring whitespace at line ends; if it still
- * does not match, nothing at all is written and the error shows the
- * hunk's lines and the nearest lines really in the file.  Then each file
- * is snapshotted and written atomically; if a write fails, the files
- * already written are put back.
+ * Line endings are kept byte for byte: context lines are the file's own
+ * bytes; an added line ends as the patch line did when the patch carries
+ * "\r" for that file, else like the file line next to it.  Modes are
+ * masked to 0777.  A symbolic link entry is created only when its target
+ * stays inside the workspace; a link is never deleted or renamed as if it
+ * were the file it names.  A directory a deletion leaves empty goes, as
+ * with git apply; a plain "diff -N" hunk at -0,0 creates its missing file.  Then each file is snapshotted and written
+ * atomically; if a write fails, what was written is put back.
  */
 #include "autoconf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diff.h"
 #include "fsutil.h"
 #include "json.h"
+#include "patch.h"
 #include "sandbox.h"
 #include "tool.h"
 #include "xalloc.h"
 
 /* Lines of the file or hunk shown in an error. */
-#define PATCH_SHOWN	40
+#define AP_SHOWN	40
+/* Candidate places listed for an ambiguous hunk. */
+#define AP_CANDIDATES	8
 
-struct pline {
-	char		 kind;		/* ' ', '-' or '+' */
-	const char	*text;		/* into the patch, without the line end */
+/* One file's content: what it was, and what the patch makes of it. */
+struct ap_state {
+	bool		 exists;
+	bool		 link;		/* a symbolic link: data is its target */
+	char		*data;
 	size_t		 len;
-	bool		 noeol;		/* followed by "\ No newline at end of file" */
+	unsigned	 mode;		/* permission bits; 0: leave as it is */
 };
 
-struct phunk {
-	long		 old_start, old_count, new_start, new_count;
-	bool		 ranged;	/* the header had line numbers */
-	struct pline	*lines;
-	size_t		 n, cap;
+struct ap_vfile {
+	char		*rel, *abs;
+	struct ap_state	 orig, cur;
 };
 
-struct pfile {
-	char		*old_path, *new_path;	/* NULL: /dev/null */
-	bool		 dashes;	/* had its ---/+++ lines */
-	bool		 git;		/* came from a "diff --git" block */
-	bool		 git_new, git_deleted, git_mode;
-	struct phunk	*hunks;
-	size_t		 nh, cap;
-	/* the plan */
-	char		*abs, *rel;
-	char		*old;		/* NULL: the file is created */
-	size_t		 oldlen;
-	char		*new;		/* NULL: the file is deleted */
-	size_t		 newlen;
-	struct buf	 notes;
-};
-
-struct patch {
-	struct pfile	*files;
-	size_t		 nf, cap;
-};
-
-/* The patch text as lines, each without its '\n' and a final '\r'. */
-struct plines {
-	const char	**p;
-	size_t		*len;
-	size_t		 n;
+struct ap {
+	const struct tool_env	*env;
+	struct patch_plan	 plan;
+	struct ap_vfile		*v;
+	size_t			 nv, cap;
+	size_t			*slots;		/* a hash of v by rel: index + 1, 0 empty */
+	size_t			 nslots;
+	char			*dir, *dir_abs, *dir_rel;	/* the last directory resolved */
+	struct buf		 notes;
+	struct buf		 summary;
 };
 
 static void
-plines_split(struct plines *L, const char *s)
+ap_state_release(struct ap_state *s)
 {
-	size_t cap = 0;
-	const char *nl;
+	free(s->data);
+	s->data = NULL;
+}
 
-	memset(L, 0, sizeof(*L));
-	while (*s != '\0') {
-		size_t n;
+static void
+ap_release(struct ap *ap)
+{
+	size_t i;
 
-		nl = strchr(s, '\n');
-		n = nl != NULL ? (size_t)(nl - s) : strlen(s);
-		if (L->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			L->p = xreallocarray(L->p, cap, sizeof(*L->p));
-			L->len = xreallocarray(L->len, cap, sizeof(*L->len));
-		}
-		L->p[L->n] = s;
-		L->len[L->n] = n > 0 && s[n - 1] == '\r' ? n - 1 : n;
-		L->n++;
-		s += n + (nl != NULL);
+	for (i = 0; i < ap->nv; i++) {
+		free(ap->v[i].rel);
+		free(ap->v[i].abs);
+		ap_state_release(&ap->v[i].orig);
+		ap_state_release(&ap->v[i].cur);
 	}
+	free(ap->v);
+	free(ap->slots);
+	free(ap->dir);
+	free(ap->dir_abs);
+	free(ap->dir_rel);
+	patch_plan_release(&ap->plan);
+	buf_release(&ap->notes);
+	buf_release(&ap->summary);
 }
 
 static bool
-plines_starts(const struct plines *L, size_t i, const char *prefix)
+ap_state_same(const struct ap_state *a, const struct ap_state *b)
 {
-	size_t n = strlen(prefix);
-
-	return i < L->n && L->len[i] >= n && memcmp(L->p[i], prefix, n) == 0;
+	if (a->exists != b->exists)
+		return false;
+	if (!a->exists)
+		return true;
+	return a->link == b->link && a->len == b->len && memcmp(a->data, b->data, a->len) == 0 &&
+	    (b->mode == 0 || a->mode == b->mode);
 }
 
-static void
-patch_free(struct patch *pt)
+/*
+ * The picture of the files.
+ */
+
+static size_t
+ap_hash(const char *s)
 {
-	size_t i, j;
+	size_t h = 5381;
 
-	for (i = 0; i < pt->nf; i++) {
-		struct pfile *f = &pt->files[i];
-
-		for (j = 0; j < f->nh; j++)
-			free(f->hunks[j].lines);
-		free(f->hunks);
-		free(f->old_path);
-		free(f->new_path);
-		free(f->abs);
-		free(f->rel);
-		free(f->old);
-		free(f->new);
-		buf_release(&f->notes);
-	}
-	free(pt->files);
+	for (; *s != '\0'; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
 }
 
-static struct pfile *
-patch_add_file(struct patch *pt)
+/* The slot of rel: where it is, or the empty one where it would go. */
+static size_t
+ap_slot(const struct ap *ap, const char *rel)
 {
-	struct pfile *f;
+	size_t k = ap_hash(rel) & (ap->nslots - 1);
 
-	if (pt->nf == pt->cap) {
-		pt->cap = pt->cap ? pt->cap * 2 : 4;
-		pt->files = xreallocarray(pt->files, pt->cap, sizeof(*pt->files));
-	}
-	f = &pt->files[pt->nf++];
-	memset(f, 0, sizeof(*f));
-	buf_init(&f->notes, 64 * 1024);
-	return f;
+	while (ap->slots[k] != 0 && strcmp(ap->v[ap->slots[k] - 1].rel, rel) != 0)
+		k = (k + 1) & (ap->nslots - 1);
+	return k;
 }
 
-/* A C-quoted path as git writes it: "a/sp\303\244ce". */
-static char *
-patch_unquote(const char *s, size_t n)
+static struct ap_vfile *
+ap_find(struct ap *ap, const char *rel)
 {
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	size_t i = 1;
+	size_t k;
 
-	while (i < n && s[i] != '"') {
-		char c = s[i++];
-
-		if (c == '\\' && i < n) {
-			const char *esc = "n\nt\tr\ra\ab\bf\fv\v\\\\\"\"";
-			const char *hit = strchr(esc, s[i]);
-
-			if (s[i] >= '0' && s[i] <= '7') {
-				int v = 0, k;
-
-				for (k = 0; k < 3 && i < n && s[i] >= '0' && s[i] <= '7'; k++)
-					v = v * 8 + (s[i++] - '0');
-				c = (char)v;
-			} else if (hit != NULL && (hit - esc) % 2 == 0) {
-				c = hit[1];
-				i++;
-			} else
-				c = s[i++];
-		}
-		buf_putc(&b, c);
-	}
-	if (b.data == NULL)
-		buf_puts(&b, "");
-	return buf_detach(&b, NULL);
-}
-
-/* The path of a ---/+++ line after the marker; NULL for /dev/null. */
-static char *
-patch_path(const char *s, size_t n)
-{
-	const char *tab;
-	char *p;
-
-	while (n > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		n--;
-	}
-	if (n > 0 && *s == '"')
-		p = patch_unquote(s, n);
-	else {
-		/* a timestamp follows a tab */
-		tab = memchr(s, '\t', n);
-		if (tab != NULL)
-			n = (size_t)(tab - s);
-		while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-			n--;
-		p = xstrndup(s, n);
-	}
-	if (strcmp(p, "/dev/null") == 0) {
-		free(p);
+	if (ap->nslots == 0)
 		return NULL;
-	}
-	return p;
+	k = ap_slot(ap, rel);
+	return ap->slots[k] != 0 ? &ap->v[ap->slots[k] - 1] : NULL;
 }
 
-/* git's "a/" and "b/" prefixes, when both sides have them. */
+/* Index v[i]; the table stays at most half full. */
 static void
-patch_strip_prefixes(struct pfile *f)
+ap_index(struct ap *ap, size_t i)
 {
-	bool a = f->old_path == NULL || strncmp(f->old_path, "a/", 2) == 0;
-	bool b = f->new_path == NULL || strncmp(f->new_path, "b/", 2) == 0;
-	char *t;
+	size_t j;
 
-	if (!a || !b || (f->old_path == NULL && f->new_path == NULL))
-		return;
-	if (f->old_path != NULL) {
-		t = xstrdup(f->old_path + 2);
-		free(f->old_path);
-		f->old_path = t;
+	if ((i + 1) * 2 > ap->nslots) {
+		free(ap->slots);
+		ap->nslots = ap->nslots ? ap->nslots * 2 : 64;
+		ap->slots = xcalloc(ap->nslots, sizeof(*ap->slots));
+		for (j = 0; j < i; j++)
+			ap->slots[ap_slot(ap, ap->v[j].rel)] = j + 1;
 	}
-	if (f->new_path != NULL) {
-		t = xstrdup(f->new_path + 2);
-		free(f->new_path);
-		f->new_path = t;
-	}
+	ap->slots[ap_slot(ap, ap->v[i].rel)] = i + 1;
 }
 
-/* "diff --git a/x b/x": the paths, when they can be told apart. */
-static void
-patch_git_paths(struct pfile *f, const char *s, size_t n)
-{
-	const char *sp, *stop = s + n;
-
-	s += 11;
-	n -= 11;
-	if (n > 0 && s[0] == '"') {
-		const char *end = s + 1;
-
-		while (end < stop && *end != '"')
-			end += *end == '\\' ? 2 : 1;
-		if (end >= stop)
-			return;
-		f->old_path = patch_unquote(s, (size_t)(end - s) + 1);
-		s = end + 1;
-		n = (size_t)(stop - s);
-		while (n > 0 && *s == ' ') {
-			s++;
-			n--;
-		}
-		f->new_path = n > 0 && *s == '"' ? patch_unquote(s, n) : xstrndup(s, n);
-		return;
-	}
-	/* unquoted: the same name twice, "a/NAME b/NAME" */
-	sp = n >= 3 ? memmem(s, n, " b/", 3) : NULL;
-	if (sp == NULL)
-		return;
-	f->old_path = xstrndup(s, (size_t)(sp - s));
-	f->new_path = xstrndup(sp + 1, n - (size_t)(sp - s) - 1);
-}
-
-static bool
-patch_number(const char **p, const char *end, long *v)
-{
-	char *e;
-	long x;
-
-	if (*p >= end || **p < '0' || **p > '9')
-		return false;
-	errno = 0;
-	x = strtol(*p, &e, 10);
-	if (errno != 0 || e > end || x < 0)
-		return false;
-	*v = x;
-	*p = e;
-	return true;
-}
-
-/* "@@ -a[,b] +c[,d] @@": false when the numbers are not there. */
-static bool
-patch_range(const char *s, size_t n, struct phunk *h)
-{
-	const char *p = s + 2, *end = s + n;
-
-	h->old_count = h->new_count = 1;
-	while (p < end && *p == ' ')
-		p++;
-	if (p >= end || *p++ != '-' || !patch_number(&p, end, &h->old_start))
-		return false;
-	if (p < end && *p == ',' && (p++, !patch_number(&p, end, &h->old_count)))
-		return false;
-	while (p < end && *p == ' ')
-		p++;
-	if (p >= end || *p++ != '+' || !patch_number(&p, end, &h->new_start))
-		return false;
-	if (p < end && *p == ',' && (p++, !patch_number(&p, end, &h->new_count)))
-		return false;
-	return true;
-}
-
-static bool
-patch_is_body(const struct plines *L, size_t i)
-{
-	return i < L->n && L->len[i] > 0 &&
-	    (L->p[i][0] == ' ' || L->p[i][0] == '-' || L->p[i][0] == '+') &&
-	    !plines_starts(L, i, "--- ") && !plines_starts(L, i, "+++ ");
-}
-
-static void
-phunk_add(struct phunk *h, char kind, const char *text, size_t len)
-{
-	if (h->n == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 16;
-		h->lines = xreallocarray(h->lines, h->cap, sizeof(*h->lines));
-	}
-	h->lines[h->n].kind = kind;
-	h->lines[h->n].text = text;
-	h->lines[h->n].len = len;
-	h->lines[h->n].noeol = false;
-	h->n++;
-}
-
-/* Read a hunk's body from line *i on; the header's counts only help. */
-static void
-patch_body(const struct plines *L, size_t *i, struct phunk *h)
-{
-	long olds = 0, news = 0;
-
-	for (; *i < L->n; (*i)++) {
-		const char *s = L->p[*i];
-		size_t n = L->len[*i];
-		bool done = h->ranged && olds >= h->old_count && news >= h->new_count;
-
-		if (n > 0 && s[0] == '\\') {
-			if (h->n > 0)
-				h->lines[h->n - 1].noeol = true;
-			continue;
-		}
-		if (plines_starts(L, *i, "@@") || plines_starts(L, *i, "diff --git "))
-			break;
-		if (plines_starts(L, *i, "--- ") && plines_starts(L, *i + 1, "+++ ") &&
-		    (!h->ranged || done))
-			break;
-		/* a mail signature after a format-patch */
-		if (done && n == 3 && memcmp(s, "-- ", 3) == 0)
-			break;
-		if (n == 0) {
-			size_t j = *i;
-
-			/* a blank context line whose space was lost, unless the hunk is over */
-			while (j < L->n && L->len[j] == 0)
-				j++;
-			if ((h->ranged && !done) || patch_is_body(L, j) ||
-			    (j < L->n && L->len[j] > 0 && L->p[j][0] == '\\')) {
-				phunk_add(h, ' ', s, 0);
-				olds++;
-				news++;
-				continue;
-			}
-			break;
-		}
-		if (s[0] != ' ' && s[0] != '-' && s[0] != '+')
-			break;
-		phunk_add(h, s[0], s + 1, n - 1);
-		olds += s[0] != '+';
-		news += s[0] != '-';
-	}
-}
-
-/* A "diff --git" block's extended header lines. */
+/* The path of name itself (its directory resolved, not a link at its end). */
 static int
-patch_git_line(struct pfile *f, const struct plines *L, size_t i, struct buf *err)
+ap_leaf(struct ap *ap, const char *name, char **abs, char **rel, struct buf *err)
 {
-	if (plines_starts(L, i, "new file mode"))
-		f->git_new = true;
-	else if (plines_starts(L, i, "deleted file mode"))
-		f->git_deleted = true;
-	else if (plines_starts(L, i, "old mode") || plines_starts(L, i, "new mode"))
-		f->git_mode = true;
-	else if (plines_starts(L, i, "rename ") || plines_starts(L, i, "copy ")) {
-		buf_puts(err, "the patch renames or copies a file, which apply_patch does not "
-		    "do; move the file with run_bash (git mv) and patch it in place");
-		return -1;
-	} else if (plines_starts(L, i, "GIT binary patch") || plines_starts(L, i, "Binary files ")) {
-		buf_puts(err, "the patch changes a binary file, which apply_patch cannot do");
-		return -1;
-	}
-	return 0;
-}
-
-static int
-patch_parse(const char *text, struct patch *pt, struct buf *err)
-{
-	struct plines L;
-	struct pfile *cur = NULL;
-	size_t i = 0;
+	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+	char *dir = slash ? xstrndup(name, (size_t)(slash - name)) : xstrdup(".");
+	char *dabs, *drel;
 	int rc = -1;
 
-	plines_split(&L, text);
-	while (i < L.n) {
-		if (plines_starts(&L, i, "diff --git ")) {
-			cur = patch_add_file(pt);
-			cur->git = true;
-			patch_git_paths(cur, L.p[i], L.len[i]);
-			i++;
-		} else if (plines_starts(&L, i, "--- ") && plines_starts(&L, i + 1, "+++ ")) {
-			if (cur == NULL || !cur->git || cur->dashes || cur->nh > 0)
-				cur = patch_add_file(pt);
-			free(cur->old_path);
-			free(cur->new_path);
-			cur->old_path = patch_path(L.p[i] + 4, L.len[i] - 4);
-			cur->new_path = patch_path(L.p[i + 1] + 4, L.len[i + 1] - 4);
-			cur->dashes = true;
-			i += 2;
-		} else if (plines_starts(&L, i, "@@")) {
-			struct phunk *h;
-
-			if (cur == NULL) {
-				buf_puts(err, "the patch has a hunk (@@) before any file header; each "
-				    "file needs \"--- a/path\" and \"+++ b/path\" lines before its hunks");
-				goto out;
-			}
-			if (cur->nh == cur->cap) {
-				cur->cap = cur->cap ? cur->cap * 2 : 4;
-				cur->hunks = xreallocarray(cur->hunks, cur->cap, sizeof(*cur->hunks));
-			}
-			h = &cur->hunks[cur->nh++];
-			memset(h, 0, sizeof(*h));
-			h->ranged = patch_range(L.p[i], L.len[i], h);
-			i++;
-			patch_body(&L, &i, h);
-		} else {
-			if (cur != NULL && cur->git && patch_git_line(cur, &L, i, err) != 0)
-				goto out;
-			i++;	/* "index ...", prose around the patch: not ours */
-		}
-	}
-	for (i = 0; i < pt->nf; i++)
-		patch_strip_prefixes(&pt->files[i]);
-	if (pt->nf == 0) {
-		buf_puts(err, "no file headers found: a patch needs \"--- a/path\" and "
-		    "\"+++ b/path\" lines, then hunks starting with \"@@ -line,count "
-		    "+line,count @@\"");
+	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		buf_printf(err, "\"%s\" does not name a file", name);
 		goto out;
 	}
+	/* the files of a patch come directory by directory: resolve each once */
+	if (ap->dir != NULL && strcmp(ap->dir, dir) == 0) {
+		dabs = xstrdup(ap->dir_abs);
+		drel = xstrdup(ap->dir_rel);
+	} else {
+		if (sandbox_resolve(ap->env->root, dir[0] ? dir : "/", false, &dabs, &drel,
+		    err) != 0)
+			goto out;
+		free(ap->dir);
+		free(ap->dir_abs);
+		free(ap->dir_rel);
+		ap->dir = xstrdup(dir);
+		ap->dir_abs = xstrdup(dabs);
+		ap->dir_rel = xstrdup(drel);
+	}
+	*abs = xmalloc(strlen(dabs) + strlen(base) + 2);
+	memcpy(*abs, dabs, strlen(dabs));
+	(*abs)[strlen(dabs)] = '/';
+	memcpy(*abs + strlen(dabs) + 1, base, strlen(base) + 1);
+	if (strcmp(drel, ".") == 0)
+		*rel = xstrdup(base);
+	else {
+		*rel = xmalloc(strlen(drel) + strlen(base) + 2);
+		memcpy(*rel, drel, strlen(drel));
+		(*rel)[strlen(drel)] = '/';
+		memcpy(*rel + strlen(drel) + 1, base, strlen(base) + 1);
+	}
+	free(dabs);
+	free(drel);
 	rc = 0;
 out:
-	free(L.p);
-	free(L.len);
+	free(dir);
 	return rc;
 }
 
-/* --- Applying hunks in memory. --- */
+static int
+ap_load(struct ap_vfile *v, bool link, struct buf *err)
+{
+	struct stat st;
+	char target[PATH_MAX];
+	ssize_t n;
+	int rc;
 
-struct fline {
+	if (lstat(v->abs, &st) == -1) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		buf_printf(err, "cannot read %s: %s", v->rel, strerror(errno));
+		return -1;
+	}
+	v->orig.mode = (unsigned)st.st_mode & 0777;
+	if (S_ISLNK(st.st_mode)) {
+		if (!link) {
+			buf_printf(err, "%s is a symbolic link; the patch changes it as a file", v->rel);
+			return -1;
+		}
+		if ((n = readlink(v->abs, target, sizeof(target) - 1)) < 0) {
+			buf_printf(err, "cannot read the symbolic link %s: %s", v->rel, strerror(errno));
+			return -1;
+		}
+		v->orig.data = xmemdup(target, (size_t)n + 1);
+		v->orig.data[n] = '\0';
+		v->orig.len = (size_t)n;
+		v->orig.link = true;
+		v->orig.exists = true;
+		v->orig.mode = 0;
+		return 0;
+	}
+	if (link) {
+		buf_printf(err, "%s is not a symbolic link, but the patch changes it as one "
+		    "(mode 120000)", v->rel);
+		return -1;
+	}
+	rc = fsutil_read_file(v->abs, FSUTIL_MAX_FILE, &v->orig.data, &v->orig.len, err);
+	if (rc != 0)
+		return -1;
+	if (fsutil_is_binary(v->orig.data, v->orig.len)) {
+		buf_printf(err, "%s looks like a binary file; apply_patch only changes text", v->rel);
+		return -1;
+	}
+	v->orig.exists = true;
+	return 0;
+}
+
+static struct ap_vfile *
+ap_add(struct ap *ap, char *abs, char *rel, bool link, struct buf *err)
+{
+	struct ap_vfile *v;
+
+	if (ap->nv == ap->cap) {
+		ap->cap = ap->cap ? ap->cap * 2 : 16;
+		ap->v = xreallocarray(ap->v, ap->cap, sizeof(*ap->v));
+	}
+	v = &ap->v[ap->nv];
+	memset(v, 0, sizeof(*v));
+	v->abs = abs;
+	v->rel = rel;
+	if (ap_load(v, link, err) != 0) {
+		free(abs);
+		free(rel);
+		ap_state_release(&v->orig);
+		return NULL;
+	}
+	ap_index(ap, ap->nv);
+	ap->nv++;
+	v->cur = v->orig;
+	if (v->orig.data != NULL)
+		v->cur.data = xmemdup(v->orig.data, v->orig.len + 1);
+	return v;
+}
+
+/*
+ * The file a name stands for; link: the section says it is a symbolic
+ * link.  A link the section treats as a file is followed when the file is
+ * changed, never when it is deleted or renamed (follow false).
+ */
+static struct ap_vfile *
+ap_get_at(struct ap *ap, const char *name, bool link, bool follow, struct buf *err)
+{
+	struct ap_vfile *v;
+	struct stat st;
+	char *abs, *rel;
+
+	if (ap_leaf(ap, name, &abs, &rel, err) != 0)
+		return NULL;
+	if ((v = ap_find(ap, rel)) != NULL) {
+		free(abs);
+		free(rel);
+		return v;
+	}
+	if (!link && follow && lstat(abs, &st) == 0 && S_ISLNK(st.st_mode)) {
+		/* a link inside the workspace is followed to the file it names */
+		free(abs);
+		free(rel);
+		if (sandbox_resolve(ap->env->root, name, false, &abs, &rel, err) != 0)
+			return NULL;
+		if ((v = ap_find(ap, rel)) != NULL) {
+			free(abs);
+			free(rel);
+			return v;
+		}
+	}
+	return ap_add(ap, abs, rel, link, err);
+}
+
+static struct ap_vfile *
+ap_get(struct ap *ap, const char *name, bool link, struct buf *err)
+{
+	return ap_get_at(ap, name, link, true, err);
+}
+
+/*
+ * Hunks, in memory.
+ */
+
+struct ap_line {
 	const char	*p;
 	size_t		 len;		/* without the line end */
 	size_t		 eol;		/* 0, 1 ("\n") or 2 ("\r\n") */
 };
 
-struct ftext {
+struct ap_text {
 	const char	*text;
 	size_t		 len;
-	struct fline	*l;
+	struct ap_line	*l;
 	long		 n;
-	const char	*eol;		/* the file's line end, for added lines */
+	size_t		 maj;		/* the most common line end */
 };
 
 static void
-ftext_init(struct ftext *f, const char *text, size_t len)
+ap_text_init(struct ap_text *t, const char *text, size_t len)
 {
 	long cap = diff_count_lines(text, len), crlf = 0;
 	size_t p = 0;
 
-	f->text = text;
-	f->len = len;
-	f->l = xreallocarray(NULL, (size_t)cap + 1, sizeof(*f->l));
-	f->n = 0;
+	t->text = text;
+	t->len = len;
+	t->l = xreallocarray(NULL, (size_t)cap + 1, sizeof(*t->l));
+	t->n = 0;
 	while (p < len) {
 		const char *nl = memchr(text + p, '\n', len - p);
 		size_t e = nl != NULL ? (size_t)(nl - text) : len;
-		struct fline *l = &f->l[f->n++];
+		struct ap_line *l = &t->l[t->n++];
 
 		l->p = text + p;
 		l->eol = nl != NULL;
@@ -493,80 +368,149 @@ ftext_init(struct ftext *f, const char *text, size_t len)
 		l->len = e - p;
 		p = e + l->eol;
 	}
-	f->eol = crlf * 2 > f->n ? "\r\n" : "\n";
+	t->maj = crlf * 2 > t->n ? 2 : 1;
 }
 
-/* Line equality: exact, or (loose) ignoring whitespace at the end. */
+/* Line equality at a tolerance: 0 exact, 1 trailing whitespace, 2 both ends. */
 static bool
-patch_line_eq(const char *a, size_t al, const char *b, size_t bl, bool loose)
+ap_eq(const char *a, size_t al, const char *b, size_t bl, int level)
 {
 	if (al > 0 && a[al - 1] == '\r')
 		al--;
 	if (bl > 0 && b[bl - 1] == '\r')
 		bl--;
-	if (loose) {
-		while (al > 0 && (a[al - 1] == ' ' || a[al - 1] == '\t'))
+	if (level >= 1) {
+		while (al > 0 && (a[al - 1] == ' ' || a[al - 1] == '\t' || a[al - 1] == '\r'))
 			al--;
-		while (bl > 0 && (b[bl - 1] == ' ' || b[bl - 1] == '\t'))
+		while (bl > 0 && (b[bl - 1] == ' ' || b[bl - 1] == '\t' || b[bl - 1] == '\r'))
 			bl--;
+	}
+	if (level >= 2) {
+		while (al > 0 && (*a == ' ' || *a == '\t')) {
+			a++;
+			al--;
+		}
+		while (bl > 0 && (*b == ' ' || *b == '\t')) {
+			b++;
+			bl--;
+		}
 	}
 	return al == bl && memcmp(a, b, al) == 0;
 }
 
 static bool
-patch_matches_at(const struct ftext *f, const struct phunk *h, long at, bool loose)
+ap_matches_at(const struct ap_text *t, const struct patch_hunk *h, long at, int level)
 {
 	size_t i;
 	long k = at;
 
 	for (i = 0; i < h->n; i++) {
-		const struct pline *pl = &h->lines[i];
+		const struct patch_line *pl = &h->lines[i];
 
 		if (pl->kind == '+')
 			continue;
-		if (k >= f->n || !patch_line_eq(f->l[k].p, f->l[k].len, pl->text, pl->len, loose))
+		if (k >= t->n || !ap_eq(t->l[k].p, t->l[k].len, pl->text, pl->len, level))
 			return false;
 		k++;
 	}
 	return true;
 }
 
-/* The match nearest to expected within [lo, hi]; -1 if none. */
-static long
-patch_search(const struct ftext *f, const struct phunk *h, long lo, long hi, long expected,
-    bool loose)
+/* Where the search found a hunk. */
+struct ap_found {
+	long	 at;			/* -1: nowhere */
+	long	 cand[AP_CANDIDATES];	/* two or more: ambiguous */
+	size_t	 ncand;
+	size_t	 more;			/* candidates not listed */
+	int	 level;
+};
+
+static void
+ap_cand(struct ap_found *fd, long at)
+{
+	if (fd->ncand < AP_CANDIDATES)
+		fd->cand[fd->ncand++] = at;
+	else
+		fd->more++;
+}
+
+/* Nearest to expected in [lo, hi]; two at the same distance are both kept. */
+static void
+ap_search_near(const struct ap_text *t, const struct patch_hunk *h, long lo, long hi,
+    long expected, int level, struct ap_found *fd)
 {
 	long d;
 
-	if (hi < lo)
-		return -1;
 	if (expected < lo)
 		expected = lo;
 	if (expected > hi)
 		expected = hi;
 	for (d = 0; expected - d >= lo || expected + d <= hi; d++) {
-		if (expected + d <= hi && patch_matches_at(f, h, expected + d, loose))
-			return expected + d;
-		if (d > 0 && expected - d >= lo && patch_matches_at(f, h, expected - d, loose))
-			return expected - d;
+		if (expected - d >= lo && ap_matches_at(t, h, expected - d, level))
+			ap_cand(fd, expected - d);
+		if (d > 0 && expected + d <= hi && ap_matches_at(t, h, expected + d, level))
+			ap_cand(fd, expected + d);
+		if (fd->ncand > 0)
+			return;
 	}
-	return -1;
 }
 
-static long
-patch_old_lines(const struct phunk *h)
-{
-	size_t i;
-	long n = 0;
-
-	for (i = 0; i < h->n; i++)
-		n += h->lines[i].kind != '+';
-	return n;
-}
-
-/* The lines a hunk expects, joined, for the nearest-lines search. */
+/* Every match in [lo, hi] (first only when first is set). */
 static void
-patch_expected_text(const struct phunk *h, struct buf *b)
+ap_search_all(const struct ap_text *t, const struct patch_hunk *h, long lo, long hi,
+    int level, bool first, struct ap_found *fd)
+{
+	long k;
+
+	for (k = lo; k <= hi; k++) {
+		if (ap_matches_at(t, h, k, level)) {
+			ap_cand(fd, k);
+			if (first)
+				return;
+		}
+	}
+}
+
+/* A Codex "@@ context" line: the line after it, or -1. */
+static long
+ap_anchor(const struct ap_text *t, const char *a, long from, bool unique, struct ap_found *fd)
+{
+	int level;
+	long k;
+
+	for (level = 0; level <= 2; level++) {
+		for (k = from; k < t->n; k++) {
+			if (ap_eq(t->l[k].p, t->l[k].len, a, strlen(a), level)) {
+				ap_cand(fd, k);
+				if (!unique)
+					break;
+			}
+		}
+		if (fd->ncand > 0)
+			break;
+	}
+	if (fd->ncand != 1)
+		return -1;
+	k = fd->cand[0];
+	fd->ncand = 0;
+	return k + 1;
+}
+
+static void
+ap_hunk_name(struct buf *b, const struct patch_file *pf, size_t hi, const char *rel)
+{
+	const struct patch_hunk *h = &pf->hunks[hi];
+
+	buf_printf(b, "hunk %zu of %s", hi + 1, rel);
+	if (h->ranged && !pf->codex)
+		buf_printf(b, " (@@ -%ld,%ld +%ld,%ld @@)", h->old_start, h->old_count,
+		    h->new_start, h->new_count);
+	else if (h->nanchors > 0)
+		buf_printf(b, " (@@ %s)", h->anchors[h->nanchors - 1]);
+}
+
+static void
+ap_expected_text(const struct patch_hunk *h, struct buf *b)
 {
 	size_t i;
 
@@ -578,430 +522,679 @@ patch_expected_text(const struct phunk *h, struct buf *b)
 	}
 }
 
-static void
-patch_hunk_header(struct buf *b, const struct phunk *h)
-{
-	if (h->ranged)
-		buf_printf(b, " (@@ -%ld,%ld +%ld,%ld @@)", h->old_start, h->old_count,
-		    h->new_start, h->new_count);
-}
-
 /* A hunk did not match: show what it expects and what the file has. */
 static void
-patch_mismatch(const struct pfile *pf, const struct ftext *f, size_t hi, long expected,
-    long before, struct buf *err)
+ap_mismatch(const struct patch_file *pf, const struct ap_text *t, size_t hi, const char *rel,
+    long expected, long before, struct buf *err)
 {
-	const struct phunk *h = &pf->hunks[hi];
+	const struct patch_hunk *h = &pf->hunks[hi];
 	struct buf want = BUF_INIT(BUF_NOLIMIT);
-	long nold = patch_old_lines(h), first, at;
+	long nold = patch_hunk_old_lines(h), first, at;
 
-	buf_printf(err, "hunk %zu of %s", hi + 1, pf->rel);
-	patch_hunk_header(err, h);
+	ap_hunk_name(err, pf, hi, rel);
 	buf_puts(err, " does not match the file; nothing was written.\n");
 	if (before >= 0) {
 		buf_printf(err, "Its lines are at line %ld, before the end of the previous hunk: "
 		    "hunks must be in file order and must not overlap.\n", before + 1);
 		return;
 	}
-	patch_expected_text(h, &want);
+	ap_expected_text(h, &want);
 	buf_printf(err, "The hunk expects these lines at line %ld:\n", expected + 1);
-	diff_excerpt(err, buf_cstr(&want), want.len, 0, nold < PATCH_SHOWN ? nold : PATCH_SHOWN);
-	if (nold > PATCH_SHOWN)
-		nold = PATCH_SHOWN;
-	if (diff_find_loose(f->text, f->len, buf_cstr(&want), want.len, &first) > 0) {
+	diff_excerpt(err, buf_cstr(&want), want.len, 0, nold < AP_SHOWN ? nold : AP_SHOWN);
+	if (nold > AP_SHOWN)
+		nold = AP_SHOWN;
+	if (diff_find_loose(t->text, t->len, buf_cstr(&want), want.len, &first) > 0) {
 		buf_printf(err, "They match line %ld when whitespace is ignored: the "
 		    "indentation differs. The file has there:\n", first + 1);
-		diff_excerpt(err, f->text, f->len, first, nold);
-	} else if ((at = diff_nearest(f->text, f->len, buf_cstr(&want), want.len)) >= 0) {
+		diff_excerpt(err, t->text, t->len, first, nold);
+	} else if ((at = diff_nearest(t->text, t->len, buf_cstr(&want), want.len)) >= 0) {
 		buf_printf(err, "The most similar lines in the file are at line %ld:\n", at + 1);
-		diff_excerpt(err, f->text, f->len, at > 2 ? at - 2 : 0, nold + (at > 2 ? 2 : at) + 2);
+		diff_excerpt(err, t->text, t->len, at > 2 ? at - 2 : 0, nold + (at > 2 ? 2 : at) + 2);
 	} else {
 		buf_printf(err, "Nothing in the file resembles them. The file has at line %ld:\n",
 		    expected + 1);
-		diff_excerpt(err, f->text, f->len, expected > 2 ? expected - 2 : 0, nold + 4);
+		diff_excerpt(err, t->text, t->len, expected > 2 ? expected - 2 : 0, nold + 4);
 	}
 	buf_puts(err, "Read the file again and make the patch from its current text.");
 	buf_release(&want);
 }
 
-/* Append a line, giving the line before it an end if it had none. */
+static void
+ap_ambiguous(const struct patch_file *pf, size_t hi, const char *rel, const struct ap_found *fd,
+    long offset, struct buf *err)
+{
+	size_t k;
+
+	ap_hunk_name(err, pf, hi, rel);
+	buf_puts(err, " fits equally well at lines ");
+	for (k = 0; k < fd->ncand; k++)
+		buf_printf(err, "%s%ld", k == 0 ? "" : k + 1 == fd->ncand && fd->more == 0 ?
+		    " and " : ", ", fd->cand[k] + 1);
+	if (fd->more > 0)
+		buf_printf(err, " and %zu more", fd->more);
+	if (pf->hunks[hi].ranged && !pf->codex)
+		buf_printf(err, " (the previous hunks' offset, %+ld, carried)", offset);
+	buf_puts(err, "; nothing was written. Add context lines that occur in only one of "
+	    "those places");
+	buf_puts(err, pf->codex ? " (or an \"@@ line\" naming the function or block)." :
+	    ", or correct the hunk's line numbers.");
+}
+
+/* The output of one file being patched. */
+struct ap_out {
+	struct buf	 b;
+	bool		 open;		/* the last line has no end yet */
+	size_t		 maj;
+};
+
+static const char *const ap_eols[] = { "", "\n", "\r\n" };
+
 static int
-patch_emit(struct buf *out, bool *open_line, const char *eol, const char *p, size_t n,
-    const char *end, size_t endlen)
+ap_emit(struct ap_out *o, const char *p, size_t n, size_t eol)
 {
 	int rc = 0;
 
-	if (*open_line)
-		rc |= buf_puts(out, eol);
-	rc |= buf_append(out, p, n);
-	rc |= buf_append(out, end, endlen);
-	*open_line = endlen == 0;
+	if (o->open)
+		rc |= buf_puts(&o->b, ap_eols[o->maj]);
+	rc |= buf_append(&o->b, p, n);
+	rc |= buf_puts(&o->b, ap_eols[eol]);
+	o->open = eol == 0;
 	return rc;
 }
 
-/* Where hunk hi goes: its line, or -1 with the error written. */
+/* Where hunk hi goes (its first old line); -1 with err written. */
 static long
-patch_place(struct pfile *pf, const struct ftext *f, size_t hi, long pos, struct buf *err)
+ap_place(const struct patch_file *pf, const struct ap_text *t, size_t hi, const char *rel,
+    long pos, long lo, long offset, struct buf *notes, struct buf *err)
 {
-	const struct phunk *h = &pf->hunks[hi];
-	long nold = patch_old_lines(h), expected, at, before;
+	const struct patch_hunk *h = &pf->hunks[hi];
+	long nold = patch_hunk_old_lines(h), hi_at = t->n - nold, expected, from = lo;
+	struct ap_found fd;
+	size_t k;
+	int level, top = pf->codex ? 2 : 1;
 
-	expected = h->ranged ? (nold == 0 ? h->old_start : h->old_start - 1) : pos;
-	if (expected < 0)
-		expected = 0;
-	if (nold == 0) {
-		if (!h->ranged) {
-			buf_printf(err, "hunk %zu of %s adds lines but has neither context lines "
-			    "nor line numbers, so it cannot be placed; nothing was written",
-			    hi + 1, pf->rel);
+	memset(&fd, 0, sizeof(fd));
+	for (k = 0; k < h->nanchors; k++) {
+		from = ap_anchor(t, h->anchors[k], from, k == 0, &fd);
+		if (from < 0) {
+			ap_hunk_name(err, pf, hi, rel);
+			if (fd.ncand > 1) {
+				fd.ncand = fd.ncand > 1 ? fd.ncand : 0;
+				buf_printf(err, ": its context line \"@@ %s\" is found at %zu%s "
+				    "places (line %ld first); nothing was written. Name a line that "
+				    "occurs once.", h->anchors[k], fd.ncand + fd.more, "",
+				    fd.cand[0] + 1);
+			} else
+				buf_printf(err, ": its context line \"@@ %s\" is not in the file after "
+				    "line %ld; nothing was written. Read the file again.",
+				    h->anchors[k], pos);
 			return -1;
 		}
-		return expected < pos ? pos : expected > f->n ? f->n : expected;
 	}
-	at = patch_search(f, h, pos, f->n - nold, expected, false);
-	if (at < 0) {
-		at = patch_search(f, h, pos, f->n - nold, expected, true);
-		if (at >= 0)
-			buf_printf(&pf->notes, "%s: hunk %zu matched only when whitespace at line "
-			    "ends is ignored\n", pf->rel, hi + 1);
-	}
-	if (at < 0) {
-		before = pos > 0 ? patch_search(f, h, 0, pos - 1 < f->n - nold ? pos - 1 :
-		    f->n - nold, expected, true) : -1;
-		patch_mismatch(pf, f, hi, expected, before, err);
+	if (nold == 0) {
+		if (h->ranged && !pf->codex) {
+			expected = h->old_start + offset;
+			return expected < pos ? pos : expected > t->n ? t->n : expected;
+		}
+		if (h->nanchors > 0)
+			return from;
+		if (pf->codex)
+			return t->n;
+		ap_hunk_name(err, pf, hi, rel);
+		buf_puts(err, " only adds lines and has neither context lines nor line numbers, "
+		    "so it cannot be placed; nothing was written");
 		return -1;
 	}
-	if (h->ranged && at != expected)
-		buf_printf(&pf->notes, "%s: hunk %zu applied at offset %+ld (line %ld, not %ld)\n",
-		    pf->rel, hi + 1, at - expected, at + 1, expected + 1);
-	return at;
+	expected = h->ranged && !pf->codex ? h->old_start - 1 + offset : from;
+	for (level = 0; level <= top; level++) {
+		memset(&fd, 0, sizeof(fd));
+		if (h->at_eof) {
+			if (hi_at >= from && ap_matches_at(t, h, hi_at, level))
+				ap_cand(&fd, hi_at);
+		} else if (h->ranged && !pf->codex)
+			ap_search_near(t, h, from, hi_at, expected, level, &fd);
+		else
+			ap_search_all(t, h, from, hi_at, level, h->nanchors > 0, &fd);
+		if (fd.ncand > 0)
+			break;
+	}
+	if (fd.ncand == 0) {
+		memset(&fd, 0, sizeof(fd));
+		if (lo > 0)
+			ap_search_all(t, h, 0, lo - 1 < hi_at ? lo - 1 : hi_at, 1, true, &fd);
+		ap_mismatch(pf, t, hi, rel, expected, fd.ncand > 0 ? fd.cand[0] : -1, err);
+		return -1;
+	}
+	if (fd.ncand > 1) {
+		ap_ambiguous(pf, hi, rel, &fd, offset, err);
+		return -1;
+	}
+	if (level > 0)
+		buf_printf(notes, "%s: hunk %zu matched only when whitespace at line %s is "
+		    "ignored\n", rel, hi + 1, level == 1 ? "ends" : "starts and ends");
+	if (h->recovered > 0)
+		buf_printf(notes, "%s: hunk %zu had %zu context line%s without the leading "
+		    "space; read as context, as the hunk's counts and the file agree\n", rel,
+		    hi + 1, h->recovered, h->recovered == 1 ? "" : "s");
+	if (h->ranged && !pf->codex && fd.cand[0] != h->old_start - 1)
+		buf_printf(notes, "%s: hunk %zu applied at offset %+ld (line %ld, not %ld)\n",
+		    rel, hi + 1, fd.cand[0] - (h->old_start - 1), fd.cand[0] + 1, h->old_start);
+	return fd.cand[0];
 }
 
-/* Apply all hunks of pf to its old text; the result goes to pf->new. */
-static int
-patch_apply_file(struct pfile *pf, struct buf *err)
+/* The line end of an added line: the patch's, or the file line's next to it. */
+static size_t
+ap_added_eol(const struct patch_file *pf, const struct patch_line *pl, const struct ap_text *t,
+    long at, size_t last_old_eol)
 {
-	struct buf out = BUF_INIT(FSUTIL_MAX_FILE);
-	struct ftext f;
-	bool open_line = false;
-	long pos = 0, k;
-	size_t hi, i;
+	if (pl->noeol)
+		return 0;
+	if (pf->eol_exact)
+		return pl->cr ? 2 : 1;
+	if (last_old_eol > 0)
+		return last_old_eol;
+	if (at < t->n && t->l[at].eol > 0)
+		return t->l[at].eol;
+	if (at > 0 && at - 1 < t->n && t->l[at - 1].eol > 0)
+		return t->l[at - 1].eol;
+	return t->maj;
+}
+
+/* Apply pf's hunks to (text, len); the result is the caller's. */
+static int
+ap_apply_hunks(const struct patch_file *pf, const char *rel, const char *text, size_t len,
+    char **res, size_t *reslen, struct buf *notes, struct buf *err)
+{
+	struct ap_out o;
+	struct ap_text t;
+	long pos = 0, offset = 0, tail_first = 0, k;
+	size_t hi, i, tail_off = 0;
 	int rc = 0;
 
-	ftext_init(&f, pf->old, pf->oldlen);
+	ap_text_init(&t, text, len);
+	memset(&o, 0, sizeof(o));
+	buf_init(&o.b, FSUTIL_MAX_FILE);
+	o.maj = t.maj;
 	for (hi = 0; hi < pf->nh; hi++) {
-		const struct phunk *h = &pf->hunks[hi];
-		long at = patch_place(pf, &f, hi, pos, err);
+		const struct patch_hunk *h = &pf->hunks[hi];
+		long at = ap_place(pf, &t, hi, rel, pos, tail_first, offset, notes, err), start;
+		size_t last_eol = 0;
 
-		if (at < 0) {
-			free(f.l);
-			buf_release(&out);
-			return -1;
+		if (at < 0)
+			goto fail;
+		if (at < pos) {
+			/* overlapping the previous hunk's trailing context: take it back */
+			size_t off = tail_off;
+
+			for (k = tail_first; k < at; k++)
+				off += t.l[k].len + t.l[k].eol;
+			buf_truncate(&o.b, off);
+			o.open = false;
+		} else {
+			for (k = pos; k < at; k++)
+				rc |= ap_emit(&o, t.l[k].p, t.l[k].len, t.l[k].eol);
 		}
-		for (k = pos; k < at; k++)
-			rc |= patch_emit(&out, &open_line, f.eol, f.l[k].p, f.l[k].len,
-			    f.l[k].p + f.l[k].len, f.l[k].eol);
+		start = at;
+		if (h->ranged && !pf->codex)
+			offset = patch_hunk_old_lines(h) > 0 ? start - (h->old_start - 1) :
+			    start - h->old_start;
+		tail_first = at;
+		tail_off = o.b.len;
 		for (i = 0; i < h->n; i++) {
-			const struct pline *pl = &h->lines[i];
+			const struct patch_line *pl = &h->lines[i];
 
 			if (pl->kind == '+') {
-				rc |= patch_emit(&out, &open_line, f.eol, pl->text, pl->len,
-				    f.eol, pl->noeol ? 0 : strlen(f.eol));
+				rc |= ap_emit(&o, pl->text, pl->len,
+				    ap_added_eol(pf, pl, &t, at, last_eol));
+				tail_first = -1;
 				continue;
 			}
-			if (pl->kind == ' ')
-				rc |= patch_emit(&out, &open_line, f.eol, f.l[at].p, f.l[at].len,
-				    f.l[at].p + f.l[at].len, f.l[at].eol);
+			if (pl->kind == ' ') {
+				if (tail_first < 0) {
+					tail_first = at;
+					tail_off = o.b.len;
+				}
+				rc |= ap_emit(&o, t.l[at].p, t.l[at].len, t.l[at].eol);
+			} else
+				tail_first = -1;
+			last_eol = t.l[at].eol;
 			at++;
+		}
+		if (tail_first < 0) {
+			tail_first = at;
+			tail_off = o.b.len;
 		}
 		pos = at;
 	}
-	for (k = pos; k < f.n; k++)
-		rc |= patch_emit(&out, &open_line, f.eol, f.l[k].p, f.l[k].len,
-		    f.l[k].p + f.l[k].len, f.l[k].eol);
-	free(f.l);
+	for (k = pos; k < t.n; k++)
+		rc |= ap_emit(&o, t.l[k].p, t.l[k].len, t.l[k].eol);
 	if (rc != 0) {
 		buf_printf(err, "patching %s would make it larger than %zu MB; nothing was written",
-		    pf->rel, FSUTIL_MAX_FILE >> 20);
-		return -1;
+		    rel, FSUTIL_MAX_FILE >> 20);
+		goto fail;
 	}
-	if (out.data == NULL)
-		buf_puts(&out, "");
-	pf->new = buf_detach(&out, &pf->newlen);
+	free(t.l);
+	if (o.b.data == NULL)
+		buf_puts(&o.b, "");
+	*res = buf_detach(&o.b, reslen);
 	return 0;
+fail:
+	free(t.l);
+	buf_release(&o.b);
+	return -1;
 }
 
 /* A created file's text: the added lines of its hunks. */
 static int
-patch_new_text(struct pfile *pf, struct buf *err)
+ap_new_text(const struct patch_file *pf, const char *rel, char **res, size_t *reslen,
+    struct buf *err)
 {
-	struct buf out = BUF_INIT(FSUTIL_MAX_FILE);
-	bool open_line = false;
+	struct ap_out o;
 	size_t hi, i;
 	int rc = 0;
 
+	memset(&o, 0, sizeof(o));
+	buf_init(&o.b, FSUTIL_MAX_FILE);
+	o.maj = 1;
 	for (hi = 0; hi < pf->nh; hi++) {
 		for (i = 0; i < pf->hunks[hi].n; i++) {
-			const struct pline *pl = &pf->hunks[hi].lines[i];
+			const struct patch_line *pl = &pf->hunks[hi].lines[i];
 
 			if (pl->kind != '+') {
-				buf_printf(err, "hunk %zu creates %s (from /dev/null) but has context "
-				    "or removed lines; every line of a new file starts with \"+\"",
-				    hi + 1, pf->rel);
-				buf_release(&out);
+				buf_printf(err, "hunk %zu creates %s but has context or removed lines; "
+				    "every line of a new file starts with \"+\"", hi + 1, rel);
+				buf_release(&o.b);
 				return -1;
 			}
-			rc |= patch_emit(&out, &open_line, "\n", pl->text, pl->len, "\n",
-			    pl->noeol ? 0 : 1);
+			rc |= ap_emit(&o, pl->text, pl->len, pl->noeol ? 0 : pl->cr ? 2 : 1);
 		}
 	}
 	if (rc != 0) {
-		buf_printf(err, "%s would be larger than %zu MB", pf->rel, FSUTIL_MAX_FILE >> 20);
+		buf_printf(err, "%s would be larger than %zu MB", rel, FSUTIL_MAX_FILE >> 20);
 		return -1;
 	}
-	if (out.data == NULL)
-		buf_puts(&out, "");
-	pf->new = buf_detach(&out, &pf->newlen);
+	if (o.b.data == NULL)
+		buf_puts(&o.b, "");
+	*res = buf_detach(&o.b, reslen);
 	return 0;
 }
 
-/* What pf does to which file, and the path to name it by. */
+/*
+ * Sections.
+ */
+
+static bool
+ap_is_link(unsigned mode)
+{
+	return (mode & PATCH_MODE_TYPE) == PATCH_MODE_LINK;
+}
+
+/* A symbolic link's target must stay inside the workspace. */
 static int
-patch_target(const struct tool_env *env, struct pfile *pf, bool *create, bool *del,
+ap_check_target(const struct ap *ap, const struct ap_vfile *v, const char *target, size_t len,
     struct buf *err)
 {
-	const char *name;
+	struct buf path = BUF_INIT(BUF_NOLIMIT), why = BUF_INIT(1024);
+	const char *slash = strrchr(v->rel, '/');
+	char *abs = NULL, *rel = NULL;
+	int rc = -1;
 
-	*create = pf->old_path == NULL || (pf->git_new && !pf->dashes);
-	*del = pf->new_path == NULL || (pf->git_deleted && !pf->dashes);
-	if (pf->old_path == NULL && pf->new_path == NULL) {
-		buf_puts(err, "a file header names /dev/null on both sides (or could not be "
-		    "read); use \"--- a/path\" and \"+++ b/path\"");
+	if (len == 0 || memchr(target, '\0', len) != NULL || memchr(target, '\n', len) != NULL) {
+		buf_printf(err, "the symbolic link %s needs one line as its target", v->rel);
+		goto out;
+	}
+	if (target[0] != '/' && slash != NULL)
+		buf_append(&path, v->rel, (size_t)(slash - v->rel) + 1);
+	buf_append(&path, target, len);
+	if (sandbox_resolve(ap->env->root, buf_cstr(&path), false, &abs, &rel, &why) != 0) {
+		buf_printf(err, "the symbolic link %s -> %.*s would lead outside the workspace; "
+		    "apply_patch creates links only to files inside it", v->rel, (int)len, target);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(abs);
+	free(rel);
+	buf_release(&path);
+	buf_release(&why);
+	return rc;
+}
+
+/* Set v's content to (data, len), a file or (link) a symbolic link. */
+static int
+ap_set(struct ap *ap, struct ap_vfile *v, char *data, size_t len, bool link, struct buf *err)
+{
+	if (link && ap_check_target(ap, v, data, len, err) != 0) {
+		free(data);
 		return -1;
 	}
-	if (*create && *del) {
-		buf_printf(err, "the patch both creates and deletes %s",
-		    pf->old_path ? pf->old_path : pf->new_path);
-		return -1;
-	}
-	name = *create ? pf->new_path : pf->old_path;
-	if (!*create && !*del && strcmp(pf->old_path, pf->new_path) != 0) {
-		buf_printf(err, "the patch renames %s to %s, which apply_patch does not do; "
-		    "move the file with run_bash and patch it in place", pf->old_path,
-		    pf->new_path);
-		return -1;
-	}
-	if (sandbox_resolve(env->root, name, false, &pf->abs, &pf->rel, err) != 0)
-		return -1;
-	if (strcmp(pf->rel, ".") == 0) {
-		buf_puts(err, "a file header names the workspace itself, not a file");
-		return -1;
-	}
+	free(v->cur.data);
+	v->cur.data = data;
+	v->cur.len = len;
+	v->cur.exists = true;
+	v->cur.link = link;
 	return 0;
 }
 
-/* Plan one file: read it and apply its hunks in memory. */
-static int
-patch_plan_file(const struct tool_env *env, struct pfile *pf, struct buf *err)
+static void
+ap_summary_line(struct ap *ap, const struct patch_file *pf, const struct ap_vfile *src,
+    const struct ap_vfile *dst)
 {
-	bool create, del;
-	int rc;
+	long added, removed;
 
-	if (patch_target(env, pf, &create, &del, err) != 0)
-		return -1;
-	if (pf->nh == 0 && !pf->git_new && !pf->git_deleted) {
-		if (pf->git_mode) {
-			buf_printf(&pf->notes, "%s: a mode change was ignored\n", pf->rel);
-			return 0;
-		}
-		buf_printf(err, "the patch names %s but has no hunks (@@ lines) for it", pf->rel);
-		return -1;
+	patch_file_counts(pf, &added, &removed);
+	switch (pf->op) {
+	case PATCH_ADD:
+		buf_printf(&ap->summary, "\n  created %s", dst->rel);
+		if (dst->cur.link)
+			buf_printf(&ap->summary, " (a symbolic link to %s)", dst->cur.data);
+		else
+			buf_printf(&ap->summary, " (%ld lines)",
+			    diff_count_lines(dst->cur.data, dst->cur.len));
+		break;
+	case PATCH_DELETE:
+		buf_printf(&ap->summary, "\n  deleted %s (%ld lines)", src->rel,
+		    src->orig.exists ? diff_count_lines(src->orig.data, src->orig.len) : 0L);
+		break;
+	case PATCH_MODIFY:
+		buf_printf(&ap->summary, "\n  modified %s", dst->rel);
+		if (pf->nh > 0)
+			buf_printf(&ap->summary, " (+%ld -%ld)", added, removed);
+		break;
+	case PATCH_RENAME:
+	case PATCH_COPY:
+		buf_printf(&ap->summary, "\n  %s %s to %s (+%ld -%ld)",
+		    pf->op == PATCH_RENAME ? "renamed" : "copied", src->rel, dst->rel, added,
+		    removed);
+		break;
 	}
-	rc = fsutil_read_file(pf->abs, FSUTIL_MAX_FILE, &pf->old, &pf->oldlen, err);
-	if (create) {
-		if (rc == 0) {
-			buf_reset(err);
+	if (pf->new_mode != 0 && !ap_is_link(pf->new_mode) && dst != NULL &&
+	    (pf->op != PATCH_MODIFY || pf->old_mode != pf->new_mode))
+		buf_printf(&ap->summary, ", mode %04o", pf->new_mode & 0777);
+}
+
+/* The file a plain diff patches: new_name, or alt_name when only it exists. */
+static const char *
+ap_plain_target(struct ap *ap, const struct patch_file *pf, struct buf *err)
+{
+	struct ap_vfile *v;
+
+	if (pf->alt_name == NULL)
+		return pf->new_name;
+	v = ap_get(ap, pf->new_name, false, err);
+	if (v == NULL)
+		return NULL;
+	if (v->cur.exists)
+		return pf->new_name;
+	v = ap_get(ap, pf->alt_name, false, err);
+	if (v == NULL)
+		return NULL;
+	return v->cur.exists ? pf->alt_name : pf->new_name;
+}
+
+/* A plain diff of a missing file whose one hunk starts at -0,0 creates it. */
+static bool
+ap_creates(const struct patch_file *pf)
+{
+	return pf->op == PATCH_MODIFY && !pf->git && !pf->codex && pf->nh == 1 &&
+	    pf->hunks[0].ranged && pf->hunks[0].old_start == 0 && pf->hunks[0].old_count == 0;
+}
+
+static int
+ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
+{
+	bool old_link = ap_is_link(pf->old_mode) ||
+	    (pf->old_mode == 0 && ap_is_link(pf->new_mode));
+	bool new_link = pf->new_mode != 0 ? ap_is_link(pf->new_mode) : old_link;
+	struct ap_vfile *src = NULL, *dst = NULL;
+	const struct ap_state *from;
+	const char *name;
+	char *res = NULL;
+	size_t reslen = 0;
+
+	if (pf->op == PATCH_ADD) {
+		if ((dst = ap_get(ap, pf->new_name, new_link, err)) == NULL)
+			return -1;
+		if (dst->cur.exists) {
 			buf_printf(err, "the patch creates %s, which already exists; patch it as a "
-			    "change (--- a/%s) or use write_file", pf->rel, pf->rel);
+			    "change (--- a/%s) or use write_file", dst->rel, dst->rel);
 			return -1;
 		}
-		if (rc != FSUTIL_MISSING)
+		if (ap_new_text(pf, dst->rel, &res, &reslen, err) != 0)
 			return -1;
-		buf_reset(err);
-		free(pf->old);
-		pf->old = NULL;
-		return patch_new_text(pf, err);
+		if (ap_set(ap, dst, res, reslen, new_link, err) != 0)
+			return -1;
+		dst->cur.mode = pf->new_mode != 0 && !new_link ? pf->new_mode & 0777 : 0;
+		ap_summary_line(ap, pf, NULL, dst);
+		return 0;
 	}
-	if (rc == FSUTIL_MISSING) {
-		buf_reset(err);
-		buf_printf(err, "%s does not exist (a patch that creates a file uses "
-		    "\"--- /dev/null\")", pf->rel);
+	name = pf->op == PATCH_MODIFY ? ap_plain_target(ap, pf, err) : pf->old_name;
+	if (name == NULL || (src = ap_get_at(ap, name, old_link, pf->op == PATCH_MODIFY ||
+	    pf->op == PATCH_COPY, err)) == NULL)
+		return -1;
+	if (!src->cur.exists && ap_creates(pf)) {
+		/* "diff -N": a new file's "---" names it, with an epoch timestamp */
+		if (ap_new_text(pf, src->rel, &res, &reslen, err) != 0 ||
+		    ap_set(ap, src, res, reslen, false, err) != 0)
+			return -1;
+		buf_printf(&ap->summary, "\n  created %s (%ld lines)", src->rel,
+		    diff_count_lines(src->cur.data, src->cur.len));
+		return 0;
+	}
+	if (!src->cur.exists) {
+		buf_printf(err, "%s does not exist%s", src->rel, src->orig.exists ? " any more "
+		    "(an earlier section of the patch removed it)" : " (a patch that creates a "
+		    "file uses \"--- /dev/null\")");
 		return -1;
 	}
-	if (rc != 0)
-		return -1;
-	if (fsutil_is_binary(pf->old, pf->oldlen)) {
-		buf_printf(err, "%s looks like a binary file; apply_patch only changes text", pf->rel);
+	if (src->cur.link != old_link) {
+		buf_printf(err, "%s is %s, but the patch changes it as %s", src->rel,
+		    src->cur.link ? "a symbolic link" : "a file",
+		    old_link ? "a symbolic link" : "a file");
 		return -1;
 	}
-	if (patch_apply_file(pf, err) != 0)
-		return -1;
-	if (del) {
-		if (pf->newlen != 0) {
+	from = &src->cur;
+	if (pf->op == PATCH_COPY && src->orig.exists && src->orig.link == src->cur.link) {
+		/* git copies the file as it was before the patch */
+		from = &src->orig;
+	}
+	if (pf->nh > 0) {
+		if (ap_apply_hunks(pf, src->rel, from->data, from->len, &res, &reslen,
+		    &ap->notes, err) != 0)
+			return -1;
+	} else {
+		res = xmemdup(from->data, from->len + 1);
+		reslen = from->len;
+	}
+	if (pf->op == PATCH_DELETE) {
+		/* git writes an empty file's deletion without hunks; Codex never has any */
+		if (reslen != 0 && (pf->nh > 0 || !pf->codex)) {
 			buf_printf(err, "the patch deletes %s, but its removed lines are not the "
-			    "whole file (%ld lines would remain); nothing was written", pf->rel,
-			    diff_count_lines(pf->new, pf->newlen));
+			    "whole file (%ld lines would remain); nothing was written", src->rel,
+			    diff_count_lines(res, reslen));
+			free(res);
 			return -1;
 		}
-		free(pf->new);
-		pf->new = NULL;
+		free(res);
+		ap_state_release(&src->cur);
+		src->cur.exists = false;
+		ap_summary_line(ap, pf, src, NULL);
+		return 0;
 	}
+	if (pf->op == PATCH_MODIFY)
+		dst = src;
+	else {
+		unsigned mode = src->cur.mode;
+
+		if ((dst = ap_get(ap, pf->new_name, new_link, err)) == NULL) {
+			free(res);
+			return -1;
+		}
+		if (dst == src || dst->cur.exists) {
+			buf_printf(err, "the patch %s %s to %s, which already exists; nothing was "
+			    "written", pf->op == PATCH_RENAME ? "renames" : "copies", src->rel,
+			    dst->rel);
+			free(res);
+			return -1;
+		}
+		dst->cur.mode = new_link ? 0 : mode;
+		if (pf->op == PATCH_RENAME) {
+			ap_state_release(&src->cur);
+			src->cur.exists = false;
+		}
+	}
+	if (ap_set(ap, dst, res, reslen, new_link, err) != 0)
+		return -1;
+	if (pf->new_mode != 0 && !new_link)
+		dst->cur.mode = pf->new_mode & 0777;
+	ap_summary_line(ap, pf, src, dst);
 	return 0;
 }
 
 /* Parse and plan everything; nothing is written.  0 or -1 with err. */
 static int
-patch_plan(const struct tool_env *env, const cJSON *input, struct patch *pt, struct buf *err)
+ap_plan(const struct tool_env *env, const cJSON *input, struct ap *ap, struct buf *err)
 {
 	const char *text = json_str(input, "patch", NULL);
-	size_t i, j;
+	size_t i;
 
-	memset(pt, 0, sizeof(*pt));
+	memset(ap, 0, sizeof(*ap));
+	ap->env = env;
+	buf_init(&ap->notes, 64 * 1024);
+	buf_init(&ap->summary, BUF_NOLIMIT);
 	if (text == NULL || text[0] == '\0') {
 		buf_puts(err, "apply_patch needs \"patch\": a unified diff (--- a/path, "
-		    "+++ b/path, @@ hunks)");
+		    "+++ b/path, @@ hunks) or a \"*** Begin Patch\" envelope");
 		return -1;
 	}
-	if (patch_parse(text, pt, err) != 0)
+	if (patch_parse(text, strlen(text), &ap->plan, err) != 0) {
+		buf_puts(err, ". Nothing was written.");
 		return -1;
-	for (i = 0; i < pt->nf; i++) {
-		if (patch_plan_file(env, &pt->files[i], err) != 0)
+	}
+	for (i = 0; i < ap->plan.nf; i++)
+		if (ap_section(ap, &ap->plan.files[i], err) != 0)
 			return -1;
-		for (j = 0; j < i; j++) {
-			if (strcmp(pt->files[j].abs, pt->files[i].abs) == 0) {
-				buf_printf(err, "%s appears twice in the patch; put all its hunks "
-				    "under one header", pt->files[i].rel);
-				return -1;
-			}
-		}
-	}
 	return 0;
 }
 
-/* Does pf change anything (a mode-only block does not)? */
-static bool
-patch_changes(const struct pfile *pf)
+/*
+ * Writing.
+ */
+
+/* Make the file on disk go from state a to state b. */
+static int
+ap_put(const struct tool_env *env, const char *snap, const struct ap_vfile *v,
+    const struct ap_state *a, const struct ap_state *b, cJSON *files, struct buf *err)
 {
-	return pf->old != NULL || pf->new != NULL || pf->git_new;
+	bool there = a->exists;
+	const char *slash;
+
+	if (there && (!b->exists || a->link != b->link)) {
+		if (a->link ? fsutil_unlink_link(env->root, v->abs, err) :
+		    fsutil_replace(env->root, snap, v->abs, v->rel, a->data, a->len, NULL, 0,
+		    files, err))
+			return -1;
+		there = false;
+	}
+	if (!b->exists) {
+		if (a->exists)
+			(void)fsutil_rmdir_empty(env->root, v->abs);
+		return 0;
+	}
+	if (!there && (slash = strrchr(v->abs, '/')) != NULL && slash != v->abs) {
+		char *dir = xstrndup(v->abs, (size_t)(slash - v->abs));
+		int rc = fsutil_mkdirs(env->root, dir, err);
+
+		free(dir);
+		if (rc != 0)
+			return -1;
+	}
+	if (!there || a->len != b->len || memcmp(a->data, b->data, a->len) != 0) {
+		if (b->link ? fsutil_symlink(env->root, v->abs, b->data, err) :
+		    fsutil_replace(env->root, snap, v->abs, v->rel, there ? a->data : NULL,
+		    there ? a->len : 0, b->data, b->len, files, err))
+			return -1;
+	}
+	if (!b->link && b->mode != 0 && (!there || a->mode != b->mode) &&
+	    fsutil_chmod(env->root, v->abs, b->mode, err) != 0)
+		return -1;
+	return 0;
 }
 
-/* Put back files [0, n) after a failed write; returns how many could not be. */
-static size_t
-patch_rollback(const struct tool_env *env, struct patch *pt, size_t n, struct buf *err)
+/* Put v back as it was; the state it is in now is cur, or (failed) looked up. */
+static int
+ap_undo(const struct tool_env *env, const struct ap_vfile *v, bool failed, struct buf *err)
 {
-	size_t failed = 0;
+	struct ap_state gone;
+	struct stat st;
 
-	while (n-- > 0) {
-		struct pfile *pf = &pt->files[n];
-		struct buf rerr = BUF_INIT(4096);
-
-		if (!patch_changes(pf))
-			continue;
-		if (fsutil_replace(env->root, NULL, pf->abs, pf->rel, pf->new, pf->newlen,
-		    pf->old, pf->oldlen, NULL, &rerr) != 0) {
-			buf_printf(err, "\n%s could not be put back: %s", pf->rel, buf_cstr(&rerr));
-			failed++;
-		}
-		buf_release(&rerr);
-	}
-	return failed;
+	if (!failed)
+		return ap_put(env, NULL, v, &v->cur, &v->orig, NULL, err);
+	/* the file whose write failed: only a removal may have happened */
+	memset(&gone, 0, sizeof(gone));
+	if (v->orig.exists && lstat(v->abs, &st) == -1)
+		return ap_put(env, NULL, v, &gone, &v->orig, NULL, err);
+	return 0;
 }
 
 static int
-patch_write(const struct tool_env *env, struct patch *pt, cJSON *files, struct buf *err)
+ap_write(struct ap *ap, cJSON *files, struct buf *err)
 {
-	size_t i;
+	const struct tool_env *env = ap->env;
+	size_t i, j, failed = 0;
 
-	for (i = 0; i < pt->nf; i++) {
-		struct pfile *pf = &pt->files[i];
-		const char *slash;
-		int rc = 0;
-
-		if (!patch_changes(pf))
+	for (i = 0; i < ap->nv; i++) {
+		if (ap_state_same(&ap->v[i].orig, &ap->v[i].cur))
 			continue;
-		if (pf->old == NULL && (slash = strrchr(pf->abs, '/')) != NULL && slash != pf->abs) {
-			char *dir = xstrndup(pf->abs, (size_t)(slash - pf->abs));
+		if (ap_put(env, env->snap_dir, &ap->v[i], &ap->v[i].orig, &ap->v[i].cur, files,
+		    err) == 0)
+			continue;
+		for (j = i + 1; j-- > 0;) {
+			struct buf rerr = BUF_INIT(4096);
 
-			rc = fsutil_mkdirs(env->root, dir, err);
-			free(dir);
-		}
-		if (rc == 0)
-			rc = fsutil_replace(env->root, env->snap_dir, pf->abs, pf->rel, pf->old,
-			    pf->oldlen, pf->new, pf->newlen, files, err);
-		if (rc != 0) {
-			size_t left = patch_rollback(env, pt, i, err);
-
-			if (left == 0) {
-				buf_puts(err, "\nThe files written before it were put back; nothing changed.");
-				while (cJSON_GetArraySize(files) > 0)
-					cJSON_DeleteItemFromArray(files, 0);
+			if (!ap_state_same(&ap->v[j].orig, &ap->v[j].cur) &&
+			    ap_undo(env, &ap->v[j], j == i, &rerr) != 0) {
+				buf_printf(err, "\n%s could not be put back: %s", ap->v[j].rel,
+				    buf_cstr(&rerr));
+				failed++;
 			}
-			return -1;
+			buf_release(&rerr);
 		}
+		if (failed == 0) {
+			buf_puts(err, "\nThe files written before it were put back; nothing changed.");
+			while (cJSON_GetArraySize(files) > 0)
+				cJSON_DeleteItemFromArray(files, 0);
+		}
+		return -1;
 	}
 	return 0;
 }
 
-static void
-patch_summary(const struct patch *pt, struct buf *out)
+static size_t
+ap_changed(const struct ap *ap)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < pt->nf; i++)
-		n += patch_changes(&pt->files[i]);
-	buf_printf(out, "applied the patch to %zu file%s:", n, n == 1 ? "" : "s");
-	for (i = 0; i < pt->nf; i++) {
-		const struct pfile *pf = &pt->files[i];
-		struct buf err = BUF_INIT(1024);
-		struct diff *d;
-
-		if (!patch_changes(pf))
-			continue;
-		if (pf->old == NULL) {
-			buf_printf(out, "\n  created %s (%ld lines)", pf->rel,
-			    diff_count_lines(pf->new, pf->newlen));
-		} else if (pf->new == NULL) {
-			buf_printf(out, "\n  deleted %s (%ld lines)", pf->rel,
-			    diff_count_lines(pf->old, pf->oldlen));
-		} else if ((d = diff_compute(pf->old, pf->oldlen, pf->new, pf->newlen, &err)) != NULL) {
-			buf_printf(out, "\n  modified %s (+%ld -%ld)", pf->rel, d->added, d->removed);
-			diff_free(d);
-		} else
-			buf_printf(out, "\n  modified %s", pf->rel);
-		buf_release(&err);
-	}
-	for (i = 0; i < pt->nf; i++) {
-		if (pt->files[i].notes.len > 0) {
-			buf_puts(out, "\n");
-			buf_append(out, pt->files[i].notes.data, pt->files[i].notes.len - 1);
-		}
-	}
+	for (i = 0; i < ap->nv; i++)
+		n += !ap_state_same(&ap->v[i].orig, &ap->v[i].cur);
+	return n;
 }
 
 static void
-patch_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
+ap_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 {
 	struct buf err = BUF_INIT(64 * 1024);
-	struct patch pt;
+	struct ap ap;
 	cJSON *files;
+	size_t n;
 
-	if (patch_plan(env, input, &pt, &err) != 0) {
+	if (ap_plan(env, input, &ap, &err) != 0) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
 	out->meta = cJSON_CreateObject();
 	files = cJSON_AddArrayToObject(out->meta, "files");
-	if (patch_write(env, &pt, files, &err) != 0) {
+	if (ap_write(&ap, files, &err) != 0) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		if (cJSON_GetArraySize(files) == 0) {
 			cJSON_Delete(out->meta);
@@ -1010,34 +1203,41 @@ patch_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 		goto out;
 	}
 	buf_reset(&out->text);
-	patch_summary(&pt, &out->text);
+	n = ap_changed(&ap);
+	buf_printf(&out->text, "applied the patch to %zu file%s:", n, n == 1 ? "" : "s");
+	buf_append(&out->text, ap.summary.data, ap.summary.len);
+	if (ap.notes.len > 0) {
+		buf_puts(&out->text, "\n");
+		buf_append(&out->text, ap.notes.data, ap.notes.len - 1);
+	}
 out:
-	patch_free(&pt);
+	ap_release(&ap);
 	buf_release(&err);
 }
 
 static void
-patch_preview_file(const struct pfile *pf, struct buf *diff)
+ap_preview_file(const struct ap_vfile *v, struct buf *diff)
 {
 	struct buf err = BUF_INIT(4096), ol = BUF_INIT(BUF_NOLIMIT), nl = BUF_INIT(BUF_NOLIMIT);
+	const char *a = v->orig.exists ? v->orig.data : "", *b = v->cur.exists ? v->cur.data : "";
+	size_t alen = v->orig.exists ? v->orig.len : 0, blen = v->cur.exists ? v->cur.len : 0;
 	struct diff *d;
 
-	if (pf->old != NULL)
-		buf_printf(&ol, "a/%s", pf->rel);
+	if (v->orig.exists)
+		buf_printf(&ol, "a/%s", v->rel);
 	else
 		buf_puts(&ol, "/dev/null");
-	if (pf->new != NULL)
-		buf_printf(&nl, "b/%s", pf->rel);
+	if (v->cur.exists)
+		buf_printf(&nl, "b/%s", v->rel);
 	else
 		buf_puts(&nl, "/dev/null");
-	d = diff_compute(pf->old ? pf->old : "", pf->oldlen, pf->new ? pf->new : "",
-	    pf->newlen, &err);
+	d = diff_compute(a, alen, b, blen, &err);
 	if (d == NULL)
 		buf_printf(diff, "--- %s\n+++ %s\n(%s)\n", buf_cstr(&ol), buf_cstr(&nl), buf_cstr(&err));
 	else if (d->nhunks == 0)
 		buf_printf(diff, "--- %s\n+++ %s\n(%s)\n", buf_cstr(&ol), buf_cstr(&nl),
-		    pf->old == NULL ? "a new empty file" : pf->new == NULL ?
-		    "an empty file deleted" : "no change");
+		    !v->orig.exists ? "a new empty file" : !v->cur.exists ?
+		    "an empty file deleted" : "no change to the text; the mode or link changes");
 	else
 		diff_format(d, buf_cstr(&ol), buf_cstr(&nl), diff);
 	diff_free(d);
@@ -1047,24 +1247,24 @@ patch_preview_file(const struct pfile *pf, struct buf *diff)
 }
 
 static int
-patch_preview(const struct tool_env *env, const cJSON *input, struct buf *diff)
+ap_preview(const struct tool_env *env, const cJSON *input, struct buf *diff)
 {
 	struct buf err = BUF_INIT(64 * 1024);
-	struct patch pt;
+	struct ap ap;
 	size_t i;
 	int rc = -1;
 
-	if (patch_plan(env, input, &pt, &err) != 0) {
+	if (ap_plan(env, input, &ap, &err) != 0) {
 		buf_reset(diff);
 		buf_puts(diff, buf_cstr(&err));
 		goto out;
 	}
-	for (i = 0; i < pt.nf; i++)
-		if (patch_changes(&pt.files[i]))
-			patch_preview_file(&pt.files[i], diff);
+	for (i = 0; i < ap.nv; i++)
+		if (!ap_state_same(&ap.v[i].orig, &ap.v[i].cur))
+			ap_preview_file(&ap.v[i], diff);
 	rc = 0;
 out:
-	patch_free(&pt);
+	ap_release(&ap);
 	buf_release(&err);
 	return rc;
 }
@@ -1072,23 +1272,28 @@ out:
 const struct tool_def tool_apply_patch = {
 	.name = "apply_patch",
 	.description =
-	    "Apply a unified diff to one or more files: the way to make several changes, "
-	    "or changes to several files, in one step. Each file starts with \"--- a/path\" "
-	    "and \"+++ b/path\" (paths relative to the workspace root; \"--- /dev/null\" "
-	    "creates a file, \"+++ /dev/null\" deletes one), followed by hunks: "
-	    "\"@@ -old_line,count +new_line,count @@\", then lines starting with \" \" "
-	    "(context, unchanged), \"-\" (removed) or \"+\" (added). Give about 3 lines of "
-	    "context around each change, copied exactly from the current file. A hunk "
-	    "found a few lines away from its stated line is still applied (the offset is "
-	    "reported). If any hunk does not match, nothing is written and the error shows "
-	    "the lines really in the file. Renames and binary files are not supported.",
+	    "Apply a patch to one or more files: the way to make several changes, or "
+	    "changes to several files, in one step. A unified diff: each file starts with "
+	    "\"--- a/path\" and \"+++ b/path\" (paths relative to the workspace root; "
+	    "\"--- /dev/null\" creates a file, \"+++ /dev/null\" deletes one), followed by "
+	    "hunks: \"@@ -old_line,count +new_line,count @@\" (the counts must be right), "
+	    "then lines starting with \" \" (context, unchanged), \"-\" (removed) or \"+\" "
+	    "(added). git's extended headers work too (rename from/to, copy from/to, new "
+	    "file mode, old/new mode, symbolic links), and so does the \"*** Begin Patch\" "
+	    "envelope (*** Add File:, *** Update File: with @@ context lines, *** Move to:, "
+	    "*** Delete File:, *** End Patch). Give about 3 lines of context around each "
+	    "change, copied exactly from the current file. A hunk found a few lines away "
+	    "from its stated line is still applied (the offset is reported); one that fits "
+	    "two places equally well is refused. If anything does not fit, nothing is "
+	    "written and the error says what to fix. Binary files are not supported.",
 	.schema =
 	    "{\"type\":\"object\",\"properties\":{"
 	    "\"patch\":{\"type\":\"string\",\"description\":"
-	    "\"The unified diff, for one or more files\"}},"
+	    "\"The patch: a unified diff for one or more files, or a *** Begin Patch "
+	    "envelope\"}},"
 	    "\"required\":[\"patch\"],"
 	    "\"additionalProperties\":false}",
 	.cls = TOOL_WRITE,
-	.run = patch_run,
-	.preview = patch_preview,
+	.run = ap_run,
+	.preview = ap_preview,
 };

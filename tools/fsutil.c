@@ -692,3 +692,128 @@ fsutil_replace(const char *root, const char *snap_dir, const char *abs, const ch
 		    new != NULL ? after : NULL);
 	return rc;
 }
+
+/*
+ * Symbolic links and modes, for apply_patch.  Each checks, right before it
+ * acts, that the directory it acts in is still inside the root.
+ */
+
+/* The real directory of abs, checked to be inside root; the caller frees. */
+static char *
+fsutil_real_parent(const char *root, const char *abs, const char **base, struct buf *err)
+{
+	const char *slash = strrchr(abs, '/');
+	char *dir, *real;
+
+	if (slash == NULL || slash[1] == '\0') {
+		buf_printf(err, "%s is not a path to a file", abs);
+		return NULL;
+	}
+	dir = slash == abs ? xstrdup("/") : xstrndup(abs, (size_t)(slash - abs));
+	real = realpath(dir, NULL);
+	free(dir);
+	if (real == NULL || !sandbox_inside(root, real)) {
+		buf_printf(err, "the directory of %s is not inside the workspace", abs);
+		free(real);
+		return NULL;
+	}
+	*base = slash + 1;
+	return real;
+}
+
+int
+fsutil_symlink(const char *root, const char *abs, const char *target, struct buf *err)
+{
+	const char *base;
+	char *dir = fsutil_real_parent(root, abs, &base, err), tmp[PATH_MAX];
+	struct stat st;
+	int rc = -1, n;
+
+	if (dir == NULL)
+		return -1;
+	if (lstat(abs, &st) == 0 && !S_ISLNK(st.st_mode)) {
+		buf_printf(err, "%s exists and is not a symbolic link", abs);
+		goto out;
+	}
+	n = snprintf(tmp, sizeof(tmp), "%s/.%s.tandem-link-%ld", dir, base, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		buf_printf(err, "the path %s is too long", abs);
+		goto out;
+	}
+	(void)unlink(tmp);
+	if (symlink(target, tmp) == -1) {
+		buf_printf(err, "cannot create the symbolic link %s: %s", abs, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, abs) == -1) {
+		buf_printf(err, "cannot create the symbolic link %s: %s", abs, strerror(errno));
+		(void)unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(dir);
+	return rc;
+}
+
+int
+fsutil_unlink_link(const char *root, const char *abs, struct buf *err)
+{
+	const char *base;
+	char *dir = fsutil_real_parent(root, abs, &base, err);
+	struct stat st;
+	int rc = -1;
+
+	if (dir == NULL)
+		return -1;
+	if (lstat(abs, &st) == -1 || !S_ISLNK(st.st_mode))
+		buf_printf(err, "%s is not a symbolic link", abs);
+	else if (unlink(abs) == -1)
+		buf_printf(err, "cannot remove %s: %s", abs, strerror(errno));
+	else
+		rc = 0;
+	free(dir);
+	return rc;
+}
+
+int
+fsutil_chmod(const char *root, const char *abs, unsigned mode, struct buf *err)
+{
+	char *real = realpath(abs, NULL);
+	struct stat st;
+	int rc = -1;
+
+	if (real == NULL || !sandbox_inside(root, real))
+		buf_printf(err, "%s is not inside the workspace", abs);
+	else if (lstat(real, &st) == -1 || !S_ISREG(st.st_mode))
+		buf_printf(err, "%s is not a regular file", abs);
+	else if (chmod(real, (mode_t)(mode & 0777)) == -1)
+		buf_printf(err, "cannot change the mode of %s: %s", abs, strerror(errno));
+	else
+		rc = 0;
+	free(real);
+	return rc;
+}
+
+int
+fsutil_rmdir_empty(const char *root, const char *abs)
+{
+	char *dir = xstrdup(abs), *slash;
+	int n = 0;
+
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		char *real;
+
+		*slash = '\0';
+		real = realpath(dir, NULL);
+		if (real == NULL || strcmp(real, root) == 0 || !sandbox_inside(root, real) ||
+		    rmdir(real) == -1) {
+			free(real);
+			break;
+		}
+		free(real);
+		n++;
+	}
+	free(dir);
+	return n;
+}

@@ -106,4 +106,20 @@ int	fsutil_replace(const char *root, const char *snap_dir, const char *abs,
 	    const char *rel, const char *old, size_t oldlen, const char *new,
 	    size_t newlen, cJSON *files, struct buf *err);
 
+/*
+ * Symbolic links and modes (apply_patch).  fsutil_symlink creates (or
+ * replaces) the symbolic link abs -> target; fsutil_unlink_link removes the
+ * symbolic link abs; fsutil_chmod sets mode & 0777 on the regular file abs.
+ * Each checks first that it acts inside root.  0 or -1.
+ */
+int	fsutil_symlink(const char *root, const char *abs, const char *target,
+	    struct buf *err);
+int	fsutil_unlink_link(const char *root, const char *abs, struct buf *err);
+int	fsutil_chmod(const char *root, const char *abs, unsigned mode, struct buf *err);
+/*
+ * After abs was removed: remove its directory, then its parents, while
+ * they are empty and below root (as git apply does).  How many went.
+ */
+int	fsutil_rmdir_empty(const char *root, const char *abs);
+
 #endif

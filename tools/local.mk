@@ -12,6 +12,7 @@ libtandem_tools_a_SOURCES = \
 	tools/run_bash.c tools/run_bash.h \
 	tools/edit_file.c \
 	tools/write_file.c \
+	tools/patch.c tools/patch.h \
 	tools/apply_patch.c
 
 # The tools tests link the whole tools library (tool.c's table names every tool).
@@ -19,6 +20,10 @@ TOOLS_LIBS = libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)
 
 check_PROGRAMS += tests/test_sandbox tests/test_diff tests/test_edit tests/test_search tests/test_read
 TESTS += tests/test_sandbox tests/test_diff tests/test_edit tests/test_search tests/test_read
+# apply_patch and the patch parser; the corpus comes from ../shared/fixtures/patches.
+check_PROGRAMS += tests/test_patch
+TESTS += tests/test_patch
+tests_test_patch_LDADD = $(TOOLS_LIBS)
 tests_test_sandbox_SOURCES = tests/test_sandbox.c tools/sandbox.c
 tests_test_sandbox_LDADD = $(LIB_LIBS)
 tests_test_diff_LDADD = $(TOOLS_LIBS)
