@@ -1131,6 +1131,8 @@ T_TEST(explain)
 	perm_rules_free(none);
 	buf_release(&reason);
 	buf_release(&err);
+}
+
 /* The patch attacks: the check sees exactly the files apply_patch writes. */
 T_TEST(patch_attacks)
 {
