@@ -44,7 +44,7 @@ link_rel(const char *target, const char *rel)
 static const char *
 run(const struct tool_def *t, const char *json)
 {
-	struct tool_env env = { root, NULL, NULL };
+	struct tool_env env = { .root = root };
 	cJSON *input = cJSON_Parse(json);
 
 	if (input == NULL) {
@@ -253,7 +253,7 @@ T_TEST(read_sanitizes_utf8)
 	put("bad\xff.bin", "\0\0", 2);
 	{
 		cJSON *in = cJSON_CreateObject();
-		struct tool_env env = { root, NULL, NULL };
+		struct tool_env env = { .root = root };
 
 		cJSON_AddStringToObject(in, "path", "bad\xff.bin");
 		tool_out_release(&out);

@@ -46,7 +46,7 @@ link_rel(const char *target, const char *rel)
 static const char *
 run(const struct tool_def *t, const char *json)
 {
-	struct tool_env env = { root, NULL, NULL };
+	struct tool_env env = { .root = root };
 	cJSON *input = cJSON_Parse(json);
 
 	if (input == NULL) {
