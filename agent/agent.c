@@ -55,6 +55,7 @@ struct agent {
 	struct http		*http;
 	struct sched		*sched;
 	struct tool_env		 env;
+	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct conv		 conv;
 	cJSON			*tools;
 	char			*sys_static;
@@ -297,6 +298,13 @@ agent_tools_json(const struct config *cfg)
 	return arr;
 }
 
+/* The tools' policy: the configured deny rules, on the path a walk reached. */
+static bool
+agent_path_denied(void *arg, enum sandbox_access access, const char *path)
+{
+	return perm_path_denied(arg, access, path);
+}
+
 static void
 agent_use_session(struct agent *a, struct session *sess)
 {
@@ -310,6 +318,10 @@ agent_use_session(struct agent *a, struct session *sess)
 	a->env.root = a->cfg->root;
 	a->env.session_dir = session_dir(sess);
 	a->env.snap_dir = a->snap_dir;
+	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
+	a->policy.denied = agent_path_denied;
+	a->policy.arg = a->cfg->rules;
+	a->env.policy = &a->policy;
 	buf_reset(&p);
 	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
 	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));

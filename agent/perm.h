@@ -112,4 +112,14 @@ enum perm_verdict perm_check(const struct perm_rules *, enum perm_mode, const ch
  */
 char		*perm_rule_for(const char *tool_name, const cJSON *input);
 
+/*
+ * Does a deny rule cover path (relative to the workspace root, or
+ * absolute) for access?  Asked as if read_file (SANDBOX_READ) or edit_file
+ * (SANDBOX_EDIT) touched it: the tools ask it (through struct
+ * sandbox_policy) about the path their descriptor walk really reached and
+ * about every file a search or listing visits.
+ */
+bool		 perm_path_denied(const struct perm_rules *, enum sandbox_access,
+		    const char *path);
+
 #endif
