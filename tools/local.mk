@@ -19,8 +19,7 @@ TOOLS_LIBS = libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)
 
 check_PROGRAMS += tests/test_sandbox tests/test_diff tests/test_edit tests/test_search tests/test_read
 TESTS += tests/test_sandbox tests/test_diff tests/test_edit tests/test_search tests/test_read
-tests_test_sandbox_SOURCES = tests/test_sandbox.c tools/sandbox.c
-tests_test_sandbox_LDADD = $(LIB_LIBS)
+tests_test_sandbox_LDADD = $(TOOLS_LIBS)
 tests_test_diff_LDADD = $(TOOLS_LIBS)
 tests_test_edit_LDADD = $(TOOLS_LIBS)
 tests_test_search_LDADD = $(TOOLS_LIBS)

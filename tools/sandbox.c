@@ -501,7 +501,7 @@ sandbox_check_policy(const struct sandbox *sb, enum sandbox_access access,
 	    !sb->policy->denied(sb->policy->arg, access, at->rel))
 		return 0;
 	if (strcmp(given, at->rel) == 0)
-		buf_printf(err, "%s is denied by a rule; it was not %s", at->rel,
+		buf_printf(err, "%s is covered by a deny rule; it was not %s", at->rel,
 		    access == SANDBOX_READ ? "read" : "changed");
 	else
 		buf_printf(err, "%s leads to %s, which a deny rule covers; it was not %s",
