@@ -257,11 +257,15 @@ agent_build_dynamic(struct agent *a)
 	char date[64];
 	time_t now = time(NULL);
 	struct tm tm;
+	size_t i;
 
 	localtime_r(&now, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
 	agent_git_branch(a->cfg->root, &branch);
 	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, a->cfg->root);
+	for (i = 0; a->cfg->add_dirs != NULL && a->cfg->add_dirs[i] != NULL; i++)
+		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
+		    a->cfg->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
 	if (a->session_context != NULL)

@@ -81,6 +81,8 @@ mock_start "$T/extra.json"
 "$TANDEM" -p "go" --output-format events --add-dir "$T/extra" >"$T/out.jsonl" 2>"$T/err"
 check "--add-dir lets read_file use it" grep -q 'extra TOKEN line' <(result toolu_x1)
 check "--add-dir lets grep search it" grep -q 'x.txt:1:extra TOKEN line' <(result toolu_x2)
+check "the model is told about the extra root" grep -q "Also usable by the file tools.*$T/extra" \
+    <(mock_body 1 '.system')
 "$TANDEM" -p "go" --add-dir "$T/no-such-dir" >/dev/null 2>"$T/err"
 check "--add-dir with a missing directory fails with one sentence" grep -q 'is not a directory' "$T/err"
 mkdir -p "$XDG_CONFIG_HOME/tandem"
@@ -89,6 +91,8 @@ mock_start "$T/extra.json"
 "$TANDEM" -p "go" --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "permissions.additionalDirectories in the user's settings adds the root" \
     grep -q 'extra TOKEN line' <(result toolu_x1)
+check "tandem config shows the extra root and where it came from" \
+    grep -q "permissions.additionalDirectories *$T/extra .*settings.json" <("$TANDEM" config 2>&1)
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 mkdir -p .tandem
 printf '{"permissions":{"additionalDirectories":["%s"]}}\n' "$T/extra" >.tandem/settings.json
