@@ -657,14 +657,19 @@ agent_snapshot_after(struct agent *a, const cJSON *files)
 
 	cJSON_ArrayForEach(f, files) {
 		struct buf err = BUF_INIT(4096);
-		char *abs = NULL, *data = NULL, hex[SHA256_HEX_LEN + 1];
+		struct sandbox sb = { a->cfg->root, (const char *const *)a->cfg->add_dirs, NULL };
+		struct sandbox_at at;
+		char *data = NULL, hex[SHA256_HEX_LEN + 1];
 		size_t len = 0;
 
+		/* read through the walk's descriptor, as the tool wrote it */
 		if (json_str(f, "after", NULL) != NULL &&
-		    sandbox_resolve(a->cfg->root, json_str(f, "path", ""), true, &abs, NULL, &err) == 0 &&
-		    fsutil_read_file(abs, FSUTIL_MAX_FILE, &data, &len, &err) == 0)
-			fsutil_snapshot(a->snap_dir, data, len, hex, &err);
-		free(abs);
+		    sandbox_walk(&sb, json_str(f, "path", ""), SANDBOX_READ, SANDBOX_MUST_EXIST,
+		    &at, &err) == 0) {
+			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0)
+				fsutil_snapshot(a->snap_dir, data, len, hex, &err);
+			sandbox_at_release(&at);
+		}
 		free(data);
 		buf_release(&err);
 	}
