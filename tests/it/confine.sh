@@ -50,6 +50,21 @@ check "and says one file was left out" grep -q '\[1 file was left out by deny ru
 check "nothing denied reached the model" not grep -q 's3cr3t\|hunter2' <(mock_body 2 '.messages')
 check "an allowed read still works" grep -q 'token = public' <(result toolu_r2)
 
+# Claude Code's spelling, one rule: grep over . leaves exactly .env out.
+mock_start "$(scenario ccdeny <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_g1","name":"grep","input":{"pattern":"TOKEN","path":".","output_mode":"content"}}],
+  "stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+"$TANDEM" -p "go" --output-format events --deny 'Read(.env)' >"$T/out.jsonl" 2>"$T/err"
+check "Read(.env): grep over . does not return .env" not grep -q hunter2 <(result toolu_g1)
+check "Read(.env): it still searches the rest" grep -q 's3cr3t-marker' <(result toolu_g1)
+check "Read(.env): it says one file was left out" \
+    grep -q '\[1 file was left out by deny rules\]' <(result toolu_g1)
+
 # Without the deny rule, grep does see .env: the test above can fail.
 mock_start "$(scenario nodeny <<'J'
 {"responses":[
