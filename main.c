@@ -50,7 +50,8 @@ enum {
 	OPT_REWIND_TO,
 	OPT_FILES,
 	OPT_REDO,
-	OPT_DISABLE_TOOLS
+	OPT_DISABLE_TOOLS,
+	OPT_ADD_DIR
 };
 
 static const struct option long_options[] = {
@@ -62,6 +63,7 @@ static const struct option long_options[] = {
 	{ "permission-mode",	required_argument, NULL, OPT_PERMISSION_MODE },
 	{ "allow",		required_argument, NULL, OPT_ALLOW },
 	{ "deny",		required_argument, NULL, OPT_DENY },
+	{ "add-dir",		required_argument, NULL, OPT_ADD_DIR },
 	{ "max-turns",		required_argument, NULL, OPT_MAX_TURNS },
 	{ "continue",		no_argument,	   NULL, 'c' },
 	{ "resume",		optional_argument, NULL, 'r' },
@@ -93,6 +95,7 @@ static const char usage_text[] =
     "      --base-url URL\n"
     "      --permission-mode ask|accept-edits|plan|yolo\n"
     "      --allow RULE, --deny RULE      e.g. 'run_bash(make test*)', 'edit_file(src/**)'\n"
+    "      --add-dir DIR                  let the file tools use DIR too (repeatable)\n"
     "      --max-turns N                  model calls per prompt\n"
     "  -c, --continue                     resume the newest session of this directory\n"
     "  -r, --resume [ID]                  resume a session (no ID: list them)\n"
@@ -222,6 +225,10 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 			break;
 		case OPT_DENY:
 			if (set_flag(cfg, "deny", optarg) == -1)
+				return 2;
+			break;
+		case OPT_ADD_DIR:
+			if (set_flag(cfg, "add-dir", optarg) == -1)
 				return 2;
 			break;
 		case OPT_MAX_TURNS:

@@ -56,6 +56,7 @@ struct agent {
 	struct http		*http;
 	struct sched		*sched;
 	struct tool_env		 env;
+	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct conv		 conv;
 	cJSON			*tools;
 	char			*sys_static;
@@ -258,11 +259,15 @@ agent_build_dynamic(struct agent *a)
 	char date[64];
 	time_t now = time(NULL);
 	struct tm tm;
+	size_t i;
 
 	localtime_r(&now, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
 	agent_git_branch(a->cfg->root, &branch);
 	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, a->cfg->root);
+	for (i = 0; a->cfg->add_dirs != NULL && a->cfg->add_dirs[i] != NULL; i++)
+		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
+		    a->cfg->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
 	if (a->session_context != NULL)
@@ -299,6 +304,13 @@ agent_tools_json(const struct config *cfg)
 	return arr;
 }
 
+/* The tools' policy: the configured deny rules, on the path a walk reached. */
+static bool
+agent_path_denied(void *arg, enum sandbox_access access, const char *path)
+{
+	return perm_path_denied(arg, access, path);
+}
+
 static void
 agent_use_session(struct agent *a, struct session *sess)
 {
@@ -312,6 +324,10 @@ agent_use_session(struct agent *a, struct session *sess)
 	a->env.root = a->cfg->root;
 	a->env.session_dir = session_dir(sess);
 	a->env.snap_dir = a->snap_dir;
+	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
+	a->policy.denied = agent_path_denied;
+	a->policy.arg = a->cfg->rules;
+	a->env.policy = &a->policy;
 	buf_reset(&p);
 	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
 	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));
@@ -711,14 +727,19 @@ agent_snapshot_after(struct agent *a, const cJSON *files)
 
 	cJSON_ArrayForEach(f, files) {
 		struct buf err = BUF_INIT(4096);
-		char *abs = NULL, *data = NULL, hex[SHA256_HEX_LEN + 1];
+		struct sandbox sb = { a->cfg->root, (const char *const *)a->cfg->add_dirs, NULL };
+		struct sandbox_at at;
+		char *data = NULL, hex[SHA256_HEX_LEN + 1];
 		size_t len = 0;
 
+		/* read through the walk's descriptor, as the tool wrote it */
 		if (json_str(f, "after", NULL) != NULL &&
-		    sandbox_resolve(a->cfg->root, json_str(f, "path", ""), true, &abs, NULL, &err) == 0 &&
-		    fsutil_read_file(abs, FSUTIL_MAX_FILE, &data, &len, &err) == 0)
-			fsutil_snapshot(a->snap_dir, data, len, hex, &err);
-		free(abs);
+		    sandbox_walk(&sb, json_str(f, "path", ""), SANDBOX_READ, SANDBOX_MUST_EXIST,
+		    &at, &err) == 0) {
+			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0)
+				fsutil_snapshot(a->snap_dir, data, len, hex, &err);
+			sandbox_at_release(&at);
+		}
 		free(data);
 		buf_release(&err);
 	}

@@ -31,7 +31,8 @@ enum cfg_type {
 	CFG_PROVIDER,
 	CFG_RULES,
 	CFG_HOOKS,
-	CFG_ENV_NAMES	/* names or patterns of environment variables; min 1: to keep */
+	CFG_ENV_NAMES,	/* names or patterns of environment variables; min 1: to keep */
+	CFG_DIRS	/* directories, added up across layers and flags */
 };
 
 /* Every setting, by its dotted name in the files; the table drives loading, flags and printing. */
@@ -49,6 +50,7 @@ static const struct cfg_key {
 	{ "permissions.allow", CFG_RULES, 0, 0, 0, PERM_LIST_ALLOW },
 	{ "permissions.ask", CFG_RULES, 0, 0, 0, PERM_LIST_ASK },
 	{ "permissions.deny", CFG_RULES, 0, 0, 0, PERM_LIST_DENY },
+	{ "permissions.additionalDirectories", CFG_DIRS, offsetof(struct config, add_dirs), 0, 0, 0 },
 	{ "hooks", CFG_HOOKS, 0, 0, 0, 0 },
 	{ "secrets.remove_env", CFG_ENV_NAMES, 0, 0, 0, 0 },
 	{ "secrets.keep_env", CFG_ENV_NAMES, 0, 1, 0, 0 },
@@ -81,6 +83,7 @@ static const struct {
 	{ "allow", "permissions.allow", true },
 	{ "deny", "permissions.deny", true },
 	{ "ask", "permissions.ask", true },
+	{ "add_dir", "permissions.additionalDirectories", true },
 	{ "permissions.defaultMode", "permissions.mode", false },
 };
 
@@ -265,6 +268,7 @@ cfg_valid(const struct cfg_key *k, const cJSON *v, struct buf *why)
 	case CFG_RULES:
 	case CFG_HOOKS:
 	case CFG_ENV_NAMES:
+	case CFG_DIRS:
 		break;
 	}
 	return false;
@@ -294,6 +298,7 @@ cfg_store(struct config *cfg, const struct cfg_key *k, const cJSON *v, const cha
 	case CFG_RULES:
 	case CFG_HOOKS:
 	case CFG_ENV_NAMES:
+	case CFG_DIRS:
 		return;
 	}
 	cfg_set_source(cfg, k->name, source);
@@ -479,6 +484,79 @@ cfg_apply_env_names(struct config *cfg, struct cfg_layer *L, const struct cfg_ke
 	}
 }
 
+/*
+ * Add one extra root: "~/" is the home directory, a relative path is taken
+ * from the workspace root; it must be a directory.  0, or -1 with a
+ * sentence in err.
+ */
+static int
+cfg_add_dir(struct config *cfg, const struct cfg_key *k, const char *dir, const char *source,
+    struct buf *err)
+{
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+	const char *home = getenv("HOME");
+	char ***dirs = CFG_MEMBER(cfg, k, char **), *real;
+	struct stat st;
+	size_t n = 0;
+
+	if (dir[0] == '~' && (dir[1] == '/' || dir[1] == '\0') && home != NULL) {
+		buf_puts(&p, home);
+		buf_puts(&p, dir + 1);
+	} else if (dir[0] != '/' && cfg->root != NULL) {
+		buf_printf(&p, "%s/%s", cfg->root, dir);
+	} else
+		buf_puts(&p, dir);
+	real = realpath(buf_cstr(&p), NULL);
+	buf_release(&p);
+	if (real == NULL || stat(real, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		buf_printf(err, "%s is not a directory", dir);
+		free(real);
+		return -1;
+	}
+	while (*dirs != NULL && (*dirs)[n] != NULL) {
+		if (strcmp((*dirs)[n], real) == 0) {
+			free(real);
+			return 0;
+		}
+		n++;
+	}
+	*dirs = xreallocarray(*dirs, n + 2, sizeof **dirs);
+	(*dirs)[n] = real;
+	(*dirs)[n + 1] = NULL;
+	cfg_add_source(cfg, k->name, source);
+	return 0;
+}
+
+/*
+ * permissions.additionalDirectories from a file.  A project's own files may
+ * not widen what the tools reach: only the user's settings (and --add-dir)
+ * add roots.
+ */
+static void
+cfg_apply_dirs(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k, const cJSON *v)
+{
+	struct buf err = BUF_INIT(1024);
+	const cJSON *d;
+
+	if (L->project) {
+		cfg_warn(L, "\"%s\" is read only from your own settings and --add-dir; a project "
+		    "cannot widen what the tools reach (ignored)", k->name);
+		return;
+	}
+	if (!cJSON_IsArray(v)) {
+		cfg_warn(L, "\"%s\" must be an array of directories (ignored)", k->name);
+		return;
+	}
+	cJSON_ArrayForEach(d, v) {
+		buf_reset(&err);
+		if (!cJSON_IsString(d))
+			cfg_warn(L, "%s: a directory must be a string (ignored)", k->name);
+		else if (cfg_add_dir(cfg, k, d->valuestring, L->path, &err) == -1)
+			cfg_warn(L, "%s: %s (ignored)", k->name, buf_cstr(&err));
+	}
+	buf_release(&err);
+}
+
 /* Append src's hook entries to dst per event; dst is created on first use. */
 static void
 cfg_merge_hooks(cJSON **dst, const cJSON *src)
@@ -577,6 +655,8 @@ cfg_apply_object(struct config *cfg, struct cfg_layer *L, const cJSON *obj, cons
 		k = dotted ? NULL : cfg_key_find(buf_cstr(&name), false);
 		if (k != NULL && k->type == CFG_RULES)
 			cfg_apply_rules(cfg, L, k, m);
+		else if (k != NULL && k->type == CFG_DIRS)
+			cfg_apply_dirs(cfg, L, k, m);
 		else if (k != NULL && k->type == CFG_HOOKS)
 			cfg_apply_hooks(cfg, L, m);
 		else if (k != NULL && k->type == CFG_ENV_NAMES)
@@ -925,6 +1005,8 @@ config_init(struct config *cfg)
 void
 config_release(struct config *cfg)
 {
+	size_t i;
+
 	free(cfg->provider);
 	free(cfg->model);
 	free(cfg->base_url);
@@ -934,6 +1016,9 @@ config_release(struct config *cfg)
 	free(cfg->config_dir);
 	free(cfg->theme);
 	free(cfg->disabled_tools);
+	for (i = 0; cfg->add_dirs != NULL && cfg->add_dirs[i] != NULL; i++)
+		free(cfg->add_dirs[i]);
+	free(cfg->add_dirs);
 	perm_rules_free(cfg->rules);
 	cJSON_Delete(cfg->hooks);
 	cJSON_Delete(cfg->sources);
@@ -1124,6 +1209,13 @@ config_set_flag(struct config *cfg, const char *key, const char *value, struct b
 		    k->type == CFG_HOOKS ? "hooks" : "environment names");
 		goto out;
 	}
+	if (k->type == CFG_DIRS) {
+		if (cfg_add_dir(cfg, k, value, "flag", &why) == 0)
+			r = 0;
+		else
+			cfg_error(err, "--%s: %s", key, buf_cstr(&why));
+		goto out;
+	}
 	if (k->type == CFG_RULES) {
 		if (cfg_add_rule(cfg, k, value, "flag", &why) == 0)
 			r = 0;
@@ -1187,6 +1279,7 @@ cfg_print_scalar(const struct config *cfg, const struct cfg_key *k, struct buf *
 	case CFG_RULES:
 	case CFG_HOOKS:
 	case CFG_ENV_NAMES:
+	case CFG_DIRS:
 		break;
 	}
 	cfg_print_line(out, k->name, buf_cstr(&v), cfg_source(cfg, k->name));
@@ -1209,6 +1302,18 @@ cfg_print_rules(const struct config *cfg, const struct cfg_key *k, struct buf *o
 	}
 	if (!any)
 		cfg_print_line(out, k->name, "(none)", "default");
+}
+
+static void
+cfg_print_dirs(const struct config *cfg, const struct cfg_key *k, struct buf *out)
+{
+	char **dirs = *CFG_MEMBER(cfg, k, char **);
+	size_t i;
+
+	if (dirs == NULL || dirs[0] == NULL)
+		cfg_print_line(out, k->name, "(none)", "default");
+	for (i = 0; dirs != NULL && dirs[i] != NULL; i++)
+		cfg_print_line(out, k->name, dirs[i], cfg_source(cfg, k->name));
 }
 
 static void
@@ -1260,6 +1365,8 @@ config_print(const struct config *cfg, struct buf *out)
 	for (i = 0; i < sizeof(cfg_keys) / sizeof(cfg_keys[0]); i++) {
 		if (cfg_keys[i].type == CFG_RULES)
 			cfg_print_rules(cfg, &cfg_keys[i], out);
+		else if (cfg_keys[i].type == CFG_DIRS)
+			cfg_print_dirs(cfg, &cfg_keys[i], out);
 		else if (cfg_keys[i].type == CFG_HOOKS)
 			cfg_print_hooks(cfg, out);
 		else if (cfg_keys[i].type == CFG_ENV_NAMES)

@@ -52,6 +52,7 @@ struct config {
 	int	 retention_days;	/* 0: keep sessions forever; default 30 */
 	int	 context_window;	/* tokens; 0: the model table's */
 	int	 cache_ttl_ms;		/* the prompt cache's lifetime; 0: 5 minutes */
+	char	**add_dirs;		/* extra roots (real paths), NULL-terminated; NULL: none */
 	char	*disabled_tools;	/* comma-separated tool names the model does not get; NULL: none */
 	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */
 	bool	 trusted;	/* the project's own hooks/allow rules may be honoured */

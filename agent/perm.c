@@ -1460,3 +1460,22 @@ perm_rule_for(const char *tool_name, const cJSON *input)
 	}
 	return NULL;
 }
+
+/*
+ * Is path (relative to the root, or absolute) denied for access?  Asked
+ * as if read_file (reads) or edit_file (changes) touched it, so whatever
+ * those tools' rules mean, the path a tool really reached is held to it.
+ */
+bool
+perm_path_denied(const struct perm_rules *rules, enum sandbox_access access, const char *path)
+{
+	cJSON *input = cJSON_CreateObject();
+	enum perm_verdict v;
+
+	json_add_str_n(input, "path", path, strlen(path));
+	v = access == SANDBOX_READ ?
+	    perm_check(rules, PERM_ASK, "read_file", TOOL_READ_ONLY, input, NULL) :
+	    perm_check(rules, PERM_ASK, "edit_file", TOOL_WRITE, input, NULL);
+	cJSON_Delete(input);
+	return v == PERM_VERDICT_DENY;
+}

@@ -143,5 +143,14 @@ void		 perm_strv_free(char **);
 /* Add src's rules of one list to dst's (an "always" list joined with the allow rules). */
 void		 perm_rules_merge_list(struct perm_rules *dst, const struct perm_rules *src,
 		    enum perm_list);
+/*
+ * Does a deny rule cover path (relative to the workspace root, or
+ * absolute) for access?  Asked as if read_file (SANDBOX_READ) or edit_file
+ * (SANDBOX_EDIT) touched it: the tools ask it (through struct
+ * sandbox_policy) about the path their descriptor walk really reached and
+ * about every file a search or listing visits.
+ */
+bool		 perm_path_denied(const struct perm_rules *, enum sandbox_access,
+		    const char *path);
 
 #endif

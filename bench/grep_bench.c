@@ -40,7 +40,7 @@ bench_cmp(const void *a, const void *b)
 int
 main(int argc, char **argv)
 {
-	struct tool_env env = { NULL, NULL, NULL };
+	struct tool_env env = { .root = NULL };
 	struct tool_out out;
 	double *ms;
 	cJSON *input;

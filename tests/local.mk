@@ -20,6 +20,7 @@ IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/s
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
+IT_TESTS += tests/it/confine.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.

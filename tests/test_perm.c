@@ -1184,6 +1184,30 @@ T_TEST(patch_attacks)
 	perm_rules_free(a);
 }
 
+/* perm_path_denied asks the rules as read_file or edit_file would. */
+T_TEST(path_denied_for_the_tools)
+{
+	struct perm_rules *r = perm_rules_new();
+	struct buf err = BUF_INIT(1024);
+
+	perm_rules_set_root(r, "/ws");
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "read_file(.env)", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "edit_file(secret/**)", &err), 0);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, "read_file(src/**)", &err), 0);
+	T_OK(perm_path_denied(r, SANDBOX_READ, ".env"));
+	T_OK(perm_path_denied(r, SANDBOX_READ, "sub/.env"));
+	T_OK(!perm_path_denied(r, SANDBOX_READ, "env.txt"));
+	T_OK(!perm_path_denied(r, SANDBOX_EDIT, ".env"));
+	T_OK(perm_path_denied(r, SANDBOX_EDIT, "secret/k"));
+	T_OK(perm_path_denied(r, SANDBOX_EDIT, "/ws/secret/k"));
+	T_OK(!perm_path_denied(r, SANDBOX_READ, "secret/k"));
+	/* allow and ask rules never deny */
+	T_OK(!perm_path_denied(r, SANDBOX_READ, "src/a.c"));
+	T_OK(!perm_path_denied(r, SANDBOX_EDIT, "src/a.c"));
+	perm_rules_free(r);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
@@ -1212,6 +1236,7 @@ main(void)
 	T_RUN(meaning_changes);
 	T_RUN(explain);
 	T_RUN(patch_attacks);
+	T_RUN(path_denied_for_the_tools);
 	buf_release(&why);
 	return t_done();
 }

@@ -40,11 +40,26 @@ link_rel(const char *target, const char *rel)
 	(void)!symlink(target, p);
 }
 
+/* The deny rules the next run sees (NULL: none). */
+static const struct sandbox_policy *run_policy;
+
+/* Deny rd/secret (and below) and rd/.env. */
+static bool
+deny_rd(void *arg, enum sandbox_access access, const char *path)
+{
+	(void)arg;
+	(void)access;
+	return strcmp(path, "rd/.env") == 0 || strcmp(path, "rd/secret") == 0 ||
+	    strncmp(path, "rd/secret/", 10) == 0;
+}
+
+static const struct sandbox_policy rd_policy = { deny_rd, NULL };
+
 /* Run a tool on a JSON input; the result is in out. */
 static const char *
 run(const struct tool_def *t, const char *json)
 {
-	struct tool_env env = { root, NULL, NULL };
+	struct tool_env env = { .root = root, .policy = run_policy };
 	cJSON *input = cJSON_Parse(json);
 
 	if (input == NULL) {
@@ -253,7 +268,7 @@ T_TEST(read_sanitizes_utf8)
 	put("bad\xff.bin", "\0\0", 2);
 	{
 		cJSON *in = cJSON_CreateObject();
-		struct tool_env env = { root, NULL, NULL };
+		struct tool_env env = { .root = root };
 
 		cJSON_AddStringToObject(in, "path", "bad\xff.bin");
 		tool_out_release(&out);
@@ -488,6 +503,42 @@ T_TEST(list_root_default)
 	T_CONTAINS(text, "proj/\n");
 }
 
+/* The path the walk reached is held to the deny rules, and listings count what they leave out. */
+T_TEST(read_and_list_hold_to_deny_rules)
+{
+	char p[PATH_MAX + 64];
+
+	puts_file("rd/.env", "KEY=denied-marker\n");
+	puts_file("rd/ok.txt", "fine\n");
+	puts_file("rd/secret/k.txt", "secret-marker\n");
+	snprintf(p, sizeof p, "%s/rd/docs", root);
+	(void)!symlink("secret", p);
+	snprintf(p, sizeof p, "%s/rd/env-link", root);
+	(void)!symlink(".env", p);
+	/* without rules the link is read: the checks below can fail */
+	run_policy = NULL;
+	T_CONTAINS(run(&tool_read_file, "{\"path\":\"rd/docs/k.txt\"}"), "secret-marker");
+	run_policy = &rd_policy;
+	run(&tool_read_file, "{\"path\":\"rd/docs/k.txt\"}");
+	T_OK(out.is_error);
+	T_CONTAINS(buf_cstr(&out.text), "rd/docs/k.txt leads to rd/secret/k.txt, which a deny rule covers");
+	run(&tool_read_file, "{\"path\":\"rd/env-link\"}");
+	T_OK(out.is_error);
+	T_OK(strstr(buf_cstr(&out.text), "denied-marker") == NULL);
+	run(&tool_read_file, "{\"path\":\"rd/ok.txt\"}");
+	T_OK(!out.is_error);
+	run(&tool_list_dir, "{\"path\":\"rd\"}");
+	T_CONTAINS(buf_cstr(&out.text), "ok.txt");
+	T_CONTAINS(buf_cstr(&out.text), "docs -> secret");
+	T_OK(strstr(buf_cstr(&out.text), ".env  ") == NULL);	/* the file's line, with its size */
+	T_OK(strstr(buf_cstr(&out.text), "secret/") == NULL);
+	T_CONTAINS(buf_cstr(&out.text), "[2 files were left out by deny rules]");
+	run(&tool_list_dir, "{\"path\":\"rd/docs\"}");
+	T_OK(out.is_error);
+	T_CONTAINS(buf_cstr(&out.text), "deny rule");
+	run_policy = NULL;
+}
+
 int
 main(void)
 {
@@ -509,6 +560,7 @@ main(void)
 	T_RUN(list_errors_and_names);
 	T_RUN(list_cap);
 	T_RUN(list_root_default);
+	T_RUN(read_and_list_hold_to_deny_rules);
 	teardown();
 	return t_done();
 }

@@ -125,7 +125,7 @@ slurp(void)
 
 T_TEST(reads_run_in_parallel)
 {
-	struct tool_env env = { "/", NULL, NULL };
+	struct tool_env env = { .root = "/" };
 	struct run r;
 	struct sched *s = new_sched(&r, &env);
 	int64_t t0 = ev_now_ms(), wall;
@@ -151,7 +151,7 @@ T_TEST(reads_run_in_parallel)
 
 T_TEST(writes_alone_in_order)
 {
-	struct tool_env env = { "/", NULL, NULL };
+	struct tool_env env = { .root = "/" };
 	struct run r;
 	struct sched *s;
 	char json[160];
@@ -179,7 +179,7 @@ T_TEST(writes_alone_in_order)
 
 T_TEST(failed_write_skips_the_rest)
 {
-	struct tool_env env = { "/", NULL, NULL };
+	struct tool_env env = { .root = "/" };
 	struct run r;
 	struct sched *s;
 	char json[160];
@@ -213,7 +213,7 @@ interrupt_soon(struct ev_loop *loop, void *arg)
 
 T_TEST(interrupt_answers_every_call)
 {
-	struct tool_env env = { "/", NULL, NULL };
+	struct tool_env env = { .root = "/" };
 	struct run r;
 	struct sched *s;
 	cJSON *res, *b;
@@ -242,7 +242,7 @@ T_TEST(interrupt_answers_every_call)
 
 T_TEST(approval_then_run)
 {
-	struct tool_env env = { "/", NULL, NULL };
+	struct tool_env env = { .root = "/" };
 	struct run r;
 	struct sched *s;
 	char json[160];

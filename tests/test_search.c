@@ -43,10 +43,23 @@ link_rel(const char *target, const char *rel)
 	(void)!symlink(target, p);
 }
 
+/* The deny rules the next run sees (NULL: none). */
+static const struct sandbox_policy *run_policy;
+
+/* Deny dn/.env and dn/private (and below). */
+static bool
+deny_dn(void *arg, enum sandbox_access access, const char *path)
+{
+	(void)arg;
+	(void)access;
+	return strcmp(path, "dn/.env") == 0 || strcmp(path, "dn/private") == 0 ||
+	    strncmp(path, "dn/private/", 11) == 0;
+}
+
 static const char *
 run(const struct tool_def *t, const char *json)
 {
-	struct tool_env env = { root, NULL, NULL };
+	struct tool_env env = { .root = root, .policy = run_policy };
 	cJSON *input = cJSON_Parse(json);
 
 	if (input == NULL) {
@@ -722,6 +735,49 @@ T_TEST(grep_odd_names_and_utf8)
 	    "\"ignore_case\":true}"), "odd/utf.txt\n");
 }
 
+/* Deny rules hold on every file a search visits, and the result says how many. */
+T_TEST(search_skips_denied)
+{
+	char p[PATH_MAX + 64];
+
+	puts_file("dn/.env", "KEY=denied-marker\n");
+	puts_file("dn/ok.txt", "KEY=fine\n");
+	puts_file("dn/private/a.txt", "KEY=private-marker\n");
+	puts_file("dn/private/b.txt", "KEY=private-marker\n");
+	snprintf(p, sizeof p, "%s/dn/lnk", root);
+	(void)!symlink("private", p);
+	/* without rules everything is found: the checks below can fail */
+	run_policy = NULL;
+	T_CONTAINS(run(&tool_grep, "{\"pattern\":\"KEY\",\"path\":\"dn\",\"output_mode\":\"content\"}"),
+	    "denied-marker");
+	/* the rules see paths relative to the root, as reached */
+	{
+		static const struct sandbox_policy dn = { deny_dn, NULL };
+
+		run_policy = &dn;
+		run(&tool_grep, "{\"pattern\":\"KEY\",\"path\":\"dn\",\"output_mode\":\"content\"}");
+		T_OK(!out.is_error);
+		T_CONTAINS(buf_cstr(&out.text), "dn/ok.txt:1:KEY=fine");
+		T_OK(strstr(buf_cstr(&out.text), "marker") == NULL);
+		/* .env and the directory private/ (not entered) */
+		T_CONTAINS(buf_cstr(&out.text), "[2 files were left out by deny rules]");
+		run(&tool_glob, "{\"pattern\":\"dn/**/*\"}");
+		T_CONTAINS(buf_cstr(&out.text), "dn/ok.txt");
+		T_OK(strstr(buf_cstr(&out.text), ".env") == NULL);
+		T_OK(strstr(buf_cstr(&out.text), "private/") == NULL);
+		T_CONTAINS(buf_cstr(&out.text), "left out by deny rules");
+		/* grep given the link: it reaches dn/private, which is denied */
+		run(&tool_grep, "{\"pattern\":\"KEY\",\"path\":\"dn/lnk\"}");
+		T_OK(out.is_error);
+		T_CONTAINS(buf_cstr(&out.text), "dn/private, which a deny rule covers");
+		/* grep given one denied file */
+		run(&tool_grep, "{\"pattern\":\"KEY\",\"path\":\"dn/.env\"}");
+		T_OK(out.is_error);
+		T_CONTAINS(buf_cstr(&out.text), "deny rule");
+	}
+	run_policy = NULL;
+}
+
 int
 main(void)
 {
@@ -754,6 +810,7 @@ main(void)
 	T_RUN(grep_caps);
 	T_RUN(grep_long_line_window);
 	T_RUN(grep_odd_names_and_utf8);
+	T_RUN(search_skips_denied);
 	tool_out_release(&out);
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	nftw(outside, rm_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -29,7 +29,8 @@
 #define EDIT_LOOSE_MAX	((size_t)16 << 20)
 
 struct edit {
-	char	*abs, *rel;
+	struct sandbox_at at;	/* where the file is, walked once */
+	const char *rel;	/* at.rel */
 	char	*text;		/* the file as read */
 	size_t	 len;
 	char	*result;	/* the file as it will be */
@@ -41,8 +42,7 @@ struct edit {
 static void
 edit_release(struct edit *e)
 {
-	free(e->abs);
-	free(e->rel);
+	sandbox_at_release(&e->at);
 	free(e->text);
 	free(e->result);
 }
@@ -222,9 +222,11 @@ edit_plan(const struct tool_env *env, const cJSON *input, struct edit *e, struct
 	const char *old = json_str(input, "old_string", NULL);
 	const char *new = json_str(input, "new_string", NULL);
 	bool all = json_bool(input, "replace_all", false);
+	struct sandbox sb;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
+	e->at.dirfd = -1;
 	if (path == NULL || path[0] == '\0') {
 		buf_puts(err, "edit_file needs \"path\": the file to change");
 		return -1;
@@ -237,9 +239,11 @@ edit_plan(const struct tool_env *env, const cJSON *input, struct edit *e, struct
 		buf_puts(err, "old_string and new_string are the same; there is nothing to change");
 		return -1;
 	}
-	if (sandbox_resolve(env->root, path, false, &e->abs, &e->rel, err) != 0)
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_EDIT, 0, &e->at, err) != 0)
 		return -1;
-	rc = fsutil_read_file(e->abs, FSUTIL_MAX_FILE, &e->text, &e->len, err);
+	e->rel = e->at.rel;
+	rc = fsutil_read_at(&e->at, FSUTIL_MAX_FILE, &e->text, &e->len, err);
 	if (rc == FSUTIL_MISSING) {
 		buf_reset(err);
 		buf_printf(err, "%s does not exist; use write_file to create a file", e->rel);
@@ -281,8 +285,8 @@ edit_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	}
 	out->meta = cJSON_CreateObject();
 	files = cJSON_AddArrayToObject(out->meta, "files");
-	if (fsutil_replace(env->root, env->snap_dir, e.abs, e.rel, e.text, e.len, e.result,
-	    e.rlen, files, &err) != 0) {
+	if (fsutil_replace_at(&e.at, env->snap_dir, e.text, e.len, e.result, e.rlen, files,
+	    &err) != 0) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		cJSON_Delete(out->meta);
 		out->meta = NULL;

@@ -22,8 +22,6 @@
 
 /* How much of a file fsutil_is_binary looks at. */
 #define FSUTIL_SNIFF	8192
-/* Symbolic links followed before giving up. */
-#define FSUTIL_MAX_HOPS	16
 
 static int
 fsutil_read_fd(int fd, const char *abs, size_t cap, char **data, size_t *len,
@@ -106,6 +104,30 @@ fsutil_read_file(const char *abs, size_t cap, char **data, size_t *len, struct b
 		return -1;
 	}
 	rc = fsutil_read_fd(fd, abs, cap, data, len, err);
+	close(fd);
+	return rc;
+}
+
+int
+fsutil_read_at(const struct sandbox_at *at, size_t cap, char **data, size_t *len,
+    struct buf *err)
+{
+	int fd, rc;
+
+	*data = NULL;
+	*len = 0;
+	if (!at->exists) {
+		buf_printf(err, "%s does not exist", at->rel);
+		return FSUTIL_MISSING;
+	}
+	if (S_ISDIR(at->st.st_mode)) {
+		buf_printf(err, "%s is a directory, not a file", at->rel);
+		return -1;
+	}
+	fd = sandbox_open_at(at, O_RDONLY, err);
+	if (fd == -1)
+		return -1;
+	rc = fsutil_read_fd(fd, at->rel, cap, data, len, err);
 	close(fd);
 	return rc;
 }
@@ -197,101 +219,18 @@ fsutil_join(const char *dir, const char *name)
 	return buf_detach(&b, NULL);
 }
 
-/* The directory part of an absolute path ("/" for "/x"). */
-static char *
-fsutil_dirname(const char *abs)
-{
-	const char *slash = strrchr(abs, '/');
-
-	if (slash == NULL || slash == abs)
-		return xstrdup("/");
-	return xstrndup(abs, (size_t)(slash - abs));
-}
-
 /*
- * Follow abs through symbolic links while they stay inside root; the path
- * returned (the caller's) is not a link: a file, or nothing yet.
- */
-static char *
-fsutil_target(const char *root, const char *abs, struct buf *err)
-{
-	char *cur = xstrdup(abs);
-	int hops;
-
-	for (hops = 0; hops < FSUTIL_MAX_HOPS; hops++) {
-		struct buf serr = BUF_INIT(4096);
-		char link[PATH_MAX], *dir, *joined, *next;
-		struct stat st;
-		ssize_t n;
-		int rc;
-
-		if (lstat(cur, &st) == -1) {
-			if (errno == ENOENT)
-				return cur;
-			buf_printf(err, "cannot stat %s: %s", cur, strerror(errno));
-			break;
-		}
-		if (!S_ISLNK(st.st_mode))
-			return cur;
-		n = readlink(cur, link, sizeof link - 1);
-		if (n == -1) {
-			buf_printf(err, "cannot read the symbolic link %s: %s", cur, strerror(errno));
-			break;
-		}
-		link[n] = '\0';
-		dir = fsutil_dirname(cur);
-		joined = link[0] == '/' ? xstrdup(link) : fsutil_join(dir, link);
-		free(dir);
-		rc = sandbox_resolve(root, joined, false, &next, NULL, &serr);
-		buf_release(&serr);
-		if (rc != 0) {
-			buf_printf(err, "refusing to write through the symbolic link %s: it "
-			    "points to %s, outside the workspace", cur, link);
-			free(joined);
-			break;
-		}
-		free(joined);
-		free(cur);
-		cur = next;
-	}
-	if (hops == FSUTIL_MAX_HOPS)
-		buf_printf(err, "too many levels of symbolic links at %s", abs);
-	free(cur);
-	return NULL;
-}
-
-/*
- * Open dir for writing into, and make sure the directory opened is inside
- * root: the path is resolved again and compared with what was opened.
+ * Open dir (trusted: the snapshot directory) for writing into, without
+ * following a link at its last component.
  */
 static int
-fsutil_open_dir(const char *root, const char *dir, struct buf *err)
+fsutil_open_dir(const char *dir, struct buf *err)
 {
-	struct stat a, b;
-	char *real;
-	int dfd;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd == -1) {
+	if (dfd == -1)
 		buf_printf(err, "cannot open the directory %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	real = realpath(dir, NULL);
-	if (real == NULL || (root != NULL && !sandbox_inside(root, real))) {
-		buf_printf(err, "the directory %s is outside the workspace; nothing was written", dir);
-		goto fail;
-	}
-	if (fstat(dfd, &a) == -1 || stat(real, &b) == -1 || a.st_dev != b.st_dev ||
-	    a.st_ino != b.st_ino) {
-		buf_printf(err, "the directory %s changed while it was written to", dir);
-		goto fail;
-	}
-	free(real);
 	return dfd;
-fail:
-	free(real);
-	close(dfd);
-	return -1;
 }
 
 /* Does the file name in dfd hold what expect says (see fsutil_write_atomic)? */
@@ -424,112 +363,122 @@ fsutil_new_mode(void)
 	return 0644 & ~mask;
 }
 
-/* The directory and name of the (link-free) target, opened and checked. */
-struct fsutil_place {
-	char	*target, *dir;
-	const char *name;
-	int	 dfd;
-};
-
+/* The target of a legacy call (root + abs): walked beneath root, link-free. */
 static int
-fsutil_place_open(const char *root, const char *abs, struct fsutil_place *pl, struct buf *err)
+fsutil_place_open(const char *root, const char *abs, struct sandbox_at *at, struct buf *err)
 {
-	pl->dir = NULL;
-	pl->dfd = -1;
-	pl->target = fsutil_target(root, abs, err);
-	if (pl->target == NULL)
+	struct sandbox sb = { root, NULL, NULL };
+
+	if (sandbox_walk(&sb, abs, SANDBOX_EDIT, 0, at, err) != 0)
 		return -1;
-	pl->dir = fsutil_dirname(pl->target);
-	pl->name = strrchr(pl->target, '/') + 1;
-	pl->dfd = fsutil_open_dir(root, pl->dir, err);
-	return pl->dfd == -1 ? -1 : 0;
+	return 0;
 }
 
-static void
-fsutil_place_close(struct fsutil_place *pl)
+/* Is at a place a file can be written to: a name in an open directory? */
+static int
+fsutil_place_ok(const struct sandbox_at *at, struct buf *err)
 {
-	if (pl->dfd != -1)
-		close(pl->dfd);
-	free(pl->target);
-	free(pl->dir);
+	if (at->dirfd == -1) {
+		buf_printf(err, "the directory of %s does not exist; nothing was written", at->rel);
+		return -1;
+	}
+	if (strcmp(at->name, ".") == 0) {
+		buf_printf(err, "%s is a directory, not a file; nothing was written", at->rel);
+		return -1;
+	}
+	return 0;
+}
+
+int
+fsutil_write_place(const struct sandbox_at *at, const void *data, size_t len,
+    const char *expect, struct buf *err)
+{
+	struct stat st;
+	int exists;
+
+	if (fsutil_place_ok(at, err) != 0)
+		return -1;
+	exists = fstatat(at->dirfd, at->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (exists && S_ISLNK(st.st_mode)) {
+		buf_printf(err, "%s became a symbolic link while it was written; nothing was written",
+		    at->rel);
+		return -1;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		buf_printf(err, "%s is not a regular file; nothing was written", at->rel);
+		return -1;
+	}
+	if (fsutil_check_expect(at->dirfd, at->name, at->rel, expect, err) != 0)
+		return -1;
+	return fsutil_write_at(at->dirfd, at->name, at->rel, data, len,
+	    exists ? st.st_mode & 07777 : fsutil_new_mode(), exists ? &st : NULL, err);
 }
 
 int
 fsutil_write_atomic(const char *root, const char *abs, const void *data, size_t len,
     const char *expect, struct buf *err)
 {
-	struct fsutil_place pl;
-	struct stat st;
-	int rc = -1, exists;
+	struct sandbox_at at;
+	int rc;
 
-	if (fsutil_place_open(root, abs, &pl, err) != 0)
-		goto out;
-	exists = fstatat(pl.dfd, pl.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (exists && S_ISLNK(st.st_mode)) {
-		buf_printf(err, "%s became a symbolic link while it was written; nothing was written",
-		    pl.target);
-		goto out;
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		buf_printf(err, "%s is not a regular file; nothing was written", pl.target);
-		goto out;
-	}
-	if (fsutil_check_expect(pl.dfd, pl.name, pl.target, expect, err) != 0)
-		goto out;
-	rc = fsutil_write_at(pl.dfd, pl.name, pl.target, data, len,
-	    exists ? st.st_mode & 07777 : fsutil_new_mode(), exists ? &st : NULL, err);
-out:
-	fsutil_place_close(&pl);
+	if (fsutil_place_open(root, abs, &at, err) != 0)
+		return -1;
+	rc = fsutil_write_place(&at, data, len, expect, err);
+	sandbox_at_release(&at);
 	return rc;
+}
+
+int
+fsutil_remove_place(const struct sandbox_at *at, const char *expect, struct buf *err)
+{
+	struct stat st;
+
+	if (at->dirfd == -1 || strcmp(at->name, ".") == 0 ||
+	    fstatat(at->dirfd, at->name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		buf_printf(err, "%s does not exist", at->rel);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		buf_printf(err, "%s is not a regular file; nothing was removed", at->rel);
+		return -1;
+	}
+	if (fsutil_check_expect(at->dirfd, at->name, at->rel, expect, err) != 0)
+		return -1;
+	if (unlinkat(at->dirfd, at->name, 0) == -1) {
+		buf_printf(err, "cannot remove %s: %s", at->rel, strerror(errno));
+		return -1;
+	}
+	if (fsync(at->dirfd) == -1 && errno != EINVAL && errno != EROFS) {
+		buf_printf(err, "removed %s but could not sync its directory: %s", at->rel,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int
 fsutil_remove(const char *root, const char *abs, const char *expect, struct buf *err)
 {
-	struct fsutil_place pl;
-	struct stat st;
-	int rc = -1;
+	struct sandbox_at at;
+	int rc;
 
-	if (fsutil_place_open(root, abs, &pl, err) != 0)
-		goto out;
-	if (fstatat(pl.dfd, pl.name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
-		buf_printf(err, "%s does not exist", pl.target);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		buf_printf(err, "%s is not a regular file; nothing was removed", pl.target);
-		goto out;
-	}
-	if (fsutil_check_expect(pl.dfd, pl.name, pl.target, expect, err) != 0)
-		goto out;
-	if (unlinkat(pl.dfd, pl.name, 0) == -1) {
-		buf_printf(err, "cannot remove %s: %s", pl.target, strerror(errno));
-		goto out;
-	}
-	if (fsync(pl.dfd) == -1 && errno != EINVAL && errno != EROFS) {
-		buf_printf(err, "removed %s but could not sync its directory: %s", pl.target,
-		    strerror(errno));
-		goto out;
-	}
-	rc = 0;
-out:
-	fsutil_place_close(&pl);
+	if (fsutil_place_open(root, abs, &at, err) != 0)
+		return -1;
+	rc = fsutil_remove_place(&at, expect, err);
+	sandbox_at_release(&at);
 	return rc;
 }
 
-/*
- * mkdir -p for the components of dir after its first skip bytes; when root
- * is not NULL, every directory on the way must resolve inside it.
- */
+/* mkdir -p for the trusted directory dir (the snapshot directory). */
 static int
-fsutil_mkpath(const char *root, const char *dir, size_t skip, mode_t mode, struct buf *err)
+fsutil_mkpath(const char *dir, mode_t mode, struct buf *err)
 {
-	char *p = xstrdup(dir), *s = p + skip;
+	char *p = xstrdup(dir), *s = p;
 	int rc = -1;
 
 	for (;;) {
 		struct stat st;
-		char *real, save;
+		char save;
 
 		while (*s == '/')
 			s++;
@@ -544,13 +493,6 @@ fsutil_mkpath(const char *root, const char *dir, size_t skip, mode_t mode, struc
 			buf_printf(err, "%s exists and is not a directory", p);
 			goto out;
 		}
-		real = realpath(p, NULL);
-		if (real == NULL || (root != NULL && !sandbox_inside(root, real))) {
-			buf_printf(err, "the directory %s leads outside the workspace", p);
-			free(real);
-			goto out;
-		}
-		free(real);
 		*s = save;
 		if (save == '\0')
 			break;
@@ -564,22 +506,19 @@ out:
 int
 fsutil_mkdirs(const char *root, const char *dir, struct buf *err)
 {
-	struct stat st;
+	struct sandbox sb = { root, NULL, NULL };
+	struct sandbox_at at;
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+	int rc;
 
-	if (!sandbox_inside(root, dir)) {
-		buf_printf(err, "the directory %s is outside the workspace", dir);
-		return -1;
-	}
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-		char *real = realpath(dir, NULL);
-		bool ok = real != NULL && sandbox_inside(root, real);
-
-		free(real);
-		if (!ok)
-			buf_printf(err, "the directory %s leads outside the workspace", dir);
-		return ok ? 0 : -1;
-	}
-	return fsutil_mkpath(root, dir, strlen(root), 0777, err);
+	/* every component a directory on the way, so each is created as needed */
+	buf_puts(&p, dir);
+	buf_puts(&p, "/.");
+	rc = sandbox_walk(&sb, buf_cstr(&p), SANDBOX_EDIT, SANDBOX_PARENTS, &at, err);
+	buf_release(&p);
+	if (rc == 0)
+		sandbox_at_release(&at);
+	return rc;
 }
 
 static bool
@@ -605,9 +544,9 @@ fsutil_snapshot(const char *snap_dir, const void *data, size_t len,
 		buf_printf(err, "the snapshot directory %s is not an absolute path", snap_dir);
 		return -1;
 	}
-	if (fsutil_mkpath(NULL, snap_dir, 0, 0700, err) != 0)
+	if (fsutil_mkpath(snap_dir, 0700, err) != 0)
 		return -1;
-	dfd = fsutil_open_dir(NULL, snap_dir, err);
+	dfd = fsutil_open_dir(snap_dir, err);
 	if (dfd == -1)
 		return -1;
 	/* content-addressed: the same name means the same content, already safe */
@@ -668,9 +607,8 @@ fsutil_meta_add(cJSON *files, const char *rel, const char *before, const char *a
 }
 
 int
-fsutil_replace(const char *root, const char *snap_dir, const char *abs, const char *rel,
-    const char *old, size_t oldlen, const char *new, size_t newlen, cJSON *files,
-    struct buf *err)
+fsutil_replace_at(const struct sandbox_at *at, const char *snap_dir, const char *old,
+    size_t oldlen, const char *new, size_t newlen, cJSON *files, struct buf *err)
 {
 	char before[SHA256_HEX_LEN + 1] = "", after[SHA256_HEX_LEN + 1] = "";
 	int rc;
@@ -684,11 +622,11 @@ fsutil_replace(const char *root, const char *snap_dir, const char *abs, const ch
 	}
 	if (new != NULL) {
 		sha256_hex(new, newlen, after);
-		rc = fsutil_write_atomic(root, abs, new, newlen, before, err);
+		rc = fsutil_write_place(at, new, newlen, before, err);
 	} else
-		rc = fsutil_remove(root, abs, old != NULL ? before : NULL, err);
+		rc = fsutil_remove_place(at, old != NULL ? before : NULL, err);
 	if (rc == 0 && files != NULL)
-		fsutil_meta_add(files, rel, old != NULL ? before : NULL,
+		fsutil_meta_add(files, at->rel, old != NULL ? before : NULL,
 		    new != NULL ? after : NULL);
 	return rc;
 }
@@ -816,4 +754,21 @@ fsutil_rmdir_empty(const char *root, const char *abs)
 	}
 	free(dir);
 	return n;
+}
+int
+fsutil_replace(const char *root, const char *snap_dir, const char *abs, const char *rel,
+    const char *old, size_t oldlen, const char *new, size_t newlen, cJSON *files,
+    struct buf *err)
+{
+	struct sandbox_at at;
+	int rc;
+
+	if (fsutil_place_open(root, abs, &at, err) != 0)
+		return -1;
+	/* the caller's name for the file goes into the record */
+	free(at.rel);
+	at.rel = xstrdup(rel);
+	rc = fsutil_replace_at(&at, snap_dir, old, oldlen, new, newlen, files, err);
+	sandbox_at_release(&at);
+	return rc;
 }

@@ -5,10 +5,14 @@
  * temporary file in the same directory, written in full, fsynced, renamed
  * over the target, then the directory fsynced; an existing file keeps its
  * mode (and owner when possible), a new one gets 0644 minus the umask.
- * Right before writing, the target is checked again against the workspace
- * root: a symbolic link whose target is outside the root is never written
- * through (one inside the root is followed to its target), and the
- * directory written into must still be inside the root.
+ * The target is reached by sandbox_walk (sandbox.h) beneath the workspace
+ * root and written through the directory descriptor of that walk
+ * (openat, renameat, fsync of the directory): a symbolic link whose target
+ * is outside the root is never written through (one inside the root is
+ * followed to its target), and no name is looked up twice.  The functions
+ * taking a root and an absolute path walk it themselves; the *_place and
+ * *_at functions take the walk's result, so a tool that walked once (and
+ * had the reached path checked against the deny rules) uses just that.
  *
  * Snapshots keep the content of files before the tools change them
  * (DESIGN.md §7): content-addressed by SHA-256, one file per content at
@@ -33,6 +37,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "sandbox.h"
 #include "sha256.h"
 
 struct buf;
@@ -49,6 +54,13 @@ struct buf;
  * devices and FIFOs, and files larger than cap.  0, FSUTIL_MISSING, or -1.
  */
 int	fsutil_read_file(const char *abs, size_t cap, char **data, size_t *len,
+	    struct buf *err);
+
+/*
+ * Read the regular file a walk reached (FSUTIL_MISSING when it does not
+ * exist), through its directory descriptor; as fsutil_read_file.
+ */
+int	fsutil_read_at(const struct sandbox_at *, size_t cap, char **data, size_t *len,
 	    struct buf *err);
 
 /*
@@ -69,9 +81,14 @@ int	fsutil_hash_file(const char *abs, char hex[SHA256_HEX_LEN + 1]);
 int	fsutil_write_atomic(const char *root, const char *abs, const void *data,
 	    size_t len, const char *expect, struct buf *err);
 
+/* fsutil_write_atomic for the name a walk reached (its parent must exist). */
+int	fsutil_write_place(const struct sandbox_at *, const void *data, size_t len,
+	    const char *expect, struct buf *err);
+
 /* Remove the regular file abs (inside root) after the same checks.  0 or -1. */
 int	fsutil_remove(const char *root, const char *abs, const char *expect,
 	    struct buf *err);
+int	fsutil_remove_place(const struct sandbox_at *, const char *expect, struct buf *err);
 
 /*
  * Create the missing directories of dir, an absolute path inside root
@@ -121,5 +138,8 @@ int	fsutil_chmod(const char *root, const char *abs, unsigned mode, struct buf *e
  * they are empty and below root (as git apply does).  How many went.
  */
 int	fsutil_rmdir_empty(const char *root, const char *abs);
+/* fsutil_replace for the name a walk reached; the record names at->rel. */
+int	fsutil_replace_at(const struct sandbox_at *, const char *snap_dir, const char *old,
+	    size_t oldlen, const char *new, size_t newlen, cJSON *files, struct buf *err);
 
 #endif

@@ -35,7 +35,8 @@ struct glob_hit {
 };
 
 struct glob_state {
-	const char	*root;
+	const struct tool_env *env;
+	size_t		 denied;	/* files and directories the deny rules cover */
 	char		**pats;		/* relative to the base directory */
 	size_t		 npats;
 	size_t		 baselen;	/* the base directory's length in a path */
@@ -93,21 +94,25 @@ glob_depth(const char *p)
 	}
 }
 
-/* Is this link's target a regular file inside the workspace? */
+/*
+ * Is this link's target a regular file inside the workspace, and not
+ * denied?  The link is walked like any tool path.
+ */
 static bool
 glob_link_ok(struct glob_state *gs, const struct ignore_entry *e, struct stat *st)
 {
-	struct buf p = BUF_INIT(BUF_NOLIMIT);
-	char *real;
-	bool ok;
+	struct buf err = BUF_INIT(4096);
+	struct sandbox sb;
+	struct sandbox_at at;
+	bool ok = false;
 
-	if (fstatat(e->dirfd, e->name, st, 0) == -1 || !S_ISREG(st->st_mode))
-		return false;
-	buf_printf(&p, "%s/%s", gs->root, e->path);
-	real = realpath(buf_cstr(&p), NULL);
-	buf_release(&p);
-	ok = real != NULL && sandbox_inside(gs->root, real);
-	free(real);
+	tool_sandbox(gs->env, &sb);
+	if (sandbox_walk(&sb, e->path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == 0) {
+		ok = S_ISREG(at.st.st_mode);
+		*st = at.st;
+		sandbox_at_release(&at);
+	}
+	buf_release(&err);
 	return ok;
 }
 
@@ -167,6 +172,11 @@ glob_visit(void *arg, const struct ignore_entry *e)
 	size_t sublen = e->pathlen - (size_t)(sub - e->path), i;
 	struct stat st;
 
+	if ((e->type == IGNORE_FILE || e->type == IGNORE_DIR || e->type == IGNORE_LINK) &&
+	    tool_denied(gs->env, SANDBOX_READ, e->path)) {
+		gs->denied++;
+		return e->type == IGNORE_DIR ? IGNORE_SKIP : IGNORE_CONTINUE;
+	}
 	if (e->type == IGNORE_DIR)
 		return glob_dir_viable(gs, sub, sublen) ? IGNORE_CONTINUE : IGNORE_SKIP;
 	if (e->type != IGNORE_FILE && e->type != IGNORE_LINK)
@@ -282,27 +292,28 @@ glob_start(struct glob_state *gs, const char *base, int *max_depth, size_t *skip
 }
 
 /*
- * Is start (relative to the root) a directory reached without symbolic
- * links?  Links are never followed, and a pattern's literal part could
- * otherwise lead the walk out of the workspace.
+ * Open start (relative to the root, or absolute in an extra root) if it
+ * is a directory reached without symbolic links: links are never
+ * followed, and a pattern's literal part could otherwise lead the walk out
+ * of the workspace.  An fd, or -1.
  */
-static bool
-glob_is_dir(const char *root, const char *start)
+static int
+glob_open_start(const struct tool_env *env, const char *start)
 {
-	struct buf p = BUF_INIT(BUF_NOLIMIT);
-	struct stat st;
-	char *real;
-	bool ok;
+	struct buf err = BUF_INIT(4096);
+	struct sandbox sb;
+	struct sandbox_at at;
+	const char *want = start[0] != '\0' ? start : ".";
+	int fd = -1;
 
-	buf_puts(&p, root);
-	if (start[0] != '\0')
-		buf_printf(&p, "/%s", start);
-	real = realpath(buf_cstr(&p), NULL);
-	ok = real != NULL && strcmp(real, buf_cstr(&p)) == 0 &&
-	    stat(real, &st) == 0 && S_ISDIR(st.st_mode);
-	free(real);
-	buf_release(&p);
-	return ok;
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, want, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == 0) {
+		if (strcmp(at.rel, want) == 0 && S_ISDIR(at.st.st_mode))
+			fd = sandbox_open_at(&at, O_RDONLY | O_DIRECTORY, &err);
+		sandbox_at_release(&at);
+	}
+	buf_release(&err);
+	return fd;
 }
 
 /* Does a pattern (after "{}" expansion) hold a "." or ".." component? */
@@ -336,6 +347,7 @@ glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
 			buf_printf(&out->text, " [%zu entr%s skipped: .git and git-ignored]",
 			    st->hidden, st->hidden == 1 ? "y" : "ies");
 		buf_putc(&out->text, '\n');
+		tool_note_denied(&out->text, gs->denied);
 		return;
 	}
 	for (i = 0; i < gs->nhits; i++)
@@ -353,6 +365,7 @@ glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
 	if (i < gs->nhits)
 		buf_printf(&out->text, "[%zu of %zu matching files shown, newest first;"
 		    " narrow the pattern or give a path to see the rest]\n", i, gs->nhits);
+	tool_note_denied(&out->text, gs->denied);
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
@@ -365,11 +378,12 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	struct buf err = BUF_INIT(4096);
 	const char *pattern = json_str(input, "pattern", NULL);
 	const char *path = json_str(input, "path", ".");
-	char *abs = NULL, *base = NULL, *clean = NULL, *start = NULL;
+	char *base = NULL, *clean = NULL, *start = NULL;
 	struct ignore *ig = NULL;
-	struct stat sb;
+	struct sandbox sb;
+	struct sandbox_at at;
 	size_t skip, i;
-	int max_depth, n;
+	int max_depth, n, fd;
 
 	memset(&gs, 0, sizeof gs);
 	memset(&st, 0, sizeof st);
@@ -378,11 +392,16 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 		tool_out_error(out, "glob needs a pattern, e.g. \"**/*.c\"");
 		return;
 	}
-	if (sandbox_resolve(env->root, path, true, &abs, &base, &err) == -1) {
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == -1) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
-	if (stat(abs, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
+	base = at.rel;
+	at.rel = NULL;
+	n = S_ISDIR(at.st.st_mode);
+	sandbox_at_release(&at);
+	if (!n) {
 		tool_out_error(out, "%s is not a directory; path must be the directory"
 		    " to search in", base);
 		goto out;
@@ -401,7 +420,7 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 			goto out;
 		}
 	}
-	gs.root = env->root;
+	gs.env = env;
 	gs.baselen = strcmp(base, ".") == 0 ? 0 : strlen(base);
 	start = glob_start(&gs, base, &max_depth, &skip);
 	if (max_depth > 0) {
@@ -410,14 +429,9 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 			max_depth -= gs.pats[0][i] == '/';
 		max_depth -= skip > 0;
 	}
-	if (glob_is_dir(env->root, start)) {
-		ig = ignore_new(env->root);
-		buf_reset(&err);
-		if (ignore_walk(ig, env->root, start, max_depth, glob_visit, &gs,
-		    &st, &err) == -1) {
-			tool_out_error(out, "%s", buf_cstr(&err));
-			goto out;
-		}
+	if ((fd = glob_open_start(env, start)) != -1) {
+		ig = start[0] == '/' ? NULL : ignore_new(env->root);
+		ignore_walk_fd(ig, fd, start, max_depth, glob_visit, &gs, &st);
 	}
 	glob_print(&gs, out, pattern, base, &st);
 out:
@@ -429,7 +443,6 @@ out:
 	free(start);
 	free(clean);
 	free(base);
-	free(abs);
 	tool_out_sanitize(out);
 }
 

@@ -79,6 +79,8 @@ struct grep {
 	size_t		 binary;
 	size_t		 unreadable;
 	size_t		 failed;	/* files where the pattern hit a limit */
+	size_t		 denied;	/* files and directories the deny rules cover */
+	const struct tool_env *env;
 	int		 last_error;
 
 	/* The file being searched. */
@@ -522,6 +524,11 @@ grep_visit(void *arg, const struct ignore_entry *e)
 {
 	struct grep *g = arg;
 
+	if ((e->type == IGNORE_FILE || e->type == IGNORE_DIR) &&
+	    tool_denied(g->env, SANDBOX_READ, e->path)) {
+		g->denied++;
+		return e->type == IGNORE_DIR ? IGNORE_SKIP : IGNORE_CONTINUE;
+	}
 	if (e->type != IGNORE_FILE)
 		return IGNORE_CONTINUE;
 	if (g->nglobs > 0 && !grep_glob_ok(g, e->path, e->pathlen, e->name))
@@ -557,6 +564,7 @@ grep_notes(struct grep *g, const char *pattern, const char *where)
 		    " hold more matches; simplify the pattern]\n", g->failed,
 		    g->failed == 1 ? "" : "s", (char *)msg);
 	}
+	tool_note_denied(g->out, g->denied);
 }
 
 static void
@@ -572,28 +580,37 @@ grep_release(struct grep *g)
 	buf_release(&g->line);
 }
 
-/* Search what abs (rel from the root) names: one file, or a tree. */
+/* Search what at names: one file, or a tree. */
 static void
-grep_search(struct grep *g, const struct tool_env *env, const char *abs,
-    const char *rel, struct tool_out *out)
+grep_search(struct grep *g, const struct tool_env *env, const struct sandbox_at *at,
+    struct tool_out *out)
 {
 	struct buf err = BUF_INIT(4096);
 	struct ignore *ig;
-	struct stat st;
+	int fd;
 
-	if (stat(abs, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		grep_file(g, AT_FDCWD, abs, rel);
+	if (!S_ISDIR(at->st.st_mode)) {
+		if (!S_ISREG(at->st.st_mode)) {
+			tool_out_error(out, "%s is not a regular file; not searched", at->rel);
+			return;
+		}
+		grep_file(g, at->dirfd, at->name, at->rel);
 		if (g->binary > 0)
-			tool_out_error(out, "%s is a binary file; not searched", rel);
+			tool_out_error(out, "%s is a binary file; not searched", at->rel);
 		else if (g->unreadable > 0)
-			tool_out_error(out, "cannot read %s: %s", rel, strerror(errno));
+			tool_out_error(out, "cannot read %s: %s", at->rel, strerror(errno));
 		return;
 	}
-	g->baselen = strcmp(rel, ".") == 0 ? 0 : strlen(rel);
-	ig = ignore_new(env->root);
-	if (ignore_walk(ig, env->root, g->baselen ? rel : "", 0, grep_visit, g,
-	    NULL, &err) == -1)
+	fd = sandbox_open_at(at, O_RDONLY | O_DIRECTORY, &err);
+	if (fd == -1) {
 		tool_out_error(out, "%s", buf_cstr(&err));
+		buf_release(&err);
+		return;
+	}
+	g->baselen = strcmp(at->rel, ".") == 0 ? 0 : strlen(at->rel);
+	/* an extra root has no .gitignore of the workspace's */
+	ig = at->rel[0] == '/' ? NULL : ignore_new(env->root);
+	ignore_walk_fd(ig, fd, g->baselen ? at->rel : "", 0, grep_visit, g, NULL);
 	ignore_free(ig);
 	buf_release(&err);
 }
@@ -607,9 +624,11 @@ grep_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	struct buf err = BUF_INIT(4096);
 	const char *pattern = json_str(input, "pattern", NULL);
 	const char *path = json_str(input, "path", ".");
-	char *abs = NULL, *rel = NULL;
+	struct sandbox sb;
+	struct sandbox_at at = { .dirfd = -1 };
 
 	memset(&g, 0, sizeof g);
+	g.env = env;
 	buf_init(&g.line, BUF_NOLIMIT);
 	if (pattern == NULL || pattern[0] == '\0') {
 		tool_out_error(out, "grep needs a pattern (a PCRE2 regular expression)");
@@ -619,20 +638,20 @@ grep_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	    grep_globs(&g, json_str(input, "glob", NULL), out) == -1 ||
 	    grep_compile(&g, pattern, json_bool(input, "ignore_case", false), out) == -1)
 		goto out;
-	if (sandbox_resolve(env->root, path, true, &abs, &rel, &err) == -1) {
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == -1) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
 	buf_reset(&out->text);
 	g.out = &out->text;
-	grep_search(&g, env, abs, rel, out);
+	grep_search(&g, env, &at, out);
 	if (!out->is_error)
-		grep_notes(&g, pattern, rel);
+		grep_notes(&g, pattern, at.rel);
 out:
 	grep_release(&g);
 	buf_release(&err);
-	free(abs);
-	free(rel);
+	sandbox_at_release(&at);
 	tool_out_sanitize(out);
 }
 

@@ -865,3 +865,29 @@ ignore_walk(struct ignore *ig, const char *root, const char *start, int max_dept
 	free(w.ents);
 	return 0;
 }
+
+int
+ignore_walk_fd(struct ignore *ig, int fd, const char *start, int max_depth,
+    enum ignore_visit (*visit)(void *, const struct ignore_entry *), void *arg,
+    struct ignore_walk_stats *stats)
+{
+	struct ignore_walker w;
+	struct ignore_walk_stats local;
+
+	if (strcmp(start, ".") == 0)
+		start = "";
+	memset(&w, 0, sizeof w);
+	memset(&local, 0, sizeof local);
+	w.ig = ig;
+	w.max_depth = max_depth;
+	w.visit = visit;
+	w.arg = arg;
+	w.st = stats ? stats : &local;
+	buf_init(&w.path, BUF_NOLIMIT);
+	buf_puts(&w.path, start);
+	ignore_walk_dir(&w, fd, 1);
+	buf_release(&w.path);
+	free(w.names);
+	free(w.ents);
+	return 0;
+}

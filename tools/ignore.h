@@ -92,6 +92,18 @@ int		 ignore_walk(struct ignore *ig, const char *root, const char *start,
 		    struct ignore_walk_stats *stats, struct buf *err);
 
 /*
+ * ignore_walk from a directory already open on fd (taken, and closed),
+ * whose path relative to the root is start: the tools open it with
+ * sandbox_walk, so the walk never looks the start up by name.  Entries
+ * below are opened with openat() and O_NOFOLLOW from their parent's
+ * descriptor.  Returns 0.
+ */
+int		 ignore_walk_fd(struct ignore *ig, int fd, const char *start,
+		    int max_depth, enum ignore_visit (*visit)(void *arg,
+		    const struct ignore_entry *), void *arg,
+		    struct ignore_walk_stats *stats);
+
+/*
  * Match path against a glob pattern, git's way: "*", "?" and "[...]"
  * (with "!" or "^" to negate, ranges and [:class:]) never match "/";
  * "**" as a whole path component matches any number of components

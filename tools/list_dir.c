@@ -26,6 +26,7 @@
 
 struct list_entry {
 	char		*name;
+	char		*link;		/* a link's target, read while the directory is open */
 	struct stat	 st;		/* lstat of the entry */
 	bool		 stat_ok;
 };
@@ -35,6 +36,7 @@ struct list_state {
 	size_t		 n;
 	size_t		 cap;
 	size_t		 hidden;
+	size_t		 denied;	/* left out by the deny rules */
 };
 
 static int
@@ -63,9 +65,25 @@ list_size(struct buf *b, intmax_t size)
 	buf_printf(b, "%.1f %s", v, units[u]);
 }
 
-/* Read the directory open on dfd (taking it) into ls, skipping the ignored. */
+/* The target of the link name in d, or NULL. */
+static char *
+list_link(DIR *d, const char *name)
+{
+	char target[4096];
+	ssize_t n = readlinkat(dirfd(d), name, target, sizeof target - 1);
+
+	if (n < 0)
+		return NULL;
+	return xstrndup(target, (size_t)n);
+}
+
+/*
+ * Read the directory open on dfd (taking it) into ls, skipping the
+ * ignored and what env's deny rules cover.
+ */
 static int
-list_read(struct list_state *ls, int dfd, const char *rel, struct ignore *ig)
+list_read(struct list_state *ls, int dfd, const char *rel, struct ignore *ig,
+    const struct tool_env *env)
 {
 	struct buf path = BUF_INIT(BUF_NOLIMIT);
 	struct dirent *de;
@@ -88,8 +106,13 @@ list_read(struct list_state *ls, int dfd, const char *rel, struct ignore *ig)
 			buf_putc(&path, '/');
 		}
 		buf_puts(&path, de->d_name);
-		if (ignore_match(ig, buf_cstr(&path), e.stat_ok && S_ISDIR(e.st.st_mode))) {
+		if (ig != NULL ? ignore_match(ig, buf_cstr(&path), e.stat_ok && S_ISDIR(e.st.st_mode)) :
+		    strcmp(de->d_name, ".git") == 0) {
 			ls->hidden++;
+			continue;
+		}
+		if (tool_denied(env, SANDBOX_READ, buf_cstr(&path))) {
+			ls->denied++;
 			continue;
 		}
 		if (ls->n == ls->cap) {
@@ -97,6 +120,8 @@ list_read(struct list_state *ls, int dfd, const char *rel, struct ignore *ig)
 			ls->v = xreallocarray(ls->v, ls->cap, sizeof *ls->v);
 		}
 		e.name = xstrdup(de->d_name);
+		if (e.stat_ok && S_ISLNK(e.st.st_mode))
+			e.link = list_link(d, de->d_name);
 		ls->v[ls->n++] = e;
 	}
 	closedir(d);
@@ -108,7 +133,7 @@ list_read(struct list_state *ls, int dfd, const char *rel, struct ignore *ig)
 
 /* One entry as a line: "dir/", "file  12.0 KB", "link -> target". */
 static void
-list_format(struct buf *b, const struct list_entry *e, const char *abs)
+list_format(struct buf *b, const struct list_entry *e)
 {
 	utf8_sanitize(b, e->name, strlen(e->name));
 	if (!e->stat_ok) {
@@ -119,16 +144,9 @@ list_format(struct buf *b, const struct list_entry *e, const char *abs)
 		buf_puts(b, "  ");
 		list_size(b, (intmax_t)e->st.st_size);
 	} else if (S_ISLNK(e->st.st_mode)) {
-		char target[4096];
-		struct buf lp = BUF_INIT(BUF_NOLIMIT);
-		ssize_t n;
-
-		buf_printf(&lp, "%s/%s", abs, e->name);
-		n = readlink(buf_cstr(&lp), target, sizeof target - 1);
-		buf_release(&lp);
 		buf_puts(b, " -> ");
-		if (n >= 0)
-			utf8_sanitize(b, target, (size_t)n);
+		if (e->link != NULL)
+			utf8_sanitize(b, e->link, strlen(e->link));
 		else
 			buf_puts(b, "(unreadable link)");
 	} else if (S_ISFIFO(e->st.st_mode)) {
@@ -142,7 +160,7 @@ list_format(struct buf *b, const struct list_entry *e, const char *abs)
 }
 
 static void
-list_print(struct tool_out *out, const struct list_state *ls, const char *abs)
+list_print(struct tool_out *out, const struct list_state *ls)
 {
 	struct buf line = BUF_INIT(BUF_NOLIMIT);
 	size_t i;
@@ -150,7 +168,7 @@ list_print(struct tool_out *out, const struct list_state *ls, const char *abs)
 	buf_reset(&out->text);
 	for (i = 0; i < ls->n && i < LIST_MAX; i++) {
 		buf_reset(&line);
-		list_format(&line, &ls->v[i], abs);
+		list_format(&line, &ls->v[i]);
 		if (out->text.len + line.len > TOOL_READ_CAP - LIST_NOTE_ROOM)
 			break;
 		buf_append(&out->text, line.data, line.len);
@@ -164,6 +182,7 @@ list_print(struct tool_out *out, const struct list_state *ls, const char *abs)
 	if (ls->hidden > 0)
 		buf_printf(&out->text, "[%zu entr%s hidden: .git and git-ignored]\n",
 		    ls->hidden, ls->hidden == 1 ? "y" : "ies");
+	tool_note_denied(&out->text, ls->denied);
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
@@ -174,43 +193,44 @@ list_dir_run(const struct tool_env *env, const cJSON *input, struct tool_out *ou
 	struct list_state ls;
 	struct buf err = BUF_INIT(4096);
 	const char *path = json_str(input, "path", ".");
-	char *abs = NULL, *rel = NULL;
+	struct sandbox sb;
+	struct sandbox_at at;
 	struct ignore *ig = NULL;
-	struct stat st;
 	size_t i;
 	int fd;
 
 	memset(&ls, 0, sizeof ls);
-	if (sandbox_resolve(env->root, path, true, &abs, &rel, &err) == -1) {
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == -1) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
-	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd == -1 || fstat(fd, &st) == -1) {
-		tool_out_error(out, "cannot open %s: %s", rel, strerror(errno));
-		if (fd != -1)
-			close(fd);
+	if (!S_ISDIR(at.st.st_mode)) {
+		tool_out_error(out, "%s is a file, not a directory; use read_file to read it",
+		    at.rel);
 		goto out;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		close(fd);
-		tool_out_error(out, "%s is a file, not a directory; use read_file to read it", rel);
+	fd = sandbox_open_at(&at, O_RDONLY | O_DIRECTORY, &err);
+	if (fd == -1) {
+		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
-	ig = ignore_new(env->root);
-	if (list_read(&ls, fd, rel, ig) == -1) {
-		tool_out_error(out, "cannot list %s: %s", rel, strerror(errno));
+	/* the rules of the workspace's own .gitignore files; an extra root has none */
+	ig = at.rel[0] == '/' ? NULL : ignore_new(env->root);
+	if (list_read(&ls, fd, at.rel, ig, env) == -1) {
+		tool_out_error(out, "cannot list %s: %s", at.rel, strerror(errno));
 		goto out;
 	}
-	list_print(out, &ls, abs);
+	list_print(out, &ls);
 out:
-	for (i = 0; i < ls.n; i++)
+	for (i = 0; i < ls.n; i++) {
 		free(ls.v[i].name);
+		free(ls.v[i].link);
+	}
 	free(ls.v);
 	ignore_free(ig);
 	buf_release(&err);
-	free(abs);
-	free(rel);
+	sandbox_at_release(&at);
 	tool_out_sanitize(out);
 }
 

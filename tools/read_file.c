@@ -213,7 +213,9 @@ read_file_run(const struct tool_env *env, const cJSON *input, struct tool_out *o
 	struct read_state rs;
 	struct buf err = BUF_INIT(4096);
 	const char *path = json_str(input, "path", NULL);
-	char *abs = NULL, *rel = NULL;
+	struct sandbox sb;
+	struct sandbox_at at = { .dirfd = -1 };
+	const char *rel;
 	int64_t offset, limit;
 	struct stat st;
 	int fd = -1;
@@ -230,21 +232,24 @@ read_file_run(const struct tool_env *env, const cJSON *input, struct tool_out *o
 		tool_out_error(out, "offset must be 1 or more and limit at least 1");
 		return;
 	}
-	if (sandbox_resolve(env->root, path, true, &abs, &rel, &err) == -1) {
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == -1) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
-	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd == -1 || fstat(fd, &st) == -1) {
-		tool_out_error(out, "cannot open %s: %s", rel, strerror(errno));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	rel = at.rel;
+	if (S_ISDIR(at.st.st_mode)) {
 		tool_out_error(out, "%s is a directory; use list_dir to see what it holds", rel);
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(at.st.st_mode)) {
+		/* a FIFO or a device is never opened: opening may block or act */
 		tool_out_error(out, "%s is not a regular file; not read", rel);
+		goto out;
+	}
+	fd = sandbox_open_at(&at, O_RDONLY, &err);
+	if (fd == -1 || fstat(fd, &st) == -1) {
+		tool_out_error(out, "%s", fd == -1 ? buf_cstr(&err) : strerror(errno));
 		goto out;
 	}
 	buf_reset(&out->text);
@@ -266,8 +271,7 @@ out:
 	if (fd != -1)
 		close(fd);
 	buf_release(&err);
-	free(abs);
-	free(rel);
+	sandbox_at_release(&at);
 	tool_out_sanitize(out);
 }
 

@@ -98,3 +98,27 @@ tool_int_arg(const cJSON *input, const char *key, int64_t def, int64_t *v, struc
 	tool_out_error(out, "%s must be a whole number", key);
 	return -1;
 }
+
+void
+tool_sandbox(const struct tool_env *env, struct sandbox *sb)
+{
+	sb->root = env->root;
+	sb->extra = env->extra_roots;
+	sb->policy = env->policy;
+}
+
+bool
+tool_denied(const struct tool_env *env, enum sandbox_access access, const char *path)
+{
+	return env->policy != NULL && env->policy->denied != NULL &&
+	    env->policy->denied(env->policy->arg, access, path);
+}
+
+void
+tool_note_denied(struct buf *b, size_t n)
+{
+	if (n == 1)
+		buf_puts(b, "[1 file was left out by deny rules]\n");
+	else if (n > 1)
+		buf_printf(b, "[%zu files were left out by deny rules]\n", n);
+}

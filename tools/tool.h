@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "sandbox.h"
 
 enum tool_class {
 	TOOL_READ_ONLY,		/* may run in parallel with other reads */
@@ -35,6 +36,13 @@ struct tool_env {
 	const char	*root;		/* the workspace root, a real path */
 	const char	*session_dir;	/* where spills go; NULL: nowhere */
 	const char	*snap_dir;	/* content-addressed snapshots; NULL: none */
+	/* More roots the tools may use as the workspace (real paths), NULL-terminated; NULL: none. */
+	const char *const *extra_roots;
+	/*
+	 * The path deny rules, asked about every path a tool reaches (after
+	 * links) and every file a search or listing visits; NULL: none.
+	 */
+	const struct sandbox_policy *policy;
 };
 
 struct tool_out {
@@ -70,6 +78,13 @@ void	tool_out_release(struct tool_out *);
 /* Set the text (replacing it) and the error flag; printf-style. */
 void	tool_out_error(struct tool_out *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+
+/* The confinement for env's paths (sandbox.h): its roots and policy. */
+void	tool_sandbox(const struct tool_env *, struct sandbox *);
+/* Does env's policy deny path (relative to the root, or absolute) for access? */
+bool	tool_denied(const struct tool_env *, enum sandbox_access, const char *path);
+/* "[N files were left out by deny rules]\n" when n > 0. */
+void	tool_note_denied(struct buf *, size_t n);
 
 /* Make the text valid UTF-8 (paths and contents may hold any bytes). */
 void	tool_out_sanitize(struct tool_out *);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "diff.h"
@@ -20,7 +21,8 @@
 #include "xalloc.h"
 
 struct wplan {
-	char		*abs, *rel;
+	struct sandbox_at at;		/* where the file is, walked once */
+	const char	*rel;		/* at.rel */
 	char		*old;		/* the file now; NULL when it does not exist */
 	size_t		 oldlen;
 	const char	*content;	/* points into the input */
@@ -30,8 +32,7 @@ struct wplan {
 static void
 write_release(struct wplan *w)
 {
-	free(w->abs);
-	free(w->rel);
+	sandbox_at_release(&w->at);
 	free(w->old);
 }
 
@@ -39,9 +40,11 @@ static int
 write_plan(const struct tool_env *env, const cJSON *input, struct wplan *w, struct buf *err)
 {
 	const char *path = json_str(input, "path", NULL);
+	struct sandbox sb;
 	int rc;
 
 	memset(w, 0, sizeof(*w));
+	w->at.dirfd = -1;
 	w->content = json_str(input, "content", NULL);
 	if (path == NULL || path[0] == '\0') {
 		buf_puts(err, "write_file needs \"path\": the file to write");
@@ -56,13 +59,15 @@ write_plan(const struct tool_env *env, const cJSON *input, struct wplan *w, stru
 		buf_printf(err, "content is larger than %zu MB", FSUTIL_MAX_FILE >> 20);
 		return -1;
 	}
-	if (sandbox_resolve(env->root, path, false, &w->abs, &w->rel, err) != 0)
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_EDIT, 0, &w->at, err) != 0)
 		return -1;
-	if (strcmp(w->rel, ".") == 0) {
-		buf_puts(err, "path names the workspace itself; give the name of a file");
+	w->rel = w->at.rel;
+	if (strcmp(w->at.name, ".") == 0 || (w->at.exists && S_ISDIR(w->at.st.st_mode))) {
+		buf_printf(err, "%s is a directory; give the name of a file", w->rel);
 		return -1;
 	}
-	rc = fsutil_read_file(w->abs, FSUTIL_MAX_FILE, &w->old, &w->oldlen, err);
+	rc = fsutil_read_at(&w->at, FSUTIL_MAX_FILE, &w->old, &w->oldlen, err);
 	if (rc == FSUTIL_MISSING) {
 		buf_reset(err);
 		return 0;
@@ -70,20 +75,31 @@ write_plan(const struct tool_env *env, const cJSON *input, struct wplan *w, stru
 	return rc;
 }
 
-/* Create the directories a new file needs. */
+/*
+ * Create the directories a new file needs: walk its path again, making
+ * each missing directory beneath the one before (mkdirat), so the write
+ * goes into the directory the walk made.
+ */
 static int
-write_parents(const struct tool_env *env, const struct wplan *w, struct buf *err)
+write_parents(const struct tool_env *env, struct wplan *w, const cJSON *input,
+    struct buf *err)
 {
-	const char *slash = strrchr(w->abs, '/');
-	char *dir;
-	int rc;
+	struct sandbox sb;
 
-	if (slash == NULL || slash == w->abs)
+	if (w->at.dirfd != -1)
 		return 0;
-	dir = xstrndup(w->abs, (size_t)(slash - w->abs));
-	rc = fsutil_mkdirs(env->root, dir, err);
-	free(dir);
-	return rc;
+	tool_sandbox(env, &sb);
+	sandbox_at_release(&w->at);
+	if (sandbox_walk(&sb, json_str(input, "path", NULL), SANDBOX_EDIT, SANDBOX_PARENTS,
+	    &w->at, err) != 0)
+		return -1;
+	w->rel = w->at.rel;
+	if (w->at.exists) {
+		buf_printf(err, "%s was created by something else meanwhile; nothing was "
+		    "written.  Read it and try again", w->rel);
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -101,12 +117,12 @@ write_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 		buf_printf(&out->text, "%s already has this content; nothing was written", w.rel);
 		goto out;
 	}
-	if (w.old == NULL && write_parents(env, &w, &err) != 0)
+	if (w.old == NULL && write_parents(env, &w, input, &err) != 0)
 		goto fail;
 	out->meta = cJSON_CreateObject();
 	files = cJSON_AddArrayToObject(out->meta, "files");
-	if (fsutil_replace(env->root, env->snap_dir, w.abs, w.rel, w.old, w.oldlen,
-	    w.content, w.clen, files, &err) != 0) {
+	if (fsutil_replace_at(&w.at, env->snap_dir, w.old, w.oldlen, w.content, w.clen,
+	    files, &err) != 0) {
 		cJSON_Delete(out->meta);
 		out->meta = NULL;
 		goto fail;
