@@ -5,7 +5,8 @@ libtandem_lib_a_SOURCES = \
 	lib/ev.c lib/ev.h \
 	lib/utf8.c lib/utf8.h \
 	lib/json.c lib/json.h \
-	lib/sha256.c lib/sha256.h
+	lib/sha256.c lib/sha256.h \
+	lib/pathglob.c lib/pathglob.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)

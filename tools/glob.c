@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "ignore.h"
+#include "pathglob.h"
 #include "json.h"
 #include "sandbox.h"
 #include "tool.h"
@@ -152,7 +153,7 @@ glob_dir_viable(const struct glob_state *gs, const char *sub, size_t sublen)
 		}
 		if (!star && k < depth)
 			continue;	/* the pattern ends above this directory */
-		if (k == 0 || ignore_fnmatch(p, (size_t)(c - 1 - p), sub,
+		if (k == 0 || pathglob_match(PATHGLOB_TOOL, p, (size_t)(c - 1 - p), sub,
 		    glob_comps(sub, sublen, k)))
 			return true;
 	}
@@ -172,7 +173,7 @@ glob_visit(void *arg, const struct ignore_entry *e)
 	if (e->type != IGNORE_FILE && e->type != IGNORE_LINK)
 		return IGNORE_CONTINUE;
 	for (i = 0; i < gs->npats; i++)
-		if (ignore_fnmatch(gs->pats[i], strlen(gs->pats[i]), sub, sublen))
+		if (pathglob_match(PATHGLOB_TOOL, gs->pats[i], strlen(gs->pats[i]), sub, sublen))
 			break;
 	if (i == gs->npats)
 		return IGNORE_CONTINUE;
@@ -389,7 +390,7 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	}
 	if ((clean = glob_clean(env->root, pattern, &base, out)) == NULL)
 		goto out;
-	if ((n = ignore_braces(clean, GLOB_ALTS, &gs.pats, &err)) == -1) {
+	if ((n = pathglob_braces(clean, GLOB_ALTS, &gs.pats, &err)) == -1) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
@@ -422,7 +423,7 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	glob_print(&gs, out, pattern, base, &st);
 out:
 	ignore_free(ig);
-	ignore_braces_free(gs.pats);
+	pathglob_braces_free(gs.pats);
 	buf_release(&gs.paths);
 	free(gs.hits);
 	buf_release(&err);

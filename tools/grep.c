@@ -23,6 +23,7 @@
 
 #include "buf.h"
 #include "ignore.h"
+#include "pathglob.h"
 #include "json.h"
 #include "sandbox.h"
 #include "tool.h"
@@ -172,7 +173,7 @@ grep_globs(struct grep *g, const char *glob, struct tool_out *out)
 
 	if (glob == NULL || glob[0] == '\0')
 		return 0;
-	n = ignore_braces(glob, GREP_ALTS, &g->globv, &err);
+	n = pathglob_braces(glob, GREP_ALTS, &g->globv, &err);
 	if (n == -1) {
 		tool_out_error(out, "glob: %s", buf_cstr(&err));
 		buf_release(&err);
@@ -209,8 +210,8 @@ grep_glob_ok(const struct grep *g, const char *path, size_t pathlen, const char 
 
 	for (i = 0; i < g->nglobs; i++) {
 		const struct grep_glob *gl = &g->globs[i];
-		bool m = gl->path ? ignore_fnmatch(gl->pat, gl->len, sub, sublen) :
-		    ignore_fnmatch(gl->pat, gl->len, name, namelen);
+		bool m = gl->path ? pathglob_match(PATHGLOB_TOOL, gl->pat, gl->len, sub, sublen) :
+		    pathglob_match(PATHGLOB_TOOL, gl->pat, gl->len, name, namelen);
 
 		if (m && gl->negate)
 			return false;
@@ -566,7 +567,7 @@ grep_release(struct grep *g)
 	pcre2_match_context_free(g->mctx);
 	pcre2_jit_stack_free(g->jstack);
 	pcre2_code_free(g->re);
-	ignore_braces_free(g->globv);
+	pathglob_braces_free(g->globv);
 	free(g->globs);
 	free(g->buf);
 	buf_release(&g->line);

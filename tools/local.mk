@@ -5,6 +5,7 @@ libtandem_tools_a_SOURCES = \
 	tools/fsutil.c tools/fsutil.h \
 	tools/diff.c tools/diff.h \
 	tools/ignore.c tools/ignore.h \
+	tools/gitconfig.c tools/gitconfig.h \
 	tools/read_file.c \
 	tools/list_dir.c \
 	tools/glob.c \
