@@ -17,3 +17,8 @@ tests_test_buf_LDADD = $(LIB_LIBS)
 tests_test_ev_LDADD = $(LIB_LIBS)
 tests_test_utf8_LDADD = $(LIB_LIBS)
 tests_test_json_LDADD = $(LIB_LIBS)
+
+# The one path-glob matcher, each mode on its own and against real git.
+check_PROGRAMS += tests/test_pathglob
+TESTS += tests/test_pathglob
+tests_test_pathglob_LDADD = $(LIB_LIBS)

@@ -137,7 +137,7 @@ ignore_parse_line(char *line, size_t n, struct ignore_pat *pat)
 
 /* Read a rule file (at most IGNORE_FILE_MAX bytes); NULL if there is none. */
 static char *
-ignore_read(const char *path, size_t *lenp)
+ignore_read(const char *path, int flags, size_t *lenp)
 {
 	struct stat st;
 	char *text;
@@ -145,7 +145,7 @@ ignore_read(const char *path, size_t *lenp)
 	ssize_t r;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
 	if (fd == -1)
 		return NULL;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0) {
@@ -168,12 +168,12 @@ ignore_read(const char *path, size_t *lenp)
 }
 
 static void
-ignore_load(struct ignore_frame *f, const char *file)
+ignore_load(struct ignore_frame *f, const char *file, int flags)
 {
 	size_t len, cap = 0;
 	char *line, *end, *nl;
 
-	f->text = ignore_read(file, &len);
+	f->text = ignore_read(file, flags, &len);
 	if (f->text == NULL)
 		return;
 	line = f->text;
@@ -197,8 +197,12 @@ ignore_load(struct ignore_frame *f, const char *file)
 	}
 }
 
+/*
+ * Push the rules of file for dir.  A .gitignore in the tree that is a
+ * symbolic link is not read (flags O_NOFOLLOW), as git does not read it.
+ */
 static struct ignore_frame *
-ignore_push(struct ignore *ig, const char *dir, size_t dirlen, const char *file)
+ignore_push(struct ignore *ig, const char *dir, size_t dirlen, const char *file, int flags)
 {
 	struct ignore_frame *f;
 
@@ -210,7 +214,7 @@ ignore_push(struct ignore *ig, const char *dir, size_t dirlen, const char *file)
 	memset(f, 0, sizeof *f);
 	f->dir = xmemdup(dir, dirlen);
 	f->dirlen = dirlen;
-	ignore_load(f, file);
+	ignore_load(f, file, flags);
 	return f;
 }
 
@@ -258,7 +262,7 @@ static char *
 ignore_first_line(const char *path)
 {
 	size_t len, n;
-	char *text = ignore_read(path, &len);
+	char *text = ignore_read(path, 0, &len);
 
 	if (text == NULL)
 		return NULL;
@@ -439,20 +443,21 @@ ignore_new(const char *root)
 	buf_init(&ig->note, 4096);
 	ignore_find_repo(ig);
 	ig->excludes = ignore_excludes_file(ig);
-	ignore_push(ig, "", 0, ig->excludes != NULL ? ig->excludes : "");
+	ignore_push(ig, "", 0, ig->excludes != NULL ? ig->excludes : "", 0);
 	if (ig->commondir != NULL) {
 		exclude = ignore_join(ig->commondir, "info/exclude");
-		ignore_push(ig, "", 0, exclude);
+		ignore_push(ig, "", 0, exclude, 0);
 		free(exclude);
 	} else
-		ignore_push(ig, "", 0, "");	/* no repository, no info/exclude */
-	ignore_push(ig, "", 0, ignore_file_path(ig, "", 0, ".gitignore"));
+		ignore_push(ig, "", 0, "", 0);	/* no repository, no info/exclude */
+	ignore_push(ig, "", 0, ignore_file_path(ig, "", 0, ".gitignore"), O_NOFOLLOW);
 	/* The .gitignore of every directory from the top down to the root. */
 	for (p = ig->prefix; *p != '\0'; p++) {
 		if (p[1] != '/' && p[1] != '\0')
 			continue;
 		n = (size_t)(p + 1 - ig->prefix);
-		ignore_push(ig, ig->prefix, n, ignore_file_path(ig, ig->prefix, n, ".gitignore"));
+		ignore_push(ig, ig->prefix, n,
+		    ignore_file_path(ig, ig->prefix, n, ".gitignore"), O_NOFOLLOW);
 	}
 	ig->nbase = ig->nframes;
 	return ig;
@@ -519,7 +524,7 @@ ignore_enter(struct ignore *ig, const char *dir, size_t dirlen)
 
 		end = slash ? (size_t)(slash - dir) : dirlen;
 		top = ignore_push(ig, dir, end,
-		    ignore_file_path(ig, dir, end, ".gitignore"));
+		    ignore_file_path(ig, dir, end, ".gitignore"), O_NOFOLLOW);
 	}
 }
 
