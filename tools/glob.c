@@ -323,13 +323,14 @@ glob_dots(const char *p)
 
 static void
 glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
-    const char *base, const struct ignore_walk_stats *st)
+    const char *base, const struct ignore_walk_stats *st, const struct ignore *ig)
 {
 	size_t i;
 
 	buf_reset(&out->text);
 	if (gs->nhits == 0) {
-		buf_printf(&out->text, "No files match %s in %s", pattern, base);
+		buf_printf(&out->text, "No files match %s in %s%s", pattern, base,
+		    st->too_deep > 0 ? " down to the depth limit" : "");
 		if (strchr(pattern, '/') == NULL && strncmp(pattern, "**", 2) != 0)
 			buf_printf(&out->text, " (a pattern without \"/\" matches only"
 			    " that directory's own files; try **/%s)", pattern);
@@ -337,6 +338,7 @@ glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
 			buf_printf(&out->text, " [%zu entr%s skipped: .git and git-ignored]",
 			    st->hidden, st->hidden == 1 ? "y" : "ies");
 		buf_putc(&out->text, '\n');
+		ignore_notes(&out->text, ig, st);
 		return;
 	}
 	for (i = 0; i < gs->nhits; i++)
@@ -354,6 +356,7 @@ glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
 	if (i < gs->nhits)
 		buf_printf(&out->text, "[%zu of %zu matching files shown, newest first;"
 		    " narrow the pattern or give a path to see the rest]\n", i, gs->nhits);
+	ignore_notes(&out->text, ig, st);
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
@@ -420,7 +423,7 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 			goto out;
 		}
 	}
-	glob_print(&gs, out, pattern, base, &st);
+	glob_print(&gs, out, pattern, base, &st, ig);
 out:
 	ignore_free(ig);
 	pathglob_braces_free(gs.pats);

@@ -79,6 +79,8 @@ struct grep {
 	size_t		 searched;
 	size_t		 binary;
 	size_t		 unreadable;
+	struct ignore	*ig;		/* the rules of a tree search */
+	struct ignore_walk_stats walk;
 	size_t		 failed;	/* files where the pattern hit a limit */
 	int		 last_error;
 
@@ -558,6 +560,7 @@ grep_notes(struct grep *g, const char *pattern, const char *where)
 		    " hold more matches; simplify the pattern]\n", g->failed,
 		    g->failed == 1 ? "" : "s", (char *)msg);
 	}
+	ignore_notes(g->out, g->ig, g->ig != NULL ? &g->walk : NULL);
 }
 
 static void
@@ -568,6 +571,7 @@ grep_release(struct grep *g)
 	pcre2_jit_stack_free(g->jstack);
 	pcre2_code_free(g->re);
 	pathglob_braces_free(g->globv);
+	ignore_free(g->ig);
 	free(g->globs);
 	free(g->buf);
 	buf_release(&g->line);
@@ -579,7 +583,6 @@ grep_search(struct grep *g, const struct tool_env *env, const char *abs,
     const char *rel, struct tool_out *out)
 {
 	struct buf err = BUF_INIT(4096);
-	struct ignore *ig;
 	struct stat st;
 
 	if (stat(abs, &st) == 0 && !S_ISDIR(st.st_mode)) {
@@ -591,11 +594,10 @@ grep_search(struct grep *g, const struct tool_env *env, const char *abs,
 		return;
 	}
 	g->baselen = strcmp(rel, ".") == 0 ? 0 : strlen(rel);
-	ig = ignore_new(env->root);
-	if (ignore_walk(ig, env->root, g->baselen ? rel : "", 0, grep_visit, g,
-	    NULL, &err) == -1)
+	g->ig = ignore_new(env->root);
+	if (ignore_walk(g->ig, env->root, g->baselen ? rel : "", 0, grep_visit, g,
+	    &g->walk, &err) == -1)
 		tool_out_error(out, "%s", buf_cstr(&err));
-	ignore_free(ig);
 	buf_release(&err);
 }
 

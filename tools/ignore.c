@@ -17,8 +17,6 @@
 
 /* A rule file larger than this is read only this far. */
 #define IGNORE_FILE_MAX		(1024 * 1024)
-/* Directory levels a walk holds open at once. */
-#define IGNORE_WALK_DEPTH	128
 
 enum ignore_kind {
 	IGNORE_LITERAL,		/* no wildcard: compare bytes */
@@ -585,6 +583,23 @@ ignore_match(struct ignore *ig, const char *rootpath, bool is_dir)
 		}
 	}
 	return false;
+}
+
+void
+ignore_notes(struct buf *out, const struct ignore *ig, const struct ignore_walk_stats *st)
+{
+	const char *n, *nl;
+
+	if (st != NULL && st->too_deep > 0)
+		buf_printf(out, "[%zu director%s deeper than %d levels not searched]\n",
+		    st->too_deep, st->too_deep == 1 ? "y" : "ies", IGNORE_WALK_DEPTH);
+	if (st != NULL && st->unreadable > 0)
+		buf_printf(out, "[%zu director%s could not be read]\n", st->unreadable,
+		    st->unreadable == 1 ? "y" : "ies");
+	for (n = ig != NULL ? ignore_note(ig) : NULL; n != NULL && *n != '\0'; n = nl + 1) {
+		nl = strchr(n, '\n');
+		buf_printf(out, "[%.*s]\n", (int)(nl - n), n);
+	}
 }
 
 /* the walk */

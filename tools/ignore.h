@@ -93,6 +93,18 @@ struct ignore_walk_stats {
 	size_t	 too_deep;	/* directories not entered past the depth limit */
 };
 
+/* The depth below which a walk does not descend (its too_deep). */
+#define IGNORE_WALK_DEPTH	128
+
+/*
+ * Append the lines a search tool adds after its results: directories a
+ * walk left out (deeper than the limit, unreadable: so an empty result
+ * is not taken for "nothing there") and configuration that was passed
+ * over.  ig and st may be NULL.
+ */
+void		 ignore_notes(struct buf *out, const struct ignore *ig,
+		    const struct ignore_walk_stats *st);
+
 /*
  * Walk the directory start (relative to the root, "" for the root; a
  * real path, as sandbox_resolve gives, since it is opened as it is) depth
