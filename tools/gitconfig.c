@@ -81,6 +81,14 @@ gc_bad(struct gitconfig_parser *ps, struct buf *err)
 }
 
 /* After "[": the section name, and a quoted subsection if any. */
+/* A line that ended too soon: the error is on the line just left. */
+static int
+gc_bad_at_end(struct gitconfig_parser *ps, bool eof, struct buf *err)
+{
+	ps->line -= !eof;
+	return gc_bad(ps, err);
+}
+
 static int
 gc_section(struct gitconfig_parser *ps, struct buf *err)
 {
@@ -91,7 +99,7 @@ gc_section(struct gitconfig_parser *ps, struct buf *err)
 	for (;;) {
 		c = gc_next(ps, &eof);
 		if (c == '\n')
-			return gc_bad(ps, err);
+			return gc_bad_at_end(ps, eof, err);
 		if (c == ']')
 			return ps->section.len > 0 ? 0 : gc_bad(ps, err);
 		if (c == ' ' || c == '\t')
@@ -108,13 +116,13 @@ gc_section(struct gitconfig_parser *ps, struct buf *err)
 	for (;;) {
 		c = gc_next(ps, &eof);
 		if (c == '\n')
-			return gc_bad(ps, err);
+			return gc_bad_at_end(ps, eof, err);
 		if (c == '"')
 			break;
 		if (c == '\\') {
 			c = gc_next(ps, &eof);
 			if (c == '\n')
-				return gc_bad(ps, err);
+				return gc_bad_at_end(ps, eof, err);
 		}
 		buf_putc(&ps->section, c);
 	}
@@ -142,10 +150,8 @@ gc_value(struct gitconfig_parser *ps, struct buf *err)
 	for (;;) {
 		c = gc_next(ps, &eof);
 		if (c == '\n') {
-			if (quote && !comment) {
-				ps->line -= !eof;
-				return gc_bad(ps, err);
-			}
+			if (quote && !comment)
+				return gc_bad_at_end(ps, eof, err);
 			return 0;
 		}
 		if (comment)
@@ -166,8 +172,8 @@ gc_value(struct gitconfig_parser *ps, struct buf *err)
 		}
 		if (c == '\\') {
 			c = gc_next(ps, &eof);
-			if (c == '\n' && !eof)
-				continue;	/* a continued line */
+			if (c == '\n')
+				continue;	/* a continued line (or the end) */
 			for (i = 0; i < sizeof gc_escapes / sizeof gc_escapes[0]; i++)
 				if (gc_escapes[i].in == c)
 					break;

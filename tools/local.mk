@@ -26,3 +26,8 @@ tests_test_diff_LDADD = $(TOOLS_LIBS)
 tests_test_edit_LDADD = $(TOOLS_LIBS)
 tests_test_search_LDADD = $(TOOLS_LIBS)
 tests_test_read_LDADD = $(TOOLS_LIBS)
+
+# The git-config reader and the rules found for a workspace, against real git.
+check_PROGRAMS += tests/test_ignore
+TESTS += tests/test_ignore
+tests_test_ignore_LDADD = $(TOOLS_LIBS)
