@@ -273,7 +273,8 @@ static bool
 perm_path_match(const char *pat, const struct perm_path *p)
 {
 	if (pat[0] == '/')
-		return p->abs != NULL && pathglob_match_or_parent(PATHGLOB_PERM, pat, p->abs);
+		return p->abs != NULL &&
+		    pathglob_match_or_parent(PATHGLOB_PERM, pat, p->abs);
 	if (p->rel == NULL)
 		return false;
 	if (strchr(pat, '/') == NULL)

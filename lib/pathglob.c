@@ -318,7 +318,8 @@ pathglob_match_any_name(enum pathglob_mode mode, const char *pat, const char *pa
 		end = strchr(name, '/');
 		if (end == NULL)
 			end = name + strlen(name);
-		if (end > name && pathglob_match(mode, pat, plen, name, (size_t)(end - name)))
+		if (end > name &&
+		    pathglob_match(mode, pat, plen, name, (size_t)(end - name)))
 			return true;
 		if (*end == '\0')
 			return false;

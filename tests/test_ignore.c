@@ -181,7 +181,11 @@ T_TEST(gitconfig_against_git)
 		T_EQ_STR(v, line);
 		free(v);
 	}
-	T_EQ_INT(gitconfig_get_file(abs_of("gc/none"), "core.excludesFile", &v, &err), 0);
+	free(path);
+	path = abs_of("gc/none");
+	T_EQ_INT(gitconfig_get_file(path, "core.excludesFile", &v, &err), 0);
+	free(path);
+	path = abs_of("gc/config");
 	puts_file("gc/config", "[core\n");
 	buf_reset(&err);
 	T_EQ_INT(gitconfig_get_file(path, "core.excludesFile", &v, &err), -1);
@@ -351,7 +355,7 @@ same_as_git(const char *rel)
 
 T_TEST(package_of_a_monorepo)
 {
-	char *dir;
+	char *dir, *top;
 	struct ignore *ig;
 
 	if (!git_ok)
@@ -359,7 +363,9 @@ T_TEST(package_of_a_monorepo)
 	make_monorepo();
 	dir = abs_of("mono/pkg");
 	ig = ignore_new(dir);
-	T_EQ_STR(ignore_top(ig), abs_of("mono"));
+	top = abs_of("mono");
+	T_EQ_STR(ignore_top(ig), top);
+	free(top);
 	T_OK(ignore_excludes(ig) != NULL && strstr(ignore_excludes(ig), "home/global-ignore"));
 	T_OK(ignore_match(ig, "node_modules", true));	/* the root's rule */
 	T_OK(!ignore_match(ig, "build", true));		/* anchored at the top */
@@ -383,7 +389,7 @@ T_TEST(package_of_a_monorepo)
 
 T_TEST(linked_worktree)
 {
-	char *dir;
+	char *dir, *top;
 	struct ignore *ig;
 
 	if (!git_ok)
@@ -399,7 +405,9 @@ T_TEST(linked_worktree)
 	puts_file("wt/pkg/kept.c", "s\n");
 	dir = abs_of("wt/pkg");
 	ig = ignore_new(dir);
-	T_EQ_STR(ignore_top(ig), abs_of("wt"));
+	top = abs_of("wt");
+	T_EQ_STR(ignore_top(ig), top);
+	free(top);
 	T_OK(ignore_match(ig, "secret.txt", false));		/* the main info/exclude */
 	T_OK(ignore_match(ig, "node_modules", true));
 	T_OK(ignore_match(ig, "c.swp", false));

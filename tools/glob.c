@@ -46,17 +46,6 @@ struct glob_state {
 	size_t		 cap;
 };
 
-static bool
-glob_wild(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
-			return true;
-	return false;
-}
-
 /* Length of the leading components of p that hold no wildcard. */
 static size_t
 glob_literal_dir(const char *p)
@@ -66,7 +55,7 @@ glob_literal_dir(const char *p)
 	while (i < n) {
 		const char *slash = memchr(p + i, '/', n - i);
 
-		if (slash == NULL || glob_wild(p + i, (size_t)(slash - p) - i))
+		if (slash == NULL || pathglob_has_wild(p + i, (size_t)(slash - p) - i))
 			break;
 		keep = (size_t)(slash - p);
 		i = keep + 1;
