@@ -270,7 +270,7 @@ have_git(void)
 
 /* What `git check-ignore` says of every path for an anchored pattern. */
 static int
-git_verdicts(const char *pat, bool *ignored, size_t n)
+git_verdicts(const char *pat, const char *const *paths, bool *ignored, size_t n)
 {
 	struct buf cmd = BUF_INIT(BUF_NOLIMIT), got = BUF_INIT(BUF_NOLIMIT);
 	char path[128], chunk[4096];
@@ -286,7 +286,7 @@ git_verdicts(const char *pat, bool *ignored, size_t n)
 	if ((f = fopen(path, "w")) == NULL)
 		return -1;
 	for (i = 0; i < n; i++)
-		fwrite(xpaths[i], 1, strlen(xpaths[i]) + 1, f);
+		fwrite(paths[i], 1, strlen(paths[i]) + 1, f);
 	fclose(f);
 	buf_printf(&cmd, "cd %s/repo && git check-ignore --no-index -z --stdin < ../paths", xdir);
 	f = popen(buf_cstr(&cmd), "r");
@@ -298,7 +298,7 @@ git_verdicts(const char *pat, bool *ignored, size_t n)
 		ignored[i] = false;
 	for (k = 0; k < got.len; k += strlen(got.data + k) + 1)
 		for (i = 0; i < n; i++)
-			if (strcmp(got.data + k, xpaths[i]) == 0)
+			if (strcmp(got.data + k, paths[i]) == 0)
 				ignored[i] = true;
 	buf_release(&cmd);
 	buf_release(&got);
@@ -325,7 +325,7 @@ T_TEST(gitignore_mode_against_git)
 	snprintf(cmd, sizeof cmd, "mkdir %s/repo && git init -q %s/repo", xdir, xdir);
 	T_EQ_INT(system(cmd), 0);
 	for (p = 0; xpats[p] != NULL; p++) {
-		if (git_verdicts(xpats[p], ignored, n) == -1) {
+		if (git_verdicts(xpats[p], xpaths, ignored, n) == -1) {
 			T_FAIL("cannot run git for %s", xpats[p]);
 			break;
 		}
@@ -343,6 +343,79 @@ T_TEST(gitignore_mode_against_git)
 	    checked, yes, bad);
 	T_EQ_INT(bad, 0);
 	T_OK(yes > 100 && yes < checked - 100);
+}
+
+/* A small generator with a fixed seed, so every run checks the same cases. */
+static unsigned long rng = 20261201;
+
+static size_t
+pick(size_t n)
+{
+	rng = rng * 6364136223846793005UL + 1442695040888963407UL;
+	return (size_t)(rng >> 33) % n;
+}
+
+static void
+random_text(struct buf *b, const char *const *alphabet, size_t nalpha, size_t maxlen)
+{
+	size_t len = 1 + pick(maxlen), i;
+
+	buf_reset(b);
+	for (i = 0; i < len; i++)
+		buf_puts(b, alphabet[pick(nalpha)]);
+}
+
+/* Generated patterns and paths: any disagreement with git fails. */
+T_TEST(gitignore_mode_against_git_generated)
+{
+	static const char *const palpha[] = {
+		"a", "b", "a", "b", "*", "*", "**", "?", "[", "]", "!", "^", "-", "/",
+		"\\", ":", "[:alpha:]", "[:digit:]", "\xc3\xa9", "x", "/**/", "**/",
+	};
+	static const char *const salpha[] = {
+		"a", "b", "a", "b", "/", "-", "]", "[", ":", "!", "x", "\xc3\xa9", "7", "\\",
+		"*", "?",
+	};
+	enum { NPATHS = 40, NPATS = 250 };
+	char *paths[NPATHS];
+	bool ignored[NPATHS];
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	size_t i, p, bad = 0, yes = 0;
+
+	if (!have_git())
+		return;
+	for (i = 0; i < NPATHS; i++) {
+		/* A path git takes: no empty component, no "/" at either end, no ":" (magic) first. */
+		do
+			random_text(&b, salpha, sizeof salpha / sizeof salpha[0], 6);
+		while (b.data[0] == '/' || b.data[0] == ':' || b.data[b.len - 1] == '/' ||
+		    strstr(b.data, "//"));
+		paths[i] = buf_detach(&b, NULL);
+	}
+	for (p = 0; p < NPATS; p++) {
+		do
+			random_text(&b, palpha, sizeof palpha / sizeof palpha[0], 5);
+		while (b.data[b.len - 1] == '/');	/* that would mean directories only */
+		if (git_verdicts(buf_cstr(&b), (const char *const *)paths, ignored, NPATHS) == -1) {
+			T_FAIL("cannot run git");
+			break;
+		}
+		for (i = 0; i < NPATHS; i++) {
+			bool m = pathglob_match_or_parent(PATHGLOB_GITIGNORE, buf_cstr(&b), paths[i]);
+
+			yes += ignored[i];
+			if (m != ignored[i] && bad++ < 20)
+				T_FAIL("\"%s\" against \"%s\": git says %s", buf_cstr(&b), paths[i],
+				    ignored[i] ? "ignored" : "not ignored");
+		}
+	}
+	printf("# %d generated patterns against %d paths: %zu ignored by git, %zu disagree\n",
+	    NPATS, NPATHS, yes, bad);
+	T_EQ_INT(bad, 0);
+	T_OK(yes > 50);
+	for (i = 0; i < NPATHS; i++)
+		free(paths[i]);
+	buf_release(&b);
 	nftw(xdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -361,5 +434,6 @@ main(void)
 	T_RUN(no_blowup);
 	T_RUN(braces);
 	T_RUN(gitignore_mode_against_git);
+	T_RUN(gitignore_mode_against_git_generated);
 	return t_done();
 }
