@@ -421,6 +421,7 @@ T_TEST(linked_worktree)
 T_TEST(excludes_file_lookup)
 {
 	char *dir = abs_of("mono/pkg"), *xdg = abs_of("xdg"), *home = abs_of("home");
+	char *other = abs_of("other.gitconfig");
 	struct ignore *ig;
 
 	if (!git_ok)
@@ -457,10 +458,25 @@ T_TEST(excludes_file_lookup)
 	/* The repository's own config wins over the user's. */
 	sh("cd %s/mono && git config core.excludesFile repo-ignore", root);
 	puts_file("mono/repo-ignore", "*.repo\n");
+	puts_file("mono/pkg/q.repo", "q\n");
+	puts_file("mono/pkg/repo-ignore", "*.cfg\n");	/* not this one: it starts at the top */
 	ig = ignore_new(dir);
 	T_OK(strstr(ignore_excludes(ig), "mono/repo-ignore") != NULL);
+	T_OK(ignore_match(ig, "q.repo", false));
 	ignore_free(ig);
+	same_as_git("mono/pkg");
 	sh("cd %s/mono && git config --unset core.excludesFile", root);
+	/* GIT_CONFIG_GLOBAL stands for both user files. */
+	puts_file("other.gitconfig", "[core]\n\texcludesFile = ~/other-ignore\n");
+	puts_file("home/other-ignore", "*.other\n");
+	puts_file("mono/pkg/w.other", "w\n");
+	setenv("GIT_CONFIG_GLOBAL", other, 1);
+	ig = ignore_new(dir);
+	T_OK(ignore_match(ig, "w.other", false));
+	T_OK(!ignore_match(ig, "z.cfg", false));
+	ignore_free(ig);
+	same_as_git("mono/pkg");
+	unsetenv("GIT_CONFIG_GLOBAL");
 	/* A broken ~/.gitconfig is passed over with a note. */
 	puts_file("home/.gitconfig", "[core]\n\texcludesFile = \"open\n");
 	ig = ignore_new(dir);
@@ -473,6 +489,7 @@ out:
 	free(dir);
 	free(xdg);
 	free(home);
+	free(other);
 }
 
 T_TEST(outside_a_repository)
@@ -558,6 +575,7 @@ main(void)
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	unsetenv("GIT_DIR");
 	unsetenv("GIT_WORK_TREE");
+	unsetenv("GIT_CONFIG_GLOBAL");
 	git_ok = system("git --version >/dev/null 2>&1") == 0;
 	if (!git_ok)
 		printf("# git not found: the repository cases are skipped\n");

@@ -374,8 +374,9 @@ ignore_env(const char *name)
 
 /*
  * The user's excludes file, as git finds it: core.excludesFile from the
- * system, XDG, ~/.gitconfig and repository configuration (the last one
- * set wins), else $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore.
+ * system, XDG, ~/.gitconfig (or $GIT_CONFIG_GLOBAL instead of those two)
+ * and repository configuration (the last one set wins), else
+ * $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore.
  * A configuration file git would refuse leaves a note and is passed over.
  */
 static char *
@@ -388,12 +389,16 @@ ignore_excludes_file(struct ignore *ig)
 
 	if (ignore_env("GIT_CONFIG_NOSYSTEM") == NULL)
 		files[n++] = xstrdup("/etc/gitconfig");
-	if (xdg != NULL)
-		files[n++] = ignore_join(xdg, "git/config");
-	else if (home != NULL)
-		files[n++] = ignore_join(home, ".config/git/config");
-	if (home != NULL)
-		files[n++] = ignore_join(home, ".gitconfig");
+	if (ignore_env("GIT_CONFIG_GLOBAL") != NULL)
+		files[n++] = xstrdup(ignore_env("GIT_CONFIG_GLOBAL"));
+	else {
+		if (xdg != NULL)
+			files[n++] = ignore_join(xdg, "git/config");
+		else if (home != NULL)
+			files[n++] = ignore_join(home, ".config/git/config");
+		if (home != NULL)
+			files[n++] = ignore_join(home, ".gitconfig");
+	}
 	if (ig->commondir != NULL)
 		files[n++] = ignore_join(ig->commondir, "config");
 	for (i = 0; i < n; i++) {

@@ -42,7 +42,8 @@ struct ignore;
  * A matcher for the tree at root (an absolute real path; copied).  Finds
  * the repository and reads the excludes file, info/exclude and the
  * .gitignore files from the top down to root now, the others when a path
- * below their directory is first matched.  Uses HOME, XDG_CONFIG_HOME and
+ * below their directory is first matched.  Uses HOME, XDG_CONFIG_HOME,
+ * GIT_CONFIG_GLOBAL and
  * GIT_CONFIG_NOSYSTEM.  Never fails: unreadable rule files count as
  * empty, a configuration file git would refuse is passed over with a note.
  */
