@@ -43,9 +43,9 @@ struct ignore;
  * the repository and reads the excludes file, info/exclude and the
  * .gitignore files from the top down to root now, the others when a path
  * below their directory is first matched.  Uses HOME, XDG_CONFIG_HOME,
- * GIT_CONFIG_GLOBAL and
- * GIT_CONFIG_NOSYSTEM.  Never fails: unreadable rule files count as
- * empty, a configuration file git would refuse is passed over with a note.
+ * GIT_CONFIG_GLOBAL and GIT_CONFIG_NOSYSTEM.  Never fails: unreadable
+ * rule files count as empty, a configuration file git would refuse is
+ * passed over with a note.
  */
 struct ignore	*ignore_new(const char *root);
 void		 ignore_free(struct ignore *);
