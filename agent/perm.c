@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "json.h"
 #include "patch.h"
+#include "pathglob.h"
 #include "perm.h"
 #include "sandbox.h"
 #include "shparse.h"
@@ -218,160 +219,17 @@ perm_list_name(enum perm_list list)
  * Matching.
  */
 
-enum { PG_MATCH, PG_NOMATCH, PG_ABORT_ALL, PG_ABORT_TO_STARSTAR };
-
-/* One [...] class at *pp against c; *pp is left on the closing ']'. */
-static bool
-pg_class(const char **pp, char c)
-{
-	const char *p = *pp + 1;
-	bool neg = false, hit = false;
-
-	if (*p == '!' || *p == '^') {
-		neg = true;
-		p++;
-	}
-	do {
-		char lo = *p, hi;
-
-		if (lo == '\0')
-			break;
-		if (lo == '\\' && p[1] != '\0')
-			lo = *++p;
-		hi = lo;
-		if (p[1] == '-' && p[2] != ']' && p[2] != '\0') {
-			hi = p[2];
-			p += 2;
-			if (hi == '\\' && p[1] != '\0')
-				hi = *++p;
-		}
-		if (c >= lo && c <= hi)
-			hit = true;
-		p++;
-	} while (*p != ']');
-	*pp = *p == ']' ? p : p - 1;
-	return hit != neg && c != '/';
-}
-
-/*
- * A path glob.  The abort results prune the search as in wildmatch: once
- * the text runs out, or a single star meets a '/', no later start can do
- * better, which keeps hostile patterns from taking exponential time.
- */
-static int
-pg_match(const char *p, const char *s)
-{
-	const char *t;
-	int r;
-
-	for (; *p != '\0'; p++, s++) {
-		if (*s == '\0' && *p != '*')
-			return PG_ABORT_ALL;
-		switch (*p) {
-		case '\\':
-			if (p[1] != '\0')
-				p++;
-			if (*s != *p)
-				return PG_NOMATCH;
-			break;
-		case '?':
-			if (*s == '/')
-				return PG_NOMATCH;
-			break;
-		case '[':
-			if (!pg_class(&p, *s))
-				return PG_NOMATCH;
-			break;
-		case '*':
-			if (p[1] == '*') {
-				while (*p == '*')
-					p++;
-				if (*p == '\0')
-					return PG_MATCH;
-				/* "**" then "/": zero or more whole directories. */
-				if (*p == '/') {
-					for (t = s; *t != '\0'; t++) {
-						if (t != s && t[-1] != '/')
-							continue;
-						r = pg_match(p + 1, t);
-						if (r == PG_MATCH || r == PG_ABORT_ALL)
-							return r;
-					}
-					return t == s && pg_match(p + 1, t) == PG_MATCH ?
-					    PG_MATCH : PG_ABORT_ALL;
-				}
-				for (t = s;; t++) {
-					r = pg_match(p, t);
-					if (r == PG_MATCH || r == PG_ABORT_ALL)
-						return r;
-					if (*t == '\0')
-						return PG_ABORT_ALL;
-				}
-			}
-			p++;
-			if (*p == '\0')
-				return strchr(s, '/') != NULL ? PG_ABORT_TO_STARSTAR : PG_MATCH;
-			for (t = s;; t++) {
-				r = pg_match(p, t);
-				if (r != PG_NOMATCH)
-					return r;
-				if (*t == '\0')
-					return PG_ABORT_ALL;
-				if (*t == '/')
-					return PG_ABORT_TO_STARSTAR;
-			}
-		default:
-			if (*s != *p)
-				return PG_NOMATCH;
-			break;
-		}
-	}
-	return *s == '\0' ? PG_MATCH : PG_NOMATCH;
-}
-
-/* Does the glob match path or one of the directories it lies in? */
-static bool
-pg_match_or_parent(const char *pat, const char *path)
-{
-	char *copy = xstrdup(path), *slash;
-	bool hit = pg_match(pat, copy) == PG_MATCH;
-
-	while (!hit && (slash = strrchr(copy, '/')) != NULL && slash != copy) {
-		*slash = '\0';
-		hit = pg_match(pat, copy) == PG_MATCH;
-	}
-	free(copy);
-	return hit;
-}
-
-/* A pattern without '/' matches any one name along the path. */
-static bool
-pg_match_any_name(const char *pat, const char *path)
-{
-	char *copy = xstrdup(path), *name, *next;
-	bool hit = false;
-
-	for (name = copy; !hit && name != NULL; name = next) {
-		next = strchr(name, '/');
-		if (next != NULL)
-			*next++ = '\0';
-		if (*name != '\0')
-			hit = pg_match(pat, name) == PG_MATCH;
-	}
-	free(copy);
-	return hit;
-}
-
 static bool
 perm_path_match(const char *pat, const struct perm_path *p)
 {
 	if (pat[0] == '/')
-		return p->abs != NULL && pg_match_or_parent(pat, p->abs);
+		return p->abs != NULL &&
+		    pathglob_match_or_parent(PATHGLOB_PERM, pat, p->abs);
 	if (p->rel == NULL)
 		return false;
 	if (strchr(pat, '/') == NULL)
-		return pg_match_any_name(pat, p->rel);
-	return pg_match_or_parent(pat, p->rel);
+		return pathglob_match_any_name(PATHGLOB_PERM, pat, p->rel);
+	return pathglob_match_or_parent(PATHGLOB_PERM, pat, p->rel);
 }
 
 /*
@@ -626,7 +484,7 @@ static bool
 rule_path_match(const struct perm_rule *r, const struct perm_path *p)
 {
 	if (r->anchor == PERM_ANCHOR_ROOT && strchr(r->pattern, '/') == NULL)
-		return p->rel != NULL && pg_match_or_parent(r->pattern, p->rel);
+		return p->rel != NULL && pathglob_match_or_parent(PATHGLOB_PERM, r->pattern, p->rel);
 	return perm_path_match(r->pattern, p);
 }
 

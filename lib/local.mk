@@ -6,7 +6,8 @@ libtandem_lib_a_SOURCES = \
 	lib/utf8.c lib/utf8.h \
 	lib/json.c lib/json.h \
 	lib/sha256.c lib/sha256.h \
-	lib/redact.c lib/redact.h
+	lib/redact.c lib/redact.h \
+	lib/pathglob.c lib/pathglob.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
@@ -20,3 +21,8 @@ tests_test_buf_LDADD = $(LIB_LIBS)
 tests_test_ev_LDADD = $(LIB_LIBS)
 tests_test_utf8_LDADD = $(LIB_LIBS)
 tests_test_json_LDADD = $(LIB_LIBS)
+
+# The one path-glob matcher, each mode on its own and against real git.
+check_PROGRAMS += tests/test_pathglob
+TESTS += tests/test_pathglob
+tests_test_pathglob_LDADD = $(LIB_LIBS)

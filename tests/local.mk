@@ -21,6 +21,8 @@ IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/confine.sh
+# Ignore rules as git has them, against git ls-files.
+IT_TESTS += tests/it/ignore.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.

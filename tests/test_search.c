@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "ignore.h"
+#include "pathglob.h"
 #include "tool.h"
 #include "xalloc.h"
 #include "t.h"
@@ -98,7 +99,7 @@ rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return 0;
 }
 
-/* ignore_fnmatch */
+/* pathglob in the glob tool's mode */
 
 static const struct {
 	const char	*pat;
@@ -154,11 +155,11 @@ T_TEST(fnmatch_table)
 	size_t i;
 
 	for (i = 0; i < sizeof fn_cases / sizeof fn_cases[0]; i++) {
-		bool m = ignore_fnmatch(fn_cases[i].pat, strlen(fn_cases[i].pat),
+		bool m = pathglob_match(PATHGLOB_TOOL, fn_cases[i].pat, strlen(fn_cases[i].pat),
 		    fn_cases[i].path, strlen(fn_cases[i].path));
 
 		if (m != fn_cases[i].match)
-			T_FAIL("ignore_fnmatch(\"%s\", \"%s\") == %d", fn_cases[i].pat,
+			T_FAIL("pathglob_match(TOOL, \"%s\", \"%s\") == %d", fn_cases[i].pat,
 			    fn_cases[i].path, m);
 	}
 }
@@ -176,7 +177,7 @@ T_TEST(fnmatch_no_blowup)
 	for (i = 0; i < 20; i++)
 		buf_puts(&pat, "**/a*/");
 	buf_puts(&pat, "b");
-	T_OK(!ignore_fnmatch(pat.data, pat.len, path.data, path.len));
+	T_OK(!pathglob_match(PATHGLOB_TOOL, pat.data, pat.len, path.data, path.len));
 	T_OK((double)(clock() - t0) / CLOCKS_PER_SEC < 1.0);
 	buf_release(&path);
 	buf_release(&pat);
@@ -188,15 +189,15 @@ T_TEST(braces)
 	char **v;
 	int n;
 
-	n = ignore_braces("src/*.{c,h}", 16, &v, &err);
+	n = pathglob_braces("src/*.{c,h}", 16, &v, &err);
 	T_EQ_INT(n, 2);
 	if (n == 2) {
 		T_EQ_STR(v[0], "src/*.c");
 		T_EQ_STR(v[1], "src/*.h");
 		T_OK(v[2] == NULL);
 	}
-	ignore_braces_free(v);
-	n = ignore_braces("{a,b{1,2}}x{,y}", 16, &v, &err);
+	pathglob_braces_free(v);
+	n = pathglob_braces("{a,b{1,2}}x{,y}", 16, &v, &err);
 	T_EQ_INT(n, 6);
 	if (n == 6) {
 		T_EQ_STR(v[0], "ax");
@@ -204,17 +205,17 @@ T_TEST(braces)
 		T_EQ_STR(v[2], "b1x");
 		T_EQ_STR(v[5], "b2xy");
 	}
-	ignore_braces_free(v);
-	n = ignore_braces("plain\\{x}", 16, &v, &err);
+	pathglob_braces_free(v);
+	n = pathglob_braces("plain\\{x}", 16, &v, &err);
 	T_EQ_INT(n, 1);
 	if (n == 1)
 		T_EQ_STR(v[0], "plain\\{x}");
-	ignore_braces_free(v);
-	T_EQ_INT(ignore_braces("a{b,c", 16, &v, &err), -1);
+	pathglob_braces_free(v);
+	T_EQ_INT(pathglob_braces("a{b,c", 16, &v, &err), -1);
 	T_CONTAINS(buf_cstr(&err), "unbalanced");
 	T_OK(v == NULL);
 	buf_reset(&err);
-	T_EQ_INT(ignore_braces("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	T_EQ_INT(pathglob_braces("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
 	    "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", 64, &v, &err), -1);
 	T_CONTAINS(buf_cstr(&err), "more than 64");
 	buf_release(&err);

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "ignore.h"
+#include "pathglob.h"
 #include "json.h"
 #include "sandbox.h"
 #include "tool.h"
@@ -46,17 +47,6 @@ struct glob_state {
 	size_t		 cap;
 };
 
-static bool
-glob_wild(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
-			return true;
-	return false;
-}
-
 /* Length of the leading components of p that hold no wildcard. */
 static size_t
 glob_literal_dir(const char *p)
@@ -66,7 +56,7 @@ glob_literal_dir(const char *p)
 	while (i < n) {
 		const char *slash = memchr(p + i, '/', n - i);
 
-		if (slash == NULL || glob_wild(p + i, (size_t)(slash - p) - i))
+		if (slash == NULL || pathglob_has_wild(p + i, (size_t)(slash - p) - i))
 			break;
 		keep = (size_t)(slash - p);
 		i = keep + 1;
@@ -157,7 +147,7 @@ glob_dir_viable(const struct glob_state *gs, const char *sub, size_t sublen)
 		}
 		if (!star && k < depth)
 			continue;	/* the pattern ends above this directory */
-		if (k == 0 || ignore_fnmatch(p, (size_t)(c - 1 - p), sub,
+		if (k == 0 || pathglob_match(PATHGLOB_TOOL, p, (size_t)(c - 1 - p), sub,
 		    glob_comps(sub, sublen, k)))
 			return true;
 	}
@@ -182,7 +172,7 @@ glob_visit(void *arg, const struct ignore_entry *e)
 	if (e->type != IGNORE_FILE && e->type != IGNORE_LINK)
 		return IGNORE_CONTINUE;
 	for (i = 0; i < gs->npats; i++)
-		if (ignore_fnmatch(gs->pats[i], strlen(gs->pats[i]), sub, sublen))
+		if (pathglob_match(PATHGLOB_TOOL, gs->pats[i], strlen(gs->pats[i]), sub, sublen))
 			break;
 	if (i == gs->npats)
 		return IGNORE_CONTINUE;
@@ -333,13 +323,14 @@ glob_dots(const char *p)
 
 static void
 glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
-    const char *base, const struct ignore_walk_stats *st)
+    const char *base, const struct ignore_walk_stats *st, const struct ignore *ig)
 {
 	size_t i;
 
 	buf_reset(&out->text);
 	if (gs->nhits == 0) {
-		buf_printf(&out->text, "No files match %s in %s", pattern, base);
+		buf_printf(&out->text, "No files match %s in %s%s", pattern, base,
+		    st->too_deep > 0 ? " down to the depth limit" : "");
 		if (strchr(pattern, '/') == NULL && strncmp(pattern, "**", 2) != 0)
 			buf_printf(&out->text, " (a pattern without \"/\" matches only"
 			    " that directory's own files; try **/%s)", pattern);
@@ -348,6 +339,7 @@ glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
 			    st->hidden, st->hidden == 1 ? "y" : "ies");
 		buf_putc(&out->text, '\n');
 		tool_note_denied(&out->text, gs->denied);
+		ignore_notes(&out->text, ig, st);
 		return;
 	}
 	for (i = 0; i < gs->nhits; i++)
@@ -366,6 +358,7 @@ glob_print(struct glob_state *gs, struct tool_out *out, const char *pattern,
 		buf_printf(&out->text, "[%zu of %zu matching files shown, newest first;"
 		    " narrow the pattern or give a path to see the rest]\n", i, gs->nhits);
 	tool_note_denied(&out->text, gs->denied);
+	ignore_notes(&out->text, ig, st);
 }
 
 /* Paths in messages may hold any bytes, but the model must get UTF-8. */
@@ -408,7 +401,7 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	}
 	if ((clean = glob_clean(env->root, pattern, &base, out)) == NULL)
 		goto out;
-	if ((n = ignore_braces(clean, GLOB_ALTS, &gs.pats, &err)) == -1) {
+	if ((n = pathglob_braces(clean, GLOB_ALTS, &gs.pats, &err)) == -1) {
 		tool_out_error(out, "%s", buf_cstr(&err));
 		goto out;
 	}
@@ -433,10 +426,10 @@ glob_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 		ig = start[0] == '/' ? NULL : ignore_new(env->root);
 		ignore_walk_fd(ig, fd, start, max_depth, glob_visit, &gs, &st);
 	}
-	glob_print(&gs, out, pattern, base, &st);
+	glob_print(&gs, out, pattern, base, &st, ig);
 out:
 	ignore_free(ig);
-	ignore_braces_free(gs.pats);
+	pathglob_braces_free(gs.pats);
 	buf_release(&gs.paths);
 	free(gs.hits);
 	buf_release(&err);

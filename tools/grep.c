@@ -23,6 +23,7 @@
 
 #include "buf.h"
 #include "ignore.h"
+#include "pathglob.h"
 #include "json.h"
 #include "sandbox.h"
 #include "tool.h"
@@ -78,6 +79,8 @@ struct grep {
 	size_t		 searched;
 	size_t		 binary;
 	size_t		 unreadable;
+	struct ignore	*ig;		/* the rules of a tree search */
+	struct ignore_walk_stats walk;
 	size_t		 failed;	/* files where the pattern hit a limit */
 	size_t		 denied;	/* files and directories the deny rules cover */
 	const struct tool_env *env;
@@ -174,7 +177,7 @@ grep_globs(struct grep *g, const char *glob, struct tool_out *out)
 
 	if (glob == NULL || glob[0] == '\0')
 		return 0;
-	n = ignore_braces(glob, GREP_ALTS, &g->globv, &err);
+	n = pathglob_braces(glob, GREP_ALTS, &g->globv, &err);
 	if (n == -1) {
 		tool_out_error(out, "glob: %s", buf_cstr(&err));
 		buf_release(&err);
@@ -211,8 +214,8 @@ grep_glob_ok(const struct grep *g, const char *path, size_t pathlen, const char 
 
 	for (i = 0; i < g->nglobs; i++) {
 		const struct grep_glob *gl = &g->globs[i];
-		bool m = gl->path ? ignore_fnmatch(gl->pat, gl->len, sub, sublen) :
-		    ignore_fnmatch(gl->pat, gl->len, name, namelen);
+		bool m = gl->path ? pathglob_match(PATHGLOB_TOOL, gl->pat, gl->len, sub, sublen) :
+		    pathglob_match(PATHGLOB_TOOL, gl->pat, gl->len, name, namelen);
 
 		if (m && gl->negate)
 			return false;
@@ -565,6 +568,7 @@ grep_notes(struct grep *g, const char *pattern, const char *where)
 		    g->failed == 1 ? "" : "s", (char *)msg);
 	}
 	tool_note_denied(g->out, g->denied);
+	ignore_notes(g->out, g->ig, g->ig != NULL ? &g->walk : NULL);
 }
 
 static void
@@ -574,7 +578,8 @@ grep_release(struct grep *g)
 	pcre2_match_context_free(g->mctx);
 	pcre2_jit_stack_free(g->jstack);
 	pcre2_code_free(g->re);
-	ignore_braces_free(g->globv);
+	pathglob_braces_free(g->globv);
+	ignore_free(g->ig);
 	free(g->globs);
 	free(g->buf);
 	buf_release(&g->line);
@@ -586,7 +591,6 @@ grep_search(struct grep *g, const struct tool_env *env, const struct sandbox_at 
     struct tool_out *out)
 {
 	struct buf err = BUF_INIT(4096);
-	struct ignore *ig;
 	int fd;
 
 	if (!S_ISDIR(at->st.st_mode)) {
@@ -609,9 +613,8 @@ grep_search(struct grep *g, const struct tool_env *env, const struct sandbox_at 
 	}
 	g->baselen = strcmp(at->rel, ".") == 0 ? 0 : strlen(at->rel);
 	/* an extra root has no .gitignore of the workspace's */
-	ig = at->rel[0] == '/' ? NULL : ignore_new(env->root);
-	ignore_walk_fd(ig, fd, g->baselen ? at->rel : "", 0, grep_visit, g, NULL);
-	ignore_free(ig);
+	g->ig = at->rel[0] == '/' ? NULL : ignore_new(env->root);
+	ignore_walk_fd(g->ig, fd, g->baselen ? at->rel : "", 0, grep_visit, g, &g->walk);
 	buf_release(&err);
 }
 

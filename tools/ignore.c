@@ -1,30 +1,27 @@
 /* .gitignore rules, the ignoring tree walk and glob matching: see ignore.h. */
 #include "autoconf.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "gitconfig.h"
 #include "ignore.h"
-#include "utf8.h"
+#include "pathglob.h"
 #include "xalloc.h"
 
 /* A rule file larger than this is read only this far. */
 #define IGNORE_FILE_MAX		(1024 * 1024)
-/* Directory levels a walk holds open at once. */
-#define IGNORE_WALK_DEPTH	128
 
 enum ignore_kind {
 	IGNORE_LITERAL,		/* no wildcard: compare bytes */
 	IGNORE_SUFFIX,		/* "*" then a literal: compare the tail */
-	IGNORE_GLOB		/* anything else: ignore_fnmatch */
+	IGNORE_GLOB		/* anything else: pathglob's gitignore mode */
 };
 
 struct ignore_pat {
@@ -41,7 +38,7 @@ struct ignore_pat {
 
 /* The rules of one directory's .gitignore (or of info/exclude). */
 struct ignore_frame {
-	char		*dir;		/* relative to the root; "" for the root */
+	char		*dir;		/* relative to the top; "" for the top */
 	size_t		 dirlen;
 	char		*text;		/* the file, patterns point into it */
 	struct ignore_pat *pats;
@@ -50,366 +47,26 @@ struct ignore_frame {
 
 struct ignore {
 	char		*root;
-	/* 0: info/exclude, 1: the root's .gitignore, then one per level. */
+	char		*top;		/* the repository's top, or the root */
+	char		*prefix;	/* the root relative to top: "" or "pkg/a" */
+	char		*gitdir;	/* NULL outside a repository */
+	char		*commondir;	/* where info/exclude is: gitdir or its commondir */
+	char		*excludes;	/* the excludes file in use, if any */
+	/*
+	 * 0: the excludes file, 1: info/exclude, 2: the top's .gitignore,
+	 * then one per level down to the root (together the nbase frames
+	 * that stay), then one per level below the root as matching goes.
+	 */
 	struct ignore_frame *frames;
 	size_t		 nframes;
+	size_t		 nbase;
 	size_t		 cap;
 	struct buf	 scratch;
+	struct buf	 full;		/* a path relative to the top */
+	struct buf	 note;
 };
-
-/* glob matching */
-
-static size_t
-ignore_charlen(const char *s, const char *se)
-{
-	uint32_t cp;
-	size_t n = utf8_decode(s, (size_t)(se - s), &cp);
-
-	return n ? n : 1;
-}
-
-/* One code point at *pp (honouring a backslash escape), advancing *pp. */
-static uint32_t
-ignore_class_char(const char **pp, const char *pe)
-{
-	const char *p = *pp;
-	uint32_t cp;
-	size_t n;
-
-	if (*p == '\\' && p + 1 < pe)
-		p++;
-	n = utf8_decode(p, (size_t)(pe - p), &cp);
-	*pp = p + (n ? n : 1);
-	return cp;
-}
-
-static const struct {
-	const char	*name;
-	int		(*fn)(int);
-} ignore_classes[] = {
-	{ "alnum", isalnum }, { "alpha", isalpha }, { "blank", isblank },
-	{ "cntrl", iscntrl }, { "digit", isdigit }, { "graph", isgraph },
-	{ "lower", islower }, { "print", isprint }, { "punct", ispunct },
-	{ "space", isspace }, { "upper", isupper }, { "xdigit", isxdigit },
-};
-
-/* A "[:name:]" at p: 1 and *pp past it if c is in the class, 0 if not, -1 if no class. */
-static int
-ignore_posix_class(const char **pp, const char *pe, uint32_t c)
-{
-	const char *p = *pp + 2, *end;
-	size_t i, n;
-
-	for (end = p; end + 1 < pe && !(end[0] == ':' && end[1] == ']'); end++)
-		;
-	if (end + 1 >= pe)
-		return -1;
-	n = (size_t)(end - p);
-	for (i = 0; i < sizeof ignore_classes / sizeof ignore_classes[0]; i++) {
-		if (strlen(ignore_classes[i].name) == n &&
-		    memcmp(ignore_classes[i].name, p, n) == 0) {
-			*pp = end + 2;
-			return c < 128 && ignore_classes[i].fn((int)c) ? 1 : 0;
-		}
-	}
-	*pp = end + 2;
-	return 0;
-}
-
-/*
- * Match the bracket expression at *pp against c.  Returns 1 (match), 0 (no
- * match) or -1 (unterminated: the "[" is an ordinary character); on 0 or 1
- * *pp is moved past the "]".
- */
-static int
-ignore_class(const char **pp, const char *pe, uint32_t c)
-{
-	const char *q = *pp + 1;
-	bool negate = false, matched = false, first = true;
-
-	if (q < pe && (*q == '!' || *q == '^')) {
-		negate = true;
-		q++;
-	}
-	while (q < pe && (*q != ']' || first)) {
-		uint32_t lo, hi;
-
-		first = false;
-		if (*q == '[' && q + 1 < pe && q[1] == ':') {
-			int r = ignore_posix_class(&q, pe, c);
-
-			if (r == 1)
-				matched = true;
-			if (r != -1)
-				continue;
-		}
-		lo = ignore_class_char(&q, pe);
-		hi = lo;
-		if (q + 1 < pe && *q == '-' && q[1] != ']') {
-			q++;
-			hi = ignore_class_char(&q, pe);
-		}
-		if (c >= lo && c <= hi)
-			matched = true;
-	}
-	if (q >= pe)
-		return -1;
-	*pp = q + 1;
-	return matched != negate;
-}
-
-/* One pattern character at *pp against s: the bytes of s it takes, 0 if none. */
-static size_t
-ignore_one(const char **pp, const char *pe, const char *s, const char *se)
-{
-	const char *p = *pp;
-	size_t n = ignore_charlen(s, se);
-	uint32_t c;
-
-	switch (*p) {
-	case '?':
-		*pp = p + 1;
-		return n;
-	case '[':
-		utf8_decode(s, (size_t)(se - s), &c);
-		switch (ignore_class(pp, pe, c)) {
-		case 1:
-			return n;
-		case 0:
-			return 0;
-		default:
-			break;
-		}
-		break;
-	case '\\':
-		if (p + 1 < pe)
-			p++;
-		break;
-	default:
-		break;
-	}
-	*pp = p + 1;
-	return *p == *s ? 1 : 0;
-}
-
-/* One path component against one pattern component (no "/" in either). */
-static bool
-ignore_segment(const char *p, const char *pe, const char *s, const char *se)
-{
-	const char *star_p = NULL, *star_s = NULL;
-
-	while (s < se) {
-		const char *np = p;
-		size_t n;
-
-		if (p < pe && *p == '*') {
-			while (p < pe && *p == '*')
-				p++;
-			if (p == pe)
-				return true;
-			star_p = p;
-			star_s = s;
-			continue;
-		}
-		if (p < pe && (n = ignore_one(&np, pe, s, se)) > 0) {
-			p = np;
-			s += n;
-			continue;
-		}
-		if (star_p == NULL)
-			return false;
-		star_s += ignore_charlen(star_s, se);
-		p = star_p;
-		s = star_s;
-	}
-	while (p < pe && *p == '*')
-		p++;
-	return p == pe;
-}
-
-static const char *
-ignore_comp_end(const char *s, const char *se)
-{
-	const char *e = memchr(s, '/', (size_t)(se - s));
-
-	return e ? e : se;
-}
-
-static bool
-ignore_is_starstar(const char *p, const char *pe)
-{
-	return ignore_comp_end(p, pe) - p == 2 && p[0] == '*' && p[1] == '*';
-}
-
-/*
- * Components are matched like characters in a glob, "**" being the star:
- * on a mismatch only the latest "**" needs to take one more component,
- * which keeps the match linear in the number of components.
- */
-bool
-ignore_fnmatch(const char *pat, size_t patlen, const char *path, size_t pathlen)
-{
-	const char *p = pat, *pe = pat + patlen, *s = path, *se = path + pathlen;
-	const char *star_p = NULL, *star_s = NULL;
-	bool p_done = false, s_done = false;
-
-	if (patlen == 0)
-		return pathlen == 0;
-	while (!s_done) {
-		const char *pc, *sc = ignore_comp_end(s, se);
-
-		if (!p_done && ignore_is_starstar(p, pe)) {
-			while (!p_done && ignore_is_starstar(p, pe)) {
-				pc = p + 2;
-				if (pc == pe)
-					return true;	/* a final "**": one or more */
-				p = pc + 1;
-			}
-			star_p = p;
-			star_s = s;
-			continue;
-		}
-		if (!p_done) {
-			pc = ignore_comp_end(p, pe);
-			if (ignore_segment(p, pc, s, sc)) {
-				p_done = pc == pe;
-				p = p_done ? pc : pc + 1;
-				s_done = sc == se;
-				s = s_done ? sc : sc + 1;
-				continue;
-			}
-		}
-		if (star_p == NULL)
-			return false;
-		sc = ignore_comp_end(star_s, se);
-		if (sc == se)
-			return false;
-		star_s = sc + 1;
-		s = star_s;
-		p = star_p;
-		p_done = false;
-	}
-	return p_done;
-}
-
-/* brace expansion */
-
-/* The "}" closing the "{" at open, or NULL. */
-static const char *
-ignore_brace_close(const char *open)
-{
-	const char *q;
-	int depth = 0;
-
-	for (q = open; *q != '\0'; q++) {
-		if (*q == '\\' && q[1] != '\0')
-			q++;
-		else if (*q == '{')
-			depth++;
-		else if (*q == '}' && --depth == 0)
-			return q;
-	}
-	return NULL;
-}
-
-struct ignore_blist {
-	char	**v;
-	size_t	  n;
-	size_t	  max;
-};
-
-static int
-ignore_brace_expand(const char *s, struct ignore_blist *l, struct buf *err)
-{
-	const char *open, *close, *alt, *q;
-	int depth = 0;
-
-	for (open = s; *open != '\0'; open++) {
-		if (*open == '\\' && open[1] != '\0')
-			open++;
-		else if (*open == '{')
-			break;
-	}
-	if (*open == '\0') {
-		if (l->n >= l->max) {
-			buf_printf(err, "the pattern has more than %zu {} alternatives", l->max);
-			return -1;
-		}
-		l->v[l->n++] = xstrdup(s);
-		return 0;
-	}
-	close = ignore_brace_close(open);
-	if (close == NULL) {
-		buf_printf(err, "unbalanced '{' in the pattern %s", s);
-		return -1;
-	}
-	for (alt = q = open + 1; q <= close; q++) {
-		if (*q == '\\' && q + 1 < close) {
-			q++;
-			continue;
-		}
-		if (*q == '{')
-			depth++;
-		else if (*q == '}' && depth > 0 && q != close)
-			depth--;
-		else if ((*q == ',' && depth == 0) || q == close) {
-			struct buf one = BUF_INIT(BUF_NOLIMIT);
-			int r;
-
-			buf_append(&one, s, (size_t)(open - s));
-			buf_append(&one, alt, (size_t)(q - alt));
-			buf_puts(&one, close + 1);
-			r = ignore_brace_expand(buf_cstr(&one), l, err);
-			buf_release(&one);
-			if (r == -1)
-				return -1;
-			alt = q + 1;
-		}
-	}
-	return 0;
-}
-
-int
-ignore_braces(const char *pat, size_t max, char ***out, struct buf *err)
-{
-	struct ignore_blist l;
-
-	l.v = xcalloc(max + 1, sizeof *l.v);
-	l.n = 0;
-	l.max = max;
-	if (ignore_brace_expand(pat, &l, err) == -1) {
-		ignore_braces_free(l.v);
-		*out = NULL;
-		return -1;
-	}
-	*out = l.v;
-	return (int)l.n;
-}
-
-void
-ignore_braces_free(char **list)
-{
-	size_t i;
-
-	if (list == NULL)
-		return;
-	for (i = 0; list[i] != NULL; i++)
-		free(list[i]);
-	free(list);
-}
 
 /* rule files */
-
-static bool
-ignore_has_wild(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
-			return true;
-	return false;
-}
 
 /*
  * The literal text before the first wildcard and after the last one: a
@@ -422,10 +79,10 @@ ignore_fixed_ends(struct ignore_pat *pat)
 	const char *t = pat->text;
 	size_t n = pat->len, i;
 
-	for (i = 0; i < n && !ignore_has_wild(t + i, 1); i++)
+	for (i = 0; i < n && !pathglob_has_wild(t + i, 1); i++)
 		;
 	pat->head = i;
-	for (i = n; i > 0 && !ignore_has_wild(t + i - 1, 1) && t[i - 1] != ']'; i--)
+	for (i = n; i > 0 && !pathglob_has_wild(t + i - 1, 1) && t[i - 1] != ']'; i--)
 		;
 	if (i > 0 && i < n && t[i - 1] == '\\')
 		i = n;		/* an escaped character ends the pattern: no tail */
@@ -465,9 +122,9 @@ ignore_parse_line(char *line, size_t n, struct ignore_pat *pat)
 	line[n] = '\0';
 	pat->text = line;
 	pat->len = n;
-	if (!ignore_has_wild(line, n))
+	if (!pathglob_has_wild(line, n))
 		pat->kind = IGNORE_LITERAL;
-	else if (pat->basename && line[0] == '*' && !ignore_has_wild(line + 1, n - 1))
+	else if (pat->basename && line[0] == '*' && !pathglob_has_wild(line + 1, n - 1))
 		pat->kind = IGNORE_SUFFIX;
 	else {
 		pat->kind = IGNORE_GLOB;
@@ -478,7 +135,7 @@ ignore_parse_line(char *line, size_t n, struct ignore_pat *pat)
 
 /* Read a rule file (at most IGNORE_FILE_MAX bytes); NULL if there is none. */
 static char *
-ignore_read(const char *path, size_t *lenp)
+ignore_read(const char *path, int flags, size_t *lenp)
 {
 	struct stat st;
 	char *text;
@@ -486,7 +143,7 @@ ignore_read(const char *path, size_t *lenp)
 	ssize_t r;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
 	if (fd == -1)
 		return NULL;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0) {
@@ -509,15 +166,19 @@ ignore_read(const char *path, size_t *lenp)
 }
 
 static void
-ignore_load(struct ignore_frame *f, const char *file)
+ignore_load(struct ignore_frame *f, const char *file, int flags)
 {
 	size_t len, cap = 0;
 	char *line, *end, *nl;
 
-	f->text = ignore_read(file, &len);
+	f->text = ignore_read(file, flags, &len);
 	if (f->text == NULL)
 		return;
-	for (line = f->text, end = f->text + len; line < end; line = nl + 1) {
+	line = f->text;
+	end = f->text + len;
+	if (len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
+		line += 3;	/* git skips a UTF-8 byte order mark */
+	for (; line < end; line = nl + 1) {
 		struct ignore_pat pat;
 
 		nl = memchr(line, '\n', (size_t)(end - line));
@@ -534,8 +195,12 @@ ignore_load(struct ignore_frame *f, const char *file)
 	}
 }
 
+/*
+ * Push the rules of file for dir.  A .gitignore in the tree that is a
+ * symbolic link is not read (flags O_NOFOLLOW), as git does not read it.
+ */
 static struct ignore_frame *
-ignore_push(struct ignore *ig, const char *dir, size_t dirlen, const char *file)
+ignore_push(struct ignore *ig, const char *dir, size_t dirlen, const char *file, int flags)
 {
 	struct ignore_frame *f;
 
@@ -547,7 +212,7 @@ ignore_push(struct ignore *ig, const char *dir, size_t dirlen, const char *file)
 	memset(f, 0, sizeof *f);
 	f->dir = xmemdup(dir, dirlen);
 	f->dirlen = dirlen;
-	ignore_load(f, file);
+	ignore_load(f, file, flags);
 	return f;
 }
 
@@ -561,11 +226,12 @@ ignore_pop(struct ignore *ig)
 	free(f->pats);
 }
 
+/* The path of the file name in dir (relative to the top), in scratch. */
 static const char *
 ignore_file_path(struct ignore *ig, const char *dir, size_t dirlen, const char *name)
 {
 	buf_reset(&ig->scratch);
-	buf_puts(&ig->scratch, ig->root);
+	buf_puts(&ig->scratch, ig->top);
 	if (dirlen > 0) {
 		buf_putc(&ig->scratch, '/');
 		buf_append(&ig->scratch, dir, dirlen);
@@ -575,16 +241,247 @@ ignore_file_path(struct ignore *ig, const char *dir, size_t dirlen, const char *
 	return buf_cstr(&ig->scratch);
 }
 
+static char *
+ignore_join(const char *dir, const char *name)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	if (name[0] != '/') {
+		buf_puts(&b, dir);
+		if (b.len == 0 || b.data[b.len - 1] != '/')
+			buf_putc(&b, '/');
+	}
+	buf_puts(&b, name);
+	return buf_detach(&b, NULL);
+}
+
+/* The first line of a small file, without its line ending; NULL if none. */
+static char *
+ignore_first_line(const char *path)
+{
+	size_t len, n;
+	char *text = ignore_read(path, 0, &len);
+
+	if (text == NULL)
+		return NULL;
+	n = strcspn(text, "\r\n");
+	while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t'))
+		n--;
+	text[n] = '\0';
+	return text;
+}
+
+static bool
+ignore_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The git directory that dir/.git names: dir/.git itself, or the
+ * "gitdir: " line of a .git file (a linked worktree, a submodule).
+ * Returns 1 with *gitdir set, 0 if dir has no .git, -1 if its .git is
+ * neither (then the search stops there, as git's does).
+ */
+static int
+ignore_gitdir_of(const char *dir, char **gitdir)
+{
+	char *dotgit = ignore_join(dir, ".git"), *line;
+	struct stat st;
+	int r = 0;
+
+	*gitdir = NULL;
+	if (lstat(dotgit, &st) == -1)
+		goto out;
+	r = -1;
+	if (S_ISDIR(st.st_mode) || (S_ISLNK(st.st_mode) && ignore_is_dir(dotgit))) {
+		*gitdir = dotgit;
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode) || (line = ignore_first_line(dotgit)) == NULL)
+		goto out;
+	if (strncmp(line, "gitdir:", 7) == 0) {
+		const char *p = line + 7;
+
+		p += strspn(p, " \t");
+		if (*p != '\0') {
+			*gitdir = ignore_join(dir, p);
+			if (ignore_is_dir(*gitdir))
+				r = 1;
+			else {
+				free(*gitdir);
+				*gitdir = NULL;
+			}
+		}
+	}
+	free(line);
+out:
+	free(dotgit);
+	return r;
+}
+
+/*
+ * Find the repository holding the root: the nearest directory at or above
+ * it with a .git.  Without one, the root stands for the top.
+ */
+static void
+ignore_find_repo(struct ignore *ig)
+{
+	struct buf dir = BUF_INIT(BUF_NOLIMIT);
+	char *common, *path;
+	int r;
+
+	buf_puts(&dir, ig->root);
+	for (;;) {
+		r = ignore_gitdir_of(dir.len ? buf_cstr(&dir) : "/", &ig->gitdir);
+		if (r != 0 || dir.len == 0)
+			break;
+		while (dir.len > 0 && dir.data[dir.len - 1] != '/')
+			dir.len--;
+		if (dir.len > 0)
+			dir.len--;
+		dir.data[dir.len] = '\0';
+	}
+	if (r == 0) {
+		ig->top = xstrdup(ig->root);
+		ig->prefix = xstrdup("");
+		buf_release(&dir);
+		return;
+	}
+	ig->top = xstrdup(dir.len ? buf_cstr(&dir) : "/");
+	ig->prefix = xstrdup(ig->root + dir.len + (ig->root[dir.len] == '/'));
+	buf_release(&dir);
+	if (ig->gitdir == NULL)
+		return;
+	/* A linked worktree keeps info/ and config in the common directory. */
+	path = ignore_join(ig->gitdir, "commondir");
+	common = ignore_first_line(path);
+	free(path);
+	ig->commondir = common != NULL && common[0] != '\0' ?
+	    ignore_join(ig->gitdir, common) : xstrdup(ig->gitdir);
+	free(common);
+}
+/* An environment variable, NULL when unset or empty. */
+static const char *
+ignore_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/*
+ * The user's excludes file, as git finds it: core.excludesFile from the
+ * system, XDG, ~/.gitconfig (or $GIT_CONFIG_GLOBAL instead of those two)
+ * and repository configuration (the last one set wins), else
+ * $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore.
+ * A configuration file git would refuse leaves a note and is passed over.
+ */
+static char *
+ignore_excludes_file(struct ignore *ig)
+{
+	const char *home = ignore_env("HOME"), *xdg = ignore_env("XDG_CONFIG_HOME");
+	char *files[4] = { NULL, NULL, NULL, NULL }, *best = NULL, *v, *path;
+	struct buf err = BUF_INIT(4096);
+	size_t i, n = 0;
+
+	if (ignore_env("GIT_CONFIG_NOSYSTEM") == NULL)
+		files[n++] = xstrdup("/etc/gitconfig");
+	if (ignore_env("GIT_CONFIG_GLOBAL") != NULL)
+		files[n++] = xstrdup(ignore_env("GIT_CONFIG_GLOBAL"));
+	else {
+		if (xdg != NULL)
+			files[n++] = ignore_join(xdg, "git/config");
+		else if (home != NULL)
+			files[n++] = ignore_join(home, ".config/git/config");
+		if (home != NULL)
+			files[n++] = ignore_join(home, ".gitconfig");
+	}
+	if (ig->commondir != NULL)
+		files[n++] = ignore_join(ig->commondir, "config");
+	for (i = 0; i < n; i++) {
+		buf_reset(&err);
+		switch (gitconfig_get_file(files[i], "core.excludesFile", &v, &err)) {
+		case 1:
+			free(best);
+			best = v;
+			break;
+		case -1:
+			buf_printf(&ig->note, "%s; its core.excludesFile is not used\n",
+			    buf_cstr(&err));
+			break;
+		default:
+			break;
+		}
+		free(files[i]);
+	}
+	buf_release(&err);
+	if (best != NULL) {
+		v = gitconfig_path(best, home);
+		free(best);
+		if (v == NULL)
+			return NULL;
+		path = ignore_join(ig->top, v);	/* git resolves it from the top */
+		free(v);
+		return path;
+	}
+	if (xdg != NULL)
+		return ignore_join(xdg, "git/ignore");
+	return home != NULL ? ignore_join(home, ".config/git/ignore") : NULL;
+}
+
 struct ignore *
 ignore_new(const char *root)
 {
 	struct ignore *ig = xcalloc(1, sizeof *ig);
+	const char *p;
+	char *exclude;
+	size_t n;
 
 	ig->root = xstrdup(root);
 	buf_init(&ig->scratch, BUF_NOLIMIT);
-	ignore_push(ig, "", 0, ignore_file_path(ig, "", 0, ".git/info/exclude"));
-	ignore_push(ig, "", 0, ignore_file_path(ig, "", 0, ".gitignore"));
+	buf_init(&ig->full, BUF_NOLIMIT);
+	buf_init(&ig->note, 4096);
+	ignore_find_repo(ig);
+	ig->excludes = ignore_excludes_file(ig);
+	ignore_push(ig, "", 0, ig->excludes != NULL ? ig->excludes : "", 0);
+	if (ig->commondir != NULL) {
+		exclude = ignore_join(ig->commondir, "info/exclude");
+		ignore_push(ig, "", 0, exclude, 0);
+		free(exclude);
+	} else
+		ignore_push(ig, "", 0, "", 0);	/* no repository, no info/exclude */
+	ignore_push(ig, "", 0, ignore_file_path(ig, "", 0, ".gitignore"), O_NOFOLLOW);
+	/* The .gitignore of every directory from the top down to the root. */
+	for (p = ig->prefix; *p != '\0'; p++) {
+		if (p[1] != '/' && p[1] != '\0')
+			continue;
+		n = (size_t)(p + 1 - ig->prefix);
+		ignore_push(ig, ig->prefix, n,
+		    ignore_file_path(ig, ig->prefix, n, ".gitignore"), O_NOFOLLOW);
+	}
+	ig->nbase = ig->nframes;
 	return ig;
+}
+
+const char *
+ignore_top(const struct ignore *ig)
+{
+	return ig->top;
+}
+
+const char *
+ignore_excludes(const struct ignore *ig)
+{
+	return ig->excludes;
+}
+
+const char *
+ignore_note(const struct ignore *ig)
+{
+	return ig->note.len > 0 ? buf_cstr(&ig->note) : NULL;
 }
 
 void
@@ -596,11 +493,21 @@ ignore_free(struct ignore *ig)
 		ignore_pop(ig);
 	free(ig->frames);
 	buf_release(&ig->scratch);
+	buf_release(&ig->full);
+	buf_release(&ig->note);
 	free(ig->root);
+	free(ig->top);
+	free(ig->prefix);
+	free(ig->gitdir);
+	free(ig->commondir);
+	free(ig->excludes);
 	free(ig);
 }
 
-/* Make the frame stack hold the rules of dir and of each of its parents. */
+/*
+ * Make the frame stack hold the rules of dir (relative to the top, below
+ * the root) and of each of its parents.
+ */
 static void
 ignore_enter(struct ignore *ig, const char *dir, size_t dirlen)
 {
@@ -608,19 +515,19 @@ ignore_enter(struct ignore *ig, const char *dir, size_t dirlen)
 
 	for (;;) {
 		top = &ig->frames[ig->nframes - 1];
-		if (top->dirlen == 0 || (top->dirlen <= dirlen &&
+		if (ig->nframes <= ig->nbase || (top->dirlen <= dirlen &&
 		    memcmp(top->dir, dir, top->dirlen) == 0 &&
 		    (top->dirlen == dirlen || dir[top->dirlen] == '/')))
 			break;
 		ignore_pop(ig);
 	}
-	while (top->dirlen != dirlen) {
+	while (top->dirlen < dirlen) {
 		size_t start = top->dirlen ? top->dirlen + 1 : 0, end;
 		const char *slash = memchr(dir + start, '/', dirlen - start);
 
 		end = slash ? (size_t)(slash - dir) : dirlen;
 		top = ignore_push(ig, dir, end,
-		    ignore_file_path(ig, dir, end, ".gitignore"));
+		    ignore_file_path(ig, dir, end, ".gitignore"), O_NOFOLLOW);
 	}
 }
 
@@ -638,16 +545,27 @@ ignore_pat_match(const struct ignore_pat *pat, const char *s, size_t n)
 		    memcmp(s, pat->text, pat->head) != 0 ||
 		    memcmp(s + n - pat->tail, pat->text + pat->len - pat->tail, pat->tail) != 0)
 			return false;
-		return ignore_fnmatch(pat->text, pat->len, s, n);
+		return pathglob_match(PATHGLOB_GITIGNORE, pat->text, pat->len, s, n);
 	}
 }
 
 bool
-ignore_match(struct ignore *ig, const char *relpath, bool is_dir)
+ignore_match(struct ignore *ig, const char *rootpath, bool is_dir)
 {
-	size_t len = strlen(relpath), i, f;
-	const char *name = relpath + len;
+	const char *relpath, *name;
+	size_t len, i, f;
 
+	if (rootpath[0] == '\0')
+		return false;	/* the root itself */
+	buf_reset(&ig->full);
+	if (ig->prefix[0] != '\0') {
+		buf_puts(&ig->full, ig->prefix);
+		buf_putc(&ig->full, '/');
+	}
+	buf_puts(&ig->full, rootpath);
+	relpath = buf_cstr(&ig->full);
+	len = ig->full.len;
+	name = relpath + len;
 	while (name > relpath && name[-1] != '/')
 		name--;
 	if (strcmp(name, ".git") == 0)
@@ -670,6 +588,23 @@ ignore_match(struct ignore *ig, const char *relpath, bool is_dir)
 		}
 	}
 	return false;
+}
+
+void
+ignore_notes(struct buf *out, const struct ignore *ig, const struct ignore_walk_stats *st)
+{
+	const char *n, *nl;
+
+	if (st != NULL && st->too_deep > 0)
+		buf_printf(out, "[%zu director%s deeper than %d levels not searched]\n",
+		    st->too_deep, st->too_deep == 1 ? "y" : "ies", IGNORE_WALK_DEPTH);
+	if (st != NULL && st->unreadable > 0)
+		buf_printf(out, "[%zu director%s could not be read]\n", st->unreadable,
+		    st->unreadable == 1 ? "y" : "ies");
+	for (n = ig != NULL ? ignore_note(ig) : NULL; n != NULL && *n != '\0'; n = nl + 1) {
+		nl = strchr(n, '\n');
+		buf_printf(out, "[%.*s]\n", (int)(nl - n), n);
+	}
 }
 
 /* the walk */

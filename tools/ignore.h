@@ -2,23 +2,32 @@
  * ignore: which files of the workspace the search tools see.
  *
  * Three parts:
- *  - the .gitignore matcher: .git/info/exclude and the .gitignore of the
- *    root and of every directory below it (each applies to its own
- *    subtree, deeper files and later lines winning), with git's syntax:
- *    comments, "!" negation, trailing "/" for directories only, anchoring
- *    by a leading or inner "/", "*", "?", "[...]" and "**".  .git itself
- *    is always ignored.  Rule files are loaded lazily as a walk descends
- *    and dropped as it climbs back, so a match costs a scan of the rules
- *    of the current directory chain and nothing else;
+ *  - finding the rules as git does for the workspace root: the repository
+ *    is the nearest directory at or above the root holding a .git (a
+ *    directory, or a file whose "gitdir: " line names one, as in linked
+ *    worktrees and submodules); its top may lie above the root (tandem
+ *    started in a package of a monorepo).  The rules are, lowest first:
+ *    the user's excludes file (core.excludesFile from /etc/gitconfig,
+ *    $XDG_CONFIG_HOME/git/config or ~/.config/git/config, ~/.gitconfig
+ *    and the repository's config, the last one set winning; else
+ *    $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore), info/exclude
+ *    of the common git directory (the main repository's for a linked
+ *    worktree), then the .gitignore of the top and of every directory
+ *    down to each path, deeper files and later lines winning.  Outside
+ *    a repository only the .gitignore files from the root down count;
+ *  - the .gitignore syntax: comments, "!" negation, trailing "/" for
+ *    directories only, anchoring by a leading or inner "/", a UTF-8 BOM
+ *    skipped, trailing blanks and a CR dropped, and the patterns matched
+ *    by pathglob's PATHGLOB_GITIGNORE mode (bytes, as git).  .git itself
+ *    is always ignored.  Rule files below the root are loaded lazily as a
+ *    walk descends and dropped as it climbs back;
  *  - the walk: a depth-first, name-sorted walk of a subtree that skips
  *    ignored entries, never follows symbolic links and allocates nothing
- *    per file;
- *  - glob patterns: ignore_fnmatch (the matcher the rules use) and
- *    ignore_braces ("{a,b}" expansion) for glob and grep.
+ *    per file.
  *
  * struct ignore owns its rules; ignore_free() frees them.  Paths given to
- * and returned by this module are relative to the root, "/"-separated,
- * without a leading "./"; "" is the root itself.
+ * and returned by this module are relative to the workspace root,
+ * "/"-separated, without a leading "./"; "" is the root itself.
  */
 #ifndef TANDEM_IGNORE_H
 #define TANDEM_IGNORE_H
@@ -30,13 +39,23 @@ struct buf;
 struct ignore;
 
 /*
- * A matcher for the tree at root (an absolute path; copied).  Reads
- * root/.git/info/exclude and root/.gitignore now, the other .gitignore
- * files when a path below their directory is first matched.  Never fails:
- * unreadable rule files count as empty.
+ * A matcher for the tree at root (an absolute real path; copied).  Finds
+ * the repository and reads the excludes file, info/exclude and the
+ * .gitignore files from the top down to root now, the others when a path
+ * below their directory is first matched.  Uses HOME, XDG_CONFIG_HOME,
+ * GIT_CONFIG_GLOBAL and GIT_CONFIG_NOSYSTEM.  Never fails: unreadable
+ * rule files count as empty, a configuration file git would refuse is
+ * passed over with a note.
  */
 struct ignore	*ignore_new(const char *root);
 void		 ignore_free(struct ignore *);
+
+/* The repository's top (the root itself outside a repository). */
+const char	*ignore_top(const struct ignore *);
+/* The excludes file that is read (it may not exist), or NULL. */
+const char	*ignore_excludes(const struct ignore *);
+/* Lines about configuration that was passed over, or NULL. */
+const char	*ignore_note(const struct ignore *);
 
 /*
  * Is relpath ignored?  Checks relpath itself against the rules of its
@@ -75,6 +94,18 @@ struct ignore_walk_stats {
 	size_t	 too_deep;	/* directories not entered past the depth limit */
 };
 
+/* The depth below which a walk does not descend (its too_deep). */
+#define IGNORE_WALK_DEPTH	128
+
+/*
+ * Append the lines a search tool adds after its results: directories a
+ * walk left out (deeper than the limit, unreadable: so an empty result
+ * is not taken for "nothing there") and configuration that was passed
+ * over.  ig and st may be NULL.
+ */
+void		 ignore_notes(struct buf *out, const struct ignore *ig,
+		    const struct ignore_walk_stats *st);
+
 /*
  * Walk the directory start (relative to the root, "" for the root; a
  * real path, as sandbox_resolve gives, since it is opened as it is) depth
@@ -102,27 +133,5 @@ int		 ignore_walk_fd(struct ignore *ig, int fd, const char *start,
 		    int max_depth, enum ignore_visit (*visit)(void *arg,
 		    const struct ignore_entry *), void *arg,
 		    struct ignore_walk_stats *stats);
-
-/*
- * Match path against a glob pattern, git's way: "*", "?" and "[...]"
- * (with "!" or "^" to negate, ranges and [:class:]) never match "/";
- * "**" as a whole path component matches any number of components
- * ("**" alone at the end: one or more); "\" escapes the next character.
- * "?" and classes match one UTF-8 character.  No "{}" here: see
- * ignore_braces.
- */
-bool		 ignore_fnmatch(const char *pat, size_t patlen,
-		    const char *path, size_t pathlen);
-
-/*
- * Expand the "{a,b}" alternatives of pat (nested, with "\" escapes) into
- * at most max patterns.  On success returns the count and sets *out to a
- * NULL-terminated array that the caller frees with ignore_braces_free.
- * Returns -1 with a sentence in err for unbalanced braces or too many
- * alternatives.
- */
-int		 ignore_braces(const char *pat, size_t max, char ***out,
-		    struct buf *err);
-void		 ignore_braces_free(char **list);
 
 #endif

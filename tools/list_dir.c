@@ -222,6 +222,7 @@ list_dir_run(const struct tool_env *env, const cJSON *input, struct tool_out *ou
 		goto out;
 	}
 	list_print(out, &ls);
+	ignore_notes(&out->text, ig, NULL);
 out:
 	for (i = 0; i < ls.n; i++) {
 		free(ls.v[i].name);

@@ -5,6 +5,7 @@ libtandem_tools_a_SOURCES = \
 	tools/fsutil.c tools/fsutil.h \
 	tools/diff.c tools/diff.h \
 	tools/ignore.c tools/ignore.h \
+	tools/gitconfig.c tools/gitconfig.h \
 	tools/read_file.c \
 	tools/list_dir.c \
 	tools/glob.c \
@@ -29,3 +30,8 @@ tests_test_diff_LDADD = $(TOOLS_LIBS)
 tests_test_edit_LDADD = $(TOOLS_LIBS)
 tests_test_search_LDADD = $(TOOLS_LIBS)
 tests_test_read_LDADD = $(TOOLS_LIBS)
+
+# The git-config reader and the rules found for a workspace, against real git.
+check_PROGRAMS += tests/test_ignore
+TESTS += tests/test_ignore
+tests_test_ignore_LDADD = $(TOOLS_LIBS)

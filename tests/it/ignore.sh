@@ -1,0 +1,135 @@
+#!/bin/bash
+# Ignore rules as git has them, through the real binary: tandem started in
+# a package of a monorepo (and in a linked worktree of it) sees with grep,
+# glob and list_dir exactly the files `git ls-files --others --cached
+# --exclude-standard` lists there: the root's .gitignore, info/exclude and
+# the user's core.excludesFile all apply.  A walk cut off by depth says so.
+. "$(dirname "$0")/lib.sh"
+export GIT_CONFIG_NOSYSTEM=1
+unset GIT_DIR GIT_WORK_TREE
+
+if ! command -v git >/dev/null; then
+	echo "1..0 # SKIP git not found"
+	exit 0
+fi
+
+cat >"$HOME/.gitconfig" <<'C'
+[user]
+	name = T
+	email = t@example.org
+[Core]
+	excludesFile = "~/global ignore"
+C
+printf '# hello\n*.swp\n' >"$HOME/global ignore"
+
+M="$T/mono"
+mkdir -p "$M/pkg/src/gen" "$M/pkg/node_modules/dep" "$M/pkg/build" "$M/build" "$M/pkg/sub"
+printf '# hello\nnode_modules/\n/build/\n*.log\n!keep.log\ndist\n**/gen/*.c\nodd?\n' >"$M/.gitignore"
+printf '\357\273\277first-rule\n/local-only\n# hello\n' >"$M/pkg/.gitignore"
+for f in README pkg/src/a.c pkg/src/gen/x.c pkg/src/gen/x.h pkg/node_modules/dep/index.js \
+    pkg/build/out.o pkg/build.txt pkg/x.log pkg/keep.log pkg/dist pkg/first-rule \
+    pkg/local-only pkg/sub/local-only pkg/notes.swp pkg/secret.txt pkg/oddx \
+    "pkg/odd$(printf '\303\251')" build/root-out; do
+	printf 'hello\n' >"$M/$f"
+done
+(cd "$M" && git init -q && git add README .gitignore pkg/src/a.c pkg/.gitignore &&
+    git commit -qm init && printf 'secret.txt\n' >>.git/info/exclude &&
+    git worktree add -q ../wt) >/dev/null 2>&1
+check "the repository and its worktree were made" [ -f "$T/wt/.git" ]
+cp -r "$M/pkg/." "$T/wt/pkg/"
+rm -rf "$T/wt/pkg/.gitignore" && cp "$M/pkg/.gitignore" "$T/wt/pkg/.gitignore"
+
+scen=$(scenario look <<'J'
+{"responses":[
+ {"tool_uses":[
+   {"id":"toolu_g","name":"glob","input":{"pattern":"**/*"}},
+   {"id":"toolu_r","name":"grep","input":{"pattern":"hello","output_mode":"files"}},
+   {"id":"toolu_l","name":"list_dir","input":{}},
+   {"id":"toolu_s","name":"list_dir","input":{"path":"src"}}],
+  "stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)
+
+result() { jq -r --arg id "$1" 'select(.type=="tool_result" and .id==$id) | .content' "$T/out.jsonl"; }
+# The names list_dir shows, without sizes, "/" or notes.
+names() { grep -v '^\[\|^$' | sed 's/  [0-9.]* [KMGT]*B$//; s|/$||' | LC_ALL=C sort; }
+
+# compare DIR LABEL: run tandem in DIR and compare each tool with git there.
+compare() {
+	local dir=$1 label=$2
+	(cd "$dir" && git ls-files -z --others --cached --exclude-standard) |
+	    tr '\0' '\n' | LC_ALL=C sort >"$T/git.txt"
+	mock_start "$scen"
+	(cd "$dir" && "$TANDEM" -p "look" --output-format events) >"$T/out.jsonl" 2>"$T/err"
+	check "$label: tandem exits 0" [ $? -eq 0 ]
+	check "$label: git lists files" [ "$(wc -l <"$T/git.txt")" -ge 8 ]
+	result toolu_g | grep -v '^\[\|^$' | LC_ALL=C sort >"$T/glob.txt"
+	check "$label: glob lists what git lists" cmp -s "$T/git.txt" "$T/glob.txt"
+	cmp -s "$T/git.txt" "$T/glob.txt" || diff "$T/git.txt" "$T/glob.txt" | diag
+	result toolu_r | grep -v '^\[\|^$' | LC_ALL=C sort >"$T/grep.txt"
+	check "$label: grep searches what git lists" cmp -s "$T/git.txt" "$T/grep.txt"
+	cmp -s "$T/git.txt" "$T/grep.txt" || diff "$T/git.txt" "$T/grep.txt" | diag
+	cut -d/ -f1 "$T/git.txt" | LC_ALL=C sort -u >"$T/git-top.txt"
+	result toolu_l | names >"$T/ls.txt"
+	check "$label: list_dir shows git's top-level entries" cmp -s "$T/git-top.txt" "$T/ls.txt"
+	cmp -s "$T/git-top.txt" "$T/ls.txt" || diff "$T/git-top.txt" "$T/ls.txt" | diag
+	check "$label: list_dir counts the hidden" grep -q 'hidden: .git and git-ignored' <(result toolu_l)
+	[ -d "$dir/src" ] || return 0
+	sed -n 's|^src/||p' "$T/git.txt" | cut -d/ -f1 | LC_ALL=C sort -u >"$T/git-src.txt"
+	result toolu_s | names >"$T/ls-src.txt"
+	check "$label: list_dir src shows git's entries" cmp -s "$T/git-src.txt" "$T/ls-src.txt"
+	for f in node_modules x.log dist first-rule local-only notes.swp secret.txt oddx; do
+		check "$label: $f is left out" not grep -qx "$f" "$T/ls.txt"
+	done
+	for f in keep.log build.txt sub "odd$(printf '\303\251')"; do
+		check "$label: $f is shown" grep -qx "$f" "$T/ls.txt"
+	done
+}
+
+compare "$M/pkg" "monorepo package"
+compare "$T/wt/pkg" "linked worktree package"
+compare "$M" "monorepo top"
+check "monorepo top: the top's build/ is left out" not grep -qx build "$T/ls.txt"
+check "monorepo top: pkg/build is kept (the rule is anchored)" grep -qx pkg/build/out.o "$T/glob.txt"
+
+# Without the user's excludes file the swap file comes back.
+mv "$HOME/.gitconfig" "$HOME/gitconfig.off"
+mock_start "$scen"
+(cd "$M/pkg" && "$TANDEM" -p "look" --output-format events) >"$T/out.jsonl" 2>"$T/err"
+check "without core.excludesFile notes.swp is listed" grep -qx notes.swp <(result toolu_g)
+mv "$HOME/gitconfig.off" "$HOME/.gitconfig"
+
+# A broken ~/.gitconfig is named in the result, and the rest still applies.
+cp "$HOME/.gitconfig" "$HOME/gitconfig.good"
+printf '[core]\n\texcludesFile = "open\n' >"$HOME/.gitconfig"
+mock_start "$scen"
+(cd "$M/pkg" && "$TANDEM" -p "look" --output-format events) >"$T/out.jsonl" 2>"$T/err"
+check "a broken .gitconfig is reported" grep -q '\.gitconfig: line 2 is not valid git configuration' <(result toolu_g)
+check "the root's rules still apply" not grep -q node_modules <(result toolu_g)
+mv "$HOME/gitconfig.good" "$HOME/.gitconfig"
+
+# A walk cut off by depth says so instead of "No files match".
+D="$T/deep"
+p=$D
+for i in $(seq 1 135); do p=$p/d; done
+mkdir -p "$p" && printf 'hello\n' >"$p/bottom.txt"
+mock_start "$(scenario deep <<'J'
+{"responses":[
+ {"tool_uses":[
+   {"id":"toolu_g","name":"glob","input":{"pattern":"**/bottom.txt"}},
+   {"id":"toolu_r","name":"grep","input":{"pattern":"hello","output_mode":"files"}}],
+  "stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+(cd "$D" && "$TANDEM" -p "deep" --output-format events) >"$T/out.jsonl" 2>"$T/err"
+check "glob says deeper directories were not searched" \
+    grep -q '1 directory deeper than 128 levels not searched' <(result toolu_g)
+check "glob does not just say nothing matches" grep -q 'down to the depth limit' <(result toolu_g)
+check "grep says deeper directories were not searched" \
+    grep -q '1 directory deeper than 128 levels not searched' <(result toolu_r)
+
+finish
