@@ -175,20 +175,38 @@ stream_emit_thinking(struct stream *s, int index, const char *p, size_t n)
 void
 stream_add_block(struct stream *s, int index, cJSON *block)
 {
-	size_t n = (size_t)cJSON_GetArraySize(s->content), pos;
+	size_t n = s->content_n, pos;
+	cJSON *at = NULL;
 
 	if (n == s->content_cap) {
 		s->content_cap = s->content_cap ? s->content_cap * 2 : 8;
 		s->content_index = xreallocarray(s->content_index,
 		    s->content_cap, sizeof *s->content_index);
 	}
-	/* Blocks take their place by index, whatever order they stop in. */
+	/*
+	 * Blocks take their place by index, whatever order they stop in.  They
+	 * nearly always stop in order, so the search starts from the end and
+	 * walks the list backwards: appending costs the same at any length.
+	 */
 	for (pos = n; pos > 0 && s->content_index[pos - 1] > index; pos--)
-		;
+		at = at == NULL ? s->content->child->prev : at->prev;
 	memmove(s->content_index + pos + 1, s->content_index + pos,
 	    (n - pos) * sizeof *s->content_index);
 	s->content_index[pos] = index;
-	json_array_insert(s->content, (int)pos, block);
+	s->content_n++;
+	if (at == NULL) {
+		if (!cJSON_AddItemToArray(s->content, block))
+			fatal("out of memory");
+	} else {
+		/* Before at; the first child's prev points at the last child. */
+		block->next = at;
+		block->prev = at->prev;
+		if (at == s->content->child)
+			s->content->child = block;
+		else
+			at->prev->next = block;
+		at->prev = block;
+	}
 	if (s->h.block_done != NULL)
 		s->h.block_done(s->h.arg, index, block);
 }
@@ -275,6 +293,7 @@ stream_take_content(struct stream *s)
 	free(s->content_index);
 	s->content_index = NULL;
 	s->content_cap = 0;
+	s->content_n = 0;
 	return c;
 }
 

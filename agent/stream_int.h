@@ -49,6 +49,7 @@ struct stream {
 	struct sse	 sse;
 	cJSON		*content;
 	int		*content_index;	/* the block index of each content item */
+	size_t		 content_n;	/* items in content */
 	size_t		 content_cap;
 	char		*stop_reason;
 	char		*id;

@@ -38,6 +38,9 @@ struct ostate {
 	struct ocall	*calls;
 	size_t		 ncalls;
 	size_t		 cap;
+	size_t		 nclosed;	/* calls close in order: [0, nclosed) are done */
+	int64_t		 wire_max;	/* the largest wire index seen */
+	bool		 wire_sorted;	/* wire indices only grew: lookups bisect */
 	struct buf	 text;
 	bool		 text_done;
 	bool		 any_output;	/* text, reasoning or refusal seen */
@@ -122,11 +125,9 @@ oai_close_call(struct stream *s, struct ocall *c, bool incomplete)
 static void
 oai_close_calls(struct stream *s, struct ostate *st, bool incomplete)
 {
-	size_t i;
-
-	for (i = 0; i < st->ncalls; i++)
-		if (!st->calls[i].done)
-			oai_close_call(s, &st->calls[i], incomplete);
+	for (; st->nclosed < st->ncalls; st->nclosed++)
+		if (!st->calls[st->nclosed].done)
+			oai_close_call(s, &st->calls[st->nclosed], incomplete);
 }
 
 static void
@@ -210,15 +211,35 @@ oai_usage(struct stream *s, const cJSON *u)
 	s->usage.cache_write = json_int(details, "cache_write_tokens", 0);
 }
 
+/*
+ * The call with this wire index.  Servers number calls 0, 1, 2, ...: then
+ * the array is sorted by wire index and a lookup bisects, so a response of
+ * many calls decodes in n log n; only out-of-order numbering scans.
+ */
 static struct ocall *
 oai_find(struct ostate *st, int64_t wire)
 {
-	size_t i;
+	size_t i, lo = 0, hi = st->ncalls;
 
-	for (i = 0; i < st->ncalls; i++)
-		if (st->calls[i].wire == wire)
-			return &st->calls[i];
-	return NULL;
+	if (st->ncalls > 0 && st->calls[st->ncalls - 1].wire == wire)
+		return &st->calls[st->ncalls - 1];
+	if (!st->wire_sorted) {
+		for (i = 0; i < st->ncalls; i++)
+			if (st->calls[i].wire == wire)
+				return &st->calls[i];
+		return NULL;
+	}
+	if (st->ncalls == 0 || wire > st->wire_max)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->calls[mid].wire < wire)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->ncalls && st->calls[lo].wire == wire ? &st->calls[lo] : NULL;
 }
 
 /* Servers that send no index: a new id starts a new call. */
@@ -247,6 +268,12 @@ oai_new_call(struct stream *s, struct ostate *st, int64_t wire)
 		st->cap = st->cap ? st->cap * 2 : 4;
 		st->calls = xreallocarray(st->calls, st->cap, sizeof *st->calls);
 	}
+	if (st->ncalls == 0)
+		st->wire_sorted = true;
+	else if (wire <= st->wire_max)
+		st->wire_sorted = false;
+	if (st->ncalls == 0 || wire > st->wire_max)
+		st->wire_max = wire;
 	c = &st->calls[st->ncalls];
 	memset(c, 0, sizeof *c);
 	c->wire = wire;

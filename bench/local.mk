@@ -43,3 +43,12 @@ EXTRA_DIST += bench/resume_bench.sh
 bench: bench-resume
 bench-resume: tandem$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/resume_bench.sh ./tandem$(EXEEXT) 10000
+
+# stream: decoding cost against the number of content blocks (linear).
+EXTRA_PROGRAMS += bench/stream_bench
+bench_stream_bench_SOURCES = bench/stream_bench.c
+bench_stream_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+.PHONY: bench-stream
+bench: bench-stream
+bench-stream: bench/stream_bench$(EXEEXT)
+	./bench/stream_bench$(EXEEXT)
