@@ -269,8 +269,10 @@ anth_block_delta(struct stream *s, struct astate *st, const cJSON *ev)
 			stream_emit_thinking(s, index, buf_cstr(&b->thinking) + old,
 			    n);
 	} else if (strcmp(type, "input_json_delta") == 0) {
+		old = b->json.len;
 		b->got_json = true;
-		anth_take(s, &b->json, delta, "partial_json", &n);
+		if (anth_take(s, &b->json, delta, "partial_json", &n) == 0)
+			stream_note_progress(s, buf_cstr(&b->json) + old, n);
 	} else if (strcmp(type, "signature_delta") == 0) {
 		const char *sig = json_str(delta, "signature", "");
 
@@ -323,7 +325,7 @@ anth_ping(struct stream *s, struct astate *st, const cJSON *ev)
 static void
 anth_error(struct stream *s, const char *data, size_t n)
 {
-	cJSON *ev = json_parse_at(data, n, NULL, NULL);
+	cJSON *ev = stream_json_parse(data, n, NULL, NULL);
 	const cJSON *err = json_get(ev, "error");
 
 	if (cJSON_IsObject(err))
@@ -373,7 +375,7 @@ anth_event(struct stream *s, const char *name, const char *data, size_t n)
 
 	/* The SDKs go by the SSE event name; data-only proxies by "type". */
 	if (*name == '\0' || strcmp(name, "message") == 0) {
-		ev = json_parse_at(data, n, NULL, NULL);
+		ev = stream_json_parse(data, n, NULL, NULL);
 		name = json_str(ev, "type", "");
 		/* A proxy's bare {"error": {...}} is an error all the same. */
 		if (*name == '\0' && cJSON_IsObject(json_get(ev, "error")))
@@ -388,7 +390,7 @@ anth_event(struct stream *s, const char *name, const char *data, size_t n)
 		goto out;
 	}
 	if (ev == NULL && e->needs_data &&
-	    (ev = json_parse_at(data, n, NULL, NULL)) == NULL) {
+	    (ev = stream_json_parse(data, n, NULL, NULL)) == NULL) {
 		stream_fail(s, "the server sent a %s event that is not valid JSON",
 		    e->name);
 		goto out;

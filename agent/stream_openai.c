@@ -189,7 +189,7 @@ oai_error(struct stream *s, const cJSON *err, const char *data, size_t n)
 static void
 oai_error_event(struct stream *s, const char *data, size_t n)
 {
-	cJSON *ev = json_parse_at(data, n, NULL, NULL);
+	cJSON *ev = stream_json_parse(data, n, NULL, NULL);
 	const cJSON *err = json_get(ev, "error");
 
 	oai_error(s, err != NULL ? err : ev, data, n);
@@ -287,13 +287,16 @@ oai_arguments(struct stream *s, struct ocall *c, const cJSON *args)
 {
 	char *text;
 
-	if (cJSON_IsString(args) && args->valuestring != NULL)
-		stream_accumulate(s, &c->args, args->valuestring,
-		    strlen(args->valuestring));
-	else if (cJSON_IsObject(args)) {
+	if (cJSON_IsString(args) && args->valuestring != NULL) {
+		if (stream_accumulate(s, &c->args, args->valuestring,
+		    strlen(args->valuestring)) == 0)
+			stream_note_progress(s, args->valuestring,
+			    strlen(args->valuestring));
+	} else if (cJSON_IsObject(args)) {
 		/* A few servers send the arguments already parsed. */
 		text = json_print(args);
-		stream_accumulate(s, &c->args, text, strlen(text));
+		if (stream_accumulate(s, &c->args, text, strlen(text)) == 0)
+			stream_note_progress(s, text, strlen(text));
 		free(text);
 	}
 }
@@ -454,7 +457,7 @@ oai_event(struct stream *s, const char *name, const char *data, size_t n)
 	/* Keep-alives and other named events carry no chunk. */
 	if (n == 0)
 		return;
-	chunk = json_parse_at(data, n, NULL, NULL);
+	chunk = stream_json_parse(data, n, NULL, NULL);
 	if (!cJSON_IsObject(chunk))
 		stream_fail(s, "the server sent a chunk that is not a JSON object");
 	else
