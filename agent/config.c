@@ -1123,7 +1123,11 @@ cfg_print_scalar(const struct config *cfg, const struct cfg_key *k, struct buf *
 		buf_puts(&v, *CFG_MEMBER(cfg, k, bool) ? "true" : "false");
 		break;
 	case CFG_INT:
-		buf_printf(&v, "%d", *CFG_MEMBER(cfg, k, int));
+		/* Below its range an integer is computed where it is used. */
+		if (*CFG_MEMBER(cfg, k, int) < k->min)
+			buf_puts(&v, "(computed)");
+		else
+			buf_printf(&v, "%d", *CFG_MEMBER(cfg, k, int));
 		break;
 	case CFG_RATIO:
 		buf_printf(&v, "%.2f", *CFG_MEMBER(cfg, k, double));
