@@ -249,6 +249,12 @@ stream_note_progress(struct stream *s, const char *p, size_t n)
 		}
 }
 
+void
+stream_note_boundary(struct stream *s)
+{
+	s->progress++;
+}
+
 unsigned long
 stream_progress(const struct stream *s)
 {

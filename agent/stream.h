@@ -103,9 +103,10 @@ void		 stream_set_content_type(struct stream *, const char *);
 bool		 stream_not_sse(const struct stream *);
 /*
  * A count that grows with each delta of content (text, thinking or tool
- * input) that is not only white space: pings, comments, keep-alive
- * blank lines and empty deltas leave it alone.  A stall timer is re-armed
- * when it grows.
+ * input) that is not only white space, and with the message's start and
+ * end and each block's start and stop: pings, comments, keep-alive blank lines, empty
+ * chunks and empty deltas leave it alone.  A stall timer is re-armed when
+ * it grows.
  */
 unsigned long	 stream_progress(const struct stream *);
 /* Pings and unknown events seen (for tests). */

@@ -144,6 +144,7 @@ anth_message_start(struct stream *s, struct astate *st, const cJSON *ev)
 	const cJSON *msg = json_get(ev, "message");
 
 	(void)st;
+	stream_note_boundary(s);
 	if (json_str(msg, "id", NULL) != NULL)
 		stream_set_str(&s->id, json_str(msg, "id", NULL));
 	if (json_str(msg, "model", NULL) != NULL)
@@ -181,6 +182,7 @@ anth_block_start(struct stream *s, struct astate *st, const cJSON *ev)
 	}
 	if ((b = anth_find(st, index)) != NULL)
 		anth_close(s, st, b, true);
+	stream_note_boundary(s);
 	if (st->nopen == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 4;
 		st->open = xreallocarray(st->open, st->cap, sizeof *st->open);
@@ -289,8 +291,10 @@ anth_block_stop(struct stream *s, struct astate *st, const cJSON *ev)
 	int index = anth_index(s, ev);
 
 	/* A second stop for the same block changes nothing. */
-	if (index >= 0 && (b = anth_find(st, index)) != NULL)
+	if (index >= 0 && (b = anth_find(st, index)) != NULL) {
+		stream_note_boundary(s);
 		anth_close(s, st, b, false);
+	}
 }
 
 static void
@@ -299,6 +303,7 @@ anth_message_delta(struct stream *s, struct astate *st, const cJSON *ev)
 	const char *reason = json_str(json_get(ev, "delta"), "stop_reason", NULL);
 
 	(void)st;
+	stream_note_boundary(s);
 	if (reason != NULL)
 		stream_set_str(&s->stop_reason, reason);
 	anth_usage(s, json_get(ev, "usage"));
@@ -308,6 +313,7 @@ static void
 anth_message_stop(struct stream *s, struct astate *st, const cJSON *ev)
 {
 	(void)ev;
+	stream_note_boundary(s);
 	s->complete = true;
 	/* Nothing follows message_stop: a block still open never stops. */
 	anth_close_all(s, st);

@@ -108,6 +108,8 @@ cJSON	*stream_json_parse(const char *p, size_t n, int *line, int *col);
 void	stream_json_set_str(cJSON *obj, const char *key, const char *s, size_t n);
 /* A content delta arrived (text, thinking or tool input): see stream_progress. */
 void	stream_note_progress(struct stream *, const char *s, size_t n);
+/* A block or the message started, stopped or ended: progress too. */
+void	stream_note_boundary(struct stream *);
 /* Append to an accumulator; on overflow the stream fails and -1 returns. */
 int	stream_accumulate(struct stream *, struct buf *, const char *s, size_t n);
 

@@ -371,6 +371,7 @@ oai_finish_reason(struct stream *s, struct ostate *st, const char *reason)
 	else if (strcmp(word, "end_turn") == 0 && st->refusal)
 		word = "refusal";
 	stream_set_str(&s->stop_reason, word);
+	stream_note_boundary(s);
 	st->finished = true;
 	s->complete = true;
 	oai_close_all(s, st, false);
@@ -450,6 +451,7 @@ oai_event(struct stream *s, const char *name, const char *data, size_t n)
 	}
 	if (n >= 6 && memcmp(data, "[DONE]", 6) == 0) {
 		st->done = true;
+		stream_note_boundary(s);
 		s->complete = true;
 		oai_close_all(s, st, false);
 		return;

@@ -1716,7 +1716,7 @@ T_TEST(bodies_that_are_not_event_streams)
 	}
 }
 
-/* Only content moves progress on: not pings, comments, or white space. */
+/* Only content and block boundaries move progress on: not pings, comments, or white space. */
 T_TEST(progress_counts_content_only)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
@@ -1724,26 +1724,41 @@ T_TEST(progress_counts_content_only)
 	unsigned long p0;
 
 	add_message_start(&b);
+	add_start(&b, 0, "{\"type\":\"text\",\"text\":\"\"}");
+	stream_feed(s, b.data, b.len);
+	p0 = stream_progress(s);
+	T_EQ_INT(p0, 2);
+	buf_reset(&b);
 	add_event(&b, "ping", "{\"type\":\"ping\"}");
 	buf_puts(&b, ": keep-alive\n\n\n\n");
-	add_start(&b, 0, "{\"type\":\"text\",\"text\":\"\"}");
 	add_delta(&b, 0, "text_delta", "text", "  \n");
+	add_event(&b, "ping", "{\"type\":\"ping\"}");
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), p0);
+	buf_reset(&b);
+	add_delta(&b, 0, "text_delta", "text", "hi");
+	add_delta(&b, 0, "input_json_delta", "partial_json", "");
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), p0 + 1);
+	buf_reset(&b);
+	add_stop(&b, 0);
+	add_start(&b, 1, "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\",\"input\":{}}");
+	add_delta(&b, 1, "input_json_delta", "partial_json", "{\"a\"");
+	add_delta(&b, 1, "input_json_delta", "partial_json", " ");
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), p0 + 4);
+	stream_free(s);
+	buf_release(&b);
+	/* OpenAI: empty chunks and keep-alives are not progress; content is. */
+	s = stream_new(STREAM_OPENAI, NULL);
+	buf_puts(&b, ": ping\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{}}]}\n\n"
+	    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" \"}}]}\n\n");
 	stream_feed(s, b.data, b.len);
 	T_EQ_INT(stream_progress(s), 0);
 	buf_reset(&b);
-	add_delta(&b, 0, "text_delta", "text", "hi");
-	add_stop(&b, 0);
-	add_start(&b, 1, "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\",\"input\":{}}");
-	add_delta(&b, 1, "input_json_delta", "partial_json", "");
+	add_delta_chunk(&b, "{\"content\":\"x\"}", NULL);
 	stream_feed(s, b.data, b.len);
-	p0 = stream_progress(s);
-	T_EQ_INT(p0, 1);
-	buf_reset(&b);
-	add_delta(&b, 1, "input_json_delta", "partial_json", "{\"a\"");
-	add_start(&b, 2, "{\"type\":\"thinking\",\"thinking\":\"\"}");
-	add_delta(&b, 2, "thinking_delta", "thinking", "hmm");
-	stream_feed(s, b.data, b.len);
-	T_EQ_INT(stream_progress(s), p0 + 2);
+	T_EQ_INT(stream_progress(s), 1);
 	stream_free(s);
 	buf_release(&b);
 }

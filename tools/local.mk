@@ -25,3 +25,7 @@ tests_test_diff_LDADD = $(TOOLS_LIBS)
 tests_test_edit_LDADD = $(TOOLS_LIBS)
 tests_test_search_LDADD = $(TOOLS_LIBS)
 tests_test_read_LDADD = $(TOOLS_LIBS)
+# run_bash's output capture: kept by length, cleaned for the model, raw in the spill file.
+check_PROGRAMS += tests/test_bash_capture
+TESTS += tests/test_bash_capture
+tests_test_bash_capture_LDADD = $(TOOLS_LIBS)
