@@ -1104,19 +1104,27 @@ agent_on_headers(void *arg, struct http_req *req, long status)
 	struct agent *a = arg;
 
 	a->status = status;
+	stream_set_content_type(a->stream, http_header(req, "content-type"));
 }
 
 static int
 agent_on_body(void *arg, struct http_req *req, const char *p, size_t n)
 {
 	struct agent *a = arg;
+	unsigned long progress;
+	int rc;
 
 	if (a->status != 200) {
 		if (a->errbody.len < AGENT_ERRBODY_MAX)
 			buf_append(&a->errbody, p, n);
 		return 0;
 	}
-	return stream_feed(a->stream, p, n);
+	progress = stream_progress(a->stream);
+	rc = stream_feed(a->stream, p, n);
+	/* Only content keeps the stall timer from firing: not pings, not white space. */
+	if (stream_progress(a->stream) != progress)
+		http_progress(req);
+	return rc;
 }
 
 static bool
@@ -1266,6 +1274,13 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 		agent_response_done(a, sr != NULL ? sr : "end_turn");
 		goto out;
 	}
+	if (r->fail == HTTP_TIMEOUT_DEADLINE) {
+		/* A server this slow (or a trickle) is not asked again. */
+		agent_drop_stream(a);
+		agent_fail(a, "the model server took too long to answer: %s (timeouts.deadline_ms "
+		    "sets the limit, 0 turns it off)", r->error);
+		goto out;
+	}
 	if (r->fail != HTTP_OK && r->fail != HTTP_ABORTED) {
 		const char *what = r->fail == HTTP_CONNECT ? "cannot connect to the model server" :
 		    r->fail == HTTP_TIMEOUT_CONNECT ? "connecting to the model server timed out" :
@@ -1323,6 +1338,22 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 		}
 		agent_retry(a, req, buf_cstr(&msg));
 		goto out;
+	} else if (stream_not_sse(a->stream)) {
+		const char *et = stream_error_type(a->stream);
+
+		/*
+		 * An empty body is retried; a page or text will be the same the next
+		 * time (a portal, a proxy, a wrong base_url); a JSON error is
+		 * retried unless its type says the request itself is at fault.
+		 */
+		buf_printf(&msg, "%s (HTTP %ld from %s)", stream_error(a->stream), a->status,
+		    a->base_url);
+		if (strcmp(et, "not_event_stream") == 0 || strcmp(et, "invalid_request_error") == 0 ||
+		    strcmp(et, "authentication_error") == 0 || strcmp(et, "permission_error") == 0) {
+			agent_drop_stream(a);
+			agent_fail(a, "%s", buf_cstr(&msg));
+			goto out;
+		}
 	} else if (stream_error(a->stream) != NULL) {
 		const char *et = stream_error_type(a->stream);
 
@@ -1430,6 +1461,43 @@ agent_estimate(const struct agent *a)
 
 	free(sys);
 	return t;
+}
+
+/*
+ * A local OpenAI-compatible server (llama.cpp, Ollama on this machine) may
+ * stream a token a second: no overall deadline unless one is set.
+ */
+static bool
+agent_local_server(const struct agent *a)
+{
+	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
+	const char *host = strstr(a->base_url, "://");
+	size_t i;
+
+	if (a->proto != STREAM_OPENAI || host == NULL)
+		return false;
+	host += 3;
+	for (i = 0; i < sizeof local / sizeof local[0]; i++)
+		if (strncmp(host, local[i], strlen(local[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The timeouts of a model call that may write max_tokens tokens. */
+static void
+agent_timeouts(const struct agent *a, int max_tokens, bool stall_on_progress,
+    struct http_timeouts *to)
+{
+	long long d = a->cfg->deadline_ms;
+
+	to->connect_ms = a->cfg->connect_timeout_ms;
+	to->first_byte_ms = a->cfg->first_byte_timeout_ms;
+	to->stall_ms = a->cfg->stall_timeout_ms;
+	to->stall_on_progress = stall_on_progress;
+	if (d < 0)
+		d = agent_local_server(a) ? 0 : (long long)a->cfg->first_byte_timeout_ms +
+		    (long long)max_tokens * a->cfg->ms_per_token;
+	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
 }
 
 static void
@@ -1563,9 +1631,7 @@ agent_sum_start(struct agent *a, int keep, const char *focus, bool then_call)
 	pr.messages = msgs;
 	provider_build(&pr, &url, &headers, &body);
 	cJSON_Delete(msgs);
-	to.connect_ms = a->cfg->connect_timeout_ms;
-	to.first_byte_ms = a->cfg->first_byte_timeout_ms;
-	to.stall_ms = a->cfg->stall_timeout_ms;
+	agent_timeouts(a, pr.max_tokens, false, &to);
 	hh.arg = a;
 	a->sum.keep = keep;
 	a->sum.then_call = then_call;
@@ -1660,9 +1726,7 @@ agent_call_model(struct agent *a)
 	provider_build(&pr, &url, &headers, &body);
 	cachewatch_before(a->cw, a->sys_static, a->tools, a->model, a->conv.messages, agent_clock_ms());
 
-	to.connect_ms = a->cfg->connect_timeout_ms;
-	to.first_byte_ms = a->cfg->first_byte_timeout_ms;
-	to.stall_ms = a->cfg->stall_timeout_ms;
+	agent_timeouts(a, pr.max_tokens, true, &to);
 	hh.arg = a;
 	a->status = 0;
 	a->stream_done = false;

@@ -66,6 +66,8 @@ static const struct cfg_key {
 	{ "timeouts.connect_ms", CFG_INT, offsetof(struct config, connect_timeout_ms), 1, 3600000, 0 },
 	{ "timeouts.first_byte_ms", CFG_INT, offsetof(struct config, first_byte_timeout_ms), 1, 3600000, 0 },
 	{ "timeouts.stall_ms", CFG_INT, offsetof(struct config, stall_timeout_ms), 1, 3600000, 0 },
+	{ "timeouts.deadline_ms", CFG_INT, offsetof(struct config, deadline_ms), 0, 86400000, 0 },
+	{ "timeouts.ms_per_token", CFG_INT, offsetof(struct config, ms_per_token), 0, 60000, 0 },
 	{ "retention_days", CFG_INT, offsetof(struct config, retention_days), 0, 100000, 0 },
 	{ "context_window", CFG_INT, offsetof(struct config, context_window), 0, 100000000, 0 },
 	{ "cache_ttl_ms", CFG_INT, offsetof(struct config, cache_ttl_ms), 0, 86400000, 0 },
@@ -984,6 +986,8 @@ config_init(struct config *cfg)
 	cfg->connect_timeout_ms = 10000;
 	cfg->first_byte_timeout_ms = 120000;
 	cfg->stall_timeout_ms = 60000;
+	cfg->deadline_ms = -1;
+	cfg->ms_per_token = 50;
 	cfg->retention_days = 30;
 	cwd = realpath(".", NULL);
 	cfg->root = cwd != NULL ? cwd : xstrdup(".");
@@ -1268,7 +1272,11 @@ cfg_print_scalar(const struct config *cfg, const struct cfg_key *k, struct buf *
 		buf_puts(&v, *CFG_MEMBER(cfg, k, bool) ? "true" : "false");
 		break;
 	case CFG_INT:
-		buf_printf(&v, "%d", *CFG_MEMBER(cfg, k, int));
+		/* Below its range an integer is computed where it is used. */
+		if (*CFG_MEMBER(cfg, k, int) < k->min)
+			buf_puts(&v, "(computed)");
+		else
+			buf_printf(&v, "%d", *CFG_MEMBER(cfg, k, int));
 		break;
 	case CFG_RATIO:
 		buf_printf(&v, "%.2f", *CFG_MEMBER(cfg, k, double));

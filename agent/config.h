@@ -49,6 +49,8 @@ struct config {
 	int	 connect_timeout_ms;	/* default 10000 */
 	int	 first_byte_timeout_ms;	/* default 120000 */
 	int	 stall_timeout_ms;	/* default 60000 */
+	int	 deadline_ms;	/* a whole response; 0: none; -1 (default): from max_tokens */
+	int	 ms_per_token;	/* the computed deadline's allowance per token, default 50 */
 	int	 retention_days;	/* 0: keep sessions forever; default 30 */
 	int	 context_window;	/* tokens; 0: the model table's */
 	int	 cache_ttl_ms;		/* the prompt cache's lifetime; 0: 5 minutes */

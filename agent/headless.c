@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "ev.h"
 #include "event.h"
 #include "headless.h"
+#include "buf.h"
 #include "json.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 struct headless {
@@ -18,6 +21,8 @@ struct headless {
 	struct event_bus	*bus;
 	struct agent		*agent;
 	bool			 stream_json;
+	bool			 out_tty;	/* stdout is a terminal: text is sanitized */
+	bool			 err_tty;
 	bool			 done;
 	bool			 failed;
 	bool			 interrupted;
@@ -27,6 +32,26 @@ struct headless {
 
 /* A second signal within this time is the same one delivered twice (timeout(1) does that). */
 #define HEADLESS_SIGNAL_DEBOUNCE_MS	500
+
+/*
+ * Write model or server text.  On a terminal its escape sequences (an OSC
+ * 52 clipboard write, a window title, cursor moves) and other control
+ * characters are shown as pictures, as the TUI draws them; into a pipe or
+ * a file the text goes as it is.
+ */
+static void
+headless_put(FILE *f, bool tty, const char *s)
+{
+	struct buf clean = BUF_INIT(BUF_NOLIMIT);
+
+	if (!tty) {
+		fputs(s, f);
+		return;
+	}
+	utf8_sanitize_term(&clean, s, strlen(s), "\n\t");
+	fwrite(buf_cstr(&clean), 1, clean.len, f);
+	buf_release(&clean);
+}
 
 static void
 headless_on_event(const cJSON *ev, void *arg)
@@ -44,11 +69,13 @@ headless_on_event(const cJSON *ev, void *arg)
 			cJSON_free(s);
 		}
 	} else if (strcmp(type, "error") == 0) {
-		fprintf(stderr, "tandem: %s\n", json_str(ev, "message", ""));
+		fputs("tandem: ", stderr);
+		headless_put(stderr, h->err_tty, json_str(ev, "message", ""));
+		fputc('\n', stderr);
 	} else if (strcmp(type, "result") == 0) {
 		const char *text = json_str(ev, "text", "");
 
-		fputs(text, stdout);
+		headless_put(stdout, h->out_tty, text);
 		if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
 			fputc('\n', stdout);
 		fflush(stdout);
@@ -96,6 +123,8 @@ headless_new(struct ev_loop *loop, struct event_bus *bus, bool stream_json)
 	h->loop = loop;
 	h->bus = bus;
 	h->stream_json = stream_json;
+	h->out_tty = isatty(STDOUT_FILENO) == 1;
+	h->err_tty = isatty(STDERR_FILENO) == 1;
 	event_subscribe(bus, headless_on_event, h);
 	return h;
 }

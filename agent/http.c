@@ -40,6 +40,7 @@ struct http_req {
 	bool			 aborted;
 	enum http_fail		 timeout;	/* HTTP_OK until one of ours fires */
 	uint64_t		 wait_timer;	/* first byte or stall */
+	uint64_t		 deadline_timer;
 	long			 status;
 };
 
@@ -151,6 +152,8 @@ http_req_free(struct http_req *req)
 	}
 	if (req->wait_timer != 0)
 		ev_timer_cancel(http->loop, req->wait_timer);
+	if (req->deadline_timer != 0)
+		ev_timer_cancel(http->loop, req->deadline_timer);
 	if (req->easy != NULL) {
 		curl_multi_remove_handle(http->multi, req->easy);
 		curl_easy_cleanup(req->easy);
@@ -184,37 +187,59 @@ http_active(const struct http *http)
 	return http->nactive;
 }
 
+/* One of our timers ended the transfer: tell the caller why, and free it. */
 static void
-http_on_wait_timeout(struct ev_loop *loop, void *arg)
+http_time_out(struct http_req *req, enum http_fail why, const char *msg)
 {
-	struct http_req *req = arg;
+	struct http_result r;
 	int running;
 
-	req->wait_timer = 0;
-	req->timeout = req->got_body ? HTTP_TIMEOUT_STALL : HTTP_TIMEOUT_FIRST_BYTE;
+	req->timeout = why;
 	/* Pausing then erroring out from the write callback is awkward: end it here. */
 	curl_multi_remove_handle(req->http->multi, req->easy);
 	req->http->in_action = true;
 	curl_multi_socket_action(req->http->multi, CURL_SOCKET_TIMEOUT, 0, &running);
 	req->http->in_action = false;
-	{
-		struct http_result r;
-		struct buf msg = BUF_INIT(256);
+	r.status = req->status;
+	r.fail = why;
+	r.error = msg;
+	curl_easy_cleanup(req->easy);
+	req->easy = NULL;
+	req->http->nactive--;
+	if (req->h.done != NULL)
+		req->h.done(req->h.arg, req, &r);
+	http_req_free(req);
+}
 
-		buf_printf(&msg, "the server sent nothing for %ld ms %s",
-		    req->got_body ? req->to.stall_ms : req->to.first_byte_ms,
-		    req->got_body ? "in the middle of the response" : "after the request");
-		r.status = req->status;
-		r.fail = req->timeout;
-		r.error = buf_cstr(&msg);
-		curl_easy_cleanup(req->easy);
-		req->easy = NULL;
-		req->http->nactive--;
-		if (req->h.done != NULL)
-			req->h.done(req->h.arg, req, &r);
-		buf_release(&msg);
-		http_req_free(req);
-	}
+static void
+http_on_wait_timeout(struct ev_loop *loop, void *arg)
+{
+	struct http_req *req = arg;
+	struct buf msg = BUF_INIT(256);
+
+	req->wait_timer = 0;
+	if (req->got_body)
+		buf_printf(&msg, "the server sent %s for %ld ms in the middle of the response",
+		    req->to.stall_on_progress ? "no content" : "nothing", req->to.stall_ms);
+	else
+		buf_printf(&msg, "the server sent nothing for %ld ms after the request",
+		    req->to.first_byte_ms);
+	http_time_out(req, req->got_body ? HTTP_TIMEOUT_STALL : HTTP_TIMEOUT_FIRST_BYTE,
+	    buf_cstr(&msg));
+	buf_release(&msg);
+}
+
+static void
+http_on_deadline(struct ev_loop *loop, void *arg)
+{
+	struct http_req *req = arg;
+	struct buf msg = BUF_INIT(256);
+
+	req->deadline_timer = 0;
+	buf_printf(&msg, "the server had not finished the response %.1f s after the request",
+	    (double)req->to.deadline_ms / 1000.0);
+	http_time_out(req, HTTP_TIMEOUT_DEADLINE, buf_cstr(&msg));
+	buf_release(&msg);
 }
 
 static void
@@ -279,13 +304,23 @@ http_write_cb(char *p, size_t size, size_t n, void *userp)
 		if (req->cancelled)
 			return 0;
 	}
-	req->got_body = true;
-	http_arm_wait(req);
+	/* With stall_on_progress only the first byte arms the stall timer here. */
+	if (!req->got_body || !req->to.stall_on_progress) {
+		req->got_body = true;
+		http_arm_wait(req);
+	}
 	if (req->h.body != NULL && req->h.body(req->h.arg, req, p, len) == -1) {
 		req->aborted = true;
 		return 0;
 	}
 	return req->cancelled ? 0 : len;
+}
+
+void
+http_progress(struct http_req *req)
+{
+	if (req != NULL && !req->cancelled && req->easy != NULL && req->got_body)
+		http_arm_wait(req);
 }
 
 const char *
@@ -413,6 +448,8 @@ http_post(struct http *http, const char *url, struct curl_slist *headers,
 		return req;
 	}
 	http_arm_wait(req);
+	if (to->deadline_ms > 0)
+		req->deadline_timer = ev_timer_add(http->loop, to->deadline_ms, http_on_deadline, req);
 	return req;
 }
 
@@ -433,6 +470,9 @@ http_cancel(struct http_req *req)
 	req->cancelled = true;
 	if (req->wait_timer != 0)
 		ev_timer_cancel(req->http->loop, req->wait_timer);
+	if (req->deadline_timer != 0)
+		ev_timer_cancel(req->http->loop, req->deadline_timer);
+	req->deadline_timer = 0;
 	/* Inside curl's own callbacks the handle must not be removed: defer. */
 	req->wait_timer = ev_timer_add(req->http->loop, 0, http_reap_cancelled, req);
 }

@@ -4,8 +4,9 @@
  * curl's sockets are registered with the loop (CURLMOPT_SOCKETFUNCTION)
  * and its timeouts armed as loop timers (CURLMOPT_TIMERFUNCTION).  Bytes of
  * the response body go to the body callback as they arrive: nothing waits
- * for the whole response.  Besides curl's connect timeout, two timers of
- * our own watch a request: the first byte, and silence between bytes.
+ * for the whole response.  Besides curl's connect timeout, three timers of
+ * our own watch a request: the first byte, silence between bytes (or
+ * between signs of progress the caller gives), and an overall deadline.
  */
 #ifndef TANDEM_HTTP_H
 #define TANDEM_HTTP_H
@@ -23,6 +24,12 @@ struct http_timeouts {
 	long	connect_ms;	/* 0: curl's default */
 	long	first_byte_ms;	/* from sending to the first body byte; 0: none */
 	long	stall_ms;	/* silence between body bytes; 0: none */
+	long	deadline_ms;	/* from sending to the end of the body; 0: none */
+	/*
+	 * The stall timer is re-armed only by http_progress(), not by every
+	 * body byte: a server that sends keep-alives but no content stalls.
+	 */
+	bool	stall_on_progress;
 };
 
 enum http_fail {
@@ -31,6 +38,7 @@ enum http_fail {
 	HTTP_TIMEOUT_CONNECT,
 	HTTP_TIMEOUT_FIRST_BYTE,
 	HTTP_TIMEOUT_STALL,
+	HTTP_TIMEOUT_DEADLINE,
 	HTTP_BROKEN,		/* the connection broke mid-transfer */
 	HTTP_ABORTED		/* the body callback asked to stop */
 };
@@ -64,6 +72,8 @@ struct http_req	*http_post(struct http *, const char *url, struct curl_slist *he
 		    const struct http_handler *);
 /* Stop the request; no callback fires after this returns. */
 void		 http_cancel(struct http_req *);
+/* The response made progress: re-arm the stall timer (see stall_on_progress). */
+void		 http_progress(struct http_req *);
 /* A response header by name (case-insensitive), or NULL. */
 const char	*http_header(const struct http_req *, const char *name);
 /* Requests in flight (for leak checks). */

@@ -87,6 +87,28 @@ const char	*stream_error_type(const struct stream *);
 const char	*stream_error(const struct stream *);
 /* Bytes of text and thinking emitted so far (to know if output was shown). */
 size_t		 stream_output_bytes(const struct stream *);
+/*
+ * The type of the response body (its Content-Type header; NULL or "" when
+ * there was none), to name it when the body turns out not to be an event
+ * stream.  Call before stream_finish.
+ */
+void		 stream_set_content_type(struct stream *, const char *);
+/*
+ * The body was not an event stream at all: an HTML page (a captive portal,
+ * a proxy), a JSON object, plain text, or nothing.  stream_error() then
+ * says what arrived in one sentence (its type and first bytes, made safe
+ * to show), and stream_error_type() is "empty_body", "not_event_stream",
+ * or the type a JSON error object named.  Known after stream_finish.
+ */
+bool		 stream_not_sse(const struct stream *);
+/*
+ * A count that grows with each delta of content (text, thinking or tool
+ * input) that is not only white space, and with the message's start and
+ * end and each block's start and stop: pings, comments, keep-alive blank lines, empty
+ * chunks and empty deltas leave it alone.  A stall timer is re-armed when
+ * it grows.
+ */
+unsigned long	 stream_progress(const struct stream *);
 /* Pings and unknown events seen (for tests). */
 int		 stream_pings(const struct stream *);
 int		 stream_unknown_events(const struct stream *);

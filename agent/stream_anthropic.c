@@ -144,6 +144,7 @@ anth_message_start(struct stream *s, struct astate *st, const cJSON *ev)
 	const cJSON *msg = json_get(ev, "message");
 
 	(void)st;
+	stream_note_boundary(s);
 	if (json_str(msg, "id", NULL) != NULL)
 		stream_set_str(&s->id, json_str(msg, "id", NULL));
 	if (json_str(msg, "model", NULL) != NULL)
@@ -181,6 +182,7 @@ anth_block_start(struct stream *s, struct astate *st, const cJSON *ev)
 	}
 	if ((b = anth_find(st, index)) != NULL)
 		anth_close(s, st, b, true);
+	stream_note_boundary(s);
 	if (st->nopen == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 4;
 		st->open = xreallocarray(st->open, st->cap, sizeof *st->open);
@@ -269,8 +271,10 @@ anth_block_delta(struct stream *s, struct astate *st, const cJSON *ev)
 			stream_emit_thinking(s, index, buf_cstr(&b->thinking) + old,
 			    n);
 	} else if (strcmp(type, "input_json_delta") == 0) {
+		old = b->json.len;
 		b->got_json = true;
-		anth_take(s, &b->json, delta, "partial_json", &n);
+		if (anth_take(s, &b->json, delta, "partial_json", &n) == 0)
+			stream_note_progress(s, buf_cstr(&b->json) + old, n);
 	} else if (strcmp(type, "signature_delta") == 0) {
 		const char *sig = json_str(delta, "signature", "");
 
@@ -287,8 +291,10 @@ anth_block_stop(struct stream *s, struct astate *st, const cJSON *ev)
 	int index = anth_index(s, ev);
 
 	/* A second stop for the same block changes nothing. */
-	if (index >= 0 && (b = anth_find(st, index)) != NULL)
+	if (index >= 0 && (b = anth_find(st, index)) != NULL) {
+		stream_note_boundary(s);
 		anth_close(s, st, b, false);
+	}
 }
 
 static void
@@ -297,6 +303,7 @@ anth_message_delta(struct stream *s, struct astate *st, const cJSON *ev)
 	const char *reason = json_str(json_get(ev, "delta"), "stop_reason", NULL);
 
 	(void)st;
+	stream_note_boundary(s);
 	if (reason != NULL)
 		stream_set_str(&s->stop_reason, reason);
 	anth_usage(s, json_get(ev, "usage"));
@@ -306,6 +313,7 @@ static void
 anth_message_stop(struct stream *s, struct astate *st, const cJSON *ev)
 {
 	(void)ev;
+	stream_note_boundary(s);
 	s->complete = true;
 	/* Nothing follows message_stop: a block still open never stops. */
 	anth_close_all(s, st);
@@ -323,7 +331,7 @@ anth_ping(struct stream *s, struct astate *st, const cJSON *ev)
 static void
 anth_error(struct stream *s, const char *data, size_t n)
 {
-	cJSON *ev = json_parse_at(data, n, NULL, NULL);
+	cJSON *ev = stream_json_parse(data, n, NULL, NULL);
 	const cJSON *err = json_get(ev, "error");
 
 	if (cJSON_IsObject(err))
@@ -373,7 +381,7 @@ anth_event(struct stream *s, const char *name, const char *data, size_t n)
 
 	/* The SDKs go by the SSE event name; data-only proxies by "type". */
 	if (*name == '\0' || strcmp(name, "message") == 0) {
-		ev = json_parse_at(data, n, NULL, NULL);
+		ev = stream_json_parse(data, n, NULL, NULL);
 		name = json_str(ev, "type", "");
 		/* A proxy's bare {"error": {...}} is an error all the same. */
 		if (*name == '\0' && cJSON_IsObject(json_get(ev, "error")))
@@ -388,7 +396,7 @@ anth_event(struct stream *s, const char *name, const char *data, size_t n)
 		goto out;
 	}
 	if (ev == NULL && e->needs_data &&
-	    (ev = json_parse_at(data, n, NULL, NULL)) == NULL) {
+	    (ev = stream_json_parse(data, n, NULL, NULL)) == NULL) {
 		stream_fail(s, "the server sent a %s event that is not valid JSON",
 		    e->name);
 		goto out;

@@ -12,7 +12,10 @@
  *	"invalid_stream"  undecodable data, a line or block over its limit, a
  *	                  tool call continued after it was closed;
  *	"empty_response"  an OpenAI stream that ended with nothing in it;
- *	"api_error"       a server error that named no type.
+ *	"api_error"       a server error that named no type;
+ *	"not_event_stream" a body that is not an event stream (an HTML page,
+ *	                  JSON that is not an error, plain text);
+ *	"empty_body"      a body with nothing in it.
  */
 #ifndef TANDEM_STREAM_INT_H
 #define TANDEM_STREAM_INT_H
@@ -28,6 +31,8 @@
 
 /* Accumulated text, thinking or tool JSON of one block. */
 #define STREAM_BLOCK_MAX (64u * 1024 * 1024)
+/* What is kept of a body's start, to say what came when it is no stream. */
+#define STREAM_HEAD_MAX 4096
 
 struct stream_decoder {
 	void	*(*init)(struct stream *);
@@ -49,6 +54,7 @@ struct stream {
 	struct sse	 sse;
 	cJSON		*content;
 	int		*content_index;	/* the block index of each content item */
+	size_t		 content_n;	/* items in content */
 	size_t		 content_cap;
 	char		*stop_reason;
 	char		*id;
@@ -61,6 +67,11 @@ struct stream {
 	bool		 finished;
 	bool		 failed;	/* stream_feed returns -1 from now on */
 	size_t		 output_bytes;
+	size_t		 body_bytes;	/* fed so far */
+	struct buf	 head;		/* the first STREAM_HEAD_MAX bytes fed */
+	char		*content_type;
+	bool		 not_sse;	/* the body was no event stream */
+	unsigned long	 progress;	/* content deltas so far */
 	int		 pings;
 	int		 unknown;
 };
@@ -87,8 +98,18 @@ void	stream_add_block(struct stream *, int index, cJSON *block);
  * object gives {} plus "_input_error" and "_input_raw".
  */
 void	stream_set_tool_input(cJSON *block, const char *raw, size_t n);
+/*
+ * Parse JSON text from the server (json_parse_at's contract), repaired
+ * first: invalid UTF-8 becomes U+FFFD, and so does a \u escape of a lone
+ * surrogate, which cJSON would refuse.  The caller frees the result.
+ */
+cJSON	*stream_json_parse(const char *p, size_t n, int *line, int *col);
 /* Set key of obj to a string, replacing any old value. */
 void	stream_json_set_str(cJSON *obj, const char *key, const char *s, size_t n);
+/* A content delta arrived (text, thinking or tool input): see stream_progress. */
+void	stream_note_progress(struct stream *, const char *s, size_t n);
+/* A block or the message started, stopped or ended: progress too. */
+void	stream_note_boundary(struct stream *);
 /* Append to an accumulator; on overflow the stream fails and -1 returns. */
 int	stream_accumulate(struct stream *, struct buf *, const char *s, size_t n);
 

@@ -38,6 +38,9 @@ struct ostate {
 	struct ocall	*calls;
 	size_t		 ncalls;
 	size_t		 cap;
+	size_t		 nclosed;	/* calls close in order: [0, nclosed) are done */
+	int64_t		 wire_max;	/* the largest wire index seen */
+	bool		 wire_sorted;	/* wire indices only grew: lookups bisect */
 	struct buf	 text;
 	bool		 text_done;
 	bool		 any_output;	/* text, reasoning or refusal seen */
@@ -122,11 +125,9 @@ oai_close_call(struct stream *s, struct ocall *c, bool incomplete)
 static void
 oai_close_calls(struct stream *s, struct ostate *st, bool incomplete)
 {
-	size_t i;
-
-	for (i = 0; i < st->ncalls; i++)
-		if (!st->calls[i].done)
-			oai_close_call(s, &st->calls[i], incomplete);
+	for (; st->nclosed < st->ncalls; st->nclosed++)
+		if (!st->calls[st->nclosed].done)
+			oai_close_call(s, &st->calls[st->nclosed], incomplete);
 }
 
 static void
@@ -188,7 +189,7 @@ oai_error(struct stream *s, const cJSON *err, const char *data, size_t n)
 static void
 oai_error_event(struct stream *s, const char *data, size_t n)
 {
-	cJSON *ev = json_parse_at(data, n, NULL, NULL);
+	cJSON *ev = stream_json_parse(data, n, NULL, NULL);
 	const cJSON *err = json_get(ev, "error");
 
 	oai_error(s, err != NULL ? err : ev, data, n);
@@ -210,15 +211,35 @@ oai_usage(struct stream *s, const cJSON *u)
 	s->usage.cache_write = json_int(details, "cache_write_tokens", 0);
 }
 
+/*
+ * The call with this wire index.  Servers number calls 0, 1, 2, ...: then
+ * the array is sorted by wire index and a lookup bisects, so a response of
+ * many calls decodes in n log n; only out-of-order numbering scans.
+ */
 static struct ocall *
 oai_find(struct ostate *st, int64_t wire)
 {
-	size_t i;
+	size_t i, lo = 0, hi = st->ncalls;
 
-	for (i = 0; i < st->ncalls; i++)
-		if (st->calls[i].wire == wire)
-			return &st->calls[i];
-	return NULL;
+	if (st->ncalls > 0 && st->calls[st->ncalls - 1].wire == wire)
+		return &st->calls[st->ncalls - 1];
+	if (!st->wire_sorted) {
+		for (i = 0; i < st->ncalls; i++)
+			if (st->calls[i].wire == wire)
+				return &st->calls[i];
+		return NULL;
+	}
+	if (st->ncalls == 0 || wire > st->wire_max)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->calls[mid].wire < wire)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->ncalls && st->calls[lo].wire == wire ? &st->calls[lo] : NULL;
 }
 
 /* Servers that send no index: a new id starts a new call. */
@@ -247,6 +268,12 @@ oai_new_call(struct stream *s, struct ostate *st, int64_t wire)
 		st->cap = st->cap ? st->cap * 2 : 4;
 		st->calls = xreallocarray(st->calls, st->cap, sizeof *st->calls);
 	}
+	if (st->ncalls == 0)
+		st->wire_sorted = true;
+	else if (wire <= st->wire_max)
+		st->wire_sorted = false;
+	if (st->ncalls == 0 || wire > st->wire_max)
+		st->wire_max = wire;
 	c = &st->calls[st->ncalls];
 	memset(c, 0, sizeof *c);
 	c->wire = wire;
@@ -260,13 +287,16 @@ oai_arguments(struct stream *s, struct ocall *c, const cJSON *args)
 {
 	char *text;
 
-	if (cJSON_IsString(args) && args->valuestring != NULL)
-		stream_accumulate(s, &c->args, args->valuestring,
-		    strlen(args->valuestring));
-	else if (cJSON_IsObject(args)) {
+	if (cJSON_IsString(args) && args->valuestring != NULL) {
+		if (stream_accumulate(s, &c->args, args->valuestring,
+		    strlen(args->valuestring)) == 0)
+			stream_note_progress(s, args->valuestring,
+			    strlen(args->valuestring));
+	} else if (cJSON_IsObject(args)) {
 		/* A few servers send the arguments already parsed. */
 		text = json_print(args);
-		stream_accumulate(s, &c->args, text, strlen(text));
+		if (stream_accumulate(s, &c->args, text, strlen(text)) == 0)
+			stream_note_progress(s, text, strlen(text));
 		free(text);
 	}
 }
@@ -341,6 +371,7 @@ oai_finish_reason(struct stream *s, struct ostate *st, const char *reason)
 	else if (strcmp(word, "end_turn") == 0 && st->refusal)
 		word = "refusal";
 	stream_set_str(&s->stop_reason, word);
+	stream_note_boundary(s);
 	st->finished = true;
 	s->complete = true;
 	oai_close_all(s, st, false);
@@ -420,6 +451,7 @@ oai_event(struct stream *s, const char *name, const char *data, size_t n)
 	}
 	if (n >= 6 && memcmp(data, "[DONE]", 6) == 0) {
 		st->done = true;
+		stream_note_boundary(s);
 		s->complete = true;
 		oai_close_all(s, st, false);
 		return;
@@ -427,7 +459,7 @@ oai_event(struct stream *s, const char *name, const char *data, size_t n)
 	/* Keep-alives and other named events carry no chunk. */
 	if (n == 0)
 		return;
-	chunk = json_parse_at(data, n, NULL, NULL);
+	chunk = stream_json_parse(data, n, NULL, NULL);
 	if (!cJSON_IsObject(chunk))
 		stream_fail(s, "the server sent a chunk that is not a JSON object");
 	else

@@ -53,3 +53,11 @@ EXTRA_DIST += bench/patch_bench.sh
 bench: bench-patch
 bench-patch: bench/patch_bench$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/patch_bench.sh ./bench/patch_bench$(EXEEXT)
+# stream: decoding cost against the number of content blocks (linear).
+EXTRA_PROGRAMS += bench/stream_bench
+bench_stream_bench_SOURCES = bench/stream_bench.c
+bench_stream_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+.PHONY: bench-stream
+bench: bench-stream
+bench-stream: bench/stream_bench$(EXEEXT)
+	./bench/stream_bench$(EXEEXT)

@@ -1,6 +1,7 @@
 /* UTF-8 helpers: see utf8.h. */
 #include "autoconf.h"
 
+#include <string.h>
 #include <wchar.h>
 
 #include "buf.h"
@@ -143,6 +144,46 @@ utf8_sanitize(struct buf *out, const char *s, size_t n)
 			    buf_append(out, "\xEF\xBF\xBD", 3) == -1)
 				return -1;
 			run = i + 1;
+		}
+		i += l;
+	}
+	return buf_append(out, s + run, n - run);
+}
+
+bool
+utf8_is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp < 0xA0);
+}
+
+size_t
+utf8_picture(uint32_t cp, char out[4])
+{
+	if (cp < 0x20)
+		return utf8_encode(0x2400 + cp, out);
+	if (cp == 0x7F)
+		return utf8_encode(0x2421, out);
+	return utf8_encode(0xFFFD, out);
+}
+
+int
+utf8_sanitize_term(struct buf *out, const char *s, size_t n, const char *keep)
+{
+	size_t i = 0, run = 0;
+
+	while (i < n) {
+		uint32_t cp;
+		size_t l = utf8_decode(s + i, n - i, &cp);
+		char pic[4];
+		bool bad = cp == 0xFFFD && l == 1;
+
+		if (bad || (utf8_is_control(cp) &&
+		    (cp == 0 || keep == NULL || strchr(keep, (int)cp) == NULL))) {
+			if (buf_append(out, s + run, i - run) == -1 ||
+			    buf_append(out, pic, bad ? utf8_encode(0xFFFD, pic) :
+			    utf8_picture(cp, pic)) == -1)
+				return -1;
+			run = i + l;
 		}
 		i += l;
 	}

@@ -30,6 +30,22 @@ size_t	 utf8_complete_prefix(const char *s, size_t n);
 size_t	 utf8_floor(const char *s, size_t n);
 /* Append s to out with invalid sequences replaced by U+FFFD. */
 int	 utf8_sanitize(struct buf *out, const char *s, size_t n);
+/*
+ * The visible stand-in for a character a terminal must not get raw: a C0
+ * control's picture (U+2400 + cp), U+2421 for DEL, U+FFFD for the rest
+ * (C1 controls).  out needs 4 bytes; returns the length.
+ */
+size_t	 utf8_picture(uint32_t cp, char out[4]);
+/* A C0 or C1 control character, or DEL. */
+bool	 utf8_is_control(uint32_t cp);
+/*
+ * Append s to out made safe for a terminal: invalid sequences become
+ * U+FFFD and every control character not in keep (e.g. "\n\t"; NULL keeps
+ * none) its picture, so escape sequences (OSC 52 clipboard writes, window
+ * titles, cursor moves) are shown, never obeyed.  The TUI draws text
+ * this way; headless output on a terminal is written this way.
+ */
+int	 utf8_sanitize_term(struct buf *out, const char *s, size_t n, const char *keep);
 /* Terminal columns of one code point (wcwidth; -1 for controls). */
 int	 utf8_cpwidth(uint32_t cp);
 /* Columns of a string (controls count 0). */

@@ -23,6 +23,8 @@ IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/confine.sh
 # Ignore rules as git has them, against git ls-files.
 IT_TESTS += tests/it/ignore.sh
+# Broken and hostile servers; command output and headless text as the model and terminal get them.
+IT_TESTS += tests/it/hostile.sh tests/it/output.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.

@@ -187,6 +187,8 @@ summarize(struct stream *s, struct trace *t, int feed_rc)
 	cJSON_AddNumberToObject(sum, "output_bytes",
 	    (double)stream_output_bytes(s));
 	cJSON_AddNumberToObject(sum, "feed_rc", feed_rc);
+	cJSON_AddBoolToObject(sum, "not_sse", stream_not_sse(s));
+	cJSON_AddNumberToObject(sum, "progress", (double)stream_progress(s));
 	cJSON_AddItemToObject(sum, "texts", texts_of(t->text));
 	cJSON_AddItemToObject(sum, "thinks", texts_of(t->think));
 	cJSON_AddItemToObject(sum, "done", cJSON_Duplicate(t->done, 1));
@@ -1304,7 +1306,7 @@ T_TEST(openai_usage_last_wins)
 T_TEST(openai_empty_streams_are_errors)
 {
 	static const char *const empties[] = {
-		"", ": keep-alive\n\n:\n\n", "data: [DONE]\n\n",
+		": keep-alive\n\n:\n\n", "data: [DONE]\n\n",
 		"data: {\"choices\":[]}\n\ndata: [DONE]",
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":null}}]}\n\n",
 	};
@@ -1524,6 +1526,243 @@ T_TEST(invalid_utf8_is_repaired)
 	buf_release(&b);
 }
 
+/* Many blocks: every one kept, in index order, whatever order they stop in. */
+T_TEST(many_blocks_in_order)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	struct stream *s;
+	const cJSON *c;
+	long i, n = 100000, k = 0;
+	bool ordered = true;
+
+	add_message_start(&b);
+	for (i = 0; i < n - 3; i++) {
+		add_start(&b, (int)i, "{\"type\":\"text\",\"text\":\"\"}");
+		buf_printf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\","
+		    "\"index\":%ld,\"delta\":{\"type\":\"text_delta\",\"text\":\"%ld\"}}\n\n", i, i);
+		add_stop(&b, (int)i);
+	}
+	/* The last three open together and stop backwards. */
+	for (; i < n; i++)
+		add_start(&b, (int)i, "{\"type\":\"text\",\"text\":\"x\"}");
+	for (i = n - 1; i >= n - 3; i--)
+		add_stop(&b, (int)i);
+	add_message_end(&b, "end_turn");
+	s = stream_new(STREAM_ANTHROPIC, NULL);
+	for (i = 0; (size_t)i < b.len; i += 65536)
+		T_EQ_INT(stream_feed(s, b.data + i, b.len - (size_t)i < 65536 ?
+		    b.len - (size_t)i : 65536), 0);
+	stream_finish(s);
+	T_OK(stream_complete(s));
+	T_EQ_INT(cJSON_GetArraySize(stream_content(s)), n);
+	cJSON_ArrayForEach(c, stream_content(s)) {
+		char want[32];
+
+		snprintf(want, sizeof want, "%ld", k);
+		if (k < n - 3 && strcmp(json_str(c, "text", ""), want) != 0)
+			ordered = false;
+		k++;
+	}
+	T_OK(ordered);
+	T_EQ_INT(k, n);
+	stream_free(s);
+	buf_release(&b);
+}
+
+T_TEST(openai_many_calls_in_order)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	struct stream *s;
+	const cJSON *c;
+	long i, n = 100000, k = 0;
+	bool ordered = true;
+
+	for (i = 0; i < n; i++)
+		buf_printf(&b, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":%ld,"
+		    "\"id\":\"c%ld\",\"function\":{\"name\":\"t\",\"arguments\":\"{}\"}}]}}]}\n\n", i, i);
+	buf_puts(&b, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+	    "data: [DONE]\n\n");
+	s = stream_new(STREAM_OPENAI, NULL);
+	T_EQ_INT(stream_feed(s, b.data, b.len), 0);
+	stream_finish(s);
+	T_EQ_INT(cJSON_GetArraySize(stream_content(s)), n);
+	cJSON_ArrayForEach(c, stream_content(s)) {
+		char want[32];
+
+		snprintf(want, sizeof want, "c%ld", k++);
+		if (strcmp(json_str(c, "id", ""), want) != 0)
+			ordered = false;
+	}
+	T_OK(ordered);
+	T_EQ_STR(stream_stop_reason(s), "tool_use");
+	stream_free(s);
+	buf_release(&b);
+}
+
+/* A \u escape of a lone surrogate is U+FFFD, not a failed answer; pairs stand. */
+T_TEST(lone_surrogates_are_repaired)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	cJSON *sum;
+
+	add_message_start(&b);
+	add_start(&b, 0, "{\"type\":\"text\",\"text\":\"\"}");
+	add_event(&b, "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,"
+	    "\"delta\":{\"type\":\"text_delta\",\"text\":\"a\\ud800b\\udc00c\\ud83d\\ude00\\\\ud800\"}}");
+	add_stop(&b, 0);
+	add_start(&b, 1, "{\"type\":\"tool_use\",\"id\":\"t\\udfff1\",\"name\":\"read_file\",\"input\":{}}");
+	add_event(&b, "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":1,"
+	    "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\":\\\"x\\\\ud800.c\\\"}\"}}");
+	add_stop(&b, 1);
+	add_message_end(&b, "tool_use");
+	sum = decode_all(STREAM_ANTHROPIC, b.data, b.len);
+	T_EQ_STR(json_str(sum, "error", "none"), "none");
+	T_OK(json_bool(sum, "complete", false));
+	T_EQ_STR(json_str(block_at(sum, 0), "text", ""),
+	    "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xf0\x9f\x98\x80\\ud800");
+	T_EQ_STR(json_str(block_at(sum, 1), "id", ""), "t\xef\xbf\xbd" "1");
+	T_EQ_STR(json_str(json_get(block_at(sum, 1), "input"), "path", ""), "x\xef\xbf\xbd.c");
+	T_OK(json_get(block_at(sum, 1), "_input_error") == NULL);
+	cJSON_Delete(sum);
+	buf_reset(&b);
+	add_delta_chunk(&b, "{\"content\":\"x\\udbff\"}", "\"stop\"");
+	sum = decode_all(STREAM_OPENAI, b.data, b.len);
+	T_EQ_STR(json_str(block_at(sum, 0), "text", ""), "x\xef\xbf\xbd");
+	cJSON_Delete(sum);
+	buf_release(&b);
+}
+
+/* Invalid UTF-8 in any string of an event (here a tool name) is repaired too. */
+T_TEST(invalid_utf8_in_blocks_is_repaired)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	cJSON *sum;
+
+	add_message_start(&b);
+	add_start(&b, 0, "{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"r\xc3\",\"input\":{}}");
+	add_event(&b, "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,"
+	    "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"p\\\":\\\"\xfe\\\"}\"}}");
+	add_stop(&b, 0);
+	add_message_end(&b, "tool_use");
+	sum = decode_all(STREAM_ANTHROPIC, b.data, b.len);
+	T_EQ_STR(json_str(block_at(sum, 0), "name", ""), "r\xef\xbf\xbd");
+	T_EQ_STR(json_str(json_get(block_at(sum, 0), "input"), "p", ""), "\xef\xbf\xbd");
+	cJSON_Delete(sum);
+	buf_release(&b);
+}
+
+/* Decode a whole body served with content type ct. */
+static struct stream *
+decode_body(enum stream_proto proto, const char *ct, const char *body, size_t n)
+{
+	struct stream *s = stream_new(proto, NULL);
+
+	stream_set_content_type(s, ct);
+	stream_feed(s, body, n);
+	stream_finish(s);
+	return s;
+}
+
+T_TEST(bodies_that_are_not_event_streams)
+{
+	static const char html[] = "<!DOCTYPE html>\n<html><head><title>Hotel\n WiFi \x1b]52;c;aGk=\x07"
+	    "Login</title></head><body>Please accept the terms</body></html>";
+	static const char json_err[] = "{\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
+	static const char oai_err[] = "\n{\"error\":{\"code\":\"model_not_found\",\"message\":\"no such model\"}}";
+	static const enum stream_proto protos[] = { STREAM_ANTHROPIC, STREAM_OPENAI };
+	struct stream *s;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		s = decode_body(protos[i], "text/html; charset=utf-8", html, sizeof html - 1);
+		T_OK(stream_not_sse(s));
+		T_EQ_STR(stream_error_type(s), "not_event_stream");
+		T_CONTAINS(stream_error(s), "a page of type text/html; charset=utf-8");
+		T_CONTAINS(stream_error(s), "titled \"Hotel WiFi \xe2\x90\x9b]52;c;aGk=\xe2\x90\x87Login\"");
+		T_CONTAINS(stream_error(s), "starting \"<!DOCTYPE html> <html>");
+		T_CONTAINS(stream_error(s), "captive portal");
+		T_OK(strchr(stream_error(s), '\x1b') == NULL);
+		stream_free(s);
+		s = decode_body(protos[i], "application/json", json_err, sizeof json_err - 1);
+		T_OK(stream_not_sse(s));
+		T_EQ_STR(stream_error_type(s), "overloaded_error");
+		T_EQ_STR(stream_error(s), "the server answered with a JSON error instead of an "
+		    "event stream: Overloaded");
+		stream_free(s);
+		s = decode_body(protos[i], NULL, oai_err, sizeof oai_err - 1);
+		T_EQ_STR(stream_error_type(s), "model_not_found");
+		stream_free(s);
+		s = decode_body(protos[i], "text/event-stream", "", 0);
+		T_OK(stream_not_sse(s));
+		T_EQ_STR(stream_error_type(s), "empty_body");
+		T_EQ_STR(stream_error(s), "the server answered with an empty body instead of an "
+		    "event stream (text/event-stream)");
+		stream_free(s);
+		s = decode_body(protos[i], "text/plain", "Bad Gateway\r\n", 13);
+		T_EQ_STR(stream_error(s), "the server answered with text of type text/plain (13 bytes) "
+		    "instead of an event stream, starting \"Bad Gateway\"");
+		stream_free(s);
+		s = decode_body(protos[i], NULL, "[1,2]", 5);
+		T_EQ_STR(stream_error(s), "the server answered with JSON of no stated type (5 bytes) "
+		    "instead of an event stream, starting \"[1,2]\"");
+		stream_free(s);
+		/* An event stream cut short is no foreign body, whatever its type says. */
+		s = decode_body(protos[i], "application/json", "event: message_st", 17);
+		T_OK(!stream_not_sse(s));
+		stream_free(s);
+		s = decode_body(protos[i], "text/html", ": hi\n\nda", 8);
+		T_OK(!stream_not_sse(s));
+		stream_free(s);
+	}
+}
+
+/* Only content and block boundaries move progress on: not pings, comments, or white space. */
+T_TEST(progress_counts_content_only)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	struct stream *s = stream_new(STREAM_ANTHROPIC, NULL);
+	unsigned long p0;
+
+	add_message_start(&b);
+	add_start(&b, 0, "{\"type\":\"text\",\"text\":\"\"}");
+	stream_feed(s, b.data, b.len);
+	p0 = stream_progress(s);
+	T_EQ_INT(p0, 2);
+	buf_reset(&b);
+	add_event(&b, "ping", "{\"type\":\"ping\"}");
+	buf_puts(&b, ": keep-alive\n\n\n\n");
+	add_delta(&b, 0, "text_delta", "text", "  \n");
+	add_event(&b, "ping", "{\"type\":\"ping\"}");
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), p0);
+	buf_reset(&b);
+	add_delta(&b, 0, "text_delta", "text", "hi");
+	add_delta(&b, 0, "input_json_delta", "partial_json", "");
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), p0 + 1);
+	buf_reset(&b);
+	add_stop(&b, 0);
+	add_start(&b, 1, "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\",\"input\":{}}");
+	add_delta(&b, 1, "input_json_delta", "partial_json", "{\"a\"");
+	add_delta(&b, 1, "input_json_delta", "partial_json", " ");
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), p0 + 4);
+	stream_free(s);
+	buf_release(&b);
+	/* OpenAI: empty chunks and keep-alives are not progress; content is. */
+	s = stream_new(STREAM_OPENAI, NULL);
+	buf_puts(&b, ": ping\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{}}]}\n\n"
+	    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" \"}}]}\n\n");
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), 0);
+	buf_reset(&b);
+	add_delta_chunk(&b, "{\"content\":\"x\"}", NULL);
+	stream_feed(s, b.data, b.len);
+	T_EQ_INT(stream_progress(s), 1);
+	stream_free(s);
+	buf_release(&b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1559,5 +1798,11 @@ main(int argc, char **argv)
 	T_RUN(openai_other_choices_ignored);
 	T_RUN(openai_nothing_after_done);
 	T_RUN(invalid_utf8_is_repaired);
+	T_RUN(many_blocks_in_order);
+	T_RUN(openai_many_calls_in_order);
+	T_RUN(lone_surrogates_are_repaired);
+	T_RUN(invalid_utf8_in_blocks_is_repaired);
+	T_RUN(bodies_that_are_not_event_streams);
+	T_RUN(progress_counts_content_only);
 	return t_done();
 }

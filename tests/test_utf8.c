@@ -62,6 +62,19 @@ T_TEST(sanitize)
 	buf_release(&b);
 }
 
+T_TEST(sanitize_term)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	utf8_sanitize_term(&b, "a\033]52;c;aGk=\007\n\tb\r\x7f\xc2\x9b\xff", 21, "\n\t");
+	T_EQ_STR(buf_cstr(&b), "a\xe2\x90\x9b]52;c;aGk=\xe2\x90\x87\n\tb\xe2\x90\x8d"
+	    "\xe2\x90\xa1\xef\xbf\xbd\xef\xbf\xbd");
+	buf_reset(&b);
+	utf8_sanitize_term(&b, "x\ny", 3, NULL);
+	T_EQ_STR(buf_cstr(&b), "x\xe2\x90\x8ay");
+	buf_release(&b);
+}
+
 T_TEST(width)
 {
 	T_EQ_INT(utf8_width("abc", 3), 3);
@@ -77,6 +90,7 @@ main(void)
 	T_RUN(invalid);
 	T_RUN(complete_prefix);
 	T_RUN(sanitize);
+	T_RUN(sanitize_term);
 	T_RUN(width);
 	return t_done();
 }

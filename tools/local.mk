@@ -35,3 +35,7 @@ tests_test_read_LDADD = $(TOOLS_LIBS)
 check_PROGRAMS += tests/test_ignore
 TESTS += tests/test_ignore
 tests_test_ignore_LDADD = $(TOOLS_LIBS)
+# run_bash's output capture: kept by length, cleaned for the model, raw in the spill file.
+check_PROGRAMS += tests/test_bash_capture
+TESTS += tests/test_bash_capture
+tests_test_bash_capture_LDADD = $(TOOLS_LIBS)

@@ -24,6 +24,9 @@ const struct tool_def tool_run_bash = {
 	    "combined stdout and stderr and its exit status. Each call is a fresh "
 	    "shell: cd and variables do not persist. Output over 30 KB keeps its "
 	    "head and tail; the whole output is saved to a file named in the result. "
+	    "Colour and cursor escape sequences are removed, carriage-return redraws "
+	    "(progress bars) keep their last state, and other control bytes are shown "
+	    "as \\xNN; the file has the raw bytes. "
 	    "The default timeout is 120000 ms (at most 600000); the command and all "
 	    "its children are killed when it passes. Prefer read_file, grep and glob "
 	    "for reading and searching; use this to build, test and run programs.",
@@ -124,6 +127,54 @@ bash_capture_init(struct bash_capture *c, const char *spill_dir, const char *cal
 	c->spill_name = buf_detach(&name, NULL);
 }
 
+/* A spill write failed: remember why, drop the partial file, stop spilling. */
+static void
+bash_spill_fail(struct bash_capture *c, int err)
+{
+	if (c->spill_err == 0)
+		c->spill_err = err != 0 ? err : EIO;
+	if (c->spill_fd != -1)
+		close(c->spill_fd);
+	c->spill_fd = -1;
+	if (c->spill_path != NULL)
+		unlink(c->spill_path);
+}
+
+/*
+ * Every byte that goes to the spill file goes through here, raw: the file
+ * is the output as the command wrote it, escapes, carriage returns and NULs
+ * included.
+ */
+static void
+bash_spill_raw(struct bash_capture *c, const char *p, size_t n)
+{
+	while (c->spill_fd != -1 && n > 0) {
+		ssize_t w = write(c->spill_fd, p, n);
+
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			bash_spill_fail(c, w == 0 ? ENOSPC : errno);
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Every spill write: the bytes as the command wrote them, keys redacted (a key split across writes too). */
+static void
+bash_spill_write(struct bash_capture *c, const char *p, size_t n)
+{
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+	if (c->spill_fd == -1)
+		return;
+	redact_stream_feed(&c->spill_redact, p, n, &out);
+	bash_spill_raw(c, out.data, out.len);
+	buf_release(&out);
+}
+
 static void
 bash_spill_open(struct bash_capture *c)
 {
@@ -131,23 +182,27 @@ bash_spill_open(struct bash_capture *c)
 
 	if (c->spill_dir == NULL)
 		return;
-	mkdir(c->spill_dir, 0700);
-	buf_printf(&path, "%s/%s", c->spill_dir, c->spill_name);
-	c->spill_fd = open(buf_cstr(&path), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (c->spill_fd == -1) {
+	if (mkdir(c->spill_dir, 0700) == -1 && errno != EEXIST) {
+		c->spill_err = errno;
 		buf_release(&path);
 		return;
 	}
+	buf_printf(&path, "%s/%s", c->spill_dir, c->spill_name);
 	c->spill_path = buf_detach(&path, NULL);
+	c->spill_fd = open(c->spill_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (c->spill_fd == -1) {
+		c->spill_err = errno;
+		return;
+	}
 	/* Everything so far: the head, then whatever the ring holds past it. */
-	redact_stream_write(&c->spill_redact, c->spill_fd, c->head.data, c->head.len);
+	bash_spill_write(c, c->head.data, c->head.len);
 	if (c->total > c->head.len) {
 		size_t rest = c->total - c->head.len;	/* <= ring contents here */
 		size_t start = (c->tail_pos + HALF - rest) % HALF;
 		size_t first = rest < HALF - start ? rest : HALF - start;
 
-		redact_stream_write(&c->spill_redact, c->spill_fd, c->tail + start, first);
-		redact_stream_write(&c->spill_redact, c->spill_fd, c->tail, rest - first);
+		bash_spill_write(c, c->tail + start, first);
+		bash_spill_write(c, c->tail, rest - first);
 	}
 }
 
@@ -177,8 +232,7 @@ bash_capture_feed(struct bash_capture *c, const char *p, size_t n)
 	size_t room = HALF - c->head.len;
 	size_t k = n < room ? n : room;
 
-	if (c->spill_fd != -1)
-		redact_stream_write(&c->spill_redact, c->spill_fd, p, n);
+	bash_spill_write(c, p, n);
 	if (k > 0) {
 		buf_append(&c->head, p, k);
 		p += k;
@@ -191,11 +245,108 @@ bash_capture_feed(struct bash_capture *c, const char *p, size_t n)
 	if (!c->spill_tried && c->total + n > (size_t)TOOL_BASH_CAP) {
 		c->spill_tried = true;
 		bash_spill_open(c);
-		if (c->spill_fd != -1)
-			redact_stream_write(&c->spill_redact, c->spill_fd, p, n);
+		bash_spill_write(c, p, n);
 	}
 	bash_ring_put(c, p, n);
 	c->total += n;
+}
+
+/* Where the current line of out began, for a carriage return to go back to. */
+struct bash_clean {
+	size_t	line;
+};
+
+/* The length of an escape sequence at p (ESC included), however much of it there is. */
+static size_t
+bash_escape_len(const char *p, size_t n)
+{
+	size_t i;
+
+	if (n < 2)
+		return n;
+	if (p[1] == '[') {
+		/* CSI: parameters and intermediates, then a final byte 0x40-0x7E. */
+		for (i = 2; i < n; i++)
+			if ((unsigned char)p[i] >= 0x40 && (unsigned char)p[i] <= 0x7E)
+				return i + 1;
+		return n;
+	}
+	if (p[1] == ']' || p[1] == 'P' || p[1] == '_' || p[1] == '^') {
+		/* OSC (and DCS, APC, PM): up to BEL or ESC \\. */
+		for (i = 2; i < n; i++) {
+			if (p[i] == '\a')
+				return i + 1;
+			if (p[i] == '\033' && i + 1 < n && p[i + 1] == '\\')
+				return i + 2;
+		}
+		return n;
+	}
+	/* Two-byte escapes, with intermediates (ESC ( B). */
+	for (i = 1; i < n && (unsigned char)p[i] >= 0x20 && (unsigned char)p[i] <= 0x2F; i++)
+		;
+	return i < n ? i + 1 : n;
+}
+
+/*
+ * Append output as the model gets it: escape sequences (colours, cursor
+ * moves, titles) dropped; a carriage return not before a newline starts
+ * its line over, so a progress bar leaves only its last state; other
+ * control bytes, NUL included, written as \xNN; invalid UTF-8 as U+FFFD.
+ * Newlines and tabs stay.
+ */
+static void
+bash_clean_append(struct buf *out, struct bash_clean *st, const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char ch = (unsigned char)p[i];
+		uint32_t cp;
+		size_t l;
+
+		if (ch == '\033') {
+			i += bash_escape_len(p + i, n - i);
+			continue;
+		}
+		if (ch == '\r') {
+			if (i + 1 < n && p[i + 1] == '\n') {
+				i++;
+				continue;
+			}
+			/* At the very end a lone CR ends the line as it stands. */
+			if (i + 1 < n)
+				buf_truncate(out, st->line);
+			i++;
+			continue;
+		}
+		if (ch == '\n') {
+			buf_putc(out, '\n');
+			st->line = out->len;
+			i++;
+			continue;
+		}
+		l = utf8_decode(p + i, n - i, &cp);
+		if (ch != '\t' && utf8_is_control(cp))
+			buf_printf(out, cp < 0x80 ? "\\x%02X" : "\\u%04X", (unsigned)cp);
+		else if (cp == 0xFFFD && l == 1)
+			buf_puts(out, "\xEF\xBF\xBD");
+		else
+			buf_append(out, p + i, l);
+		i += l;
+	}
+}
+
+/* Why the whole output is not in a file, in a few words. */
+static void
+bash_spill_note(const struct bash_capture *c, struct buf *t)
+{
+	if (c->spill_err == 0 && c->spill_path != NULL)
+		buf_printf(t, " the whole output is in %s", c->spill_path);
+	else if (c->spill_err != 0)
+		buf_printf(t, " the whole output could not be kept: %s: %s",
+		    c->spill_path != NULL ? c->spill_path : c->spill_dir, strerror(c->spill_err));
+	else
+		buf_puts(t, " the whole output was not kept");
 }
 
 void
@@ -204,15 +355,16 @@ bash_capture_finish(struct bash_capture *c, int status, bool timed_out,
 {
 	struct buf *t = &out->text;
 	size_t shown = c->head.len + c->tail_len;
+	struct bash_clean st = { 0 };
 
 	buf_reset(t);
-	utf8_sanitize(t, c->head.data != NULL ? c->head.data : "",
+	bash_clean_append(t, &st, c->head.data != NULL ? c->head.data : "",
 	    utf8_complete_prefix(buf_cstr(&c->head), c->head.len));
 	if (c->total > shown) {
 		buf_printf(t, "\n\n[... %zu bytes of output elided ...", c->total - shown);
-		if (c->spill_path != NULL)
-			buf_printf(t, " the whole output is in %s", c->spill_path);
+		bash_spill_note(c, t);
 		buf_puts(t, "]\n\n");
+		st.line = t->len;
 	}
 	if (c->tail_len > 0) {
 		/* The ring in order, starting at a character boundary. */
@@ -225,11 +377,17 @@ bash_capture_finish(struct bash_capture *c, int status, bool timed_out,
 			while (skip < c->tail_len && skip < 3 &&
 			    ((unsigned char)lin[skip] & 0xC0) == 0x80)
 				skip++;
-		utf8_sanitize(t, lin + skip, c->tail_len - skip);
+		bash_clean_append(t, &st, lin + skip, c->tail_len - skip);
 		free(lin);
 	}
 	if (t->len > 0 && t->data[t->len - 1] != '\n')
 		buf_putc(t, '\n');
+	if (c->spill_err != 0 && c->total <= shown) {
+		/* Not elided, but a file was promised and is not there. */
+		buf_puts(t, "[");
+		bash_spill_note(c, t);
+		buf_puts(t, "]\n");
+	}
 	if (interrupted) {
 		buf_puts(t, "[interrupted by the user; the command and its children were killed]");
 		out->is_error = true;
@@ -252,8 +410,13 @@ bash_capture_release(struct bash_capture *c)
 	free(c->tail);
 	c->tail = NULL;
 	if (c->spill_fd != -1) {
-		redact_stream_write_flush(&c->spill_redact, c->spill_fd);
-		close(c->spill_fd);
+		struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+		redact_stream_flush(&c->spill_redact, &out);
+		bash_spill_raw(c, out.data, out.len);
+		buf_release(&out);
+		if (c->spill_fd != -1)
+			close(c->spill_fd);
 	}
 	redact_stream_release(&c->spill_redact);
 	c->spill_fd = -1;

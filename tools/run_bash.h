@@ -3,6 +3,13 @@
  * function: agent/exec.c spawns it and streams its output, using the pieces
  * here: the spawn itself, and the capture that keeps the head and the tail
  * of the output within TOOL_BASH_CAP and spills the whole of it to a file.
+ *
+ * Output is kept by length, never as a C string.  The spill file has the
+ * raw bytes; the model gets them cleaned (escape sequences dropped,
+ * carriage-return redraws collapsed to their last state, other control
+ * bytes as \xNN), always with the tail and the exit status.  All spill
+ * writes go through one function (bash_spill_write), and a failed one is
+ * reported to the model instead of the file's name.
  */
 #ifndef TANDEM_RUN_BASH_H
 #define TANDEM_RUN_BASH_H
@@ -35,6 +42,7 @@ struct bash_capture {
 	size_t		 total;
 	int		 spill_fd;	/* -1 until the output passes the cap */
 	bool		 spill_tried;
+	int		 spill_err;	/* errno of a failed spill; 0: none */
 	char		*spill_path;	/* owned */
 	const char	*spill_dir;	/* not owned; NULL: no spill */
 	char		*spill_name;	/* owned: a name unique to this call */

@@ -83,17 +83,6 @@ sline_raw(struct sline *l, const char *s, size_t n)
 	l->text[l->len] = '\0';
 }
 
-/* The visible stand-in for a code point the terminal must not get raw. */
-static size_t
-sline_picture(uint32_t cp, char out[4])
-{
-	if (cp < 0x20)
-		return utf8_encode(0x2400 + cp, out);
-	if (cp == 0x7F)
-		return utf8_encode(0x2421, out);
-	return utf8_encode(0xFFFD, out);
-}
-
 void
 sline_add(struct sline *l, const char *s, size_t n, int role, unsigned attr)
 {
@@ -132,7 +121,7 @@ sline_add(struct sline *l, const char *s, size_t n, int role, unsigned attr)
 			cp = ' ';
 		w = cp == ' ' ? 1 : utf8_cpwidth(cp);
 		if (w < 0 || (cp == 0xFFFD && cl == 1)) {
-			sline_raw(l, tmp, sline_picture(cp, tmp));
+			sline_raw(l, tmp, utf8_picture(cp, tmp));
 			continue;
 		}
 		/* A combining mark with nothing to combine with gets a dotted circle. */
