@@ -2154,11 +2154,20 @@ agent_restore_file(struct agent *a, const char *path, const char *have, const ch
 		rc = 1;
 		goto out;
 	}
-	/* Whatever is there now is kept too, so nothing is ever lost. */
+	/* Whatever is there now is kept too, so nothing is ever lost: unkept, it stays. */
 	if (h == 0 && fsutil_read_file(abs, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
-		fsutil_snapshot(a->snap_dir, data, len, hex, &err);
+		int kept;
+
+		errno = 0;
+		kept = fsutil_snapshot(a->snap_dir, data, len, hex, &err);
 		free(data);
 		data = NULL;
+		if (kept == -1) {
+			session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+			buf_reset(&err);
+			buf_puts(&err, session_error(a->session));
+			goto out;
+		}
 	}
 	if (want == NULL) {
 		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove(a->cfg->root, abs, NULL, &err);
@@ -2234,6 +2243,10 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 
 	if (a->busy) {
 		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	if (session_error(a->session) != NULL) {
+		buf_printf(report, "%s\n", session_error(a->session));
 		return -1;
 	}
 	cJSON_ArrayForEach(m, a->conv.messages) {
