@@ -77,6 +77,7 @@ struct agent {
 	bool			 busy;
 	bool			 interrupting;
 	bool			 failed;
+	bool			 unsaved_told;	/* the session's failed write was reported */
 	int			 turn;
 	int			 calls;		/* model calls in this turn */
 	int			 continuations;
@@ -139,6 +140,8 @@ static void agent_prompt_hooks(struct agent *);
 static void agent_hooks_ignored(void *, struct hook_outcome *);
 static void agent_proceed(struct agent *);
 static void agent_replay_history(struct agent *);
+static void agent_end_turn(struct agent *, const char *, bool);
+static int agent_reconcile(struct agent *);
 static char *agent_system_text(const struct agent *);
 static void agent_compacted(struct agent *, enum compact_stage, int64_t, int64_t);
 static int64_t agent_window(const struct agent *);
@@ -334,17 +337,65 @@ agent_use_session(struct agent *a, struct session *sess)
 	buf_release(&p);
 }
 
-/* Add a message to the conversation and to the log. */
-static void
+#define AGENT_NOT_SAVED "not run: the session could not be saved, so nothing more runs in this turn"
+
+/*
+ * A write the session's promises rest on failed: say so once (the
+ * session's sentence names the directory and the cause).  -1.
+ */
+static int
+agent_unsaved(struct agent *a)
+{
+	const char *why = session_error(a->session);
+
+	if (!a->unsaved_told) {
+		cJSON *ev = event_new(a->bus, "session_unsaved");
+
+		a->unsaved_told = true;
+		event_error(a->bus, 1, "%s", why != NULL ? why : "could not save the session");
+		cJSON_AddStringToObject(ev, "message", why != NULL ? why : "");
+		cJSON_AddStringToObject(ev, "dir", session_dir(a->session));
+		event_emit(a->bus, ev);
+	}
+	a->failed = true;
+	return -1;
+}
+
+/*
+ * After agent_unsaved: stop the turn before anything more is sent or
+ * run.  Calls not yet run end unrun; the turn ends once each has its
+ * result.  -1.
+ */
+static int
+agent_halt(struct agent *a)
+{
+	agent_unsaved(a);
+	if (!a->busy)
+		return -1;
+	if (sched_pending(a->sched) > 0) {
+		if (!a->interrupting) {
+			a->interrupting = true;
+			a->stream_done = true;
+			sched_interrupt(a->sched, AGENT_NOT_SAVED);
+		}
+		return -1;
+	}
+	agent_end_turn(a, "error", true);
+	return -1;
+}
+
+/* Add a message to the conversation and to the log.  0, or -1 (reported). */
+static int
 agent_add(struct agent *a, const char *role, cJSON *content)
 {
 	conv_add(&a->conv, role, content, a->turn);
 	if (session_log_message(a->session, conv_last(&a->conv)) == -1)
-		event_error(a->bus, 0, "could not append to the session log: %s", strerror(errno));
+		return agent_unsaved(a);
+	return 0;
 }
 
 /* Append blocks (an array, taken) to the last message, in memory and in the log. */
-static void
+static int
 agent_extend_last(struct agent *a, cJSON *blocks)
 {
 	cJSON *rec = cJSON_CreateObject(), *dst = json_get(conv_last(&a->conv), "content"), *b;
@@ -354,7 +405,9 @@ agent_extend_last(struct agent *a, cJSON *blocks)
 	while ((b = blocks->child) != NULL)
 		cJSON_AddItemToArray(dst, cJSON_DetachItemViaPointer(blocks, b));
 	cJSON_Delete(blocks);
-	session_append(a->session, rec);
+	if (session_append(a->session, rec) == -1)
+		return agent_unsaved(a);
+	return 0;
 }
 
 static bool
@@ -370,13 +423,12 @@ agent_last_is(const struct agent *a, const char *role)
  * or interrupted the last message is already the user's: they join it, as
  * two user messages in a row would make the next request invalid.
  */
-static void
+static int
 agent_add_user(struct agent *a, cJSON *content)
 {
 	if (agent_last_is(a, "user"))
-		agent_extend_last(a, content);
-	else
-		agent_add(a, "user", content);
+		return agent_extend_last(a, content);
+	return agent_add(a, "user", content);
 }
 
 static cJSON *
@@ -389,13 +441,13 @@ agent_text_block(const char *text)
 	return b;
 }
 
-static void
+static int
 agent_add_text(struct agent *a, const char *text)
 {
 	cJSON *content = cJSON_CreateArray();
 
 	cJSON_AddItemToArray(content, agent_text_block(text));
-	agent_add_user(a, content);
+	return agent_add_user(a, content);
 }
 
 static int64_t
@@ -408,20 +460,25 @@ agent_tokens_used(const struct agent *a)
  * The response named its tools and is in the log: checkpoint A, after
  * which side-effecting tools may run (read-only ones may already have).
  */
-static void
+static int
 agent_checkpoint_a(struct agent *a)
 {
 	cJSON *pending = cJSON_CreateArray(), *b;
+	int rc;
 
 	cJSON_ArrayForEach(b, json_get(conv_last(&a->conv), "content"))
 		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
-	session_checkpoint(a->session, 'A', a->turn, a->calls, agent_tokens_used(a), pending);
+	rc = session_checkpoint(a->session, 'A', a->turn, a->calls, agent_tokens_used(a), pending);
 	cJSON_Delete(pending);
+	/* Without checkpoint A on disk nothing with side effects may run. */
+	if (rc == -1)
+		return agent_unsaved(a);
 	a->checkpoint_a = true;
 	/* An interrupted turn starts nothing: its waiting calls end unrun. */
 	if (!a->interrupting)
 		sched_kick(a->sched);
+	return 0;
 }
 
 static void
@@ -582,6 +639,11 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 		buf_printf(why, "the tool %s is disabled in this session", c->name);
 		return SCHED_REFUSE;
 	}
+	/* Nothing runs that the session could not record. */
+	if (session_error(a->session) != NULL) {
+		buf_puts(why, AGENT_NOT_SAVED);
+		return SCHED_REFUSE;
+	}
 	/* Side effects wait until checkpoint A records who asked for them. */
 	if (c->tool->cls != TOOL_READ_ONLY && !a->checkpoint_a)
 		return SCHED_LATER;
@@ -719,11 +781,16 @@ agent_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 	buf_release(&clean);
 }
 
-/* Keep what tandem wrote, so that a rewind can be redone. */
-static void
+/*
+ * Keep what tandem wrote, so that a rewind can be redone.  A snapshot
+ * that cannot be written fails the session: a later rewind would promise
+ * what it cannot restore.  0 or -1.
+ */
+static int
 agent_snapshot_after(struct agent *a, const cJSON *files)
 {
 	const cJSON *f;
+	int rc = 0;
 
 	cJSON_ArrayForEach(f, files) {
 		struct buf err = BUF_INIT(4096);
@@ -733,16 +800,20 @@ agent_snapshot_after(struct agent *a, const cJSON *files)
 		size_t len = 0;
 
 		/* read through the walk's descriptor, as the tool wrote it */
-		if (json_str(f, "after", NULL) != NULL &&
+		if (rc == 0 && json_str(f, "after", NULL) != NULL &&
 		    sandbox_walk(&sb, json_str(f, "path", ""), SANDBOX_READ, SANDBOX_MUST_EXIST,
 		    &at, &err) == 0) {
-			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0)
-				fsutil_snapshot(a->snap_dir, data, len, hex, &err);
+			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
+				errno = 0;
+				if (fsutil_snapshot(a->snap_dir, data, len, hex, &err) == -1)
+					rc = session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+			}
 			sandbox_at_release(&at);
 		}
 		free(data);
 		buf_release(&err);
 	}
+	return rc;
 }
 
 /* A PostToolUse hook's word for the model goes with the call's result. */
@@ -779,7 +850,8 @@ agent_finished(void *arg, struct sched_call *c)
 	redact_buf(&c->result);
 	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
 		crash_point("tool-done");
-		session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error);
+		if (session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
+			agent_unsaved(a);
 	}
 	if (c->meta != NULL && cJSON_GetArraySize(json_get(c->meta, "files")) > 0) {
 		cJSON *rec = cJSON_CreateObject();
@@ -788,8 +860,10 @@ agent_finished(void *arg, struct sched_call *c)
 		cJSON_AddNumberToObject(rec, "turn", a->turn);
 		cJSON_AddStringToObject(rec, "id", c->id);
 		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
-		session_append(a->session, rec);
-		agent_snapshot_after(a, json_get(c->meta, "files"));
+		/* The calls after this one are refused by the gate; the turn ends when they are. */
+		if (session_append(a->session, rec) == -1 ||
+		    agent_snapshot_after(a, json_get(c->meta, "files")) == -1)
+			agent_unsaved(a);
 	}
 	if (a->turn_tools != NULL)
 		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));
@@ -803,7 +877,7 @@ agent_finished(void *arg, struct sched_call *c)
 	if (c->denied)
 		cJSON_AddBoolToObject(ev, "denied", 1);
 	event_emit(a->bus, ev);
-	if (c->ran)
+	if (c->ran && session_error(a->session) == NULL)
 		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
 		    c->result.len, c->is_error, a->mode, agent_post_hooked, a);
 }
@@ -873,18 +947,21 @@ agent_usage_json(const struct usage *u)
 }
 
 /* The prompt cache's fingerprint, for the next process that resumes this session. */
-static void
+static int
 agent_save_cache_state(struct agent *a)
 {
 	struct buf path = BUF_INIT(8192);
 	cJSON *st = cachewatch_save(a->cw);
 	char *text = cJSON_PrintUnformatted(st);
+	int rc = 0;
 
 	buf_printf(&path, "%s/cache.json", session_dir(a->session));
-	session_write_atomic(buf_cstr(&path), text, strlen(text), NULL);
+	if (session_write_atomic(buf_cstr(&path), text, strlen(text), NULL) == -1)
+		rc = session_fail(a->session, "cache.json", errno);
 	cJSON_free(text);
 	cJSON_Delete(st);
 	buf_release(&path);
+	return rc;
 }
 
 static void
@@ -933,9 +1010,17 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 		cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - a->turn_started));
 		cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
 		cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
-		session_append(a->session, rec);
-		session_sync(a->session);
-		agent_save_cache_state(a);
+		/* A turn whose record is not on disk is not shown as done. */
+		if (session_error(a->session) != NULL) {
+			cJSON_Delete(rec);
+		} else if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1 ||
+		    agent_save_cache_state(a) == -1) {
+			agent_unsaved(a);
+		}
+		if (session_error(a->session) != NULL) {
+			stop_reason = "error";
+			failed = true;
+		}
 	}
 	a->busy = false;
 	a->interrupting = false;
@@ -1167,7 +1252,7 @@ agent_complete_blocks(cJSON *content, int *ntools)
  * response: an empty assistant message would make the next request
  * invalid.  Its text becomes the answer, or goes on with it.
  */
-static void
+static int
 agent_record_response(struct agent *a, cJSON *content)
 {
 	const cJSON *b;
@@ -1179,12 +1264,13 @@ agent_record_response(struct agent *a, cJSON *content)
 	cJSON_ArrayForEach(b, content)
 		if (strcmp(json_str(b, "type", ""), "text") == 0)
 			buf_puts(&a->answer, json_str(b, "text", ""));
-	if (cJSON_GetArraySize(content) == 0)
+	if (cJSON_GetArraySize(content) == 0) {
 		cJSON_Delete(content);
-	else if (extend)
-		agent_extend_last(a, content);
-	else
-		agent_add(a, "assistant", content);
+		return 0;
+	}
+	if (extend)
+		return agent_extend_last(a, content);
+	return agent_add(a, "assistant", content);
 }
 
 static void
@@ -1210,7 +1296,8 @@ agent_record_usage(struct agent *a)
 			cJSON_AddStringToObject(rec, "k", "cache_break");
 			cachewatch_break_fields(&br, rec);
 			event_emit(a->bus, ev);
-			session_append(a->session, rec);
+			if (session_append(a->session, rec) == -1)
+				agent_unsaved(a);
 		}
 	}
 	a->totals.input += u.input;
@@ -1245,9 +1332,13 @@ agent_response_done(struct agent *a, const char *stop_reason)
 	if (cJSON_GetArraySize(content) == 0 && strcmp(stop_reason, "refusal") != 0 &&
 	    strcmp(stop_reason, "pause_turn") != 0)
 		event_error(a->bus, 0, "the model sent an empty answer (stop reason %s)", stop_reason);
-	agent_record_response(a, content);
-	if (ntools > 0)
-		agent_checkpoint_a(a);
+	/* Not on disk: no tool runs and nothing more is sent. */
+	if (agent_record_response(a, content) == -1 || session_error(a->session) != NULL ||
+	    (ntools > 0 && agent_checkpoint_a(a) == -1)) {
+		agent_drop_stream(a);
+		agent_halt(a);
+		return;
+	}
 	free(a->stop_reason);
 	a->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
 	    "tool_use" : stop_reason);
@@ -1427,7 +1518,7 @@ agent_system_text(const struct agent *a)
 	return buf_detach(&b, NULL);
 }
 
-/* The messages were compacted: log them, and say so. */
+/* The messages were compacted: log them, and say so.  A failed write is reported. */
 static void
 agent_compacted(struct agent *a, enum compact_stage stage, int64_t before, int64_t after)
 {
@@ -1436,8 +1527,10 @@ agent_compacted(struct agent *a, enum compact_stage stage, int64_t before, int64
 	cJSON_AddStringToObject(rec, "k", "replace");
 	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));
 	cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(a->conv.messages, 1));
-	session_append(a->session, rec);
-	session_sync(a->session);
+	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1) {
+		agent_unsaved(a);
+		return;
+	}
 	crash_point("compaction");
 	if (stage > a->stage)
 		a->stage = stage;
@@ -1528,7 +1621,8 @@ agent_sum_finish(struct agent *a, const char *summary, const char *why)
 
 		cJSON_AddStringToObject(rec, "k", "summary");
 		cJSON_AddStringToObject(rec, "text", summary);
-		session_append(a->session, rec);
+		if (session_append(a->session, rec) == -1)
+			agent_unsaved(a);
 		a->summary_failures = 0;
 		after = agent_estimate(a);
 		agent_compacted(a, COMPACT_SUMMARY, a->sum.tokens_before, after);
@@ -1709,8 +1803,30 @@ agent_call_model(struct agent *a)
 	struct buf body = BUF_INIT(BUF_NOLIMIT);
 	char *url = NULL;
 
+	if (session_error(a->session) != NULL) {
+		agent_halt(a);
+		return;
+	}
 	if (agent_auto_compact(a))
 		return;
+	/* Nothing goes out before the log that explains it is on disk. */
+	if (session_sync(a->session) == -1) {
+		agent_halt(a);
+		return;
+	}
+	/* Nor a conversation the API would refuse, whatever put it in memory. */
+	{
+		struct buf why = BUF_INIT(4096);
+
+		if (conv_check(&a->conv, &why) == -1) {
+			agent_fail(a, "the conversation is not valid (%s), so it was not sent; go on "
+			    "from an earlier turn with tandem --resume %s --fork --rewind-to N",
+			    buf_cstr(&why), session_id(a->session));
+			buf_release(&why);
+			return;
+		}
+		buf_release(&why);
+	}
 	memset(&pr, 0, sizeof pr);
 	pr.proto = a->proto;
 	pr.base_url = a->base_url;
@@ -1731,8 +1847,6 @@ agent_call_model(struct agent *a)
 	a->status = 0;
 	a->stream_done = false;
 	a->checkpoint_a = false;
-	/* Nothing goes out before the log that explains it is on disk. */
-	session_sync(a->session);
 	buf_init(&a->errbody, AGENT_ERRBODY_MAX);
 	a->stream = stream_new(a->proto, &sh);
 	a->req = http_post(a->http, url, headers, body.data, body.len, &to, &hh);
@@ -1759,7 +1873,10 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 		return;
 	}
 	a->stop_blocks++;
-	agent_add_text(a, o->reason);
+	if (agent_add_text(a, o->reason) == -1) {
+		agent_halt(a);
+		return;
+	}
 	agent_next_call(a);
 }
 
@@ -1790,11 +1907,17 @@ agent_proceed(struct agent *a)
 		cJSON *last = conv_last(&a->conv);
 
 		/* Results answer the tool_use blocks of the assistant message just recorded. */
-		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0) {
-			agent_add(a, "user", sched_results(a->sched));
-			session_checkpoint(a->session, 'B', a->turn, a->calls, agent_tokens_used(a), NULL);
-		}
+		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
+		    session_error(a->session) == NULL &&
+		    agent_add(a, "user", sched_results(a->sched)) == 0 &&
+		    session_checkpoint(a->session, 'B', a->turn, a->calls, agent_tokens_used(a), NULL) == -1)
+			agent_unsaved(a);
 		sched_reset(a->sched);
+	}
+	if (session_error(a->session) != NULL) {
+		agent_unsaved(a);
+		agent_end_turn(a, "error", true);
+		return;
 	}
 	if (a->interrupting) {
 		agent_end_turn(a, a->failed ? "error" : "interrupted", a->failed);
@@ -1816,9 +1939,12 @@ agent_proceed(struct agent *a)
 		    "to continue (%d of %d)", a->continuations, AGENT_MAX_CONTINUATIONS);
 		/* After tool results the next answer starts afresh; after text it goes on. */
 		a->continuing = !had_tools;
-		agent_add_text(a, had_tools ? "Your answer was cut off by the output limit. "
+		if (agent_add_text(a, had_tools ? "Your answer was cut off by the output limit. "
 		    "Continue where you stopped; resend any tool call that was cut off." :
-		    "Your answer was cut off by the output limit. Continue exactly where you stopped.");
+		    "Your answer was cut off by the output limit. Continue exactly where you stopped.") == -1) {
+			agent_halt(a);
+			return;
+		}
 	} else if (strcmp(sr, "tool_use") == 0) {
 		if (!had_tools) {
 			agent_end_turn(a, "end_turn", false);
@@ -1864,8 +1990,10 @@ agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 	cJSON_AddItemToArray(content, agent_text_block(prompt));
 	if (context != NULL)
 		cJSON_AddItemToArray(content, agent_text_block(context));
-	agent_add_user(a, content);
-	session_note_turn(a->session, a->turn, prompt);
+	if (agent_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {
+		agent_halt(a);
+		return;
+	}
 	agent_build_dynamic(a);
 	agent_next_call(a);
 }
@@ -1947,6 +2075,37 @@ agent_hooks_ignored(void *arg, struct hook_outcome *o)
 {
 }
 
+/*
+ * After a failed write, read the session again from disk (what really is
+ * there, keeping its lock) and show that conversation.  0, or -1 with the
+ * reason in report.
+ */
+static int
+agent_reload(struct agent *a, struct buf *report)
+{
+	struct session *s = a->session;
+
+	if (session_reopen(&s, report) == -1)
+		return -1;
+	a->session = NULL;
+	agent_use_session(a, s);
+	cJSON_Delete(a->conv.messages);
+	a->conv.messages = session_take_messages(s);
+	if (session_turns(s) > a->turn)
+		a->turn = session_turns(s);
+	a->unsaved_told = false;
+	a->failed = false;
+	if (session_note(s) != NULL)
+		event_error(a->bus, 0, "%s", session_note(s));
+	if (agent_reconcile(a) == -1) {
+		buf_puts(report, session_error(s));
+		return -1;
+	}
+	a->resumed = true;
+	agent_replay(a);
+	return 0;
+}
+
 int
 agent_submit(struct agent *a, const char *prompt)
 {
@@ -1956,6 +2115,18 @@ agent_submit(struct agent *a, const char *prompt)
 		return -1;
 	if (a->compacting)
 		return -1;
+	/* The session could not be saved: try again now, from what is on disk. */
+	if (session_error(a->session) != NULL) {
+		struct buf why = BUF_INIT(8192);
+
+		if (agent_reload(a, &why) == -1) {
+			a->unsaved_told = false;
+			event_error(a->bus, 1, "%s", buf_cstr(&why));
+			buf_release(&why);
+			return -2;
+		}
+		buf_release(&why);
+	}
 	a->busy = true;
 	a->interrupting = false;
 	a->failed = false;
@@ -2052,8 +2223,8 @@ agent_interrupt(struct agent *a)
 		stream_finish(a->stream);
 		agent_record_usage(a);
 		content = agent_complete_blocks(stream_take_content(a->stream), &ntools);
-		agent_record_response(a, content);
-		if (ntools > 0)
+		/* A failure is reported; agent_proceed then ends the turn as failed. */
+		if (agent_record_response(a, content) == 0 && ntools > 0)
 			agent_checkpoint_a(a);
 		agent_drop_stream(a);
 		a->stream_done = true;
@@ -2152,11 +2323,20 @@ agent_restore_file(struct agent *a, const char *path, const char *have, const ch
 		rc = 1;
 		goto out;
 	}
-	/* Whatever is there now is kept too, so nothing is ever lost. */
+	/* Whatever is there now is kept too, so nothing is ever lost: unkept, it stays. */
 	if (h == 0 && fsutil_read_file(abs, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
-		fsutil_snapshot(a->snap_dir, data, len, hex, &err);
+		int kept;
+
+		errno = 0;
+		kept = fsutil_snapshot(a->snap_dir, data, len, hex, &err);
 		free(data);
 		data = NULL;
+		if (kept == -1) {
+			session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+			buf_reset(&err);
+			buf_puts(&err, session_error(a->session));
+			goto out;
+		}
 	}
 	if (want == NULL) {
 		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove(a->cfg->root, abs, NULL, &err);
@@ -2234,6 +2414,10 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		buf_puts(report, "a turn is running: interrupt it first\n");
 		return -1;
 	}
+	if (session_error(a->session) != NULL) {
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
 	cJSON_ArrayForEach(m, a->conv.messages) {
 		if (json_int(m, "_turn", 0) >= turn) {
 			keep = i;
@@ -2267,8 +2451,11 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	cJSON_AddNumberToObject(rec, "keep", keep);
 	cJSON_AddItemToObject(rec, "removed", removed);
 	cJSON_AddItemToObject(rec, "undone", ids);
-	session_append(a->session, rec);
-	session_sync(a->session);
+	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1) {
+		agent_unsaved(a);
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
 	while (conv_count(&a->conv) > keep)
 		cJSON_DeleteItemFromArray(a->conv.messages, conv_count(&a->conv) - 1);
 	if (what & REWIND_CONVERSATION)
@@ -2301,6 +2488,10 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 		buf_puts(report, "the conversation has moved on since the rewind: nothing to redo\n");
 		return -1;
 	}
+	if (session_error(a->session) != NULL) {
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
 	conflicts = agent_restore_records(a, json_get(rw, "undone"), false, force, report);
 	cJSON_ArrayForEach(m, json_get(rw, "removed"))
 		conv_add(&a->conv, json_str(m, "role", "user"),
@@ -2309,8 +2500,12 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 	    (long long)json_int(rw, "to_turn", 0));
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "redo");
-	session_append(a->session, rec);	/* after this, rw is gone */
-	session_sync(a->session);
+	/* after this, rw is gone */
+	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1) {
+		agent_unsaved(a);
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
 	agent_emit_rewind(a, "redo", 0);
 	return conflicts;
 }
@@ -2324,6 +2519,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	char *first;
 	cJSON *m, *next;
 	cJSON *ev;
+	int rc;
 
 	if (a->busy) {
 		buf_puts(report, "a turn is running: interrupt it first\n");
@@ -2336,20 +2532,29 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		return -1;
 	}
 	buf_release(&err);
-	/* The fork holds the conversation through turn (0: all of it). */
+	/* The fork holds the conversation through turn (0: all of it), on disk before it is used. */
+	rc = 0;
+	cJSON_ArrayForEach(m, a->conv.messages)
+		if ((turn <= 0 || json_int(m, "_turn", 0) <= turn) && rc == 0)
+			rc = session_log_message(sess, m);
+	first = xstrdup(json_str(session_meta(a->session), "first_prompt", ""));
+	if (rc == 0)
+		rc = session_note_turn(sess, a->turn, first[0] != '\0' ? first : NULL);
+	free(first);
+	if (rc == 0)
+		rc = session_sync(sess);
+	if (rc == -1) {
+		buf_printf(report, "%s\n", session_error(sess));
+		session_close(sess);
+		return -1;
+	}
 	for (m = a->conv.messages->child; m != NULL; m = next) {
 		next = m->next;
 		if (turn > 0 && json_int(m, "_turn", 0) > turn)
 			cJSON_Delete(cJSON_DetachItemViaPointer(a->conv.messages, m));
 	}
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
-	first = xstrdup(json_str(session_meta(a->session), "first_prompt", ""));
 	agent_use_session(a, sess);
-	cJSON_ArrayForEach(m, a->conv.messages)
-		session_log_message(a->session, m);
-	session_note_turn(a->session, a->turn, first[0] != '\0' ? first : NULL);
-	free(first);
-	session_sync(a->session);
 	a->fork_dry_run = true;
 	a->resumed = true;
 	ev = event_new(a->bus, "session");
@@ -2499,14 +2704,14 @@ agent_reconcile_one(struct agent *a, const cJSON *use)
 	return r;
 }
 
-static void
+static int
 agent_reconcile(struct agent *a)
 {
 	cJSON *last = conv_last(&a->conv), *results, *b;
 	bool any = false;
 
 	if (last == NULL || strcmp(json_str(last, "role", ""), "assistant") != 0)
-		return;
+		return 0;
 	results = cJSON_CreateArray();
 	cJSON_ArrayForEach(b, json_get(last, "content")) {
 		if (strcmp(json_str(b, "type", ""), "tool_use") != 0)
@@ -2516,11 +2721,13 @@ agent_reconcile(struct agent *a)
 	}
 	if (!any) {
 		cJSON_Delete(results);
-		return;
+		return 0;
 	}
-	agent_add(a, "user", results);
-	session_checkpoint(a->session, 'B', a->turn, 0, 0, NULL);
-	session_sync(a->session);
+	if (agent_add(a, "user", results) == -1 ||
+	    session_checkpoint(a->session, 'B', a->turn, 0, 0, NULL) == -1 ||
+	    session_sync(a->session) == -1)
+		return -1;
+	return 0;
 }
 
 static int
@@ -2531,7 +2738,9 @@ agent_start_session(struct agent *a, const char *resume_id, bool fork, char *err
 	const cJSON *m;
 
 	if (resume_id != NULL) {
-		old = session_open(a->cfg->home, resume_id, &e);
+		/* A fork only reads its source: that may be in use, or damaged (--rewind-to repairs). */
+		old = session_open(a->cfg->home, resume_id,
+		    fork ? SESSION_OPEN_READ_ONLY | SESSION_OPEN_DAMAGED_OK : 0, &e);
 		if (old == NULL)
 			goto fail;
 	}
@@ -2550,13 +2759,19 @@ agent_start_session(struct agent *a, const char *resume_id, bool fork, char *err
 		a->conv.messages = session_take_messages(old != NULL ? old : sess);
 		if (old != NULL)
 			cJSON_ArrayForEach(m, a->conv.messages)
-				session_log_message(a->session, m);
+				if (session_log_message(a->session, m) == -1)
+					break;
 		a->turn = old != NULL ? session_turns(old) : session_turns(sess);
 		if (old != NULL)
 			session_note_turn(a->session, a->turn, json_str(session_meta(old), "first_prompt", ""));
 		event_set_turn(a->bus, a->turn);
-		agent_reconcile(a);
+		if (session_error(a->session) == NULL)
+			agent_reconcile(a);
 		a->fork_dry_run = old != NULL;
+	}
+	if (session_error(a->session) != NULL) {
+		buf_puts(&e, session_error(a->session));
+		goto fail;
 	}
 	session_close(old);
 	buf_release(&e);
@@ -2590,7 +2805,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 		buf_printf(report, "already in session %s", id);
 		return -1;
 	}
-	sess = session_open(a->cfg->home, id, &err);
+	sess = session_open(a->cfg->home, id, 0, &err);
 	if (sess == NULL) {
 		buf_puts(report, buf_cstr(&err));
 		buf_release(&err);
@@ -2601,8 +2816,12 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	a->conv.messages = session_take_messages(sess);
 	agent_use_session(a, sess);
 	a->turn = session_turns(sess);
+	a->unsaved_told = false;
 	event_set_turn(a->bus, a->turn);
-	agent_reconcile(a);
+	if (session_note(sess) != NULL)
+		event_error(a->bus, 0, "%s", session_note(sess));
+	if (agent_reconcile(a) == -1)
+		agent_unsaved(a);
 	/* What was said and allowed in the other conversation does not carry over. */
 	perm_rules_free(a->session_rules);
 	a->session_rules = perm_rules_new();
@@ -2742,6 +2961,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(a, a->resumed);
+	if (session_note(a->session) != NULL)
+		event_error(a->bus, 0, "%s", session_note(a->session));
 	if (resume_id != NULL && !fork)
 		agent_load_cache_state(a);
 	agent_session_start(a, resume_id != NULL ? "resume" : "startup");

@@ -45,7 +45,12 @@ struct agent	*agent_new(struct ev_loop *, struct event_bus *, const struct confi
 		    char *err, size_t err_size);
 void		 agent_free(struct agent *);
 
-/* Start a turn with prompt; -1 when a turn is already running. */
+/*
+ * Start a turn with prompt; -1 when a turn is already running.  After a
+ * write of the session failed, the session is first read again from disk
+ * (and replayed as events); -2 when that fails too (an error event says
+ * why; the prompt was not taken).
+ */
 int		 agent_submit(struct agent *, const char *prompt);
 bool		 agent_busy(const struct agent *);
 /*

@@ -136,6 +136,62 @@ cfg_join(const char *a, const char *b)
 	return buf_detach(&p, NULL);
 }
 
+/*
+ * path as an absolute path without "." and ".." parts, against the
+ * current directory when relative (caller frees).  Lexical, so the
+ * directory need not exist yet.
+ */
+static char *
+cfg_absolute(const char *path)
+{
+	struct buf in = BUF_INIT(BUF_NOLIMIT), out = BUF_INIT(BUF_NOLIMIT);
+	const char *p;
+
+	if (path[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		buf_puts(&in, cwd != NULL ? cwd : "/");
+		buf_putc(&in, '/');
+		free(cwd);
+	}
+	buf_puts(&in, path);
+	for (p = buf_cstr(&in); *p != '\0';) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if (n == 2 && strncmp(p, "..", 2) == 0) {
+			while (out.len > 0 && out.data[out.len - 1] != '/')
+				out.len--;
+			if (out.len > 0)
+				out.len--;
+			if (out.data != NULL)
+				out.data[out.len] = '\0';
+		} else if (!(n == 1 && p[0] == '.')) {
+			buf_putc(&out, '/');
+			buf_append(&out, p, n);
+		}
+		p += n;
+	}
+	if (out.len == 0)
+		buf_putc(&out, '/');
+	buf_release(&in);
+	return buf_detach(&out, NULL);
+}
+
+/* Replace *path by its absolute form. */
+static void
+cfg_make_absolute(char **path)
+{
+	char *abs = cfg_absolute(*path);
+
+	free(*path);
+	*path = abs;
+}
+
 static const struct cfg_key *
 cfg_key_find(const char *name, bool flag)
 {
@@ -1001,6 +1057,9 @@ config_init(struct config *cfg)
 	}
 	cfg->config_dir = cfg_xdg("XDG_CONFIG_HOME", ".config", "tandem");
 	cfg_set_source(cfg, "config_dir", "default");
+	/* Resolved once, at start: tools and sessions need absolute paths, whatever cd follows. */
+	cfg_make_absolute(&cfg->home);
+	cfg_make_absolute(&cfg->config_dir);
 	cfg->rules = perm_rules_new();
 	perm_rules_set_root(cfg->rules, cfg->root);
 	cfg_resolve(cfg);

@@ -66,65 +66,116 @@ conv_last(const struct conv *c)
 	return n > 0 ? cJSON_GetArrayItem(c->messages, n - 1) : NULL;
 }
 
-static bool
-conv_has_id(const cJSON *ids, const char *id)
+/* The position of id in ids (an array of strings), or -1. */
+static int
+conv_id_index(const cJSON *ids, const char *id)
 {
 	const cJSON *it;
+	int i = 0;
 
-	cJSON_ArrayForEach(it, ids)
+	cJSON_ArrayForEach(it, ids) {
 		if (strcmp(it->valuestring, id) == 0)
-			return true;
-	return false;
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+/* The tool_result blocks of one message against the tool_use ids before it. */
+static int
+conv_check_results(const cJSON *content, const cJSON *uses, int i, struct buf *why)
+{
+	const cJSON *b;
+	int k = 0, n = cJSON_GetArraySize(uses);
+
+	cJSON_ArrayForEach(b, content) {
+		const char *id = json_str(b, "tool_use_id", "");
+		int at;
+
+		if (strcmp(json_str(b, "type", ""), "tool_result") != 0)
+			continue;
+		at = conv_id_index(uses, id);
+		if (at == -1) {
+			buf_printf(why, "message %d answers the tool_use %s, which the message "
+			    "before it does not hold", i, id);
+			return -1;
+		}
+		if (at < k) {
+			buf_printf(why, "message %d answers the tool_use %s twice", i, id);
+			return -1;
+		}
+		if (at > k) {
+			buf_printf(why, "message %d does not answer the tool_use %s (or answers "
+			    "out of order)", i, cJSON_GetStringValue(cJSON_GetArrayItem(uses, k)));
+			return -1;
+		}
+		k++;
+	}
+	if (k != n) {
+		buf_printf(why, "message %d has %d tool_result blocks for %d tool_use blocks", i, k, n);
+		return -1;
+	}
+	return 0;
+}
+
+int
+conv_check_messages(const cJSON *messages, bool open_end, int *bad, struct buf *why)
+{
+	const cJSON *m;
+	const char *want = "user";
+	int i = 0, rc = 0;
+	cJSON *uses = cJSON_CreateArray(), *seen = cJSON_CreateObject();
+
+	cJSON_ArrayForEach(m, messages) {
+		const char *role = json_str(m, "role", "");
+		const cJSON *b, *content = json_get(m, "content");
+
+		if (strcmp(role, want) != 0) {
+			buf_printf(why, "message %d is %s, expected %s (a record is duplicated or "
+			    "missing)", i, role, want);
+			goto bad;
+		}
+		if (conv_check_results(content, uses, i, why) == -1)
+			goto bad;
+		cJSON_Delete(uses);
+		uses = cJSON_CreateArray();
+		if (strcmp(role, "assistant") == 0) {
+			cJSON_ArrayForEach(b, content) {
+				const char *id = json_str(b, "id", "");
+
+				if (strcmp(json_str(b, "type", ""), "tool_use") != 0)
+					continue;
+				if (json_get(seen, id) != NULL) {
+					buf_printf(why, "message %d repeats the tool_use %s (a record is "
+					    "duplicated)", i, id);
+					goto bad;
+				}
+				cJSON_AddTrueToObject(seen, id);
+				cJSON_AddItemToArray(uses, cJSON_CreateString(id));
+			}
+		}
+		want = strcmp(role, "user") == 0 ? "assistant" : "user";
+		i++;
+	}
+	/* Calls the last message made are still to be answered: fine only at an open end. */
+	if (!open_end && cJSON_GetArraySize(uses) > 0) {
+		buf_printf(why, "message %d has tool_use blocks that nothing answers", i - 1);
+		i--;
+		goto bad;
+	}
+	goto out;
+bad:
+	rc = -1;
+	if (bad != NULL)
+		*bad = i;
+out:
+	cJSON_Delete(uses);
+	cJSON_Delete(seen);
+	return rc;
 }
 
 int
 conv_check(const struct conv *c, struct buf *why)
 {
-	const cJSON *m, *prev_uses = NULL;
-	const char *want = "user";
-	int i = 0, rc = 0;
-	cJSON *uses = NULL;
-
-	cJSON_ArrayForEach(m, c->messages) {
-		const char *role = json_str(m, "role", "");
-		const cJSON *b, *content = json_get(m, "content");
-
-		if (strcmp(role, want) != 0) {
-			buf_printf(why, "message %d is %s, expected %s", i, role, want);
-			rc = -1;
-			goto out;
-		}
-		if (prev_uses != NULL && cJSON_GetArraySize(prev_uses) > 0) {
-			int k = 0, n = cJSON_GetArraySize(prev_uses);
-
-			cJSON_ArrayForEach(b, content) {
-				if (strcmp(json_str(b, "type", ""), "tool_result") != 0)
-					break;
-				if (!conv_has_id(prev_uses, json_str(b, "tool_use_id", ""))) {
-					buf_printf(why, "message %d answers unknown tool_use %s",
-					    i, json_str(b, "tool_use_id", ""));
-					rc = -1;
-					goto out;
-				}
-				k++;
-			}
-			if (k != n) {
-				buf_printf(why, "message %d has %d tool_result blocks for %d tool_use blocks", i, k, n);
-				rc = -1;
-				goto out;
-			}
-		}
-		cJSON_Delete(uses);
-		uses = cJSON_CreateArray();
-		if (strcmp(role, "assistant") == 0)
-			cJSON_ArrayForEach(b, content)
-				if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
-					cJSON_AddItemToArray(uses, cJSON_CreateString(json_str(b, "id", "")));
-		prev_uses = uses;
-		want = strcmp(role, "user") == 0 ? "assistant" : "user";
-		i++;
-	}
-out:
-	cJSON_Delete(uses);
-	return rc;
+	return conv_check_messages(c->messages, true, NULL, why);
 }

@@ -31,9 +31,15 @@ int	conv_count(const struct conv *);
 cJSON	*conv_last(const struct conv *);
 /*
  * Check the invariants the API enforces: roles alternate starting with
- * user, and each assistant tool_use is answered by exactly one tool_result
- * at the start of the next user message.  0, or -1 with why.
+ * user; each assistant tool_use is answered by exactly one tool_result in
+ * the next user message, in order; no tool_result answers anything else;
+ * no tool_use id appears twice.  open_end: the last message may be an
+ * assistant's whose calls are not answered yet (a crash left it so).
+ * 0, or -1 with why and the index of the offending message in *bad
+ * (bad may be NULL).
  */
+int	conv_check_messages(const cJSON *messages, bool open_end, int *bad, struct buf *why);
+/* conv_check_messages of the whole conversation, with an open end. */
 int	conv_check(const struct conv *, struct buf *why);
 
 #endif

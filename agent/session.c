@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "conv.h"
 #include "json.h"
 #include "session.h"
 #include "xalloc.h"
@@ -22,6 +25,12 @@ struct session {
 	char	*dir;
 	int	 logfd;
 	int64_t	 logsize;
+	int	 lockfd;	/* flock held while this process uses the session */
+	int	 fxfd;		/* effects.jsonl, opened at the first effect */
+	int64_t	 fxsize;
+	char	*error;		/* the first failed write: the session refuses more */
+	char	*note;		/* what opening repaired, for the user */
+	int	 line;		/* the log line being replayed (0: a live append) */
 	cJSON	*meta;
 	cJSON	*messages;	/* the head, rebuilt from the log */
 	cJSON	*effects;
@@ -67,11 +76,13 @@ static int
 session_fsync_dir(const char *path)
 {
 	char *copy = xstrdup(path), *d = dirname(copy);
-	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0, e;
 
 	if (fd != -1) {
 		rc = fsync(fd);
+		e = errno;
 		close(fd);
+		errno = e;
 	}
 	free(copy);
 	return rc;
@@ -82,7 +93,7 @@ session_write_atomic(const char *path, const char *data, size_t n, struct buf *e
 {
 	struct buf tmp = BUF_INIT(8192);
 	size_t off = 0;
-	int fd;
+	int fd, e;
 
 	buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
 	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -94,23 +105,36 @@ session_write_atomic(const char *path, const char *data, size_t n, struct buf *e
 		if (w == -1 && errno == EINTR)
 			continue;
 		if (w <= 0) {
+			e = w == 0 ? ENOSPC : errno;
 			close(fd);
+			errno = e;
 			goto fail;
 		}
 		off += (size_t)w;
 	}
-	if (fsync(fd) == -1 || close(fd) == -1)
+	if (fsync(fd) == -1) {
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) == -1)
 		goto fail;
 	if (rename(buf_cstr(&tmp), path) == -1)
 		goto fail;
-	session_fsync_dir(path);
+	/* The rename is only durable once the directory is. */
+	if (session_fsync_dir(path) == -1)
+		goto fail_renamed;
 	buf_release(&tmp);
 	return 0;
 fail:
-	if (err != NULL)
-		buf_printf(err, "cannot write %s: %s", path, strerror(errno));
+	e = errno;
 	unlink(buf_cstr(&tmp));
+	errno = e;
+fail_renamed:
+	e = errno;
+	if (err != NULL)
+		buf_printf(err, "cannot write %s: %s", path, strerror(e));
 	buf_release(&tmp);
+	errno = e;
 	return -1;
 }
 
@@ -188,12 +212,244 @@ session_alloc(const char *home, const char *id)
 	buf_printf(&d, "%s/sessions/%s", home, id);
 	s->dir = buf_detach(&d, NULL);
 	s->logfd = -1;
+	s->lockfd = -1;
+	s->fxfd = -1;
 	s->messages = cJSON_CreateArray();
 	s->effects = cJSON_CreateObject();
 	s->files = cJSON_CreateArray();
 	s->turninfo = cJSON_CreateArray();
 	s->rewinds = cJSON_CreateArray();
 	return s;
+}
+
+/* Free space for an unprivileged writer under dir, in words ("12 KB"). */
+static void
+session_free_space(const char *dir, struct buf *out)
+{
+	struct statvfs sv;
+	double n;
+	static const char *const units[] = { "bytes", "KB", "MB", "GB", "TB" };
+	size_t u = 0;
+
+	if (statvfs(dir, &sv) == -1) {
+		buf_puts(out, "free space unknown");
+		return;
+	}
+	n = (double)sv.f_bavail * (double)sv.f_frsize;
+	while (n >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+		n /= 1024;
+		u++;
+	}
+	if (u == 0)
+		buf_printf(out, "%.0f bytes free", n);
+	else
+		buf_printf(out, "%.1f %s free", n, units[u]);
+}
+
+int
+session_fail(struct session *s, const char *what, int errnum)
+{
+	struct buf m = BUF_INIT(8192);
+
+	if (s->error != NULL)
+		return -1;
+	buf_printf(&m, "could not save the session in %s (%s: %s", s->dir, what, strerror(errnum));
+	if (errnum == ENOSPC || errnum == EDQUOT) {
+		buf_puts(&m, "; ");
+		session_free_space(s->dir, &m);
+	}
+	buf_puts(&m, "), so tandem stopped before sending or running anything more; "
+	    "make room, then send again or resume with tandem -c");
+	s->error = buf_detach(&m, NULL);
+	return -1;
+}
+
+const char *
+session_error(const struct session *s)
+{
+	return s->error;
+}
+
+const char *
+session_note(const struct session *s)
+{
+	return s->note;
+}
+
+/*
+ * Write all of line at the end of fd (opened O_APPEND, *size bytes long).
+ * A short or failed write is cut back off, so that the next append never
+ * lands after half a record.  0, or -1 with errno.
+ */
+static int
+session_append_fd(int fd, int64_t *size, const char *line, size_t n)
+{
+	size_t off = 0;
+	int e;
+
+	while (off < n) {
+		ssize_t w = write(fd, line + off, n - off);
+
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			e = w == 0 ? ENOSPC : errno;
+			/* If this fails too, the next open cuts the torn tail. */
+			if (off > 0)
+				(void)!ftruncate(fd, (off_t)*size);
+			errno = e;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	*size += (int64_t)n;
+	return 0;
+}
+
+/* The start time of process pid in clock ticks since boot (/proc), or -1. */
+static long long
+session_proc_start(long pid)
+{
+	char path[64], data[1024], *p, *end;
+	long long v = -1;
+	int fd, field;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	n = read(fd, data, sizeof data - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	data[n] = '\0';
+	/* After the command name in parentheses: state is field 3, starttime field 22. */
+	p = strrchr(data, ')');
+	for (field = 2; p != NULL && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	v = strtoll(p + 1, &end, 10);
+	return end != p + 1 ? v : -1;
+}
+
+/* Who holds the lock of s, in words, from the holder file. */
+static void
+session_holder(struct session *s, struct buf *out)
+{
+	char data[256], *end;
+	ssize_t n = pread(s->lockfd, data, sizeof data - 1, 0);
+	long pid;
+	long long start, since;
+	const char *p;
+
+	if (n <= 0) {
+		buf_puts(out, "another process");
+		return;
+	}
+	data[n] = '\0';
+	pid = strtol(data, &end, 10);
+	p = end;
+	start = strtoll(p, &end, 10);
+	p = end;
+	since = strtoll(p, &end, 10);
+	if (pid <= 0) {
+		buf_puts(out, "another process");
+		return;
+	}
+	buf_printf(out, "tandem process %ld", pid);
+	if (since > 0) {
+		time_t t = (time_t)since;
+		struct tm tm;
+		char when[32];
+
+		localtime_r(&t, &tm);
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+		buf_printf(out, ", since %s", when);
+	}
+	/* A dead holder whose forked child still has the lock open. */
+	if (session_proc_start(pid) != start)
+		buf_puts(out, ", or a process it started");
+}
+
+/*
+ * Lock s for this process: flock on <dir>/lock (close-on-exec, so commands
+ * do not inherit it), then the holder's pid and start time in it.
+ */
+static int
+session_lock(struct session *s, struct buf *err)
+{
+	struct buf p = BUF_INIT(8192), who = BUF_INIT(512);
+	char line[128];
+	int n, e;
+
+	buf_printf(&p, "%s/lock", s->dir);
+	s->lockfd = open(buf_cstr(&p), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (s->lockfd == -1) {
+		session_fail(s, "lock", errno);
+		buf_puts(err, s->error);
+		goto fail;
+	}
+	if (flock(s->lockfd, LOCK_EX | LOCK_NB) == -1) {
+		e = errno;
+		if (e == EWOULDBLOCK) {
+			session_holder(s, &who);
+			buf_printf(err, "session %s is in use by %s; wait for it to end, or go on "
+			    "in a copy with tandem --resume %s --fork", s->id, buf_cstr(&who), s->id);
+		} else {
+			session_fail(s, "lock", e);
+			buf_puts(err, s->error);
+		}
+		goto fail;
+	}
+	n = snprintf(line, sizeof line, "%ld %lld %lld\n", (long)getpid(),
+	    session_proc_start((long)getpid()), (long long)time(NULL));
+	if (n < 0 || (size_t)n >= sizeof line || ftruncate(s->lockfd, 0) == -1 ||
+	    pwrite(s->lockfd, line, (size_t)n, 0) != (ssize_t)n) {
+		session_fail(s, "lock", errno);
+		buf_puts(err, s->error);
+		goto fail;
+	}
+	buf_release(&p);
+	buf_release(&who);
+	return 0;
+fail:
+	if (s->lockfd != -1)
+		close(s->lockfd);
+	s->lockfd = -1;
+	buf_release(&p);
+	buf_release(&who);
+	return -1;
+}
+
+/* Take session id's lock if nobody holds it: the descriptor, or -1. */
+static int
+session_try_lock(const char *home, const char *id)
+{
+	struct buf p = BUF_INIT(8192);
+	int fd;
+
+	buf_printf(&p, "%s/sessions/%s/lock", home, id);
+	fd = open(buf_cstr(&p), O_RDONLY | O_CLOEXEC);
+	buf_release(&p);
+	if (fd == -1)
+		return errno == ENOENT ? -2 : -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+bool
+session_locked(const char *home, const char *id)
+{
+	int fd = session_try_lock(home, id);
+
+	if (fd >= 0)
+		close(fd);
+	return fd == -1;
 }
 
 static int
@@ -205,7 +461,8 @@ session_open_log(struct session *s, struct buf *err)
 	buf_printf(&p, "%s/log.jsonl", s->dir);
 	s->logfd = open(buf_cstr(&p), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (s->logfd == -1) {
-		buf_printf(err, "cannot open %s: %s", buf_cstr(&p), strerror(errno));
+		session_fail(s, "log.jsonl", errno);
+		buf_puts(err, s->error);
 		buf_release(&p);
 		return -1;
 	}
@@ -235,6 +492,10 @@ session_create(const char *home, const char *root, const char *model,
 		return NULL;
 	}
 	buf_release(&p);
+	if (session_lock(s, err) == -1) {
+		session_close(s);
+		return NULL;
+	}
 	s->meta = cJSON_CreateObject();
 	cJSON_AddNumberToObject(s->meta, "version", SESSION_VERSION);
 	cJSON_AddStringToObject(s->meta, "id", s->id);
@@ -246,8 +507,13 @@ session_create(const char *home, const char *root, const char *model,
 	cJSON_AddNumberToObject(s->meta, "turns", 0);
 	if (forked_from != NULL)
 		cJSON_AddStringToObject(s->meta, "forked_from", forked_from);
-	if (session_write_json(s->dir, "meta.json", s->meta, err) == -1 ||
-	    session_open_log(s, err) == -1) {
+	if (session_write_json(s->dir, "meta.json", s->meta, NULL) == -1) {
+		session_fail(s, "meta.json", errno);
+		buf_puts(err, s->error);
+		session_close(s);
+		return NULL;
+	}
+	if (session_open_log(s, err) == -1) {
 		session_close(s);
 		return NULL;
 	}
@@ -259,10 +525,16 @@ session_close(struct session *s)
 {
 	if (s == NULL)
 		return;
-	if (s->logfd != -1) {
-		fsync(s->logfd);
+	/* Every promise synced the log already (session_sync): nothing is left to say here. */
+	if (s->logfd != -1)
 		close(s->logfd);
-	}
+	if (s->fxfd != -1)
+		close(s->fxfd);
+	/* Closing the last descriptor of the lock file releases the lock. */
+	if (s->lockfd != -1)
+		close(s->lockfd);
+	free(s->error);
+	free(s->note);
 	cJSON_Delete(s->meta);
 	cJSON_Delete(s->messages);
 	cJSON_Delete(s->effects);
@@ -363,6 +635,17 @@ session_last_rewind(const struct session *s)
 	return n > 0 ? cJSON_GetArrayItem(s->rewinds, n - 1) : NULL;
 }
 
+/* Note on a replayed message the log line that last shaped it (for error messages). */
+static cJSON *
+session_mark_line(struct session *s, cJSON *m)
+{
+	if (s->line > 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "_line");
+		cJSON_AddNumberToObject(m, "_line", s->line);
+	}
+	return m;
+}
+
 /*
  * Apply one log record to the in-memory head.  Parts of rec may be moved
  * out of it (the caller deletes what is left).  Once the messages were
@@ -383,6 +666,8 @@ session_apply(struct session *s, cJSON *rec)
 			cJSON_AddStringToObject(m, "role", json_str(rec, "role", "user"));
 			cJSON_AddItemToObject(m, "content", content != NULL ? content : cJSON_CreateArray());
 			cJSON_AddNumberToObject(m, "_turn", (double)json_int(rec, "turn", 0));
+			if (s->line > 0)
+				cJSON_AddNumberToObject(m, "_line", s->line);
 			cJSON_AddItemToArray(s->messages, m);
 		}
 	} else if (s->messages == NULL && strcmp(k, "rewind") != 0 && strcmp(k, "redo") != 0 &&
@@ -392,9 +677,11 @@ session_apply(struct session *s, cJSON *rec)
 		cJSON *last = cJSON_GetArrayItem(s->messages, cJSON_GetArraySize(s->messages) - 1);
 		const cJSON *b;
 
-		if (last != NULL)
+		if (last != NULL) {
 			cJSON_ArrayForEach(b, json_get(rec, "content"))
 				cJSON_AddItemToArray(json_get(last, "content"), cJSON_Duplicate(b, 1));
+			session_mark_line(s, last);
+		}
 	} else if (strcmp(k, "rewind") == 0) {
 		int keep = (int)json_int(rec, "keep", 0);
 
@@ -410,7 +697,7 @@ session_apply(struct session *s, cJSON *rec)
 		/* The messages the rewind took away come back, as they were. */
 		if (s->messages != NULL)
 			cJSON_ArrayForEach(m, json_get(rw, "removed"))
-				cJSON_AddItemToArray(s->messages, cJSON_Duplicate(m, 1));
+				cJSON_AddItemToArray(s->messages, session_mark_line(s, cJSON_Duplicate(m, 1)));
 		session_mark_files(s, json_get(rw, "undone"), false);
 		cJSON_Delete(rw);
 	} else if (strcmp(k, "files") == 0) {
@@ -423,8 +710,12 @@ session_apply(struct session *s, cJSON *rec)
 		const cJSON *msgs = json_get(rec, "messages");
 
 		if (cJSON_IsArray(msgs)) {
+			cJSON *m;
+
 			cJSON_Delete(s->messages);
 			s->messages = cJSON_Duplicate(msgs, 1);
+			cJSON_ArrayForEach(m, s->messages)
+				session_mark_line(s, m);
 		}
 	}
 }
@@ -432,30 +723,28 @@ session_apply(struct session *s, cJSON *rec)
 int
 session_append(struct session *s, cJSON *rec)
 {
-	char *line = cJSON_PrintUnformatted(rec);
-	size_t n = strlen(line), off = 0;
+	char *line;
+	size_t n;
 	int rc = 0;
 
-	session_apply(s, rec);
+	if (s->error != NULL) {
+		cJSON_Delete(rec);
+		return -1;
+	}
+	line = cJSON_PrintUnformatted(rec);
+	n = strlen(line);
 	line = realloc(line, n + 2);
 	if (line == NULL)
 		fatal("out of memory");
 	line[n++] = '\n';
-	while (off < n) {
-		ssize_t w = write(s->logfd, line + off, n - off);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = -1;
-			break;
-		}
-		off += (size_t)w;
-	}
-	s->logsize += (int64_t)off;
+	if (session_append_fd(s->logfd, &s->logsize, line, n) == -1)
+		rc = session_fail(s, "log.jsonl", errno);
+	else
+		session_apply(s, rec);
 	free(line);
 	cJSON_Delete(rec);
-	crash_point("log-append");
+	if (rc == 0)
+		crash_point("log-append");
 	return rc;
 }
 
@@ -474,18 +763,25 @@ session_log_message(struct session *s, const cJSON *message)
 int
 session_sync(struct session *s)
 {
-	return s->logfd != -1 ? fdatasync(s->logfd) : 0;
+	if (s->error != NULL)
+		return -1;
+	/* Linux may drop the dirty pages of a failed fsync and report success next time: never retry. */
+	if (s->logfd != -1 && fdatasync(s->logfd) == -1)
+		return session_fail(s, "log.jsonl", errno);
+	return 0;
 }
 
 int
 session_checkpoint(struct session *s, char which, int turn, int call,
     int64_t tokens_used, const cJSON *pending)
 {
-	cJSON *cp = cJSON_CreateObject();
+	cJSON *cp;
 	char name[64];
 	int rc;
 
-	session_sync(s);
+	if (session_sync(s) == -1)
+		return -1;
+	cp = cJSON_CreateObject();
 	cJSON_AddNumberToObject(cp, "version", SESSION_VERSION);
 	cJSON_AddStringToObject(cp, "task", s->id);
 	cJSON_AddNumberToObject(cp, "turns", turn);
@@ -500,27 +796,63 @@ session_checkpoint(struct session *s, char which, int turn, int call,
 	/* The latest checkpoint also under a fixed name, so resume reads one file. */
 	if (rc == 0)
 		rc = session_write_json(s->dir, "checkpoints/latest.json", cp, NULL);
+	if (rc == -1) {
+		session_fail(s, name, errno);
+		cJSON_Delete(cp);
+		return -1;
+	}
 	cJSON_Delete(s->checkpoint);
 	s->checkpoint = cp;
 	crash_point(which == 'A' ? "checkpoint-A" : "checkpoint-B");
-	return rc;
+	return 0;
 }
 
 int
 session_effect(struct session *s, const char *id, const char *name,
     const char *result, bool is_error)
 {
-	cJSON *e = cJSON_CreateObject();
-	int rc;
+	cJSON *e;
+	char *line;
+	size_t n;
+	int rc = 0;
 
+	if (s->error != NULL)
+		return -1;
+	if (s->fxfd == -1) {
+		struct buf p = BUF_INIT(8192);
+		struct stat st;
+
+		buf_printf(&p, "%s/effects.jsonl", s->dir);
+		s->fxfd = open(buf_cstr(&p), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		buf_release(&p);
+		if (s->fxfd == -1)
+			return session_fail(s, "effects.jsonl", errno);
+		s->fxsize = fstat(s->fxfd, &st) == 0 ? st.st_size : 0;
+	}
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "id", id);
 	cJSON_AddStringToObject(e, "name", name);
 	cJSON_AddStringToObject(e, "result", result);
 	cJSON_AddBoolToObject(e, "is_error", is_error);
 	cJSON_AddNumberToObject(e, "time", (double)time(NULL));
-	cJSON_DeleteItemFromObjectCaseSensitive(s->effects, id);
-	cJSON_AddItemToObject(s->effects, id, e);
-	rc = session_write_json(s->dir, "effects.json", s->effects, NULL);
-	crash_point("effect-write");
+	line = cJSON_PrintUnformatted(e);
+	n = strlen(line);
+	line = realloc(line, n + 2);
+	if (line == NULL)
+		fatal("out of memory");
+	line[n++] = '\n';
+	/* One line appended and synced per effect: the ledger never grows quadratic. */
+	if (session_append_fd(s->fxfd, &s->fxsize, line, n) == -1 || fdatasync(s->fxfd) == -1)
+		rc = session_fail(s, "effects.jsonl", errno);
+	free(line);
+	if (rc == 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(e, "id");
+		cJSON_DeleteItemFromObjectCaseSensitive(s->effects, id);
+		cJSON_AddItemToObject(s->effects, id, e);
+		crash_point("effect-write");
+	} else {
+		cJSON_Delete(e);
+	}
 	return rc;
 }
 
@@ -530,9 +862,11 @@ session_effect_find(const struct session *s, const char *id)
 	return json_get(s->effects, id);
 }
 
-void
+int
 session_note_turn(struct session *s, int turn, const char *prompt)
 {
+	if (s->error != NULL)
+		return -1;
 	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "turns", cJSON_CreateNumber(turn));
 	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "updated", cJSON_CreateNumber(session_now()));
 	if (prompt != NULL && json_str(s->meta, "first_prompt", "")[0] == '\0') {
@@ -541,7 +875,9 @@ session_note_turn(struct session *s, int turn, const char *prompt)
 		snprintf(cut, sizeof cut, "%s", prompt);
 		cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "first_prompt", cJSON_CreateString(cut));
 	}
-	session_write_json(s->dir, "meta.json", s->meta, NULL);
+	if (session_write_json(s->dir, "meta.json", s->meta, NULL) == -1)
+		return session_fail(s, "meta.json", errno);
+	return 0;
 }
 
 /* Read a whole small file; NULL with err set. */
@@ -588,32 +924,177 @@ session_read_json(const char *dir, const char *name, bool missing_ok, struct buf
 	return j;
 }
 
+/*
+ * Cut what follows the last complete line of the file at path (n bytes
+ * read, complete of them whole): a crash mid-append leaves such a tail,
+ * and the next append must not land after it.
+ */
 static int
-session_replay(struct session *s, struct buf *err)
+session_cut_tail(struct session *s, const char *path, const char *name, size_t n,
+    size_t complete, struct buf *err)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), e;
+
+	if (fd == -1 || ftruncate(fd, (off_t)complete) == -1 || fdatasync(fd) == -1) {
+		e = errno;
+		if (fd != -1)
+			close(fd);
+		session_fail(s, name, e);
+		buf_puts(err, s->error);
+		return -1;
+	}
+	close(fd);
+	{
+		struct buf m = BUF_INIT(4096);
+
+		if (s->note != NULL)
+			buf_printf(&m, "%s; ", s->note);
+		buf_printf(&m, "%s/%s ended in a torn record (%zu bytes, left by a crash in the "
+		    "middle of a write); it was cut off", s->dir, name, n - complete);
+		free(s->note);
+		s->note = buf_detach(&m, NULL);
+	}
+	return 0;
+}
+
+/* The length of data up to and including its last newline. */
+static size_t
+session_complete_len(const char *data, size_t n)
+{
+	while (n > 0 && data[n - 1] != '\n')
+		n--;
+	return n;
+}
+
+/*
+ * The effects ledger: effects.jsonl, one completed effect a line (and
+ * effects.json, the whole-object form of older sessions).
+ */
+static int
+session_read_effects(struct session *s, bool repair, struct buf *err)
 {
 	struct buf path = BUF_INIT(8192);
-	size_t n = 0, off = 0;
+	cJSON *fx = session_read_json(s->dir, "effects.json", true, err);
+	size_t n = 0, off = 0, complete;
 	char *data;
 	int lineno = 0, rc = 0;
 
-	buf_printf(&path, "%s/log.jsonl", s->dir);
-	data = session_slurp(buf_cstr(&path), &n, false, err);
-	if (data == NULL) {
-		buf_release(&path);
-		return -1;
+	if (fx == NULL && err->len > 0)
+		goto fail;
+	if (fx != NULL) {
+		cJSON_Delete(s->effects);
+		s->effects = fx;
 	}
-	while (off < n) {
-		char *nl = memchr(data + off, '\n', n - off);
-		size_t len = nl != NULL ? (size_t)(nl - (data + off)) : n - off;
-		cJSON *rec;
+	buf_printf(&path, "%s/effects.jsonl", s->dir);
+	data = session_slurp(buf_cstr(&path), &n, true, err);
+	if (data == NULL) {
+		if (err->len > 0)
+			goto fail;
+		goto out;
+	}
+	complete = session_complete_len(data, n);
+	while (off < complete) {
+		char *nl = memchr(data + off, '\n', complete - off);
+		size_t len = (size_t)(nl - (data + off));
+		cJSON *e;
 
 		lineno++;
+		e = len > 0 ? cJSON_ParseWithLength(data + off, len) : NULL;
+		if (len > 0 && (e == NULL || json_str(e, "id", NULL) == NULL)) {
+			buf_printf(err, "%s:%d: a malformed record; the effects ledger is damaged",
+			    buf_cstr(&path), lineno);
+			cJSON_Delete(e);
+			free(data);
+			goto fail;
+		}
+		if (e != NULL) {
+			char *id = xstrdup(json_str(e, "id", ""));
+
+			cJSON_DeleteItemFromObjectCaseSensitive(e, "id");
+			cJSON_DeleteItemFromObjectCaseSensitive(s->effects, id);
+			cJSON_AddItemToObject(s->effects, id, e);
+			free(id);
+		}
+		off += len + 1;
+	}
+	if (complete < n && repair &&
+	    session_cut_tail(s, buf_cstr(&path), "effects.jsonl", n, complete, err) == -1)
+		rc = -1;
+	free(data);
+	goto out;
+fail:
+	rc = -1;
+out:
+	buf_release(&path);
+	return rc;
+}
+
+/* Drop the replay's line numbers: nothing but the check needs them. */
+static void
+session_drop_lines(cJSON *messages)
+{
+	cJSON *m;
+
+	cJSON_ArrayForEach(m, messages)
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "_line");
+}
+
+/* The conversation the log rebuilt is one the API takes, or err says where it is not. */
+static int
+session_check(struct session *s, const char *path, struct buf *err)
+{
+	struct buf why = BUF_INIT(4096);
+	const cJSON *m;
+	int bad = -1, i = 0, turn, through = 0, line;
+
+	if (s->messages == NULL || conv_check_messages(s->messages, true, &bad, &why) == 0) {
+		buf_release(&why);
+		return 0;
+	}
+	m = cJSON_GetArrayItem(s->messages, bad);
+	line = (int)json_int(m, "_line", 0);
+	turn = (int)json_int(m, "_turn", 0);
+	cJSON_ArrayForEach(m, s->messages) {
+		if (json_int(m, "_turn", 0) >= turn || i >= bad)
+			break;
+		through = (int)json_int(m, "_turn", 0);
+		i++;
+	}
+	buf_printf(err, "%s:%d: the session log is damaged: %s; nothing was sent. It is "
+	    "consistent through turn %d: go on from there with tandem --resume %s --fork "
+	    "--rewind-to %d", path, line, buf_cstr(&why), through, s->id, turn > 0 ? turn : 1);
+	buf_release(&why);
+	return -1;
+}
+
+static int
+session_replay(struct session *s, unsigned flags, struct buf *err)
+{
+	struct buf path = BUF_INIT(8192);
+	size_t n = 0, off = 0, complete;
+	char *data;
+	int rc = 0;
+
+	buf_printf(&path, "%s/log.jsonl", s->dir);
+	/* No log yet (the disk was full when the session began): an empty one. */
+	data = session_slurp(buf_cstr(&path), &n, true, err);
+	if (data == NULL) {
+		buf_release(&path);
+		return err->len > 0 ? -1 : 0;
+	}
+	/* A last line without its newline is torn: never applied, and cut when the log is ours. */
+	complete = session_complete_len(data, n);
+	s->line = 0;
+	while (off < complete) {
+		char *nl = memchr(data + off, '\n', complete - off);
+		size_t len = (size_t)(nl - (data + off));
+		cJSON *rec;
+
+		s->line++;
 		rec = len > 0 ? cJSON_ParseWithLength(data + off, len) : NULL;
 		if (rec == NULL && len > 0) {
-			if (nl == NULL)
-				break;		/* a torn last line: the crash came mid-append */
 			buf_printf(err, "%s:%d: a malformed record; the session log is damaged",
-			    buf_cstr(&path), lineno);
+			    buf_cstr(&path), s->line);
 			rc = -1;
 			break;
 		}
@@ -621,18 +1102,85 @@ session_replay(struct session *s, struct buf *err)
 			session_apply(s, rec);
 			cJSON_Delete(rec);
 		}
-		off += len + (nl != NULL ? 1 : 0);
+		off += len + 1;
 	}
+	s->line = 0;
+	if (rc == 0 && !(flags & SESSION_OPEN_DAMAGED_OK))
+		rc = session_check(s, buf_cstr(&path), err);
+	if (s->messages != NULL)
+		session_drop_lines(s->messages);
+	if (rc == 0 && complete < n && !(flags & SESSION_OPEN_READ_ONLY))
+		rc = session_cut_tail(s, buf_cstr(&path), "log.jsonl", n, complete, err);
 	free(data);
 	buf_release(&path);
 	return rc;
 }
 
+/* Read the session's files into s (locked first unless read-only). */
+static int
+session_load(struct session *s, unsigned flags, struct buf *err)
+{
+	cJSON *cp;
+
+	{
+		struct buf e = BUF_INIT(4096);
+
+		s->meta = session_read_json(s->dir, "meta.json", true, &e);
+		if (s->meta == NULL) {
+			if (e.len == 0)
+				buf_printf(err, "there is no session %s (tandem sessions lists them)", s->id);
+			else
+				buf_puts(err, buf_cstr(&e));
+			buf_release(&e);
+			return -1;
+		}
+		buf_release(&e);
+	}
+	if (json_int(s->meta, "version", -1) != SESSION_VERSION) {
+		buf_printf(err, "%s/meta.json has version %lld; this tandem reads version %d",
+		    s->dir, (long long)json_int(s->meta, "version", -1), SESSION_VERSION);
+		return -1;
+	}
+	if (!(flags & SESSION_OPEN_READ_ONLY) && s->lockfd == -1 && session_lock(s, err) == -1)
+		return -1;
+	cp = session_read_json(s->dir, "checkpoints/latest.json", true, err);
+	if (cp == NULL && err->len > 0)
+		return -1;
+	if (cp != NULL && json_int(cp, "version", -1) != SESSION_VERSION) {
+		buf_printf(err, "%s/checkpoints/latest.json has version %lld; this tandem reads "
+		    "version %d, so the session is left as it is", s->dir,
+		    (long long)json_int(cp, "version", -1), SESSION_VERSION);
+		cJSON_Delete(cp);
+		return -1;
+	}
+	s->checkpoint = cp;
+	if (session_read_effects(s, !(flags & SESSION_OPEN_READ_ONLY), err) == -1)
+		return -1;
+	if (session_replay(s, flags, err) == -1)
+		return -1;
+	if (flags & SESSION_OPEN_READ_ONLY)
+		return 0;
+	if (session_open_log(s, err) == -1)
+		return -1;
+	/* What was repaired is in the log too. */
+	if (s->note != NULL) {
+		cJSON *rec = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(rec, "k", "note");
+		cJSON_AddStringToObject(rec, "text", s->note);
+		cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
+		if (session_append(s, rec) == -1 || session_sync(s) == -1) {
+			buf_puts(err, s->error);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 struct session *
-session_open(const char *home, const char *id, struct buf *err)
+session_open(const char *home, const char *id, unsigned flags, struct buf *err)
 {
 	struct session *s;
-	cJSON *cp;
 	size_t i;
 
 	for (i = 0; id[i] != '\0'; i++) {
@@ -641,55 +1189,39 @@ session_open(const char *home, const char *id, struct buf *err)
 			return NULL;
 		}
 	}
+	if (id[0] == '\0') {
+		buf_puts(err, "\"\" is not a session id");
+		return NULL;
+	}
 	s = session_alloc(home, id);
-	{
-		struct buf e = BUF_INIT(4096);
-
-		s->meta = session_read_json(s->dir, "meta.json", true, &e);
-		if (s->meta == NULL) {
-			if (e.len == 0)
-				buf_printf(err, "there is no session %s (tandem sessions lists them)", id);
-			else
-				buf_puts(err, buf_cstr(&e));
-			buf_release(&e);
-			goto fail;
-		}
-		buf_release(&e);
+	if (session_load(s, flags, err) == -1) {
+		session_close(s);
+		return NULL;
 	}
-	if (json_int(s->meta, "version", -1) != SESSION_VERSION) {
-		buf_printf(err, "%s/meta.json has version %lld; this tandem reads version %d",
-		    s->dir, (long long)json_int(s->meta, "version", -1), SESSION_VERSION);
-		goto fail;
-	}
-	cp = session_read_json(s->dir, "checkpoints/latest.json", true, err);
-	if (cp == NULL && err->len > 0)
-		goto fail;
-	if (cp != NULL && json_int(cp, "version", -1) != SESSION_VERSION) {
-		buf_printf(err, "%s/checkpoints/latest.json has version %lld; this tandem reads "
-		    "version %d, so the session is left as it is", s->dir,
-		    (long long)json_int(cp, "version", -1), SESSION_VERSION);
-		cJSON_Delete(cp);
-		goto fail;
-	}
-	s->checkpoint = cp;
-	{
-		cJSON *fx = session_read_json(s->dir, "effects.json", true, err);
-
-		if (fx == NULL && err->len > 0)
-			goto fail;
-		if (fx != NULL) {
-			cJSON_Delete(s->effects);
-			s->effects = fx;
-		}
-	}
-	if (session_replay(s, err) == -1)
-		goto fail;
-	if (session_open_log(s, err) == -1)
-		goto fail;
 	return s;
-fail:
-	session_close(s);
-	return NULL;
+}
+
+int
+session_reopen(struct session **sp, struct buf *err)
+{
+	struct session *old = *sp, *s;
+	char *home;
+	size_t n = strlen(old->dir) - strlen("/sessions/") - strlen(old->id);
+
+	home = xstrndup(old->dir, n);
+	s = session_alloc(home, old->id);
+	free(home);
+	/* The lock stays with this process all along. */
+	s->lockfd = old->lockfd;
+	if (session_load(s, 0, err) == -1) {
+		s->lockfd = -1;
+		session_close(s);
+		return -1;
+	}
+	old->lockfd = -1;
+	session_close(old);
+	*sp = s;
+	return 0;
 }
 
 /* Sessions of home, newest first, as meta objects (caller frees the array). */
@@ -817,14 +1349,20 @@ session_prune(const char *home, int days)
 		return 0;
 	arr = session_scan(home, NULL);
 	cJSON_ArrayForEach(m, arr) {
-		if ((time_t)json_num(m, "updated", 0) < cutoff) {
+		if ((time_t)json_num(m, "updated", 0) < cutoff &&
+		    strchr(json_str(m, "id", "/"), '/') == NULL) {
 			struct buf p = BUF_INIT(8192);
+			/* A session in use is never pruned, however old: its lock is held meanwhile. */
+			int fd = session_try_lock(home, json_str(m, "id", "x"));
 
-			buf_printf(&p, "%s/sessions/%s", home, json_str(m, "id", "x"));
-			if (strchr(json_str(m, "id", "/"), '/') == NULL)
+			if (fd != -1) {
+				buf_printf(&p, "%s/sessions/%s", home, json_str(m, "id", "x"));
 				session_rm_rf(buf_cstr(&p));
+				n++;
+			}
+			if (fd >= 0)
+				close(fd);
 			buf_release(&p);
-			n++;
 		}
 	}
 	cJSON_Delete(arr);

@@ -37,3 +37,13 @@ TESTS += tests/test_shdiff
 tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/shparse.c
 tests_test_shdiff_LDADD = $(LIB_LIBS)
 IT_TESTS += tests/it/shell.sh
+# The fault shim (tests/fault/): an LD_PRELOAD library that fails a chosen
+# write, fsync, rename or open.  Built plain (no sanitizer: it is preloaded
+# before the runtime) by every build's make check.
+check_DATA = tests/fault/libfaultshim.so
+tests/fault/libfaultshim.so: $(srcdir)/tests/fault/faultshim.c
+	@$(MKDIR_P) tests/fault
+	$(AM_V_CC)$(CC) -std=gnu11 -O1 -Wall -Wextra -shared -fPIC -o $@ $(srcdir)/tests/fault/faultshim.c -ldl
+CLEANFILES += tests/fault/libfaultshim.so
+EXTRA_DIST += tests/fault/faultshim.c
+IT_TESTS += tests/it/durable.sh

@@ -98,6 +98,9 @@ st_event(struct status *st, const cJSON *ev, int64_t now)
 
 	if (strcmp(type, "session") == 0) {
 		st_set_model(st, json_str(ev, "model", st->model));
+		st->unsaved = false;
+	} else if (strcmp(type, "session_unsaved") == 0) {
+		st->unsaved = true;
 	} else if (strcmp(type, "context") == 0) {
 		st->ctx_tokens = json_int(ev, "tokens", 0);
 		st->ctx_window = json_int(ev, "window", 0);
@@ -195,6 +198,8 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 		    st->retry_reason);
 	} else if (st->busy)
 		st_seg(segs, n, 4, ROLE_STATUS_BUSY, "\xE2\x97\x8F working");
+	if (st->unsaved)
+		st_seg(segs, n, 0, ROLE_ERROR, "\xE2\x9A\xA0 not saved: make room, then send again to retry");
 	if (st->cache_break) {
 		st_tokens(st->cb_dropped, a, sizeof a);
 		st_seg(segs, n, 4, ROLE_WARNING, "\xE2\x9A\xA0 cache break: %s \xE2\x88\x92%s", st->cb_causes, a);

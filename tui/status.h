@@ -38,6 +38,7 @@ struct status {
 	int64_t		 retry_until;	/* ms (ev_now_ms) */
 	char		 retry_reason[64];
 	char		 forked_from[64];	/* the session this one was forked from, or "" */
+	bool		 unsaved;	/* a write of the session failed: the next prompt retries */
 };
 
 void	 st_init(struct status *);

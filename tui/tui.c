@@ -150,9 +150,15 @@ app_submit(struct app *a, const char *text)
 		app_dirty(a, D_TRANSCRIPT | D_LAYOUT);
 		return;
 	}
-	if (a->be->submit(a->agent, text) == -1) {
+	switch (a->be->submit(a->agent, text)) {
+	case -1:
 		app_notice(a, ROLE_WARNING, "%s", "a turn is running: wait for it, or press Esc to stop it");
 		ed_set(&a->ed, text);
+		break;
+	case -2:
+		/* The session still cannot be saved (the error says why): the prompt stays. */
+		ed_set(&a->ed, text);
+		break;
 	}
 	tr_bottom(a->tr);
 	app_dirty(a, D_PANES);
