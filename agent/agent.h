@@ -123,6 +123,12 @@ enum perm_mode	 agent_mode(const struct agent *);
 void		 agent_set_mode(struct agent *, enum perm_mode);
 const char	*agent_model(const struct agent *);
 void		 agent_set_model(struct agent *, const char *model);
+/* The effort level of the next requests (NULL or "": the model's default). */
+void		 agent_set_effort(struct agent *, const char *level);
+const char	*agent_effort(const struct agent *);
+struct model_caps;
+/* What is known of the model now (models.h); the agent's. */
+const struct model_caps *agent_model_caps(const struct agent *);
 const char	*agent_session_id(const struct agent *);
 
 /* The static, cacheable part of the system prompt (for bench/). */

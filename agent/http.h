@@ -62,6 +62,9 @@ void		 http_free(struct http *);
 struct http_req	*http_post(struct http *, const char *url, struct curl_slist *headers,
 		    const char *body, size_t len, const struct http_timeouts *,
 		    const struct http_handler *);
+/* GET url, likewise. */
+struct http_req	*http_get(struct http *, const char *url, struct curl_slist *headers,
+		    const struct http_timeouts *, const struct http_handler *);
 /* Stop the request; no callback fires after this returns. */
 void		 http_cancel(struct http_req *);
 /* A response header by name (case-insensitive), or NULL. */

@@ -8,6 +8,7 @@ libtandem_agent_a_SOURCES = \
 	agent/provider.c agent/provider.h \
 	agent/conv.c agent/conv.h \
 	agent/models.c agent/models.h \
+	agent/modelcat.c agent/modelcat.h \
 	agent/hooks.c agent/hooks.h \
 	agent/memory.c agent/memory.h \
 	agent/commands.c agent/commands.h \
