@@ -289,9 +289,8 @@ agent_auth_headers(void *arg)
 	return provider_auth_headers(&pr);
 }
 
-/* Run apiKeyHelper; its first line of output is the key.  0 or -1 (with a sentence). */
-static int
-agent_run_key_helper(struct agent *a, struct buf *err)
+int
+agent_key_helper(const struct config *cfg, char **key, struct buf *err)
 {
 	struct buf out = BUF_INIT(64 * 1024);
 	char chunk[4096];
@@ -299,9 +298,10 @@ agent_run_key_helper(struct agent *a, struct buf *err)
 	FILE *p;
 	int st;
 
-	if (a->cfg->api_key_helper == NULL)
+	*key = NULL;
+	if (cfg->api_key_helper == NULL)
 		return 0;
-	p = popen(a->cfg->api_key_helper, "r");
+	p = popen(cfg->api_key_helper, "r");
 	if (p == NULL) {
 		buf_printf(err, "apiKeyHelper could not be run: %s", strerror(errno));
 		return -1;
@@ -311,14 +311,27 @@ agent_run_key_helper(struct agent *a, struct buf *err)
 	st = pclose(p);
 	n = strcspn(buf_cstr(&out), "\r\n");
 	if (st != 0 || n == 0) {
-		buf_printf(err, "apiKeyHelper (%s) %s", a->cfg->api_key_helper,
+		buf_printf(err, "apiKeyHelper (%s) %s", cfg->api_key_helper,
 		    st != 0 ? "failed" : "printed no key");
 		buf_release(&out);
 		return -1;
 	}
-	free(a->helper_key);
-	a->helper_key = xstrndup(buf_cstr(&out), n);
+	*key = xstrndup(buf_cstr(&out), n);
 	buf_release(&out);
+	return 0;
+}
+
+static int
+agent_run_key_helper(struct agent *a, struct buf *err)
+{
+	char *key;
+
+	if (agent_key_helper(a->cfg, &key, err) == -1)
+		return -1;
+	if (key != NULL) {
+		free(a->helper_key);
+		a->helper_key = key;
+	}
 	return 0;
 }
 

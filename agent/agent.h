@@ -123,6 +123,12 @@ enum perm_mode	 agent_mode(const struct agent *);
 void		 agent_set_mode(struct agent *, enum perm_mode);
 const char	*agent_model(const struct agent *);
 void		 agent_set_model(struct agent *, const char *model);
+/*
+ * Run the settings' apiKeyHelper: its first line of output is the key
+ * (*key, the caller frees; NULL when there is no helper).  0, or -1 with
+ * a sentence in err.
+ */
+int		 agent_key_helper(const struct config *, char **key, struct buf *err);
 /* The effort level of the next requests (NULL or "": the model's default). */
 void		 agent_set_effort(struct agent *, const char *level);
 const char	*agent_effort(const struct agent *);

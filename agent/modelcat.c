@@ -679,11 +679,11 @@ modelcat_free(struct modelcat *cat)
  */
 
 struct mc_list {
-	struct modelcat	*cat;
-	struct buf	 body;
-	long		 status;
-	bool		 done;
-	enum http_fail	 fail;
+	struct modelcat		*cat;
+	struct buf		 body;
+	char			*url;
+	modelcat_list_fn	*done;
+	void			*arg;
 };
 
 static int
@@ -695,49 +695,25 @@ mc_list_body(void *arg, struct http_req *req, const char *p, size_t n)
 	return buf_append(&l->body, p, n) == 0 ? 0 : -1;
 }
 
-static void
-mc_list_done(void *arg, struct http_req *req, const struct http_result *r)
+/* The answer of a list request as caps objects, or NULL with a sentence in err. */
+static cJSON *
+mc_list_parse(struct mc_list *l, const struct http_result *r, struct buf *err)
 {
-	struct mc_list *l = arg;
-
-	(void)req;
-	l->done = true;
-	l->status = r->status;
-	l->fail = r->fail;
-}
-
-cJSON *
-modelcat_list(struct modelcat *cat, struct buf *err)
-{
-	static const struct http_handler proto = { NULL, mc_list_body, mc_list_done, NULL };
-	struct http_handler h = proto;
-	struct http_timeouts to = { 0, 0, 0 };
-	struct mc_list l;
+	struct modelcat *cat = l->cat;
 	struct model_caps c;
 	cJSON *doc, *out, *m;
-	char *url;
 
-	memset(&l, 0, sizeof l);
-	l.cat = cat;
-	buf_init(&l.body, MODELCAT_BODY_MAX);
-	h.arg = &l;
-	to.connect_ms = to.first_byte_ms = to.stall_ms = cat->o.timeout_ms;
-	url = mc_url(cat, cat->o.proto == STREAM_ANTHROPIC ? "/v1/models?limit=1000" : "/v1/models");
-	(void)http_get(cat->o.http, url, cat->o.headers != NULL ? cat->o.headers(cat->o.headers_arg) : NULL,
-	    &to, &h);
-	while (!l.done && ev_run_once(cat->o.loop, -1) == 0)
-		;
-	doc = l.done && l.fail == HTTP_OK && l.status == 200 ?
-	    cJSON_ParseWithLength(l.body.data != NULL ? l.body.data : "", l.body.len) : NULL;
+	doc = r->fail == HTTP_OK && r->status == 200 ?
+	    cJSON_ParseWithLength(l->body.data != NULL ? l->body.data : "", l->body.len) : NULL;
 	if (doc == NULL || !cJSON_IsArray(json_get(doc, "data"))) {
-		buf_printf(err, "%s did not list its models (%s)", url,
-		    !l.done || l.fail != HTTP_OK ? "no answer" : l.status != 200 ? "an HTTP error" :
-		    "not a model list");
-		if (l.status != 0 && l.status != 200)
-			buf_printf(err, ": HTTP %ld", l.status);
-		free(url);
+		buf_printf(err, "%s did not list its models (", l->url);
+		if (r->fail != HTTP_OK)
+			buf_printf(err, "no answer: %s)", r->error);
+		else if (r->status != 200)
+			buf_printf(err, "HTTP %ld)", r->status);
+		else
+			buf_puts(err, "the answer is not a model list)");
 		cJSON_Delete(doc);
-		buf_release(&l.body);
 		return NULL;
 	}
 	out = cJSON_CreateArray();
@@ -747,7 +723,7 @@ modelcat_list(struct modelcat *cat, struct buf *err)
 		if (id == NULL)
 			continue;
 		if (cat->o.proto == STREAM_ANTHROPIC && modelcat_parse_anthropic(m, &c) == 0) {
-			/* The list holds whole ModelInfo objects: worth caching. */
+			/* The list holds whole ModelInfo objects: they stand for this run. */
 			struct mc_entry *e = mc_lookup(cat, id);
 
 			c.calib = e->caps.calib;
@@ -762,8 +738,117 @@ modelcat_list(struct modelcat *cat, struct buf *err)
 		cJSON_AddItemToArray(out, model_caps_to_json(&c));
 		model_caps_release(&c);
 	}
-	free(url);
 	cJSON_Delete(doc);
-	buf_release(&l.body);
 	return out;
+}
+
+static void
+mc_list_done(void *arg, struct http_req *req, const struct http_result *r)
+{
+	struct mc_list *l = arg;
+	struct buf err = BUF_INIT(4096);
+	cJSON *list;
+
+	(void)req;
+	list = mc_list_parse(l, r, &err);
+	l->done(l->arg, list, buf_cstr(&err));
+	buf_release(&err);
+	buf_release(&l->body);
+	free(l->url);
+	free(l);
+}
+
+void
+modelcat_list_start(struct modelcat *cat, modelcat_list_fn *done, void *arg)
+{
+	static const struct http_handler proto = { NULL, mc_list_body, mc_list_done, NULL };
+	struct http_handler h = proto;
+	struct http_timeouts to = { 0, 0, 0 };
+	struct mc_list *l = xcalloc(1, sizeof *l);
+
+	l->cat = cat;
+	l->done = done;
+	l->arg = arg;
+	buf_init(&l->body, MODELCAT_BODY_MAX);
+	h.arg = l;
+	to.connect_ms = to.first_byte_ms = to.stall_ms = cat->o.timeout_ms;
+	l->url = mc_url(cat, cat->o.proto == STREAM_ANTHROPIC ? "/v1/models?limit=1000" : "/v1/models");
+	(void)http_get(cat->o.http, l->url, cat->o.headers != NULL ?
+	    cat->o.headers(cat->o.headers_arg) : NULL, &to, &h);
+}
+
+struct mc_wait {
+	bool	 done;
+	cJSON	*list;
+	struct buf *err;
+};
+
+static void
+mc_wait_done(void *arg, cJSON *list, const char *err)
+{
+	struct mc_wait *w = arg;
+
+	w->done = true;
+	w->list = list;
+	if (list == NULL)
+		buf_puts(w->err, err);
+}
+
+cJSON *
+modelcat_list(struct modelcat *cat, struct buf *err)
+{
+	struct mc_wait w = { false, NULL, err };
+
+	modelcat_list_start(cat, mc_wait_done, &w);
+	while (!w.done && ev_run_once(cat->o.loop, -1) == 0)
+		;
+	return w.list;
+}
+
+/* "1M", "200K", "8192". */
+static void
+mc_tokens(char *out, size_t n, int64_t v)
+{
+	if (v <= 0)
+		snprintf(out, n, "?");
+	else if (v >= 1000000 && v % 1000000 == 0)
+		snprintf(out, n, "%lldM", (long long)(v / 1000000));
+	else if (v >= 1000 && v % 1000 == 0)
+		snprintf(out, n, "%lldK", (long long)(v / 1000));
+	else
+		snprintf(out, n, "%lld", (long long)v);
+}
+
+void
+modelcat_format(const cJSON *list, const struct prices *prices, const char *current,
+    struct buf *out)
+{
+	const cJSON *m;
+
+	buf_printf(out, "  %-32s %8s %8s  %-18s %-22s %s\n", "model", "window", "output",
+	    "thinking", "effort", "$ in / out per MTok");
+	cJSON_ArrayForEach(m, list) {
+		struct model_caps c;
+		const struct price_entry *p;
+		struct buf eff = BUF_INIT(256);
+		char w[32], o[32];
+		int i;
+
+		if (model_caps_from_json(m, &c) == -1)
+			continue;
+		for (i = 0; i < c.neffort; i++)
+			buf_printf(&eff, "%s%s", i > 0 ? "," : "", c.effort[i]);
+		mc_tokens(w, sizeof w, c.window);
+		mc_tokens(o, sizeof o, c.max_output);
+		p = prices_find(prices, c.id);
+		buf_printf(out, "%c %-32s %8s %8s  %-18s %-22s ", current != NULL &&
+		    strcmp(current, c.id) == 0 ? '*' : ' ', c.id, w, o, model_thinking_name(&c),
+		    eff.len > 0 ? buf_cstr(&eff) : "-");
+		if (p != NULL)
+			buf_printf(out, "%.2f / %.2f\n", p->base.input, p->base.output);
+		else
+			buf_puts(out, "?\n");
+		buf_release(&eff);
+		model_caps_release(&c);
+	}
 }

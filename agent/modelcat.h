@@ -88,11 +88,19 @@ void	modelcat_forget(struct modelcat *, const char *model);
 void	modelcat_calibrate(struct modelcat *, const char *model, double calib);
 
 /*
- * Every model the server offers, by running the loop until the answer
- * (or timeout_ms): a JSON array of caps objects (model_caps_to_json), the
- * caller's to free, or NULL with a sentence in err.
+ * Every model the server offers: done gets a JSON array of caps objects
+ * (model_caps_to_json), the callee's to free, or NULL and a sentence.
  */
+typedef void modelcat_list_fn(void *arg, cJSON *list, const char *err);
+void	modelcat_list_start(struct modelcat *, modelcat_list_fn *done, void *arg);
+/* The same, running the loop until the answer (for `tandem models`). */
 cJSON	*modelcat_list(struct modelcat *, struct buf *err);
+/*
+ * The list as a table: one line a model, with window, output limit,
+ * thinking kind, effort levels and price; current marked.
+ */
+void	modelcat_format(const cJSON *list, const struct prices *, const char *current,
+	    struct buf *out);
 
 /* The pure parsers: 0 when the answer said something of the model. */
 int	modelcat_parse_anthropic(const cJSON *info, struct model_caps *out);
