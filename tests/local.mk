@@ -17,6 +17,7 @@ TESTS += $(IT_TESTS)
 IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rewind.sh tests/it/context.sh tests/it/bash.sh tests/it/hooks.sh \
 	tests/it/turns.sh
 IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/soak.sh
+IT_TESTS += tests/it/models.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.
