@@ -189,9 +189,13 @@ agent_model(const struct agent *a)
 
 static void agent_models_done(void *, const char *, enum modelcat_outcome, const char *);
 
+static void agent_emit_window(struct agent *);
+
 void
 agent_set_model(struct agent *a, const char *model)
 {
+	int64_t before = agent_window(a);
+
 	free(a->model);
 	a->model = xstrdup(model);
 	model_caps_release(&a->caps);
@@ -200,6 +204,8 @@ agent_set_model(struct agent *a, const char *model)
 	a->think_noted = false;
 	/* The next request is shaped, and compacted, for the new model's window. */
 	(void)modelcat_refresh(a->cat, a->model, agent_models_done, a);
+	if (agent_window(a) != before)
+		agent_emit_window(a);
 }
 
 void
@@ -220,6 +226,40 @@ const struct model_caps *
 agent_model_caps(const struct agent *a)
 {
 	return &a->caps;
+}
+
+struct agent_models_req {
+	struct agent		*a;
+	agent_models_fn		*fn;
+	void			*arg;
+};
+
+static void
+agent_models_listed(void *arg, cJSON *list, const char *err)
+{
+	struct agent_models_req *r = arg;
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+	if (list != NULL) {
+		modelcat_format(list, r->a->prices, r->a->model, &out);
+		r->fn(r->arg, buf_cstr(&out), NULL);
+	} else {
+		r->fn(r->arg, NULL, err);
+	}
+	cJSON_Delete(list);
+	buf_release(&out);
+	free(r);
+}
+
+void
+agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
+{
+	struct agent_models_req *r = xcalloc(1, sizeof *r);
+
+	r->a = a;
+	r->fn = fn;
+	r->arg = arg;
+	modelcat_list_start(a->cat, agent_models_listed, r);
 }
 
 enum perm_mode
@@ -388,16 +428,33 @@ agent_shape_request(struct agent *a, struct provider_request *pr)
 	}
 }
 
+/* A context event for a window that changed (the status bar shows it). */
+static void
+agent_emit_window(struct agent *a)
+{
+	cJSON *ev = event_new(a->bus, "context");
+
+	cJSON_AddNumberToObject(ev, "tokens", (double)(a->last.input + a->last.cache_write +
+	    a->last.cache_read + a->last.output));
+	cJSON_AddNumberToObject(ev, "window", (double)agent_window(a));
+	cJSON_AddStringToObject(ev, "stage", compact_stage_name(a->stage));
+	event_emit(a->bus, ev);
+}
+
 /* The catalogue answered for model: take the new caps, and send a request that waited. */
 static void
 agent_models_done(void *arg, const char *model, enum modelcat_outcome out, const char *note)
 {
 	struct agent *a = arg;
 
+	int64_t before = agent_window(a);
+
 	if (strcmp(model, a->model) != 0)
 		return;
 	model_caps_release(&a->caps);
 	modelcat_get(a->cat, a->model, &a->caps);
+	if (agent_window(a) != before)
+		agent_emit_window(a);
 	free(a->models_note);
 	a->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
 	if (out == MODELCAT_UNKNOWN_MODEL)

@@ -135,6 +135,13 @@ const char	*agent_effort(const struct agent *);
 struct model_caps;
 /* What is known of the model now (models.h); the agent's. */
 const struct model_caps *agent_model_caps(const struct agent *);
+/*
+ * The models the server offers, as a table (`tandem models`), in the
+ * background: fn gets the text, or NULL and a sentence.  The agent must
+ * outlive the answer.
+ */
+typedef void agent_models_fn(void *arg, const char *table, const char *err);
+void		 agent_list_models(struct agent *, agent_models_fn *, void *arg);
 const char	*agent_session_id(const struct agent *);
 
 /* The static, cacheable part of the system prompt (for bench/). */

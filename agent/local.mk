@@ -57,3 +57,7 @@ tests_test_memory_LDADD = $(LIB_LIBS)
 tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c \
 	agent/perm.c tools/sandbox.c
 tests_test_commands_LDADD = $(LIB_LIBS)
+
+check_PROGRAMS += tests/test_models
+TESTS += tests/test_models
+tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)

@@ -96,6 +96,13 @@ big_port=$MOCK_PORT
 run -p "read them" --model m-big
 check "1M model: 30K tokens of reads are not compacted" [ -z "$(ev compaction .stage)" ]
 check "1M model: the run succeeds" [ "$(result .text)" = "read them all" ]
+mock_start "$(scenario goon <<J
+{"models": $MODELS, "responses": [{"text": "gone on"}]}
+J
+)"
+run -c -p "go on" --model m-tiny
+check "a change to a smaller window: compacted before the request" [ -n "$(ev compaction .stage)" ]
+check "a change to a smaller window: the request is valid" [ "$(problems)" -eq 0 ] && [ "$(result .text)" = "gone on" ]
 mock_start "$(reads | scenario reads2)"
 run -p "read them" --model m-tiny
 check "30K model: the same reads are compacted at its own fractions" [ -n "$(ev compaction .stage)" ]
