@@ -102,6 +102,7 @@ struct agent {
 	char			*helper_key;	/* apiKeyHelper's output */
 	bool			 helper_retried; /* a 401 ran the helper again for this call */
 	bool			 models_waited;	/* the first request of model waited once */
+	bool			 caps_sent;	/* a request of model went out with caps */
 	uint64_t		 models_timer;	/* that wait */
 	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
 	bool			 think_noted;	/* the note about an unused setting was given */
@@ -201,6 +202,7 @@ agent_set_model(struct agent *a, const char *model)
 	model_caps_release(&a->caps);
 	modelcat_get(a->cat, a->model, &a->caps);
 	a->models_waited = false;
+	a->caps_sent = false;
 	a->think_noted = false;
 	/* The next request is shaped, and compacted, for the new model's window. */
 	(void)modelcat_refresh(a->cat, a->model, agent_models_done, a);
@@ -451,6 +453,19 @@ agent_models_done(void *arg, const char *model, enum modelcat_outcome out, const
 
 	if (strcmp(model, a->model) != 0)
 		return;
+	/*
+	 * Once a request went out with what was known, the session keeps it
+	 * (a change of thinking or max_tokens mid-session breaks the prompt
+	 * cache); the answer is cached for the next session.
+	 */
+	if (a->caps_sent) {
+		if (a->models_timer != 0) {
+			ev_timer_cancel(a->loop, a->models_timer);
+			a->models_timer = 0;
+			agent_call_model(a);
+		}
+		return;
+	}
 	model_caps_release(&a->caps);
 	modelcat_get(a->cat, a->model, &a->caps);
 	if (agent_window(a) != before)
@@ -1891,6 +1906,7 @@ agent_call_model(struct agent *a)
 
 	if (agent_wait_for_models(a))
 		return;
+	a->caps_sent = true;
 	if (agent_auto_compact(a))
 		return;
 	memset(&pr, 0, sizeof pr);
