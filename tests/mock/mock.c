@@ -2986,23 +2986,41 @@ call_select(struct call *k)
 	r->remaining--;
 }
 
+/* The request's method, path, target and headers, into a log record. */
+static void
+log_request_head(cJSON *o, const struct req *rq)
+{
+	cJSON_AddStringToObject(o, "method", rq->method != NULL ? rq->method : "");
+	cJSON_AddStringToObject(o, "path", rq->path != NULL ? rq->path : "");
+	cJSON_AddStringToObject(o, "target", rq->target != NULL ? rq->target : "");
+	cJSON_AddItemToObject(o, "headers", rq->headers != NULL ?
+	    cJSON_Duplicate(rq->headers, true) : cJSON_CreateObject());
+}
+
+/* Write one record to the log as a line, and free it. */
+static void
+log_write(struct mock *m, cJSON *o)
+{
+	char *line = json_print(o);
+
+	fprintf(m->log, "%s\n", line);
+	fflush(m->log);
+	free(line);
+	cJSON_Delete(o);
+}
+
 static void
 call_log(struct call *k, const struct reply *r)
 {
 	struct mock *m = k->m;
 	struct req *rq = k->rq;
 	cJSON *o;
-	char *line;
 
 	if (m->log == NULL)
 		return;
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "n", k->n);
-	cJSON_AddStringToObject(o, "method", rq->method != NULL ? rq->method : "");
-	cJSON_AddStringToObject(o, "path", rq->path != NULL ? rq->path : "");
-	cJSON_AddStringToObject(o, "target", rq->target != NULL ? rq->target : "");
-	cJSON_AddItemToObject(o, "headers", rq->headers != NULL ?
-	    cJSON_Duplicate(rq->headers, true) : cJSON_CreateObject());
+	log_request_head(o, rq);
 	cJSON_AddNumberToObject(o, "body_bytes", (double)rq->body.len);
 	/* A reference, not a copy: a long session's bodies are large. */
 	if (m->log_no_body)
@@ -3032,11 +3050,7 @@ call_log(struct call *k, const struct reply *r)
 		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(k->usage, true));
 	else
 		cJSON_AddNullToObject(o, "usage");
-	line = json_print(o);
-	fprintf(m->log, "%s\n", line);
-	fflush(m->log);
-	free(line);
-	cJSON_Delete(o);
+	log_write(m, o);
 }
 
 static void
@@ -3129,7 +3143,6 @@ static void
 models_log(struct mock *m, const struct req *rq, int status)
 {
 	cJSON *o;
-	char *line;
 
 	if (m->log == NULL || (m->models == NULL && m->openai_models == NULL &&
 	    m->llamacpp_props == NULL && m->ollama_ps == NULL && m->ollama_show == NULL))
@@ -3137,18 +3150,10 @@ models_log(struct mock *m, const struct req *rq, int status)
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "n", 0);
 	cJSON_AddStringToObject(o, "kind", "models");
-	cJSON_AddStringToObject(o, "method", rq->method != NULL ? rq->method : "");
-	cJSON_AddStringToObject(o, "path", rq->path != NULL ? rq->path : "");
-	cJSON_AddStringToObject(o, "target", rq->target != NULL ? rq->target : "");
-	cJSON_AddItemToObject(o, "headers", rq->headers != NULL ?
-	    cJSON_Duplicate(rq->headers, true) : cJSON_CreateObject());
+	log_request_head(o, rq);
 	cJSON_AddNumberToObject(o, "status", status);
 	cJSON_AddNumberToObject(o, "t_ms", (double)(mock_now() - m->started));
-	line = json_print(o);
-	fprintf(m->log, "%s\n", line);
-	fflush(m->log);
-	free(line);
-	cJSON_Delete(o);
+	log_write(m, o);
 }
 
 static void
