@@ -18,6 +18,7 @@
 #define MODELCAT_BODY_MAX	(4 * 1024 * 1024)
 #define MODELCAT_FILE_MAX	(8 * 1024 * 1024)
 #define MODELCAT_TIMEOUT_MS	5000
+#define MODELCAT_MAX_TOKENS	100000000	/* a larger window or limit is not believed */
 
 /* One step of a fetch: a request and what to make of its answer. */
 enum mc_step {
@@ -69,6 +70,13 @@ static void mc_step_start(struct mc_fetch *);
  * Parsing what the servers say.
  */
 
+/* A token count a server states, if it is believable; else 0. */
+static int64_t
+mc_sane(int64_t v)
+{
+	return v > 0 && v <= MODELCAT_MAX_TOKENS ? v : 0;
+}
+
 static bool
 mc_supported(const cJSON *o, const char *key)
 {
@@ -85,9 +93,9 @@ modelcat_parse_anthropic(const cJSON *info, struct model_caps *out)
 		return -1;
 	model_builtin(id, out);
 	out->source = MODEL_SERVER;
-	if (json_int(info, "max_input_tokens", 0) > 0)
+	if (mc_sane(json_int(info, "max_input_tokens", 0)) > 0)
 		out->window = json_int(info, "max_input_tokens", 0);
-	if (json_int(info, "max_tokens", 0) > 0)
+	if (mc_sane(json_int(info, "max_tokens", 0)) > 0)
 		out->max_output = json_int(info, "max_tokens", 0);
 	caps = json_get(info, "capabilities");
 	if (!cJSON_IsObject(caps))
@@ -109,9 +117,8 @@ modelcat_parse_anthropic(const cJSON *info, struct model_caps *out)
 	eff = json_get(caps, "effort");
 	if (json_bool(eff, "supported", false))
 		cJSON_ArrayForEach(lvl, eff)
-			if (cJSON_IsObject(lvl) && json_bool(lvl, "supported", false) &&
-			    out->neffort < MODEL_EFFORT_MAX)
-				out->effort[out->neffort++] = xstrdup(lvl->string);
+			if (cJSON_IsObject(lvl) && json_bool(lvl, "supported", false))
+				model_add_effort(out, lvl->string, strlen(lvl->string));
 	out->image_input = mc_supported(caps, "image_input");
 	return 0;
 }
@@ -121,7 +128,7 @@ static int64_t
 mc_first_int(const cJSON *o, const char *const *keys)
 {
 	for (; *keys != NULL; keys++)
-		if (json_int(o, *keys, 0) > 0)
+		if (mc_sane(json_int(o, *keys, 0)) > 0)
 			return json_int(o, *keys, 0);
 	return 0;
 }
@@ -152,10 +159,10 @@ modelcat_parse_openai_models(const cJSON *list, const char *model, struct model_
 int
 modelcat_parse_llamacpp_props(const cJSON *props, struct model_caps *out)
 {
-	int64_t n = json_int(json_get(props, "default_generation_settings"), "n_ctx", 0);
+	int64_t n = mc_sane(json_int(json_get(props, "default_generation_settings"), "n_ctx", 0));
 
 	if (n <= 0)
-		n = json_int(props, "n_ctx", 0);
+		n = mc_sane(json_int(props, "n_ctx", 0));
 	if (n <= 0)
 		return -1;
 	out->window = n;
@@ -182,7 +189,7 @@ modelcat_parse_ollama_ps(const cJSON *ps, const char *model, struct model_caps *
 	cJSON_ArrayForEach(m, json_get(ps, "models")) {
 		const char *name = json_str(m, "name", json_str(m, "model", ""));
 
-		if (!mc_ollama_same(name, model) || json_int(m, "context_length", 0) <= 0)
+		if (!mc_ollama_same(name, model) || mc_sane(json_int(m, "context_length", 0)) <= 0)
 			continue;
 		out->window = json_int(m, "context_length", 0);
 		out->source = MODEL_SERVER;
@@ -204,7 +211,7 @@ modelcat_parse_ollama_show(const cJSON *show, struct model_caps *out)
 		if (p != params && p[-1] != '\n')
 			continue;
 		v = strtol(p + 7, &end, 10);
-		if (end != p + 7 && v > 0) {
+		if (end != p + 7 && mc_sane(v) > 0) {
 			out->window = v;
 			out->source = MODEL_SERVER;
 			return 0;
@@ -219,7 +226,7 @@ modelcat_parse_ollama_show(const cJSON *show, struct model_caps *out)
 		size_t n = strlen(it->string);
 
 		if (n > 15 && strcmp(it->string + n - 15, ".context_length") == 0 &&
-		    cJSON_IsNumber(it) && it->valuedouble > 0) {
+		    cJSON_IsNumber(it) && it->valuedouble >= 1 && it->valuedouble <= MODELCAT_MAX_TOKENS) {
 			out->window = (int64_t)it->valuedouble < 4096 ? (int64_t)it->valuedouble : 4096;
 			out->source = MODEL_SERVER;
 			return 0;

@@ -67,10 +67,25 @@ model_match_len(const char *match, const char *name)
 	return (long)n;
 }
 
-static void
+/* A level's name goes into requests: a short word of [a-z0-9_-], or it is not kept. */
+static bool
+model_effort_name_ok(const char *level, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 32)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((level[i] >= 'a' && level[i] <= 'z') || (level[i] >= '0' && level[i] <= '9') ||
+		    level[i] == '_' || level[i] == '-'))
+			return false;
+	return true;
+}
+
+void
 model_add_effort(struct model_caps *c, const char *level, size_t n)
 {
-	if (c->neffort < MODEL_EFFORT_MAX && n > 0)
+	if (c->neffort < MODEL_EFFORT_MAX && model_effort_name_ok(level, n))
 		c->effort[c->neffort++] = xstrndup(level, n);
 }
 

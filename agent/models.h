@@ -57,6 +57,8 @@ struct model_caps {
 void	model_builtin(const char *model, struct model_caps *out);
 void	model_caps_copy(struct model_caps *dst, const struct model_caps *src);
 void	model_caps_release(struct model_caps *);
+/* Add an effort level (n bytes) to c: a short word of [a-z0-9_-], else ignored. */
+void	model_add_effort(struct model_caps *, const char *level, size_t n);
 /* Whether the model lists effort level. */
 bool	model_has_effort(const struct model_caps *, const char *level);
 /* "adaptive", "enabled", "adaptive, enabled" or "none". */

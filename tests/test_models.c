@@ -72,6 +72,17 @@ T_TEST(anthropic_model_info)
 	T_EQ_STR(model_thinking_name(&c), "adaptive");
 	model_caps_release(&c);
 	cJSON_Delete(j);
+	/* A hostile server: level names that are no words, a window past belief. */
+	j = parse("{\"id\":\"x-2\",\"max_input_tokens\":1e18,\"max_tokens\":-5,\"capabilities\":{"
+	    "\"effort\":{\"supported\":true,\"h i\":{\"supported\":true},"
+	    "\"x\\\"}\":{\"supported\":true},\"ok\":{\"supported\":true}}}}");
+	T_EQ_INT(modelcat_parse_anthropic(j, &c), 0);
+	T_EQ_INT(c.window, 128000);
+	T_EQ_INT(c.max_output, 0);
+	T_EQ_INT(c.neffort, 1);
+	T_EQ_STR(c.effort[0], "ok");
+	model_caps_release(&c);
+	cJSON_Delete(j);
 	/* Not an object, no id: nothing learned. */
 	j = parse("[1]");
 	T_EQ_INT(modelcat_parse_anthropic(j, &c), -1);
