@@ -24,7 +24,11 @@
 #include "event.h"
 #include "headless.h"
 #include "hooks.h"
+#include "http.h"
+#include "modelcat.h"
+#include "models.h"
 #include "perm.h"
+#include "provider.h"
 #include "redact.h"
 #include "shparse.h"
 #include "session.h"
@@ -51,7 +55,8 @@ enum {
 	OPT_FILES,
 	OPT_REDO,
 	OPT_DISABLE_TOOLS,
-	OPT_ADD_DIR
+	OPT_ADD_DIR,
+	OPT_EFFORT
 };
 
 static const struct option long_options[] = {
@@ -72,6 +77,7 @@ static const struct option long_options[] = {
 	{ "files",		no_argument,	   NULL, OPT_FILES },
 	{ "redo",		no_argument,	   NULL, OPT_REDO },
 	{ "disable-tools",	required_argument, NULL, OPT_DISABLE_TOOLS },
+	{ "effort",		required_argument, NULL, OPT_EFFORT },
 	{ "demo",		no_argument,	   NULL, OPT_DEMO },
 	{ "theme",		required_argument, NULL, OPT_THEME },
 	{ "trust",		no_argument,	   NULL, OPT_TRUST },
@@ -87,11 +93,13 @@ static const char usage_text[] =
     "       tandem -p PROMPT [options]         headless: run to the end, print, exit\n"
     "       tandem config                      the effective settings and their sources\n"
     "       tandem sessions                    the saved sessions\n"
+    "       tandem models                      the models the server offers\n"
     "\n"
     "  -p, --print PROMPT                 run PROMPT headless\n"
     "      --output-format text|events|stream-json\n"
     "      --provider anthropic|openai\n"
     "      --model NAME\n"
+    "      --effort LEVEL                 e.g. low, medium, high, max (the levels the model lists)\n"
     "      --base-url URL\n"
     "      --permission-mode ask|accept-edits|plan|yolo\n"
     "      --allow RULE, --deny RULE      e.g. 'run_bash(make test*)', 'edit_file(src/**)'\n"
@@ -264,6 +272,10 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		case OPT_REDO:
 			cli->redo = true;
 			break;
+		case OPT_EFFORT:
+			if (set_flag(cfg, "effort", optarg) == -1)
+				return 2;
+			break;
 		case OPT_DISABLE_TOOLS:
 			if (set_flag(cfg, "disabled_tools", optarg) == -1)
 				return 2;
@@ -296,7 +308,8 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		}
 	}
 	if (optind < argc && cli->prompt == NULL &&
-	    (strcmp(argv[optind], "config") == 0 || strcmp(argv[optind], "sessions") == 0)) {
+	    (strcmp(argv[optind], "config") == 0 || strcmp(argv[optind], "sessions") == 0 ||
+	    strcmp(argv[optind], "models") == 0)) {
 		cli->subcommand = argv[optind];
 		optind++;
 	}
@@ -356,6 +369,88 @@ need_api_key(const struct config *cfg)
 	    (cfg->api_key == NULL || cfg->api_key[0] == '\0');
 }
 
+struct models_cmd {
+	const struct config	*cfg;
+	const char		*key;
+};
+
+static struct curl_slist *
+models_cmd_headers(void *arg)
+{
+	const struct models_cmd *m = arg;
+	struct provider_request pr;
+
+	memset(&pr, 0, sizeof pr);
+	pr.proto = strcmp(m->cfg->provider, "openai") == 0 ? STREAM_OPENAI : STREAM_ANTHROPIC;
+	pr.api_key = m->key;
+	pr.auth_token = m->cfg->auth_token;
+	pr.custom_headers = m->cfg->custom_headers;
+	return provider_auth_headers(&pr);
+}
+
+/* `tandem models`: what the server offers, as a table; 1 when it does not say. */
+static int
+run_models_command(const struct config *cfg)
+{
+	struct buf err = BUF_INIT(4096), out = BUF_INIT(BUF_NOLIMIT);
+	struct models_cmd mc = { cfg, cfg->api_key };
+	struct modelcat_opts mo;
+	struct ev_loop *loop = ev_loop_new();
+	struct http *http = loop != NULL ? http_new(loop) : NULL;
+	struct modelcat *cat = NULL;
+	struct prices *prices = NULL;
+	char *helper_key = NULL;
+	cJSON *list = NULL;
+	int rc = 1;
+
+	if (http == NULL) {
+		fprintf(stderr, "tandem: libcurl could not be started\n");
+		goto out;
+	}
+	if (agent_key_helper(cfg, &helper_key, &err) == -1) {
+		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+		goto out;
+	}
+	if (helper_key != NULL)
+		mc.key = helper_key;
+	prices = prices_load(NULL, cfg->prices, &err);
+	if (prices == NULL) {
+		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+		goto out;
+	}
+	memset(&mo, 0, sizeof mo);
+	mo.loop = loop;
+	mo.http = http;
+	mo.proto = strcmp(cfg->provider, "openai") == 0 ? STREAM_OPENAI : STREAM_ANTHROPIC;
+	mo.base_url = cfg->base_url != NULL ? cfg->base_url : provider_default_base(mo.proto);
+	mo.home = cfg->home;
+	mo.headers = models_cmd_headers;
+	mo.headers_arg = &mc;
+	cat = modelcat_new(&mo);
+	list = modelcat_list(cat, &err);
+	if (list == NULL) {
+		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+		goto out;
+	}
+	modelcat_format(list, prices, cfg->model, &out);
+	if (prices->path != NULL)
+		buf_printf(&out, "Prices from %s (checked %s); \"prices\" in the settings overrides them.\n",
+		    prices->path, prices->checked != NULL && prices->checked[0] != '\0' ? prices->checked : "?");
+	fputs(buf_cstr(&out), stdout);
+	rc = 0;
+out:
+	cJSON_Delete(list);
+	modelcat_free(cat);
+	prices_free(prices);
+	http_free(http);
+	if (loop != NULL)
+		ev_loop_free(loop);
+	free(helper_key);
+	buf_release(&err);
+	buf_release(&out);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -388,6 +483,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s", buf_cstr(&warnings));
 	if (cli.subcommand != NULL && strcmp(cli.subcommand, "config") == 0) {
 		rc = run_config_command(&cfg);
+		goto out;
+	}
+	if (cli.subcommand != NULL && strcmp(cli.subcommand, "models") == 0) {
+		rc = run_models_command(&cfg);
 		goto out;
 	}
 	session_prune(cfg.home, cfg.retention_days);

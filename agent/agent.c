@@ -32,6 +32,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "memory.h"
+#include "modelcat.h"
 #include "models.h"
 #include "perm.h"
 #include "provider.h"
@@ -96,6 +97,20 @@ struct agent {
 
 	struct usage		 last, totals;
 	double			 cost;
+
+	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
+	struct modelcat		*cat;
+	struct model_caps	 caps;		/* of model, as best known now */
+	struct prices		*prices;
+	char			*effort;	/* /effort, else the setting; NULL: none */
+	char			*helper_key;	/* apiKeyHelper's output */
+	bool			 helper_retried; /* a 401 ran the helper again for this call */
+	bool			 models_waited;	/* the first request of model waited once */
+	bool			 caps_sent;	/* a request of model went out with caps */
+	uint64_t		 models_timer;	/* that wait */
+	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
+	bool			 think_noted;	/* the note about an unused setting was given */
+	char			*models_note;	/* why the limits come from the table */
 
 	/* Context economy. */
 	struct cachewatch	*cw;
@@ -179,11 +194,80 @@ agent_model(const struct agent *a)
 	return a->model;
 }
 
+static void agent_models_done(void *, const char *, enum modelcat_outcome, const char *);
+
+static void agent_emit_window(struct agent *);
+
 void
 agent_set_model(struct agent *a, const char *model)
 {
+	int64_t before = agent_window(a);
+
 	free(a->model);
 	a->model = xstrdup(model);
+	model_caps_release(&a->caps);
+	modelcat_get(a->cat, a->model, &a->caps);
+	a->models_waited = false;
+	a->caps_sent = false;
+	a->think_noted = false;
+	/* The next request is shaped, and compacted, for the new model's window. */
+	(void)modelcat_refresh(a->cat, a->model, agent_models_done, a);
+	if (agent_window(a) != before)
+		agent_emit_window(a);
+}
+
+void
+agent_set_effort(struct agent *a, const char *level)
+{
+	free(a->effort);
+	a->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
+	a->think_noted = false;
+}
+
+const char *
+agent_effort(const struct agent *a)
+{
+	return a->effort;
+}
+
+const struct model_caps *
+agent_model_caps(const struct agent *a)
+{
+	return &a->caps;
+}
+
+struct agent_models_req {
+	struct agent		*a;
+	agent_models_fn		*fn;
+	void			*arg;
+};
+
+static void
+agent_models_listed(void *arg, cJSON *list, const char *err)
+{
+	struct agent_models_req *r = arg;
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+	if (list != NULL) {
+		modelcat_format(list, r->a->prices, r->a->model, &out);
+		r->fn(r->arg, buf_cstr(&out), NULL);
+	} else {
+		r->fn(r->arg, NULL, err);
+	}
+	cJSON_Delete(list);
+	buf_release(&out);
+	free(r);
+}
+
+void
+agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
+{
+	struct agent_models_req *r = xcalloc(1, sizeof *r);
+
+	r->a = a;
+	r->fn = fn;
+	r->arg = arg;
+	modelcat_list_start(a->cat, agent_models_listed, r);
 }
 
 enum perm_mode
@@ -204,11 +288,253 @@ agent_busy(const struct agent *a)
 	return a->busy || a->compacting;
 }
 
-/* The context window: the setting, else the model table's. */
+/* The context window: the setting, else the model's. */
 static int64_t
 agent_window(const struct agent *a)
 {
-	return a->cfg->context_window > 0 ? a->cfg->context_window : model_find(a->model)->window;
+	return a->cfg->context_window > 0 ? a->cfg->context_window :
+	    a->caps.window > 0 ? a->caps.window : 128000;
+}
+
+/*
+ * The window in the units of compact_estimate (bytes / 4): the estimate is
+ * calibrated per model by the usage the server reports, so thresholds hold
+ * under a tokenizer that counts more tokens for the same text.
+ */
+static int64_t
+agent_est_window(const struct agent *a)
+{
+	double c = a->caps.calib > 0 ? a->caps.calib : 1.0;
+
+	return (int64_t)((double)agent_window(a) / c);
+}
+
+/* Tokens for an estimate of est (bytes / 4), calibrated. */
+static int64_t
+agent_est_tokens(const struct agent *a, int64_t est)
+{
+	return a->caps.calib > 0 ? (int64_t)((double)est * a->caps.calib) : est;
+}
+
+/* Who is asking: the key (apiKeyHelper's output first), a gateway token, headers. */
+static void
+agent_auth(const struct agent *a, struct provider_request *pr)
+{
+	pr->proto = a->proto;
+	pr->base_url = a->base_url;
+	pr->api_key = a->helper_key != NULL ? a->helper_key : a->cfg->api_key;
+	pr->auth_token = a->cfg->auth_token;
+	pr->custom_headers = a->cfg->custom_headers;
+}
+
+static struct curl_slist *
+agent_auth_headers(void *arg)
+{
+	struct provider_request pr;
+
+	memset(&pr, 0, sizeof pr);
+	agent_auth(arg, &pr);
+	return provider_auth_headers(&pr);
+}
+
+int
+agent_key_helper(const struct config *cfg, char **key, struct buf *err)
+{
+	struct buf out = BUF_INIT(64 * 1024);
+	char chunk[4096];
+	size_t n;
+	FILE *p;
+	int st;
+
+	*key = NULL;
+	if (cfg->api_key_helper == NULL)
+		return 0;
+	p = popen(cfg->api_key_helper, "r");
+	if (p == NULL) {
+		buf_printf(err, "apiKeyHelper could not be run: %s", strerror(errno));
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+		(void)buf_append(&out, chunk, n);
+	st = pclose(p);
+	n = strcspn(buf_cstr(&out), "\r\n");
+	if (st != 0 || n == 0) {
+		buf_printf(err, "apiKeyHelper (%s) %s", cfg->api_key_helper,
+		    st != 0 ? "failed" : "printed no key");
+		buf_release(&out);
+		return -1;
+	}
+	*key = xstrndup(buf_cstr(&out), n);
+	/* The helper's key is a secret like the environment's: never shown, logged or sent on. */
+	redact_add(*key);
+	buf_release(&out);
+	return 0;
+}
+
+static int
+agent_run_key_helper(struct agent *a, struct buf *err)
+{
+	char *key;
+
+	if (agent_key_helper(a->cfg, &key, err) == -1)
+		return -1;
+	if (key != NULL) {
+		free(a->helper_key);
+		a->helper_key = key;
+	}
+	return 0;
+}
+
+/* Say once, as a notice, that a setting has no effect on this model. */
+static void
+agent_note_setting(struct agent *a, const char *setting, const char *why)
+{
+	if (a->think_noted)
+		return;
+	a->think_noted = true;
+	event_error(a->bus, 0, "%s is not used: %s %s", setting, a->model, why);
+}
+
+/*
+ * What the request says of output length, thinking and effort: only what
+ * this model takes (its caps), whatever the settings hold.
+ */
+static void
+agent_shape_request(struct agent *a, struct provider_request *pr)
+{
+	const struct model_caps *c = &a->caps;
+	const char *th = a->cfg->thinking != NULL ? a->cfg->thinking : "auto";
+	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
+	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
+	bool want_budget = strcmp(th, "enabled") == 0 ||
+	    (strcmp(th, "auto") == 0 && a->cfg->thinking_budget > 0);
+
+	pr->max_tokens = a->cfg->max_tokens;
+	if (c->max_output > 0 && pr->max_tokens > c->max_output)
+		pr->max_tokens = (int)c->max_output;
+	pr->max_output = (long)c->max_output;
+	pr->completion_tokens = a->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->thinking = PROVIDER_THINK_NONE;
+	if (a->proto == STREAM_ANTHROPIC) {
+		if (strcmp(th, "off") == 0)
+			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
+		else if (want_budget && budget) {
+			pr->thinking = PROVIDER_THINK_BUDGET;
+			pr->thinking_budget = a->cfg->thinking_budget > 0 ? a->cfg->thinking_budget : 4096;
+		} else if (want_budget && adaptive) {
+			pr->thinking = PROVIDER_THINK_ADAPTIVE;
+			agent_note_setting(a, "thinking_budget", "thinks adaptively and takes no "
+			    "thinking budget; set effort instead");
+		} else if (adaptive && strcmp(th, "enabled") != 0)
+			pr->thinking = PROVIDER_THINK_ADAPTIVE;
+	}
+	pr->effort = NULL;
+	if (a->effort != NULL && (a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (a->proto == STREAM_OPENAI || model_has_effort(c, a->effort))
+			pr->effort = a->effort;
+		else
+			agent_note_setting(a, "effort", "does not list that level (`tandem models` "
+			    "shows the levels it takes)");
+	}
+}
+
+/* A context event for a window that changed (the status bar shows it). */
+static void
+agent_emit_window(struct agent *a)
+{
+	cJSON *ev = event_new(a->bus, "context");
+
+	cJSON_AddNumberToObject(ev, "tokens", (double)(a->last.input + a->last.cache_write +
+	    a->last.cache_read + a->last.output));
+	cJSON_AddNumberToObject(ev, "window", (double)agent_window(a));
+	cJSON_AddStringToObject(ev, "stage", compact_stage_name(a->stage));
+	event_emit(a->bus, ev);
+}
+
+/* The catalogue answered for model: take the new caps, and send a request that waited. */
+static void
+agent_models_done(void *arg, const char *model, enum modelcat_outcome out, const char *note)
+{
+	struct agent *a = arg;
+
+	int64_t before = agent_window(a);
+
+	if (strcmp(model, a->model) != 0)
+		return;
+	/*
+	 * Once a request went out with what was known, the session keeps it
+	 * (a change of thinking or max_tokens mid-session breaks the prompt
+	 * cache); the answer is cached for the next session.
+	 */
+	if (a->caps_sent) {
+		if (a->models_timer != 0) {
+			ev_timer_cancel(a->loop, a->models_timer);
+			a->models_timer = 0;
+			agent_call_model(a);
+		}
+		return;
+	}
+	model_caps_release(&a->caps);
+	modelcat_get(a->cat, a->model, &a->caps);
+	if (agent_window(a) != before)
+		agent_emit_window(a);
+	free(a->models_note);
+	a->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	if (out == MODELCAT_UNKNOWN_MODEL)
+		event_error(a->bus, 0, "%s", note);
+	if (a->models_timer != 0) {
+		ev_timer_cancel(a->loop, a->models_timer);
+		a->models_timer = 0;
+		agent_call_model(a);
+	}
+}
+
+static void
+agent_models_waited(struct ev_loop *loop, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)loop;
+	a->models_timer = 0;
+	agent_call_model(a);
+}
+
+/*
+ * With nothing known of the model but the table and its answer on the way,
+ * the first request waits a bounded time for it.  True: it waits.
+ */
+static bool
+agent_wait_for_models(struct agent *a)
+{
+	if (a->models_waited || a->caps.source != MODEL_TABLE || a->cfg->models_wait_ms <= 0 ||
+	    !modelcat_busy(a->cat, a->model))
+		return false;
+	a->models_waited = true;
+	a->models_timer = ev_timer_add(a->loop, a->cfg->models_wait_ms, agent_models_waited, a);
+	return true;
+}
+
+/* Learn how many real tokens an estimated one is, from the usage of the last request. */
+static void
+agent_calibrate(struct agent *a, const struct usage *u)
+{
+	int64_t real = u->input + u->cache_read + u->cache_write;
+	double r, c;
+
+	if (a->est_sent < 256 || real <= 0)
+		return;
+	r = (double)real / (double)a->est_sent;
+	if (r < 0.25 || r > 4.0)
+		return;
+	c = a->caps.calib > 0 ? 0.5 * a->caps.calib + 0.5 * r : r;
+	a->caps.calib = c;
+	modelcat_calibrate(a->cat, a->model, c);
+}
+
+static double
+agent_cost(const struct agent *a, const struct usage *u)
+{
+	return prices_cost(prices_find(a->prices, a->model), u, a->cfg->cache_ttl_ms > 300000);
 }
 
 /* Is name in the comma-separated list of disabled tools? */
@@ -1278,7 +1604,6 @@ agent_record_usage(struct agent *a)
 {
 	bool has = false;
 	struct usage u = stream_usage(a->stream, &has);
-	const struct model_info *mi = model_find(a->model);
 	double cost;
 	cJSON *ev;
 
@@ -1304,8 +1629,10 @@ agent_record_usage(struct agent *a)
 	a->totals.output += u.output;
 	a->totals.cache_write += u.cache_write;
 	a->totals.cache_read += u.cache_read;
-	cost = model_cost(mi, &u);
+	cost = agent_cost(a, &u);
 	a->cost += cost;
+	agent_calibrate(a, &u);
+	a->helper_retried = false;
 	ev = event_new(a->bus, "usage");
 	cJSON_AddNumberToObject(ev, "input_tokens", (double)u.input);
 	cJSON_AddNumberToObject(ev, "output_tokens", (double)u.output);
@@ -1400,6 +1727,20 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 			    "nothing more can be compacted: %s", buf_cstr(&msg));
 			goto out;
 		}
+		if (a->status == 401 && a->cfg->api_key_helper != NULL && !a->helper_retried) {
+			struct buf kerr = BUF_INIT(4096);
+
+			/* The helper's key may have expired: ask it again, once. */
+			a->helper_retried = true;
+			agent_drop_stream(a);
+			if (agent_run_key_helper(a, &kerr) == 0)
+				agent_call_model(a);
+			else
+				agent_fail(a, "the model server refused the key (HTTP 401), and %s",
+				    buf_cstr(&kerr));
+			buf_release(&kerr);
+			goto out;
+		}
 		if (a->status == 401 || a->status == 403) {
 			struct buf m2 = BUF_INIT(64 * 1024);
 
@@ -1409,6 +1750,27 @@ agent_on_done(void *arg, struct http_req *req, const struct http_result *r)
 			agent_drop_stream(a);
 			agent_fail(a, "%s", buf_cstr(&m2));
 			buf_release(&m2);
+			goto out;
+		}
+		if (a->status == 400 && modelcat_param_setting(buf_cstr(&msg)) != NULL) {
+			const char *setting = modelcat_param_setting(buf_cstr(&msg));
+
+			/* What tandem knew of the model was wrong: ask again next time. */
+			modelcat_forget(a->cat, a->model);
+			model_caps_release(&a->caps);
+			modelcat_get(a->cat, a->model, &a->caps);
+			(void)modelcat_refresh(a->cat, a->model, agent_models_done, a);
+			agent_drop_stream(a);
+			agent_fail(a, "the model server refused a parameter of the request (HTTP 400: %s); "
+			    "the setting \"%s\" controls it (`tandem config` shows where it is set)",
+			    buf_cstr(&msg), setting);
+			goto out;
+		}
+		if (a->status == 404 && strcmp(buf_cstr(&type), "not_found_error") == 0 &&
+		    strstr(buf_cstr(&msg), "model") != NULL) {
+			agent_drop_stream(a);
+			agent_fail(a, "the model server does not know the model \"%s\" (HTTP 404: %s); "
+			    "`tandem models` lists the models it offers", a->model, buf_cstr(&msg));
 			goto out;
 		}
 		/* x-should-retry, when the server sends it, decides. */
@@ -1540,7 +1902,7 @@ agent_compacted(struct agent *a, enum compact_stage stage, int64_t before, int64
 	cJSON_AddNumberToObject(ev, "tokens_after", (double)after);
 	event_emit(a->bus, ev);
 	ev = event_new(a->bus, "context");
-	cJSON_AddNumberToObject(ev, "tokens", (double)after);
+	cJSON_AddNumberToObject(ev, "tokens", (double)agent_est_tokens(a, after));
 	cJSON_AddNumberToObject(ev, "window", (double)agent_window(a));
 	cJSON_AddStringToObject(ev, "stage", compact_stage_name(a->stage));
 	event_emit(a->bus, ev);
@@ -1666,7 +2028,7 @@ agent_sum_done(void *arg, struct http_req *req, const struct http_result *r)
 				a->totals.output += u.output;
 				a->totals.cache_write += u.cache_write;
 				a->totals.cache_read += u.cache_read;
-				a->cost += model_cost(model_find(a->model), &u);
+				a->cost += agent_cost(a, &u);
 			}
 		}
 	}
@@ -1712,15 +2074,16 @@ agent_sum_start(struct agent *a, int keep, const char *focus, bool then_call)
 	cJSON *msgs;
 	char *url = NULL;
 
-	msgs = compact_summary_request(a->conv.messages, keep, focus, (size_t)agent_window(a) * 2);
+	msgs = compact_summary_request(a->conv.messages, keep, focus, (size_t)agent_est_window(a) * 2);
 	if (msgs == NULL)
 		return -1;
 	memset(&pr, 0, sizeof pr);
-	pr.proto = a->proto;
-	pr.base_url = a->base_url;
-	pr.api_key = a->cfg->api_key;
+	agent_auth(a, &pr);
 	pr.model = a->model;
-	pr.max_tokens = a->cfg->max_tokens;
+	agent_shape_request(a, &pr);
+	/* A summary needs no thinking: only what the model would do anyway. */
+	if (pr.thinking == PROVIDER_THINK_BUDGET)
+		pr.thinking = PROVIDER_THINK_NONE;
 	pr.system_static = compact_summary_system();
 	pr.messages = msgs;
 	provider_build(&pr, &url, &headers, &body);
@@ -1750,7 +2113,7 @@ agent_auto_compact(struct agent *a)
 	struct compact_outcome o;
 	char *sys = agent_system_text(a);
 
-	compact_auto(a->conv.messages, sys, a->tools, agent_window(a), &a->th,
+	compact_auto(a->conv.messages, sys, a->tools, agent_est_window(a), &a->th,
 	    a->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, &o);
 	free(sys);
 	if (o.stage != COMPACT_NONE)
@@ -1807,6 +2170,9 @@ agent_call_model(struct agent *a)
 		agent_halt(a);
 		return;
 	}
+	if (agent_wait_for_models(a))
+		return;
+	a->caps_sent = true;
 	if (agent_auto_compact(a))
 		return;
 	/* Nothing goes out before the log that explains it is on disk. */
@@ -1828,12 +2194,9 @@ agent_call_model(struct agent *a)
 		buf_release(&why);
 	}
 	memset(&pr, 0, sizeof pr);
-	pr.proto = a->proto;
-	pr.base_url = a->base_url;
-	pr.api_key = a->cfg->api_key;
+	agent_auth(a, &pr);
 	pr.model = a->model;
-	pr.max_tokens = a->cfg->max_tokens;
-	pr.thinking_budget = a->cfg->thinking_budget;
+	agent_shape_request(a, &pr);
 	pr.system_static = a->sys_static;
 	pr.system_dynamic = a->sys_dynamic;
 	pr.tools = a->tools;
@@ -1841,6 +2204,12 @@ agent_call_model(struct agent *a)
 	pr.cache = a->proto == STREAM_ANTHROPIC;
 	provider_build(&pr, &url, &headers, &body);
 	cachewatch_before(a->cw, a->sys_static, a->tools, a->model, a->conv.messages, agent_clock_ms());
+	{
+		char *sys = agent_system_text(a);
+
+		a->est_sent = compact_estimate(sys, a->tools, a->conv.messages);
+		free(sys);
+	}
 
 	agent_timeouts(a, pr.max_tokens, true, &to);
 	hh.arg = a;
@@ -2205,6 +2574,10 @@ agent_interrupt(struct agent *a)
 	if (a->retry_timer != 0) {
 		ev_timer_cancel(a->loop, a->retry_timer);
 		a->retry_timer = 0;
+	}
+	if (a->models_timer != 0) {
+		ev_timer_cancel(a->loop, a->models_timer);
+		a->models_timer = 0;
 	}
 	/* A summary the next call waits for: the call will not come. */
 	if (a->sum.req != NULL && a->sum.then_call)
@@ -2649,6 +3022,12 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    (long long)a->totals.input, (long long)a->totals.output,
 		    (long long)a->totals.cache_read, (long long)a->totals.cache_write);
 		buf_printf(out, "Cost: $%.4f\n", a->cost);
+		if (prices_find(a->prices, a->model) == NULL)
+			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
+			    "the settings)\n", a->model, a->prices->path != NULL ? a->prices->path : "(none)");
+		else
+			buf_printf(out, "Prices from %s, checked %s\n", a->prices->path != NULL ?
+			    a->prices->path : "the settings", a->prices->checked != NULL ? a->prices->checked : "?");
 	} else if (strcmp(what, "context") == 0) {
 		int64_t used = a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
 
@@ -2657,7 +3036,16 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    agent_window(a) > 0 ? 100.0 * (double)used / (double)agent_window(a) : 0.0,
 		    conv_count(&a->conv));
 		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
-		    (long long)agent_estimate(a));
+		    (long long)agent_est_tokens(a, agent_estimate(a)));
+		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
+		    a->model, (long long)agent_window(a), (long long)a->caps.max_output,
+		    model_thinking_name(&a->caps),
+		    a->caps.source == MODEL_SERVER ? "the server" : a->caps.source == MODEL_CACHE ?
+		    "the server (cached)" : "tandem's table", a->models_note != NULL ? ": " : "",
+		    a->models_note != NULL ? a->models_note : "");
+		if (a->caps.calib > 0)
+			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
+			    a->caps.calib);
 		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
 		    "summary %.0f%%%s\n", compact_stage_name(a->stage), a->th.micro * 100,
 		    a->th.collapse * 100, a->th.summary * 100,
@@ -2938,6 +3326,43 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		agent_free(a);
 		return NULL;
 	}
+	{
+		struct modelcat_opts mo;
+		struct buf perr = BUF_INIT(4096);
+
+		memset(&mo, 0, sizeof mo);
+		mo.loop = loop;
+		mo.http = a->http;
+		mo.proto = a->proto;
+		mo.base_url = a->base_url;
+		mo.home = cfg->home;
+		mo.headers = agent_auth_headers;
+		mo.headers_arg = a;
+		a->cat = modelcat_new(&mo);
+		modelcat_get(a->cat, a->model, &a->caps);
+		a->prices = prices_load(NULL, cfg->prices, &perr);
+		if (a->prices == NULL) {
+			snprintf(err, err_size, "%s", buf_cstr(&perr));
+			buf_release(&perr);
+			agent_free(a);
+			return NULL;
+		}
+		buf_release(&perr);
+		a->effort = cfg->effort != NULL ? xstrdup(cfg->effort) : NULL;
+	}
+	if (cfg->api_key_helper != NULL) {
+		struct buf kerr = BUF_INIT(4096);
+
+		if (agent_run_key_helper(a, &kerr) == -1) {
+			snprintf(err, err_size, "%s", buf_cstr(&kerr));
+			buf_release(&kerr);
+			agent_free(a);
+			return NULL;
+		}
+		buf_release(&kerr);
+	}
+	/* In the background: the first frame never waits for the provider. */
+	(void)modelcat_refresh(a->cat, a->model, agent_models_done, a);
 	a->sys_static = xstrdup(system_static);
 	a->tools = agent_tools_json(cfg);
 	{
@@ -2976,6 +3401,9 @@ agent_free(struct agent *a)
 		return;
 	if (a->retry_timer != 0)
 		ev_timer_cancel(a->loop, a->retry_timer);
+	if (a->models_timer != 0)
+		ev_timer_cancel(a->loop, a->models_timer);
+	a->models_timer = 0;
 	if (a->req != NULL)
 		http_cancel(a->req);
 	stream_free(a->stream);
@@ -3005,6 +3433,12 @@ agent_free(struct agent *a)
 	buf_release(&a->sum.errbody);
 	cachewatch_free(a->cw);
 	sched_free(a->sched);
+	modelcat_free(a->cat);
+	model_caps_release(&a->caps);
+	prices_free(a->prices);
+	free(a->effort);
+	free(a->helper_key);
+	free(a->models_note);
 	http_free(a->http);
 	conv_release(&a->conv);
 	cJSON_Delete(a->tools);

@@ -128,6 +128,25 @@ enum perm_mode	 agent_mode(const struct agent *);
 void		 agent_set_mode(struct agent *, enum perm_mode);
 const char	*agent_model(const struct agent *);
 void		 agent_set_model(struct agent *, const char *model);
+/*
+ * Run the settings' apiKeyHelper: its first line of output is the key
+ * (*key, the caller frees; NULL when there is no helper).  0, or -1 with
+ * a sentence in err.
+ */
+int		 agent_key_helper(const struct config *, char **key, struct buf *err);
+/* The effort level of the next requests (NULL or "": the model's default). */
+void		 agent_set_effort(struct agent *, const char *level);
+const char	*agent_effort(const struct agent *);
+struct model_caps;
+/* What is known of the model now (models.h); the agent's. */
+const struct model_caps *agent_model_caps(const struct agent *);
+/*
+ * The models the server offers, as a table (`tandem models`), in the
+ * background: fn gets the text, or NULL and a sentence.  The agent must
+ * outlive the answer.
+ */
+typedef void agent_models_fn(void *arg, const char *table, const char *err);
+void		 agent_list_models(struct agent *, agent_models_fn *, void *arg);
 const char	*agent_session_id(const struct agent *);
 
 /* The static, cacheable part of the system prompt (for bench/). */

@@ -32,7 +32,9 @@ enum cfg_type {
 	CFG_RULES,
 	CFG_HOOKS,
 	CFG_ENV_NAMES,	/* names or patterns of environment variables; min 1: to keep */
-	CFG_DIRS	/* directories, added up across layers and flags */
+	CFG_DIRS,	/* directories, added up across layers and flags */
+	CFG_OBJECT,	/* a JSON object; a later layer's members replace an earlier one's */
+	CFG_CHOICE	/* one of the words of the key's choices */
 };
 
 /* Every setting, by its dotted name in the files; the table drives loading, flags and printing. */
@@ -59,6 +61,11 @@ static const struct cfg_key {
 	{ "max_turns", CFG_INT, offsetof(struct config, max_turns), 1, 100000, 0 },
 	{ "max_tokens", CFG_INT, offsetof(struct config, max_tokens), 1, 1000000, 0 },
 	{ "thinking_budget", CFG_INT, offsetof(struct config, thinking_budget), 0, 1000000, 0 },
+	{ "thinking", CFG_CHOICE, offsetof(struct config, thinking), 0, 0, 0 },
+	{ "effort", CFG_STRING, offsetof(struct config, effort), 0, 0, 0 },
+	{ "prices", CFG_OBJECT, offsetof(struct config, prices), 0, 0, 0 },
+	{ "apiKeyHelper", CFG_STRING, offsetof(struct config, api_key_helper), 0, 0, 0 },
+	{ "models.wait_ms", CFG_INT, offsetof(struct config, models_wait_ms), 0, 60000, 0 },
 	{ "compaction.micro", CFG_RATIO, offsetof(struct config, compact_micro), 0, 0, 0 },
 	{ "compaction.collapse", CFG_RATIO, offsetof(struct config, compact_collapse), 0, 0, 0 },
 	{ "compaction.summary", CFG_RATIO, offsetof(struct config, compact_summary), 0, 0, 0 },
@@ -100,7 +107,7 @@ static const struct {
 	const char	*url_env;	/* where the base URL may come from */
 	const char	*key_env;	/* where the API key comes from */
 } cfg_providers[] = {
-	{ "anthropic", "claude-sonnet-4-5", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY" },
+	{ "anthropic", "claude-sonnet-5-5", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY" },
 	{ "openai", "gpt-4o-mini", "OPENAI_BASE_URL", "OPENAI_API_KEY" },
 };
 
@@ -283,6 +290,38 @@ cfg_set_string(char **slot, const char *v)
  * Values.
  */
 
+/* The words a CFG_CHOICE key takes. */
+static const struct {
+	const char	*key;
+	const char	*choices;	/* "a|b|c" */
+} cfg_choices[] = {
+	{ "thinking", "auto|off|adaptive|enabled" },
+};
+
+static const char *
+cfg_choices_of(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof cfg_choices / sizeof cfg_choices[0]; i++)
+		if (strcmp(cfg_choices[i].key, key) == 0)
+			return cfg_choices[i].choices;
+	return "";
+}
+
+/* Is word one of the '|'-separated choices? */
+static bool
+cfg_choice_ok(const char *choices, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = choices; p != NULL; p = strchr(p, '|') != NULL ? strchr(p, '|') + 1 : NULL)
+		if (strncmp(p, word, n) == 0 && (p[n] == '|' || p[n] == '\0'))
+			return n > 0;
+	return false;
+}
+
 /* Is v right for k?  If not, the reason ("must be ...") goes to why. */
 static bool
 cfg_valid(const struct cfg_key *k, const cJSON *v, struct buf *why)
@@ -323,6 +362,16 @@ cfg_valid(const struct cfg_key *k, const cJSON *v, struct buf *why)
 			return true;
 		buf_puts(why, "must be \"anthropic\" or \"openai\"");
 		return false;
+	case CFG_OBJECT:
+		if (cJSON_IsObject(v))
+			return true;
+		buf_puts(why, "must be a JSON object");
+		return false;
+	case CFG_CHOICE:
+		if (cJSON_IsString(v) && cfg_choice_ok(cfg_choices_of(k->name), v->valuestring))
+			return true;
+		buf_printf(why, "must be one of %s", cfg_choices_of(k->name));
+		return false;
 	case CFG_RULES:
 	case CFG_HOOKS:
 	case CFG_ENV_NAMES:
@@ -339,8 +388,21 @@ cfg_store(struct config *cfg, const struct cfg_key *k, const cJSON *v, const cha
 	switch (k->type) {
 	case CFG_STRING:
 	case CFG_PROVIDER:
+	case CFG_CHOICE:
 		cfg_set_string(CFG_MEMBER(cfg, k, char *), v->valuestring);
 		break;
+	case CFG_OBJECT: {
+		cJSON **obj = CFG_MEMBER(cfg, k, cJSON *);
+		const cJSON *m;
+
+		if (*obj == NULL)
+			*obj = cJSON_CreateObject();
+		cJSON_ArrayForEach(m, v) {
+			cJSON_DeleteItemFromObjectCaseSensitive(*obj, m->string);
+			cJSON_AddItemToObject(*obj, m->string, cJSON_Duplicate(m, 1));
+		}
+		break;
+	}
 	case CFG_BOOL:
 		*CFG_MEMBER(cfg, k, bool) = cJSON_IsTrue(v);
 		break;
@@ -368,7 +430,7 @@ cfg_is_trust_item(const struct cfg_key *k, const cJSON *v)
 {
 	enum perm_mode mode;
 
-	if (strcmp(k->name, "base_url") == 0)
+	if (strcmp(k->name, "base_url") == 0 || strcmp(k->name, "apiKeyHelper") == 0)
 		return true;
 	if (k->type == CFG_MODE && perm_mode_parse(v->valuestring, &mode) == 0)
 		return mode == PERM_ACCEPT_EDITS || mode == PERM_YOLO;
@@ -964,6 +1026,15 @@ cfg_env(const char *name)
 	return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
+/* A variable tandem may have taken out of its environment already: then the saved copy. */
+static const char *
+cfg_secret_env(const char *name)
+{
+	const char *v = cfg_env(name);
+
+	return v != NULL ? v : redact_env_saved(name);
+}
+
 static char *
 cfg_home_dir(void)
 {
@@ -1009,12 +1080,12 @@ cfg_resolve(struct config *cfg)
 		cfg_set_string(&cfg->base_url, v);
 		cfg_set_source(cfg, "base_url", v != NULL ? "env" : "default");
 	}
-	/* Once tandem has taken the key out of its environment, the saved copy. */
-	v = cfg_env(cfg_providers[p].key_env);
-	if (v == NULL)
-		v = redact_env_saved(cfg_providers[p].key_env);
+	v = cfg_secret_env(cfg_providers[p].key_env);
 	cfg_set_string(&cfg->api_key, v);
 	cfg_set_source(cfg, "api_key", v != NULL ? "env" : "default");
+	/* Gateways: a bearer token and headers of their own (Claude Code's variables). */
+	cfg_set_string(&cfg->auth_token, p == 0 ? cfg_secret_env("ANTHROPIC_AUTH_TOKEN") : NULL);
+	cfg_set_string(&cfg->custom_headers, p == 0 ? cfg_secret_env("ANTHROPIC_CUSTOM_HEADERS") : NULL);
 }
 
 void
@@ -1033,6 +1104,8 @@ config_init(struct config *cfg)
 	cfg->mode = PERM_ASK;
 	cfg->max_turns = 50;
 	cfg->max_tokens = 8192;
+	cfg->thinking = xstrdup("auto");
+	cfg->models_wait_ms = 2000;
 	cfg->theme = xstrdup("dark");
 	cfg->mouse = true;
 	cfg->compact_micro = 0.50;
@@ -1074,6 +1147,12 @@ config_release(struct config *cfg)
 	free(cfg->model);
 	free(cfg->base_url);
 	free(cfg->api_key);
+	free(cfg->auth_token);
+	free(cfg->custom_headers);
+	free(cfg->api_key_helper);
+	free(cfg->thinking);
+	free(cfg->effort);
+	cJSON_Delete(cfg->prices);
 	free(cfg->root);
 	free(cfg->home);
 	free(cfg->config_dir);
@@ -1216,6 +1295,8 @@ cfg_flag_value(const struct cfg_key *k, const char *s)
 		if (end == s || *end != '\0' || errno == ERANGE)
 			return NULL;
 		return cJSON_CreateNumber(d);
+	case CFG_OBJECT:
+		return cJSON_Parse(s);
 	default:
 		return cJSON_CreateString(s);
 	}
@@ -1321,8 +1402,17 @@ cfg_print_scalar(const struct config *cfg, const struct cfg_key *k, struct buf *
 	const char *s;
 
 	switch (k->type) {
+	case CFG_OBJECT: {
+		char *t = *CFG_MEMBER(cfg, k, cJSON *) != NULL ?
+		    cJSON_PrintUnformatted(*CFG_MEMBER(cfg, k, cJSON *)) : NULL;
+
+		buf_puts(&v, t != NULL ? t : "(none)");
+		free(t);
+		break;
+	}
 	case CFG_STRING:
 	case CFG_PROVIDER:
+	case CFG_CHOICE:
 		s = *CFG_MEMBER(cfg, k, char *);
 		buf_puts(&v, s != NULL ? s : strcmp(k->name, "base_url") == 0 ?
 		    "(the public API)" : "(none)");

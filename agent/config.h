@@ -31,9 +31,12 @@ struct perm_rules;
 
 struct config {
 	char	*provider;	/* "anthropic" (default) or "openai" */
-	char	*model;		/* default "claude-sonnet-4-5" for anthropic; "gpt-4o-mini" for openai unless set */
+	char	*model;		/* default "claude-sonnet-5-5" for anthropic; "gpt-4o-mini" for openai unless set */
 	char	*base_url;	/* NULL: from env (ANTHROPIC_BASE_URL / OPENAI_BASE_URL), else the public API */
 	char	*api_key;	/* from the environment only, never from a file; may be NULL */
+	char	*auth_token;	/* ANTHROPIC_AUTH_TOKEN (sent as a bearer token); may be NULL */
+	char	*custom_headers; /* ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines); may be NULL */
+	char	*api_key_helper; /* apiKeyHelper: a command whose output is the key; may be NULL */
 	char	*root;		/* the workspace root (real path of cwd unless set) */
 	char	*home;		/* TANDEM_HOME: $TANDEM_HOME, else $XDG_STATE_HOME/tandem, else ~/.local/state/tandem */
 	char	*config_dir;	/* ~/.config/tandem (XDG_CONFIG_HOME honoured) */
@@ -41,7 +44,11 @@ struct config {
 	struct perm_rules *rules;	/* allow/deny/ask rules from all layers and flags */
 	int	 max_turns;	/* model calls per prompt, default 50 */
 	int	 max_tokens;	/* default 8192 */
-	int	 thinking_budget;	/* 0: off */
+	int	 thinking_budget;	/* 0: none; used where the model takes a budget */
+	char	*thinking;	/* "auto" (default), "off", "adaptive", "enabled" */
+	char	*effort;	/* the effort level; NULL: the model's default */
+	cJSON	*prices;	/* the settings' price overrides (owned), NULL if none */
+	int	 models_wait_ms; /* how long the first request waits for the Models API; default 2000 */
 	char	*theme;		/* default "dark" */
 	bool	 mouse;		/* default true */
 	double	 compact_micro, compact_collapse, compact_summary;	/* defaults 0.50 0.70 0.85 */

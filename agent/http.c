@@ -403,8 +403,9 @@ http_start_failed(struct ev_loop *loop, void *arg)
 	http_req_free(req);
 }
 
-struct http_req *
-http_post(struct http *http, const char *url, struct curl_slist *headers,
+/* POST body, or GET when body is NULL. */
+static struct http_req *
+http_request(struct http *http, const char *url, struct curl_slist *headers,
     const char *body, size_t len, const struct http_timeouts *to,
     const struct http_handler *h)
 {
@@ -412,7 +413,7 @@ http_post(struct http *http, const char *url, struct curl_slist *headers,
 
 	req->http = http;
 	req->headers = headers;
-	req->body = xmemdup(body, len);
+	req->body = body != NULL ? xmemdup(body, len) : NULL;
 	req->h = *h;
 	req->to = *to;
 	req->next = http->reqs;
@@ -424,9 +425,13 @@ http_post(struct http *http, const char *url, struct curl_slist *headers,
 	}
 	http->nactive++;
 	curl_easy_setopt(req->easy, CURLOPT_URL, url);
-	curl_easy_setopt(req->easy, CURLOPT_POST, 1L);
-	curl_easy_setopt(req->easy, CURLOPT_POSTFIELDS, req->body);
-	curl_easy_setopt(req->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	if (body != NULL) {
+		curl_easy_setopt(req->easy, CURLOPT_POST, 1L);
+		curl_easy_setopt(req->easy, CURLOPT_POSTFIELDS, req->body);
+		curl_easy_setopt(req->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	} else {
+		curl_easy_setopt(req->easy, CURLOPT_HTTPGET, 1L);
+	}
 	curl_easy_setopt(req->easy, CURLOPT_HTTPHEADER, req->headers);
 	curl_easy_setopt(req->easy, CURLOPT_WRITEFUNCTION, http_write_cb);
 	curl_easy_setopt(req->easy, CURLOPT_WRITEDATA, req);
@@ -451,6 +456,21 @@ http_post(struct http *http, const char *url, struct curl_slist *headers,
 	if (to->deadline_ms > 0)
 		req->deadline_timer = ev_timer_add(http->loop, to->deadline_ms, http_on_deadline, req);
 	return req;
+}
+
+struct http_req *
+http_post(struct http *http, const char *url, struct curl_slist *headers,
+    const char *body, size_t len, const struct http_timeouts *to,
+    const struct http_handler *h)
+{
+	return http_request(http, url, headers, body != NULL ? body : "", len, to, h);
+}
+
+struct http_req *
+http_get(struct http *http, const char *url, struct curl_slist *headers,
+    const struct http_timeouts *to, const struct http_handler *h)
+{
+	return http_request(http, url, headers, NULL, 0, to, h);
 }
 
 static void

@@ -70,6 +70,9 @@ void		 http_free(struct http *);
 struct http_req	*http_post(struct http *, const char *url, struct curl_slist *headers,
 		    const char *body, size_t len, const struct http_timeouts *,
 		    const struct http_handler *);
+/* GET url, likewise. */
+struct http_req	*http_get(struct http *, const char *url, struct curl_slist *headers,
+		    const struct http_timeouts *, const struct http_handler *);
 /* Stop the request; no callback fires after this returns. */
 void		 http_cancel(struct http_req *);
 /* The response made progress: re-arm the stall timer (see stall_on_progress). */

@@ -8,6 +8,7 @@ libtandem_agent_a_SOURCES = \
 	agent/provider.c agent/provider.h \
 	agent/conv.c agent/conv.h \
 	agent/models.c agent/models.h \
+	agent/modelcat.c agent/modelcat.h \
 	agent/hooks.c agent/hooks.h \
 	agent/memory.c agent/memory.h \
 	agent/commands.c agent/commands.h \
@@ -68,3 +69,6 @@ check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
 tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
+check_PROGRAMS += tests/test_models
+TESTS += tests/test_models
+tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)

@@ -17,7 +17,7 @@ provider_default_base(enum stream_proto proto)
 }
 
 /* base without trailing slashes and without a final /v1, then suffix. */
-static char *
+char *
 provider_url(const char *base, const char *suffix)
 {
 	struct buf u = BUF_INIT(8192);
@@ -119,6 +119,58 @@ anthropic_append_messages(struct buf *out, const cJSON *messages, bool cache)
 	return rc != 0 ? -1 : 0;
 }
 
+/* Append "Name: value" lines of custom (newline-separated) to h. */
+static struct curl_slist *
+provider_custom_headers(struct curl_slist *h, const char *custom)
+{
+	const char *p = custom, *e;
+
+	while (p != NULL && *p != '\0') {
+		e = strchr(p, '\n');
+		if (e == NULL)
+			e = p + strlen(p);
+		if (memchr(p, ':', (size_t)(e - p)) != NULL) {
+			char *line = xstrndup(p, (size_t)(e - p));
+			size_t n = strlen(line);
+
+			while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
+				line[--n] = '\0';
+			h = curl_slist_append(h, line);
+			free(line);
+		}
+		p = *e != '\0' ? e + 1 : e;
+	}
+	return h;
+}
+
+struct curl_slist *
+provider_auth_headers(const struct provider_request *r)
+{
+	struct curl_slist *h = NULL;
+	struct buf line = BUF_INIT(8192);
+	bool token = r->auth_token != NULL && r->auth_token[0] != '\0';
+	bool key = r->api_key != NULL && r->api_key[0] != '\0';
+
+	if (r->proto == STREAM_ANTHROPIC) {
+		/* A gateway's token stands in for the key; a key goes as x-api-key. */
+		if (key || !token) {
+			buf_printf(&line, "x-api-key: %s", key ? r->api_key : "");
+			h = curl_slist_append(h, buf_cstr(&line));
+		}
+		if (token) {
+			buf_truncate(&line, 0);
+			buf_printf(&line, "authorization: Bearer %s", r->auth_token);
+			h = curl_slist_append(h, buf_cstr(&line));
+		}
+		h = curl_slist_append(h, "anthropic-version: 2023-06-01");
+	} else if (key || token) {
+		buf_printf(&line, "authorization: Bearer %s", key ? r->api_key : r->auth_token);
+		h = curl_slist_append(h, buf_cstr(&line));
+	}
+	buf_release(&line);
+	return provider_custom_headers(h, r->custom_headers);
+}
+
 /*
  * The API takes a thinking budget of at least 1024 tokens and below
  * max_tokens: a smaller budget is raised to the least, and a budget that
@@ -128,13 +180,20 @@ static void
 anthropic_limits(const struct provider_request *r, int *max_tokens, int *budget)
 {
 	*max_tokens = r->max_tokens;
-	*budget = r->thinking_budget;
+	*budget = r->thinking == PROVIDER_THINK_BUDGET ? r->thinking_budget : 0;
 	if (*budget <= 0)
 		return;
 	if (*budget < PROVIDER_THINKING_MIN)
 		*budget = PROVIDER_THINKING_MIN;
 	if (*max_tokens <= *budget)
 		*max_tokens = *budget + (r->max_tokens > 0 ? r->max_tokens : PROVIDER_THINKING_MIN);
+	/* Within the model's limit, the budget gives way to the answer. */
+	if (r->max_output > 0 && *max_tokens > r->max_output) {
+		*max_tokens = (int)r->max_output;
+		*budget = *max_tokens / 2 > PROVIDER_THINKING_MIN ? *max_tokens / 2 : PROVIDER_THINKING_MIN;
+		if (*budget >= *max_tokens)
+			*budget = 0;
+	}
 }
 
 static int
@@ -142,16 +201,12 @@ anthropic_build(const struct provider_request *r, char **url,
     struct curl_slist **headers, struct buf *body)
 {
 	cJSON *req = cJSON_CreateObject(), *sys, *blk, *tools, *t;
-	struct buf h = BUF_INIT(4096);
 	int rc, max_tokens, budget;
 
 	*url = provider_url(r->base_url, "/v1/messages");
-	buf_printf(&h, "x-api-key: %s", r->api_key != NULL ? r->api_key : "");
-	*headers = curl_slist_append(NULL, buf_cstr(&h));
-	*headers = curl_slist_append(*headers, "anthropic-version: 2023-06-01");
+	*headers = provider_auth_headers(r);
 	*headers = curl_slist_append(*headers, "content-type: application/json");
 	*headers = curl_slist_append(*headers, "accept: text/event-stream");
-	buf_release(&h);
 
 	anthropic_limits(r, &max_tokens, &budget);
 	cJSON_AddStringToObject(req, "model", r->model);
@@ -178,11 +233,20 @@ anthropic_build(const struct provider_request *r, char **url,
 		}
 		cJSON_AddItemToObject(req, "tools", tools);
 	}
-	if (budget > 0) {
+	if (r->thinking == PROVIDER_THINK_BUDGET && budget > 0) {
 		cJSON *th = cJSON_AddObjectToObject(req, "thinking");
 
 		cJSON_AddStringToObject(th, "type", "enabled");
 		cJSON_AddNumberToObject(th, "budget_tokens", budget);
+	} else if (r->thinking == PROVIDER_THINK_ADAPTIVE || r->thinking == PROVIDER_THINK_OFF) {
+		cJSON *th = cJSON_AddObjectToObject(req, "thinking");
+
+		cJSON_AddStringToObject(th, "type", r->thinking == PROVIDER_THINK_OFF ? "disabled" : "adaptive");
+	}
+	if (r->effort != NULL && r->effort[0] != '\0') {
+		cJSON *oc = cJSON_AddObjectToObject(req, "output_config");
+
+		cJSON_AddStringToObject(oc, "effort", r->effort);
 	}
 	/* The head, then the messages spliced in before its closing brace. */
 	rc = json_append(body, req);
@@ -305,20 +369,17 @@ openai_build(const struct provider_request *r, char **url,
 	int rc;
 
 	*url = provider_url(r->base_url, "/v1/chat/completions");
-	*headers = curl_slist_append(NULL, "content-type: application/json");
+	*headers = provider_auth_headers(r);
+	*headers = curl_slist_append(*headers, "content-type: application/json");
 	*headers = curl_slist_append(*headers, "accept: text/event-stream");
-	if (r->api_key != NULL && r->api_key[0] != '\0') {
-		struct buf h = BUF_INIT(4096);
-
-		buf_printf(&h, "authorization: Bearer %s", r->api_key);
-		*headers = curl_slist_append(*headers, buf_cstr(&h));
-		buf_release(&h);
-	}
 	cJSON_AddStringToObject(req, "model", r->model);
 	cJSON_AddBoolToObject(req, "stream", 1);
 	so = cJSON_AddObjectToObject(req, "stream_options");
 	cJSON_AddBoolToObject(so, "include_usage", 1);
-	cJSON_AddNumberToObject(req, "max_tokens", r->max_tokens);
+	cJSON_AddNumberToObject(req, r->completion_tokens ? "max_completion_tokens" : "max_tokens",
+	    r->max_tokens);
+	if (r->effort != NULL && r->effort[0] != '\0')
+		cJSON_AddStringToObject(req, "reasoning_effort", r->effort);
 	msgs = cJSON_AddArrayToObject(req, "messages");
 	buf_puts(&sys, r->system_static);
 	if (r->system_dynamic != NULL && r->system_dynamic[0] != '\0') {

@@ -19,13 +19,27 @@
 #include "buf.h"
 #include "stream.h"
 
+/* What the request says of thinking: only what the model takes (models.h). */
+enum provider_thinking {
+	PROVIDER_THINK_NONE,		/* nothing: the model's default */
+	PROVIDER_THINK_OFF,		/* thinking: {type: "disabled"} */
+	PROVIDER_THINK_ADAPTIVE,	/* thinking: {type: "adaptive"} */
+	PROVIDER_THINK_BUDGET		/* thinking: {type: "enabled", budget_tokens} */
+};
+
 struct provider_request {
 	enum stream_proto proto;
 	const char	*base_url;	/* with or without a trailing /v1 */
 	const char	*api_key;	/* may be NULL (local OpenAI-compatible servers) */
+	const char	*auth_token;	/* ANTHROPIC_AUTH_TOKEN: "authorization: Bearer" (gateways); may be NULL */
+	const char	*custom_headers; /* "Name: value" lines (ANTHROPIC_CUSTOM_HEADERS); may be NULL */
 	const char	*model;
 	int		 max_tokens;
-	int		 thinking_budget;	/* 0: off; raised to 1024, and max_tokens above it */
+	long		 max_output;	/* the model's limit on max_tokens; 0: unknown */
+	enum provider_thinking thinking;
+	int		 thinking_budget;	/* PROVIDER_THINK_BUDGET: raised to 1024, and max_tokens above it */
+	const char	*effort;	/* output_config.effort (OpenAI: reasoning_effort); NULL: none */
+	bool		 completion_tokens; /* OpenAI: send max_completion_tokens, not max_tokens */
 	const char	*system_static;	/* cacheable */
 	const char	*system_dynamic;	/* date, cwd, branch, memory files */
 	const cJSON	*tools;		/* [{name, description, input_schema}] */
@@ -39,6 +53,14 @@ struct provider_request {
  */
 int	provider_build(const struct provider_request *, char **url,
 	    struct curl_slist **headers, struct buf *body);
+
+/*
+ * The headers that say who is asking (the key or token, the API version,
+ * custom headers), as a new list the caller frees.
+ */
+struct curl_slist *provider_auth_headers(const struct provider_request *);
+/* base without a trailing "/" or "/v1", then suffix (caller frees). */
+char	*provider_url(const char *base, const char *suffix);
 
 /* The default base URL of a protocol. */
 const char *provider_default_base(enum stream_proto);

@@ -16,7 +16,7 @@
 extern char **environ;
 
 const char *const redact_default_names[] = {
-	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", NULL
+	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "OPENAI_API_KEY", NULL
 };
 
 struct redact_list {

@@ -183,7 +183,7 @@ T_TEST(defaults)
 
 	world(&cfg);
 	T_EQ_STR(cfg.provider, "anthropic");
-	T_EQ_STR(cfg.model, "claude-sonnet-4-5");
+	T_EQ_STR(cfg.model, "claude-sonnet-5-5");
 	T_OK(cfg.base_url == NULL);
 	T_OK(cfg.api_key == NULL);
 	T_EQ_INT(cfg.mode, PERM_ASK);

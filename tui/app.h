@@ -57,6 +57,9 @@ struct tui_backend {
 	void		 (*set_mode)(struct agent *, enum perm_mode);
 	const char	*(*model)(const struct agent *);
 	void		 (*set_model)(struct agent *, const char *model);
+	void		 (*list_models)(struct agent *, agent_models_fn *, void *arg);
+	const char	*(*effort)(const struct agent *);
+	void		 (*set_effort)(struct agent *, const char *level);
 	const char	*(*mode_name)(enum perm_mode);
 	int		 (*rewind)(struct agent *, int turn, enum rewind_what, bool force, struct buf *report);
 	int		 (*redo)(struct agent *, bool force, struct buf *report);

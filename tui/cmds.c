@@ -32,6 +32,7 @@ static void cmd_compact(struct app *, const char *);
 static void cmd_context(struct app *, const char *);
 static void cmd_cost(struct app *, const char *);
 static void cmd_model(struct app *, const char *);
+static void cmd_effort(struct app *, const char *);
 static void cmd_theme(struct app *, const char *);
 static void cmd_keys(struct app *, const char *);
 static void cmd_quit(struct app *, const char *);
@@ -48,7 +49,8 @@ static const struct cmd cmd_table[] = {
 	{ "/compact", "[focus]", "compact the conversation now", cmd_compact },
 	{ "/context", "", "what fills the context window", cmd_context },
 	{ "/cost", "", "tokens and dollars, last request and session", cmd_cost },
-	{ "/model", "[name]", "show or change the model", cmd_model },
+	{ "/model", "[name]", "list the server's models, or change to one", cmd_model },
+	{ "/effort", "[level]", "show or set the effort level (off: the model's default)", cmd_effort },
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
@@ -219,10 +221,23 @@ cmd_memory(struct app *a, const char *arg)
 }
 
 static void
+cmd_models_listed(void *arg, const char *table, const char *err)
+{
+	struct app *a = arg;
+
+	if (table != NULL)
+		app_notice(a, ROLE_DIM, "%s/model NAME changes to one.", table);
+	else
+		app_notice(a, ROLE_ERROR, "%s", err);
+}
+
+static void
 cmd_model(struct app *a, const char *arg)
 {
 	if (*arg == '\0') {
 		app_notice(a, ROLE_DIM, "model: %s", a->agent ? a->be->model(a->agent) : a->st.model);
+		if (a->agent != NULL && a->be->list_models != NULL)
+			a->be->list_models(a->agent, cmd_models_listed, a);
 		return;
 	}
 	if (a->agent != NULL) {
@@ -231,6 +246,21 @@ cmd_model(struct app *a, const char *arg)
 	} else
 		st_set_model(&a->st, arg);
 	app_notice(a, ROLE_DIM, "model: %s", a->st.model);
+}
+
+static void
+cmd_effort(struct app *a, const char *arg)
+{
+	const char *e;
+
+	if (a->agent == NULL || a->be->set_effort == NULL) {
+		app_notice(a, ROLE_DIM, "no agent: no effort level");
+		return;
+	}
+	if (*arg != '\0')
+		a->be->set_effort(a->agent, strcmp(arg, "off") == 0 ? NULL : arg);
+	e = a->be->effort(a->agent);
+	app_notice(a, ROLE_DIM, "effort: %s", e != NULL ? e : "the model's default");
 }
 
 /* The agent, or a notice that there is none; NULL then. */

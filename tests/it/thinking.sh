@@ -21,7 +21,7 @@ post() {
 }
 
 # 1. Thinking and redacted thinking with a tool call; the budget from the settings.
-settings '{"thinking_budget": 2048}'
+settings '{"thinking_budget": 2048, "model": "claude-sonnet-4-5"}'
 mock_start "$(scenario think <<'J'
 {"require_all": true, "responses":[
  {"redacted_thinking":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj",
@@ -106,14 +106,14 @@ mock_start "$(scenario budget <<'J'
 {"responses":[{"thinking":"t","text":"ok","repeat":3}]}
 J
 )"
-settings '{"thinking_budget": 500}'
+settings '{"thinking_budget": 500, "model": "claude-sonnet-4-5"}'
 run -p "x"
 check "budget 500: sent as 1024" [ "$?/$(mock_body 1 .thinking.budget_tokens)" = 0/1024 ]
-settings '{"thinking_budget": 9000, "max_tokens": 8192}'
+settings '{"thinking_budget": 9000, "max_tokens": 8192, "model": "claude-sonnet-4-5"}'
 run -p "x"
 check "budget 9000 over max_tokens 8192: accepted" [ $? -eq 0 ]
 check "budget 9000: max_tokens raised above it" [ "$(mock_body 2 '.max_tokens > .thinking.budget_tokens')" = true ]
-settings '{"thinking_budget": 0}'
+settings '{"thinking_budget": 0, "model": "claude-sonnet-4-5"}'
 run -p "x"
 check "budget 0: no thinking parameter" [ "$(mock_body 3 .thinking)" = null ]
 check "budgets: no problems" [ "$(mock_problems)" -eq 0 ]
@@ -135,13 +135,13 @@ check "openai reasoning: not sent back, no problems" [ "$(mock_problems)" -eq 0 
 # 6. Models: prices from the table; another model on resume is a cache break.
 mock_start "$(scenario models <<'J'
 {"responses":[
- {"text":"priced","usage":{"input_tokens":1000000,"output_tokens":100000,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}},
+ {"text":"priced","usage":{"input_tokens":100000,"output_tokens":10000,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}},
  {"text":"one"}, {"text":"two"}
 ]}
 J
 )"
 run -p "x" --model claude-sonnet-4-5
-check "price: sonnet 4.5 at \$3 in, \$15 out per million" [ "$(ev usage .cost_usd)" = 4.5 ]
+check "price: sonnet 4.5 at \$3 in, \$15 out per million" [ "$(ev usage .cost_usd)" = 0.45 ]
 check "window: 200k for sonnet 4.5" [ "$(ev context .window)" = 200000 ]
 id=$(result .session_id)
 run -r "$id" -p "y" --model claude-sonnet-4-5

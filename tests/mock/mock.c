@@ -172,6 +172,12 @@ struct mock {
 	size_t		 nsigs, capsigs;
 	struct cache_entry *cache;
 	size_t		 ncache, capcache;
+	/* The model endpoints (scenario "models", ...): NULL answers 404. */
+	const cJSON	*models;	/* Anthropic ModelInfo objects */
+	const cJSON	*openai_models;	/* OpenAI's list object */
+	const cJSON	*llamacpp_props;
+	const cJSON	*ollama_ps;
+	const cJSON	*ollama_show;	/* {"model name": show answer} */
 };
 
 /* The per-request context of the handler. */
@@ -184,6 +190,7 @@ struct call {
 	cJSON		*problems;	/* array of strings */
 	struct resp	*resp;
 	cJSON		*usage;		/* as sent, or NULL */
+	bool		 not_found;	/* the model is not the scenario's: 404 */
 	char		 conv[MOCK_HASH_LEN];
 	enum fault	 fault;		/* injected by the response's "faults" */
 	long		 fault_at;	/* body byte where it struck, or -1 */
@@ -671,7 +678,7 @@ scen_top(struct mock *m, const cJSON *root, char *err, size_t errlen)
 {
 	static const char *const top_keys[] = {
 		"responses", "cache_ttl_ms", "cache_min_tokens", "require_all", "check_echo",
-		"comment", NULL
+		"comment", "models", "openai_models", "llamacpp_props", "ollama_ps", "ollama_show", NULL
 	};
 	const cJSON *k;
 	long ttl, min;
@@ -698,6 +705,17 @@ scen_top(struct mock *m, const cJSON *root, char *err, size_t errlen)
 		return -1;
 	}
 	m->require_all = cJSON_IsTrue(json_get(root, "require_all"));
+	m->models = json_get(root, "models");
+	m->openai_models = json_get(root, "openai_models");
+	m->llamacpp_props = json_get(root, "llamacpp_props");
+	m->ollama_ps = json_get(root, "ollama_ps");
+	m->ollama_show = json_get(root, "ollama_show");
+	if ((m->models != NULL && !cJSON_IsArray(m->models)) ||
+	    (m->openai_models != NULL && !cJSON_IsObject(m->openai_models))) {
+		errf(err, errlen, "\"models\" takes an array of ModelInfo objects, \"openai_models\" "
+		    "a list object");
+		return -1;
+	}
 	m->check_echo = json_bool(root, "check_echo", true);
 	if (m->ttl_ms < 0)
 		m->ttl_ms = ttl;
@@ -2857,6 +2875,8 @@ render(struct call *k, struct reply *r)
 	reply_scenario_headers(r, rs->headers);
 }
 
+static void check_models(struct call *);
+
 /* ---------------------------------------------------------------------
  * Handling one request: check, choose, render, log.
  */
@@ -2906,6 +2926,7 @@ call_check(struct call *k)
 	check_sent(k);
 	if (k->proto == P_ANTHROPIC)
 		check_signatures(k);
+	check_models(k);
 }
 
 /* A response whose "match" is in the body, else the next one in order. */
@@ -2965,23 +2986,41 @@ call_select(struct call *k)
 	r->remaining--;
 }
 
+/* The request's method, path, target and headers, into a log record. */
+static void
+log_request_head(cJSON *o, const struct req *rq)
+{
+	cJSON_AddStringToObject(o, "method", rq->method != NULL ? rq->method : "");
+	cJSON_AddStringToObject(o, "path", rq->path != NULL ? rq->path : "");
+	cJSON_AddStringToObject(o, "target", rq->target != NULL ? rq->target : "");
+	cJSON_AddItemToObject(o, "headers", rq->headers != NULL ?
+	    cJSON_Duplicate(rq->headers, true) : cJSON_CreateObject());
+}
+
+/* Write one record to the log as a line, and free it. */
+static void
+log_write(struct mock *m, cJSON *o)
+{
+	char *line = json_print(o);
+
+	fprintf(m->log, "%s\n", line);
+	fflush(m->log);
+	free(line);
+	cJSON_Delete(o);
+}
+
 static void
 call_log(struct call *k, const struct reply *r)
 {
 	struct mock *m = k->m;
 	struct req *rq = k->rq;
 	cJSON *o;
-	char *line;
 
 	if (m->log == NULL)
 		return;
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "n", k->n);
-	cJSON_AddStringToObject(o, "method", rq->method != NULL ? rq->method : "");
-	cJSON_AddStringToObject(o, "path", rq->path != NULL ? rq->path : "");
-	cJSON_AddStringToObject(o, "target", rq->target != NULL ? rq->target : "");
-	cJSON_AddItemToObject(o, "headers", rq->headers != NULL ?
-	    cJSON_Duplicate(rq->headers, true) : cJSON_CreateObject());
+	log_request_head(o, rq);
 	cJSON_AddNumberToObject(o, "body_bytes", (double)rq->body.len);
 	/* A reference, not a copy: a long session's bodies are large. */
 	if (m->log_no_body)
@@ -3011,11 +3050,7 @@ call_log(struct call *k, const struct reply *r)
 		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(k->usage, true));
 	else
 		cJSON_AddNullToObject(o, "usage");
-	line = json_print(o);
-	fprintf(m->log, "%s\n", line);
-	fflush(m->log);
-	free(line);
-	cJSON_Delete(o);
+	log_write(m, o);
 }
 
 static void
@@ -3040,12 +3075,182 @@ call_finish(struct call *k, struct reply *r)
 	cJSON_Delete(k->usage);
 }
 
+/* ---------------------------------------------------------------------
+ * The model endpoints: the Anthropic Models API, OpenAI's /v1/models,
+ * llama.cpp's /props, Ollama's /api/ps and /api/show.  They are not
+ * scripted responses: they answer from the scenario's "models" and the
+ * like, 404 where it has none, and are logged (with "kind": "models" and
+ * "n": 0) only when the scenario describes models.
+ */
+
+static const cJSON *
+models_find(const struct mock *m, const char *id)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, m->models)
+		if (strcmp(json_str(it, "id", ""), id) == 0)
+			return it;
+	return NULL;
+}
+
+/* A path segment with %XX decoded (the caller frees). */
+static char *
+unescape_dup(const char *s)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	unsigned v;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '%' && s[1] != '\0' && s[2] != '\0' && sscanf(s + 1, "%2x", &v) == 1) {
+			buf_putc(&b, (int)v);
+			s += 2;
+		} else {
+			buf_putc(&b, *s);
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+static bool
+is_models_route(const char *path)
+{
+	return strcmp(path, "/v1/models") == 0 || strncmp(path, "/v1/models/", 11) == 0 ||
+	    strcmp(path, "/props") == 0 || strcmp(path, "/api/ps") == 0 ||
+	    strcmp(path, "/api/show") == 0;
+}
+
+static void
+models_reply(struct reply *r, int status, const cJSON *body, const char *error)
+{
+	cJSON *e = NULL;
+
+	r->status = status;
+	reply_header(r, "content-type", "application/json");
+	if (body == NULL) {
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "type", "error");
+		cJSON_AddItemToObject(e, "error", cJSON_CreateObject());
+		cJSON_AddStringToObject(json_get(e, "error"), "type", "not_found_error");
+		cJSON_AddStringToObject(json_get(e, "error"), "message", error);
+		body = e;
+	}
+	json_append(&r->body, body);
+	cJSON_Delete(e);
+}
+
+static void
+models_log(struct mock *m, const struct req *rq, int status)
+{
+	cJSON *o;
+
+	if (m->log == NULL || (m->models == NULL && m->openai_models == NULL &&
+	    m->llamacpp_props == NULL && m->ollama_ps == NULL && m->ollama_show == NULL))
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "n", 0);
+	cJSON_AddStringToObject(o, "kind", "models");
+	log_request_head(o, rq);
+	cJSON_AddNumberToObject(o, "status", status);
+	cJSON_AddNumberToObject(o, "t_ms", (double)(mock_now() - m->started));
+	log_write(m, o);
+}
+
+static void
+mock_models(struct mock *m, struct conn *c)
+{
+	const struct req *rq = &c->rq;
+	const char *path = rq->path;
+	cJSON *list = NULL, *body = NULL;
+	const cJSON *hit = NULL;
+
+	reply_release(&c->r);
+	reply_init(&c->r);
+	if (strcmp(path, "/v1/models") == 0 && m->openai_models != NULL) {
+		hit = m->openai_models;
+	} else if (strcmp(path, "/v1/models") == 0 && m->models != NULL) {
+		const cJSON *it;
+
+		list = cJSON_CreateObject();
+		cJSON_AddItemToObject(list, "data", cJSON_CreateArray());
+		cJSON_ArrayForEach(it, m->models)
+			cJSON_AddItemToArray(json_get(list, "data"), cJSON_Duplicate(it, true));
+		cJSON_AddBoolToObject(list, "has_more", 0);
+		hit = list;
+	} else if (strncmp(path, "/v1/models/", 11) == 0 && m->models != NULL) {
+		char *id = unescape_dup(path + 11);
+
+		hit = models_find(m, id);
+		free(id);
+	} else if (strcmp(path, "/props") == 0) {
+		hit = m->llamacpp_props;
+	} else if (strcmp(path, "/api/ps") == 0) {
+		hit = m->ollama_ps;
+	} else if (strcmp(path, "/api/show") == 0 && m->ollama_show != NULL) {
+		body = cJSON_ParseWithLength(rq->body.data != NULL ? rq->body.data : "", rq->body.len);
+		hit = json_get(m->ollama_show, json_str(body, "model", json_str(body, "name", "")));
+	}
+	models_reply(&c->r, hit != NULL ? 200 : 404, hit, "not found");
+	models_log(m, rq, c->r.status);
+	mock_trace(m, "models %s %s -> %d", rq->method, rq->target, c->r.status);
+	cJSON_Delete(list);
+	cJSON_Delete(body);
+}
+
+/*
+ * With the scenario's "models", /v1/messages is checked against the
+ * model's ModelInfo as the real API checks it: a model it does not have,
+ * max_tokens above the limit, a thinking type or effort level the model
+ * does not take, and (for a model without budget thinking) sampling
+ * parameters.
+ */
+static void
+check_models(struct call *k)
+{
+	const cJSON *info, *caps, *th, *eff;
+	const char *model = json_str(k->body, "model", ""), *type, *level;
+	static const char *const sampling[] = { "temperature", "top_p", "top_k", NULL };
+	int i;
+
+	if (k->m->models == NULL || k->proto != P_ANTHROPIC)
+		return;
+	info = models_find(k->m, model);
+	if (info == NULL) {
+		k->not_found = true;
+		problem(k, "model: %s", model);
+		return;
+	}
+	if (json_int(info, "max_tokens", 0) > 0 &&
+	    json_int(k->body, "max_tokens", 0) > json_int(info, "max_tokens", 0))
+		problem(k, "max_tokens: %lld > %lld, which is the maximum allowed number of output "
+		    "tokens for %s", (long long)json_int(k->body, "max_tokens", 0),
+		    (long long)json_int(info, "max_tokens", 0), model);
+	caps = json_get(info, "capabilities");
+	th = json_get(k->body, "thinking");
+	type = json_str(th, "type", NULL);
+	if (type != NULL && strcmp(type, "disabled") != 0 &&
+	    !json_bool(json_get(json_get(json_get(caps, "thinking"), "types"), type), "supported", false))
+		problem(k, "thinking.type.%s is not supported for this model", type);
+	level = json_str(json_get(k->body, "output_config"), "effort", NULL);
+	eff = json_get(caps, "effort");
+	if (level != NULL && !json_bool(json_get(eff, level), "supported", false))
+		problem(k, "output_config.effort: \"%s\" is not supported for this model", level);
+	if (!json_bool(json_get(json_get(json_get(caps, "thinking"), "types"), "enabled"), "supported", false))
+		for (i = 0; sampling[i] != NULL; i++)
+			if (json_get(k->body, sampling[i]) != NULL)
+				problem(k, "%s: only the default is supported for this model", sampling[i]);
+}
+
 static void
 mock_handle(struct mock *m, struct conn *c)
 {
 	struct call k;
 	char *msg;
 
+	if (is_models_route(c->rq.path)) {
+		mock_models(m, c);
+		return;
+	}
 	memset(&k, 0, sizeof k);
 	k.m = m;
 	k.n = ++m->nreq;
@@ -3064,7 +3269,7 @@ mock_handle(struct mock *m, struct conn *c)
 			call_select(&k);
 		if (cJSON_GetArraySize(k.problems) > 0) {
 			msg = problems_text(k.problems);
-			reply_error(&k, &c->r, 400, msg);
+			reply_error(&k, &c->r, k.not_found ? 404 : 400, msg);
 			free(msg);
 		} else
 			render(&k, &c->r);
