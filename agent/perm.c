@@ -48,6 +48,7 @@ static const struct perm_tool {
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
+#define PERM_TOOL_READ_FILE	1	/* its index in perm_tools */
 
 /*
  * The names a rule may start with and the tools each covers, as Claude
@@ -492,11 +493,15 @@ rule_path_match(const struct perm_rule *r, const struct perm_path *p)
 static bool
 rule_hits_any(const struct perm_rule *r, const struct perm_subject *sub)
 {
+	/* A patch's copy source is read, not written: rules on reading cover it too. */
+	bool covers = rule_covers(r, sub);
+	bool reads = !covers && sub->tool != NULL && sub->tool->kind == PERM_KIND_PATCH &&
+	    (r->tools & (1u << PERM_TOOL_READ_FILE)) != 0;
 	size_t i;
 
-	if (!rule_covers(r, sub))
+	if (!covers && !reads)
 		return false;
-	if (r->pattern == NULL)
+	if (r->pattern == NULL && covers)
 		return true;
 	switch (r->kind) {
 	case PERM_KIND_BASH:
@@ -509,7 +514,8 @@ rule_hits_any(const struct perm_rule *r, const struct perm_subject *sub)
 	case PERM_KIND_PATH:
 	case PERM_KIND_PATCH:
 		for (i = 0; i < sub->npaths; i++)
-			if (rule_path_match(r, &sub->paths[i]))
+			if ((covers || sub->paths[i].read) &&
+			    (r->pattern == NULL || rule_path_match(r, &sub->paths[i])))
 				return true;
 		return false;
 	case PERM_KIND_NONE:
@@ -623,6 +629,9 @@ allowed(const struct perm_ruleset *set, const struct perm_subject *sub, struct b
 		return false;
 	used = xcalloc(n, sizeof(*used));
 	for (i = 0, ok = true; ok && i < n; i++) {
+		/* Reads need no allow rule (a patch's copy source): only deny and ask rules. */
+		if (sub->tool->kind == PERM_KIND_PATCH && sub->paths[i].read)
+			continue;
 		r = allow_covering(set, sub, i);
 		ok = r != NULL;
 		for (k = 0; ok && k < nused && used[k] != r; k++)

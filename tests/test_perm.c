@@ -1171,6 +1171,26 @@ T_TEST(patch_attacks)
 	/* a copy reads its source: the source is a name the check sees */
 	T_EQ_INT(patch(d, PERM_YOLO, "diff --git a/secret/k b/src/k\ncopy from secret/k\n"
 	    "copy to src/k\n"), PERM_VERDICT_DENY);
+	/* ...and Read rules cover it, while its destination follows the edit rules */
+	{
+		const char *rd[] = { "Read(secret/**)", NULL };
+		struct perm_rules *rr = rules_of(NULL, NULL, rd);
+
+		T_EQ_INT(patch(rr, PERM_YOLO, "diff --git a/secret/k b/src/k\ncopy from secret/k\n"
+		    "copy to src/k\n"), PERM_VERDICT_DENY);
+		T_CONTAINS(buf_cstr(&why), "Read(secret/**)");
+		T_EQ_INT(patch(rr, PERM_YOLO, "diff --git a/lib/k b/src/k\ncopy from lib/k\n"
+		    "copy to src/k\n"), PERM_VERDICT_ALLOW);
+		/* a Read rule never stops a patch that only writes there */
+		T_EQ_INT(patch(rr, PERM_YOLO, "--- a/secret/f\n+++ b/secret/f\n@@ -1 +1 @@\n-a\n+b\n"),
+		    PERM_VERDICT_ALLOW);
+		perm_rules_free(rr);
+	}
+	/* a copy's source needs no allow rule: reads are allowed; its destination does */
+	T_EQ_INT(patch(a, PERM_ASK, "diff --git a/lib/k b/src/k\ncopy from lib/k\ncopy to src/k\n"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(patch(a, PERM_ASK, "diff --git a/src/k b/lib/k\ncopy from src/k\ncopy to lib/k\n"),
+	    PERM_VERDICT_ASK);
 	/* "--- f.orig" / "+++ f": both names are checked */
 	T_EQ_INT(patch(d, PERM_YOLO, "--- secret/f\n+++ src/f\n@@ -1 +1 @@\n-a\n+b\n"),
 	    PERM_VERDICT_DENY);
