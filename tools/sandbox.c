@@ -60,25 +60,35 @@ sandbox_realish(const char *path, struct buf *err)
 		free(copy);
 		return real;
 	}
-	/* The missing tail must not climb back out. */
+	/*
+	 * The missing tail must not climb back out; its empty and "." names
+	 * go, so "a//b" and "a/./b" name what "a/b" names.
+	 */
 	{
-		const char *tail = path + strlen(copy) + 1;
-		const char *p = tail;
+		struct buf tail = BUF_INIT(BUF_NOLIMIT);
+		const char *p = path + strlen(copy) + 1;
 
 		while (*p != '\0') {
 			size_t seg = strcspn(p, "/");
 
 			if ((seg == 2 && p[0] == '.' && p[1] == '.')) {
 				buf_printf(err, "path %s uses \"..\" below a directory that does not exist", path);
+				buf_release(&tail);
 				free(real);
 				free(copy);
 				return NULL;
+			}
+			if (seg > 0 && !(seg == 1 && p[0] == '.')) {
+				if (tail.len > 0)
+					buf_putc(&tail, '/');
+				buf_append(&tail, p, seg);
 			}
 			p += seg;
 			while (*p == '/')
 				p++;
 		}
-		out = sandbox_join(real, tail);
+		out = tail.len > 0 ? sandbox_join(real, buf_cstr(&tail)) : xstrdup(real);
+		buf_release(&tail);
 	}
 	free(real);
 	free(copy);
