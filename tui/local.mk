@@ -13,7 +13,7 @@ libtandem_tui_a_SOURCES = \
 	tui/theme.c tui/theme.h \
 	tui/wrap.c tui/wrap.h \
 	tui/sline.c tui/sline.h \
-	tui/mdview.c tui/mdview.h \
+	tui/mdview.c tui/mdview.h tui/mdentities.inc \
 	tui/udiff.c tui/udiff.h \
 	tui/editor.c tui/editor.h \
 	tui/transcript.c tui/transcript.h \
@@ -56,3 +56,4 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl
+EXTRA_DIST += scripts/gen-entities.py
