@@ -60,6 +60,7 @@ struct mdr {
 	char		 lang[64];
 	struct mdr_table *table;
 	size_t		 base;		/* out's lines before this render */
+	bool		 sep_pending;	/* a top-level block began after a line: gap before its first */
 	int		 width;		/* the pane's columns; 0: tables take their natural width */
 	bool		 tables;	/* a table was drawn (its layout depends on width) */
 };
@@ -94,8 +95,18 @@ static struct sline *
 mdr_line(struct mdr *r, bool blank)
 {
 	struct buf cont = BUF_INIT(BUF_NOLIMIT);
-	struct sline *l = slvec_push(r->out);
-	int i;
+	struct sline *l;
+	int i, nbox;
+
+	/* The gap before a top-level block, drawn once the block draws a line. */
+	if (r->sep_pending) {
+		r->sep_pending = false;
+		nbox = r->nbox;
+		r->nbox = 0;
+		mdr_line(r, true);
+		r->nbox = nbox;
+	}
+	l = slvec_push(r->out);
 
 	for (i = 0; i < r->nbox; i++) {
 		struct mdr_box *b = &r->box[i];
@@ -135,7 +146,10 @@ mdr_block_start(struct mdr *r)
 	bool sep;
 
 	r->cur = -1;
-	/* Only after a line: a block that drew none (an empty heading or quote) needs no gap. */
+	/*
+	 * Only between lines: a block that draws none (an empty heading or
+	 * quote) leaves no gap, as a range that draws none leaves none.
+	 */
 	if (r->nbox == 0)
 		sep = r->top_content && r->out->n > r->base;
 	else {
@@ -147,7 +161,9 @@ mdr_block_start(struct mdr *r)
 		if ((b->kind == MD_BLOCK_UL || b->kind == MD_BLOCK_OL) && b->tight)
 			sep = false;
 	}
-	if (sep)
+	if (sep && r->nbox == 0)
+		r->sep_pending = true;
+	else if (sep)
 		mdr_line(r, true);
 	mdr_mark_content(r);
 }
