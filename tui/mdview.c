@@ -1329,6 +1329,9 @@ mdview_fast_line(struct mdview *m, const char *s, size_t n)
 {
 	struct sline *l = slvec_push(&m->lines);
 
+	/* A CRLF line ends before its CR, as md4c has it. */
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
 	sline_adds(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME, 0);
 	sline_mark_body(l);
 	sline_set_cont(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME);

@@ -105,6 +105,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; same && i < whole.n; i++)
 		same = sline_equal(&m.lines.v[i], &whole.v[i]);
 	if (!same) {
+		for (i = 0; i < whole.n && i < m.lines.n && sline_equal(&m.lines.v[i], &whole.v[i]); i++)
+			;
+		fprintf(stderr, "line %zu differs: \"%s\" (%u runs, body %u, cont \"%s\", flags %u) "
+		    "streamed \"%s\" (%u runs, body %u, cont \"%s\", flags %u)\n", i,
+		    i < whole.n && whole.v[i].text ? whole.v[i].text : "", i < whole.n ? whole.v[i].nruns : 0,
+		    i < whole.n ? whole.v[i].body : 0, i < whole.n && whole.v[i].cont ? whole.v[i].cont : "",
+		    i < whole.n ? whole.v[i].flags : 0,
+		    i < m.lines.n && m.lines.v[i].text ? m.lines.v[i].text : "", i < m.lines.n ? m.lines.v[i].nruns : 0,
+		    i < m.lines.n ? m.lines.v[i].body : 0, i < m.lines.n && m.lines.v[i].cont ? m.lines.v[i].cont : "",
+		    i < m.lines.n ? m.lines.v[i].flags : 0);
 		fz_dump("whole", &whole);
 		fz_dump("streamed", &m.lines);
 		FUZZ_CHECK(!"the streamed reply renders as the whole one");
