@@ -892,6 +892,7 @@ mdr_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *arg)
 }
 
 static bool mdview_blank(const char *s, size_t n);
+static bool mdview_header_row(const char *s, size_t n);
 static bool mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info);
 
 /* The container prefix of a line: up to 3 spaces and '>' markers, as many as there are. */
@@ -1006,7 +1007,7 @@ mdr_widen_delims(const char *s, size_t n, struct buf *out)
 			changed = true;
 			prev_pipe = true;
 		} else {
-			prev_pipe = !mdview_blank(body, blen) && memchr(body, '|', blen) != NULL;
+			prev_pipe = !mdview_blank(body, blen) && mdview_header_row(body, blen);
 		}
 		off += len + (nl != NULL);
 	}
@@ -1131,6 +1132,17 @@ mdview_table_delim(const char *s, size_t n)
 	return dash && pipe;
 }
 
+/* A line that could be a table's header row: it holds a pipe and is no ATX heading. */
+static bool
+mdview_header_row(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 3 && s[i] == ' ')
+		i++;
+	return memchr(s, '|', n) != NULL && !(i < n && s[i] == '#');
+}
+
 /* A fence line: up to 3 spaces, then 3 or more ` or ~; *c and *len describe it. */
 static bool
 mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info)
@@ -1252,9 +1264,11 @@ mdview_scan(struct mdview *m)
 			if (mdview_fence(ls, n, &fc, &flen, &info) && fc == m->fence_char &&
 			    flen >= m->fence_len && !info)
 				m->fence_char = 0;
+			m->prev_row = false;
 		} else if (mdview_blank(ls, n)) {
 			m->prev_blank = true;
 			m->prev_def = false;
+			m->prev_row = false;
 			m->table = false;
 		} else {
 			/* A definition cannot interrupt a paragraph: it starts a block or follows one. */
@@ -1278,8 +1292,10 @@ mdview_scan(struct mdview *m)
 				buf_putc(&m->defs, '\n');
 				m->defs_new = true;
 			}
-			if (mdview_table_delim(ls, n))
+			/* A delimiter row opens a table only under a header row (not a heading). */
+			if (m->prev_row && mdview_table_delim(ls, n))
 				m->table = true;
+			m->prev_row = mdview_header_row(ls, n);
 			if (m->table)
 				fence = false;
 			if (fence) {

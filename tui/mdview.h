@@ -50,6 +50,7 @@ struct mdview {
 	size_t		 fence_len;
 	bool		 prev_blank;
 	bool		 table;		/* a table may be open: it ends only at a blank line */
+	bool		 prev_row;	/* the line before could be a table's header row */
 	/*
 	 * An open code fence at the tail grows line by line without md4c:
 	 * fast_base is the index of its first code line, fast_lines how many
