@@ -1132,15 +1132,43 @@ mdview_table_delim(const char *s, size_t n)
 	return dash && pipe;
 }
 
-/* A line that could be a table's header row: it holds a pipe and is no ATX heading. */
+/*
+ * The cells of a line that could be a table's row: it holds an unescaped
+ * pipe and is no ATX heading; 0 when it cannot be one.
+ */
+static size_t
+mdview_row_cells(const char *s, size_t n)
+{
+	size_t i = 0, pipes = 0, cells;
+	bool lead, trail = false;
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < n && s[i] == '#')
+		return 0;
+	lead = i < n && s[i] == '|';
+	for (; i < n; i++) {
+		if (s[i] == '\\') {
+			i++;
+			continue;
+		}
+		if (s[i] == '|') {
+			pipes++;
+			trail = i + 1 == n;
+		}
+	}
+	if (pipes == 0)
+		return 0;
+	cells = pipes + 1 - lead - trail;
+	return cells > 0 ? cells : 0;
+}
+
 static bool
 mdview_header_row(const char *s, size_t n)
 {
-	size_t i = 0;
-
-	while (i < n && i < 3 && s[i] == ' ')
-		i++;
-	return memchr(s, '|', n) != NULL && !(i < n && s[i] == '#');
+	return mdview_row_cells(s, n) > 0;
 }
 
 /* A fence line: up to 3 spaces, then 3 or more ` or ~; *c and *len describe it. */
@@ -1248,7 +1276,7 @@ mdview_scan(struct mdview *m)
 		const char *ls = s + m->scan;
 		const char *nl;
 		size_t n, flen;
-		bool info;
+		bool info, was_open;
 		char fc;
 
 		/* Search a long unfinished line only once per byte. */
@@ -1264,11 +1292,13 @@ mdview_scan(struct mdview *m)
 			if (mdview_fence(ls, n, &fc, &flen, &info) && fc == m->fence_char &&
 			    flen >= m->fence_len && !info)
 				m->fence_char = 0;
-			m->prev_row = false;
+			m->prev_cells = 0;
+			m->prev_open = false;
 		} else if (mdview_blank(ls, n)) {
 			m->prev_blank = true;
 			m->prev_def = false;
-			m->prev_row = false;
+			m->prev_cells = 0;
+			m->prev_open = false;
 			m->table = false;
 		} else {
 			/* A definition cannot interrupt a paragraph: it starts a block or follows one. */
@@ -1285,6 +1315,7 @@ mdview_scan(struct mdview *m)
 			if (((m->prev_blank && !mdview_list_marker(ls, n)) || (fence && ls[0] == fc && !m->table)) &&
 			    ls[0] != ' ' && ls[0] != '\t' && m->scan > m->stable)
 				mdview_commit(m, m->scan);
+			was_open = m->prev_open;
 			m->prev_blank = false;
 			m->prev_def = def;
 			if (def) {
@@ -1293,9 +1324,18 @@ mdview_scan(struct mdview *m)
 				m->defs_new = true;
 			}
 			/* A delimiter row opens a table only under a header row (not a heading). */
-			if (m->prev_row && mdview_table_delim(ls, n))
+			/*
+			 * Only a sure table: a delimiter row under a row that starts a
+			 * block at the top (not a heading, item, quote or lazy line).
+			 * Taking a table for text only delays a commit; the reverse
+			 * would hide a fence.
+			 */
+			if (m->prev_cells > 0 && mdview_table_delim(ls, n))
 				m->table = true;
-			m->prev_row = mdview_header_row(ls, n);
+			m->prev_cells = !was_open && !mdview_list_marker(ls, n) &&
+			    ls[0] != '>' && ls[0] != ' ' && ls[0] != '\t' ? mdview_row_cells(ls, n) : 0;
+			/* A paragraph line may go on (lazily); a heading or a fence does not. */
+			m->prev_open = ls[0] != '#' && !fence;
 			if (m->table)
 				fence = false;
 			if (fence) {

@@ -50,7 +50,8 @@ struct mdview {
 	size_t		 fence_len;
 	bool		 prev_blank;
 	bool		 table;		/* a table may be open: it ends only at a blank line */
-	bool		 prev_row;	/* the line before could be a table's header row */
+	bool		 prev_open;	/* the line before was text a lazy line could continue */
+	size_t		 prev_cells;	/* the line before could be a table's header row of so many cells */
 	/*
 	 * An open code fence at the tail grows line by line without md4c:
 	 * fast_base is the index of its first code line, fast_lines how many
