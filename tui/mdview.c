@@ -1139,14 +1139,17 @@ mdview_table_delim(const char *s, size_t n)
 static size_t
 mdview_row_cells(const char *s, size_t n)
 {
-	size_t i = 0, pipes = 0, cells;
+	size_t i = 0, k, pipes = 0, cells;
 	bool lead, trail = false;
 
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
 		n--;
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (i < n && s[i] == '#')
+	/* An ATX heading: 1 to 6 '#', then a blank or the end. */
+	for (k = 0; i + k < n && s[i + k] == '#'; k++)
+		;
+	if (k >= 1 && k <= 6 && (i + k == n || s[i + k] == ' ' || s[i + k] == '\t'))
 		return 0;
 	lead = i < n && s[i] == '|';
 	for (; i < n; i++) {
@@ -1332,10 +1335,13 @@ mdview_scan(struct mdview *m)
 			 */
 			if (m->prev_cells > 0 && mdview_table_delim(ls, n))
 				m->table = true;
+			/* md4c takes a header row without a pipe too, when the delimiter row has one. */
 			m->prev_cells = !was_open && !mdview_list_marker(ls, n) &&
-			    ls[0] != '>' && ls[0] != ' ' && ls[0] != '\t' ? mdview_row_cells(ls, n) : 0;
+			    ls[0] != '>' && ls[0] != '\t' && !(n >= 4 && memcmp(ls, "    ", 4) == 0) &&
+			    (mdview_row_cells(ls, n) > 0 || ls[0] != '#');
 			/* A paragraph line may go on (lazily); a heading or a fence does not. */
-			m->prev_open = ls[0] != '#' && !fence;
+			m->prev_open = !fence && !(ls[0] == '#' && mdview_row_cells(ls, n) == 0 &&
+			    n > 1 && (ls[1] == ' ' || ls[1] == '#'));
 			if (m->table)
 				fence = false;
 			if (fence) {
