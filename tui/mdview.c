@@ -1412,8 +1412,19 @@ mdview_fast_fence(struct mdview *m)
 	char lang[64];
 	struct sline *l;
 
+	size_t flen;
+	bool info;
+	char fc;
+
 	if (m->fence_char == 0 || s[0] != m->fence_char)
 		return false;
+	/* The unfinished last line closes the fence already (the reply may end there). */
+	if (m->scan < m->src.len && m->scan > m->stable &&
+	    mdview_fence(m->src.data + m->scan, m->src.len - m->scan, &fc, &flen, &info) &&
+	    fc == m->fence_char && flen >= m->fence_len && !info) {
+		m->fast = false;
+		return false;
+	}
 	if (!m->fast) {
 		nl = memchr(s, '\n', (size_t)(end - s));
 		if (nl == NULL || !mdview_fence_lang(s, (size_t)(nl - s), lang, sizeof lang))
