@@ -1370,7 +1370,8 @@ mdview_fence_lang(const char *s, size_t n, char *lang, size_t size)
 {
 	size_t i = 0, k = 0;
 
-	while (i < n && (s[i] == '`' || s[i] == '~'))
+	/* The fence's own character only: "~~~```" has the info string "```". */
+	while (i < n && s[i] == s[0])
 		i++;
 	while (i < n && s[i] == ' ')
 		i++;
