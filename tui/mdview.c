@@ -1199,9 +1199,10 @@ mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info)
 
 /*
  * Render src[from..to) at the view's width.  The link reference
- * definitions seen anywhere so far go after it (they draw nothing), so a
- * reference resolves whichever block its definition arrives in; not when
- * the range ends inside an open code fence, which would swallow them.
+ * definitions seen anywhere so far go before it, then a blank line (they
+ * draw nothing, and an open fence at the end cannot swallow them), so a
+ * reference resolves whichever block its definition arrives in, and the
+ * first definition of a label wins, as in the whole text.
  */
 static void
 mdview_render_range(struct mdview *m, size_t from, size_t to, struct slvec *out)
@@ -1212,10 +1213,10 @@ mdview_render_range(struct mdview *m, size_t from, size_t to, struct slvec *out)
 	size_t n = to - from;
 
 	slvec_init(&tmp);
-	if (m->defs.len > 0 && !(to == m->src.len && m->fence_char != 0)) {
-		buf_append(&text, s, n);
-		buf_puts(&text, "\n\n");
+	if (m->defs.len > 0) {
 		buf_append(&text, m->defs.data, m->defs.len);
+		buf_putc(&text, '\n');
+		buf_append(&text, s, n);
 		s = text.data;
 		n = text.len;
 	}
