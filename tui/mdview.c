@@ -1305,8 +1305,8 @@ mdview_scan(struct mdview *m)
 			m->prev_open = false;
 			m->table = false;
 		} else {
-			/* A definition cannot interrupt a paragraph: it starts a block or follows one. */
-			bool def = (m->prev_blank || m->prev_def || m->scan == 0) && !m->table &&
+			/* A definition cannot interrupt a paragraph: it follows a blank line, a closed block or another. */
+			bool def = (!m->prev_open || m->prev_def) && !m->table &&
 			    mdview_ref_def(ls, n);
 
 			bool fence = mdview_fence(ls, n, &fc, &flen, &info);
@@ -1497,7 +1497,7 @@ mdview_update(struct mdview *m)
 	/* The unfinished last line may be a definition already: it counts until it ends. */
 	keep = m->defs.len;
 	tail_def = m->fence_char == 0 && m->scan < m->src.len && !m->table &&
-	    (m->prev_blank || m->prev_def || m->scan == 0) &&
+	    (!m->prev_open || m->prev_def) &&
 	    mdview_ref_def(m->src.data + m->scan, m->src.len - m->scan);
 	if (tail_def) {
 		buf_append(&m->defs, m->src.data + m->scan, m->src.len - m->scan);
