@@ -454,13 +454,19 @@ static void
 cfg_warn(struct cfg_layer *L, const char *fmt, ...)
 {
 	va_list ap;
+	size_t i;
 
 	if (L->warnings == NULL)
 		return;
 	buf_printf(L->warnings, "%s: ", L->path);
+	i = L->warnings->len;
 	va_start(ap, fmt);
 	buf_vprintf(L->warnings, fmt, ap);
 	va_end(ap);
+	/* A key with a newline in it must not break the warning into lines. */
+	for (; i < L->warnings->len; i++)
+		if ((unsigned char)L->warnings->data[i] < 0x20 || L->warnings->data[i] == 0x7f)
+			L->warnings->data[i] = '?';
 	buf_putc(L->warnings, '\n');
 }
 

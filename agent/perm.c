@@ -1091,6 +1091,33 @@ perm_rules_get(const struct perm_rules *rules, enum perm_list list, size_t i)
  * Rules to remember.
  */
 
+/*
+ * A remembered rule must mean the same when it is read back: one holding
+ * a control character (a file name with a newline) or whose pattern starts
+ * or ends with a blank (which parsing trims) is no rule: NULL.
+ */
+static char *
+perm_rule_usable(char *rule)
+{
+	const unsigned char *p;
+	const char *open;
+	size_t n;
+
+	if (rule == NULL)
+		return NULL;
+	for (p = (const unsigned char *)rule; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			goto refuse;
+	n = strlen(rule);
+	open = strchr(rule, '(');
+	if (open != NULL && n >= 2 && (open[1] == ' ' || rule[n - 2] == ' '))
+		goto refuse;
+	return rule;
+refuse:
+	free(rule);
+	return NULL;
+}
+
 static char *
 perm_rule_for_bash(const char *command)
 {
@@ -1125,7 +1152,7 @@ out:
 	free(w2);
 	free(whole);
 	shparse_parts_release(&parts);
-	return out.data != NULL ? buf_detach(&out, NULL) : NULL;
+	return out.data != NULL ? perm_rule_usable(buf_detach(&out, NULL)) : NULL;
 }
 
 static char *
@@ -1139,7 +1166,7 @@ perm_rule_for_path(const char *tool, const char *path, bool tree)
 		buf_putc(&out, '/');
 	perm_escape(&out, path, "*?[]\\");
 	buf_puts(&out, tree ? "/**)" : ")");
-	return buf_detach(&out, NULL);
+	return perm_rule_usable(buf_detach(&out, NULL));
 }
 
 /* The directory every name lies in ("" for none), the caller frees. */
@@ -1299,7 +1326,9 @@ perm_rule_for(const char *tool_name, const cJSON *input)
 		return perm_rule_for_bash(v != NULL ? v : "");
 	case PERM_KIND_PATH:
 		clean = path_clean(v != NULL && *v != '\0' ? v : ".");
-		rule = perm_rule_for_path(t->name, clean, false);
+		/* A relative rule cannot name what lies above the root. */
+		if (strcmp(clean, "..") != 0 && strncmp(clean, "../", 3) != 0)
+			rule = perm_rule_for_path(t->name, clean, false);
 		free(clean);
 		return rule;
 	case PERM_KIND_PATCH:

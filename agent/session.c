@@ -675,11 +675,13 @@ session_apply(struct session *s, cJSON *rec)
 		return;
 	} else if (strcmp(k, "extend") == 0) {
 		cJSON *last = cJSON_GetArrayItem(s->messages, cJSON_GetArraySize(s->messages) - 1);
+		cJSON *dst = last != NULL ? json_get(last, "content") : NULL;
 		const cJSON *b;
 
-		if (last != NULL) {
+		/* A message without a content array (a damaged log) takes nothing. */
+		if (last != NULL && cJSON_IsArray(dst)) {
 			cJSON_ArrayForEach(b, json_get(rec, "content"))
-				cJSON_AddItemToArray(json_get(last, "content"), cJSON_Duplicate(b, 1));
+				cJSON_AddItemToArray(dst, cJSON_Duplicate(b, 1));
 			session_mark_line(s, last);
 		}
 	} else if (strcmp(k, "rewind") == 0) {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build tandem twice, plainly and under AddressSanitizer and
 # UndefinedBehaviorSanitizer, run the whole suite in each, run the unit
-# tests under valgrind, and end with one line: "N passed, N failed".
+# tests under valgrind, run each fuzz target for FUZZ_SECONDS (30), and
+# end with one line: "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -69,6 +70,32 @@ if command -v valgrind >/dev/null 2>&1 && [ -d "$top/build-plain/tests" ]; then
 		fi
 	done
 fi
+
+# The libFuzzer targets (tests/fuzz), each for FUZZ_SECONDS (30) under
+# AddressSanitizer and UBSan: each counts as one pass or one failure.
+run_fuzz() {
+	local dir="$top/build-fuzz" cc
+	cc=$(command -v clang || command -v clang-14 || true)
+	echo "== fuzz: ${FUZZ_SECONDS:-30} s a target"
+	if [ -z "$cc" ]; then
+		echo "== fuzz: clang is not installed (scripts/install-deps.sh installs it)"
+		failed=$((failed + 1))
+		return
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	if ! (cd "$dir" && "$top/configure" -q CC="$cc" --enable-fuzz && make -j"$jobs" fuzz-build >"$dir/build.out" 2>&1); then
+		tail -n 40 "$dir/build.out" 2>/dev/null
+		echo "== fuzz: the build failed"
+		failed=$((failed + 1))
+		return
+	fi
+	(cd "$dir" && make fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}" >"$dir/fuzz.out" 2>&1)
+	grep -E '^(PASS|FAIL|	)' "$dir/fuzz.out"
+	passed=$((passed + $(grep -c '^PASS: fuzz_' "$dir/fuzz.out")))
+	failed=$((failed + $(grep -c '^FAIL: fuzz_' "$dir/fuzz.out")))
+}
+run_fuzz
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -330,6 +330,179 @@ T_TEST(no_boundary_inside_an_open_fence)
 	mdview_release(&m);
 }
 
+/* The widest line of v in columns. */
+static size_t
+widest(const struct slvec *v)
+{
+	size_t i, w = 0;
+
+	for (i = 0; i < v->n; i++)
+		if (sline_width(&v->v[i]) > w)
+			w = sline_width(&v->v[i]);
+	return w;
+}
+
+/* The lines joined, for searching across them. */
+static char *
+joined(const struct slvec *v)
+{
+	return slvec_text(v, 0, v->n);
+}
+
+T_TEST(wide_table_fits_the_pane)
+{
+	static const char md[] =
+	    "| Module | Owner | Purpose | Status | Notes | Link |\n"
+	    "|---|---|---|---|---|---|\n"
+	    "| agent/stream.c | core team | decodes the model's answer stream for both providers | stable | linear in blocks since the last release | https://example.com/docs/stream |\n"
+	    "| tui/mdview.c | tui | renders Markdown while it streams | changing | tables now fit | https://example.com/docs/mdview |\n";
+	static const char quoted[] =
+	    "> | a | b | c |\n> |---|---|---|\n> | one two three four five six | seven eight nine ten | x |\n";
+	const char *heads[] = { "Module", "Owner", "Purpose", "Status", "Notes", "Link" };
+	struct slvec v, nat;
+	char *all;
+	size_t i;
+
+	slvec_init(&v);
+	mdview_render_width(md, strlen(md), 80, &v);
+	T_OK(v.n > 6);
+	T_OK(widest(&v) <= 80);
+	/* Every column is there: its header, and the border between each. */
+	for (i = 0; i < 6; i++)
+		T_OK(strstr(line(&v, 1), heads[i]) != NULL);
+	T_OK(strncmp(line(&v, 0), "\xE2\x94\x8C", 3) == 0);
+	T_OK(strstr(line(&v, 0), "\xE2\x94\x90") != NULL);
+	/* Cells wrap instead of being cut: every word of the long cell is drawn. */
+	all = joined(&v);
+	T_OK(strstr(all, "providers") != NULL);
+	T_OK(strstr(all, "release") != NULL);
+	T_OK(strstr(all, "stable") != NULL);
+	free(all);
+	/* Narrow columns keep their width: "Owner"'s cells fit a fair share. */
+	T_OK(strstr(line(&v, 3), "core team") != NULL || strstr(line(&v, 4), "core team") != NULL);
+
+	/* Without a width the table keeps its natural width (wider than 80). */
+	slvec_init(&nat);
+	mdview_render(md, strlen(md), &nat);
+	T_OK(widest(&nat) > 80);
+	slvec_release(&nat);
+	slvec_release(&v);
+
+	/* Too narrow for the borders: each column gets one cell, nothing breaks. */
+	slvec_init(&v);
+	mdview_render_width(md, strlen(md), 10, &v);
+	T_OK(v.n > 0);
+	slvec_release(&v);
+
+	/* Inside a quote the bars count too. */
+	slvec_init(&v);
+	mdview_render_width(quoted, strlen(quoted), 30, &v);
+	T_OK(widest(&v) <= 30);
+	slvec_release(&v);
+}
+
+T_TEST(short_delimiter_rows_make_tables)
+{
+	struct slvec v = render("|a|b|\n|-|-|\n|x|y|\n");
+	struct slvec w = render("a | b\n:-|-:\nx | y\n");
+	struct slvec c = render("```\n|a|b|\n|-|-|\n```\n");
+
+	T_OK(strncmp(line(&v, 0), "\xE2\x94\x8C", 3) == 0);
+	T_OK(strstr(line(&v, 1), "a") != NULL && strstr(line(&v, 1), "\xE2\x94\x82") != NULL);
+	T_OK(strncmp(line(&w, 0), "\xE2\x94\x8C", 3) == 0);
+	/* In code they stay as written. */
+	T_OK(strstr(line(&c, 2), "|-|-|") != NULL);
+	slvec_release(&v);
+	slvec_release(&w);
+	slvec_release(&c);
+	/* A lone "-|-" under a line without a pipe is not a table. */
+	v = render("title\n-|-\n");
+	T_OK(strstr(line(&v, 0), "\xE2\x94\x8C") == NULL);
+	slvec_release(&v);
+}
+
+T_TEST(reference_links_resolve_when_their_definition_arrives)
+{
+	static const char md[] = "See [the docs][d] first.\n\nMore text here.\n\n[d]: http://example.org/d\n";
+	struct mdview m;
+	struct slvec whole;
+	size_t off, i;
+	char *t;
+
+	mdview_init(&m);
+	/* Before the definition the reference is plain text. */
+	mdview_append(&m, md, 42);
+	mdview_update(&m);
+	t = joined(&m.lines);
+	T_OK(strstr(t, "[the docs][d]") != NULL);
+	free(t);
+	for (off = 42; off < sizeof md - 1; off += 3) {
+		mdview_append(&m, md + off, off + 3 > sizeof md - 1 ? sizeof md - 1 - off : 3);
+		mdview_update(&m);
+	}
+	t = joined(&m.lines);
+	T_OK(strstr(t, "the docs (http://example.org/d)") != NULL);
+	T_OK(strstr(t, "[d]") == NULL);
+	free(t);
+	slvec_init(&whole);
+	mdview_render(md, sizeof md - 1, &whole);
+	T_EQ_INT(m.lines.n, whole.n);
+	for (i = 0; i < whole.n && i < m.lines.n; i++)
+		T_OK(sline_equal(&m.lines.v[i], &whole.v[i]));
+	slvec_release(&whole);
+	mdview_release(&m);
+
+	/* The last line, without its newline, already counts. */
+	mdview_init(&m);
+	mdview_append(&m, "[x][y]\n\n[y]: /there", 19);
+	mdview_update(&m);
+	t = joined(&m.lines);
+	T_OK(strstr(t, "x (/there)") != NULL);
+	free(t);
+	mdview_release(&m);
+}
+
+T_TEST(nul_bytes_keep_the_rest)
+{
+	static const char md[] = "para `co\0de` after\nmore \0 text\n\n```\ncode \0 line\n```\n";
+	struct slvec v;
+	char *t;
+
+	slvec_init(&v);
+	mdview_render(md, sizeof md - 1, &v);
+	t = joined(&v);
+	T_OK(strstr(t, "co\xEF\xBF\xBD" "de after more \xEF\xBF\xBD text") != NULL);
+	T_OK(strstr(t, "code \xEF\xBF\xBD line") != NULL);
+	free(t);
+	slvec_release(&v);
+}
+
+T_TEST(html5_entities_decode)
+{
+	struct slvec v = render("&Aacute; &hearts; &fjlig; &NotNestedGreaterGreater; &CounterClockwiseContourIntegral; &bogus; &amp &#x41;\n");
+
+	T_EQ_STR(line(&v, 0), "\xC3\x81 \xE2\x99\xA5 fj \xE2\xAA\xA2\xCC\xB8 \xE2\x88\xB3 &bogus; &amp A");
+	slvec_release(&v);
+}
+
+T_TEST(width_change_lays_tables_out_again)
+{
+	static const char md[] = "| one | two | three |\n|---|---|---|\n| a long cell of words | another long cell | third long cell here |\n\nafter\n\nend";
+	struct mdview m;
+
+	mdview_init(&m);
+	T_OK(!mdview_set_width(&m, 100));
+	mdview_append(&m, md, sizeof md - 1);
+	mdview_update(&m);
+	T_OK(widest(&m.lines) <= 100);
+	T_OK(widest(&m.lines) > 40);
+	T_OK(mdview_set_width(&m, 40));
+	T_OK(mdview_update(&m));
+	T_OK(widest(&m.lines) <= 40);
+	T_OK(!mdview_set_width(&m, 40));
+	mdview_release(&m);
+}
+
 int
 main(void)
 {
@@ -348,5 +521,11 @@ main(void)
 	T_RUN(finished_blocks_keep_their_lines);
 	T_RUN(open_fence_grows_without_reparsing);
 	T_RUN(no_boundary_inside_an_open_fence);
+	T_RUN(wide_table_fits_the_pane);
+	T_RUN(short_delimiter_rows_make_tables);
+	T_RUN(reference_links_resolve_when_their_definition_arrives);
+	T_RUN(nul_bytes_keep_the_rest);
+	T_RUN(html5_entities_decode);
+	T_RUN(width_change_lays_tables_out_again);
 	return t_done();
 }

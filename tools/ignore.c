@@ -523,7 +523,9 @@ ignore_enter(struct ignore *ig, const char *dir, size_t dirlen)
 	}
 	while (top->dirlen < dirlen) {
 		size_t start = top->dirlen ? top->dirlen + 1 : 0, end;
-		const char *slash = memchr(dir + start, '/', dirlen - start);
+		/* An empty component ("a//b", "/a") is one step too, or this never ends. */
+		size_t skip = start < dirlen && dir[start] == '/';
+		const char *slash = memchr(dir + start + skip, '/', dirlen - start - skip);
 
 		end = slash ? (size_t)(slash - dir) : dirlen;
 		top = ignore_push(ig, dir, end,

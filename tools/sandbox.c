@@ -346,14 +346,18 @@ sandbox_missing(struct sandbox_walker *w, struct sandbox_at *at, const char *nam
 	if (w->rel.len > 0)
 		buf_putc(&w->rel, '/');
 	buf_puts(&w->rel, name);
-	while (*rest == '/')
-		rest++;
-	if (*rest != '\0') {
-		buf_putc(&w->rel, '/');
-		buf_puts(&w->rel, rest);
+	/* The missing rest is named without its empty and "." names: "a//b" is "a/b". */
+	while (*rest != '\0') {
+		size_t n = strcspn(rest, "/");
+
+		if (n > 0 && !(n == 1 && rest[0] == '.')) {
+			buf_putc(&w->rel, '/');
+			buf_append(&w->rel, rest, n);
+		}
+		rest += n;
+		while (*rest == '/')
+			rest++;
 	}
-	while (w->rel.len > 0 && w->rel.data[w->rel.len - 1] == '/')
-		buf_truncate(&w->rel, w->rel.len - 1);
 	last = strrchr(buf_cstr(&w->rel), '/');
 	at->name = xstrdup(last != NULL ? last + 1 : buf_cstr(&w->rel));
 	at->dirfd = -1;

@@ -59,6 +59,10 @@ struct mdr {
 	struct buf	 code;
 	char		 lang[64];
 	struct mdr_table *table;
+	size_t		 base;		/* out's lines before this render */
+	bool		 sep_pending;	/* a top-level block began after a line: gap before its first */
+	int		 width;		/* the pane's columns; 0: tables take their natural width */
+	bool		 tables;	/* a table was drawn (its layout depends on width) */
 };
 
 static void
@@ -91,8 +95,18 @@ static struct sline *
 mdr_line(struct mdr *r, bool blank)
 {
 	struct buf cont = BUF_INIT(BUF_NOLIMIT);
-	struct sline *l = slvec_push(r->out);
-	int i;
+	struct sline *l;
+	int i, nbox;
+
+	/* The gap before a top-level block, drawn once the block draws a line. */
+	if (r->sep_pending) {
+		r->sep_pending = false;
+		nbox = r->nbox;
+		r->nbox = 0;
+		mdr_line(r, true);
+		r->nbox = nbox;
+	}
+	l = slvec_push(r->out);
 
 	for (i = 0; i < r->nbox; i++) {
 		struct mdr_box *b = &r->box[i];
@@ -132,8 +146,12 @@ mdr_block_start(struct mdr *r)
 	bool sep;
 
 	r->cur = -1;
+	/*
+	 * Only between lines: a block that draws none (an empty heading or
+	 * quote) leaves no gap, as a range that draws none leaves none.
+	 */
 	if (r->nbox == 0)
-		sep = r->top_content;
+		sep = r->top_content && r->out->n > r->base;
 	else {
 		struct mdr_box *b = &r->box[r->nbox - 1];
 
@@ -143,7 +161,9 @@ mdr_block_start(struct mdr *r)
 		if ((b->kind == MD_BLOCK_UL || b->kind == MD_BLOCK_OL) && b->tight)
 			sep = false;
 	}
-	if (sep)
+	if (sep && r->nbox == 0)
+		r->sep_pending = true;
+	else if (sep)
 		mdr_line(r, true);
 	mdr_mark_content(r);
 }
@@ -364,7 +384,7 @@ mdr_table_emit_row(struct mdr *r, unsigned row, const int *w)
 			int cw = 0, gap;
 
 			sline_add(l, " ", 1, ROLE_TEXT, 0);
-			if (k < n[c])
+			if (k < n[c] && cell->text != NULL)
 				cw = (int)wrap_width(cell->text + rows[c][k].start, rows[c][k].end - rows[c][k].start);
 			gap = w[c] - cw;
 			if (t->align[c] == MD_ALIGN_RIGHT)
@@ -385,11 +405,69 @@ mdr_table_emit_row(struct mdr *r, unsigned row, const int *w)
 		free(rows[c]);
 }
 
+/* Columns the containers' prefixes take on a line (quote bars, item markers). */
+static int
+mdr_prefix_width(const struct mdr *r)
+{
+	int i, w = 0;
+
+	for (i = 0; i < r->nbox; i++) {
+		if (r->box[i].kind == MD_BLOCK_QUOTE)
+			w += 2;
+		else if (r->box[i].kind == MD_BLOCK_LI)
+			w += (int)wrap_width(r->box[i].marker, strlen(r->box[i].marker));
+	}
+	return w;
+}
+
+/*
+ * Share avail columns among the columns fairly: a column that needs no
+ * more than an equal share keeps its width, the others split what is left
+ * equally (the first ones get the odd columns).  Each gets at least 1.
+ */
+static void
+mdr_table_fit(int *w, unsigned cols, int avail)
+{
+	bool fixed[64] = { false };
+	unsigned c, left = cols;
+	int budget = avail, share, extra;
+	bool again = true;
+
+	if (avail < (int)cols) {
+		for (c = 0; c < cols; c++)
+			w[c] = 1;
+		return;
+	}
+	while (again && left > 0) {
+		again = false;
+		share = budget / (int)left;
+		for (c = 0; c < cols; c++) {
+			if (!fixed[c] && w[c] <= share) {
+				fixed[c] = true;
+				budget -= w[c];
+				left--;
+				again = true;
+			}
+		}
+	}
+	if (left == 0)
+		return;
+	share = budget / (int)left;
+	extra = budget % (int)left;
+	for (c = 0; c < cols; c++) {
+		if (fixed[c])
+			continue;
+		w[c] = share + (extra > 0);
+		if (extra > 0)
+			extra--;
+	}
+}
+
 static void
 mdr_table_end(struct mdr *r)
 {
 	struct mdr_table *t = r->table;
-	int w[64];
+	int w[64], sum = 0, avail;
 	unsigned c, row;
 
 	for (c = 0; c < t->cols; c++) {
@@ -399,9 +477,19 @@ mdr_table_end(struct mdr *r)
 			int cw = (int)sline_width(cell);
 
 			if (cw > w[c])
-				w[c] = cw > MDR_CELL_MAX ? MDR_CELL_MAX : cw;
+				w[c] = cw;
 		}
+		if (r->width <= 0 && w[c] > MDR_CELL_MAX)
+			w[c] = MDR_CELL_MAX;
+		sum += w[c];
 	}
+	/* "│ cell │ cell │": one border, then a space, the cell, a space and a border each. */
+	if (r->width > 0) {
+		avail = r->width - mdr_prefix_width(r) - 1 - 3 * (int)t->cols;
+		if (sum > avail)
+			mdr_table_fit(w, t->cols, avail);
+	}
+	r->tables = true;
 	mdr_table_rule(r, w, t->cols, "\xE2\x94\x8C", "\xE2\x94\xAC", "\xE2\x94\x90");
 	for (row = 0; row < t->rows; row++) {
 		if (row == t->head_rows && row > 0)
@@ -422,11 +510,16 @@ mdr_code_line(struct sline *l, const char *s, size_t n)
 	while (i < n) {
 		size_t j = i;
 
-		while (j < n && s[j] != '\t')
+		while (j < n && s[j] != '\t' && s[j] != '\0')
 			j++;
 		sline_add(l, s + i, j - i, ROLE_CODE, 0);
 		col += utf8_width(s + i, j - i);
-		if (j < n) {
+		if (j < n && s[j] == '\0') {
+			/* As md4c's code blocks have it (the fast path draws the same). */
+			sline_add(l, "\xEF\xBF\xBD", 3, ROLE_CODE, 0);
+			col++;
+			j++;
+		} else if (j < n) {
 			size_t pad = 4 - col % 4;
 
 			col += pad;
@@ -691,22 +784,26 @@ mdr_leave_span(MD_SPANTYPE type, void *detail, void *arg)
 	return 0;
 }
 
+/* The HTML5 named character references, generated: see scripts/gen-entities.py. */
 static const struct mdr_entity {
-	const char	*name;
-	uint32_t	 cp;
+	const char	*name;		/* without '&' and ';' */
+	const char	*utf8;
 } mdr_entities[] = {
-	{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' },
-	{ "&apos;", '\'' }, { "&nbsp;", 0xA0 }, { "&copy;", 0xA9 }, { "&reg;", 0xAE },
-	{ "&mdash;", 0x2014 }, { "&ndash;", 0x2013 }, { "&hellip;", 0x2026 },
-	{ "&larr;", 0x2190 }, { "&rarr;", 0x2192 }, { "&times;", 0xD7 },
+#include "mdentities.inc"
 };
+
+static int
+mdr_entity_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct mdr_entity *)elem)->name);
+}
 
 static void
 mdr_entity(struct mdr *r, const char *s, size_t n)
 {
-	char tmp[16], out[4], *end;
+	const struct mdr_entity *e;
+	char tmp[16], out[4], name[40], *end;
 	unsigned long cp = 0;
-	size_t i;
 
 	if (n > 2 && n < sizeof tmp && s[1] == '#') {
 		memcpy(tmp, s, n);
@@ -720,13 +817,44 @@ mdr_entity(struct mdr *r, const char *s, size_t n)
 		mdr_put(r, out, utf8_encode((uint32_t)cp, out));
 		return;
 	}
-	for (i = 0; i < sizeof mdr_entities / sizeof mdr_entities[0]; i++) {
-		if (strlen(mdr_entities[i].name) == n && memcmp(mdr_entities[i].name, s, n) == 0) {
-			mdr_put(r, out, utf8_encode(mdr_entities[i].cp, out));
+	/* "&name;": md4c only reports the shape, the table says whether it is one. */
+	if (n > 2 && n - 2 < sizeof name && s[0] == '&' && s[n - 1] == ';') {
+		memcpy(name, s + 1, n - 2);
+		name[n - 2] = '\0';
+		e = bsearch(name, mdr_entities, sizeof mdr_entities / sizeof mdr_entities[0],
+		    sizeof mdr_entities[0], mdr_entity_cmp);
+		if (e != NULL) {
+			mdr_put(r, e->utf8, strlen(e->utf8));
 			return;
 		}
 	}
 	mdr_put(r, s, n);
+}
+
+/*
+ * Text that may hold NUL bytes (md4c passes them raw in code): each one
+ * becomes U+FFFD, as CommonMark says, to the code buffer or the line.
+ */
+static void
+mdr_put_text(struct mdr *r, const char *s, size_t n, bool code)
+{
+	while (n > 0) {
+		const char *z = memchr(s, '\0', n);
+		size_t k = z != NULL ? (size_t)(z - s) : n;
+
+		if (code)
+			buf_append(&r->code, s, k);
+		else
+			mdr_put(r, s, k);
+		if (z == NULL)
+			break;
+		if (code)
+			buf_append(&r->code, "\xEF\xBF\xBD", 3);
+		else
+			mdr_put(r, "\xEF\xBF\xBD", 3);
+		s += k + 1;
+		n -= k + 1;
+	}
 }
 
 static int
@@ -735,7 +863,9 @@ mdr_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *arg)
 	struct mdr *r = arg;
 
 	if (r->leaf == MD_BLOCK_CODE) {
-		buf_append(&r->code, s, n);
+		/* md4c reports a NUL in code twice: as NULLCHAR and in the text. */
+		if (type != MD_TEXT_NULLCHAR)
+			mdr_put_text(r, s, n, true);
 		return 0;
 	}
 	switch (type) {
@@ -755,17 +885,146 @@ mdr_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *arg)
 		mdr_entity(r, s, n);
 		break;
 	default:
-		mdr_put(r, s, n);
+		mdr_put_text(r, s, n, false);
 		break;
 	}
 	return 0;
 }
 
-void
-mdview_render(const char *s, size_t n, struct slvec *out)
+static bool mdview_blank(const char *s, size_t n);
+static bool mdview_header_row(const char *s, size_t n);
+static bool mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info);
+
+/* The container prefix of a line: up to 3 spaces and '>' markers, as many as there are. */
+static size_t
+mdr_container_prefix(const char *s, size_t n)
 {
+	size_t i = 0, k;
+
+	for (;;) {
+		for (k = 0; i < n && s[i] == ' ' && k < 3; k++)
+			i++;
+		if (i < n && s[i] == '>') {
+			i++;
+			if (i < n && s[i] == ' ')
+				i++;
+			continue;
+		}
+		return i;
+	}
+}
+
+/*
+ * A GFM delimiter row: cells of optional ':', one or more '-', optional
+ * ':', between pipes (the outer ones optional); at least one pipe.  *short_
+ * says whether a cell has fewer than the 3 dashes md4c asks for.
+ */
+static bool
+mdr_delim_row(const char *s, size_t n, bool *short_)
+{
+	size_t i = 0, dashes, cells = 0;
+	bool pipe = false;
+
+	*short_ = false;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < n && s[i] == '|') {
+		pipe = true;
+		i++;
+	}
+	while (i < n) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i < n && s[i] == ':')
+			i++;
+		for (dashes = 0; i < n && s[i] == '-'; i++)
+			dashes++;
+		if (dashes == 0)
+			return false;
+		if (dashes < 3)
+			*short_ = true;
+		if (i < n && s[i] == ':')
+			i++;
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		cells++;
+		if (i < n && s[i] != '|')
+			return false;
+		if (i < n) {
+			pipe = true;
+			i++;
+		}
+	}
+	return pipe && cells > 0;
+}
+
+/*
+ * md4c 0.4 takes a delimiter row only with 3 dashes a cell; GFM takes
+ * one ("|-|-|").  Copy s to out with the short dash runs of such rows
+ * (after a row holding a pipe, outside code) made 3 long; false when
+ * nothing needed it (out is then left empty).
+ */
+static bool
+mdr_widen_delims(const char *s, size_t n, struct buf *out)
+{
+	size_t off = 0, done = 0, flen = 0, k;
+	bool prev_pipe = false, info, shorts, changed = false;
+	char fence = 0, fc;
+
+	while (off < n) {
+		const char *ls = s + off, *nl = memchr(ls, '\n', n - off);
+		size_t len = nl != NULL ? (size_t)(nl - ls) : n - off;
+		size_t pre = mdr_container_prefix(ls, len);
+		const char *body = ls + pre;
+		size_t blen = len - pre;
+
+		if (fence != 0) {
+			if (mdview_fence(body, blen, &fc, &k, &info) && fc == fence && k >= flen && !info)
+				fence = 0;
+			prev_pipe = false;
+		} else if (mdview_fence(body, blen, &fc, &k, &info)) {
+			fence = fc;
+			flen = k;
+			prev_pipe = false;
+		} else if (blen >= 4 && memcmp(body, "    ", 4) == 0) {
+			prev_pipe = false;
+		} else if (prev_pipe && mdr_delim_row(body, blen, &shorts) && shorts) {
+			buf_append(out, s + done, (size_t)(body - s) - done);
+			for (k = 0; k < blen; k++) {
+				buf_putc(out, body[k]);
+				if (body[k] == '-' && (k + 1 == blen || body[k + 1] != '-')) {
+					size_t run = 1;
+
+					while (run <= k && body[k - run] == '-')
+						run++;
+					for (; run < 3; run++)
+						buf_putc(out, '-');
+				}
+			}
+			done = (size_t)(body + blen - s);
+			changed = true;
+			prev_pipe = true;
+		} else {
+			prev_pipe = !mdview_blank(body, blen) && mdview_header_row(body, blen);
+		}
+		off += len + (nl != NULL);
+	}
+	if (!changed)
+		return false;
+	buf_append(out, s + done, n - done);
+	return true;
+}
+
+/* Render with tables fitted to width columns (0: their natural width); true when a table was drawn. */
+static bool
+mdview_render_at(const char *s, size_t n, int width, struct slvec *out)
+{
+	struct buf wide = BUF_INIT(BUF_NOLIMIT);
 	MD_PARSER p;
 	struct mdr r;
+	bool tables;
 
 	memset(&p, 0, sizeof p);
 	p.flags = MDR_FLAGS;
@@ -778,7 +1037,13 @@ mdview_render(const char *s, size_t n, struct slvec *out)
 	r.out = out;
 	r.cur = -1;
 	r.leaf = MD_BLOCK_DOC;
+	r.width = width;
+	r.base = out->n;
 	buf_init(&r.code, BUF_NOLIMIT);
+	if (n > 0 && memchr(s, '|', n) != NULL && mdr_widen_delims(s, n, &wide)) {
+		s = wide.data;
+		n = wide.len;
+	}
 	if (n > 0)
 		md_parse(s, (MD_SIZE)n, &p, &r);
 	/* An aborted parse (out of memory inside md4c) can leave a table open. */
@@ -786,6 +1051,21 @@ mdview_render(const char *s, size_t n, struct slvec *out)
 		mdr_table_free(r.table);
 	free(r.href);
 	buf_release(&r.code);
+	buf_release(&wide);
+	tables = r.tables;
+	return tables;
+}
+
+void
+mdview_render(const char *s, size_t n, struct slvec *out)
+{
+	mdview_render_at(s, n, 0, out);
+}
+
+void
+mdview_render_width(const char *s, size_t n, int width, struct slvec *out)
+{
+	mdview_render_at(s, n, width, out);
 }
 
 /* ---- streaming ---- */
@@ -795,12 +1075,14 @@ mdview_init(struct mdview *m)
 {
 	memset(m, 0, sizeof *m);
 	buf_init(&m->src, BUF_NOLIMIT);
+	buf_init(&m->defs, BUF_NOLIMIT);
 	slvec_init(&m->lines);
 }
 
 void
 mdview_release(struct mdview *m)
 {
+	buf_release(&m->defs);
 	buf_release(&m->src);
 	slvec_release(&m->lines);
 	memset(m, 0, sizeof *m);
@@ -850,6 +1132,48 @@ mdview_table_delim(const char *s, size_t n)
 	return dash && pipe;
 }
 
+/*
+ * The cells of a line that could be a table's row: it holds an unescaped
+ * pipe and is no ATX heading; 0 when it cannot be one.
+ */
+static size_t
+mdview_row_cells(const char *s, size_t n)
+{
+	size_t i = 0, k, pipes = 0, cells;
+	bool lead, trail = false;
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	/* An ATX heading: 1 to 6 '#', then a blank or the end. */
+	for (k = 0; i + k < n && s[i + k] == '#'; k++)
+		;
+	if (k >= 1 && k <= 6 && (i + k == n || s[i + k] == ' ' || s[i + k] == '\t'))
+		return 0;
+	lead = i < n && s[i] == '|';
+	for (; i < n; i++) {
+		if (s[i] == '\\') {
+			i++;
+			continue;
+		}
+		if (s[i] == '|') {
+			pipes++;
+			trail = i + 1 == n;
+		}
+	}
+	if (pipes == 0)
+		return 0;
+	cells = pipes + 1 - lead - trail;
+	return cells > 0 ? cells : 0;
+}
+
+static bool
+mdview_header_row(const char *s, size_t n)
+{
+	return mdview_row_cells(s, n) > 0;
+}
+
 /* A fence line: up to 3 spaces, then 3 or more ` or ~; *c and *len describe it. */
 static bool
 mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info)
@@ -873,13 +1197,32 @@ mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info)
 	return true;
 }
 
+/*
+ * Render src[from..to) at the view's width.  The link reference
+ * definitions seen anywhere so far go before it, then a blank line (they
+ * draw nothing, and an open fence at the end cannot swallow them), so a
+ * reference resolves whichever block its definition arrives in, and the
+ * first definition of a label wins, as in the whole text.
+ */
 static void
 mdview_render_range(struct mdview *m, size_t from, size_t to, struct slvec *out)
 {
 	struct slvec tmp;
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
+	const char *s = m->src.data + from;
+	size_t n = to - from;
 
 	slvec_init(&tmp);
-	mdview_render(m->src.data + from, to - from, &tmp);
+	if (m->defs.len > 0) {
+		buf_append(&text, m->defs.data, m->defs.len);
+		buf_putc(&text, '\n');
+		buf_append(&text, s, n);
+		s = text.data;
+		n = text.len;
+	}
+	if (mdview_render_at(s, n, m->width, &tmp))
+		m->tables = true;
+	buf_release(&text);
 	if (tmp.n > 0 && out->n > 0)
 		slvec_push(out);
 	slvec_move(out, &tmp);
@@ -897,6 +1240,36 @@ mdview_commit(struct mdview *m, size_t at)
 	m->fast = false;
 }
 
+/*
+ * A link reference definition on one line ("[label]: destination", up to
+ * 3 spaces before it), as md4c reads it: a line that draws nothing alone.
+ */
+static bool
+mdview_ref_def(const char *s, size_t n)
+{
+	struct slvec tmp;
+	size_t i = 0;
+	bool def;
+
+	while (i < n && i < 3 && s[i] == ' ')
+		i++;
+	if (i >= n || s[i] != '[' || i + 1 >= n || s[i + 1] == '^')
+		return false;
+	for (i++; i < n && s[i] != ']'; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '[')
+			return false;
+	}
+	if (i + 1 >= n || s[i + 1] != ':')
+		return false;
+	slvec_init(&tmp);
+	mdview_render_at(s, n, 0, &tmp);
+	def = tmp.n == 0;
+	slvec_release(&tmp);
+	return def;
+}
+
 /* Scan the complete lines that arrived for stable boundaries. */
 static void
 mdview_scan(struct mdview *m)
@@ -907,7 +1280,7 @@ mdview_scan(struct mdview *m)
 		const char *ls = s + m->scan;
 		const char *nl;
 		size_t n, flen;
-		bool info;
+		bool info, was_open;
 		char fc;
 
 		/* Search a long unfinished line only once per byte. */
@@ -923,10 +1296,19 @@ mdview_scan(struct mdview *m)
 			if (mdview_fence(ls, n, &fc, &flen, &info) && fc == m->fence_char &&
 			    flen >= m->fence_len && !info)
 				m->fence_char = 0;
+			m->prev_cells = 0;
+			m->prev_open = false;
 		} else if (mdview_blank(ls, n)) {
 			m->prev_blank = true;
+			m->prev_def = false;
+			m->prev_cells = 0;
+			m->prev_open = false;
 			m->table = false;
 		} else {
+			/* A definition cannot interrupt a paragraph: it follows a blank line, a closed block or another. */
+			bool def = (!m->prev_open || m->prev_def) && !m->table &&
+			    mdview_ref_def(ls, n);
+
 			bool fence = mdview_fence(ls, n, &fc, &flen, &info);
 
 			/*
@@ -937,9 +1319,30 @@ mdview_scan(struct mdview *m)
 			if (((m->prev_blank && !mdview_list_marker(ls, n)) || (fence && ls[0] == fc && !m->table)) &&
 			    ls[0] != ' ' && ls[0] != '\t' && m->scan > m->stable)
 				mdview_commit(m, m->scan);
+			was_open = m->prev_open;
 			m->prev_blank = false;
-			if (mdview_table_delim(ls, n))
+			m->prev_def = def;
+			if (def) {
+				buf_append(&m->defs, ls, n);
+				buf_putc(&m->defs, '\n');
+				m->defs_new = true;
+			}
+			/* A delimiter row opens a table only under a header row (not a heading). */
+			/*
+			 * Only a sure table: a delimiter row under a row that starts a
+			 * block at the top (not a heading, item, quote or lazy line).
+			 * Taking a table for text only delays a commit; the reverse
+			 * would hide a fence.
+			 */
+			if (m->prev_cells > 0 && mdview_table_delim(ls, n))
 				m->table = true;
+			/* md4c takes a header row without a pipe too, when the delimiter row has one. */
+			m->prev_cells = !was_open && !mdview_list_marker(ls, n) &&
+			    ls[0] != '>' && ls[0] != '\t' && !(n >= 4 && memcmp(ls, "    ", 4) == 0) &&
+			    (mdview_row_cells(ls, n) > 0 || ls[0] != '#');
+			/* A paragraph line may go on (lazily); a heading or a fence does not. */
+			m->prev_open = !fence && !(ls[0] == '#' && mdview_row_cells(ls, n) == 0 &&
+			    n > 1 && (ls[1] == ' ' || ls[1] == '#'));
 			if (m->table)
 				fence = false;
 			if (fence) {
@@ -968,7 +1371,8 @@ mdview_fence_lang(const char *s, size_t n, char *lang, size_t size)
 {
 	size_t i = 0, k = 0;
 
-	while (i < n && (s[i] == '`' || s[i] == '~'))
+	/* The fence's own character only: "~~~```" has the info string "```". */
+	while (i < n && s[i] == s[0])
 		i++;
 	while (i < n && s[i] == ' ')
 		i++;
@@ -989,6 +1393,9 @@ mdview_fast_line(struct mdview *m, const char *s, size_t n)
 {
 	struct sline *l = slvec_push(&m->lines);
 
+	/* A CRLF line ends before its CR, as md4c has it. */
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
 	sline_adds(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME, 0);
 	sline_mark_body(l);
 	sline_set_cont(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME);
@@ -1007,8 +1414,19 @@ mdview_fast_fence(struct mdview *m)
 	char lang[64];
 	struct sline *l;
 
+	size_t flen;
+	bool info;
+	char fc;
+
 	if (m->fence_char == 0 || s[0] != m->fence_char)
 		return false;
+	/* The unfinished last line closes the fence already (the reply may end there). */
+	if (m->scan < m->src.len && m->scan > m->stable &&
+	    mdview_fence(m->src.data + m->scan, m->src.len - m->scan, &fc, &flen, &info) &&
+	    fc == m->fence_char && flen >= m->fence_len && !info) {
+		m->fast = false;
+		return false;
+	}
 	if (!m->fast) {
 		nl = memchr(s, '\n', (size_t)(end - s));
 		if (nl == NULL || !mdview_fence_lang(s, (size_t)(nl - s), lang, sizeof lang))
@@ -1040,12 +1458,65 @@ mdview_fast_fence(struct mdview *m)
 	return true;
 }
 
+/* Render the committed text again, as one range (after a new definition or width). */
+static void
+mdview_rerender(struct mdview *m)
+{
+	slvec_truncate(&m->lines, 0);
+	m->ncommitted = 0;
+	m->fast = false;
+	if (m->stable > 0)
+		mdview_render_range(m, 0, m->stable, &m->lines);
+	m->ncommitted = m->lines.n;
+}
+
+bool
+mdview_set_width(struct mdview *m, int width)
+{
+	if (width == m->width)
+		return false;
+	m->width = width;
+	if (!m->tables)
+		return false;
+	m->relayout = true;
+	m->dirty = true;
+	return true;
+}
+
+static bool mdview_update_tail(struct mdview *);
+
 bool
 mdview_update(struct mdview *m)
 {
+	size_t keep;
+	bool tail_def, changed;
+
 	if (!m->dirty)
 		return false;
 	m->dirty = false;
+	/* The unfinished last line may be a definition already: it counts until it ends. */
+	keep = m->defs.len;
+	tail_def = m->fence_char == 0 && m->scan < m->src.len && !m->table &&
+	    (!m->prev_open || m->prev_def) &&
+	    mdview_ref_def(m->src.data + m->scan, m->src.len - m->scan);
+	if (tail_def) {
+		buf_append(&m->defs, m->src.data + m->scan, m->src.len - m->scan);
+		buf_putc(&m->defs, '\n');
+	}
+	if ((m->defs_new || m->relayout || tail_def || m->tail_def) && m->ncommitted > 0)
+		mdview_rerender(m);
+	m->tail_def = tail_def;
+	m->defs_new = false;
+	m->relayout = false;
+	changed = mdview_update_tail(m);
+	buf_truncate(&m->defs, keep);
+	return changed;
+}
+
+/* The tail after the committed lines. */
+static bool
+mdview_update_tail(struct mdview *m)
+{
 	if (mdview_fast_fence(m))
 		return true;
 	m->fast = false;

@@ -11,8 +11,10 @@
  * last stable block boundary is parsed again: a blank line followed by a
  * line that starts in column 0 and is not a list item, with no code fence
  * open.  Everything before it is rendered once and keeps its lines (and
- * their wrap caches).  The result equals mdview_render of the whole text,
- * except that a link reference definition only applies after itself.
+ * their wrap caches).  The result equals mdview_render_width of the whole
+ * text: link reference definitions are kept aside as they arrive and given
+ * to every range rendered, and a new one renders the committed text again,
+ * so a reference resolves once its definition has arrived.
  *
  * The mdview owns its source and lines; mdview_release frees them.
  */
@@ -25,8 +27,15 @@
 #include "buf.h"
 #include "sline.h"
 
-/* Render n bytes of Markdown, appending lines to out. */
+/* Render n bytes of Markdown, appending lines to out (tables at their natural width). */
 void	 mdview_render(const char *s, size_t n, struct slvec *out);
+/*
+ * The same for a pane of width columns: a table wider than that shares
+ * the width among its columns (one that needs less than an equal share
+ * keeps its width, the others split the rest) and wraps its cells; 0 is
+ * mdview_render.
+ */
+void	 mdview_render_width(const char *s, size_t n, int width, struct slvec *out);
 
 struct mdview {
 	struct buf	 src;
@@ -41,6 +50,8 @@ struct mdview {
 	size_t		 fence_len;
 	bool		 prev_blank;
 	bool		 table;		/* a table may be open: it ends only at a blank line */
+	bool		 prev_open;	/* the line before was text a lazy line could continue */
+	size_t		 prev_cells;	/* the line before could be a table's header row of so many cells */
 	/*
 	 * An open code fence at the tail grows line by line without md4c:
 	 * fast_base is the index of its first code line, fast_lines how many
@@ -48,6 +59,15 @@ struct mdview {
 	 */
 	bool		 fast;
 	size_t		 fast_base, fast_lines, fast_off;
+	/* Tables are laid out for width; a width change lays them out again. */
+	int		 width;
+	bool		 tables;	/* some rendered range held a table */
+	bool		 relayout;
+	/* The link reference definition lines seen so far, and whether one is new. */
+	struct buf	 defs;
+	bool		 defs_new;
+	bool		 prev_def;	/* the line before was a definition */
+	bool		 tail_def;	/* the last update took the unfinished line as one */
 };
 
 void	 mdview_init(struct mdview *);
@@ -56,5 +76,10 @@ void	 mdview_release(struct mdview *);
 void	 mdview_append(struct mdview *, const char *s, size_t n);
 /* Bring lines up to date; true when they changed. */
 bool	 mdview_update(struct mdview *);
+/*
+ * The pane's width (0 at first: natural widths).  True when the lines
+ * must be laid out again (a table was drawn); mdview_update does it.
+ */
+bool	 mdview_set_width(struct mdview *, int width);
 
 #endif

@@ -120,7 +120,9 @@ sline_add(struct sline *l, const char *s, size_t n, int role, unsigned attr)
 		if (cp == '\n')
 			cp = ' ';
 		w = cp == ' ' ? 1 : utf8_cpwidth(cp);
-		if (w < 0 || (cp == 0xFFFD && cl == 1)) {
+		/* wcwidth calls NUL zero-width: it is a control character like the others. */
+		if (w < 0 || cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+		    (cp == 0xFFFD && cl == 1)) {
 			sline_raw(l, tmp, utf8_picture(cp, tmp));
 			continue;
 		}

@@ -120,8 +120,10 @@ tr_add(struct transcript *tr, enum tr_kind kind, int turn)
 	it->turn = turn;
 	buf_init(&it->raw, TR_RESULT_MAX);
 	slvec_init(&it->lines);
-	if (kind == TR_TEXT)
+	if (kind == TR_TEXT) {
 		mdview_init(&it->md);
+		mdview_set_width(&it->md, tr->width);
+	}
 	/* Tool calls in a row stay together. */
 	it->gap = prev != NULL && !(prev->kind == TR_TOOL && kind == TR_TOOL);
 	if (tr->n == tr->cap) {
@@ -551,7 +553,15 @@ tr_view_top(struct transcript *tr, struct tr_pos *p)
 void
 tr_set_size(struct transcript *tr, int width, int height)
 {
-	tr->width = width > 0 ? width : 1;
+	size_t i;
+
+	width = width > 0 ? width : 1;
+	/* Tables are laid out for the width: the replies that hold one are drawn again. */
+	if (width != tr->width)
+		for (i = 0; i < tr->n; i++)
+			if (tr->items[i]->kind == TR_TEXT && mdview_set_width(&tr->items[i]->md, width))
+				tr_mark(tr, i);
+	tr->width = width;
 	tr->height = height > 0 ? height : 1;
 }
 
