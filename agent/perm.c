@@ -595,8 +595,12 @@ allow_whole(const struct perm_ruleset *set, const struct perm_subject *sub)
 		r = &set->v[k];
 		if (!rule_covers(r, sub))
 			continue;
+		/*
+		 * A bare rule, or one without wildcards naming the whole command
+		 * (compared as a pattern, so "\*" stands for a star).
+		 */
 		if (r->pattern == NULL || (r->kind == PERM_KIND_BASH &&
-		    !perm_has_wildcard(r) && strcmp(r->pattern, sub->whole) == 0))
+		    !perm_has_wildcard(r) && shparse_glob(r->pattern, sub->whole)))
 			return r;
 	}
 	return NULL;

@@ -7,8 +7,8 @@
  *    keeps a stack of loaded rule files): forwards equals backwards;
  *  - a ".git" entry is always ignored;
  *  - a rules file of one anchored, escaped path ignores exactly that
- *    path, and ignore_fnmatch of an escaped path matches it;
- *  - ignore_braces returns at most max patterns, or -1 with a sentence.
+ *    path, and pathglob_match (gitignore mode) of an escaped path matches it;
+ *  - pathglob_braces returns at most max patterns, or -1 with a sentence.
  */
 #include "autoconf.h"
 
@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "fuzz.h"
 #include "ignore.h"
+#include "pathglob.h"
 
 #define FZ_PATHS 64
 
@@ -118,7 +119,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		buf_reset(&one);
 		fz_escape(&one, paths[i]);
-		FUZZ_CHECK(ignore_fnmatch(one.data, one.len, paths[i], strlen(paths[i])));
+		FUZZ_CHECK(pathglob_match(PATHGLOB_GITIGNORE, one.data, one.len, paths[i], strlen(paths[i])));
 		buf_reset(&one);
 		buf_putc(&one, '/');
 		fz_escape(&one, paths[i]);
@@ -136,13 +137,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *pat = strndup((const char *)data, rl);
 
 		FUZZ_CHECK(pat != NULL);
-		n = ignore_braces(pat, 16, &alts, &err);
+		n = pathglob_braces(pat, 16, &alts, &err);
 		if (n >= 0) {
 			FUZZ_CHECK(n <= 16 && alts != NULL);
 			for (i = 0; i < (size_t)n; i++)
 				FUZZ_CHECK(alts[i] != NULL);
 			FUZZ_CHECK(alts[n] == NULL);
-			ignore_braces_free(alts);
+			pathglob_braces_free(alts);
 		} else {
 			FUZZ_CHECK(err.len > 0);
 		}

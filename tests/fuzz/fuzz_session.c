@@ -107,7 +107,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(write(fd, data, size) == (ssize_t)size);
 	close(fd);
 	before = fz_read(&n1);
-	s = session_open(fz_home, "fuzz", &err);
+	s = session_open(fz_home, "fuzz", SESSION_OPEN_READ_ONLY, &err);
 	if (s == NULL) {
 		FUZZ_CHECK(err.len > 0);
 		FUZZ_CHECK(memchr(err.data, '\n', err.len) == NULL);
@@ -118,7 +118,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		st1 = fz_state(s);
 		session_close(s);
 		buf_reset(&err);
-		s = session_open(fz_home, "fuzz", &err);
+		s = session_open(fz_home, "fuzz", SESSION_OPEN_READ_ONLY, &err);
 		if (s == NULL) {
 			fprintf(stderr, "the second open failed: %s\n", buf_cstr(&err));
 			FUZZ_CHECK(!"a session that opened opens again");
