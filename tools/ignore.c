@@ -767,8 +767,6 @@ ignore_walk(struct ignore *ig, const char *root, const char *start, int max_dept
     enum ignore_visit (*visit)(void *, const struct ignore_entry *), void *arg,
     struct ignore_walk_stats *stats, struct buf *err)
 {
-	struct ignore_walker w;
-	struct ignore_walk_stats local;
 	struct buf dir = BUF_INIT(BUF_NOLIMIT);
 	int fd;
 
@@ -787,20 +785,7 @@ ignore_walk(struct ignore *ig, const char *root, const char *start, int max_dept
 		return -1;
 	}
 	buf_release(&dir);
-	memset(&w, 0, sizeof w);
-	memset(&local, 0, sizeof local);
-	w.ig = ig;
-	w.max_depth = max_depth;
-	w.visit = visit;
-	w.arg = arg;
-	w.st = stats ? stats : &local;
-	buf_init(&w.path, BUF_NOLIMIT);
-	buf_puts(&w.path, start);
-	ignore_walk_dir(&w, fd, 1);
-	buf_release(&w.path);
-	free(w.names);
-	free(w.ents);
-	return 0;
+	return ignore_walk_fd(ig, fd, start, max_depth, visit, arg, stats);
 }
 
 int
