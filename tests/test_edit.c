@@ -685,6 +685,12 @@ T_TEST(writes_hold_to_deny_rules)
 	T_OK(out.is_error);
 	T_CONTAINS(buf_cstr(&out.text), "deny rule");
 	tool_out_release(&out);
+	/* apply_patch reads and writes through the same walk */
+	run(&tool_apply_patch, args("patch", "--- a/ed-docs/k.txt\n+++ b/ed-docs/k.txt\n"
+	    "@@ -1 +1 @@\n-key\n+evil\n", NULL), &out);
+	T_OK(out.is_error);
+	T_CONTAINS(buf_cstr(&out.text), "deny rule");
+	tool_out_release(&out);
 	got = get(root, "ed-secret/k.txt");
 	T_EQ_STR(got, "key\n");
 	free(got);

@@ -210,8 +210,49 @@ out:
 	return rc;
 }
 
+/*
+ * Read v through a walk beneath the workspace, never by its name again: a
+ * directory swapped for a link on the way cannot lead the read out, and
+ * the name the walk reached is held to the deny rules.
+ */
 static int
-ap_load(struct ap_vfile *v, bool link, struct buf *err)
+ap_read(const struct tool_env *env, struct ap_vfile *v, struct buf *err)
+{
+	struct sandbox sb;
+	struct sandbox_at at;
+	int rc;
+
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, v->abs, SANDBOX_EDIT, SANDBOX_MUST_EXIST, &at, err) != 0)
+		return -1;
+	rc = fsutil_read_at(&at, FSUTIL_MAX_FILE, &v->orig.data, &v->orig.len, err);
+	sandbox_at_release(&at);
+	return rc == 0 ? 0 : -1;
+}
+
+/* fsutil_replace through the same walk, so a write is held to the deny rules too. */
+static int
+ap_replace(const struct tool_env *env, const char *snap, const struct ap_vfile *v,
+    const char *old, size_t oldlen, const char *new, size_t newlen, cJSON *files,
+    struct buf *err)
+{
+	struct sandbox sb;
+	struct sandbox_at at;
+	int rc;
+
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, v->abs, SANDBOX_EDIT, 0, &at, err) != 0)
+		return -1;
+	/* the patch's name for the file goes into the record */
+	free(at.rel);
+	at.rel = xstrdup(v->rel);
+	rc = fsutil_replace_at(&at, snap, old, oldlen, new, newlen, files, err);
+	sandbox_at_release(&at);
+	return rc;
+}
+
+static int
+ap_load(const struct tool_env *env, struct ap_vfile *v, bool link, struct buf *err)
 {
 	struct stat st;
 	char target[PATH_MAX];
@@ -247,7 +288,7 @@ ap_load(struct ap_vfile *v, bool link, struct buf *err)
 		    "(mode 120000)", v->rel);
 		return -1;
 	}
-	rc = fsutil_read_file(v->abs, FSUTIL_MAX_FILE, &v->orig.data, &v->orig.len, err);
+	rc = ap_read(env, v, err);
 	if (rc != 0)
 		return -1;
 	if (fsutil_is_binary(v->orig.data, v->orig.len)) {
@@ -271,7 +312,7 @@ ap_add(struct ap *ap, char *abs, char *rel, bool link, struct buf *err)
 	memset(v, 0, sizeof(*v));
 	v->abs = abs;
 	v->rel = rel;
-	if (ap_load(v, link, err) != 0) {
+	if (ap_load(ap->env, v, link, err) != 0) {
 		free(abs);
 		free(rel);
 		ap_state_release(&v->orig);
@@ -1091,8 +1132,7 @@ ap_put(const struct tool_env *env, const char *snap, const struct ap_vfile *v,
 
 	if (there && (!b->exists || a->link != b->link)) {
 		if (a->link ? fsutil_unlink_link(env->root, v->abs, err) :
-		    fsutil_replace(env->root, snap, v->abs, v->rel, a->data, a->len, NULL, 0,
-		    files, err))
+		    ap_replace(env, snap, v, a->data, a->len, NULL, 0, files, err))
 			return -1;
 		there = false;
 	}
@@ -1111,8 +1151,8 @@ ap_put(const struct tool_env *env, const char *snap, const struct ap_vfile *v,
 	}
 	if (!there || a->len != b->len || memcmp(a->data, b->data, a->len) != 0) {
 		if (b->link ? fsutil_symlink(env->root, v->abs, b->data, err) :
-		    fsutil_replace(env->root, snap, v->abs, v->rel, there ? a->data : NULL,
-		    there ? a->len : 0, b->data, b->len, files, err))
+		    ap_replace(env, snap, v, there ? a->data : NULL, there ? a->len : 0,
+		    b->data, b->len, files, err))
 			return -1;
 	}
 	if (!b->link && b->mode != 0 && (!there || a->mode != b->mode) &&
