@@ -2681,15 +2681,23 @@ agent_restore_file(struct agent *a, const char *path, const char *have, const ch
     bool force, struct buf *report)
 {
 	struct buf err = BUF_INIT(4096);
-	char *abs = NULL, *data = NULL, hex[SHA256_HEX_LEN + 1];
-	size_t len = 0;
+	struct sandbox sb = { a->cfg->root, (const char *const *)a->cfg->add_dirs, NULL };
+	struct sandbox_at at;
+	char *abs = NULL, *data = NULL, *now = NULL, hex[SHA256_HEX_LEN + 1];
+	size_t len = 0, nowlen = 0;
 	int rc = -1, h;
 
-	if (sandbox_resolve(a->cfg->root, path, false, &abs, NULL, &err) == -1)
+	/* What is there now, read through the walk: the check and the use see one file. */
+	if (sandbox_walk(&sb, path, SANDBOX_EDIT, 0, &at, &err) == -1)
 		goto out;
-	h = fsutil_hash_file(abs, hex);
+	abs = xstrdup(at.abs);
+	h = at.exists ? fsutil_read_at(&at, FSUTIL_MAX_FILE, &now, &nowlen, &err) : FSUTIL_MISSING;
+	sandbox_at_release(&at);
 	if (h == -1)
 		goto out;
+	hex[0] = '\0';
+	if (h == 0)
+		sha256_hex(now, nowlen, hex);
 	if (!force && (have != NULL ? h == FSUTIL_MISSING || strcmp(hex, have) != 0 :
 	    h != FSUTIL_MISSING)) {
 		buf_printf(report, "%s changed outside tandem since tandem last wrote it: left alone\n", path);
@@ -2697,13 +2705,11 @@ agent_restore_file(struct agent *a, const char *path, const char *have, const ch
 		goto out;
 	}
 	/* Whatever is there now is kept too, so nothing is ever lost: unkept, it stays. */
-	if (h == 0 && fsutil_read_file(abs, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
+	if (h == 0) {
 		int kept;
 
 		errno = 0;
-		kept = fsutil_snapshot(a->snap_dir, data, len, hex, &err);
-		free(data);
-		data = NULL;
+		kept = fsutil_snapshot(a->snap_dir, now, nowlen, hex, &err);
 		if (kept == -1) {
 			session_fail(a->session, "files/", errno != 0 ? errno : EIO);
 			buf_reset(&err);
@@ -2730,6 +2736,7 @@ out:
 		buf_printf(report, "%s: %s\n", path, buf_cstr(&err));
 	free(abs);
 	free(data);
+	free(now);
 	buf_release(&err);
 	return rc;
 }
