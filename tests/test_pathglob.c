@@ -208,7 +208,8 @@ T_TEST(no_blowup)
 	for (m = PATHGLOB_GITIGNORE; m <= PATHGLOB_PERM; m++)
 		T_OK(!pathglob_match((enum pathglob_mode)m, pat.data, pat.len, path.data,
 		    path.len));
-	T_OK((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0);
+	/* An exponential search takes hours here; the bound holds under valgrind too. */
+	T_OK((double)(clock() - t0) / CLOCKS_PER_SEC < 30.0);
 	buf_release(&path);
 	buf_release(&pat);
 }
