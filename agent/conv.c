@@ -124,6 +124,7 @@ conv_check_messages(const cJSON *messages, bool open_end, int *bad, struct buf *
 	const cJSON *m;
 	const char *want = "user";
 	int i = 0, rc = 0;
+	size_t start = why != NULL ? why->len : 0, k;
 	cJSON *uses = cJSON_CreateArray(), *seen = cJSON_CreateObject();
 
 	cJSON_ArrayForEach(m, messages) {
@@ -168,6 +169,10 @@ bad:
 	rc = -1;
 	if (bad != NULL)
 		*bad = i;
+	/* Roles and ids come from the log: the sentence stays one line. */
+	for (k = start; why != NULL && k < why->len; k++)
+		if ((unsigned char)why->data[k] < 0x20 || why->data[k] == 0x7f)
+			why->data[k] = '?';
 out:
 	cJSON_Delete(uses);
 	cJSON_Delete(seen);

@@ -223,7 +223,7 @@ modelcat_parse_ollama_show(const cJSON *show, struct model_caps *out)
 	 * window is the smaller of the two.
 	 */
 	cJSON_ArrayForEach(it, json_get(show, "model_info")) {
-		size_t n = strlen(it->string);
+		size_t n = it->string != NULL ? strlen(it->string) : 0;
 
 		if (n > 15 && strcmp(it->string + n - 15, ".context_length") == 0 &&
 		    cJSON_IsNumber(it) && it->valuedouble >= 1 && it->valuedouble <= MODELCAT_MAX_TOKENS) {

@@ -1165,8 +1165,11 @@ perm_rule_for_path(const char *tool, const char *path, bool tree)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	buf_printf(&out, "%s(", tool);
-	/* Anchored: "//abs" for an absolute path, "/name" for a name at the root alone. */
-	if (path[0] == '/' || (!tree && strchr(path, '/') == NULL))
+	/*
+	 * Anchored: "//abs" for an absolute path, "/name" for a name at the root
+	 * alone, "/~/x" for a workspace directory named "~" (bare, "~/" is home).
+	 */
+	if (path[0] == '/' || path[0] == '~' || (!tree && strchr(path, '/') == NULL))
 		buf_putc(&out, '/');
 	perm_escape(&out, path, "*?[]\\");
 	buf_puts(&out, tree ? "/**)" : ")");

@@ -348,6 +348,8 @@ patch_git_names(struct patch_reader *r, size_t line, char **old, char **new)
 			*new = xstrndup(s, n);
 		else
 			goto bad;
+		if ((*old)[0] == '\0' || (*new)[0] == '\0')
+			goto bad;
 		return 0;
 	}
 	if (n > 0 && stop[-1] == '"') {
@@ -357,7 +359,7 @@ patch_git_names(struct patch_reader *r, size_t line, char **old, char **new)
 			goto bad;
 		*old = xstrndup(s, (size_t)(q - 1 - s));
 		if ((*new = patch_unquote(q, (size_t)(stop - q), &used)) == NULL ||
-		    used != (size_t)(stop - q))
+		    used != (size_t)(stop - q) || (*old)[0] == '\0' || (*new)[0] == '\0')
 			goto bad;
 		return 0;
 	}

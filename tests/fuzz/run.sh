@@ -41,7 +41,7 @@ for name in "$@"; do
 	t0=$(date +%s)
 	ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-	    "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	    "$bin" -seed="${FUZZ_SEED:-1}" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 	    -print_final_stats=1 -artifact_prefix="$work/crash/" "$work/corpus" "$seeds" \
 	    >"$work/log" 2>&1
 	rc=$?
