@@ -15,3 +15,11 @@ if [ -n "$missing" ]; then
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
 fi
+# The Node test peers (MCP servers, the Agent SDK and ACP clients), from tests/npm's lockfile.
+if ! command -v npm >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
+fi
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ -f "$here/tests/npm/package-lock.json" ]; then
+	(cd "$here/tests/npm" && npm ci --no-audit --no-fund --loglevel=error)
+fi
