@@ -16,6 +16,7 @@ libtandem_agent_a_SOURCES = \
 	agent/compact.c agent/compact.h \
 	agent/sched.c agent/sched.h \
 	agent/exec.c agent/exec.h \
+	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h \
 	agent/config.c agent/config.h \
@@ -72,3 +73,10 @@ tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
 tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)
+
+# The command sandbox: config.c parses its settings, exec.c runs commands in it.
+tests_test_config_SOURCES += agent/jail.c agent/event.c
+tests_test_hooks_SOURCES += agent/jail.c
+tests_test_memory_SOURCES += agent/jail.c agent/event.c
+tests_test_commands_SOURCES += agent/jail.c agent/event.c
+tests_test_sched_SOURCES += agent/jail.c agent/event.c agent/perm.c agent/shparse.c

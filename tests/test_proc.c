@@ -145,7 +145,7 @@ check_session(proc_hook_fn *hook)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	signal(SIGINT, SIG_IGN);
 	run_sh("ps -o sid=,pgid= -p $$ | tr -s ' '; (: >/dev/tty) 2>/dev/null && echo tty || echo notty;"
-	    " grep -E '^(SigBlk|SigIgn)' /proc/$$/status", &spec, &out, &err);
+	    " exec grep -E '^(SigBlk|SigIgn)' /proc/self/status", &spec, &out, &err);
 	signal(SIGINT, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	T_CONTAINS(buf_cstr(&out), "notty");
