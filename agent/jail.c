@@ -83,6 +83,11 @@ static const char *const jail_unset[] = {
 	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
 	"XDG_RUNTIME_DIR", "GPG_AGENT_INFO", "WAYLAND_DISPLAY", "TMUX", "TMUX_PANE", NULL
 };
+/* The host's service sockets, hidden: through them a command would run things outside. */
+static const char *const jail_hidden[] = {
+	"/run/systemd", "/run/dbus", "/run/docker.sock", "/run/containerd", "/run/podman",
+	"/run/user", "/var/run/docker.sock", NULL
+};
 static const char *const jail_set[] = { "TMPDIR=/tmp", "TANDEM_SANDBOX=1", NULL };
 
 /* Device files a sandboxed command may write (Landlock; the rest of /dev is read-only). */
@@ -974,6 +979,9 @@ jail_mounts(const struct jail *j, struct buf *err)
 	n = snprintf(run, sizeof run, "/run/user/%lu", (unsigned long)j->uid);
 	if (n > 0 && (size_t)n < sizeof run && jail_hide(run, err) == -1)
 		goto out;
+	for (i = 0; jail_hidden[i] != NULL; i++)
+		if (jail_hide(jail_hidden[i], err) == -1)
+			goto out;
 	for (i = 0; i < b.n; i++)
 		if (jail_bind_fd(b.fd[i], b.path[i], b.ro[i], err) == -1)
 			goto out;

@@ -78,11 +78,13 @@ check "read-only mode: the workspace does not write" [ ! -e inws ]
 
 # --- the session and the environment -------------------------------------------
 SSH_AUTH_SOCK=/tmp/agent.sock DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus \
-    bash_run envs 'echo "ssh=${SSH_AUTH_SOCK-unset} dbus=${DBUS_SESSION_BUS_ADDRESS-unset} tmp=$TMPDIR"; ls /run/user/ 2>/dev/null | wc -l; (: >/dev/tty) 2>/dev/null && echo has-tty || echo no-tty' \
+    bash_run envs 'echo "ssh=${SSH_AUTH_SOCK-unset} dbus=${DBUS_SESSION_BUS_ADDRESS-unset} tmp=$TMPDIR"; echo "run=$(ls -A /run/user /run/systemd /run/dbus 2>/dev/null | grep -vc ":$\|^$")"; (: >/dev/tty) 2>/dev/null && echo has-tty || echo no-tty' \
     --sandbox workspace-write --permission-mode yolo
 check "SSH_AUTH_SOCK and DBus are removed, TMPDIR is private" \
     grep -q '^ssh=unset dbus=unset tmp=/tmp$' <(result envs)
 check "the command has no controlling terminal" grep -q no-tty <(result envs)
+check "/run/user, /run/systemd and /run/dbus are empty inside" grep -q '^run=0$' <(result envs)
+check "(and not empty outside, or the check proves nothing)" [ -n "$(ls -A /run/systemd /run/dbus 2>/dev/null)" ]
 
 # --- the network ----------------------------------------------------------------
 python3 -c 'import socket,sys
