@@ -683,9 +683,11 @@ bool
 jail_auto_allow(const struct jail *j, const struct perm_rules *rules, enum perm_mode mode,
     const char *tool, const cJSON *input, struct buf *why)
 {
+	struct buf scratch = BUF_INIT(1024);
 	struct perm_rules *asks;
 	enum perm_verdict v;
 	bool yes;
+	int r;
 
 	if (strcmp(tool, "run_bash") != 0 || !jail_applies(j, input) || !j->auto_allow ||
 	    j->network || (mode != PERM_ASK && mode != PERM_ACCEPT_EDITS))
@@ -693,7 +695,9 @@ jail_auto_allow(const struct jail *j, const struct perm_rules *rules, enum perm_
 	/* The ask rules alone, over an allow-everything: ALLOW means no ask rule covers it. */
 	asks = perm_rules_new();
 	perm_rules_merge_list(asks, rules, PERM_LIST_ASK);
-	if (perm_rules_add(asks, PERM_LIST_ALLOW, "run_bash", NULL) == -1) {
+	r = perm_rules_add(asks, PERM_LIST_ALLOW, "run_bash", &scratch);
+	buf_release(&scratch);
+	if (r == -1) {
 		perm_rules_free(asks);
 		return false;
 	}

@@ -80,3 +80,8 @@ tests_test_hooks_SOURCES += agent/jail.c
 tests_test_memory_SOURCES += agent/jail.c agent/event.c
 tests_test_commands_SOURCES += agent/jail.c agent/event.c
 tests_test_sched_SOURCES += agent/jail.c agent/event.c agent/perm.c agent/shparse.c
+check_PROGRAMS += tests/test_jail
+TESTS += tests/test_jail
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c \
+	tools/patch.c tools/sandbox.c
+tests_test_jail_LDADD = $(LIB_LIBS)
