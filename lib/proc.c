@@ -130,11 +130,15 @@ proc_env_build(const struct proc_spec *s)
 	return env;
 }
 
-/* Pipes, parent ends: fd[0] for stdin's write end, fd[1], fd[2] read ends. */
+/* In struct proc_pipes: what the child opens or copies itself (no descriptor of ours). */
+#define PROC_CHILD_NULL		(-2)	/* /dev/null, opened in the child */
+#define PROC_CHILD_STDOUT	(-3)	/* a copy of the child's stdout */
+
+/* The three streams: what becomes 0, 1, 2 in the child, and the parent's pipe ends. */
 struct proc_pipes {
-	int	child[3];	/* what becomes 0, 1, 2 in the child (-1: /dev/null) */
+	int	child[3];	/* ours to close after the spawn, unless borrowed */
+	bool	borrowed[3];	/* the caller's own descriptor: not closed */
 	int	parent[3];
-	int	devnull;
 };
 
 static void
@@ -143,7 +147,7 @@ proc_pipes_close(struct proc_pipes *pp, bool parent_too)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		if (pp->child[i] != -1 && pp->child[i] != pp->devnull)
+		if (pp->child[i] >= 0 && !pp->borrowed[i])
 			close(pp->child[i]);
 		pp->child[i] = -1;
 		if (parent_too && pp->parent[i] != -1)
@@ -151,9 +155,6 @@ proc_pipes_close(struct proc_pipes *pp, bool parent_too)
 		if (parent_too)
 			pp->parent[i] = -1;
 	}
-	if (pp->devnull != -1)
-		close(pp->devnull);
-	pp->devnull = -1;
 }
 
 static int
@@ -163,20 +164,17 @@ proc_pipes_open(const struct proc_spec *s, struct proc_pipes *pp, struct buf *er
 	int fds[3] = { s->in_fd, s->out_fd, s->err_fd };
 	int i, p[2];
 
-	pp->devnull = -1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		pp->child[i] = pp->parent[i] = -1;
+		pp->borrowed[i] = false;
+	}
 	for (i = 0; i < 3; i++) {
 		switch (how[i]) {
 		case PROC_IO_NULL:
-			if (pp->devnull == -1 &&
-			    (pp->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
-				buf_printf(err, "cannot open /dev/null: %s", strerror(errno));
-				goto fail;
-			}
-			pp->child[i] = pp->devnull;
+			pp->child[i] = PROC_CHILD_NULL;
 			break;
 		case PROC_IO_PIPE:
+			/* Off 0-2, so that the child's dup2s never clobber one another. */
 			if (pipe2(p, O_CLOEXEC) == -1) {
 				buf_printf(err, "cannot create a pipe: %s", strerror(errno));
 				goto fail;
@@ -184,37 +182,34 @@ proc_pipes_open(const struct proc_spec *s, struct proc_pipes *pp, struct buf *er
 			pp->child[i] = i == 0 ? p[0] : p[1];
 			pp->parent[i] = i == 0 ? p[1] : p[0];
 			fcntl(pp->parent[i], F_SETFL, fcntl(pp->parent[i], F_GETFL) | O_NONBLOCK);
+			if (pp->child[i] <= 2) {
+				int hi = fcntl(pp->child[i], F_DUPFD_CLOEXEC, 3);
+
+				close(pp->child[i]);
+				pp->child[i] = hi;
+				if (hi == -1) {
+					buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+					goto fail;
+				}
+			}
 			break;
 		case PROC_IO_FD:
-			if ((pp->child[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) == -1) {
+			if (fds[i] > 2 && fcntl(fds[i], F_GETFD) != -1) {
+				pp->child[i] = fds[i];
+				pp->borrowed[i] = true;
+			} else if ((pp->child[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) == -1) {
 				buf_printf(err, "cannot pass descriptor %d: %s", fds[i], strerror(errno));
 				goto fail;
 			}
 			break;
 		case PROC_IO_STDOUT:
-			if (i != 2 || (pp->child[2] = fcntl(pp->child[1], F_DUPFD_CLOEXEC, 3)) == -1) {
-				buf_puts(err, "stderr into stdout needs a stdout");
+			if (i != 2) {
+				buf_puts(err, "only stderr can go into stdout");
 				goto fail;
 			}
+			pp->child[2] = PROC_CHILD_STDOUT;
 			break;
 		}
-	}
-	/* Keep the child's ends off 0-2, so the dup2s below never clobber one another. */
-	for (i = 0; i < 3; i++)
-		if (pp->child[i] >= 0 && pp->child[i] <= 2 && pp->child[i] != pp->devnull) {
-			int hi = fcntl(pp->child[i], F_DUPFD_CLOEXEC, 3);
-
-			close(pp->child[i]);
-			pp->child[i] = hi;
-		}
-	if (pp->devnull >= 0 && pp->devnull <= 2) {
-		int hi = fcntl(pp->devnull, F_DUPFD_CLOEXEC, 3);
-
-		for (i = 0; i < 3; i++)
-			if (pp->child[i] == pp->devnull)
-				pp->child[i] = hi;
-		close(pp->devnull);
-		pp->devnull = hi;
 	}
 	return 0;
 fail:
@@ -237,7 +232,12 @@ proc_spawn_posix(const struct proc_spec *s, struct proc_pipes *pp, char **env,
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	for (i = 0; i < 3; i++)
-		posix_spawn_file_actions_adddup2(&fa, pp->child[i], i);
+		if (pp->child[i] == PROC_CHILD_NULL)
+			posix_spawn_file_actions_addopen(&fa, i, "/dev/null", O_RDWR, 0);
+		else if (pp->child[i] == PROC_CHILD_STDOUT)
+			posix_spawn_file_actions_adddup2(&fa, 1, 2);
+		else
+			posix_spawn_file_actions_adddup2(&fa, pp->child[i], i);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	if (s->dir != NULL)
 		posix_spawn_file_actions_addchdir_np(&fa, s->dir);
@@ -291,9 +291,19 @@ proc_child(const struct proc_spec *s, struct proc_pipes *pp, char **env, int rep
 			signal(i, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	for (i = 0; i < 3; i++)
-		if (dup2(pp->child[i], i) == -1)
+	for (i = 0; i < 3; i++) {
+		int fd = pp->child[i];
+
+		if (fd == PROC_CHILD_NULL) {
+			if ((fd = open("/dev/null", O_RDWR)) == -1)
+				proc_child_fail("cannot open /dev/null");
+			if (fd != i && (dup2(fd, i) == -1 || close(fd) == -1))
+				proc_child_fail("cannot set up the child's standard streams");
+			continue;
+		}
+		if (dup2(fd == PROC_CHILD_STDOUT ? 1 : fd, i) == -1)
 			proc_child_fail("cannot set up the child's standard streams");
+	}
 	/* Nothing of tandem's but the report pipe survives the exec. */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	environ = env;
