@@ -484,35 +484,87 @@ proc_env_has(pid_t pid, const char *tag)
 	return found;
 }
 
-/* One pass over tandem's children; how many it ended. */
+/* End pid if it is an orphan of the command tagged tag: 1 if it did. */
+static int
+proc_sweep_one(pid_t pid, const char *tag)
+{
+	pid_t ppid;
+	char state;
+
+	if (proc_known(pid) || proc_stat(pid, &ppid, &state) == -1 || ppid != getpid())
+		return 0;
+	/* A zombie orphan has no environment left to tell: reap it all the same. */
+	if (state != 'Z' && !proc_env_has(pid, tag))
+		return 0;
+	if (state != 'Z')
+		proc_kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	return 1;
+}
+
+/* Each pid in a /proc/.../children list; -1 when the kernel has no such list. */
+static int
+proc_sweep_children(const char *path, const char *tag)
+{
+	char buf[8192], *p, *end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ended = 0;
+	ssize_t n, got = 0;
+	long v;
+
+	if (fd == -1)
+		return -1;
+	while (got < (ssize_t)sizeof buf - 1 &&
+	    ((n = read(fd, buf + got, sizeof buf - 1 - (size_t)got)) > 0 || (n == -1 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	close(fd);
+	buf[got] = '\0';
+	for (p = buf; *p != '\0'; p = end) {
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno != 0 || end == p)
+			break;
+		if (v > 0)
+			ended += proc_sweep_one((pid_t)v, tag);
+	}
+	return ended;
+}
+
+/*
+ * One pass over tandem's children; how many it ended.  The kernel's list of
+ * each thread's children when it has one, else every process in /proc.
+ */
 static int
 proc_sweep_pass(const char *tag)
 {
-	pid_t me = getpid(), ppid, pid;
+	char path[128], *end;
 	struct dirent *d;
 	DIR *dir;
-	char state, *end;
-	int ended = 0;
+	int ended = 0, r, n;
 	long v;
 
+	if ((dir = opendir("/proc/self/task")) != NULL) {
+		r = 0;
+		while (r != -1 && (d = readdir(dir)) != NULL) {
+			if (d->d_name[0] == '.')
+				continue;
+			n = snprintf(path, sizeof path, "/proc/self/task/%s/children", d->d_name);
+			if (n < 0 || (size_t)n >= sizeof path)
+				continue;
+			if ((r = proc_sweep_children(path, tag)) > 0)
+				ended += r;
+		}
+		closedir(dir);
+		if (r != -1)
+			return ended;
+	}
 	if ((dir = opendir("/proc")) == NULL)
-		return 0;
+		return ended;
 	while ((d = readdir(dir)) != NULL) {
 		errno = 0;
 		v = strtol(d->d_name, &end, 10);
-		if (errno != 0 || end == d->d_name || *end != '\0' || v <= 0)
-			continue;
-		pid = (pid_t)v;
-		if (proc_known(pid) || proc_stat(pid, &ppid, &state) == -1 || ppid != me)
-			continue;
-		/* A zombie orphan has no environment left to tell: reap it all the same. */
-		if (state != 'Z' && !proc_env_has(pid, tag))
-			continue;
-		if (state != 'Z')
-			proc_kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-			;
-		ended++;
+		if (errno == 0 && end != d->d_name && *end == '\0' && v > 0)
+			ended += proc_sweep_one((pid_t)v, tag);
 	}
 	closedir(dir);
 	return ended;
