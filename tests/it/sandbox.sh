@@ -76,6 +76,15 @@ bash_run ro 'echo x >inws; cat Makefile >/dev/null && echo read-ok' --sandbox re
 check "read-only mode: the workspace reads" grep -q read-ok <(result ro)
 check "read-only mode: the workspace does not write" [ ! -e inws ]
 
+# Older Landlock ABIs (as the kernel would offer them): the sandbox uses what there is.
+for abi in 3 4 5 6; do
+	TANDEM_SANDBOX_SIMULATE=landlock=$abi bash_run "abi$abi" "echo x >.git/abi$abi; echo ok >abi$abi.txt; echo >/dev/tcp/127.0.0.1/1 && echo NET" \
+	    --sandbox workspace-write --permission-mode yolo
+	check "Landlock ABI $abi: active, writes the workspace, not .git, no network" \
+	    [ "$(jq -r 'select(.type=="sandbox") | .active' "$T/abi$abi.jsonl")" = true ] && \
+	    [ -s "abi$abi.txt" ] && [ ! -e ".git/abi$abi" ] && not grep -q NET <(result "abi$abi")
+done
+
 # --- the session and the environment -------------------------------------------
 SSH_AUTH_SOCK=/tmp/agent.sock DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus \
     bash_run envs 'echo "ssh=${SSH_AUTH_SOCK-unset} dbus=${DBUS_SESSION_BUS_ADDRESS-unset} tmp=$TMPDIR"; echo "run=$(ls -A /run/user /run/systemd /run/dbus 2>/dev/null | grep -vc ":$\|^$")"; (: >/dev/tty) 2>/dev/null && echo has-tty || echo no-tty' \
