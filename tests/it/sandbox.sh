@@ -165,6 +165,14 @@ mock_start "$(scenario outside2 <"$T/outside.json")"
 "$TANDEM" -p x --output-format events --sandbox workspace-write --permission-mode yolo >"$T/outside2.jsonl" 2>&1
 check "allowed, it runs outside the sandbox" [ "$(cat "$OUTSIDE/o" 2>/dev/null)" = out ]
 
+# Hooks are not sandboxed: a PostToolUse hook writes where a command cannot.
+echo '{"sandbox":{"mode":"workspace-write"},"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo hook >'"$OUTSIDE"'/hook"}]}]}}' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
+bash_run hook 'echo cmd >"'"$OUTSIDE"'/cmd"' --permission-mode yolo
+check "a hook runs unconfined while the command was confined" \
+    [ "$(cat "$OUTSIDE/hook" 2>/dev/null)" = hook ] && [ ! -e "$OUTSIDE/cmd" ]
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+
 # --- a kernel that cannot (simulated) ------------------------------------------------
 for sim in nolandlock nouserns landlock=2; do
 	TANDEM_SANDBOX_SIMULATE=$sim bash_run "sim_${sim%%=*}" 'echo ran' --sandbox workspace-write --permission-mode ask
