@@ -20,7 +20,13 @@ libtandem_agent_a_SOURCES = \
 	agent/shparse.c agent/shparse.h \
 	agent/config.c agent/config.h \
 	agent/session.c agent/session.h \
-	agent/agent.c agent/agent.h \
+	agent/agent.c agent/agent.h agent/agent_int.h \
+	agent/prompt.c agent/prompt.h \
+	agent/modelset.c agent/modelset.h \
+	agent/gate.c agent/gate.h \
+	agent/call.c agent/call.h \
+	agent/timeline.c agent/timeline.h \
+	agent/resume.c agent/resume.h \
 	agent/headless.c agent/headless.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
