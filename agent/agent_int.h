@@ -18,11 +18,13 @@
 
 #include "agent.h"
 #include "cachewatch.h"
+#include "call.h"
 #include "compact.h"
 #include "config.h"
 #include "conv.h"
 #include "ev.h"
 #include "fsutil.h"
+#include "emit.h"
 #include "event.h"
 #include "http.h"
 #include "hooks.h"
@@ -46,6 +48,30 @@
 #define AGENT_PROGRESS_FULL	(2u * 1024 * 1024)
 #define AGENT_NOT_SAVED "not run: the session could not be saved, so nothing more runs in this turn"
 
+
+/*
+ * The phases of a turn.  Every change goes through agent_phase(), the one
+ * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
+ * are not phases stay flags: checkpoint_a (the response's checkpoint A is
+ * on disk: side effects may run), hook_stop (a hook said "continue":
+ * false), overflow_retried, paused and continuing (how the next response
+ * is recorded), failed (how the turn will end).
+ */
+enum turn_phase {
+	PHASE_IDLE,		/* no turn: a prompt may come */
+	PHASE_PROMPT,		/* the prompt is taken; its hooks and the request come next */
+	PHASE_SESSION_WAIT,	/* the prompt waits for the SessionStart hooks */
+	PHASE_PROMPT_HOOKS,	/* UserPromptSubmit hooks see the prompt */
+	PHASE_MODELS_WAIT,	/* the request waits (bounded) for what the server says of the model */
+	PHASE_COMPACTING,	/* a summary call runs; the request waits for it */
+	PHASE_STREAMING,	/* the model call is in flight; tools start as their blocks complete */
+	PHASE_RETRY_WAIT,	/* the backoff before the call is made again */
+	PHASE_TOOLS,		/* the response is recorded; its tools and PostToolUse hooks finish */
+	PHASE_STOP_HOOKS,	/* Stop hooks say whether the turn ends */
+	PHASE_ENDING,		/* interrupted or failed: every call gets its result, then the turn ends */
+	PHASE_SUMMARY,		/* no turn: a /compact summary runs */
+	PHASE_COUNT
+};
 
 struct agent {
 	struct ev_loop		*loop;
@@ -73,19 +99,15 @@ struct agent {
 	struct redact_stream	 progress_redact;	/* the running call's output */
 
 	/* The turn in progress. */
-	bool			 busy;
-	bool			 interrupting;
+	enum turn_phase		 phase;		/* changed only by agent_phase */
+	FILE			*trace;		/* TANDEM_DEBUG=phase: where transitions are logged */
 	bool			 failed;
 	bool			 unsaved_told;	/* the session's failed write was reported */
 	int			 turn;
 	int			 calls;		/* model calls in this turn */
 	int			 continuations;
 	int			 attempt;	/* retries of this call */
-	struct http_req		*req;
-	struct stream		*stream;
-	long			 status;
-	struct buf		 errbody;
-	bool			 stream_done;	/* the response is complete and recorded */
+	struct call		 call;		/* the turn's model call (call.h) */
 	char			*stop_reason;
 	bool			 paused;	/* pause_turn: the next response goes on with this one */
 	bool			 continuing;	/* the next response's text goes on with the answer */
@@ -117,15 +139,11 @@ struct agent {
 	int			 summary_failures;
 	bool			 overflow_retried;
 	struct {
-		struct http_req	*req;
-		struct stream	*stream;
-		long		 status;
-		struct buf	 errbody;
+		struct call	 call;		/* the summary call (compaction.h) */
 		int		 keep;
 		int64_t		 tokens_before;
 		bool		 then_call;	/* a model call waits for it */
 	} sum;
-	bool			 compacting;	/* a /compact summary is running */
 
 	/* For the turn's record in the log (the turn browser reads it). */
 	char			*turn_prompt;
@@ -137,7 +155,6 @@ struct agent {
 	struct hooks		*hooks;
 	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
 	struct hook_run		*start_run;	/* SessionStart */
-	bool			 prompt_waits;	/* the prompt waits for SessionStart */
 	bool			 hook_stop;	/* a hook said "continue": false */
 	int			 stop_blocks;	/* Stop hooks that kept this turn going */
 	char			*session_context;	/* SessionStart hooks' additionalContext */
@@ -145,20 +162,30 @@ struct agent {
 	char			*memory_report;	/* for /memory */
 };
 
-bool	 agent_path_denied(void *arg, enum sandbox_access access, const char *path);
 int	 agent_unsaved(struct agent *a);
 int	 agent_halt(struct agent *a);
-int	 agent_add(struct agent *a, const char *role, cJSON *content);
 void	 agent_emit_session(struct agent *a, bool resumed);
-void	 agent_emit_approval(struct agent *a, const char *id, const char *decision, const char *by);
 void	 agent_hook_notes(struct agent *a, const struct hook_outcome *o);
 void	 agent_on_text(void *arg, int index, const char *s, size_t n);
 void	 agent_on_thinking(void *arg, int index, const char *s, size_t n);
 void	 agent_on_block(void *arg, int index, const cJSON *block);
 void	 agent_fail(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void	 agent_response_done(struct agent *a, const char *stop_reason);
-void	 agent_compacted(struct agent *a, enum compact_stage stage, int64_t before, int64_t after);
-bool	 agent_auto_compact(struct agent *a);
+/* The turn's next model call: compaction first if due, then the request. */
+void	 agent_call_model(struct agent *a);
+/* Hooks nobody waits for (PreCompact, SessionEnd). */
+void	 agent_hooks_ignored(void *arg, struct hook_outcome *o);
+/* A /compact summary started; the summary call ended (then_call: a model call waits for it). */
+void	 agent_summary_started(struct agent *a);
+void	 agent_summary_done(struct agent *a, bool then_call);
 void	 agent_session_start(struct agent *a, const char *source);
+
+/* The one transition function of the turn. */
+void	 agent_phase(struct agent *a, enum turn_phase to);
+const char *agent_phase_name(enum turn_phase);
+/* A turn is running (not idle, not a /compact summary outside a turn). */
+bool	 agent_in_turn(const struct agent *a);
+/* All done, go on: when the tools and their hooks are done, the turn moves on. */
+void	 agent_settle(struct agent *a);
 
 #endif

@@ -51,9 +51,11 @@
 #include "xalloc.h"
 #include "agent_int.h"
 #include "call.h"
+#include "compaction.h"
 #include "gate.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 #include "resume.h"
 #include "timeline.h"
 
@@ -128,23 +130,22 @@ gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
 		buf_reset(why);
 		buf_printf(why, "A PreToolUse hook refused this call: %s", ho->reason != NULL ?
 		    ho->reason : ho->stop_reason != NULL ? ho->stop_reason : "it ended the turn");
-		agent_emit_approval(a, c->id, "deny", "hook");
+		emit_approval(a->bus, c->id, "deny", "hook");
 		return SCHED_REFUSE;
 	}
 	if (ho->updated_input != NULL) {
-		cJSON_Delete(c->input);
-		c->input = ho->updated_input;
+		sched_call_set_input(c, ho->updated_input);
 		ho->updated_input = NULL;
 		buf_reset(why);
 		*v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
 		if (*v == PERM_VERDICT_DENY) {
-			agent_emit_approval(a, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+			emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
 			return SCHED_REFUSE;
 		}
 	}
 	/* A fork's first command still waits for the user. */
 	if (ho->decision == HOOK_ALLOW && !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
-		agent_emit_approval(a, c->id, "allow", "hook");
+		emit_approval(a->bus, c->id, "allow", "hook");
 		return SCHED_GO;
 	}
 	if (ho->decision == HOOK_ASK && !a->interactive) {
@@ -153,7 +154,7 @@ gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
 		if (ho->reason != NULL)
 			buf_printf(why, " (%s)", ho->reason);
 		buf_puts(why, ", and in headless mode nobody can give it.");
-		agent_emit_approval(a, c->id, "deny", "hook");
+		emit_approval(a->bus, c->id, "deny", "hook");
 		return SCHED_REFUSE;
 	}
 	if (ho->decision == HOOK_ASK)
@@ -161,20 +162,22 @@ gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
 	return -1;
 }
 
-enum sched_gate
-gate_check(void *arg, struct sched_call *c, struct buf *why)
-{
-	struct agent *a = arg;
-	enum perm_verdict v;
-	struct buf preview = BUF_INIT(8u * 1024 * 1024);
-	struct buf reason = BUF_INIT(4096);
-	struct hook_outcome ho;
-	char *hook_reason, **always;
-	bool hook_ask;
-	cJSON *ev, *list;
-	size_t i;
-	int g;
+/* A stage that does not decide: the next one looks at the call. */
+#define GATE_PASS	(-1)
 
+/* What the stages learn on the way. */
+struct gate_ctx {
+	enum perm_verdict	 v;		/* the rules' verdict (the hooks may change it) */
+	bool			 hook_ask;	/* a PreToolUse hook asked for the person */
+	char			*hook_reason;	/* and why */
+};
+
+typedef int gate_stage_fn(struct agent *, struct sched_call *, struct gate_ctx *, struct buf *why);
+
+/* 1. The tool is on, the session can record what it does, checkpoint A is on disk. */
+static int
+gate_health(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
 	if (prompt_tool_disabled(a->cfg, c->name)) {
 		buf_printf(why, "the tool %s is disabled in this session", c->name);
 		return SCHED_REFUSE;
@@ -187,9 +190,15 @@ gate_check(void *arg, struct sched_call *c, struct buf *why)
 	/* Side effects wait until checkpoint A records who asked for them. */
 	if (c->tool->cls != TOOL_READ_ONLY && !a->checkpoint_a)
 		return SCHED_LATER;
-	v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
-	/* In a fork, the first command is shown, not run, until the user confirms. */
-	if (a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && v != PERM_VERDICT_DENY) {
+	return GATE_PASS;
+}
+
+/* 2. The rules and the mode; a fork's first command is shown before it runs. */
+static int
+gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	g->v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+	if (a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
 		if (!a->interactive) {
 			buf_reset(why);
 			buf_printf(why, "dry run: this session is a fork, so its first command is "
@@ -198,57 +207,107 @@ gate_check(void *arg, struct sched_call *c, struct buf *why)
 			a->fork_dry_run = false;
 			return SCHED_REFUSE;
 		}
-		v = PERM_VERDICT_ASK;
+		g->v = PERM_VERDICT_ASK;
 	}
-	if (v == PERM_VERDICT_DENY) {
-		agent_emit_approval(a, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+	if (g->v == PERM_VERDICT_DENY) {
+		emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
-	/* PreToolUse hooks come after the rules and the mode (DESIGN.md §4, step 5). */
+	return GATE_PASS;
+}
+
+/* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */
+static int
+gate_hooks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	struct hook_outcome ho;
+	int d;
+
 	if (hooks_pre_tool(a->hooks, c->id, c->name, c->input, a->mode, gate_kick, a, &ho) == 1)
 		return SCHED_LATER;
-	g = gate_pre_hooks(a, c, &ho, &v, why);
-	hook_ask = ho.decision == HOOK_ASK;
-	hook_reason = ho.reason != NULL ? xstrdup(ho.reason) : NULL;
+	d = gate_pre_hooks(a, c, &ho, &g->v, why);
+	g->hook_ask = ho.decision == HOOK_ASK;
+	g->hook_reason = ho.reason != NULL ? xstrdup(ho.reason) : NULL;
 	hook_outcome_release(&ho);
-	if (g >= 0) {
-		free(hook_reason);
-		return (enum sched_gate)g;
-	}
-	if (v == PERM_VERDICT_ASK && !a->fork_dry_run && !hook_ask) {
-		struct buf w2 = BUF_INIT(1024);
-		/*
-		 * "Always" rules allow what they name, and together with the allow
-		 * rules (the ask rules still asking) a command part by part.
-		 */
-		struct perm_rules *session = perm_rules_dup(a->session_rules);
+	return d >= 0 ? d : GATE_PASS;
+}
 
-		perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ALLOW);
-		perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ASK);
-		if (perm_rules_count(a->session_rules, PERM_LIST_ALLOW) > 0 &&
-		    (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input,
-		    &w2) == PERM_VERDICT_ALLOW ||
-		    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
-		    PERM_VERDICT_ALLOW)) {
-			buf_release(&w2);
-			perm_rules_free(session);
-			agent_emit_approval(a, c->id, "allow", "rule");
-			return SCHED_GO;
-		}
-		perm_rules_free(session);
-		buf_release(&w2);
+/*
+ * 4. What the person already allowed for the session: "always" rules
+ * allow what they name, and together with the allow rules (the ask rules
+ * still asking) a command part by part.
+ */
+static int
+gate_always(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	struct buf w2 = BUF_INIT(1024);
+	struct perm_rules *session;
+	int d = GATE_PASS;
+
+	if (g->v != PERM_VERDICT_ASK || a->fork_dry_run || g->hook_ask ||
+	    perm_rules_count(a->session_rules, PERM_LIST_ALLOW) == 0)
+		return GATE_PASS;
+	session = perm_rules_dup(a->session_rules);
+	perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ALLOW);
+	perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ASK);
+	if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+	    PERM_VERDICT_ALLOW ||
+	    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+	    PERM_VERDICT_ALLOW) {
+		emit_approval(a->bus, c->id, "allow", "rule");
+		d = SCHED_GO;
 	}
-	if (v == PERM_VERDICT_ALLOW) {
-		if (c->tool->cls != TOOL_READ_ONLY)
-			agent_emit_approval(a, c->id, "allow", a->mode == PERM_YOLO ||
-			    a->mode == PERM_ACCEPT_EDITS ? "mode" : "rule");
-		return SCHED_GO;
-	}
+	perm_rules_free(session);
+	buf_release(&w2);
+	return d;
+}
+
+/* 5. The verdict allows it. */
+static int
+gate_allowed(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	if (g->v != PERM_VERDICT_ALLOW)
+		return GATE_PASS;
+	if (c->tool->cls != TOOL_READ_ONLY)
+		emit_approval(a->bus, c->id, "allow", a->mode == PERM_YOLO ||
+		    a->mode == PERM_ACCEPT_EDITS ? "mode" : "rule");
+	return SCHED_GO;
+}
+
+/*
+ * 6. The slot for sandbox auto-allow: a call that a sandbox contains (its
+ * writes and processes kept inside) is allowed here without asking, with
+ * an approval event by "sandbox".  Nothing fills it yet.
+ */
+static int
+gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	return GATE_PASS;
+}
+
+/*
+ * 7. The slot for the host's decision: a front end that decides for the
+ * person (the SDK protocol's can_use_tool) answers here: SCHED_GO,
+ * SCHED_REFUSE with its reason, or SCHED_ASK while it decides (its answer
+ * comes through agent_answer).  Nothing fills it yet.
+ */
+static int
+gate_host(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	return GATE_PASS;
+}
+
+/* 8. The person: an approval_request, or, headless, a refusal that says how to allow it. */
+static int
+gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	struct buf preview = BUF_INIT(8u * 1024 * 1024), reason = BUF_INIT(4096);
+	char **always;
+
 	buf_reset(why);
 	if (!a->interactive) {
-		free(hook_reason);
 		gate_headless_hint(a, c, why);
-		agent_emit_approval(a, c->id, "deny", "mode");
+		emit_approval(a->bus, c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
 	if (c->tool->preview != NULL) {
@@ -256,30 +315,38 @@ gate_check(void *arg, struct sched_call *c, struct buf *why)
 			/* The change cannot be made as asked: no need to ask anyone. */
 			buf_puts(why, buf_cstr(&preview));
 			buf_release(&preview);
-			free(hook_reason);
-			c->denied = false;
 			return SCHED_REFUSE;
 		}
 	} else {
 		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), a->cfg->root);
 	}
-	ev = event_new(a->bus, "approval_request");
-	cJSON_AddStringToObject(ev, "id", c->id);
-	cJSON_AddStringToObject(ev, "name", c->name);
-	cJSON_AddItemToObject(ev, "input", cJSON_Duplicate(c->input, 1));
-	json_add_str_n(ev, "preview", buf_cstr(&preview), preview.len);
-	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
-	always = gate_explain(a, c, c->input, hook_ask, hook_reason, &reason);
-	cJSON_AddStringToObject(ev, "reason", buf_cstr(&reason));
-	list = cJSON_AddArrayToObject(ev, "always");
-	for (i = 0; always[i] != NULL; i++)
-		cJSON_AddItemToArray(list, cJSON_CreateString(always[i]));
-	event_emit(a->bus, ev);
+	always = gate_explain(a, c, c->input, g->hook_ask, g->hook_reason, &reason);
+	emit_approval_request(a->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
+	    a->cfg->root, buf_cstr(&reason), always);
 	perm_strv_free(always);
-	free(hook_reason);
 	buf_release(&reason);
 	buf_release(&preview);
 	return SCHED_ASK;
+}
+
+/* The stages, in their fixed order: the first that decides, decides. */
+static gate_stage_fn *const gate_stages[] = {
+	gate_health, gate_rules, gate_hooks, gate_always, gate_allowed, gate_sandbox, gate_host,
+	gate_person
+};
+
+enum sched_gate
+gate_check(void *arg, struct sched_call *c, struct buf *why)
+{
+	struct agent *a = arg;
+	struct gate_ctx g = { PERM_VERDICT_ASK, false, NULL };
+	size_t i;
+	int d = GATE_PASS;
+
+	for (i = 0; i < sizeof gate_stages / sizeof gate_stages[0] && d == GATE_PASS; i++)
+		d = gate_stages[i](a, c, &g, why);
+	free(g.hook_reason);
+	return d == GATE_PASS ? SCHED_ASK : (enum sched_gate)d;
 }
 
 void
@@ -290,7 +357,7 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return;
-	agent_emit_approval(a, id, decision == APPROVAL_DENY ? "deny" :
+	emit_approval(a->bus, id, decision == APPROVAL_DENY ? "deny" :
 	    decision == APPROVAL_ALWAYS ? "always" : "allow", "user");
 	if (decision == APPROVAL_ALWAYS) {
 		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);

@@ -1,6 +1,7 @@
 noinst_LIBRARIES += libtandem_agent.a
 libtandem_agent_a_SOURCES = \
 	agent/event.c agent/event.h \
+	agent/emit.c agent/emit.h \
 	agent/sse.c agent/sse.h \
 	agent/stream.c agent/stream.h agent/stream_int.h \
 	agent/stream_anthropic.c agent/stream_openai.c \
@@ -25,6 +26,9 @@ libtandem_agent_a_SOURCES = \
 	agent/modelset.c agent/modelset.h \
 	agent/gate.c agent/gate.h \
 	agent/call.c agent/call.h \
+	agent/compaction.c agent/compaction.h \
+	agent/record.c agent/record.h \
+	agent/tooluse.c agent/tooluse.h \
 	agent/timeline.c agent/timeline.h \
 	agent/resume.c agent/resume.h \
 	agent/headless.c agent/headless.h

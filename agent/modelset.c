@@ -43,9 +43,11 @@
 #include "xalloc.h"
 #include "agent_int.h"
 #include "call.h"
+#include "compaction.h"
 #include "gate.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 #include "resume.h"
 #include "timeline.h"
 
@@ -281,13 +283,8 @@ modelset_shape_request(struct agent *a, struct provider_request *pr)
 static void
 modelset_emit_window(struct agent *a)
 {
-	cJSON *ev = event_new(a->bus, "context");
-
-	cJSON_AddNumberToObject(ev, "tokens", (double)(a->last.input + a->last.cache_write +
-	    a->last.cache_read + a->last.output));
-	cJSON_AddNumberToObject(ev, "window", (double)modelset_window(a));
-	cJSON_AddStringToObject(ev, "stage", compact_stage_name(a->stage));
-	event_emit(a->bus, ev);
+	emit_context(a->bus, a->last.input + a->last.cache_write + a->last.cache_read +
+	    a->last.output, modelset_window(a), compact_stage_name(a->stage));
 }
 
 /* The catalogue answered for model: take the new caps, and send a request that waited. */
@@ -309,7 +306,7 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 		if (a->models_timer != 0) {
 			ev_timer_cancel(a->loop, a->models_timer);
 			a->models_timer = 0;
-			call_model(a);
+			agent_call_model(a);
 		}
 		return;
 	}
@@ -324,7 +321,7 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 	if (a->models_timer != 0) {
 		ev_timer_cancel(a->loop, a->models_timer);
 		a->models_timer = 0;
-		call_model(a);
+		agent_call_model(a);
 	}
 }
 
@@ -335,7 +332,7 @@ modelset_models_waited(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	a->models_timer = 0;
-	call_model(a);
+	agent_call_model(a);
 }
 
 /*
@@ -411,4 +408,102 @@ modelset_timeouts(const struct agent *a, int max_tokens, bool stall_on_progress,
 		d = modelset_local_server(a) ? 0 : (long long)a->cfg->first_byte_timeout_ms +
 		    (long long)max_tokens * a->cfg->ms_per_token;
 	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
+}
+
+void
+modelset_forget(struct agent *a)
+{
+	modelcat_forget(a->cat, a->model);
+	model_caps_release(&a->caps);
+	modelcat_get(a->cat, a->model, &a->caps);
+	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
+}
+
+void
+agent_report(struct agent *a, const char *what, struct buf *out)
+{
+
+	if (strcmp(what, "cost") == 0) {
+		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
+		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)a->last.input, (long long)a->last.output,
+		    (long long)a->last.cache_read, (long long)a->last.cache_write);
+		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)a->totals.input, (long long)a->totals.output,
+		    (long long)a->totals.cache_read, (long long)a->totals.cache_write);
+		buf_printf(out, "Cost: $%.4f\n", a->cost);
+		if (prices_find(a->prices, a->model) == NULL)
+			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
+			    "the settings)\n", a->model, a->prices->path != NULL ? a->prices->path : "(none)");
+		else
+			buf_printf(out, "Prices from %s, checked %s\n", a->prices->path != NULL ?
+			    a->prices->path : "the settings", a->prices->checked != NULL ? a->prices->checked : "?");
+	} else if (strcmp(what, "context") == 0) {
+		int64_t used = a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
+
+		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
+		    (long long)used, (long long)modelset_window(a),
+		    modelset_window(a) > 0 ? 100.0 * (double)used / (double)modelset_window(a) : 0.0,
+		    conv_count(&a->conv));
+		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
+		    (long long)modelset_est_tokens(a, prompt_estimate(a)));
+		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
+		    a->model, (long long)modelset_window(a), (long long)a->caps.max_output,
+		    model_thinking_name(&a->caps),
+		    a->caps.source == MODEL_SERVER ? "the server" : a->caps.source == MODEL_CACHE ?
+		    "the server (cached)" : "tandem's table", a->models_note != NULL ? ": " : "",
+		    a->models_note != NULL ? a->models_note : "");
+		if (a->caps.calib > 0)
+			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
+			    a->caps.calib);
+		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
+		    "summary %.0f%%%s\n", compact_stage_name(a->stage), a->th.micro * 100,
+		    a->th.collapse * 100, a->th.summary * 100,
+		    a->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
+		    " (automatic summaries stopped after failures)" : "");
+		cachewatch_report(a->cw, out);
+	} else if (strcmp(what, "memory") == 0) {
+		buf_puts(out, a->memory_report != NULL ? a->memory_report : "");
+	} else {
+		buf_printf(out, "Nothing to report for \"%s\".\n", what);
+	}
+}
+
+int
+modelset_init(struct agent *a, char *err, size_t err_size)
+{
+	struct modelcat_opts mo;
+	struct buf perr = BUF_INIT(4096);
+
+	memset(&mo, 0, sizeof mo);
+	mo.loop = a->loop;
+	mo.http = a->http;
+	mo.proto = a->proto;
+	mo.base_url = a->base_url;
+	mo.home = a->cfg->home;
+	mo.headers = modelset_auth_headers;
+	mo.headers_arg = a;
+	a->cat = modelcat_new(&mo);
+	modelcat_get(a->cat, a->model, &a->caps);
+	a->prices = prices_load(NULL, a->cfg->prices, &perr);
+	if (a->prices == NULL) {
+		snprintf(err, err_size, "%s", buf_cstr(&perr));
+		buf_release(&perr);
+		return -1;
+	}
+	buf_release(&perr);
+	a->effort = a->cfg->effort != NULL ? xstrdup(a->cfg->effort) : NULL;
+	if (a->cfg->api_key_helper != NULL) {
+		struct buf kerr = BUF_INIT(4096);
+
+		if (modelset_run_key_helper(a, &kerr) == -1) {
+			snprintf(err, err_size, "%s", buf_cstr(&kerr));
+			buf_release(&kerr);
+			return -1;
+		}
+		buf_release(&kerr);
+	}
+	/* In the background: the first frame never waits for the provider. */
+	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
+	return 0;
 }

@@ -42,9 +42,11 @@
 #include "xalloc.h"
 #include "agent_int.h"
 #include "call.h"
+#include "compaction.h"
 #include "gate.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 #include "resume.h"
 #include "timeline.h"
 
@@ -71,22 +73,27 @@ agent_system_prompt(void)
 	return prompt_static;
 }
 
+bool
+prompt_listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (list != NULL && *list != '\0') {
+		size_t k = strcspn(list, ", ");
+
+		if (k == n && strncmp(list, word, n) == 0)
+			return true;
+		list += k;
+		list += strspn(list, ", ");
+	}
+	return false;
+}
+
 /* Is name in the comma-separated list of disabled tools? */
 bool
 prompt_tool_disabled(const struct config *cfg, const char *name)
 {
-	const char *p = cfg->disabled_tools;
-	size_t n = strlen(name);
-
-	while (p != NULL && *p != '\0') {
-		size_t k = strcspn(p, ", ");
-
-		if (k == n && strncmp(p, name, n) == 0)
-			return true;
-		p += k;
-		p += strspn(p, ", ");
-	}
-	return false;
+	return prompt_listed(cfg->disabled_tools, name);
 }
 
 /* The git branch, read from .git/HEAD without starting a process. */

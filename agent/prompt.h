@@ -11,10 +11,17 @@
 
 #include "agent_int.h"
 
+/* Does the comma-separated list (NULL: empty) hold word? */
+bool	 prompt_listed(const char *list, const char *word);
+/* Is the tool name disabled by the settings (disabled_tools)? */
 bool	 prompt_tool_disabled(const struct config *cfg, const char *name);
+/* Build the dynamic part of the system prompt again (before each prompt's first call). */
 void	 prompt_build_dynamic(struct agent *a);
-cJSON *	 prompt_tools_json(const struct config *cfg);
-char *	 prompt_system_text(const struct agent *a);
+/* The schemas of the tools the settings leave on, as the request sends them. */
+cJSON	*prompt_tools_json(const struct config *cfg);
+/* The whole system prompt as one text (the caller frees it). */
+char	*prompt_system_text(const struct agent *a);
+/* The estimated tokens (bytes / 4) of the next request: system prompt, tools, messages. */
 int64_t	 prompt_estimate(const struct agent *a);
 
 #endif

@@ -43,14 +43,23 @@
 #include "xalloc.h"
 #include "agent_int.h"
 #include "call.h"
+#include "compaction.h"
 #include "gate.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 #include "resume.h"
 #include "timeline.h"
 
 static cJSON * resume_reconcile_one(struct agent *a, const cJSON *use);
 static int resume_reconcile(struct agent *a);
+
+/* The tools' policy: the configured deny rules, on the path a walk reached. */
+static bool
+resume_path_denied(void *arg, enum sandbox_access access, const char *path)
+{
+	return perm_path_denied(arg, access, path);
+}
 
 void
 resume_use_session(struct agent *a, struct session *sess)
@@ -66,7 +75,7 @@ resume_use_session(struct agent *a, struct session *sess)
 	a->env.session_dir = session_dir(sess);
 	a->env.snap_dir = a->snap_dir;
 	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
-	a->policy.denied = agent_path_denied;
+	a->policy.denied = resume_path_denied;
 	a->policy.arg = a->cfg->rules;
 	a->env.policy = &a->policy;
 	buf_reset(&p);
@@ -203,7 +212,7 @@ resume_reconcile(struct agent *a)
 		cJSON_Delete(results);
 		return 0;
 	}
-	if (agent_add(a, "user", results) == -1 ||
+	if (record_add(a, "user", results) == -1 ||
 	    session_checkpoint(a->session, 'B', a->turn, 0, 0, NULL) == -1 ||
 	    session_sync(a->session) == -1)
 		return -1;
@@ -277,7 +286,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;
 
-	if (a->busy || a->compacting) {
+	if (agent_busy(a)) {
 		buf_puts(report, "a turn is running: interrupt it first");
 		return -1;
 	}
@@ -327,7 +336,6 @@ resume_replay_history(struct agent *a)
 	cJSON_ArrayForEach(m, a->conv.messages) {
 		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
 		int t = (int)json_int(m, "_turn", 0);
-		cJSON *ev;
 
 		event_set_turn(a->bus, t);
 		cJSON_ArrayForEach(b, json_get(m, "content")) {
@@ -335,41 +343,22 @@ resume_replay_history(struct agent *a)
 
 			if (user && strcmp(type, "text") == 0 && t != turn) {
 				turn = t;
-				ev = event_new(a->bus, "turn_start");
-				cJSON_AddStringToObject(ev, "prompt", json_str(b, "text", ""));
-				cJSON_AddBoolToObject(ev, "replay", 1);
-				event_emit(a->bus, ev);
+				emit_turn_start(a->bus, json_str(b, "text", ""), true);
 			} else if (!user && strcmp(type, "text") == 0) {
-				ev = event_new(a->bus, "text");
-				cJSON_AddStringToObject(ev, "text", json_str(b, "text", ""));
-				cJSON_AddBoolToObject(ev, "replay", 1);
-				event_emit(a->bus, ev);
+				emit_text(a->bus, json_str(b, "text", ""), 0, true);
 			} else if (!user && strcmp(type, "tool_use") == 0) {
-				ev = event_new(a->bus, "tool_use");
-				cJSON_AddStringToObject(ev, "id", json_str(b, "id", ""));
-				cJSON_AddStringToObject(ev, "name", json_str(b, "name", ""));
-				cJSON_AddItemToObject(ev, "input", cJSON_Duplicate(json_get(b, "input"), 1));
-				cJSON_AddBoolToObject(ev, "replay", 1);
-				event_emit(a->bus, ev);
+				emit_tool_use(a->bus, json_str(b, "id", ""), json_str(b, "name", ""),
+				    json_get(b, "input"), true);
 			} else if (user && strcmp(type, "tool_result") == 0) {
 				const cJSON *c = json_get(b, "content");
 
-				ev = event_new(a->bus, "tool_result");
-				cJSON_AddStringToObject(ev, "id", json_str(b, "tool_use_id", ""));
-				cJSON_AddStringToObject(ev, "name", "");
-				cJSON_AddBoolToObject(ev, "is_error", json_bool(b, "is_error", false));
-				cJSON_AddStringToObject(ev, "content", cJSON_IsString(c) ? c->valuestring : "");
-				cJSON_AddNumberToObject(ev, "duration_ms", 0);
-				cJSON_AddBoolToObject(ev, "replay", 1);
-				event_emit(a->bus, ev);
+				emit_tool_result(a->bus, json_str(b, "tool_use_id", ""), "",
+				    json_bool(b, "is_error", false), cJSON_IsString(c) ? c->valuestring : "",
+				    0, 0, false, true);
 			}
 		}
-		if (!user) {
-			ev = event_new(a->bus, "turn_end");
-			cJSON_AddStringToObject(ev, "stop_reason", "end_turn");
-			cJSON_AddBoolToObject(ev, "replay", 1);
-			event_emit(a->bus, ev);
-		}
+		if (!user)
+			emit_turn_end(a->bus, "end_turn", true);
 	}
 	event_set_turn(a->bus, a->turn);
 }

@@ -42,9 +42,11 @@
 #include "xalloc.h"
 #include "agent_int.h"
 #include "call.h"
+#include "compaction.h"
 #include "gate.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 #include "resume.h"
 #include "timeline.h"
 
@@ -218,11 +220,7 @@ timeline_restore_records(struct agent *a, const cJSON *ids, bool undo, bool forc
 static void
 timeline_emit_rewind(struct agent *a, const char *what, int turn)
 {
-	cJSON *ev = event_new(a->bus, "rewind");
-
-	cJSON_AddStringToObject(ev, "what", what);
-	cJSON_AddNumberToObject(ev, "to_turn", turn);
-	event_emit(a->bus, ev);
+	emit_rewind(a->bus, what, turn);
 	resume_replay_history(a);
 }
 
@@ -232,7 +230,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	cJSON *rec, *removed, *ids, *m, *f;
 	int keep = -1, i = 0, n, nids, conflicts = 0;
 
-	if (a->busy) {
+	if (agent_in_turn(a)) {
 		buf_puts(report, "a turn is running: interrupt it first\n");
 		return -1;
 	}
@@ -298,7 +296,7 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 	cJSON *rec;
 	int conflicts = 0;
 
-	if (a->busy) {
+	if (agent_in_turn(a)) {
 		buf_puts(report, "a turn is running: interrupt it first\n");
 		return -1;
 	}
@@ -340,10 +338,9 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	const char *from = session_id(a->session);
 	char *first;
 	cJSON *m, *next;
-	cJSON *ev;
 	int rc;
 
-	if (a->busy) {
+	if (agent_in_turn(a)) {
 		buf_puts(report, "a turn is running: interrupt it first\n");
 		return -1;
 	}
@@ -379,14 +376,9 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	resume_use_session(a, sess);
 	a->fork_dry_run = true;
 	a->resumed = true;
-	ev = event_new(a->bus, "session");
-	cJSON_AddStringToObject(ev, "id", session_id(a->session));
-	cJSON_AddStringToObject(ev, "model", a->model);
-	cJSON_AddStringToObject(ev, "provider", a->proto == STREAM_OPENAI ? "openai" : "anthropic");
-	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
-	cJSON_AddBoolToObject(ev, "resumed", 1);
-	cJSON_AddStringToObject(ev, "forked_from", json_str(session_meta(a->session), "forked_from", ""));
-	event_emit(a->bus, ev);
+	emit_session(a->bus, session_id(a->session), a->model,
+	    a->proto == STREAM_OPENAI ? "openai" : "anthropic", a->cfg->root, true,
+	    json_str(session_meta(a->session), "forked_from", ""));
 	resume_replay_history(a);
 	return 0;
 }
@@ -400,7 +392,7 @@ agent_forked_from(const struct agent *a)
 int
 agent_clear(struct agent *a)
 {
-	if (a->busy)
+	if (agent_in_turn(a))
 		return -1;
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;

@@ -11,5 +11,9 @@
 
 #include "agent_int.h"
 
+/*
+ * The functions are agent.h's: agent_turns, agent_rewind, agent_redo,
+ * agent_fork, agent_forked_from and agent_clear.
+ */
 
 #endif
