@@ -1,6 +1,7 @@
 noinst_LIBRARIES += libtandem_agent.a
 libtandem_agent_a_SOURCES = \
 	agent/event.c agent/event.h \
+	agent/emit.c agent/emit.h \
 	agent/sse.c agent/sse.h \
 	agent/stream.c agent/stream.h agent/stream_int.h \
 	agent/stream_anthropic.c agent/stream_openai.c \
@@ -20,7 +21,16 @@ libtandem_agent_a_SOURCES = \
 	agent/shparse.c agent/shparse.h \
 	agent/config.c agent/config.h \
 	agent/session.c agent/session.h \
-	agent/agent.c agent/agent.h \
+	agent/agent.c agent/agent.h agent/agent_int.h \
+	agent/prompt.c agent/prompt.h \
+	agent/modelset.c agent/modelset.h \
+	agent/gate.c agent/gate.h \
+	agent/call.c agent/call.h \
+	agent/compaction.c agent/compaction.h \
+	agent/record.c agent/record.h \
+	agent/tooluse.c agent/tooluse.h \
+	agent/timeline.c agent/timeline.h \
+	agent/resume.c agent/resume.h \
 	agent/headless.c agent/headless.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config

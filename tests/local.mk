@@ -20,6 +20,7 @@ IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/s
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
+IT_TESTS += tests/it/phases.sh
 IT_TESTS += tests/it/confine.sh
 # Ignore rules as git has them, against git ls-files.
 IT_TESTS += tests/it/ignore.sh
