@@ -39,6 +39,7 @@
 #define APP_QUIT_MS	2000	/* a second Ctrl+C within this quits */
 
 struct config;
+struct approve_edit;
 
 /*
  * The agent's calls, and those of the settings, sessions and custom
@@ -147,6 +148,7 @@ struct app {
 
 	struct pending		*pend;
 	size_t			 npend, cappend;
+	struct approve_edit	*editing;	/* a proposal open in $VISUAL, or NULL (approve.c's) */
 	struct ask		 ask;
 	char			*deferred_prompt;	/* the initial prompt, sent once the trust question is answered */
 	struct udiff		 diff;
@@ -173,8 +175,9 @@ struct app {
 	char			**cmd_names;	/* for completion: built-in and custom, rebuilt on use */
 	size_t			 ncmd_names;
 
-	unsigned		 dirty;
-	uint64_t		 frame_timer, tick_timer;
+	unsigned		 dirty;		/* marked by app_dirty, painted by the loop */
+	bool			 away;		/* the terminal is handed over ($EDITOR, Ctrl+Z) */
+	uint64_t		 tick_timer;
 	int64_t			 last_frame;
 	int			 spin;
 	bool			 paste;		/* inside a bracketed paste */
@@ -190,6 +193,9 @@ struct app {
 /* The screen for any backend (NULL agent: prompts are only echoed); start runs once set up. */
 int	 tui_main(struct ev_loop *, struct event_bus *, const struct tui_backend *, struct agent *,
 	    const struct tui_opts *, struct tui_stats *, void (*start)(struct app *, void *), void *arg);
+
+/* app.c: the services, a leaf (it calls no other tui/ module that uses struct app). */
+/* Mark what the next frame paints; the loop paints once per iteration, at most every APP_FRAME_MS. */
 void	 app_dirty(struct app *, unsigned what);
 void	 app_quit(struct app *);
 bool	 app_busy(const struct app *);
@@ -200,9 +206,13 @@ void	 app_reset_view(struct app *);
 void	 app_set_hint(struct app *, bool sticky, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void	 app_tick_arm(struct app *);
 const char *app_mode_name(const struct app *, enum perm_mode);
-/* Suspend and give the terminal back (for $EDITOR or Ctrl+Z), and take it again. */
+/* Give the terminal back (for $EDITOR or Ctrl+Z): no key is read nor frame painted until enter. */
 void	 app_screen_leave(struct app *);
 void	 app_screen_enter(struct app *);
+/* The terminal's size again (SIGWINCH); a no-op while it is handed over. */
+void	 app_resize(struct app *);
+/* Bracketed paste on or off. */
+void	 app_term_modes(bool on);
 
 /* paint.c */
 void	 paint_theme_apply(struct app *);
@@ -237,8 +247,14 @@ void	 approve_request(struct app *, const cJSON *ev);
 void	 approve_settled(struct app *, const char *id);
 /* Answer the first pending approval. */
 void	 approve_answer(struct app *, enum approval, const char *reason, const cJSON *edited);
-/* Edit the proposal in $VISUAL/$EDITOR and approve the edited input. */
+/*
+ * Edit the proposal in $VISUAL/$EDITOR and approve the edited input.  The
+ * editor runs as a child on the loop (visual.h); the answer goes when it
+ * exits, if the request still waits.
+ */
 void	 approve_edit(struct app *);
+/* tandem is leaving: stop an open editor. */
+void	 approve_edit_stop(struct app *);
 /* The prompt line for the first pending approval. */
 void	 approve_prompt(struct app *, struct sline *out);
 /* Show the diff of the first pending approval (or keep the last one). */

@@ -20,6 +20,7 @@
 #include "ev.h"
 #include "event.h"
 #include "json.h"
+#include "visual.h"
 
 #define APPROVE_EDIT_MAX	(16 * 1024 * 1024)
 
@@ -46,6 +47,10 @@ approve_tool(const char *name)
 			return &approve_tools[i];
 	return NULL;
 }
+
+/* Answer the pending approval at index i. */
+static void	 approve_answer_at(struct app *, size_t i, enum approval, const char *reason,
+		    const cJSON *edited);
 
 static void
 approve_pending_free(struct pending *p)
@@ -275,11 +280,16 @@ approve_decision(enum approval d)
 void
 approve_answer(struct app *a, enum approval d, const char *reason, const cJSON *edited)
 {
+	if (a->npend > 0)
+		approve_answer_at(a, 0, d, reason, edited);
+}
+
+static void
+approve_answer_at(struct app *a, size_t i, enum approval d, const char *reason, const cJSON *edited)
+{
 	char *id;
 
-	if (a->npend == 0)
-		return;
-	id = xstrdup(a->pend[0].id);
+	id = xstrdup(a->pend[i].id);
 	if (d == APPROVAL_DENY)
 		tr_tool_denied(a->tr, id, reason);
 	tv_decided(&a->tools, id, approve_decision(d), ev_now_ms());
@@ -390,35 +400,6 @@ approve_tmpfile(const char *s, char *path, size_t size)
 	return 0;
 }
 
-/* Run the user's editor on path with the terminal given back; its wait status. */
-static int
-approve_run_editor(struct app *a, const char *path)
-{
-	const char *ed = getenv("VISUAL");
-	char cmd[1024];
-	pid_t pid;
-	int status = -1;
-
-	if (ed == NULL || *ed == '\0')
-		ed = getenv("EDITOR");
-	if (ed == NULL || *ed == '\0')
-		ed = "vi";
-	/* The path is an argument, never part of the command text. */
-	if (snprintf(cmd, sizeof cmd, "%s \"$1\"", ed) >= (int)sizeof cmd)
-		return -1;
-	app_screen_leave(a);
-	pid = fork();
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-			;
-	app_screen_enter(a);
-	return status;
-}
-
 static char *
 approve_read(const char *path, size_t *len)
 {
@@ -436,18 +417,84 @@ approve_read(const char *path, size_t *len)
 	return buf_detach(&b, len);
 }
 
+/* A proposal out in the editor: which one, and what it said. */
+struct approve_edit {
+	char		*id;		/* the approval's; it may be settled while the editor runs */
+	char		 path[4096];
+	char		*orig;
+	const struct approve_tool *t;
+};
+
+static void
+approve_edit_free(struct approve_edit *e)
+{
+	if (e == NULL)
+		return;
+	unlink(e->path);
+	free(e->id);
+	free(e->orig);
+	free(e);
+}
+
+/* The editor exited: the terminal is ours again; approve the edit if the request still waits. */
+static void
+approve_edited(int status, void *arg)
+{
+	struct app *a = arg;
+	struct approve_edit *e = a->editing;
+	const struct pending *p;
+	char *text;
+	size_t len, i, olen;
+	cJSON *edited;
+
+	a->editing = NULL;
+	app_screen_enter(a);
+	text = approve_read(e->path, &len);
+	for (i = 0; i < a->npend && strcmp(a->pend[i].id, e->id) != 0; i++)
+		;
+	if (i == a->npend) {
+		app_notice(a, ROLE_WARNING, "%s", "the request was settled while the editor was open: the edit is not used");
+		goto out;
+	}
+	p = &a->pend[i];
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
+		app_notice(a, ROLE_WARNING, "the editor failed (status %d): nothing was approved",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		goto out;
+	}
+	/* Editors end files with a newline; the proposal may not have had one. */
+	olen = strlen(e->orig);
+	if (len > 0 && text[len - 1] == '\n' && (strcmp(p->name, "run_bash") == 0 ||
+	    olen == 0 || e->orig[olen - 1] != '\n'))
+		text[--len] = '\0';
+	if (len == olen && memcmp(text, e->orig, len) == 0) {
+		app_notice(a, ROLE_DIM, "%s", "unchanged: approved as proposed");
+		approve_answer_at(a, i, APPROVAL_ALLOW, NULL, NULL);
+		goto out;
+	}
+	edited = cJSON_Duplicate(p->input, 1);
+	if (edited == NULL)
+		fatal("out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(edited, e->t->field);
+	json_add_str_n(edited, e->t->field, text, len);
+	app_notice(a, ROLE_DIM, "approved with your edit of %s", e->t->field);
+	approve_answer_at(a, i, APPROVAL_ALLOW, NULL, edited);
+	cJSON_Delete(edited);
+out:
+	free(text);
+	approve_edit_free(e);
+}
+
 void
 approve_edit(struct app *a)
 {
 	const struct pending *p;
 	const struct approve_tool *t;
 	const char *orig;
-	char path[4096], *text;
-	size_t len;
-	int status;
-	cJSON *edited;
+	struct approve_edit *e;
+	char err[256];
 
-	if (a->npend == 0)
+	if (a->npend == 0 || a->editing != NULL)
 		return;
 	p = &a->pend[0];
 	t = approve_tool(p->name);
@@ -455,36 +502,32 @@ approve_edit(struct app *a)
 		app_notice(a, ROLE_WARNING, "nothing to edit in a %s call", p->name);
 		return;
 	}
-	if (approve_tmpfile(orig, path, sizeof path) == -1) {
+	e = xcalloc(1, sizeof *e);
+	if (approve_tmpfile(orig, e->path, sizeof e->path) == -1) {
 		app_notice(a, ROLE_ERROR, "cannot write a temporary file: %s", strerror(errno));
+		free(e);
 		return;
 	}
-	status = approve_run_editor(a, path);
-	text = approve_read(path, &len);
-	unlink(path);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
-		app_notice(a, ROLE_WARNING, "the editor failed (status %d): nothing was approved",
-		    status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		free(text);
-		return;
+	e->id = xstrdup(p->id);
+	e->orig = xstrdup(orig);
+	e->t = t;
+	/* The loop goes on while the editor owns the terminal: streams and tools run, approvals queue. */
+	app_screen_leave(a);
+	a->editing = e;
+	if (visual_start(a->loop, e->path, approve_edited, a, err, sizeof err) == -1) {
+		a->editing = NULL;
+		app_screen_enter(a);
+		app_notice(a, ROLE_WARNING, "%s: nothing was approved", err);
+		approve_edit_free(e);
 	}
-	/* Editors end files with a newline; the proposal may not have had one. */
-	if (len > 0 && text[len - 1] == '\n' && (strcmp(p->name, "run_bash") == 0 ||
-	    strlen(orig) == 0 || orig[strlen(orig) - 1] != '\n'))
-		text[--len] = '\0';
-	if (len == strlen(orig) && memcmp(text, orig, len) == 0) {
-		app_notice(a, ROLE_DIM, "%s", "unchanged: approved as proposed");
-		approve_answer(a, APPROVAL_ALLOW, NULL, NULL);
-		free(text);
+}
+
+void
+approve_edit_stop(struct app *a)
+{
+	if (a->editing == NULL)
 		return;
-	}
-	edited = cJSON_Duplicate(p->input, 1);
-	if (edited == NULL)
-		fatal("out of memory");
-	cJSON_DeleteItemFromObjectCaseSensitive(edited, t->field);
-	json_add_str_n(edited, t->field, text, len);
-	app_notice(a, ROLE_DIM, "approved with your edit of %s", t->field);
-	approve_answer(a, APPROVAL_ALLOW, NULL, edited);
-	cJSON_Delete(edited);
-	free(text);
+	visual_stop(a->loop);
+	approve_edit_free(a->editing);
+	a->editing = NULL;
 }

@@ -2,13 +2,14 @@
 # names the agent's functions, so replays and benchmarks link without it.
 noinst_LIBRARIES += libtandem_tui.a
 libtandem_tui_a_SOURCES = \
-	tui/tui.c tui/tui.h tui/app.h \
+	tui/tui.c tui/tui.h tui/app.h tui/app.c \
 	tui/tui_agent.c \
 	tui/replay.c \
 	tui/paint.c \
 	tui/keys.c \
 	tui/cmds.c \
 	tui/approve.c \
+	tui/visual.c tui/visual.h \
 	tui/browse.c tui/browse.h \
 	tui/theme.c tui/theme.h \
 	tui/wrap.c tui/wrap.h \
@@ -52,8 +53,10 @@ tests_test_tui_browse_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NC
 # model server (mock.sh), in tmux at fixed sizes (TAP shell scripts).
 TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh \
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh \
-	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh
+	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
+	tests/tui/editor.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
-	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl
+	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \
+	tests/tui/editor.jsonl
 EXTRA_DIST += scripts/gen-entities.py
