@@ -15,6 +15,7 @@ libtandem_tui_a_SOURCES = \
 	tui/wrap.c tui/wrap.h \
 	tui/sline.c tui/sline.h \
 	tui/mdview.c tui/mdview.h tui/mdentities.inc \
+	tui/mdline.c tui/mdline.h \
 	tui/udiff.c tui/udiff.h \
 	tui/editor.c tui/editor.h \
 	tui/transcript.c tui/transcript.h \
