@@ -107,6 +107,28 @@ struct pending {
 	cJSON		*input;
 };
 
+/*
+ * What a key or a slash command asks of the loop.  Handlers change the
+ * state their own module owns and return the rest as an action, which
+ * tui.c performs (its tui_dos table), so no module calls up into the
+ * loop.  A new kind is a DO_ value and one row in that table.
+ */
+enum app_do {
+	DO_NOTHING,
+	DO_SEND,		/* text: a line from the input: a slash command, else a prompt */
+	DO_SUBMIT,		/* text: a prompt for the agent */
+	DO_KEYS_HELP,		/* list the keys */
+	DO_EDIT,		/* the first pending approval's proposal in $VISUAL */
+	DO_SUSPEND,		/* give the terminal back and stop (Ctrl+Z) */
+	DO_QUIT,
+	DO_COUNT
+};
+
+struct app_action {
+	enum app_do	 what;
+	char		*text;		/* DO_SEND, DO_SUBMIT: the action's own (tui.c frees it) */
+};
+
 struct app;
 
 /* A yes-or-no question (trust the project? overwrite files?) and what to do with the answer. */
@@ -227,13 +249,14 @@ int	 paint_pane_at(const struct app *, int y, int x);
 
 /* keys.c */
 void	 keys_setup(struct app *);
-void	 keys_read(struct app *);
+/* Read and handle keys until one asks the loop for something (true, act set) or none are left. */
+bool	 keys_next(struct app *, struct app_action *act);
 /* A notice listing the keys. */
 void	 keys_help(struct app *);
 
 /* cmds.c */
-/* Run a slash command line ("/theme light"); false when text is not one. */
-bool	 cmds_run(struct app *, const char *text);
+/* Run a slash command line ("/theme light"); false when text is not one; then: what the loop does next. */
+bool	 cmds_run(struct app *, const char *text, struct app_action *then);
 /* The command names ("/help", ...; custom ones too), for completion; owned by the app. */
 const char *const *cmds_names(struct app *, size_t *n);
 void	 cmds_free(struct app *);

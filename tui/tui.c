@@ -305,10 +305,78 @@ tui_on_signal(struct ev_loop *loop, int signo, void *arg)
 		app_quit(a);
 }
 
+/* ---- what keys and commands ask for ---- */
+
+static void tui_act(struct app *, struct app_action *);
+
+static void
+tui_do_send(struct app *a, struct app_action *act)
+{
+	struct app_action then = { DO_NOTHING, NULL };
+
+	if (!cmds_run(a, act->text, &then))
+		app_submit(a, act->text);
+	tui_act(a, &then);
+}
+
+static void
+tui_do_submit(struct app *a, struct app_action *act)
+{
+	app_submit(a, act->text);
+}
+
+static void
+tui_do_keys_help(struct app *a, struct app_action *act)
+{
+	keys_help(a);
+	app_dirty(a, D_PANES);
+}
+
+static void
+tui_do_edit(struct app *a, struct app_action *act)
+{
+	approve_edit(a);
+}
+
+static void
+tui_do_suspend(struct app *a, struct app_action *act)
+{
+	app_screen_leave(a);
+	kill(getpid(), SIGSTOP);
+	app_screen_enter(a);
+}
+
+static void
+tui_do_quit(struct app *a, struct app_action *act)
+{
+	app_quit(a);
+}
+
+static void (*const tui_dos[DO_COUNT])(struct app *, struct app_action *) = {
+	[DO_SEND] = tui_do_send,
+	[DO_SUBMIT] = tui_do_submit,
+	[DO_KEYS_HELP] = tui_do_keys_help,
+	[DO_EDIT] = tui_do_edit,
+	[DO_SUSPEND] = tui_do_suspend,
+	[DO_QUIT] = tui_do_quit,
+};
+
+/* Perform an action and release it. */
+static void
+tui_act(struct app *a, struct app_action *act)
+{
+	if ((unsigned)act->what < DO_COUNT && tui_dos[act->what] != NULL)
+		tui_dos[act->what](a, act);
+	free(act->text);
+	act->text = NULL;
+	act->what = DO_NOTHING;
+}
+
 static void
 tui_on_stdin(struct ev_loop *loop, int fd, int revents, void *arg)
 {
 	struct app *a = arg;
+	struct app_action act;
 
 	if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
 		/* The terminal went away: nobody is left to answer. */
@@ -316,8 +384,9 @@ tui_on_stdin(struct ev_loop *loop, int fd, int revents, void *arg)
 		app_quit(a);
 		return;
 	}
-	if (!a->away)
-		keys_read(a);
+	/* In order: keys after Enter see what the line did; none once the terminal is handed over. */
+	while (!a->away && keys_next(a, &act))
+		tui_act(a, &act);
 }
 
 static void
