@@ -23,6 +23,7 @@
 #include "browse.h"
 #include "buf.h"
 #include "commands.h"
+#include "draw.h"
 #include "editor.h"
 #include "layout.h"
 #include "sline.h"
@@ -156,8 +157,7 @@ struct app {
 	struct theme		 theme;
 	enum theme_depth	 depth;
 	bool			 no_color;
-	attr_t			 role_attr[ROLE_COUNT];
-	short			 role_pair[ROLE_COUNT];
+	struct draw_roles	 roles;		/* each role's curses attributes and colour pair */
 
 	struct transcript	*tr;
 	struct toolview		 tools;
@@ -173,13 +173,7 @@ struct app {
 	struct approve_edit	*editing;	/* a proposal open in $VISUAL, or NULL (approve.c's) */
 	struct ask		 ask;
 	char			*deferred_prompt;	/* the initial prompt, sent once the trust question is answered */
-	struct udiff		 diff;
-	bool			 diff_on;	/* the diff pane has something */
-	bool			 diff_live;	/* ... and it is the pending approval's */
-	char			 diff_title[256];
-	struct slvec		 diff_lines;
-	int			 diff_lines_w;	/* the width diff_lines were made for (-1: unified) */
-	int			 diff_scroll;
+	struct udiff_view	 diff;		/* the diff pane: approve.c fills it, it paints itself */
 	int			 tools_scroll;	/* rows up from the newest */
 
 	int			 focus;		/* PANE_INPUT or a pane being browsed */

@@ -73,8 +73,6 @@ approve_free(struct app *a)
 	free(a->pend);
 	a->pend = NULL;
 	a->npend = a->cappend = 0;
-	udiff_release(&a->diff);
-	slvec_release(&a->diff_lines);
 	free(a->ask.question);
 	memset(&a->ask, 0, sizeof a->ask);
 }
@@ -146,7 +144,7 @@ approve_show_command(struct app *a, const struct pending *p)
 
 	do {
 		nl = strchr(s, '\n');
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, first ? "$ " : "  ", ROLE_ACCENT, TA_BOLD);
 		sline_mark_body(l);
 		sline_set_cont(l, "  ", ROLE_ACCENT);
@@ -155,16 +153,16 @@ approve_show_command(struct app *a, const struct pending *p)
 		first = false;
 		s = nl ? nl + 1 : NULL;
 	} while (s != NULL && *s != '\0');
-	l = slvec_push(&a->diff_lines);
+	l = slvec_push(&a->diff.lines);
 	sline_adds(l, "  in ", ROLE_DIM, 0);
 	sline_adds(l, approve_dir(a, p), ROLE_DIFF_FILE, 0);
 	if (desc != NULL) {
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, "  ", ROLE_DIM, 0);
 		sline_adds(l, desc, ROLE_DIM, TA_ITALIC);
 	}
-	snprintf(a->diff_title, sizeof a->diff_title, "%s", "command");
-	a->diff_lines_w = -1;
+	snprintf(a->diff.title, sizeof a->diff.title, "%s", "command");
+	a->diff.lines_w = -1;
 }
 
 /* Under the proposal: why it asks, and what "always" would allow from now on. */
@@ -174,12 +172,12 @@ approve_show_why(struct app *a, const struct pending *p)
 	struct sline *l;
 
 	if (p->reason[0] != '\0') {
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, "  asks: ", ROLE_DIM, 0);
 		sline_adds(l, p->reason, ROLE_DIM, TA_ITALIC);
 	}
 	if (p->always[0] != '\0') {
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, "  a allows: ", ROLE_DIM, 0);
 		sline_adds(l, p->always, ROLE_DIM, 0);
 	}
@@ -191,29 +189,29 @@ approve_show(struct app *a)
 	const struct pending *p;
 
 	if (a->npend == 0) {
-		a->diff_live = false;
+		a->diff.live = false;
 		app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT);
 		return;
 	}
 	p = &a->pend[0];
-	udiff_release(&a->diff);
-	slvec_truncate(&a->diff_lines, 0);
-	a->diff_on = a->diff_live = true;
-	a->diff_scroll = 0;
+	udiff_release(&a->diff.d);
+	slvec_truncate(&a->diff.lines, 0);
+	a->diff.on = a->diff.live = true;
+	a->diff.scroll = 0;
 	if (strcmp(p->name, "run_bash") == 0) {
 		approve_show_command(a, p);
 	} else {
 		const char *text = p->preview ? p->preview : "";
 
-		udiff_parse(&a->diff, text, strlen(text));
-		if (a->diff.file != NULL)
-			snprintf(a->diff_title, sizeof a->diff_title, "%s  +%d \xE2\x88\x92%d", a->diff.file,
-			    a->diff.adds, a->diff.dels);
+		udiff_parse(&a->diff.d, text, strlen(text));
+		if (a->diff.d.file != NULL)
+			snprintf(a->diff.title, sizeof a->diff.title, "%s  +%d \xE2\x88\x92%d", a->diff.d.file,
+			    a->diff.d.adds, a->diff.d.dels);
 		else
-			snprintf(a->diff_title, sizeof a->diff_title, "%s  +%d \xE2\x88\x92%d", p->name,
-			    a->diff.adds, a->diff.dels);
-		udiff_render(&a->diff, &a->diff_lines);
-		a->diff_lines_w = -1;
+			snprintf(a->diff.title, sizeof a->diff.title, "%s  +%d \xE2\x88\x92%d", p->name,
+			    a->diff.d.adds, a->diff.d.dels);
+		udiff_render(&a->diff.d, &a->diff.lines);
+		a->diff.lines_w = -1;
 	}
 	approve_show_why(a, p);
 	app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT | D_PANES);

@@ -6,6 +6,7 @@ libtandem_tui_a_SOURCES = \
 	tui/tui_agent.c \
 	tui/replay.c \
 	tui/paint.c \
+	tui/draw.c tui/draw.h \
 	tui/keys.c \
 	tui/cmds.c \
 	tui/approve.c \

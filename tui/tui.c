@@ -463,11 +463,10 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	ed_init(&a->ed);
 	ed_init(&a->aux);
 	buf_init(&a->hint, 4096);
-	slvec_init(&a->diff_lines);
+	udiff_view_init(&a->diff);
 	browse_init(&a->br);
 	a->focus = PANE_INPUT;
 	a->zoom = -1;
-	a->diff_lines_w = -1;
 	if (getcwd(a->cwd, sizeof a->cwd) == NULL)
 		snprintf(a->cwd, sizeof a->cwd, "%s", ".");
 	tui_themes_dir(a, opts->datadir);
@@ -485,6 +484,7 @@ tui_free(struct app *a)
 	if (a->keywin != NULL)
 		delwin(a->keywin);
 	approve_free(a);
+	udiff_view_release(&a->diff);
 	browse_release(&a->br);
 	cmds_free(a);
 	free(a->deferred_prompt);
