@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "approve.h"
 #include "browse.h"
 #include "buf.h"
 #include "commands.h"
@@ -40,7 +41,6 @@
 #define APP_QUIT_MS	2000	/* a second Ctrl+C within this quits */
 
 struct config;
-struct approve_edit;
 
 /*
  * The agent's calls, and those of the settings, sessions and custom
@@ -101,13 +101,6 @@ enum app_mode {
 	MODE_SEARCH		/* typing a transcript search */
 };
 
-struct pending {
-	char		*id, *name, *preview;
-	char		*reason;	/* why it asks ("" when the event did not say) */
-	char		*always;	/* the rules "always" adds, joined by ", " */
-	cJSON		*input;
-};
-
 /*
  * What a key or a slash command asks of the loop.  Handlers change the
  * state their own module owns and return the rest as an action, which
@@ -130,16 +123,6 @@ struct app_action {
 	char		*text;		/* DO_SEND, DO_SUBMIT: the action's own (tui.c frees it) */
 };
 
-struct app;
-
-/* A yes-or-no question (trust the project? overwrite files?) and what to do with the answer. */
-typedef void ask_fn(struct app *, bool yes, const int arg[2]);
-
-struct ask {
-	char		*question;	/* NULL: nothing asked */
-	ask_fn		*fn;
-	int		 arg[2];
-};
 
 struct app {
 	struct ev_loop		*loop;
@@ -168,10 +151,7 @@ struct app {
 	struct buf		 hint;		/* shown on the input's rule */
 	bool			 hint_sticky;	/* kept until the next key */
 
-	struct pending		*pend;
-	size_t			 npend, cappend;
-	struct approve_edit	*editing;	/* a proposal open in $VISUAL, or NULL (approve.c's) */
-	struct ask		 ask;
+	struct approvals	 ap;		/* approve.c's: the queue, the question, the editor */
 	char			*deferred_prompt;	/* the initial prompt, sent once the trust question is answered */
 	struct udiff_view	 diff;		/* the diff pane: approve.c fills it, it paints itself */
 	int			 tools_scroll;	/* rows up from the newest */
@@ -258,8 +238,12 @@ void	 cmds_help(struct app *);
 /* Switch themes; 0, or -1 with a notice naming the problem. */
 int	 cmds_theme(struct app *, const char *name);
 
-/* approve.c */
+/* approve.c (its state: approve.h) */
 void	 approve_request(struct app *, const cJSON *ev);
+/* Approval requests waiting for an answer. */
+size_t	 approve_count(const struct app *);
+/* Paint the approval pane (the first request's prompt line, or the question). */
+void	 approve_paint(struct app *);
 /* The pending approval for id was settled elsewhere (rule, hook, interrupt). */
 void	 approve_settled(struct app *, const char *id);
 /* Answer the first pending approval. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "draw.h"
 #include "ev.h"
 #include "event.h"
 #include "json.h"
@@ -68,41 +69,41 @@ approve_free(struct app *a)
 {
 	size_t i;
 
-	for (i = 0; i < a->npend; i++)
-		approve_pending_free(&a->pend[i]);
-	free(a->pend);
-	a->pend = NULL;
-	a->npend = a->cappend = 0;
-	free(a->ask.question);
-	memset(&a->ask, 0, sizeof a->ask);
+	for (i = 0; i < a->ap.n; i++)
+		approve_pending_free(&a->ap.pend[i]);
+	free(a->ap.pend);
+	a->ap.pend = NULL;
+	a->ap.n = a->ap.cap = 0;
+	free(a->ap.ask.question);
+	memset(&a->ap.ask, 0, sizeof a->ap.ask);
 }
 
 void
 approve_ask(struct app *a, const char *question, ask_fn *fn, const int arg[2])
 {
-	free(a->ask.question);
-	a->ask.question = xstrdup(question);
-	a->ask.fn = fn;
-	a->ask.arg[0] = arg != NULL ? arg[0] : 0;
-	a->ask.arg[1] = arg != NULL ? arg[1] : 0;
+	free(a->ap.ask.question);
+	a->ap.ask.question = xstrdup(question);
+	a->ap.ask.fn = fn;
+	a->ap.ask.arg[0] = arg != NULL ? arg[0] : 0;
+	a->ap.ask.arg[1] = arg != NULL ? arg[1] : 0;
 	app_dirty(a, D_APPROVAL | D_LAYOUT | D_PANES);
 }
 
 bool
 approve_asking(const struct app *a)
 {
-	return a->ask.question != NULL;
+	return a->ap.ask.question != NULL;
 }
 
 void
 approve_ask_answer(struct app *a, bool yes)
 {
-	struct ask q = a->ask;
+	struct ask q = a->ap.ask;
 
 	if (q.question == NULL)
 		return;
 	/* Cleared first: the answer may ask again. */
-	memset(&a->ask, 0, sizeof a->ask);
+	memset(&a->ap.ask, 0, sizeof a->ap.ask);
 	app_dirty(a, D_APPROVAL | D_LAYOUT | D_PANES);
 	q.fn(a, yes, q.arg);
 	free(q.question);
@@ -113,7 +114,7 @@ static void
 approve_ask_prompt(struct app *a, struct sline *out)
 {
 	sline_add(out, " ", 1, ROLE_APPROVAL, 0);
-	sline_adds(out, a->ask.question, ROLE_APPROVAL, 0);
+	sline_adds(out, a->ap.ask.question, ROLE_APPROVAL, 0);
 	sline_adds(out, "  ", ROLE_APPROVAL, 0);
 	sline_adds(out, "y", ROLE_APPROVAL_KEY, TA_BOLD);
 	sline_adds(out, "es  ", ROLE_APPROVAL, 0);
@@ -188,12 +189,12 @@ approve_show(struct app *a)
 {
 	const struct pending *p;
 
-	if (a->npend == 0) {
+	if (a->ap.n == 0) {
 		a->diff.live = false;
 		app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT);
 		return;
 	}
-	p = &a->pend[0];
+	p = &a->ap.pend[0];
 	udiff_release(&a->diff.d);
 	slvec_truncate(&a->diff.lines, 0);
 	a->diff.on = a->diff.live = true;
@@ -224,11 +225,11 @@ approve_request(struct app *a, const cJSON *ev)
 	const cJSON *input = json_get(ev, "input"), *rule;
 	struct buf always = BUF_INIT(BUF_NOLIMIT);
 
-	if (a->npend == a->cappend) {
-		a->cappend = a->cappend ? a->cappend * 2 : 4;
-		a->pend = xreallocarray(a->pend, a->cappend, sizeof *a->pend);
+	if (a->ap.n == a->ap.cap) {
+		a->ap.cap = a->ap.cap ? a->ap.cap * 2 : 4;
+		a->ap.pend = xreallocarray(a->ap.pend, a->ap.cap, sizeof *a->ap.pend);
 	}
-	p = &a->pend[a->npend++];
+	p = &a->ap.pend[a->ap.n++];
 	p->id = xstrdup(json_str(ev, "id", ""));
 	p->name = xstrdup(json_str(ev, "name", "tool"));
 	p->preview = xstrdup(json_str(ev, "preview", ""));
@@ -240,7 +241,7 @@ approve_request(struct app *a, const cJSON *ev)
 	p->input = input != NULL ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
 	if (p->input == NULL)
 		fatal("out of memory");
-	if (a->npend == 1)
+	if (a->ap.n == 1)
 		approve_show(a);
 	else
 		app_dirty(a, D_APPROVAL);
@@ -251,17 +252,17 @@ approve_settled(struct app *a, const char *id)
 {
 	size_t i;
 
-	for (i = 0; i < a->npend; i++) {
-		if (strcmp(a->pend[i].id, id) != 0)
+	for (i = 0; i < a->ap.n; i++) {
+		if (strcmp(a->ap.pend[i].id, id) != 0)
 			continue;
-		approve_pending_free(&a->pend[i]);
-		memmove(&a->pend[i], &a->pend[i + 1], (a->npend - i - 1) * sizeof *a->pend);
-		a->npend--;
+		approve_pending_free(&a->ap.pend[i]);
+		memmove(&a->ap.pend[i], &a->ap.pend[i + 1], (a->ap.n - i - 1) * sizeof *a->ap.pend);
+		a->ap.n--;
 		if (i == 0)
 			approve_show(a);
 		else
 			app_dirty(a, D_APPROVAL);
-		if (a->npend == 0 && a->mode == MODE_REASON) {
+		if (a->ap.n == 0 && a->mode == MODE_REASON) {
 			a->mode = MODE_EDIT;
 			buf_reset(&a->hint);
 		}
@@ -278,7 +279,7 @@ approve_decision(enum approval d)
 void
 approve_answer(struct app *a, enum approval d, const char *reason, const cJSON *edited)
 {
-	if (a->npend > 0)
+	if (a->ap.n > 0)
 		approve_answer_at(a, 0, d, reason, edited);
 }
 
@@ -287,7 +288,7 @@ approve_answer_at(struct app *a, size_t i, enum approval d, const char *reason, 
 {
 	char *id;
 
-	id = xstrdup(a->pend[i].id);
+	id = xstrdup(a->ap.pend[i].id);
 	if (d == APPROVAL_DENY)
 		tr_tool_denied(a->tr, id, reason);
 	tv_decided(&a->tools, id, approve_decision(d), ev_now_ms());
@@ -324,9 +325,9 @@ approve_prompt(struct app *a, struct sline *out)
 		approve_ask_prompt(a, out);
 		return;
 	}
-	if (a->npend == 0)
+	if (a->ap.n == 0)
 		return;
-	p = &a->pend[0];
+	p = &a->ap.pend[0];
 	t = approve_tool(p->name);
 	sline_add(out, " ", 1, ROLE_APPROVAL, 0);
 	if (a->mode == MODE_REASON) {
@@ -439,22 +440,22 @@ static void
 approve_edited(int status, void *arg)
 {
 	struct app *a = arg;
-	struct approve_edit *e = a->editing;
+	struct approve_edit *e = a->ap.editing;
 	const struct pending *p;
 	char *text;
 	size_t len, i, olen;
 	cJSON *edited;
 
-	a->editing = NULL;
+	a->ap.editing = NULL;
 	app_screen_enter(a);
 	text = approve_read(e->path, &len);
-	for (i = 0; i < a->npend && strcmp(a->pend[i].id, e->id) != 0; i++)
+	for (i = 0; i < a->ap.n && strcmp(a->ap.pend[i].id, e->id) != 0; i++)
 		;
-	if (i == a->npend) {
+	if (i == a->ap.n) {
 		app_notice(a, ROLE_WARNING, "%s", "the request was settled while the editor was open: the edit is not used");
 		goto out;
 	}
-	p = &a->pend[i];
+	p = &a->ap.pend[i];
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
 		app_notice(a, ROLE_WARNING, "the editor failed (status %d): nothing was approved",
 		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -492,9 +493,9 @@ approve_edit(struct app *a)
 	struct approve_edit *e;
 	char err[256];
 
-	if (a->npend == 0 || a->editing != NULL)
+	if (a->ap.n == 0 || a->ap.editing != NULL)
 		return;
-	p = &a->pend[0];
+	p = &a->ap.pend[0];
 	t = approve_tool(p->name);
 	if (t == NULL || (orig = json_str(p->input, t->field, NULL)) == NULL) {
 		app_notice(a, ROLE_WARNING, "nothing to edit in a %s call", p->name);
@@ -511,9 +512,9 @@ approve_edit(struct app *a)
 	e->t = t;
 	/* The loop goes on while the editor owns the terminal: streams and tools run, approvals queue. */
 	app_screen_leave(a);
-	a->editing = e;
+	a->ap.editing = e;
 	if (visual_start(a->loop, e->path, approve_edited, a, err, sizeof err) == -1) {
-		a->editing = NULL;
+		a->ap.editing = NULL;
 		app_screen_enter(a);
 		app_notice(a, ROLE_WARNING, "%s: nothing was approved", err);
 		approve_edit_free(e);
@@ -523,9 +524,36 @@ approve_edit(struct app *a)
 void
 approve_edit_stop(struct app *a)
 {
-	if (a->editing == NULL)
+	if (a->ap.editing == NULL)
 		return;
 	visual_stop(a->loop);
-	approve_edit_free(a->editing);
-	a->editing = NULL;
+	approve_edit_free(a->ap.editing);
+	a->ap.editing = NULL;
+}
+
+size_t
+approve_count(const struct app *a)
+{
+	return a->ap.n;
+}
+
+void
+approve_paint(struct app *a)
+{
+	WINDOW *w = a->win[PANE_APPROVAL];
+	struct rect *r = &a->rect[PANE_APPROVAL];
+	struct draw_ctx c = { &a->roles, w, 0, r->w, -1, NULL };
+	char right[48] = "";
+	struct sline l;
+
+	werase(w);
+	if (a->ap.n > 1 && !approve_asking(a))
+		snprintf(right, sizeof right, "1 of %zu pending", a->ap.n);
+	if (r->h > 1)
+		draw_title(&a->roles, w, 0, r->w, approve_asking(a) ? "question" : "approval", right, true);
+	sline_init(&l);
+	approve_prompt(a, &l);
+	draw_row(&c, r->h - 1, &l, 0);
+	sline_release(&l);
+	wnoutrefresh(w);
 }

@@ -803,7 +803,7 @@ keys_context(const struct app *a)
 		return C_HIST;
 	if (a->focus != PANE_INPUT)
 		return C_PANE;
-	if (a->npend > 0 && ed_empty(&a->ed))
+	if (approve_count(a) > 0 && ed_empty(&a->ed))
 		return C_APPROVE | C_EDIT;
 	return C_EDIT;
 }

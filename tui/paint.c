@@ -310,27 +310,6 @@ paint_diff(struct app *a)
 	    a->focus == PANE_DIFF);
 }
 
-static void
-paint_approval(struct app *a)
-{
-	WINDOW *w = a->win[PANE_APPROVAL];
-	struct rect *r = &a->rect[PANE_APPROVAL];
-	struct draw_ctx c = { &a->roles, w, 0, r->w, -1, NULL };
-	char right[48] = "";
-	struct sline l;
-
-	werase(w);
-	if (a->npend > 1 && !approve_asking(a))
-		snprintf(right, sizeof right, "1 of %zu pending", a->npend);
-	if (r->h > 1)
-		draw_title(&a->roles, w, 0, r->w, approve_asking(a) ? "question" : "approval", right, true);
-	sline_init(&l);
-	approve_prompt(a, &l);
-	draw_row(&c, r->h - 1, &l, 0);
-	sline_release(&l);
-	wnoutrefresh(w);
-}
-
 /* The label before the text being edited, by mode. */
 static const char *
 paint_input_label(const struct app *a)
@@ -500,7 +479,7 @@ paint_place(struct app *a)
 	q.rows = LINES;
 	q.cols = COLS;
 	q.input_rows = paint_input_rows(a);
-	q.approval_rows = a->npend > 0 || approve_asking(a) ? 2 : 0;
+	q.approval_rows = approve_count(a) > 0 || approve_asking(a) ? 2 : 0;
 	q.tool_rows = paint_tool_rows(a);
 	q.diff_rows = a->diff.on && (a->diff.live || layout_wide(COLS)) ?
 	    (int)a->diff.lines.n + (a->diff.lines.n ? 1 : (int)a->diff.d.n + 1) : 0;
@@ -542,9 +521,27 @@ paint_pane_at(const struct app *a, int y, int x)
 	return -1;
 }
 
+/*
+ * The panes a frame composes, in order: its dirty bit and who paints it.
+ * The input is painted last, apart, as the terminal's cursor stays where
+ * its window's is.
+ */
+static const struct paint_pane {
+	int		 pane;
+	unsigned	 dirty;
+	void		 (*paint)(struct app *);
+} paint_panes[] = {
+	{ PANE_TRANSCRIPT, D_TRANSCRIPT, paint_transcript },
+	{ PANE_TOOLS, D_TOOLS, paint_tools },
+	{ PANE_DIFF, D_DIFF, paint_diff },
+	{ PANE_APPROVAL, D_APPROVAL, approve_paint },
+	{ PANE_STATUS, D_STATUS, paint_status },
+};
+
 void
 paint_frame(struct app *a)
 {
+	size_t i;
 	unsigned d;
 	int cy = 0, cx = 0;
 	bool show_cursor;
@@ -555,16 +552,9 @@ paint_frame(struct app *a)
 	a->dirty = 0;
 	if (d & D_CLEAR)
 		clearok(curscr, TRUE);
-	if ((d & D_TRANSCRIPT) && a->win[PANE_TRANSCRIPT])
-		paint_transcript(a);
-	if ((d & D_TOOLS) && a->win[PANE_TOOLS])
-		paint_tools(a);
-	if ((d & D_DIFF) && a->win[PANE_DIFF])
-		paint_diff(a);
-	if ((d & D_APPROVAL) && a->win[PANE_APPROVAL])
-		paint_approval(a);
-	if ((d & D_STATUS) && a->win[PANE_STATUS])
-		paint_status(a);
+	for (i = 0; i < sizeof paint_panes / sizeof paint_panes[0]; i++)
+		if ((d & paint_panes[i].dirty) && a->win[paint_panes[i].pane])
+			paint_panes[i].paint(a);
 	/* The input last: the terminal's cursor stays where its window's is. */
 	if (a->win[PANE_INPUT]) {
 		if (d & D_INPUT)
