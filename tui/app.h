@@ -1,13 +1,26 @@
 /*
  * app: the TUI's one application context, shared by the tui/ modules
- * that draw the screen (paint.c), read keys (keys.c), run slash commands
- * (cmds.c), handle approvals and questions (approve.c), browse, rewind
- * and fork turns (browse.c) and run the loop (tui.c).
+ * that use it, and their functions.
  *
  * There is one struct app per tui_run; it owns every model (transcript,
- * tools, status, editors, approvals, the turn browser) and every curses
- * window; the agent and the settings are the caller's.  Internal:
- * front ends use tui.h.
+ * tools, status, editors, approvals, the diff view, the turn browser) and
+ * every curses window; the agent and the settings are the caller's.
+ * Internal: front ends use tui.h.
+ *
+ * Who calls whom (no circle; each arrow points down):
+ *   tui.c      the loop: terminal, event stream in, frames out, and the
+ *              actions keys and commands return (struct app_action)
+ *   keys.c     keys to handlers (one table); returns actions
+ *   cmds.c     slash commands (one table); returns actions
+ *   paint.c    composes a frame from a table of {pane, dirty, paint}
+ *   browse.c   the turn browser's keys and rewind / redo / fork
+ *   approve.c  approvals and questions: their state (approve.h), the
+ *              diff view's content, their pane; $VISUAL through visual.c
+ *   app.c      the services every module may call (a leaf)
+ * and below them the modules that know no app: draw (curses rows),
+ * visual ($VISUAL as a child), udiff (diffs and the diff view), mdview
+ * and mdline (Markdown), transcript, toolview, status, editor, sline,
+ * wrap, theme, layout.
  */
 #ifndef TANDEM_TUI_APP_H
 #define TANDEM_TUI_APP_H
