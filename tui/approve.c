@@ -422,6 +422,7 @@ struct approve_edit {
 	char		 path[4096];
 	char		*orig;
 	const struct approve_tool *t;
+	struct visual	 child;
 };
 
 static void
@@ -513,7 +514,7 @@ approve_edit(struct app *a)
 	/* The loop goes on while the editor owns the terminal: streams and tools run, approvals queue. */
 	app_screen_leave(a);
 	a->ap.editing = e;
-	if (visual_start(a->loop, e->path, approve_edited, a, err, sizeof err) == -1) {
+	if (visual_start(&e->child, a->loop, e->path, approve_edited, a, err, sizeof err) == -1) {
 		a->ap.editing = NULL;
 		app_screen_enter(a);
 		app_notice(a, ROLE_WARNING, "%s: nothing was approved", err);
@@ -526,7 +527,7 @@ approve_edit_stop(struct app *a)
 {
 	if (a->ap.editing == NULL)
 		return;
-	visual_stop(a->loop);
+	visual_stop(&a->ap.editing->child);
 	approve_edit_free(a->ap.editing);
 	a->ap.editing = NULL;
 }

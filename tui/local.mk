@@ -32,9 +32,11 @@ tests_tui_tui_replay_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCU
 # Unit tests of the pure modules.
 TUI_TEST_LIBS = libtandem_tui.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
 check_PROGRAMS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
-	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse \
+	tests/test_tui_visual
 TESTS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
-	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse \
+	tests/test_tui_visual
 tests_test_tui_md_SOURCES = tests/test_tui_md.c
 tests_test_tui_md_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_wrap_SOURCES = tests/test_tui_wrap.c
@@ -47,6 +49,8 @@ tests_test_tui_editor_SOURCES = tests/test_tui_editor.c
 tests_test_tui_editor_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_view_SOURCES = tests/test_tui_view.c
 tests_test_tui_view_LDADD = $(TUI_TEST_LIBS)
+tests_test_tui_visual_SOURCES = tests/test_tui_visual.c
+tests_test_tui_visual_LDADD = $(TUI_TEST_LIBS)
 # The browser module acts on the app too: it links the screen and the event bus.
 tests_test_tui_browse_SOURCES = tests/test_tui_browse.c
 tests_test_tui_browse_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)

@@ -21,12 +21,6 @@
 #include "ev.h"
 #include "visual.h"
 
-static struct visual {
-	pid_t		 pid;		/* 0: none */
-	visual_done_fn	*done;
-	void		*arg;
-} visual;
-
 /* Make pgrp the terminal's foreground group, from any group. */
 static void
 visual_foreground(pid_t pgrp)
@@ -44,19 +38,21 @@ visual_foreground(pid_t pgrp)
 static void
 visual_exited(struct ev_loop *loop, pid_t pid, int status, void *arg)
 {
-	visual_done_fn *done = visual.done;
-	void *darg = visual.arg;
+	struct visual *v = arg;
+	visual_done_fn *done = v->done;
+	void *darg = v->arg;
 
-	visual.pid = 0;
-	visual.done = NULL;
-	visual.arg = NULL;
+	v->pid = 0;
+	v->done = NULL;
+	v->arg = NULL;
 	visual_foreground(getpgrp());
 	if (done != NULL)
 		done(status, darg);
 }
 
 int
-visual_start(struct ev_loop *loop, const char *path, visual_done_fn *done, void *arg, char *err, size_t errsize)
+visual_start(struct visual *v, struct ev_loop *loop, const char *path, visual_done_fn *done, void *arg,
+    char *err, size_t errsize)
 {
 	static const int dfl[] = { SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGCHLD, SIGWINCH };
 	const char *ed = getenv("VISUAL");
@@ -64,7 +60,7 @@ visual_start(struct ev_loop *loop, const char *path, visual_done_fn *done, void 
 	pid_t pid;
 	int r;
 
-	if (visual.pid != 0) {
+	if (v->pid != 0) {
 		snprintf(err, errsize, "%s", "an editor is already open");
 		return -1;
 	}
@@ -98,12 +94,13 @@ visual_start(struct ev_loop *loop, const char *path, visual_done_fn *done, void 
 	}
 	/* Both sides set the group, so it is set whichever runs first. */
 	(void)setpgid(pid, pid);
-	visual.pid = pid;
-	visual.done = done;
-	visual.arg = arg;
-	if (ev_child_add(loop, pid, visual_exited, NULL) == -1) {
+	v->pid = pid;
+	v->loop = loop;
+	v->done = done;
+	v->arg = arg;
+	if (ev_child_add(loop, pid, visual_exited, v) == -1) {
 		kill(pid, SIGKILL);
-		visual.pid = 0;
+		v->pid = 0;
 		visual_foreground(getpgrp());
 		snprintf(err, errsize, "cannot watch the editor: %s", strerror(errno));
 		return -1;
@@ -112,21 +109,21 @@ visual_start(struct ev_loop *loop, const char *path, visual_done_fn *done, void 
 }
 
 bool
-visual_running(void)
+visual_running(const struct visual *v)
 {
-	return visual.pid != 0;
+	return v->pid != 0;
 }
 
 void
-visual_stop(struct ev_loop *loop)
+visual_stop(struct visual *v)
 {
-	if (visual.pid == 0)
+	if (v->pid == 0)
 		return;
-	ev_child_del(loop, visual.pid);
-	kill(-visual.pid, SIGTERM);
-	kill(visual.pid, SIGCONT);
-	visual.pid = 0;
-	visual.done = NULL;
-	visual.arg = NULL;
+	ev_child_del(v->loop, v->pid);
+	kill(-v->pid, SIGTERM);
+	kill(-v->pid, SIGCONT);
+	v->pid = 0;
+	v->done = NULL;
+	v->arg = NULL;
 	visual_foreground(getpgrp());
 }
