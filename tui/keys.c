@@ -464,9 +464,7 @@ keys_scroll(struct app *a, int pane, int rows)
 		if ((size_t)a->tools_scroll >= a->tools.n)
 			a->tools_scroll = a->tools.n > 0 ? (int)a->tools.n - 1 : 0;
 	} else if (pane == PANE_DIFF) {
-		a->diff.scroll += rows;
-		if (a->diff.scroll < 0)
-			a->diff.scroll = 0;
+		udiff_view_scroll(&a->diff, rows);
 	}
 }
 
@@ -503,7 +501,7 @@ key_top(struct app *a, int key, struct app_action *act)
 	else if (pane == PANE_TOOLS)
 		a->tools_scroll = a->tools.n > 0 ? (int)a->tools.n - 1 : 0;
 	else
-		a->diff.scroll = 0;
+		udiff_view_scroll(&a->diff, INT_MIN);
 	return KR_REDRAW;
 }
 
@@ -519,7 +517,7 @@ key_bottom(struct app *a, int key, struct app_action *act)
 	else if (pane == PANE_TOOLS)
 		a->tools_scroll = 0;
 	else
-		a->diff.scroll = a->diff.lines.n > 0 ? (int)a->diff.lines.n - 1 : 0;
+		udiff_view_scroll(&a->diff, INT_MAX);
 	return KR_REDRAW;
 }
 

@@ -1,6 +1,7 @@
 /* Unified diff parsing and coloring: see udiff.h. */
 #include "autoconf.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,26 @@ udiff_view_release(struct udiff_view *v)
 {
 	udiff_release(&v->d);
 	slvec_release(&v->lines);
+}
+
+void
+udiff_view_scroll(struct udiff_view *v, int rows)
+{
+	if (rows == INT_MIN)
+		v->scroll = 0;
+	else if (rows == INT_MAX)
+		v->scroll = v->lines.n > 0 ? (int)v->lines.n - 1 : 0;
+	else {
+		v->scroll += rows;
+		if (v->scroll < 0)
+			v->scroll = 0;
+	}
+}
+
+int
+udiff_view_rows(const struct udiff_view *v)
+{
+	return (int)v->lines.n + (v->lines.n ? 1 : (int)v->d.n + 1);
 }
 
 void

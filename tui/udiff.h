@@ -75,6 +75,10 @@ struct draw_roles;
 
 void	 udiff_view_init(struct udiff_view *);
 void	 udiff_view_release(struct udiff_view *);
+/* Scroll by rows (down: positive); INT_MIN/INT_MAX: the top/the last line. */
+void	 udiff_view_scroll(struct udiff_view *, int rows);
+/* Rows the pane wants in the stacked layout: its title and lines; 0 when it is empty. */
+int	 udiff_view_rows(const struct udiff_view *);
 /* Paint the view into w (width by height cells); focused: the pane has the keys. */
 void	 udiff_view_paint(struct udiff_view *, const struct draw_roles *, WINDOW *w, int width, int height,
 	    bool focused);
