@@ -18,7 +18,7 @@ libtandem_agent_a_SOURCES = \
 	agent/exec.c agent/exec.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h \
-	agent/config.c agent/config.h \
+	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
 	agent/session.c agent/session.h \
 	agent/agent.c agent/agent.h \
 	agent/headless.c agent/headless.h
@@ -39,7 +39,7 @@ tests_test_stream_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
 tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/perm.c tools/patch.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -49,13 +49,13 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c \
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c agent/config_keys.c \
 	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/perm.c tools/patch.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
-tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c \
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c agent/config_keys.c \
 	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
