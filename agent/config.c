@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "config.h"
 #include "config_keys.h"
+#include "file.h"
 #include "json.h"
 #include "perm.h"
 #include "redact.h"
@@ -499,38 +500,23 @@ cfg_apply_object(struct config *cfg, struct cfg_layer *L, const cJSON *obj, cons
 static int
 cfg_read(const char *path, char **text, size_t *n, struct buf *err)
 {
-	struct buf b = BUF_INIT(CFG_FILE_MAX);
-	char chunk[8192];
-	ssize_t got;
-	int fd;
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	struct file_status st;
 
 	*text = NULL;
 	*n = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1 && (errno == ENOENT || errno == ENOTDIR))
-		return 0;
-	if (fd == -1)
-		return cfg_error(err, "%s: cannot open: %s", path, strerror(errno));
-	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (got == -1 && errno == EINTR)
-			continue;
-		if (got == -1) {
-			cfg_error(err, "%s: cannot read: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (buf_append(&b, chunk, (size_t)got) == -1) {
-			cfg_error(err, "%s: larger than %d bytes; is it a settings file?", path,
-			    CFG_FILE_MAX);
-			goto fail;
-		}
+	if (file_read(path, CFG_FILE_MAX, 0, &b, &st) == 0) {
+		*text = buf_detach(&b, n);
+		return 1;
 	}
-	close(fd);
-	*text = buf_detach(&b, n);
-	return 1;
-fail:
-	close(fd);
 	buf_release(&b);
-	return -1;
+	if (st.fail == FILE_MISSING)
+		return 0;
+	if (st.fail == FILE_TOO_BIG)
+		return cfg_error(err, "%s: larger than %d bytes; is it a settings file?", path,
+		    CFG_FILE_MAX);
+	return cfg_error(err, "%s: cannot %s: %s", path, st.fail == FILE_READ ? "read" : "open",
+	    strerror(errno));
 }
 
 /* What is wrong at line:col of text, in a few words. */
@@ -650,47 +636,13 @@ cfg_mkdirs(const char *dir, mode_t mode, struct buf *err)
 static int
 cfg_write_atomic(const char *path, const char *text, mode_t mode, struct buf *err)
 {
-	struct buf tmp = BUF_INIT(BUF_NOLIMIT);
-	size_t len = strlen(text), done = 0;
-	struct stat st;
-	ssize_t w;
-	int fd;
+	struct file_status st;
 
-	if (stat(path, &st) == 0)
-		mode = st.st_mode & 07777;
-	buf_printf(&tmp, "%s.XXXXXX", path);
-	fd = mkstemp(tmp.data);
-	if (fd == -1) {
-		cfg_error(err, "cannot create a file next to %s: %s", path, strerror(errno));
-		buf_release(&tmp);
-		return -1;
-	}
-	while (done < len) {
-		w = write(fd, text + done, len - done);
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			goto fail;
-		done += (size_t)w;
-	}
-	if (fchmod(fd, mode) == -1 || fsync(fd) == -1)
-		goto fail;
-	if (close(fd) == -1) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp.data, path) == -1)
-		goto fail;
-	buf_release(&tmp);
-	return 0;
-fail:
-	cfg_error(err, "cannot write %s: %s", path, strerror(errno));
-	if (fd != -1)
-		close(fd);
-	unlink(tmp.data);
-	buf_release(&tmp);
-	return -1;
+	if (file_write_atomic(path, text, strlen(text), mode, FILE_KEEP_MODE, &st) == 0)
+		return 0;
+	if (st.fail == FILE_CREATE)
+		return cfg_error(err, "cannot create a file next to %s: %s", path, strerror(errno));
+	return cfg_error(err, "cannot write %s: %s", path, strerror(errno));
 }
 
 /* Read and parse a JSON object file for an update: a new empty object when missing. */

@@ -1,16 +1,18 @@
 /*
  * t_tree.h: a temporary tree for the tools' unit tests.  The test sets
  * root (a real path); put() and puts_file() create files below it,
- * with their parent directories.
+ * with their parent directories; t_tree_remove() removes a tree.
  */
 #ifndef TANDEM_T_TREE_H
 #define TANDEM_T_TREE_H
 
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char root[PATH_MAX];
 
@@ -40,6 +42,22 @@ static void
 puts_file(const char *rel, const char *s)
 {
 	put(rel, s, strlen(s));
+}
+
+static int __attribute__((unused))
+t_tree_remove_one(const char *p, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+/* Remove dir and everything below it (links are removed, not followed). */
+static void __attribute__((unused))
+t_tree_remove(const char *dir)
+{
+	if (dir[0] != '\0')
+		nftw(dir, t_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "fsutil.h"
 #include "json.h"
 #include "sandbox.h"
@@ -339,7 +340,7 @@ fsutil_write_at(int dfd, const char *name, const char *shown, const void *data,
 	if (renameat(dfd, tmp, dfd, name) == -1)
 		goto fail;
 	/* some file systems cannot fsync a directory; the rename is done anyway */
-	if (fsync(dfd) == -1 && errno != EINVAL && errno != EROFS)
+	if (file_fsync_dirfd(dfd) == -1)
 		goto fail_after;
 	return 0;
 fail:
@@ -448,7 +449,7 @@ fsutil_remove_place(const struct sandbox_at *at, const char *expect, struct buf 
 		buf_printf(err, "cannot remove %s: %s", at->rel, strerror(errno));
 		return -1;
 	}
-	if (fsync(at->dirfd) == -1 && errno != EINVAL && errno != EROFS) {
+	if (file_fsync_dirfd(at->dirfd) == -1) {
 		buf_printf(err, "removed %s but could not sync its directory: %s", at->rel,
 		    strerror(errno));
 		return -1;
