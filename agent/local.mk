@@ -17,7 +17,8 @@ libtandem_agent_a_SOURCES = \
 	agent/sched.c agent/sched.h \
 	agent/exec.c agent/exec.h \
 	agent/perm.c agent/perm.h \
-	agent/shparse.c agent/shparse.h \
+	agent/shparse.c agent/shparse.h agent/shparse_int.h \
+	agent/shparse_word.c agent/shparse_rules.c \
 	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
 	agent/session.c agent/session.h \
 	agent/agent.c agent/agent.h \
@@ -60,14 +61,14 @@ tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/confi
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/shparse.c
-tests_test_config_SOURCES += agent/shparse.c
-tests_test_hooks_SOURCES += agent/shparse.c
-tests_test_memory_SOURCES += agent/shparse.c
-tests_test_commands_SOURCES += agent/shparse.c
+tests_test_perm_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_config_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_hooks_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_memory_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_commands_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
