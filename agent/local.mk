@@ -34,9 +34,14 @@ tests_test_compact_SOURCES = tests/test_compact.c agent/compact.c agent/conv.c
 tests_test_compact_LDADD = $(LIB_LIBS)
 tests_test_sse_SOURCES = tests/test_sse.c agent/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
-tests_test_stream_SOURCES = tests/test_stream.c agent/sse.c agent/stream.c \
+tests_test_stream_SOURCES = tests/test_stream.c tests/t_stream.h agent/sse.c agent/stream.c \
 	agent/stream_anthropic.c agent/stream_openai.c
 tests_test_stream_LDADD = $(LIB_LIBS)
+check_PROGRAMS += tests/test_stream_openai
+TESTS += tests/test_stream_openai
+tests_test_stream_openai_SOURCES = tests/test_stream_openai.c agent/sse.c agent/stream.c \
+	agent/stream_anthropic.c agent/stream_openai.c
+tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
 tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
