@@ -1,7 +1,9 @@
 /*
  * t_tree.h: a temporary tree for the tools' unit tests.  The test sets
  * root (a real path); put() and puts_file() create files below it,
- * with their parent directories; t_tree_remove() removes a tree.
+ * with their parent directories; t_tree_mkdir() and t_tree_link() make
+ * directories and symbolic links below it; t_tree_mkdtemp() makes a new
+ * temporary directory (a real path) and t_tree_remove() removes a tree.
  */
 #ifndef TANDEM_T_TREE_H
 #define TANDEM_T_TREE_H
@@ -17,7 +19,7 @@
 static char root[PATH_MAX];
 
 /* Create root/rel (and its parents) holding n bytes of s. */
-static void
+static void __attribute__((unused))
 put(const char *rel, const char *s, size_t n)
 {
 	char p[PATH_MAX + 64], *slash;
@@ -38,10 +40,44 @@ put(const char *rel, const char *s, size_t n)
 	fclose(f);
 }
 
-static void
+static void __attribute__((unused))
 puts_file(const char *rel, const char *s)
 {
 	put(rel, s, strlen(s));
+}
+
+/* Create root/rel, a directory (mode 0755). */
+static void __attribute__((unused))
+t_tree_mkdir(const char *rel)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	mkdir(p, 0755);
+}
+
+/* Create root/rel, a symbolic link to target. */
+static void __attribute__((unused))
+t_tree_link(const char *target, const char *rel)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	(void)!symlink(target, p);
+}
+
+/* A new directory from a mkdtemp template, as a real path (the caller frees); exits on failure. */
+static __attribute__((unused)) char *
+t_tree_mkdtemp(const char *tmpl)
+{
+	char t[PATH_MAX], *real;
+
+	snprintf(t, sizeof t, "%s", tmpl);
+	if (mkdtemp(t) == NULL || (real = realpath(t, NULL)) == NULL) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	return real;
 }
 
 static int __attribute__((unused))

@@ -34,15 +34,6 @@ at_path(char *p, size_t n, const char *base, const char *rel)
 }
 
 static void
-link_in(const char *target, const char *rel)
-{
-	char p[PATH_MAX + 64];
-
-	at_path(p, sizeof p, root, rel);
-	(void)!symlink(target, p);
-}
-
-static void
 put_at(const char *base, const char *rel, const char *s)
 {
 	char p[PATH_MAX + 64];
@@ -58,21 +49,11 @@ put_at(const char *base, const char *rel, const char *s)
 	fclose(f);
 }
 
-static char *
-mkreal(const char *tmpl)
-{
-	char buf[64], *r;
-
-	snprintf(buf, sizeof buf, "%s", tmpl);
-	r = mkdtemp(buf);
-	return r ? realpath(r, NULL) : NULL;
-}
-
 static void
 setup(void)
 {
-	char *r = mkreal("/tmp/tandem-sbx-XXXXXX"), *o = mkreal("/tmp/tandem-out-XXXXXX");
-	char *x = mkreal("/tmp/tandem-extra-XXXXXX");
+	char *r = t_tree_mkdtemp("/tmp/tandem-sbx-XXXXXX"), *o = t_tree_mkdtemp("/tmp/tandem-out-XXXXXX");
+	char *x = t_tree_mkdtemp("/tmp/tandem-extra-XXXXXX");
 	char p[PATH_MAX + 64];
 
 	snprintf(root, sizeof root, "%s", r);
@@ -85,22 +66,22 @@ setup(void)
 	puts_file("secret/key", "SECRET-MARKER\n");
 	put_at(outside, "f.txt", "OUTSIDE-MARKER\n");
 	put_at(extra, "e.txt", "extra\n");
-	link_in(outside, "escape");
-	link_in("src", "inner");
-	link_in("../../../../../../../..", "updots");
-	link_in("src/../..", "climb");
+	t_tree_link(outside, "escape");
+	t_tree_link("src", "inner");
+	t_tree_link("../../../../../../../..", "updots");
+	t_tree_link("src/../..", "climb");
 	at_path(p, sizeof p, outside, "f.txt");
-	link_in(p, "file-out");
-	link_in("src/a.c", "file-in");
-	link_in("src/gone.c", "dangling");
+	t_tree_link(p, "file-out");
+	t_tree_link("src/a.c", "file-in");
+	t_tree_link("src/gone.c", "dangling");
 	at_path(p, sizeof p, outside, "gone.c");
-	link_in(p, "dangling-out");
-	link_in("/proc/self/root", "magic");
-	link_in("/proc/self/root/etc", "magic-etc");
-	link_in("secret", "docs");
-	link_in(extra, "to-extra");
-	link_in("loop-b", "loop-a");
-	link_in("loop-a", "loop-b");
+	t_tree_link(p, "dangling-out");
+	t_tree_link("/proc/self/root", "magic");
+	t_tree_link("/proc/self/root/etc", "magic-etc");
+	t_tree_link("secret", "docs");
+	t_tree_link(extra, "to-extra");
+	t_tree_link("loop-b", "loop-a");
+	t_tree_link("loop-a", "loop-b");
 	at_path(p, sizeof p, root, "fifo");
 	mkfifo(p, 0600);
 }
@@ -649,11 +630,8 @@ main(void)
 	T_RUN(link_mode_and_write_in_roots);
 	T_RUN(race_openat2);
 	T_RUN(race_nofollow_walk);
-	{
-		char cmd[PATH_MAX * 3 + 32];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", root, outside, extra);
-		(void)!system(cmd);
-	}
+	t_tree_remove(root);
+	t_tree_remove(outside);
+	t_tree_remove(extra);
 	return t_done();
 }
