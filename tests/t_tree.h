@@ -10,6 +10,7 @@
 
 #include <ftw.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,45 @@ static void __attribute__((unused))
 puts_file(const char *rel, const char *s)
 {
 	put(rel, s, strlen(s));
+}
+
+/* root + the formatted rest (the caller frees); exits when out of memory. */
+static char *t_tree_at(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+
+static char *
+t_tree_at(const char *fmt, ...)
+{
+	va_list ap;
+	size_t n = strlen(root);
+	char *p;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (p = malloc(n + (size_t)k + 1)) == NULL)
+		exit(2);
+	memcpy(p, root, n);
+	va_start(ap, fmt);
+	vsnprintf(p + n, (size_t)k + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* Create the directory dir (an absolute path) and its missing parents with mode. */
+static void __attribute__((unused))
+t_tree_mkdirs(const char *dir, mode_t mode)
+{
+	char p[PATH_MAX + 64], *s;
+
+	snprintf(p, sizeof p, "%s", dir);
+	for (s = p + 1; *s != '\0'; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, mode);
+			*s = '/';
+		}
+	mkdir(p, mode);
 }
 
 /* Create root/rel, a directory (mode 0755). */
