@@ -3,7 +3,8 @@
  * root (a real path); put() and puts_file() create files below it,
  * with their parent directories; t_tree_mkdir() and t_tree_link() make
  * directories and symbolic links below it; t_tree_mkdtemp() makes a new
- * temporary directory (a real path) and t_tree_remove() removes a tree.
+ * temporary directory (a real path), t_tree_init() makes root one, and
+ * t_tree_remove() removes a tree.
  */
 #ifndef TANDEM_T_TREE_H
 #define TANDEM_T_TREE_H
@@ -118,6 +119,20 @@ t_tree_mkdtemp(const char *tmpl)
 		exit(1);
 	}
 	return real;
+}
+
+/* Make root a new directory $TMPDIR/name.XXXXXX (or in /tmp), as a real path; exits on failure. */
+static void __attribute__((unused))
+t_tree_init(const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	char t[PATH_MAX];
+
+	snprintf(t, sizeof t, "%s/%s.XXXXXX", tmp != NULL ? tmp : "/tmp", name);
+	if (mkdtemp(t) == NULL || realpath(t, root) == NULL) {
+		perror("mkdtemp");
+		exit(2);
+	}
 }
 
 static int __attribute__((unused))

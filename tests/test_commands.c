@@ -193,17 +193,7 @@ T_TEST(listing)
 int
 main(void)
 {
-	char *real;
-
-	snprintf(root, sizeof root, "%s/tandem-commands.XXXXXX",
-	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	if (mkdtemp(root) == NULL) {
-		perror("mkdtemp");
-		return 2;
-	}
-	real = realpath(root, NULL);
-	snprintf(root, sizeof root, "%s", real);
-	free(real);
+	t_tree_init("tandem-commands");
 	config_init(&cfg);
 	free(cfg.root);
 	free(cfg.config_dir);
@@ -219,13 +209,6 @@ main(void)
 	T_RUN(listing);
 
 	config_release(&cfg);
-	{
-		struct buf cmd = BUF_INIT(BUF_NOLIMIT);
-
-		buf_printf(&cmd, "rm -rf '%s'", root);
-		if (system(buf_cstr(&cmd)) != 0)
-			fprintf(stderr, "could not remove %s\n", root);
-		buf_release(&cmd);
-	}
+	t_tree_remove(root);
 	return t_done();
 }

@@ -993,18 +993,10 @@ T_TEST(tool_response_shape)
 int
 main(void)
 {
-	char *ws, *dir, *real;
+	char *ws, *dir;
 
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(root, sizeof root, "%s/tandem-hooks.XXXXXX",
-	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	if (mkdtemp(root) == NULL) {
-		perror("mkdtemp");
-		return 2;
-	}
-	real = realpath(root, NULL);
-	snprintf(root, sizeof root, "%s", real);
-	free(real);
+	t_tree_init("tandem-hooks");
 	ws = t_tree_at("/ws");
 	dir = t_tree_at("/ws/hooks");
 	mkdir(ws, 0700);
@@ -1042,14 +1034,7 @@ main(void)
 
 	config_release(&cfg);
 	ev_loop_free(loop);
-	{
-		struct buf cmd = BUF_INIT(BUF_NOLIMIT);
-
-		buf_printf(&cmd, "rm -rf '%s'", root);
-		if (system(buf_cstr(&cmd)) != 0)
-			fprintf(stderr, "could not remove %s\n", root);
-		buf_release(&cmd);
-	}
+	t_tree_remove(root);
 	free(dir);
 	return t_done();
 }
