@@ -161,18 +161,11 @@ timeline_restore_file(struct agent *a, const char *path, const char *have, const
 			goto out;
 		}
 	}
-	if (want == NULL) {
-		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove(a->cfg->root, abs, NULL, &err);
-	} else if (fsutil_snapshot_load(a->snap_dir, want, &data, &len, &err) == 0) {
-		char *dir = xstrdup(abs), *slash = strrchr(dir, '/');
-
-		if (slash != NULL && slash != dir) {
-			*slash = '\0';
-			fsutil_mkdirs(a->cfg->root, dir, &err);
-		}
-		free(dir);
-		rc = fsutil_write_atomic(a->cfg->root, abs, data, len, NULL, &err);
-	}
+	/* Written beneath the roots (--add-dir ones too), if it still holds what was read. */
+	if (want == NULL)
+		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove_in(&sb, abs, hex, &err);
+	else if (fsutil_snapshot_load(a->snap_dir, want, &data, &len, &err) == 0)
+		rc = fsutil_write_in(&sb, abs, data, len, h == 0 ? hex : "", &err);
 	if (rc == 0)
 		buf_printf(report, "%s %s\n", want == NULL ? "removed" : "restored", path);
 out:
