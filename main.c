@@ -22,7 +22,7 @@
 #include "demo.h"
 #include "ev.h"
 #include "event.h"
-#include "headless.h"
+#include "wire/headless.h"
 #include "hooks.h"
 #include "http.h"
 #include "modelcat.h"

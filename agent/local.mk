@@ -21,7 +21,7 @@ libtandem_agent_a_SOURCES = \
 	agent/config.c agent/config.h \
 	agent/session.c agent/session.h \
 	agent/agent.c agent/agent.h \
-	agent/headless.c agent/headless.h
+	agent/wire/headless.c agent/wire/headless.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
