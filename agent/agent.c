@@ -145,6 +145,7 @@ struct agent {
 	char			*session_context;	/* SessionStart hooks' additionalContext */
 	char			*memory;	/* the memory files, for the dynamic system prompt */
 	char			*memory_report;	/* for /memory */
+	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
 };
 
 static void agent_call_model(struct agent *);
@@ -603,6 +604,8 @@ agent_build_dynamic(struct agent *a)
 		buf_printf(&d, "\n%s\n", a->session_context);
 	if (a->memory != NULL && a->memory[0] != '\0')
 		buf_printf(&d, "\n%s", a->memory);
+	if (a->host_prompt != NULL)
+		buf_printf(&d, "\n%s\n", a->host_prompt);
 	buf_release(&branch);
 	free(a->sys_dynamic);
 	a->sys_dynamic = buf_detach(&d, NULL);
@@ -2559,6 +2562,29 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	sched_answer(a->sched, id, decision != APPROVAL_DENY, reason, edited_input);
 }
 
+int
+agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct buf *why)
+{
+	struct sched_call *c = sched_find(a->sched, id);
+
+	if (c == NULL || c->state != SCHED_WAITING)
+		return -1;
+	if (perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, input, why) ==
+	    PERM_VERDICT_DENY) {
+		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
+		return -1;
+	}
+	agent_answer(a, id, APPROVAL_ALLOW, NULL, input);
+	return 0;
+}
+
+void
+agent_set_host_prompt(struct agent *a, const char *text)
+{
+	free(a->host_prompt);
+	a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
+}
+
 void
 agent_interrupt(struct agent *a)
 {
@@ -3462,6 +3488,7 @@ agent_free(struct agent *a)
 	free(a->turn_prompt);
 	cJSON_Delete(a->turn_tools);
 	free(a->session_context);
+	free(a->host_prompt);
 	free(a->memory);
 	free(a->memory_report);
 	free(a);
