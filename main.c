@@ -482,14 +482,15 @@ main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	memset(&cli, 0, sizeof cli);
 	config_init(&cfg);
-	if (config_load(&cfg, &warnings, &err) == -1) {
-		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
-		rc = 2;
-		goto out;
-	}
+	/* Claude Code's flags first: --setting-sources decides which files are read. */
 	if (ccflags_take(&argc, argv, &cli.cc, &err) == -1 ||
 	    ccflags_apply(&cli.cc, &cfg, &err) == -1) {
 		rc = usage_error("%s", buf_cstr(&err));
+		goto out;
+	}
+	if (config_load(&cfg, &warnings, &err) == -1) {
+		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+		rc = 2;
 		goto out;
 	}
 	rc = parse_args(argc, argv, &cfg, &cli);

@@ -22,7 +22,8 @@ enum cc_what {
 	CC_THINKING,
 	CC_THINKING_TOKENS,
 	CC_FORK,
-	CC_YOLO
+	CC_YOLO,
+	CC_SOURCES
 };
 
 static const struct cc_flag {
@@ -45,7 +46,7 @@ static const struct cc_flag {
 	{ "dangerously-skip-permissions",	false,	CC_YOLO },
 	/* Accepted, and ignored (tandem(1) says why). */
 	{ "verbose",				false,	CC_IGNORE },
-	{ "setting-sources",			true,	CC_IGNORE },
+	{ "setting-sources",			true,	CC_SOURCES },
 	{ "debug",				false,	CC_IGNORE },
 	{ "debug-file",				true,	CC_IGNORE },
 	{ "strict-mcp-config",			false,	CC_IGNORE },
@@ -116,6 +117,7 @@ cc_set(struct ccflags *cc, const struct cc_flag *f, const char *v, struct buf *e
 	case CC_THINKING_TOKENS: cc->thinking_tokens = v; break;
 	case CC_FORK:		cc->fork = true; break;
 	case CC_YOLO:		cc->yolo = true; break;
+	case CC_SOURCES:	cc->setting_sources = v; break;
 	case CC_IGNORE:		break;
 	}
 	return 0;
@@ -187,9 +189,40 @@ cc_rules(struct config *cfg, const char *key, const char *list, struct buf *err)
 	return rc;
 }
 
+/* --setting-sources user,project,local: the settings files not named are left out. */
+static int
+cc_sources(struct config *cfg, const char *list, struct buf *err)
+{
+	static const char *const names[] = { "user", "project", "local" };
+	const char *p = list;
+	unsigned keep = 0;
+	size_t i, n;
+
+	while (*p != '\0') {
+		n = strcspn(p, ", ");
+		if (n > 0) {
+			for (i = 0; i < 3; i++)
+				if (strlen(names[i]) == n && strncmp(names[i], p, n) == 0)
+					break;
+			if (i == 3) {
+				buf_printf(err, "--setting-sources takes user, project and local, "
+				    "not \"%.*s\"", (int)n, p);
+				return -1;
+			}
+			keep |= 1u << i;
+		}
+		p += n;
+		p += strspn(p, ", ");
+	}
+	cfg->skip_layers = ~keep & 7u;
+	return 0;
+}
+
 int
 ccflags_apply(const struct ccflags *cc, struct config *cfg, struct buf *err)
 {
+	if (cc->setting_sources != NULL && cc_sources(cfg, cc->setting_sources, err) == -1)
+		return -1;
 	if (cc->allowed != NULL && cc_rules(cfg, "allow", cc->allowed, err) == -1)
 		return -1;
 	if (cc->disallowed != NULL && cc_rules(cfg, "deny", cc->disallowed, err) == -1)

@@ -9,8 +9,9 @@
  * --append-system-prompt (added to tandem's own prompt), --allowedTools and
  * --disallowedTools (allow and deny rules), --thinking,
  * --max-thinking-tokens, --fork-session, --dangerously-skip-permissions
- * (yolo).  Accepted and ignored, as tandem(1) says: --verbose,
- * --setting-sources (tandem reads its own settings files), --debug,
+ * (yolo), --setting-sources (user, project, local: which of tandem's own
+ * settings files are read).  Accepted and ignored, as tandem(1) says:
+ * --verbose, --debug,
  * --debug-file, --strict-mcp-config, --include-hook-events and the other
  * flags of ccflags.c's table.
  *
@@ -36,11 +37,12 @@ struct ccflags {
 	const char	*disallowed;
 	const char	*thinking;		/* adaptive, enabled, disabled */
 	const char	*thinking_tokens;
+	const char	*setting_sources;	/* NULL: all */
 };
 
 /* Take the flags out of argv (argc updated); 0, or -1 with a sentence in err. */
 int	ccflags_take(int *argc, char **argv, struct ccflags *, struct buf *err);
-/* Put the mapped ones into cfg; 0, or -1 with a sentence in err. */
+/* Put the mapped ones into cfg (before config_load); 0, or -1 with a sentence in err. */
 int	ccflags_apply(const struct ccflags *, struct config *, struct buf *err);
 /* The host's system prompt the flags gave, joined (the caller frees), or NULL. */
 char	*ccflags_host_prompt(const struct ccflags *);

@@ -19,8 +19,6 @@
 #include "wire.h"
 #include "xalloc.h"
 
-/* After stdin ends, how long a running turn may go on before it is interrupted. */
-#define SJSON_EOF_GRACE_MS	2500
 /* How long the output may take to drain at exit. */
 #define SJSON_FLUSH_MS		1500
 
@@ -72,7 +70,8 @@ struct sjson {
 	unsigned		 ask_seq;
 	size_t			 lineno;
 	bool			 eof;
-	uint64_t		 grace_timer;
+	cJSON			*denies;	/* tool ids to deny on the next loop turn */
+	uint64_t		 deny_timer;
 	bool			 quit;
 	int			 signo;
 	bool			 done;		/* a one-prompt run's result came */
@@ -483,6 +482,32 @@ sjson_host_answer(struct sjson *s, const cJSON *resp)
 	sjson_ask_free(k);
 }
 
+/* The calls nobody can approve any more, denied on the next loop turn (not inside the emit). */
+static void
+sjson_deny_now(struct ev_loop *loop, void *arg)
+{
+	struct sjson *s = arg;
+	cJSON *id;
+
+	(void)loop;
+	s->deny_timer = 0;
+	while (cJSON_GetArraySize(s->denies) > 0) {
+		id = cJSON_DetachItemFromArray(s->denies, 0);
+		if (s->agent != NULL)
+			agent_answer(s->agent, id->valuestring, APPROVAL_DENY,
+			    "nobody can approve it: the host's input has ended", NULL);
+		cJSON_Delete(id);
+	}
+}
+
+static void
+sjson_deny_later(struct sjson *s, const char *id)
+{
+	cJSON_AddItemToArray(s->denies, cJSON_CreateString(id));
+	if (s->deny_timer == 0)
+		s->deny_timer = ev_timer_add(s->loop, 0, sjson_deny_now, s);
+}
+
 /* --- the event stream ---------------------------------------------------- */
 
 static bool
@@ -649,12 +674,10 @@ sjson_on_event(const cJSON *ev, void *arg)
 	} else if (strcmp(type, "tool_result") == 0) {
 		sjson_tool_result(s, ev);
 	} else if (strcmp(type, "approval_request") == 0) {
-		if (s->o.host_permissions)
+		if (s->o.host_permissions && !s->eof)
 			sjson_ask_host(s, ev);
-		else if (s->agent != NULL)
-			agent_answer(s->agent, json_str(ev, "id", ""), APPROVAL_DENY,
-			    "nobody can approve it here: the host did not ask for approvals "
-			    "(--permission-prompt-tool stdio)", NULL);
+		else
+			sjson_deny_later(s, json_str(ev, "id", ""));
 	} else if (strcmp(type, "result") == 0) {
 		sjson_result(s, ev);
 		s->done = true;
@@ -877,7 +900,7 @@ sjson_next_prompt(struct sjson *s)
 
 	if (s->agent == NULL || agent_busy(s->agent))
 		return;
-	while (cJSON_GetArraySize(s->prompts) > 0) {
+	while (!s->quit && cJSON_GetArraySize(s->prompts) > 0) {
 		int rc;
 
 		p = cJSON_DetachItemFromArray(s->prompts, 0);
@@ -952,33 +975,19 @@ sjson_too_long(void *arg, size_t size)
 }
 
 static void
-sjson_grace_over(struct ev_loop *loop, void *arg)
-{
-	struct sjson *s = arg;
-
-	(void)loop;
-	s->grace_timer = 0;
-	if (s->agent != NULL && agent_busy(s->agent))
-		agent_interrupt(s->agent);
-}
-
-static void
 sjson_eof(void *arg)
 {
 	struct sjson *s = arg;
 
 	s->eof = true;
-	cJSON_Delete(s->prompts);
-	s->prompts = cJSON_CreateArray();
+	/* What was read still runs; a turn waiting for the host's answer cannot get it. */
 	if (s->agent != NULL && agent_busy(s->agent)) {
-		/* Nobody is left to answer an approval: stop now; else let the turn finish. */
 		if (s->asks != NULL)
 			agent_interrupt(s->agent);
-		else
-			s->grace_timer = ev_timer_add(s->loop, SJSON_EOF_GRACE_MS, sjson_grace_over, s);
 		return;
 	}
-	ev_break(s->loop);
+	if (cJSON_GetArraySize(s->prompts) == 0)
+		ev_break(s->loop);
 }
 
 static void
@@ -1010,6 +1019,7 @@ sjson_new(struct ev_loop *loop, struct event_bus *bus, const struct sjson_opts *
 	s->blocks = cJSON_CreateArray();
 	s->held = cJSON_CreateArray();
 	s->prompts = cJSON_CreateArray();
+	s->denies = cJSON_CreateArray();
 	buf_init(&s->cur, BUF_NOLIMIT);
 	sjson_reset_turn(s);
 	event_subscribe(bus, sjson_on_event, s);
@@ -1032,7 +1042,8 @@ sjson_run(struct sjson *s, struct agent *agent, const char *prompt)
 			cJSON_AddItemToArray(s->prompts, cJSON_CreateString(prompt));
 		sjson_next_prompt(s);
 		while (ev_run_once(s->loop, -1) != -1)
-			if ((s->eof || s->quit) && !agent_busy(agent))
+			if ((s->quit || (s->eof && cJSON_GetArraySize(s->prompts) == 0)) &&
+			    !agent_busy(agent))
 				break;
 	} else {
 		if (agent_submit(agent, prompt) != 0) {
@@ -1066,12 +1077,13 @@ sjson_free(struct sjson *s)
 	if (s == NULL)
 		return;
 	event_unsubscribe(s->bus, sjson_on_event, s);
-	if (s->grace_timer != 0)
-		ev_timer_cancel(s->loop, s->grace_timer);
 	while ((k = s->asks) != NULL) {
 		s->asks = k->next;
 		sjson_ask_free(k);
 	}
+	if (s->deny_timer != 0)
+		ev_timer_cancel(s->loop, s->deny_timer);
+	cJSON_Delete(s->denies);
 	wire_in_free(s->in);
 	wire_out_free(s->out);
 	cJSON_Delete(s->blocks);
