@@ -190,17 +190,30 @@ sjson_close_block(struct sjson *s)
 	s->cur_kind = NULL;
 }
 
+/* A message id in the API's shape: "msg_" and 24 hex digits. */
+static void
+sjson_msg_id(struct sjson *s)
+{
+	char uuid[37];
+	size_t i, j = 4;
+
+	wire_uuid(uuid);
+	memcpy(s->msg_id, "msg_", 4);
+	for (i = 0; uuid[i] != '\0' && j < 28; i++)
+		if (uuid[i] != '-')
+			s->msg_id[j++] = uuid[i];
+	s->msg_id[j] = '\0';
+}
+
 static void
 sjson_start_message(struct sjson *s)
 {
 	cJSON *ev, *msg;
-	char uuid[37];
 
 	if (s->started)
 		return;
 	s->started = true;
-	wire_uuid(uuid);
-	snprintf(s->msg_id, sizeof s->msg_id, "msg_%.24s", uuid);
+	sjson_msg_id(s);
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "type", "message_start");
 	msg = cJSON_AddObjectToObject(ev, "message");
@@ -310,12 +323,8 @@ sjson_flush_message(struct sjson *s, const cJSON *usage)
 			if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 				tools = true;
 		stop = tools ? "tool_use" : "end_turn";
-		if (s->msg_id[0] == '\0') {
-			char uuid[37];
-
-			wire_uuid(uuid);
-			snprintf(s->msg_id, sizeof s->msg_id, "msg_%.24s", uuid);
-		}
+		if (s->msg_id[0] == '\0')
+			sjson_msg_id(s);
 		if (s->started) {
 			ev = cJSON_CreateObject();
 			cJSON_AddStringToObject(ev, "type", "message_delta");
