@@ -17,6 +17,9 @@ const ok = (c, d) => { n++; if (!c) failed++; console.log(`${c ? 'ok' : 'not ok'
 const child = spawn(tandem, ['acp'], { cwd: ws, stdio: ['pipe', 'pipe', 'pipe'] });
 let stderr = '';
 child.stderr.on('data', (d) => { stderr += d; });
+// The raw lines, in the order tandem wrote them.
+let raw = '';
+child.stdout.on('data', (d) => { raw += d; });
 const exited = new Promise((r) => child.on('exit', (code, sig) => r({ code, sig, at: Date.now() })));
 const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 
@@ -143,18 +146,19 @@ async function loadPhase(ctx) {
 	ok(texts.includes('user_message_chunk:say hello'), 'the history was replayed: the first prompt');
 	ok(texts.some((t) => t.startsWith('agent_message_chunk:Hello from tandem')), 'and its answer');
 	ok(updatesSeen.some((u) => u.update.sessionUpdate === 'tool_call' && u.update.kind === 'edit'), 'and the edit');
-	ok(after > 0 && updatesSeen.every((u) => u.at <= responseAt), 'all before session/load replied');
+	const lines = raw.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+	const reply = lines.findIndex((m) => m.result && m.result.modes);
+	const lastUpdate = lines.map((m) => m.method).lastIndexOf('session/update');
+	ok(after > 0 && reply > 0 && lastUpdate >= 0 && lastUpdate < reply,
+	    `all before session/load replied (the last update at line ${lastUpdate}, the reply at ${reply})`);
 }
 
 const updatesSeen = [];
-let responseAt = Infinity;
 app.onNotification('session/update', ({ params }) => { updatesSeen.push({ update: params.update, at: Date.now() }); });
 
 try {
 	await app.connectWith(stream, async (ctx) => {
 		if (phase === 'load') {
-			const orig = ctx.request.bind(ctx);
-			ctx.request = async (...a) => { const r = await orig(...a); responseAt = Date.now(); return r; };
 			await loadPhase(ctx);
 		} else {
 			await sessionPhase(ctx);
