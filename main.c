@@ -63,7 +63,7 @@ enum {
 };
 
 static const struct option long_options[] = {
-	{ "print",		required_argument, NULL, 'p' },
+	{ "print",		optional_argument, NULL, 'p' },
 	{ "output-format",	required_argument, NULL, OPT_OUTPUT_FORMAT },
 	{ "provider",		required_argument, NULL, OPT_PROVIDER },
 	{ "model",		required_argument, NULL, OPT_MODEL },
@@ -203,15 +203,14 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:cr::h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p::cr::h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			cli->headless = true;
 			/* Claude Code's -p is a switch: "-p --verbose" takes no flag as the prompt. */
-			if (optarg[0] == '-' && optarg[1] != '\0')
-				optind--;
-			else
-				cli->prompt = optarg;
+			if (optarg == NULL && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			cli->prompt = optarg;
 			break;
 		case OPT_OUTPUT_FORMAT:
 			if (strcmp(optarg, "events") == 0)

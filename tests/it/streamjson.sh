@@ -177,6 +177,9 @@ check "SIGTERM: exit status 143" [ $rc -eq 143 ]
 check "SIGTERM: the interrupted result was written" [ "$(tail -n 1 "$T/out" | jq -r .subtype)" = error_during_execution ]
 
 # 10. Usage errors.
+"$TANDEM" -p --verbose >/dev/null 2>"$T/err" </dev/null
+check "-p --verbose without a prompt: exit 2, the flag not taken for one" [ $? -eq 2 ]
+check "-p --verbose without a prompt: the sentence says so" grep -q -- '-p needs a prompt' "$T/err"
 "$TANDEM" --input-format stream-json >/dev/null 2>"$T/err" </dev/null
 check "stream-json input without stream-json output: exit 2" [ $? -eq 2 ]
 "$TANDEM" --output-format stream-json --input-format stream-json --permission-prompt-tool mcp__x__y </dev/null >/dev/null 2>"$T/err"
