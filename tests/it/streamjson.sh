@@ -206,4 +206,58 @@ J
 check "--setting-sources user,project: it is" \
     [ "$(tail -n 1 "$T/out" | jq -r '.permission_denials[0].tool_name')" = Bash ]
 rm -rf .tandem
+
+# 12. can_use_tool by hand: the request's shape, a host error, deny with interrupt, a cancel.
+mock_start "$(scenario ask <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_a1","name":"edit_file","input":{"path":"notes.txt","old_string":"hello","new_string":"bye"}}],"stop_reason":"tool_use","expect_contains":"first"},
+ {"text":"The host failed.","stop_reason":"end_turn","expect_contains":"could not answer the approval"},
+ {"tool_uses":[{"id":"toolu_a2","name":"run_bash","input":{"command":"touch nope"}}],"stop_reason":"tool_use","expect_contains":"second"},
+ {"tool_uses":[{"id":"toolu_a3","name":"run_bash","input":{"command":"touch nope2"}}],"stop_reason":"tool_use","expect_contains":"third"}
+]}
+J
+)"
+coproc TD { "$TANDEM" --output-format stream-json --input-format stream-json --permission-prompt-tool=stdio 2>"$T/err.ask"; }
+# await FILTER: read tandem's lines until one matches the jq FILTER; print it.
+await() {
+	local line
+	while IFS= read -r -t 10 line <&"${TD[0]}"; do
+		echo "$line" >>"$T/out.ask"
+		if echo "$line" | jq -e "$1" >/dev/null 2>&1; then echo "$line"; return 0; fi
+	done
+	return 1
+}
+send() { echo "$1" >&"${TD[1]}"; }
+send '{"type":"user","message":{"role":"user","content":"first"}}'
+req=$(await 'select(.type=="control_request" and .request.subtype=="can_use_tool")')
+check "can_use_tool: Edit, an absolute file_path, the tool_use_id" \
+    [ "$(echo "$req" | jq -c '.request | [.tool_name, .input.file_path, .tool_use_id]')" = "[\"Edit\",\"$T/ws/notes.txt\",\"toolu_a1\"]" ]
+check "can_use_tool: a reason and suggestions" \
+    [ "$(echo "$req" | jq -c '.request | [(.decision_reason|length > 0), (.permission_suggestions|type)]')" = '[true,"array"]' ]
+rid=$(echo "$req" | jq -r .request_id)
+send "{\"type\":\"control_response\",\"response\":{\"subtype\":\"error\",\"request_id\":\"$rid\",\"error\":\"host exploded\"}}"
+res=$(await 'select(.type=="result")')
+check "a host's error answer denies the call; the turn goes on" [ "$(echo "$res" | jq -r .result)" = "The host failed." ]
+check "the edit was not made" [ "$(cat notes.txt)" = hello ]
+send '{"type":"user","message":{"role":"user","content":"second"}}'
+req=$(await 'select(.type=="control_request" and .request.subtype=="can_use_tool")')
+check "can_use_tool: Bash with its command" [ "$(echo "$req" | jq -c '.request | [.tool_name, .input.command]')" = '["Bash","touch nope"]' ]
+rid=$(echo "$req" | jq -r .request_id)
+send "{\"type\":\"control_response\",\"response\":{\"subtype\":\"success\",\"request_id\":\"$rid\",\"response\":{\"behavior\":\"deny\",\"message\":\"stop here\",\"interrupt\":true}}}"
+res=$(await 'select(.type=="result")')
+check "deny with interrupt: the turn ends interrupted" [ "$(echo "$res" | jq -r .subtype)" = error_during_execution ]
+check "and the denial is listed" [ "$(echo "$res" | jq -r '.permission_denials[0].tool_name')" = Bash ]
+send '{"type":"user","message":{"role":"user","content":"third"}}'
+req=$(await 'select(.type=="control_request" and .request.subtype=="can_use_tool")')
+rid=$(echo "$req" | jq -r .request_id)
+send '{"type":"control_request","request_id":"int1","request":{"subtype":"interrupt"}}'
+cancel=$(await 'select(.type=="control_cancel_request")')
+check "an interrupt while the host is asked: control_cancel_request for it" [ "$(echo "$cancel" | jq -r .request_id)" = "$rid" ]
+res=$(await 'select(.type=="result")')
+check "and the turn ends interrupted" [ "$(echo "$res" | jq -r .subtype)" = error_during_execution ]
+exec {TD[1]}>&-
+wait $TD_PID
+check "at the end of stdin: exit 0" [ $? -eq 0 ]
+check "nothing ran" [ ! -e nope -a ! -e nope2 ]
+check "the mock found no problem" [ "$(mock_problems)" -eq 0 ]
 finish
