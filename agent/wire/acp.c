@@ -22,6 +22,7 @@
 #define ACP_PROTOCOL_VERSION	1
 #define ACP_FLUSH_MS		1500
 #define ACP_FILE_MAX		(4u * 1024 * 1024)	/* a write_file's old text shown in its diff */
+#define ACP_LIVE_MAX		(16u * 1024)	/* a running command's output shown: its tail */
 
 /* JSON-RPC error codes. */
 enum {
@@ -72,6 +73,8 @@ struct acp {
 	bool			 cancelled;
 	cJSON			*errors;	/* the turn's fatal errors */
 	cJSON			*tools;		/* id -> tandem's tool name */
+	struct buf		 live;		/* the running call's output so far (its tail) */
+	char			*live_id;
 	struct acp_perm		*perms;
 };
 
@@ -284,14 +287,38 @@ acp_on_tool_result(struct acp *p, const cJSON *ev)
 	acp_update(p, u);
 }
 
+/* A running call's live output: in_progress, with the tail of what it printed so far. */
 static void
 acp_on_progress(struct acp *p, const cJSON *ev)
 {
-	cJSON *u = cJSON_CreateObject();
+	const char *id = json_str(ev, "id", ""), *out = json_str(ev, "output", "");
+	cJSON *u = cJSON_CreateObject(), *arr, *c, *t;
+	size_t n = strlen(out);
 
+	if (p->live_id == NULL || strcmp(p->live_id, id) != 0) {
+		free(p->live_id);
+		p->live_id = xstrdup(id);
+		buf_reset(&p->live);
+	}
+	if (n >= ACP_LIVE_MAX) {
+		buf_reset(&p->live);
+		out += n - ACP_LIVE_MAX / 2;
+		n = ACP_LIVE_MAX / 2;
+	} else if (p->live.len + n > ACP_LIVE_MAX) {
+		buf_consume(&p->live, p->live.len + n - ACP_LIVE_MAX / 2 < p->live.len ?
+		    p->live.len + n - ACP_LIVE_MAX / 2 : p->live.len);
+	}
+	buf_append(&p->live, out, n);
 	cJSON_AddStringToObject(u, "sessionUpdate", "tool_call_update");
-	cJSON_AddStringToObject(u, "toolCallId", json_str(ev, "id", ""));
+	cJSON_AddStringToObject(u, "toolCallId", id);
 	cJSON_AddStringToObject(u, "status", "in_progress");
+	arr = cJSON_AddArrayToObject(u, "content");
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "type", "content");
+	t = cJSON_AddObjectToObject(c, "content");
+	cJSON_AddStringToObject(t, "type", "text");
+	json_add_str_n(t, "text", buf_cstr(&p->live), p->live.len);
+	cJSON_AddItemToArray(arr, c);
 	acp_update(p, u);
 }
 
@@ -890,6 +917,7 @@ acp_new(struct ev_loop *loop, struct config *base, int in_fd, int out_fd)
 	p->cfg = base;
 	p->out = wire_out_new(loop, out_fd);
 	p->tools = cJSON_CreateObject();
+	buf_init(&p->live, BUF_NOLIMIT);
 	if (in_fd >= 0)
 		p->in = wire_in_new(loop, in_fd, WIRE_LINE_MAX, acp_line, acp_too_long, acp_eof, p);
 	return p;
@@ -905,6 +933,8 @@ acp_free(struct acp *p)
 	wire_out_free(p->out);
 	cJSON_Delete(p->tools);
 	cJSON_Delete(p->errors);
+	buf_release(&p->live);
+	free(p->live_id);
 	free(p);
 }
 

@@ -131,6 +131,21 @@ sjson_usage(int64_t in, int64_t out, int64_t cr, int64_t cw)
 	return u;
 }
 
+/* Is name one of the comma-separated list's items? */
+static bool
+sjson_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; p != NULL && *p != '\0'; p += strcspn(p, ",")) {
+		p += strspn(p, ", ");
+		if (strncmp(p, name, n) == 0 && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
 static void
 sjson_init(struct sjson *s)
 {
@@ -144,7 +159,7 @@ sjson_init(struct sjson *s)
 		const char *name = tool_table[i]->name;
 		const char *dis = s->o.cfg->disabled_tools;
 
-		if (dis != NULL && strstr(dis, name) != NULL)
+		if (sjson_listed(dis, name))
 			continue;
 		cJSON_AddItemToArray(tools, cJSON_CreateString(wire_cc_tool(name)));
 	}

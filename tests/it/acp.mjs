@@ -127,7 +127,19 @@ async function sessionPhase(ctx) {
 	    w.content[0].newText === 'the plan\n', 'a new file\'s diff has oldText null');
 	ok(r.stop === 'end_turn', 'stopReason end_turn');
 
-	// 5. Errors.
+	// 5. yolo: a command runs at once, its live output in tool_call_update.
+	await ctx.request('session/set_mode', { sessionId: session.sessionId, modeId: 'yolo' });
+	const asked5 = asked.length;
+	r = await collect(session, 'run the echo');
+	const run = r.updates.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'execute');
+	ok(run && run.title === 'Run `echo live output`', `a command's tool_call (${run && run.title})`);
+	ok(asked.length === asked5, 'in yolo nothing is asked');
+	ok(r.updates.some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress' &&
+	    u.content && /live output/.test(u.content[0].content.text)), 'its live output: in_progress with the text');
+	ok(r.updates.some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed' &&
+	    /live output/.test(u.content[0].content.text)), 'then completed with the output');
+
+	// 6. Errors.
 	let err = null;
 	try { await ctx.request('session/prompt', { sessionId: 'nope', prompt: [{ type: 'text', text: 'x' }] }); } catch (e) { err = e; }
 	ok(err && err.code === -32002, `a prompt for an unknown session is an error (${err && err.code})`);

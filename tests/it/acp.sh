@@ -37,13 +37,15 @@ mock_start "$(scenario acp <<'J'
  {"text":"Edited.","stop_reason":"end_turn","expect_contains":"edited notes.txt"},
  {"tool_uses":[{"id":"toolu_b1","name":"run_bash","input":{"command":"touch cleaned"}}],"stop_reason":"tool_use","expect_contains":"run the cleanup"},
  {"tool_uses":[{"id":"toolu_w1","name":"write_file","input":{"path":"plan.md","content":"the plan\n"}}],"stop_reason":"tool_use","expect_contains":["write the plan","SPEC: be brief","notes.txt"]},
- {"text":"Written.","stop_reason":"end_turn"}
+ {"text":"Written.","stop_reason":"end_turn"},
+ {"tool_uses":[{"id":"toolu_r1","name":"run_bash","input":{"command":"echo live output"}}],"stop_reason":"tool_use","expect_contains":"run the echo"},
+ {"text":"Ran.","stop_reason":"end_turn"}
 ]}
 J
 )"
 run_node session
 sid=$(sed -n 's/^# SESSION //p' "$T/node.out")
-check "the mock saw six requests (the cancelled turn made no second one)" [ "$(mock_requests)" -eq 6 ]
+check "the mock saw eight requests (the cancelled turn made no second one)" [ "$(mock_requests)" -eq 8 ]
 check "the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 check "the cancelled command's result went to the model" grep -q 'cancelled' <(sed -n 5p "$MOCK_LOG")
 

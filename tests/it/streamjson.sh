@@ -40,6 +40,13 @@ J
 "$TANDEM" -p x --output-format events >"$T/out" 2>"$T/err"
 check "events: tandem's own event stream" [ "$(tail -n 1 "$T/out" | jq -r '.type + " " + .text')" = "result Native." ]
 check "events: no Claude Code shapes" not grep -q '"subtype"' "$T/out"
+mock_start "$(scenario dis <<'J'
+{"responses":[{"text":"ok","stop_reason":"end_turn"}]}
+J
+)"
+"$TANDEM" -p x --output-format stream-json --disable-tools run_bash,write_file >"$T/out" 2>"$T/err"
+check "init lists the tools the model has: not the disabled ones" \
+    [ "$(head -n 1 "$T/out" | jq -c '.tools')" = '["Read","LS","Glob","Grep","Edit","apply_patch"]' ]
 
 # 3. Tools as Claude Code names them; --allowedTools and --disallowedTools; tandem's own events as system subtypes.
 mock_start "$(scenario tools <<'J'
