@@ -334,6 +334,9 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		cli->headless = true;
 	if (cli->cc.input_stream && !cli->cc_json)
 		return usage_error("%s", "--input-format stream-json goes with --output-format stream-json");
+	if (cli->cc.host_permissions && !cli->cc.input_stream)
+		return usage_error("%s", "--permission-prompt-tool stdio goes with --input-format stream-json "
+		    "(the host answers on stdin)");
 	if (cli->headless && !cli->cc.input_stream && (cli->prompt == NULL || cli->prompt[0] == '\0'))
 		return usage_error("%s", "-p needs a prompt");
 	if (cli->fork && !cli->cont && !cli->resume)

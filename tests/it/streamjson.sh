@@ -191,6 +191,9 @@ check "-p --verbose without a prompt: the sentence says so" grep -q -- '-p needs
 check "stream-json input without stream-json output: exit 2" [ $? -eq 2 ]
 "$TANDEM" --output-format stream-json --input-format stream-json --permission-prompt-tool mcp__x__y </dev/null >/dev/null 2>"$T/err"
 check "a permission prompt tool other than stdio: exit 2 with a sentence" grep -q 'over stdio only' "$T/err"
+"$TANDEM" -p x --output-format stream-json --permission-prompt-tool=stdio >/dev/null 2>"$T/err" </dev/null
+check "--permission-prompt-tool stdio without stream-json input: exit 2" [ $? -eq 2 ]
+check "and the sentence says why" grep -q 'the host answers on stdin' "$T/err"
 "$TANDEM" -p x --setting-sources=user,bogus >/dev/null 2>"$T/err"
 check "--setting-sources with an unknown source: exit 2" grep -q 'not "bogus"' "$T/err"
 
