@@ -945,6 +945,7 @@ agent_free(struct agent *a)
 	free(a->turn_prompt);
 	cJSON_Delete(a->turn_tools);
 	free(a->session_context);
+	free(a->host_prompt);
 	free(a->memory);
 	free(a->memory_report);
 	if (a->trace != NULL && a->trace != stderr)

@@ -160,6 +160,7 @@ struct agent {
 	char			*session_context;	/* SessionStart hooks' additionalContext */
 	char			*memory;	/* the memory files, for the dynamic system prompt */
 	char			*memory_report;	/* for /memory */
+	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
 };
 
 int	 agent_unsaved(struct agent *a);

@@ -844,6 +844,8 @@ config_load(struct config *cfg, struct buf *warnings, struct buf *err)
 	paths[1] = cfg_join(cfg->root, ".tandem/settings.json");
 	paths[2] = cfg_join(cfg->root, ".tandem/settings.local.json");
 	for (i = 0; i < 3 && r == 0; i++) {
+		if (cfg->skip_layers & (1u << i))
+			continue;
 		L.path = paths[i];
 		L.project = i > 0;
 		L.warnings = warnings;

@@ -381,3 +381,19 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		a->fork_dry_run = false;
 	sched_answer(a->sched, id, decision != APPROVAL_DENY, reason, edited_input);
 }
+
+int
+agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct buf *why)
+{
+	struct sched_call *c = sched_find(a->sched, id);
+
+	if (c == NULL || c->state != SCHED_WAITING)
+		return -1;
+	if (perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, input, why) ==
+	    PERM_VERDICT_DENY) {
+		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
+		return -1;
+	}
+	agent_answer(a, id, APPROVAL_ALLOW, NULL, input);
+	return 0;
+}

@@ -32,7 +32,11 @@ libtandem_agent_a_SOURCES = \
 	agent/tooluse.c agent/tooluse.h \
 	agent/timeline.c agent/timeline.h \
 	agent/resume.c agent/resume.h \
-	agent/headless.c agent/headless.h
+	agent/wire/headless.c agent/wire/headless.h \
+	agent/wire/wire.c agent/wire/wire.h \
+	agent/wire/sjson.c agent/wire/sjson.h \
+	agent/wire/ccflags.c agent/wire/ccflags.h \
+	agent/wire/acp.c agent/wire/acp.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config

@@ -141,9 +141,18 @@ prompt_build_dynamic(struct agent *a)
 		buf_printf(&d, "\n%s\n", a->session_context);
 	if (a->memory != NULL && a->memory[0] != '\0')
 		buf_printf(&d, "\n%s", a->memory);
+	if (a->host_prompt != NULL)
+		buf_printf(&d, "\n%s\n", a->host_prompt);
 	buf_release(&branch);
 	free(a->sys_dynamic);
 	a->sys_dynamic = buf_detach(&d, NULL);
+}
+
+void
+agent_set_host_prompt(struct agent *a, const char *text)
+{
+	free(a->host_prompt);
+	a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
 }
 
 cJSON *

@@ -52,3 +52,8 @@ tests/fault/libfaultshim.so: $(srcdir)/tests/fault/faultshim.c
 CLEANFILES += tests/fault/libfaultshim.so
 EXTRA_DIST += tests/fault/faultshim.c
 IT_TESTS += tests/it/durable.sh
+
+# The wire front ends driven by the real clients from tests/npm: the Agent
+# SDK's query() (stream-json) and the ACP SDK's client (tandem acp).
+IT_TESTS += tests/it/sdk.sh tests/it/acp.sh tests/it/streamjson.sh
+EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
