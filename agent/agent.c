@@ -41,6 +41,7 @@
 #include "sched.h"
 #include "session.h"
 #include "stream.h"
+#include "wsnap.h"
 #include "xalloc.h"
 
 #define AGENT_MAX_CONTINUATIONS	3
@@ -67,6 +68,7 @@ struct agent {
 	struct session		*session;
 	bool			 resumed;	/* the session was resumed, not started */
 	char			*snap_dir;
+	struct wsnap		*wsnap;		/* workspace snapshots around commands */
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	enum stream_proto	 proto;
@@ -653,6 +655,8 @@ agent_use_session(struct agent *a, struct session *sess)
 	a->env.root = a->cfg->root;
 	a->env.session_dir = session_dir(sess);
 	a->env.snap_dir = a->snap_dir;
+	wsnap_free(a->wsnap);
+	a->wsnap = wsnap_new(a->cfg->home, a->cfg->root, sess, &a->cfg->snap);
 	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
 	a->policy.denied = agent_path_denied;
 	a->policy.arg = a->cfg->rules;
@@ -1075,6 +1079,8 @@ agent_started(void *arg, struct sched_call *c)
 
 	a->progress_bytes = 0;
 	crash_point("tool-started");
+	if (strcmp(c->name, "run_bash") == 0 && wsnap_before(a->wsnap, NULL) == -1)
+		agent_unsaved(a);
 }
 
 static void
@@ -1191,6 +1197,8 @@ agent_finished(void *arg, struct sched_call *c)
 		    agent_snapshot_after(a, json_get(c->meta, "files")) == -1)
 			agent_unsaved(a);
 	}
+	if (strcmp(c->name, "run_bash") == 0 && wsnap_record(a->wsnap, a->turn, c->id, c->name) == -1)
+		agent_unsaved(a);
 	if (a->turn_tools != NULL)
 		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));
 	ev = event_new(a->bus, "tool_result");
@@ -2641,7 +2649,7 @@ agent_turns(struct agent *a)
 			if (!user && strcmp(type, "tool_use") == 0) {
 				cJSON_AddItemToArray(json_get(cur, "tools"),
 				    cJSON_CreateString(json_str(b, "name", "")));
-				if (strcmp(json_str(b, "name", ""), "run_bash") == 0)
+				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && a->wsnap == NULL)
 					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
 			}
 		}
@@ -2652,6 +2660,7 @@ agent_turns(struct agent *a)
 		cJSON_ArrayForEach(f, session_files(a->session)) {
 			if (json_int(f, "turn", -1) != turn || json_bool(f, "undone", false))
 				continue;
+			wsnap_turn_add(cur, f);
 			cJSON_ArrayForEach(t, json_get(f, "files"))
 				cJSON_AddItemToArray(json_get(cur, "files"),
 				    cJSON_CreateString(json_str(t, "path", "")));
@@ -2761,6 +2770,10 @@ agent_restore_records(struct agent *a, const cJSON *ids, bool undo, bool force, 
 				listed = true;
 		if (!listed)
 			continue;
+		if (wsnap_is_record(rec)) {
+			conflicts |= wsnap_restore(a->wsnap, rec, undo, force, report) != 0;
+			continue;
+		}
 		nf = cJSON_GetArraySize(json_get(rec, "files"));
 		for (k = undo ? nf - 1 : 0; undo ? k >= 0 : k < nf; k += undo ? -1 : 1) {
 			f = cJSON_GetArrayItem(json_get(rec, "files"), k);
@@ -2842,8 +2855,9 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
 	if ((what & REWIND_FILES) && nids == 0)
 		buf_puts(report, "no file changes of tandem's tools to undo\n");
-	if (what & REWIND_FILES)
-		buf_puts(report, "changes made by run_bash are not tracked and were not undone\n");
+	if ((what & REWIND_FILES) && a->wsnap == NULL)
+		buf_puts(report, "snapshots are off (snapshots.enabled): changes made by run_bash "
+		    "are not tracked and were not undone\n");
 	agent_emit_rewind(a, what == REWIND_BOTH ? "both" : what == REWIND_FILES ? "files" :
 	    "conversation", turn);
 	return conflicts;
@@ -3457,6 +3471,7 @@ agent_free(struct agent *a)
 	free(a->base_url);
 	session_close(a->session);
 	free(a->snap_dir);
+	wsnap_free(a->wsnap);
 	free(a->stop_reason);
 	buf_release(&a->answer);
 	free(a->turn_prompt);

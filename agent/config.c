@@ -79,6 +79,11 @@ static const struct cfg_key {
 	{ "context_window", CFG_INT, offsetof(struct config, context_window), 0, 100000000, 0 },
 	{ "cache_ttl_ms", CFG_INT, offsetof(struct config, cache_ttl_ms), 0, 86400000, 0 },
 	{ "disabled_tools", CFG_STRING, offsetof(struct config, disabled_tools), 0, 0, 0 },
+	{ "snapshots.enabled", CFG_BOOL, offsetof(struct config, snap.enabled), 0, 0, 0 },
+	{ "snapshots.max_file_mb", CFG_INT, offsetof(struct config, snap.max_file_mb), 0, 4096, 0 },
+	{ "snapshots.max_snapshot_mb", CFG_INT, offsetof(struct config, snap.max_snapshot_mb), 0, 1048576, 0 },
+	{ "snapshots.max_files", CFG_INT, offsetof(struct config, snap.max_files), 1, 100000000, 0 },
+	{ "snapshots.store_mb", CFG_INT, offsetof(struct config, snap.store_mb), 0, 1048576, 0 },
 };
 
 /* Other names for keys: command-line spellings, and Claude Code's in files too. */
@@ -1124,6 +1129,7 @@ config_init(struct config *cfg)
 	cfg->deadline_ms = -1;
 	cfg->ms_per_token = 50;
 	cfg->retention_days = 30;
+	cfg->snap = (struct wsnap_settings)WSNAP_SETTINGS_DEFAULT;
 	cwd = realpath(".", NULL);
 	cfg->root = cwd != NULL ? cwd : xstrdup(".");
 	cfg_set_source(cfg, "root", "default");

@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "wsnap.h"
 
 struct buf;
 struct perm_rules;
@@ -61,6 +62,7 @@ struct config {
 	int	 retention_days;	/* 0: keep sessions forever; default 30 */
 	int	 context_window;	/* tokens; 0: the model table's */
 	int	 cache_ttl_ms;		/* the prompt cache's lifetime; 0: 5 minutes */
+	struct wsnap_settings snap;	/* snapshots.*: workspace snapshots around commands */
 	char	**add_dirs;		/* extra roots (real paths), NULL-terminated; NULL: none */
 	char	*disabled_tools;	/* comma-separated tool names the model does not get; NULL: none */
 	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */

@@ -20,6 +20,7 @@ libtandem_agent_a_SOURCES = \
 	agent/shparse.c agent/shparse.h \
 	agent/config.c agent/config.h \
 	agent/session.c agent/session.h \
+	agent/wsnap.c agent/wsnap.h \
 	agent/agent.c agent/agent.h \
 	agent/headless.c agent/headless.h
 
