@@ -657,6 +657,7 @@ agent_use_session(struct agent *a, struct session *sess)
 	a->env.snap_dir = a->snap_dir;
 	wsnap_free(a->wsnap);
 	a->wsnap = wsnap_new(a->cfg->home, a->cfg->root, sess, &a->cfg->snap);
+	wsnap_warm(a->wsnap, a->loop);
 	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
 	a->policy.denied = agent_path_denied;
 	a->policy.arg = a->cfg->rules;

@@ -73,3 +73,9 @@ tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
 tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)
+
+# Workspace snapshots: the stat index, the store, the changes and their restore.
+check_PROGRAMS += tests/test_wsnap
+TESTS += tests/test_wsnap
+tests_test_wsnap_SOURCES = tests/test_wsnap.c agent/wsnap.c agent/session.c agent/conv.c
+tests_test_wsnap_LDADD = $(TOOLS_LIBS)

@@ -17,6 +17,7 @@
 #endif
 
 #include "buf.h"
+#include "ev.h"
 #include "fsutil.h"
 #include "ignore.h"
 #include "json.h"
@@ -30,6 +31,8 @@
 #define WSNAP_MB	((uint64_t)1 << 20)
 #define WSNAP_IDX_MAGIC	"TWSNAPIDX2\n"
 #define WSNAP_IDX_MAX	((size_t)1 << 30)
+#define WSNAP_WARM_MS	40	/* the content one slice of the first snapshot reads for */
+#define WSNAP_WARM_GAP	25	/* the loop's own time between two slices */
 
 enum wsnap_kind { WK_NONE, WK_FILE, WK_DIR, WK_LINK, WK_OTHER };
 
@@ -79,6 +82,9 @@ struct wsnap {
 	char			*note;
 	bool			 armed;		/* wsnap_before ran, wsnap_after not yet */
 	bool			 dirty;		/* the index differs from wsnap.idx */
+	struct ev_loop		*loop;		/* wsnap_warm's: the first snapshot in slices */
+	uint64_t		 warm_timer;
+	size_t			 pending;	/* files the last walk left unread */
 	char			*rbuf;
 	size_t			 rcap;
 };
@@ -96,6 +102,8 @@ struct wsnap_scan {
 	bool		 wrote;
 	int		 errnum;	/* of a failed store write */
 	struct buf	*err;
+	int64_t		 deadline;	/* ev_now_ms() past which no more is read; 0: none */
+	size_t		 pending;	/* files left unread by the budget or the deadline */
 };
 
 /* --- the index ----------------------------------------------------------- */
@@ -533,8 +541,10 @@ wsnap_capture_file(struct wsnap_scan *sc, int dfd, const char *name, struct stat
 		ssize_t r;
 		int fd;
 
-		if (sc->read + (uint64_t)st->st_size > (uint64_t)ws->set.max_snapshot_mb * WSNAP_MB) {
+		if (sc->read + (uint64_t)st->st_size > (uint64_t)ws->set.max_snapshot_mb * WSNAP_MB ||
+		    (sc->deadline != 0 && ev_now_ms() > sc->deadline)) {
 			e->flags |= WF_BUDGET;
+			sc->pending++;
 			return 0;
 		}
 		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -851,7 +861,7 @@ wsnap_sort(cJSON *changes)
  * since the last walk into changes (NULL: not recorded).  0 or -1.
  */
 static int
-wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, struct buf *err)
+wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct buf *err)
 {
 	struct wsnap_scan sc;
 	int64_t start = wsnap_now();
@@ -863,6 +873,7 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, struct buf *err)
 	sc.ws = ws;
 	sc.changes = changes;
 	sc.err = err;
+	sc.deadline = deadline;
 	buf_init(&sc.path, PATH_MAX);
 	sc.storefd = wsnap_store_fd(ws, err);
 	if (sc.storefd == -1) {
@@ -927,6 +938,14 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, struct buf *err)
 		wsnap_sort(changes);
 	ws->last_time = start;
 	ws->last_read = sc.read;
+	ws->pending = sc.pending;
+	if (sc.pending > 0 && ws->note == NULL) {
+		struct buf b = BUF_INIT(4096);
+
+		buf_printf(&b, "%zu files were not kept yet (over snapshots.max_snapshot_mb or "
+		    "snapshots.store_mb): a command's change to one of them is not rewound", sc.pending);
+		ws->note = buf_detach(&b, NULL);
+	}
 	return 0;
 }
 
@@ -1026,6 +1045,8 @@ wsnap_free(struct wsnap *ws)
 
 	if (ws == NULL)
 		return;
+	if (ws->warm_timer != 0)
+		ev_timer_cancel(ws->loop, ws->warm_timer);
 	for (i = 0; i < ws->cap; i++)
 		if (ws->tab[i] != NULL) {
 			free(ws->tab[i]->path);
@@ -1065,6 +1086,41 @@ wsnap_last_read(const struct wsnap *ws)
 	return ws->last_read;
 }
 
+/* One slice of the first snapshot, while no writer runs; again until nothing is left. */
+static void
+wsnap_warm_tick(struct ev_loop *loop, void *arg)
+{
+	struct wsnap *ws = arg;
+	struct buf err = BUF_INIT(4096);
+
+	ws->warm_timer = 0;
+	if (ws->armed) {
+		ws->warm_timer = ev_timer_add(loop, 200, wsnap_warm_tick, ws);
+		return;
+	}
+	if (ws->sess != NULL && session_error(ws->sess) != NULL)
+		return;
+	if (wsnap_scan(ws, NULL, NULL, ev_now_ms() + WSNAP_WARM_MS, &err) == 0 &&
+	    ws->pending > 0 && ws->last_read > 0)
+		ws->warm_timer = ev_timer_add(loop, WSNAP_WARM_GAP, wsnap_warm_tick, ws);
+	buf_release(&err);
+}
+
+void
+wsnap_warm(struct wsnap *ws, struct ev_loop *loop)
+{
+	if (ws == NULL || loop == NULL || ws->warm_timer != 0)
+		return;
+	ws->loop = loop;
+	ws->warm_timer = ev_timer_add(loop, 0, wsnap_warm_tick, ws);
+}
+
+bool
+wsnap_warming(const struct wsnap *ws)
+{
+	return ws != NULL && ws->warm_timer != 0;
+}
+
 int
 wsnap_before(struct wsnap *ws, struct buf *err)
 {
@@ -1075,7 +1131,7 @@ wsnap_before(struct wsnap *ws, struct buf *err)
 		return 0;
 	if (ws->sess != NULL && session_error(ws->sess) != NULL)
 		return -1;
-	if (wsnap_scan(ws, NULL, NULL, err != NULL ? err : &own) == -1) {
+	if (wsnap_scan(ws, NULL, NULL, 0, err != NULL ? err : &own) == -1) {
 		/* a failed store write fails the session; an unreadable workspace is only noted */
 		rc = ws->sess != NULL && session_error(ws->sess) == NULL ? 0 : -1;
 		if (rc == 0) {
@@ -1092,13 +1148,17 @@ wsnap_before(struct wsnap *ws, struct buf *err)
 cJSON *
 wsnap_after(struct wsnap *ws, bool *git, struct buf *notes, struct buf *err)
 {
+	struct buf own = BUF_INIT(4096);
 	cJSON *changes = cJSON_CreateArray(), *f;
+	int rc;
 
 	*git = false;
 	if (ws == NULL || !ws->armed)
 		return changes;
 	ws->armed = false;
-	if (wsnap_scan(ws, changes, git, err) == -1) {
+	rc = wsnap_scan(ws, changes, git, 0, err != NULL ? err : &own);
+	buf_release(&own);
+	if (rc == -1) {
 		cJSON_Delete(changes);
 		return NULL;
 	}

@@ -53,6 +53,7 @@
 #include <cjson/cJSON.h>
 
 struct buf;
+struct ev_loop;
 struct session;
 struct wsnap;
 
@@ -64,7 +65,7 @@ struct wsnap_settings {
 	int	max_files;	/* snapshots.max_files: entries indexed */
 	int	store_mb;	/* snapshots.store_mb: the shared store's disk budget */
 };
-#define WSNAP_SETTINGS_DEFAULT	{ true, 16, 512, 200000, 2048 }
+#define WSNAP_SETTINGS_DEFAULT	{ true, 16, 256, 200000, 2048 }
 
 /*
  * Snapshots of root (a real path) with the store under home; the index
@@ -74,6 +75,16 @@ struct wsnap_settings {
 struct wsnap	*wsnap_new(const char *home, const char *root, struct session *sess,
 		    const struct wsnap_settings *);
 void		 wsnap_free(struct wsnap *);
+
+/*
+ * Take the first snapshot in the background: slices of loop's idle time
+ * (each reads for about 40 ms, then the loop runs), paused while a writer
+ * runs, until every file is kept or over a budget.  A writer that comes
+ * first finishes it in wsnap_before.
+ */
+void		 wsnap_warm(struct wsnap *, struct ev_loop *loop);
+/* Is that still going on? */
+bool		 wsnap_warming(const struct wsnap *);
 
 /* The store's directory (owned). */
 const char	*wsnap_store(const struct wsnap *);
@@ -89,7 +100,7 @@ int		 wsnap_before(struct wsnap *, struct buf *err);
  * After it: what changed since wsnap_before, as the "files" array of a
  * record (the caller's; an empty array when nothing changed); *git set
  * when .git/ changed; notes (may be NULL) gets what was not kept.  NULL
- * with err when the store could not be written.
+ * with err (may be NULL) when the store could not be written.
  */
 cJSON		*wsnap_after(struct wsnap *, bool *git, struct buf *notes, struct buf *err);
 

@@ -61,3 +61,12 @@ bench_stream_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO
 bench: bench-stream
 bench-stream: bench/stream_bench$(EXEEXT)
 	./bench/stream_bench$(EXEEXT)
+
+# wsnap_bench: the workspace snapshot before a command on a tree of 20,000 files.
+EXTRA_PROGRAMS += bench/wsnap_bench
+bench_wsnap_bench_SOURCES = bench/wsnap_bench.c
+bench_wsnap_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+.PHONY: bench-wsnap
+bench: bench-wsnap
+bench-wsnap: bench/wsnap_bench$(EXEEXT)
+	./bench/wsnap_bench$(EXEEXT)

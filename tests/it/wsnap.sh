@@ -148,6 +148,30 @@ printf '{"snapshots": {"max_files": 5}}\n' >"$XDG_CONFIG_HOME/tandem/settings.js
 sess=$(ls -d "$TANDEM_HOME"/sessions/*/ | head -n 1)
 check "over max_files: the record notes it" grep -q 'snapshots.max_files' "$sess/log.jsonl"
 
+# A failed write of the store or the index fails the session, with the
+# sentence naming it; once there is room, the session goes on.
+SHIM="$top_builddir/tests/fault/libfaultshim.so"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+faulted() { # NAME WHAT ENV...: the first counted call under WHAT fails
+	local name=$1 what=$2; shift 2
+	setup
+	env "$@" FAULT_MAIN_ONLY=1 FAULT_N=1 LD_PRELOAD="$SHIM" \
+	    "$TANDEM" -p "do it" --permission-mode yolo >/dev/null 2>"$T/err"
+	check "$name: exit 1" [ $? -eq 1 ]
+	check "$name: the sentence names $what" grep -q "could not save the session in $TANDEM_HOME/sessions/.*($what: " "$T/err"
+	check "$name: said once" [ "$(grep -c 'could not save the session' "$T/err")" -eq 1 ]
+	check "$name: no record promises what was not kept" \
+	    not grep -q '"by":"run_bash"' "$(ls -d "$TANDEM_HOME"/sessions/*/ | head -n 1)/log.jsonl"
+	"$TANDEM" -c -p "after" --permission-mode yolo >/dev/null 2>"$T/err2"
+	check "$name: the session resumes once the fault is gone" [ $? -eq 0 ]
+}
+faulted "store write ENOSPC" snapshots/ FAULT_PATH="$TANDEM_HOME/snapshots" FAULT_OPEN=write \
+    FAULT_OPS=write FAULT_ERRNO=ENOSPC FAULT_STICKY=1
+faulted "store open EIO" snapshots/ FAULT_PATH="$TANDEM_HOME/snapshots" FAULT_OPEN=write \
+    FAULT_OPS=open FAULT_ERRNO=EIO
+faulted "store fsync EIO" snapshots/ FAULT_PATH="$TANDEM_HOME/snapshots" FAULT_OPS=fsync FAULT_ERRNO=EIO
+faulted "store rename EIO" snapshots/ FAULT_PATH="$TANDEM_HOME/snapshots" FAULT_OPS=rename FAULT_ERRNO=EIO
+
 # Snapshots off: the old behaviour, said plainly.
 setup
 printf '{"snapshots": {"enabled": false}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
