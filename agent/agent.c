@@ -1156,6 +1156,8 @@ agent_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 	struct agent *a = arg;
 	struct sched_call *c = sched_find(a->sched, id);
 
+	if (hooks_post_pending(a->hooks) == 0 && wsnap_record(a->wsnap, a->turn, id, "PostToolUse hook") == -1)
+		agent_unsaved(a);
 	agent_hook_notes(a, o);
 	if (c != NULL && o->decision == HOOK_BLOCK && o->reason != NULL)
 		buf_printf(&c->result, "\n\nPostToolUse hook: %s", o->reason);
@@ -1212,6 +1214,10 @@ agent_finished(void *arg, struct sched_call *c)
 	if (c->denied)
 		cJSON_AddBoolToObject(ev, "denied", 1);
 	event_emit(a->bus, ev);
+	/* a hook that formats files is a writer too: its changes are rewound with the call's */
+	if (c->ran && session_error(a->session) == NULL && hooks_post_pending(a->hooks) == 0 &&
+	    hooks_has(a->hooks, HOOK_POST_TOOL_USE, c->name) && wsnap_before(a->wsnap, NULL) == -1)
+		agent_unsaved(a);
 	if (c->ran && session_error(a->session) == NULL)
 		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
 		    c->result.len, c->is_error, a->mode, agent_post_hooked, a);

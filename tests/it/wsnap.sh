@@ -21,6 +21,8 @@ SCEN=$(scenario cmd <<J
  {"match":"make src","tool_uses":[{"id":"toolu_s1","name":"run_bash","input":{"command":"mkdir -p src && printf 'f\\\\n' >src/f.txt && rm keep/g.txt"}}],"stop_reason":"tool_use","repeat":5},
  {"match":"toolu_c1","text":"did it","stop_reason":"end_turn","repeat":20},
  {"match":"do it","tool_uses":[{"id":"toolu_c1","name":"run_bash","input":{"command":$(jq -Rn --arg c "$CMD" '$c')}}],"stop_reason":"tool_use","repeat":20},
+ {"match":"toolu_w1","text":"wrote f","stop_reason":"end_turn","repeat":5},
+ {"match":"write f","tool_uses":[{"id":"toolu_w1","name":"write_file","input":{"path":"f.txt","content":"hello x\\n"}}],"stop_reason":"tool_use","repeat":5},
  {"text":"ok","stop_reason":"end_turn","repeat":50}
 ]}
 J
@@ -140,6 +142,21 @@ check "git: a.txt rewound" [ "$(cat a.txt)" = one ]
 check "git: the rewind says HEAD and the index are not" grep -q 'changed .git/.*HEAD' "$T/rw.err"
 check "git: the branch stays (HEAD is not rewound)" [ "$(git rev-parse --abbrev-ref HEAD)" = other ]
 unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+
+# A PostToolUse hook that formats the file written: its change is a
+# record of the call's id too, and the rewind undoes both.
+setup
+printf '{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "sed -i s/x/y/ f.txt"}]}]}}\n' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
+"$TANDEM" -p "write f" --permission-mode yolo >/dev/null 2>"$T/err"
+check "hook: the hook changed the file" [ "$(cat f.txt)" = "hello y" ]
+sess=$(ls -d "$TANDEM_HOME"/sessions/*/ | head -n 1)
+hooked() { jq -e -s 'any(.[]; .k == "files" and .by == "PostToolUse hook" and .id == "toolu_w1")' "$sess/log.jsonl" >/dev/null; }
+check "hook: its change is recorded with the call's id" hooked
+"$TANDEM" -c --rewind-to 1 --files -p "after" >/dev/null 2>"$T/rw.err"
+check "hook: the rewind undoes the hook's change and the write" [ ! -e f.txt ]
+check "hook: nothing was left alone" not grep -q 'left alone' "$T/rw.err"
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 
 # The budget: more entries than snapshots.max_files get a note, not a stall.
 setup
