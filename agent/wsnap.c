@@ -33,6 +33,7 @@
 #define WSNAP_IDX_MAX	((size_t)1 << 30)
 #define WSNAP_WARM_MS	40	/* the content one slice of the first snapshot reads for */
 #define WSNAP_WARM_GAP	25	/* the loop's own time between two slices */
+#define WSNAP_READ_MS	3000	/* a snapshot around a writer reads for at most this long */
 
 enum wsnap_kind { WK_NONE, WK_FILE, WK_DIR, WK_LINK, WK_OTHER };
 
@@ -942,8 +943,9 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	if (sc.pending > 0 && ws->note == NULL) {
 		struct buf b = BUF_INIT(4096);
 
-		buf_printf(&b, "%zu files were not kept yet (over snapshots.max_snapshot_mb or "
-		    "snapshots.store_mb): a command's change to one of them is not rewound", sc.pending);
+		buf_printf(&b, "%zu files were not kept yet (over snapshots.max_snapshot_mb, "
+		    "snapshots.store_mb or %d s of reading): a command's change to one of them "
+		    "is not rewound", sc.pending, WSNAP_READ_MS / 1000);
 		ws->note = buf_detach(&b, NULL);
 	}
 	return 0;
@@ -951,11 +953,47 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 
 /* --- the API ------------------------------------------------------------- */
 
+static int
+wsnap_cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The hashes the index holds, sorted (the caller frees the array, not the strings). */
+static const char **
+wsnap_index_hashes(const struct wsnap *ws, size_t *n)
+{
+	const char **v = xcalloc(ws->n + 1, sizeof *v);
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < ws->cap; i++)
+		if (ws->tab[i] != NULL && (ws->tab[i]->flags & WF_KEPT) && *n < ws->n)
+			v[(*n)++] = ws->tab[i]->hash;
+	qsort(v, *n, sizeof *v, wsnap_cmp_str);
+	return v;
+}
+
+/* One file of the store, for pruning. */
+struct wsnap_obj {
+	int64_t		 t;
+	uint64_t	 size;
+	char		 name[SHA256_HEX_LEN + 1];
+};
+
+static int
+wsnap_cmp_obj(const void *x, const void *y)
+{
+	const struct wsnap_obj *a = x, *b = y;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
 /* How much the store holds; the oldest content goes past the budget. */
 static void
 wsnap_prune(struct wsnap *ws)
 {
-	struct obj { int64_t t; uint64_t size; char name[SHA256_HEX_LEN + 1]; } *v = NULL;
+	struct wsnap_obj *v = NULL;
 	size_t n = 0, cap = 0, i;
 	uint64_t budget = (uint64_t)ws->set.store_mb * WSNAP_MB, total = 0;
 	struct dirent *de;
@@ -984,24 +1022,18 @@ wsnap_prune(struct wsnap *ws)
 		n++;
 	}
 	if (budget > 0 && total > budget) {
-		/* oldest first, down to three quarters of the budget */
-		for (i = 0; i < n; i++) {
-			size_t j, old = i;
+		size_t nused;
+		const char **used = wsnap_index_hashes(ws, &nused), *key;
 
-			if (total <= budget / 4 * 3)
-				break;
-			for (j = i + 1; j < n; j++)
-				if (v[j].t < v[old].t)
-					old = j;
-			if (old != i) {
-				struct obj t = v[i];
-
-				v[i] = v[old];
-				v[old] = t;
-			}
-			if (unlinkat(dirfd(d), v[i].name, 0) == 0)
+		/* oldest first, down to three quarters of the budget; never what the index holds */
+		qsort(v, n, sizeof *v, wsnap_cmp_obj);
+		for (i = 0; i < n && total > budget / 4 * 3; i++) {
+			key = v[i].name;
+			if (bsearch(&key, used, nused, sizeof *used, wsnap_cmp_str) == NULL &&
+			    unlinkat(dirfd(d), v[i].name, 0) == 0)
 				total -= v[i].size;
 		}
+		free(used);
 	}
 	ws->store_bytes = total;
 	closedir(d);
@@ -1131,7 +1163,7 @@ wsnap_before(struct wsnap *ws, struct buf *err)
 		return 0;
 	if (ws->sess != NULL && session_error(ws->sess) != NULL)
 		return -1;
-	if (wsnap_scan(ws, NULL, NULL, 0, err != NULL ? err : &own) == -1) {
+	if (wsnap_scan(ws, NULL, NULL, ev_now_ms() + WSNAP_READ_MS, err != NULL ? err : &own) == -1) {
 		/* a failed store write fails the session; an unreadable workspace is only noted */
 		rc = ws->sess != NULL && session_error(ws->sess) == NULL ? 0 : -1;
 		if (rc == 0) {
@@ -1156,7 +1188,7 @@ wsnap_after(struct wsnap *ws, bool *git, struct buf *notes, struct buf *err)
 	if (ws == NULL || !ws->armed)
 		return changes;
 	ws->armed = false;
-	rc = wsnap_scan(ws, changes, git, 0, err != NULL ? err : &own);
+	rc = wsnap_scan(ws, changes, git, ev_now_ms() + WSNAP_READ_MS, err != NULL ? err : &own);
 	buf_release(&own);
 	if (rc == -1) {
 		cJSON_Delete(changes);
@@ -1382,11 +1414,19 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 		buf_printf(report, "%s: not restorable (%s)\n", path, json_str(f, "why", "not kept"));
 		return 1;
 	}
-	if (path[0] == '\0' || path[0] == '/' || strcmp(path, "..") == 0 || strncmp(path, "../", 3) == 0) {
-		buf_printf(report, "%s: not a path inside the workspace: left alone\n", path);
+	/* what the command left was not kept: whether the user changed it since cannot be told */
+	if (lost != NULL && (have == WK_FILE || have == WK_LINK)) {
+		buf_printf(report, "%s: left alone: what the command left was not kept (%s)\n", path,
+		    json_str(f, "why", "not kept"));
 		return 1;
 	}
 	wsnap_split(path, &dir, &base);
+	if (path[0] == '\0' || path[0] == '/' || strcmp(base, "..") == 0 || strcmp(base, ".") == 0 ||
+	    base[0] == '\0') {
+		buf_printf(report, "%s: not a path inside the workspace: left alone\n", path);
+		free(dir);
+		return 1;
+	}
 	if (sandbox_walk(&sb, dir, SANDBOX_EDIT, want != WK_NONE ? SANDBOX_PARENTS : 0, &at, &err) == -1)
 		goto out;
 	/* the walk makes the missing parents of dir; dir itself too (its own entry sets its mode) */
