@@ -244,10 +244,15 @@ exec_maybe_finish(struct exec_job *job)
 	if (job->finished || !job->exited || !job->eof)
 		return;
 	tool_out_init(&out);
-	if (job->is_bash)
+	if (job->is_bash) {
 		bash_capture_finish(&job->cap, job->status, job->timed_out,
 		    job->interrupted, job->timeout_ms, &out);
-	else
+		/* named, since the workspace snapshot after the command cannot see what it does later */
+		if (!job->timed_out && !job->interrupted && job->pid > 0 && kill(-job->pid, 0) == 0)
+			buf_printf(&out.text, "\n(a process this command started is still running, in "
+			    "process group %ld: what it changes from now on is not in the workspace "
+			    "snapshot, and a rewind does not undo it)", (long)job->pid);
+	} else
 		exec_result_from_child(job, &out);
 	exec_finish(job, &out);
 }

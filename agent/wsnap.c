@@ -21,6 +21,7 @@
 #include "fsutil.h"
 #include "ignore.h"
 #include "json.h"
+#include "redact.h"
 #include "sandbox.h"
 #include "session.h"
 #include "sha256.h"
@@ -45,7 +46,8 @@ static const char *const wsnap_kinds[] = { "", "file", "dir", "link", "other" };
 #define WF_OVER		0x04	/* over snapshots.max_file_mb */
 #define WF_BUDGET	0x08	/* over the snapshot's or the store's budget */
 #define WF_UNREAD	0x10	/* could not be read, or kept changing while read */
-#define WF_WHY		(WF_IGNORED | WF_OVER | WF_BUDGET | WF_UNREAD)
+#define WF_SECRET	0x20	/* holds a secret tandem knows: never written to its disk */
+#define WF_WHY		(WF_IGNORED | WF_OVER | WF_BUDGET | WF_UNREAD | WF_SECRET)
 
 static const struct {
 	unsigned	 flag;
@@ -55,6 +57,7 @@ static const struct {
 	{ WF_OVER, "larger than snapshots.max_file_mb, so not kept" },
 	{ WF_BUDGET, "over the snapshot budget (snapshots.max_snapshot_mb, snapshots.store_mb)" },
 	{ WF_UNREAD, "could not be read whole (unreadable, or changing while read)" },
+	{ WF_SECRET, "it holds a key tandem keeps secret, so it is not copied" },
 };
 
 struct wsnap_ent {
@@ -517,6 +520,21 @@ wsnap_rbuf(struct wsnap *ws, size_t n)
 	}
 }
 
+/* Does data hold a secret of the redact registry (a provider key)? */
+static bool
+wsnap_secret(const char *data, size_t n)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	bool found;
+
+	if (redact_count() == 0 || n < REDACT_MIN)
+		return false;
+	redact_text(data, n, &b);
+	found = b.len != n || (n > 0 && memcmp(b.data, data, n) != 0);
+	buf_release(&b);
+	return found;
+}
+
 /*
  * Read, hash and keep the regular file name of dfd that lstat'ed as *st
  * (updated to the stat it had while read).  Sets e->hash and e->flags.
@@ -571,6 +589,12 @@ wsnap_capture_file(struct wsnap_scan *sc, int dfd, const char *name, struct stat
 			close(fd);
 			*st = a;
 			continue;
+		}
+		if (wsnap_secret(ws->rbuf, got)) {
+			close(fd);
+			*st = a;
+			e->flags |= WF_SECRET;
+			return 0;
 		}
 		rc = wsnap_put(sc, fd, &a, ws->rbuf, got, e->hash);
 		if (fstat(fd, &b) == -1)
@@ -730,7 +754,7 @@ wsnap_visit(struct wsnap_scan *sc, int dfd, const char *name, struct stat *st, b
 	} else {
 		wsnap_side_of(e, &before);
 		/* content that did not fit the last time is tried again */
-		retry = e->kind == WK_FILE && !(e->flags & (WF_KEPT | WF_IGNORED | WF_OVER));
+		retry = e->kind == WK_FILE && !(e->flags & (WF_KEPT | WF_IGNORED | WF_OVER | WF_SECRET));
 		if (wsnap_stat_same(e, st) && e->mtime < ws->last_time && !retry &&
 		    (bool)(e->flags & WF_IGNORED) == ignored) {
 			e->gen = ws->gen;
@@ -1461,7 +1485,7 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 		goto out;
 	}
 	/* What is there now is kept too, so nothing is lost even when forced. */
-	if (cur == WK_FILE && data != NULL) {
+	if (cur == WK_FILE && data != NULL && !wsnap_secret(data, len)) {
 		struct wsnap_scan sc;
 
 		memset(&sc, 0, sizeof sc);

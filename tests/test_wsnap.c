@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "ev.h"
 #include "json.h"
+#include "redact.h"
 #include "sha256.h"
 #include "t.h"
 #include "wsnap.h"
@@ -490,6 +491,31 @@ T_TEST(the_first_snapshot_runs_in_the_loop)
 	ev_loop_free(loop);
 }
 
+T_TEST(a_file_holding_a_secret_is_not_copied)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	const cJSON *f;
+	cJSON *ch;
+	char hex[SHA256_HEX_LEN + 1], p[1024];
+
+	fresh(&set);
+	redact_add("sk-test-0123456789abcdef");
+	put("key.txt", "the key is sk-test-0123456789abcdef\n");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, "echo more >>key.txt", NULL);
+	f = change(ch, "key.txt");
+	T_OK(f != NULL);
+	T_EQ_STR(json_str(f, "lost", ""), "both");
+	T_CONTAINS(json_str(f, "why", ""), "secret");
+	sha256_hex("the key is sk-test-0123456789abcdef\n", 36, hex);
+	snprintf(p, sizeof p, "%s/%s", wsnap_store(ws), hex);
+	T_OK(access(p, F_OK) != 0);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+	redact_reset();
+}
+
 int
 main(void)
 {
@@ -515,6 +541,7 @@ main(void)
 	T_RUN(a_git_change_is_flagged);
 	T_RUN(the_store_is_pruned_to_its_budget);
 	T_RUN(the_first_snapshot_runs_in_the_loop);
+	T_RUN(a_file_holding_a_secret_is_not_copied);
 	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return t_done();
 }

@@ -23,6 +23,8 @@ SCEN=$(scenario cmd <<J
  {"match":"do it","tool_uses":[{"id":"toolu_c1","name":"run_bash","input":{"command":$(jq -Rn --arg c "$CMD" '$c')}}],"stop_reason":"tool_use","repeat":20},
  {"match":"toolu_w1","text":"wrote f","stop_reason":"end_turn","repeat":5},
  {"match":"write f","tool_uses":[{"id":"toolu_w1","name":"write_file","input":{"path":"f.txt","content":"hello x\\n"}}],"stop_reason":"tool_use","repeat":5},
+ {"match":"toolu_b1","text":"started","stop_reason":"end_turn","repeat":5},
+ {"match":"start bg","tool_uses":[{"id":"toolu_b1","name":"run_bash","input":{"command":"(sleep 2; echo late >late.txt) >/dev/null 2>&1 &"}}],"stop_reason":"tool_use","repeat":5},
  {"text":"ok","stop_reason":"end_turn","repeat":50}
 ]}
 J
@@ -157,6 +159,16 @@ check "hook: its change is recorded with the call's id" hooked
 check "hook: the rewind undoes the hook's change and the write" [ ! -e f.txt ]
 check "hook: nothing was left alone" not grep -q 'left alone' "$T/rw.err"
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+
+# A process the command left running is named: the snapshot after it cannot see its later writes.
+setup
+"$TANDEM" -p "start bg" --permission-mode yolo --output-format events >"$T/bg.jsonl" 2>"$T/err"
+bg=$(jq -r 'select(.type == "tool_result" and .id == "toolu_b1") | .content' "$T/bg.jsonl")
+check "a process still running is named in the result" grep -q 'still running, in process group' <<<"$bg"
+setup
+"$TANDEM" -p "do it" --permission-mode yolo --output-format events >"$T/bg.jsonl" 2>"$T/err"
+bg=$(jq -r 'select(.type == "tool_result" and .id == "toolu_c1") | .content' "$T/bg.jsonl")
+check "a command that leaves nothing running says nothing of it" not grep -q 'still running' <<<"$bg"
 
 # The budget: more entries than snapshots.max_files get a note, not a stall.
 setup
