@@ -1562,49 +1562,59 @@ wsnap_restore(struct wsnap *ws, const cJSON *rec, bool undo, bool force, struct 
 
 /* --- the browser's lines ------------------------------------------------- */
 
+/* How the browser names a change: its sign and word. */
+enum wsnap_verb { WV_CREATED, WV_DELETED, WV_REPLACED, WV_MODE, WV_CHANGED };
+
+static const struct {
+	const char	*sign;
+	const char	*word;
+} wsnap_verbs[] = {
+	{ "+", "created" }, { "-", "deleted" }, { "~", "replaced" }, { "m", "mode" }, { "~", "changed" },
+};
+
+static enum wsnap_verb
+wsnap_verb_of(const cJSON *f)
+{
+	const char *was = json_str(f, "was", NULL), *now = json_str(f, "now", NULL);
+
+	if (was == NULL)
+		return WV_CREATED;
+	if (now == NULL)
+		return WV_DELETED;
+	if (strcmp(was, now) != 0)
+		return WV_REPLACED;
+	if (strcmp(json_str(f, "before", ""), json_str(f, "after", "")) == 0 &&
+	    json_str(f, "lost", NULL) == NULL)
+		return WV_MODE;
+	return WV_CHANGED;
+}
+
 void
 wsnap_describe(const cJSON *rec, struct buf *out)
 {
-	const cJSON *f;
+	const cJSON *f, *nt;
 	const char *id = json_str(rec, "id", "");
 
-	buf_printf(out, "  %s %.*s%s:\n", json_str(rec, "by", "command"), 12, id, strlen(id) > 12 ? "\xE2\x80\xA6" : "");
+	buf_printf(out, "  %s %.*s%s:\n", json_str(rec, "by", "command"), 12, id,
+	    strlen(id) > 12 ? "\xE2\x80\xA6" : "");
 	cJSON_ArrayForEach(f, json_get(rec, "files")) {
-		const char *was = json_str(f, "was", NULL), *now = json_str(f, "now", NULL);
-		const char *sign, *what;
-		bool dir = (now != NULL && strcmp(now, "dir") == 0) || (now == NULL && was != NULL &&
-		    strcmp(was, "dir") == 0);
+		enum wsnap_verb v = wsnap_verb_of(f);
+		const char *kind = json_str(f, v == WV_DELETED ? "was" : "now", "");
+		int64_t mb = json_int(f, "mode_before", -1), ma = json_int(f, "mode_after", -1);
 
-		if (was == NULL)
-			sign = "+", what = "created";
-		else if (now == NULL)
-			sign = "-", what = "deleted";
-		else if (strcmp(was, now) != 0)
-			sign = "~", what = "replaced";
-		else if (json_str(f, "before", "") != NULL && json_str(f, "after", "") != NULL &&
-		    strcmp(json_str(f, "before", ""), json_str(f, "after", "")) == 0 &&
-		    json_int(f, "mode_before", 0) != json_int(f, "mode_after", 0))
-			sign = "m", what = "mode";
-		else
-			sign = "~", what = "changed";
-		buf_printf(out, "    %s %s%s  %s", sign, json_str(f, "path", ""), dir ? "/" : "", what);
-		if (strcmp(what, "mode") == 0)
-			buf_printf(out, " %03llo -> %03llo", (unsigned long long)json_int(f, "mode_before", 0),
-			    (unsigned long long)json_int(f, "mode_after", 0));
+		buf_printf(out, "    %s %s%s  %s", wsnap_verbs[v].sign, json_str(f, "path", ""),
+		    strcmp(kind, "dir") == 0 ? "/" : "", wsnap_verbs[v].word);
+		if ((v == WV_MODE || v == WV_CHANGED) && mb != ma)
+			buf_printf(out, " %03llo -> %03llo", (unsigned long long)mb, (unsigned long long)ma);
 		if (json_str(f, "lost", NULL) != NULL)
 			buf_printf(out, "  (not restorable: %s)", json_str(f, "why", ""));
 		buf_putc(out, '\n');
 	}
 	if (json_bool(rec, "git", false))
 		buf_puts(out, "    ! changed .git/: files can be rewound, HEAD and the index are not\n");
-	f = json_get(rec, "notes");
-	if (cJSON_IsArray(f)) {
-		const cJSON *nt;
-
-		cJSON_ArrayForEach(nt, f)
-			if (cJSON_IsString(nt))
-				buf_printf(out, "    ! %s\n", nt->valuestring);
-	}
+	cJSON_ArrayForEach(nt, json_get(rec, "notes"))
+		if (cJSON_IsString(nt))
+			buf_printf(out, "    ! %s\n", nt->valuestring);
 }
 
 void

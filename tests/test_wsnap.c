@@ -198,7 +198,24 @@ T_TEST(changes_are_named_by_kind)
 	T_EQ_STR(json_str(cJSON_GetArrayItem(ch, 0), "path", ""), "a.txt");
 	T_EQ_STR(json_str(cJSON_GetArrayItem(ch, 1), "path", ""), "d");
 	T_EQ_STR(json_str(cJSON_GetArrayItem(ch, 2), "path", ""), "d/e");
-	cJSON_Delete(ch);
+	{
+		/* the browser's lines */
+		struct buf b = BUF_INIT(65536);
+		cJSON *rec = as_record(ch);
+
+		cJSON_AddStringToObject(rec, "id", "toolu_1");
+		wsnap_describe(rec, &b);
+		T_CONTAINS(buf_cstr(&b), "  run_bash toolu_1:\n");
+		T_CONTAINS(buf_cstr(&b), "    + new.txt  created\n");
+		T_CONTAINS(buf_cstr(&b), "    - gone.txt  deleted\n");
+		T_CONTAINS(buf_cstr(&b), "    + d/e/  created\n");
+		T_CONTAINS(buf_cstr(&b), "    - old/  deleted\n");
+		T_CONTAINS(buf_cstr(&b), "    m x.sh  mode 644 -> 755\n");
+		T_CONTAINS(buf_cstr(&b), "    ~ a.txt  changed\n");
+		buf_release(&b);
+		ch = NULL;
+		cJSON_Delete(rec);
+	}
 	wsnap_free(ws);
 }
 

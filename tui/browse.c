@@ -141,7 +141,8 @@ browse_changes(const cJSON *t, struct slvec *out)
 
 	cJSON_ArrayForEach(x, json_get(t, "changes"))
 		if (cJSON_IsString(x))
-			browse_text(out, x->valuestring, strncmp(x->valuestring, "    !", 5) == 0 ? ROLE_WARNING : ROLE_DIM, 0);
+			browse_text(out, x->valuestring,
+			    strncmp(x->valuestring, "    !", 5) == 0 ? ROLE_WARNING : ROLE_DIM, 0);
 }
 
 static void
