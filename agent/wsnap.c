@@ -72,6 +72,7 @@ struct wsnap_ent {
 
 struct wsnap {
 	char			*root;
+	char			*skip;		/* TANDEM_HOME relative to root when inside it, or NULL */
 	char			*store;
 	char			*idxpath;	/* NULL: not kept on disk */
 	struct session		*sess;
@@ -835,6 +836,9 @@ wsnap_walk(struct wsnap_scan *sc, int fd, int depth)
 		buf_puts(&sc->path, name);
 		if (sc->path.data == NULL)
 			break;
+		/* tandem's own home (its logs, this store) is never part of the workspace */
+		if (sc->ws->skip != NULL && strcmp(buf_cstr(&sc->path), sc->ws->skip) == 0)
+			continue;
 		sc->seen++;
 		dir = S_ISDIR(st.st_mode);
 		ignored = sc->ig != NULL && ignore_match(sc->ig, buf_cstr(&sc->path), dir);
@@ -1069,13 +1073,23 @@ wsnap_new(const char *home, const char *root, struct session *sess,
     const struct wsnap_settings *set)
 {
 	struct buf p = BUF_INIT(PATH_MAX * 2);
-	char key[SHA256_HEX_LEN + 1];
+	char key[SHA256_HEX_LEN + 1], *real;
 	struct wsnap *ws;
+	size_t n;
 
 	if (set == NULL || !set->enabled || home == NULL || root == NULL || home[0] != '/')
 		return NULL;
 	ws = xcalloc(1, sizeof *ws);
 	ws->root = xstrdup(root);
+	wsnap_mkdirs(home, &p);
+	buf_reset(&p);
+	real = realpath(home, NULL);
+	n = strlen(root);
+	if (real != NULL && strncmp(real, root, n) == 0 && (real[n] == '/' || (n == 1 && root[0] == '/')))
+		ws->skip = xstrdup(real + n + (n == 1 ? 0 : 1));
+	else if (real != NULL && strcmp(real, root) == 0)
+		ws->skip = xstrdup("");
+	free(real);
 	ws->sess = sess;
 	ws->set = *set;
 	if (ws->set.max_files < 1)
@@ -1110,6 +1124,7 @@ wsnap_free(struct wsnap *ws)
 		}
 	free(ws->tab);
 	free(ws->root);
+	free(ws->skip);
 	free(ws->store);
 	free(ws->idxpath);
 	free(ws->git);
@@ -1156,9 +1171,12 @@ wsnap_warm_tick(struct ev_loop *loop, void *arg)
 	}
 	if (ws->sess != NULL && session_error(ws->sess) != NULL)
 		return;
-	if (wsnap_scan(ws, NULL, NULL, ev_now_ms() + WSNAP_WARM_MS, &err) == 0 &&
-	    ws->pending > 0 && ws->last_read > 0)
-		ws->warm_timer = ev_timer_add(loop, WSNAP_WARM_GAP, wsnap_warm_tick, ws);
+	if (wsnap_scan(ws, NULL, NULL, ev_now_ms() + WSNAP_WARM_MS, &err) == 0) {
+		if (ws->pending > 0 && ws->last_read > 0)
+			ws->warm_timer = ev_timer_add(loop, WSNAP_WARM_GAP, wsnap_warm_tick, ws);
+		else
+			wsnap_save(ws);	/* the next session of this one starts from it */
+	}
 	buf_release(&err);
 }
 

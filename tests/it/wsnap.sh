@@ -170,6 +170,15 @@ setup
 bg=$(jq -r 'select(.type == "tool_result" and .id == "toolu_c1") | .content' "$T/bg.jsonl")
 check "a command that leaves nothing running says nothing of it" not grep -q 'still running' <<<"$bg"
 
+# TANDEM_HOME inside the workspace (tandem run in ~): its logs and store are not snapshotted.
+setup
+TANDEM_HOME="$W/.state/th" "$TANDEM" -p "do it" --permission-mode yolo >/dev/null 2>"$T/err"
+TANDEM_HOME="$W/.state/th" "$TANDEM" -c -p "do it" --permission-mode yolo >/dev/null 2>>"$T/err"
+inner=$(ls -d "$W"/.state/th/sessions/*/ | head -n 1)
+own() { jq -e -s '[.[] | select(.k == "files") | .files[].path | select(startswith(".state/th"))] | length == 0' "$inner/log.jsonl" >/dev/null; }
+check "a TANDEM_HOME inside the workspace is not in the records" own
+rm -rf "$W/.state"
+
 # The budget: more entries than snapshots.max_files get a note, not a stall.
 setup
 printf '{"snapshots": {"max_files": 5}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
