@@ -655,8 +655,8 @@ wsnap_capture_link(struct wsnap_scan *sc, int dfd, const char *name, struct wsna
 struct wsnap_side {
 	uint8_t		 kind, flags;
 	uint32_t	 mode;
-	uint64_t	 size;
-	int64_t		 mtime;
+	uint64_t	 size, ino;
+	int64_t		 mtime, ctime;
 	char		 hash[SHA256_HEX_LEN + 1];
 };
 
@@ -667,7 +667,9 @@ wsnap_side_of(const struct wsnap_ent *e, struct wsnap_side *s)
 	s->flags = e->flags;
 	s->mode = e->mode;
 	s->size = e->size;
+	s->ino = e->ino;
 	s->mtime = e->mtime;
+	s->ctime = e->ctime;
 	memcpy(s->hash, e->hash, sizeof s->hash);
 }
 
@@ -718,9 +720,9 @@ wsnap_change(struct wsnap_scan *sc, const char *path, const struct wsnap_side *b
 			content = false;
 		else if ((b->flags & WF_KEPT) && (a->flags & WF_KEPT))
 			content = strcmp(b->hash, a->hash) != 0;
-		else
+		else	/* one side not kept: only the stat can tell */
 			content = b->size != a->size || b->mtime != a->mtime ||
-			    (b->flags & WF_KEPT) != (a->flags & WF_KEPT);
+			    b->ctime != a->ctime || b->ino != a->ino;
 		if (!content && (b->mode & 07777) == (a->mode & 07777))
 			return;
 	}
@@ -951,16 +953,23 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 			if (ws->tab[i] != NULL)
 				ws->tab[i]->gen = ws->gen;
 	}
+	rootfd = open(ws->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (i = 0; i < ws->cap; i++) {
 		struct wsnap_ent *e = ws->tab[i];
 		struct wsnap_side b, none = { 0 };
+		struct stat st;
 
 		if (e == NULL || e->gen == ws->gen)
 			continue;
+		ws->dirty = true;
+		/* still there, below a directory now ignored: out of the index, not deleted */
+		if (rootfd != -1 && fstatat(rootfd, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
 		wsnap_side_of(e, &b);
 		wsnap_change(&sc, e->path, &b, &none);
-		ws->dirty = true;
 	}
+	if (rootfd != -1)
+		close(rootfd);
 	if (ws->dirty)
 		wsnap_sweep(ws, ws->gen);
 	if (changes != NULL)

@@ -533,6 +533,23 @@ T_TEST(a_file_holding_a_secret_is_not_copied)
 	redact_reset();
 }
 
+T_TEST(a_directory_ignored_since_is_not_deleted)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	cJSON *ch;
+
+	fresh(&set);
+	sh("mkdir build && echo o >build/o && echo x >x.txt");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, "echo build/ >.gitignore; rm x.txt", NULL);
+	T_OK(change(ch, "build/o") == NULL);
+	T_OK(change(ch, ".gitignore") != NULL);
+	T_OK(change(ch, "x.txt") != NULL);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+}
+
 int
 main(void)
 {
@@ -559,6 +576,7 @@ main(void)
 	T_RUN(the_store_is_pruned_to_its_budget);
 	T_RUN(the_first_snapshot_runs_in_the_loop);
 	T_RUN(a_file_holding_a_secret_is_not_copied);
+	T_RUN(a_directory_ignored_since_is_not_deleted);
 	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return t_done();
 }
