@@ -2,7 +2,6 @@
 #include "autoconf.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,35 +15,22 @@
 #include "redact.h"
 #include "sha256.h"
 #include "t.h"
+#include "t_tree.h"
 #include "wsnap.h"
 #include "xalloc.h"
 
-static char base[256], root[512], home[512];
-
-static void
-put(const char *rel, const char *data)
-{
-	char p[1024];
-	FILE *f;
-
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	f = fopen(p, "w");
-	if (f == NULL)
-		T_FAIL("cannot write %s", p);
-	fputs(data, f);
-	fclose(f);
-}
+static char base[256], home[512];
 
 static char *
 get(const char *rel)
 {
 	static char data[4096];
-	char p[1024];
+	char *p = t_tree_at("/%s", rel);
 	FILE *f;
 	size_t n;
 
-	snprintf(p, sizeof p, "%s/%s", root, rel);
 	f = fopen(p, "r");
+	free(p);
 	if (f == NULL)
 		return NULL;
 	n = fread(data, 1, sizeof data - 1, f);
@@ -64,22 +50,13 @@ sh(const char *cmd)
 	buf_release(&b);
 }
 
-static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 /* A fresh workspace and home; the settings' defaults. */
 static struct wsnap *
 fresh(struct wsnap_settings *set)
 {
 	struct wsnap_settings d = WSNAP_SETTINGS_DEFAULT;
 
-	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	t_tree_remove(base);
 	mkdir(base, 0700);
 	mkdir(root, 0755);
 	mkdir(home, 0700);
@@ -133,8 +110,8 @@ T_TEST(an_unchanged_tree_is_not_read_again)
 	cJSON *ch;
 
 	fresh(&set);
-	put("a.txt", "one\n");
-	put("b.txt", "two\n");
+	puts_file("a.txt", "one\n");
+	puts_file("b.txt", "two\n");
 	ws = wsnap_new(home, root, NULL, &set);
 	T_OK(ws != NULL);
 	ch = around(ws, NULL, NULL);
@@ -154,7 +131,7 @@ T_TEST(the_first_snapshot_reads_everything_and_stores_it)
 	char hex[SHA256_HEX_LEN + 1], p[1024];
 
 	fresh(&set);
-	put("a.txt", "one\n");
+	puts_file("a.txt", "one\n");
 	ws = wsnap_new(home, root, NULL, &set);
 	T_EQ_INT(wsnap_before(ws, NULL), 0);
 	T_EQ_INT(wsnap_last_read(ws), 4);
@@ -173,9 +150,9 @@ T_TEST(changes_are_named_by_kind)
 	cJSON *ch;
 
 	fresh(&set);
-	put("a.txt", "one\n");
-	put("gone.txt", "bye\n");
-	put("x.sh", "#!/bin/sh\n");
+	puts_file("a.txt", "one\n");
+	puts_file("gone.txt", "bye\n");
+	puts_file("x.sh", "#!/bin/sh\n");
 	sh("chmod 644 x.sh && mkdir old && ln -s a.txt ln");
 	ws = wsnap_new(home, root, NULL, &set);
 	ch = around(ws, "echo two >>a.txt; echo n >new.txt; rm gone.txt; mkdir -p d/e; chmod 755 x.sh;"
@@ -226,7 +203,7 @@ T_TEST(ctime_catches_a_restored_mtime)
 	cJSON *ch;
 
 	fresh(&set);
-	put("a.txt", "abc\n");
+	puts_file("a.txt", "abc\n");
 	sh("touch -d '2001-01-01 00:00:00' a.txt");
 	ws = wsnap_new(home, root, NULL, &set);
 	/* same size, the old mtime put back: only ctime tells */
@@ -242,8 +219,8 @@ T_TEST(an_mtime_at_or_after_the_snapshot_is_hashed_again)
 	struct wsnap *ws;
 
 	fresh(&set);
-	put("future.txt", "f\n");
-	put("past.txt", "p\n");
+	puts_file("future.txt", "f\n");
+	puts_file("past.txt", "p\n");
 	sh("touch -d '+1 hour' future.txt && touch -d '2001-01-01' past.txt");
 	ws = wsnap_new(home, root, NULL, &set);
 	T_EQ_INT(wsnap_before(ws, NULL), 0);
@@ -262,8 +239,8 @@ T_TEST(ignored_fifos_and_oversized_are_indexed_not_kept)
 
 	fresh(&set);
 	set.max_file_mb = 1;
-	put(".gitignore", "*.log\nbuild/\n");
-	put("x.log", "old\n");
+	puts_file(".gitignore", "*.log\nbuild/\n");
+	puts_file("x.log", "old\n");
 	sh("mkdir build && echo o >build/o");
 	ws = wsnap_new(home, root, NULL, &set);
 	ch = around(ws, "echo new >>x.log; mkfifo pipe; head -c 1100000 /dev/zero >big; echo p >build/p", NULL);
@@ -311,8 +288,8 @@ T_TEST(undo_and_redo_round_trip)
 	cJSON *rec;
 
 	fresh(&set);
-	put("a.txt", "one\n");
-	put("gone.txt", "bye\n");
+	puts_file("a.txt", "one\n");
+	puts_file("gone.txt", "bye\n");
 	ws = wsnap_new(home, root, NULL, &set);
 	rec = as_record(around(ws, "echo two >>a.txt; rm gone.txt; mkdir d; echo x >d/x; chmod 600 a.txt", NULL));
 	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
@@ -337,10 +314,10 @@ T_TEST(a_changed_file_is_left_alone_unless_forced)
 	cJSON *rec;
 
 	fresh(&set);
-	put("a.txt", "one\n");
+	puts_file("a.txt", "one\n");
 	ws = wsnap_new(home, root, NULL, &set);
 	rec = as_record(around(ws, "echo two >>a.txt", NULL));
-	put("a.txt", "user\n");
+	puts_file("a.txt", "user\n");
 	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 1);
 	T_EQ_STR(get("a.txt"), "user\n");
 	T_CONTAINS(buf_cstr(&rep), "a.txt changed since");
@@ -414,7 +391,7 @@ T_TEST(a_git_change_is_flagged)
 	cJSON *ch;
 
 	fresh(&set);
-	put("a.txt", "one\n");
+	puts_file("a.txt", "one\n");
 	if (system("git --version >/dev/null 2>&1") != 0) {
 		printf("# git not found: skipped\n");
 		return;
@@ -491,7 +468,7 @@ T_TEST(the_first_snapshot_runs_in_the_loop)
 	int i;
 
 	fresh(&set);
-	put("a.txt", "warm\n");
+	puts_file("a.txt", "warm\n");
 	ws = wsnap_new(home, root, NULL, &set);
 	wsnap_warm(ws, loop);
 	T_OK(wsnap_warming(ws));
@@ -518,7 +495,7 @@ T_TEST(a_file_holding_a_secret_is_not_copied)
 
 	fresh(&set);
 	redact_add("sk-test-0123456789abcdef");
-	put("key.txt", "the key is sk-test-0123456789abcdef\n");
+	puts_file("key.txt", "the key is sk-test-0123456789abcdef\n");
 	ws = wsnap_new(home, root, NULL, &set);
 	ch = around(ws, "echo more >>key.txt", NULL);
 	f = change(ch, "key.txt");
@@ -577,6 +554,6 @@ main(void)
 	T_RUN(the_first_snapshot_runs_in_the_loop);
 	T_RUN(a_file_holding_a_secret_is_not_copied);
 	T_RUN(a_directory_ignored_since_is_not_deleted);
-	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	t_tree_remove(base);
 	return t_done();
 }
