@@ -836,7 +836,7 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	struct wsnap_scan sc;
 	int64_t start = wsnap_now();
 	int rootfd, rc = 0;
-	size_t i;
+	size_t i, gone = 0;
 	char *sig;
 
 	memset(&sc, 0, sizeof sc);
@@ -901,6 +901,7 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 		if (e == NULL || e->gen == ws->gen)
 			continue;
 		ws->dirty = true;
+		gone++;
 		/* still there, below a directory now ignored: out of the index, not deleted */
 		if (rootfd != -1 && fstatat(rootfd, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
@@ -909,7 +910,8 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	}
 	if (rootfd != -1)
 		close(rootfd);
-	if (ws->dirty)
+	/* the table is rebuilt only when entries went */
+	if (gone > 0)
 		wsnap_sweep(ws, ws->gen);
 	if (changes != NULL)
 		wsnap_sort(changes);
