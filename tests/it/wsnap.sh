@@ -160,6 +160,17 @@ check "hook: the rewind undoes the hook's change and the write" [ ! -e f.txt ]
 check "hook: nothing was left alone" not grep -q 'left alone' "$T/rw.err"
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 
+# The index is kept with the session: a resumed session does not read the unchanged files again
+# (content read again is touched in the store, so its old mtime shows it was not).
+setup
+"$TANDEM" -p "do it" --permission-mode yolo >/dev/null 2>"$T/err"
+find "$TANDEM_HOME/snapshots" -type f -exec touch -d '2001-01-01' {} +
+"$TANDEM" -c -p "start bg" --permission-mode yolo >/dev/null 2>"$T/err"
+sleep 2.5
+touched=$(find "$TANDEM_HOME/snapshots" -type f -newermt '2002-01-01' | wc -l)
+check "resumed: no unchanged file is read again ($touched touched)" [ "$touched" -eq 0 ]
+rm -f late.txt
+
 # A process the command left running is named: the snapshot after it cannot see its later writes.
 setup
 "$TANDEM" -p "start bg" --permission-mode yolo --output-format events >"$T/bg.jsonl" 2>"$T/err"
