@@ -43,6 +43,7 @@
 #include "resume.h"
 #include "timeline.h"
 #include "tooluse.h"
+#include "wsnap.h"
 
 static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);
 static void agent_proceed(struct agent *);
@@ -945,6 +946,7 @@ agent_free(struct agent *a)
 	free(a->base_url);
 	session_close(a->session);
 	free(a->snap_dir);
+	wsnap_free(a->wsnap);
 	free(a->stop_reason);
 	buf_release(&a->answer);
 	free(a->turn_prompt);

@@ -91,6 +91,7 @@ struct agent {
 	struct session		*session;
 	bool			 resumed;	/* the session was resumed, not started */
 	char			*snap_dir;
+	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	enum stream_proto	 proto;

@@ -770,6 +770,7 @@ config_init(struct config *cfg)
 	cfg->deadline_ms = -1;
 	cfg->ms_per_token = 50;
 	cfg->retention_days = 30;
+	cfg->snap = (struct wsnap_settings)WSNAP_SETTINGS_DEFAULT;
 	cwd = realpath(".", NULL);
 	cfg->root = cwd != NULL ? cwd : xstrdup(".");
 	cfg_set_source(cfg, "root", "default");

@@ -26,6 +26,7 @@
 
 #include "agent.h"
 #include "jail.h"
+#include "wsnap.h"
 
 struct buf;
 struct perm_rules;
@@ -62,6 +63,7 @@ struct config {
 	int	 retention_days;	/* 0: keep sessions forever; default 30 */
 	int	 context_window;	/* tokens; 0: the model table's */
 	int	 cache_ttl_ms;		/* the prompt cache's lifetime; 0: 5 minutes */
+	struct wsnap_settings snap;	/* snapshots.*: workspace snapshots around commands */
 	char	**add_dirs;		/* extra roots (real paths), NULL-terminated; NULL: none */
 	char	*disabled_tools;	/* comma-separated tool names the model does not get; NULL: none */
 	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */

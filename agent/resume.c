@@ -52,6 +52,7 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "wsnap.h"
 
 static cJSON * resume_reconcile_one(struct agent *a, const cJSON *use);
 static int resume_reconcile(struct agent *a);
@@ -76,6 +77,9 @@ resume_use_session(struct agent *a, struct session *sess)
 	a->env.root = a->cfg->root;
 	a->env.session_dir = session_dir(sess);
 	a->env.snap_dir = a->snap_dir;
+	wsnap_free(a->wsnap);
+	a->wsnap = wsnap_new(a->cfg->home, a->cfg->root, sess, &a->cfg->snap);
+	wsnap_warm(a->wsnap, a->loop);
 	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
 	a->policy.denied = resume_path_denied;
 	a->policy.arg = a->cfg->rules;

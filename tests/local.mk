@@ -59,3 +59,5 @@ IT_TESTS += tests/it/durable.sh
 # SDK's query() (stream-json) and the ACP SDK's client (tandem acp).
 IT_TESTS += tests/it/sdk.sh tests/it/acp.sh tests/it/streamjson.sh
 EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
+# Workspace snapshots: commands rewound and redone.
+IT_TESTS += tests/it/wsnap.sh
