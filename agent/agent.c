@@ -32,6 +32,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "memory.h"
+#include "mcp.h"
 #include "modelcat.h"
 #include "models.h"
 #include "perm.h"
@@ -56,6 +57,7 @@ struct agent {
 	bool			 interactive;
 	struct http		*http;
 	struct sched		*sched;
+	struct mcp		*mcp;		/* the MCP servers; NULL: none */
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct conv		 conv;
@@ -1046,6 +1048,11 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 			c->denied = false;
 			return SCHED_REFUSE;
 		}
+	} else if (c->tool->async != NULL) {
+		char *args = cJSON_Print(c->input);
+
+		buf_printf(&preview, "%s %s", c->name, args);
+		free(args);
 	} else {
 		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), a->cfg->root);
 	}
@@ -2152,6 +2159,44 @@ agent_clock_ms(void)
 	}
 }
 
+static void agent_call_model(struct agent *);
+
+/* The MCP servers start in the background; their tools join the requests between turns. */
+static void
+agent_mcp_start(struct agent *a)
+{
+	struct buf w = BUF_INIT(BUF_NOLIMIT);
+
+	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
+	if (w.len > 0)
+		event_error(a->bus, 0, "%s", buf_cstr(&w));
+	buf_release(&w);
+	sched_set_finder(a->sched, mcp_find, mcp_resolve_cb, a->mcp);
+	mcp_start(a->mcp);
+}
+
+static void
+agent_mcp_ready(void *arg)
+{
+	agent_call_model(arg);
+}
+
+/* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
+static bool
+agent_mcp_wait(struct agent *a)
+{
+	if (a->mcp == NULL || a->calls > 1)
+		return false;
+	if (mcp_wait(a->mcp, agent_mcp_ready, a))
+		return true;
+	if (mcp_sync(a->mcp)) {
+		cJSON_Delete(a->tools);
+		a->tools = agent_tools_json(a->cfg);
+		mcp_tools_json(a->mcp, a->tools);
+	}
+	return false;
+}
+
 static void
 agent_call_model(struct agent *a)
 {
@@ -2170,7 +2215,7 @@ agent_call_model(struct agent *a)
 		agent_halt(a);
 		return;
 	}
-	if (agent_wait_for_models(a))
+	if (agent_wait_for_models(a) || agent_mcp_wait(a))
 		return;
 	a->caps_sent = true;
 	if (agent_auto_compact(a))
@@ -3390,6 +3435,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	ops.arg = a;
 	a->sched = sched_new(loop, &a->env, &ops);
+	agent_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(a, a->resumed);
@@ -3440,6 +3486,7 @@ agent_free(struct agent *a)
 	buf_release(&a->sum.errbody);
 	cachewatch_free(a->cw);
 	sched_free(a->sched);
+	mcp_free(a->mcp);
 	modelcat_free(a->cat);
 	model_caps_release(&a->caps);
 	prices_free(a->prices);

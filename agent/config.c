@@ -79,6 +79,11 @@ static const struct cfg_key {
 	{ "context_window", CFG_INT, offsetof(struct config, context_window), 0, 100000000, 0 },
 	{ "cache_ttl_ms", CFG_INT, offsetof(struct config, cache_ttl_ms), 0, 86400000, 0 },
 	{ "disabled_tools", CFG_STRING, offsetof(struct config, disabled_tools), 0, 0, 0 },
+	/* MCP servers: read by mcp_config.c, which also knows whose they are. */
+	{ "mcpServers", CFG_OBJECT, offsetof(struct config, mcp_servers), 0, 0, 0 },
+	{ "mcp.timeout_ms", CFG_INT, offsetof(struct config, mcp_timeout_ms), 1, 86400000, 0 },
+	{ "mcp.defer_bytes", CFG_INT, offsetof(struct config, mcp_defer_bytes), -1, 100000000, 0 },
+	{ "mcp.start_wait_ms", CFG_INT, offsetof(struct config, mcp_start_wait_ms), 1, 600000, 0 },
 };
 
 /* Other names for keys: command-line spellings, and Claude Code's in files too. */
@@ -1159,6 +1164,8 @@ config_release(struct config *cfg)
 	free(cfg->thinking);
 	free(cfg->effort);
 	cJSON_Delete(cfg->prices);
+	cJSON_Delete(cfg->mcp_servers);
+	cJSON_Delete(cfg->mcp_flags);
 	free(cfg->root);
 	free(cfg->home);
 	free(cfg->config_dir);

@@ -21,7 +21,10 @@ libtandem_agent_a_SOURCES = \
 	agent/config.c agent/config.h \
 	agent/session.c agent/session.h \
 	agent/agent.c agent/agent.h \
-	agent/headless.c agent/headless.h
+	agent/headless.c agent/headless.h \
+	agent/mcp.c agent/mcp.h \
+	agent/mcp_config.c agent/mcp_config.h \
+	agent/mcp_stdio.c agent/mcp_stdio.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config

@@ -49,6 +49,8 @@ tool_out_release(struct tool_out *out)
 	buf_release(&out->text);
 	cJSON_Delete(out->meta);
 	out->meta = NULL;
+	cJSON_Delete(out->blocks);
+	out->blocks = NULL;
 }
 
 void
