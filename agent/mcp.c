@@ -1298,7 +1298,6 @@ mcp_sync(struct mcp *m)
 
 		if (s->staged == NULL)
 			continue;
-		buf_reset(&s->notes);
 		ts = mcp_toolset_build(s, s->staged);
 		cJSON_Delete(s->staged);
 		s->staged = NULL;

@@ -1,0 +1,38 @@
+#!/bin/bash
+# A misbehaving MCP server for the tests: FAULT_MODE says how it fails.
+#   crash     exits in the middle of a tools/call
+#   hang      never answers tools/call
+#   flood     writes a lot to stderr, then answers
+#   garbage   writes lines that are no JSON before its answers
+#   change    after the first call, announces a new tool list
+# Every other request it answers well enough: initialize, tools/list.
+mode=${FAULT_MODE:-crash}
+calls=0
+tools='[{"name":"boom","description":"a tool of the fault server","inputSchema":{"type":"object","properties":{}}},{"name":"bad schema","description":"no object","inputSchema":{"type":"string"}}]'
+while IFS= read -r line; do
+	id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+	case $line in
+	*'"method":"initialize"'*)
+		[ "$mode" = garbage ] && echo 'this is not json'
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"fault\",\"version\":\"1\"}}}" ;;
+	*'"method":"tools/list"'*)
+		[ "$mode" = garbage ] && echo '{"half":'
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":$tools}}" ;;
+	*'"method":"tools/call"'*)
+		calls=$((calls + 1))
+		case $mode in
+		crash) echo "fault server: crashing now" >&2; exit 3 ;;
+		hang) ;;
+		flood)
+			for i in $(seq 1 2000); do echo "log line $i of a chatty server, padded to be long enough" >&2; done
+			echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"flooded fine\"}]}}" ;;
+		change)
+			tools='[{"name":"boom2","description":"the new tool","inputSchema":{"type":"object"}}]'
+			echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"call $calls\"}]}}"
+			echo '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}' ;;
+		*) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok $calls\"}]}}" ;;
+		esac ;;
+	*'"method":"notifications/cancelled"'*)
+		echo "cancelled: $line" >&2 ;;
+	esac
+done
