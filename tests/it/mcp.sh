@@ -120,7 +120,7 @@ mock_start "$(scenario fs <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "go" --mcp-config "{\"mcpServers\":{\"fs\":{\"command\":\"node\",\"args\":[\"$FS\"]}}}" \
+"$TANDEM" -p "go" --mcp-config "{\"mcpServers\":{\"fs\":{\"command\":\"node\",\"args\":[\"$FS\",\"$(pwd -P)\"]}}}" \
     --allow mcp__fs --output-format events >"$T/out.jsonl" 2>"$T/err"
 check "server-filesystem read the file (it asks for roots/list too)" \
     grep -q 'filesystem content' <(result_of toolu_f1)
