@@ -75,3 +75,9 @@ tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
 tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)
+
+check_PROGRAMS += tests/test_mcp
+TESTS += tests/test_mcp
+tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp_config.c agent/mcp_stdio.c agent/perm.c \
+	agent/shparse.c tools/patch.c tools/sandbox.c
+tests_test_mcp_LDADD = $(LIB_LIBS)
