@@ -24,7 +24,8 @@ libtandem_agent_a_SOURCES = \
 	agent/headless.c agent/headless.h \
 	agent/mcp.c agent/mcp.h \
 	agent/mcp_config.c agent/mcp_config.h \
-	agent/mcp_stdio.c agent/mcp_stdio.h
+	agent/mcp_stdio.c agent/mcp_stdio.h \
+	agent/mcp_http.c agent/mcp_http.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config

@@ -16,7 +16,9 @@
 #include "ev.h"
 #include "json.h"
 #include "mcp.h"
+#include "http.h"
 #include "mcp_config.h"
+#include "mcp_http.h"
 #include "mcp_stdio.h"
 #include "xalloc.h"
 
@@ -73,7 +75,9 @@ struct mcp_server {
 	struct mcp_server_cfg	 cfg;
 	enum mcp_state		 state;
 	struct mcp_stdio	*io;
+	struct mcp_httpc	*hc;
 	struct mcp_stdio	*zombie;	/* a handle given up, freed on the next loop turn */
+	struct mcp_httpc	*hzombie;
 	uint64_t		 zombie_timer;
 	int64_t			 next_id;
 	struct mcp_pending	*pending;
@@ -276,6 +280,8 @@ mcp_send(struct mcp_server *s, cJSON *msg)
 	text = json_print(msg);
 	if (s->io != NULL)
 		r = mcp_stdio_send(s->io, text, strlen(text));
+	else if (s->hc != NULL)
+		r = mcp_http_send(s->hc, text, strlen(text));
 	free(text);
 	cJSON_Delete(msg);
 	return r;
@@ -401,6 +407,8 @@ mcp_on_init(struct mcp_server *s, const cJSON *result)
 	}
 	free(s->version);
 	s->version = xstrdup(v);
+	if (s->hc != NULL)
+		mcp_http_set_version(s->hc, v);
 	mcp_notify(s, "notifications/initialized", NULL);
 	if (json_get(json_get(result, "capabilities"), "tools") == NULL) {
 		cJSON_Delete(s->staged);
@@ -623,6 +631,12 @@ mcp_on_init_timeout(struct ev_loop *loop, void *arg)
 }
 
 static void
+mcp_on_http_fail(void *arg, const char *why)
+{
+	mcp_server_died(arg, why);
+}
+
+static void
 mcp_server_start(struct mcp_server *s)
 {
 	static const struct mcp_stdio_ops ops_proto = { mcp_on_message, mcp_on_log, mcp_on_exit, NULL };
@@ -637,10 +651,12 @@ mcp_server_start(struct mcp_server *s)
 	if (s->cfg.type == MCP_STDIO) {
 		ops.arg = s;
 		s->io = mcp_stdio_start(s->m->loop, &s->cfg, s->m->root, &ops, &err);
-	} else
-		buf_puts(&err, "this tandem speaks MCP over stdio only; the http and sse "
-		    "transports are not built yet");
-	if (s->io == NULL) {
+	} else {
+		struct mcp_http_ops hops = { mcp_on_message, mcp_on_http_fail, s };
+
+		s->hc = mcp_http_new(s->m->loop, s->m->http, &s->cfg, &hops, &err);
+	}
+	if (s->io == NULL && s->hc == NULL) {
 		mcp_server_died(s, buf_cstr(&err));
 		buf_release(&err);
 		return;
@@ -665,8 +681,10 @@ mcp_free_zombie(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	s->zombie_timer = 0;
-	mcp_stdio_free(s->zombie);
+	mcp_stdio_dispose(s->zombie);
 	s->zombie = NULL;
+	mcp_http_free(s->hzombie);
+	s->hzombie = NULL;
 }
 
 static void
@@ -707,8 +725,13 @@ mcp_server_died(struct mcp_server *s, const char *why)
 	if (s->io != NULL) {
 		s->zombie = s->io;
 		s->io = NULL;
-		s->zombie_timer = ev_timer_add(s->m->loop, 0, mcp_free_zombie, s);
 	}
+	if (s->hc != NULL) {
+		s->hzombie = s->hc;
+		s->hc = NULL;
+	}
+	if ((s->zombie != NULL || s->hzombie != NULL) && s->zombie_timer == 0)
+		s->zombie_timer = ev_timer_add(s->m->loop, 0, mcp_free_zombie, s);
 	s->listing = false;
 	cJSON_Delete(s->acc);
 	s->acc = NULL;
@@ -942,7 +965,8 @@ mcp_tool_start(const struct tool_def *def, const cJSON *input, const char *id,
 	c->t0 = now;
 	tool_out_init(&c->out);
 	c->timer = ev_timer_add(s->m->loop, s->m->o.timeout_ms, mcp_on_call_timeout, c);
-	if (s->state == MCP_DEAD && (now < s->retry_at || s->zombie != NULL)) {
+	if (s->state == MCP_DEAD && (now < s->retry_at || s->zombie != NULL ||
+	    s->hzombie != NULL)) {
 		mcp_call_finish(c, true, "the MCP server %s is down (%s); tandem starts it again "
 		    "in %lld s, when one of its tools is called", s->cfg.name,
 		    s->error != NULL ? s->error : "it failed",
@@ -1203,6 +1227,8 @@ mcp_free(struct mcp *m)
 			ev_timer_cancel(m->loop, s->zombie_timer);
 		mcp_stdio_free(s->zombie);
 		mcp_stdio_free(s->io);
+		mcp_http_free(s->hzombie);
+		mcp_http_free(s->hc);
 		cJSON_Delete(s->acc);
 		cJSON_Delete(s->staged);
 		mcp_toolset_free(s->tools);
@@ -1457,6 +1483,7 @@ mcp_command(const struct config *cfg, const char *what, struct buf *out, struct 
 {
 	struct mcp_config mc;
 	struct ev_loop *loop;
+	struct http *http;
 	struct mcp *m;
 	int64_t until;
 	int r = 0;
@@ -1483,7 +1510,8 @@ mcp_command(const struct config *cfg, const char *what, struct buf *out, struct 
 		buf_puts(err, "cannot create the event loop");
 		return -1;
 	}
-	m = mcp_from_config(loop, NULL, cfg, NULL, out);
+	http = http_new(loop);
+	m = mcp_from_config(loop, http, cfg, NULL, out);
 	mcp_start(m);
 	until = ev_now_ms() + (m != NULL ? m->o.start_wait_ms : 0);
 	while (m != NULL && mcp_starting(m) && ev_now_ms() < until) {
@@ -1495,6 +1523,7 @@ mcp_command(const struct config *cfg, const char *what, struct buf *out, struct 
 	mcp_sync(m);
 	mcp_report(m, true, out);
 	mcp_free(m);
+	http_free(http);
 	ev_loop_free(loop);
 	return 0;
 }

@@ -31,6 +31,7 @@ struct mcp_stdio {
 	uint64_t		 timer;
 	int			 stage;		/* 0 running, 1 stdin closed, 2 TERM sent, 3 KILL sent */
 	bool			 reaped;
+	bool			 disposing;	/* frees itself once the server is gone */
 	int			 status;
 };
 
@@ -315,6 +316,10 @@ mcp_stdio_fire_exit(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	m->timer = 0;
+	if (m->disposing) {
+		mcp_stdio_free(m);
+		return;
+	}
 	if (m->ops.exit != NULL) {
 		void (*fn)(void *, int) = m->ops.exit;
 
@@ -504,6 +509,22 @@ mcp_stdio_free(struct mcp_stdio *m)
 	buf_release(&m->log);
 	mcp_lines_release(&m->lines);
 	free(m);
+}
+
+void
+mcp_stdio_dispose(struct mcp_stdio *m)
+{
+	if (m == NULL)
+		return;
+	memset(&m->ops, 0, sizeof m->ops);
+	m->disposing = true;
+	if (m->reaped) {
+		if (m->timer != 0)
+			ev_timer_cancel(m->loop, m->timer);
+		mcp_stdio_free(m);
+		return;
+	}
+	mcp_stdio_stop(m);
 }
 
 pid_t

@@ -62,6 +62,8 @@ int		 mcp_stdio_send(struct mcp_stdio *, const char *p, size_t n);
 void		 mcp_stdio_stop(struct mcp_stdio *);
 /* Stop now and free: SIGTERM, a short wait, SIGKILL; no callback fires. */
 void		 mcp_stdio_free(struct mcp_stdio *);
+/* Stop on the loop and free once the server is gone; no callback fires. */
+void		 mcp_stdio_dispose(struct mcp_stdio *);
 /* The keeper's pid (the server's process group). */
 pid_t		 mcp_stdio_pid(const struct mcp_stdio *);
 /* The last bytes of the server's stderr. */

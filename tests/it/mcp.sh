@@ -125,6 +125,52 @@ J
 check "server-filesystem read the file (it asks for roots/list too)" \
     grep -q 'filesystem content' <(result_of toolu_f1)
 
+
+# Streamable HTTP: server-everything's streamableHttp mode, and its legacy sse mode.
+# start_http MODE: start it on a free port; sets HTTP_PID, HTTP_PORT.
+start_http() {
+	local i
+	for i in 1 2 3 4 5; do
+		HTTP_PORT=$((20000 + (RANDOM % 20000)))
+		PORT=$HTTP_PORT node "$EVERY" "$1" >"$T/http.$1.log" 2>&1 &
+		HTTP_PID=$!
+		for _ in $(seq 1 50); do
+			grep -q -i 'listening\|running' "$T/http.$1.log" && return 0
+			kill -0 $HTTP_PID 2>/dev/null || break
+			sleep 0.1
+		done
+		kill $HTTP_PID 2>/dev/null
+	done
+	return 1
+}
+check "server-everything serves streamable HTTP" start_http streamableHttp
+mock_start "$(scenario http <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_w1","name":"mcp__web__echo","input":{"message":"over http"}},
+   {"id":"toolu_w2","name":"mcp__web__get-sum","input":{"a":20,"b":22}}]},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+"$TANDEM" -p "go" --mcp-config "{\"mcpServers\":{\"web\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}}}" \
+    --allow mcp__web --output-format events >"$T/out.jsonl" 2>"$T/err"
+check "a call over streamable HTTP" grep -q 'over http' <(result_of toolu_w1)
+check "a second call over the same session" grep -q 42 <(result_of toolu_w2)
+kill $HTTP_PID 2>/dev/null; wait $HTTP_PID 2>/dev/null
+check "server-everything serves HTTP+SSE" start_http sse
+"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"old\":{\"type\":\"sse\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}}}" >"$T/list" 2>&1
+check "type sse: the legacy transport" grep -q '^old: ready, [0-9]* tools' "$T/list"
+"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"fb\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}}}" >"$T/list" 2>&1
+check "type http falls back to the legacy transport" grep -q '^fb: ready, [0-9]* tools' "$T/list"
+kill $HTTP_PID 2>/dev/null; wait $HTTP_PID 2>/dev/null
+# A server that wants OAuth.
+node -e 'require("http").createServer((q, r) => { r.writeHead(401, {"WWW-Authenticate": "Bearer"}); r.end("no"); }).listen(0, "127.0.0.1", function () { console.log(this.address().port); });' >"$T/oauth.port" &
+OPID=$!
+for _ in $(seq 1 50); do [ -s "$T/oauth.port" ] && break; sleep 0.1; done
+"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"gh\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$(cat "$T/oauth.port")/mcp\"}}}" >"$T/list" 2>&1
+check "a 401 says what to do" grep -q 'wants OAuth sign-in or a token.*Authorization' "$T/list"
+kill $OPID 2>/dev/null; wait $OPID 2>/dev/null
+
 # Faults.
 one_call() {
 	mock_start "$(scenario "f$1" <<J
