@@ -2161,6 +2161,18 @@ agent_clock_ms(void)
 
 static void agent_call_model(struct agent *);
 
+/* A server's state changed: the status bar's "mcp 2/3". */
+static void
+agent_mcp_changed(void *arg, int ready, int total)
+{
+	struct agent *a = arg;
+	cJSON *ev = event_new(a->bus, "mcp_status");
+
+	cJSON_AddNumberToObject(ev, "ready", ready);
+	cJSON_AddNumberToObject(ev, "total", total);
+	event_emit(a->bus, ev);
+}
+
 /* The MCP servers start in the background; their tools join the requests between turns. */
 static void
 agent_mcp_start(struct agent *a)
@@ -2168,6 +2180,7 @@ agent_mcp_start(struct agent *a)
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 
 	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
+	mcp_on_change(a->mcp, agent_mcp_changed, a);
 	if (w.len > 0)
 		event_error(a->bus, 0, "%s", buf_cstr(&w));
 	buf_release(&w);
@@ -3065,7 +3078,9 @@ void
 agent_report(struct agent *a, const char *what, struct buf *out)
 {
 
-	if (strcmp(what, "cost") == 0) {
+	if (strcmp(what, "mcp") == 0) {
+		mcp_report(a->mcp, true, out);
+	} else if (strcmp(what, "cost") == 0) {
 		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
 		    (long long)a->last.input, (long long)a->last.output,

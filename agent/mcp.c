@@ -126,6 +126,9 @@ struct mcp {
 	uint64_t		 wait_timer, wait_check;
 	int64_t			 started;
 	struct tool_def		 proxy;
+	void			(*changed)(void *, int ready, int total);
+	void			*changed_arg;
+	int			 told_ready;
 };
 
 static void mcp_server_start(struct mcp_server *);
@@ -221,12 +224,16 @@ mcp_tool_name(const struct mcp_server *s, const struct mcp_toolset *ts, const ch
 	return buf_detach(&b, NULL);
 }
 
+/* The tools of list (a tools/list result); what is left out is said in notes (may be NULL). */
 static struct mcp_toolset *
-mcp_toolset_build(struct mcp_server *s, const cJSON *list)
+mcp_toolset_build(struct mcp_server *s, const cJSON *list, struct buf *notes)
 {
+	struct buf scratch = BUF_INIT(64 * 1024);
 	struct mcp_toolset *ts = xcalloc(1, sizeof *ts);
 	const cJSON *t;
 
+	if (notes == NULL)
+		notes = &scratch;
 	ts->v = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof *ts->v);
 	cJSON_ArrayForEach(t, list) {
 		const char *remote = json_str(t, "name", NULL);
@@ -237,13 +244,13 @@ mcp_toolset_build(struct mcp_server *s, const cJSON *list)
 		if (remote == NULL || remote[0] == '\0')
 			continue;
 		if (!cJSON_IsObject(schema) || strcmp(json_str(schema, "type", ""), "object") != 0) {
-			buf_printf(&s->notes, "tool %s left out: its input schema lacks a top-level "
+			buf_printf(notes, "tool %s left out: its input schema lacks a top-level "
 			    "\"type\": \"object\"\n", remote);
 			continue;
 		}
 		text = json_print(schema);
 		if (strlen(text) > MCP_SCHEMA_MAX) {
-			buf_printf(&s->notes, "tool %s left out: its input schema is larger than %d "
+			buf_printf(notes, "tool %s left out: its input schema is larger than %d "
 			    "bytes\n", remote, MCP_SCHEMA_MAX);
 			free(text);
 			continue;
@@ -265,6 +272,7 @@ mcp_toolset_build(struct mcp_server *s, const cJSON *list)
 		ts->bytes += strlen(mt->name) + strlen(mt->desc) + strlen(text) + 64;
 		ts->n++;
 	}
+	buf_release(&scratch);
 	return ts;
 }
 
@@ -1200,6 +1208,7 @@ mcp_start(struct mcp *m)
 			m->srv[i].first = true;
 			mcp_server_start(&m->srv[i]);
 		}
+	mcp_check_wait(m);
 }
 
 void
@@ -1287,9 +1296,26 @@ mcp_wait_over(struct ev_loop *loop, void *arg)
 		fn(m->wait_arg);
 }
 
+void
+mcp_on_change(struct mcp *m, void (*fn)(void *, int ready, int total), void *arg)
+{
+	if (m == NULL)
+		return;
+	m->changed = fn;
+	m->changed_arg = arg;
+	m->told_ready = -1;
+}
+
+/* Called on every state change: the owner hears of a new count of ready servers. */
 static void
 mcp_check_wait(struct mcp *m)
 {
+	int ready, total = mcp_count(m, &ready);
+
+	if (m->changed != NULL && ready != m->told_ready) {
+		m->told_ready = ready;
+		m->changed(m->changed_arg, ready, total);
+	}
 	if (m->wait_fn != NULL && !mcp_starting(m) && m->wait_check == 0)
 		m->wait_check = ev_timer_add(m->loop, 0, mcp_wait_over, m);
 }
@@ -1324,7 +1350,7 @@ mcp_sync(struct mcp *m)
 
 		if (s->staged == NULL)
 			continue;
-		ts = mcp_toolset_build(s, s->staged);
+		ts = mcp_toolset_build(s, s->staged, &s->notes);
 		cJSON_Delete(s->staged);
 		s->staged = NULL;
 		ts->older = s->tools;
@@ -1389,8 +1415,10 @@ mcp_report(struct mcp *m, bool tools, struct buf *out)
 		return;
 	}
 	for (i = 0; i < m->n; i++) {
-		const struct mcp_server *s = &m->srv[i];
-		const struct mcp_toolset *ts = s->tools;
+		struct mcp_server *s = &m->srv[i];
+		/* A list not yet in use (it is, from the next turn) is the one to show. */
+		struct mcp_toolset *fresh = s->staged != NULL ? mcp_toolset_build(s, s->staged, NULL) : NULL;
+		const struct mcp_toolset *ts = fresh != NULL ? fresh : s->tools;
 		const char *state = s->cfg.error != NULL ? "bad entry" : !s->cfg.approved ?
 		    "needs approval" : mcp_state_names[s->state];
 
@@ -1426,6 +1454,7 @@ mcp_report(struct mcp *m, bool tools, struct buf *out)
 			    ts->v[k].def.parallel ? " (read-only hint)" : "", (int)(dn > 100 ? 100 : dn),
 			    ts->v[k].desc);
 		}
+		mcp_toolset_free(fresh);
 	}
 	if (m->deferred)
 		buf_printf(out, "the tools' definitions pass %ld bytes: the model finds them "

@@ -82,6 +82,8 @@ int		 mcp_resolve_cb(void *mcp, char **name, cJSON **input, struct buf *why);
 void		 mcp_free(struct mcp *);
 /* Start every approved server in the background. */
 void		 mcp_start(struct mcp *);
+/* fn hears of every change of the number of ready servers (for a status bar). */
+void		 mcp_on_change(struct mcp *, void (*fn)(void *, int ready, int total), void *arg);
 /* Servers configured, and ready now. */
 int		 mcp_count(const struct mcp *, int *ready);
 /*

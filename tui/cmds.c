@@ -42,6 +42,7 @@ static void cmd_redo(struct app *, const char *);
 static void cmd_fork(struct app *, const char *);
 static void cmd_resume(struct app *, const char *);
 static void cmd_memory(struct app *, const char *);
+static void cmd_mcp(struct app *, const char *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -54,6 +55,7 @@ static const struct cmd cmd_table[] = {
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
+	{ "/mcp", "", "the MCP servers: state, errors, tools", cmd_mcp },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
 	{ "/rewind", "[N] [what]", "the turn browser; or back to before turn N (conversation, files, both)",
 	    cmd_rewind },
@@ -218,6 +220,12 @@ static void
 cmd_memory(struct app *a, const char *arg)
 {
 	cmd_report(a, "memory");
+}
+
+static void
+cmd_mcp(struct app *a, const char *arg)
+{
+	cmd_report(a, "mcp");
 }
 
 static void

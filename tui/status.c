@@ -118,6 +118,9 @@ st_event(struct status *st, const cJSON *ev, int64_t now)
 		st->retry_attempt = (int)json_int(ev, "attempt", 1);
 		st->retry_until = now + json_int(ev, "delay_ms", 0);
 		snprintf(st->retry_reason, sizeof st->retry_reason, "%s", json_str(ev, "reason", ""));
+	} else if (strcmp(type, "mcp_status") == 0) {
+		st->mcp_ready = (int)json_int(ev, "ready", 0);
+		st->mcp_total = (int)json_int(ev, "total", 0);
 	} else if (strcmp(type, "turn_start") == 0) {
 		st->busy = true;
 	} else if (strcmp(type, "turn_end") == 0) {
@@ -184,6 +187,8 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	st_seg(segs, n, 8, ROLE_STATUS_TOKENS, "\xCE\xA3\xE2\x86\x91%s \xE2\x86\x93%s", a, b);
 	st_seg(segs, n, 5, ROLE_STATUS_COST, st->cost > 0 && st->cost < 0.01 ? "$%.3f" : "$%.2f", st->cost);
 	st_seg(segs, n, 2, ROLE_STATUS_MODE, "%s", st->mode);
+	if (st->mcp_total > 0)
+		st_seg(segs, n, 7, ROLE_STATUS_STAGE, "mcp %d/%d", st->mcp_ready, st->mcp_total);
 	/* Ids are date-time-random: the date is the least telling part on a narrow bar. */
 	if (st->forked_from[0] != '\0')
 		st_seg(segs, n, 4, ROLE_STATUS_STAGE, "fork of %s", strlen(st->forked_from) == 22 &&

@@ -33,6 +33,7 @@ while IFS= read -r line; do
 		*) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok $calls\"}]}}" ;;
 		esac ;;
 	*'"method":"notifications/cancelled"'*)
-		echo "cancelled: $line" >&2 ;;
+		echo "cancelled: $line" >&2
+		[ -n "${FAULT_LOG:-}" ] && echo "cancelled: $line" >>"$FAULT_LOG" ;;
 	esac
 done
