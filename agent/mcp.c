@@ -1556,3 +1556,42 @@ mcp_command(const struct config *cfg, const char *what, struct buf *out, struct 
 	ev_loop_free(loop);
 	return 0;
 }
+
+int
+mcp_inject(struct mcp *m, const char *name, const cJSON *tools)
+{
+	struct mcp_config mc;
+	struct buf err = BUF_INIT(1024);
+	struct mcp_server *s;
+	cJSON *doc = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(doc, name);
+	size_t i;
+
+	cJSON_AddStringToObject(e, "command", "true");
+	mcp_config_init(&mc);
+	if (mcp_config_add_json(&mc, doc, "mcp_inject", false, &err) == -1 || mc.n != 1) {
+		cJSON_Delete(doc);
+		mcp_config_release(&mc);
+		buf_release(&err);
+		return -1;
+	}
+	cJSON_Delete(doc);
+	buf_release(&err);
+	for (i = 0; i < m->n && strcmp(m->srv[i].cfg.name, name) != 0; i++)
+		;
+	if (i == m->n) {
+		m->srv = xreallocarray(m->srv, m->n + 1, sizeof *m->srv);
+		memset(&m->srv[m->n], 0, sizeof m->srv[m->n]);
+		s = &m->srv[m->n++];
+		s->m = m;
+		s->cfg = mc.v[0];
+		buf_init(&s->notes, 64 * 1024);
+		free(mc.v);
+	} else {
+		s = &m->srv[i];
+		mcp_config_release(&mc);
+	}
+	s->state = MCP_READY;
+	cJSON_Delete(s->staged);
+	s->staged = cJSON_Duplicate(tools, 1);
+	return 0;
+}

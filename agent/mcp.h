@@ -105,6 +105,12 @@ const struct tool_def *mcp_find(void *mcp, const char *name);
  * the proxy itself).
  */
 int		 mcp_resolve(struct mcp *, char **name, cJSON **input, struct buf *why);
+/*
+ * A server known by its tools/list "tools" array alone, ready, without a
+ * process (benchmarks and tests); a later call with the same name is its
+ * list changing.  Only before any server has started.  0, or -1.
+ */
+int		 mcp_inject(struct mcp *, const char *name, const cJSON *tools);
 /* The servers, their state, errors and tools, for `tandem mcp list` and /mcp. */
 void		 mcp_report(struct mcp *, bool tools, struct buf *out);
 /* The server's name for an MCP tool name (mcp__s__t), or NULL. */
