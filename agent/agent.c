@@ -58,6 +58,7 @@ struct agent {
 	struct http		*http;
 	struct sched		*sched;
 	struct mcp		*mcp;		/* the MCP servers; NULL: none */
+	struct buf		 mcp_changed;	/* servers whose tools changed before this request */
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct conv		 conv;
@@ -1625,6 +1626,8 @@ agent_record_usage(struct agent *a)
 
 			ev = event_new(a->bus, "cache_break");
 			cachewatch_break_fields(&br, ev);
+			if (a->mcp_changed.len > 0)
+				cJSON_AddStringToObject(ev, "mcp_servers", buf_cstr(&a->mcp_changed));
 			cJSON_AddStringToObject(rec, "k", "cache_break");
 			cachewatch_break_fields(&br, rec);
 			event_emit(a->bus, ev);
@@ -2179,6 +2182,7 @@ agent_mcp_start(struct agent *a)
 {
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 
+	buf_init(&a->mcp_changed, 4096);
 	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
 	mcp_on_change(a->mcp, agent_mcp_changed, a);
 	if (w.len > 0)
@@ -2202,7 +2206,8 @@ agent_mcp_wait(struct agent *a)
 		return false;
 	if (mcp_wait(a->mcp, agent_mcp_ready, a))
 		return true;
-	if (mcp_sync(a->mcp)) {
+	buf_release(&a->mcp_changed);
+	if (mcp_sync(a->mcp, &a->mcp_changed)) {
 		cJSON_Delete(a->tools);
 		a->tools = agent_tools_json(a->cfg);
 		mcp_tools_json(a->mcp, a->tools);
@@ -3502,6 +3507,7 @@ agent_free(struct agent *a)
 	cachewatch_free(a->cw);
 	sched_free(a->sched);
 	mcp_free(a->mcp);
+	buf_release(&a->mcp_changed);
 	modelcat_free(a->cat);
 	model_caps_release(&a->caps);
 	prices_free(a->prices);

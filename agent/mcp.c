@@ -1337,7 +1337,7 @@ mcp_wait(struct mcp *m, void (*fn)(void *), void *arg)
 }
 
 bool
-mcp_sync(struct mcp *m)
+mcp_sync(struct mcp *m, struct buf *servers)
 {
 	bool changed = false, deferred;
 	size_t i, bytes = 0;
@@ -1350,6 +1350,8 @@ mcp_sync(struct mcp *m)
 
 		if (s->staged == NULL)
 			continue;
+		if (servers != NULL && s->tools != NULL)
+			buf_printf(servers, "%s%s", servers->len > 0 ? "," : "", s->cfg.name);
 		ts = mcp_toolset_build(s, s->staged, &s->notes);
 		cJSON_Delete(s->staged);
 		s->staged = NULL;
@@ -1549,7 +1551,7 @@ mcp_command(const struct config *cfg, const char *what, struct buf *out, struct 
 		ev_run_once(loop, 100);
 		ev_timer_cancel(loop, t);
 	}
-	mcp_sync(m);
+	mcp_sync(m, NULL);
 	mcp_report(m, true, out);
 	mcp_free(m);
 	http_free(http);

@@ -92,8 +92,12 @@ int		 mcp_count(const struct mcp *, int *ready);
  * Otherwise false (fn is not called).
  */
 bool		 mcp_wait(struct mcp *, void (*fn)(void *), void *arg);
-/* Take in tool lists that changed since the last sync; true when the tools changed. */
-bool		 mcp_sync(struct mcp *);
+/*
+ * Take in tool lists that changed since the last sync; true when the
+ * tools changed.  servers (may be NULL) gets the names, comma-separated,
+ * of the servers whose earlier list was replaced.
+ */
+bool		 mcp_sync(struct mcp *, struct buf *servers);
 /* Append the tools the model gets (or the proxy) to arr, in the request's shape. */
 void		 mcp_tools_json(struct mcp *, cJSON *arr);
 /* The tool of that name (an MCP tool or the proxy), or NULL. */

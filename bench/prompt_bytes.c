@@ -138,7 +138,7 @@ prompt_mcp(const char *sys, int n, long defer_bytes, char **tools_json)
 	o.root = "/";
 	m = mcp_new(NULL, NULL, &mc, &o);
 	mcp_inject(m, "github", fake);
-	mcp_sync(m);
+	mcp_sync(m, NULL);
 	mcp_tools_json(m, tools);
 	bytes = prompt_body(STREAM_ANTHROPIC, sys, tools, msgs);
 	if (tools_json != NULL)

@@ -89,6 +89,9 @@ st_cache_break(struct status *st, const cJSON *ev)
 	}
 	if (used == 0)
 		snprintf(st->cb_causes, sizeof st->cb_causes, "%s", "unknown");
+	else if (json_str(ev, "mcp_servers", NULL) != NULL && used < sizeof st->cb_causes)
+		snprintf(st->cb_causes + used, sizeof st->cb_causes - used, " (mcp %s)",
+		    json_str(ev, "mcp_servers", ""));
 }
 
 bool
