@@ -215,6 +215,13 @@ check "mcp list notes the skipped output and the left-out tool" \
     grep -q 'note: skipped output' "$T/list"
 check "and the schema" grep -q 'bad schema left out' "$T/list"
 
+one_call ask
+"$TANDEM" -p "go" --mcp-config "$(fault_cfg ask)" --allow mcp__fault --output-format events \
+    >"$T/out.jsonl" 2>"$T/err"
+check "sampling is answered -32601" grep -q '"id":"s1","error":{"code":-32601' <(result_of toolu_ask)
+check "elicitation is answered -32601" grep -q '"id":"e1","error":{"code":-32601' <(result_of toolu_ask)
+check "a ping is answered" grep -q '"id":7,"result":{}' <(result_of toolu_ask)
+
 # A changed tool list takes effect between turns, not mid-turn.
 mock_start "$(scenario change <<'J'
 {"responses":[

@@ -5,6 +5,8 @@
 #   flood     writes a lot to stderr, then answers
 #   garbage   writes lines that are no JSON before its answers
 #   change    after the first call, announces a new tool list
+#   ask       asks tandem for sampling, elicitation and a ping during a call,
+#             and answers the call with what tandem said
 # Every other request it answers well enough: initialize, tools/list.
 mode=${FAULT_MODE:-crash}
 calls=0
@@ -23,6 +25,15 @@ while IFS= read -r line; do
 		case $mode in
 		crash) echo "fault server: crashing now" >&2; exit 3 ;;
 		hang) ;;
+		ask)
+			echo '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}'
+			IFS= read -r a1
+			echo '{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}}'
+			IFS= read -r a2
+			echo '{"jsonrpc":"2.0","id":7,"method":"ping"}'
+			IFS= read -r a3
+			said=$(printf '%s %s %s' "$a1" "$a2" "$a3" | sed 's/\\/\\\\/g; s/"/\\"/g')
+			echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"$said\"}]}}" ;;
 		flood)
 			for i in $(seq 1 2000); do echo "log line $i of a chatty server, padded to be long enough" >&2; done
 			echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"flooded fine\"}]}}" ;;
