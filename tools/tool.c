@@ -41,6 +41,7 @@ tool_out_init(struct tool_out *out)
 	buf_init(&out->text, 64u * 1024 * 1024);
 	out->is_error = false;
 	out->meta = NULL;
+	out->blocks = NULL;
 }
 
 void
