@@ -11,7 +11,8 @@ FS="$NM/server-filesystem/dist/index.js"
 FAULT="$top_srcdir/tests/mcp/fault.sh"
 check "server-everything is installed (npm ci in tests/npm)" [ -f "$EVERY" ]
 check "server-filesystem is installed (npm ci in tests/npm)" [ -f "$FS" ]
-check "node is installed" command -v node >/dev/null
+quiet() { "$@" >/dev/null 2>&1; }
+check "node is installed" quiet command -v node
 
 every_cfg() { printf '{"mcpServers":{"every":{"command":"node","args":["%s","stdio"]}}}' "$EVERY"; }
 fault_cfg() { printf '{"mcpServers":{"fault":{"command":"bash","args":["%s"],"env":{"FAULT_MODE":"%s"}}}}' "$FAULT" "$1"; }
@@ -281,20 +282,23 @@ mock_start "$(scenario kill <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "go" --mcp-config "$(fault_cfg hang)" --allow mcp__fault --output-format events \
+# A copy of its own, so that no other test's server is counted.
+KILLME="$T/fault-kill-$$.sh"
+cp "$FAULT" "$KILLME"
+"$TANDEM" -p "go" --mcp-config "{\"mcpServers\":{\"fault\":{\"command\":\"bash\",\"args\":[\"$KILLME\"],\"env\":{\"FAULT_MODE\":\"hang\"}}}}" --allow mcp__fault --output-format events \
     >"$T/out.jsonl" 2>"$T/err" &
 tpid=$!
 for i in $(seq 1 100); do
-	pgrep -f "$FAULT" >/dev/null && break
+	pgrep -f "$KILLME" >/dev/null && break
 	sleep 0.1
 done
-check "the server was running" pgrep -f "$FAULT" >/dev/null
+check "the server was running" quiet pgrep -f "$KILLME"
 kill -9 $tpid
 wait $tpid 2>/dev/null
 for i in $(seq 1 50); do
-	pgrep -f "$FAULT" >/dev/null || break
+	pgrep -f "$KILLME" >/dev/null || break
 	sleep 0.1
 done
-check "after kill -9 of tandem no server is left" not pgrep -f "$FAULT" >/dev/null
+check "after kill -9 of tandem no server is left" not quiet pgrep -f "$KILLME"
 
 finish
