@@ -42,7 +42,7 @@ mock_start "$(scenario every <<'J'
 J
 )"
 "$TANDEM" -p "use the tools" --mcp-config "$(every_cfg)" --allow mcp__every --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "the run exits 0" [ $? -eq 0 ]
 check "the first request carries the server's tools" \
     [ "$(mock_body 1 '[.tools[].name | select(startswith("mcp__every__"))] | length')" -ge 10 ]
@@ -66,7 +66,7 @@ mock_start "$(scenario ask <<'J'
 ]}
 J
 )"
-"$TANDEM" -p "go" --mcp-config "$(every_cfg)" --output-format events >"$T/out.jsonl" 2>"$T/err"
+"$TANDEM" -p "go" --mcp-config "$(every_cfg)" --output-format events >"$T/out.jsonl" 2>>"$T/err"
 check "headless ask mode refuses an MCP tool without a rule" [ "$(error_of toolu_a1)" = true ]
 check "the refusal names the approval" grep -q 'needs approval' <(result_of toolu_a1)
 check "the refusal suggests --allow mcp__every__echo" grep -q "allow 'mcp__every__echo'" <(result_of toolu_a1)
@@ -83,10 +83,10 @@ mock_start "$(scenario rules <<'J'
 J
 )"
 "$TANDEM" -p "go" --mcp-config "$(every_cfg)" --permission-mode yolo --deny 'mcp__every__*' \
-    --output-format events >"$T/out.jsonl" 2>"$T/err"
+    --output-format events >"$T/out.jsonl" 2>>"$T/err"
 check "deny mcp__every__* refuses in yolo mode" grep -q 'denied by rule mcp__every__\*' <(result_of toolu_d1)
 "$TANDEM" -p "go" --mcp-config "$(every_cfg)" --allow mcp__every__echo --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "allow mcp__every__echo runs echo" [ "$(error_of toolu_d2)" = false ]
 check "and get-sum still asks" grep -q 'needs approval' <(result_of toolu_d3)
 "$TANDEM" -p "go" --mcp-config "$(every_cfg)" --permission-mode plan --allow mcp__every \
@@ -107,7 +107,7 @@ mock_start "$(scenario hook <<'J'
 J
 )"
 "$TANDEM" -p "go" --mcp-config "$(every_cfg)" --allow mcp__every --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "the hook blocked the MCP call" grep -q 'no MCP today' <(result_of toolu_h1)
 check "the hook got the MCP tool's name" [ "$(jq -r .tool_name "$T/hook.in" 2>/dev/null)" = mcp__every__echo ]
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
@@ -122,7 +122,7 @@ mock_start "$(scenario fs <<'J'
 J
 )"
 "$TANDEM" -p "go" --mcp-config "{\"mcpServers\":{\"fs\":{\"command\":\"node\",\"args\":[\"$FS\",\"$(pwd -P)\"]}}}" \
-    --allow mcp__fs --output-format events >"$T/out.jsonl" 2>"$T/err"
+    --allow mcp__fs --output-format events >"$T/out.jsonl" 2>>"$T/err"
 check "server-filesystem read the file (it asks for roots/list too)" \
     grep -q 'filesystem content' <(result_of toolu_f1)
 
@@ -154,21 +154,21 @@ mock_start "$(scenario http <<'J'
 J
 )"
 "$TANDEM" -p "go" --mcp-config "{\"mcpServers\":{\"web\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}}}" \
-    --allow mcp__web --output-format events >"$T/out.jsonl" 2>"$T/err"
+    --allow mcp__web --output-format events >"$T/out.jsonl" 2>>"$T/err"
 check "a call over streamable HTTP" grep -q 'over http' <(result_of toolu_w1)
 check "a second call over the same session" grep -q 42 <(result_of toolu_w2)
 kill $HTTP_PID 2>/dev/null; wait $HTTP_PID 2>/dev/null
 check "server-everything serves HTTP+SSE" start_http sse
-"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"old\":{\"type\":\"sse\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}}}" >"$T/list" 2>&1
+"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"old\":{\"type\":\"sse\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}}}" >"$T/list" 2>>"$T/err"
 check "type sse: the legacy transport" grep -q '^old: ready, [0-9]* tools' "$T/list"
-"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"fb\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}}}" >"$T/list" 2>&1
+"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"fb\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}}}" >"$T/list" 2>>"$T/err"
 check "type http falls back to the legacy transport" grep -q '^fb: ready, [0-9]* tools' "$T/list"
 kill $HTTP_PID 2>/dev/null; wait $HTTP_PID 2>/dev/null
 # A server that wants OAuth.
 node -e 'require("http").createServer((q, r) => { r.writeHead(401, {"WWW-Authenticate": "Bearer"}); r.end("no"); }).listen(0, "127.0.0.1", function () { console.log(this.address().port); });' >"$T/oauth.port" &
 OPID=$!
 for _ in $(seq 1 50); do [ -s "$T/oauth.port" ] && break; sleep 0.1; done
-"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"gh\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$(cat "$T/oauth.port")/mcp\"}}}" >"$T/list" 2>&1
+"$TANDEM" mcp list --mcp-config "{\"mcpServers\":{\"gh\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$(cat "$T/oauth.port")/mcp\"}}}" >"$T/list" 2>>"$T/err"
 check "a 401 says what to do" grep -q 'wants OAuth sign-in or a token.*Authorization' "$T/list"
 kill $OPID 2>/dev/null; wait $OPID 2>/dev/null
 
@@ -184,7 +184,7 @@ J
 }
 one_call crash
 "$TANDEM" -p "go" --mcp-config "$(fault_cfg crash)" --allow mcp__fault --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "a server crashing mid-call fails the call" [ "$(error_of toolu_crash)" = true ]
 check "the failure says it exited, with its log" grep -q 'exited with status 3.*crashing now' <(result_of toolu_crash)
 check "the turn still ended" [ "$(jq -s '[.[] | select(.type=="turn_end")] | length' "$T/out.jsonl")" -ge 1 ]
@@ -195,30 +195,30 @@ cat >"$XDG_CONFIG_HOME/tandem/settings.json" <<'J'
 J
 start=$(date +%s)
 "$TANDEM" -p "go" --mcp-config "$(fault_cfg hang)" --allow mcp__fault --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "a hanging server's call times out (mcp.timeout_ms)" grep -q 'did not answer this call within 1 s' <(result_of toolu_hang)
 check "within the time" [ $(($(date +%s) - start)) -lt 15 ]
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 
 one_call flood
 "$TANDEM" -p "go" --mcp-config "$(fault_cfg flood)" --allow mcp__fault --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "a server flooding stderr still answers" grep -q 'flooded fine' <(result_of toolu_flood)
 
 one_call garbage
 "$TANDEM" -p "go" --mcp-config "$(fault_cfg garbage)" --allow mcp__fault --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "lines that are no JSON are skipped" grep -q 'ok 1' <(result_of toolu_garbage)
 check "a tool whose schema is no object is left out" \
     [ "$(mock_body 1 '[.tools[].name | select(startswith("mcp__fault__"))] | join(",")')" = '"mcp__fault__boom"' ]
-"$TANDEM" mcp list --mcp-config "$(fault_cfg garbage)" >"$T/list" 2>&1
+"$TANDEM" mcp list --mcp-config "$(fault_cfg garbage)" >"$T/list" 2>>"$T/err"
 check "mcp list notes the skipped output and the left-out tool" \
     grep -q 'note: skipped output' "$T/list"
 check "and the schema" grep -q 'bad schema left out' "$T/list"
 
 one_call ask
 "$TANDEM" -p "go" --mcp-config "$(fault_cfg ask)" --allow mcp__fault --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "sampling is answered -32601" grep -q '"id":"s1","error":{"code":-32601' <(result_of toolu_ask)
 check "elicitation is answered -32601" grep -q '"id":"e1","error":{"code":-32601' <(result_of toolu_ask)
 check "a ping is answered" grep -q '"id":7,"result":{}' <(result_of toolu_ask)
@@ -233,7 +233,7 @@ mock_start "$(scenario change <<'J'
 J
 )"
 "$TANDEM" -p "go" --mcp-config "$(fault_cfg change)" --allow mcp__fault --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "the tools do not change within a turn" \
     [ "$(mock_body 2 '[.tools[].name | select(startswith("mcp__"))] | join(",")')" = '"mcp__fault__boom"' ]
 
@@ -250,7 +250,7 @@ mock_start "$(scenario defer <<'J'
 J
 )"
 "$TANDEM" -p "go" --mcp-config "$(every_cfg)" --allow mcp__every --output-format events \
-    >"$T/out.jsonl" 2>"$T/err"
+    >"$T/out.jsonl" 2>>"$T/err"
 check "deferred: no mcp__ tool in the request" \
     [ "$(mock_body 1 '[.tools[].name | select(startswith("mcp__"))] | length')" -eq 0 ]
 check "deferred: the proxy tool is there" [ "$(mock_body 1 '[.tools[].name | select(. == "mcp")] | length')" -eq 1 ]
@@ -258,7 +258,7 @@ check "the search returns the schema" grep -q 'mcp__every__echo' <(result_of too
 check "a call through the proxy runs the tool" grep -q 'via proxy' <(result_of toolu_s2)
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 "$TANDEM" -p "go" --mcp-config "$(every_cfg)" --deny mcp__every__echo --permission-mode yolo \
-    --output-format events >"$T/out.jsonl" 2>"$T/err" <&- || true
+    --output-format events >"$T/out.jsonl" 2>>"$T/err" <&- || true
 
 # A project's .mcp.json: nothing runs before trust and approval.
 printf '{"mcpServers":{"proj":{"command":"bash","args":["%s"]}}}' "$FAULT" >.mcp.json
@@ -267,10 +267,10 @@ check "an untrusted project's servers are not listed as running" not grep -q '^p
 check "the user is told how to enable them" grep -q 'mcp approve' "$T/list" "$T/list.err"
 "$TANDEM" mcp approve --trust >"$T/appr" 2>&1
 check "tandem mcp approve approves the project's server" grep -q '^approved proj' "$T/appr"
-"$TANDEM" mcp list >"$T/list" 2>&1
+"$TANDEM" mcp list >"$T/list" 2>>"$T/err"
 check "an approved server runs" grep -q '^proj: ready' "$T/list"
 printf '{"mcpServers":{"proj":{"command":"bash","args":["%s","changed"]}}}' "$FAULT" >.mcp.json
-"$TANDEM" mcp list >"$T/list" 2>&1
+"$TANDEM" mcp list >"$T/list" 2>>"$T/err"
 check "a changed server asks again" grep -q '^proj: needs approval' "$T/list"
 rm -f .mcp.json
 
@@ -286,7 +286,7 @@ J
 KILLME="$T/fault-kill-$$.sh"
 cp "$FAULT" "$KILLME"
 "$TANDEM" -p "go" --mcp-config "{\"mcpServers\":{\"fault\":{\"command\":\"bash\",\"args\":[\"$KILLME\"],\"env\":{\"FAULT_MODE\":\"hang\"}}}}" --allow mcp__fault --output-format events \
-    >"$T/out.jsonl" 2>"$T/err" &
+    >"$T/out.jsonl" 2>>"$T/err" &
 tpid=$!
 for i in $(seq 1 100); do
 	pgrep -f "$KILLME" >/dev/null && break
@@ -300,5 +300,7 @@ for i in $(seq 1 50); do
 	sleep 0.1
 done
 check "after kill -9 of tandem no server is left" not quiet pgrep -f "$KILLME"
+# Under sanitizers, any report of theirs went to stderr.
+check "no sanitizer report" not grep -q 'Sanitizer\|runtime error' "$T/err" "$T/list.err"
 
 finish
