@@ -50,6 +50,7 @@ enum {
 	OPT_THEME,
 	OPT_VERSION,
 	OPT_TRUST,
+	OPT_SANDBOX,
 	OPT_NO_MOUSE,
 	OPT_PRINT,
 	OPT_REWIND_TO,
@@ -84,6 +85,7 @@ static const struct option long_options[] = {
 	{ "demo",		no_argument,	   NULL, OPT_DEMO },
 	{ "theme",		required_argument, NULL, OPT_THEME },
 	{ "trust",		no_argument,	   NULL, OPT_TRUST },
+	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
 	{ "no-mouse",		no_argument,	   NULL, OPT_NO_MOUSE },
 	{ "print-transcript",	no_argument,	   NULL, OPT_PRINT },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -117,6 +119,7 @@ static const char usage_text[] =
     "      --redo                         with -c/-r: undo the last rewind\n"
     "      --disable-tools LIST           tools the model does not get, e.g. run_bash,write_file\n"
     "      --trust                        honour this project's hooks and allow rules\n"
+    "      --sandbox MODE                 run commands confined: off, read-only, workspace-write\n"
     "      --demo                         offline: a scripted model on loopback\n"
     "      --theme NAME  --no-mouse  --print-transcript\n"
     "      --version  --help\n"
@@ -298,6 +301,17 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 			if (set_flag(cfg, "theme", optarg) == -1)
 				return 2;
 			break;
+		case OPT_SANDBOX: {
+			struct buf err = BUF_INIT(1024);
+			int r = jail_config_flag(&cfg->sandbox, "mode", optarg, &err);
+
+			if (r == -1)
+				fprintf(stderr, "tandem: --sandbox: %s\n", buf_cstr(&err));
+			buf_release(&err);
+			if (r == -1)
+				return 2;
+			break;
+		}
 		case OPT_TRUST:
 			cli->trust = true;
 			break;

@@ -30,6 +30,7 @@
 #include "event.h"
 #include "http.h"
 #include "hooks.h"
+#include "jail.h"
 #include "json.h"
 #include "memory.h"
 #include "mcp.h"
@@ -140,6 +141,7 @@ struct agent {
 
 	/* Hooks and memory files (hooks.h, memory.h). */
 	struct hooks		*hooks;
+	struct jail		*jail;		/* the command sandbox */
 	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
 	struct hook_run		*start_run;	/* SessionStart */
 	bool			 prompt_waits;	/* the prompt waits for SessionStart */
@@ -660,6 +662,7 @@ agent_use_session(struct agent *a, struct session *sess)
 	a->policy.denied = agent_path_denied;
 	a->policy.arg = a->cfg->rules;
 	a->env.policy = &a->policy;
+	a->env.jail = a->jail;
 	buf_reset(&p);
 	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
 	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));
@@ -1027,6 +1030,13 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 		perm_rules_free(session);
 		buf_release(&w2);
 	}
+	/* Sandbox auto-allow: a command confined with the network off needs no person. */
+	if (v == PERM_VERDICT_ASK && !hook_ask && !a->fork_dry_run &&
+	    jail_auto_allow(a->jail, a->cfg->rules, a->mode, c->name, c->input, why)) {
+		free(hook_reason);
+		agent_emit_approval(a, c->id, "allow", "sandbox");
+		return SCHED_GO;
+	}
 	if (v == PERM_VERDICT_ALLOW) {
 		if (c->tool->cls != TOOL_READ_ONLY)
 			agent_emit_approval(a, c->id, "allow", a->mode == PERM_YOLO ||
@@ -1064,6 +1074,7 @@ agent_gate(void *arg, struct sched_call *c, struct buf *why)
 	json_add_str_n(ev, "preview", buf_cstr(&preview), preview.len);
 	cJSON_AddStringToObject(ev, "cwd", a->cfg->root);
 	always = agent_explain(a, c, c->input, hook_ask, hook_reason, &reason);
+	jail_explain(a->jail, c->name, c->input, &reason);
 	cJSON_AddStringToObject(ev, "reason", buf_cstr(&reason));
 	list = cJSON_AddArrayToObject(ev, "always");
 	for (i = 0; always[i] != NULL; i++)
@@ -3247,6 +3258,7 @@ void
 agent_replay(struct agent *a)
 {
 	agent_emit_session(a, a->resumed);
+	jail_announce(a->jail, a->bus);
 	if (conv_count(&a->conv) > 0)
 		agent_replay_history(a);
 }
@@ -3377,6 +3389,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->session_rules = perm_rules_new();
 	buf_init(&a->progress_redact.hold, BUF_NOLIMIT);
 	a->hooks = hooks_new(loop, cfg);
+	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
 	hooks_attach(a->hooks, bus);
 	{
 		struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
@@ -3459,6 +3472,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(a, a->resumed);
+	if (!interactive)
+		jail_announce(a->jail, a->bus);
 	if (session_note(a->session) != NULL)
 		event_error(a->bus, 0, "%s", session_note(a->session));
 	if (resume_id != NULL && !fork)
@@ -3501,6 +3516,7 @@ agent_free(struct agent *a)
 		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	}
 	hooks_free(a->hooks);
+	jail_free(a->jail);
 	a->hooks = NULL;
 	stream_free(a->sum.stream);
 	buf_release(&a->sum.errbody);

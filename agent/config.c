@@ -794,6 +794,8 @@ cfg_apply_object(struct config *cfg, struct cfg_layer *L, const cJSON *obj, cons
 			cfg_apply_env_names(cfg, L, k, m);
 		else if (k != NULL)
 			cfg_apply_scalar(cfg, L, k, m);
+		else if (prefix == NULL && strcmp(m->string, "sandbox") == 0)
+			jail_config_apply(&cfg->sandbox, m, L->path, L->project, L->warnings);
 		else if (!dotted && cfg_is_group(buf_cstr(&name)) && cJSON_IsObject(m))
 			cfg_apply_object(cfg, L, m, buf_cstr(&name));
 		else if (!dotted && cfg_is_group(buf_cstr(&name)))
@@ -1179,6 +1181,7 @@ config_release(struct config *cfg)
 	cJSON_Delete(cfg->sources);
 	cJSON_Delete(cfg->held);
 	cJSON_Delete(cfg->rule_sources);
+	jail_config_release(&cfg->sandbox);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -1550,6 +1553,7 @@ config_print(const struct config *cfg, struct buf *out)
 	cfg_print_line(out, "home", cfg->home, cfg_source(cfg, "home"));
 	cfg_print_line(out, "config_dir", cfg->config_dir, cfg_source(cfg, "config_dir"));
 	cfg_print_line(out, "trusted", cfg->trusted ? "yes" : "no", "trusted.json");
+	jail_config_print(&cfg->sandbox, cfg->trusted, out);
 	if (cfg_holds_any(cfg)) {
 		buf_puts(out, "\nHeld back until this project is trusted:\n");
 		config_trust_items(cfg, out);

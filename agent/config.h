@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "jail.h"
 
 struct buf;
 struct perm_rules;
@@ -72,6 +73,7 @@ struct config {
 	int	 mcp_defer_bytes;	/* MCP tool definitions past this are deferred; 0: 8192; -1: never */
 	int	 mcp_start_wait_ms;	/* how long the first request waits for servers starting; 0: 5000 */
 	cJSON	*sources;	/* key -> "default" | file path | "flag" | "env", for `tandem config` */
+	struct jail_config sandbox;	/* the "sandbox" group: parsed and resolved by jail.c */
 
 	/* Internal to config.c. */
 	cJSON	*held;		/* the project's trust items, until config_apply_trusted() */

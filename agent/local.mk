@@ -16,6 +16,7 @@ libtandem_agent_a_SOURCES = \
 	agent/compact.c agent/compact.h \
 	agent/sched.c agent/sched.h \
 	agent/exec.c agent/exec.h \
+	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h \
 	agent/config.c agent/config.h \
@@ -82,3 +83,15 @@ TESTS += tests/test_mcp
 tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp_config.c agent/mcp_stdio.c agent/perm.c \
 	agent/shparse.c tools/patch.c tools/sandbox.c
 tests_test_mcp_LDADD = $(LIB_LIBS)
+
+# The command sandbox: config.c parses its settings, exec.c runs commands in it.
+tests_test_config_SOURCES += agent/jail.c agent/event.c
+tests_test_hooks_SOURCES += agent/jail.c
+tests_test_memory_SOURCES += agent/jail.c agent/event.c
+tests_test_commands_SOURCES += agent/jail.c agent/event.c
+tests_test_sched_SOURCES += agent/jail.c agent/event.c agent/perm.c agent/shparse.c
+check_PROGRAMS += tests/test_jail
+TESTS += tests/test_jail
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c \
+	tools/patch.c tools/sandbox.c
+tests_test_jail_LDADD = $(LIB_LIBS)

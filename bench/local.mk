@@ -61,3 +61,11 @@ bench_stream_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO
 bench: bench-stream
 bench-stream: bench/stream_bench$(EXEEXT)
 	./bench/stream_bench$(EXEEXT)
+# jail: the start-up cost the command sandbox adds to a command (budget 5 ms).
+EXTRA_PROGRAMS += bench/jail_bench
+bench_jail_bench_SOURCES = bench/jail_bench.c
+bench_jail_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+.PHONY: bench-jail
+bench: bench-jail
+bench-jail: bench/jail_bench$(EXEEXT)
+	./bench/jail_bench$(EXEEXT) 200 $(abs_top_srcdir)

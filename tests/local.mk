@@ -21,6 +21,8 @@ IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/confine.sh
+# The command sandbox (namespaces, Landlock) and the end of what a command starts.
+IT_TESTS += tests/it/sandbox.sh
 # Ignore rules as git has them, against git ls-files.
 IT_TESTS += tests/it/ignore.sh
 # Broken and hostile servers; command output and headless text as the model and terminal get them.

@@ -54,6 +54,8 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh \
 	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
 	tests/tui/mcp.sh
+# The command sandbox on the screen: the status bar, a refusal, the way outside.
+TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl
