@@ -15,6 +15,7 @@
 #include "ev.h"
 #include "mcp_config.h"
 #include "mcp_stdio.h"
+#include "proc.h"
 #include "xalloc.h"
 
 #define MCP_TERM_AFTER_MS	2000	/* stdin closed: the server's time to leave */
@@ -88,82 +89,55 @@ mcp_lines_feed(struct mcp_lines *l, const char *p, size_t n, mcp_line_fn *fn, vo
 
 /* --- the keeper ------------------------------------------------------------ */
 
-static void
-mcp_child_exec(const struct mcp_server_cfg *s, const char *dir, const sigset_t *old)
-{
-	char *argv[MCP_NAME_MAX * 4 + 2];
-	size_t i, n = 0;
-	int sig;
-
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	sigprocmask(SIG_SETMASK, old, NULL);
-	for (i = 0; s->env != NULL && s->env[i] != NULL; i++) {
-		char *eq = strchr(s->env[i], '=');
-
-		if (eq != NULL) {
-			*eq = '\0';
-			setenv(s->env[i], eq + 1, 1);
-			*eq = '=';
-		}
-	}
-	if (chdir(s->cwd != NULL ? s->cwd : dir) == -1) {
-		dprintf(2, "tandem: cannot enter %s: %s\n", s->cwd != NULL ? s->cwd : dir,
-		    strerror(errno));
-		_exit(127);
-	}
-	argv[n++] = s->command;
-	for (i = 0; s->args != NULL && s->args[i] != NULL && n + 1 < sizeof argv / sizeof argv[0]; i++)
-		argv[n++] = s->args[i];
-	argv[n] = NULL;
-	execvp(s->command, argv);
-	dprintf(2, "tandem: cannot run %s: %s\n", s->command, strerror(errno));
-	_exit(127);
-}
-
 /*
- * The keeper: leads the server's session, runs it, and kills the whole
- * group when tandem dies (SIGUSR2 by PDEATHSIG), whatever killed tandem.
+ * The keeper, as proc's pre-exec hook: it forks the server (which returns
+ * 0 and goes on to the exec) and stays behind as the leader of the
+ * server's session, where it kills the whole group when tandem dies
+ * (SIGUSR2 by PDEATHSIG), whatever killed tandem.
  */
-static void __attribute__((noreturn))
-mcp_keeper(const struct mcp_server_cfg *s, const char *dir, pid_t parent, int fds[3])
+static int
+mcp_keeper(void *arg, struct buf *err)
 {
-	sigset_t all, old;
+	pid_t parent = *(pid_t *)arg, child;
+	sigset_t all;
 	siginfo_t si;
-	pid_t child;
 	int fd, status = 0;
 	bool termed = false;
 
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	setsid();
 	prctl(PR_SET_PDEATHSIG, SIGUSR2);
-	if (getppid() != parent)
-		_exit(1);
-	for (fd = 0; fd < 3; fd++)
-		if (fds[fd] != fd && dup2(fds[fd], fd) == -1)
-			_exit(127);
-	for (fd = 3; fd < 4096; fd++)
-		(void)close(fd);
+	if (getppid() != parent) {
+		buf_puts(err, "tandem went away");
+		return -1;
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
 	child = fork();
-	if (child == -1)
-		_exit(127);
-	if (child == 0)
-		mcp_child_exec(s, dir, &old);
+	if (child == -1) {
+		buf_printf(err, "cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (child == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		return 0;
+	}
+	/* Only the server holds the pipes (and proc's report pipe). */
 	for (fd = 0; fd < 3; fd++)
 		(void)close(fd);
+	close_range(3, ~0U, 0);
 	for (;;) {
 		if (sigwaitinfo(&all, &si) == -1)
 			continue;
-		if (si.si_signo == SIGUSR2 || (si.si_signo == SIGTERM && termed)) {
-			if (si.si_signo == SIGUSR2)
-				kill(0, SIGKILL);
+		if (si.si_signo == SIGUSR2) {
+			kill(0, SIGKILL);
 			continue;
 		}
 		if (si.si_signo == SIGTERM || si.si_signo == SIGINT || si.si_signo == SIGHUP) {
+			if (!termed)
+				kill(0, SIGTERM);
 			termed = true;
-			kill(-getpid(), SIGTERM);
 			continue;
 		}
 		if (si.si_signo != SIGCHLD)
@@ -175,10 +149,38 @@ mcp_keeper(const struct mcp_server_cfg *s, const char *dir, pid_t parent, int fd
 	}
 	/* What the server left behind in its group goes with it. */
 	if (!termed)
-		kill(-getpid(), SIGTERM);
+		kill(0, SIGTERM);
 	if (WIFEXITED(status))
 		_exit(WEXITSTATUS(status));
 	_exit(128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+}
+
+/* command as a path: as it is when it holds a '/', else the first executable on PATH. */
+static char *
+mcp_find_program(const char *command)
+{
+	const char *path = getenv("PATH"), *p;
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	if (strchr(command, '/') != NULL)
+		return xstrdup(command);
+	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; ) {
+		size_t n = strcspn(p, ":");
+
+		buf_reset(&b);
+		if (n == 0)
+			buf_puts(&b, ".");
+		else
+			buf_append(&b, p, n);
+		buf_printf(&b, "/%s", command);
+		if (access(buf_cstr(&b), X_OK) == 0)
+			return buf_detach(&b, NULL);
+		if (p[n] == '\0')
+			break;
+		p += n + 1;
+	}
+	buf_release(&b);
+	return xstrdup(command);	/* the exec says why it cannot run */
 }
 
 /* --- the handle ------------------------------------------------------------ */
@@ -356,75 +358,59 @@ mcp_stdio_on_child(struct ev_loop *loop, pid_t pid, int status, void *arg)
 	(void)pid;
 	m->reaped = true;
 	m->status = status;
+	proc_forget(pid);
 	/* Stragglers of the group go too. */
 	kill(-m->pid, SIGKILL);
 	mcp_stdio_check_done(m);
-}
-
-static int
-mcp_pipe(int p[2], struct buf *err)
-{
-	if (pipe2(p, O_CLOEXEC) == 0)
-		return 0;
-	buf_printf(err, "cannot make a pipe: %s", strerror(errno));
-	return -1;
 }
 
 struct mcp_stdio *
 mcp_stdio_start(struct ev_loop *loop, const struct mcp_server_cfg *s, const char *dir,
     const struct mcp_stdio_ops *ops, struct buf *err)
 {
-	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, fds[3];
+	const char **argv;
+	struct proc_spec spec;
+	struct proc p;
 	struct mcp_stdio *m;
-	pid_t parent = getpid(), pid;
+	pid_t parent = getpid();
+	char *program = mcp_find_program(s->command);
+	size_t i, n = 0;
+	int rc;
 
-	if (mcp_pipe(pin, err) == -1 || mcp_pipe(pout, err) == -1 || mcp_pipe(perr, err) == -1)
-		goto fail;
-	fds[0] = pin[0];
-	fds[1] = pout[1];
-	fds[2] = perr[1];
-	pid = fork();
-	if (pid == -1) {
-		buf_printf(err, "cannot start a process: %s", strerror(errno));
-		goto fail;
-	}
-	if (pid == 0)
-		mcp_keeper(s, dir, parent, fds);
-	close(pin[0]);
-	close(pout[1]);
-	close(perr[1]);
+	while (s->args != NULL && s->args[n] != NULL)
+		n++;
+	argv = xcalloc(n + 2, sizeof *argv);
+	argv[0] = program;
+	for (i = 0; i < n; i++)
+		argv[i + 1] = s->args[i];
+	memset(&spec, 0, sizeof spec);
+	spec.argv = argv;
+	spec.dir = s->cwd != NULL ? s->cwd : dir;
+	spec.in = spec.out = spec.err = PROC_IO_PIPE;
+	spec.redact_env = true;
+	spec.env_set = (const char *const *)s->env;
+	spec.pre_exec = mcp_keeper;
+	spec.arg = &parent;
+	rc = proc_spawn(&spec, &p, err);
+	free(argv);
+	free(program);
+	if (rc == -1)
+		return NULL;
 	m = xcalloc(1, sizeof *m);
 	m->loop = loop;
 	m->ops = *ops;
-	m->pid = pid;
-	m->in = pin[1];
-	m->out = pout[0];
-	m->err = perr[0];
+	m->pid = p.pid;
+	m->in = p.in;
+	m->out = p.out;
+	m->err = p.err;
 	buf_init(&m->queue, MCP_QUEUE_MAX);
 	buf_init(&m->log, MCP_LOG_KEEP + 1);
 	mcp_lines_init(&m->lines, MCP_LINE_MAX);
-	fcntl(m->in, F_SETFL, O_NONBLOCK);
-	fcntl(m->out, F_SETFL, O_NONBLOCK);
-	fcntl(m->err, F_SETFL, O_NONBLOCK);
 	ev_io_add(loop, m->in, 0, mcp_stdio_on_in, m);
 	ev_io_add(loop, m->out, POLLIN, mcp_stdio_on_out, m);
 	ev_io_add(loop, m->err, POLLIN, mcp_stdio_on_out, m);
-	ev_child_add(loop, pid, mcp_stdio_on_child, m);
+	ev_child_add(loop, p.pid, mcp_stdio_on_child, m);
 	return m;
-fail:
-	if (pin[0] != -1) {
-		close(pin[0]);
-		close(pin[1]);
-	}
-	if (pout[0] != -1) {
-		close(pout[0]);
-		close(pout[1]);
-	}
-	if (perr[0] != -1) {
-		close(perr[0]);
-		close(perr[1]);
-	}
-	return NULL;
 }
 
 int
@@ -477,8 +463,10 @@ mcp_stdio_wait(pid_t pid, int64_t until)
 		pid_t r = waitpid(pid, NULL, WNOHANG);
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
-		if (r == pid || (r == -1 && errno == ECHILD))
+		if (r == pid || (r == -1 && errno == ECHILD)) {
+			proc_forget(pid);
 			return true;
+		}
 		if (ev_now_ms() >= until)
 			return false;
 		nanosleep(&ts, NULL);

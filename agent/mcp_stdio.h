@@ -2,10 +2,11 @@
  * mcp_stdio: an MCP server as a child process speaking newline-delimited
  * JSON-RPC on its stdin and stdout.
  *
- * The server runs in its own session under a small keeper process: the
- * keeper is the session and group leader, dies with tandem (PDEATHSIG)
- * and then kills the whole group, so no server outlives tandem whatever
- * the exit.  Writes go through a queue and never block the loop; stdout
+ * The server is started by lib/proc (its own session, default signals,
+ * the redacted variables removed, no descriptor of tandem's but its
+ * pipes) under a small keeper process, proc's pre-exec hook: the keeper
+ * is the session and group leader, dies with tandem (PDEATHSIG) and then
+ * kills the whole group, so no server outlives tandem whatever the exit.  Writes go through a queue and never block the loop; stdout
  * is cut into lines of at most MCP_LINE_MAX bytes (longer ones are
  * dropped and logged); stderr is the server's log (its last
  * MCP_LOG_KEEP bytes are kept).  Stop: stdin closed, then SIGTERM, then
