@@ -2213,6 +2213,8 @@ agent_mcp_ready(void *arg)
 static bool
 agent_mcp_wait(struct agent *a)
 {
+	int i;
+
 	if (a->mcp == NULL || a->calls > 1)
 		return false;
 	if (mcp_wait(a->mcp, agent_mcp_ready, a))
@@ -2222,6 +2224,10 @@ agent_mcp_wait(struct agent *a)
 		cJSON_Delete(a->tools);
 		a->tools = agent_tools_json(a->cfg);
 		mcp_tools_json(a->mcp, a->tools);
+		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
+			if (agent_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),
+			    "name", "")))
+				cJSON_DeleteItemFromArray(a->tools, i);
 	}
 	return false;
 }
@@ -3259,6 +3265,11 @@ agent_replay(struct agent *a)
 {
 	agent_emit_session(a, a->resumed);
 	jail_announce(a->jail, a->bus);
+	if (a->mcp != NULL) {
+		int ready, total = mcp_count(a->mcp, &ready);
+
+		agent_mcp_changed(a, ready, total);
+	}
 	if (conv_count(&a->conv) > 0)
 		agent_replay_history(a);
 }

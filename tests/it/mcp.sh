@@ -58,6 +58,17 @@ check "roots/list was answered with the workspace" grep -q "file://$(pwd -P)" <(
 check "no call failed" [ "$(jq -s '[.[] | select(.type=="tool_result" and .is_error)] | length' "$T/out.jsonl")" -eq 0 ]
 check "the mock found every tool_use answered" [ "$(mock_problems)" -eq 0 ]
 
+# --disable-tools takes MCP tools out of the request too.
+mock_start "$(scenario dis <<'J'
+{"responses":[{"text":"ok","stop_reason":"end_turn"}]}
+J
+)"
+"$TANDEM" -p "go" --mcp-config "$(every_cfg)" --disable-tools mcp__every__echo --output-format events \
+    >"$T/out.jsonl" 2>>"$T/err"
+check "a disabled MCP tool is not offered" \
+    [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__echo")] | length')" -eq 0 ]
+check "the others are" [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__get-sum")] | length')" -eq 1 ]
+
 # Ask mode without a rule: an MCP tool needs approval even with readOnlyHint.
 mock_start "$(scenario ask <<'J'
 {"responses":[
