@@ -449,16 +449,17 @@ mcp_approvals_read(const struct config *cfg)
 	return j;
 }
 
-static bool
-mcp_approvals_has(const cJSON *list, const struct config *cfg, const char *hash)
+/* The latest approval of hash in this root, or NULL. */
+static const cJSON *
+mcp_approvals_find(const cJSON *list, const struct config *cfg, const char *hash)
 {
-	const cJSON *it;
+	const cJSON *it, *found = NULL;
 
 	cJSON_ArrayForEach(it, list)
 		if (strcmp(json_str(it, "hash", ""), hash) == 0 &&
 		    strcmp(json_str(it, "root", ""), cfg->root) == 0)
-			return true;
-	return false;
+			found = it;
+	return found;
 }
 
 void
@@ -499,60 +500,52 @@ mcp_config_load(struct mcp_config *mc, const struct config *cfg, struct buf *war
 		free(paths[i]);
 	}
 	approved = mcp_approvals_read(cfg);
-	for (i = 0; i < mc->n; i++)
-		if (mc->v[i].project && mcp_approvals_has(approved, cfg, mc->v[i].hash))
+	for (i = 0; i < mc->n; i++) {
+		const cJSON *rec = mc->v[i].project ?
+		    mcp_approvals_find(approved, cfg, mc->v[i].hash) : NULL;
+
+		if (rec != NULL) {
 			mc->v[i].approved = true;
+			snprintf(mc->v[i].tools_hash, sizeof mc->v[i].tools_hash, "%s",
+			    json_str(rec, "tools", ""));
+		}
+	}
 	cJSON_Delete(approved);
 	buf_release(&err);
 }
 
 int
-mcp_config_approve(struct mcp_config *mc, const struct config *cfg, struct buf *report,
-    struct buf *err)
+mcp_config_record(const struct config *cfg, const struct mcp_server_cfg *srv,
+    const char *tools_hash, struct buf *err)
 {
 	char *path = mcp_path(cfg->home, "mcp-approved.json");
 	struct buf tmp = BUF_INIT(BUF_NOLIMIT);
-	cJSON *list = mcp_approvals_read(cfg);
+	cJSON *list = mcp_approvals_read(cfg), *o = cJSON_CreateObject();
 	char *text = NULL;
-	int fd = -1, r = -1, added = 0;
-	size_t i, k;
+	size_t len;
+	int fd = -1, r = -1;
 
-	for (i = 0; i < mc->n; i++) {
-		struct mcp_server_cfg *s = &mc->v[i];
-		cJSON *o;
-
-		if (!s->project || s->approved || s->error != NULL)
-			continue;
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "root", cfg->root);
-		cJSON_AddStringToObject(o, "name", s->name);
-		cJSON_AddStringToObject(o, "hash", s->hash);
-		cJSON_AddItemToArray(list, o);
-		s->approved = true;
-		added++;
-		buf_printf(report, "approved %s: ", s->name);
-		if (s->type == MCP_STDIO) {
-			buf_puts(report, s->command);
-			for (k = 0; s->args != NULL && s->args[k] != NULL; k++)
-				buf_printf(report, " %s", s->args[k]);
-		} else
-			buf_puts(report, s->url);
-		buf_putc(report, '\n');
-	}
-	if (added == 0) {
-		buf_puts(report, "no MCP server of this project waits for approval\n");
-		r = 0;
-		goto out;
-	}
+	cJSON_AddStringToObject(o, "root", cfg->root);
+	cJSON_AddStringToObject(o, "name", srv->name);
+	cJSON_AddStringToObject(o, "hash", srv->hash);
+	cJSON_AddStringToObject(o, "tools", tools_hash != NULL ? tools_hash : "");
+	cJSON_AddItemToArray(list, o);
 	(void)mkdir(cfg->home, 0700);
 	text = cJSON_Print(list);
+	len = strlen(text);
 	buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
 	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd == -1 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
-	    fsync(fd) == -1 || close(fd) == -1 || rename(buf_cstr(&tmp), path) == -1) {
+	if (fd == -1 || write(fd, text, len) != (ssize_t)len || fsync(fd) == -1) {
 		buf_printf(err, "cannot record the approval in %s: %s", path, strerror(errno));
-		if (fd != -1)
+		if (fd != -1) {
+			close(fd);
 			unlink(buf_cstr(&tmp));
+		}
+		goto out;
+	}
+	if (close(fd) == -1 || rename(buf_cstr(&tmp), path) == -1) {
+		buf_printf(err, "cannot record the approval in %s: %s", path, strerror(errno));
+		unlink(buf_cstr(&tmp));
 		goto out;
 	}
 	r = 0;

@@ -12,7 +12,8 @@
  * repository brings) run only once the project is trusted and each server
  * is approved: approvals are kept under home (mcp-approved.json), keyed by
  * a hash of the server's command, args, env and url, so a changed server
- * asks again.
+ * asks again; the approval also holds a hash of the tools it then listed,
+ * whose change (a description rewritten) asks again too (mcp.c).
  *
  * Names: a server's tools are mcp__<server>__<tool> to the model, the rules
  * and the hooks, each part sanitized to [A-Za-z0-9_-], "__" inside a
@@ -53,6 +54,7 @@ struct mcp_server_cfg {
 	bool			 project;	/* a project's server: needs approval */
 	bool			 approved;	/* may run (always true for the user's own) */
 	char			 hash[65];	/* of command, args, env and url */
+	char			 tools_hash[65];	/* approved: of its tools as then listed ("": any) */
 	char			*error;		/* why it cannot run (a bad entry), or NULL */
 };
 
@@ -79,9 +81,13 @@ int	mcp_config_add_arg(struct mcp_config *, const char *arg, struct buf *err);
  * .mcp.json; then the approvals.  Problems go to warnings, one line each.
  */
 void	mcp_config_load(struct mcp_config *, const struct config *, struct buf *warnings);
-/* Record approval of every project server not yet approved (`tandem mcp approve`). */
-int	mcp_config_approve(struct mcp_config *, const struct config *, struct buf *report,
-	    struct buf *err);
+/*
+ * Record the approval of a project's server under home, with the hash of
+ * its tools' names, descriptions and schemas as they were shown.  0, or
+ * -1 with a sentence in err.
+ */
+int	mcp_config_record(const struct config *, const struct mcp_server_cfg *,
+	    const char *tools_hash, struct buf *err);
 
 /* Expand ${VAR} and ${VAR:-default} in s into out; -1 naming the unset variable in err. */
 int	mcp_expand(const char *s, struct buf *out, struct buf *err);

@@ -8,9 +8,13 @@
 #   ask       asks tandem for sampling, elicitation and a ping during a call,
 #             and answers the call with what tandem said
 # Every other request it answers well enough: initialize, tools/list.
+# The description of its tool comes from ./fault-desc.txt when there is one
+# (a server that rewrites its descriptions).
 mode=${FAULT_MODE:-crash}
 calls=0
-tools='[{"name":"boom","description":"a tool of the fault server","inputSchema":{"type":"object","properties":{}}},{"name":"bad schema","description":"no object","inputSchema":{"type":"string"}}]'
+desc="a tool of the fault server"
+[ -f fault-desc.txt ] && desc=$(cat fault-desc.txt)
+tools='[{"name":"boom","description":"'"$desc"'","inputSchema":{"type":"object","properties":{}}},{"name":"bad schema","description":"no object","inputSchema":{"type":"string"}}]'
 while IFS= read -r line; do
 	id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
 	case $line in
