@@ -41,6 +41,8 @@ struct mcp_httpc {
 	 */
 	struct buf		 out;
 	uint64_t		 out_timer;
+	bool			 want_listen;	/* open the GET stream for the server's own messages */
+	bool			 listening;
 };
 
 struct mcp_hreq {
@@ -53,6 +55,7 @@ struct mcp_hreq {
 	bool			 is_sse;
 	bool			 is_first;
 	bool			 is_stream;
+	bool			 is_listen;	/* streamable HTTP's optional GET stream */
 };
 
 static void mcp_http_legacy(struct mcp_httpc *);
@@ -161,6 +164,14 @@ mcp_hreq_done(void *arg, struct http_req *req, const struct http_result *res)
 
 	(void)req;
 	r->req = NULL;
+	if (r->is_listen) {
+		/* Optional (405: the server offers none): its end is no failure. */
+		if (r->is_sse)
+			sse_finish(&r->sse);
+		mcp_hreq_unlink(r);
+		buf_release(&why);
+		return;
+	}
 	if (r->is_first && !hc->legacy && (res->status == 400 || res->status == 404 ||
 	    res->status == 405)) {
 		/* No streamable HTTP here: try the older transport. */
@@ -298,6 +309,18 @@ mcp_http_flush(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	hc->out_timer = 0;
+	if (hc->want_listen && !hc->listening && !hc->legacy && !hc->failed) {
+		static const struct http_handler proto = {
+			mcp_hreq_headers, mcp_hreq_body, mcp_hreq_done, NULL
+		};
+		struct http_handler h = proto;
+		struct mcp_hreq *r = mcp_hreq_new(hc);
+
+		hc->listening = true;
+		r->is_listen = true;
+		h.arg = r;
+		r->req = http_get(hc->http, hc->url, mcp_http_headers(hc, false), &mcp_http_to, &h);
+	}
 	all = buf_detach(&hc->out, NULL);
 	buf_init(&hc->out, MCP_HTTP_BODY_MAX);
 	for (line = all; !hc->failed && (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
@@ -339,6 +362,8 @@ mcp_http_set_version(struct mcp_httpc *hc, const char *version)
 {
 	free(hc->version);
 	hc->version = xstrdup(version);
+	/* After initialize: the server's own messages (list_changed) may come on a GET stream. */
+	hc->want_listen = true;
 }
 
 struct mcp_httpc *

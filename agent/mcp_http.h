@@ -7,7 +7,9 @@
  * an event stream of them (read by agent/sse.c), or 202 for a
  * notification.  The Mcp-Session-Id the server gives with its initialize
  * reply goes with every later request, and MCP-Protocol-Version once
- * negotiated.  A server that refuses the first POST (400, 404, 405) is
+ * negotiated.  After initialize a GET event stream is opened for the
+ * server's own messages (list_changed); a server without one (405) is
+ * fine.  A server that refuses the first POST (400, 404, 405) is
  * tried the legacy way: a GET event stream whose "endpoint" event names
  * where to POST, the replies coming on the stream.
  *
