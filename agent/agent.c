@@ -60,6 +60,7 @@ struct agent {
 	struct sched		*sched;
 	struct mcp		*mcp;		/* the MCP servers; NULL: none */
 	struct buf		 mcp_changed;	/* servers whose tools changed before this request */
+	char			*mcp_warnings;	/* the MCP configuration's, again for a late subscriber */
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct conv		 conv;
@@ -2196,8 +2197,10 @@ agent_mcp_start(struct agent *a)
 	buf_init(&a->mcp_changed, 4096);
 	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
 	mcp_on_change(a->mcp, agent_mcp_changed, a);
-	if (w.len > 0)
+	if (w.len > 0) {
 		event_error(a->bus, 0, "%s", buf_cstr(&w));
+		a->mcp_warnings = buf_detach(&w, NULL);
+	}
 	buf_release(&w);
 	sched_set_finder(a->sched, mcp_find, mcp_resolve_cb, a->mcp);
 	mcp_start(a->mcp);
@@ -3270,6 +3273,11 @@ agent_replay(struct agent *a)
 
 		agent_mcp_changed(a, ready, total);
 	}
+	if (a->mcp_warnings != NULL) {
+		event_error(a->bus, 0, "%s", a->mcp_warnings);
+		free(a->mcp_warnings);
+		a->mcp_warnings = NULL;
+	}
 	if (conv_count(&a->conv) > 0)
 		agent_replay_history(a);
 }
@@ -3535,6 +3543,7 @@ agent_free(struct agent *a)
 	sched_free(a->sched);
 	mcp_free(a->mcp);
 	buf_release(&a->mcp_changed);
+	free(a->mcp_warnings);
 	modelcat_free(a->cat);
 	model_caps_release(&a->caps);
 	prices_free(a->prices);

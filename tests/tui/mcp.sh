@@ -31,10 +31,12 @@ SCEN=$(tui_scenario mcp <<'J'
 ]}
 J
 )
+printf '{"mcpServers":{"proj":{"command":"bash","args":["%s"]}}}' "$FAULT" >"$TUI_WS/.mcp.json"
 tui_mock_start "$SCEN"
 tui_start_tandem 120 60
 tui_check "the screen is up" '› \? for keys'
 tui_check "the status bar counts the ready servers" 'mcp 3/4'
+tui_check "an untrusted project's .mcp.json is named, with what to do" 'mcp\.json defines MCP servers; they start once'
 tui_type "/mcp"
 tui_keys Enter
 tui_check "/mcp shows a ready server" 'every: ready, [0-9]+ tools'
