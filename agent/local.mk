@@ -95,3 +95,6 @@ TESTS += tests/test_jail
 tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c \
 	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
+check_PROGRAMS += tests/test_mcp_tools
+TESTS += tests/test_mcp_tools
+tests_test_mcp_tools_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)
