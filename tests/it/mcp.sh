@@ -200,6 +200,23 @@ check "a server crashing mid-call fails the call" [ "$(error_of toolu_crash)" = 
 check "the failure says it exited, with its log" grep -q 'exited with status 3.*crashing now' <(result_of toolu_crash)
 check "the turn still ended" [ "$(jq -s '[.[] | select(.type=="turn_end")] | length' "$T/out.jsonl")" -ge 1 ]
 
+# A dead server is started again on its next use, after a backoff.
+mock_start "$(scenario restart <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_r1","name":"mcp__fault__boom","input":{}}]},
+ {"tool_uses":[{"id":"toolu_r2","name":"mcp__fault__boom","input":{}}]},
+ {"first_byte_delay_ms":1500,"tool_uses":[{"id":"toolu_r3","name":"mcp__fault__boom","input":{}}]},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+"$TANDEM" -p "go" --mcp-config "$(fault_cfg crash)" --allow mcp__fault --output-format events \
+    >"$T/out.jsonl" 2>>"$T/err"
+check "right after a crash the server is down, with when it starts again" \
+    grep -q 'is down (it exited with status 3.*starts it again in 1 s' <(result_of toolu_r2)
+check "after the backoff the next call starts it again" \
+    grep -q 'failed during this call: it exited with status 3' <(result_of toolu_r3)
+
 one_call hang
 cat >"$XDG_CONFIG_HOME/tandem/settings.json" <<'J'
 {"mcp":{"timeout_ms":1500}}
