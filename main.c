@@ -22,7 +22,10 @@
 #include "demo.h"
 #include "ev.h"
 #include "event.h"
-#include "headless.h"
+#include "wire/ccflags.h"
+#include "wire/headless.h"
+#include "wire/sjson.h"
+#include "wire/acp.h"
 #include "hooks.h"
 #include "mcp.h"
 #include "http.h"
@@ -63,7 +66,7 @@ enum {
 };
 
 static const struct option long_options[] = {
-	{ "print",		required_argument, NULL, 'p' },
+	{ "print",		optional_argument, NULL, 'p' },
 	{ "output-format",	required_argument, NULL, OPT_OUTPUT_FORMAT },
 	{ "provider",		required_argument, NULL, OPT_PROVIDER },
 	{ "model",		required_argument, NULL, OPT_MODEL },
@@ -99,10 +102,12 @@ static const char usage_text[] =
     "       tandem config                      the effective settings and their sources\n"
     "       tandem sessions                    the saved sessions\n"
     "       tandem models                      the models the server offers\n"
+    "       tandem acp                         an Agent Client Protocol agent on stdio (editors)\n"
     "       tandem mcp list|approve            the MCP servers and their tools; approve the project's\n"
     "\n"
     "  -p, --print PROMPT                 run PROMPT headless\n"
     "      --output-format text|events|stream-json\n"
+    "      --input-format stream-json         user messages and control requests on stdin (the Agent SDKs)\n"
     "      --provider anthropic|openai\n"
     "      --model NAME\n"
     "      --effort LEVEL                 e.g. low, medium, high, max (the levels the model lists)\n"
@@ -130,6 +135,8 @@ struct cli {
 	const char	*prompt;
 	bool		 headless;
 	bool		 stream_json;
+	bool		 cc_json;	/* --output-format stream-json: Claude Code's shapes */
+	struct ccflags	 cc;
 	bool		 demo;
 	bool		 trust;
 	bool		 no_mouse;
@@ -205,17 +212,20 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:cr::h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p::cr::h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			cli->prompt = optarg;
 			cli->headless = true;
+			/* Claude Code's -p is a switch: "-p --verbose" takes no flag as the prompt. */
+			if (optarg == NULL && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			cli->prompt = optarg;
 			break;
 		case OPT_OUTPUT_FORMAT:
-			/* "stream-json" prints tandem's events until it speaks
-			 * Claude Code's message shapes; "events" is their name. */
-			if (strcmp(optarg, "events") == 0 || strcmp(optarg, "stream-json") == 0)
+			if (strcmp(optarg, "events") == 0)
 				cli->stream_json = true;
+			else if (strcmp(optarg, "stream-json") == 0)
+				cli->cc_json = true;
 			else if (strcmp(optarg, "text") != 0)
 				return usage_error("--output-format must be text, events or stream-json, not \"%s\"", optarg);
 			break;
@@ -334,7 +344,8 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 	}
 	if (optind < argc && cli->prompt == NULL &&
 	    (strcmp(argv[optind], "config") == 0 || strcmp(argv[optind], "sessions") == 0 ||
-	    strcmp(argv[optind], "models") == 0 || strcmp(argv[optind], "mcp") == 0)) {
+	    strcmp(argv[optind], "models") == 0 || strcmp(argv[optind], "acp") == 0 ||
+	    strcmp(argv[optind], "mcp") == 0)) {
 		cli->subcommand = argv[optind];
 		optind++;
 		if (strcmp(cli->subcommand, "mcp") == 0)
@@ -347,7 +358,14 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument \"%s\"", argv[optind]);
-	if (cli->headless && (cli->prompt == NULL || cli->prompt[0] == '\0'))
+	if (cli->cc.input_stream)
+		cli->headless = true;
+	if (cli->cc.input_stream && !cli->cc_json)
+		return usage_error("%s", "--input-format stream-json goes with --output-format stream-json");
+	if (cli->cc.host_permissions && !cli->cc.input_stream)
+		return usage_error("%s", "--permission-prompt-tool stdio goes with --input-format stream-json "
+		    "(the host answers on stdin)");
+	if (cli->headless && !cli->cc.input_stream && (cli->prompt == NULL || cli->prompt[0] == '\0'))
 		return usage_error("%s", "-p needs a prompt");
 	if (cli->fork && !cli->cont && !cli->resume)
 		return usage_error("%s", "--fork goes with --continue or --resume ID");
@@ -487,6 +505,7 @@ main(int argc, char **argv)
 	struct ev_loop *loop = NULL;
 	struct event_bus *bus = NULL;
 	struct headless *hl = NULL;
+	struct sjson *sj = NULL;
 	struct agent *agent = NULL;
 	struct demo *demo = NULL;
 	char msg[1024], *newest = NULL;
@@ -495,6 +514,12 @@ main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	memset(&cli, 0, sizeof cli);
 	config_init(&cfg);
+	/* Claude Code's flags first: --setting-sources decides which files are read. */
+	if (ccflags_take(&argc, argv, &cli.cc, &err) == -1 ||
+	    ccflags_apply(&cli.cc, &cfg, &err) == -1) {
+		rc = usage_error("%s", buf_cstr(&err));
+		goto out;
+	}
 	if (config_load(&cfg, &warnings, &err) == -1) {
 		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
 		rc = 2;
@@ -503,6 +528,8 @@ main(int argc, char **argv)
 	rc = parse_args(argc, argv, &cfg, &cli);
 	if (rc != 0)
 		goto out;
+	if (cli.cc.fork)
+		cli.fork = true;
 	/* The settings are read: no command, hook or tool gets the keys from here on. */
 	redact_add(cfg.api_key);
 	redact_env_scrub();
@@ -532,7 +559,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	session_prune(cfg.home, cfg.retention_days);
-	if (cli.subcommand != NULL || (cli.resume && cli.resume_id == NULL)) {
+	if ((cli.subcommand != NULL && strcmp(cli.subcommand, "acp") != 0) ||
+	    (cli.resume && cli.resume_id == NULL)) {
 		struct buf list = BUF_INIT(BUF_NOLIMIT);
 
 		/* `tandem sessions`, and --resume without an id: the list to choose from. */
@@ -593,9 +621,20 @@ main(int argc, char **argv)
 		goto out;
 	}
 	bus = event_bus_new();
-	if (cli.headless)
+	if (cli.subcommand != NULL && strcmp(cli.subcommand, "acp") == 0) {
+		rc = acp_run(loop, &cfg);
+		goto out;
+	}
+	if (cli.headless && cli.cc_json) {
+		struct sjson_opts so = { &cfg, cli.cc.input_stream, cli.cc.partial,
+		    cli.cc.host_permissions, STDOUT_FILENO, STDIN_FILENO };
+
+		sj = sjson_new(loop, bus, &so);
+	} else if (cli.headless) {
 		hl = headless_new(loop, bus, cli.stream_json);
-	agent = agent_new(loop, bus, &cfg, cli.resume_id, cli.fork, !cli.headless, msg, sizeof msg);
+	}
+	agent = agent_new(loop, bus, &cfg, cli.resume_id, cli.fork,
+	    !cli.headless || cli.cc.host_permissions, msg, sizeof msg);
 	if (agent == NULL) {
 		fprintf(stderr, "tandem: %s\n", msg);
 		rc = 1;
@@ -624,7 +663,13 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cli.headless) {
+	if (sj != NULL) {
+		char *hp = ccflags_host_prompt(&cli.cc);
+
+		agent_set_host_prompt(agent, hp);
+		free(hp);
+		rc = sjson_run(sj, agent, cli.prompt);
+	} else if (cli.headless) {
 		rc = headless_run(hl, agent, cli.prompt);
 	} else {
 		struct tui_opts to;
@@ -641,6 +686,7 @@ main(int argc, char **argv)
 out:
 	agent_free(agent);
 	headless_free(hl);
+	sjson_free(sj);
 	event_bus_free(bus);
 	demo_stop(demo);
 	ev_loop_free(loop);

@@ -60,6 +60,16 @@ bool		 agent_busy(const struct agent *);
  */
 void		 agent_answer(struct agent *, const char *id, enum approval,
 		    const char *reason, const cJSON *edited_input);
+/*
+ * Allow the waiting call id with input in place of its own (a host changed
+ * it, as a hook's updatedInput does): checked against the rules and the
+ * mode again first.  0; -1 when id is not waiting, or when the rules deny
+ * the new input (the call is then denied, the sentence in why).
+ */
+int		 agent_answer_updated(struct agent *, const char *id, const cJSON *input,
+		    struct buf *why);
+/* Instructions of a host (an SDK's system prompt) added to the system prompt's dynamic part; copied. */
+void		 agent_set_host_prompt(struct agent *, const char *text);
 /* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
 void		 agent_interrupt(struct agent *);
 /*

@@ -1,6 +1,7 @@
 noinst_LIBRARIES += libtandem_agent.a
 libtandem_agent_a_SOURCES = \
 	agent/event.c agent/event.h \
+	agent/emit.c agent/emit.h \
 	agent/sse.c agent/sse.h \
 	agent/stream.c agent/stream.h agent/stream_int.h \
 	agent/stream_anthropic.c agent/stream_openai.c \
@@ -18,11 +19,25 @@ libtandem_agent_a_SOURCES = \
 	agent/exec.c agent/exec.h \
 	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
-	agent/shparse.c agent/shparse.h \
-	agent/config.c agent/config.h \
+	agent/shparse.c agent/shparse.h agent/shparse_int.h \
+	agent/shparse_word.c agent/shparse_rules.c \
+	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
 	agent/session.c agent/session.h \
-	agent/agent.c agent/agent.h \
-	agent/headless.c agent/headless.h \
+	agent/agent.c agent/agent.h agent/agent_int.h \
+	agent/prompt.c agent/prompt.h \
+	agent/modelset.c agent/modelset.h \
+	agent/gate.c agent/gate.h \
+	agent/call.c agent/call.h \
+	agent/compaction.c agent/compaction.h \
+	agent/record.c agent/record.h \
+	agent/tooluse.c agent/tooluse.h \
+	agent/timeline.c agent/timeline.h \
+	agent/resume.c agent/resume.h \
+	agent/wire/headless.c agent/wire/headless.h \
+	agent/wire/wire.c agent/wire/wire.h \
+	agent/wire/sjson.c agent/wire/sjson.h \
+	agent/wire/ccflags.c agent/wire/ccflags.h \
+	agent/wire/acp.c agent/wire/acp.h \
 	agent/mcp.c agent/mcp.h \
 	agent/mcp_config.c agent/mcp_config.h \
 	agent/mcp_stdio.c agent/mcp_stdio.h \
@@ -38,13 +53,18 @@ tests_test_compact_SOURCES = tests/test_compact.c agent/compact.c agent/conv.c
 tests_test_compact_LDADD = $(LIB_LIBS)
 tests_test_sse_SOURCES = tests/test_sse.c agent/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
-tests_test_stream_SOURCES = tests/test_stream.c agent/sse.c agent/stream.c \
+tests_test_stream_SOURCES = tests/test_stream.c tests/t_stream.h agent/sse.c agent/stream.c \
 	agent/stream_anthropic.c agent/stream_openai.c
 tests_test_stream_LDADD = $(LIB_LIBS)
+check_PROGRAMS += tests/test_stream_openai
+TESTS += tests/test_stream_openai
+tests_test_stream_openai_SOURCES = tests/test_stream_openai.c agent/sse.c agent/stream.c \
+	agent/stream_anthropic.c agent/stream_openai.c
+tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
 tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/perm.c tools/patch.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -54,25 +74,25 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c \
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c agent/config_keys.c \
 	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/perm.c tools/patch.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
-tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c \
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c agent/config_keys.c \
 	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/shparse.c
-tests_test_config_SOURCES += agent/shparse.c
-tests_test_hooks_SOURCES += agent/shparse.c
-tests_test_memory_SOURCES += agent/shparse.c
-tests_test_commands_SOURCES += agent/shparse.c
+tests_test_perm_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_config_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_hooks_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_memory_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_commands_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
@@ -81,7 +101,7 @@ tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_L
 check_PROGRAMS += tests/test_mcp
 TESTS += tests/test_mcp
 tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp_config.c agent/mcp_stdio.c agent/perm.c \
-	agent/shparse.c tools/patch.c tools/sandbox.c
+	agent/shparse.c agent/shparse_word.c agent/shparse_rules.c tools/patch.c tools/sandbox.c
 tests_test_mcp_LDADD = $(LIB_LIBS)
 
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
@@ -89,10 +109,10 @@ tests_test_config_SOURCES += agent/jail.c agent/event.c
 tests_test_hooks_SOURCES += agent/jail.c
 tests_test_memory_SOURCES += agent/jail.c agent/event.c
 tests_test_commands_SOURCES += agent/jail.c agent/event.c
-tests_test_sched_SOURCES += agent/jail.c agent/event.c agent/perm.c agent/shparse.c
+tests_test_sched_SOURCES += agent/jail.c agent/event.c agent/perm.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 check_PROGRAMS += tests/test_jail
 TESTS += tests/test_jail
-tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c \
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c \
 	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_mcp_tools

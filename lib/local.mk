@@ -8,7 +8,8 @@ libtandem_lib_a_SOURCES = \
 	lib/sha256.c lib/sha256.h \
 	lib/redact.c lib/redact.h \
 	lib/pathglob.c lib/pathglob.h \
-	lib/proc.c lib/proc.h
+	lib/proc.c lib/proc.h \
+	lib/file.c lib/file.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
@@ -27,6 +28,11 @@ tests_test_json_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_pathglob
 TESTS += tests/test_pathglob
 tests_test_pathglob_LDADD = $(LIB_LIBS)
+
+# lib/file: whole-file reads and atomic writes.
+check_PROGRAMS += tests/test_file
+TESTS += tests/test_file
+tests_test_file_LDADD = $(LIB_LIBS)
 
 # The one child-process module: spawn paths, session, hooks, group kill, orphan sweep.
 check_PROGRAMS += tests/test_proc

@@ -27,8 +27,9 @@ static pid_t	*proc_pids;
 static size_t	 proc_npids, proc_cappids;
 static bool	 proc_reaper_on;
 
-/* In a forked child: where a failure before the exec is reported. */
+/* In a forked child: where a failure before the exec is reported, and who forked it. */
 static int	 proc_report_fd = -1;
+static pid_t	 proc_parent;
 
 static void
 proc_remember(pid_t pid)
@@ -286,6 +287,10 @@ proc_child(const struct proc_spec *s, struct proc_pipes *pp, char **env, int rep
 
 	proc_report_fd = report;
 	setsid();
+	/* Set before anything can fail, and too late if tandem is already gone: check. */
+	if (s->pdeathsig != 0 && (prctl(PR_SET_PDEATHSIG, s->pdeathsig, 0, 0, 0) == -1 ||
+	    getppid() != proc_parent))
+		proc_child_fail("tandem ended while the child was starting");
 	for (i = 1; i < NSIG; i++)
 		if (i != SIGKILL && i != SIGSTOP)
 			signal(i, SIG_DFL);
@@ -342,6 +347,7 @@ proc_spawn_fork(const struct proc_spec *s, struct proc_pipes *pp, char **env,
 		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
 		return -1;
 	}
+	proc_parent = getpid();
 	pid = fork();
 	if (pid == -1) {
 		buf_printf(err, "cannot fork: %s", strerror(errno));
@@ -396,7 +402,7 @@ proc_spawn(const struct proc_spec *s, struct proc *p, struct buf *err)
 	if (proc_pipes_open(s, &pp, err) == -1)
 		return -1;
 	env = proc_env_build(s);
-	if (s->pre_exec == NULL && s->main == NULL)
+	if (s->pre_exec == NULL && s->main == NULL && s->pdeathsig == 0)
 		rc = proc_spawn_posix(s, &pp, env, &pid, err);
 	else
 		rc = proc_spawn_fork(s, &pp, env, &pid, err);
