@@ -806,6 +806,8 @@ config_release(struct config *cfg)
 	free(cfg->thinking);
 	free(cfg->effort);
 	cJSON_Delete(cfg->prices);
+	cJSON_Delete(cfg->mcp_servers);
+	cJSON_Delete(cfg->mcp_flags);
 	free(cfg->root);
 	free(cfg->home);
 	free(cfg->config_dir);

@@ -55,6 +55,11 @@ const struct cfg_key cfg_keys[] = {
 	{ "snapshots.max_snapshot_mb", CFG_INT, offsetof(struct config, snap.max_snapshot_mb), 0, 1048576, 0 },
 	{ "snapshots.max_files", CFG_INT, offsetof(struct config, snap.max_files), 1, 100000000, 0 },
 	{ "snapshots.store_mb", CFG_INT, offsetof(struct config, snap.store_mb), 0, 1048576, 0 },
+	/* MCP servers: read by mcp_config.c, which also knows whose they are. */
+	{ "mcpServers", CFG_OBJECT, offsetof(struct config, mcp_servers), 0, 0, 0 },
+	{ "mcp.timeout_ms", CFG_INT, offsetof(struct config, mcp_timeout_ms), 1, 86400000, 0 },
+	{ "mcp.defer_bytes", CFG_INT, offsetof(struct config, mcp_defer_bytes), -1, 100000000, 0 },
+	{ "mcp.start_wait_ms", CFG_INT, offsetof(struct config, mcp_start_wait_ms), 1, 600000, 0 },
 };
 
 const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);

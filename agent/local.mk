@@ -38,7 +38,11 @@ libtandem_agent_a_SOURCES = \
 	agent/wire/wire.c agent/wire/wire.h \
 	agent/wire/sjson.c agent/wire/sjson.h \
 	agent/wire/ccflags.c agent/wire/ccflags.h \
-	agent/wire/acp.c agent/wire/acp.h
+	agent/wire/acp.c agent/wire/acp.h \
+	agent/mcp.c agent/mcp.h \
+	agent/mcp_config.c agent/mcp_config.h \
+	agent/mcp_stdio.c agent/mcp_stdio.h \
+	agent/mcp_http.c agent/mcp_http.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -95,6 +99,12 @@ check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
 tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)
 
+check_PROGRAMS += tests/test_mcp
+TESTS += tests/test_mcp
+tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp_config.c agent/mcp_stdio.c agent/perm.c \
+	agent/shparse.c agent/shparse_word.c agent/shparse_rules.c tools/patch.c tools/sandbox.c
+tests_test_mcp_LDADD = $(LIB_LIBS)
+
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
 tests_test_config_SOURCES += agent/jail.c agent/event.c
 tests_test_hooks_SOURCES += agent/jail.c
@@ -111,3 +121,6 @@ check_PROGRAMS += tests/test_wsnap
 TESTS += tests/test_wsnap
 tests_test_wsnap_SOURCES = tests/test_wsnap.c agent/wsnap.c agent/wsnap_restore.c agent/session.c agent/conv.c
 tests_test_wsnap_LDADD = $(TOOLS_LIBS)
+check_PROGRAMS += tests/test_mcp_tools
+TESTS += tests/test_mcp_tools
+tests_test_mcp_tools_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)

@@ -44,6 +44,7 @@
 #include "stream.h"
 #include "xalloc.h"
 #include "agent_int.h"
+#include "mcp.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -275,6 +276,16 @@ agent_replay(struct agent *a)
 {
 	agent_emit_session(a, a->resumed);
 	jail_announce(a->jail, a->bus);
+	if (a->mcp != NULL) {
+		int ready, total = mcp_count(a->mcp, &ready);
+
+		agent_mcp_changed(a, ready, total);
+	}
+	if (a->mcp_warnings != NULL) {
+		event_error(a->bus, 0, "%s", a->mcp_warnings);
+		free(a->mcp_warnings);
+		a->mcp_warnings = NULL;
+	}
 	if (conv_count(&a->conv) > 0)
 		resume_replay_history(a);
 }

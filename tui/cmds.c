@@ -44,6 +44,7 @@ static void cmd_redo(struct app *, const char *, struct app_action *);
 static void cmd_fork(struct app *, const char *, struct app_action *);
 static void cmd_resume(struct app *, const char *, struct app_action *);
 static void cmd_memory(struct app *, const char *, struct app_action *);
+static void cmd_mcp(struct app *, const char *, struct app_action *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -56,6 +57,7 @@ static const struct cmd cmd_table[] = {
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
+	{ "/mcp", "", "the MCP servers: state, errors, tools", cmd_mcp },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
 	{ "/diff", "[N]", "what turn N (default: the last) changed: its tools' and commands' files", cmd_diff },
 	{ "/rewind", "[N] [what]", "the turn browser; or back to before turn N (conversation, files, both)",
@@ -221,6 +223,12 @@ static void
 cmd_memory(struct app *a, const char *arg, struct app_action *then)
 {
 	cmd_report(a, "memory");
+}
+
+static void
+cmd_mcp(struct app *a, const char *arg, struct app_action *then)
+{
+	cmd_report(a, "mcp");
 }
 
 static void
