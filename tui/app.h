@@ -133,6 +133,7 @@ struct app {
 	struct theme		 theme;
 	enum theme_depth	 depth;
 	bool			 no_color;
+	bool			 ascii_glyphs;	/* the locale is not UTF-8, or TERM=linux */
 	attr_t			 role_attr[ROLE_COUNT];
 	short			 role_pair[ROLE_COUNT];
 

@@ -59,6 +59,16 @@ paint_ta(unsigned ta)
 	return a;
 }
 
+/* The theme's glyphs, or the ASCII set where the terminal cannot draw them. */
+static void
+paint_glyphs_apply(struct app *a)
+{
+	struct theme_glyphs ascii;
+
+	theme_glyphs_default(&ascii, true);
+	tr_set_glyphs(a->tr, a->ascii_glyphs ? &ascii : &a->theme.glyphs);
+}
+
 void
 paint_theme_apply(struct app *a)
 {
@@ -83,6 +93,7 @@ paint_theme_apply(struct app *a)
 		if (a->depth != THEME_MONO && init_pair((short)(i + 1), (short)fg, (short)bg) == OK)
 			a->role_pair[i] = (short)(i + 1);
 	}
+	paint_glyphs_apply(a);
 	app_dirty(a, D_PANES | D_LAYOUT | D_CLEAR);
 }
 

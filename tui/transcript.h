@@ -52,6 +52,10 @@ void	 tr_scroll(struct transcript *, int rows);
 void	 tr_top(struct transcript *);
 void	 tr_bottom(struct transcript *);
 
+/* The glyphs tool calls are marked with (a copy is kept); redraws the tools. */
+struct theme_glyphs;
+void	 tr_set_glyphs(struct transcript *, const struct theme_glyphs *);
+
 /* Expand or collapse every tool result and thinking block. */
 void	 tr_expand_all(struct transcript *, bool expanded);
 /* Move the selection among expandable items (dir -1 older, +1 newer); toggle it. */

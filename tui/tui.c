@@ -493,17 +493,24 @@ tui_themes_dir(struct app *a, const char *datadir)
 		snprintf(a->themes_dir, sizeof a->themes_dir, "%s", "themes");
 }
 
-/* A UTF-8 locale for wcwidth and wide curses, whatever the environment says. */
-static void
+/*
+ * A UTF-8 locale for wcwidth and wide curses, whatever the environment says;
+ * true when the terminal needs the ASCII glyphs (the user's locale is not
+ * UTF-8, or TERM is linux).
+ */
+static bool
 tui_locale(void)
 {
 	const char *cs;
+	bool ascii;
 
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
+	ascii = theme_glyphs_ascii_wanted(cs, getenv("TERM"));
 	if (cs == NULL || strcmp(cs, "UTF-8") != 0)
 		if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
 			setlocale(LC_CTYPE, "en_US.UTF-8");
+	return ascii;
 }
 
 static void
@@ -689,9 +696,10 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 	struct app *a;
 	size_t i;
 	int status;
+	bool ascii = tui_locale();
 
-	tui_locale();
 	a = tui_new(loop, bus, be, agent, opts, stats);
+	a->ascii_glyphs = ascii;
 	tui_theme_initial(a, opts->theme, &warn);
 	if (tui_screen_open(a) == -1) {
 		buf_release(&warn);
