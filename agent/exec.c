@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include "ev.h"
 #include "exec.h"
 #include "json.h"
+#include "proc.h"
 #include "redact.h"
 #include "run_bash.h"
 #include "xalloc.h"
@@ -42,6 +44,7 @@ struct exec_job {
 	struct bash_capture	 cap;		/* run_bash */
 	bool			 is_bash;
 	struct tool_out		 failed;	/* could not start */
+	char			 tag[48];	/* run_bash: TANDEM_COMMAND_ID=n, for the orphan sweep */
 };
 
 static int exec_nalive;
@@ -58,7 +61,7 @@ static void
 exec_kill_group(struct exec_job *job, int sig)
 {
 	if (job->pid > 0)
-		kill(-job->pid, sig);
+		proc_kill(job->pid, sig);
 }
 
 static void
@@ -168,6 +171,7 @@ exec_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 {
 	struct exec_job *job = arg;
 
+	proc_forget(pid);
 	job->exited = true;
 	job->status = status;
 	if (job->timer != 0)
@@ -227,6 +231,9 @@ exec_finish(struct exec_job *job, struct tool_out *out)
 		ev_timer_cancel(job->loop, job->timer);
 	if (job->kill_timer != 0)
 		ev_timer_cancel(job->loop, job->kill_timer);
+	/* What the command left running (setsid, double fork) ends with it. */
+	if (job->is_bash && job->tag[0] != '\0')
+		proc_sweep(job->tag);
 	job->done(job->arg, out, ms);
 	tool_out_release(out);
 	if (job->is_bash)
@@ -260,39 +267,60 @@ exec_report_failure(struct ev_loop *loop, void *arg)
 	exec_finish(job, &job->failed);
 }
 
+/* What the worker needs, in the child. */
+struct exec_worker {
+	const struct tool_def	*tool;
+	const cJSON		*input;
+	const struct tool_env	*env;
+};
+
+static void
+exec_worker_main(void *arg)
+{
+	const struct exec_worker *w = arg;
+
+	exec_child(w->tool, w->input, w->env, 1);
+}
+
 static pid_t
 exec_fork_builtin(struct exec_job *job, const cJSON *input, const struct tool_env *env,
     struct buf *err)
 {
-	int p[2];
-	pid_t pid;
+	struct exec_worker w = { job->tool, input, env };
+	struct proc_spec spec = {
+		.in = PROC_IO_NULL,
+		.out = PROC_IO_PIPE,
+		.err_fd = 2,
+		.redact_env = true,
+		.main = exec_worker_main,
+		.arg = &w,
+	};
+	struct proc p;
 
-	if (pipe(p) == -1) {
-		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+	/* Where a worker's own complaint (a sanitizer's report) goes: tandem's stderr. */
+	spec.err = fcntl(2, F_GETFD) != -1 ? PROC_IO_FD : PROC_IO_NULL;
+	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;
-	}
-	pid = fork();
-	if (pid == -1) {
-		buf_printf(err, "cannot fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		close(p[0]);
-		redact_env_child();
-		exec_child(job->tool, input, env, p[1]);
-	}
-	setpgid(pid, pid);
-	close(p[1]);
-	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
-	fcntl(p[0], F_SETFD, FD_CLOEXEC);
-	job->fd = p[0];
-	return pid;
+	job->fd = p.out;
+	return p.pid;
+}
+
+/* Every command gets a tag its descendants inherit, and tandem adopts its orphans. */
+static pid_t
+exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const char *cmd,
+    struct buf *err)
+{
+	static unsigned long exec_serial;
+	const char *set[] = { job->tag, NULL };
+	struct bash_spawn_opts o = { .env_set = set };
+
+	int n = snprintf(job->tag, sizeof job->tag, "TANDEM_COMMAND_ID=%ld.%lu",
+	    (long)getpid(), ++exec_serial);
+
+	if (n < 0 || (size_t)n >= sizeof job->tag)
+		job->tag[0] = '\0';
+	proc_subreaper();
+	return bash_spawn(env->root, cmd, &o, &job->fd, err);
 }
 
 struct exec_job *
@@ -324,7 +352,7 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 		}
 		job->timeout_ms = bash_timeout_ms(input);
 		bash_capture_init(&job->cap, env->session_dir, id);
-		job->pid = bash_spawn(env->root, cmd, &job->fd, &err);
+		job->pid = exec_spawn_bash(job, env, cmd, &err);
 		if (job->pid == -1) {
 			bash_capture_release(&job->cap);
 			job->is_bash = false;

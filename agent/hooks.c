@@ -23,6 +23,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "perm.h"
+#include "proc.h"
 #include "redact.h"
 #include "xalloc.h"
 
@@ -495,10 +496,7 @@ static void hooks_proc_finish(struct hook_proc *);
 static void
 hooks_kill(struct hook_proc *p)
 {
-	if (p->pid > 0) {
-		kill(-p->pid, SIGKILL);
-		kill(p->pid, SIGKILL);
-	}
+	proc_kill(p->pid, SIGKILL);
 }
 
 static void
@@ -560,6 +558,7 @@ hooks_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 {
 	struct hook_proc *p = arg;
 
+	proc_forget(pid);
 	p->exited = true;
 	p->status = status;
 	if (p->timer != 0)
@@ -580,96 +579,48 @@ hooks_on_timeout(struct ev_loop *loop, void *arg)
 	hooks_kill(p);
 }
 
-/* An fd of ours that is not 0, 1 or 2 (a parent started without them would clash). */
-static int
-hooks_high_fd(int fd)
-{
-	int hi;
-
-	if (fd > 2)
-		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return hi;
-}
-
-static void __attribute__((noreturn))
-hooks_child(const struct hook_proc *p, int in, int out, int err, const char *root)
-{
-	sigset_t none;
-	int s;
-
-	setpgid(0, 0);
-	for (s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			signal(s, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	dup2(in, 0);
-	dup2(out, 1);
-	dup2(err, 2);
-	if (chdir(root) == -1) {
-		dprintf(2, "cannot enter %s: %s\n", root, strerror(errno));
-		_exit(126);
-	}
-	redact_env_child();
-	/* Claude Code's hooks find the project through this variable. */
-	setenv("CLAUDE_PROJECT_DIR", root, 1);
-	setenv("TANDEM_PROJECT_DIR", root, 1);
-	execl("/bin/bash", "bash", "-c", p->command, (char *)NULL);
-	execl("/bin/sh", "sh", "-c", p->command, (char *)NULL);
-	dprintf(2, "cannot run /bin/sh: %s\n", strerror(errno));
-	_exit(127);
-}
-
 static int
 hooks_spawn(struct hook_proc *p, const char *input, size_t n, struct buf *err)
 {
 	struct hooks *h = p->run->h;
-	int in, o[2], e[2];
-	pid_t pid;
+	const char *root = h->cfg->root;
+	const char *argv[] = { "/bin/bash", "-c", p->command, NULL };
+	struct buf dir1 = BUF_INIT(8192), dir2 = BUF_INIT(8192);
+	const char *env_set[3];
+	struct proc_spec spec = {
+		.argv = argv,
+		.alt_path = "/bin/sh",
+		.dir = root,
+		.in = PROC_IO_FD,
+		.out = PROC_IO_PIPE,
+		.err = PROC_IO_PIPE,
+		.redact_env = true,
+		.env_set = env_set,
+	};
+	struct proc c;
+	int in, rc;
 
 	if ((in = hooks_stdin_file(input, n, err)) == -1)
 		return -1;
-	if (pipe2(o, O_CLOEXEC) == -1) {
-		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
-		close(in);
-		return -1;
-	}
-	if (pipe2(e, O_CLOEXEC) == -1) {
-		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
-		close(in);
-		close(o[0]);
-		close(o[1]);
-		return -1;
-	}
-	in = hooks_high_fd(in);
-	o[0] = hooks_high_fd(o[0]);
-	o[1] = hooks_high_fd(o[1]);
-	e[0] = hooks_high_fd(e[0]);
-	e[1] = hooks_high_fd(e[1]);
-	pid = fork();
-	if (pid == 0)
-		hooks_child(p, in, o[1], e[1], h->cfg->root);
+	/* Claude Code's hooks find the project through this variable. */
+	buf_printf(&dir1, "CLAUDE_PROJECT_DIR=%s", root);
+	buf_printf(&dir2, "TANDEM_PROJECT_DIR=%s", root);
+	env_set[0] = buf_cstr(&dir1);
+	env_set[1] = buf_cstr(&dir2);
+	env_set[2] = NULL;
+	spec.in_fd = in;
+	rc = proc_spawn(&spec, &c, err);
 	close(in);
-	close(o[1]);
-	close(e[1]);
-	if (pid == -1) {
-		buf_printf(err, "cannot fork: %s", strerror(errno));
-		close(o[0]);
-		close(e[0]);
+	buf_release(&dir1);
+	buf_release(&dir2);
+	if (rc == -1)
 		return -1;
-	}
-	/* Both sides set the group, so a kill right after fork finds it. */
-	setpgid(pid, pid);
-	p->pid = pid;
-	p->out_fd = o[0];
-	p->err_fd = e[0];
-	fcntl(o[0], F_SETFL, fcntl(o[0], F_GETFL) | O_NONBLOCK);
-	fcntl(e[0], F_SETFL, fcntl(e[0], F_GETFL) | O_NONBLOCK);
-	ev_io_add(h->loop, o[0], POLLIN, hooks_on_read, p);
-	ev_io_add(h->loop, e[0], POLLIN, hooks_on_read, p);
-	ev_child_add(h->loop, pid, hooks_on_exit, p);
+	p->pid = c.pid;
+	p->out_fd = c.out;
+	p->err_fd = c.err;
+	ev_io_add(h->loop, c.out, POLLIN, hooks_on_read, p);
+	ev_io_add(h->loop, c.err, POLLIN, hooks_on_read, p);
+	ev_child_add(h->loop, c.pid, hooks_on_exit, p);
 	p->timer = ev_timer_add(h->loop, p->timeout_ms, hooks_on_timeout, p);
 	return 0;
 }

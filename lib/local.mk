@@ -7,7 +7,8 @@ libtandem_lib_a_SOURCES = \
 	lib/json.c lib/json.h \
 	lib/sha256.c lib/sha256.h \
 	lib/redact.c lib/redact.h \
-	lib/pathglob.c lib/pathglob.h
+	lib/pathglob.c lib/pathglob.h \
+	lib/proc.c lib/proc.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
@@ -26,3 +27,8 @@ tests_test_json_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_pathglob
 TESTS += tests/test_pathglob
 tests_test_pathglob_LDADD = $(LIB_LIBS)
+
+# The one child-process module: spawn paths, session, hooks, group kill, orphan sweep.
+check_PROGRAMS += tests/test_proc
+TESTS += tests/test_proc
+tests_test_proc_LDADD = $(LIB_LIBS)

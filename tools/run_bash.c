@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "proc.h"
 #include "run_bash.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -42,55 +43,31 @@ const struct tool_def tool_run_bash = {
 };
 
 pid_t
-bash_spawn(const char *dir, const char *command, int *outfd, struct buf *err)
+bash_spawn(const char *dir, const char *command, const struct bash_spawn_opts *o,
+    int *outfd, struct buf *err)
 {
-	int p[2], devnull;
-	pid_t pid;
+	const char *argv[] = { "/bin/bash", "-c", command, NULL };
+	struct proc_spec spec = {
+		.argv = argv,
+		.alt_path = "/bin/sh",
+		.dir = dir,
+		.in = PROC_IO_NULL,
+		.out = PROC_IO_PIPE,
+		.err = PROC_IO_STDOUT,
+		.redact_env = true,
+	};
+	struct proc p;
 
-	if (pipe(p) == -1) {
-		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+	if (o != NULL) {
+		spec.env_set = o->env_set;
+		spec.env_unset = o->env_unset;
+		spec.pre_exec = o->pre_exec;
+		spec.arg = o->arg;
+	}
+	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;
-	}
-	pid = fork();
-	if (pid == -1) {
-		buf_printf(err, "cannot fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		sigset_t none;
-		int s;
-
-		setpgid(0, 0);
-		for (s = 1; s < 32; s++)
-			if (s != SIGKILL && s != SIGSTOP)
-				signal(s, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		devnull = open("/dev/null", O_RDONLY);
-		if (devnull != -1) {
-			dup2(devnull, 0);
-			close(devnull);
-		}
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		if (chdir(dir) == -1)
-			_exit(126);
-		redact_env_child();
-		execl("/bin/bash", "bash", "-c", command, (char *)NULL);
-		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-		_exit(127);
-	}
-	/* Both sides set the group, so a kill right after fork finds it. */
-	setpgid(pid, pid);
-	close(p[1]);
-	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
-	fcntl(p[0], F_SETFD, FD_CLOEXEC);
-	*outfd = p[0];
-	return pid;
+	*outfd = p.out;
+	return p.pid;
 }
 
 int

@@ -19,18 +19,29 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "proc.h"
 #include "redact.h"
 #include "tool.h"
 
 #define BASH_TIMEOUT_DEFAULT_MS	120000
 #define BASH_TIMEOUT_MAX_MS	600000
 
+/* What a command's spawn adds (all optional; strings are the caller's). */
+struct bash_spawn_opts {
+	const char *const *env_set;	/* "NAME=value", NULL-ended */
+	const char *const *env_unset;	/* names, NULL-ended */
+	proc_hook_fn	*pre_exec;	/* the sandbox, in the child */
+	void		*arg;
+};
+
 /*
- * Start `bash -c command` in dir, in a new process group, stdin from
+ * Start `bash -c command` in dir through proc (its own session, stdin from
  * /dev/null, stdout and stderr into one pipe whose read end (non-blocking,
- * close-on-exec) goes to *outfd.  Returns the pid, or -1 with err filled.
+ * close-on-exec) goes to *outfd).  o may be NULL.  Returns the pid, or -1
+ * with err filled.
  */
-pid_t	bash_spawn(const char *dir, const char *command, int *outfd, struct buf *err);
+pid_t	bash_spawn(const char *dir, const char *command, const struct bash_spawn_opts *o,
+	    int *outfd, struct buf *err);
 
 /* The timeout asked for in input, clamped to (0, BASH_TIMEOUT_MAX_MS]. */
 int	bash_timeout_ms(const cJSON *input);

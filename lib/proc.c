@@ -1,0 +1,522 @@
+/* Child processes: see proc.h. */
+#include "autoconf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "redact.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+/* The longest failure sentence a child sends back before its exec. */
+#define PROC_REPORT_MAX	1024
+
+/* The children proc spawned and nobody reaped yet: proc_sweep leaves them alone. */
+static pid_t	*proc_pids;
+static size_t	 proc_npids, proc_cappids;
+static bool	 proc_reaper_on;
+
+/* In a forked child: where a failure before the exec is reported. */
+static int	 proc_report_fd = -1;
+
+static void
+proc_remember(pid_t pid)
+{
+	if (proc_npids == proc_cappids) {
+		proc_cappids = proc_cappids != 0 ? proc_cappids * 2 : 16;
+		proc_pids = xreallocarray(proc_pids, proc_cappids, sizeof *proc_pids);
+	}
+	proc_pids[proc_npids++] = pid;
+}
+
+static bool
+proc_known(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < proc_npids; i++)
+		if (proc_pids[i] == pid)
+			return true;
+	return false;
+}
+
+void
+proc_forget(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < proc_npids; i++)
+		if (proc_pids[i] == pid) {
+			proc_pids[i] = proc_pids[--proc_npids];
+			return;
+		}
+}
+
+int
+proc_alive(void)
+{
+	return (int)proc_npids;
+}
+
+void
+proc_kill(pid_t pid, int sig)
+{
+	if (pid <= 0)
+		return;
+	kill(-pid, sig);
+	kill(pid, sig);
+}
+
+/* The length of the name in a "NAME=value" entry. */
+static size_t
+proc_env_namelen(const char *e)
+{
+	const char *eq = strchr(e, '=');
+
+	return eq != NULL ? (size_t)(eq - e) : strlen(e);
+}
+
+static bool
+proc_env_listed(const char *const *list, const char *e, size_t n)
+{
+	for (; list != NULL && *list != NULL; list++)
+		if (proc_env_namelen(*list) == n && strncmp(*list, e, n) == 0)
+			return true;
+	return false;
+}
+
+/* The child's environment (the array is the caller's to free, the strings are not). */
+static char **
+proc_env_build(const struct proc_spec *s)
+{
+	size_t n = 0, k = 0;
+	char **env, **e;
+	const char *const *a;
+
+	for (e = environ; e != NULL && *e != NULL; e++)
+		n++;
+	for (a = s->env_set; a != NULL && *a != NULL; a++)
+		n++;
+	env = xcalloc(n + 1, sizeof *env);
+	for (e = environ; e != NULL && *e != NULL; e++) {
+		size_t l = proc_env_namelen(*e);
+
+		if (proc_env_listed(s->env_unset, *e, l) || proc_env_listed(s->env_set, *e, l))
+			continue;
+		if (s->redact_env) {
+			char *name = xstrndup(*e, l);
+			bool drop = redact_env_removed(name);
+
+			free(name);
+			if (drop)
+				continue;
+		}
+		env[k++] = *e;
+	}
+	for (a = s->env_set; a != NULL && *a != NULL; a++)
+		env[k++] = (char *)*a;
+	env[k] = NULL;
+	return env;
+}
+
+/* Pipes, parent ends: fd[0] for stdin's write end, fd[1], fd[2] read ends. */
+struct proc_pipes {
+	int	child[3];	/* what becomes 0, 1, 2 in the child (-1: /dev/null) */
+	int	parent[3];
+	int	devnull;
+};
+
+static void
+proc_pipes_close(struct proc_pipes *pp, bool parent_too)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (pp->child[i] != -1 && pp->child[i] != pp->devnull)
+			close(pp->child[i]);
+		pp->child[i] = -1;
+		if (parent_too && pp->parent[i] != -1)
+			close(pp->parent[i]);
+		if (parent_too)
+			pp->parent[i] = -1;
+	}
+	if (pp->devnull != -1)
+		close(pp->devnull);
+	pp->devnull = -1;
+}
+
+static int
+proc_pipes_open(const struct proc_spec *s, struct proc_pipes *pp, struct buf *err)
+{
+	enum proc_io how[3] = { s->in, s->out, s->err };
+	int fds[3] = { s->in_fd, s->out_fd, s->err_fd };
+	int i, p[2];
+
+	pp->devnull = -1;
+	for (i = 0; i < 3; i++)
+		pp->child[i] = pp->parent[i] = -1;
+	for (i = 0; i < 3; i++) {
+		switch (how[i]) {
+		case PROC_IO_NULL:
+			if (pp->devnull == -1 &&
+			    (pp->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
+				buf_printf(err, "cannot open /dev/null: %s", strerror(errno));
+				goto fail;
+			}
+			pp->child[i] = pp->devnull;
+			break;
+		case PROC_IO_PIPE:
+			if (pipe2(p, O_CLOEXEC) == -1) {
+				buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+				goto fail;
+			}
+			pp->child[i] = i == 0 ? p[0] : p[1];
+			pp->parent[i] = i == 0 ? p[1] : p[0];
+			fcntl(pp->parent[i], F_SETFL, fcntl(pp->parent[i], F_GETFL) | O_NONBLOCK);
+			break;
+		case PROC_IO_FD:
+			if ((pp->child[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) == -1) {
+				buf_printf(err, "cannot pass descriptor %d: %s", fds[i], strerror(errno));
+				goto fail;
+			}
+			break;
+		case PROC_IO_STDOUT:
+			if (i != 2 || (pp->child[2] = fcntl(pp->child[1], F_DUPFD_CLOEXEC, 3)) == -1) {
+				buf_puts(err, "stderr into stdout needs a stdout");
+				goto fail;
+			}
+			break;
+		}
+	}
+	/* Keep the child's ends off 0-2, so the dup2s below never clobber one another. */
+	for (i = 0; i < 3; i++)
+		if (pp->child[i] >= 0 && pp->child[i] <= 2 && pp->child[i] != pp->devnull) {
+			int hi = fcntl(pp->child[i], F_DUPFD_CLOEXEC, 3);
+
+			close(pp->child[i]);
+			pp->child[i] = hi;
+		}
+	if (pp->devnull >= 0 && pp->devnull <= 2) {
+		int hi = fcntl(pp->devnull, F_DUPFD_CLOEXEC, 3);
+
+		for (i = 0; i < 3; i++)
+			if (pp->child[i] == pp->devnull)
+				pp->child[i] = hi;
+		close(pp->devnull);
+		pp->devnull = hi;
+	}
+	return 0;
+fail:
+	proc_pipes_close(pp, true);
+	return -1;
+}
+
+/* --- posix_spawn ----------------------------------------------------------- */
+
+static int
+proc_spawn_posix(const struct proc_spec *s, struct proc_pipes *pp, char **env,
+    pid_t *pid, struct buf *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t all, none;
+	const char *path = s->argv[0];
+	int i, rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	for (i = 0; i < 3; i++)
+		posix_spawn_file_actions_adddup2(&fa, pp->child[i], i);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	if (s->dir != NULL)
+		posix_spawn_file_actions_addchdir_np(&fa, s->dir);
+	sigfillset(&all);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
+	    POSIX_SPAWN_SETSIGMASK);
+	rc = posix_spawn(pid, path, &fa, &at, (char *const *)s->argv, env);
+	if (rc == ENOENT && s->alt_path != NULL) {
+		path = s->alt_path;
+		rc = posix_spawn(pid, path, &fa, &at, (char *const *)s->argv, env);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0) {
+		if (s->dir != NULL)
+			buf_printf(err, "cannot run %s in %s: %s", path, s->dir, strerror(rc));
+		else
+			buf_printf(err, "cannot run %s: %s", path, strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* --- fork and exec --------------------------------------------------------- */
+
+/* In the child: send why it cannot go on to the parent, and end. */
+static void __attribute__((noreturn))
+proc_child_fail(const char *msg)
+{
+	size_t n = strnlen(msg, PROC_REPORT_MAX);
+
+	if (proc_report_fd != -1)
+		(void)!write(proc_report_fd, msg, n > 0 ? n : 1);
+	_exit(126);
+}
+
+static void __attribute__((noreturn))
+proc_child(const struct proc_spec *s, struct proc_pipes *pp, char **env, int report)
+{
+	struct buf err = BUF_INIT(PROC_REPORT_MAX);
+	sigset_t none;
+	int i;
+
+	proc_report_fd = report;
+	setsid();
+	for (i = 1; i < NSIG; i++)
+		if (i != SIGKILL && i != SIGSTOP)
+			signal(i, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (i = 0; i < 3; i++)
+		if (dup2(pp->child[i], i) == -1)
+			proc_child_fail("cannot set up the child's standard streams");
+	/* Nothing of tandem's but the report pipe survives the exec. */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	environ = env;
+	if (s->pre_exec != NULL && s->pre_exec(s->arg, &err) == -1)
+		proc_child_fail(err.len > 0 ? buf_cstr(&err) : "the child's set-up failed");
+	if (s->dir != NULL && chdir(s->dir) == -1) {
+		buf_reset(&err);
+		buf_printf(&err, "cannot enter %s: %s", s->dir, strerror(errno));
+		proc_child_fail(buf_cstr(&err));
+	}
+	if (s->main != NULL) {
+		close(report);
+		proc_report_fd = -1;
+		s->main(s->arg);
+		_exit(0);
+	}
+	execve(s->argv[0], (char *const *)s->argv, environ);
+	if (errno == ENOENT && s->alt_path != NULL)
+		execve(s->alt_path, (char *const *)s->argv, environ);
+	buf_reset(&err);
+	buf_printf(&err, "cannot run %s: %s", s->alt_path != NULL ? s->alt_path : s->argv[0],
+	    strerror(errno));
+	proc_child_fail(buf_cstr(&err));
+}
+
+static int
+proc_spawn_fork(const struct proc_spec *s, struct proc_pipes *pp, char **env,
+    pid_t *pidp, struct buf *err)
+{
+	char msg[PROC_REPORT_MAX + 1];
+	size_t got = 0;
+	int r[2];
+	pid_t pid;
+
+	if (pipe2(r, O_CLOEXEC) == -1) {
+		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == -1) {
+		buf_printf(err, "cannot fork: %s", strerror(errno));
+		close(r[0]);
+		close(r[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(r[0]);
+		proc_child(s, pp, env, r[1]);
+	}
+	close(r[1]);
+	/* Until the exec (or main) the child may still fail: wait for its word. */
+	for (;;) {
+		ssize_t n = read(r[0], msg + got, PROC_REPORT_MAX - got);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == PROC_REPORT_MAX)
+			break;
+	}
+	close(r[0]);
+	if (got == 0) {
+		*pidp = pid;
+		return 0;
+	}
+	msg[got] = '\0';
+	buf_puts(err, msg);
+	proc_kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	return -1;
+}
+
+int
+proc_spawn(const struct proc_spec *s, struct proc *p, struct buf *err)
+{
+	struct proc_pipes pp;
+	char **env;
+	pid_t pid = -1;
+	int rc;
+
+	p->pid = -1;
+	p->in = p->out = p->err = -1;
+	if (s->main == NULL && (s->argv == NULL || s->argv[0] == NULL)) {
+		buf_puts(err, "nothing to run");
+		return -1;
+	}
+	if (proc_pipes_open(s, &pp, err) == -1)
+		return -1;
+	env = proc_env_build(s);
+	if (s->pre_exec == NULL && s->main == NULL)
+		rc = proc_spawn_posix(s, &pp, env, &pid, err);
+	else
+		rc = proc_spawn_fork(s, &pp, env, &pid, err);
+	free(env);
+	proc_pipes_close(&pp, rc == -1);
+	if (rc == -1)
+		return -1;
+	p->pid = pid;
+	p->in = pp.parent[0];
+	p->out = pp.parent[1];
+	p->err = pp.parent[2];
+	proc_remember(pid);
+	return 0;
+}
+
+/* --- orphans --------------------------------------------------------------- */
+
+int
+proc_subreaper(void)
+{
+	if (proc_reaper_on)
+		return 0;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
+		return -1;
+	proc_reaper_on = true;
+	return 0;
+}
+
+/* The parent and state of pid, from /proc/pid/stat; -1 when it is gone. */
+static int
+proc_stat(pid_t pid, pid_t *ppid, char *state)
+{
+	char path[64], line[512], *rp, *end;
+	FILE *f;
+	long v;
+	int n;
+
+	n = snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if (n < 0 || (size_t)n >= sizeof path || (f = fopen(path, "re")) == NULL)
+		return -1;
+	n = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	/* The name is in parentheses and may hold anything: start after the last ')'. */
+	if (!n || (rp = strrchr(line, ')')) == NULL || rp[1] != ' ' || rp[2] == '\0')
+		return -1;
+	*state = rp[2];
+	errno = 0;
+	v = strtol(rp + 3, &end, 10);
+	if (errno != 0 || end == rp + 3)
+		return -1;
+	*ppid = (pid_t)v;
+	return 0;
+}
+
+/* Whether pid's environment holds the entry tag. */
+static bool
+proc_env_has(pid_t pid, const char *tag)
+{
+	char path[64];
+	struct buf env = BUF_INIT(1024 * 1024);
+	size_t tl = strlen(tag), off;
+	bool found = false;
+	int fd, n;
+
+	n = snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+	if (n < 0 || (size_t)n >= sizeof path || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	for (;;) {
+		char chunk[8192];
+		ssize_t r = read(fd, chunk, sizeof chunk);
+
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0 || buf_append(&env, chunk, (size_t)r) == -1)
+			break;
+	}
+	close(fd);
+	for (off = 0; off < env.len; off += strnlen(env.data + off, env.len - off) + 1)
+		if (env.len - off >= tl + 1 && memcmp(env.data + off, tag, tl) == 0 &&
+		    env.data[off + tl] == '\0') {
+			found = true;
+			break;
+		}
+	buf_release(&env);
+	return found;
+}
+
+/* One pass over tandem's children; how many it ended. */
+static int
+proc_sweep_pass(const char *tag)
+{
+	pid_t me = getpid(), ppid, pid;
+	struct dirent *d;
+	DIR *dir;
+	char state, *end;
+	int ended = 0;
+	long v;
+
+	if ((dir = opendir("/proc")) == NULL)
+		return 0;
+	while ((d = readdir(dir)) != NULL) {
+		errno = 0;
+		v = strtol(d->d_name, &end, 10);
+		if (errno != 0 || end == d->d_name || *end != '\0' || v <= 0)
+			continue;
+		pid = (pid_t)v;
+		if (proc_known(pid) || proc_stat(pid, &ppid, &state) == -1 || ppid != me)
+			continue;
+		/* A zombie orphan has no environment left to tell: reap it all the same. */
+		if (state != 'Z' && !proc_env_has(pid, tag))
+			continue;
+		if (state != 'Z')
+			proc_kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		ended++;
+	}
+	closedir(dir);
+	return ended;
+}
+
+int
+proc_sweep(const char *tag)
+{
+	int total = 0, n, pass;
+
+	if (!proc_reaper_on)
+		return 0;
+	/* An orphan's own children come back to tandem when it ends: look again. */
+	for (pass = 0; pass < 8 && (n = proc_sweep_pass(tag)) > 0; pass++)
+		total += n;
+	return total;
+}

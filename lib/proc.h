@@ -1,0 +1,97 @@
+/*
+ * proc: the one way tandem starts a child process (a command, a hook, a
+ * built-in tool's worker) and ends it.
+ *
+ * It owns everything between "the caller wants a process" and "the program
+ * runs": the pipes (the caller chooses, per stream, /dev/null, a pipe, one
+ * of its descriptors, or stderr into stdout; the parent ends are
+ * non-blocking and close-on-exec, and no other descriptor of tandem reaches
+ * the child), the child's environment (the redacted variables removed,
+ * the caller's additions set), its own session (setsid: no controlling
+ * terminal, so no writes to /dev/tty and no TIOCSTI into tandem's prompt),
+ * signal dispositions back to default and an empty signal mask, the
+ * working directory, and an optional pre-exec hook run in the child (the
+ * command sandbox).  posix_spawn when no hook or in-process main is
+ * needed; fork and exec otherwise, with any failure before the exec sent
+ * back to the parent as one sentence.
+ *
+ * It also owns ending: proc_kill signals the child's whole process group,
+ * and proc_sweep ends what a command left behind after it exited (tandem is
+ * the child subreaper, so an orphan, setsid or double-forked, comes back to
+ * tandem instead of to init).  Reaping the child itself stays the caller's
+ * (through ev_child_add); proc_forget tells proc it was reaped.
+ */
+#ifndef TANDEM_PROC_H
+#define TANDEM_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+/* Where one of the child's standard streams goes. */
+enum proc_io {
+	PROC_IO_NULL = 0,	/* /dev/null */
+	PROC_IO_PIPE,		/* a pipe; the parent's end in struct proc */
+	PROC_IO_FD,		/* the caller's descriptor (dup'ed; the caller keeps it) */
+	PROC_IO_STDOUT,		/* stderr only: the same as stdout */
+};
+
+/*
+ * Run in the child before the exec (or main), after its streams, session
+ * and signals are set and before it enters dir.  Returns 0 to go on, or -1
+ * with err filled: the spawn then fails with that sentence.  The child's
+ * environment is in place (setenv and unsetenv change what runs).  It may fork:
+ * only the process in which it returns 0 goes on to the exec; the others
+ * must end themselves and close every descriptor they do not need.
+ */
+typedef int proc_hook_fn(void *arg, struct buf *err);
+/* Run in the child instead of an exec (a built-in tool's worker); must not return. */
+typedef void proc_main_fn(void *arg);
+
+struct proc_spec {
+	const char *const *argv;	/* argv[0] is the program's path; NULL with main */
+	const char	*alt_path;	/* tried when argv[0] does not exist (/bin/sh for bash) */
+	const char	*dir;		/* working directory; NULL: tandem's */
+	enum proc_io	 in, out, err;
+	int		 in_fd, out_fd, err_fd;	/* for PROC_IO_FD */
+	bool		 redact_env;	/* drop the variables no child may inherit */
+	const char *const *env_set;	/* "NAME=value" entries to set, NULL-ended */
+	const char *const *env_unset;	/* names to remove, NULL-ended */
+	proc_hook_fn	*pre_exec;
+	proc_main_fn	*main;
+	void		*arg;		/* for pre_exec and main */
+};
+
+struct proc {
+	pid_t	pid;		/* also the process group and session id */
+	int	in, out, err;	/* the parent's pipe ends, -1 when not a pipe */
+};
+
+/*
+ * Start a child as spec says.  On success fills p and returns 0; the
+ * caller owns the pipe ends and reaps the pid.  On failure returns -1 with
+ * err filled, nothing left open and no child left behind.
+ */
+int	proc_spawn(const struct proc_spec *spec, struct proc *p, struct buf *err);
+/* Send sig to the child's whole process group (and to the child itself). */
+void	proc_kill(pid_t pid, int sig);
+/* The caller reaped pid: it is no longer one of proc's children. */
+void	proc_forget(pid_t pid);
+/* How many spawned children are not yet forgotten (for leak checks). */
+int	proc_alive(void);
+
+/*
+ * Make tandem the subreaper of everything it starts (once; later calls do
+ * nothing).  Returns 0, or -1 when the kernel refuses.
+ */
+int	proc_subreaper(void);
+/*
+ * End the orphans of one command: every child of tandem that proc did not
+ * spawn itself and whose environment holds tag ("NAME=value", set through
+ * env_set) is killed and reaped, and zombies of such orphans are reaped.
+ * Returns how many processes it ended.
+ */
+int	proc_sweep(const char *tag);
+
+#endif

@@ -1,0 +1,235 @@
+/* proc: spawning, the child's session and signals, hooks, killing, sweeping orphans. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "proc.h"
+#include "t.h"
+
+/* Everything the child writes on fd until EOF (fd is non-blocking). */
+static void
+read_all(int fd, struct buf *out)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char chunk[4096];
+	ssize_t n;
+
+	for (;;) {
+		if (poll(&pfd, 1, 10000) <= 0)
+			return;
+		n = read(fd, chunk, sizeof chunk);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			return;
+		buf_append(out, chunk, (size_t)n);
+	}
+}
+
+static int
+run_sh(const char *cmd, struct proc_spec *spec, struct buf *out, struct buf *err)
+{
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct proc p;
+	int status = -1;
+
+	spec->argv = argv;
+	if (proc_spawn(spec, &p, err) == -1)
+		return -1;
+	if (p.out != -1) {
+		read_all(p.out, out);
+		close(p.out);
+	}
+	waitpid(p.pid, &status, 0);
+	proc_forget(p.pid);
+	return status;
+}
+
+T_TEST(pipes_env_dir)
+{
+	struct buf out = BUF_INIT(65536), err = BUF_INIT(1024);
+	const char *set[] = { "PROC_TEST_A=one", NULL }, *unset[] = { "PROC_TEST_B", NULL };
+	struct proc_spec spec = {
+		.dir = "/",
+		.out = PROC_IO_PIPE, .err = PROC_IO_STDOUT,
+		.env_set = set, .env_unset = unset,
+	};
+	int st;
+
+	setenv("PROC_TEST_B", "two", 1);
+	st = run_sh("echo \"$PROC_TEST_A:${PROC_TEST_B-gone}:$(pwd)\"; echo err >&2; read x || echo eof",
+	    &spec, &out, &err);
+	T_OK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	T_EQ_STR(buf_cstr(&out), "one:gone:/\nerr\neof\n");
+	T_EQ_INT(proc_alive(), 0);
+	buf_release(&out);
+	buf_release(&err);
+}
+
+static int
+hook_fails(void *arg, struct buf *err)
+{
+	buf_puts(err, "the hook said no");
+	return -1;
+}
+
+static int
+hook_marks(void *arg, struct buf *err)
+{
+	return setenv("PROC_HOOKED", "yes", 1);
+}
+
+T_TEST(hook_runs_and_fails_plainly)
+{
+	struct buf out = BUF_INIT(65536), err = BUF_INIT(1024);
+	struct proc_spec spec = { .out = PROC_IO_PIPE, .pre_exec = hook_fails };
+	struct proc p;
+	const char *argv[] = { "/bin/true", NULL };
+
+	spec.argv = argv;
+	T_EQ_INT(proc_spawn(&spec, &p, &err), -1);
+	T_EQ_STR(buf_cstr(&err), "the hook said no");
+	T_EQ_INT(p.out, -1);
+	T_EQ_INT(proc_alive(), 0);
+	/* The hook runs before the exec, in the child: what it sets, the program sees. */
+	spec.pre_exec = hook_marks;
+	buf_reset(&err);
+	run_sh("echo $PROC_HOOKED", &spec, &out, &err);
+	T_EQ_STR(buf_cstr(&out), "yes\n");
+	T_OK(getenv("PROC_HOOKED") == NULL);	/* in the child only */
+	buf_release(&out);
+	buf_release(&err);
+}
+
+T_TEST(missing_program_and_dir)
+{
+	struct buf out = BUF_INIT(65536), err = BUF_INIT(1024);
+	const char *argv[] = { "/nonexistent/prog", NULL };
+	struct proc_spec spec = { .argv = argv, .out = PROC_IO_PIPE };
+	struct proc p;
+
+	T_EQ_INT(proc_spawn(&spec, &p, &err), -1);
+	T_CONTAINS(buf_cstr(&err), "cannot run /nonexistent/prog");
+	/* The alternative program is tried when the first is missing. */
+	spec.alt_path = "/bin/sh";
+	buf_reset(&err);
+	T_OK(run_sh("echo alt", &spec, &out, &err) != -1);
+	buf_reset(&err);
+	spec.dir = "/nonexistent-dir";
+	spec.pre_exec = hook_marks;	/* the fork path reports it too */
+	T_EQ_INT(run_sh("true", &spec, &out, &err), -1);
+	T_CONTAINS(buf_cstr(&err), "/nonexistent-dir");
+	T_EQ_INT(proc_alive(), 0);
+	buf_release(&out);
+	buf_release(&err);
+}
+
+/* Both spawn paths: own session, no controlling terminal, default signals, empty mask. */
+static void
+check_session(proc_hook_fn *hook)
+{
+	struct buf out = BUF_INIT(65536), err = BUF_INIT(1024);
+	struct proc_spec spec = { .out = PROC_IO_PIPE, .pre_exec = hook };
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGINT, SIG_IGN);
+	run_sh("ps -o sid=,pgid= -p $$ | tr -s ' '; (: >/dev/tty) 2>/dev/null && echo tty || echo notty;"
+	    " grep -E '^(SigBlk|SigIgn)' /proc/$$/status", &spec, &out, &err);
+	signal(SIGINT, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	T_CONTAINS(buf_cstr(&out), "notty");
+	T_CONTAINS(buf_cstr(&out), "SigBlk:\t0000000000000000");
+	/* Signals 1-31 (32 and up are the C library's own, and cannot be set). */
+	{
+		const char *ig = strstr(buf_cstr(&out), "SigIgn:\t");
+		unsigned long long mask = ig != NULL ? strtoull(ig + 8, NULL, 16) : ~0ULL;
+
+		T_EQ_INT(mask & 0x7fffffffULL, 0);
+	}
+	/* sid == pgid == the shell's pid: read back what ps said. */
+	{
+		long sid = 0, pgid = 0;
+
+		T_EQ_INT(sscanf(buf_cstr(&out), " %ld %ld", &sid, &pgid), 2);
+		T_OK(sid == pgid && sid > 0);
+		T_OK(sid != getsid(0));
+	}
+	buf_release(&out);
+	buf_release(&err);
+}
+
+T_TEST(session_and_signals_posix_spawn)
+{
+	check_session(NULL);
+}
+
+T_TEST(session_and_signals_fork)
+{
+	check_session(hook_marks);
+}
+
+T_TEST(kill_reaches_the_group)
+{
+	struct buf err = BUF_INIT(1024);
+	const char *argv[] = { "/bin/sh", "-c", "sleep 30 & sleep 30 & wait", NULL };
+	struct proc_spec spec = { .argv = argv, .out = PROC_IO_PIPE };
+	struct proc p;
+	struct buf out = BUF_INIT(4096);
+	int st;
+
+	T_EQ_INT(proc_spawn(&spec, &p, &err), 0);
+	usleep(100000);
+	proc_kill(p.pid, SIGKILL);
+	waitpid(p.pid, &st, 0);
+	proc_forget(p.pid);
+	/* EOF on the pipe means both sleeps (which hold it) are gone too. */
+	read_all(p.out, &out);
+	close(p.out);
+	T_OK(WIFSIGNALED(st));
+	buf_release(&err);
+	buf_release(&out);
+}
+
+T_TEST(sweep_ends_orphans)
+{
+	struct buf out = BUF_INIT(65536), err = BUF_INIT(1024);
+	const char *set[] = { "PROC_TAG=42", NULL };
+	struct proc_spec spec = { .out = PROC_IO_PIPE, .env_set = set };
+	long pid = 0;
+
+	T_EQ_INT(proc_subreaper(), 0);
+	/* A daemon: setsid, double fork, its output elsewhere. */
+	run_sh("(setsid sleep 30 >/dev/null 2>&1 & echo $!) ", &spec, &out, &err);
+	T_EQ_INT(sscanf(buf_cstr(&out), "%ld", &pid), 1);
+	usleep(50000);
+	T_EQ_INT(kill((pid_t)pid, 0), 0);		/* it outlived its command */
+	T_EQ_INT(proc_sweep("PROC_TAG=41"), 0);		/* not this command's */
+	T_EQ_INT(proc_sweep("PROC_TAG=42"), 1);
+	T_EQ_INT(kill((pid_t)pid, 0), -1);		/* gone, and reaped */
+	buf_release(&out);
+	buf_release(&err);
+}
+
+int
+main(void)
+{
+	T_RUN(pipes_env_dir);
+	T_RUN(hook_runs_and_fails_plainly);
+	T_RUN(missing_program_and_dir);
+	T_RUN(session_and_signals_posix_spawn);
+	T_RUN(session_and_signals_fork);
+	T_RUN(kill_reaches_the_group);
+	T_RUN(sweep_ends_orphans);
+	return t_done();
+}
