@@ -129,6 +129,8 @@ struct agent {
 	} sum;
 	bool			 compacting;	/* a /compact summary is running */
 
+	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+
 	/* For the turn's record in the log (the turn browser reads it). */
 	char			*turn_prompt;
 	int64_t			 turn_started;
@@ -2351,6 +2353,31 @@ agent_next_call(struct agent *a)
 /* --- the front end's calls ----------------------------------------------- */
 
 /* The prompt (and what UserPromptSubmit hooks added) goes to the model. */
+/* What agent_attach kept goes with the prompt, in order. */
+static void
+agent_attached(struct agent *a, cJSON *content)
+{
+	cJSON *b;
+
+	while (a->attach != NULL && (b = cJSON_DetachItemFromArray(a->attach, 0)) != NULL)
+		cJSON_AddItemToArray(content, b);
+}
+
+void
+agent_attach(struct agent *a, const char *text)
+{
+	if (a->attach == NULL)
+		a->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(a->attach, agent_text_block(text));
+}
+
+struct usercmd *
+agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
+    usercmd_done_fn *done, void *arg)
+{
+	return usercmd_start(a->loop, &a->env, command, output, done, arg);
+}
+
 static void
 agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 {
@@ -2359,6 +2386,7 @@ agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 	cJSON_AddItemToArray(content, agent_text_block(prompt));
 	if (context != NULL)
 		cJSON_AddItemToArray(content, agent_text_block(context));
+	agent_attached(a, content);
 	if (agent_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {
 		agent_halt(a);
 		return;
@@ -3461,6 +3489,7 @@ agent_free(struct agent *a)
 	buf_release(&a->answer);
 	free(a->turn_prompt);
 	cJSON_Delete(a->turn_tools);
+	cJSON_Delete(a->attach);
 	free(a->session_context);
 	free(a->memory);
 	free(a->memory_report);

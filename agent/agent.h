@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "usercmd.h"
+
 struct agent;
 struct ev_loop;
 struct event_bus;
@@ -60,6 +62,14 @@ bool		 agent_busy(const struct agent *);
  */
 void		 agent_answer(struct agent *, const char *id, enum approval,
 		    const char *reason, const cJSON *edited_input);
+/*
+ * Keep text (copied) as a content block of the next prompt's user message,
+ * after the prompt itself: a user command's framed output, an attachment.
+ */
+void		 agent_attach(struct agent *, const char *text);
+/* Run the user's own shell command (usercmd.h) in the workspace root. */
+struct usercmd	*agent_user_command(struct agent *, const char *command, usercmd_output_fn *output,
+		    usercmd_done_fn *done, void *arg);
 /* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
 void		 agent_interrupt(struct agent *);
 /*

@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "bang.h"
 #include "browse.h"
 #include "buf.h"
 #include "commands.h"
@@ -77,6 +78,10 @@ struct tui_backend {
 	void		 (*trust_items)(const struct config *, struct buf *out);
 	int		 (*trust)(const struct config *, struct buf *err);
 	void		 (*apply_trusted)(struct config *);
+	struct usercmd	*(*user_command)(struct agent *, const char *command, usercmd_output_fn *,
+			    usercmd_done_fn *, void *arg);
+	void		 (*user_command_kill)(struct usercmd *);
+	void		 (*attach)(struct agent *, const char *text);
 };
 
 /* What must be painted in the next frame. */
@@ -185,6 +190,7 @@ struct app {
 	bool			 quit;
 	int			 status_code;
 	struct tui_stats	*stats;
+	struct bang		 bang;		/* a "!command" (bang.h) */
 };
 
 /* tui.c */

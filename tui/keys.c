@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bang.h"
 #include "ev.h"
 #include "utf8.h"
 
@@ -94,7 +95,7 @@ key_send(struct app *a, int key)
 	if (a->resend_turn > 0 && text[0] != '/') {
 		if (browse_resend(a, text) == -1)
 			ed_set(&a->ed, text);
-	} else if (!cmds_run(a, text))
+	} else if (!cmds_run(a, text) && !bang_run(a, text))
 		app_submit(a, text);
 	a->resend_turn = 0;
 	free(text);
@@ -571,6 +572,8 @@ key_repaint(struct app *a, int key)
 static unsigned
 key_escape(struct app *a, int key)
 {
+	if (bang_interrupt(a))
+		return KR_REDRAW;
 	if (app_busy(a)) {
 		if (a->agent != NULL)
 			a->be->interrupt(a->agent);

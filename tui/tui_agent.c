@@ -43,6 +43,9 @@ static const struct tui_backend tui_agent_backend = {
 	.trust_items = config_trust_items,
 	.trust = config_trust,
 	.apply_trusted = config_apply_trusted,
+	.user_command = agent_user_command,
+	.user_command_kill = usercmd_kill,
+	.attach = agent_attach,
 };
 
 /* Subscribed: the session event, and a resumed conversation, again for the screen. */
