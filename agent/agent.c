@@ -191,6 +191,12 @@ agent_session_id(const struct agent *a)
 }
 
 const char *
+agent_session_dir(const struct agent *a)
+{
+	return a->session != NULL ? session_dir(a->session) : NULL;
+}
+
+const char *
 agent_model(const struct agent *a)
 {
 	return a->model;

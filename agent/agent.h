@@ -158,6 +158,8 @@ const struct model_caps *agent_model_caps(const struct agent *);
 typedef void agent_models_fn(void *arg, const char *table, const char *err);
 void		 agent_list_models(struct agent *, agent_models_fn *, void *arg);
 const char	*agent_session_id(const struct agent *);
+/* The session's directory (its log, files/, queue.json), or NULL. */
+const char	*agent_session_dir(const struct agent *);
 
 /* The static, cacheable part of the system prompt (for bench/). */
 const char	*agent_system_prompt(void);

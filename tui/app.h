@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "editor.h"
 #include "layout.h"
+#include "queue.h"
 #include "sline.h"
 #include "status.h"
 #include "theme.h"
@@ -82,6 +83,7 @@ struct tui_backend {
 			    usercmd_done_fn *, void *arg);
 	void		 (*user_command_kill)(struct usercmd *);
 	void		 (*attach)(struct agent *, const char *text);
+	const char	*(*session_dir)(const struct agent *);
 };
 
 /* What must be painted in the next frame. */
@@ -191,6 +193,7 @@ struct app {
 	int			 status_code;
 	struct tui_stats	*stats;
 	struct bang		 bang;		/* a "!command" (bang.h) */
+	struct queue		 queue;		/* type-ahead (queue.h) */
 };
 
 /* tui.c */

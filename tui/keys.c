@@ -172,6 +172,8 @@ key_kill(struct app *a, int key)
 static unsigned
 key_up(struct app *a, int key)
 {
+	if (queue_pull(a))
+		return KR_INPUT;
 	if (!ed_up(&a->ed))
 		ed_history_prev(&a->ed);
 	return KR_INPUT;

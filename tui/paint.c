@@ -571,6 +571,7 @@ paint_input_rule(struct app *a, struct paint_ctx *c)
 
 	sline_init(&rule);
 	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
+	queue_rule(a, &rule);
 	if (a->hint.len > 0) {
 		sline_adds(&rule, " ", ROLE_BORDER, 0);
 		sline_add(&rule, a->hint.data, a->hint.len, ROLE_ACCENT, 0);

@@ -144,6 +144,8 @@ app_set_hint(struct app *a, bool sticky, const char *fmt, ...)
 void
 app_submit(struct app *a, const char *text)
 {
+	if (queue_take(a, text))
+		return;
 	if (a->agent == NULL) {
 		tr_prompt(a->tr, ++a->turn, text);
 		tr_bottom(a->tr);
@@ -363,6 +365,7 @@ tui_on_turn_end(struct app *a, const cJSON *ev)
 	const char *why = json_str(ev, "stop_reason", "end_turn");
 
 	a->local_busy = false;
+	queue_turn_ended(a, why);
 	tr_end_block(a->tr);
 	if (strcmp(why, "end_turn") != 0 && strcmp(why, "tool_use") != 0 && strcmp(why, "stop_sequence") != 0)
 		app_notice(a, strcmp(why, "interrupted") == 0 ? ROLE_WARNING : ROLE_DIM, "(stopped: %s)", why);
@@ -575,6 +578,7 @@ tui_free(struct app *a)
 	approve_free(a);
 	browse_release(&a->br);
 	cmds_free(a);
+	queue_free(a);
 	free(a->deferred_prompt);
 	tr_free(a->tr);
 	tv_release(&a->tools);

@@ -46,6 +46,7 @@ static const struct tui_backend tui_agent_backend = {
 	.user_command = agent_user_command,
 	.user_command_kill = usercmd_kill,
 	.attach = agent_attach,
+	.session_dir = agent_session_dir,
 };
 
 /* Subscribed: the session event, and a resumed conversation, again for the screen. */
@@ -53,6 +54,7 @@ static void
 tui_agent_start(struct app *a, void *arg)
 {
 	a->be->replay(a->agent);
+	queue_restore(a);
 }
 
 int
