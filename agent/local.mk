@@ -17,6 +17,7 @@ libtandem_agent_a_SOURCES = \
 	agent/sched.c agent/sched.h \
 	agent/exec.c agent/exec.h \
 	agent/usercmd.c agent/usercmd.h \
+	agent/attach.c agent/attach.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h \
 	agent/config.c agent/config.h \

@@ -61,3 +61,12 @@ bench_stream_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO
 bench: bench-stream
 bench-stream: bench/stream_bench$(EXEEXT)
 	./bench/stream_bench$(EXEEXT)
+
+# mention: the @path completion's listing and ranking on 100,000 files.
+EXTRA_PROGRAMS += bench/mention_bench
+bench_mention_bench_SOURCES = bench/mention_bench.c
+bench_mention_bench_LDADD = $(TOOLS_LIBS)
+.PHONY: bench-mention
+bench: bench-mention
+bench-mention: bench/mention_bench$(EXEEXT)
+	./bench/mention_bench$(EXEEXT)

@@ -8,7 +8,8 @@ libtandem_lib_a_SOURCES = \
 	lib/sha256.c lib/sha256.h \
 	lib/redact.c lib/redact.h \
 	lib/pathglob.c lib/pathglob.h \
-	lib/proc.c lib/proc.h
+	lib/proc.c lib/proc.h \
+	lib/fuzzy.c lib/fuzzy.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
@@ -32,3 +33,8 @@ tests_test_pathglob_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_proc
 TESTS += tests/test_proc
 tests_test_proc_LDADD = $(LIB_LIBS)
+
+# The fuzzy matcher of the @path completion.
+check_PROGRAMS += tests/test_fuzzy
+TESTS += tests/test_fuzzy
+tests_test_fuzzy_LDADD = $(LIB_LIBS)

@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "editor.h"
 #include "layout.h"
+#include "mention.h"
 #include "queue.h"
 #include "sline.h"
 #include "status.h"
@@ -84,6 +85,7 @@ struct tui_backend {
 	void		 (*user_command_kill)(struct usercmd *);
 	void		 (*attach)(struct agent *, const char *text);
 	const char	*(*session_dir)(const struct agent *);
+	void		 (*files_main)(void *root);	/* a child's body listing the workspace */
 };
 
 /* What must be painted in the next frame. */
@@ -194,6 +196,7 @@ struct app {
 	struct tui_stats	*stats;
 	struct bang		 bang;		/* a "!command" (bang.h) */
 	struct queue		 queue;		/* type-ahead (queue.h) */
+	struct mention		 mention;	/* @path completion (mention.h) */
 };
 
 /* tui.c */

@@ -191,8 +191,11 @@ static unsigned
 key_tab(struct app *a, int key)
 {
 	size_t n, count;
-	const char *const *names = cmds_names(a, &n);
+	const char *const *names;
 
+	if (mention_tab(a))
+		return KR_INPUT;
+	names = cmds_names(a, &n);
 	if (ed_text(&a->ed)[0] == '/') {
 		buf_reset(&a->hint);
 		count = ed_complete(&a->ed, names, n, &a->hint);

@@ -391,6 +391,7 @@ static const struct tui_event {
 	{ "error", tui_on_error },
 	{ "turn_end", tui_on_turn_end },
 	{ "rewind", tui_on_rewind },
+	{ "attachment", mention_on_attachment },
 };
 
 static void
@@ -579,6 +580,7 @@ tui_free(struct app *a)
 	browse_release(&a->br);
 	cmds_free(a);
 	queue_free(a);
+	mention_free(a);
 	free(a->deferred_prompt);
 	tr_free(a->tr);
 	tv_release(&a->tools);

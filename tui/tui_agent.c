@@ -11,6 +11,7 @@
 #include "app.h"
 #include "commands.h"
 #include "config.h"
+#include "filelist.h"
 #include "session.h"
 
 static const struct tui_backend tui_agent_backend = {
@@ -47,6 +48,7 @@ static const struct tui_backend tui_agent_backend = {
 	.user_command_kill = usercmd_kill,
 	.attach = agent_attach,
 	.session_dir = agent_session_dir,
+	.files_main = filelist_main,
 };
 
 /* Subscribed: the session event, and a resumed conversation, again for the screen. */
@@ -55,6 +57,7 @@ tui_agent_start(struct app *a, void *arg)
 {
 	a->be->replay(a->agent);
 	queue_restore(a);
+	mention_index(a);
 }
 
 int
