@@ -57,6 +57,8 @@ static const struct cfg_key {
 	{ "secrets.remove_env", CFG_ENV_NAMES, 0, 0, 0, 0 },
 	{ "secrets.keep_env", CFG_ENV_NAMES, 0, 1, 0, 0 },
 	{ "theme", CFG_STRING, offsetof(struct config, theme), 0, 0, 0 },
+	{ "notifications.style", CFG_CHOICE, offsetof(struct config, notify_style), 0, 0, 0 },
+	{ "notifications.idle_ms", CFG_INT, offsetof(struct config, notify_idle_ms), 0, 86400000, 0 },
 	{ "mouse", CFG_BOOL, offsetof(struct config, mouse), 0, 0, 0 },
 	{ "max_turns", CFG_INT, offsetof(struct config, max_turns), 1, 100000, 0 },
 	{ "max_tokens", CFG_INT, offsetof(struct config, max_tokens), 1, 1000000, 0 },
@@ -296,6 +298,7 @@ static const struct {
 	const char	*choices;	/* "a|b|c" */
 } cfg_choices[] = {
 	{ "thinking", "auto|off|adaptive|enabled" },
+	{ "notifications.style", "auto|bell|osc9|osc777|osc99|off" },
 };
 
 static const char *
@@ -1113,6 +1116,8 @@ config_init(struct config *cfg)
 	cfg->thinking = xstrdup("auto");
 	cfg->models_wait_ms = 2000;
 	cfg->theme = xstrdup("dark");
+	cfg->notify_style = xstrdup("auto");
+	cfg->notify_idle_ms = 60000;
 	cfg->mouse = true;
 	cfg->compact_micro = 0.50;
 	cfg->compact_collapse = 0.70;
@@ -1163,6 +1168,7 @@ config_release(struct config *cfg)
 	free(cfg->home);
 	free(cfg->config_dir);
 	free(cfg->theme);
+	free(cfg->notify_style);
 	free(cfg->disabled_tools);
 	for (i = 0; cfg->add_dirs != NULL && cfg->add_dirs[i] != NULL; i++)
 		free(cfg->add_dirs[i]);

@@ -27,6 +27,7 @@
 #include "editor.h"
 #include "layout.h"
 #include "mention.h"
+#include "notify.h"
 #include "queue.h"
 #include "sline.h"
 #include "status.h"
@@ -197,6 +198,7 @@ struct app {
 	struct bang		 bang;		/* a "!command" (bang.h) */
 	struct queue		 queue;		/* type-ahead (queue.h) */
 	struct mention		 mention;	/* @path completion (mention.h) */
+	struct notify		 notify;	/* telling the user tandem waits (notify.h) */
 };
 
 /* tui.c */

@@ -30,6 +30,8 @@
 #define KC_PASTE_BEGIN	(KC_FN | (KEY_MAX + 1))
 #define KC_PASTE_END	(KC_FN | (KEY_MAX + 2))
 #define KC_SHIFT_ENTER	(KC_FN | (KEY_MAX + 3))
+#define KC_FOCUS_IN	(KC_FN | (KEY_MAX + 4))
+#define KC_FOCUS_OUT	(KC_FN | (KEY_MAX + 5))
 
 /* What a handler asks for. */
 enum {
@@ -72,6 +74,8 @@ static const struct key_seq {
 	{ "\033[201~", KEY_MAX + 2 },
 	{ "\033[13;2u", KEY_MAX + 3 },
 	{ "\033[27;2;13~", KEY_MAX + 3 },
+	{ "\033[I", KEY_MAX + 4 },
+	{ "\033[O", KEY_MAX + 5 },
 };
 
 static struct editor *
@@ -941,6 +945,11 @@ keys_read(struct app *a)
 		}
 		if (key == (KC_FN | KEY_RESIZE))
 			continue;
+		if (key == KC_FOCUS_IN || key == KC_FOCUS_OUT) {
+			notify_focus(a, key == KC_FOCUS_IN);
+			continue;
+		}
+		notify_activity(a);
 		keys_dispatch(a, key);
 	}
 }

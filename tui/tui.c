@@ -276,6 +276,7 @@ tui_on_approval_request(struct app *a, const cJSON *ev)
 {
 	tv_waiting(&a->tools, json_str(ev, "id", ""));
 	approve_request(a, ev);
+	notify_wait(a, false, "an approval waits for you");
 	app_dirty(a, D_TOOLS | D_LAYOUT);
 }
 
@@ -366,6 +367,7 @@ tui_on_turn_end(struct app *a, const cJSON *ev)
 
 	a->local_busy = false;
 	queue_turn_ended(a, why);
+	notify_turn_ended(a, why);
 	tr_end_block(a->tr);
 	if (strcmp(why, "end_turn") != 0 && strcmp(why, "tool_use") != 0 && strcmp(why, "stop_sequence") != 0)
 		app_notice(a, strcmp(why, "interrupted") == 0 ? ROLE_WARNING : ROLE_DIM, "(stopped: %s)", why);
@@ -417,7 +419,8 @@ tui_event(const cJSON *ev, void *arg)
 static void
 tui_term_modes(bool on)
 {
-	const char *s = on ? "\033[?2004h" : "\033[?2004l";
+	/* Bracketed paste, and focus reports for the notifications (notify.h). */
+	const char *s = on ? "\033[?2004h\033[?1004h" : "\033[?2004l\033[?1004l";
 
 	fflush(stdout);
 	(void)!write(STDOUT_FILENO, s, strlen(s));
@@ -581,6 +584,7 @@ tui_free(struct app *a)
 	cmds_free(a);
 	queue_free(a);
 	mention_free(a);
+	notify_free(a);
 	free(a->deferred_prompt);
 	tr_free(a->tr);
 	tv_release(&a->tools);
@@ -706,6 +710,7 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 
 	a = tui_new(loop, bus, be, agent, opts, stats);
 	a->ascii_glyphs = ascii;
+	notify_init(a);
 	tui_theme_initial(a, opts->theme, &warn);
 	if (tui_screen_open(a) == -1) {
 		buf_release(&warn);
