@@ -9,7 +9,8 @@ libtandem_lib_a_SOURCES = \
 	lib/redact.c lib/redact.h \
 	lib/pathglob.c lib/pathglob.h \
 	lib/proc.c lib/proc.h \
-	lib/fuzzy.c lib/fuzzy.h
+	lib/fuzzy.c lib/fuzzy.h \
+	lib/image.c lib/image.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
@@ -38,3 +39,8 @@ tests_test_proc_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_fuzzy
 TESTS += tests/test_fuzzy
 tests_test_fuzzy_LDADD = $(LIB_LIBS)
+
+# Image headers and limits.
+check_PROGRAMS += tests/test_image
+TESTS += tests/test_image
+tests_test_image_LDADD = $(LIB_LIBS)
