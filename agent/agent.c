@@ -2391,7 +2391,7 @@ agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 	cJSON *content = cJSON_CreateArray();
 
 	cJSON_AddItemToArray(content, agent_text_block(prompt));
-	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, prompt, content);
+	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, agent_text_block(context));
 	agent_attached(a, content);

@@ -9,7 +9,11 @@
 #include "attach.h"
 #include "buf.h"
 #include "event.h"
+#include "fsutil.h"
+#include "image.h"
+#include "json.h"
 #include "perm.h"
+#include "sandbox.h"
 #include "tool.h"
 #include "xalloc.h"
 
@@ -45,8 +49,26 @@ attach_next(const char *root, const char *s, size_t *pos)
 		size_t start, end;
 		char *path;
 
-		if (s[i] != '@' || (i > 0 && !attach_blank(s[i - 1]) && s[i - 1] != '(')) {
+		if (i > 0 && !attach_blank(s[i - 1]) && s[i - 1] != '(') {
 			i++;
+			continue;
+		}
+		if (s[i] != '@') {
+			/* A bare path counts only when it names an image. */
+			start = i;
+			while (s[i] != '\0' && !attach_blank(s[i]))
+				i++;
+			end = i;
+			while (end > start && strchr(",.;:!?)'\"", s[end - 1]) != NULL)
+				end--;
+			path = xstrndup(s + start, end - start);
+			if (image_name(path) && attach_exists(root, path, NULL)) {
+				*pos = i;
+				return path;
+			}
+			free(path);
+			if (i == start)
+				i++;
 			continue;
 		}
 		start = ++i;
@@ -98,6 +120,151 @@ attach_block(const char *text)
 	return b;
 }
 
+/* An image mention: read through the sandbox, checked, kept in files/, named in the block. */
+static void
+attach_image(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
+    struct event_bus *bus, bool images, const char *path, cJSON *content)
+{
+	struct buf err = BUF_INIT(4096), note = BUF_INIT(4096);
+	struct sandbox sb;
+	struct sandbox_at at = { .dirfd = -1 };
+	struct image_info im;
+	char *data = NULL, hex[SHA256_HEX_LEN + 1], why[256], file[8192];
+	size_t len = 0;
+	cJSON *input = cJSON_CreateObject(), *b, *src, *ev;
+
+	cJSON_AddStringToObject(input, "path", path);
+	if (perm_check(rules, mode, "read_file", TOOL_READ_ONLY, input, &err) == PERM_VERDICT_DENY)
+		goto fail;
+	buf_reset(&err);
+	if (!images) {
+		buf_puts(&err, "the model does not take images");
+		goto fail;
+	}
+	if (env->snap_dir == NULL) {
+		buf_puts(&err, "there is no session to keep it in");
+		goto fail;
+	}
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == -1 ||
+	    fsutil_read_at(&at, IMAGE_MAX_BYTES + 1, &data, &len, &err) != 0)
+		goto fail;
+	if (image_check((const unsigned char *)data, len, &im, why, sizeof why) == -1) {
+		buf_puts(&err, why);
+		goto fail;
+	}
+	if (fsutil_snapshot(env->snap_dir, data, len, hex, &err) == -1)
+		goto fail;
+	snprintf(file, sizeof file, "%s/%s", env->snap_dir, hex);
+	buf_printf(&note, "<attachment path=\"%s\" kind=\"image\">%s, %ux%u pixels: the image "
+	    "follows</attachment>", path, im.mime, (unsigned)im.width, (unsigned)im.height);
+	cJSON_AddItemToArray(content, attach_block(buf_cstr(&note)));
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "image");
+	src = cJSON_AddObjectToObject(b, "source");
+	cJSON_AddStringToObject(src, "type", "base64");
+	cJSON_AddStringToObject(src, "media_type", im.mime);
+	cJSON_AddStringToObject(b, "_file", file);
+	cJSON_AddStringToObject(b, "_path", path);
+	cJSON_AddNumberToObject(b, "_width", im.width);
+	cJSON_AddNumberToObject(b, "_height", im.height);
+	cJSON_AddNumberToObject(b, "_tokens", (double)image_tokens(im.width, im.height));
+	cJSON_AddItemToArray(content, b);
+	if (bus != NULL) {
+		ev = event_new(bus, "attachment");
+		cJSON_AddStringToObject(ev, "path", path);
+		cJSON_AddStringToObject(ev, "kind", "image");
+		cJSON_AddNumberToObject(ev, "bytes", (double)len);
+		cJSON_AddNumberToObject(ev, "width", im.width);
+		cJSON_AddNumberToObject(ev, "height", im.height);
+		cJSON_AddNumberToObject(ev, "tokens", (double)image_tokens(im.width, im.height));
+		event_emit(bus, ev);
+	}
+	goto out;
+fail:
+	buf_printf(&note, "<attachment path=\"%s\" kind=\"image\">\nThe user mentioned this image, but "
+	    "it could not be attached: %s\n</attachment>", path, buf_cstr(&err));
+	cJSON_AddItemToArray(content, attach_block(buf_cstr(&note)));
+	attach_event(bus, path, "image", 0, buf_cstr(&err));
+out:
+	sandbox_at_release(&at);
+	free(data);
+	cJSON_Delete(input);
+	buf_release(&note);
+	buf_release(&err);
+}
+
+/* The image's bytes, in base64, from the file the block names; -1 when it is gone or changed. */
+static int
+attach_image_data(const cJSON *block, struct buf *b64)
+{
+	struct buf err = BUF_INIT(1024);
+	struct image_info im;
+	char *data = NULL, why[256];
+	size_t len = 0;
+	int rc = -1;
+
+	if (fsutil_read_file(json_str(block, "_file", ""), IMAGE_MAX_BYTES, &data, &len, &err) == 0 &&
+	    image_check((const unsigned char *)data, len, &im, why, sizeof why) == 0 &&
+	    image_base64((const unsigned char *)data, len, b64) == 0)
+		rc = 0;
+	free(data);
+	buf_release(&err);
+	return rc;
+}
+
+static cJSON *
+attach_image_gone(const cJSON *block)
+{
+	struct buf t = BUF_INIT(4096);
+	cJSON *b;
+
+	buf_printf(&t, "[the image %s is no longer in the session's files]", json_str(block, "_path", "?"));
+	b = attach_block(buf_cstr(&t));
+	buf_release(&t);
+	return b;
+}
+
+cJSON *
+attach_image_request(const cJSON *block)
+{
+	struct buf b64 = BUF_INIT(BUF_NOLIMIT);
+	cJSON *b, *src;
+
+	if (attach_image_data(block, &b64) == -1) {
+		buf_release(&b64);
+		return attach_image_gone(block);
+	}
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "image");
+	src = cJSON_AddObjectToObject(b, "source");
+	cJSON_AddStringToObject(src, "type", "base64");
+	cJSON_AddStringToObject(src, "media_type", json_str(json_get(block, "source"), "media_type", "image/png"));
+	cJSON_AddStringToObject(src, "data", buf_cstr(&b64));
+	buf_release(&b64);
+	return b;
+}
+
+cJSON *
+attach_image_openai(const cJSON *block)
+{
+	struct buf url = BUF_INIT(BUF_NOLIMIT);
+	cJSON *p, *iu;
+
+	buf_printf(&url, "data:%s;base64,", json_str(json_get(block, "source"), "media_type", "image/png"));
+	if (attach_image_data(block, &url) == -1) {
+		buf_release(&url);
+		p = attach_image_gone(block);
+		return p;
+	}
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "type", "image_url");
+	iu = cJSON_AddObjectToObject(p, "image_url");
+	cJSON_AddStringToObject(iu, "url", buf_cstr(&url));
+	buf_release(&url);
+	return p;
+}
+
 /* Read one mention as the model's tool would, under the same rules. */
 static void
 attach_one(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
@@ -141,7 +308,7 @@ attach_one(const struct tool_env *env, const struct perm_rules *rules, enum perm
 
 int
 attach_mentions(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
-    struct event_bus *bus, const char *prompt, cJSON *content)
+    struct event_bus *bus, bool images, const char *prompt, cJSON *content)
 {
 	char *seen[ATTACH_MAX], *path;
 	size_t pos = 0;
@@ -155,7 +322,10 @@ attach_mentions(const struct tool_env *env, const struct perm_rules *rules, enum
 			continue;
 		}
 		seen[n++] = path;
-		attach_one(env, rules, mode, bus, path, content);
+		if (image_name(path))
+			attach_image(env, rules, mode, bus, images, path, content);
+		else
+			attach_one(env, rules, mode, bus, path, content);
 	}
 	for (i = 0; i < n; i++)
 		free(seen[i]);

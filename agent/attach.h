@@ -19,6 +19,8 @@
 #ifndef TANDEM_ATTACH_H
 #define TANDEM_ATTACH_H
 
+#include <stdbool.h>
+
 #include <cjson/cJSON.h>
 
 #include "agent.h"
@@ -29,9 +31,26 @@ struct event_bus;
 struct perm_rules;
 struct tool_env;
 
-/* Append the blocks of prompt's mentions to content; returns how many mentions there were. */
+/*
+ * Append the blocks of prompt's mentions to content; returns how many
+ * mentions there were.  images: the model takes images (model_caps).
+ *
+ * An image (a mention of one, or a bare path to an existing .png .jpg
+ * .jpeg .gif .webp in the prompt) is read through the sandbox under the
+ * Read rules, checked (lib/image.c) and kept in the session's files/
+ * (content-addressed); the conversation holds an image block naming that
+ * file ("_file", with "_path", "_width", "_height", "_tokens"), never its
+ * bytes, so log.jsonl stays small; the provider reads it when it builds a
+ * request (attach_image_request, attach_image_openai).
+ */
 int	 attach_mentions(const struct tool_env *, const struct perm_rules *, enum perm_mode,
-	    struct event_bus *, const char *prompt, cJSON *content);
+	    struct event_bus *, bool images, const char *prompt, cJSON *content);
+
+/* The Anthropic request's image block for a conversation's one (the caller frees). */
+cJSON	*attach_image_request(const cJSON *block);
+/* The OpenAI chat content part ({"type":"image_url",...}) for it (the caller frees). */
+cJSON	*attach_image_openai(const cJSON *block);
+
 
 /*
  * The next mention in s from *pos: its path (the caller frees) or NULL at

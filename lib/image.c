@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "image.h"
+#include "json.h"
 
 static uint32_t
 be16(const unsigned char *p)
@@ -231,4 +232,36 @@ image_base64(const unsigned char *p, size_t n, struct buf *out)
 			return -1;
 	}
 	return 0;
+}
+
+int
+image_elide(cJSON *messages, int keep)
+{
+	cJSON *m, *b;
+	int users = 0, n = 0;
+
+	for (m = messages != NULL ? messages->child : NULL; m != NULL; m = m->next)
+		users += strcmp(json_str(m, "role", ""), "user") == 0;
+	for (m = messages != NULL ? messages->child : NULL; m != NULL && users > keep; m = m->next) {
+		if (strcmp(json_str(m, "role", ""), "user") != 0)
+			continue;
+		users--;
+		cJSON_ArrayForEach(b, json_get(m, "content")) {
+			struct buf t = BUF_INIT(4096);
+			cJSON *ph;
+
+			if (strcmp(json_str(b, "type", ""), "image") != 0)
+				continue;
+			buf_printf(&t, "[image %s, %dx%d, removed to save context]", json_str(b, "_path", "?"),
+			    (int)json_int(b, "_width", 0), (int)json_int(b, "_height", 0));
+			ph = cJSON_CreateObject();
+			cJSON_AddStringToObject(ph, "type", "text");
+			cJSON_AddStringToObject(ph, "text", buf_cstr(&t));
+			buf_release(&t);
+			cJSON_ReplaceItemViaPointer(json_get(m, "content"), b, ph);
+			b = ph;
+			n++;
+		}
+	}
+	return n;
 }

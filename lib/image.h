@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "buf.h"
 
 #define IMAGE_MAX_SIDE	8000
@@ -40,6 +42,12 @@ int	 image_check(const unsigned char *p, size_t n, struct image_info *, char *er
 int	 image_name(const char *name);
 /* About width x height / 750 tokens, at least 1. */
 long	 image_tokens(uint32_t width, uint32_t height);
+/*
+ * Micro compaction: every image block ({"type":"image", "_path",
+ * "_width", "_height"}) but those of the newest keep user messages
+ * becomes a text placeholder naming it.  Returns how many.
+ */
+int	 image_elide(cJSON *messages, int keep);
 /* Append p[0..n) in base64 to out; 0, or -1 past out's limit. */
 int	 image_base64(const unsigned char *p, size_t n, struct buf *out);
 

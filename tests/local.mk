@@ -48,3 +48,5 @@ tests/fault/libfaultshim.so: $(srcdir)/tests/fault/faultshim.c
 CLEANFILES += tests/fault/libfaultshim.so
 EXTRA_DIST += tests/fault/faultshim.c
 IT_TESTS += tests/it/durable.sh
+# Images in prompts, per provider.
+IT_TESTS += tests/it/image.sh

@@ -1,6 +1,7 @@
 /* Tests for lib/image.c: each format's header, damaged and oversized images, tokens, base64. */
 #include "autoconf.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "image.h"
@@ -124,6 +125,25 @@ T_TEST(base64_of_every_tail_length)
 	buf_release(&b);
 }
 
+T_TEST(old_images_become_placeholders)
+{
+	cJSON *m = cJSON_Parse("[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
+	    "{\"type\":\"image\",\"_path\":\"old.png\",\"_width\":10,\"_height\":20,\"source\":{}}]},"
+	    "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"b\"}]},"
+	    "{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"_path\":\"new.png\",\"source\":{}}]}]");
+	char *s;
+
+	T_EQ_INT(image_elide(m, 1), 1);
+	s = cJSON_PrintUnformatted(m);
+	T_CONTAINS(s, "{\"type\":\"text\",\"text\":\"[image old.png, 10x20, removed to save context]\"}");
+	T_CONTAINS(s, "\"_path\":\"new.png\"");
+	free(s);
+	T_EQ_INT(image_elide(m, 1), 0);
+	T_EQ_INT(image_elide(m, 0), 1);
+	T_EQ_INT(image_elide(NULL, 0), 0);
+	cJSON_Delete(m);
+}
+
 int
 main(void)
 {
@@ -132,5 +152,6 @@ main(void)
 	T_RUN(limits_of_the_providers);
 	T_RUN(tokens_from_pixels_and_names);
 	T_RUN(base64_of_every_tail_length);
+	T_RUN(old_images_become_placeholders);
 	return t_done();
 }

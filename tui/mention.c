@@ -232,6 +232,10 @@ mention_on_attachment(struct app *a, const cJSON *ev)
 
 	if (err != NULL)
 		app_notice(a, ROLE_WARNING, "@%s not attached: %s", path, err);
+	else if (strcmp(json_str(ev, "kind", "file"), "image") == 0)
+		app_notice(a, ROLE_DIM, "@%s attached (image %dx%d, %.1f KB, about %d tokens)", path,
+		    (int)json_int(ev, "width", 0), (int)json_int(ev, "height", 0), bytes / 1024.0,
+		    (int)json_int(ev, "tokens", 0));
 	else
 		app_notice(a, ROLE_DIM, "@%s attached (%s, %.1f KB)", path,
 		    strcmp(json_str(ev, "kind", "file"), "dir") == 0 ? "directory listing" : "file",
