@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "commands.h"
 #include "config.h"
 #include "xalloc.h"
@@ -42,44 +43,21 @@ commands_valid_name(const char *s, size_t n)
 static int
 commands_read(const char *path, struct buf *text, struct buf *err)
 {
-	char chunk[8192];
-	struct stat st;
-	ssize_t n;
-	int fd;
+	struct file_status st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd == -1 && (errno == ENOENT || errno == ENOTDIR))
-		return 0;
-	if (fd == -1) {
-		buf_printf(err, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		buf_printf(err, "%s is not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	buf_init(text, COMMANDS_FILE_MAX);
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			buf_printf(err, "cannot read %s: %s", path, strerror(errno));
-			break;
-		}
-		if (n == 0) {
-			close(fd);
-			return 1;
-		}
-		if (buf_append(text, chunk, (size_t)n) == -1) {
-			buf_printf(err, "%s is larger than %d KB; is it a command?", path,
-			    COMMANDS_FILE_MAX / 1024);
-			break;
-		}
-	}
-	close(fd);
+	buf_init(text, BUF_NOLIMIT);
+	if (file_read(path, COMMANDS_FILE_MAX, FILE_REGULAR, text, &st) == 0)
+		return 1;
 	buf_release(text);
+	if (st.fail == FILE_MISSING)
+		return 0;
+	if (st.fail == FILE_NOT_REGULAR)
+		buf_printf(err, "%s is not a regular file", path);
+	else if (st.fail == FILE_TOO_BIG)
+		buf_printf(err, "%s is larger than %d KB; is it a command?", path,
+		    COMMANDS_FILE_MAX / 1024);
+	else
+		buf_printf(err, "cannot read %s: %s", path, strerror(errno));
 	return -1;
 }
 

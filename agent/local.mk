@@ -1,6 +1,7 @@
 noinst_LIBRARIES += libtandem_agent.a
 libtandem_agent_a_SOURCES = \
 	agent/event.c agent/event.h \
+	agent/emit.c agent/emit.h \
 	agent/sse.c agent/sse.h \
 	agent/stream.c agent/stream.h agent/stream_int.h \
 	agent/stream_anthropic.c agent/stream_openai.c \
@@ -19,10 +20,20 @@ libtandem_agent_a_SOURCES = \
 	agent/usercmd.c agent/usercmd.h \
 	agent/attach.c agent/attach.h \
 	agent/perm.c agent/perm.h \
-	agent/shparse.c agent/shparse.h \
-	agent/config.c agent/config.h \
+	agent/shparse.c agent/shparse.h agent/shparse_int.h \
+	agent/shparse_word.c agent/shparse_rules.c \
+	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
 	agent/session.c agent/session.h \
-	agent/agent.c agent/agent.h \
+	agent/agent.c agent/agent.h agent/agent_int.h \
+	agent/prompt.c agent/prompt.h \
+	agent/modelset.c agent/modelset.h \
+	agent/gate.c agent/gate.h \
+	agent/call.c agent/call.h \
+	agent/compaction.c agent/compaction.h \
+	agent/record.c agent/record.h \
+	agent/tooluse.c agent/tooluse.h \
+	agent/timeline.c agent/timeline.h \
+	agent/resume.c agent/resume.h \
 	agent/headless.c agent/headless.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -35,13 +46,18 @@ tests_test_compact_SOURCES = tests/test_compact.c agent/compact.c agent/conv.c
 tests_test_compact_LDADD = $(LIB_LIBS)
 tests_test_sse_SOURCES = tests/test_sse.c agent/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
-tests_test_stream_SOURCES = tests/test_stream.c agent/sse.c agent/stream.c \
+tests_test_stream_SOURCES = tests/test_stream.c tests/t_stream.h agent/sse.c agent/stream.c \
 	agent/stream_anthropic.c agent/stream_openai.c
 tests_test_stream_LDADD = $(LIB_LIBS)
+check_PROGRAMS += tests/test_stream_openai
+TESTS += tests/test_stream_openai
+tests_test_stream_openai_SOURCES = tests/test_stream_openai.c agent/sse.c agent/stream.c \
+	agent/stream_anthropic.c agent/stream_openai.c
+tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
 tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/perm.c tools/patch.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -51,25 +67,25 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c \
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c agent/config_keys.c \
 	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/perm.c tools/patch.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
-tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c \
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c agent/config_keys.c \
 	agent/perm.c tools/patch.c tools/sandbox.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/shparse.c
-tests_test_config_SOURCES += agent/shparse.c
-tests_test_hooks_SOURCES += agent/shparse.c
-tests_test_memory_SOURCES += agent/shparse.c
-tests_test_commands_SOURCES += agent/shparse.c
+tests_test_perm_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_config_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_hooks_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_memory_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_commands_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "config.h"
 #include "memory.h"
 #include "xalloc.h"
@@ -69,33 +70,14 @@ memory_seen(const struct memory_ctx *m, const char *real)
 static int
 memory_read(const char *path, size_t max, struct buf *out, size_t *size, const char **why)
 {
-	struct stat st;
-	char chunk[8192];
-	ssize_t n;
-	int fd;
+	struct file_status st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd == -1) {
-		*why = strerror(errno);
+	if (file_read(path, max, FILE_REGULAR | FILE_TRUNCATE, out, &st) == -1 &&
+	    st.fail != FILE_READ) {
+		*why = st.fail == FILE_NOT_REGULAR ? "not a regular file" : strerror(errno);
 		return -1;
 	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		*why = "not a regular file";
-		close(fd);
-		return -1;
-	}
-	*size = (size_t)st.st_size;
-	while (out->len < max) {
-		size_t want = max - out->len < sizeof chunk ? max - out->len : sizeof chunk;
-
-		n = read(fd, chunk, want);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		buf_append(out, chunk, (size_t)n);
-	}
-	close(fd);
+	*size = (size_t)st.size;
 	if (memchr(buf_cstr(out), '\0', out->len) != NULL) {
 		*why = "it is not text";
 		return -1;

@@ -7,6 +7,7 @@
 #include "ev.h"
 #include "exec.h"
 #include "json.h"
+#include "redact.h"
 #include "sched.h"
 #include "xalloc.h"
 
@@ -353,4 +354,23 @@ sched_results(const struct sched *s)
 		cJSON_AddItemToArray(arr, b);
 	}
 	return arr;
+}
+
+void
+sched_call_set_input(struct sched_call *c, cJSON *input)
+{
+	cJSON_Delete(c->input);
+	c->input = input;
+}
+
+void
+sched_call_append_result(struct sched_call *c, const char *text)
+{
+	buf_puts(&c->result, text);
+}
+
+void
+sched_call_redact_result(struct sched_call *c)
+{
+	redact_buf(&c->result);
 }

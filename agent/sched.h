@@ -93,4 +93,13 @@ cJSON		*sched_results(const struct sched *);
 /* Forget every call (all must be done). */
 void		 sched_reset(struct sched *);
 
+/*
+ * The owner changes a call only through these: the input before it runs
+ * (taken; a PreToolUse hook rewrote it), and the result once it is done
+ * (a PostToolUse hook's words appended, secrets replaced).
+ */
+void		 sched_call_set_input(struct sched_call *, cJSON *input);
+void		 sched_call_append_result(struct sched_call *, const char *text);
+void		 sched_call_redact_result(struct sched_call *);
+
 #endif

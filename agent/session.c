@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "buf.h"
 #include "conv.h"
+#include "file.h"
 #include "json.h"
 #include "session.h"
 #include "xalloc.h"
@@ -72,68 +72,18 @@ crash_point(const char *label)
 		_exit(137);
 }
 
-static int
-session_fsync_dir(const char *path)
-{
-	char *copy = xstrdup(path), *d = dirname(copy);
-	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0, e;
-
-	if (fd != -1) {
-		rc = fsync(fd);
-		e = errno;
-		close(fd);
-		errno = e;
-	}
-	free(copy);
-	return rc;
-}
-
 int
 session_write_atomic(const char *path, const char *data, size_t n, struct buf *err)
 {
-	struct buf tmp = BUF_INIT(8192);
-	size_t off = 0;
-	int fd, e;
+	struct file_status st;
 
-	buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd == -1)
-		goto fail;
-	while (off < n) {
-		ssize_t w = write(fd, data + off, n - off);
+	int e;
 
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			e = w == 0 ? ENOSPC : errno;
-			close(fd);
-			errno = e;
-			goto fail;
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) == -1) {
-		close(fd);
-		goto fail;
-	}
-	if (close(fd) == -1)
-		goto fail;
-	if (rename(buf_cstr(&tmp), path) == -1)
-		goto fail;
-	/* The rename is only durable once the directory is. */
-	if (session_fsync_dir(path) == -1)
-		goto fail_renamed;
-	buf_release(&tmp);
-	return 0;
-fail:
-	e = errno;
-	unlink(buf_cstr(&tmp));
-	errno = e;
-fail_renamed:
+	if (file_write_atomic(path, data, n, 0600, 0, &st) == 0)
+		return 0;
 	e = errno;
 	if (err != NULL)
 		buf_printf(err, "cannot write %s: %s", path, strerror(e));
-	buf_release(&tmp);
 	errno = e;
 	return -1;
 }
@@ -886,20 +836,16 @@ session_note_turn(struct session *s, int turn, const char *prompt)
 static char *
 session_slurp(const char *path, size_t *n, bool missing_ok, struct buf *err)
 {
-	struct buf b = BUF_INIT(1024u * 1024 * 1024);
-	char chunk[65536];
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	struct file_status st;
 
-	if (fd == -1) {
+	if (file_read(path, 1024u * 1024 * 1024, FILE_TRUNCATE, &b, &st) == -1 &&
+	    (st.fail == FILE_MISSING || st.fail == FILE_OPEN)) {
 		if (!(missing_ok && errno == ENOENT))
 			buf_printf(err, "cannot read %s: %s", path, strerror(errno));
+		buf_release(&b);
 		return NULL;
 	}
-	while ((r = read(fd, chunk, sizeof chunk)) > 0)
-		if (buf_append(&b, chunk, (size_t)r) == -1)
-			break;
-	close(fd);
 	*n = b.len;
 	return buf_detach(&b, NULL);
 }

@@ -10,7 +10,8 @@ libtandem_lib_a_SOURCES = \
 	lib/pathglob.c lib/pathglob.h \
 	lib/proc.c lib/proc.h \
 	lib/fuzzy.c lib/fuzzy.h \
-	lib/image.c lib/image.h
+	lib/image.c lib/image.h \
+	lib/file.c lib/file.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
@@ -44,3 +45,7 @@ tests_test_fuzzy_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_image
 TESTS += tests/test_image
 tests_test_image_LDADD = $(LIB_LIBS)
+# lib/file: whole-file reads and atomic writes.
+check_PROGRAMS += tests/test_file
+TESTS += tests/test_file
+tests_test_file_LDADD = $(LIB_LIBS)

@@ -1,7 +1,10 @@
 # The mock model server: a real HTTP/1.1 server on 127.0.0.1 (tests/mock/).
 # Its code is also linked into tandem, which runs it for --demo.
 noinst_LIBRARIES += libtandem_mock.a
-libtandem_mock_a_SOURCES = tests/mock/mock.c tests/mock/mock.h
+libtandem_mock_a_SOURCES = tests/mock/mock.c tests/mock/mock.h tests/mock/mock_int.h \
+	tests/mock/mock_scenario.c tests/mock/mock_anthropic.c tests/mock/mock_openai.c \
+	tests/mock/mock_echo.c tests/mock/mock_cache.c tests/mock/mock_render.c \
+	tests/mock/mock_models.c tests/mock/mock_http.c
 noinst_PROGRAMS += tests/mockmodel
 tests_mockmodel_SOURCES = tests/mock/main.c
 tests_mockmodel_LDADD = libtandem_mock.a $(LIB_LIBS)
@@ -20,6 +23,7 @@ IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/s
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
+IT_TESTS += tests/it/phases.sh
 IT_TESTS += tests/it/confine.sh
 # Ignore rules as git has them, against git ls-files.
 IT_TESTS += tests/it/ignore.sh
@@ -35,7 +39,7 @@ EXTRA_DIST += tests/test_style.sh
 # The shell splitter against real bash (tests/test_shdiff.c says how).
 check_PROGRAMS += tests/test_shdiff
 TESTS += tests/test_shdiff
-tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/shparse.c
+tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
 tests_test_shdiff_LDADD = $(LIB_LIBS)
 IT_TESTS += tests/it/shell.sh
 # The fault shim (tests/fault/): an LD_PRELOAD library that fails a chosen

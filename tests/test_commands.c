@@ -13,59 +13,11 @@
 #include "commands.h"
 #include "config.h"
 #include "t.h"
+#include "t_tree.h"
 #include "xalloc.h"
 
-static char base[PATH_MAX];	/* the project is base/proj, the config dir base/cfg */
 static struct config cfg;
 
-static char *at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-at(const char *fmt, ...)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	va_list ap;
-
-	buf_puts(&b, base);
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	return buf_detach(&b, NULL);
-}
-
-static void
-mkdirs(const char *dir)
-{
-	char *copy = xstrdup(dir), *p;
-
-	for (p = copy + 1; *p != '\0'; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(copy, 0700);
-			*p = '/';
-		}
-	mkdir(copy, 0700);
-	free(copy);
-}
-
-static void
-put(const char *rel, const char *text)
-{
-	char *path = at("/%s", rel), *slash = strrchr(path, '/');
-	FILE *f;
-
-	*slash = '\0';
-	mkdirs(path);
-	*slash = '/';
-	f = fopen(path, "w");
-	if (f == NULL) {
-		perror(path);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
-	free(path);
-}
 
 /* Expand line: the return value, and the prompt or error in out. */
 static int
@@ -88,7 +40,7 @@ T_TEST(arguments)
 {
 	struct buf out;
 
-	put("proj/.tandem/commands/review.md", "---\ndescription: Review a file\n---\n"
+	puts_file("proj/.tandem/commands/review.md", "---\ndescription: Review a file\n---\n"
 	    "Review $ARGUMENTS carefully.\nFirst: $1, second: $2, tenth: $10, none: $9.\n");
 	T_EQ_INT(expand("/review src/a.c \"two words\" z", &out), 0);
 	T_EQ_STR(buf_cstr(&out), "Review src/a.c \"two words\" z carefully.\n"
@@ -108,7 +60,7 @@ T_TEST(no_placeholder_appends)
 {
 	struct buf out;
 
-	put("proj/.tandem/commands/fix.md", "Fix the failing tests.\n\n");
+	puts_file("proj/.tandem/commands/fix.md", "Fix the failing tests.\n\n");
 	T_EQ_INT(expand("/fix only the parser", &out), 0);
 	T_EQ_STR(buf_cstr(&out), "Fix the failing tests.\n\nARGUMENTS: only the parser");
 	buf_release(&out);
@@ -121,9 +73,9 @@ T_TEST(project_wins)
 {
 	struct buf out;
 
-	put("proj/.tandem/commands/both.md", "PROJECT $ARGUMENTS");
-	put("cfg/commands/both.md", "USER $ARGUMENTS");
-	put("cfg/commands/mine.md", "MINE $ARGUMENTS");
+	puts_file("proj/.tandem/commands/both.md", "PROJECT $ARGUMENTS");
+	puts_file("cfg/commands/both.md", "USER $ARGUMENTS");
+	puts_file("cfg/commands/mine.md", "MINE $ARGUMENTS");
 	T_EQ_INT(expand("/both x", &out), 0);
 	T_EQ_STR(buf_cstr(&out), "PROJECT x");
 	buf_release(&out);
@@ -144,7 +96,7 @@ T_TEST(not_custom)
 	T_EQ_INT(expand("/", &out), 1);
 	buf_release(&out);
 	/* Names that could leave the directory are not names. */
-	put("proj/.tandem/secret.md", "SECRET");
+	puts_file("proj/.tandem/secret.md", "SECRET");
 	T_EQ_INT(expand("/../secret", &out), 1);
 	buf_release(&out);
 	T_EQ_INT(expand("/.hidden", &out), 1);
@@ -161,12 +113,12 @@ T_TEST(errors)
 
 	while (big.len <= COMMANDS_FILE_MAX)
 		buf_puts(&big, "0123456789abcdef");
-	put("proj/.tandem/commands/huge.md", buf_cstr(&big));
+	puts_file("proj/.tandem/commands/huge.md", buf_cstr(&big));
 	T_EQ_INT(expand("/huge", &out), -1);
 	T_CONTAINS(buf_cstr(&out), "larger than 64 KB");
 	buf_release(&out);
-	dir = at("/proj/.tandem/commands/dir.md");
-	mkdirs(dir);
+	dir = t_tree_at("/proj/.tandem/commands/dir.md");
+	t_tree_mkdirs(dir, 0700);
 	T_EQ_INT(expand("/dir", &out), -1);
 	T_CONTAINS(buf_cstr(&out), "is not a regular file");
 	buf_release(&out);
@@ -179,12 +131,12 @@ T_TEST(frontmatter)
 	struct buf out;
 
 	/* An unclosed header is text. */
-	put("proj/.tandem/commands/open.md", "---\ndescription: x\nbody\n");
+	puts_file("proj/.tandem/commands/open.md", "---\ndescription: x\nbody\n");
 	T_EQ_INT(expand("/open", &out), 0);
 	T_EQ_STR(buf_cstr(&out), "---\ndescription: x\nbody");
 	buf_release(&out);
 	/* CRLF and quotes. */
-	put("proj/.tandem/commands/crlf.md", "---\r\ndescription: \"Quoted\"\r\nargument-hint: [file]\r\n---\r\nDo $1\r\n");
+	puts_file("proj/.tandem/commands/crlf.md", "---\r\ndescription: \"Quoted\"\r\nargument-hint: [file]\r\n---\r\nDo $1\r\n");
 	T_EQ_INT(expand("/crlf a.c", &out), 0);
 	T_EQ_STR(buf_cstr(&out), "Do a.c");
 	buf_release(&out);
@@ -197,9 +149,9 @@ T_TEST(listing)
 	size_t i;
 	bool saw_both = false, saw_mine = false, saw_first = false, saw_crlf = false;
 
-	put("proj/.tandem/commands/first-line.md", "\n\n# Explain the code   \n\nmore\n");
-	put("proj/.tandem/commands/notes.txt", "not a command");
-	put("proj/.tandem/commands/bad name.md", "x");
+	puts_file("proj/.tandem/commands/first-line.md", "\n\n# Explain the code   \n\nmore\n");
+	puts_file("proj/.tandem/commands/notes.txt", "not a command");
+	puts_file("proj/.tandem/commands/bad name.md", "x");
 	commands_scan(&cfg, &l);
 	for (i = 0; i < l.n; i++) {
 		if (i > 0)
@@ -241,22 +193,12 @@ T_TEST(listing)
 int
 main(void)
 {
-	char *real;
-
-	snprintf(base, sizeof base, "%s/tandem-commands.XXXXXX",
-	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	if (mkdtemp(base) == NULL) {
-		perror("mkdtemp");
-		return 2;
-	}
-	real = realpath(base, NULL);
-	snprintf(base, sizeof base, "%s", real);
-	free(real);
+	t_tree_init("tandem-commands");
 	config_init(&cfg);
 	free(cfg.root);
 	free(cfg.config_dir);
-	cfg.root = at("/proj");
-	cfg.config_dir = at("/cfg");
+	cfg.root = t_tree_at("/proj");
+	cfg.config_dir = t_tree_at("/cfg");
 
 	T_RUN(arguments);
 	T_RUN(no_placeholder_appends);
@@ -267,13 +209,6 @@ main(void)
 	T_RUN(listing);
 
 	config_release(&cfg);
-	{
-		struct buf cmd = BUF_INIT(BUF_NOLIMIT);
-
-		buf_printf(&cmd, "rm -rf '%s'", base);
-		if (system(buf_cstr(&cmd)) != 0)
-			fprintf(stderr, "could not remove %s\n", base);
-		buf_release(&cmd);
-	}
+	t_tree_remove(root);
 	return t_done();
 }

@@ -17,64 +17,19 @@
 #include "perm.h"
 #include "redact.h"
 #include "t.h"
+#include "t_tree.h"
 #include "xalloc.h"
 
 /* A scratch world: HOME, XDG dirs, TANDEM_HOME and a project root under one directory. */
-static char base[PATH_MAX];
 
 static char *
-at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* base + the formatted rest; the caller frees. */
-static char *
-at(const char *fmt, ...)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	va_list ap;
-
-	buf_puts(&b, base);
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	return buf_detach(&b, NULL);
-}
-
-static void
-mkdirs(const char *dir)
-{
-	char *copy = xstrdup(dir), *p;
-
-	for (p = copy + 1; *p != '\0'; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(copy, 0700);
-			*p = '/';
-		}
-	mkdir(copy, 0700);
-	free(copy);
-}
-
-static void
-put(const char *rel, const char *text)
-{
-	char *path = at("%s", rel), *slash;
-	FILE *f;
-
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	mkdirs(path);
-	*slash = '/';
-	f = fopen(path, "w");
-	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
-		T_FAIL("cannot write %s", path);
-	free(path);
-}
+t_tree_at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static char *
 slurp(const char *rel)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	char *path = at("%s", rel), chunk[4096];
+	char *path = t_tree_at("%s", rel), chunk[4096];
 	size_t n;
 	FILE *f = fopen(path, "r");
 
@@ -87,32 +42,6 @@ slurp(const char *rel)
 	return buf_detach(&b, NULL);
 }
 
-static void
-rmtree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	struct stat st;
-	char path[PATH_MAX];
-	int n;
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		n = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (n < 0 || (size_t)n >= sizeof(path))
-			continue;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			rmtree(path);
-		else
-			unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 /* A fresh world, and a config rooted in its project directory. */
 static void
 world(struct config *cfg)
@@ -120,16 +49,16 @@ world(struct config *cfg)
 	char tmpl[] = "/tmp/tandem-config-XXXXXX", *p;
 	struct buf err = BUF_INIT(BUF_NOLIMIT);
 
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, base) == NULL)
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, root) == NULL)
 		abort();
-	p = at("/home");
-	mkdirs(p);
+	p = t_tree_at("/home");
+	t_tree_mkdirs(p, 0700);
 	setenv("HOME", p, 1);
 	free(p);
-	p = at("/xdg-config");
+	p = t_tree_at("/xdg-config");
 	setenv("XDG_CONFIG_HOME", p, 1);
 	free(p);
-	p = at("/state");
+	p = t_tree_at("/state");
 	setenv("TANDEM_HOME", p, 1);
 	free(p);
 	unsetenv("XDG_STATE_HOME");
@@ -137,8 +66,8 @@ world(struct config *cfg)
 	unsetenv("ANTHROPIC_BASE_URL");
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("OPENAI_BASE_URL");
-	p = at("/proj");
-	mkdirs(p);
+	p = t_tree_at("/proj");
+	t_tree_mkdirs(p, 0700);
 	config_init(cfg);
 	if (config_set_flag(cfg, "root", p, &err) == -1)
 		T_FAIL("root: %s", buf_cstr(&err));
@@ -150,7 +79,7 @@ static void
 unworld(struct config *cfg)
 {
 	config_release(cfg);
-	rmtree(base);
+	t_tree_remove(root);
 }
 
 static const char *
@@ -201,13 +130,13 @@ T_TEST(defaults)
 	T_EQ_INT(cfg.retention_days, 30);
 	T_OK(cfg.hooks == NULL);
 	T_OK(!cfg.trusted && !cfg.project_defines_trust_items);
-	p = at("/state");
+	p = t_tree_at("/state");
 	T_EQ_STR(cfg.home, p);
 	free(p);
-	p = at("/xdg-config/tandem");
+	p = t_tree_at("/xdg-config/tandem");
 	T_EQ_STR(cfg.config_dir, p);
 	free(p);
-	p = at("/proj");
+	p = t_tree_at("/proj");
 	T_EQ_STR(cfg.root, p);
 	free(p);
 	T_EQ_STR(src(&cfg, "model"), "default");
@@ -220,10 +149,10 @@ T_TEST(defaults)
 	unsetenv("TANDEM_HOME");
 	setenv("XDG_CONFIG_HOME", "relative/dir", 1);
 	config_init(&cfg);
-	p = at("/home/.local/state/tandem");
+	p = t_tree_at("/home/.local/state/tandem");
 	T_EQ_STR(cfg.home, p);
 	free(p);
-	p = at("/home/.config/tandem");
+	p = t_tree_at("/home/.config/tandem");
 	T_EQ_STR(cfg.config_dir, p);
 	free(p);
 	config_release(&cfg);
@@ -242,7 +171,7 @@ T_TEST(environment_and_provider)
 	setenv("ANTHROPIC_API_KEY", "sk-ant-secret", 1);
 	setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/", 1);
 	setenv("OPENAI_API_KEY", "sk-oai", 1);
-	put(USER, "{\"api_key\": \"from-a-file\"}");
+	puts_file(USER, "{\"api_key\": \"from-a-file\"}");
 	T_EQ_INT(config_load(&cfg, &w, &err), 0);
 	T_CONTAINS(buf_cstr(&w), "\"api_key\" is never read from a file");
 	T_EQ_STR(cfg.api_key, "sk-ant-secret");
@@ -280,15 +209,15 @@ T_TEST(layers_and_provenance)
 	char *user, *proj, *local, *both;
 
 	world(&cfg);
-	user = at(USER);
-	proj = at(PROJ);
-	local = at(LOCAL);
-	put(USER, "{\"$schema\": \"x\", \"model\": \"m-user\", \"theme\": \"light\", \"max_turns\": 10,\n"
+	user = t_tree_at(USER);
+	proj = t_tree_at(PROJ);
+	local = t_tree_at(LOCAL);
+	puts_file(USER, "{\"$schema\": \"x\", \"model\": \"m-user\", \"theme\": \"light\", \"max_turns\": 10,\n"
 	    " \"mouse\": false, \"permissions\": {\"allow\": [\"run_bash(make*)\"],\n"
 	    " \"deny\": [\"run_bash(rm *)\"]}, \"retention_days\": 0}\n");
-	put(PROJ, "{\"model\": \"m-proj\", \"compaction\": {\"micro\": 0.4},\n"
+	puts_file(PROJ, "{\"model\": \"m-proj\", \"compaction\": {\"micro\": 0.4},\n"
 	    " \"permissions\": {\"deny\": [\"Bash(curl *)\"], \"mode\": \"plan\"}, \"max_turns\": 20}\n");
-	put(LOCAL, "{\"model\": \"m-local\", \"timeouts\": {\"stall_ms\": 5000},"
+	puts_file(LOCAL, "{\"model\": \"m-local\", \"timeouts\": {\"stall_ms\": 5000},"
 	    " \"permissions\": {\"defaultMode\": \"ask\", \"ask\": [\"run_bash(git push*)\"]}}");
 	T_EQ_INT(config_set_flag(&cfg, "max-turns", "7", &err), 0);
 	T_EQ_INT(config_load(&cfg, &w, &err), 0);
@@ -317,7 +246,7 @@ T_TEST(layers_and_provenance)
 	T_EQ_INT(perm_rules_count(cfg.rules, PERM_LIST_DENY), 2);
 	T_EQ_INT(perm_rules_count(cfg.rules, PERM_LIST_ASK), 1);
 	T_EQ_INT(perm_rules_count(cfg.rules, PERM_LIST_ALLOW), 1);
-	both = at("%s, %s%s", USER, base, PROJ);
+	both = t_tree_at("%s, %s%s", USER, root, PROJ);
 	T_EQ_STR(src(&cfg, "permissions.deny"), both);
 	free(both);
 	T_EQ_INT(bash_verdict(&cfg, "make && curl x"), PERM_VERDICT_DENY);
@@ -358,7 +287,7 @@ load_error(const char *text)
 	int r;
 
 	world(&cfg);
-	put(PROJ, text);
+	puts_file(PROJ, text);
 	r = config_load(&cfg, &w, &err);
 	if ((r == -1) != (err.len > 0))
 		T_FAIL("config_load returned %d with \"%s\"", r, buf_cstr(&err));
@@ -371,7 +300,7 @@ static void
 expect_error(const char *text, const char *where, const char *what)
 {
 	struct buf want = BUF_INIT(BUF_NOLIMIT);
-	char *got = load_error(text), *path = at(PROJ);
+	char *got = load_error(text), *path = t_tree_at(PROJ);
 
 	buf_printf(&want, "%s:%s: %s", path, where, what);
 	if (strcmp(got, buf_cstr(&want)) != 0)
@@ -416,8 +345,8 @@ T_TEST(unreadable_files)
 	size_t i;
 
 	world(&cfg);
-	p = at("/xdg-config/tandem/settings.json");
-	mkdirs(p);
+	p = t_tree_at("/xdg-config/tandem/settings.json");
+	t_tree_mkdirs(p, 0700);
 	T_EQ_INT(config_load(&cfg, NULL, &err), -1);
 	T_CONTAINS(buf_cstr(&err), p);
 	T_CONTAINS(buf_cstr(&err), "cannot read");
@@ -430,7 +359,7 @@ T_TEST(unreadable_files)
 	for (i = 0; i < 1100000; i++)
 		buf_putc(&big, 'x');
 	buf_puts(&big, "\"}");
-	put(LOCAL, buf_cstr(&big));
+	puts_file(LOCAL, buf_cstr(&big));
 	T_EQ_INT(config_load(&cfg, NULL, &err), -1);
 	T_CONTAINS(buf_cstr(&err), "settings.local.json: larger than");
 	unworld(&cfg);
@@ -445,8 +374,8 @@ T_TEST(unknown_keys_and_wrong_types)
 	char *path;
 
 	world(&cfg);
-	path = at(USER);
-	put(USER, "{\"modle\": \"x\", \"max_turns\": \"ten\", \"max_tokens\": 1.5,"
+	path = t_tree_at(USER);
+	puts_file(USER, "{\"modle\": \"x\", \"max_turns\": \"ten\", \"max_tokens\": 1.5,"
 	    " \"permissions\": {\"mode\": \"wild\", \"allow\": \"run_bash\", \"foo\": 1,"
 	    " \"deny\": [42, \"nosuch(x)\", \"run_bash(rm *)\"]},"
 	    " \"compaction\": {\"micro\": 2}, \"timeouts\": 5, \"mouse\": \"yes\","
@@ -498,11 +427,11 @@ T_TEST(secret_names_and_changed_rules)
 
 	redact_reset();
 	world(&cfg);
-	user = at(USER);
-	project = at(PROJ);
-	put(USER, "{\"secrets\": {\"remove_env\": [\"AWS_*\", 7, \"\"], \"keep_env\": [\"AWS_REGION\"]},"
+	user = t_tree_at(USER);
+	project = t_tree_at(PROJ);
+	puts_file(USER, "{\"secrets\": {\"remove_env\": [\"AWS_*\", 7, \"\"], \"keep_env\": [\"AWS_REGION\"]},"
 	    " \"permissions\": {\"deny\": [\"Read(/etc/shadow)\", \"Read(//etc/ok)\", \"Edit(./.env)\"]}}");
-	put(PROJ, "{\"secrets\": {\"remove_env\": [\"GH_*\"], \"keep_env\": [\"ANTHROPIC_*\"]}}");
+	puts_file(PROJ, "{\"secrets\": {\"remove_env\": [\"GH_*\"], \"keep_env\": [\"ANTHROPIC_*\"]}}");
 	T_EQ_INT(config_load(&cfg, &w, &err), 0);
 	buf_printf(&want,
 	    "%1$s: secrets.remove_env: a name must be a non-empty string (ignored)\n"
@@ -558,18 +487,18 @@ T_TEST(flags)
 	};
 	struct config cfg;
 	struct buf err = BUF_INIT(BUF_NOLIMIT);
-	char *root;
+	char *was;
 	size_t i;
 
 	world(&cfg);
-	root = xstrdup(cfg.root);
+	was = xstrdup(cfg.root);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		buf_reset(&err);
 		T_EQ_INT(config_set_flag(&cfg, bad[i].key, bad[i].value, &err), -1);
 		T_CONTAINS(buf_cstr(&err), bad[i].says);
 	}
 	T_EQ_INT(cfg.max_turns, 50);
-	T_EQ_STR(cfg.root, root);
+	T_EQ_STR(cfg.root, was);
 	T_EQ_STR(src(&cfg, "max_turns"), "default");
 	buf_reset(&err);
 	T_EQ_INT(config_set_flag(&cfg, "mouse", "off", &err), 0);
@@ -590,7 +519,7 @@ T_TEST(flags)
 	T_EQ_INT(config_set_flag(&cfg, "root", "/", &err), 0);
 	T_EQ_STR(cfg.root, "/");
 	T_EQ_STR(buf_cstr(&err), "");
-	free(root);
+	free(was);
 	buf_release(&err);
 	unworld(&cfg);
 }
@@ -617,9 +546,9 @@ T_TEST(trust_gating)
 	cJSON *pre;
 
 	world(&cfg);
-	proj = at(PROJ);
-	put(USER, user_with_hooks);
-	put(PROJ, project_with_trust_items);
+	proj = t_tree_at(PROJ);
+	puts_file(USER, user_with_hooks);
+	puts_file(PROJ, project_with_trust_items);
 	T_EQ_INT(config_load(&cfg, NULL, &err), 0);
 	T_OK(!cfg.trusted);
 	T_OK(cfg.project_defines_trust_items);
@@ -652,7 +581,7 @@ T_TEST(trust_gating)
 	T_OK(config_is_trusted(&cfg));
 	{
 		struct stat st;
-		char *p = at("/state/trusted.json");
+		char *p = t_tree_at("/state/trusted.json");
 		cJSON *j;
 
 		T_OK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0600);
@@ -683,7 +612,7 @@ T_TEST(trust_gating)
 
 	/* A later run in a trusted root applies them while loading; flags still win. */
 	config_init(&cfg);
-	text = at("/proj");
+	text = t_tree_at("/proj");
 	T_EQ_INT(config_set_flag(&cfg, "root", text, &err), 0);
 	free(text);
 	T_EQ_INT(config_set_flag(&cfg, "permission-mode", "plan", &err), 0);
@@ -707,11 +636,11 @@ T_TEST(trust_record_must_be_ours)
 	world(&cfg);
 	T_EQ_INT(config_trust(&cfg, &err), 0);
 	T_OK(config_is_trusted(&cfg));
-	p = at("/state/trusted.json");
+	p = t_tree_at("/state/trusted.json");
 	T_OK(chmod(p, 0666) == 0);
 	T_OK(!config_is_trusted(&cfg));
 	/* A damaged record is reported, not overwritten. */
-	put("/state/trusted.json", "{\"roots\": [\n");
+	puts_file("/state/trusted.json", "{\"roots\": [\n");
 	T_OK(chmod(p, 0600) == 0);
 	T_OK(!config_is_trusted(&cfg));
 	T_EQ_INT(config_trust(&cfg, &err), -1);
@@ -721,7 +650,7 @@ T_TEST(trust_record_must_be_ours)
 	p = slurp("/state/trusted.json");
 	T_EQ_STR(p, "{\"roots\": [\n");
 	free(p);
-	put("/state/trusted.json", "{\"roots\": 5}");
+	puts_file("/state/trusted.json", "{\"roots\": 5}");
 	buf_reset(&err);
 	T_EQ_INT(config_trust(&cfg, &err), -1);
 	T_CONTAINS(buf_cstr(&err), "\"roots\" is not an array");
@@ -736,8 +665,8 @@ T_TEST(local_settings_within_local_file)
 
 	/* The local file's own allow rules are the project's too: held until trusted. */
 	world(&cfg);
-	put(LOCAL, "{\"permissions\": {\"allow\": [\"run_bash(make*)\"]}}");
-	put(PROJ, "{\"permissions\": {\"mode\": \"yolo\"}}");
+	puts_file(LOCAL, "{\"permissions\": {\"allow\": [\"run_bash(make*)\"]}}");
+	puts_file(PROJ, "{\"permissions\": {\"mode\": \"yolo\"}}");
 	T_EQ_INT(config_load(&cfg, NULL, &err), 0);
 	T_OK(cfg.project_defines_trust_items);
 	T_EQ_INT(bash_verdict(&cfg, "make"), PERM_VERDICT_ASK);
@@ -745,8 +674,8 @@ T_TEST(local_settings_within_local_file)
 
 	/* A later layer's harmless mode replaces an earlier one's held yolo. */
 	world(&cfg);
-	put(PROJ, "{\"permissions\": {\"mode\": \"yolo\"}}");
-	put(LOCAL, "{\"permissions\": {\"mode\": \"plan\"}}");
+	puts_file(PROJ, "{\"permissions\": {\"mode\": \"yolo\"}}");
+	puts_file(LOCAL, "{\"permissions\": {\"mode\": \"plan\"}}");
 	T_EQ_INT(config_load(&cfg, NULL, &err), 0);
 	T_OK(!cfg.project_defines_trust_items);
 	T_EQ_INT(cfg.mode, PERM_PLAN);
@@ -759,7 +688,7 @@ T_TEST(local_settings_within_local_file)
 static bool
 only_settings_files(void)
 {
-	char *dir = at("/proj/.tandem");
+	char *dir = t_tree_at("/proj/.tandem");
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	bool ok = d != NULL;
@@ -784,7 +713,7 @@ T_TEST(save_local_allow)
 	cJSON *j, *allow;
 
 	world(&cfg);
-	path = at(LOCAL);
+	path = t_tree_at(LOCAL);
 	/* A new file: created 0600, valid JSON. */
 	T_EQ_INT(config_save_local_allow(&cfg, "run_bash(make test)", &err), 0);
 	T_OK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
@@ -798,7 +727,7 @@ T_TEST(save_local_allow)
 	free(text);
 
 	/* An existing file keeps its other keys and its mode; a rule is not added twice. */
-	put(LOCAL, "{\n  \"model\": \"x\",\n  \"permissions\": {\"deny\": [\"run_bash(rm *)\"],"
+	puts_file(LOCAL, "{\n  \"model\": \"x\",\n  \"permissions\": {\"deny\": [\"run_bash(rm *)\"],"
 	    " \"allow\": [\"read_file\"]},\n  \"theme\": \"light\", \"extra\": {\"n\": [1, 2]}\n}\n");
 	T_OK(chmod(path, 0640) == 0);
 	T_EQ_INT(config_save_local_allow(&cfg, "edit_file(src/**)", &err), 0);
@@ -828,7 +757,7 @@ T_TEST(save_local_allow)
 	T_EQ_INT(perm_rules_count(cfg.rules, PERM_LIST_ALLOW), 2);
 
 	/* What cannot be kept valid is refused and left alone. */
-	put(LOCAL, "{\"permissions\": {\"allow\": [\"x\"],}");
+	puts_file(LOCAL, "{\"permissions\": {\"allow\": [\"x\"],}");
 	buf_reset(&err);
 	T_EQ_INT(config_save_local_allow(&cfg, "read_file", &err), -1);
 	T_CONTAINS(buf_cstr(&err), path);
@@ -836,15 +765,15 @@ T_TEST(save_local_allow)
 	text = slurp(LOCAL);
 	T_EQ_STR(text, "{\"permissions\": {\"allow\": [\"x\"],}");
 	free(text);
-	put(LOCAL, "{\"permissions\": \"all\"}");
+	puts_file(LOCAL, "{\"permissions\": \"all\"}");
 	buf_reset(&err);
 	T_EQ_INT(config_save_local_allow(&cfg, "read_file", &err), -1);
 	T_CONTAINS(buf_cstr(&err), "\"permissions\" is not an object; the file was not changed");
-	put(LOCAL, "{\"permissions\": {\"allow\": {}}}");
+	puts_file(LOCAL, "{\"permissions\": {\"allow\": {}}}");
 	buf_reset(&err);
 	T_EQ_INT(config_save_local_allow(&cfg, "read_file", &err), -1);
 	T_CONTAINS(buf_cstr(&err), "\"allow\" is not an array");
-	put(LOCAL, "[]");
+	puts_file(LOCAL, "[]");
 	buf_reset(&err);
 	T_EQ_INT(config_save_local_allow(&cfg, "read_file", &err), -1);
 	T_CONTAINS(buf_cstr(&err), "must be a JSON object");

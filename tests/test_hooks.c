@@ -22,33 +22,18 @@
 #include "hooks.h"
 #include "json.h"
 #include "t.h"
+#include "t_tree.h"
 #include "xalloc.h"
 
-static char base[PATH_MAX];	/* scratch; the workspace root is base/ws */
 static struct ev_loop *loop;
 static struct config cfg;
 
-static char *at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* base + the formatted rest; the caller frees. */
-static char *
-at(const char *fmt, ...)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	va_list ap;
-
-	buf_puts(&b, base);
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	return buf_detach(&b, NULL);
-}
 
 /* Write an executable script ws/hooks/name. */
 static void
 script(const char *name, const char *text)
 {
-	char *path = at("/ws/hooks/%s", name);
+	char *path = t_tree_at("/ws/hooks/%s", name);
 	FILE *f = fopen(path, "w");
 
 	if (f == NULL) {
@@ -257,7 +242,7 @@ T_TEST(nothing_matches)
 T_TEST(input_json)
 {
 	struct hooks *h = hooks_new(loop, &cfg);
-	char *path = at("/ws/input.json"), *text, *root = at("/ws");
+	char *path = t_tree_at("/ws/input.json"), *text, *ws = t_tree_at("/ws");
 	cJSON *in;
 	struct got g;
 
@@ -273,7 +258,7 @@ T_TEST(input_json)
 	T_OK(in != NULL);
 	T_EQ_STR(json_str(in, "session_id", NULL), "sess-1");
 	T_EQ_STR(json_str(in, "transcript_path", NULL), "/tmp/log.jsonl");
-	T_EQ_STR(json_str(in, "cwd", NULL), root);
+	T_EQ_STR(json_str(in, "cwd", NULL), ws);
 	T_EQ_STR(json_str(in, "hook_event_name", NULL), "PreToolUse");
 	T_EQ_STR(json_str(in, "tool_name", NULL), "Bash");
 	T_EQ_STR(json_str(in, "tandem_tool_name", NULL), "run_bash");
@@ -292,7 +277,7 @@ T_TEST(input_json)
 	T_EQ_STR(json_str(in, "tool_name", NULL), "Edit");
 	T_EQ_STR(json_str(json_get(in, "tool_input"), "path", NULL), "src/a.c");
 	{
-		char *abs = at("/ws/src/a.c");
+		char *abs = t_tree_at("/ws/src/a.c");
 
 		T_EQ_STR(json_str(json_get(in, "tool_input"), "file_path", NULL), abs);
 		free(abs);
@@ -314,25 +299,25 @@ T_TEST(input_json)
 	cJSON_Delete(in);
 	free(text);
 	free(path);
-	free(root);
+	free(ws);
 	hooks_free(h);
 }
 
 T_TEST(environment)
 {
 	struct hooks *h = hooks_new(loop, &cfg);
-	char *root = at("/ws");
+	char *ws = t_tree_at("/ws");
 	struct buf want = BUF_INIT(BUF_NOLIMIT);
 	struct got g;
 
 	/* The hook runs in the root, with Claude Code's CLAUDE_PROJECT_DIR. */
 	settings("{\"UserPromptSubmit\":[{\"hooks\":[{\"command\":\"pwd; echo \\\"$CLAUDE_PROJECT_DIR\\\"; echo \\\"$TANDEM_PROJECT_DIR\\\"\"}]}]}");
 	T_EQ_INT(run(h, HOOK_USER_PROMPT_SUBMIT, "{\"prompt\":\"hi\"}", &g), 1);
-	buf_printf(&want, "%s\n%s\n%s", root, root, root);
+	buf_printf(&want, "%s\n%s\n%s", ws, ws, ws);
 	T_EQ_STR(g.o.additional_context, buf_cstr(&want));
 	got_release(&g);
 	buf_release(&want);
-	free(root);
+	free(ws);
 	hooks_free(h);
 }
 
@@ -449,7 +434,7 @@ T_TEST(decisions)
 T_TEST(timeout_kills_group)
 {
 	struct hooks *h = hooks_new(loop, &cfg);
-	char *pidfile = at("/ws/child.pid"), *text;
+	char *pidfile = t_tree_at("/ws/child.pid"), *text;
 	int64_t t0 = ev_now_ms();
 	struct got g;
 	long pid = 0;
@@ -545,7 +530,7 @@ T_TEST(leftover_child_does_not_hang)
 T_TEST(post_tool_use_sees_result)
 {
 	struct hooks *h = hooks_new(loop, &cfg);
-	char *path = at("/ws/post.json"), *text;
+	char *path = t_tree_at("/ws/post.json"), *text;
 	cJSON *fields = cJSON_Parse(bash_ls), *in;
 	struct got g;
 
@@ -736,7 +721,7 @@ cancelled_done(void *arg, struct hook_outcome *o)
 T_TEST(cancel_and_free)
 {
 	struct hooks *h = hooks_new(loop, &cfg);
-	char *pidfile = at("/ws/cancel.pid"), *text;
+	char *pidfile = t_tree_at("/ws/cancel.pid"), *text;
 	struct hook_run *r;
 	long pid = 0;
 	int i;
@@ -808,7 +793,7 @@ T_TEST(notification_on_approval_request)
 {
 	struct event_bus *bus = event_bus_new();
 	struct hooks *h = hooks_new(loop, &cfg);
-	char *path = at("/ws/notify.json"), *text = NULL;
+	char *path = t_tree_at("/ws/notify.json"), *text = NULL;
 	cJSON *ev, *in;
 	int i;
 
@@ -846,7 +831,7 @@ T_TEST(notification_on_approval_request)
 T_TEST(drain_at_exit)
 {
 	struct hooks *h = hooks_new(loop, &cfg);
-	char *path = at("/ws/end.txt"), *text;
+	char *path = t_tree_at("/ws/end.txt"), *text;
 	int64_t t0;
 
 	unlink(path);
@@ -1008,20 +993,12 @@ T_TEST(tool_response_shape)
 int
 main(void)
 {
-	char *ws, *dir, *real;
+	char *ws, *dir;
 
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(base, sizeof base, "%s/tandem-hooks.XXXXXX",
-	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	if (mkdtemp(base) == NULL) {
-		perror("mkdtemp");
-		return 2;
-	}
-	real = realpath(base, NULL);
-	snprintf(base, sizeof base, "%s", real);
-	free(real);
-	ws = at("/ws");
-	dir = at("/ws/hooks");
+	t_tree_init("tandem-hooks");
+	ws = t_tree_at("/ws");
+	dir = t_tree_at("/ws/hooks");
 	mkdir(ws, 0700);
 	mkdir(dir, 0700);
 	loop = ev_loop_new();
@@ -1057,14 +1034,7 @@ main(void)
 
 	config_release(&cfg);
 	ev_loop_free(loop);
-	{
-		struct buf cmd = BUF_INIT(BUF_NOLIMIT);
-
-		buf_printf(&cmd, "rm -rf '%s'", base);
-		if (system(buf_cstr(&cmd)) != 0)
-			fprintf(stderr, "could not remove %s\n", base);
-		buf_release(&cmd);
-	}
+	t_tree_remove(root);
 	free(dir);
 	return t_done();
 }

@@ -5,7 +5,6 @@
  */
 #include "autoconf.h"
 
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -545,18 +544,6 @@ T_TEST(symlinked_gitignore_not_read)
 	free(link);
 }
 
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 int
 main(void)
 {
@@ -590,7 +577,7 @@ main(void)
 	T_RUN(outside_a_repository);
 	T_RUN(gitdir_file_forms);
 	T_RUN(symlinked_gitignore_not_read);
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	t_tree_remove(root);
 	free(home);
 	return t_done();
 }

@@ -13,72 +13,17 @@
 #include "config.h"
 #include "memory.h"
 #include "t.h"
+#include "t_tree.h"
 #include "utf8.h"
 #include "xalloc.h"
 
-static char base[PATH_MAX];	/* HOME is base/home; the project base/home/proj */
 static struct config cfg;
 
-static char *at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-at(const char *fmt, ...)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	va_list ap;
-
-	buf_puts(&b, base);
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	return buf_detach(&b, NULL);
-}
-
-static void
-mkdirs(const char *dir)
-{
-	char *copy = xstrdup(dir), *p;
-
-	for (p = copy + 1; *p != '\0'; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(copy, 0700);
-			*p = '/';
-		}
-	mkdir(copy, 0700);
-	free(copy);
-}
-
-/* Write base/rel (directories made), n bytes of text. */
-static void
-put_n(const char *rel, const char *text, size_t n)
-{
-	char *path = at("/%s", rel), *slash = strrchr(path, '/');
-	FILE *f;
-
-	*slash = '\0';
-	mkdirs(path);
-	*slash = '/';
-	f = fopen(path, "w");
-	if (f == NULL) {
-		perror(path);
-		exit(2);
-	}
-	fwrite(text, 1, n, f);
-	fclose(f);
-	free(path);
-}
-
-static void
-put(const char *rel, const char *text)
-{
-	put_n(rel, text, strlen(text));
-}
 
 static void
 rm(const char *rel)
 {
-	char *path = at("/%s", rel);
+	char *path = t_tree_at("/%s", rel);
 
 	unlink(path);
 	free(path);
@@ -90,12 +35,12 @@ reset_world(void)
 {
 	struct buf cmd = BUF_INIT(BUF_NOLIMIT);
 
-	buf_printf(&cmd, "rm -rf '%s/home' '%s/outside'", base, base);
+	buf_printf(&cmd, "rm -rf '%s/home' '%s/outside'", root, root);
 	if (system(buf_cstr(&cmd)) != 0)
 		exit(2);
 	buf_release(&cmd);
-	put("home/proj/.keep", "");
-	put("home/.config/tandem/.keep", "");
+	puts_file("home/proj/.keep", "");
+	puts_file("home/.config/tandem/.keep", "");
 	cfg.trusted = false;
 }
 
@@ -149,10 +94,10 @@ T_TEST(order_and_report)
 	const char *u, *a, *c, *t;
 
 	reset_world();
-	put("home/.config/tandem/TANDEM.md", "USER RULES\n");
-	put("home/proj/AGENTS.md", "AGENTS RULES\n");
-	put("home/proj/CLAUDE.md", "CLAUDE RULES");
-	put("home/proj/TANDEM.md", "TANDEM RULES\n");
+	puts_file("home/.config/tandem/TANDEM.md", "USER RULES\n");
+	puts_file("home/proj/AGENTS.md", "AGENTS RULES\n");
+	puts_file("home/proj/CLAUDE.md", "CLAUDE RULES");
+	puts_file("home/proj/TANDEM.md", "TANDEM RULES\n");
 	load(&l);
 	T_EQ_INT(l.n, 4);
 	u = strstr(buf_cstr(&l.prompt), "USER RULES");
@@ -177,16 +122,16 @@ T_TEST(imports)
 	struct loaded l;
 
 	reset_world();
-	put("home/proj/AGENTS.md",
+	puts_file("home/proj/AGENTS.md",
 	    "Read @docs/style.md, and @docs/missing.md.\n"
 	    "Ask @alice; mail me@example.com.\n"
 	    "```\n@docs/fenced.md\n```\n"
 	    "Not `@docs/span.md` either.\n"
 	    "@docs/style.md again\n");
-	put("home/proj/docs/style.md", "STYLE: tabs\nsee (@../AGENTS.md) and @./sub/deep.md\n");
-	put("home/proj/docs/sub/deep.md", "DEEP\n");
-	put("home/proj/docs/fenced.md", "FENCED\n");
-	put("home/proj/docs/span.md", "SPAN\n");
+	puts_file("home/proj/docs/style.md", "STYLE: tabs\nsee (@../AGENTS.md) and @./sub/deep.md\n");
+	puts_file("home/proj/docs/sub/deep.md", "DEEP\n");
+	puts_file("home/proj/docs/fenced.md", "FENCED\n");
+	puts_file("home/proj/docs/span.md", "SPAN\n");
 	load(&l);
 	T_EQ_INT(l.n, 3);
 	T_CONTAINS(buf_cstr(&l.prompt), "## docs/style.md (imported by AGENTS.md)\n\nSTYLE: tabs");
@@ -210,11 +155,11 @@ T_TEST(depth_limit)
 	int i;
 
 	reset_world();
-	put("home/proj/AGENTS.md", "@d1.md\n");
+	puts_file("home/proj/AGENTS.md", "@d1.md\n");
 	for (i = 1; i <= 7; i++) {
 		snprintf(name, sizeof name, "home/proj/d%d.md", i);
 		snprintf(text, sizeof text, "LEVEL%d @d%d.md\n", i, i + 1);
-		put(name, text);
+		puts_file(name, text);
 	}
 	load(&l);
 	/* AGENTS.md and five levels of imports. */
@@ -230,11 +175,11 @@ T_TEST(where_imports_may_come_from)
 	struct loaded l;
 
 	reset_world();
-	put("outside/secret.md", "OUTSIDE\n");
-	put("home/notes.md", "HOME NOTES\n");
-	put("home/.ssh/id_rsa.md", "PRIVATE KEY\n");
-	put("home/.config/tandem/shared.md", "SHARED\n");
-	put("home/proj/AGENTS.md", "@../../outside/secret.md @~/notes.md @~/.ssh/id_rsa.md "
+	puts_file("outside/secret.md", "OUTSIDE\n");
+	puts_file("home/notes.md", "HOME NOTES\n");
+	puts_file("home/.ssh/id_rsa.md", "PRIVATE KEY\n");
+	puts_file("home/.config/tandem/shared.md", "SHARED\n");
+	puts_file("home/proj/AGENTS.md", "@../../outside/secret.md @~/notes.md @~/.ssh/id_rsa.md "
 	    "@~/.config/tandem/shared.md\n");
 	load(&l);
 	T_OK(strstr(buf_cstr(&l.prompt), "OUTSIDE") == NULL);
@@ -252,7 +197,7 @@ T_TEST(where_imports_may_come_from)
 	/* The user's own files may import what they like from $HOME. */
 	cfg.trusted = false;
 	rm("home/proj/AGENTS.md");
-	put("home/.config/tandem/AGENTS.md", "@~/.ssh/id_rsa.md\n");
+	puts_file("home/.config/tandem/AGENTS.md", "@~/.ssh/id_rsa.md\n");
 	load(&l);
 	T_CONTAINS(buf_cstr(&l.prompt), "PRIVATE KEY");
 	loaded_release(&l);
@@ -264,9 +209,9 @@ T_TEST(links)
 	char *target, *link;
 
 	reset_world();
-	put("home/proj/AGENTS.md", "ONCE\n");
-	target = at("/home/proj/AGENTS.md");
-	link = at("/home/proj/CLAUDE.md");
+	puts_file("home/proj/AGENTS.md", "ONCE\n");
+	target = t_tree_at("/home/proj/AGENTS.md");
+	link = t_tree_at("/home/proj/CLAUDE.md");
 	T_EQ_INT(symlink(target, link), 0);
 	load(&l);
 	T_EQ_INT(l.n, 1);
@@ -276,9 +221,9 @@ T_TEST(links)
 	free(link);
 	/* A project file that leads outside is refused. */
 	reset_world();
-	put("outside/x.md", "LINKED OUT\n");
-	target = at("/outside/x.md");
-	link = at("/home/proj/AGENTS.md");
+	puts_file("outside/x.md", "LINKED OUT\n");
+	target = t_tree_at("/outside/x.md");
+	link = t_tree_at("/home/proj/AGENTS.md");
 	T_EQ_INT(symlink(target, link), 0);
 	load(&l);
 	T_EQ_INT(l.n, 0);
@@ -301,7 +246,7 @@ T_TEST(caps)
 	buf_putc(&big, 'x');
 	while (big.len < 100001)
 		buf_puts(&big, "\xc3\xa9");
-	put_n("home/proj/AGENTS.md", big.data, big.len);
+	put("home/proj/AGENTS.md", big.data, big.len);
 	load(&l);
 	T_EQ_INT(l.n, 1);
 	T_OK(l.prompt.len < MEMORY_FILE_MAX + 1024);
@@ -315,10 +260,10 @@ T_TEST(caps)
 	buf_reset(&big);
 	while (big.len < 60000)
 		buf_puts(&big, "0123456789");
-	put("home/proj/AGENTS.md", "@p1.md @p2.md @p3.md @p4.md @p5.md @p6.md\n");
+	puts_file("home/proj/AGENTS.md", "@p1.md @p2.md @p3.md @p4.md @p5.md @p6.md\n");
 	for (i = 1; i <= 6; i++) {
 		snprintf(name, sizeof name, "home/proj/p%d.md", i);
-		put_n(name, big.data, big.len);
+		put(name, big.data, big.len);
 	}
 	load(&l);
 	T_OK(l.prompt.len < MEMORY_TOTAL_MAX + 4096);
@@ -327,14 +272,14 @@ T_TEST(caps)
 
 	/* Not text. */
 	reset_world();
-	put_n("home/proj/AGENTS.md", "a\0b", 3);
+	put("home/proj/AGENTS.md", "a\0b", 3);
 	load(&l);
 	T_EQ_INT(l.n, 0);
 	T_CONTAINS(buf_cstr(&l.report), "AGENTS.md: cannot read: it is not text");
 	loaded_release(&l);
 	/* A directory where a file should be. */
 	reset_world();
-	put("home/proj/TANDEM.md/x", "");
+	puts_file("home/proj/TANDEM.md/x", "");
 	load(&l);
 	T_EQ_INT(l.n, 0);
 	T_CONTAINS(buf_cstr(&l.report), "not a regular file");
@@ -347,21 +292,13 @@ main(void)
 {
 	char *real;
 
-	snprintf(base, sizeof base, "%s/tandem-memory.XXXXXX",
-	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	if (mkdtemp(base) == NULL) {
-		perror("mkdtemp");
-		return 2;
-	}
-	real = realpath(base, NULL);
-	snprintf(base, sizeof base, "%s", real);
-	free(real);
+	t_tree_init("tandem-memory");
 	config_init(&cfg);
 	free(cfg.root);
 	free(cfg.config_dir);
-	cfg.root = at("/home/proj");
-	cfg.config_dir = at("/home/.config/tandem");
-	real = at("/home");
+	cfg.root = t_tree_at("/home/proj");
+	cfg.config_dir = t_tree_at("/home/.config/tandem");
+	real = t_tree_at("/home");
 	setenv("HOME", real, 1);
 	free(real);
 
@@ -374,13 +311,6 @@ main(void)
 	T_RUN(caps);
 
 	config_release(&cfg);
-	{
-		struct buf cmd = BUF_INIT(BUF_NOLIMIT);
-
-		buf_printf(&cmd, "rm -rf '%s'", base);
-		if (system(buf_cstr(&cmd)) != 0)
-			fprintf(stderr, "could not remove %s\n", base);
-		buf_release(&cmd);
-	}
+	t_tree_remove(root);
 	return t_done();
 }

@@ -4,7 +4,6 @@
  */
 #include "autoconf.h"
 
-#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "buf.h"
 #include "pathglob.h"
 #include "t.h"
+#include "t_tree.h"
 
 struct pg_case {
 	const char	*pat;
@@ -251,18 +251,6 @@ static const char *const xpaths[] = {
 
 static char xdir[64];
 
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 static bool
 have_git(void)
 {
@@ -417,7 +405,7 @@ T_TEST(gitignore_mode_against_git_generated)
 	for (i = 0; i < NPATHS; i++)
 		free(paths[i]);
 	buf_release(&b);
-	nftw(xdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	t_tree_remove(xdir);
 }
 
 int

@@ -2,7 +2,6 @@
 #include "autoconf.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,24 +20,6 @@
 
 static char outside[PATH_MAX];
 static struct tool_out out;
-
-static void
-mkdir_rel(const char *rel)
-{
-	char p[PATH_MAX + 64];
-
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	mkdir(p, 0755);
-}
-
-static void
-link_rel(const char *target, const char *rel)
-{
-	char p[PATH_MAX + 64];
-
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	(void)!symlink(target, p);
-}
 
 /* The deny rules the next run sees (NULL: none). */
 static const struct sandbox_policy *run_policy;
@@ -73,25 +54,11 @@ run(const struct tool_def *t, const char *json)
 	return buf_cstr(&out.text);
 }
 
-static char *
-mktemp_dir(const char *tmpl)
-{
-	char t[64], *real;
-
-	snprintf(t, sizeof t, "%s", tmpl);
-	if (mkdtemp(t) == NULL) {
-		perror("mkdtemp");
-		exit(1);
-	}
-	real = realpath(t, NULL);
-	return real;
-}
-
 static void
 setup(void)
 {
-	char *r = mktemp_dir("/tmp/tandem-read-XXXXXX");
-	char *o = mktemp_dir("/tmp/tandem-rout-XXXXXX");
+	char *r = t_tree_mkdtemp("/tmp/tandem-read-XXXXXX");
+	char *o = t_tree_mkdtemp("/tmp/tandem-rout-XXXXXX");
 
 	snprintf(root, sizeof root, "%s", r);
 	snprintf(outside, sizeof outside, "%s", o);
@@ -100,24 +67,12 @@ setup(void)
 	tool_out_init(&out);
 }
 
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 static void
 teardown(void)
 {
 	tool_out_release(&out);
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(outside, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	t_tree_remove(root);
+	t_tree_remove(outside);
 }
 
 static double
@@ -214,7 +169,7 @@ T_TEST(read_empty_binary_dir_fifo)
 	T_EQ_STR(run(&tool_read_file, "{\"path\":\"bin.dat\"}"),
 	    "bin.dat is a binary file (10 bytes); not shown");
 	T_OK(out.is_error);
-	mkdir_rel("sub");
+	t_tree_mkdir("sub");
 	run(&tool_read_file, "{\"path\":\"sub\"}");
 	T_OK(out.is_error);
 	T_CONTAINS(buf_cstr(&out.text), "use list_dir");
@@ -243,11 +198,11 @@ T_TEST(read_refuses_outside)
 	run(&tool_read_file, "{\"path\":\"/etc/passwd\"}");
 	T_OK(out.is_error);
 	T_CONTAINS(buf_cstr(&out.text), "outside the workspace");
-	link_rel(p, "leak.txt");
+	t_tree_link(p, "leak.txt");
 	run(&tool_read_file, "{\"path\":\"leak.txt\"}");
 	T_OK(out.is_error);
 	T_CONTAINS(buf_cstr(&out.text), "outside the workspace");
-	link_rel(outside, "outdir");
+	t_tree_link(outside, "outdir");
 	run(&tool_read_file, "{\"path\":\"outdir/secret.txt\"}");
 	T_OK(out.is_error);
 	snprintf(json, sizeof json, "{\"path\":\"%s/secret.txt\"}", outside);
@@ -255,7 +210,7 @@ T_TEST(read_refuses_outside)
 	T_OK(out.is_error);
 	/* A link that stays inside is fine. */
 	puts_file("real.txt", "inside\n");
-	link_rel("real.txt", "alias.txt");
+	t_tree_link("real.txt", "alias.txt");
 	T_EQ_STR(run(&tool_read_file, "{\"path\":\"alias.txt\"}"), "     1\tinside\n");
 }
 
@@ -405,8 +360,8 @@ T_TEST(list_basic)
 {
 	char p[PATH_MAX + 64];
 
-	mkdir_rel("ls");
-	mkdir_rel("ls/zdir");
+	t_tree_mkdir("ls");
+	t_tree_mkdir("ls/zdir");
 	puts_file("ls/b.txt", "hello");
 	put("ls/a.bin", "", 0);
 	{
@@ -415,7 +370,7 @@ T_TEST(list_basic)
 		put("ls/c.dat", big, 3 * 1024 * 1024 / 2);
 		free(big);
 	}
-	link_rel("b.txt", "ls/link");
+	t_tree_link("b.txt", "ls/link");
 	snprintf(p, sizeof p, "%s/ls/fifo", root);
 	mkfifo(p, 0600);
 	T_EQ_STR(run(&tool_list_dir, "{\"path\":\"ls\"}"),
@@ -431,8 +386,8 @@ T_TEST(list_basic)
 
 T_TEST(list_hides_git_and_ignored)
 {
-	mkdir_rel("proj");
-	mkdir_rel("proj/.git");
+	t_tree_mkdir("proj");
+	t_tree_mkdir("proj/.git");
 	puts_file("proj/.git/HEAD", "ref: refs/heads/main\n");
 	puts_file("proj/.gitignore", "*.log\nbuild/\n!keep.log\n");
 	puts_file("proj/a.log", "x");
@@ -464,12 +419,12 @@ T_TEST(list_errors_and_names)
 	run(&tool_list_dir, "{\"path\":\"..\"}");
 	T_OK(out.is_error);
 	T_CONTAINS(buf_cstr(&out.text), "outside the workspace");
-	link_rel(outside, "away");
+	t_tree_link(outside, "away");
 	run(&tool_list_dir, "{\"path\":\"away\"}");
 	T_OK(out.is_error);
 	run(&tool_list_dir, "{\"path\":\"nope\"}");
 	T_OK(out.is_error);
-	mkdir_rel("odd");
+	t_tree_mkdir("odd");
 	puts_file("odd/n\xe9w.txt", "");
 	T_EQ_STR(run(&tool_list_dir, "{\"path\":\"odd\"}"), "n\xef\xbf\xbdw.txt  0 B\n");
 }
@@ -480,7 +435,7 @@ T_TEST(list_cap)
 	const char *text;
 	int i;
 
-	mkdir_rel("many");
+	t_tree_mkdir("many");
 	for (i = 0; i < 600; i++) {
 		snprintf(name, sizeof name, "many/f%03d", i);
 		puts_file(name, "");

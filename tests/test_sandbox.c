@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fsutil.h"
 #include "sandbox.h"
 #include "tool.h"
 #include "t.h"
@@ -30,15 +31,6 @@ static void
 at_path(char *p, size_t n, const char *base, const char *rel)
 {
 	snprintf(p, n, "%s/%s", base, rel);
-}
-
-static void
-link_in(const char *target, const char *rel)
-{
-	char p[PATH_MAX + 64];
-
-	at_path(p, sizeof p, root, rel);
-	(void)!symlink(target, p);
 }
 
 static void
@@ -57,21 +49,11 @@ put_at(const char *base, const char *rel, const char *s)
 	fclose(f);
 }
 
-static char *
-mkreal(const char *tmpl)
-{
-	char buf[64], *r;
-
-	snprintf(buf, sizeof buf, "%s", tmpl);
-	r = mkdtemp(buf);
-	return r ? realpath(r, NULL) : NULL;
-}
-
 static void
 setup(void)
 {
-	char *r = mkreal("/tmp/tandem-sbx-XXXXXX"), *o = mkreal("/tmp/tandem-out-XXXXXX");
-	char *x = mkreal("/tmp/tandem-extra-XXXXXX");
+	char *r = t_tree_mkdtemp("/tmp/tandem-sbx-XXXXXX"), *o = t_tree_mkdtemp("/tmp/tandem-out-XXXXXX");
+	char *x = t_tree_mkdtemp("/tmp/tandem-extra-XXXXXX");
 	char p[PATH_MAX + 64];
 
 	snprintf(root, sizeof root, "%s", r);
@@ -84,22 +66,22 @@ setup(void)
 	puts_file("secret/key", "SECRET-MARKER\n");
 	put_at(outside, "f.txt", "OUTSIDE-MARKER\n");
 	put_at(extra, "e.txt", "extra\n");
-	link_in(outside, "escape");
-	link_in("src", "inner");
-	link_in("../../../../../../../..", "updots");
-	link_in("src/../..", "climb");
+	t_tree_link(outside, "escape");
+	t_tree_link("src", "inner");
+	t_tree_link("../../../../../../../..", "updots");
+	t_tree_link("src/../..", "climb");
 	at_path(p, sizeof p, outside, "f.txt");
-	link_in(p, "file-out");
-	link_in("src/a.c", "file-in");
-	link_in("src/gone.c", "dangling");
+	t_tree_link(p, "file-out");
+	t_tree_link("src/a.c", "file-in");
+	t_tree_link("src/gone.c", "dangling");
 	at_path(p, sizeof p, outside, "gone.c");
-	link_in(p, "dangling-out");
-	link_in("/proc/self/root", "magic");
-	link_in("/proc/self/root/etc", "magic-etc");
-	link_in("secret", "docs");
-	link_in(extra, "to-extra");
-	link_in("loop-b", "loop-a");
-	link_in("loop-a", "loop-b");
+	t_tree_link(p, "dangling-out");
+	t_tree_link("/proc/self/root", "magic");
+	t_tree_link("/proc/self/root/etc", "magic-etc");
+	t_tree_link("secret", "docs");
+	t_tree_link(extra, "to-extra");
+	t_tree_link("loop-b", "loop-a");
+	t_tree_link("loop-a", "loop-b");
 	at_path(p, sizeof p, root, "fifo");
 	mkfifo(p, 0600);
 }
@@ -556,6 +538,84 @@ T_TEST(race_nofollow_walk)
 	race(false, 1500);
 }
 
+/*
+ * Links, modes, removal of emptied directories and writes through the
+ * walk (fsutil_*_in): in the workspace and in an extra root, never through
+ * a link that leads out, and a link itself is never followed.
+ */
+T_TEST(link_mode_and_write_in_roots)
+{
+	const char *extras[] = { extra, NULL };
+	struct sandbox sb = { root, extras, NULL };
+	struct buf err = BUF_INIT(4096);
+	char p[PATH_MAX + 64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	/* A link in the extra root, by its absolute path; replaced in place. */
+	at_path(p, sizeof p, extra, "ln");
+	T_EQ_INT(fsutil_symlink_in(&sb, p, "e.txt", &err), 0);
+	T_EQ_INT(fsutil_symlink_in(&sb, p, "other", &err), 0);
+	n = readlink(p, target, sizeof target - 1);
+	T_OK(n == 5 && memcmp(target, "other", 5) == 0);
+	/* A regular file is not replaced by a link. */
+	at_path(p, sizeof p, extra, "e.txt");
+	T_EQ_INT(fsutil_symlink_in(&sb, p, "x", &err), -1);
+	T_CONTAINS(buf_cstr(&err), "exists and is not a symbolic link");
+	/* Not through a link that leads outside: nothing appears there. */
+	buf_reset(&err);
+	T_EQ_INT(fsutil_symlink_in(&sb, "escape/made-here", "x", &err), -1);
+	at_path(p, sizeof p, outside, "made-here");
+	T_OK(lstat(p, &st) == -1);
+	/* Without the extra root, its paths are refused. */
+	{
+		struct sandbox only = { root, NULL, NULL };
+
+		at_path(p, sizeof p, extra, "ln2");
+		buf_reset(&err);
+		T_EQ_INT(fsutil_symlink_in(&only, p, "e.txt", &err), -1);
+		T_OK(lstat(p, &st) == -1);
+	}
+	/* Removing a link removes the link, not what it points to. */
+	at_path(p, sizeof p, root, "src/to-a");
+	T_EQ_INT(fsutil_symlink_in(&sb, "src/to-a", "a.c", &err), 0);
+	T_EQ_INT(fsutil_unlink_link_in(&sb, "src/to-a", &err), 0);
+	T_OK(lstat(p, &st) == -1);
+	at_path(p, sizeof p, root, "src/a.c");
+	T_EQ_INT(lstat(p, &st), 0);
+	buf_reset(&err);
+	T_EQ_INT(fsutil_unlink_link_in(&sb, "src/a.c", &err), -1);
+	T_CONTAINS(buf_cstr(&err), "is not a symbolic link");
+	/* A mode, set through a descriptor; not on what a link outside reaches. */
+	at_path(p, sizeof p, extra, "e.txt");
+	T_EQ_INT(fsutil_chmod_in(&sb, p, 0751, &err), 0);
+	T_EQ_INT(stat(p, &st), 0);
+	T_EQ_INT(st.st_mode & 0777, 0751);
+	buf_reset(&err);
+	T_EQ_INT(fsutil_chmod_in(&sb, "file-out", 0777, &err), -1);
+	at_path(p, sizeof p, outside, "f.txt");
+	T_EQ_INT(stat(p, &st), 0);
+	T_OK((st.st_mode & 0777) != 0777);
+	/* A write in the extra root creates its directories; removal empties them back to the root. */
+	at_path(p, sizeof p, extra, "d1/d2/new.txt");
+	T_EQ_INT(fsutil_write_in(&sb, p, "new\n", 4, "", &err), 0);
+	T_EQ_INT(stat(p, &st), 0);
+	buf_reset(&err);
+	T_EQ_INT(fsutil_write_in(&sb, p, "again\n", 6, "", &err), -1);	/* it exists now */
+	T_EQ_INT(fsutil_remove_in(&sb, p, NULL, &err), 0);
+	T_EQ_INT(fsutil_rmdir_empty_in(&sb, p), 2);
+	at_path(p, sizeof p, extra, "d1");
+	T_OK(lstat(p, &st) == -1);
+	T_EQ_INT(lstat(extra, &st), 0);
+	/* The root itself is never removed, even empty below. */
+	at_path(p, sizeof p, root, "lone/x");
+	T_EQ_INT(fsutil_write_in(&sb, "lone/x", "x", 1, NULL, &err), 0);
+	T_EQ_INT(fsutil_remove_in(&sb, "lone/x", NULL, &err), 0);
+	T_EQ_INT(fsutil_rmdir_empty_in(&sb, p), 1);
+	T_EQ_INT(lstat(root, &st), 0);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
@@ -567,13 +627,11 @@ main(void)
 	T_RUN(walk_with_openat2);
 	T_RUN(walk_with_nofollow_fallback);
 	T_RUN(walk_cost);
+	T_RUN(link_mode_and_write_in_roots);
 	T_RUN(race_openat2);
 	T_RUN(race_nofollow_walk);
-	{
-		char cmd[PATH_MAX * 3 + 32];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", root, outside, extra);
-		(void)!system(cmd);
-	}
+	t_tree_remove(root);
+	t_tree_remove(outside);
+	t_tree_remove(extra);
 	return t_done();
 }

@@ -2,7 +2,6 @@
 #include "autoconf.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,15 +34,6 @@ age(const char *rel, time_t sec)
 	utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-static void
-link_rel(const char *target, const char *rel)
-{
-	char p[PATH_MAX + 64];
-
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	(void)!symlink(target, p);
-}
-
 /* The deny rules the next run sees (NULL: none). */
 static const struct sandbox_policy *run_policy;
 
@@ -72,31 +62,6 @@ run(const struct tool_def *t, const char *json)
 	t->run(&env, input, &out);
 	cJSON_Delete(input);
 	return buf_cstr(&out.text);
-}
-
-static char *
-mktemp_dir(const char *tmpl)
-{
-	char t[64];
-
-	snprintf(t, sizeof t, "%s", tmpl);
-	if (mkdtemp(t) == NULL) {
-		perror("mkdtemp");
-		exit(1);
-	}
-	return realpath(t, NULL);
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
 }
 
 /* pathglob in the glob tool's mode */
@@ -327,7 +292,7 @@ T_TEST(ignore_walk_order_and_skips)
 	puts_file("w/sub/y.o", "");
 	puts_file("w/.git/config", "");
 	puts_file("w/.gitignore", "*.o\n");
-	link_rel("/", "w/rootlink");
+	t_tree_link("/", "w/rootlink");
 	T_EQ_INT(ignore_walk(ig, root, "w", 0, collect_visit, &c, &st, &err), 0);
 	T_EQ_STR(buf_cstr(&c.b), "w/.gitignore\nw/a.c\nw/b.c\nw/rootlink@\nw/sub/\nw/sub/z.c\n");
 	T_EQ_INT(st.hidden, 3);
@@ -433,11 +398,11 @@ T_TEST(glob_symlinks)
 	fclose(fopen(p, "w"));
 	puts_file("s/real.c", "");
 	age("s/real.c", 1);
-	link_rel(outside, "s/outdir");
-	link_rel(p, "s/outfile.c");
-	link_rel("real.c", "s/alias.c");
-	link_rel("nowhere.c", "s/dangling.c");
-	link_rel("..", "s/loop");
+	t_tree_link(outside, "s/outdir");
+	t_tree_link(p, "s/outfile.c");
+	t_tree_link("real.c", "s/alias.c");
+	t_tree_link("nowhere.c", "s/dangling.c");
+	t_tree_link("..", "s/loop");
 	T_EQ_STR(run(&tool_glob, "{\"pattern\":\"s/**/*.c\"}"), "s/alias.c\ns/real.c\n");
 	/* Nor through a link named in the pattern's literal part. */
 	T_EQ_STR(run(&tool_glob, "{\"pattern\":\"s/outdir/*.c\"}"),
@@ -651,8 +616,8 @@ T_TEST(grep_binary_and_outside)
 		fputs("TOPSECRET\n", f);
 		fclose(f);
 	}
-	link_rel(outside, "t/outlink");
-	link_rel(p, "t/outfile.txt");
+	t_tree_link(outside, "t/outlink");
+	t_tree_link(p, "t/outfile.txt");
 	T_CONTAINS(run(&tool_grep, "{\"pattern\":\"TOPSECRET\"}"), "No matches for TOPSECRET in . (");
 	T_OK(!out.is_error);
 }
@@ -783,8 +748,8 @@ T_TEST(search_skips_denied)
 int
 main(void)
 {
-	char *r = mktemp_dir("/tmp/tandem-search-XXXXXX");
-	char *o = mktemp_dir("/tmp/tandem-sout-XXXXXX");
+	char *r = t_tree_mkdtemp("/tmp/tandem-search-XXXXXX");
+	char *o = t_tree_mkdtemp("/tmp/tandem-sout-XXXXXX");
 
 	snprintf(root, sizeof root, "%s", r);
 	snprintf(outside, sizeof outside, "%s", o);
@@ -814,7 +779,7 @@ main(void)
 	T_RUN(grep_odd_names_and_utf8);
 	T_RUN(search_skips_denied);
 	tool_out_release(&out);
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(outside, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	t_tree_remove(root);
+	t_tree_remove(outside);
 	return t_done();
 }

@@ -1128,35 +1128,38 @@ ap_put(const struct tool_env *env, const char *snap, const struct ap_vfile *v,
     const struct ap_state *a, const struct ap_state *b, cJSON *files, struct buf *err)
 {
 	bool there = a->exists;
+	struct sandbox sb;
 	const char *slash;
 
+	tool_sandbox(env, &sb);
+
 	if (there && (!b->exists || a->link != b->link)) {
-		if (a->link ? fsutil_unlink_link(env->root, v->abs, err) :
+		if (a->link ? fsutil_unlink_link_in(&sb, v->abs, err) :
 		    ap_replace(env, snap, v, a->data, a->len, NULL, 0, files, err))
 			return -1;
 		there = false;
 	}
 	if (!b->exists) {
 		if (a->exists)
-			(void)fsutil_rmdir_empty(env->root, v->abs);
+			(void)fsutil_rmdir_empty_in(&sb, v->abs);
 		return 0;
 	}
 	if (!there && (slash = strrchr(v->abs, '/')) != NULL && slash != v->abs) {
 		char *dir = xstrndup(v->abs, (size_t)(slash - v->abs));
-		int rc = fsutil_mkdirs(env->root, dir, err);
+		int rc = fsutil_mkdirs_in(&sb, dir, err);
 
 		free(dir);
 		if (rc != 0)
 			return -1;
 	}
 	if (!there || a->len != b->len || memcmp(a->data, b->data, a->len) != 0) {
-		if (b->link ? fsutil_symlink(env->root, v->abs, b->data, err) :
+		if (b->link ? fsutil_symlink_in(&sb, v->abs, b->data, err) :
 		    ap_replace(env, snap, v, there ? a->data : NULL, there ? a->len : 0,
 		    b->data, b->len, files, err))
 			return -1;
 	}
 	if (!b->link && b->mode != 0 && (!there || a->mode != b->mode) &&
-	    fsutil_chmod(env->root, v->abs, b->mode, err) != 0)
+	    fsutil_chmod_in(&sb, v->abs, b->mode, err) != 0)
 		return -1;
 	return 0;
 }

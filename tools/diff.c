@@ -239,12 +239,24 @@ myers_mark(char *c, long from, long to)
 		c[from++] = 1;
 }
 
-/* Forward step d; returns 1 with the split in *sx,*sy on overlap. */
+/*
+ * Step d of the search from one end of a[a0,a1) x b[b0,b1): forward from
+ * the start in fv, or (back) from the end in reversed coordinates in bv.
+ * Returns 1 with the split in *sx,*sy when check is set and the path
+ * overlaps the other search's.
+ */
 static int
-myers_forward(struct myers *m, long a0, long b0, long n, long mm, long d,
+myers_step(struct myers *m, long a0, long a1, long b0, long b1, long d, bool back,
     int check, long *sx, long *sy)
 {
-	long *fv = m->fv + m->voff, *bv = m->bv + m->voff, delta = n - mm, k;
+	long n = a1 - a0, mm = b1 - b0, delta = n - mm, k;
+	long *v = (back ? m->bv : m->fv) + m->voff, *w = (back ? m->fv : m->bv) + m->voff;
+	/* the lines in the search's direction: a_at[step * x] is its x-th */
+	const uint32_t *a_at = back ? m->a + a1 - 1 : m->a + a0;
+	const uint32_t *b_at = back ? m->b + b1 - 1 : m->b + b0;
+	long step = back ? -1 : 1;
+	/* the backward step runs second, when the forward one has done d too */
+	long reach = back ? d : d - 1;
 
 	for (k = -d; k <= d; k += 2) {
 		long x = DIFF_NOWHERE, y, c;
@@ -255,71 +267,28 @@ myers_forward(struct myers *m, long a0, long b0, long n, long mm, long d,
 			x = 0;
 		else {
 			/* down from k+1, or right from k-1, whichever stays in the grid and gets further */
-			if (k + 1 <= d - 1 && k + 1 <= n && fv[k + 1] != DIFF_NOWHERE &&
-			    fv[k + 1] - k <= mm)
-				x = fv[k + 1];
-			if (k - 1 >= -(d - 1) && k - 1 >= -mm && fv[k - 1] != DIFF_NOWHERE &&
-			    fv[k - 1] + 1 <= n && fv[k - 1] + 1 > x)
-				x = fv[k - 1] + 1;
+			if (k + 1 <= d - 1 && k + 1 <= n && v[k + 1] != DIFF_NOWHERE &&
+			    v[k + 1] - k <= mm)
+				x = v[k + 1];
+			if (k - 1 >= -(d - 1) && k - 1 >= -mm && v[k - 1] != DIFF_NOWHERE &&
+			    v[k - 1] + 1 <= n && v[k - 1] + 1 > x)
+				x = v[k - 1] + 1;
 		}
 		if (x == DIFF_NOWHERE) {
-			fv[k] = DIFF_NOWHERE;
+			v[k] = DIFF_NOWHERE;
 			continue;
 		}
 		y = x - k;
-		while (x < n && y < mm && m->a[a0 + x] == m->b[b0 + y]) {
+		while (x < n && y < mm && a_at[step * x] == b_at[step * y]) {
 			x++;
 			y++;
 		}
-		fv[k] = x;
-		c = delta - k;	/* the same diagonal, seen from the end */
-		if (check && c >= -(d - 1) && c <= d - 1 && c >= -mm && c <= n &&
-		    bv[c] != DIFF_NOWHERE && x + bv[c] >= n) {
-			*sx = x;
-			*sy = y;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Backward step d (reversed coordinates); returns 1 on overlap. */
-static int
-myers_backward(struct myers *m, long a1, long b1, long n, long mm, long d,
-    int check, long *sx, long *sy)
-{
-	long *fv = m->fv + m->voff, *bv = m->bv + m->voff, delta = n - mm, k;
-
-	for (k = -d; k <= d; k += 2) {
-		long x = DIFF_NOWHERE, y, c;
-
-		if (k < -mm || k > n)
-			continue;
-		if (d == 0)
-			x = 0;
-		else {
-			if (k + 1 <= d - 1 && k + 1 <= n && bv[k + 1] != DIFF_NOWHERE &&
-			    bv[k + 1] - k <= mm)
-				x = bv[k + 1];
-			if (k - 1 >= -(d - 1) && k - 1 >= -mm && bv[k - 1] != DIFF_NOWHERE &&
-			    bv[k - 1] + 1 <= n && bv[k - 1] + 1 > x)
-				x = bv[k - 1] + 1;
-		}
-		if (x == DIFF_NOWHERE) {
-			bv[k] = DIFF_NOWHERE;
-			continue;
-		}
-		y = x - k;
-		while (x < n && y < mm && m->a[a1 - 1 - x] == m->b[b1 - 1 - y]) {
-			x++;
-			y++;
-		}
-		bv[k] = x;
-		c = delta - k;
-		if (check && c >= -d && c <= d && c >= -mm && c <= n &&
-		    fv[c] != DIFF_NOWHERE && x + fv[c] >= n) {
-			*sx = n - x;
-			*sy = mm - y;
+		v[k] = x;
+		c = delta - k;	/* the same diagonal, seen from the other end */
+		if (check && c >= -reach && c <= reach && c >= -mm && c <= n &&
+		    w[c] != DIFF_NOWHERE && x + w[c] >= n) {
+			*sx = back ? n - x : x;
+			*sy = back ? mm - y : y;
 			return 1;
 		}
 	}
@@ -360,9 +329,9 @@ myers_split(struct myers *m, long a0, long a1, long b0, long b1, long *sx, long 
 
 	*sx = *sy = -1;
 	for (d = 0;; d++) {
-		if (myers_forward(m, a0, b0, n, mm, d, odd && d > 0, sx, sy))
+		if (myers_step(m, a0, a1, b0, b1, d, false, odd && d > 0, sx, sy))
 			break;
-		if (myers_backward(m, a1, b1, n, mm, d, !odd, sx, sy))
+		if (myers_step(m, a0, a1, b0, b1, d, true, !odd, sx, sy))
 			break;
 		if (d >= m->max_cost) {
 			myers_furthest(m, n, mm, d, sx, sy);

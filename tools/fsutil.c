@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "fsutil.h"
 #include "json.h"
 #include "sandbox.h"
@@ -339,7 +340,7 @@ fsutil_write_at(int dfd, const char *name, const char *shown, const void *data,
 	if (renameat(dfd, tmp, dfd, name) == -1)
 		goto fail;
 	/* some file systems cannot fsync a directory; the rename is done anyway */
-	if (fsync(dfd) == -1 && errno != EINVAL && errno != EROFS)
+	if (file_fsync_dirfd(dfd) == -1)
 		goto fail_after;
 	return 0;
 fail:
@@ -448,7 +449,7 @@ fsutil_remove_place(const struct sandbox_at *at, const char *expect, struct buf 
 		buf_printf(err, "cannot remove %s: %s", at->rel, strerror(errno));
 		return -1;
 	}
-	if (fsync(at->dirfd) == -1 && errno != EINVAL && errno != EROFS) {
+	if (file_fsync_dirfd(at->dirfd) == -1) {
 		buf_printf(err, "removed %s but could not sync its directory: %s", at->rel,
 		    strerror(errno));
 		return -1;
@@ -507,18 +508,8 @@ int
 fsutil_mkdirs(const char *root, const char *dir, struct buf *err)
 {
 	struct sandbox sb = { root, NULL, NULL };
-	struct sandbox_at at;
-	struct buf p = BUF_INIT(BUF_NOLIMIT);
-	int rc;
 
-	/* every component a directory on the way, so each is created as needed */
-	buf_puts(&p, dir);
-	buf_puts(&p, "/.");
-	rc = sandbox_walk(&sb, buf_cstr(&p), SANDBOX_EDIT, SANDBOX_PARENTS, &at, err);
-	buf_release(&p);
-	if (rc == 0)
-		sandbox_at_release(&at);
-	return rc;
+	return fsutil_mkdirs_in(&sb, dir, err);
 }
 
 static bool
@@ -636,125 +627,229 @@ fsutil_replace_at(const struct sandbox_at *at, const char *snap_dir, const char 
  * acts, that the directory it acts in is still inside the root.
  */
 
-/* The real directory of abs, checked to be inside root; the caller frees. */
-static char *
-fsutil_real_parent(const char *root, const char *abs, const char **base, struct buf *err)
+/*
+ * The directory holding path's last name, reached by the walk beneath the
+ * roots: an open descriptor, and the name in *base (pointing into path).
+ * -1 with a sentence in err.
+ */
+static int
+fsutil_parent_open(const struct sandbox *sb, const char *path, const char **base,
+    struct buf *err)
 {
-	const char *slash = strrchr(abs, '/');
-	char *dir, *real;
+	const char *slash = strrchr(path, '/');
+	struct sandbox_at at;
+	char *dir;
+	int fd = -1;
 
-	if (slash == NULL || slash[1] == '\0') {
-		buf_printf(err, "%s is not a path to a file", abs);
-		return NULL;
+	*base = slash != NULL ? slash + 1 : path;
+	if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0) {
+		buf_printf(err, "%s is not a path to a file", path);
+		return -1;
 	}
-	dir = slash == abs ? xstrdup("/") : xstrndup(abs, (size_t)(slash - abs));
-	real = realpath(dir, NULL);
+	dir = slash == NULL ? xstrdup(".") : slash == path ? xstrdup("/") :
+	    xstrndup(path, (size_t)(slash - path));
+	if (sandbox_walk(sb, dir, SANDBOX_EDIT, SANDBOX_MUST_EXIST, &at, err) != 0) {
+		free(dir);
+		return -1;
+	}
 	free(dir);
-	if (real == NULL || !sandbox_inside(root, real)) {
-		buf_printf(err, "the directory of %s is not inside the workspace", abs);
-		free(real);
-		return NULL;
-	}
-	*base = slash + 1;
-	return real;
+	if (!S_ISDIR(at.st.st_mode))
+		buf_printf(err, "the directory of %s is not a directory", path);
+	else if (strcmp(at.name, ".") == 0)
+		fd = fcntl(at.dirfd, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = openat(at.dirfd, at.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 && S_ISDIR(at.st.st_mode))
+		buf_printf(err, "cannot open the directory of %s: %s", path, strerror(errno));
+	sandbox_at_release(&at);
+	return fd;
 }
 
 int
-fsutil_symlink(const char *root, const char *abs, const char *target, struct buf *err)
+fsutil_symlink_in(const struct sandbox *sb, const char *path, const char *target,
+    struct buf *err)
 {
 	const char *base;
-	char *dir = fsutil_real_parent(root, abs, &base, err), tmp[PATH_MAX];
+	int dfd = fsutil_parent_open(sb, path, &base, err), rc = -1, n;
+	char tmp[NAME_MAX + 64];
 	struct stat st;
-	int rc = -1, n;
 
-	if (dir == NULL)
+	if (dfd == -1)
 		return -1;
-	if (lstat(abs, &st) == 0 && !S_ISLNK(st.st_mode)) {
-		buf_printf(err, "%s exists and is not a symbolic link", abs);
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode)) {
+		buf_printf(err, "%s exists and is not a symbolic link", path);
 		goto out;
 	}
-	n = snprintf(tmp, sizeof(tmp), "%s/.%s.tandem-link-%ld", dir, base, (long)getpid());
+	n = snprintf(tmp, sizeof(tmp), ".%s.tandem-link-%ld", base, (long)getpid());
 	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		buf_printf(err, "the path %s is too long", abs);
+		buf_printf(err, "the path %s is too long", path);
 		goto out;
 	}
-	(void)unlink(tmp);
-	if (symlink(target, tmp) == -1) {
-		buf_printf(err, "cannot create the symbolic link %s: %s", abs, strerror(errno));
+	(void)unlinkat(dfd, tmp, 0);
+	if (symlinkat(target, dfd, tmp) == -1) {
+		buf_printf(err, "cannot create the symbolic link %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (rename(tmp, abs) == -1) {
-		buf_printf(err, "cannot create the symbolic link %s: %s", abs, strerror(errno));
-		(void)unlink(tmp);
+	if (renameat(dfd, tmp, dfd, base) == -1) {
+		buf_printf(err, "cannot create the symbolic link %s: %s", path, strerror(errno));
+		(void)unlinkat(dfd, tmp, 0);
 		goto out;
 	}
+	(void)file_fsync_dirfd(dfd);	/* the link is made either way */
 	rc = 0;
 out:
-	free(dir);
+	close(dfd);
 	return rc;
+}
+
+int
+fsutil_unlink_link_in(const struct sandbox *sb, const char *path, struct buf *err)
+{
+	const char *base;
+	int dfd = fsutil_parent_open(sb, path, &base, err), rc = -1;
+	struct stat st;
+
+	if (dfd == -1)
+		return -1;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISLNK(st.st_mode))
+		buf_printf(err, "%s is not a symbolic link", path);
+	else if (unlinkat(dfd, base, 0) == -1)
+		buf_printf(err, "cannot remove %s: %s", path, strerror(errno));
+	else
+		rc = 0;
+	close(dfd);
+	return rc;
+}
+
+int
+fsutil_chmod_in(const struct sandbox *sb, const char *path, unsigned mode, struct buf *err)
+{
+	struct sandbox_at at;
+	int fd, rc = -1;
+
+	if (sandbox_walk(sb, path, SANDBOX_EDIT, SANDBOX_MUST_EXIST, &at, err) != 0)
+		return -1;
+	if (!S_ISREG(at.st.st_mode))
+		buf_printf(err, "%s is not a regular file", path);
+	else if ((fd = sandbox_open_at(&at, O_RDONLY, err)) != -1) {
+		if (fchmod(fd, (mode_t)(mode & 0777)) == -1)
+			buf_printf(err, "cannot change the mode of %s: %s", path, strerror(errno));
+		else
+			rc = 0;
+		close(fd);
+	}
+	sandbox_at_release(&at);
+	return rc;
+}
+
+int
+fsutil_rmdir_empty_in(const struct sandbox *sb, const char *path)
+{
+	struct buf ignored = BUF_INIT(4096);
+	char *dir = xstrdup(path), *slash;
+	struct sandbox_at at;
+	int n = 0;
+
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		bool gone;
+
+		*slash = '\0';
+		buf_reset(&ignored);
+		if (sandbox_walk(sb, dir, SANDBOX_EDIT, SANDBOX_MUST_EXIST, &at, &ignored) != 0)
+			break;
+		/* a root itself ("."), or what is not a directory, stays */
+		gone = strcmp(at.name, ".") != 0 && S_ISDIR(at.st.st_mode) &&
+		    unlinkat(at.dirfd, at.name, AT_REMOVEDIR) == 0;
+		if (gone)
+			(void)file_fsync_dirfd(at.dirfd);
+		sandbox_at_release(&at);
+		if (!gone)
+			break;
+		n++;
+	}
+	buf_release(&ignored);
+	free(dir);
+	return n;
+}
+
+/* The path-based forms: the workspace root alone. */
+int
+fsutil_symlink(const char *root, const char *abs, const char *target, struct buf *err)
+{
+	struct sandbox sb = { root, NULL, NULL };
+
+	return fsutil_symlink_in(&sb, abs, target, err);
 }
 
 int
 fsutil_unlink_link(const char *root, const char *abs, struct buf *err)
 {
-	const char *base;
-	char *dir = fsutil_real_parent(root, abs, &base, err);
-	struct stat st;
-	int rc = -1;
+	struct sandbox sb = { root, NULL, NULL };
 
-	if (dir == NULL)
-		return -1;
-	if (lstat(abs, &st) == -1 || !S_ISLNK(st.st_mode))
-		buf_printf(err, "%s is not a symbolic link", abs);
-	else if (unlink(abs) == -1)
-		buf_printf(err, "cannot remove %s: %s", abs, strerror(errno));
-	else
-		rc = 0;
-	free(dir);
-	return rc;
+	return fsutil_unlink_link_in(&sb, abs, err);
 }
 
 int
 fsutil_chmod(const char *root, const char *abs, unsigned mode, struct buf *err)
 {
-	char *real = realpath(abs, NULL);
-	struct stat st;
-	int rc = -1;
+	struct sandbox sb = { root, NULL, NULL };
 
-	if (real == NULL || !sandbox_inside(root, real))
-		buf_printf(err, "%s is not inside the workspace", abs);
-	else if (lstat(real, &st) == -1 || !S_ISREG(st.st_mode))
-		buf_printf(err, "%s is not a regular file", abs);
-	else if (chmod(real, (mode_t)(mode & 0777)) == -1)
-		buf_printf(err, "cannot change the mode of %s: %s", abs, strerror(errno));
-	else
-		rc = 0;
-	free(real);
-	return rc;
+	return fsutil_chmod_in(&sb, abs, mode, err);
 }
 
 int
 fsutil_rmdir_empty(const char *root, const char *abs)
 {
-	char *dir = xstrdup(abs), *slash;
-	int n = 0;
+	struct sandbox sb = { root, NULL, NULL };
 
-	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-		char *real;
-
-		*slash = '\0';
-		real = realpath(dir, NULL);
-		if (real == NULL || strcmp(real, root) == 0 || !sandbox_inside(root, real) ||
-		    rmdir(real) == -1) {
-			free(real);
-			break;
-		}
-		free(real);
-		n++;
-	}
-	free(dir);
-	return n;
+	return fsutil_rmdir_empty_in(&sb, abs);
 }
+
+int
+fsutil_mkdirs_in(const struct sandbox *sb, const char *dir, struct buf *err)
+{
+	struct sandbox_at at;
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+	int rc;
+
+	/* every component a directory on the way, so each is created as needed */
+	buf_puts(&p, dir);
+	buf_puts(&p, "/.");
+	rc = sandbox_walk(sb, buf_cstr(&p), SANDBOX_EDIT, SANDBOX_PARENTS, &at, err);
+	buf_release(&p);
+	if (rc == 0)
+		sandbox_at_release(&at);
+	return rc;
+}
+
+int
+fsutil_write_in(const struct sandbox *sb, const char *path, const void *data, size_t len,
+    const char *expect, struct buf *err)
+{
+	struct sandbox_at at;
+	int rc;
+
+	if (sandbox_walk(sb, path, SANDBOX_EDIT, SANDBOX_PARENTS, &at, err) != 0)
+		return -1;
+	rc = fsutil_write_place(&at, data, len, expect, err);
+	sandbox_at_release(&at);
+	return rc;
+}
+
+int
+fsutil_remove_in(const struct sandbox *sb, const char *path, const char *expect,
+    struct buf *err)
+{
+	struct sandbox_at at;
+	int rc;
+
+	if (sandbox_walk(sb, path, SANDBOX_EDIT, SANDBOX_MUST_EXIST, &at, err) != 0)
+		return -1;
+	rc = fsutil_remove_place(&at, expect, err);
+	sandbox_at_release(&at);
+	return rc;
+}
+
 int
 fsutil_replace(const char *root, const char *snap_dir, const char *abs, const char *rel,
     const char *old, size_t oldlen, const char *new, size_t newlen, cJSON *files,

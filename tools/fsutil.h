@@ -124,19 +124,40 @@ int	fsutil_replace(const char *root, const char *snap_dir, const char *abs,
 	    size_t newlen, cJSON *files, struct buf *err);
 
 /*
- * Symbolic links and modes (apply_patch).  fsutil_symlink creates (or
- * replaces) the symbolic link abs -> target; fsutil_unlink_link removes the
- * symbolic link abs; fsutil_chmod sets mode & 0777 on the regular file abs.
- * Each checks first that it acts inside root.  0 or -1.
+ * Symbolic links and modes (apply_patch), beneath the roots of a sandbox
+ * (the workspace and its extra roots), through the descriptors of the walk:
+ * fsutil_symlink_in creates (or replaces) the symbolic link path -> target
+ * and fsutil_unlink_link_in removes the symbolic link path, both by name in
+ * the directory the walk reached (the link itself is never followed);
+ * fsutil_chmod_in sets mode & 0777 on the regular file path through a
+ * descriptor of it.  0 or -1.
  */
+int	fsutil_symlink_in(const struct sandbox *, const char *path, const char *target,
+	    struct buf *err);
+int	fsutil_unlink_link_in(const struct sandbox *, const char *path, struct buf *err);
+int	fsutil_chmod_in(const struct sandbox *, const char *path, unsigned mode, struct buf *err);
+/*
+ * After path was removed: remove its directory, then its parents, while
+ * they are empty and not a root (as git apply does).  How many went.
+ */
+int	fsutil_rmdir_empty_in(const struct sandbox *, const char *path);
+/* fsutil_mkdirs beneath the roots of a sandbox. */
+int	fsutil_mkdirs_in(const struct sandbox *, const char *dir, struct buf *err);
+/*
+ * Write (or remove) the file path beneath the roots of a sandbox, a
+ * workspace path or one in an extra root, through one walk: missing parent
+ * directories are created for a write.  expect as for fsutil_write_atomic.
+ * 0 or -1.
+ */
+int	fsutil_write_in(const struct sandbox *, const char *path, const void *data, size_t len,
+	    const char *expect, struct buf *err);
+int	fsutil_remove_in(const struct sandbox *, const char *path, const char *expect,
+	    struct buf *err);
+/* The same with the workspace root alone. */
 int	fsutil_symlink(const char *root, const char *abs, const char *target,
 	    struct buf *err);
 int	fsutil_unlink_link(const char *root, const char *abs, struct buf *err);
 int	fsutil_chmod(const char *root, const char *abs, unsigned mode, struct buf *err);
-/*
- * After abs was removed: remove its directory, then its parents, while
- * they are empty and below root (as git apply does).  How many went.
- */
 int	fsutil_rmdir_empty(const char *root, const char *abs);
 /* fsutil_replace for the name a walk reached; the record names at->rel. */
 int	fsutil_replace_at(const struct sandbox_at *, const char *snap_dir, const char *old,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "gitconfig.h"
 #include "xalloc.h"
 
@@ -289,28 +290,17 @@ out:
 int
 gitconfig_get_file(const char *path, const char *key, char **value, struct buf *err)
 {
-	struct stat st;
-	struct buf text = BUF_INIT(GITCONFIG_FILE_MAX);
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
 	struct buf why = BUF_INIT(4096);
-	char chunk[8192];
-	ssize_t n;
-	int fd, r;
+	struct file_status st;
+	int r;
 
 	*value = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd == -1)
-		return 0;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (file_read(path, GITCONFIG_FILE_MAX, FILE_REGULAR | FILE_TRUNCATE, &text, &st) == -1 &&
+	    st.fail != FILE_READ) {
+		buf_release(&text);
 		return 0;
 	}
-	while ((n = read(fd, chunk, sizeof chunk)) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 || buf_append(&text, chunk, (size_t)n) == -1)
-			break;
-	}
-	close(fd);
 	r = gitconfig_get(text.data ? text.data : "", text.len, key, value, &why);
 	if (r == -1)
 		buf_printf(err, "%s: %s", path, buf_cstr(&why));

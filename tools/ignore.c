@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "gitconfig.h"
 #include "ignore.h"
 #include "pathglob.h"
@@ -137,32 +138,18 @@ ignore_parse_line(char *line, size_t n, struct ignore_pat *pat)
 static char *
 ignore_read(const char *path, int flags, size_t *lenp)
 {
-	struct stat st;
-	char *text;
-	size_t len = 0, want;
-	ssize_t r;
-	int fd;
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
+	struct file_status st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
-	if (fd == -1)
-		return NULL;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
+	if (file_read(path, IGNORE_FILE_MAX, FILE_REGULAR | FILE_TRUNCATE |
+	    ((flags & O_NOFOLLOW) ? FILE_NOFOLLOW : 0), &text, &st) == -1 &&
+	    st.fail != FILE_READ)
+		st.size = 0;
+	if (st.size <= 0) {
+		buf_release(&text);
 		return NULL;
 	}
-	want = st.st_size > IGNORE_FILE_MAX ? IGNORE_FILE_MAX : (size_t)st.st_size;
-	text = xmalloc(want + 1);
-	while (len < want && (r = read(fd, text + len, want - len)) != 0) {
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	text[len] = '\0';
-	*lenp = len;
-	return text;
+	return buf_detach(&text, lenp);
 }
 
 static void

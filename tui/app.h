@@ -1,13 +1,26 @@
 /*
  * app: the TUI's one application context, shared by the tui/ modules
- * that draw the screen (paint.c), read keys (keys.c), run slash commands
- * (cmds.c), handle approvals and questions (approve.c), browse, rewind
- * and fork turns (browse.c) and run the loop (tui.c).
+ * that use it, and their functions.
  *
  * There is one struct app per tui_run; it owns every model (transcript,
- * tools, status, editors, approvals, the turn browser) and every curses
- * window; the agent and the settings are the caller's.  Internal:
- * front ends use tui.h.
+ * tools, status, editors, approvals, the diff view, the turn browser) and
+ * every curses window; the agent and the settings are the caller's.
+ * Internal: front ends use tui.h.
+ *
+ * Who calls whom (no circle; each arrow points down):
+ *   tui.c      the loop: terminal, event stream in, frames out, and the
+ *              actions keys and commands return (struct app_action)
+ *   keys.c     keys to handlers (one table); returns actions
+ *   cmds.c     slash commands (one table); returns actions
+ *   paint.c    composes a frame from a table of {pane, dirty, paint}
+ *   browse.c   the turn browser's keys and rewind / redo / fork
+ *   approve.c  approvals and questions: their state (approve.h), the
+ *              diff view's content, their pane; $VISUAL through visual.c
+ *   app.c      the services every module may call (a leaf)
+ * and below them the modules that know no app: draw (curses rows),
+ * visual ($VISUAL as a child), udiff (diffs and the diff view), mdview
+ * and mdline (Markdown), transcript, toolview, status, editor, sline,
+ * wrap, theme, layout.
  */
 #ifndef TANDEM_TUI_APP_H
 #define TANDEM_TUI_APP_H
@@ -20,10 +33,12 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "approve.h"
 #include "bang.h"
 #include "browse.h"
 #include "buf.h"
 #include "commands.h"
+#include "draw.h"
 #include "editor.h"
 #include "layout.h"
 #include "mention.h"
@@ -109,23 +124,28 @@ enum app_mode {
 	MODE_SEARCH		/* typing a transcript search */
 };
 
-struct pending {
-	char		*id, *name, *preview;
-	char		*reason;	/* why it asks ("" when the event did not say) */
-	char		*always;	/* the rules "always" adds, joined by ", " */
-	cJSON		*input;
+/*
+ * What a key or a slash command asks of the loop.  Handlers change the
+ * state their own module owns and return the rest as an action, which
+ * tui.c performs (its tui_dos table), so no module calls up into the
+ * loop.  A new kind is a DO_ value and one row in that table.
+ */
+enum app_do {
+	DO_NOTHING,
+	DO_SEND,		/* text: a line from the input: a slash command, else a prompt */
+	DO_SUBMIT,		/* text: a prompt for the agent */
+	DO_KEYS_HELP,		/* list the keys */
+	DO_EDIT,		/* the first pending approval's proposal in $VISUAL */
+	DO_SUSPEND,		/* give the terminal back and stop (Ctrl+Z) */
+	DO_QUIT,
+	DO_COUNT
 };
 
-struct app;
-
-/* A yes-or-no question (trust the project? overwrite files?) and what to do with the answer. */
-typedef void ask_fn(struct app *, bool yes, const int arg[2]);
-
-struct ask {
-	char		*question;	/* NULL: nothing asked */
-	ask_fn		*fn;
-	int		 arg[2];
+struct app_action {
+	enum app_do	 what;
+	char		*text;		/* DO_SEND, DO_SUBMIT: the action's own (tui.c frees it) */
 };
+
 
 struct app {
 	struct ev_loop		*loop;
@@ -144,8 +164,7 @@ struct app {
 	enum theme_depth	 depth;
 	bool			 no_color;
 	bool			 ascii_glyphs;	/* the locale is not UTF-8, or TERM=linux */
-	attr_t			 role_attr[ROLE_COUNT];
-	short			 role_pair[ROLE_COUNT];
+	struct draw_roles	 roles;		/* each role's curses attributes and colour pair */
 
 	struct transcript	*tr;
 	struct toolview		 tools;
@@ -156,17 +175,9 @@ struct app {
 	struct buf		 hint;		/* shown on the input's rule */
 	bool			 hint_sticky;	/* kept until the next key */
 
-	struct pending		*pend;
-	size_t			 npend, cappend;
-	struct ask		 ask;
+	struct approvals	 ap;		/* approve.c's: the queue, the question, the editor */
 	char			*deferred_prompt;	/* the initial prompt, sent once the trust question is answered */
-	struct udiff		 diff;
-	bool			 diff_on;	/* the diff pane has something */
-	bool			 diff_live;	/* ... and it is the pending approval's */
-	char			 diff_title[256];
-	struct slvec		 diff_lines;
-	int			 diff_lines_w;	/* the width diff_lines were made for (-1: unified) */
-	int			 diff_scroll;
+	struct udiff_view	 diff;		/* the diff pane: approve.c fills it, it paints itself */
 	int			 tools_scroll;	/* rows up from the newest */
 
 	int			 focus;		/* PANE_INPUT or a pane being browsed */
@@ -184,8 +195,9 @@ struct app {
 	char			**cmd_names;	/* for completion: built-in and custom, rebuilt on use */
 	size_t			 ncmd_names;
 
-	unsigned		 dirty;
-	uint64_t		 frame_timer, tick_timer;
+	unsigned		 dirty;		/* marked by app_dirty, painted by the loop */
+	bool			 away;		/* the terminal is handed over ($EDITOR, Ctrl+Z) */
+	uint64_t		 tick_timer;
 	int64_t			 last_frame;
 	int			 spin;
 	bool			 paste;		/* inside a bracketed paste */
@@ -205,6 +217,9 @@ struct app {
 /* The screen for any backend (NULL agent: prompts are only echoed); start runs once set up. */
 int	 tui_main(struct ev_loop *, struct event_bus *, const struct tui_backend *, struct agent *,
 	    const struct tui_opts *, struct tui_stats *, void (*start)(struct app *, void *), void *arg);
+
+/* app.c: the services, a leaf (it calls no other tui/ module that uses struct app). */
+/* Mark what the next frame paints; the loop paints once per iteration, at most every APP_FRAME_MS. */
 void	 app_dirty(struct app *, unsigned what);
 void	 app_quit(struct app *);
 bool	 app_busy(const struct app *);
@@ -215,9 +230,13 @@ void	 app_reset_view(struct app *);
 void	 app_set_hint(struct app *, bool sticky, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void	 app_tick_arm(struct app *);
 const char *app_mode_name(const struct app *, enum perm_mode);
-/* Suspend and give the terminal back (for $EDITOR or Ctrl+Z), and take it again. */
+/* Give the terminal back (for $EDITOR or Ctrl+Z): no key is read nor frame painted until enter. */
 void	 app_screen_leave(struct app *);
 void	 app_screen_enter(struct app *);
+/* The terminal's size again (SIGWINCH); a no-op while it is handed over. */
+void	 app_resize(struct app *);
+/* Bracketed paste on or off. */
+void	 app_term_modes(bool on);
 
 /* paint.c */
 void	 paint_theme_apply(struct app *);
@@ -232,13 +251,14 @@ int	 paint_pane_at(const struct app *, int y, int x);
 
 /* keys.c */
 void	 keys_setup(struct app *);
-void	 keys_read(struct app *);
+/* Read and handle keys until one asks the loop for something (true, act set) or none are left. */
+bool	 keys_next(struct app *, struct app_action *act);
 /* A notice listing the keys. */
 void	 keys_help(struct app *);
 
 /* cmds.c */
-/* Run a slash command line ("/theme light"); false when text is not one. */
-bool	 cmds_run(struct app *, const char *text);
+/* Run a slash command line ("/theme light"); false when text is not one; then: what the loop does next. */
+bool	 cmds_run(struct app *, const char *text, struct app_action *then);
 /* The command names ("/help", ...; custom ones too), for completion; owned by the app. */
 const char *const *cmds_names(struct app *, size_t *n);
 void	 cmds_free(struct app *);
@@ -246,14 +266,24 @@ void	 cmds_help(struct app *);
 /* Switch themes; 0, or -1 with a notice naming the problem. */
 int	 cmds_theme(struct app *, const char *name);
 
-/* approve.c */
+/* approve.c (its state: approve.h) */
 void	 approve_request(struct app *, const cJSON *ev);
+/* Approval requests waiting for an answer. */
+size_t	 approve_count(const struct app *);
+/* Paint the approval pane (the first request's prompt line, or the question). */
+void	 approve_paint(struct app *);
 /* The pending approval for id was settled elsewhere (rule, hook, interrupt). */
 void	 approve_settled(struct app *, const char *id);
 /* Answer the first pending approval. */
 void	 approve_answer(struct app *, enum approval, const char *reason, const cJSON *edited);
-/* Edit the proposal in $VISUAL/$EDITOR and approve the edited input. */
+/*
+ * Edit the proposal in $VISUAL/$EDITOR and approve the edited input.  The
+ * editor runs as a child on the loop (visual.h); the answer goes when it
+ * exits, if the request still waits.
+ */
 void	 approve_edit(struct app *);
+/* tandem is leaving: stop an open editor. */
+void	 approve_edit_stop(struct app *);
 /* The prompt line for the first pending approval. */
 void	 approve_prompt(struct app *, struct sline *out);
 /* Show the diff of the first pending approval (or keep the last one). */

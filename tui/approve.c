@@ -17,9 +17,11 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "draw.h"
 #include "ev.h"
 #include "event.h"
 #include "json.h"
+#include "visual.h"
 
 #define APPROVE_EDIT_MAX	(16 * 1024 * 1024)
 
@@ -47,6 +49,10 @@ approve_tool(const char *name)
 	return NULL;
 }
 
+/* Answer the pending approval at index i. */
+static void	 approve_answer_at(struct app *, size_t i, enum approval, const char *reason,
+		    const cJSON *edited);
+
 static void
 approve_pending_free(struct pending *p)
 {
@@ -63,43 +69,41 @@ approve_free(struct app *a)
 {
 	size_t i;
 
-	for (i = 0; i < a->npend; i++)
-		approve_pending_free(&a->pend[i]);
-	free(a->pend);
-	a->pend = NULL;
-	a->npend = a->cappend = 0;
-	udiff_release(&a->diff);
-	slvec_release(&a->diff_lines);
-	free(a->ask.question);
-	memset(&a->ask, 0, sizeof a->ask);
+	for (i = 0; i < a->ap.n; i++)
+		approve_pending_free(&a->ap.pend[i]);
+	free(a->ap.pend);
+	a->ap.pend = NULL;
+	a->ap.n = a->ap.cap = 0;
+	free(a->ap.ask.question);
+	memset(&a->ap.ask, 0, sizeof a->ap.ask);
 }
 
 void
 approve_ask(struct app *a, const char *question, ask_fn *fn, const int arg[2])
 {
-	free(a->ask.question);
-	a->ask.question = xstrdup(question);
-	a->ask.fn = fn;
-	a->ask.arg[0] = arg != NULL ? arg[0] : 0;
-	a->ask.arg[1] = arg != NULL ? arg[1] : 0;
+	free(a->ap.ask.question);
+	a->ap.ask.question = xstrdup(question);
+	a->ap.ask.fn = fn;
+	a->ap.ask.arg[0] = arg != NULL ? arg[0] : 0;
+	a->ap.ask.arg[1] = arg != NULL ? arg[1] : 0;
 	app_dirty(a, D_APPROVAL | D_LAYOUT | D_PANES);
 }
 
 bool
 approve_asking(const struct app *a)
 {
-	return a->ask.question != NULL;
+	return a->ap.ask.question != NULL;
 }
 
 void
 approve_ask_answer(struct app *a, bool yes)
 {
-	struct ask q = a->ask;
+	struct ask q = a->ap.ask;
 
 	if (q.question == NULL)
 		return;
 	/* Cleared first: the answer may ask again. */
-	memset(&a->ask, 0, sizeof a->ask);
+	memset(&a->ap.ask, 0, sizeof a->ap.ask);
 	app_dirty(a, D_APPROVAL | D_LAYOUT | D_PANES);
 	q.fn(a, yes, q.arg);
 	free(q.question);
@@ -110,7 +114,7 @@ static void
 approve_ask_prompt(struct app *a, struct sline *out)
 {
 	sline_add(out, " ", 1, ROLE_APPROVAL, 0);
-	sline_adds(out, a->ask.question, ROLE_APPROVAL, 0);
+	sline_adds(out, a->ap.ask.question, ROLE_APPROVAL, 0);
 	sline_adds(out, "  ", ROLE_APPROVAL, 0);
 	sline_adds(out, "y", ROLE_APPROVAL_KEY, TA_BOLD);
 	sline_adds(out, "es  ", ROLE_APPROVAL, 0);
@@ -141,7 +145,7 @@ approve_show_command(struct app *a, const struct pending *p)
 
 	do {
 		nl = strchr(s, '\n');
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, first ? "$ " : "  ", ROLE_ACCENT, TA_BOLD);
 		sline_mark_body(l);
 		sline_set_cont(l, "  ", ROLE_ACCENT);
@@ -150,16 +154,16 @@ approve_show_command(struct app *a, const struct pending *p)
 		first = false;
 		s = nl ? nl + 1 : NULL;
 	} while (s != NULL && *s != '\0');
-	l = slvec_push(&a->diff_lines);
+	l = slvec_push(&a->diff.lines);
 	sline_adds(l, "  in ", ROLE_DIM, 0);
 	sline_adds(l, approve_dir(a, p), ROLE_DIFF_FILE, 0);
 	if (desc != NULL) {
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, "  ", ROLE_DIM, 0);
 		sline_adds(l, desc, ROLE_DIM, TA_ITALIC);
 	}
-	snprintf(a->diff_title, sizeof a->diff_title, "%s", "command");
-	a->diff_lines_w = -1;
+	snprintf(a->diff.title, sizeof a->diff.title, "%s", "command");
+	a->diff.lines_w = -1;
 }
 
 /* Under the proposal: why it asks, and what "always" would allow from now on. */
@@ -169,12 +173,12 @@ approve_show_why(struct app *a, const struct pending *p)
 	struct sline *l;
 
 	if (p->reason[0] != '\0') {
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, "  asks: ", ROLE_DIM, 0);
 		sline_adds(l, p->reason, ROLE_DIM, TA_ITALIC);
 	}
 	if (p->always[0] != '\0') {
-		l = slvec_push(&a->diff_lines);
+		l = slvec_push(&a->diff.lines);
 		sline_adds(l, "  a allows: ", ROLE_DIM, 0);
 		sline_adds(l, p->always, ROLE_DIM, 0);
 	}
@@ -185,30 +189,30 @@ approve_show(struct app *a)
 {
 	const struct pending *p;
 
-	if (a->npend == 0) {
-		a->diff_live = false;
+	if (a->ap.n == 0) {
+		a->diff.live = false;
 		app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT);
 		return;
 	}
-	p = &a->pend[0];
-	udiff_release(&a->diff);
-	slvec_truncate(&a->diff_lines, 0);
-	a->diff_on = a->diff_live = true;
-	a->diff_scroll = 0;
+	p = &a->ap.pend[0];
+	udiff_release(&a->diff.d);
+	slvec_truncate(&a->diff.lines, 0);
+	a->diff.on = a->diff.live = true;
+	a->diff.scroll = 0;
 	if (strcmp(p->name, "run_bash") == 0) {
 		approve_show_command(a, p);
 	} else {
 		const char *text = p->preview ? p->preview : "";
 
-		udiff_parse(&a->diff, text, strlen(text));
-		if (a->diff.file != NULL)
-			snprintf(a->diff_title, sizeof a->diff_title, "%s  +%d \xE2\x88\x92%d", a->diff.file,
-			    a->diff.adds, a->diff.dels);
+		udiff_parse(&a->diff.d, text, strlen(text));
+		if (a->diff.d.file != NULL)
+			snprintf(a->diff.title, sizeof a->diff.title, "%s  +%d \xE2\x88\x92%d", a->diff.d.file,
+			    a->diff.d.adds, a->diff.d.dels);
 		else
-			snprintf(a->diff_title, sizeof a->diff_title, "%s  +%d \xE2\x88\x92%d", p->name,
-			    a->diff.adds, a->diff.dels);
-		udiff_render(&a->diff, &a->diff_lines);
-		a->diff_lines_w = -1;
+			snprintf(a->diff.title, sizeof a->diff.title, "%s  +%d \xE2\x88\x92%d", p->name,
+			    a->diff.d.adds, a->diff.d.dels);
+		udiff_render(&a->diff.d, &a->diff.lines);
+		a->diff.lines_w = -1;
 	}
 	approve_show_why(a, p);
 	app_dirty(a, D_DIFF | D_APPROVAL | D_LAYOUT | D_PANES);
@@ -221,11 +225,11 @@ approve_request(struct app *a, const cJSON *ev)
 	const cJSON *input = json_get(ev, "input"), *rule;
 	struct buf always = BUF_INIT(BUF_NOLIMIT);
 
-	if (a->npend == a->cappend) {
-		a->cappend = a->cappend ? a->cappend * 2 : 4;
-		a->pend = xreallocarray(a->pend, a->cappend, sizeof *a->pend);
+	if (a->ap.n == a->ap.cap) {
+		a->ap.cap = a->ap.cap ? a->ap.cap * 2 : 4;
+		a->ap.pend = xreallocarray(a->ap.pend, a->ap.cap, sizeof *a->ap.pend);
 	}
-	p = &a->pend[a->npend++];
+	p = &a->ap.pend[a->ap.n++];
 	p->id = xstrdup(json_str(ev, "id", ""));
 	p->name = xstrdup(json_str(ev, "name", "tool"));
 	p->preview = xstrdup(json_str(ev, "preview", ""));
@@ -237,7 +241,7 @@ approve_request(struct app *a, const cJSON *ev)
 	p->input = input != NULL ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
 	if (p->input == NULL)
 		fatal("out of memory");
-	if (a->npend == 1)
+	if (a->ap.n == 1)
 		approve_show(a);
 	else
 		app_dirty(a, D_APPROVAL);
@@ -248,17 +252,17 @@ approve_settled(struct app *a, const char *id)
 {
 	size_t i;
 
-	for (i = 0; i < a->npend; i++) {
-		if (strcmp(a->pend[i].id, id) != 0)
+	for (i = 0; i < a->ap.n; i++) {
+		if (strcmp(a->ap.pend[i].id, id) != 0)
 			continue;
-		approve_pending_free(&a->pend[i]);
-		memmove(&a->pend[i], &a->pend[i + 1], (a->npend - i - 1) * sizeof *a->pend);
-		a->npend--;
+		approve_pending_free(&a->ap.pend[i]);
+		memmove(&a->ap.pend[i], &a->ap.pend[i + 1], (a->ap.n - i - 1) * sizeof *a->ap.pend);
+		a->ap.n--;
 		if (i == 0)
 			approve_show(a);
 		else
 			app_dirty(a, D_APPROVAL);
-		if (a->npend == 0 && a->mode == MODE_REASON) {
+		if (a->ap.n == 0 && a->mode == MODE_REASON) {
 			a->mode = MODE_EDIT;
 			buf_reset(&a->hint);
 		}
@@ -275,11 +279,16 @@ approve_decision(enum approval d)
 void
 approve_answer(struct app *a, enum approval d, const char *reason, const cJSON *edited)
 {
+	if (a->ap.n > 0)
+		approve_answer_at(a, 0, d, reason, edited);
+}
+
+static void
+approve_answer_at(struct app *a, size_t i, enum approval d, const char *reason, const cJSON *edited)
+{
 	char *id;
 
-	if (a->npend == 0)
-		return;
-	id = xstrdup(a->pend[0].id);
+	id = xstrdup(a->ap.pend[i].id);
 	if (d == APPROVAL_DENY)
 		tr_tool_denied(a->tr, id, reason);
 	tv_decided(&a->tools, id, approve_decision(d), ev_now_ms());
@@ -316,9 +325,9 @@ approve_prompt(struct app *a, struct sline *out)
 		approve_ask_prompt(a, out);
 		return;
 	}
-	if (a->npend == 0)
+	if (a->ap.n == 0)
 		return;
-	p = &a->pend[0];
+	p = &a->ap.pend[0];
 	t = approve_tool(p->name);
 	sline_add(out, " ", 1, ROLE_APPROVAL, 0);
 	if (a->mode == MODE_REASON) {
@@ -390,35 +399,6 @@ approve_tmpfile(const char *s, char *path, size_t size)
 	return 0;
 }
 
-/* Run the user's editor on path with the terminal given back; its wait status. */
-static int
-approve_run_editor(struct app *a, const char *path)
-{
-	const char *ed = getenv("VISUAL");
-	char cmd[1024];
-	pid_t pid;
-	int status = -1;
-
-	if (ed == NULL || *ed == '\0')
-		ed = getenv("EDITOR");
-	if (ed == NULL || *ed == '\0')
-		ed = "vi";
-	/* The path is an argument, never part of the command text. */
-	if (snprintf(cmd, sizeof cmd, "%s \"$1\"", ed) >= (int)sizeof cmd)
-		return -1;
-	app_screen_leave(a);
-	pid = fork();
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-			;
-	app_screen_enter(a);
-	return status;
-}
-
 static char *
 approve_read(const char *path, size_t *len)
 {
@@ -436,55 +416,145 @@ approve_read(const char *path, size_t *len)
 	return buf_detach(&b, len);
 }
 
+/* A proposal out in the editor: which one, and what it said. */
+struct approve_edit {
+	char		*id;		/* the approval's; it may be settled while the editor runs */
+	char		 path[4096];
+	char		*orig;
+	const struct approve_tool *t;
+	struct visual	 child;
+};
+
+static void
+approve_edit_free(struct approve_edit *e)
+{
+	if (e == NULL)
+		return;
+	unlink(e->path);
+	free(e->id);
+	free(e->orig);
+	free(e);
+}
+
+/* The editor exited: the terminal is ours again; approve the edit if the request still waits. */
+static void
+approve_edited(int status, void *arg)
+{
+	struct app *a = arg;
+	struct approve_edit *e = a->ap.editing;
+	const struct pending *p;
+	char *text;
+	size_t len, i, olen;
+	cJSON *edited;
+
+	a->ap.editing = NULL;
+	app_screen_enter(a);
+	text = approve_read(e->path, &len);
+	for (i = 0; i < a->ap.n && strcmp(a->ap.pend[i].id, e->id) != 0; i++)
+		;
+	if (i == a->ap.n) {
+		app_notice(a, ROLE_WARNING, "%s", "the request was settled while the editor was open: the edit is not used");
+		goto out;
+	}
+	p = &a->ap.pend[i];
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
+		app_notice(a, ROLE_WARNING, "the editor failed (status %d): nothing was approved",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		goto out;
+	}
+	/* Editors end files with a newline; the proposal may not have had one. */
+	olen = strlen(e->orig);
+	if (len > 0 && text[len - 1] == '\n' && (strcmp(p->name, "run_bash") == 0 ||
+	    olen == 0 || e->orig[olen - 1] != '\n'))
+		text[--len] = '\0';
+	if (len == olen && memcmp(text, e->orig, len) == 0) {
+		app_notice(a, ROLE_DIM, "%s", "unchanged: approved as proposed");
+		approve_answer_at(a, i, APPROVAL_ALLOW, NULL, NULL);
+		goto out;
+	}
+	edited = cJSON_Duplicate(p->input, 1);
+	if (edited == NULL)
+		fatal("out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(edited, e->t->field);
+	json_add_str_n(edited, e->t->field, text, len);
+	app_notice(a, ROLE_DIM, "approved with your edit of %s", e->t->field);
+	approve_answer_at(a, i, APPROVAL_ALLOW, NULL, edited);
+	cJSON_Delete(edited);
+out:
+	free(text);
+	approve_edit_free(e);
+}
+
 void
 approve_edit(struct app *a)
 {
 	const struct pending *p;
 	const struct approve_tool *t;
 	const char *orig;
-	char path[4096], *text;
-	size_t len;
-	int status;
-	cJSON *edited;
+	struct approve_edit *e;
+	char err[256];
 
-	if (a->npend == 0)
+	if (a->ap.n == 0 || a->ap.editing != NULL)
 		return;
-	p = &a->pend[0];
+	p = &a->ap.pend[0];
 	t = approve_tool(p->name);
 	if (t == NULL || (orig = json_str(p->input, t->field, NULL)) == NULL) {
 		app_notice(a, ROLE_WARNING, "nothing to edit in a %s call", p->name);
 		return;
 	}
-	if (approve_tmpfile(orig, path, sizeof path) == -1) {
+	e = xcalloc(1, sizeof *e);
+	if (approve_tmpfile(orig, e->path, sizeof e->path) == -1) {
 		app_notice(a, ROLE_ERROR, "cannot write a temporary file: %s", strerror(errno));
+		free(e);
 		return;
 	}
-	status = approve_run_editor(a, path);
-	text = approve_read(path, &len);
-	unlink(path);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
-		app_notice(a, ROLE_WARNING, "the editor failed (status %d): nothing was approved",
-		    status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		free(text);
-		return;
+	e->id = xstrdup(p->id);
+	e->orig = xstrdup(orig);
+	e->t = t;
+	/* The loop goes on while the editor owns the terminal: streams and tools run, approvals queue. */
+	app_screen_leave(a);
+	a->ap.editing = e;
+	if (visual_start(&e->child, a->loop, e->path, approve_edited, a, err, sizeof err) == -1) {
+		a->ap.editing = NULL;
+		app_screen_enter(a);
+		app_notice(a, ROLE_WARNING, "%s: nothing was approved", err);
+		approve_edit_free(e);
 	}
-	/* Editors end files with a newline; the proposal may not have had one. */
-	if (len > 0 && text[len - 1] == '\n' && (strcmp(p->name, "run_bash") == 0 ||
-	    strlen(orig) == 0 || orig[strlen(orig) - 1] != '\n'))
-		text[--len] = '\0';
-	if (len == strlen(orig) && memcmp(text, orig, len) == 0) {
-		app_notice(a, ROLE_DIM, "%s", "unchanged: approved as proposed");
-		approve_answer(a, APPROVAL_ALLOW, NULL, NULL);
-		free(text);
+}
+
+void
+approve_edit_stop(struct app *a)
+{
+	if (a->ap.editing == NULL)
 		return;
-	}
-	edited = cJSON_Duplicate(p->input, 1);
-	if (edited == NULL)
-		fatal("out of memory");
-	cJSON_DeleteItemFromObjectCaseSensitive(edited, t->field);
-	json_add_str_n(edited, t->field, text, len);
-	app_notice(a, ROLE_DIM, "approved with your edit of %s", t->field);
-	approve_answer(a, APPROVAL_ALLOW, NULL, edited);
-	cJSON_Delete(edited);
-	free(text);
+	visual_stop(&a->ap.editing->child);
+	approve_edit_free(a->ap.editing);
+	a->ap.editing = NULL;
+}
+
+size_t
+approve_count(const struct app *a)
+{
+	return a->ap.n;
+}
+
+void
+approve_paint(struct app *a)
+{
+	WINDOW *w = a->win[PANE_APPROVAL];
+	struct rect *r = &a->rect[PANE_APPROVAL];
+	struct draw_ctx c = { &a->roles, w, 0, r->w, -1, NULL };
+	char right[48] = "";
+	struct sline l;
+
+	werase(w);
+	if (a->ap.n > 1 && !approve_asking(a))
+		snprintf(right, sizeof right, "1 of %zu pending", a->ap.n);
+	if (r->h > 1)
+		draw_title(&a->roles, w, 0, r->w, approve_asking(a) ? "question" : "approval", right, true);
+	sline_init(&l);
+	approve_prompt(a, &l);
+	draw_row(&c, r->h - 1, &l, 0);
+	sline_release(&l);
+	wnoutrefresh(w);
 }

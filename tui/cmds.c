@@ -17,7 +17,8 @@
 #include "config.h"
 #include "json.h"
 
-typedef void cmd_fn(struct app *, const char *arg);
+/* A command changes what it owns; what the loop should do next it puts in then. */
+typedef void cmd_fn(struct app *, const char *arg, struct app_action *then);
 
 struct cmd {
 	const char	*name;
@@ -26,22 +27,22 @@ struct cmd {
 	cmd_fn		*fn;
 };
 
-static void cmd_help(struct app *, const char *);
-static void cmd_clear(struct app *, const char *);
-static void cmd_compact(struct app *, const char *);
-static void cmd_context(struct app *, const char *);
-static void cmd_cost(struct app *, const char *);
-static void cmd_model(struct app *, const char *);
-static void cmd_effort(struct app *, const char *);
-static void cmd_theme(struct app *, const char *);
-static void cmd_keys(struct app *, const char *);
-static void cmd_quit(struct app *, const char *);
-static void cmd_turns(struct app *, const char *);
-static void cmd_rewind(struct app *, const char *);
-static void cmd_redo(struct app *, const char *);
-static void cmd_fork(struct app *, const char *);
-static void cmd_resume(struct app *, const char *);
-static void cmd_memory(struct app *, const char *);
+static void cmd_help(struct app *, const char *, struct app_action *);
+static void cmd_clear(struct app *, const char *, struct app_action *);
+static void cmd_compact(struct app *, const char *, struct app_action *);
+static void cmd_context(struct app *, const char *, struct app_action *);
+static void cmd_cost(struct app *, const char *, struct app_action *);
+static void cmd_model(struct app *, const char *, struct app_action *);
+static void cmd_effort(struct app *, const char *, struct app_action *);
+static void cmd_theme(struct app *, const char *, struct app_action *);
+static void cmd_keys(struct app *, const char *, struct app_action *);
+static void cmd_quit(struct app *, const char *, struct app_action *);
+static void cmd_turns(struct app *, const char *, struct app_action *);
+static void cmd_rewind(struct app *, const char *, struct app_action *);
+static void cmd_redo(struct app *, const char *, struct app_action *);
+static void cmd_fork(struct app *, const char *, struct app_action *);
+static void cmd_resume(struct app *, const char *, struct app_action *);
+static void cmd_memory(struct app *, const char *, struct app_action *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -148,25 +149,25 @@ cmds_help(struct app *a)
 }
 
 static void
-cmd_help(struct app *a, const char *arg)
+cmd_help(struct app *a, const char *arg, struct app_action *then)
 {
 	cmds_help(a);
 }
 
 static void
-cmd_keys(struct app *a, const char *arg)
+cmd_keys(struct app *a, const char *arg, struct app_action *then)
 {
-	keys_help(a);
+	then->what = DO_KEYS_HELP;
 }
 
 static void
-cmd_quit(struct app *a, const char *arg)
+cmd_quit(struct app *a, const char *arg, struct app_action *then)
 {
-	app_quit(a);
+	then->what = DO_QUIT;
 }
 
 static void
-cmd_clear(struct app *a, const char *arg)
+cmd_clear(struct app *a, const char *arg, struct app_action *then)
 {
 	if (a->agent != NULL && a->be->clear_all(a->agent) == -1) {
 		app_notice(a, ROLE_ERROR, "%s", "a turn is running: press Esc first, then /clear");
@@ -177,7 +178,7 @@ cmd_clear(struct app *a, const char *arg)
 }
 
 static void
-cmd_compact(struct app *a, const char *arg)
+cmd_compact(struct app *a, const char *arg, struct app_action *then)
 {
 	if (a->agent == NULL) {
 		app_notice(a, ROLE_DIM, "%s", "no agent to compact");
@@ -203,19 +204,19 @@ cmd_report(struct app *a, const char *what)
 }
 
 static void
-cmd_context(struct app *a, const char *arg)
+cmd_context(struct app *a, const char *arg, struct app_action *then)
 {
 	cmd_report(a, "context");
 }
 
 static void
-cmd_cost(struct app *a, const char *arg)
+cmd_cost(struct app *a, const char *arg, struct app_action *then)
 {
 	cmd_report(a, "cost");
 }
 
 static void
-cmd_memory(struct app *a, const char *arg)
+cmd_memory(struct app *a, const char *arg, struct app_action *then)
 {
 	cmd_report(a, "memory");
 }
@@ -232,7 +233,7 @@ cmd_models_listed(void *arg, const char *table, const char *err)
 }
 
 static void
-cmd_model(struct app *a, const char *arg)
+cmd_model(struct app *a, const char *arg, struct app_action *then)
 {
 	if (*arg == '\0') {
 		app_notice(a, ROLE_DIM, "model: %s", a->agent ? a->be->model(a->agent) : a->st.model);
@@ -249,7 +250,7 @@ cmd_model(struct app *a, const char *arg)
 }
 
 static void
-cmd_effort(struct app *a, const char *arg)
+cmd_effort(struct app *a, const char *arg, struct app_action *then)
 {
 	const char *e;
 
@@ -273,7 +274,7 @@ cmd_agent(struct app *a, const char *what)
 }
 
 static void
-cmd_turns(struct app *a, const char *arg)
+cmd_turns(struct app *a, const char *arg, struct app_action *then)
 {
 	struct buf b = BUF_INIT(256 * 1024);
 	const cJSON *t, *x;
@@ -324,7 +325,7 @@ cmd_report_result(struct app *a, int r, struct buf *report)
 
 /* /rewind: the browser; /rewind N [what] [force]: straight there. */
 static void
-cmd_rewind(struct app *a, const char *arg)
+cmd_rewind(struct app *a, const char *arg, struct app_action *then)
 {
 	struct buf report = BUF_INIT(64 * 1024);
 	enum rewind_what what = REWIND_BOTH;
@@ -373,7 +374,7 @@ cmd_rewind(struct app *a, const char *arg)
 }
 
 static void
-cmd_redo(struct app *a, const char *arg)
+cmd_redo(struct app *a, const char *arg, struct app_action *then)
 {
 	struct buf report = BUF_INIT(64 * 1024);
 
@@ -389,7 +390,7 @@ cmd_redo(struct app *a, const char *arg)
 }
 
 static void
-cmd_fork(struct app *a, const char *arg)
+cmd_fork(struct app *a, const char *arg, struct app_action *then)
 {
 	char *end;
 	long turn = 0;
@@ -408,7 +409,7 @@ cmd_fork(struct app *a, const char *arg)
 
 /* /resume: this directory's sessions; /resume ID: go on with one. */
 static void
-cmd_resume(struct app *a, const char *arg)
+cmd_resume(struct app *a, const char *arg, struct app_action *then)
 {
 	struct buf out = BUF_INIT(256 * 1024);
 
@@ -448,7 +449,7 @@ cmds_theme(struct app *a, const char *name)
 }
 
 static void
-cmd_theme(struct app *a, const char *arg)
+cmd_theme(struct app *a, const char *arg, struct app_action *then)
 {
 	struct buf b = BUF_INIT(8 * 1024);
 	char **names;
@@ -473,7 +474,7 @@ cmd_theme(struct app *a, const char *arg)
 
 /* A custom command: its prompt is sent; true when name was one (or could not be used). */
 static bool
-cmds_custom_run(struct app *a, const char *text)
+cmds_custom_run(struct app *a, const char *text, struct app_action *then)
 {
 	struct buf prompt = BUF_INIT(1024 * 1024), err = BUF_INIT(4096);
 	int r;
@@ -486,15 +487,17 @@ cmds_custom_run(struct app *a, const char *text)
 	else if (r == 0 && app_busy(a)) {
 		app_notice(a, ROLE_WARNING, "%s", "a turn is running: wait for it, or press Esc to stop it");
 		ed_set(&a->ed, text);
-	} else if (r == 0)
-		app_submit(a, buf_cstr(&prompt));
+	} else if (r == 0) {
+		then->what = DO_SUBMIT;
+		then->text = buf_detach(&prompt, NULL);
+	}
 	buf_release(&prompt);
 	buf_release(&err);
 	return r != 1;
 }
 
 bool
-cmds_run(struct app *a, const char *text)
+cmds_run(struct app *a, const char *text, struct app_action *then)
 {
 	size_t i, len;
 	const char *arg;
@@ -513,13 +516,13 @@ cmds_run(struct app *a, const char *text)
 	for (i = 0; i < CMD_COUNT; i++) {
 		if (strlen(cmd_table[i].name) != len || strncmp(cmd_table[i].name, text, len) != 0)
 			continue;
-		cmd_table[i].fn(a, trimmed);
+		cmd_table[i].fn(a, trimmed, then);
 		free(trimmed);
 		app_dirty(a, D_PANES | D_LAYOUT);
 		return true;
 	}
 	free(trimmed);
-	if (!cmds_custom_run(a, text))
+	if (!cmds_custom_run(a, text, then))
 		app_notice(a, ROLE_ERROR, "unknown command %.*s: /help lists them", (int)len, text);
 	app_dirty(a, D_PANES | D_LAYOUT);
 	return true;

@@ -4,7 +4,9 @@
  * The bindings are one table: a key, the contexts it works in, its
  * handler and its help line.  A handler returns what must be redrawn (a
  * KR_* mask) and the dispatcher turns that into dirty flags, so reading
- * keys and drawing stay apart.
+ * keys and drawing stay apart.  What is not the keys' own (sending a
+ * line, quitting, the editor, suspending) a handler returns as an action
+ * (struct app_action), which keys_next hands to the loop in order.
  */
 #include "autoconf.h"
 
@@ -55,7 +57,8 @@ enum {
 	C_ALL		= 0xff
 };
 
-typedef unsigned key_fn(struct app *, int key);
+/* A handler changes what keys own and asks the rest of the loop through act (tui.c does it). */
+typedef unsigned key_fn(struct app *, int key, struct app_action *act);
 
 struct key_binding {
 	int		 key;
@@ -87,7 +90,7 @@ keys_editor(struct app *a)
 /* ---- the input editor ---- */
 
 static unsigned
-key_send(struct app *a, int key)
+key_send(struct app *a, int key, struct app_action *act)
 {
 	char *text;
 
@@ -99,36 +102,40 @@ key_send(struct app *a, int key)
 	if (a->resend_turn > 0 && text[0] != '/') {
 		if (browse_resend(a, text) == -1)
 			ed_set(&a->ed, text);
-	} else if (!cmds_run(a, text) && !bang_run(a, text))
-		app_submit(a, text);
-	a->resend_turn = 0;
-	free(text);
+		a->resend_turn = 0;
+		free(text);
+	} else {
+		/* A slash command or a prompt: the loop sends it. */
+		a->resend_turn = 0;
+		act->what = DO_SEND;
+		act->text = text;
+	}
 	return KR_REDRAW | KR_RESIZE;
 }
 
 static unsigned
-key_newline(struct app *a, int key)
+key_newline(struct app *a, int key, struct app_action *act)
 {
 	ed_insert(keys_editor(a), "\n", 1);
 	return KR_INPUT;
 }
 
 static unsigned
-key_backspace(struct app *a, int key)
+key_backspace(struct app *a, int key, struct app_action *act)
 {
 	ed_backspace(keys_editor(a));
 	return KR_INPUT;
 }
 
 static unsigned
-key_delete(struct app *a, int key)
+key_delete(struct app *a, int key, struct app_action *act)
 {
 	ed_delete(keys_editor(a));
 	return KR_INPUT;
 }
 
 static unsigned
-key_move(struct app *a, int key)
+key_move(struct app *a, int key, struct app_action *act)
 {
 	struct editor *e = keys_editor(a);
 
@@ -160,7 +167,7 @@ key_move(struct app *a, int key)
 }
 
 static unsigned
-key_kill(struct app *a, int key)
+key_kill(struct app *a, int key, struct app_action *act)
 {
 	struct editor *e = keys_editor(a);
 
@@ -174,7 +181,7 @@ key_kill(struct app *a, int key)
 }
 
 static unsigned
-key_up(struct app *a, int key)
+key_up(struct app *a, int key, struct app_action *act)
 {
 	if (queue_pull(a))
 		return KR_INPUT;
@@ -184,7 +191,7 @@ key_up(struct app *a, int key)
 }
 
 static unsigned
-key_down(struct app *a, int key)
+key_down(struct app *a, int key, struct app_action *act)
 {
 	if (!ed_down(&a->ed))
 		ed_history_next(&a->ed);
@@ -192,7 +199,7 @@ key_down(struct app *a, int key)
 }
 
 static unsigned
-key_tab(struct app *a, int key)
+key_tab(struct app *a, int key, struct app_action *act)
 {
 	size_t n, count;
 	const char *const *names;
@@ -219,7 +226,7 @@ key_tab(struct app *a, int key)
 }
 
 static unsigned
-key_question(struct app *a, int key)
+key_question(struct app *a, int key, struct app_action *act)
 {
 	if (!ed_empty(&a->ed))
 		return 0;
@@ -230,35 +237,35 @@ key_question(struct app *a, int key)
 /* ---- history search (Ctrl+R) ---- */
 
 static unsigned
-key_hist_start(struct app *a, int key)
+key_hist_start(struct app *a, int key, struct app_action *act)
 {
 	ed_search_start(&a->ed);
 	return KR_INPUT;
 }
 
 static unsigned
-key_hist_older(struct app *a, int key)
+key_hist_older(struct app *a, int key, struct app_action *act)
 {
 	ed_search_next(&a->ed);
 	return KR_INPUT;
 }
 
 static unsigned
-key_hist_accept(struct app *a, int key)
+key_hist_accept(struct app *a, int key, struct app_action *act)
 {
 	ed_search_end(&a->ed, true);
 	return KR_INPUT;
 }
 
 static unsigned
-key_hist_cancel(struct app *a, int key)
+key_hist_cancel(struct app *a, int key, struct app_action *act)
 {
 	ed_search_end(&a->ed, false);
 	return KR_INPUT;
 }
 
 static unsigned
-key_hist_erase(struct app *a, int key)
+key_hist_erase(struct app *a, int key, struct app_action *act)
 {
 	ed_search_erase(&a->ed);
 	return KR_INPUT;
@@ -267,14 +274,14 @@ key_hist_erase(struct app *a, int key)
 /* ---- approvals ---- */
 
 static unsigned
-key_approve(struct app *a, int key)
+key_approve(struct app *a, int key, struct app_action *act)
 {
 	approve_answer(a, key == 'a' ? APPROVAL_ALWAYS : APPROVAL_ALLOW, NULL, NULL);
 	return KR_REDRAW | KR_RESIZE;
 }
 
 static unsigned
-key_deny(struct app *a, int key)
+key_deny(struct app *a, int key, struct app_action *act)
 {
 	a->mode = MODE_REASON;
 	ed_clear(&a->aux);
@@ -283,14 +290,14 @@ key_deny(struct app *a, int key)
 }
 
 static unsigned
-key_edit(struct app *a, int key)
+key_edit(struct app *a, int key, struct app_action *act)
 {
-	approve_edit(a);
+	act->what = DO_EDIT;
 	return KR_REDRAW | KR_RESIZE;
 }
 
 static unsigned
-key_reason_send(struct app *a, int key)
+key_reason_send(struct app *a, int key, struct app_action *act)
 {
 	char *why = xstrdup(ed_text(&a->aux));
 
@@ -303,7 +310,7 @@ key_reason_send(struct app *a, int key)
 }
 
 static unsigned
-key_reason_cancel(struct app *a, int key)
+key_reason_cancel(struct app *a, int key, struct app_action *act)
 {
 	a->mode = MODE_EDIT;
 	ed_clear(&a->aux);
@@ -314,14 +321,14 @@ key_reason_cancel(struct app *a, int key)
 /* ---- questions ---- */
 
 static unsigned
-key_ask_yes(struct app *a, int key)
+key_ask_yes(struct app *a, int key, struct app_action *act)
 {
 	approve_ask_answer(a, true);
 	return KR_REDRAW | KR_RESIZE;
 }
 
 static unsigned
-key_ask_no(struct app *a, int key)
+key_ask_no(struct app *a, int key, struct app_action *act)
 {
 	approve_ask_answer(a, false);
 	return KR_REDRAW | KR_RESIZE;
@@ -330,7 +337,7 @@ key_ask_no(struct app *a, int key)
 /* ---- the turn browser ---- */
 
 static unsigned
-key_browse(struct app *a, int key)
+key_browse(struct app *a, int key, struct app_action *act)
 {
 	if (a->br.on)
 		browse_close(a);
@@ -340,7 +347,7 @@ key_browse(struct app *a, int key)
 }
 
 static unsigned
-key_browse_move(struct app *a, int key)
+key_browse_move(struct app *a, int key, struct app_action *act)
 {
 	int page = a->rect[PANE_TRANSCRIPT].h - 2;
 
@@ -372,14 +379,14 @@ key_browse_move(struct app *a, int key)
 }
 
 static unsigned
-key_browse_enter(struct app *a, int key)
+key_browse_enter(struct app *a, int key, struct app_action *act)
 {
 	browse_enter(a);
 	return KR_REDRAW | KR_RESIZE;
 }
 
 static unsigned
-key_browse_back(struct app *a, int key)
+key_browse_back(struct app *a, int key, struct app_action *act)
 {
 	if (key == 'q')
 		browse_close(a);
@@ -389,22 +396,22 @@ key_browse_back(struct app *a, int key)
 }
 
 static unsigned
-key_browse_act(struct app *a, int key)
+key_browse_act(struct app *a, int key, struct app_action *act)
 {
 	browse_act(a, key);
 	return KR_REDRAW | KR_RESIZE;
 }
 
-static unsigned key_escape(struct app *, int);
+static unsigned key_escape(struct app *, int, struct app_action *);
 
 /* Esc Esc on an empty prompt: pick an earlier prompt to edit and send again. */
 static unsigned
-key_esc_esc(struct app *a, int key)
+key_esc_esc(struct app *a, int key, struct app_action *act)
 {
 	a->esc_at = 0;
 	/* Otherwise the two are one Esc (stopping a turn, say). */
 	if (app_busy(a) || !ed_empty(&a->ed) || a->agent == NULL)
-		return key_escape(a, KC_ESC);
+		return key_escape(a, KC_ESC, act);
 	browse_open(a, true);
 	return KR_REDRAW | KR_RESIZE;
 }
@@ -412,7 +419,7 @@ key_esc_esc(struct app *a, int key)
 /* ---- transcript search ---- */
 
 static unsigned
-key_search_start(struct app *a, int key)
+key_search_start(struct app *a, int key, struct app_action *act)
 {
 	a->mode = MODE_SEARCH;
 	ed_clear(&a->aux);
@@ -423,7 +430,7 @@ key_search_start(struct app *a, int key)
 }
 
 static unsigned
-key_search_go(struct app *a, int key)
+key_search_go(struct app *a, int key, struct app_action *act)
 {
 	bool older = key != (KC_FN | KEY_DOWN);
 
@@ -437,7 +444,7 @@ key_search_go(struct app *a, int key)
 }
 
 static unsigned
-key_search_end(struct app *a, int key)
+key_search_end(struct app *a, int key, struct app_action *act)
 {
 	a->mode = MODE_EDIT;
 	ed_clear(&a->aux);
@@ -467,14 +474,12 @@ keys_scroll(struct app *a, int pane, int rows)
 		if ((size_t)a->tools_scroll >= a->tools.n)
 			a->tools_scroll = a->tools.n > 0 ? (int)a->tools.n - 1 : 0;
 	} else if (pane == PANE_DIFF) {
-		a->diff_scroll += rows;
-		if (a->diff_scroll < 0)
-			a->diff_scroll = 0;
+		udiff_view_scroll(&a->diff, rows);
 	}
 }
 
 static unsigned
-key_page(struct app *a, int key)
+key_page(struct app *a, int key, struct app_action *act)
 {
 	int pane = keys_scroll_target(a), h = a->rect[pane].h > 3 ? a->rect[pane].h - 2 : 1;
 
@@ -483,7 +488,7 @@ key_page(struct app *a, int key)
 }
 
 static unsigned
-key_line(struct app *a, int key)
+key_line(struct app *a, int key, struct app_action *act)
 {
 	int pane = keys_scroll_target(a);
 	bool up = key == (KC_FN | KEY_UP) || key == (KC_ALT | KC_FN | KEY_UP) || key == (KC_FN | KEY_SR);
@@ -497,7 +502,7 @@ key_line(struct app *a, int key)
 }
 
 static unsigned
-key_top(struct app *a, int key)
+key_top(struct app *a, int key, struct app_action *act)
 {
 	int pane = keys_scroll_target(a);
 
@@ -506,36 +511,36 @@ key_top(struct app *a, int key)
 	else if (pane == PANE_TOOLS)
 		a->tools_scroll = a->tools.n > 0 ? (int)a->tools.n - 1 : 0;
 	else
-		a->diff_scroll = 0;
+		udiff_view_scroll(&a->diff, INT_MIN);
 	return KR_REDRAW;
 }
 
 static unsigned
-key_bottom(struct app *a, int key)
+key_bottom(struct app *a, int key, struct app_action *act)
 {
 	int pane = keys_scroll_target(a);
 
 	if (a->focus == PANE_INPUT && !ed_empty(&a->ed) && key == (KC_FN | KEY_END))
-		return key_move(a, key);
+		return key_move(a, key, act);
 	if (pane == PANE_TRANSCRIPT)
 		tr_bottom(a->tr);
 	else if (pane == PANE_TOOLS)
 		a->tools_scroll = 0;
 	else
-		a->diff_scroll = a->diff_lines.n > 0 ? (int)a->diff_lines.n - 1 : 0;
+		udiff_view_scroll(&a->diff, INT_MAX);
 	return KR_REDRAW;
 }
 
 static unsigned
-key_home_or_top(struct app *a, int key)
+key_home_or_top(struct app *a, int key, struct app_action *act)
 {
 	if (a->focus == PANE_INPUT && !ed_empty(&a->ed))
-		return key_move(a, key);
-	return key_top(a, key);
+		return key_move(a, key, act);
+	return key_top(a, key, act);
 }
 
 static unsigned
-key_toggle(struct app *a, int key)
+key_toggle(struct app *a, int key, struct app_action *act)
 {
 	if (a->focus == PANE_TRANSCRIPT && tr_toggle_selected(a->tr))
 		return KR_REDRAW;
@@ -543,7 +548,7 @@ key_toggle(struct app *a, int key)
 }
 
 static unsigned
-key_pane_leave(struct app *a, int key)
+key_pane_leave(struct app *a, int key, struct app_action *act)
 {
 	a->focus = PANE_INPUT;
 	tr_select_none(a->tr);
@@ -551,7 +556,7 @@ key_pane_leave(struct app *a, int key)
 }
 
 static unsigned
-key_zoom(struct app *a, int key)
+key_zoom(struct app *a, int key, struct app_action *act)
 {
 	int pane = keys_scroll_target(a);
 
@@ -560,7 +565,7 @@ key_zoom(struct app *a, int key)
 }
 
 static unsigned
-key_expand_all(struct app *a, int key)
+key_expand_all(struct app *a, int key, struct app_action *act)
 {
 	a->expand_all = !a->expand_all;
 	tr_expand_all(a->tr, a->expand_all);
@@ -570,7 +575,7 @@ key_expand_all(struct app *a, int key)
 }
 
 static unsigned
-key_repaint(struct app *a, int key)
+key_repaint(struct app *a, int key, struct app_action *act)
 {
 	app_dirty(a, D_CLEAR | D_LAYOUT);
 	return KR_REDRAW;
@@ -579,7 +584,7 @@ key_repaint(struct app *a, int key)
 /* ---- the turn and the program ---- */
 
 static unsigned
-key_escape(struct app *a, int key)
+key_escape(struct app *a, int key, struct app_action *act)
 {
 	if (bang_interrupt(a))
 		return KR_REDRAW;
@@ -609,19 +614,19 @@ key_escape(struct app *a, int key)
 		int64_t now = ev_now_ms();
 
 		if (a->esc_at > 0 && now - a->esc_at < KEYS_ESC_ESC_MS)
-			return key_esc_esc(a, key);
+			return key_esc_esc(a, key, act);
 		a->esc_at = now;
 	}
 	return KR_HANDLED;
 }
 
 static unsigned
-key_ctrl_c(struct app *a, int key)
+key_ctrl_c(struct app *a, int key, struct app_action *act)
 {
 	int64_t now = ev_now_ms();
 
 	if (a->ctrl_c_at > 0 && now - a->ctrl_c_at < APP_QUIT_MS) {
-		app_quit(a);
+		act->what = DO_QUIT;
 		return KR_HANDLED;
 	}
 	a->ctrl_c_at = now;
@@ -641,7 +646,7 @@ key_ctrl_c(struct app *a, int key)
 }
 
 static unsigned
-key_mode(struct app *a, int key)
+key_mode(struct app *a, int key, struct app_action *act)
 {
 	enum perm_mode m;
 
@@ -662,16 +667,14 @@ key_mode(struct app *a, int key)
 }
 
 static unsigned
-key_suspend(struct app *a, int key)
+key_suspend(struct app *a, int key, struct app_action *act)
 {
-	app_screen_leave(a);
-	kill(getpid(), SIGSTOP);
-	app_screen_enter(a);
+	act->what = DO_SUSPEND;
 	return KR_REDRAW | KR_RESIZE;
 }
 
 static unsigned
-key_mouse(struct app *a, int key)
+key_mouse(struct app *a, int key, struct app_action *act)
 {
 	MEVENT me;
 	int pane;
@@ -810,7 +813,7 @@ keys_context(const struct app *a)
 		return C_HIST;
 	if (a->focus != PANE_INPUT)
 		return C_PANE;
-	if (a->npend > 0 && ed_empty(&a->ed))
+	if (approve_count(a) > 0 && ed_empty(&a->ed))
 		return C_APPROVE | C_EDIT;
 	return C_EDIT;
 }
@@ -854,7 +857,7 @@ keys_apply(struct app *a, unsigned r)
 }
 
 static void
-keys_dispatch(struct app *a, int key)
+keys_dispatch(struct app *a, int key, struct app_action *act)
 {
 	unsigned ctx = keys_context(a), r = 0;
 	size_t i;
@@ -874,14 +877,14 @@ keys_dispatch(struct app *a, int key)
 		const struct key_binding *b = &key_table[i];
 
 		if (b->key == key && (b->ctx & ctx)) {
-			r = b->fn(a, key);
+			r = b->fn(a, key, act);
 			if (r != 0)
 				break;
 		}
 	}
 	/* Two Escs read as one key: where they mean nothing more, they are an Esc. */
 	if (r == 0 && key == (KC_ALT | KC_ESC)) {
-		keys_dispatch(a, KC_ESC);
+		keys_dispatch(a, KC_ESC, act);
 		return;
 	}
 	if (r == 0)
@@ -916,12 +919,14 @@ keys_paste(struct app *a, int key)
 	buf_append(&a->pastebuf, s, utf8_encode((uint32_t)key, s));
 }
 
-void
-keys_read(struct app *a)
+bool
+keys_next(struct app *a, struct app_action *act)
 {
 	wint_t ch;
 	int r;
 
+	act->what = DO_NOTHING;
+	act->text = NULL;
 	while (!a->quit && (r = wget_wch(a->keywin, &ch)) != ERR) {
 		int key = r == KEY_CODE_YES ? KC_FN | (int)ch : (int)ch;
 
@@ -950,8 +955,11 @@ keys_read(struct app *a)
 			continue;
 		}
 		notify_activity(a);
-		keys_dispatch(a, key);
+		keys_dispatch(a, key, act);
+		if (act->what != DO_NOTHING)
+			return true;
 	}
+	return false;
 }
 
 void

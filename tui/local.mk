@@ -2,10 +2,11 @@
 # names the agent's functions, so replays and benchmarks link without it.
 noinst_LIBRARIES += libtandem_tui.a
 libtandem_tui_a_SOURCES = \
-	tui/tui.c tui/tui.h tui/app.h \
+	tui/tui.c tui/tui.h tui/app.h tui/app.c \
 	tui/tui_agent.c \
 	tui/replay.c \
 	tui/paint.c \
+	tui/draw.c tui/draw.h \
 	tui/keys.c \
 	tui/cmds.c \
 	tui/approve.c \
@@ -13,11 +14,13 @@ libtandem_tui_a_SOURCES = \
 	tui/queue.c tui/queue.h \
 	tui/mention.c tui/mention.h \
 	tui/notify.c tui/notify.h \
+	tui/visual.c tui/visual.h \
 	tui/browse.c tui/browse.h \
 	tui/theme.c tui/theme.h \
 	tui/wrap.c tui/wrap.h \
 	tui/sline.c tui/sline.h \
 	tui/mdview.c tui/mdview.h tui/mdentities.inc \
+	tui/mdline.c tui/mdline.h \
 	tui/udiff.c tui/udiff.h \
 	tui/editor.c tui/editor.h \
 	tui/transcript.c tui/transcript.h \
@@ -33,9 +36,11 @@ tests_tui_tui_replay_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCU
 # Unit tests of the pure modules.
 TUI_TEST_LIBS = libtandem_tui.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
 check_PROGRAMS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
-	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse \
+	tests/test_tui_visual
 TESTS += tests/test_tui_md tests/test_tui_wrap tests/test_tui_diff \
-	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse
+	tests/test_tui_theme tests/test_tui_editor tests/test_tui_view tests/test_tui_browse \
+	tests/test_tui_visual
 tests_test_tui_md_SOURCES = tests/test_tui_md.c
 tests_test_tui_md_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_wrap_SOURCES = tests/test_tui_wrap.c
@@ -48,6 +53,8 @@ tests_test_tui_editor_SOURCES = tests/test_tui_editor.c
 tests_test_tui_editor_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_view_SOURCES = tests/test_tui_view.c
 tests_test_tui_view_LDADD = $(TUI_TEST_LIBS)
+tests_test_tui_visual_SOURCES = tests/test_tui_visual.c
+tests_test_tui_visual_LDADD = $(TUI_TEST_LIBS)
 # The browser module acts on the app too: it links the screen and the event bus.
 tests_test_tui_browse_SOURCES = tests/test_tui_browse.c
 tests_test_tui_browse_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
@@ -58,8 +65,10 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh \
 	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
 	tests/tui/glyphs.sh tests/tui/bang.sh tests/tui/queue.sh \
-	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh
+	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh \
+	tests/tui/editor.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
-	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl
+	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \
+	tests/tui/editor.jsonl
 EXTRA_DIST += scripts/gen-entities.py

@@ -8,6 +8,7 @@
 #include <md4c.h>
 
 #include "buf.h"
+#include "mdline.h"
 #include "mdview.h"
 #include "theme.h"
 #include "utf8.h"
@@ -891,132 +892,6 @@ mdr_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *arg)
 	return 0;
 }
 
-static bool mdview_blank(const char *s, size_t n);
-static bool mdview_header_row(const char *s, size_t n);
-static bool mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info);
-
-/* The container prefix of a line: up to 3 spaces and '>' markers, as many as there are. */
-static size_t
-mdr_container_prefix(const char *s, size_t n)
-{
-	size_t i = 0, k;
-
-	for (;;) {
-		for (k = 0; i < n && s[i] == ' ' && k < 3; k++)
-			i++;
-		if (i < n && s[i] == '>') {
-			i++;
-			if (i < n && s[i] == ' ')
-				i++;
-			continue;
-		}
-		return i;
-	}
-}
-
-/*
- * A GFM delimiter row: cells of optional ':', one or more '-', optional
- * ':', between pipes (the outer ones optional); at least one pipe.  *short_
- * says whether a cell has fewer than the 3 dashes md4c asks for.
- */
-static bool
-mdr_delim_row(const char *s, size_t n, bool *short_)
-{
-	size_t i = 0, dashes, cells = 0;
-	bool pipe = false;
-
-	*short_ = false;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		n--;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	if (i < n && s[i] == '|') {
-		pipe = true;
-		i++;
-	}
-	while (i < n) {
-		while (i < n && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		if (i < n && s[i] == ':')
-			i++;
-		for (dashes = 0; i < n && s[i] == '-'; i++)
-			dashes++;
-		if (dashes == 0)
-			return false;
-		if (dashes < 3)
-			*short_ = true;
-		if (i < n && s[i] == ':')
-			i++;
-		while (i < n && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		cells++;
-		if (i < n && s[i] != '|')
-			return false;
-		if (i < n) {
-			pipe = true;
-			i++;
-		}
-	}
-	return pipe && cells > 0;
-}
-
-/*
- * md4c 0.4 takes a delimiter row only with 3 dashes a cell; GFM takes
- * one ("|-|-|").  Copy s to out with the short dash runs of such rows
- * (after a row holding a pipe, outside code) made 3 long; false when
- * nothing needed it (out is then left empty).
- */
-static bool
-mdr_widen_delims(const char *s, size_t n, struct buf *out)
-{
-	size_t off = 0, done = 0, flen = 0, k;
-	bool prev_pipe = false, info, shorts, changed = false;
-	char fence = 0, fc;
-
-	while (off < n) {
-		const char *ls = s + off, *nl = memchr(ls, '\n', n - off);
-		size_t len = nl != NULL ? (size_t)(nl - ls) : n - off;
-		size_t pre = mdr_container_prefix(ls, len);
-		const char *body = ls + pre;
-		size_t blen = len - pre;
-
-		if (fence != 0) {
-			if (mdview_fence(body, blen, &fc, &k, &info) && fc == fence && k >= flen && !info)
-				fence = 0;
-			prev_pipe = false;
-		} else if (mdview_fence(body, blen, &fc, &k, &info)) {
-			fence = fc;
-			flen = k;
-			prev_pipe = false;
-		} else if (blen >= 4 && memcmp(body, "    ", 4) == 0) {
-			prev_pipe = false;
-		} else if (prev_pipe && mdr_delim_row(body, blen, &shorts) && shorts) {
-			buf_append(out, s + done, (size_t)(body - s) - done);
-			for (k = 0; k < blen; k++) {
-				buf_putc(out, body[k]);
-				if (body[k] == '-' && (k + 1 == blen || body[k + 1] != '-')) {
-					size_t run = 1;
-
-					while (run <= k && body[k - run] == '-')
-						run++;
-					for (; run < 3; run++)
-						buf_putc(out, '-');
-				}
-			}
-			done = (size_t)(body + blen - s);
-			changed = true;
-			prev_pipe = true;
-		} else {
-			prev_pipe = !mdview_blank(body, blen) && mdview_header_row(body, blen);
-		}
-		off += len + (nl != NULL);
-	}
-	if (!changed)
-		return false;
-	buf_append(out, s + done, n - done);
-	return true;
-}
-
 /* Render with tables fitted to width columns (0: their natural width); true when a table was drawn. */
 static bool
 mdview_render_at(const char *s, size_t n, int width, struct slvec *out)
@@ -1040,7 +915,7 @@ mdview_render_at(const char *s, size_t n, int width, struct slvec *out)
 	r.width = width;
 	r.base = out->n;
 	buf_init(&r.code, BUF_NOLIMIT);
-	if (n > 0 && memchr(s, '|', n) != NULL && mdr_widen_delims(s, n, &wide)) {
+	if (n > 0 && memchr(s, '|', n) != NULL && mdline_widen_delims(s, n, &wide)) {
 		s = wide.data;
 		n = wide.len;
 	}
@@ -1086,115 +961,6 @@ mdview_release(struct mdview *m)
 	buf_release(&m->src);
 	slvec_release(&m->lines);
 	memset(m, 0, sizeof *m);
-}
-
-static bool
-mdview_blank(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-			return false;
-	return true;
-}
-
-/* A line that may continue a list after a blank line: "- ", "* ", "+ ", "12. ", "3) ". */
-static bool
-mdview_list_marker(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (n >= 1 && (s[0] == '-' || s[0] == '*' || s[0] == '+'))
-		return n == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '\r';
-	while (i < n && i < 10 && s[i] >= '0' && s[i] <= '9')
-		i++;
-	if (i == 0 || i == n || (s[i] != '.' && s[i] != ')'))
-		return false;
-	return i + 1 == n || s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\r';
-}
-
-/* A table's delimiter row ("|---|:--:|", "--- | ---"): after it every line is a row. */
-static bool
-mdview_table_delim(const char *s, size_t n)
-{
-	bool dash = false, pipe = false;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '-')
-			dash = true;
-		else if (s[i] == '|')
-			pipe = true;
-		else if (s[i] != ':' && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-			return false;
-	}
-	return dash && pipe;
-}
-
-/*
- * The cells of a line that could be a table's row: it holds an unescaped
- * pipe and is no ATX heading; 0 when it cannot be one.
- */
-static size_t
-mdview_row_cells(const char *s, size_t n)
-{
-	size_t i = 0, k, pipes = 0, cells;
-	bool lead, trail = false;
-
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		n--;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	/* An ATX heading: 1 to 6 '#', then a blank or the end. */
-	for (k = 0; i + k < n && s[i + k] == '#'; k++)
-		;
-	if (k >= 1 && k <= 6 && (i + k == n || s[i + k] == ' ' || s[i + k] == '\t'))
-		return 0;
-	lead = i < n && s[i] == '|';
-	for (; i < n; i++) {
-		if (s[i] == '\\') {
-			i++;
-			continue;
-		}
-		if (s[i] == '|') {
-			pipes++;
-			trail = i + 1 == n;
-		}
-	}
-	if (pipes == 0)
-		return 0;
-	cells = pipes + 1 - lead - trail;
-	return cells > 0 ? cells : 0;
-}
-
-static bool
-mdview_header_row(const char *s, size_t n)
-{
-	return mdview_row_cells(s, n) > 0;
-}
-
-/* A fence line: up to 3 spaces, then 3 or more ` or ~; *c and *len describe it. */
-static bool
-mdview_fence(const char *s, size_t n, char *c, size_t *len, bool *info)
-{
-	size_t i = 0, k;
-
-	while (i < n && i < 3 && s[i] == ' ')
-		i++;
-	if (i == n || (s[i] != '`' && s[i] != '~'))
-		return false;
-	*c = s[i];
-	for (k = i; k < n && s[k] == *c; k++)
-		;
-	if (k - i < 3)
-		return false;
-	*len = k - i;
-	*info = !mdview_blank(s + k, n - k);
-	/* A backtick fence's info string may not hold a backtick. */
-	if (*c == '`' && memchr(s + k, '`', n - k) != NULL)
-		return false;
-	return true;
 }
 
 /*
@@ -1293,12 +1059,12 @@ mdview_scan(struct mdview *m)
 		}
 		n = (size_t)(nl - ls);
 		if (m->fence_char != 0) {
-			if (mdview_fence(ls, n, &fc, &flen, &info) && fc == m->fence_char &&
+			if (mdline_fence(ls, n, &fc, &flen, &info) && fc == m->fence_char &&
 			    flen >= m->fence_len && !info)
 				m->fence_char = 0;
 			m->prev_cells = 0;
 			m->prev_open = false;
-		} else if (mdview_blank(ls, n)) {
+		} else if (mdline_blank(ls, n)) {
 			m->prev_blank = true;
 			m->prev_def = false;
 			m->prev_cells = 0;
@@ -1309,14 +1075,14 @@ mdview_scan(struct mdview *m)
 			bool def = (!m->prev_open || m->prev_def) && !m->table &&
 			    mdview_ref_def(ls, n);
 
-			bool fence = mdview_fence(ls, n, &fc, &flen, &info);
+			bool fence = mdline_fence(ls, n, &fc, &flen, &info);
 
 			/*
 			 * After a blank line, a line in column 0 that is not a list item
 			 * starts a new top-level block; so does a fence in column 0 (it
 			 * closes a paragraph, a list, a quote or a table).
 			 */
-			if (((m->prev_blank && !mdview_list_marker(ls, n)) || (fence && ls[0] == fc && !m->table)) &&
+			if (((m->prev_blank && !mdline_list_marker(ls, n)) || (fence && ls[0] == fc && !m->table)) &&
 			    ls[0] != ' ' && ls[0] != '\t' && m->scan > m->stable)
 				mdview_commit(m, m->scan);
 			was_open = m->prev_open;
@@ -1334,14 +1100,14 @@ mdview_scan(struct mdview *m)
 			 * Taking a table for text only delays a commit; the reverse
 			 * would hide a fence.
 			 */
-			if (m->prev_cells > 0 && mdview_table_delim(ls, n))
+			if (m->prev_cells > 0 && mdline_table_delim(ls, n))
 				m->table = true;
 			/* md4c takes a header row without a pipe too, when the delimiter row has one. */
-			m->prev_cells = !was_open && !mdview_list_marker(ls, n) &&
+			m->prev_cells = !was_open && !mdline_list_marker(ls, n) &&
 			    ls[0] != '>' && ls[0] != '\t' && !(n >= 4 && memcmp(ls, "    ", 4) == 0) &&
-			    (mdview_row_cells(ls, n) > 0 || ls[0] != '#');
+			    (mdline_row_cells(ls, n) > 0 || ls[0] != '#');
 			/* A paragraph line may go on (lazily); a heading or a fence does not. */
-			m->prev_open = !fence && !(ls[0] == '#' && mdview_row_cells(ls, n) == 0 &&
+			m->prev_open = !fence && !(ls[0] == '#' && mdline_row_cells(ls, n) == 0 &&
 			    n > 1 && (ls[1] == ' ' || ls[1] == '#'));
 			if (m->table)
 				fence = false;
@@ -1363,29 +1129,6 @@ mdview_append(struct mdview *m, const char *s, size_t n)
 		fatal("out of memory for a reply");
 	m->dirty = true;
 	mdview_scan(m);
-}
-
-/* The language of a fence line in column 0, when md4c would read it the same: plain characters. */
-static bool
-mdview_fence_lang(const char *s, size_t n, char *lang, size_t size)
-{
-	size_t i = 0, k = 0;
-
-	/* The fence's own character only: "~~~```" has the info string "```". */
-	while (i < n && s[i] == s[0])
-		i++;
-	while (i < n && s[i] == ' ')
-		i++;
-	while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
-		char c = s[i++];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '+' || c == '#' || c == '.' || c == '_' || c == '-') || k + 1 >= size)
-			return false;
-		lang[k++] = c;
-	}
-	lang[k] = '\0';
-	return true;
 }
 
 static void
@@ -1422,14 +1165,14 @@ mdview_fast_fence(struct mdview *m)
 		return false;
 	/* The unfinished last line closes the fence already (the reply may end there). */
 	if (m->scan < m->src.len && m->scan > m->stable &&
-	    mdview_fence(m->src.data + m->scan, m->src.len - m->scan, &fc, &flen, &info) &&
+	    mdline_fence(m->src.data + m->scan, m->src.len - m->scan, &fc, &flen, &info) &&
 	    fc == m->fence_char && flen >= m->fence_len && !info) {
 		m->fast = false;
 		return false;
 	}
 	if (!m->fast) {
 		nl = memchr(s, '\n', (size_t)(end - s));
-		if (nl == NULL || !mdview_fence_lang(s, (size_t)(nl - s), lang, sizeof lang))
+		if (nl == NULL || !mdline_fence_lang(s, (size_t)(nl - s), lang, sizeof lang))
 			return false;
 		slvec_truncate(&m->lines, m->ncommitted);
 		if (m->ncommitted > 0)

@@ -13,12 +13,12 @@
 #include <strings.h>
 
 #include "app.h"
+#include "draw.h"
 #include "ev.h"
 #include "json.h"
 #include "utf8.h"
 #include "wrap.h"
 
-#define PAINT_MATCHES	16
 #define PAINT_TAIL	3	/* output lines under a running command */
 
 static const char *const paint_spinner[] = {
@@ -38,26 +38,6 @@ static const struct paint_state {
 	[TV_FAILED]	= { "\xE2\x9C\x97", ROLE_TOOL_FAILED },
 	[TV_DENIED]	= { "\xE2\x8A\x98", ROLE_TOOL_DENIED },
 };
-
-static attr_t
-paint_ta(unsigned ta)
-{
-	attr_t a = A_NORMAL;
-
-	if (ta & TA_BOLD)
-		a |= A_BOLD;
-	if (ta & (TA_DIM | TA_STRIKE))
-		a |= A_DIM;
-	if (ta & TA_ITALIC)
-		a |= A_ITALIC;
-	if (ta & TA_UNDERLINE)
-		a |= A_UNDERLINE;
-	if (ta & TA_REVERSE)
-		a |= A_REVERSE;
-	if (ta & TA_STANDOUT)
-		a |= A_STANDOUT;
-	return a;
-}
 
 /* The theme's glyphs, or the ASCII set where the terminal cannot draw them. */
 static void
@@ -88,178 +68,24 @@ paint_theme_apply(struct app *a)
 		unsigned ta;
 
 		theme_resolve(&a->theme.role[i], a->depth, &fg, &bg, &ta);
-		a->role_attr[i] = paint_ta(ta);
-		a->role_pair[i] = 0;
+		a->roles.attr[i] = draw_ta(ta);
+		a->roles.pair[i] = 0;
 		if (a->depth != THEME_MONO && init_pair((short)(i + 1), (short)fg, (short)bg) == OK)
-			a->role_pair[i] = (short)(i + 1);
+			a->roles.pair[i] = (short)(i + 1);
 	}
 	paint_glyphs_apply(a);
 	app_dirty(a, D_PANES | D_LAYOUT | D_CLEAR);
 }
 
-/* Draw one character cluster s[0..n) in role with extra attributes. */
-static void
-paint_cluster(struct app *a, WINDOW *w, const char *s, size_t n, int role, unsigned ta)
-{
-	wchar_t wc[CCHARW_MAX + 1];
-	size_t i = 0;
-	int k = 0;
-	cchar_t cc;
-
-	while (i < n && k < CCHARW_MAX) {
-		uint32_t cp;
-
-		i += utf8_decode(s + i, n - i, &cp);
-		wc[k++] = (wchar_t)cp;
-	}
-	wc[k] = L'\0';
-	if (setcchar(&cc, wc, a->role_attr[role] | paint_ta(ta), a->role_pair[role], NULL) == OK)
-		wadd_wch(w, &cc);
-}
-
-static void
-paint_fill(struct app *a, WINDOW *w, int cols, const char *s, size_t n, int role, unsigned ta)
-{
-	for (; cols > 0; cols--)
-		paint_cluster(a, w, s, n, role, ta);
-}
-
-struct paint_ctx {
-	struct app	*a;
-	WINDOW		*w;
-	int		 x0, width;
-	int		 over;		/* a role drawn over everything (selection), or -1 */
-	const char	*query;
-};
-
-/* Match intervals of the query in [from, to) of l. */
-static int
-paint_matches(const struct sline *l, const char *q, uint32_t from, uint32_t to, uint32_t m[][2])
-{
-	size_t qn = q ? strlen(q) : 0;
-	uint32_t i;
-	int n = 0;
-
-	if (qn == 0 || l->text == NULL)
-		return 0;
-	for (i = from; i + qn <= to + qn && i + qn <= l->len && n < PAINT_MATCHES; i++) {
-		if (i >= to)
-			break;
-		if (strncasecmp(l->text + i, q, qn) == 0) {
-			m[n][0] = i;
-			m[n][1] = (uint32_t)(i + qn);
-			n++;
-			i += (uint32_t)qn - 1;
-		}
-	}
-	return n;
-}
-
-/* Draw l's bytes [from, to) in their styles; returns the columns used. */
-static int
-paint_bytes(struct paint_ctx *c, const struct sline *l, uint32_t from, uint32_t to, int cols)
-{
-	uint32_t m[PAINT_MATCHES][2], pos = from;
-	int nm = paint_matches(l, c->query, from, to, m), used = 0, k = 0;
-
-	while (pos < to) {
-		const struct srun *st = sline_style_at(l, pos);
-		int cw, role = st->role;
-		size_t cl = wrap_cluster(l->text + pos, to - pos, &cw);
-		unsigned ta = st->attr;
-
-		if (used + cw > cols)
-			break;
-		while (k < nm && m[k][1] <= pos)
-			k++;
-		if (k < nm && pos >= m[k][0])
-			role = ROLE_MATCH;
-		else if (c->over >= 0) {
-			role = c->over;
-			ta &= ~(unsigned)TA_REVERSE;
-		}
-		paint_cluster(c->a, c->w, l->text + pos, cl, role, ta);
-		used += cw;
-		pos += (uint32_t)cl;
-	}
-	return used;
-}
-
-/* Draw row `row` of l at line y of the context's window. */
-static void
-paint_row(struct paint_ctx *c, int y, struct sline *l, uint32_t row)
-{
-	uint32_t rows = sline_rows(l, c->width);
-	int used = 0;
-
-	wmove(c->w, y, c->x0);
-	if (row >= rows)
-		return;
-	if (row == 0)
-		used += paint_bytes(c, l, 0, l->body, c->width);
-	else if (l->cont != NULL) {
-		size_t n = strlen(l->cont), fit = wrap_fit(l->cont, n, c->width);
-		size_t i = 0;
-
-		while (i < fit) {
-			int cw;
-			size_t cl = wrap_cluster(l->cont + i, fit - i, &cw);
-
-			paint_cluster(c->a, c->w, l->cont + i, cl, c->over >= 0 ? c->over : l->cont_role, 0);
-			used += cw;
-			i += cl;
-		}
-	}
-	used += paint_bytes(c, l, l->rows[row].start, l->rows[row].end, c->width - used);
-	if ((l->flags & SL_FILL) && l->len > 0 && used < c->width) {
-		size_t last = utf8_floor(l->text, l->len - 1);
-		const struct srun *st = sline_style_at(l, (uint32_t)last);
-
-		paint_fill(c->a, c->w, c->width - used, l->text + last, l->len - last,
-		    c->over >= 0 ? c->over : st->role, st->attr);
-		return;
-	}
-	if (c->over >= 0)
-		paint_fill(c->a, c->w, c->width - used, " ", 1, c->over, 0);
-}
-
-/* A pane title: "─ name ─── right ─" on row y, accent when focused. */
-static void
-paint_title(struct app *a, WINDOW *w, int y, int width, const char *name, const char *right, bool focused)
-{
-	struct sline l;
-	struct paint_ctx c = { a, w, 0, width, -1, NULL };
-
-	sline_init(&l);
-	sline_adds(&l, "\xE2\x94\x80 ", ROLE_BORDER, 0);
-	sline_adds(&l, name, focused ? ROLE_TITLE_FOCUS : ROLE_TITLE, 0);
-	sline_adds(&l, " ", ROLE_BORDER, 0);
-	if (right != NULL && *right != '\0') {
-		size_t used = sline_width(&l), rw = wrap_width(right, strlen(right));
-
-		while ((int)(used + rw + 3) < width && used < 4096) {
-			sline_adds(&l, "\xE2\x94\x80", ROLE_BORDER, 0);
-			used++;
-		}
-		sline_adds(&l, " ", ROLE_BORDER, 0);
-		sline_adds(&l, right, ROLE_DIM, 0);
-		sline_adds(&l, " ", ROLE_BORDER, 0);
-	}
-	sline_adds(&l, "\xE2\x94\x80", ROLE_BORDER, 0);
-	l.flags = SL_NOWRAP | SL_FILL;
-	paint_row(&c, y, &l, 0);
-	sline_release(&l);
-}
-
 static void
 paint_tr_row(void *arg, int y, struct sline *l, uint32_t row, bool selected)
 {
-	struct paint_ctx *c = arg;
+	struct draw_ctx *c = arg;
 	int over = c->over;
 
 	if (selected)
 		c->over = ROLE_SELECTION;
-	paint_row(c, y + 1, l, row);
+	draw_row(c, y + 1, l, row);
 	c->over = over;
 }
 
@@ -270,7 +96,7 @@ paint_browser(struct app *a)
 	WINDOW *w = a->win[PANE_TRANSCRIPT];
 	struct rect *r = &a->rect[PANE_TRANSCRIPT];
 	struct browser *br = &a->br;
-	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	struct draw_ctx c = { &a->roles, w, 0, r->w, -1, NULL };
 	char right[64] = "", title[48];
 	int y = 1;
 	size_t i;
@@ -284,14 +110,14 @@ paint_browser(struct app *a)
 		br->top = browse_scroll(&br->lines, br->top, br->sel_from, br->sel_to, r->w, r->h - 1);
 	}
 	snprintf(right, sizeof right, "%d of %d", br->sel + 1, cJSON_GetArraySize(br->turns));
-	paint_title(a, w, 0, r->w, title, right, true);
+	draw_title(&a->roles, w, 0, r->w, title, right, true);
 	for (i = br->top; i < br->lines.n && y < r->h; i++) {
 		struct sline *l = &br->lines.v[i];
 		uint32_t k, rows = sline_rows(l, r->w);
 
 		c.over = i >= br->sel_from && i < br->sel_to ? ROLE_SELECTION : -1;
 		for (k = 0; k < rows && y < r->h; k++)
-			paint_row(&c, y++, l, k);
+			draw_row(&c, y++, l, k);
 	}
 	wnoutrefresh(w);
 }
@@ -303,7 +129,7 @@ paint_transcript(struct app *a)
 	struct rect *r = &a->rect[PANE_TRANSCRIPT];
 	bool border = r->x + r->w < COLS && a->zoom < 0;
 	int width = r->w - (border ? 1 : 0), y;
-	struct paint_ctx c = { a, w, 0, width, -1, tr_query(a->tr) };
+	struct draw_ctx c = { &a->roles, w, 0, width, -1, tr_query(a->tr) };
 	char right[128] = "";
 
 	if (a->br.on) {
@@ -316,12 +142,12 @@ paint_transcript(struct app *a)
 		snprintf(right, sizeof right, "search: %.60s", tr_query(a->tr));
 	else if (!tr_following(a->tr))
 		snprintf(right, sizeof right, "%s", "scrolled \xE2\x80\x94 End to follow");
-	paint_title(a, w, 0, width, "transcript", right, a->focus == PANE_TRANSCRIPT);
+	draw_title(&a->roles, w, 0, width, "transcript", right, a->focus == PANE_TRANSCRIPT);
 	tr_paint(a->tr, paint_tr_row, &c);
 	if (border) {
 		for (y = 0; y < r->h; y++) {
 			wmove(w, y, width);
-			paint_cluster(a, w, y == 0 ? "\xE2\x94\xAC" : "\xE2\x94\x82", 3, ROLE_BORDER, 0);
+			draw_cluster(&a->roles, w, y == 0 ? "\xE2\x94\xAC" : "\xE2\x94\x82", 3, ROLE_BORDER, 0);
 		}
 	}
 	wnoutrefresh(w);
@@ -378,7 +204,7 @@ paint_duration(int64_t ms, char *out, size_t size)
 
 /* One tool entry at row y: icon, name, summary, and its state on the right. */
 static void
-paint_tool_line(struct app *a, struct paint_ctx *c, int y, const struct tv_entry *e, int64_t now)
+paint_tool_line(struct app *a, struct draw_ctx *c, int y, const struct tv_entry *e, int64_t now)
 {
 	const struct paint_state *ps = &paint_states[e->state];
 	char right[48], dur[24];
@@ -415,12 +241,12 @@ paint_tool_line(struct app *a, struct paint_ctx *c, int y, const struct tv_entry
 	}
 	sline_adds(&l, right, ps->role, 0);
 	l.flags = SL_NOWRAP;
-	paint_row(c, y, &l, 0);
+	draw_row(c, y, &l, 0);
 	sline_release(&l);
 }
 
 static void
-paint_tool_tail(struct paint_ctx *c, int y, const char *s, size_t n)
+paint_tool_tail(struct draw_ctx *c, int y, const char *s, size_t n)
 {
 	struct sline l;
 
@@ -428,7 +254,7 @@ paint_tool_tail(struct paint_ctx *c, int y, const char *s, size_t n)
 	sline_adds(&l, "   \xE2\x94\x82 ", ROLE_BORDER, 0);
 	sline_add(&l, s, n, ROLE_TOOL_OUTPUT, 0);
 	l.flags = SL_NOWRAP;
-	paint_row(c, y, &l, 0);
+	draw_row(c, y, &l, 0);
 	sline_release(&l);
 }
 
@@ -437,7 +263,7 @@ paint_tools(struct app *a)
 {
 	WINDOW *w = a->win[PANE_TOOLS];
 	struct rect *r = &a->rect[PANE_TOOLS];
-	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	struct draw_ctx c = { &a->roles, w, 0, r->w, -1, NULL };
 	int64_t now = ev_now_ms();
 	int y = r->h, skip = a->tools_scroll;
 	size_t i = a->tools.n, first;
@@ -445,7 +271,7 @@ paint_tools(struct app *a)
 
 	werase(w);
 	snprintf(right, sizeof right, "%zu", a->tools.n);
-	paint_title(a, w, 0, r->w, "tools", a->tools.n ? right : "", a->focus == PANE_TOOLS);
+	draw_title(&a->roles, w, 0, r->w, "tools", a->tools.n ? right : "", a->focus == PANE_TOOLS);
 	/* Newest at the bottom: find the first entry that fits, then draw down. */
 	while (i > 0 && y > 1) {
 		int h = paint_tool_height(&a->tools.v[i - 1]);
@@ -482,7 +308,7 @@ paint_tools(struct app *a)
 
 		sline_init(&l);
 		sline_adds(&l, " no tool calls yet", ROLE_DIM, 0);
-		paint_row(&c, 1, &l, 0);
+		draw_row(&c, 1, &l, 0);
 		sline_release(&l);
 	}
 	wnoutrefresh(w);
@@ -491,63 +317,8 @@ paint_tools(struct app *a)
 static void
 paint_diff(struct app *a)
 {
-	WINDOW *w = a->win[PANE_DIFF];
-	struct rect *r = &a->rect[PANE_DIFF];
-	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
-	bool split = r->w >= 120 && a->diff.hunks > 0;
-	size_t i;
-	int y = 1;
-
-	werase(w);
-	if (a->diff_on && (split ? a->diff_lines_w != r->w : a->diff_lines_w != -1)) {
-		slvec_truncate(&a->diff_lines, 0);
-		if (split)
-			udiff_render_split(&a->diff, r->w, &a->diff_lines);
-		else
-			udiff_render(&a->diff, &a->diff_lines);
-		a->diff_lines_w = split ? r->w : -1;
-	}
-	paint_title(a, w, 0, r->w, a->diff_live ? "diff" : "last diff", a->diff_on ? a->diff_title : "",
+	udiff_view_paint(&a->diff, &a->roles, a->win[PANE_DIFF], a->rect[PANE_DIFF].w, a->rect[PANE_DIFF].h,
 	    a->focus == PANE_DIFF);
-	if (a->diff_scroll > 0 && (size_t)a->diff_scroll >= a->diff_lines.n)
-		a->diff_scroll = a->diff_lines.n > 0 ? (int)a->diff_lines.n - 1 : 0;
-	for (i = (size_t)a->diff_scroll; a->diff_on && i < a->diff_lines.n && y < r->h; i++) {
-		struct sline *l = &a->diff_lines.v[i];
-		uint32_t k, rows = sline_rows(l, r->w);
-
-		for (k = 0; k < rows && y < r->h; k++)
-			paint_row(&c, y++, l, k);
-	}
-	if (!a->diff_on && r->h > 1) {
-		struct sline l;
-
-		sline_init(&l);
-		sline_adds(&l, " no pending change", ROLE_DIM, 0);
-		paint_row(&c, 1, &l, 0);
-		sline_release(&l);
-	}
-	wnoutrefresh(w);
-}
-
-static void
-paint_approval(struct app *a)
-{
-	WINDOW *w = a->win[PANE_APPROVAL];
-	struct rect *r = &a->rect[PANE_APPROVAL];
-	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
-	char right[48] = "";
-	struct sline l;
-
-	werase(w);
-	if (a->npend > 1 && !approve_asking(a))
-		snprintf(right, sizeof right, "1 of %zu pending", a->npend);
-	if (r->h > 1)
-		paint_title(a, w, 0, r->w, approve_asking(a) ? "question" : "approval", right, true);
-	sline_init(&l);
-	approve_prompt(a, &l);
-	paint_row(&c, r->h - 1, &l, 0);
-	sline_release(&l);
-	wnoutrefresh(w);
 }
 
 /* The label before the text being edited, by mode. */
@@ -565,7 +336,7 @@ paint_input_label(const struct app *a)
 
 /* The input's top rule, with the hint (completions, what a mode wants). */
 static void
-paint_input_rule(struct app *a, struct paint_ctx *c)
+paint_input_rule(struct app *a, struct draw_ctx *c)
 {
 	struct sline rule;
 
@@ -587,13 +358,13 @@ paint_input_rule(struct app *a, struct paint_ctx *c)
 	}
 	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
 	rule.flags = SL_NOWRAP | SL_FILL;
-	paint_row(c, 0, &rule, 0);
+	draw_row(c, 0, &rule, 0);
 	sline_release(&rule);
 }
 
 /* History search: the query, then what it found. */
 static void
-paint_input_history(struct app *a, struct paint_ctx *c, const char *label, int *cy, int *cx)
+paint_input_history(struct app *a, struct draw_ctx *c, const char *label, int *cy, int *cx)
 {
 	const char *q = a->ed.query.data ? a->ed.query.data : "", *m = ed_search_match(&a->ed);
 	struct sline l;
@@ -604,7 +375,7 @@ paint_input_history(struct app *a, struct paint_ctx *c, const char *label, int *
 	sline_adds(&l, "  ", ROLE_INPUT, 0);
 	sline_adds(&l, m ? m : "(no match)", ROLE_DIM, 0);
 	l.flags = SL_NOWRAP;
-	paint_row(c, 1, &l, 0);
+	draw_row(c, 1, &l, 0);
 	sline_release(&l);
 	*cy = a->rect[PANE_INPUT].y + 1;
 	*cx = (int)wrap_width(label, strlen(label)) + (int)wrap_width(q, a->ed.query.len);
@@ -612,7 +383,7 @@ paint_input_history(struct app *a, struct paint_ctx *c, const char *label, int *
 
 /* One row of the text being edited (the label on the first, its width of spaces after). */
 static void
-paint_input_row(struct paint_ctx *c, int y, const char *label, int lw, bool first, int role,
+paint_input_row(struct draw_ctx *c, int y, const char *label, int lw, bool first, int role,
     const char *s, size_t n, int text_role)
 {
 	struct sline l;
@@ -626,7 +397,7 @@ paint_input_row(struct paint_ctx *c, int y, const char *label, int lw, bool firs
 			sline_add(&l, " ", 1, ROLE_INPUT, 0);
 	sline_add(&l, s, n, text_role, 0);
 	l.flags = SL_NOWRAP;
-	paint_row(c, y, &l, 0);
+	draw_row(c, y, &l, 0);
 	sline_release(&l);
 }
 
@@ -635,7 +406,7 @@ paint_input(struct app *a, int *cy, int *cx)
 {
 	WINDOW *w = a->win[PANE_INPUT];
 	struct rect *r = &a->rect[PANE_INPUT];
-	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	struct draw_ctx c = { &a->roles, w, 0, r->w, -1, NULL };
 	const struct editor *e = a->mode == MODE_EDIT ? &a->ed : &a->aux;
 	const char *label = paint_input_label(a), *text = ed_text(e);
 	int lw = (int)wrap_width(label, strlen(label)), first, y;
@@ -671,13 +442,13 @@ paint_status(struct app *a)
 {
 	WINDOW *w = a->win[PANE_STATUS];
 	struct rect *r = &a->rect[PANE_STATUS];
-	struct paint_ctx c = { a, w, 0, r->w, -1, NULL };
+	struct draw_ctx c = { &a->roles, w, 0, r->w, -1, NULL };
 	struct sline l;
 
 	werase(w);
 	sline_init(&l);
 	st_format(&a->st, r->w, ev_now_ms(), &l);
-	paint_row(&c, 0, &l, 0);
+	draw_row(&c, 0, &l, 0);
 	sline_release(&l);
 	wnoutrefresh(w);
 }
@@ -720,10 +491,9 @@ paint_place(struct app *a)
 	q.rows = LINES;
 	q.cols = COLS;
 	q.input_rows = paint_input_rows(a);
-	q.approval_rows = a->npend > 0 || approve_asking(a) ? 2 : 0;
+	q.approval_rows = approve_count(a) > 0 || approve_asking(a) ? 2 : 0;
 	q.tool_rows = paint_tool_rows(a);
-	q.diff_rows = a->diff_on && (a->diff_live || layout_wide(COLS)) ?
-	    (int)a->diff_lines.n + (a->diff_lines.n ? 1 : (int)a->diff.n + 1) : 0;
+	q.diff_rows = a->diff.on && (a->diff.live || layout_wide(COLS)) ? udiff_view_rows(&a->diff) : 0;
 	if (q.diff_rows > 0 && q.diff_rows < 3)
 		q.diff_rows = 3;
 	q.zoom = a->br.on ? PANE_TRANSCRIPT : a->zoom;
@@ -739,7 +509,7 @@ paint_place(struct app *a)
 			continue;
 		a->win[i] = newwin(r->h, r->w, r->y, r->x);
 		if (a->win[i] != NULL) {
-			wbkgdset(a->win[i], (chtype)' ' | COLOR_PAIR(a->role_pair[i == PANE_STATUS ? ROLE_STATUS : ROLE_TEXT]));
+			wbkgdset(a->win[i], (chtype)' ' | COLOR_PAIR(a->roles.pair[i == PANE_STATUS ? ROLE_STATUS : ROLE_TEXT]));
 			leaveok(a->win[i], TRUE);
 		}
 	}
@@ -762,9 +532,27 @@ paint_pane_at(const struct app *a, int y, int x)
 	return -1;
 }
 
+/*
+ * The panes a frame composes, in order: its dirty bit and who paints it.
+ * The input is painted last, apart, as the terminal's cursor stays where
+ * its window's is.
+ */
+static const struct paint_pane {
+	int		 pane;
+	unsigned	 dirty;
+	void		 (*paint)(struct app *);
+} paint_panes[] = {
+	{ PANE_TRANSCRIPT, D_TRANSCRIPT, paint_transcript },
+	{ PANE_TOOLS, D_TOOLS, paint_tools },
+	{ PANE_DIFF, D_DIFF, paint_diff },
+	{ PANE_APPROVAL, D_APPROVAL, approve_paint },
+	{ PANE_STATUS, D_STATUS, paint_status },
+};
+
 void
 paint_frame(struct app *a)
 {
+	size_t i;
 	unsigned d;
 	int cy = 0, cx = 0;
 	bool show_cursor;
@@ -775,16 +563,9 @@ paint_frame(struct app *a)
 	a->dirty = 0;
 	if (d & D_CLEAR)
 		clearok(curscr, TRUE);
-	if ((d & D_TRANSCRIPT) && a->win[PANE_TRANSCRIPT])
-		paint_transcript(a);
-	if ((d & D_TOOLS) && a->win[PANE_TOOLS])
-		paint_tools(a);
-	if ((d & D_DIFF) && a->win[PANE_DIFF])
-		paint_diff(a);
-	if ((d & D_APPROVAL) && a->win[PANE_APPROVAL])
-		paint_approval(a);
-	if ((d & D_STATUS) && a->win[PANE_STATUS])
-		paint_status(a);
+	for (i = 0; i < sizeof paint_panes / sizeof paint_panes[0]; i++)
+		if ((d & paint_panes[i].dirty) && a->win[paint_panes[i].pane])
+			paint_panes[i].paint(a);
 	/* The input last: the terminal's cursor stays where its window's is. */
 	if (a->win[PANE_INPUT]) {
 		if (d & D_INPUT)

@@ -2,10 +2,11 @@
  * tui: the screen's life: setting the terminal up, the event stream in,
  * frames out, signals, and giving the terminal back.
  *
- * Frames: whatever changes marks panes dirty (app_dirty); one loop timer,
- * armed only while something is dirty, paints at most every APP_FRAME_MS.
- * A tick timer runs only while a tool runs or a retry waits.  Idle, the
- * loop sleeps with no timer at all.
+ * Frames: whatever changes marks panes dirty (app_dirty, app.c); the loop
+ * here paints once per iteration when something is dirty, at most every
+ * APP_FRAME_MS (it sleeps in poll for the rest), and never while the
+ * terminal is handed over.  A tick timer runs only while a tool runs or a
+ * retry waits.  Idle, the loop sleeps with no timeout at all.
  */
 #include "autoconf.h"
 
@@ -30,32 +31,9 @@
 /* The one app, for the allocation failure hook (which takes no argument). */
 static struct app *tui_current;
 
-static const char *const tui_mode_names[] = {
-	[PERM_ASK] = "ask", [PERM_ACCEPT_EDITS] = "accept-edits", [PERM_PLAN] = "plan", [PERM_YOLO] = "yolo",
-};
-
-const char *
-app_mode_name(const struct app *a, enum perm_mode m)
-{
-	if (a->be != NULL && a->be->mode_name != NULL)
-		return a->be->mode_name(m);
-	return (unsigned)m < 4 ? tui_mode_names[m] : "?";
-}
-
-bool
-app_busy(const struct app *a)
-{
-	if (a->agent != NULL)
-		return a->be->busy(a->agent);
-	return a->local_busy;
-}
-
 static void
-tui_frame(struct ev_loop *loop, void *arg)
+tui_frame(struct app *a)
 {
-	struct app *a = arg;
-
-	a->frame_timer = 0;
 	paint_frame(a);
 	a->last_frame = ev_now_ms();
 	if (a->stats != NULL) {
@@ -65,117 +43,22 @@ tui_frame(struct ev_loop *loop, void *arg)
 	}
 }
 
-void
-app_dirty(struct app *a, unsigned what)
+/*
+ * Paint what is dirty if a frame is due; how long the loop may sleep (-1:
+ * until something happens).
+ */
+static int
+tui_paint_due(struct app *a)
 {
 	int64_t wait;
 
-	a->dirty |= what;
-	if (a->frame_timer != 0 || a->screen == NULL)
-		return;
+	if (a->dirty == 0 || a->away || a->screen == NULL)
+		return -1;
 	wait = a->last_frame + APP_FRAME_MS - ev_now_ms();
-	a->frame_timer = ev_timer_add(a->loop, wait > 0 ? wait : 0, tui_frame, a);
-}
-
-static bool
-tui_needs_tick(const struct app *a)
-{
-	return tv_any_running(&a->tools) ||
-	    (a->st.retrying && ev_now_ms() < a->st.retry_until + 1000);
-}
-
-static void
-tui_tick(struct ev_loop *loop, void *arg)
-{
-	struct app *a = arg;
-
-	a->tick_timer = 0;
-	a->spin++;
-	app_dirty(a, D_TOOLS | D_STATUS);
-	app_tick_arm(a);
-}
-
-void
-app_tick_arm(struct app *a)
-{
-	if (a->tick_timer == 0 && tui_needs_tick(a))
-		a->tick_timer = ev_timer_add(a->loop, APP_TICK_MS, tui_tick, a);
-}
-
-void
-app_quit(struct app *a)
-{
-	if (app_busy(a)) {
-		a->status_code = 130;
-		if (a->agent != NULL)
-			a->be->interrupt(a->agent);
-	}
-	a->quit = true;
-}
-
-void
-app_notice(struct app *a, int role, const char *fmt, ...)
-{
-	struct buf b = BUF_INIT(1024 * 1024);
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	tr_notice(a->tr, role, buf_cstr(&b));
-	tr_bottom(a->tr);
-	buf_release(&b);
-	app_dirty(a, D_TRANSCRIPT);
-}
-
-void
-app_set_hint(struct app *a, bool sticky, const char *fmt, ...)
-{
-	va_list ap;
-
-	buf_reset(&a->hint);
-	va_start(ap, fmt);
-	buf_vprintf(&a->hint, fmt, ap);
-	va_end(ap);
-	a->hint_sticky = sticky;
-	app_dirty(a, D_INPUT);
-}
-
-void
-app_submit(struct app *a, const char *text)
-{
-	if (queue_take(a, text))
-		return;
-	if (a->agent == NULL) {
-		tr_prompt(a->tr, ++a->turn, text);
-		tr_bottom(a->tr);
-		app_dirty(a, D_TRANSCRIPT | D_LAYOUT);
-		return;
-	}
-	switch (a->be->submit(a->agent, text)) {
-	case -1:
-		app_notice(a, ROLE_WARNING, "%s", "a turn is running: wait for it, or press Esc to stop it");
-		ed_set(&a->ed, text);
-		break;
-	case -2:
-		/* The session still cannot be saved (the error says why): the prompt stays. */
-		ed_set(&a->ed, text);
-		break;
-	}
-	tr_bottom(a->tr);
-	app_dirty(a, D_PANES);
-}
-
-void
-app_reset_view(struct app *a)
-{
-	tr_free(a->tr);
-	a->tr = tr_new();
-	tv_release(&a->tools);
-	tv_init(&a->tools);
-	a->tools_scroll = 0;
-	a->expand_all = false;
-	app_dirty(a, D_PANES | D_LAYOUT);
+	if (wait > 0)
+		return (int)wait;
+	tui_frame(a);
+	return -1;
 }
 
 /* ---- the event stream ---- */
@@ -415,58 +298,89 @@ tui_event(const cJSON *ev, void *arg)
 
 /* ---- the terminal ---- */
 
-/* Bracketed paste on or off (curses itself handles the mouse's modes). */
-static void
-tui_term_modes(bool on)
-{
-	/* Bracketed paste, and focus reports for the notifications (notify.h). */
-	const char *s = on ? "\033[?2004h\033[?1004h" : "\033[?2004l\033[?1004l";
-
-	fflush(stdout);
-	(void)!write(STDOUT_FILENO, s, strlen(s));
-}
-
-void
-app_screen_leave(struct app *a)
-{
-	tui_term_modes(false);
-	def_prog_mode();
-	endwin();
-}
-
-static void
-tui_resize(struct app *a)
-{
-	struct winsize ws;
-
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
-		resize_term(ws.ws_row, ws.ws_col);
-	app_dirty(a, D_LAYOUT | D_PANES | D_CLEAR);
-}
-
-void
-app_screen_enter(struct app *a)
-{
-	reset_prog_mode();
-	tui_term_modes(true);
-	tui_resize(a);
-}
-
 static void
 tui_on_signal(struct ev_loop *loop, int signo, void *arg)
 {
 	struct app *a = arg;
 
 	if (signo == SIGWINCH || signo == SIGCONT)
-		tui_resize(a);
+		app_resize(a);
 	else
 		app_quit(a);
+}
+
+/* ---- what keys and commands ask for ---- */
+
+static void tui_act(struct app *, struct app_action *);
+
+static void
+tui_do_send(struct app *a, struct app_action *act)
+{
+	struct app_action then = { DO_NOTHING, NULL };
+
+	if (!cmds_run(a, act->text, &then) && !bang_run(a, act->text))
+		app_submit(a, act->text);
+	tui_act(a, &then);
+}
+
+static void
+tui_do_submit(struct app *a, struct app_action *act)
+{
+	app_submit(a, act->text);
+}
+
+static void
+tui_do_keys_help(struct app *a, struct app_action *act)
+{
+	keys_help(a);
+	app_dirty(a, D_PANES);
+}
+
+static void
+tui_do_edit(struct app *a, struct app_action *act)
+{
+	approve_edit(a);
+}
+
+static void
+tui_do_suspend(struct app *a, struct app_action *act)
+{
+	app_screen_leave(a);
+	kill(getpid(), SIGSTOP);
+	app_screen_enter(a);
+}
+
+static void
+tui_do_quit(struct app *a, struct app_action *act)
+{
+	app_quit(a);
+}
+
+static void (*const tui_dos[DO_COUNT])(struct app *, struct app_action *) = {
+	[DO_SEND] = tui_do_send,
+	[DO_SUBMIT] = tui_do_submit,
+	[DO_KEYS_HELP] = tui_do_keys_help,
+	[DO_EDIT] = tui_do_edit,
+	[DO_SUSPEND] = tui_do_suspend,
+	[DO_QUIT] = tui_do_quit,
+};
+
+/* Perform an action and release it. */
+static void
+tui_act(struct app *a, struct app_action *act)
+{
+	if ((unsigned)act->what < DO_COUNT && tui_dos[act->what] != NULL)
+		tui_dos[act->what](a, act);
+	free(act->text);
+	act->text = NULL;
+	act->what = DO_NOTHING;
 }
 
 static void
 tui_on_stdin(struct ev_loop *loop, int fd, int revents, void *arg)
 {
 	struct app *a = arg;
+	struct app_action act;
 
 	if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
 		/* The terminal went away: nobody is left to answer. */
@@ -474,14 +388,16 @@ tui_on_stdin(struct ev_loop *loop, int fd, int revents, void *arg)
 		app_quit(a);
 		return;
 	}
-	keys_read(a);
+	/* In order: keys after Enter see what the line did; none once the terminal is handed over. */
+	while (!a->away && keys_next(a, &act))
+		tui_act(a, &act);
 }
 
 static void
 tui_fatal_hook(void)
 {
 	if (tui_current != NULL && tui_current->screen != NULL) {
-		tui_term_modes(false);
+		app_term_modes(false);
 		endwin();
 	}
 }
@@ -558,11 +474,10 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	ed_init(&a->ed);
 	ed_init(&a->aux);
 	buf_init(&a->hint, 4096);
-	slvec_init(&a->diff_lines);
+	udiff_view_init(&a->diff);
 	browse_init(&a->br);
 	a->focus = PANE_INPUT;
 	a->zoom = -1;
-	a->diff_lines_w = -1;
 	if (getcwd(a->cwd, sizeof a->cwd) == NULL)
 		snprintf(a->cwd, sizeof a->cwd, "%s", ".");
 	tui_themes_dir(a, opts->datadir);
@@ -580,6 +495,7 @@ tui_free(struct app *a)
 	if (a->keywin != NULL)
 		delwin(a->keywin);
 	approve_free(a);
+	udiff_view_release(&a->diff);
 	browse_release(&a->br);
 	cmds_free(a);
 	queue_free(a);
@@ -617,7 +533,7 @@ tui_screen_open(struct app *a)
 	set_escdelay(25);
 	curs_set(0);
 	keys_setup(a);
-	tui_term_modes(true);
+	app_term_modes(true);
 	return 0;
 }
 
@@ -626,7 +542,7 @@ tui_screen_close(struct app *a)
 {
 	if (a->screen == NULL)
 		return;
-	tui_term_modes(false);
+	app_term_modes(false);
 	paint_free(a);
 	if (a->keywin != NULL) {
 		delwin(a->keywin);
@@ -727,11 +643,7 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 	ev_io_add(loop, STDIN_FILENO, POLLIN, tui_on_stdin, a);
 	for (i = 0; i < sizeof tui_signals / sizeof tui_signals[0]; i++)
 		ev_signal_add(loop, tui_signals[i], tui_on_signal, a);
-	if (a->frame_timer != 0) {
-		ev_timer_cancel(loop, a->frame_timer);
-		a->frame_timer = 0;
-	}
-	tui_frame(loop, a);
+	tui_frame(a);
 	if (start != NULL)
 		start(a, arg);
 	if (tui_trust_ask(a)) {
@@ -740,14 +652,16 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 	} else if (opts->initial_prompt != NULL && *opts->initial_prompt != '\0')
 		app_submit(a, opts->initial_prompt);
 	while (!a->quit)
-		if (ev_run_once(loop, -1) == -1 && errno != EINTR)
+		if (ev_run_once(loop, tui_paint_due(a)) == -1 && errno != EINTR)
 			break;
-	ev_timer_cancel(loop, a->frame_timer);
 	ev_timer_cancel(loop, a->tick_timer);
 	ev_io_del(loop, STDIN_FILENO);
 	for (i = 0; i < sizeof tui_signals / sizeof tui_signals[0]; i++)
 		ev_signal_del(loop, tui_signals[i]);
 	event_unsubscribe(bus, tui_event, a);
+	approve_edit_stop(a);
+	if (a->away)
+		app_screen_enter(a);
 	tui_screen_close(a);
 	xalloc_set_fatal_hook(NULL);
 	tui_current = NULL;

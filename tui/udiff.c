@@ -1,11 +1,13 @@
 /* Unified diff parsing and coloring: see udiff.h. */
 #include "autoconf.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "theme.h"
+#include "draw.h"
 #include "udiff.h"
 #include "wrap.h"
 #include "xalloc.h"
@@ -447,4 +449,80 @@ udiff_render_split(const struct udiff *d, int width, struct slvec *out)
 		udiff_half(l, right, false, digits, width - 1 - half);
 		l->flags |= SL_NOWRAP;
 	}
+}
+
+/* ---- the view ---- */
+
+void
+udiff_view_init(struct udiff_view *v)
+{
+	memset(v, 0, sizeof *v);
+	slvec_init(&v->lines);
+	v->lines_w = -1;
+}
+
+void
+udiff_view_release(struct udiff_view *v)
+{
+	udiff_release(&v->d);
+	slvec_release(&v->lines);
+}
+
+void
+udiff_view_scroll(struct udiff_view *v, int rows)
+{
+	if (rows == INT_MIN)
+		v->scroll = 0;
+	else if (rows == INT_MAX)
+		v->scroll = v->lines.n > 0 ? (int)v->lines.n - 1 : 0;
+	else {
+		v->scroll += rows;
+		if (v->scroll < 0)
+			v->scroll = 0;
+	}
+}
+
+int
+udiff_view_rows(const struct udiff_view *v)
+{
+	return (int)v->lines.n + (v->lines.n ? 1 : (int)v->d.n + 1);
+}
+
+void
+udiff_view_paint(struct udiff_view *v, const struct draw_roles *roles, WINDOW *w, int width, int height,
+    bool focused)
+{
+	struct draw_ctx c = { roles, w, 0, width, -1, NULL };
+	bool split = width >= 120 && v->d.hunks > 0;
+	size_t i;
+	int y = 1;
+
+	werase(w);
+	if (v->on && (split ? v->lines_w != width : v->lines_w != -1)) {
+		slvec_truncate(&v->lines, 0);
+		if (split)
+			udiff_render_split(&v->d, width, &v->lines);
+		else
+			udiff_render(&v->d, &v->lines);
+		v->lines_w = split ? width : -1;
+	}
+	draw_title(roles, w, 0, width, v->live ? "diff" : "last diff", v->on ? v->title : "", focused);
+	if (v->scroll > 0 && (size_t)v->scroll >= v->lines.n)
+		v->scroll = v->lines.n > 0 ? (int)v->lines.n - 1 : 0;
+	for (i = (size_t)v->scroll; v->on && i < v->lines.n && y < height; i++) {
+		struct sline *l = &v->lines.v[i];
+		uint32_t k, rows = sline_rows(l, width);
+
+		for (k = 0; k < rows && y < height; k++)
+			draw_row(&c, y++, l, k);
+	}
+	if (!v->on && height > 1) {
+		struct sline l;
+
+		sline_init(&l);
+		sline_adds(&l, " no pending change", ROLE_DIM, 0);
+		draw_row(&c, 1, &l, 0);
+		sline_release(&l);
+	}
+	wnoutrefresh(w);
 }

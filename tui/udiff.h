@@ -14,7 +14,10 @@
 #ifndef TANDEM_TUI_UDIFF_H
 #define TANDEM_TUI_UDIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <curses.h>
 
 #include "sline.h"
 
@@ -51,5 +54,33 @@ void	 udiff_span(const char *a, size_t an, const char *b, size_t bn, size_t *pre
 void	 udiff_render(const struct udiff *, struct slvec *out);
 /* Side by side at width columns (old left, new right), cut to fit. */
 void	 udiff_render_split(const struct udiff *, int width, struct slvec *out);
+
+/*
+ * The diff pane's view: a diff (or a command, as lines), its title, the
+ * lines made for the pane's width, and the scroll.  Whoever shows a
+ * change fills it (approve.c); it paints itself, side by side from 120
+ * columns on.
+ */
+struct udiff_view {
+	struct udiff	 d;
+	bool		 on;		/* it has something */
+	bool		 live;		/* ... and it is the pending approval's */
+	char		 title[256];
+	struct slvec	 lines;
+	int		 lines_w;	/* the width lines were made for (-1: unified) */
+	int		 scroll;
+};
+
+struct draw_roles;
+
+void	 udiff_view_init(struct udiff_view *);
+void	 udiff_view_release(struct udiff_view *);
+/* Scroll by rows (down: positive); INT_MIN/INT_MAX: the top/the last line. */
+void	 udiff_view_scroll(struct udiff_view *, int rows);
+/* Rows the pane wants in the stacked layout: its title and lines; 0 when it is empty. */
+int	 udiff_view_rows(const struct udiff_view *);
+/* Paint the view into w (width by height cells); focused: the pane has the keys. */
+void	 udiff_view_paint(struct udiff_view *, const struct draw_roles *, WINDOW *w, int width, int height,
+	    bool focused);
 
 #endif

@@ -84,4 +84,39 @@ check "the original session can still be resumed" [ $? -eq 0 ]
 "$TANDEM" -r "$fork" -p "fork again" --permission-mode yolo >/dev/null 2>&1
 check "the fork can be resumed, and then runs commands" [ "$(cat fork_ran 2>/dev/null)" = forked ]
 
+# Files in an extra root (--add-dir) are put back too, through the walk of that root.
+mkdir -p "$T/extra/deep"
+SCEN2=$(scenario extra <<J
+{"check_echo":false,"responses":[
+ {"match":"toolu_e2b","text":"edited x, made y","stop_reason":"end_turn","repeat":4},
+ {"match":"extra two","tool_uses":[
+   {"id":"toolu_e2a","name":"edit_file","input":{"path":"$T/extra/deep/x.txt","old_string":"extra 1","new_string":"extra 2"}},
+   {"id":"toolu_e2b","name":"write_file","input":{"path":"$T/extra/new/y.txt","content":"made in turn 2\n"}}],"stop_reason":"tool_use","repeat":4},
+ {"match":"toolu_e1","text":"wrote x","stop_reason":"end_turn","repeat":4},
+ {"match":"extra one","tool_uses":[{"id":"toolu_e1","name":"write_file","input":{"path":"$T/extra/deep/x.txt","content":"extra 1\n"}}],"stop_reason":"tool_use","repeat":4},
+ {"text":"ok","stop_reason":"end_turn","repeat":20}
+]}
+J
+)
+mock_start "$SCEN2"
+extra_turns() {
+	rm -rf "$TANDEM_HOME" "$T/extra/deep/x.txt" "$T/extra/new"
+	"$TANDEM" -p "extra one" --add-dir "$T/extra" --permission-mode accept-edits >/dev/null 2>"$T/err" &&
+	"$TANDEM" -c -p "extra two" --add-dir "$T/extra" --permission-mode accept-edits >/dev/null 2>>"$T/err"
+}
+check "two turns wrote in the extra root" extra_turns
+check "after two turns x.txt in the extra root is extra 2" [ "$(cat "$T/extra/deep/x.txt")" = "extra 2" ]
+check "after two turns y.txt exists in the extra root" [ -f "$T/extra/new/y.txt" ]
+"$TANDEM" -c --rewind-to 2 --files --add-dir "$T/extra" -p "after rewind" >/dev/null 2>"$T/rw.err"
+check "rewind with --add-dir exits 0" [ $? -eq 0 ]
+check "rewind restored x.txt in the extra root" [ "$(cat "$T/extra/deep/x.txt")" = "extra 1" ]
+check "rewind removed y.txt in the extra root" [ ! -e "$T/extra/new/y.txt" ]
+check "rewind reports the restored file" grep -q "restored $T/extra/deep/x.txt" "$T/rw.err"
+# Without the root, the same rewind leaves the files where they are and says why.
+check "two turns again" extra_turns
+"$TANDEM" -c --rewind-to 2 --files -p "after rewind" >/dev/null 2>"$T/rw.err"
+check "without --add-dir x.txt is left as it is" [ "$(cat "$T/extra/deep/x.txt")" = "extra 2" ]
+check "without --add-dir y.txt is left as it is" [ -f "$T/extra/new/y.txt" ]
+check "without --add-dir the rewind says why" grep -q "$T/extra/deep/x.txt: " "$T/rw.err"
+
 finish

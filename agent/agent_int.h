@@ -1,0 +1,193 @@
+/*
+ * agent_int: what the agent's modules share (agent.c, prompt, modelset,
+ * gate, call, timeline, resume, emit): struct agent and the turn's
+ * functions the others call.  Not for front ends: they use agent.h.
+ */
+#ifndef TANDEM_AGENT_INT_H
+#define TANDEM_AGENT_INT_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cachewatch.h"
+#include "call.h"
+#include "compact.h"
+#include "config.h"
+#include "conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "emit.h"
+#include "event.h"
+#include "http.h"
+#include "hooks.h"
+#include "json.h"
+#include "memory.h"
+#include "modelcat.h"
+#include "models.h"
+#include "perm.h"
+#include "provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "session.h"
+#include "stream.h"
+#include "xalloc.h"
+
+#define AGENT_MAX_CONTINUATIONS	3
+#define AGENT_MAX_STOP_BLOCKS	3	/* Stop hooks that keep a turn going, in a row */
+#define AGENT_SESSION_END_MS	5000	/* how long SessionEnd hooks may hold the exit */
+#define AGENT_ERRBODY_MAX	(256 * 1024)
+#define AGENT_PROGRESS_FULL	(2u * 1024 * 1024)
+#define AGENT_NOT_SAVED "not run: the session could not be saved, so nothing more runs in this turn"
+
+
+/*
+ * The phases of a turn.  Every change goes through agent_phase(), the one
+ * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
+ * are not phases stay flags: checkpoint_a (the response's checkpoint A is
+ * on disk: side effects may run), hook_stop (a hook said "continue":
+ * false), overflow_retried, paused and continuing (how the next response
+ * is recorded), failed (how the turn will end).
+ */
+enum turn_phase {
+	PHASE_IDLE,		/* no turn: a prompt may come */
+	PHASE_PROMPT,		/* the prompt is taken; its hooks and the request come next */
+	PHASE_SESSION_WAIT,	/* the prompt waits for the SessionStart hooks */
+	PHASE_PROMPT_HOOKS,	/* UserPromptSubmit hooks see the prompt */
+	PHASE_MODELS_WAIT,	/* the request waits (bounded) for what the server says of the model */
+	PHASE_COMPACTING,	/* a summary call runs; the request waits for it */
+	PHASE_STREAMING,	/* the model call is in flight; tools start as their blocks complete */
+	PHASE_RETRY_WAIT,	/* the backoff before the call is made again */
+	PHASE_TOOLS,		/* the response is recorded; its tools and PostToolUse hooks finish */
+	PHASE_STOP_HOOKS,	/* Stop hooks say whether the turn ends */
+	PHASE_ENDING,		/* interrupted or failed: every call gets its result, then the turn ends */
+	PHASE_SUMMARY,		/* no turn: a /compact summary runs */
+	PHASE_COUNT
+};
+
+struct agent {
+	struct ev_loop		*loop;
+	struct event_bus	*bus;
+	const struct config	*cfg;
+	bool			 interactive;
+	struct http		*http;
+	struct sched		*sched;
+	struct tool_env		 env;
+	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
+	struct conv		 conv;
+	cJSON			*tools;
+	char			*sys_static;
+	char			*sys_dynamic;
+	char			*model;
+	char			*base_url;
+	struct session		*session;
+	bool			 resumed;	/* the session was resumed, not started */
+	char			*snap_dir;
+	bool			 checkpoint_a;	/* side-effecting tools may run */
+	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
+	enum stream_proto	 proto;
+	enum perm_mode		 mode;
+	struct perm_rules	*session_rules;	/* "always" answers */
+	struct redact_stream	 progress_redact;	/* the running call's output */
+
+	/* The turn in progress. */
+	enum turn_phase		 phase;		/* changed only by agent_phase */
+	FILE			*trace;		/* TANDEM_DEBUG=phase: where transitions are logged */
+	bool			 failed;
+	bool			 unsaved_told;	/* the session's failed write was reported */
+	int			 turn;
+	int			 calls;		/* model calls in this turn */
+	int			 continuations;
+	int			 attempt;	/* retries of this call */
+	struct call		 call;		/* the turn's model call (call.h) */
+	char			*stop_reason;
+	bool			 paused;	/* pause_turn: the next response goes on with this one */
+	bool			 continuing;	/* the next response's text goes on with the answer */
+	struct buf		 answer;	/* the text of the turn's answer: the result's */
+	uint64_t		 retry_timer;
+	size_t			 progress_bytes;
+
+	struct usage		 last, totals;
+	double			 cost;
+
+	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
+	struct modelcat		*cat;
+	struct model_caps	 caps;		/* of model, as best known now */
+	struct prices		*prices;
+	char			*effort;	/* /effort, else the setting; NULL: none */
+	char			*helper_key;	/* apiKeyHelper's output */
+	bool			 helper_retried; /* a 401 ran the helper again for this call */
+	bool			 models_waited;	/* the first request of model waited once */
+	bool			 caps_sent;	/* a request of model went out with caps */
+	uint64_t		 models_timer;	/* that wait */
+	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
+	bool			 think_noted;	/* the note about an unused setting was given */
+	char			*models_note;	/* why the limits come from the table */
+
+	/* Context economy. */
+	struct cachewatch	*cw;
+	struct compact_thresholds th;
+	enum compact_stage	 stage;		/* the deepest stage applied */
+	int			 summary_failures;
+	bool			 overflow_retried;
+	struct {
+		struct call	 call;		/* the summary call (compaction.h) */
+		int		 keep;
+		int64_t		 tokens_before;
+		bool		 then_call;	/* a model call waits for it */
+	} sum;
+
+	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+
+	/* For the turn's record in the log (the turn browser reads it). */
+	char			*turn_prompt;
+	int64_t			 turn_started;
+	cJSON			*turn_tools;
+	int64_t			 turn_tokens;
+
+	/* Hooks and memory files (hooks.h, memory.h). */
+	struct hooks		*hooks;
+	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
+	struct hook_run		*start_run;	/* SessionStart */
+	bool			 hook_stop;	/* a hook said "continue": false */
+	int			 stop_blocks;	/* Stop hooks that kept this turn going */
+	char			*session_context;	/* SessionStart hooks' additionalContext */
+	char			*memory;	/* the memory files, for the dynamic system prompt */
+	char			*memory_report;	/* for /memory */
+};
+
+int	 agent_unsaved(struct agent *a);
+int	 agent_halt(struct agent *a);
+void	 agent_emit_session(struct agent *a, bool resumed);
+void	 agent_hook_notes(struct agent *a, const struct hook_outcome *o);
+void	 agent_on_text(void *arg, int index, const char *s, size_t n);
+void	 agent_on_thinking(void *arg, int index, const char *s, size_t n);
+void	 agent_on_block(void *arg, int index, const cJSON *block);
+void	 agent_fail(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void	 agent_response_done(struct agent *a, const char *stop_reason);
+/* The turn's next model call: compaction first if due, then the request. */
+void	 agent_call_model(struct agent *a);
+/* Hooks nobody waits for (PreCompact, SessionEnd). */
+void	 agent_hooks_ignored(void *arg, struct hook_outcome *o);
+/* A /compact summary started; the summary call ended (then_call: a model call waits for it). */
+void	 agent_summary_started(struct agent *a);
+void	 agent_summary_done(struct agent *a, bool then_call);
+void	 agent_session_start(struct agent *a, const char *source);
+
+/* The one transition function of the turn. */
+void	 agent_phase(struct agent *a, enum turn_phase to);
+const char *agent_phase_name(enum turn_phase);
+/* A turn is running (not idle, not a /compact summary outside a turn). */
+bool	 agent_in_turn(const struct agent *a);
+/* All done, go on: when the tools and their hooks are done, the turn moves on. */
+void	 agent_settle(struct agent *a);
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * gate: whether a tool call may run, in a fixed order of stages.
+ *
+ *   1. the tool's availability and the session's health (nothing runs that
+ *      the log could not record; side effects wait for checkpoint A);
+ *   2. the rules and the permission mode (perm.h), and a fork's first
+ *      command, which is shown before it runs;
+ *   3. PreToolUse hooks (hooks.h), which may deny, allow, ask or rewrite
+ *      the input (rewritten input is checked against the rules again);
+ *   4. the session's "always" answers;
+ *   5. sandbox auto-allow: the slot where a sandbox that contains the call
+ *      allows it without asking (empty for now);
+ *   6. the host's decision: the slot where a front end that decides for
+ *      the user (the SDK protocol's can_use_tool) answers (empty for now);
+ *   7. the person: an approval_request event, answered by agent_answer.
+ * Each stage either decides (go, refuse, ask, later) or passes the call on.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cachewatch.h"
+#include "compact.h"
+#include "config.h"
+#include "conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "event.h"
+#include "http.h"
+#include "hooks.h"
+#include "json.h"
+#include "memory.h"
+#include "modelcat.h"
+#include "models.h"
+#include "perm.h"
+#include "provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "session.h"
+#include "stream.h"
+#include "xalloc.h"
+#include "agent_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+
+static char ** gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask, const char *hook_reason, struct buf *reason);
+static void gate_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why);
+static void gate_kick(void *arg);
+static int gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho, enum perm_verdict *v, struct buf *why);
+
+/*
+ * Why c asks, into reason, and the rules an "always" answer adds (see
+ * perm_explain); hook_reason is set when a PreToolUse hook asked.
+ */
+static char **
+gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask,
+    const char *hook_reason, struct buf *reason)
+{
+	struct buf scratch = BUF_INIT(4096);
+	bool fork_first = a->fork_dry_run && strcmp(c->name, "run_bash") == 0;
+	char **always = perm_explain(a->cfg->rules, a->mode, c->name, c->tool->cls, input,
+	    hook_ask || fork_first ? &scratch : reason);
+
+	if (hook_ask)
+		buf_printf(reason, "a PreToolUse hook asked for approval%s%s",
+		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
+	else if (fork_first)
+		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
+	buf_release(&scratch);
+	return always;
+}
+
+static void
+gate_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why)
+{
+	struct buf reason = BUF_INIT(4096), flags = BUF_INIT(BUF_NOLIMIT);
+	char **always = gate_explain(a, c, c->input, false, NULL, &reason);
+	size_t i;
+
+	for (i = 0; always[i] != NULL; i++)
+		buf_printf(&flags, "%s--allow '%s'", i > 0 ? " " : "", always[i]);
+	buf_printf(why, "%s needs approval (%s), and in headless mode nobody can give it. ",
+	    c->name, buf_cstr(&reason));
+	if (c->tool->cls == TOOL_WRITE)
+		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or %s.",
+		    buf_cstr(&flags));
+	else
+		buf_printf(why, "The user can rerun with %s, or --permission-mode yolo.",
+		    buf_cstr(&flags));
+	perm_strv_free(always);
+	buf_release(&reason);
+	buf_release(&flags);
+}
+
+static void
+gate_kick(void *arg)
+{
+	struct agent *a = arg;
+
+	sched_kick(a->sched);
+}
+
+/*
+ * Apply what the PreToolUse hooks said about c: SCHED_GO or SCHED_REFUSE,
+ * or -1 to go on with the verdict *v (the input may have been rewritten,
+ * and was then checked against the rules again).
+ */
+static int
+gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
+    enum perm_verdict *v, struct buf *why)
+{
+	agent_hook_notes(a, ho);
+	if (ho->decision == HOOK_DENY || ho->stop) {
+		buf_reset(why);
+		buf_printf(why, "A PreToolUse hook refused this call: %s", ho->reason != NULL ?
+		    ho->reason : ho->stop_reason != NULL ? ho->stop_reason : "it ended the turn");
+		emit_approval(a->bus, c->id, "deny", "hook");
+		return SCHED_REFUSE;
+	}
+	if (ho->updated_input != NULL) {
+		sched_call_set_input(c, ho->updated_input);
+		ho->updated_input = NULL;
+		buf_reset(why);
+		*v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+		if (*v == PERM_VERDICT_DENY) {
+			emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+			return SCHED_REFUSE;
+		}
+	}
+	/* A fork's first command still waits for the user. */
+	if (ho->decision == HOOK_ALLOW && !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+		emit_approval(a->bus, c->id, "allow", "hook");
+		return SCHED_GO;
+	}
+	if (ho->decision == HOOK_ASK && !a->interactive) {
+		buf_reset(why);
+		buf_puts(why, "A PreToolUse hook asked for the user's approval of this call");
+		if (ho->reason != NULL)
+			buf_printf(why, " (%s)", ho->reason);
+		buf_puts(why, ", and in headless mode nobody can give it.");
+		emit_approval(a->bus, c->id, "deny", "hook");
+		return SCHED_REFUSE;
+	}
+	if (ho->decision == HOOK_ASK)
+		*v = PERM_VERDICT_ASK;
+	return -1;
+}
+
+/* A stage that does not decide: the next one looks at the call. */
+#define GATE_PASS	(-1)
+
+/* What the stages learn on the way. */
+struct gate_ctx {
+	enum perm_verdict	 v;		/* the rules' verdict (the hooks may change it) */
+	bool			 hook_ask;	/* a PreToolUse hook asked for the person */
+	char			*hook_reason;	/* and why */
+};
+
+typedef int gate_stage_fn(struct agent *, struct sched_call *, struct gate_ctx *, struct buf *why);
+
+/* 1. The tool is on, the session can record what it does, checkpoint A is on disk. */
+static int
+gate_health(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	if (prompt_tool_disabled(a->cfg, c->name)) {
+		buf_printf(why, "the tool %s is disabled in this session", c->name);
+		return SCHED_REFUSE;
+	}
+	/* Nothing runs that the session could not record. */
+	if (session_error(a->session) != NULL) {
+		buf_puts(why, AGENT_NOT_SAVED);
+		return SCHED_REFUSE;
+	}
+	/* Side effects wait until checkpoint A records who asked for them. */
+	if (c->tool->cls != TOOL_READ_ONLY && !a->checkpoint_a)
+		return SCHED_LATER;
+	return GATE_PASS;
+}
+
+/* 2. The rules and the mode; a fork's first command is shown before it runs. */
+static int
+gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	g->v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+	if (a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
+		if (!a->interactive) {
+			buf_reset(why);
+			buf_printf(why, "dry run: this session is a fork, so its first command is "
+			    "shown and not run: %s\nNothing was executed; ask the user to confirm "
+			    "before running commands here.", json_str(c->input, "command", ""));
+			a->fork_dry_run = false;
+			return SCHED_REFUSE;
+		}
+		g->v = PERM_VERDICT_ASK;
+	}
+	if (g->v == PERM_VERDICT_DENY) {
+		emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+		return SCHED_REFUSE;
+	}
+	return GATE_PASS;
+}
+
+/* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */
+static int
+gate_hooks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	struct hook_outcome ho;
+	int d;
+
+	if (hooks_pre_tool(a->hooks, c->id, c->name, c->input, a->mode, gate_kick, a, &ho) == 1)
+		return SCHED_LATER;
+	d = gate_pre_hooks(a, c, &ho, &g->v, why);
+	g->hook_ask = ho.decision == HOOK_ASK;
+	g->hook_reason = ho.reason != NULL ? xstrdup(ho.reason) : NULL;
+	hook_outcome_release(&ho);
+	return d >= 0 ? d : GATE_PASS;
+}
+
+/*
+ * 4. What the person already allowed for the session: "always" rules
+ * allow what they name, and together with the allow rules (the ask rules
+ * still asking) a command part by part.
+ */
+static int
+gate_always(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	struct buf w2 = BUF_INIT(1024);
+	struct perm_rules *session;
+	int d = GATE_PASS;
+
+	if (g->v != PERM_VERDICT_ASK || a->fork_dry_run || g->hook_ask ||
+	    perm_rules_count(a->session_rules, PERM_LIST_ALLOW) == 0)
+		return GATE_PASS;
+	session = perm_rules_dup(a->session_rules);
+	perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ALLOW);
+	perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ASK);
+	if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+	    PERM_VERDICT_ALLOW ||
+	    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+	    PERM_VERDICT_ALLOW) {
+		emit_approval(a->bus, c->id, "allow", "rule");
+		d = SCHED_GO;
+	}
+	perm_rules_free(session);
+	buf_release(&w2);
+	return d;
+}
+
+/* 5. The verdict allows it. */
+static int
+gate_allowed(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	if (g->v != PERM_VERDICT_ALLOW)
+		return GATE_PASS;
+	if (c->tool->cls != TOOL_READ_ONLY)
+		emit_approval(a->bus, c->id, "allow", a->mode == PERM_YOLO ||
+		    a->mode == PERM_ACCEPT_EDITS ? "mode" : "rule");
+	return SCHED_GO;
+}
+
+/*
+ * 6. The slot for sandbox auto-allow: a call that a sandbox contains (its
+ * writes and processes kept inside) is allowed here without asking, with
+ * an approval event by "sandbox".  Nothing fills it yet.
+ */
+static int
+gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	return GATE_PASS;
+}
+
+/*
+ * 7. The slot for the host's decision: a front end that decides for the
+ * person (the SDK protocol's can_use_tool) answers here: SCHED_GO,
+ * SCHED_REFUSE with its reason, or SCHED_ASK while it decides (its answer
+ * comes through agent_answer).  Nothing fills it yet.
+ */
+static int
+gate_host(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	return GATE_PASS;
+}
+
+/* 8. The person: an approval_request, or, headless, a refusal that says how to allow it. */
+static int
+gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	struct buf preview = BUF_INIT(8u * 1024 * 1024), reason = BUF_INIT(4096);
+	char **always;
+
+	buf_reset(why);
+	if (!a->interactive) {
+		gate_headless_hint(a, c, why);
+		emit_approval(a->bus, c->id, "deny", "mode");
+		return SCHED_REFUSE;
+	}
+	if (c->tool->preview != NULL) {
+		if (c->tool->preview(&a->env, c->input, &preview) == -1) {
+			/* The change cannot be made as asked: no need to ask anyone. */
+			buf_puts(why, buf_cstr(&preview));
+			buf_release(&preview);
+			return SCHED_REFUSE;
+		}
+	} else {
+		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), a->cfg->root);
+	}
+	always = gate_explain(a, c, c->input, g->hook_ask, g->hook_reason, &reason);
+	emit_approval_request(a->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
+	    a->cfg->root, buf_cstr(&reason), always);
+	perm_strv_free(always);
+	buf_release(&reason);
+	buf_release(&preview);
+	return SCHED_ASK;
+}
+
+/* The stages, in their fixed order: the first that decides, decides. */
+static gate_stage_fn *const gate_stages[] = {
+	gate_health, gate_rules, gate_hooks, gate_always, gate_allowed, gate_sandbox, gate_host,
+	gate_person
+};
+
+enum sched_gate
+gate_check(void *arg, struct sched_call *c, struct buf *why)
+{
+	struct agent *a = arg;
+	struct gate_ctx g = { PERM_VERDICT_ASK, false, NULL };
+	size_t i;
+	int d = GATE_PASS;
+
+	for (i = 0; i < sizeof gate_stages / sizeof gate_stages[0] && d == GATE_PASS; i++)
+		d = gate_stages[i](a, c, &g, why);
+	free(g.hook_reason);
+	return d == GATE_PASS ? SCHED_ASK : (enum sched_gate)d;
+}
+
+void
+agent_answer(struct agent *a, const char *id, enum approval decision, const char *reason,
+    const cJSON *edited_input)
+{
+	struct sched_call *c = sched_find(a->sched, id);
+
+	if (c == NULL || c->state != SCHED_WAITING)
+		return;
+	emit_approval(a->bus, id, decision == APPROVAL_DENY ? "deny" :
+	    decision == APPROVAL_ALWAYS ? "always" : "allow", "user");
+	if (decision == APPROVAL_ALWAYS) {
+		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
+		char **always = gate_explain(a, c, edited_input != NULL ? edited_input : c->input,
+		    false, NULL, &asked);
+		size_t i;
+
+		for (i = 0; always[i] != NULL; i++) {
+			buf_reset(&err);
+			perm_rules_add(a->session_rules, PERM_LIST_ALLOW, always[i], &err);
+			if (strcmp(c->name, "run_bash") == 0 &&
+			    config_save_local_allow(a->cfg, always[i], &err) == -1)
+				event_error(a->bus, 0, "could not save the rule %s: %s", always[i],
+				    buf_cstr(&err));
+		}
+		perm_strv_free(always);
+		buf_release(&err);
+		buf_release(&asked);
+	}
+	if (strcmp(c->name, "run_bash") == 0 && decision != APPROVAL_DENY)
+		a->fork_dry_run = false;
+	sched_answer(a->sched, id, decision != APPROVAL_DENY, reason, edited_input);
+}

@@ -1,0 +1,509 @@
+/*
+ * modelset: the model the agent talks to and how a request is shaped for it.
+ *
+ * Owns the model and effort in use, what is known of the model (its caps
+ * from the catalogue, the bounded wait for them), the window and the
+ * calibration of the token estimate, the credentials (the key, the
+ * apiKeyHelper's key, gateway headers), the request's output, thinking
+ * and effort fields, the call's timeouts, and the price of a usage.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cachewatch.h"
+#include "compact.h"
+#include "config.h"
+#include "conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "event.h"
+#include "http.h"
+#include "hooks.h"
+#include "json.h"
+#include "memory.h"
+#include "modelcat.h"
+#include "models.h"
+#include "perm.h"
+#include "provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "session.h"
+#include "stream.h"
+#include "xalloc.h"
+#include "agent_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+
+static void modelset_models_listed(void *arg, cJSON *list, const char *err);
+static void modelset_note_setting(struct agent *a, const char *setting, const char *why);
+static void modelset_emit_window(struct agent *a);
+static void modelset_models_waited(struct ev_loop *loop, void *arg);
+static bool modelset_local_server(const struct agent *a);
+
+void
+agent_set_model(struct agent *a, const char *model)
+{
+	int64_t before = modelset_window(a);
+
+	free(a->model);
+	a->model = xstrdup(model);
+	model_caps_release(&a->caps);
+	modelcat_get(a->cat, a->model, &a->caps);
+	a->models_waited = false;
+	a->caps_sent = false;
+	a->think_noted = false;
+	/* The next request is shaped, and compacted, for the new model's window. */
+	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
+	if (modelset_window(a) != before)
+		modelset_emit_window(a);
+}
+
+void
+agent_set_effort(struct agent *a, const char *level)
+{
+	free(a->effort);
+	a->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
+	a->think_noted = false;
+}
+
+const char *
+agent_effort(const struct agent *a)
+{
+	return a->effort;
+}
+
+const struct model_caps *
+agent_model_caps(const struct agent *a)
+{
+	return &a->caps;
+}
+
+struct modelset_models_req {
+	struct agent		*a;
+	agent_models_fn		*fn;
+	void			*arg;
+};
+
+static void
+modelset_models_listed(void *arg, cJSON *list, const char *err)
+{
+	struct modelset_models_req *r = arg;
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+	if (list != NULL) {
+		modelcat_format(list, r->a->prices, r->a->model, &out);
+		r->fn(r->arg, buf_cstr(&out), NULL);
+	} else {
+		r->fn(r->arg, NULL, err);
+	}
+	cJSON_Delete(list);
+	buf_release(&out);
+	free(r);
+}
+
+void
+agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
+{
+	struct modelset_models_req *r = xcalloc(1, sizeof *r);
+
+	r->a = a;
+	r->fn = fn;
+	r->arg = arg;
+	modelcat_list_start(a->cat, modelset_models_listed, r);
+}
+
+/* The context window: the setting, else the model's. */
+int64_t
+modelset_window(const struct agent *a)
+{
+	return a->cfg->context_window > 0 ? a->cfg->context_window :
+	    a->caps.window > 0 ? a->caps.window : 128000;
+}
+
+/*
+ * The window in the units of compact_estimate (bytes / 4): the estimate is
+ * calibrated per model by the usage the server reports, so thresholds hold
+ * under a tokenizer that counts more tokens for the same text.
+ */
+int64_t
+modelset_est_window(const struct agent *a)
+{
+	double c = a->caps.calib > 0 ? a->caps.calib : 1.0;
+
+	return (int64_t)((double)modelset_window(a) / c);
+}
+
+/* Tokens for an estimate of est (bytes / 4), calibrated. */
+int64_t
+modelset_est_tokens(const struct agent *a, int64_t est)
+{
+	return a->caps.calib > 0 ? (int64_t)((double)est * a->caps.calib) : est;
+}
+
+/* Who is asking: the key (apiKeyHelper's output first), a gateway token, headers. */
+void
+modelset_auth(const struct agent *a, struct provider_request *pr)
+{
+	pr->proto = a->proto;
+	pr->base_url = a->base_url;
+	pr->api_key = a->helper_key != NULL ? a->helper_key : a->cfg->api_key;
+	pr->auth_token = a->cfg->auth_token;
+	pr->custom_headers = a->cfg->custom_headers;
+}
+
+struct curl_slist *
+modelset_auth_headers(void *arg)
+{
+	struct provider_request pr;
+
+	memset(&pr, 0, sizeof pr);
+	modelset_auth(arg, &pr);
+	return provider_auth_headers(&pr);
+}
+
+int
+agent_key_helper(const struct config *cfg, char **key, struct buf *err)
+{
+	struct buf out = BUF_INIT(64 * 1024);
+	char chunk[4096];
+	size_t n;
+	FILE *p;
+	int st;
+
+	*key = NULL;
+	if (cfg->api_key_helper == NULL)
+		return 0;
+	p = popen(cfg->api_key_helper, "r");
+	if (p == NULL) {
+		buf_printf(err, "apiKeyHelper could not be run: %s", strerror(errno));
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+		(void)buf_append(&out, chunk, n);
+	st = pclose(p);
+	n = strcspn(buf_cstr(&out), "\r\n");
+	if (st != 0 || n == 0) {
+		buf_printf(err, "apiKeyHelper (%s) %s", cfg->api_key_helper,
+		    st != 0 ? "failed" : "printed no key");
+		buf_release(&out);
+		return -1;
+	}
+	*key = xstrndup(buf_cstr(&out), n);
+	/* The helper's key is a secret like the environment's: never shown, logged or sent on. */
+	redact_add(*key);
+	buf_release(&out);
+	return 0;
+}
+
+int
+modelset_run_key_helper(struct agent *a, struct buf *err)
+{
+	char *key;
+
+	if (agent_key_helper(a->cfg, &key, err) == -1)
+		return -1;
+	if (key != NULL) {
+		free(a->helper_key);
+		a->helper_key = key;
+	}
+	return 0;
+}
+
+/* Say once, as a notice, that a setting has no effect on this model. */
+static void
+modelset_note_setting(struct agent *a, const char *setting, const char *why)
+{
+	if (a->think_noted)
+		return;
+	a->think_noted = true;
+	event_error(a->bus, 0, "%s is not used: %s %s", setting, a->model, why);
+}
+
+/*
+ * What the request says of output length, thinking and effort: only what
+ * this model takes (its caps), whatever the settings hold.
+ */
+void
+modelset_shape_request(struct agent *a, struct provider_request *pr)
+{
+	const struct model_caps *c = &a->caps;
+	const char *th = a->cfg->thinking != NULL ? a->cfg->thinking : "auto";
+	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
+	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
+	bool want_budget = strcmp(th, "enabled") == 0 ||
+	    (strcmp(th, "auto") == 0 && a->cfg->thinking_budget > 0);
+
+	pr->max_tokens = a->cfg->max_tokens;
+	if (c->max_output > 0 && pr->max_tokens > c->max_output)
+		pr->max_tokens = (int)c->max_output;
+	pr->max_output = (long)c->max_output;
+	pr->completion_tokens = a->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->thinking = PROVIDER_THINK_NONE;
+	if (a->proto == STREAM_ANTHROPIC) {
+		if (strcmp(th, "off") == 0)
+			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
+		else if (want_budget && budget) {
+			pr->thinking = PROVIDER_THINK_BUDGET;
+			pr->thinking_budget = a->cfg->thinking_budget > 0 ? a->cfg->thinking_budget : 4096;
+		} else if (want_budget && adaptive) {
+			pr->thinking = PROVIDER_THINK_ADAPTIVE;
+			modelset_note_setting(a, "thinking_budget", "thinks adaptively and takes no "
+			    "thinking budget; set effort instead");
+		} else if (adaptive && strcmp(th, "enabled") != 0)
+			pr->thinking = PROVIDER_THINK_ADAPTIVE;
+	}
+	pr->effort = NULL;
+	if (a->effort != NULL && (a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (a->proto == STREAM_OPENAI || model_has_effort(c, a->effort))
+			pr->effort = a->effort;
+		else
+			modelset_note_setting(a, "effort", "does not list that level (`tandem models` "
+			    "shows the levels it takes)");
+	}
+}
+
+/* A context event for a window that changed (the status bar shows it). */
+static void
+modelset_emit_window(struct agent *a)
+{
+	emit_context(a->bus, a->last.input + a->last.cache_write + a->last.cache_read +
+	    a->last.output, modelset_window(a), compact_stage_name(a->stage));
+}
+
+/* The catalogue answered for model: take the new caps, and send a request that waited. */
+void
+modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, const char *note)
+{
+	struct agent *a = arg;
+
+	int64_t before = modelset_window(a);
+
+	if (strcmp(model, a->model) != 0)
+		return;
+	/*
+	 * Once a request went out with what was known, the session keeps it
+	 * (a change of thinking or max_tokens mid-session breaks the prompt
+	 * cache); the answer is cached for the next session.
+	 */
+	if (a->caps_sent) {
+		if (a->models_timer != 0) {
+			ev_timer_cancel(a->loop, a->models_timer);
+			a->models_timer = 0;
+			agent_call_model(a);
+		}
+		return;
+	}
+	model_caps_release(&a->caps);
+	modelcat_get(a->cat, a->model, &a->caps);
+	if (modelset_window(a) != before)
+		modelset_emit_window(a);
+	free(a->models_note);
+	a->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	if (out == MODELCAT_UNKNOWN_MODEL)
+		event_error(a->bus, 0, "%s", note);
+	if (a->models_timer != 0) {
+		ev_timer_cancel(a->loop, a->models_timer);
+		a->models_timer = 0;
+		agent_call_model(a);
+	}
+}
+
+static void
+modelset_models_waited(struct ev_loop *loop, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)loop;
+	a->models_timer = 0;
+	agent_call_model(a);
+}
+
+/*
+ * With nothing known of the model but the table and its answer on the way,
+ * the first request waits a bounded time for it.  True: it waits.
+ */
+bool
+modelset_wait(struct agent *a)
+{
+	if (a->models_waited || a->caps.source != MODEL_TABLE || a->cfg->models_wait_ms <= 0 ||
+	    !modelcat_busy(a->cat, a->model))
+		return false;
+	a->models_waited = true;
+	a->models_timer = ev_timer_add(a->loop, a->cfg->models_wait_ms, modelset_models_waited, a);
+	return true;
+}
+
+/* Learn how many real tokens an estimated one is, from the usage of the last request. */
+void
+modelset_calibrate(struct agent *a, const struct usage *u)
+{
+	int64_t real = u->input + u->cache_read + u->cache_write;
+	double r, c;
+
+	if (a->est_sent < 256 || real <= 0)
+		return;
+	r = (double)real / (double)a->est_sent;
+	if (r < 0.25 || r > 4.0)
+		return;
+	c = a->caps.calib > 0 ? 0.5 * a->caps.calib + 0.5 * r : r;
+	a->caps.calib = c;
+	modelcat_calibrate(a->cat, a->model, c);
+}
+
+double
+modelset_cost(const struct agent *a, const struct usage *u)
+{
+	return prices_cost(prices_find(a->prices, a->model), u, a->cfg->cache_ttl_ms > 300000);
+}
+
+/*
+ * A local OpenAI-compatible server (llama.cpp, Ollama on this machine) may
+ * stream a token a second: no overall deadline unless one is set.
+ */
+static bool
+modelset_local_server(const struct agent *a)
+{
+	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
+	const char *host = strstr(a->base_url, "://");
+	size_t i;
+
+	if (a->proto != STREAM_OPENAI || host == NULL)
+		return false;
+	host += 3;
+	for (i = 0; i < sizeof local / sizeof local[0]; i++)
+		if (strncmp(host, local[i], strlen(local[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The timeouts of a model call that may write max_tokens tokens. */
+void
+modelset_timeouts(const struct agent *a, int max_tokens, bool stall_on_progress,
+    struct http_timeouts *to)
+{
+	long long d = a->cfg->deadline_ms;
+
+	to->connect_ms = a->cfg->connect_timeout_ms;
+	to->first_byte_ms = a->cfg->first_byte_timeout_ms;
+	to->stall_ms = a->cfg->stall_timeout_ms;
+	to->stall_on_progress = stall_on_progress;
+	if (d < 0)
+		d = modelset_local_server(a) ? 0 : (long long)a->cfg->first_byte_timeout_ms +
+		    (long long)max_tokens * a->cfg->ms_per_token;
+	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
+}
+
+void
+modelset_forget(struct agent *a)
+{
+	modelcat_forget(a->cat, a->model);
+	model_caps_release(&a->caps);
+	modelcat_get(a->cat, a->model, &a->caps);
+	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
+}
+
+void
+agent_report(struct agent *a, const char *what, struct buf *out)
+{
+
+	if (strcmp(what, "cost") == 0) {
+		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
+		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)a->last.input, (long long)a->last.output,
+		    (long long)a->last.cache_read, (long long)a->last.cache_write);
+		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)a->totals.input, (long long)a->totals.output,
+		    (long long)a->totals.cache_read, (long long)a->totals.cache_write);
+		buf_printf(out, "Cost: $%.4f\n", a->cost);
+		if (prices_find(a->prices, a->model) == NULL)
+			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
+			    "the settings)\n", a->model, a->prices->path != NULL ? a->prices->path : "(none)");
+		else
+			buf_printf(out, "Prices from %s, checked %s\n", a->prices->path != NULL ?
+			    a->prices->path : "the settings", a->prices->checked != NULL ? a->prices->checked : "?");
+	} else if (strcmp(what, "context") == 0) {
+		int64_t used = a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
+
+		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
+		    (long long)used, (long long)modelset_window(a),
+		    modelset_window(a) > 0 ? 100.0 * (double)used / (double)modelset_window(a) : 0.0,
+		    conv_count(&a->conv));
+		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
+		    (long long)modelset_est_tokens(a, prompt_estimate(a)));
+		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
+		    a->model, (long long)modelset_window(a), (long long)a->caps.max_output,
+		    model_thinking_name(&a->caps),
+		    a->caps.source == MODEL_SERVER ? "the server" : a->caps.source == MODEL_CACHE ?
+		    "the server (cached)" : "tandem's table", a->models_note != NULL ? ": " : "",
+		    a->models_note != NULL ? a->models_note : "");
+		if (a->caps.calib > 0)
+			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
+			    a->caps.calib);
+		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
+		    "summary %.0f%%%s\n", compact_stage_name(a->stage), a->th.micro * 100,
+		    a->th.collapse * 100, a->th.summary * 100,
+		    a->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
+		    " (automatic summaries stopped after failures)" : "");
+		cachewatch_report(a->cw, out);
+	} else if (strcmp(what, "memory") == 0) {
+		buf_puts(out, a->memory_report != NULL ? a->memory_report : "");
+	} else {
+		buf_printf(out, "Nothing to report for \"%s\".\n", what);
+	}
+}
+
+int
+modelset_init(struct agent *a, char *err, size_t err_size)
+{
+	struct modelcat_opts mo;
+	struct buf perr = BUF_INIT(4096);
+
+	memset(&mo, 0, sizeof mo);
+	mo.loop = a->loop;
+	mo.http = a->http;
+	mo.proto = a->proto;
+	mo.base_url = a->base_url;
+	mo.home = a->cfg->home;
+	mo.headers = modelset_auth_headers;
+	mo.headers_arg = a;
+	a->cat = modelcat_new(&mo);
+	modelcat_get(a->cat, a->model, &a->caps);
+	a->prices = prices_load(NULL, a->cfg->prices, &perr);
+	if (a->prices == NULL) {
+		snprintf(err, err_size, "%s", buf_cstr(&perr));
+		buf_release(&perr);
+		return -1;
+	}
+	buf_release(&perr);
+	a->effort = a->cfg->effort != NULL ? xstrdup(a->cfg->effort) : NULL;
+	if (a->cfg->api_key_helper != NULL) {
+		struct buf kerr = BUF_INIT(4096);
+
+		if (modelset_run_key_helper(a, &kerr) == -1) {
+			snprintf(err, err_size, "%s", buf_cstr(&kerr));
+			buf_release(&kerr);
+			return -1;
+		}
+		buf_release(&kerr);
+	}
+	/* In the background: the first frame never waits for the provider. */
+	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
+	return 0;
+}

@@ -1,0 +1,200 @@
+/*
+ * prompt: what the model is told before the conversation.
+ *
+ * Owns the static system prompt (cacheable, the same for every session),
+ * the dynamic part (date, workspace, git branch, SessionStart context,
+ * memory files), the tools' schemas as the request sends them, and which
+ * tools the settings disable.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cachewatch.h"
+#include "compact.h"
+#include "config.h"
+#include "conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "event.h"
+#include "http.h"
+#include "hooks.h"
+#include "json.h"
+#include "memory.h"
+#include "modelcat.h"
+#include "models.h"
+#include "perm.h"
+#include "provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "session.h"
+#include "stream.h"
+#include "xalloc.h"
+#include "agent_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+
+static void prompt_git_branch(const char *root, struct buf *out);
+
+static const char prompt_static[] =
+    "You are tandem, a coding agent pair-programming with a developer in their "
+    "terminal. You work in their repository through tools: read_file, list_dir, "
+    "glob and grep to look; edit_file, write_file and apply_patch to change files; "
+    "run_bash to build, test and run. The developer sees every tool call, approves "
+    "edits and commands, and can rewind any turn.\n\n"
+    "Work like a careful senior engineer: read before you edit, make the smallest "
+    "change that does the job, keep the code's existing style, and run the tests "
+    "when there are any. Prefer edit_file with enough context to match exactly "
+    "once. Use paths relative to the workspace root. Several independent read-only "
+    "tool calls may be made in one response; they run in parallel. When a tool "
+    "fails, read its message: it says what to do next. If the user denies a call, "
+    "do not retry it unchanged. Be brief: say what you did and what is left, "
+    "without repeating file contents the user can see.";
+
+const char *
+agent_system_prompt(void)
+{
+	return prompt_static;
+}
+
+bool
+prompt_listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (list != NULL && *list != '\0') {
+		size_t k = strcspn(list, ", ");
+
+		if (k == n && strncmp(list, word, n) == 0)
+			return true;
+		list += k;
+		list += strspn(list, ", ");
+	}
+	return false;
+}
+
+/* Is name in the comma-separated list of disabled tools? */
+bool
+prompt_tool_disabled(const struct config *cfg, const char *name)
+{
+	return prompt_listed(cfg->disabled_tools, name);
+}
+
+/* The git branch, read from .git/HEAD without starting a process. */
+static void
+prompt_git_branch(const char *root, struct buf *out)
+{
+	struct buf path = BUF_INIT(8192);
+	char head[512];
+	ssize_t n;
+	int fd;
+
+	buf_printf(&path, "%s/.git/HEAD", root);
+	fd = open(buf_cstr(&path), O_RDONLY | O_CLOEXEC);
+	buf_release(&path);
+	if (fd == -1)
+		return;
+	n = read(fd, head, sizeof head - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	head[n] = '\0';
+	head[strcspn(head, "\r\n")] = '\0';
+	if (strncmp(head, "ref: refs/heads/", 16) == 0)
+		buf_puts(out, head + 16);
+	else
+		buf_printf(out, "(detached at %.12s)", head);
+}
+
+void
+prompt_build_dynamic(struct agent *a)
+{
+	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
+	char date[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i;
+
+	localtime_r(&now, &tm);
+	strftime(date, sizeof date, "%Y-%m-%d", &tm);
+	prompt_git_branch(a->cfg->root, &branch);
+	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, a->cfg->root);
+	for (i = 0; a->cfg->add_dirs != NULL && a->cfg->add_dirs[i] != NULL; i++)
+		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
+		    a->cfg->add_dirs[i]);
+	if (branch.len > 0)
+		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
+	if (a->session_context != NULL)
+		buf_printf(&d, "\n%s\n", a->session_context);
+	if (a->memory != NULL && a->memory[0] != '\0')
+		buf_printf(&d, "\n%s", a->memory);
+	buf_release(&branch);
+	free(a->sys_dynamic);
+	a->sys_dynamic = buf_detach(&d, NULL);
+}
+
+cJSON *
+prompt_tools_json(const struct config *cfg)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; tool_table[i] != NULL; i++) {
+		const struct tool_def *t = tool_table[i];
+		cJSON *o, *schema;
+
+		if (prompt_tool_disabled(cfg, t->name))
+			continue;
+		o = cJSON_CreateObject();
+		schema = cJSON_Parse(t->schema);
+
+		if (schema == NULL)
+			fatal("the input schema of tool %s is not valid JSON", t->name);
+		cJSON_AddStringToObject(o, "name", t->name);
+		cJSON_AddStringToObject(o, "description", t->description);
+		cJSON_AddItemToObject(o, "input_schema", schema);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+/* --- context economy: compaction and the summary call -------------------- */
+
+char *
+prompt_system_text(const struct agent *a)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	buf_puts(&b, a->sys_static);
+	if (a->sys_dynamic != NULL) {
+		buf_puts(&b, "\n\n");
+		buf_puts(&b, a->sys_dynamic);
+	}
+	return buf_detach(&b, NULL);
+}
+
+int64_t
+prompt_estimate(const struct agent *a)
+{
+	char *sys = prompt_system_text(a);
+	int64_t t = compact_estimate(sys, a->tools, a->conv.messages);
+
+	free(sys);
+	return t;
+}

@@ -1,0 +1,27 @@
+/*
+ * prompt: what the model is told before the conversation.
+ *
+ * Owns the static system prompt (cacheable, the same for every session),
+ * the dynamic part (date, workspace, git branch, SessionStart context,
+ * memory files), the tools' schemas as the request sends them, and which
+ * tools the settings disable.
+ */
+#ifndef TANDEM_PROMPT_H
+#define TANDEM_PROMPT_H
+
+#include "agent_int.h"
+
+/* Does the comma-separated list (NULL: empty) hold word? */
+bool	 prompt_listed(const char *list, const char *word);
+/* Is the tool name disabled by the settings (disabled_tools)? */
+bool	 prompt_tool_disabled(const struct config *cfg, const char *name);
+/* Build the dynamic part of the system prompt again (before each prompt's first call). */
+void	 prompt_build_dynamic(struct agent *a);
+/* The schemas of the tools the settings leave on, as the request sends them. */
+cJSON	*prompt_tools_json(const struct config *cfg);
+/* The whole system prompt as one text (the caller frees it). */
+char	*prompt_system_text(const struct agent *a);
+/* The estimated tokens (bytes / 4) of the next request: system prompt, tools, messages. */
+int64_t	 prompt_estimate(const struct agent *a);
+
+#endif

@@ -1,0 +1,364 @@
+/*
+ * resume: going on with a session that is on disk.
+ *
+ * Owns opening or creating the agent's session at start (resume, fork),
+ * switching to another session (/resume), reading it again after a failed
+ * write, reconciling tool calls that the log shows without results (the
+ * process died while they ran), the prompt cache's saved state, and the
+ * replay of a conversation as events for a front end.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cachewatch.h"
+#include "compact.h"
+#include "config.h"
+#include "conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "event.h"
+#include "http.h"
+#include "hooks.h"
+#include "json.h"
+#include "memory.h"
+#include "modelcat.h"
+#include "models.h"
+#include "perm.h"
+#include "provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "session.h"
+#include "stream.h"
+#include "xalloc.h"
+#include "agent_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+
+static cJSON * resume_reconcile_one(struct agent *a, const cJSON *use);
+static int resume_reconcile(struct agent *a);
+
+/* The tools' policy: the configured deny rules, on the path a walk reached. */
+static bool
+resume_path_denied(void *arg, enum sandbox_access access, const char *path)
+{
+	return perm_path_denied(arg, access, path);
+}
+
+void
+resume_use_session(struct agent *a, struct session *sess)
+{
+	struct buf p = BUF_INIT(8192);
+
+	session_close(a->session);
+	a->session = sess;
+	buf_printf(&p, "%s/files", session_dir(sess));
+	free(a->snap_dir);
+	a->snap_dir = buf_detach(&p, NULL);
+	a->env.root = a->cfg->root;
+	a->env.session_dir = session_dir(sess);
+	a->env.snap_dir = a->snap_dir;
+	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
+	a->policy.denied = resume_path_denied;
+	a->policy.arg = a->cfg->rules;
+	a->env.policy = &a->policy;
+	buf_reset(&p);
+	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
+	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));
+	buf_release(&p);
+}
+
+/* The prompt cache's fingerprint, for the next process that resumes this session. */
+int
+resume_save_cache(struct agent *a)
+{
+	struct buf path = BUF_INIT(8192);
+	cJSON *st = cachewatch_save(a->cw);
+	char *text = cJSON_PrintUnformatted(st);
+	int rc = 0;
+
+	buf_printf(&path, "%s/cache.json", session_dir(a->session));
+	if (session_write_atomic(buf_cstr(&path), text, strlen(text), NULL) == -1)
+		rc = session_fail(a->session, "cache.json", errno);
+	cJSON_free(text);
+	cJSON_Delete(st);
+	buf_release(&path);
+	return rc;
+}
+
+void
+resume_load_cache(struct agent *a)
+{
+	struct buf path = BUF_INIT(8192);
+	FILE *f;
+
+	buf_printf(&path, "%s/cache.json", session_dir(a->session));
+	f = fopen(buf_cstr(&path), "r");
+	if (f != NULL) {
+		char data[1 << 16];
+		struct buf all = BUF_INIT(64u * 1024 * 1024);
+		size_t n;
+		cJSON *j;
+
+		while ((n = fread(data, 1, sizeof data, f)) > 0)
+			if (buf_append(&all, data, n) == -1)
+				break;
+		fclose(f);
+		j = cJSON_ParseWithLength(buf_cstr(&all), all.len);
+		if (j != NULL)
+			cachewatch_load(a->cw, j);	/* advisory: a bad file is ignored */
+		cJSON_Delete(j);
+		buf_release(&all);
+	}
+	buf_release(&path);
+}
+
+/*
+ * After a failed write, read the session again from disk (what really is
+ * there, keeping its lock) and show that conversation.  0, or -1 with the
+ * reason in report.
+ */
+int
+resume_reload(struct agent *a, struct buf *report)
+{
+	struct session *s = a->session;
+
+	if (session_reopen(&s, report) == -1)
+		return -1;
+	a->session = NULL;
+	resume_use_session(a, s);
+	cJSON_Delete(a->conv.messages);
+	a->conv.messages = session_take_messages(s);
+	if (session_turns(s) > a->turn)
+		a->turn = session_turns(s);
+	a->unsaved_told = false;
+	a->failed = false;
+	if (session_note(s) != NULL)
+		event_error(a->bus, 0, "%s", session_note(s));
+	if (resume_reconcile(a) == -1) {
+		buf_puts(report, session_error(s));
+		return -1;
+	}
+	a->resumed = true;
+	agent_replay(a);
+	return 0;
+}
+
+/*
+ * A tool call the log shows but whose result it does not (the process died
+ * while tools ran): the ledger's result; a read-only tool runs again; a
+ * side-effecting one gets an error saying its state is unknown.
+ */
+static cJSON *
+resume_reconcile_one(struct agent *a, const cJSON *use)
+{
+	const char *id = json_str(use, "id", ""), *name = json_str(use, "name", "");
+	const struct tool_def *tool = tool_find(name);
+	const cJSON *fx = session_effect_find(a->session, id);
+	cJSON *r = cJSON_CreateObject();
+	struct tool_out out;
+
+	tool_out_init(&out);
+	if (fx != NULL) {
+		buf_puts(&out.text, json_str(fx, "result", ""));
+		out.is_error = json_bool(fx, "is_error", false);
+	} else if (tool != NULL && tool->cls == TOOL_READ_ONLY && tool->run != NULL) {
+		tool->run(&a->env, json_get(use, "input"), &out);
+	} else {
+		tool_out_error(&out, "interrupted: tandem stopped while this %s call was running, "
+		    "so its state is unknown; check what it did before retrying it", name);
+	}
+	cJSON_AddStringToObject(r, "type", "tool_result");
+	cJSON_AddStringToObject(r, "tool_use_id", id);
+	json_add_str_n(r, "content", buf_cstr(&out.text), out.text.len);
+	if (out.is_error)
+		cJSON_AddBoolToObject(r, "is_error", 1);
+	tool_out_release(&out);
+	return r;
+}
+
+static int
+resume_reconcile(struct agent *a)
+{
+	cJSON *last = conv_last(&a->conv), *results, *b;
+	bool any = false;
+
+	if (last == NULL || strcmp(json_str(last, "role", ""), "assistant") != 0)
+		return 0;
+	results = cJSON_CreateArray();
+	cJSON_ArrayForEach(b, json_get(last, "content")) {
+		if (strcmp(json_str(b, "type", ""), "tool_use") != 0)
+			continue;
+		cJSON_AddItemToArray(results, resume_reconcile_one(a, b));
+		any = true;
+	}
+	if (!any) {
+		cJSON_Delete(results);
+		return 0;
+	}
+	if (record_add(a, "user", results) == -1 ||
+	    session_checkpoint(a->session, 'B', a->turn, 0, 0, NULL) == -1 ||
+	    session_sync(a->session) == -1)
+		return -1;
+	return 0;
+}
+
+int
+resume_start_session(struct agent *a, const char *resume_id, bool fork, char *err, size_t err_size)
+{
+	struct buf e = BUF_INIT(4096);
+	struct session *old = NULL, *sess;
+	const cJSON *m;
+
+	if (resume_id != NULL) {
+		/* A fork only reads its source: that may be in use, or damaged (--rewind-to repairs). */
+		old = session_open(a->cfg->home, resume_id,
+		    fork ? SESSION_OPEN_READ_ONLY | SESSION_OPEN_DAMAGED_OK : 0, &e);
+		if (old == NULL)
+			goto fail;
+	}
+	if (old != NULL && !fork) {
+		sess = old;
+		old = NULL;
+	} else {
+		sess = session_create(a->cfg->home, a->cfg->root, a->model,
+		    old != NULL ? session_id(old) : NULL, &e);
+		if (sess == NULL)
+			goto fail;
+	}
+	resume_use_session(a, sess);
+	if (resume_id != NULL) {
+		cJSON_Delete(a->conv.messages);
+		a->conv.messages = session_take_messages(old != NULL ? old : sess);
+		if (old != NULL)
+			cJSON_ArrayForEach(m, a->conv.messages)
+				if (session_log_message(a->session, m) == -1)
+					break;
+		a->turn = old != NULL ? session_turns(old) : session_turns(sess);
+		if (old != NULL)
+			session_note_turn(a->session, a->turn, json_str(session_meta(old), "first_prompt", ""));
+		event_set_turn(a->bus, a->turn);
+		if (session_error(a->session) == NULL)
+			resume_reconcile(a);
+		a->fork_dry_run = old != NULL;
+	}
+	if (session_error(a->session) != NULL) {
+		buf_puts(&e, session_error(a->session));
+		goto fail;
+	}
+	session_close(old);
+	buf_release(&e);
+	return 0;
+fail:
+	snprintf(err, err_size, "%s", buf_cstr(&e));
+	session_close(old);
+	buf_release(&e);
+	return -1;
+}
+
+void
+agent_replay(struct agent *a)
+{
+	agent_emit_session(a, a->resumed);
+	if (conv_count(&a->conv) > 0)
+		resume_replay_history(a);
+}
+
+int
+agent_resume(struct agent *a, const char *id, struct buf *report)
+{
+	struct buf err = BUF_INIT(4096);
+	struct session *sess;
+
+	if (agent_busy(a)) {
+		buf_puts(report, "a turn is running: interrupt it first");
+		return -1;
+	}
+	if (strcmp(id, session_id(a->session)) == 0) {
+		buf_printf(report, "already in session %s", id);
+		return -1;
+	}
+	sess = session_open(a->cfg->home, id, 0, &err);
+	if (sess == NULL) {
+		buf_puts(report, buf_cstr(&err));
+		buf_release(&err);
+		return -1;
+	}
+	buf_release(&err);
+	cJSON_Delete(a->conv.messages);
+	a->conv.messages = session_take_messages(sess);
+	resume_use_session(a, sess);
+	a->turn = session_turns(sess);
+	a->unsaved_told = false;
+	event_set_turn(a->bus, a->turn);
+	if (session_note(sess) != NULL)
+		event_error(a->bus, 0, "%s", session_note(sess));
+	if (resume_reconcile(a) == -1)
+		agent_unsaved(a);
+	/* What was said and allowed in the other conversation does not carry over. */
+	perm_rules_free(a->session_rules);
+	a->session_rules = perm_rules_new();
+	a->fork_dry_run = false;
+	memset(&a->last, 0, sizeof a->last);
+	a->stage = COMPACT_NONE;
+	a->summary_failures = 0;
+	cachewatch_forget(a->cw);
+	resume_load_cache(a);
+	a->resumed = true;
+	agent_session_start(a, "resume");
+	agent_replay(a);
+	return 0;
+}
+
+/* Show a resumed conversation to the front end, as the events that made it. */
+void
+resume_replay_history(struct agent *a)
+{
+	const cJSON *m, *b;
+	int turn = -1;
+
+	cJSON_ArrayForEach(m, a->conv.messages) {
+		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
+		int t = (int)json_int(m, "_turn", 0);
+
+		event_set_turn(a->bus, t);
+		cJSON_ArrayForEach(b, json_get(m, "content")) {
+			const char *type = json_str(b, "type", "");
+
+			if (user && strcmp(type, "text") == 0 && t != turn) {
+				turn = t;
+				emit_turn_start(a->bus, json_str(b, "text", ""), true);
+			} else if (!user && strcmp(type, "text") == 0) {
+				emit_text(a->bus, json_str(b, "text", ""), 0, true);
+			} else if (!user && strcmp(type, "tool_use") == 0) {
+				emit_tool_use(a->bus, json_str(b, "id", ""), json_str(b, "name", ""),
+				    json_get(b, "input"), true);
+			} else if (user && strcmp(type, "tool_result") == 0) {
+				const cJSON *c = json_get(b, "content");
+
+				emit_tool_result(a->bus, json_str(b, "tool_use_id", ""), "",
+				    json_bool(b, "is_error", false), cJSON_IsString(c) ? c->valuestring : "",
+				    0, 0, false, true);
+			}
+		}
+		if (!user)
+			emit_turn_end(a->bus, "end_turn", true);
+	}
+	event_set_turn(a->bus, a->turn);
+}

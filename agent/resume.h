@@ -1,0 +1,35 @@
+/*
+ * resume: going on with a session that is on disk.
+ *
+ * Owns opening or creating the agent's session at start (resume, fork),
+ * switching to another session (/resume), reading it again after a failed
+ * write, reconciling tool calls that the log shows without results (the
+ * process died while they ran), the prompt cache's saved state, and the
+ * replay of a conversation as events for a front end.
+ */
+#ifndef TANDEM_RESUME_H
+#define TANDEM_RESUME_H
+
+#include "agent_int.h"
+
+/* Use sess from now on (the old one is closed): its files, the tools' roots, the hooks. */
+void	 resume_use_session(struct agent *a, struct session *sess);
+/* The prompt cache's fingerprint into the session (cache.json), for a later resume.  0 or -1. */
+int	 resume_save_cache(struct agent *a);
+/* And back (a bad file is ignored: it is advisory). */
+void	 resume_load_cache(struct agent *a);
+/*
+ * After a failed write: read the session again from disk (keeping its
+ * lock) and show that conversation.  0, or -1 with the reason in report.
+ */
+int	 resume_reload(struct agent *a, struct buf *report);
+/*
+ * At agent_new: a new session, the session resume_id, or (fork) a new
+ * session copied from it.  0, or -1 with a sentence in err.
+ */
+int	 resume_start_session(struct agent *a, const char *resume_id, bool fork, char *err,
+	    size_t err_size);
+/* Show the conversation to the front end as the events that made it (replay: true). */
+void	 resume_replay_history(struct agent *a);
+
+#endif

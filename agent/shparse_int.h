@@ -1,0 +1,103 @@
+/*
+ * shparse_int: what the shell splitter's two halves share.  shparse_word.c
+ * reads one word in every quoting form bash has ('...', "...", $'...',
+ * $"...", backslashes, ${...}, $(...), `...`, $((...)), <(...), arrays) and
+ * follows the substitutions in it; shparse.c reads commands and command
+ * lists (operators, redirections, here-documents, compound commands) and
+ * makes the parts.  A substitution inside a word is itself a command list,
+ * so each half calls the other.  Internal to the splitter: the rest of
+ * tandem uses shparse.h.
+ */
+#ifndef TANDEM_SHPARSE_INT_H
+#define TANDEM_SHPARSE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "shparse.h"
+
+struct sp_doc {
+	char	*delim;
+	bool	 strip_tabs;
+	bool	 expand;	/* unquoted delimiter: substitutions in the body run */
+};
+
+struct sp_scan {
+	const char		*s;
+	size_t			 i;
+	int			 depth;
+	int			 level;
+	struct shparse_parts	*out;
+	struct sp_doc		 docs[SHPARSE_DOCS_MAX];
+	size_t			 ndocs;
+};
+
+struct sp_word {
+	struct buf	raw, plain;
+	unsigned	flags;
+	bool		brace_open, brace_sep;
+};
+
+/* Commands that run the command after them: deny rules look past them. */
+extern const char *const sp_wrappers[];
+
+/* The words (shparse_word.c). */
+
+bool sp_in(const char *const *list, const char *word);
+
+const char *sp_basename(const char *w);
+
+bool sp_name_start(char c);
+
+bool sp_name_char(char c);
+
+bool sp_blank(char c);
+
+void sp_opaque(struct sp_scan *sc);
+
+/* Give up on the rest of the text. */
+void sp_abandon(struct sp_scan *sc);
+
+void sp_word_init(struct sp_word *w);
+
+void sp_word_release(struct sp_word *w);
+
+/*
+ * For "((" with the arithmetic starting at i: the index of its closing
+ * "))", or 0 when there is none (then it is a subshell in a subshell, or a
+ * command substitution of one).
+ */
+size_t sp_arith_end(const struct sp_scan *sc, size_t i, bool *unclear);
+
+/* The inside of (( )) or $(( )) up to end (its "))"), substitutions followed. */
+void sp_arith(struct sp_scan *sc, struct sp_word *w, size_t end);
+
+/* A word starting at '$'. */
+void sp_dollar(struct sp_scan *sc, struct sp_word *w, bool in_dq);
+
+/* `...`: its backslashes taken away, then split as a command line of its own. */
+void sp_backtick(struct sp_scan *sc, struct sp_word *w, bool in_dq);
+
+/*
+ * One word at sc->i: quotes, escapes, expansions and substitutions
+ * followed.  In a [[ ]] (cond) only blanks and newlines end it.  false
+ * when there is no word here.
+ */
+bool sp_word_read(struct sp_scan *sc, struct sp_word *w, bool cond);
+
+/* Commands and lists (shparse.c). */
+
+/* A command list up to ')' with sc->i inside it; ')' consumed.  false when unbalanced. */
+bool sp_nested(struct sp_scan *sc, int level_add);
+
+/* Split code (a -c string, eval's words, the inside of `...`) one level down. */
+void sp_split_code(const struct sp_scan *outer, const char *code);
+
+/*
+ * Scan a command list up to closer (0: the end; ')': not consumed),
+ * adding its parts.
+ */
+void sp_list(struct sp_scan *sc, char closer);
+
+#endif

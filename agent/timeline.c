@@ -1,0 +1,411 @@
+/*
+ * timeline: the conversation's turns through time.
+ *
+ * Owns the turn list for the turn browser, rewind (conversation, files or
+ * both, as a record in the log), redo of the last rewind, fork into a new
+ * session, a new empty conversation (/clear), and putting files back from
+ * their snapshots.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cachewatch.h"
+#include "compact.h"
+#include "config.h"
+#include "conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "event.h"
+#include "http.h"
+#include "hooks.h"
+#include "json.h"
+#include "memory.h"
+#include "modelcat.h"
+#include "models.h"
+#include "perm.h"
+#include "provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "session.h"
+#include "stream.h"
+#include "xalloc.h"
+#include "agent_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+
+static int timeline_restore_file(struct agent *a, const char *path, const char *have, const char *want, bool force, struct buf *report);
+static int timeline_restore_records(struct agent *a, const cJSON *ids, bool undo, bool force, struct buf *report);
+static void timeline_emit_rewind(struct agent *a, const char *what, int turn);
+
+/* --- turns, rewind, redo, fork ------------------------------------------- */
+
+cJSON *
+agent_turns(struct agent *a)
+{
+	cJSON *out = cJSON_CreateArray(), *cur = NULL, *m, *b, *f, *t;
+	int last = -1;
+
+	cJSON_ArrayForEach(m, a->conv.messages) {
+		int turn = (int)json_int(m, "_turn", 0);
+		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
+
+		if (turn != last) {
+			last = turn;
+			cur = cJSON_CreateObject();
+			cJSON_AddNumberToObject(cur, "turn", turn);
+			cJSON_AddStringToObject(cur, "prompt", "");
+			cJSON_AddArrayToObject(cur, "tools");
+			cJSON_AddArrayToObject(cur, "files");
+			cJSON_AddBoolToObject(cur, "bash", 0);
+			cJSON_AddItemToArray(out, cur);
+		}
+		cJSON_ArrayForEach(b, json_get(m, "content")) {
+			const char *type = json_str(b, "type", "");
+
+			if (user && strcmp(type, "text") == 0 && json_str(cur, "prompt", "")[0] == '\0')
+				cJSON_ReplaceItemInObjectCaseSensitive(cur, "prompt",
+				    cJSON_CreateString(json_str(b, "text", "")));
+			if (!user && strcmp(type, "tool_use") == 0) {
+				cJSON_AddItemToArray(json_get(cur, "tools"),
+				    cJSON_CreateString(json_str(b, "name", "")));
+				if (strcmp(json_str(b, "name", ""), "run_bash") == 0)
+					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
+			}
+		}
+	}
+	cJSON_ArrayForEach(cur, out) {
+		int turn = (int)json_int(cur, "turn", 0);
+
+		cJSON_ArrayForEach(f, session_files(a->session)) {
+			if (json_int(f, "turn", -1) != turn || json_bool(f, "undone", false))
+				continue;
+			cJSON_ArrayForEach(t, json_get(f, "files"))
+				cJSON_AddItemToArray(json_get(cur, "files"),
+				    cJSON_CreateString(json_str(t, "path", "")));
+		}
+		cJSON_ArrayForEach(t, session_turninfo(a->session)) {
+			if (json_int(t, "turn", -1) != turn)
+				continue;
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, "tokens");
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, "ms");
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, "time");
+			cJSON_AddNumberToObject(cur, "tokens", json_num(t, "tokens", 0));
+			cJSON_AddNumberToObject(cur, "ms", json_num(t, "ms", 0));
+			cJSON_AddNumberToObject(cur, "time", json_num(t, "time", 0));
+		}
+	}
+	return out;
+}
+
+/*
+ * Put one file back to a state tandem recorded: from "have" (what tandem
+ * left there) to "want" (a snapshot; NULL: no file).  A file whose content
+ * is not "have" changed outside tandem: it is left alone unless force.
+ * 0 done, 1 left alone, -1 failed.
+ */
+static int
+timeline_restore_file(struct agent *a, const char *path, const char *have, const char *want,
+    bool force, struct buf *report)
+{
+	struct buf err = BUF_INIT(4096);
+	struct sandbox sb = { a->cfg->root, (const char *const *)a->cfg->add_dirs, NULL };
+	struct sandbox_at at;
+	char *abs = NULL, *data = NULL, *now = NULL, hex[SHA256_HEX_LEN + 1];
+	size_t len = 0, nowlen = 0;
+	int rc = -1, h;
+
+	/* What is there now, read through the walk: the check and the use see one file. */
+	if (sandbox_walk(&sb, path, SANDBOX_EDIT, 0, &at, &err) == -1)
+		goto out;
+	abs = xstrdup(at.abs);
+	h = at.exists ? fsutil_read_at(&at, FSUTIL_MAX_FILE, &now, &nowlen, &err) : FSUTIL_MISSING;
+	sandbox_at_release(&at);
+	if (h == -1)
+		goto out;
+	hex[0] = '\0';
+	if (h == 0)
+		sha256_hex(now, nowlen, hex);
+	if (!force && (have != NULL ? h == FSUTIL_MISSING || strcmp(hex, have) != 0 :
+	    h != FSUTIL_MISSING)) {
+		buf_printf(report, "%s changed outside tandem since tandem last wrote it: left alone\n", path);
+		rc = 1;
+		goto out;
+	}
+	/* Whatever is there now is kept too, so nothing is ever lost: unkept, it stays. */
+	if (h == 0) {
+		int kept;
+
+		errno = 0;
+		kept = fsutil_snapshot(a->snap_dir, now, nowlen, hex, &err);
+		if (kept == -1) {
+			session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+			buf_reset(&err);
+			buf_puts(&err, session_error(a->session));
+			goto out;
+		}
+	}
+	/* Written beneath the roots (--add-dir ones too), if it still holds what was read. */
+	if (want == NULL)
+		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove_in(&sb, abs, hex, &err);
+	else if (fsutil_snapshot_load(a->snap_dir, want, &data, &len, &err) == 0)
+		rc = fsutil_write_in(&sb, abs, data, len, h == 0 ? hex : "", &err);
+	if (rc == 0)
+		buf_printf(report, "%s %s\n", want == NULL ? "removed" : "restored", path);
+out:
+	if (rc == -1)
+		buf_printf(report, "%s: %s\n", path, buf_cstr(&err));
+	free(abs);
+	free(data);
+	free(now);
+	buf_release(&err);
+	return rc;
+}
+
+/*
+ * Undo (or redo) the files records whose ids are in ids, newest first
+ * when undoing.  Returns 1 if some file was left alone.
+ */
+static int
+timeline_restore_records(struct agent *a, const cJSON *ids, bool undo, bool force, struct buf *report)
+{
+	const cJSON *recs = session_files(a->session), *f, *id;
+	int n = cJSON_GetArraySize(recs), i, conflicts = 0;
+
+	for (i = undo ? n - 1 : 0; undo ? i >= 0 : i < n; i += undo ? -1 : 1) {
+		const cJSON *rec = cJSON_GetArrayItem(recs, i);
+		bool listed = false;
+		int k, nf;
+
+		cJSON_ArrayForEach(id, ids)
+			if (strcmp(id->valuestring, json_str(rec, "id", "")) == 0)
+				listed = true;
+		if (!listed)
+			continue;
+		nf = cJSON_GetArraySize(json_get(rec, "files"));
+		for (k = undo ? nf - 1 : 0; undo ? k >= 0 : k < nf; k += undo ? -1 : 1) {
+			f = cJSON_GetArrayItem(json_get(rec, "files"), k);
+			if (timeline_restore_file(a, json_str(f, "path", ""),
+			    json_str(f, undo ? "after" : "before", NULL),
+			    json_str(f, undo ? "before" : "after", NULL), force, report) == 1)
+				conflicts = 1;
+		}
+	}
+	return conflicts;
+}
+
+static void
+timeline_emit_rewind(struct agent *a, const char *what, int turn)
+{
+	emit_rewind(a->bus, what, turn);
+	resume_replay_history(a);
+}
+
+int
+agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struct buf *report)
+{
+	cJSON *rec, *removed, *ids, *m, *f;
+	int keep = -1, i = 0, n, nids, conflicts = 0;
+
+	if (agent_in_turn(a)) {
+		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	if (session_error(a->session) != NULL) {
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
+	cJSON_ArrayForEach(m, a->conv.messages) {
+		if (json_int(m, "_turn", 0) >= turn) {
+			keep = i;
+			break;
+		}
+		i++;
+	}
+	if (keep < 0) {
+		buf_printf(report, "there is no turn %d in this conversation\n", turn);
+		return -1;
+	}
+	ids = cJSON_CreateArray();
+	if (what & REWIND_FILES)
+		cJSON_ArrayForEach(f, session_files(a->session))
+			if (json_int(f, "turn", 0) >= turn && !json_bool(f, "undone", false))
+				cJSON_AddItemToArray(ids, cJSON_CreateString(json_str(f, "id", "")));
+	if (cJSON_GetArraySize(ids) > 0)
+		conflicts = timeline_restore_records(a, ids, true, force, report);
+	removed = cJSON_CreateArray();
+	n = conv_count(&a->conv);
+	if (what & REWIND_CONVERSATION) {
+		for (i = keep; i < n; i++)
+			cJSON_AddItemToArray(removed, cJSON_Duplicate(cJSON_GetArrayItem(a->conv.messages, i), 1));
+	} else {
+		keep = n;
+	}
+	nids = cJSON_GetArraySize(ids);
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "rewind");
+	cJSON_AddNumberToObject(rec, "to_turn", turn);
+	cJSON_AddNumberToObject(rec, "keep", keep);
+	cJSON_AddItemToObject(rec, "removed", removed);
+	cJSON_AddItemToObject(rec, "undone", ids);
+	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1) {
+		agent_unsaved(a);
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
+	while (conv_count(&a->conv) > keep)
+		cJSON_DeleteItemFromArray(a->conv.messages, conv_count(&a->conv) - 1);
+	if (what & REWIND_CONVERSATION)
+		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
+	if ((what & REWIND_FILES) && nids == 0)
+		buf_puts(report, "no file changes of tandem's tools to undo\n");
+	if (what & REWIND_FILES)
+		buf_puts(report, "changes made by run_bash are not tracked and were not undone\n");
+	timeline_emit_rewind(a, what == REWIND_BOTH ? "both" : what == REWIND_FILES ? "files" :
+	    "conversation", turn);
+	return conflicts;
+}
+
+int
+agent_redo(struct agent *a, bool force, struct buf *report)
+{
+	const cJSON *rw = session_last_rewind(a->session), *m;
+	cJSON *rec;
+	int conflicts = 0;
+
+	if (agent_in_turn(a)) {
+		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	if (rw == NULL) {
+		buf_puts(report, "there is no rewind to redo\n");
+		return -1;
+	}
+	if (json_int(rw, "keep", -1) != conv_count(&a->conv)) {
+		buf_puts(report, "the conversation has moved on since the rewind: nothing to redo\n");
+		return -1;
+	}
+	if (session_error(a->session) != NULL) {
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
+	conflicts = timeline_restore_records(a, json_get(rw, "undone"), false, force, report);
+	cJSON_ArrayForEach(m, json_get(rw, "removed"))
+		conv_add(&a->conv, json_str(m, "role", "user"),
+		    cJSON_Duplicate(json_get(m, "content"), 1), (int)json_int(m, "_turn", 0));
+	buf_printf(report, "redone: back to where the rewind to turn %lld started\n",
+	    (long long)json_int(rw, "to_turn", 0));
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "redo");
+	/* after this, rw is gone */
+	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1) {
+		agent_unsaved(a);
+		buf_printf(report, "%s\n", session_error(a->session));
+		return -1;
+	}
+	timeline_emit_rewind(a, "redo", 0);
+	return conflicts;
+}
+
+int
+agent_fork(struct agent *a, int turn, struct buf *report)
+{
+	struct buf err = BUF_INIT(4096);
+	struct session *sess;
+	const char *from = session_id(a->session);
+	char *first;
+	cJSON *m, *next;
+	int rc;
+
+	if (agent_in_turn(a)) {
+		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	sess = session_create(a->cfg->home, a->cfg->root, a->model, from, &err);
+	if (sess == NULL) {
+		buf_printf(report, "%s\n", buf_cstr(&err));
+		buf_release(&err);
+		return -1;
+	}
+	buf_release(&err);
+	/* The fork holds the conversation through turn (0: all of it), on disk before it is used. */
+	rc = 0;
+	cJSON_ArrayForEach(m, a->conv.messages)
+		if ((turn <= 0 || json_int(m, "_turn", 0) <= turn) && rc == 0)
+			rc = session_log_message(sess, m);
+	first = xstrdup(json_str(session_meta(a->session), "first_prompt", ""));
+	if (rc == 0)
+		rc = session_note_turn(sess, a->turn, first[0] != '\0' ? first : NULL);
+	free(first);
+	if (rc == 0)
+		rc = session_sync(sess);
+	if (rc == -1) {
+		buf_printf(report, "%s\n", session_error(sess));
+		session_close(sess);
+		return -1;
+	}
+	for (m = a->conv.messages->child; m != NULL; m = next) {
+		next = m->next;
+		if (turn > 0 && json_int(m, "_turn", 0) > turn)
+			cJSON_Delete(cJSON_DetachItemViaPointer(a->conv.messages, m));
+	}
+	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
+	resume_use_session(a, sess);
+	a->fork_dry_run = true;
+	a->resumed = true;
+	emit_session(a->bus, session_id(a->session), a->model,
+	    a->proto == STREAM_OPENAI ? "openai" : "anthropic", a->cfg->root, true,
+	    json_str(session_meta(a->session), "forked_from", ""));
+	resume_replay_history(a);
+	return 0;
+}
+
+const char *
+agent_forked_from(const struct agent *a)
+{
+	return json_str(session_meta(a->session), "forked_from", NULL);
+}
+
+int
+agent_clear(struct agent *a)
+{
+	if (agent_in_turn(a))
+		return -1;
+	struct buf err = BUF_INIT(4096);
+	struct session *sess;
+
+	sess = session_create(a->cfg->home, a->cfg->root, a->model, NULL, &err);
+	if (sess == NULL) {
+		event_error(a->bus, 0, "%s", buf_cstr(&err));
+		buf_release(&err);
+		return -1;
+	}
+	buf_release(&err);
+	conv_clear(&a->conv);
+	resume_use_session(a, sess);
+	cachewatch_forget(a->cw);
+	a->stage = COMPACT_NONE;
+	a->summary_failures = 0;
+	a->turn = 0;
+	a->resumed = false;
+	event_set_turn(a->bus, 0);
+	agent_emit_session(a, false);
+	agent_session_start(a, "clear");
+	return 0;
+}

@@ -1,0 +1,161 @@
+/*
+ * tooluse: the scheduler's callbacks after the gate.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+#include "tooluse.h"
+
+static void
+tooluse_started(void *arg, struct sched_call *c)
+{
+	struct agent *a = arg;
+
+	a->progress_bytes = 0;
+	crash_point("tool-started");
+}
+
+static void
+tooluse_progress(void *arg, struct sched_call *c, const char *p, size_t n)
+{
+	struct agent *a = arg;
+	struct buf clean = BUF_INIT(BUF_NOLIMIT);
+
+	/* Past a few MB only the newest bytes matter to anyone watching. */
+	a->progress_bytes += n;
+	if (a->progress_bytes > AGENT_PROGRESS_FULL && n > 2048) {
+		p += n - 2048;
+		n = 2048;
+	}
+	/* A key is replaced before anyone sees it, even split across two reads. */
+	redact_stream_feed(&a->progress_redact, p, n, &clean);
+	if (clean.len > 0)
+		emit_tool_progress(a->bus, c->id, clean.data, clean.len);
+	buf_release(&clean);
+}
+
+/*
+ * Keep what tandem wrote, so that a rewind can be redone.  A snapshot
+ * that cannot be written fails the session: a later rewind would promise
+ * what it cannot restore.  0 or -1.
+ */
+static int
+tooluse_snapshot_after(struct agent *a, const cJSON *files)
+{
+	const cJSON *f;
+	int rc = 0;
+
+	cJSON_ArrayForEach(f, files) {
+		struct buf err = BUF_INIT(4096);
+		struct sandbox sb = { a->cfg->root, (const char *const *)a->cfg->add_dirs, NULL };
+		struct sandbox_at at;
+		char *data = NULL, hex[SHA256_HEX_LEN + 1];
+		size_t len = 0;
+
+		/* read through the walk's descriptor, as the tool wrote it */
+		if (rc == 0 && json_str(f, "after", NULL) != NULL &&
+		    sandbox_walk(&sb, json_str(f, "path", ""), SANDBOX_READ, SANDBOX_MUST_EXIST,
+		    &at, &err) == 0) {
+			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
+				errno = 0;
+				if (fsutil_snapshot(a->snap_dir, data, len, hex, &err) == -1)
+					rc = session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+			}
+			sandbox_at_release(&at);
+		}
+		free(data);
+		buf_release(&err);
+	}
+	return rc;
+}
+
+/* A PostToolUse hook's word for the model goes with the call's result. */
+static void
+tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
+{
+	struct agent *a = arg;
+	struct sched_call *c = sched_find(a->sched, id);
+
+	agent_hook_notes(a, o);
+	if (c != NULL && o->decision == HOOK_BLOCK && o->reason != NULL) {
+		sched_call_append_result(c, "\n\nPostToolUse hook: ");
+		sched_call_append_result(c, o->reason);
+	}
+	if (c != NULL && o->additional_context != NULL) {
+		sched_call_append_result(c, "\n\n");
+		sched_call_append_result(c, o->additional_context);
+	}
+	if (c != NULL)
+		sched_call_redact_result(c);
+	agent_settle(a);
+}
+
+static void
+tooluse_finished(void *arg, struct sched_call *c)
+{
+	struct agent *a = arg;
+	struct buf rest = BUF_INIT(BUF_NOLIMIT);
+
+	redact_stream_flush(&a->progress_redact, &rest);
+	if (rest.len > 0)
+		emit_tool_progress(a->bus, c->id, rest.data, rest.len);
+	buf_release(&rest);
+	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
+	sched_call_redact_result(c);
+	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
+		crash_point("tool-done");
+		if (session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
+			agent_unsaved(a);
+	}
+	if (c->meta != NULL && cJSON_GetArraySize(json_get(c->meta, "files")) > 0) {
+		cJSON *rec = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(rec, "k", "files");
+		cJSON_AddNumberToObject(rec, "turn", a->turn);
+		cJSON_AddStringToObject(rec, "id", c->id);
+		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
+		/* The calls after this one are refused by the gate; the turn ends when they are. */
+		if (session_append(a->session, rec) == -1 ||
+		    tooluse_snapshot_after(a, json_get(c->meta, "files")) == -1)
+			agent_unsaved(a);
+	}
+	if (a->turn_tools != NULL)
+		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));
+	emit_tool_result(a->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
+	    c->duration_ms, c->denied, false);
+	if (c->ran && session_error(a->session) == NULL)
+		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
+		    c->result.len, c->is_error, a->mode, tooluse_post_hooked, a);
+}
+
+static void
+tooluse_idle(void *arg)
+{
+	struct agent *a = arg;
+
+	agent_settle(a);
+}
+
+void
+tooluse_ops(struct agent *a, struct sched_ops *ops)
+{
+	memset(ops, 0, sizeof *ops);
+	ops->gate = gate_check;
+	ops->started = tooluse_started;
+	ops->progress = tooluse_progress;
+	ops->finished = tooluse_finished;
+	ops->idle = tooluse_idle;
+	ops->arg = a;
+}

@@ -1,0 +1,19 @@
+/*
+ * tooluse: the scheduler's callbacks after the gate (gate.h).
+ *
+ * Owns what happens around a tool call that may run: the crash point at
+ * its start, its output as tool_progress events (redacted, the newest
+ * bytes only past a few MB), and its end: the effects ledger, the files
+ * record and their snapshots (so a rewind can be redone), the tool_result
+ * event and the PostToolUse hooks, whose words join the result.  When the
+ * last call is done the turn settles (agent_settle).
+ */
+#ifndef TANDEM_TOOLUSE_H
+#define TANDEM_TOOLUSE_H
+
+#include "agent_int.h"
+
+/* The scheduler's callbacks for agent a: the gate, then these. */
+void	 tooluse_ops(struct agent *a, struct sched_ops *ops);
+
+#endif
