@@ -759,6 +759,27 @@ tr_toggle_selected(struct transcript *tr)
 	return true;
 }
 
+bool
+tr_copy_source(const struct transcript *tr, struct buf *out)
+{
+	const struct tr_item *it;
+	size_t i;
+
+	if (tr->sel < tr->n) {
+		it = tr->items[tr->sel];
+		buf_append(out, it->raw.data ? it->raw.data : "", it->raw.len);
+		return true;
+	}
+	for (i = tr->n; i-- > 0;) {
+		it = tr->items[i];
+		if (it->kind == TR_TEXT && it->md.src.len > 0) {
+			buf_append(out, it->md.src.data, it->md.src.len);
+			return true;
+		}
+	}
+	return false;
+}
+
 const char *
 tr_query(const struct transcript *tr)
 {

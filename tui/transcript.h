@@ -76,6 +76,14 @@ int	 tr_paint(struct transcript *, tr_row_fn *, void *arg);
 /* Append copies of turn's lines (its prompt, replies and tools; no notices) to out. */
 void	 tr_turn_lines(struct transcript *, int turn, struct slvec *out);
 
+/*
+ * What a copy takes (tui/copy.c), as written, to out: the selected item's
+ * text (a tool's result, thinking), else the newest reply's Markdown;
+ * false when there is neither.
+ */
+struct buf;
+bool	 tr_copy_source(const struct transcript *, struct buf *out);
+
 /* Write the whole transcript as plain text (no hard wraps). */
 void	 tr_print(struct transcript *, FILE *);
 
