@@ -120,55 +120,132 @@ attach_block(const char *text)
 	return b;
 }
 
+/*
+ * Read path as an image, through the sandbox under the Read rules, check
+ * it and keep it in files/: the conversation's image block (the caller's),
+ * or NULL with the reason in err.
+ */
+static cJSON *
+attach_image_load(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
+    bool images, const char *path, struct image_info *im, size_t *bytes, struct buf *err)
+{
+	struct sandbox sb;
+	struct sandbox_at at = { .dirfd = -1 };
+	char *data = NULL, hex[SHA256_HEX_LEN + 1], why[256], file[8192];
+	size_t len = 0;
+	cJSON *input = cJSON_CreateObject(), *b = NULL, *src;
+
+	cJSON_AddStringToObject(input, "path", path);
+	if (perm_check(rules, mode, "read_file", TOOL_READ_ONLY, input, err) == PERM_VERDICT_DENY)
+		goto out;
+	buf_reset(err);
+	if (!images) {
+		buf_puts(err, "the model does not take images");
+		goto out;
+	}
+	if (env->snap_dir == NULL) {
+		buf_puts(err, "there is no session to keep it in");
+		goto out;
+	}
+	tool_sandbox(env, &sb);
+	if (sandbox_walk(&sb, path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, err) == -1 ||
+	    fsutil_read_at(&at, IMAGE_MAX_BYTES + 1, &data, &len, err) != 0)
+		goto out;
+	if (image_check((const unsigned char *)data, len, im, why, sizeof why) == -1) {
+		buf_puts(err, why);
+		goto out;
+	}
+	if (fsutil_snapshot(env->snap_dir, data, len, hex, err) == -1)
+		goto out;
+	snprintf(file, sizeof file, "%s/%s", env->snap_dir, hex);
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "image");
+	src = cJSON_AddObjectToObject(b, "source");
+	cJSON_AddStringToObject(src, "type", "base64");
+	cJSON_AddStringToObject(src, "media_type", im->mime);
+	cJSON_AddStringToObject(b, "_file", file);
+	cJSON_AddStringToObject(b, "_path", path);
+	cJSON_AddNumberToObject(b, "_width", im->width);
+	cJSON_AddNumberToObject(b, "_height", im->height);
+	cJSON_AddNumberToObject(b, "_tokens", (double)image_tokens(im->width, im->height));
+	*bytes = len;
+out:
+	sandbox_at_release(&at);
+	free(data);
+	cJSON_Delete(input);
+	return b;
+}
+
+bool
+attach_tool_image(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
+    bool images, const char *tool, const cJSON *input, struct buf *result, bool *is_error, cJSON **meta)
+{
+	const char *path = json_str(input, "path", "");
+	struct buf err = BUF_INIT(4096);
+	struct image_info im;
+	size_t bytes = 0;
+	cJSON *b;
+
+	if (strcmp(tool, "read_file") != 0 || !image_name(path))
+		return false;
+	b = attach_image_load(env, rules, mode, images, path, &im, &bytes, &err);
+	if (b == NULL) {
+		/* What read_file said stays; why it is no image for the model goes with it. */
+		buf_printf(result, "\n(not sent as an image: %s)", buf_cstr(&err));
+		buf_release(&err);
+		return false;
+	}
+	buf_reset(result);
+	buf_printf(result, "%s: %s, %ux%u pixels (about %ld tokens); the image is attached", path, im.mime,
+	    (unsigned)im.width, (unsigned)im.height, image_tokens(im.width, im.height));
+	*is_error = false;
+	if (*meta == NULL)
+		*meta = cJSON_CreateObject();
+	cJSON_AddItemToObject(*meta, "image", b);
+	buf_release(&err);
+	return true;
+}
+
+cJSON *
+attach_result_request(const cJSON *block)
+{
+	cJSON *c = cJSON_Duplicate(block, 1), *it, *next, *content;
+
+	for (it = c->child; it != NULL; it = next) {
+		next = it->next;
+		if (it->string != NULL && it->string[0] == '_')
+			cJSON_Delete(cJSON_DetachItemViaPointer(c, it));
+	}
+	content = json_get(c, "content");
+	for (it = content != NULL ? content->child : NULL; it != NULL; it = next) {
+		next = it->next;
+		if (strcmp(json_str(it, "type", ""), "image") == 0 && json_get(it, "_file") != NULL)
+			cJSON_ReplaceItemViaPointer(content, it, attach_image_request(it));
+	}
+	return c;
+}
+
 /* An image mention: read through the sandbox, checked, kept in files/, named in the block. */
 static void
 attach_image(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
     struct event_bus *bus, bool images, const char *path, cJSON *content)
 {
 	struct buf err = BUF_INIT(4096), note = BUF_INIT(4096);
-	struct sandbox sb;
-	struct sandbox_at at = { .dirfd = -1 };
 	struct image_info im;
-	char *data = NULL, hex[SHA256_HEX_LEN + 1], why[256], file[8192];
 	size_t len = 0;
-	cJSON *input = cJSON_CreateObject(), *b, *src, *ev;
+	cJSON *b, *ev;
 
-	cJSON_AddStringToObject(input, "path", path);
-	if (perm_check(rules, mode, "read_file", TOOL_READ_ONLY, input, &err) == PERM_VERDICT_DENY)
-		goto fail;
-	buf_reset(&err);
-	if (!images) {
-		buf_puts(&err, "the model does not take images");
-		goto fail;
+	b = attach_image_load(env, rules, mode, images, path, &im, &len, &err);
+	if (b == NULL) {
+		buf_printf(&note, "<attachment path=\"%s\" kind=\"image\">\nThe user mentioned this image, "
+		    "but it could not be attached: %s\n</attachment>", path, buf_cstr(&err));
+		cJSON_AddItemToArray(content, attach_block(buf_cstr(&note)));
+		attach_event(bus, path, "image", 0, buf_cstr(&err));
+		goto out;
 	}
-	if (env->snap_dir == NULL) {
-		buf_puts(&err, "there is no session to keep it in");
-		goto fail;
-	}
-	tool_sandbox(env, &sb);
-	if (sandbox_walk(&sb, path, SANDBOX_READ, SANDBOX_MUST_EXIST, &at, &err) == -1 ||
-	    fsutil_read_at(&at, IMAGE_MAX_BYTES + 1, &data, &len, &err) != 0)
-		goto fail;
-	if (image_check((const unsigned char *)data, len, &im, why, sizeof why) == -1) {
-		buf_puts(&err, why);
-		goto fail;
-	}
-	if (fsutil_snapshot(env->snap_dir, data, len, hex, &err) == -1)
-		goto fail;
-	snprintf(file, sizeof file, "%s/%s", env->snap_dir, hex);
 	buf_printf(&note, "<attachment path=\"%s\" kind=\"image\">%s, %ux%u pixels: the image "
 	    "follows</attachment>", path, im.mime, (unsigned)im.width, (unsigned)im.height);
 	cJSON_AddItemToArray(content, attach_block(buf_cstr(&note)));
-	b = cJSON_CreateObject();
-	cJSON_AddStringToObject(b, "type", "image");
-	src = cJSON_AddObjectToObject(b, "source");
-	cJSON_AddStringToObject(src, "type", "base64");
-	cJSON_AddStringToObject(src, "media_type", im.mime);
-	cJSON_AddStringToObject(b, "_file", file);
-	cJSON_AddStringToObject(b, "_path", path);
-	cJSON_AddNumberToObject(b, "_width", im.width);
-	cJSON_AddNumberToObject(b, "_height", im.height);
-	cJSON_AddNumberToObject(b, "_tokens", (double)image_tokens(im.width, im.height));
 	cJSON_AddItemToArray(content, b);
 	if (bus != NULL) {
 		ev = event_new(bus, "attachment");
@@ -180,16 +257,7 @@ attach_image(const struct tool_env *env, const struct perm_rules *rules, enum pe
 		cJSON_AddNumberToObject(ev, "tokens", (double)image_tokens(im.width, im.height));
 		event_emit(bus, ev);
 	}
-	goto out;
-fail:
-	buf_printf(&note, "<attachment path=\"%s\" kind=\"image\">\nThe user mentioned this image, but "
-	    "it could not be attached: %s\n</attachment>", path, buf_cstr(&err));
-	cJSON_AddItemToArray(content, attach_block(buf_cstr(&note)));
-	attach_event(bus, path, "image", 0, buf_cstr(&err));
 out:
-	sandbox_at_release(&at);
-	free(data);
-	cJSON_Delete(input);
 	buf_release(&note);
 	buf_release(&err);
 }

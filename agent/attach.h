@@ -46,6 +46,19 @@ struct tool_env;
 int	 attach_mentions(const struct tool_env *, const struct perm_rules *, enum perm_mode,
 	    struct event_bus *, bool images, const char *prompt, cJSON *content);
 
+/*
+ * read_file on an image: when tool is read_file and input's path names an
+ * image, load it as a mention would; on success result says so, is_error
+ * is cleared and the image block goes to (*meta)["image"], which
+ * sched_results puts in the tool_result's content (marked "_images").
+ * Returns whether it did; when the image is refused, why is appended to
+ * result.
+ */
+bool	 attach_tool_image(const struct tool_env *, const struct perm_rules *, enum perm_mode,
+	    bool images, const char *tool, const cJSON *input, struct buf *result, bool *is_error,
+	    cJSON **meta);
+/* A tool_result holding images, for the Anthropic request (the caller frees). */
+cJSON	*attach_result_request(const cJSON *block);
 /* The Anthropic request's image block for a conversation's one (the caller frees). */
 cJSON	*attach_image_request(const cJSON *block);
 /* The OpenAI chat content part ({"type":"image_url",...}) for it (the caller frees). */

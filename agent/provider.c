@@ -105,7 +105,8 @@ anthropic_append_messages(struct buf *out, const cJSON *messages, bool cache)
 				if (mark || provider_has_private_keys(b)) {
 					/* An image the conversation names by its file: its bytes now. */
 					cJSON *c = strcmp(t, "image") == 0 && json_get(b, "_file") != NULL ?
-					    attach_image_request(b) : provider_clean_block(b);
+					    attach_image_request(b) : json_get(b, "_images") != NULL ?
+					    attach_result_request(b) : provider_clean_block(b);
 
 					if (mark)
 						cJSON_AddItemToObject(c, "cache_control", provider_ephemeral());
@@ -303,6 +304,17 @@ openai_add_user(cJSON *out, const cJSON *content)
 					buf_puts(&rt, "Error: ");
 				openai_result_text(json_get(b, "content"), &rt);
 				cJSON_AddStringToObject(m, "content", buf_cstr(&rt));
+				/* A tool message takes no image: the user message after it does. */
+				if (json_get(b, "_images") != NULL) {
+					const cJSON *ib;
+
+					cJSON_ArrayForEach(ib, json_get(b, "content"))
+						if (strcmp(json_str(ib, "type", ""), "image") == 0) {
+							if (parts == NULL)
+								parts = cJSON_CreateArray();
+							cJSON_AddItemToArray(parts, attach_image_openai(ib));
+						}
+				}
 				buf_release(&rt);
 				cJSON_AddItemToArray(out, m);
 			} else if (strcmp(type, "text") == 0) {

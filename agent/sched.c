@@ -348,7 +348,18 @@ sched_results(const struct sched *s)
 
 		cJSON_AddStringToObject(b, "type", "tool_result");
 		cJSON_AddStringToObject(b, "tool_use_id", c->id);
-		json_add_str_n(b, "content", buf_cstr(&c->result), c->result.len);
+		if (json_get(c->meta, "image") != NULL) {
+			/* An image read_file found: text and the image block (agent/attach.c). */
+			cJSON *content = cJSON_AddArrayToObject(b, "content"), *t = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(t, "type", "text");
+			json_add_str_n(t, "text", buf_cstr(&c->result), c->result.len);
+			cJSON_AddItemToArray(content, t);
+			cJSON_AddItemToArray(content, cJSON_Duplicate(json_get(c->meta, "image"), 1));
+			cJSON_AddBoolToObject(b, "_images", 1);
+		} else {
+			json_add_str_n(b, "content", buf_cstr(&c->result), c->result.len);
+		}
 		if (c->is_error)
 			cJSON_AddBoolToObject(b, "is_error", 1);
 		cJSON_AddItemToArray(arr, b);
