@@ -240,6 +240,19 @@ agent_attach(struct agent *a, const char *text)
 	cJSON_AddItemToArray(a->attach, record_text_block(text));
 }
 
+int
+agent_attach_image(struct agent *a, const char *file, const char *name, struct buf *err)
+{
+	cJSON *b = attach_image_file(&a->env, file, name, err);
+
+	if (b == NULL)
+		return -1;
+	if (a->attach == NULL)
+		a->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(a->attach, b);
+	return 0;
+}
+
 struct usercmd *
 agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
     usercmd_done_fn *done, void *arg)

@@ -67,6 +67,11 @@ void		 agent_answer(struct agent *, const char *id, enum approval,
  * after the prompt itself: a user command's framed output, an attachment.
  */
 void		 agent_attach(struct agent *, const char *text);
+/*
+ * Keep the image in file (tandem's own, e.g. a paste) for the next prompt,
+ * checked and stored in the session's files/ (attach.h); 0, or -1 with err.
+ */
+int		 agent_attach_image(struct agent *, const char *file, const char *name, struct buf *err);
 /* Run the user's own shell command (usercmd.h) in the workspace root. */
 struct usercmd	*agent_user_command(struct agent *, const char *command, usercmd_output_fn *output,
 		    usercmd_done_fn *done, void *arg);

@@ -176,6 +176,42 @@ out:
 	return b;
 }
 
+cJSON *
+attach_image_file(const struct tool_env *env, const char *file, const char *name, struct buf *err)
+{
+	struct image_info im;
+	char *data = NULL, hex[SHA256_HEX_LEN + 1], why[256], kept[8192];
+	size_t len = 0;
+	cJSON *b = NULL, *src;
+
+	if (env->snap_dir == NULL) {
+		buf_puts(err, "there is no session to keep it in");
+		return NULL;
+	}
+	if (fsutil_read_file(file, IMAGE_MAX_BYTES + 1, &data, &len, err) != 0)
+		goto out;
+	if (image_check((const unsigned char *)data, len, &im, why, sizeof why) == -1) {
+		buf_puts(err, why);
+		goto out;
+	}
+	if (fsutil_snapshot(env->snap_dir, data, len, hex, err) == -1)
+		goto out;
+	snprintf(kept, sizeof kept, "%s/%s", env->snap_dir, hex);
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "image");
+	src = cJSON_AddObjectToObject(b, "source");
+	cJSON_AddStringToObject(src, "type", "base64");
+	cJSON_AddStringToObject(src, "media_type", im.mime);
+	cJSON_AddStringToObject(b, "_file", kept);
+	cJSON_AddStringToObject(b, "_path", name);
+	cJSON_AddNumberToObject(b, "_width", im.width);
+	cJSON_AddNumberToObject(b, "_height", im.height);
+	cJSON_AddNumberToObject(b, "_tokens", (double)image_tokens(im.width, im.height));
+out:
+	free(data);
+	return b;
+}
+
 bool
 attach_tool_image(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
     bool images, const char *tool, const cJSON *input, struct buf *result, bool *is_error, cJSON **meta)

@@ -57,6 +57,12 @@ int	 attach_mentions(const struct tool_env *, const struct perm_rules *, enum pe
 bool	 attach_tool_image(const struct tool_env *, const struct perm_rules *, enum perm_mode,
 	    bool images, const char *tool, const cJSON *input, struct buf *result, bool *is_error,
 	    cJSON **meta);
+/*
+ * An image tandem itself wrote to file (a paste from the clipboard): read
+ * it (no sandbox: it is not the workspace's), check it, keep it in files/
+ * and return its image block named name, or NULL with err filled.
+ */
+cJSON	*attach_image_file(const struct tool_env *, const char *file, const char *name, struct buf *err);
 /* A tool_result holding images, for the Anthropic request (the caller frees). */
 cJSON	*attach_result_request(const cJSON *block);
 /* The Anthropic request's image block for a conversation's one (the caller frees). */

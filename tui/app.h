@@ -43,6 +43,7 @@
 #include "layout.h"
 #include "mention.h"
 #include "notify.h"
+#include "paste.h"
 #include "queue.h"
 #include "sline.h"
 #include "status.h"
@@ -102,6 +103,7 @@ struct tui_backend {
 	void		 (*attach)(struct agent *, const char *text);
 	const char	*(*session_dir)(const struct agent *);
 	void		 (*files_main)(void *root);	/* a child's body listing the workspace */
+	int		 (*attach_image)(struct agent *, const char *file, const char *name, struct buf *err);
 };
 
 /* What must be painted in the next frame. */
@@ -211,6 +213,7 @@ struct app {
 	struct queue		 queue;		/* type-ahead (queue.h) */
 	struct mention		 mention;	/* @path completion (mention.h) */
 	struct notify		 notify;	/* telling the user tandem waits (notify.h) */
+	struct paste		 clip;		/* an image from the clipboard (paste.h) */
 };
 
 /* tui.c */

@@ -566,6 +566,13 @@ key_zoom(struct app *a, int key, struct app_action *act)
 }
 
 static unsigned
+key_paste_image(struct app *a, int key, struct app_action *act)
+{
+	paste_image(a);
+	return KR_REDRAW;
+}
+
+static unsigned
 key_copy(struct app *a, int key, struct app_action *act)
 {
 	copy_run(a, NULL);
@@ -796,6 +803,7 @@ static const struct key_binding key_table[] = {
 	{ KC_FN | KEY_SF, C_ANY, key_line, NULL, NULL },
 	{ KC_CTRL('f'), C_ANY, key_search_start, "Ctrl+F", "search the transcript" },
 	{ KC_CTRL('o'), C_ANY, key_expand_all, "Ctrl+O", "expand or collapse all tool results and thinking" },
+	{ KC_ALT | 'v', C_EDIT, key_paste_image, "Alt+V", "paste an image from the clipboard (wl-paste, xclip) into the next prompt" },
 	{ KC_CTRL('y'), C_ANY, key_copy, "Ctrl+Y", "copy the selected item, else the newest reply, as written (/copy N: a code block)" },
 	{ KC_ALT | 'z', C_ANY, key_zoom, "Alt+Z, F2", "zoom the focused pane (transcript when typing)" },
 	{ KC_FN | KEY_F(2), C_ANY, key_zoom, NULL, NULL },

@@ -15,6 +15,7 @@ libtandem_tui_a_SOURCES = \
 	tui/mention.c tui/mention.h \
 	tui/notify.c tui/notify.h \
 	tui/copy.c tui/copy.h \
+	tui/paste.c tui/paste.h \
 	tui/visual.c tui/visual.h \
 	tui/browse.c tui/browse.h \
 	tui/theme.c tui/theme.h \
@@ -71,7 +72,7 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh \
 	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
 	tests/tui/glyphs.sh tests/tui/bang.sh tests/tui/queue.sh \
-	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh \
+	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh tests/tui/paste.sh \
 	tests/tui/editor.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \

@@ -501,6 +501,7 @@ tui_free(struct app *a)
 	queue_free(a);
 	mention_free(a);
 	notify_free(a);
+	paste_free(a);
 	free(a->deferred_prompt);
 	tr_free(a->tr);
 	tv_release(&a->tools);

@@ -49,6 +49,7 @@ static const struct tui_backend tui_agent_backend = {
 	.attach = agent_attach,
 	.session_dir = agent_session_dir,
 	.files_main = filelist_main,
+	.attach_image = agent_attach_image,
 };
 
 /* Subscribed: the session event, and a resumed conversation, again for the screen. */
