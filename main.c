@@ -22,7 +22,10 @@
 #include "demo.h"
 #include "ev.h"
 #include "event.h"
-#include "headless.h"
+#include "wire/ccflags.h"
+#include "wire/headless.h"
+#include "wire/sjson.h"
+#include "wire/acp.h"
 #include "hooks.h"
 #include "http.h"
 #include "modelcat.h"
@@ -49,6 +52,7 @@ enum {
 	OPT_THEME,
 	OPT_VERSION,
 	OPT_TRUST,
+	OPT_SANDBOX,
 	OPT_NO_MOUSE,
 	OPT_PRINT,
 	OPT_REWIND_TO,
@@ -60,7 +64,7 @@ enum {
 };
 
 static const struct option long_options[] = {
-	{ "print",		required_argument, NULL, 'p' },
+	{ "print",		optional_argument, NULL, 'p' },
 	{ "output-format",	required_argument, NULL, OPT_OUTPUT_FORMAT },
 	{ "provider",		required_argument, NULL, OPT_PROVIDER },
 	{ "model",		required_argument, NULL, OPT_MODEL },
@@ -81,6 +85,7 @@ static const struct option long_options[] = {
 	{ "demo",		no_argument,	   NULL, OPT_DEMO },
 	{ "theme",		required_argument, NULL, OPT_THEME },
 	{ "trust",		no_argument,	   NULL, OPT_TRUST },
+	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
 	{ "no-mouse",		no_argument,	   NULL, OPT_NO_MOUSE },
 	{ "print-transcript",	no_argument,	   NULL, OPT_PRINT },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -94,9 +99,11 @@ static const char usage_text[] =
     "       tandem config                      the effective settings and their sources\n"
     "       tandem sessions                    the saved sessions\n"
     "       tandem models                      the models the server offers\n"
+    "       tandem acp                         an Agent Client Protocol agent on stdio (editors)\n"
     "\n"
     "  -p, --print PROMPT                 run PROMPT headless\n"
     "      --output-format text|events|stream-json\n"
+    "      --input-format stream-json         user messages and control requests on stdin (the Agent SDKs)\n"
     "      --provider anthropic|openai\n"
     "      --model NAME\n"
     "      --effort LEVEL                 e.g. low, medium, high, max (the levels the model lists)\n"
@@ -112,6 +119,7 @@ static const char usage_text[] =
     "      --redo                         with -c/-r: undo the last rewind\n"
     "      --disable-tools LIST           tools the model does not get, e.g. run_bash,write_file\n"
     "      --trust                        honour this project's hooks and allow rules\n"
+    "      --sandbox MODE                 run commands confined: off, read-only, workspace-write\n"
     "      --demo                         offline: a scripted model on loopback\n"
     "      --theme NAME  --no-mouse  --print-transcript\n"
     "      --version  --help\n"
@@ -122,6 +130,8 @@ struct cli {
 	const char	*prompt;
 	bool		 headless;
 	bool		 stream_json;
+	bool		 cc_json;	/* --output-format stream-json: Claude Code's shapes */
+	struct ccflags	 cc;
 	bool		 demo;
 	bool		 trust;
 	bool		 no_mouse;
@@ -196,17 +206,20 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:cr::h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p::cr::h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			cli->prompt = optarg;
 			cli->headless = true;
+			/* Claude Code's -p is a switch: "-p --verbose" takes no flag as the prompt. */
+			if (optarg == NULL && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			cli->prompt = optarg;
 			break;
 		case OPT_OUTPUT_FORMAT:
-			/* "stream-json" prints tandem's events until it speaks
-			 * Claude Code's message shapes; "events" is their name. */
-			if (strcmp(optarg, "events") == 0 || strcmp(optarg, "stream-json") == 0)
+			if (strcmp(optarg, "events") == 0)
 				cli->stream_json = true;
+			else if (strcmp(optarg, "stream-json") == 0)
+				cli->cc_json = true;
 			else if (strcmp(optarg, "text") != 0)
 				return usage_error("--output-format must be text, events or stream-json, not \"%s\"", optarg);
 			break;
@@ -287,6 +300,17 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 			if (set_flag(cfg, "theme", optarg) == -1)
 				return 2;
 			break;
+		case OPT_SANDBOX: {
+			struct buf err = BUF_INIT(1024);
+			int r = jail_config_flag(&cfg->sandbox, "mode", optarg, &err);
+
+			if (r == -1)
+				fprintf(stderr, "tandem: --sandbox: %s\n", buf_cstr(&err));
+			buf_release(&err);
+			if (r == -1)
+				return 2;
+			break;
+		}
 		case OPT_TRUST:
 			cli->trust = true;
 			break;
@@ -309,7 +333,7 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 	}
 	if (optind < argc && cli->prompt == NULL &&
 	    (strcmp(argv[optind], "config") == 0 || strcmp(argv[optind], "sessions") == 0 ||
-	    strcmp(argv[optind], "models") == 0)) {
+	    strcmp(argv[optind], "models") == 0 || strcmp(argv[optind], "acp") == 0)) {
 		cli->subcommand = argv[optind];
 		optind++;
 	}
@@ -320,7 +344,14 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument \"%s\"", argv[optind]);
-	if (cli->headless && (cli->prompt == NULL || cli->prompt[0] == '\0'))
+	if (cli->cc.input_stream)
+		cli->headless = true;
+	if (cli->cc.input_stream && !cli->cc_json)
+		return usage_error("%s", "--input-format stream-json goes with --output-format stream-json");
+	if (cli->cc.host_permissions && !cli->cc.input_stream)
+		return usage_error("%s", "--permission-prompt-tool stdio goes with --input-format stream-json "
+		    "(the host answers on stdin)");
+	if (cli->headless && !cli->cc.input_stream && (cli->prompt == NULL || cli->prompt[0] == '\0'))
 		return usage_error("%s", "-p needs a prompt");
 	if (cli->fork && !cli->cont && !cli->resume)
 		return usage_error("%s", "--fork goes with --continue or --resume ID");
@@ -460,6 +491,7 @@ main(int argc, char **argv)
 	struct ev_loop *loop = NULL;
 	struct event_bus *bus = NULL;
 	struct headless *hl = NULL;
+	struct sjson *sj = NULL;
 	struct agent *agent = NULL;
 	struct demo *demo = NULL;
 	char msg[1024], *newest = NULL;
@@ -468,6 +500,12 @@ main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	memset(&cli, 0, sizeof cli);
 	config_init(&cfg);
+	/* Claude Code's flags first: --setting-sources decides which files are read. */
+	if (ccflags_take(&argc, argv, &cli.cc, &err) == -1 ||
+	    ccflags_apply(&cli.cc, &cfg, &err) == -1) {
+		rc = usage_error("%s", buf_cstr(&err));
+		goto out;
+	}
 	if (config_load(&cfg, &warnings, &err) == -1) {
 		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
 		rc = 2;
@@ -476,6 +514,8 @@ main(int argc, char **argv)
 	rc = parse_args(argc, argv, &cfg, &cli);
 	if (rc != 0)
 		goto out;
+	if (cli.cc.fork)
+		cli.fork = true;
 	/* The settings are read: no command, hook or tool gets the keys from here on. */
 	redact_add(cfg.api_key);
 	redact_env_scrub();
@@ -490,7 +530,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	session_prune(cfg.home, cfg.retention_days);
-	if (cli.subcommand != NULL || (cli.resume && cli.resume_id == NULL)) {
+	if ((cli.subcommand != NULL && strcmp(cli.subcommand, "acp") != 0) ||
+	    (cli.resume && cli.resume_id == NULL)) {
 		struct buf list = BUF_INIT(BUF_NOLIMIT);
 
 		/* `tandem sessions`, and --resume without an id: the list to choose from. */
@@ -548,9 +589,20 @@ main(int argc, char **argv)
 		goto out;
 	}
 	bus = event_bus_new();
-	if (cli.headless)
+	if (cli.subcommand != NULL && strcmp(cli.subcommand, "acp") == 0) {
+		rc = acp_run(loop, &cfg);
+		goto out;
+	}
+	if (cli.headless && cli.cc_json) {
+		struct sjson_opts so = { &cfg, cli.cc.input_stream, cli.cc.partial,
+		    cli.cc.host_permissions, STDOUT_FILENO, STDIN_FILENO };
+
+		sj = sjson_new(loop, bus, &so);
+	} else if (cli.headless) {
 		hl = headless_new(loop, bus, cli.stream_json);
-	agent = agent_new(loop, bus, &cfg, cli.resume_id, cli.fork, !cli.headless, msg, sizeof msg);
+	}
+	agent = agent_new(loop, bus, &cfg, cli.resume_id, cli.fork,
+	    !cli.headless || cli.cc.host_permissions, msg, sizeof msg);
 	if (agent == NULL) {
 		fprintf(stderr, "tandem: %s\n", msg);
 		rc = 1;
@@ -579,7 +631,13 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cli.headless) {
+	if (sj != NULL) {
+		char *hp = ccflags_host_prompt(&cli.cc);
+
+		agent_set_host_prompt(agent, hp);
+		free(hp);
+		rc = sjson_run(sj, agent, cli.prompt);
+	} else if (cli.headless) {
 		rc = headless_run(hl, agent, cli.prompt);
 	} else {
 		struct tui_opts to;
@@ -596,6 +654,7 @@ main(int argc, char **argv)
 out:
 	agent_free(agent);
 	headless_free(hl);
+	sjson_free(sj);
 	event_bus_free(bus);
 	demo_stop(demo);
 	ev_loop_free(loop);

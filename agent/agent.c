@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jail.h"
 #include "agent_int.h"
 #include "attach.h"
 #include "call.h"
@@ -883,6 +884,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->session_rules = perm_rules_new();
 	buf_init(&a->progress_redact.hold, BUF_NOLIMIT);
 	a->hooks = hooks_new(loop, cfg);
+	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
 	hooks_attach(a->hooks, bus);
 	{
 		struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
@@ -931,6 +933,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(a, a->resumed);
+	if (!interactive)
+		jail_announce(a->jail, a->bus);
 	if (session_note(a->session) != NULL)
 		event_error(a->bus, 0, "%s", session_note(a->session));
 	if (resume_id != NULL && !fork)
@@ -968,6 +972,7 @@ agent_free(struct agent *a)
 		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	}
 	hooks_free(a->hooks);
+	jail_free(a->jail);
 	a->hooks = NULL;
 	cachewatch_free(a->cw);
 	sched_free(a->sched);
@@ -994,6 +999,7 @@ agent_free(struct agent *a)
 	cJSON_Delete(a->turn_tools);
 	cJSON_Delete(a->attach);
 	free(a->session_context);
+	free(a->host_prompt);
 	free(a->memory);
 	free(a->memory_report);
 	if (a->trace != NULL && a->trace != stderr)

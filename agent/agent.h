@@ -75,6 +75,16 @@ int		 agent_attach_image(struct agent *, const char *file, const char *name, str
 /* Run the user's own shell command (usercmd.h) in the workspace root. */
 struct usercmd	*agent_user_command(struct agent *, const char *command, usercmd_output_fn *output,
 		    usercmd_done_fn *done, void *arg);
+/*
+ * Allow the waiting call id with input in place of its own (a host changed
+ * it, as a hook's updatedInput does): checked against the rules and the
+ * mode again first.  0; -1 when id is not waiting, or when the rules deny
+ * the new input (the call is then denied, the sentence in why).
+ */
+int		 agent_answer_updated(struct agent *, const char *id, const cJSON *input,
+		    struct buf *why);
+/* Instructions of a host (an SDK's system prompt) added to the system prompt's dynamic part; copied. */
+void		 agent_set_host_prompt(struct agent *, const char *text);
 /* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
 void		 agent_interrupt(struct agent *);
 /*

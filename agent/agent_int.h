@@ -155,6 +155,7 @@ struct agent {
 
 	/* Hooks and memory files (hooks.h, memory.h). */
 	struct hooks		*hooks;
+	struct jail		*jail;		/* the command sandbox (jail.h) */
 	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
 	struct hook_run		*start_run;	/* SessionStart */
 	bool			 hook_stop;	/* a hook said "continue": false */
@@ -162,6 +163,7 @@ struct agent {
 	char			*session_context;	/* SessionStart hooks' additionalContext */
 	char			*memory;	/* the memory files, for the dynamic system prompt */
 	char			*memory_report;	/* for /memory */
+	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
 };
 
 int	 agent_unsaved(struct agent *a);

@@ -482,6 +482,8 @@ cfg_apply_object(struct config *cfg, struct cfg_layer *L, const cJSON *obj, cons
 			cfg_apply_env_names(cfg, L, k, m);
 		else if (k != NULL)
 			cfg_apply_scalar(cfg, L, k, m);
+		else if (prefix == NULL && strcmp(m->string, "sandbox") == 0)
+			jail_config_apply(&cfg->sandbox, m, L->path, L->project, L->warnings);
 		else if (!dotted && cfg_is_group(buf_cstr(&name)) && cJSON_IsObject(m))
 			cfg_apply_object(cfg, L, m, buf_cstr(&name));
 		else if (!dotted && cfg_is_group(buf_cstr(&name)))
@@ -819,6 +821,7 @@ config_release(struct config *cfg)
 	cJSON_Delete(cfg->sources);
 	cJSON_Delete(cfg->held);
 	cJSON_Delete(cfg->rule_sources);
+	jail_config_release(&cfg->sandbox);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -847,6 +850,8 @@ config_load(struct config *cfg, struct buf *warnings, struct buf *err)
 	paths[1] = cfg_join(cfg->root, ".tandem/settings.json");
 	paths[2] = cfg_join(cfg->root, ".tandem/settings.local.json");
 	for (i = 0; i < 3 && r == 0; i++) {
+		if (cfg->skip_layers & (1u << i))
+			continue;
 		L.path = paths[i];
 		L.project = i > 0;
 		L.warnings = warnings;

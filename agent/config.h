@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "jail.h"
 
 struct buf;
 struct perm_rules;
@@ -69,6 +70,9 @@ struct config {
 	bool	 trusted;	/* the project's own hooks/allow rules may be honoured */
 	bool	 project_defines_trust_items;	/* project settings define hooks or allow rules */
 	cJSON	*sources;	/* key -> "default" | file path | "flag" | "env", for `tandem config` */
+	struct jail_config sandbox;	/* the "sandbox" group: parsed and resolved by jail.c */
+	unsigned skip_layers;	/* settings files config_load leaves out: 1 the user's, 2 the
+				   project's, 4 the project's local one (--setting-sources) */
 
 	/* Internal to config.c. */
 	cJSON	*held;		/* the project's trust items, until config_apply_trusted() */

@@ -452,6 +452,7 @@ config_print(const struct config *cfg, struct buf *out)
 	cfg_print_line(out, "home", cfg->home, cfg_source(cfg, "home"));
 	cfg_print_line(out, "config_dir", cfg->config_dir, cfg_source(cfg, "config_dir"));
 	cfg_print_line(out, "trusted", cfg->trusted ? "yes" : "no", "trusted.json");
+	jail_config_print(&cfg->sandbox, cfg->trusted, out);
 	if (cfg_holds_any(cfg)) {
 		buf_puts(out, "\nHeld back until this project is trusted:\n");
 		config_trust_items(cfg, out);

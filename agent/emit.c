@@ -35,26 +35,29 @@ emit_session_unsaved(struct event_bus *bus, const char *message, const char *dir
 	event_emit(bus, ev);
 }
 
-void
-emit_turn_start(struct event_bus *bus, const char *prompt, bool replay)
+/* turn_start and turn_end: one string field and, when replayed, "replay". */
+static void
+emit_turn_edge(struct event_bus *bus, const char *type, const char *key, const char *value,
+    bool replay)
 {
-	cJSON *ev = event_new(bus, "turn_start");
+	cJSON *ev = event_new(bus, type);
 
-	cJSON_AddStringToObject(ev, "prompt", prompt);
+	cJSON_AddStringToObject(ev, key, value);
 	if (replay)
 		cJSON_AddBoolToObject(ev, "replay", 1);
 	event_emit(bus, ev);
 }
 
 void
+emit_turn_start(struct event_bus *bus, const char *prompt, bool replay)
+{
+	emit_turn_edge(bus, "turn_start", "prompt", prompt, replay);
+}
+
+void
 emit_turn_end(struct event_bus *bus, const char *stop_reason, bool replay)
 {
-	cJSON *ev = event_new(bus, "turn_end");
-
-	cJSON_AddStringToObject(ev, "stop_reason", stop_reason);
-	if (replay)
-		cJSON_AddBoolToObject(ev, "replay", 1);
-	event_emit(bus, ev);
+	emit_turn_edge(bus, "turn_end", "stop_reason", stop_reason, replay);
 }
 
 cJSON *

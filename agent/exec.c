@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "ev.h"
 #include "exec.h"
+#include "jail.h"
 #include "json.h"
 #include "proc.h"
 #include "redact.h"
@@ -45,6 +46,7 @@ struct exec_job {
 	bool			 is_bash;
 	struct tool_out		 failed;	/* could not start */
 	char			 tag[48];	/* run_bash: TANDEM_COMMAND_ID=n, for the orphan sweep */
+	const struct jail	*jail;		/* run_bash: the sandbox it runs in; NULL: none */
 };
 
 static int exec_nalive;
@@ -251,9 +253,12 @@ exec_maybe_finish(struct exec_job *job)
 	if (job->finished || !job->exited || !job->eof)
 		return;
 	tool_out_init(&out);
-	if (job->is_bash)
+	if (job->is_bash) {
 		bash_capture_finish(&job->cap, job->status, job->timed_out,
 		    job->interrupted, job->timeout_ms, &out);
+		if (job->jail != NULL && !job->timed_out && !job->interrupted)
+			jail_note(job->jail, job->status, &out.text);
+	}
 	else
 		exec_result_from_child(job, &out);
 	exec_finish(job, &out);
@@ -307,12 +312,14 @@ exec_fork_builtin(struct exec_job *job, const cJSON *input, const struct tool_en
 
 /* Every command gets a tag its descendants inherit, and tandem adopts its orphans. */
 static pid_t
-exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const char *cmd,
-    struct buf *err)
+exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *input,
+    const char *cmd, struct buf *err)
 {
 	static unsigned long exec_serial;
-	const char *set[] = { job->tag, NULL };
+	const char *const *js = jail_env_set();
+	const char *set[8] = { job->tag, NULL };
 	struct bash_spawn_opts o = { .env_set = set };
+	size_t i;
 
 	int n = snprintf(job->tag, sizeof job->tag, "TANDEM_COMMAND_ID=%ld.%lu",
 	    (long)getpid(), ++exec_serial);
@@ -320,6 +327,16 @@ exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const char *cm
 	if (n < 0 || (size_t)n >= sizeof job->tag)
 		job->tag[0] = '\0';
 	proc_subreaper();
+	/* In the sandbox: its set-up before the exec, and an environment without ways out. */
+	if (jail_applies(env->jail, input)) {
+		job->jail = env->jail;
+		for (i = 0; js[i] != NULL && i + 2 < sizeof set / sizeof set[0]; i++)
+			set[i + 1] = js[i];
+		set[i + 1] = NULL;
+		o.env_unset = jail_env_unset();
+		o.pre_exec = jail_enter;
+		o.arg = env->jail;
+	}
 	return bash_spawn(env->root, cmd, &o, &job->fd, err);
 }
 
@@ -352,7 +369,7 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 		}
 		job->timeout_ms = bash_timeout_ms(input);
 		bash_capture_init(&job->cap, env->session_dir, id);
-		job->pid = exec_spawn_bash(job, env, cmd, &err);
+		job->pid = exec_spawn_bash(job, env, input, cmd, &err);
 		if (job->pid == -1) {
 			bash_capture_release(&job->cap);
 			job->is_bash = false;

@@ -8,8 +8,8 @@
  *   3. PreToolUse hooks (hooks.h), which may deny, allow, ask or rewrite
  *      the input (rewritten input is checked against the rules again);
  *   4. the session's "always" answers;
- *   5. sandbox auto-allow: the slot where a sandbox that contains the call
- *      allows it without asking (empty for now);
+ *   5. sandbox auto-allow: a command the sandbox confines, with the
+ *      network off, runs without asking (jail.h);
  *   6. the host's decision: the slot where a front end that decides for
  *      the user (the SDK protocol's can_use_tool) answers (empty for now);
  *   7. the person: an approval_request event, answered by agent_answer.
@@ -37,6 +37,7 @@
 #include "event.h"
 #include "http.h"
 #include "hooks.h"
+#include "jail.h"
 #include "json.h"
 #include "memory.h"
 #include "modelcat.h"
@@ -275,14 +276,18 @@ gate_allowed(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct b
 }
 
 /*
- * 6. The slot for sandbox auto-allow: a call that a sandbox contains (its
- * writes and processes kept inside) is allowed here without asking, with
- * an approval event by "sandbox".  Nothing fills it yet.
+ * 6. Sandbox auto-allow: a command the sandbox confines (its writes, its
+ * processes, no network) is allowed here without asking, with an approval
+ * event by "sandbox"; ask rules, and hooks that ask, still ask.
  */
 static int
 gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	return GATE_PASS;
+	if (g->v != PERM_VERDICT_ASK || g->hook_ask || a->fork_dry_run ||
+	    !jail_auto_allow(a->jail, a->cfg->rules, a->mode, c->name, c->input, why))
+		return GATE_PASS;
+	emit_approval(a->bus, c->id, "allow", "sandbox");
+	return SCHED_GO;
 }
 
 /*
@@ -321,6 +326,7 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), a->cfg->root);
 	}
 	always = gate_explain(a, c, c->input, g->hook_ask, g->hook_reason, &reason);
+	jail_explain(a->jail, c->name, c->input, &reason);
 	emit_approval_request(a->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
 	    a->cfg->root, buf_cstr(&reason), always);
 	perm_strv_free(always);
@@ -380,4 +386,20 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	if (strcmp(c->name, "run_bash") == 0 && decision != APPROVAL_DENY)
 		a->fork_dry_run = false;
 	sched_answer(a->sched, id, decision != APPROVAL_DENY, reason, edited_input);
+}
+
+int
+agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct buf *why)
+{
+	struct sched_call *c = sched_find(a->sched, id);
+
+	if (c == NULL || c->state != SCHED_WAITING)
+		return -1;
+	if (perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, input, why) ==
+	    PERM_VERDICT_DENY) {
+		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
+		return -1;
+	}
+	agent_answer(a, id, APPROVAL_ALLOW, NULL, input);
+	return 0;
 }

@@ -19,6 +19,7 @@ libtandem_agent_a_SOURCES = \
 	agent/exec.c agent/exec.h \
 	agent/usercmd.c agent/usercmd.h \
 	agent/attach.c agent/attach.h \
+	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h agent/shparse_int.h \
 	agent/shparse_word.c agent/shparse_rules.c \
@@ -34,7 +35,11 @@ libtandem_agent_a_SOURCES = \
 	agent/tooluse.c agent/tooluse.h \
 	agent/timeline.c agent/timeline.h \
 	agent/resume.c agent/resume.h \
-	agent/headless.c agent/headless.h
+	agent/wire/headless.c agent/wire/headless.h \
+	agent/wire/wire.c agent/wire/wire.h \
+	agent/wire/sjson.c agent/wire/sjson.h \
+	agent/wire/ccflags.c agent/wire/ccflags.h \
+	agent/wire/acp.c agent/wire/acp.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -96,3 +101,14 @@ check_PROGRAMS += tests/test_usercmd
 TESTS += tests/test_usercmd
 tests_test_usercmd_SOURCES = tests/test_usercmd.c
 tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)
+# The command sandbox: config.c parses its settings, exec.c runs commands in it.
+tests_test_config_SOURCES += agent/jail.c agent/event.c
+tests_test_hooks_SOURCES += agent/jail.c
+tests_test_memory_SOURCES += agent/jail.c agent/event.c
+tests_test_commands_SOURCES += agent/jail.c agent/event.c
+tests_test_sched_SOURCES += agent/jail.c agent/event.c agent/perm.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+check_PROGRAMS += tests/test_jail
+TESTS += tests/test_jail
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c \
+	tools/patch.c tools/sandbox.c
+tests_test_jail_LDADD = $(LIB_LIBS)

@@ -25,6 +25,7 @@
 #include "conv.h"
 #include "ev.h"
 #include "fsutil.h"
+#include "file.h"
 #include "event.h"
 #include "http.h"
 #include "hooks.h"
@@ -100,26 +101,22 @@ prompt_tool_disabled(const struct config *cfg, const char *name)
 static void
 prompt_git_branch(const char *root, struct buf *out)
 {
-	struct buf path = BUF_INIT(8192);
-	char head[512];
-	ssize_t n;
-	int fd;
+	struct buf path = BUF_INIT(8192), head = BUF_INIT(BUF_NOLIMIT);
+	struct file_status st;
+	char *line;
 
 	buf_printf(&path, "%s/.git/HEAD", root);
-	fd = open(buf_cstr(&path), O_RDONLY | O_CLOEXEC);
+	if (file_read(buf_cstr(&path), 511, FILE_REGULAR | FILE_TRUNCATE, &head, &st) == 0 &&
+	    head.len > 0) {
+		line = head.data;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strncmp(line, "ref: refs/heads/", 16) == 0)
+			buf_puts(out, line + 16);
+		else
+			buf_printf(out, "(detached at %.12s)", line);
+	}
+	buf_release(&head);
 	buf_release(&path);
-	if (fd == -1)
-		return;
-	n = read(fd, head, sizeof head - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	head[n] = '\0';
-	head[strcspn(head, "\r\n")] = '\0';
-	if (strncmp(head, "ref: refs/heads/", 16) == 0)
-		buf_puts(out, head + 16);
-	else
-		buf_printf(out, "(detached at %.12s)", head);
 }
 
 void
@@ -144,9 +141,18 @@ prompt_build_dynamic(struct agent *a)
 		buf_printf(&d, "\n%s\n", a->session_context);
 	if (a->memory != NULL && a->memory[0] != '\0')
 		buf_printf(&d, "\n%s", a->memory);
+	if (a->host_prompt != NULL)
+		buf_printf(&d, "\n%s\n", a->host_prompt);
 	buf_release(&branch);
 	free(a->sys_dynamic);
 	a->sys_dynamic = buf_detach(&d, NULL);
+}
+
+void
+agent_set_host_prompt(struct agent *a, const char *text)
+{
+	free(a->host_prompt);
+	a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
 }
 
 cJSON *

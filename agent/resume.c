@@ -26,9 +26,11 @@
 #include "conv.h"
 #include "ev.h"
 #include "fsutil.h"
+#include "file.h"
 #include "event.h"
 #include "http.h"
 #include "hooks.h"
+#include "jail.h"
 #include "json.h"
 #include "memory.h"
 #include "modelcat.h"
@@ -78,6 +80,7 @@ resume_use_session(struct agent *a, struct session *sess)
 	a->policy.denied = resume_path_denied;
 	a->policy.arg = a->cfg->rules;
 	a->env.policy = &a->policy;
+	a->env.jail = a->jail;
 	buf_reset(&p);
 	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
 	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));
@@ -105,27 +108,18 @@ resume_save_cache(struct agent *a)
 void
 resume_load_cache(struct agent *a)
 {
-	struct buf path = BUF_INIT(8192);
-	FILE *f;
+	struct buf path = BUF_INIT(8192), all = BUF_INIT(BUF_NOLIMIT);
+	struct file_status st;
 
 	buf_printf(&path, "%s/cache.json", session_dir(a->session));
-	f = fopen(buf_cstr(&path), "r");
-	if (f != NULL) {
-		char data[1 << 16];
-		struct buf all = BUF_INIT(64u * 1024 * 1024);
-		size_t n;
-		cJSON *j;
+	if (file_read(buf_cstr(&path), 64u * 1024 * 1024, FILE_REGULAR, &all, &st) == 0) {
+		cJSON *j = cJSON_ParseWithLength(buf_cstr(&all), all.len);
 
-		while ((n = fread(data, 1, sizeof data, f)) > 0)
-			if (buf_append(&all, data, n) == -1)
-				break;
-		fclose(f);
-		j = cJSON_ParseWithLength(buf_cstr(&all), all.len);
 		if (j != NULL)
 			cachewatch_load(a->cw, j);	/* advisory: a bad file is ignored */
 		cJSON_Delete(j);
-		buf_release(&all);
 	}
+	buf_release(&all);
 	buf_release(&path);
 }
 
@@ -276,6 +270,7 @@ void
 agent_replay(struct agent *a)
 {
 	agent_emit_session(a, a->resumed);
+	jail_announce(a->jail, a->bus);
 	if (conv_count(&a->conv) > 0)
 		resume_replay_history(a);
 }

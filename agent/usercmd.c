@@ -76,6 +76,8 @@ usercmd_start(struct ev_loop *loop, const struct tool_env *env, const char *comm
 	u->env = *env;
 	u->env.session_dir = NULL;
 	u->env.policy = NULL;
+	/* Nor the command sandbox (jail.h): the user's own commands run as the user's. */
+	u->env.jail = NULL;
 	u->job = exec_start(loop, &tool_run_bash, input, &u->env, id, usercmd_on_output, usercmd_on_done, u);
 	cJSON_Delete(input);
 	return u;

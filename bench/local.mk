@@ -70,3 +70,11 @@ bench_mention_bench_LDADD = $(TOOLS_LIBS)
 bench: bench-mention
 bench-mention: bench/mention_bench$(EXEEXT)
 	./bench/mention_bench$(EXEEXT)
+# jail: the start-up cost the command sandbox adds to a command (budget 5 ms).
+EXTRA_PROGRAMS += bench/jail_bench
+bench_jail_bench_SOURCES = bench/jail_bench.c
+bench_jail_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+.PHONY: bench-jail
+bench: bench-jail
+bench-jail: bench/jail_bench$(EXEEXT)
+	./bench/jail_bench$(EXEEXT) 200 $(abs_top_srcdir)

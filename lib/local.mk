@@ -31,10 +31,6 @@ check_PROGRAMS += tests/test_pathglob
 TESTS += tests/test_pathglob
 tests_test_pathglob_LDADD = $(LIB_LIBS)
 
-# The one child-process module: spawn paths, session, hooks, group kill, orphan sweep.
-check_PROGRAMS += tests/test_proc
-TESTS += tests/test_proc
-tests_test_proc_LDADD = $(LIB_LIBS)
 
 # The fuzzy matcher of the @path completion.
 check_PROGRAMS += tests/test_fuzzy
@@ -49,3 +45,8 @@ tests_test_image_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_file
 TESTS += tests/test_file
 tests_test_file_LDADD = $(LIB_LIBS)
+
+# The one child-process module: spawn paths, session, hooks, group kill, orphan sweep.
+check_PROGRAMS += tests/test_proc
+TESTS += tests/test_proc
+tests_test_proc_LDADD = $(LIB_LIBS)

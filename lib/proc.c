@@ -27,8 +27,9 @@ static pid_t	*proc_pids;
 static size_t	 proc_npids, proc_cappids;
 static bool	 proc_reaper_on;
 
-/* In a forked child: where a failure before the exec is reported. */
+/* In a forked child: where a failure before the exec is reported, and who forked it. */
 static int	 proc_report_fd = -1;
+static pid_t	 proc_parent;
 
 static void
 proc_remember(pid_t pid)
@@ -130,11 +131,15 @@ proc_env_build(const struct proc_spec *s)
 	return env;
 }
 
-/* Pipes, parent ends: fd[0] for stdin's write end, fd[1], fd[2] read ends. */
+/* In struct proc_pipes: what the child opens or copies itself (no descriptor of ours). */
+#define PROC_CHILD_NULL		(-2)	/* /dev/null, opened in the child */
+#define PROC_CHILD_STDOUT	(-3)	/* a copy of the child's stdout */
+
+/* The three streams: what becomes 0, 1, 2 in the child, and the parent's pipe ends. */
 struct proc_pipes {
-	int	child[3];	/* what becomes 0, 1, 2 in the child (-1: /dev/null) */
+	int	child[3];	/* ours to close after the spawn, unless borrowed */
+	bool	borrowed[3];	/* the caller's own descriptor: not closed */
 	int	parent[3];
-	int	devnull;
 };
 
 static void
@@ -143,7 +148,7 @@ proc_pipes_close(struct proc_pipes *pp, bool parent_too)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		if (pp->child[i] != -1 && pp->child[i] != pp->devnull)
+		if (pp->child[i] >= 0 && !pp->borrowed[i])
 			close(pp->child[i]);
 		pp->child[i] = -1;
 		if (parent_too && pp->parent[i] != -1)
@@ -151,9 +156,6 @@ proc_pipes_close(struct proc_pipes *pp, bool parent_too)
 		if (parent_too)
 			pp->parent[i] = -1;
 	}
-	if (pp->devnull != -1)
-		close(pp->devnull);
-	pp->devnull = -1;
 }
 
 static int
@@ -163,20 +165,17 @@ proc_pipes_open(const struct proc_spec *s, struct proc_pipes *pp, struct buf *er
 	int fds[3] = { s->in_fd, s->out_fd, s->err_fd };
 	int i, p[2];
 
-	pp->devnull = -1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		pp->child[i] = pp->parent[i] = -1;
+		pp->borrowed[i] = false;
+	}
 	for (i = 0; i < 3; i++) {
 		switch (how[i]) {
 		case PROC_IO_NULL:
-			if (pp->devnull == -1 &&
-			    (pp->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
-				buf_printf(err, "cannot open /dev/null: %s", strerror(errno));
-				goto fail;
-			}
-			pp->child[i] = pp->devnull;
+			pp->child[i] = PROC_CHILD_NULL;
 			break;
 		case PROC_IO_PIPE:
+			/* Off 0-2, so that the child's dup2s never clobber one another. */
 			if (pipe2(p, O_CLOEXEC) == -1) {
 				buf_printf(err, "cannot create a pipe: %s", strerror(errno));
 				goto fail;
@@ -184,37 +183,34 @@ proc_pipes_open(const struct proc_spec *s, struct proc_pipes *pp, struct buf *er
 			pp->child[i] = i == 0 ? p[0] : p[1];
 			pp->parent[i] = i == 0 ? p[1] : p[0];
 			fcntl(pp->parent[i], F_SETFL, fcntl(pp->parent[i], F_GETFL) | O_NONBLOCK);
+			if (pp->child[i] <= 2) {
+				int hi = fcntl(pp->child[i], F_DUPFD_CLOEXEC, 3);
+
+				close(pp->child[i]);
+				pp->child[i] = hi;
+				if (hi == -1) {
+					buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+					goto fail;
+				}
+			}
 			break;
 		case PROC_IO_FD:
-			if ((pp->child[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) == -1) {
+			if (fds[i] > 2 && fcntl(fds[i], F_GETFD) != -1) {
+				pp->child[i] = fds[i];
+				pp->borrowed[i] = true;
+			} else if ((pp->child[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) == -1) {
 				buf_printf(err, "cannot pass descriptor %d: %s", fds[i], strerror(errno));
 				goto fail;
 			}
 			break;
 		case PROC_IO_STDOUT:
-			if (i != 2 || (pp->child[2] = fcntl(pp->child[1], F_DUPFD_CLOEXEC, 3)) == -1) {
-				buf_puts(err, "stderr into stdout needs a stdout");
+			if (i != 2) {
+				buf_puts(err, "only stderr can go into stdout");
 				goto fail;
 			}
+			pp->child[2] = PROC_CHILD_STDOUT;
 			break;
 		}
-	}
-	/* Keep the child's ends off 0-2, so the dup2s below never clobber one another. */
-	for (i = 0; i < 3; i++)
-		if (pp->child[i] >= 0 && pp->child[i] <= 2 && pp->child[i] != pp->devnull) {
-			int hi = fcntl(pp->child[i], F_DUPFD_CLOEXEC, 3);
-
-			close(pp->child[i]);
-			pp->child[i] = hi;
-		}
-	if (pp->devnull >= 0 && pp->devnull <= 2) {
-		int hi = fcntl(pp->devnull, F_DUPFD_CLOEXEC, 3);
-
-		for (i = 0; i < 3; i++)
-			if (pp->child[i] == pp->devnull)
-				pp->child[i] = hi;
-		close(pp->devnull);
-		pp->devnull = hi;
 	}
 	return 0;
 fail:
@@ -237,7 +233,12 @@ proc_spawn_posix(const struct proc_spec *s, struct proc_pipes *pp, char **env,
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	for (i = 0; i < 3; i++)
-		posix_spawn_file_actions_adddup2(&fa, pp->child[i], i);
+		if (pp->child[i] == PROC_CHILD_NULL)
+			posix_spawn_file_actions_addopen(&fa, i, "/dev/null", O_RDWR, 0);
+		else if (pp->child[i] == PROC_CHILD_STDOUT)
+			posix_spawn_file_actions_adddup2(&fa, 1, 2);
+		else
+			posix_spawn_file_actions_adddup2(&fa, pp->child[i], i);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	if (s->dir != NULL)
 		posix_spawn_file_actions_addchdir_np(&fa, s->dir);
@@ -286,14 +287,28 @@ proc_child(const struct proc_spec *s, struct proc_pipes *pp, char **env, int rep
 
 	proc_report_fd = report;
 	setsid();
+	/* Set before anything can fail, and too late if tandem is already gone: check. */
+	if (s->pdeathsig != 0 && (prctl(PR_SET_PDEATHSIG, s->pdeathsig, 0, 0, 0) == -1 ||
+	    getppid() != proc_parent))
+		proc_child_fail("tandem ended while the child was starting");
 	for (i = 1; i < NSIG; i++)
 		if (i != SIGKILL && i != SIGSTOP)
 			signal(i, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	for (i = 0; i < 3; i++)
-		if (dup2(pp->child[i], i) == -1)
+	for (i = 0; i < 3; i++) {
+		int fd = pp->child[i];
+
+		if (fd == PROC_CHILD_NULL) {
+			if ((fd = open("/dev/null", O_RDWR)) == -1)
+				proc_child_fail("cannot open /dev/null");
+			if (fd != i && (dup2(fd, i) == -1 || close(fd) == -1))
+				proc_child_fail("cannot set up the child's standard streams");
+			continue;
+		}
+		if (dup2(fd == PROC_CHILD_STDOUT ? 1 : fd, i) == -1)
 			proc_child_fail("cannot set up the child's standard streams");
+	}
 	/* Nothing of tandem's but the report pipe survives the exec. */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	environ = env;
@@ -332,6 +347,7 @@ proc_spawn_fork(const struct proc_spec *s, struct proc_pipes *pp, char **env,
 		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
 		return -1;
 	}
+	proc_parent = getpid();
 	pid = fork();
 	if (pid == -1) {
 		buf_printf(err, "cannot fork: %s", strerror(errno));
@@ -386,7 +402,7 @@ proc_spawn(const struct proc_spec *s, struct proc *p, struct buf *err)
 	if (proc_pipes_open(s, &pp, err) == -1)
 		return -1;
 	env = proc_env_build(s);
-	if (s->pre_exec == NULL && s->main == NULL)
+	if (s->pre_exec == NULL && s->main == NULL && s->pdeathsig == 0)
 		rc = proc_spawn_posix(s, &pp, env, &pid, err);
 	else
 		rc = proc_spawn_fork(s, &pp, env, &pid, err);
@@ -474,35 +490,87 @@ proc_env_has(pid_t pid, const char *tag)
 	return found;
 }
 
-/* One pass over tandem's children; how many it ended. */
+/* End pid if it is an orphan of the command tagged tag: 1 if it did. */
+static int
+proc_sweep_one(pid_t pid, const char *tag)
+{
+	pid_t ppid;
+	char state;
+
+	if (proc_known(pid) || proc_stat(pid, &ppid, &state) == -1 || ppid != getpid())
+		return 0;
+	/* A zombie orphan has no environment left to tell: reap it all the same. */
+	if (state != 'Z' && !proc_env_has(pid, tag))
+		return 0;
+	if (state != 'Z')
+		proc_kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	return 1;
+}
+
+/* Each pid in a /proc/.../children list; -1 when the kernel has no such list. */
+static int
+proc_sweep_children(const char *path, const char *tag)
+{
+	char buf[8192], *p, *end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ended = 0;
+	ssize_t n, got = 0;
+	long v;
+
+	if (fd == -1)
+		return -1;
+	while (got < (ssize_t)sizeof buf - 1 &&
+	    ((n = read(fd, buf + got, sizeof buf - 1 - (size_t)got)) > 0 || (n == -1 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	close(fd);
+	buf[got] = '\0';
+	for (p = buf; *p != '\0'; p = end) {
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno != 0 || end == p)
+			break;
+		if (v > 0)
+			ended += proc_sweep_one((pid_t)v, tag);
+	}
+	return ended;
+}
+
+/*
+ * One pass over tandem's children; how many it ended.  The kernel's list of
+ * each thread's children when it has one, else every process in /proc.
+ */
 static int
 proc_sweep_pass(const char *tag)
 {
-	pid_t me = getpid(), ppid, pid;
+	char path[128], *end;
 	struct dirent *d;
 	DIR *dir;
-	char state, *end;
-	int ended = 0;
+	int ended = 0, r, n;
 	long v;
 
+	if ((dir = opendir("/proc/self/task")) != NULL) {
+		r = 0;
+		while (r != -1 && (d = readdir(dir)) != NULL) {
+			if (d->d_name[0] == '.')
+				continue;
+			n = snprintf(path, sizeof path, "/proc/self/task/%s/children", d->d_name);
+			if (n < 0 || (size_t)n >= sizeof path)
+				continue;
+			if ((r = proc_sweep_children(path, tag)) > 0)
+				ended += r;
+		}
+		closedir(dir);
+		if (r != -1)
+			return ended;
+	}
 	if ((dir = opendir("/proc")) == NULL)
-		return 0;
+		return ended;
 	while ((d = readdir(dir)) != NULL) {
 		errno = 0;
 		v = strtol(d->d_name, &end, 10);
-		if (errno != 0 || end == d->d_name || *end != '\0' || v <= 0)
-			continue;
-		pid = (pid_t)v;
-		if (proc_known(pid) || proc_stat(pid, &ppid, &state) == -1 || ppid != me)
-			continue;
-		/* A zombie orphan has no environment left to tell: reap it all the same. */
-		if (state != 'Z' && !proc_env_has(pid, tag))
-			continue;
-		if (state != 'Z')
-			proc_kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-			;
-		ended++;
+		if (errno == 0 && end != d->d_name && *end == '\0' && v > 0)
+			ended += proc_sweep_one((pid_t)v, tag);
 	}
 	closedir(dir);
 	return ended;

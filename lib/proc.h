@@ -60,6 +60,7 @@ struct proc_spec {
 	const char *const *env_unset;	/* names to remove, NULL-ended */
 	proc_hook_fn	*pre_exec;
 	proc_main_fn	*main;
+	int		 pdeathsig;	/* sent to the child when tandem dies (a server); 0: none */
 	void		*arg;		/* for pre_exec and main */
 };
 

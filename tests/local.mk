@@ -25,6 +25,8 @@ IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/phases.sh
 IT_TESTS += tests/it/confine.sh
+# The command sandbox (namespaces, Landlock) and the end of what a command starts.
+IT_TESTS += tests/it/sandbox.sh
 # Ignore rules as git has them, against git ls-files.
 IT_TESTS += tests/it/ignore.sh
 # Broken and hostile servers; command output and headless text as the model and terminal get them.
@@ -54,3 +56,8 @@ EXTRA_DIST += tests/fault/faultshim.c
 IT_TESTS += tests/it/durable.sh
 # Images in prompts, per provider.
 IT_TESTS += tests/it/image.sh
+
+# The wire front ends driven by the real clients from tests/npm: the Agent
+# SDK's query() (stream-json) and the ACP SDK's client (tandem acp).
+IT_TESTS += tests/it/sdk.sh tests/it/acp.sh tests/it/streamjson.sh
+EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs

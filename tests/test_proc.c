@@ -145,7 +145,7 @@ check_session(proc_hook_fn *hook)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	signal(SIGINT, SIG_IGN);
 	run_sh("ps -o sid=,pgid= -p $$ | tr -s ' '; (: >/dev/tty) 2>/dev/null && echo tty || echo notty;"
-	    " grep -E '^(SigBlk|SigIgn)' /proc/$$/status", &spec, &out, &err);
+	    " exec grep -E '^(SigBlk|SigIgn)' /proc/self/status", &spec, &out, &err);
 	signal(SIGINT, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	T_CONTAINS(buf_cstr(&out), "notty");
@@ -221,6 +221,38 @@ T_TEST(sweep_ends_orphans)
 	buf_release(&err);
 }
 
+/* A server's child dies with tandem: the middle process stands in for tandem here. */
+T_TEST(pdeathsig_ends_the_child_with_its_parent)
+{
+	int p[2];
+	pid_t mid;
+	long pid = 0;
+	char line[64] = "";
+
+	T_EQ_INT(pipe(p), 0);
+	mid = fork();
+	if (mid == 0) {
+		const char *argv[] = { "/bin/sleep", "30", NULL };
+		struct proc_spec spec = { .argv = argv, .pdeathsig = SIGKILL };
+		struct buf err = BUF_INIT(1024);
+		struct proc c;
+
+		close(p[0]);
+		if (proc_spawn(&spec, &c, &err) == -1)
+			_exit(1);
+		dprintf(p[1], "%ld\n", (long)c.pid);
+		_exit(0);
+	}
+	close(p[1]);
+	T_OK(read(p[0], line, sizeof line - 1) > 0);
+	close(p[0]);
+	waitpid(mid, NULL, 0);
+	T_EQ_INT(sscanf(line, "%ld", &pid), 1);
+	usleep(100000);
+	/* Gone (or a zombie of our subreaper, reaped here). */
+	T_OK(kill((pid_t)pid, 0) == -1 || waitpid((pid_t)pid, NULL, WNOHANG) == (pid_t)pid);
+}
+
 int
 main(void)
 {
@@ -231,5 +263,6 @@ main(void)
 	T_RUN(session_and_signals_fork);
 	T_RUN(kill_reaches_the_group);
 	T_RUN(sweep_ends_orphans);
+	T_RUN(pdeathsig_ends_the_child_with_its_parent);
 	return t_done();
 }

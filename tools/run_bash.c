@@ -35,7 +35,8 @@ const struct tool_def tool_run_bash = {
 	    "{\"type\":\"object\",\"properties\":{"
 	    "\"command\":{\"type\":\"string\",\"description\":\"the command line\"},"
 	    "\"timeout_ms\":{\"type\":\"integer\",\"description\":\"timeout in milliseconds (default 120000, max 600000)\"},"
-	    "\"description\":{\"type\":\"string\",\"description\":\"what the command does, in a few words\"}"
+	    "\"description\":{\"type\":\"string\",\"description\":\"what the command does, in a few words\"},"
+	    "\"sandbox\":{\"type\":\"boolean\",\"description\":\"false: run outside the command sandbox (the user is asked first); only after a result said the sandbox refused something\"}"
 	    "},\"required\":[\"command\"]}",
 	.cls = TOOL_HIGH_IMPACT,
 	.run = NULL,

@@ -43,6 +43,8 @@ struct tool_env {
 	 * links) and every file a search or listing visits; NULL: none.
 	 */
 	const struct sandbox_policy *policy;
+	/* The command sandbox (agent/jail.h) run_bash runs in; NULL: none. */
+	struct jail	*jail;
 };
 
 struct tool_out {

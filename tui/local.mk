@@ -74,6 +74,8 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/glyphs.sh tests/tui/bang.sh tests/tui/queue.sh \
 	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh tests/tui/paste.sh \
 	tests/tui/editor.sh
+# The command sandbox on the screen: the status bar, a refusal, the way outside.
+TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \

@@ -99,6 +99,9 @@ st_event(struct status *st, const cJSON *ev, int64_t now)
 	if (strcmp(type, "session") == 0) {
 		st_set_model(st, json_str(ev, "model", st->model));
 		st->unsaved = false;
+	} else if (strcmp(type, "sandbox") == 0) {
+		snprintf(st->sandbox, sizeof st->sandbox, "%s%s", json_bool(ev, "active", false) ?
+		    "sandbox " : "no sandbox: ", json_str(ev, "mode", "?"));
 	} else if (strcmp(type, "session_unsaved") == 0) {
 		st->unsaved = true;
 	} else if (strcmp(type, "context") == 0) {
@@ -184,6 +187,9 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	st_seg(segs, n, 8, ROLE_STATUS_TOKENS, "\xCE\xA3\xE2\x86\x91%s \xE2\x86\x93%s", a, b);
 	st_seg(segs, n, 5, ROLE_STATUS_COST, st->cost > 0 && st->cost < 0.01 ? "$%.3f" : "$%.2f", st->cost);
 	st_seg(segs, n, 2, ROLE_STATUS_MODE, "%s", st->mode);
+	if (st->sandbox[0] != '\0')
+		st_seg(segs, n, 3, strncmp(st->sandbox, "no ", 3) == 0 ? ROLE_WARNING : ROLE_STATUS_MODE,
+		    "%s", st->sandbox);
 	/* Ids are date-time-random: the date is the least telling part on a narrow bar. */
 	if (st->forked_from[0] != '\0')
 		st_seg(segs, n, 4, ROLE_STATUS_STAGE, "fork of %s", strlen(st->forked_from) == 22 &&

@@ -29,6 +29,7 @@ struct status {
 	struct st_tokens last, total;
 	double		 cost;
 	char		 mode[24];
+	char		 sandbox[40];	/* "sandbox workspace-write", "no sandbox"; "": off */
 	bool		 busy;
 	bool		 cache_break;	/* shown until dismissed */
 	int64_t		 cb_dropped;

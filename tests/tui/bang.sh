@@ -58,6 +58,13 @@ tui_ok $? "the exit status goes too"
 [ "$(jq -c 'select(.body.messages != null)' "$TUI_MOCK_LOG" | wc -l)" -eq 1 ]
 tui_ok $? "the commands alone called no model"
 
+tui_type "!touch $TUI_TMP/outside-the-workspace"
+tui_keys Enter
+tui_check "a command writing outside the workspace ends" '! touch .*outside-the-workspace'
+sleep 0.5
+[ -e "$TUI_TMP/outside-the-workspace" ]
+tui_ok $? "the user's command is not sandboxed: it wrote outside the workspace"
+
 tui_type "!"
 tui_keys Enter
 tui_check "a bare ! says what it needs" '! needs a command'

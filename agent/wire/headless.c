@@ -1,4 +1,4 @@
-/* Headless mode: see headless.h. */
+/* Headless mode: see wire/headless.h. */
 #include "autoconf.h"
 
 #include <signal.h>

@@ -2,9 +2,9 @@
  * headless: `tandem -p PROMPT`: run one prompt to the end with nobody at
  * the keyboard, print, and exit.
  *
- * text: the final answer on stdout, errors on stderr.  events (and, for now,
- * stream-json): every event of the stream as one JSON object a line,
- * `result` last.
+ * text: the final answer on stdout, errors on stderr.  events: every event
+ * of the stream as one JSON object a line, `result` last.  Claude Code's
+ * stream-json is sjson.h's.
  */
 #ifndef TANDEM_HEADLESS_H
 #define TANDEM_HEADLESS_H

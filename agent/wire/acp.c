@@ -1,0 +1,962 @@
+/* The Agent Client Protocol agent: see acp.h. */
+#include "autoconf.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "acp.h"
+#include "agent.h"
+#include "buf.h"
+#include "config.h"
+#include "ev.h"
+#include "event.h"
+#include "json.h"
+#include "wire.h"
+#include "xalloc.h"
+
+#define ACP_PROTOCOL_VERSION	1
+#define ACP_FLUSH_MS		1500
+#define ACP_FILE_MAX		(4u * 1024 * 1024)	/* a write_file's old text shown in its diff */
+#define ACP_LIVE_MAX		(16u * 1024)	/* a running command's output shown: its tail */
+
+/* JSON-RPC error codes. */
+enum {
+	ACP_PARSE_ERROR = -32700,
+	ACP_INVALID_REQUEST = -32600,
+	ACP_METHOD_NOT_FOUND = -32601,
+	ACP_INVALID_PARAMS = -32602,
+	ACP_INTERNAL_ERROR = -32603,
+	ACP_NOT_FOUND = -32002
+};
+
+/* The modes of session/new's reply: tandem's permission modes. */
+static const struct {
+	const char	*id;
+	const char	*name;
+	const char	*description;
+} acp_modes[] = {
+	{ "ask",		"Ask",		"Every edit and command asks first" },
+	{ "accept-edits",	"Accept edits",	"Edits apply; commands ask" },
+	{ "plan",		"Plan",		"Nothing changes: edits and commands are refused" },
+	{ "yolo",		"Yolo",		"Everything runs without asking (deny rules still hold)" },
+};
+
+/* A session/request_permission the client has not answered yet. */
+struct acp_perm {
+	int		 rpc_id;
+	char		*tool_id;
+	bool		 settled;	/* cancelled on our side: the answer is ignored */
+	struct acp_perm	*next;
+};
+
+struct acp {
+	struct ev_loop		*loop;
+	struct config		*base;
+	struct wire_out		*out;
+	struct wire_in		*in;
+	bool			 eof;
+	int			 next_rpc;
+
+	/* The one session. */
+	struct event_bus	*bus;
+	struct agent		*agent;
+	struct config		*cfg;		/* base, or owned (own_cfg) */
+	bool			 own_cfg;
+	struct config		 cfg_store;
+	char			*session_id;
+	cJSON			*prompt_rpc;	/* the id of the session/prompt being answered */
+	bool			 cancelled;
+	cJSON			*errors;	/* the turn's fatal errors */
+	cJSON			*tools;		/* id -> tandem's tool name */
+	struct buf		 live;		/* the running call's output so far (its tail) */
+	char			*live_id;
+	struct acp_perm		*perms;
+};
+
+/* --- JSON-RPC ------------------------------------------------------------ */
+
+static void
+acp_send(struct acp *p, cJSON *m)
+{
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	wire_out_json(p->out, m);
+	cJSON_Delete(m);
+}
+
+static void
+acp_result(struct acp *p, const cJSON *id, cJSON *result)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, true));
+	cJSON_AddItemToObject(m, "result", result != NULL ? result : cJSON_CreateObject());
+	acp_send(p, m);
+}
+
+static void
+acp_error(struct acp *p, const cJSON *id, int code, const char *message)
+{
+	cJSON *m = cJSON_CreateObject(), *e;
+
+	cJSON_AddItemToObject(m, "id", id != NULL ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+	e = cJSON_AddObjectToObject(m, "error");
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", message);
+	acp_send(p, m);
+}
+
+static void
+acp_update(struct acp *p, cJSON *update)
+{
+	cJSON *m = cJSON_CreateObject(), *params;
+
+	cJSON_AddStringToObject(m, "method", "session/update");
+	params = cJSON_AddObjectToObject(m, "params");
+	cJSON_AddStringToObject(params, "sessionId", p->session_id != NULL ? p->session_id : "");
+	cJSON_AddItemToObject(params, "update", update);
+	acp_send(p, m);
+}
+
+static cJSON *
+acp_text_block(const char *text)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	return b;
+}
+
+static void
+acp_chunk(struct acp *p, const char *kind, const char *text)
+{
+	cJSON *u = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(u, "sessionUpdate", kind);
+	cJSON_AddItemToObject(u, "content", acp_text_block(text));
+	acp_update(p, u);
+}
+
+/* --- tool calls ---------------------------------------------------------- */
+
+static void
+acp_abs(const struct acp *p, const char *path, struct buf *out)
+{
+	if (path[0] == '/')
+		buf_puts(out, path);
+	else if (path[0] == '\0' || strcmp(path, ".") == 0)
+		buf_puts(out, p->cfg->root);
+	else
+		buf_printf(out, "%s/%s", p->cfg->root, path);
+}
+
+static void
+acp_title(const char *name, const cJSON *input, struct buf *t)
+{
+	const char *path = json_str(input, "path", NULL), *pat = json_str(input, "pattern", NULL);
+
+	if (strcmp(name, "run_bash") == 0)
+		buf_printf(t, "Run `%s`", json_str(input, "command", ""));
+	else if (strcmp(name, "read_file") == 0)
+		buf_printf(t, "Read %s", path != NULL ? path : "a file");
+	else if (strcmp(name, "edit_file") == 0)
+		buf_printf(t, "Edit %s", path != NULL ? path : "a file");
+	else if (strcmp(name, "write_file") == 0)
+		buf_printf(t, "Write %s", path != NULL ? path : "a file");
+	else if (strcmp(name, "list_dir") == 0)
+		buf_printf(t, "List %s", path != NULL ? path : ".");
+	else if (pat != NULL)
+		buf_printf(t, "%s %s", name, pat);
+	else
+		buf_puts(t, name);
+}
+
+/* The diff content of an edit: whole-file text is not needed, the changed part is. */
+static cJSON *
+acp_edit_content(const struct acp *p, const char *name, const cJSON *input)
+{
+	cJSON *arr = cJSON_CreateArray(), *d;
+	struct buf abs = BUF_INIT(PATH_MAX * 2);
+	const char *path = json_str(input, "path", NULL);
+
+	if (path == NULL || (strcmp(name, "edit_file") != 0 && strcmp(name, "write_file") != 0)) {
+		if (strcmp(name, "apply_patch") == 0) {
+			d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "type", "content");
+			cJSON_AddItemToObject(d, "content", acp_text_block(json_str(input, "patch", "")));
+			cJSON_AddItemToArray(arr, d);
+		}
+		return arr;
+	}
+	acp_abs(p, path, &abs);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "type", "diff");
+	cJSON_AddStringToObject(d, "path", buf_cstr(&abs));
+	if (strcmp(name, "edit_file") == 0) {
+		cJSON_AddStringToObject(d, "oldText", json_str(input, "old_string", ""));
+		cJSON_AddStringToObject(d, "newText", json_str(input, "new_string", ""));
+	} else {
+		FILE *f = fopen(buf_cstr(&abs), "r");
+
+		if (f != NULL) {
+			struct buf old = BUF_INIT(ACP_FILE_MAX);
+			char chunk[8192];
+			size_t n;
+
+			while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && buf_append(&old, chunk, n) == 0)
+				;
+			fclose(f);
+			json_add_str_n(d, "oldText", buf_cstr(&old), old.len);
+			buf_release(&old);
+		} else {
+			cJSON_AddNullToObject(d, "oldText");
+		}
+		cJSON_AddStringToObject(d, "newText", json_str(input, "content", ""));
+	}
+	cJSON_AddItemToArray(arr, d);
+	buf_release(&abs);
+	return arr;
+}
+
+/* A tool call's fields, for tool_call and for a permission request's toolCall. */
+static cJSON *
+acp_tool_call(struct acp *p, const char *id, const char *name, const cJSON *input, const char *status)
+{
+	cJSON *u = cJSON_CreateObject(), *loc;
+	struct buf t = BUF_INIT(64 * 1024), abs = BUF_INIT(PATH_MAX * 2);
+	const char *path = json_str(input, "path", NULL);
+
+	acp_title(name, input, &t);
+	cJSON_AddStringToObject(u, "toolCallId", id);
+	json_add_str_n(u, "title", buf_cstr(&t), t.len);
+	cJSON_AddStringToObject(u, "kind", wire_tool_kind(name));
+	cJSON_AddStringToObject(u, "status", status);
+	cJSON_AddItemToObject(u, "content", acp_edit_content(p, name, input));
+	cJSON_AddItemToObject(u, "rawInput", cJSON_IsObject(input) ? cJSON_Duplicate(input, true) :
+	    cJSON_CreateObject());
+	loc = cJSON_AddArrayToObject(u, "locations");
+	if (path != NULL) {
+		cJSON *l = cJSON_CreateObject();
+
+		acp_abs(p, path, &abs);
+		cJSON_AddStringToObject(l, "path", buf_cstr(&abs));
+		cJSON_AddItemToArray(loc, l);
+	}
+	buf_release(&t);
+	buf_release(&abs);
+	return u;
+}
+
+static void
+acp_on_tool_use(struct acp *p, const cJSON *ev)
+{
+	const char *id = json_str(ev, "id", ""), *name = json_str(ev, "name", "");
+	cJSON *u = acp_tool_call(p, id, name, json_get(ev, "input"), "pending");
+
+	cJSON_AddStringToObject(u, "sessionUpdate", "tool_call");
+	acp_update(p, u);
+	cJSON_DeleteItemFromObjectCaseSensitive(p->tools, id);
+	cJSON_AddItemToObject(p->tools, id, cJSON_CreateString(name));
+}
+
+static void
+acp_on_tool_result(struct acp *p, const cJSON *ev)
+{
+	const char *id = json_str(ev, "id", "");
+	const char *name = json_str(p->tools, id, json_str(ev, "name", ""));
+	bool failed = json_bool(ev, "is_error", false);
+	cJSON *u = cJSON_CreateObject(), *c, *arr;
+
+	cJSON_AddStringToObject(u, "sessionUpdate", "tool_call_update");
+	cJSON_AddStringToObject(u, "toolCallId", id);
+	cJSON_AddStringToObject(u, "status", failed ? "failed" : "completed");
+	/* An edit keeps its diff as content; anything else shows its output. */
+	if (failed || strcmp(wire_tool_kind(name), "edit") != 0) {
+		arr = cJSON_AddArrayToObject(u, "content");
+		c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "type", "content");
+		cJSON_AddItemToObject(c, "content", acp_text_block(json_str(ev, "content", "")));
+		cJSON_AddItemToArray(arr, c);
+	}
+	cJSON_AddItemToObject(u, "rawOutput", cJSON_CreateString(json_str(ev, "content", "")));
+	acp_update(p, u);
+}
+
+/* A running call's live output: in_progress, with the tail of what it printed so far. */
+static void
+acp_on_progress(struct acp *p, const cJSON *ev)
+{
+	const char *id = json_str(ev, "id", ""), *out = json_str(ev, "output", "");
+	cJSON *u = cJSON_CreateObject(), *arr, *c, *t;
+	size_t n = strlen(out);
+
+	if (p->live_id == NULL || strcmp(p->live_id, id) != 0) {
+		free(p->live_id);
+		p->live_id = xstrdup(id);
+		buf_reset(&p->live);
+	}
+	if (n >= ACP_LIVE_MAX) {
+		buf_reset(&p->live);
+		out += n - ACP_LIVE_MAX / 2;
+		n = ACP_LIVE_MAX / 2;
+	} else if (p->live.len + n > ACP_LIVE_MAX) {
+		buf_consume(&p->live, p->live.len + n - ACP_LIVE_MAX / 2 < p->live.len ?
+		    p->live.len + n - ACP_LIVE_MAX / 2 : p->live.len);
+	}
+	buf_append(&p->live, out, n);
+	cJSON_AddStringToObject(u, "sessionUpdate", "tool_call_update");
+	cJSON_AddStringToObject(u, "toolCallId", id);
+	cJSON_AddStringToObject(u, "status", "in_progress");
+	arr = cJSON_AddArrayToObject(u, "content");
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "type", "content");
+	t = cJSON_AddObjectToObject(c, "content");
+	cJSON_AddStringToObject(t, "type", "text");
+	json_add_str_n(t, "text", buf_cstr(&p->live), p->live.len);
+	cJSON_AddItemToArray(arr, c);
+	acp_update(p, u);
+}
+
+/* --- approvals ----------------------------------------------------------- */
+
+static const struct {
+	const char	*id;
+	const char	*name;
+} acp_options[] = {
+	{ "allow_once",		"Allow" },
+	{ "allow_always",	"Always allow" },
+	{ "reject_once",	"Reject" },
+	{ "reject_always",	"Always reject" },
+};
+
+static void
+acp_ask(struct acp *p, const cJSON *ev)
+{
+	struct acp_perm *k = xcalloc(1, sizeof *k);
+	cJSON *m = cJSON_CreateObject(), *params, *opts;
+	size_t i;
+
+	k->rpc_id = ++p->next_rpc;
+	k->tool_id = xstrdup(json_str(ev, "id", ""));
+	k->next = p->perms;
+	p->perms = k;
+	cJSON_AddNumberToObject(m, "id", k->rpc_id);
+	cJSON_AddStringToObject(m, "method", "session/request_permission");
+	params = cJSON_AddObjectToObject(m, "params");
+	cJSON_AddStringToObject(params, "sessionId", p->session_id);
+	cJSON_AddItemToObject(params, "toolCall", acp_tool_call(p, k->tool_id, json_str(ev, "name", ""),
+	    json_get(ev, "input"), "pending"));
+	opts = cJSON_AddArrayToObject(params, "options");
+	for (i = 0; i < sizeof acp_options / sizeof acp_options[0]; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "optionId", acp_options[i].id);
+		cJSON_AddStringToObject(o, "name", acp_options[i].name);
+		cJSON_AddStringToObject(o, "kind", acp_options[i].id);
+		cJSON_AddItemToArray(opts, o);
+	}
+	acp_send(p, m);
+}
+
+static struct acp_perm *
+acp_perm_take(struct acp *p, int rpc_id)
+{
+	struct acp_perm **pp, *k;
+
+	for (pp = &p->perms; (k = *pp) != NULL; pp = &k->next)
+		if (k->rpc_id == rpc_id) {
+			*pp = k->next;
+			return k;
+		}
+	return NULL;
+}
+
+static void
+acp_perm_free(struct acp_perm *k)
+{
+	free(k->tool_id);
+	free(k);
+}
+
+/* The client's answer to a session/request_permission. */
+static void
+acp_answered(struct acp *p, const cJSON *msg)
+{
+	const cJSON *id = json_get(msg, "id");
+	struct acp_perm *k = cJSON_IsNumber(id) ? acp_perm_take(p, id->valueint) : NULL;
+	const cJSON *outcome = json_get(json_get(msg, "result"), "outcome");
+	const char *what = json_str(outcome, "outcome", ""), *opt = json_str(outcome, "optionId", "");
+
+	if (k == NULL)
+		return;
+	if (!k->settled && p->agent != NULL) {
+		if (json_get(msg, "error") != NULL || strcmp(what, "selected") != 0)
+			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, "the prompt was cancelled", NULL);
+		else if (strcmp(opt, "allow_once") == 0)
+			agent_answer(p->agent, k->tool_id, APPROVAL_ALLOW, NULL, NULL);
+		else if (strcmp(opt, "allow_always") == 0)
+			agent_answer(p->agent, k->tool_id, APPROVAL_ALWAYS, NULL, NULL);
+		else if (strcmp(opt, "reject_always") == 0)
+			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, "the user rejects calls like "
+			    "this one: do not ask again, take another approach", NULL);
+		else
+			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, NULL, NULL);
+	}
+	acp_perm_free(k);
+}
+
+/* --- the event stream ---------------------------------------------------- */
+
+static const char *
+acp_stop_reason(struct acp *p, const cJSON *ev)
+{
+	const char *sr = json_str(ev, "stop_reason", "");
+
+	if (p->cancelled || strcmp(sr, "interrupted") == 0)
+		return "cancelled";
+	if (strcmp(sr, "max_tokens") == 0)
+		return "max_tokens";
+	if (strcmp(sr, "refusal") == 0)
+		return "refusal";
+	if (strcmp(sr, "error") == 0 && json_int(ev, "turns", 0) >= p->cfg->max_turns)
+		return "max_turn_requests";
+	if (strcmp(sr, "error") == 0)
+		return NULL;
+	return "end_turn";
+}
+
+static void
+acp_on_result(struct acp *p, const cJSON *ev)
+{
+	const char *stop = acp_stop_reason(p, ev);
+	struct acp_perm *k;
+
+	while ((k = p->perms) != NULL) {
+		p->perms = k->next;
+		acp_perm_free(k);
+	}
+	if (p->prompt_rpc == NULL)
+		return;
+	if (stop != NULL) {
+		cJSON *r = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(r, "stopReason", stop);
+		acp_result(p, p->prompt_rpc, r);
+	} else {
+		struct buf m = BUF_INIT(64 * 1024);
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, p->errors)
+			buf_printf(&m, "%s%s", m.len > 0 ? "; " : "", e->valuestring);
+		acp_error(p, p->prompt_rpc, ACP_INTERNAL_ERROR, m.len > 0 ? buf_cstr(&m) : "the turn failed");
+		buf_release(&m);
+	}
+	cJSON_Delete(p->prompt_rpc);
+	p->prompt_rpc = NULL;
+	p->cancelled = false;
+}
+
+static void
+acp_on_event(const cJSON *ev, void *arg)
+{
+	struct acp *p = arg;
+	const char *type = json_str(ev, "type", "");
+
+	if (strcmp(type, "session") == 0 && p->session_id == NULL) {
+		p->session_id = xstrdup(json_str(ev, "id", ""));
+	} else if (strcmp(type, "turn_start") == 0) {
+		cJSON_Delete(p->errors);
+		p->errors = cJSON_CreateArray();
+		if (json_bool(ev, "replay", false))
+			acp_chunk(p, "user_message_chunk", json_str(ev, "prompt", ""));
+	} else if (strcmp(type, "text") == 0) {
+		acp_chunk(p, "agent_message_chunk", json_str(ev, "text", ""));
+	} else if (strcmp(type, "thinking") == 0) {
+		acp_chunk(p, "agent_thought_chunk", json_str(ev, "text", ""));
+	} else if (strcmp(type, "tool_use") == 0) {
+		acp_on_tool_use(p, ev);
+	} else if (strcmp(type, "tool_progress") == 0) {
+		acp_on_progress(p, ev);
+	} else if (strcmp(type, "tool_result") == 0) {
+		acp_on_tool_result(p, ev);
+	} else if (strcmp(type, "approval_request") == 0) {
+		acp_ask(p, ev);
+	} else if (strcmp(type, "error") == 0 && json_bool(ev, "fatal", false) && p->errors != NULL) {
+		cJSON_AddItemToArray(p->errors, cJSON_CreateString(json_str(ev, "message", "")));
+	} else if (strcmp(type, "result") == 0) {
+		acp_on_result(p, ev);
+	}
+}
+
+/* --- sessions ------------------------------------------------------------ */
+
+static void
+acp_end_session(struct acp *p)
+{
+	struct acp_perm *k;
+
+	agent_free(p->agent);
+	p->agent = NULL;
+	if (p->bus != NULL) {
+		event_unsubscribe(p->bus, acp_on_event, p);
+		event_bus_free(p->bus);
+		p->bus = NULL;
+	}
+	if (p->own_cfg)
+		config_release(&p->cfg_store);
+	p->own_cfg = false;
+	p->cfg = p->base;
+	free(p->session_id);
+	p->session_id = NULL;
+	while ((k = p->perms) != NULL) {
+		p->perms = k->next;
+		acp_perm_free(k);
+	}
+	cJSON_Delete(p->prompt_rpc);
+	p->prompt_rpc = NULL;
+}
+
+/* Copy what the command line set on base into a session's own config. */
+static int
+acp_copy_flags(struct acp *p, struct config *cfg, struct buf *err)
+{
+	static const char *const keys[] = { "provider", "model", "base_url", NULL };
+	char n[32];
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		const char *v = keys[i][0] == 'p' ? p->base->provider : keys[i][0] == 'm' ?
+		    p->base->model : p->base->base_url;
+
+		if (v != NULL && strcmp(json_str(p->base->sources, keys[i], ""), "flag") == 0 &&
+		    config_set_flag(cfg, keys[i], v, err) == -1)
+			return -1;
+	}
+	if (strcmp(json_str(p->base->sources, "permissions.mode", ""), "flag") == 0 &&
+	    config_set_flag(cfg, "permission-mode", perm_mode_name(p->base->mode), err) == -1)
+		return -1;
+	snprintf(n, sizeof n, "%d", p->base->max_turns);
+	if (strcmp(json_str(p->base->sources, "max_turns", ""), "flag") == 0 &&
+	    config_set_flag(cfg, "max-turns", n, err) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * The MCP servers of session/new and session/load.  The MCP client
+ * (DESIGN.md §11) starts them for the session here; until it does, a
+ * client that names some is told they are not started.
+ */
+static void
+acp_mcp_servers(struct acp *p, const cJSON *servers)
+{
+	(void)p;
+	if (cJSON_GetArraySize(servers) > 0)
+		fprintf(stderr, "tandem: acp: %d MCP server(s) from the client were not started: "
+		    "tandem has no MCP client yet\n", cJSON_GetArraySize(servers));
+}
+
+static cJSON *
+acp_modes_json(struct acp *p)
+{
+	cJSON *m = cJSON_CreateObject(), *arr;
+	size_t i;
+
+	cJSON_AddStringToObject(m, "currentModeId", perm_mode_name(agent_mode(p->agent)));
+	arr = cJSON_AddArrayToObject(m, "availableModes");
+	for (i = 0; i < sizeof acp_modes / sizeof acp_modes[0]; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "id", acp_modes[i].id);
+		cJSON_AddStringToObject(o, "name", acp_modes[i].name);
+		cJSON_AddStringToObject(o, "description", acp_modes[i].description);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return m;
+}
+
+/* Start the session in cwd (resume_id: load that one); 0, or -1 with a sentence in err. */
+static int
+acp_start_session(struct acp *p, const char *cwd, const char *resume_id, struct buf *err)
+{
+	char *real = realpath(cwd, NULL), msg[1024];
+	struct buf warn = BUF_INIT(BUF_NOLIMIT);
+	struct stat st;
+	int rc = -1;
+
+	acp_end_session(p);
+	if (real == NULL || stat(real, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		buf_printf(err, "cwd \"%s\" is not a directory", cwd);
+		goto out;
+	}
+	if (strcmp(real, p->base->root) != 0) {
+		config_init(&p->cfg_store);
+		p->own_cfg = true;
+		p->cfg = &p->cfg_store;
+		if (config_set_flag(p->cfg, "root", real, err) == -1 ||
+		    config_load(p->cfg, &warn, err) == -1 || acp_copy_flags(p, p->cfg, err) == -1)
+			goto out;
+		if (warn.len > 0)
+			fputs(buf_cstr(&warn), stderr);
+	}
+	if (chdir(real) == -1) {
+		buf_printf(err, "cannot enter %s", real);
+		goto out;
+	}
+	p->bus = event_bus_new();
+	event_subscribe(p->bus, acp_on_event, p);
+	if (resume_id != NULL)
+		p->session_id = xstrdup(resume_id);
+	p->agent = agent_new(p->loop, p->bus, p->cfg, resume_id, false, true, msg, sizeof msg);
+	if (p->agent == NULL) {
+		buf_puts(err, msg);
+		goto out;
+	}
+	/* session/load: the conversation so far, before the reply. */
+	if (resume_id != NULL)
+		agent_replay(p->agent);
+	rc = 0;
+out:
+	if (rc == -1)
+		acp_end_session(p);
+	free(real);
+	buf_release(&warn);
+	return rc;
+}
+
+/* --- methods ------------------------------------------------------------- */
+
+typedef void acp_method_fn(struct acp *, const cJSON *id, const cJSON *params);
+
+static void
+acp_m_initialize(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	cJSON *r = cJSON_CreateObject(), *caps, *pc, *mc, *info;
+
+	(void)params;
+	cJSON_AddNumberToObject(r, "protocolVersion", ACP_PROTOCOL_VERSION);
+	caps = cJSON_AddObjectToObject(r, "agentCapabilities");
+	cJSON_AddBoolToObject(caps, "loadSession", true);
+	pc = cJSON_AddObjectToObject(caps, "promptCapabilities");
+	cJSON_AddBoolToObject(pc, "image", false);
+	cJSON_AddBoolToObject(pc, "audio", false);
+	cJSON_AddBoolToObject(pc, "embeddedContext", true);
+	mc = cJSON_AddObjectToObject(caps, "mcpCapabilities");
+	cJSON_AddBoolToObject(mc, "http", false);
+	cJSON_AddBoolToObject(mc, "sse", false);
+	cJSON_AddArrayToObject(r, "authMethods");
+	info = cJSON_AddObjectToObject(r, "agentInfo");
+	cJSON_AddStringToObject(info, "name", "tandem");
+	cJSON_AddStringToObject(info, "title", "tandem");
+	cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
+	acp_result(p, id, r);
+}
+
+static void
+acp_m_session(struct acp *p, const cJSON *id, const cJSON *params, bool load)
+{
+	struct buf err = BUF_INIT(4096);
+	const char *cwd = json_str(params, "cwd", NULL);
+	const char *sid = json_str(params, "sessionId", NULL);
+	cJSON *r;
+
+	if (cwd == NULL || cwd[0] != '/' || (load && sid == NULL)) {
+		acp_error(p, id, ACP_INVALID_PARAMS, load ? "session/load needs sessionId and an "
+		    "absolute cwd" : "session/new needs an absolute cwd");
+		goto out;
+	}
+	if (acp_start_session(p, cwd, load ? sid : NULL, &err) == -1) {
+		acp_error(p, id, load ? ACP_NOT_FOUND : ACP_INTERNAL_ERROR, buf_cstr(&err));
+		goto out;
+	}
+	acp_mcp_servers(p, json_get(params, "mcpServers"));
+	r = cJSON_CreateObject();
+	if (!load)
+		cJSON_AddStringToObject(r, "sessionId", p->session_id != NULL ? p->session_id : "");
+	cJSON_AddItemToObject(r, "modes", acp_modes_json(p));
+	acp_result(p, id, r);
+out:
+	buf_release(&err);
+}
+
+static void
+acp_m_new(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	acp_m_session(p, id, params, false);
+}
+
+static void
+acp_m_load(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	acp_m_session(p, id, params, true);
+}
+
+static bool
+acp_our_session(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	const char *sid = json_str(params, "sessionId", "");
+
+	if (p->agent != NULL && p->session_id != NULL && strcmp(sid, p->session_id) == 0)
+		return true;
+	if (id != NULL)
+		acp_error(p, id, ACP_NOT_FOUND, "no such session: start one with session/new");
+	return false;
+}
+
+/* A prompt's blocks as the text the model gets. */
+static void
+acp_prompt_text(const cJSON *blocks, struct buf *out)
+{
+	const cJSON *b;
+
+	cJSON_ArrayForEach(b, blocks) {
+		const char *type = json_str(b, "type", "");
+		const cJSON *res = json_get(b, "resource");
+
+		if (out->len > 0)
+			buf_puts(out, "\n\n");
+		if (strcmp(type, "text") == 0) {
+			buf_puts(out, json_str(b, "text", ""));
+		} else if (strcmp(type, "resource") == 0 && json_get(res, "text") != NULL) {
+			buf_printf(out, "<resource uri=\"%s\">\n%s\n</resource>", json_str(res, "uri", ""),
+			    json_str(res, "text", ""));
+		} else if (strcmp(type, "resource_link") == 0) {
+			buf_printf(out, "Attached: %s (%s)", json_str(b, "name", ""), json_str(b, "uri", ""));
+		} else {
+			buf_printf(out, "[a %s block was left out: tandem takes text, resources and "
+			    "links]", type[0] != '\0' ? type : "malformed");
+		}
+	}
+}
+
+static void
+acp_m_prompt(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	struct buf text = BUF_INIT(WIRE_LINE_MAX);
+
+	if (!acp_our_session(p, id, params))
+		goto out;
+	if (p->prompt_rpc != NULL || agent_busy(p->agent)) {
+		acp_error(p, id, ACP_INVALID_REQUEST, "a prompt is already running in this session");
+		goto out;
+	}
+	acp_prompt_text(json_get(params, "prompt"), &text);
+	if (text.len == 0) {
+		acp_error(p, id, ACP_INVALID_PARAMS, "the prompt has no text");
+		goto out;
+	}
+	p->cancelled = false;
+	p->prompt_rpc = cJSON_Duplicate(id, true);
+	if (agent_submit(p->agent, buf_cstr(&text)) != 0) {
+		cJSON_Delete(p->prompt_rpc);
+		p->prompt_rpc = NULL;
+		acp_error(p, id, ACP_INTERNAL_ERROR, "the prompt could not be started");
+	}
+out:
+	buf_release(&text);
+}
+
+static void
+acp_m_cancel(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	struct acp_perm *k;
+
+	if (!acp_our_session(p, id, params) || p->prompt_rpc == NULL)
+		return;
+	p->cancelled = true;
+	/* The permission requests still open are settled as cancelled; their late answers are dropped. */
+	for (k = p->perms; k != NULL; k = k->next)
+		if (!k->settled) {
+			k->settled = true;
+			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, "the prompt was cancelled", NULL);
+		}
+	agent_interrupt(p->agent);
+}
+
+static void
+acp_m_set_mode(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	const char *mode = json_str(params, "modeId", "");
+	enum perm_mode m;
+	cJSON *u;
+
+	if (!acp_our_session(p, id, params))
+		return;
+	if (perm_mode_parse(mode, &m) == -1) {
+		acp_error(p, id, ACP_INVALID_PARAMS, "unknown mode: the modes are ask, accept-edits, "
+		    "plan and yolo");
+		return;
+	}
+	agent_set_mode(p->agent, m);
+	acp_result(p, id, NULL);
+	u = cJSON_CreateObject();
+	cJSON_AddStringToObject(u, "sessionUpdate", "current_mode_update");
+	cJSON_AddStringToObject(u, "currentModeId", perm_mode_name(m));
+	acp_update(p, u);
+}
+
+static void
+acp_m_authenticate(struct acp *p, const cJSON *id, const cJSON *params)
+{
+	(void)params;
+	acp_result(p, id, NULL);
+}
+
+static const struct {
+	const char	*method;
+	acp_method_fn	*fn;
+	bool		 notification;	/* has no id, gets no answer */
+} acp_methods[] = {
+	{ "initialize",		acp_m_initialize,	false },
+	{ "authenticate",	acp_m_authenticate,	false },
+	{ "session/new",	acp_m_new,		false },
+	{ "session/load",	acp_m_load,		false },
+	{ "session/prompt",	acp_m_prompt,		false },
+	{ "session/set_mode",	acp_m_set_mode,		false },
+	{ "session/cancel",	acp_m_cancel,		true },
+};
+
+void
+acp_input_line(struct acp *p, const char *line, size_t n)
+{
+	cJSON *msg;
+	const cJSON *id, *method;
+	int l, c;
+	size_t i;
+
+	while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return;
+	msg = json_parse_at(line, n, &l, &c);
+	if (msg == NULL) {
+		acp_error(p, NULL, ACP_PARSE_ERROR, "Parse error: a line that is not JSON");
+		return;
+	}
+	id = json_get(msg, "id");
+	method = json_get(msg, "method");
+	if (!cJSON_IsObject(msg) || strcmp(json_str(msg, "jsonrpc", ""), "2.0") != 0 ||
+	    (id != NULL && !cJSON_IsNumber(id) && !cJSON_IsString(id) && !cJSON_IsNull(id)) ||
+	    (method != NULL && !cJSON_IsString(method))) {
+		acp_error(p, NULL, ACP_INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message");
+		goto out;
+	}
+	if (method == NULL) {
+		/* A response to one of our requests. */
+		if (id != NULL)
+			acp_answered(p, msg);
+		goto out;
+	}
+	for (i = 0; i < sizeof acp_methods / sizeof acp_methods[0]; i++)
+		if (strcmp(acp_methods[i].method, method->valuestring) == 0)
+			break;
+	if (i == sizeof acp_methods / sizeof acp_methods[0]) {
+		if (id != NULL)
+			acp_error(p, id, ACP_METHOD_NOT_FOUND, "Method not found");
+		goto out;
+	}
+	if (!acp_methods[i].notification && id == NULL)
+		goto out;
+	acp_methods[i].fn(p, acp_methods[i].notification ? NULL : id, json_get(msg, "params"));
+out:
+	cJSON_Delete(msg);
+}
+
+static void
+acp_line(void *arg, const char *line, size_t n)
+{
+	acp_input_line(arg, line, n);
+}
+
+static void
+acp_too_long(void *arg, size_t size)
+{
+	struct acp *p = arg;
+	struct buf m = BUF_INIT(256);
+
+	buf_printf(&m, "Invalid request: a message of %zu bytes, more than %u", size, WIRE_LINE_MAX);
+	acp_error(p, NULL, ACP_INVALID_REQUEST, buf_cstr(&m));
+	buf_release(&m);
+}
+
+static void
+acp_eof(void *arg)
+{
+	struct acp *p = arg;
+
+	p->eof = true;
+	if (p->agent != NULL && agent_busy(p->agent))
+		agent_interrupt(p->agent);
+	ev_break(p->loop);
+}
+
+static void
+acp_on_signal(struct ev_loop *loop, int signo, void *arg)
+{
+	struct acp *p = arg;
+
+	(void)signo;
+	p->eof = true;
+	if (p->agent != NULL && agent_busy(p->agent))
+		agent_interrupt(p->agent);
+	ev_break(loop);
+}
+
+struct acp *
+acp_new(struct ev_loop *loop, struct config *base, int in_fd, int out_fd)
+{
+	struct acp *p = xcalloc(1, sizeof *p);
+
+	p->loop = loop;
+	p->base = base;
+	p->cfg = base;
+	p->out = wire_out_new(loop, out_fd);
+	p->tools = cJSON_CreateObject();
+	buf_init(&p->live, BUF_NOLIMIT);
+	if (in_fd >= 0)
+		p->in = wire_in_new(loop, in_fd, WIRE_LINE_MAX, acp_line, acp_too_long, acp_eof, p);
+	return p;
+}
+
+void
+acp_free(struct acp *p)
+{
+	if (p == NULL)
+		return;
+	acp_end_session(p);
+	wire_in_free(p->in);
+	wire_out_free(p->out);
+	cJSON_Delete(p->tools);
+	cJSON_Delete(p->errors);
+	buf_release(&p->live);
+	free(p->live_id);
+	free(p);
+}
+
+int
+acp_run(struct ev_loop *loop, struct config *base)
+{
+	struct acp *p = acp_new(loop, base, STDIN_FILENO, STDOUT_FILENO);
+	int64_t until;
+
+	signal(SIGPIPE, SIG_IGN);
+	ev_signal_add(loop, SIGINT, acp_on_signal, p);
+	ev_signal_add(loop, SIGTERM, acp_on_signal, p);
+	while (!p->eof)
+		if (ev_run_once(loop, -1) == -1)
+			break;
+	/* The interrupted turn's last updates and its answer, briefly. */
+	until = ev_now_ms() + ACP_FLUSH_MS;
+	while (p->agent != NULL && agent_busy(p->agent) && ev_now_ms() < until)
+		ev_run_once(loop, 50);
+	wire_out_flush(p->out, ACP_FLUSH_MS);
+	ev_signal_del(loop, SIGINT);
+	ev_signal_del(loop, SIGTERM);
+	acp_free(p);
+	return 0;
+}

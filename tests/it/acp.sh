@@ -1,0 +1,59 @@
+#!/bin/bash
+# The ACP SDK's client (@agentclientprotocol/sdk, from tests/npm's lockfile)
+# drives the real `tandem acp`: a streamed answer with a thought, an edit
+# with its diff and a permission request, a cancel while a permission
+# request is pending, set_mode, resource blocks, errors; then a second
+# process loads the session and gets its history first.
+. "$(dirname "$0")/lib.sh"
+ACP="$top_srcdir/tests/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js"
+if ! command -v node >/dev/null || [ ! -f "$ACP" ]; then
+	fail "node and the ACP SDK are installed (scripts/install-deps.sh runs npm ci in tests/npm)"
+	finish
+	exit 1
+fi
+export ACP_PATH="$ACP" TANDEM WS="$T/ws"
+cd "$T/ws"
+echo hello >notes.txt
+
+# run_node ARGS...: the node script's TAP lines, renumbered into ours.
+run_node() {
+	local line
+	timeout 60 node "$top_srcdir/tests/it/acp.mjs" "$@" >"$T/node.out" 2>"$T/node.err"
+	echo "# node exited $?"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok * - }" ;;
+		"not ok "*) fail "${line#not ok * - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$T/node.out"
+	[ -s "$T/node.err" ] && diag "$T/node.err"
+}
+
+mock_start "$(scenario acp <<'J'
+{"responses":[
+ {"thinking":"Thinking it over.","text":"Hello from tandem over ACP.","stop_reason":"end_turn","expect_contains":"say hello"},
+ {"tool_uses":[{"id":"toolu_e1","name":"edit_file","input":{"path":"notes.txt","old_string":"hello","new_string":"bye"}}],"stop_reason":"tool_use","expect_contains":"edit the notes"},
+ {"text":"Edited.","stop_reason":"end_turn","expect_contains":"edited notes.txt"},
+ {"tool_uses":[{"id":"toolu_b1","name":"run_bash","input":{"command":"touch cleaned"}}],"stop_reason":"tool_use","expect_contains":"run the cleanup"},
+ {"tool_uses":[{"id":"toolu_w1","name":"write_file","input":{"path":"plan.md","content":"the plan\n"}}],"stop_reason":"tool_use","expect_contains":["write the plan","SPEC: be brief","notes.txt"]},
+ {"text":"Written.","stop_reason":"end_turn"},
+ {"tool_uses":[{"id":"toolu_r1","name":"run_bash","input":{"command":"echo live output"}}],"stop_reason":"tool_use","expect_contains":"run the echo"},
+ {"text":"Ran.","stop_reason":"end_turn"}
+]}
+J
+)"
+run_node session
+sid=$(sed -n 's/^# SESSION //p' "$T/node.out")
+check "the mock saw eight requests (the cancelled turn made no second one)" [ "$(mock_requests)" -eq 8 ]
+check "the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+check "the cancelled command's result went to the model" grep -q 'cancelled' <(sed -n 5p "$MOCK_LOG")
+
+run_node load "$sid"
+
+# JSON-RPC framing errors, by hand.
+out=$(printf '%s\n' 'not json' '[1,2]' '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"x","prompt":[]}}' | "$TANDEM" acp 2>"$T/err")
+check "a line that is not JSON: parse error -32700" [ "$(echo "$out" | sed -n 1p | jq -r .error.code)" = -32700 ]
+check "a batch: invalid request -32600" [ "$(echo "$out" | sed -n 2p | jq -r .error.code)" = -32600 ]
+check "a prompt before session/new: -32002 with the id" [ "$(echo "$out" | sed -n 3p | jq -c '[.id, .error.code]')" = '[7,-32002]' ]
+finish

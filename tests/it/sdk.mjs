@@ -1,0 +1,161 @@
+// The official Agent SDK's query() driving the real tandem (sdk.sh starts
+// the mock and sets the environment).  Prints TAP lines without a plan;
+// sdk.sh counts them.  Argument: phase (conversation | rules).
+import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+
+const sdkPath = process.env.SDK_PATH;
+const tandem = process.env.TANDEM;
+const ws = process.env.WS;
+const phase = process.argv[2];
+let n = 0, failed = 0;
+const ok = (c, d) => { n++; if (!c) failed++; console.log(`${c ? 'ok' : 'not ok'} ${n} - ${d}`); };
+
+const { query } = await import(pathToFileURL(sdkPath).href);
+
+// A prompt stream whose next message waits until the test lets it go.
+function prompts(list) {
+	let release = null;
+	const gate = () => new Promise((r) => { release = r; });
+	let waiting = gate();
+	const it = (async function* () {
+		for (const text of list) {
+			yield { type: 'user', session_id: '', parent_tool_use_id: null,
+			    message: { role: 'user', content: [{ type: 'text', text }] } };
+			await waiting;
+			waiting = gate();
+		}
+	})();
+	return { it, next: () => release && release() };
+}
+
+async function conversation() {
+	const p = prompts(['say hello', 'edit the notes', 'run the cleanup', 'a slow one']);
+	const asked = [];
+	const stderr = [];
+	const q = query({
+		prompt: p.it,
+		options: {
+			pathToClaudeCodeExecutable: tandem,
+			cwd: ws,
+			model: 'claude-sonnet-4-5',
+			maxTurns: 5,
+			includePartialMessages: true,
+			stderr: (s) => stderr.push(s),
+			canUseTool: async (name, input, opts) => {
+				asked.push({ name, input, id: opts.toolUseID });
+				if (name === 'Edit')
+					return { behavior: 'allow', updatedInput: { ...input, new_string: 'bye from the host' } };
+				return { behavior: 'deny', message: 'no commands today' };
+			},
+		},
+	});
+	const results = [], msgs = [];
+	let interruptedAt = 0, endedAt = 0, interruptAnswered = false;
+	for await (const m of q) {
+		msgs.push(m);
+		if (m.type === 'result') {
+			results.push(m);
+			if (results.length === 4)
+				endedAt = Date.now();
+			p.next();
+		}
+		// The fourth turn: interrupt as soon as its model call is under way.
+		if (results.length === 3 && m.type === 'system' && m.subtype === 'init' && !interruptedAt) {
+			interruptedAt = Date.now();
+			setTimeout(async () => {
+				try { await q.interrupt(); interruptAnswered = true; } catch (e) { console.log(`# interrupt: ${e}`); }
+			}, 300);
+		}
+	}
+	const closedAt = Date.now();
+	const inits = msgs.filter((m) => m.type === 'system' && m.subtype === 'init');
+	ok(inits.length === 4, `a system/init per turn (${inits.length})`);
+	ok(inits[0] && inits[0].cwd === ws && Array.isArray(inits[0].tools) && inits[0].tools.includes('Bash') &&
+	    inits[0].tools.includes('Edit') && Array.isArray(inits[0].mcp_servers) && inits[0].permissionMode === 'default',
+	    'init: cwd, Claude Code tool names, mcp_servers, permissionMode');
+	ok(inits[0] && inits[0].model === 'claude-sonnet-4-5', 'init: the model the SDK asked for');
+	ok(results.length === 4, `four results (${results.length})`);
+	ok(results[0] && results[0].subtype === 'success' && results[0].result === 'Hello from tandem.' &&
+	    !results[0].is_error, 'turn 1: success with the answer');
+	ok(results.every((r) => typeof r.session_id === 'string' && r.session_id.length > 0 &&
+	    typeof r.uuid === 'string' && 'permission_denials' in r && 'modelUsage' in r &&
+	    typeof r.total_cost_usd === 'number' && typeof r.duration_ms === 'number' && r.usage),
+	    'results carry session_id, uuid, usage, modelUsage, total_cost_usd, permission_denials');
+	ok(msgs.every((m) => typeof m.uuid === 'string' && 'session_id' in m && 'parent_tool_use_id' in m),
+	    'every message has uuid, session_id, parent_tool_use_id');
+	ok(new Set(results.map((r) => r.session_id)).size === 1, 'one session across the turns');
+	const edit = asked.find((a) => a.name === 'Edit');
+	ok(edit && edit.input.file_path === `${ws}/notes.txt` && edit.input.old_string === 'hello',
+	    'canUseTool saw Edit with an absolute file_path');
+	let notes = '';
+	try { notes = readFileSync(`${ws}/notes.txt`, 'utf8'); } catch (e) { notes = String(e); }
+	ok(notes === 'bye from the host\n', `the edit ran with the host's updated input (${JSON.stringify(notes)})`);
+	ok(results[1] && results[1].subtype === 'success' && results[1].result === 'Edited.', 'turn 2: success');
+	const bash = asked.find((a) => a.name === 'Bash');
+	ok(bash && bash.input.command === 'touch cleaned', 'canUseTool saw Bash with its command');
+	ok(results[2] && results[2].permission_denials.length === 1 &&
+	    results[2].permission_denials[0].tool_name === 'Bash' &&
+	    results[2].permission_denials[0].tool_input.command === 'touch cleaned',
+	    'turn 3: the denial is in permission_denials');
+	const denied = msgs.find((m) => m.type === 'user' && m.message.content[0].is_error &&
+	    /no commands today/.test(m.message.content[0].content));
+	ok(denied, 'the model got the host\'s deny message as an error result');
+	let cleaned = true;
+	try { readFileSync(`${ws}/cleaned`); } catch { cleaned = false; }
+	ok(!cleaned, 'the denied command did not run');
+	ok(interruptAnswered, 'interrupt() was answered');
+	ok(results[3] && results[3].subtype === 'error_during_execution' && results[3].is_error &&
+	    Array.isArray(results[3].errors), 'turn 4: the interrupt ends it as error_during_execution');
+	ok(endedAt - interruptedAt < 3000, `the interrupted turn ended at once (${endedAt - interruptedAt} ms)`);
+	ok(closedAt - endedAt < 5000, `tandem exited within the SDK's grace after the input ended (${closedAt - endedAt} ms)`);
+	const ev = msgs.filter((m) => m.type === 'stream_event');
+	ok(ev.some((m) => m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta'),
+	    'partial messages: text deltas as stream_event');
+	const assistants = msgs.filter((m) => m.type === 'assistant');
+	ok(assistants.some((m) => m.message.content.some((b) => b.type === 'tool_use' && b.name === 'Edit' &&
+	    b.input.file_path === `${ws}/notes.txt`)), 'the assistant message names the tool Edit with file_path');
+	if (failed)
+		for (const r of results)
+			console.log(`# result: ${JSON.stringify(r.errors)}`);
+	if (failed)
+		console.log(`# stderr: ${stderr.join('').slice(0, 2000).replace(/\n/g, '\n# ')}`);
+}
+
+async function rules() {
+	// The host rewrites an allowed edit into one the rules deny: checked again, refused.
+	const asked = [];
+	const q = query({
+		prompt: 'edit the notes',
+		options: {
+			pathToClaudeCodeExecutable: tandem,
+			cwd: ws,
+			disallowedTools: ['Edit(secret.txt)'],
+			canUseTool: async (name, input) => {
+				asked.push(name);
+				return { behavior: 'allow', updatedInput: { ...input, file_path: `${ws}/secret.txt`, old_string: 'key' } };
+			},
+		},
+	});
+	const msgs = [];
+	for await (const m of q)
+		msgs.push(m);
+	const res = msgs.find((m) => m.type === 'result');
+	let secret = '';
+	try { secret = readFileSync(`${ws}/secret.txt`, 'utf8'); } catch (e) { secret = String(e); }
+	ok(asked.length === 1 && asked[0] === 'Edit', 'the host was asked about the edit');
+	ok(secret === 'key\n', 'the rewritten input the rules deny did not run');
+	const r = msgs.find((m) => m.type === 'user' && m.message.content[0].is_error);
+	ok(r && /denied by rule/.test(r.message.content[0].content), 'the model was told the rule denied it');
+	ok(res && res.subtype === 'success', 'the turn still ends as a success');
+}
+
+try {
+	if (phase === 'conversation')
+		await conversation();
+	else
+		await rules();
+} catch (e) {
+	ok(false, `the SDK run threw: ${e && e.stack ? e.stack : e}`);
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,61 @@
+#!/bin/bash
+# The official Agent SDK (@anthropic-ai/claude-agent-sdk, from tests/npm's
+# lockfile) drives the real tandem through pathToClaudeCodeExecutable: a
+# multi-turn exchange, an edit approved through canUseTool with an updated
+# input, a denial, an interrupt; and an updated input the rules refuse.
+. "$(dirname "$0")/lib.sh"
+SDK="$top_srcdir/tests/npm/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"
+if ! command -v node >/dev/null || [ ! -f "$SDK" ]; then
+	fail "node and the Agent SDK are installed (scripts/install-deps.sh runs npm ci in tests/npm)"
+	finish
+	exit 1
+fi
+export SDK_PATH="$SDK" TANDEM WS="$T/ws"
+cd "$T/ws"
+echo hello >notes.txt
+echo key >secret.txt
+
+# run_node PHASE: the node script's TAP lines, renumbered into ours.
+run_node() {
+	local line
+	timeout 60 node "$top_srcdir/tests/it/sdk.mjs" "$1" >"$T/node.out" 2>"$T/node.err"
+	echo "# node exited $?"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok * - }" ;;
+		"not ok "*) fail "${line#not ok * - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$T/node.out"
+	[ -s "$T/node.err" ] && diag "$T/node.err"
+}
+
+mock_start "$(scenario conv <<'J'
+{"responses":[
+ {"text":"Hello from tandem.","stop_reason":"end_turn","expect_contains":"say hello"},
+ {"text":"Editing.","tool_uses":[{"id":"toolu_e1","name":"edit_file","input":{"path":"notes.txt","old_string":"hello","new_string":"bye"}}],"stop_reason":"tool_use","expect_contains":"edit the notes"},
+ {"text":"Edited.","stop_reason":"end_turn","expect_contains":"edited notes.txt"},
+ {"tool_uses":[{"id":"toolu_b1","name":"run_bash","input":{"command":"touch cleaned"}}],"stop_reason":"tool_use","expect_contains":"run the cleanup"},
+ {"text":"Understood.","stop_reason":"end_turn","expect_contains":"no commands today"},
+ {"text":"This answer takes a long time to come.","first_byte_delay_ms":8000,"expect_contains":"a slow one"}
+]}
+J
+)"
+run_node conversation
+check "the mock saw six requests" [ "$(mock_requests)" -eq 6 ]
+check "the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+check "the model asked for is the one requested" [ "$(mock_body 1 .model)" = '"claude-sonnet-4-5"' ]
+check "turn 2's request carries turn 1" grep -q 'Hello from tandem' <(sed -n 2p "$MOCK_LOG")
+
+echo hello >notes.txt
+mock_start "$(scenario rules <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_r1","name":"edit_file","input":{"path":"notes.txt","old_string":"hello","new_string":"bye"}}],"stop_reason":"tool_use"},
+ {"text":"The rules refused it.","stop_reason":"end_turn","expect_contains":"denied by rule"}
+]}
+J
+)"
+run_node rules
+check "rules: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+check "rules: notes.txt is untouched too" [ "$(cat notes.txt)" = hello ]
+finish
