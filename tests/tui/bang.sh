@@ -13,6 +13,9 @@ SCEN=$(tui_scenario bang <<'J'
 J
 )
 tui_mock_start "$SCEN"
+# The model's commands run in the command sandbox; the user's do not.
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+printf '{"sandbox":{"mode":"workspace-write"}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
 printf 'x\n' >"$TUI_WS/alpha-file.txt"
 printf 'x\n' >"$TUI_WS/beta-file.txt"
 tui_start_tandem 80 24
