@@ -49,6 +49,11 @@ tests_test_tui_wrap_SOURCES = tests/test_tui_wrap.c
 tests_test_tui_wrap_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_diff_SOURCES = tests/test_tui_diff.c
 tests_test_tui_diff_LDADD = $(TUI_TEST_LIBS)
+# The notifications' escapes (tui/notify.c).
+check_PROGRAMS += tests/test_tui_notify
+TESTS += tests/test_tui_notify
+tests_test_tui_notify_SOURCES = tests/test_tui_notify.c
+tests_test_tui_notify_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
 # Copying without hard wraps (tui/copy.c).
 check_PROGRAMS += tests/test_tui_copy
 TESTS += tests/test_tui_copy
