@@ -27,6 +27,7 @@
 #include "wire/sjson.h"
 #include "wire/acp.h"
 #include "hooks.h"
+#include "mcp.h"
 #include "http.h"
 #include "modelcat.h"
 #include "models.h"
@@ -60,7 +61,8 @@ enum {
 	OPT_REDO,
 	OPT_DISABLE_TOOLS,
 	OPT_ADD_DIR,
-	OPT_EFFORT
+	OPT_EFFORT,
+	OPT_MCP_CONFIG
 };
 
 static const struct option long_options[] = {
@@ -82,6 +84,7 @@ static const struct option long_options[] = {
 	{ "redo",		no_argument,	   NULL, OPT_REDO },
 	{ "disable-tools",	required_argument, NULL, OPT_DISABLE_TOOLS },
 	{ "effort",		required_argument, NULL, OPT_EFFORT },
+	{ "mcp-config",		required_argument, NULL, OPT_MCP_CONFIG },
 	{ "demo",		no_argument,	   NULL, OPT_DEMO },
 	{ "theme",		required_argument, NULL, OPT_THEME },
 	{ "trust",		no_argument,	   NULL, OPT_TRUST },
@@ -100,6 +103,7 @@ static const char usage_text[] =
     "       tandem sessions                    the saved sessions\n"
     "       tandem models                      the models the server offers\n"
     "       tandem acp                         an Agent Client Protocol agent on stdio (editors)\n"
+    "       tandem mcp list|approve            the MCP servers and their tools; approve the project's\n"
     "\n"
     "  -p, --print PROMPT                 run PROMPT headless\n"
     "      --output-format text|events|stream-json\n"
@@ -111,6 +115,7 @@ static const char usage_text[] =
     "      --permission-mode ask|accept-edits|plan|yolo\n"
     "      --allow RULE, --deny RULE      e.g. 'run_bash(make test*)', 'edit_file(src/**)'\n"
     "      --add-dir DIR                  let the file tools use DIR too (repeatable)\n"
+    "      --mcp-config FILE|JSON         MCP servers in Claude Code's shape (repeatable)\n"
     "      --max-turns N                  model calls per prompt\n"
     "  -c, --continue                     resume the newest session of this directory\n"
     "  -r, --resume [ID]                  resume a session (no ID: list them)\n"
@@ -144,6 +149,7 @@ struct cli {
 	int		 rewind_to;
 	bool		 files;
 	bool		 redo;
+	const char	*mcp_what;	/* tandem mcp list|approve */
 };
 
 /* Session ids look like 20261130-014012-a1b2c3. */
@@ -248,6 +254,11 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 			if (set_flag(cfg, "deny", optarg) == -1)
 				return 2;
 			break;
+		case OPT_MCP_CONFIG:
+			if (cfg->mcp_flags == NULL)
+				cfg->mcp_flags = cJSON_CreateArray();
+			cJSON_AddItemToArray(cfg->mcp_flags, cJSON_CreateString(optarg));
+			break;
 		case OPT_ADD_DIR:
 			if (set_flag(cfg, "add-dir", optarg) == -1)
 				return 2;
@@ -333,9 +344,12 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 	}
 	if (optind < argc && cli->prompt == NULL &&
 	    (strcmp(argv[optind], "config") == 0 || strcmp(argv[optind], "sessions") == 0 ||
-	    strcmp(argv[optind], "models") == 0 || strcmp(argv[optind], "acp") == 0)) {
+	    strcmp(argv[optind], "models") == 0 || strcmp(argv[optind], "acp") == 0 ||
+	    strcmp(argv[optind], "mcp") == 0)) {
 		cli->subcommand = argv[optind];
 		optind++;
+		if (strcmp(cli->subcommand, "mcp") == 0)
+			cli->mcp_what = optind < argc ? argv[optind++] : "list";
 	}
 	if (optind < argc) {
 		if (cli->prompt != NULL || cli->subcommand != NULL)
@@ -525,6 +539,21 @@ main(int argc, char **argv)
 		rc = run_config_command(&cfg);
 		goto out;
 	}
+	if (cli.subcommand != NULL && strcmp(cli.subcommand, "mcp") == 0) {
+		struct buf mout = BUF_INIT(BUF_NOLIMIT);
+
+		if (cli.trust && config_trust(&cfg, &err) == 0) {
+			config_apply_trusted(&cfg);
+			cfg.trusted = true;
+		}
+		buf_reset(&err);
+		rc = mcp_command(&cfg, cli.mcp_what, &mout, &err) == 0 ? 0 : 2;
+		fputs(buf_cstr(&mout), stdout);
+		if (rc != 0)
+			fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+		buf_release(&mout);
+		goto out;
+	}
 	if (cli.subcommand != NULL && strcmp(cli.subcommand, "models") == 0) {
 		rc = run_models_command(&cfg);
 		goto out;
@@ -559,6 +588,9 @@ main(int argc, char **argv)
 			goto out;
 		}
 		config_apply_trusted(&cfg);
+		cfg.trusted = true;
+	} else if (cli.trust && config_trust(&cfg, &err) == 0) {
+		cfg.trusted = true;	/* for the project's MCP servers (.mcp.json) */
 	} else if (cfg.project_defines_trust_items && !cfg.trusted && cli.headless) {
 		fprintf(stderr, "tandem: this project's settings define hooks or allow rules that "
 		    "are not trusted yet; they are ignored (rerun with --trust to honour them)\n");

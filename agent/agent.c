@@ -35,6 +35,7 @@
 #include "jail.h"
 #include "agent_int.h"
 #include "attach.h"
+#include "mcp.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -44,6 +45,7 @@
 #include "resume.h"
 #include "timeline.h"
 #include "tooluse.h"
+#include "wsnap.h"
 
 static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);
 static void agent_proceed(struct agent *);
@@ -374,6 +376,65 @@ agent_next_call(struct agent *a)
 
 static void agent_call_ended(struct agent *, struct call *, const struct call_end *);
 
+/* --- MCP: servers in the background, their tools between turns -------------- */
+
+void
+agent_mcp_changed(void *arg, int ready, int total)
+{
+	struct agent *a = arg;
+	cJSON *ev = event_new(a->bus, "mcp_status");
+
+	cJSON_AddNumberToObject(ev, "ready", ready);
+	cJSON_AddNumberToObject(ev, "total", total);
+	event_emit(a->bus, ev);
+}
+
+static void
+agent_mcp_start(struct agent *a)
+{
+	struct buf w = BUF_INIT(BUF_NOLIMIT);
+
+	buf_init(&a->mcp_changed, 4096);
+	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
+	mcp_on_change(a->mcp, agent_mcp_changed, a);
+	if (w.len > 0) {
+		event_error(a->bus, 0, "%s", buf_cstr(&w));
+		a->mcp_warnings = buf_detach(&w, NULL);
+	}
+	buf_release(&w);
+	sched_set_finder(a->sched, mcp_find, mcp_resolve_cb, a->mcp);
+	mcp_start(a->mcp);
+}
+
+static void
+agent_mcp_ready(void *arg)
+{
+	agent_call_model(arg);
+}
+
+/* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
+bool
+agent_mcp_wait(struct agent *a)
+{
+	int i;
+
+	if (a->mcp == NULL || a->calls > 1)
+		return false;
+	if (mcp_wait(a->mcp, agent_mcp_ready, a))
+		return true;
+	buf_release(&a->mcp_changed);
+	if (mcp_sync(a->mcp, &a->mcp_changed)) {
+		cJSON_Delete(a->tools);
+		a->tools = prompt_tools_json(a->cfg);
+		mcp_tools_json(a->mcp, a->tools);
+		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
+			if (prompt_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),
+			    "name", "")))
+				cJSON_DeleteItemFromArray(a->tools, i);
+	}
+	return false;
+}
+
 void
 agent_call_model(struct agent *a)
 {
@@ -386,7 +447,7 @@ agent_call_model(struct agent *a)
 		agent_halt(a);
 		return;
 	}
-	if (modelset_wait(a)) {
+	if (modelset_wait(a) || agent_mcp_wait(a)) {
 		agent_phase(a, PHASE_MODELS_WAIT);
 		return;
 	}
@@ -930,6 +991,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
+	agent_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(a, a->resumed);
@@ -976,6 +1038,9 @@ agent_free(struct agent *a)
 	a->hooks = NULL;
 	cachewatch_free(a->cw);
 	sched_free(a->sched);
+	mcp_free(a->mcp);
+	buf_release(&a->mcp_changed);
+	free(a->mcp_warnings);
 	modelcat_free(a->cat);
 	model_caps_release(&a->caps);
 	prices_free(a->prices);
@@ -993,6 +1058,7 @@ agent_free(struct agent *a)
 	free(a->base_url);
 	session_close(a->session);
 	free(a->snap_dir);
+	wsnap_free(a->wsnap);
 	free(a->stop_reason);
 	buf_release(&a->answer);
 	free(a->turn_prompt);

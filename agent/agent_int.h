@@ -80,6 +80,9 @@ struct agent {
 	bool			 interactive;
 	struct http		*http;
 	struct sched		*sched;
+	struct mcp		*mcp;		/* the MCP servers; NULL: none */
+	struct buf		 mcp_changed;	/* servers whose tools changed before this request */
+	char			*mcp_warnings;	/* the MCP configuration's, again for a late subscriber */
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct conv		 conv;
@@ -91,6 +94,7 @@ struct agent {
 	struct session		*session;
 	bool			 resumed;	/* the session was resumed, not started */
 	char			*snap_dir;
+	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	enum stream_proto	 proto;
@@ -191,5 +195,9 @@ const char *agent_phase_name(enum turn_phase);
 bool	 agent_in_turn(const struct agent *a);
 /* All done, go on: when the tools and their hooks are done, the turn moves on. */
 void	 agent_settle(struct agent *a);
+
+/* MCP (agent.c): the servers' status for a front end; the first request's wait. */
+void	agent_mcp_changed(void *agent, int ready, int total);
+bool	agent_mcp_wait(struct agent *);
 
 #endif

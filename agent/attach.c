@@ -214,7 +214,7 @@ out:
 
 bool
 attach_tool_image(const struct tool_env *env, const struct perm_rules *rules, enum perm_mode mode,
-    bool images, const char *tool, const cJSON *input, struct buf *result, bool *is_error, cJSON **meta)
+    bool images, const char *tool, const cJSON *input, struct buf *result, bool *is_error, cJSON **blocks)
 {
 	const char *path = json_str(input, "path", "");
 	struct buf err = BUF_INIT(4096);
@@ -235,9 +235,9 @@ attach_tool_image(const struct tool_env *env, const struct perm_rules *rules, en
 	buf_printf(result, "%s: %s, %ux%u pixels (about %ld tokens); the image is attached", path, im.mime,
 	    (unsigned)im.width, (unsigned)im.height, image_tokens(im.width, im.height));
 	*is_error = false;
-	if (*meta == NULL)
-		*meta = cJSON_CreateObject();
-	cJSON_AddItemToObject(*meta, "image", b);
+	if (*blocks == NULL)
+		*blocks = cJSON_CreateArray();
+	cJSON_AddItemToArray(*blocks, b);
 	buf_release(&err);
 	return true;
 }

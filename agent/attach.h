@@ -49,14 +49,15 @@ int	 attach_mentions(const struct tool_env *, const struct perm_rules *, enum pe
 /*
  * read_file on an image: when tool is read_file and input's path names an
  * image, load it as a mention would; on success result says so, is_error
- * is cleared and the image block goes to (*meta)["image"], which
- * sched_results puts in the tool_result's content (marked "_images").
+ * is cleared and the image block is added to *blocks (the call's content
+ * blocks), which sched_results puts in the tool_result's content (marked
+ * "_images").
  * Returns whether it did; when the image is refused, why is appended to
  * result.
  */
 bool	 attach_tool_image(const struct tool_env *, const struct perm_rules *, enum perm_mode,
 	    bool images, const char *tool, const cJSON *input, struct buf *result, bool *is_error,
-	    cJSON **meta);
+	    cJSON **blocks);
 /*
  * An image tandem itself wrote to file (a paste from the clipboard): read
  * it (no sandbox: it is not the workspace's), check it, keep it in files/

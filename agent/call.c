@@ -365,7 +365,7 @@ call_record_usage(struct agent *a)
 
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
-		emit_cache_break(a->bus, &br);
+		emit_cache_break(a->bus, &br, a->mcp_changed.len > 0 ? buf_cstr(&a->mcp_changed) : NULL);
 		if (session_append(a->session, rec) == -1)
 			agent_unsaved(a);
 	}

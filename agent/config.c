@@ -772,6 +772,7 @@ config_init(struct config *cfg)
 	cfg->deadline_ms = -1;
 	cfg->ms_per_token = 50;
 	cfg->retention_days = 30;
+	cfg->snap = (struct wsnap_settings)WSNAP_SETTINGS_DEFAULT;
 	cwd = realpath(".", NULL);
 	cfg->root = cwd != NULL ? cwd : xstrdup(".");
 	cfg_set_source(cfg, "root", "default");
@@ -807,6 +808,8 @@ config_release(struct config *cfg)
 	free(cfg->thinking);
 	free(cfg->effort);
 	cJSON_Delete(cfg->prices);
+	cJSON_Delete(cfg->mcp_servers);
+	cJSON_Delete(cfg->mcp_flags);
 	free(cfg->root);
 	free(cfg->home);
 	free(cfg->config_dir);

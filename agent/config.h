@@ -26,6 +26,7 @@
 
 #include "agent.h"
 #include "jail.h"
+#include "wsnap.h"
 
 struct buf;
 struct perm_rules;
@@ -64,11 +65,17 @@ struct config {
 	int	 retention_days;	/* 0: keep sessions forever; default 30 */
 	int	 context_window;	/* tokens; 0: the model table's */
 	int	 cache_ttl_ms;		/* the prompt cache's lifetime; 0: 5 minutes */
+	struct wsnap_settings snap;	/* snapshots.*: workspace snapshots around commands */
 	char	**add_dirs;		/* extra roots (real paths), NULL-terminated; NULL: none */
 	char	*disabled_tools;	/* comma-separated tool names the model does not get; NULL: none */
 	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */
 	bool	 trusted;	/* the project's own hooks/allow rules may be honoured */
 	bool	 project_defines_trust_items;	/* project settings define hooks or allow rules */
+	cJSON	*mcp_servers;	/* the settings' mcpServers, merged (mcp_config.c reads the files itself) */
+	cJSON	*mcp_flags;	/* the --mcp-config arguments, an array of strings; NULL: none */
+	int	 mcp_timeout_ms;	/* one MCP call; 0: 120000 */
+	int	 mcp_defer_bytes;	/* MCP tool definitions past this are deferred; 0: 8192; -1: never */
+	int	 mcp_start_wait_ms;	/* how long the first request waits for servers starting; 0: 5000 */
 	cJSON	*sources;	/* key -> "default" | file path | "flag" | "env", for `tandem config` */
 	struct jail_config sandbox;	/* the "sandbox" group: parsed and resolved by jail.c */
 	unsigned skip_layers;	/* settings files config_load leaves out: 1 the user's, 2 the

@@ -52,6 +52,16 @@ const struct cfg_key cfg_keys[] = {
 	{ "context_window", CFG_INT, offsetof(struct config, context_window), 0, 100000000, 0 },
 	{ "cache_ttl_ms", CFG_INT, offsetof(struct config, cache_ttl_ms), 0, 86400000, 0 },
 	{ "disabled_tools", CFG_STRING, offsetof(struct config, disabled_tools), 0, 0, 0 },
+	{ "snapshots.enabled", CFG_BOOL, offsetof(struct config, snap.enabled), 0, 0, 0 },
+	{ "snapshots.max_file_mb", CFG_INT, offsetof(struct config, snap.max_file_mb), 0, 4096, 0 },
+	{ "snapshots.max_snapshot_mb", CFG_INT, offsetof(struct config, snap.max_snapshot_mb), 0, 1048576, 0 },
+	{ "snapshots.max_files", CFG_INT, offsetof(struct config, snap.max_files), 1, 100000000, 0 },
+	{ "snapshots.store_mb", CFG_INT, offsetof(struct config, snap.store_mb), 0, 1048576, 0 },
+	/* MCP servers: read by mcp_config.c, which also knows whose they are. */
+	{ "mcpServers", CFG_OBJECT, offsetof(struct config, mcp_servers), 0, 0, 0 },
+	{ "mcp.timeout_ms", CFG_INT, offsetof(struct config, mcp_timeout_ms), 1, 86400000, 0 },
+	{ "mcp.defer_bytes", CFG_INT, offsetof(struct config, mcp_defer_bytes), -1, 100000000, 0 },
+	{ "mcp.start_wait_ms", CFG_INT, offsetof(struct config, mcp_start_wait_ms), 1, 600000, 0 },
 };
 
 const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);

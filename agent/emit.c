@@ -225,11 +225,13 @@ emit_context(struct event_bus *bus, int64_t tokens, int64_t window, const char *
 }
 
 void
-emit_cache_break(struct event_bus *bus, const struct cachewatch_break *br)
+emit_cache_break(struct event_bus *bus, const struct cachewatch_break *br, const char *mcp_servers)
 {
 	cJSON *ev = event_new(bus, "cache_break");
 
 	cachewatch_break_fields(br, ev);
+	if (mcp_servers != NULL)
+		cJSON_AddStringToObject(ev, "mcp_servers", mcp_servers);
 	event_emit(bus, ev);
 }
 

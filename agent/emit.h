@@ -46,7 +46,8 @@ void	emit_approval_request(struct event_bus *, const char *id, const char *name,
 void	emit_retry(struct event_bus *, int attempt, int64_t delay_ms, const char *reason);
 void	emit_usage(struct event_bus *, const struct usage *, double cost_usd);
 void	emit_context(struct event_bus *, int64_t tokens, int64_t window, const char *stage);
-void	emit_cache_break(struct event_bus *, const struct cachewatch_break *);
+/* mcp_servers (may be NULL): the MCP servers whose tools changed before the request. */
+void	emit_cache_break(struct event_bus *, const struct cachewatch_break *, const char *mcp_servers);
 void	emit_compaction(struct event_bus *, const char *stage, int64_t before, int64_t after);
 void	emit_compaction_done(struct event_bus *);
 void	emit_rewind(struct event_bus *, const char *what, int to_turn);

@@ -258,8 +258,12 @@ exec_maybe_finish(struct exec_job *job)
 		    job->interrupted, job->timeout_ms, &out);
 		if (job->jail != NULL && !job->timed_out && !job->interrupted)
 			jail_note(job->jail, job->status, &out.text);
-	}
-	else
+		/* named, since the workspace snapshot after the command cannot see what it does later */
+		if (!job->timed_out && !job->interrupted && job->pid > 0 && kill(-job->pid, 0) == 0)
+			buf_printf(&out.text, "\n(a process this command started is still running, in "
+			    "process group %ld: what it changes from now on is not in the workspace "
+			    "snapshot, and a rewind does not undo it)", (long)job->pid);
+	} else
 		exec_result_from_child(job, &out);
 	exec_finish(job, &out);
 }

@@ -322,6 +322,11 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 			buf_release(&preview);
 			return SCHED_REFUSE;
 		}
+	} else if (c->tool->async != NULL) {
+		char *args = cJSON_Print(c->input);
+
+		buf_printf(&preview, "%s %s", c->name, args);
+		free(args);
 	} else {
 		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), a->cfg->root);
 	}

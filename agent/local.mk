@@ -25,6 +25,7 @@ libtandem_agent_a_SOURCES = \
 	agent/shparse_word.c agent/shparse_rules.c \
 	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
 	agent/session.c agent/session.h \
+	agent/wsnap.c agent/wsnap.h agent/wsnap_int.h agent/wsnap_restore.c \
 	agent/agent.c agent/agent.h agent/agent_int.h \
 	agent/prompt.c agent/prompt.h \
 	agent/modelset.c agent/modelset.h \
@@ -39,7 +40,11 @@ libtandem_agent_a_SOURCES = \
 	agent/wire/wire.c agent/wire/wire.h \
 	agent/wire/sjson.c agent/wire/sjson.h \
 	agent/wire/ccflags.c agent/wire/ccflags.h \
-	agent/wire/acp.c agent/wire/acp.h
+	agent/wire/acp.c agent/wire/acp.h \
+	agent/mcp.c agent/mcp.h \
+	agent/mcp_config.c agent/mcp_config.h \
+	agent/mcp_stdio.c agent/mcp_stdio.h \
+	agent/mcp_http.c agent/mcp_http.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -101,6 +106,13 @@ check_PROGRAMS += tests/test_usercmd
 TESTS += tests/test_usercmd
 tests_test_usercmd_SOURCES = tests/test_usercmd.c
 tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)
+
+check_PROGRAMS += tests/test_mcp
+TESTS += tests/test_mcp
+tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp_config.c agent/mcp_stdio.c agent/perm.c \
+	agent/shparse.c agent/shparse_word.c agent/shparse_rules.c tools/patch.c tools/sandbox.c
+tests_test_mcp_LDADD = $(LIB_LIBS)
+
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
 tests_test_config_SOURCES += agent/jail.c agent/event.c
 tests_test_hooks_SOURCES += agent/jail.c
@@ -112,3 +124,11 @@ TESTS += tests/test_jail
 tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c \
 	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
+# Workspace snapshots: the stat index, the store, the changes and their restore.
+check_PROGRAMS += tests/test_wsnap
+TESTS += tests/test_wsnap
+tests_test_wsnap_SOURCES = tests/test_wsnap.c agent/wsnap.c agent/wsnap_restore.c agent/session.c agent/conv.c
+tests_test_wsnap_LDADD = $(TOOLS_LIBS)
+check_PROGRAMS += tests/test_mcp_tools
+TESTS += tests/test_mcp_tools
+tests_test_mcp_tools_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)

@@ -42,6 +42,7 @@
 #include "stream.h"
 #include "xalloc.h"
 #include "agent_int.h"
+#include "mcp.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -423,7 +424,9 @@ void
 agent_report(struct agent *a, const char *what, struct buf *out)
 {
 
-	if (strcmp(what, "cost") == 0) {
+	if (strcmp(what, "mcp") == 0) {
+		mcp_report(a->mcp, true, out);
+	} else if (strcmp(what, "cost") == 0) {
 		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
 		    (long long)a->last.input, (long long)a->last.output,

@@ -113,6 +113,7 @@ struct perm_rule {
 	enum perm_anchor	 anchor;	/* path patterns */
 	char			*pattern;	/* NULL: any call */
 	char			*alt;		/* run_bash: another glob that matches too */
+	char			*mcp;		/* MCP: the tool's name, or "mcp__server__" for all of a server's */
 };
 
 struct perm_ruleset {
@@ -140,6 +141,7 @@ struct perm_subject {
 	struct perm_path	*paths;		/* file tools: every name of every file */
 	size_t			 npaths, cap;
 	char			*refused;	/* apply_patch: why the patch cannot be read */
+	const char		*mcp;		/* an MCP tool's name (mcp__server__tool), or NULL */
 };
 
 const char *
@@ -427,6 +429,8 @@ subject_init(struct perm_subject *sub, const struct perm_rules *rules, const cha
 
 	memset(sub, 0, sizeof(*sub));
 	sub->tool = perm_tool_find(tool_name);
+	if (tool_name != NULL && strncmp(tool_name, "mcp__", 5) == 0)
+		sub->mcp = tool_name;
 	if (sub->tool == NULL)
 		return;
 	v = json_str(input, sub->tool->field, NULL);
@@ -477,6 +481,12 @@ subject_release(struct perm_subject *sub)
 static bool
 rule_covers(const struct perm_rule *r, const struct perm_subject *sub)
 {
+	if (r->mcp != NULL && sub->mcp != NULL) {
+		size_t n = strlen(r->mcp);
+
+		return n > 2 && strcmp(r->mcp + n - 2, "__") == 0 ?
+		    strncmp(sub->mcp, r->mcp, n) == 0 : strcmp(sub->mcp, r->mcp) == 0;
+	}
 	return sub->tool != NULL && (r->tools & (1u << (sub->tool - perm_tools))) != 0;
 }
 
@@ -622,12 +632,14 @@ allowed(const struct perm_ruleset *set, const struct perm_subject *sub, struct b
 	size_t i, k, n, nused = 0;
 	bool ok;
 
-	if (sub->tool == NULL)
+	if (sub->tool == NULL && sub->mcp == NULL)
 		return false;
 	if ((r = allow_whole(set, sub)) != NULL) {
 		buf_printf(why, "allowed by rule %s", r->text);
 		return true;
 	}
+	if (sub->tool == NULL)
+		return false;
 	n = subject_count(sub);
 	if (n == 0 || sub->parts.opaque)
 		return false;
@@ -730,6 +742,7 @@ perm_rule_release(struct perm_rule *r)
 	free(r->text);
 	free(r->pattern);
 	free(r->alt);
+	free(r->mcp);
 }
 
 void
@@ -881,6 +894,34 @@ perm_rule_path(struct perm_rule *r, const char *s, size_t n, struct buf *err)
 	return 0;
 }
 
+/*
+ * Claude Code's MCP rules: mcp__server (every tool of the server),
+ * mcp__server__* (the same) and mcp__server__tool.  1: no MCP rule; 0 with
+ * r->mcp set; -1 with err.
+ */
+static int
+perm_rule_mcp(struct perm_rule *r, const char *name, const char *s, size_t n, struct buf *err)
+{
+	const char *server = name + 5, *sep;
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	if (strncmp(name, "mcp__", 5) != 0 || *server == '\0')
+		return 1;
+	if (memchr(s, '(', n) != NULL)
+		return perm_error(err, "rule \"%.*s\": MCP rules take no pattern; write %s",
+		    (int)n, s, name);
+	sep = strstr(server, "__");
+	if (sep == NULL)
+		buf_printf(&b, "%s__", name);
+	else if (strcmp(sep, "__*") == 0)
+		buf_printf(&b, "%.*s__", (int)(sep - name), name);
+	else
+		buf_puts(&b, name);
+	r->mcp = buf_detach(&b, NULL);
+	r->text = xstrndup(s, n);
+	return 0;
+}
+
 static int
 perm_rule_parse(const char *rule, struct perm_rule *r, struct buf *err)
 {
@@ -907,11 +948,14 @@ perm_rule_parse(const char *rule, struct perm_rule *r, struct buf *err)
 	while (nlen > 0 && (s[nlen - 1] == ' ' || s[nlen - 1] == '\t'))
 		nlen--;
 	if (nlen == 0 || nlen >= sizeof(name) || strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") < nlen)
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") + (strncmp(s, "mcp__", 5) == 0 &&
+	    s[nlen - 1] == '*') < nlen)
 		return perm_error(err, "\"%.*s\" is not a rule; write tool or tool(pattern)",
 		    (int)n, s);
 	memcpy(name, s, nlen);
 	name[nlen] = '\0';
+	if (perm_rule_mcp(r, name, s, n, err) != 1)
+		return r->mcp != NULL ? 0 : -1;
 	if (perm_rule_tools(name, &r->tools, &r->kind) == -1)
 		return perm_error(err, "rule \"%.*s\" names an unknown tool \"%s\"", (int)n, s,
 		    name);
@@ -961,6 +1005,8 @@ fail:
 static bool
 perm_rule_same(const struct perm_rule *a, const struct perm_rule *b)
 {
+	if (a->mcp != NULL || b->mcp != NULL)
+		return a->mcp != NULL && b->mcp != NULL && strcmp(a->mcp, b->mcp) == 0;
 	/* Rules for tools tandem lacks differ by the name they give. */
 	if (a->kind == PERM_KIND_NONE || b->kind == PERM_KIND_NONE)
 		return strcmp(a->text, b->text) == 0;
@@ -1052,6 +1098,7 @@ perm_rule_copy(struct perm_rule *dst, const struct perm_rule *src)
 	dst->anchor = src->anchor;
 	dst->pattern = src->pattern != NULL ? xstrdup(src->pattern) : NULL;
 	dst->alt = src->alt != NULL ? xstrdup(src->alt) : NULL;
+	dst->mcp = src->mcp != NULL ? xstrdup(src->mcp) : NULL;
 }
 
 void

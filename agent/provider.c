@@ -309,7 +309,8 @@ openai_add_user(cJSON *out, const cJSON *content)
 					const cJSON *ib;
 
 					cJSON_ArrayForEach(ib, json_get(b, "content"))
-						if (strcmp(json_str(ib, "type", ""), "image") == 0) {
+						if (strcmp(json_str(ib, "type", ""), "image") == 0 &&
+						    json_get(ib, "_file") != NULL) {
 							if (parts == NULL)
 								parts = cJSON_CreateArray();
 							cJSON_AddItemToArray(parts, attach_image_openai(ib));

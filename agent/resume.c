@@ -44,6 +44,7 @@
 #include "stream.h"
 #include "xalloc.h"
 #include "agent_int.h"
+#include "mcp.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -52,6 +53,7 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "wsnap.h"
 
 static cJSON * resume_reconcile_one(struct agent *a, const cJSON *use);
 static int resume_reconcile(struct agent *a);
@@ -76,6 +78,9 @@ resume_use_session(struct agent *a, struct session *sess)
 	a->env.root = a->cfg->root;
 	a->env.session_dir = session_dir(sess);
 	a->env.snap_dir = a->snap_dir;
+	wsnap_free(a->wsnap);
+	a->wsnap = wsnap_new(a->cfg->home, a->cfg->root, sess, &a->cfg->snap);
+	wsnap_warm(a->wsnap, a->loop);
 	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
 	a->policy.denied = resume_path_denied;
 	a->policy.arg = a->cfg->rules;
@@ -271,6 +276,16 @@ agent_replay(struct agent *a)
 {
 	agent_emit_session(a, a->resumed);
 	jail_announce(a->jail, a->bus);
+	if (a->mcp != NULL) {
+		int ready, total = mcp_count(a->mcp, &ready);
+
+		agent_mcp_changed(a, ready, total);
+	}
+	if (a->mcp_warnings != NULL) {
+		event_error(a->bus, 0, "%s", a->mcp_warnings);
+		free(a->mcp_warnings);
+		a->mcp_warnings = NULL;
+	}
 	if (conv_count(&a->conv) > 0)
 		resume_replay_history(a);
 }

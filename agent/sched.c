@@ -22,9 +22,13 @@ struct sched {
 	bool			 idle_told;
 	uint64_t		 idle_timer;
 	const struct tool_def	*(*lookup)(const char *);
+	const struct tool_def	*(*find)(void *, const char *);
+	int			(*resolve)(void *, char **, cJSON **, struct buf *);
+	void			*find_arg;
 };
 
 static void sched_pump(struct sched *);
+static const struct tool_def *sched_lookup(struct sched *, const char *);
 
 struct sched *
 sched_new(struct ev_loop *loop, const struct tool_env *env, const struct sched_ops *ops)
@@ -47,6 +51,7 @@ sched_call_free(struct sched_call *c)
 	free(c->name);
 	cJSON_Delete(c->input);
 	cJSON_Delete(c->meta);
+	cJSON_Delete(c->blocks);
 	buf_release(&c->result);
 	free(c);
 }
@@ -60,6 +65,8 @@ sched_reset(struct sched *s)
 		next = c->next;
 		if (c->job != NULL)
 			exec_kill(c->job);	/* should not happen: all are done */
+		else if (c->ajob != NULL)
+			c->tool->async->cancel(c->ajob);
 		else
 			sched_call_free(c);
 	}
@@ -103,12 +110,28 @@ sched_add(struct sched *s, const char *id, const char *name, const cJSON *input,
 	c->id = xstrdup(id != NULL ? id : "");
 	c->name = xstrdup(name != NULL ? name : "");
 	c->input = input != NULL ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
-	c->tool = s->lookup(c->name);
+	c->tool = sched_lookup(s, c->name);
 	buf_init(&c->result, 64u * 1024 * 1024);
 	c->state = SCHED_QUEUED;
 	*s->tail = c;
 	s->tail = &c->next;
 	s->idle_told = false;
+	if (c->tool != NULL && parse_error == NULL && s->resolve != NULL) {
+		struct buf why = BUF_INIT(64 * 1024);
+		int r = s->resolve(s->find_arg, &c->name, &c->input, &why);
+
+		if (r == 0)
+			c->tool = sched_lookup(s, c->name);
+		if (r == 0 && c->tool == NULL)
+			buf_printf(&why, "unknown tool \"%s\"", c->name);
+		if (r == -1 || c->tool == NULL) {
+			sched_finish(s, c, true, buf_cstr(&why));
+			buf_release(&why);
+			sched_pump(s);
+			return;
+		}
+		buf_release(&why);
+	}
 	if (c->tool == NULL) {
 		struct buf b = BUF_INIT(4096);
 		size_t i;
@@ -127,6 +150,17 @@ sched_add(struct sched *s, const char *id, const char *name, const cJSON *input,
 		buf_release(&b);
 	}
 	sched_pump(s);
+}
+
+/* The tool of that name: the table's (or the test's), then the finder's. */
+static const struct tool_def *
+sched_lookup(struct sched *s, const char *name)
+{
+	const struct tool_def *t = s->lookup(name);
+
+	if (t == NULL && s->find != NULL)
+		t = s->find(s->find_arg, name);
+	return t;
 }
 
 /* exec callbacks get a small context naming both the scheduler and the call. */
@@ -153,9 +187,12 @@ sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
 
 	free(x);
 	c->job = NULL;
+	c->ajob = NULL;
 	c->duration_ms = ms;
 	c->meta = out->meta;
 	out->meta = NULL;
+	c->blocks = out->blocks;
+	out->blocks = NULL;
 	s->running--;
 	buf_reset(&c->result);
 	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
@@ -177,8 +214,11 @@ sched_start(struct sched *s, struct sched_call *c)
 	s->running++;
 	if (s->ops.started != NULL)
 		s->ops.started(s->ops.arg, c);
-	c->job = exec_start(s->loop, c->tool, c->input, s->env, c->id,
-	    sched_ctx_progress, sched_ctx_done, x);
+	if (c->tool->async != NULL)
+		c->ajob = c->tool->async->start(c->tool, c->input, c->id, sched_ctx_done, x);
+	else
+		c->job = exec_start(s->loop, c->tool, c->input, s->env, c->id,
+		    sched_ctx_progress, sched_ctx_done, x);
 }
 
 static void
@@ -210,7 +250,7 @@ sched_pump(struct sched *s)
 
 		if (c->state == SCHED_DONE)
 			continue;
-		exclusive = c->tool->cls != TOOL_READ_ONLY;
+		exclusive = c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel;
 		if (s->skip_rest && c->state == SCHED_QUEUED) {
 			sched_finish(s, c, true, "skipped: an earlier edit in this batch failed; "
 			    "check it and send this call again if it still applies");
@@ -250,6 +290,15 @@ void
 sched_set_lookup(struct sched *s, const struct tool_def *(*lookup)(const char *))
 {
 	s->lookup = lookup;
+}
+
+void
+sched_set_finder(struct sched *s, const struct tool_def *(*find)(void *, const char *),
+    int (*resolve)(void *, char **, cJSON **, struct buf *), void *arg)
+{
+	s->find = find;
+	s->resolve = resolve;
+	s->find_arg = arg;
 }
 
 void
@@ -307,6 +356,8 @@ sched_interrupt(struct sched *s, const char *why)
 	for (c = s->head; c != NULL; c = c->next) {
 		if (c->state == SCHED_RUNNING && c->job != NULL)
 			exec_kill(c->job);
+		else if (c->state == SCHED_RUNNING && c->ajob != NULL)
+			c->tool->async->cancel(c->ajob);
 		else if (c->state == SCHED_QUEUED || c->state == SCHED_WAITING)
 			sched_finish(s, c, true, why);
 	}
@@ -348,18 +399,23 @@ sched_results(const struct sched *s)
 
 		cJSON_AddStringToObject(b, "type", "tool_result");
 		cJSON_AddStringToObject(b, "tool_use_id", c->id);
-		if (json_get(c->meta, "image") != NULL) {
-			/* An image read_file found: text and the image block (agent/attach.c). */
-			cJSON *content = cJSON_AddArrayToObject(b, "content"), *t = cJSON_CreateObject();
+		if (c->blocks != NULL) {
+			cJSON *blk = cJSON_AddArrayToObject(b, "content"), *t, *it;
 
-			cJSON_AddStringToObject(t, "type", "text");
-			json_add_str_n(t, "text", buf_cstr(&c->result), c->result.len);
-			cJSON_AddItemToArray(content, t);
-			cJSON_AddItemToArray(content, cJSON_Duplicate(json_get(c->meta, "image"), 1));
-			cJSON_AddBoolToObject(b, "_images", 1);
-		} else {
+			if (c->result.len > 0) {
+				t = cJSON_CreateObject();
+				cJSON_AddStringToObject(t, "type", "text");
+				json_add_str_n(t, "text", buf_cstr(&c->result), c->result.len);
+				cJSON_AddItemToArray(blk, t);
+			}
+			cJSON_ArrayForEach(it, c->blocks) {
+				cJSON_AddItemToArray(blk, cJSON_Duplicate(it, 1));
+				/* An image read_file found, named by its file (agent/attach.c). */
+				if (json_get(it, "_file") != NULL && json_get(b, "_images") == NULL)
+					cJSON_AddBoolToObject(b, "_images", 1);
+			}
+		} else
 			json_add_str_n(b, "content", buf_cstr(&c->result), c->result.len);
-		}
 		if (c->is_error)
 			cJSON_AddBoolToObject(b, "is_error", 1);
 		cJSON_AddItemToArray(arr, b);

@@ -53,6 +53,8 @@ struct sched_call {
 	bool			 ran;		/* it was started (so it may have had effects) */
 	struct buf		 result;
 	cJSON			*meta;		/* from write tools */
+	cJSON			*blocks;	/* content blocks after the text (images), or NULL */
+	void			*ajob;		/* an asynchronous tool's call */
 	int64_t			 duration_ms;
 	struct exec_job		*job;
 	struct sched_call	*next;
@@ -74,6 +76,14 @@ struct sched	*sched_new(struct ev_loop *, const struct tool_env *, const struct 
 void		 sched_free(struct sched *);
 /* Find tools with lookup instead of tool_find (tests use their own tools). */
 void		 sched_set_lookup(struct sched *, const struct tool_def *(*lookup)(const char *));
+/*
+ * Tools beyond the table (MCP): find names the lookup does not know;
+ * resolve, when not NULL, may turn a call into another tool's before it
+ * is gated (0: *name and *input replaced; 1: left alone; -1: the call
+ * fails with why).
+ */
+void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, const char *),
+		    int (*resolve)(void *, char **name, cJSON **input, struct buf *why), void *arg);
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
 void		 sched_add(struct sched *, const char *id, const char *name,
 		    const cJSON *input, const char *parse_error);

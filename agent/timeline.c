@@ -49,6 +49,7 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "wsnap.h"
 
 static int timeline_restore_file(struct agent *a, const char *path, const char *have, const char *want, bool force, struct buf *report);
 static int timeline_restore_records(struct agent *a, const cJSON *ids, bool undo, bool force, struct buf *report);
@@ -85,7 +86,7 @@ agent_turns(struct agent *a)
 			if (!user && strcmp(type, "tool_use") == 0) {
 				cJSON_AddItemToArray(json_get(cur, "tools"),
 				    cJSON_CreateString(json_str(b, "name", "")));
-				if (strcmp(json_str(b, "name", ""), "run_bash") == 0)
+				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && a->wsnap == NULL)
 					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
 			}
 		}
@@ -96,6 +97,7 @@ agent_turns(struct agent *a)
 		cJSON_ArrayForEach(f, session_files(a->session)) {
 			if (json_int(f, "turn", -1) != turn || json_bool(f, "undone", false))
 				continue;
+			wsnap_turn_add(cur, f);
 			cJSON_ArrayForEach(t, json_get(f, "files"))
 				cJSON_AddItemToArray(json_get(cur, "files"),
 				    cJSON_CreateString(json_str(t, "path", "")));
@@ -198,6 +200,10 @@ timeline_restore_records(struct agent *a, const cJSON *ids, bool undo, bool forc
 				listed = true;
 		if (!listed)
 			continue;
+		if (wsnap_is_record(rec)) {
+			conflicts |= wsnap_restore(a->wsnap, rec, undo, force, report) != 0;
+			continue;
+		}
 		nf = cJSON_GetArraySize(json_get(rec, "files"));
 		for (k = undo ? nf - 1 : 0; undo ? k >= 0 : k < nf; k += undo ? -1 : 1) {
 			f = cJSON_GetArrayItem(json_get(rec, "files"), k);
@@ -275,8 +281,9 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
 	if ((what & REWIND_FILES) && nids == 0)
 		buf_puts(report, "no file changes of tandem's tools to undo\n");
-	if (what & REWIND_FILES)
-		buf_puts(report, "changes made by run_bash are not tracked and were not undone\n");
+	if ((what & REWIND_FILES) && a->wsnap == NULL)
+		buf_puts(report, "snapshots are off (snapshots.enabled): changes made by run_bash "
+		    "are not tracked and were not undone\n");
 	timeline_emit_rewind(a, what == REWIND_BOTH ? "both" : what == REWIND_FILES ? "files" :
 	    "conversation", turn);
 	return conflicts;

@@ -18,6 +18,7 @@
 #include "resume.h"
 #include "timeline.h"
 #include "tooluse.h"
+#include "wsnap.h"
 
 static void
 tooluse_started(void *arg, struct sched_call *c)
@@ -26,6 +27,8 @@ tooluse_started(void *arg, struct sched_call *c)
 
 	a->progress_bytes = 0;
 	crash_point("tool-started");
+	if (strcmp(c->name, "run_bash") == 0 && wsnap_before(a->wsnap, NULL) == -1)
+		agent_unsaved(a);
 }
 
 static void
@@ -89,6 +92,8 @@ tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 	struct agent *a = arg;
 	struct sched_call *c = sched_find(a->sched, id);
 
+	if (hooks_post_pending(a->hooks) == 0 && wsnap_record(a->wsnap, a->turn, id, "PostToolUse hook") == -1)
+		agent_unsaved(a);
 	agent_hook_notes(a, o);
 	if (c != NULL && o->decision == HOOK_BLOCK && o->reason != NULL) {
 		sched_call_append_result(c, "\n\nPostToolUse hook: ");
@@ -116,7 +121,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
 		attach_tool_image(&a->env, a->cfg->rules, a->mode, a->caps.image_input, c->name, c->input,
-		    &c->result, &c->is_error, &c->meta);
+		    &c->result, &c->is_error, &c->blocks);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
 	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
@@ -136,10 +141,16 @@ tooluse_finished(void *arg, struct sched_call *c)
 		    tooluse_snapshot_after(a, json_get(c->meta, "files")) == -1)
 			agent_unsaved(a);
 	}
+	if (strcmp(c->name, "run_bash") == 0 && wsnap_record(a->wsnap, a->turn, c->id, c->name) == -1)
+		agent_unsaved(a);
 	if (a->turn_tools != NULL)
 		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));
 	emit_tool_result(a->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
 	    c->duration_ms, c->denied, false);
+	/* a hook that formats files is a writer too: its changes are rewound with the call's */
+	if (c->ran && session_error(a->session) == NULL && hooks_post_pending(a->hooks) == 0 &&
+	    hooks_has(a->hooks, HOOK_POST_TOOL_USE, c->name) && wsnap_before(a->wsnap, NULL) == -1)
+		agent_unsaved(a);
 	if (c->ran && session_error(a->session) == NULL)
 		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
 		    c->result.len, c->is_error, a->mode, tooluse_post_hooked, a);

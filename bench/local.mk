@@ -78,3 +78,12 @@ bench_jail_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_L
 bench: bench-jail
 bench-jail: bench/jail_bench$(EXEEXT)
 	./bench/jail_bench$(EXEEXT) 200 $(abs_top_srcdir)
+
+# wsnap_bench: the workspace snapshot before a command on a tree of 20,000 files.
+EXTRA_PROGRAMS += bench/wsnap_bench
+bench_wsnap_bench_SOURCES = bench/wsnap_bench.c
+bench_wsnap_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+.PHONY: bench-wsnap
+bench: bench-wsnap
+bench-wsnap: bench/wsnap_bench$(EXEEXT)
+	./bench/wsnap_bench$(EXEEXT)

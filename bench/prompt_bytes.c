@@ -8,7 +8,10 @@
  * The static system prompt is the agent's own (agent_system_prompt()).
  * The dynamic part is a typical one (date, workspace root, git branch; no
  * memory files).  Tokens are estimated as bytes / 4, compact_estimate()'s
- * rule.
+ * rule.  Then the same request with 50 MCP tools of a GitHub-like server,
+ * sent whole and deferred behind the proxy tool (mcp.h), and whether the
+ * deferred request stays the same when the server's list changes; the
+ * exit status is 1 when deferral passes its budget (DESIGN.md section 13).
  */
 #include "autoconf.h"
 
@@ -22,6 +25,9 @@
 #include "agent.h"
 #include "buf.h"
 #include "compact.h"
+#include "ev.h"
+#include "mcp.h"
+#include "mcp_config.h"
 #include "provider.h"
 #include "tool.h"
 #include "xalloc.h"
@@ -78,6 +84,72 @@ prompt_body(enum stream_proto proto, const char *sys, const cJSON *tools, const 
 	return n;
 }
 
+/* n tools shaped like a GitHub server's: a description and four or five typed properties. */
+static cJSON *
+mcp_fake_tools(int n)
+{
+	static const char *const verbs[] = { "get", "list", "create", "update", "search" };
+	static const char *const things[] = {
+		"issue", "pull_request", "repository", "branch", "commit", "release", "workflow",
+		"comment", "label", "milestone"
+	};
+	cJSON *arr = cJSON_CreateArray();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char name[64], desc[256], *text;
+		cJSON *t = cJSON_CreateObject(), *schema;
+
+		snprintf(name, sizeof name, "%s_%s%s", verbs[i % 5], things[(i / 5) % 10],
+		    i >= 50 ? "_v2" : "");
+		snprintf(desc, sizeof desc, "%s a %s of a GitHub repository. Give the owner and "
+		    "the repository's name; the result is the %s as JSON, with its URL.",
+		    verbs[i % 5], things[(i / 5) % 10], things[(i / 5) % 10]);
+		cJSON_AddStringToObject(t, "name", name);
+		cJSON_AddStringToObject(t, "description", desc);
+		text = (char *)"{\"type\":\"object\",\"properties\":{"
+		    "\"owner\":{\"type\":\"string\",\"description\":\"the repository's owner\"},"
+		    "\"repo\":{\"type\":\"string\",\"description\":\"the repository's name\"},"
+		    "\"number\":{\"type\":\"number\",\"description\":\"which one, by number\"},"
+		    "\"state\":{\"type\":\"string\",\"enum\":[\"open\",\"closed\",\"all\"]},"
+		    "\"per_page\":{\"type\":\"number\",\"minimum\":1,\"maximum\":100}},"
+		    "\"required\":[\"owner\",\"repo\"]}";
+		schema = cJSON_Parse(text);
+		cJSON_AddItemToObject(t, "inputSchema", schema);
+		cJSON_AddItemToObject(t, "annotations", cJSON_Parse("{\"readOnlyHint\":true}"));
+		cJSON_AddItemToArray(arr, t);
+	}
+	return arr;
+}
+
+/* The anthropic request's bytes with n MCP tools, deferred past defer_bytes (-1: never). */
+static size_t
+prompt_mcp(const char *sys, int n, long defer_bytes, char **tools_json)
+{
+	struct mcp_config mc;
+	struct mcp_opts o;
+	struct mcp *m;
+	cJSON *tools = prompt_tools(), *fake = mcp_fake_tools(n), *msgs = cJSON_CreateArray();
+	size_t bytes;
+
+	mcp_config_init(&mc);
+	memset(&o, 0, sizeof o);
+	o.defer_bytes = defer_bytes;
+	o.root = "/";
+	m = mcp_new(NULL, NULL, &mc, &o);
+	mcp_inject(m, "github", fake);
+	mcp_sync(m, NULL);
+	mcp_tools_json(m, tools);
+	bytes = prompt_body(STREAM_ANTHROPIC, sys, tools, msgs);
+	if (tools_json != NULL)
+		*tools_json = cJSON_PrintUnformatted(tools);
+	mcp_free(m);
+	cJSON_Delete(tools);
+	cJSON_Delete(fake);
+	cJSON_Delete(msgs);
+	return bytes;
+}
+
 int
 main(void)
 {
@@ -100,6 +172,25 @@ main(void)
 	printf("%-36s %6zu bytes, ~%zu tokens\n", "openai request, no messages:", o, (o + 3) / 4);
 	printf("%-36s %6lld tokens\n", "compact_estimate(static, tools):",
 	    (long long)compact_estimate(buf_cstr(&sys), tools, msgs));
+	{
+		size_t all = prompt_mcp(buf_cstr(&sys), 50, -1, NULL);
+		char *t50, *t51;
+		size_t d50 = prompt_mcp(buf_cstr(&sys), 50, MCP_DEFER_BYTES, &t50);
+		size_t d51 = prompt_mcp(buf_cstr(&sys), 51, MCP_DEFER_BYTES, &t51);
+
+		printf("%-36s %6zu bytes (+%zu)\n", "anthropic, 50 MCP tools, all sent:", all, all - a);
+		printf("%-36s %6zu bytes (+%zu; limit +%d)\n", "anthropic, 50 MCP tools, deferred:", d50,
+		    d50 - a, MCP_DEFER_BYTES);
+		printf("%-36s %s\n", "deferred prefix, 50 -> 51 tools:", d50 == d51 &&
+		    strcmp(t50, t51) == 0 ? "unchanged" : "CHANGED");
+		if (d50 - a > MCP_DEFER_BYTES || d50 != d51 || strcmp(t50, t51) != 0) {
+			free(t50);
+			free(t51);
+			return 1;
+		}
+		free(t50);
+		free(t51);
+	}
 	cJSON_free(tj);
 	cJSON_Delete(tools);
 	cJSON_Delete(msgs);

@@ -32,6 +32,8 @@ IT_TESTS += tests/it/ignore.sh
 # Broken and hostile servers; command output and headless text as the model and terminal get them.
 IT_TESTS += tests/it/hostile.sh tests/it/output.sh
 IT_TESTS += tests/it/models.sh
+IT_TESTS += tests/it/mcp.sh
+EXTRA_DIST += tests/mcp/fault.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.
@@ -61,3 +63,5 @@ IT_TESTS += tests/it/image.sh
 # SDK's query() (stream-json) and the ACP SDK's client (tandem acp).
 IT_TESTS += tests/it/sdk.sh tests/it/acp.sh tests/it/streamjson.sh
 EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
+# Workspace snapshots: commands rewound and redone.
+IT_TESTS += tests/it/wsnap.sh

@@ -6,6 +6,8 @@
  */
 #include "autoconf.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,8 +40,116 @@ append_write(const struct tool_env *env, const cJSON *in, struct tool_out *out)
 	fclose(f);
 }
 
-static const struct tool_def t_read = { "slow_read", "", "{}", TOOL_READ_ONLY, slow_read, NULL };
-static const struct tool_def t_write = { "append", "", "{}", TOOL_WRITE, append_write, NULL };
+static const struct tool_def t_read = {
+	.name = "slow_read", .description = "", .schema = "{}", .cls = TOOL_READ_ONLY,
+	.run = slow_read
+};
+static const struct tool_def t_write = {
+	.name = "append", .description = "", .schema = "{}", .cls = TOOL_WRITE,
+	.run = append_write
+};
+
+/*
+ * An asynchronous tool (as MCP tools are): answers after "ms" on a loop
+ * timer, with an image block; "parallel" in its def lets two run at once.
+ */
+struct a_job {
+	struct ev_loop		*loop;
+	uint64_t		 timer;
+	tool_async_done_fn	*done;
+	void			*arg;
+	char			 tag[32];
+	int64_t			 t0;
+};
+static struct ev_loop *a_loop;
+static int a_running, a_most;
+
+static void
+a_fire(struct ev_loop *loop, void *arg)
+{
+	struct a_job *j = arg;
+	struct tool_out out;
+
+	tool_out_init(&out);
+	if (j->timer == 0) {
+		tool_out_error(&out, "interrupted");
+	} else {
+		buf_printf(&out.text, "async %s", j->tag);
+		out.blocks = cJSON_Parse("[{\"type\":\"image\",\"source\":{\"type\":\"base64\","
+		    "\"media_type\":\"image/png\",\"data\":\"AAAA\"}}]");
+	}
+	a_running--;
+	j->done(j->arg, &out, ev_now_ms() - j->t0);
+	tool_out_release(&out);
+	free(j);
+}
+
+static void *
+a_start(const struct tool_def *def, const cJSON *in, const char *id, tool_async_done_fn *done,
+    void *arg)
+{
+	struct a_job *j = calloc(1, sizeof *j);
+
+	j->loop = a_loop;
+	j->done = done;
+	j->arg = arg;
+	j->t0 = ev_now_ms();
+	snprintf(j->tag, sizeof j->tag, "%s", json_str(in, "tag", ""));
+	j->timer = ev_timer_add(a_loop, json_int(in, "ms", 300), a_fire, j);
+	if (++a_running > a_most)
+		a_most = a_running;
+	return j;
+}
+
+static void
+a_cancel(void *job)
+{
+	struct a_job *j = job;
+
+	ev_timer_cancel(j->loop, j->timer);
+	j->timer = 0;
+	ev_timer_add(j->loop, 0, a_fire, j);
+}
+
+static const struct tool_async a_ops = { a_start, a_cancel };
+static const struct tool_def t_async = {
+	.name = "async", .description = "", .schema = "{}", .cls = TOOL_HIGH_IMPACT,
+	.parallel = true, .async = &a_ops
+};
+static const struct tool_def t_async_alone = {
+	.name = "async_alone", .description = "", .schema = "{}", .cls = TOOL_HIGH_IMPACT,
+	.async = &a_ops
+};
+
+static const struct tool_def *
+find(void *arg, const char *name)
+{
+	(void)arg;
+	if (strcmp(name, "async") == 0)
+		return &t_async;
+	if (strcmp(name, "async_alone") == 0 || strcmp(name, "proxy") == 0)
+		return &t_async_alone;
+	return NULL;
+}
+
+/* "proxy" calls become calls of the tool they name. */
+static int
+resolve(void *arg, char **name, cJSON **input, struct buf *why)
+{
+	const char *target;
+
+	(void)arg;
+	if (strcmp(*name, "proxy") != 0)
+		return 1;
+	target = json_str(*input, "tool", NULL);
+	if (target == NULL) {
+		buf_puts(why, "the proxy needs a tool");
+		return -1;
+	}
+	free(*name);
+	*name = strdup(target);
+	return 0;
+}
 
 static const struct tool_def *
 lookup(const char *name)
@@ -269,6 +379,57 @@ T_TEST(approval_then_run)
 	ev_loop_free(r.loop);
 }
 
+T_TEST(async_tools_run_on_the_loop)
+{
+	struct tool_env env = { .root = "/" };
+	struct run r;
+	struct sched *s = new_sched(&r, &env);
+	const cJSON *b;
+	cJSON *res, *content;
+	int64_t t0;
+
+	a_loop = r.loop;
+	sched_set_finder(s, find, resolve, NULL);
+	a_most = a_running = 0;
+	t0 = ev_now_ms();
+	add(s, "a1", "async", "{\"ms\":300,\"tag\":\"x\"}");
+	add(s, "a2", "async", "{\"ms\":300,\"tag\":\"y\"}");
+	add(s, "a3", "async_alone", "{\"ms\":100,\"tag\":\"z\"}");
+	add(s, "a4", "proxy", "{\"tool\":\"async\",\"tag\":\"p\",\"ms\":10}");
+	add(s, "a5", "proxy", "{}");
+	ev_run(r.loop);
+	T_EQ_INT(r.finished, 5);
+	/* Parallel by hint, never beside the one that runs alone. */
+	T_EQ_INT(a_most, 2);
+	T_OK(ev_now_ms() - t0 < 1000);
+	T_EQ_STR(r.order, "a5 a1 a2 a3 a4 ");
+	res = sched_results(s);
+	b = cJSON_GetArrayItem(res, 0);
+	content = json_get(b, "content");
+	T_OK(cJSON_IsArray(content));
+	T_EQ_STR(json_str(cJSON_GetArrayItem(content, 0), "text", ""), "async x");
+	T_EQ_STR(json_str(cJSON_GetArrayItem(content, 1), "type", ""), "image");
+	{
+		char *p = cJSON_PrintUnformatted(json_get(cJSON_GetArrayItem(res, 3), "content"));
+
+		T_OK(strstr(p, "async p") != NULL);
+		free(p);
+	}
+	T_OK(json_bool(cJSON_GetArrayItem(res, 4), "is_error", false));
+	cJSON_Delete(res);
+	sched_reset(s);
+	/* An interrupt cancels a running async call; it still gets one result. */
+	add(s, "i1", "async", "{\"ms\":5000}");
+	sched_interrupt(s, "interrupted");
+	t0 = ev_now_ms();
+	ev_run(r.loop);
+	T_OK(ev_now_ms() - t0 < 1000);
+	T_EQ_INT(sched_pending(s), 0);
+	T_EQ_INT(a_running, 0);
+	sched_free(s);
+	ev_loop_free(r.loop);
+}
+
 int
 main(void)
 {
@@ -278,6 +439,7 @@ main(void)
 	T_RUN(failed_write_skips_the_rest);
 	T_RUN(interrupt_answers_every_call);
 	T_RUN(approval_then_run);
+	T_RUN(async_tools_run_on_the_loop);
 	unlink(file);
 	return t_done();
 }

@@ -21,7 +21,10 @@ static const char turns_json[] =
     "\"bash\":false,\"tokens\":1234,\"ms\":2100,\"time\":0},"
     " {\"turn\":2,\"prompt\":\"fix it\\nand then some more\",\"tools\":[\"edit_file\",\"run_bash\","
     "\"edit_file\"],\"files\":[\"a.txt\",\"sub/b.txt\"],\"bash\":true,\"tokens\":45000,\"ms\":350},"
-    " {\"turn\":3,\"prompt\":\"\",\"tools\":[],\"files\":[]}]";
+    " {\"turn\":3,\"prompt\":\"\",\"tools\":[],\"files\":[]},"
+    " {\"turn\":4,\"prompt\":\"build\",\"tools\":[\"run_bash\"],\"files\":[\"out.o\"],"
+    "\"changes\":[\"  run_bash toolu_1:\",\"    + out.o  created\","
+    "\"    ! changed .git/: files can be rewound, HEAD and the index are not\"]}]";
 
 static char *
 text(const struct slvec *v, size_t from, size_t to)
@@ -41,7 +44,10 @@ T_TEST(list_shows_every_turn_and_marks_the_selection)
 	all = text(&v, 0, v.n);
 	T_CONTAINS(all, "r rewind the conversation");
 	T_CONTAINS(all, "k fork from it");
-	T_CONTAINS(all, "changes made by run_bash are not tracked");
+	T_CONTAINS(all, "commands' changes too");
+	/* What each command changed, and a warning about .git/. */
+	T_CONTAINS(all, "    + out.o  created");
+	T_CONTAINS(all, "changed .git/: files can be rewound");
 	T_CONTAINS(all, "  1  write a.txt");
 	T_CONTAINS(all, "1.2k tokens \xC2\xB7 2.1s");
 	T_CONTAINS(all, "45k tokens \xC2\xB7 350ms");

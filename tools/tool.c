@@ -41,6 +41,7 @@ tool_out_init(struct tool_out *out)
 	buf_init(&out->text, 64u * 1024 * 1024);
 	out->is_error = false;
 	out->meta = NULL;
+	out->blocks = NULL;
 }
 
 void
@@ -49,6 +50,8 @@ tool_out_release(struct tool_out *out)
 	buf_release(&out->text);
 	cJSON_Delete(out->meta);
 	out->meta = NULL;
+	cJSON_Delete(out->blocks);
+	out->blocks = NULL;
 }
 
 void

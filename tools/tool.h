@@ -55,6 +55,22 @@ struct tool_out {
 	 * describing what they changed, for rewind.  NULL otherwise.  Owned.
 	 */
 	cJSON		*meta;
+	/* Content blocks beyond the text (an MCP tool's images), or NULL.  Owned. */
+	cJSON		*blocks;
+};
+
+struct tool_def;
+/* An asynchronous call's result; out is the callback's to use during the call. */
+typedef void tool_async_done_fn(void *arg, struct tool_out *out, int64_t duration_ms);
+/*
+ * Tools that run on the loop instead of in a child (MCP tools).  start
+ * never calls done before it returns; cancel makes done come soon, with
+ * an interrupted result.
+ */
+struct tool_async {
+	void	*(*start)(const struct tool_def *, const cJSON *input, const char *id,
+		    tool_async_done_fn *done, void *arg);
+	void	 (*cancel)(void *job);
 };
 
 struct tool_def {
@@ -68,6 +84,10 @@ struct tool_def {
 	 * it; 0, or -1 with the reason in diff (then the tool would fail).
 	 */
 	int		(*preview)(const struct tool_env *, const cJSON *input, struct buf *diff);
+	/* May run in parallel with reads although its class is not TOOL_READ_ONLY. */
+	bool		 parallel;
+	const struct tool_async *async;	/* non-NULL: run through it, not in a child */
+	void		*owner;		/* the async tool's own data */
 };
 
 /* The table, NULL-terminated, in the order the model sees the tools. */

@@ -133,6 +133,18 @@ browse_prompt_head(struct sline *l, const char *p, int cols, int role)
 		sline_adds(l, "\xE2\x80\xA6", ROLE_DIM, 0);
 }
 
+/* What each command of the turn changed (wsnap_turn_add's lines). */
+static void
+browse_changes(const cJSON *t, struct slvec *out)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, json_get(t, "changes"))
+		if (cJSON_IsString(x))
+			browse_text(out, x->valuestring,
+			    strncmp(x->valuestring, "    !", 5) == 0 ? ROLE_WARNING : ROLE_DIM, 0);
+}
+
 static void
 browse_entry(const cJSON *t, bool selected, struct slvec *out)
 {
@@ -165,6 +177,7 @@ browse_entry(const cJSON *t, bool selected, struct slvec *out)
 		sline_adds(l, buf_cstr(&b), ROLE_DIFF_FILE, 0);
 	}
 	buf_release(&b);
+	browse_changes(t, out);
 }
 
 void
@@ -186,8 +199,8 @@ browse_list(const cJSON *turns, int sel, bool pick, struct slvec *out, size_t *s
 		browse_legend(out, pick_keys, sizeof pick_keys / sizeof pick_keys[0]);
 	} else {
 		browse_legend(out, keys, sizeof keys / sizeof keys[0]);
-		browse_text(out, " Rewound files come back from tandem's snapshots; changes made by run_bash "
-		    "are not tracked and are not rewound.", ROLE_DIM, 0);
+		browse_text(out, " Rewound files come back from tandem's snapshots, commands' changes too "
+		    "(those of ignored and oversized files are named, not restored).", ROLE_DIM, 0);
 	}
 	slvec_push(out);
 	cJSON_ArrayForEach(t, turns) {
@@ -228,6 +241,7 @@ browse_detail(const cJSON *t, struct slvec *body, struct slvec *out)
 	if (json_bool(t, "bash", false))
 		browse_text(out, " \xE2\x9A\xA0 This turn ran commands (run_bash): what they changed is not "
 		    "tracked, and a rewind does not undo it.", ROLE_WARNING, 0);
+	browse_changes(t, out);
 	browse_legend(out, keys, sizeof keys / sizeof keys[0]);
 	slvec_push(out);
 	buf_release(&b);

@@ -40,11 +40,13 @@ static void cmd_copy(struct app *, const char *, struct app_action *);
 static void cmd_keys(struct app *, const char *, struct app_action *);
 static void cmd_quit(struct app *, const char *, struct app_action *);
 static void cmd_turns(struct app *, const char *, struct app_action *);
+static void cmd_diff(struct app *, const char *, struct app_action *);
 static void cmd_rewind(struct app *, const char *, struct app_action *);
 static void cmd_redo(struct app *, const char *, struct app_action *);
 static void cmd_fork(struct app *, const char *, struct app_action *);
 static void cmd_resume(struct app *, const char *, struct app_action *);
 static void cmd_memory(struct app *, const char *, struct app_action *);
+static void cmd_mcp(struct app *, const char *, struct app_action *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -58,7 +60,9 @@ static const struct cmd cmd_table[] = {
 	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
+	{ "/mcp", "", "the MCP servers: state, errors, tools", cmd_mcp },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
+	{ "/diff", "[N]", "what turn N (default: the last) changed: its tools' and commands' files", cmd_diff },
 	{ "/rewind", "[N] [what]", "the turn browser; or back to before turn N (conversation, files, both)",
 	    cmd_rewind },
 	{ "/redo", "[force]", "undo the last rewind", cmd_redo },
@@ -225,6 +229,12 @@ cmd_memory(struct app *a, const char *arg, struct app_action *then)
 }
 
 static void
+cmd_mcp(struct app *a, const char *arg, struct app_action *then)
+{
+	cmd_report(a, "mcp");
+}
+
+static void
 cmd_models_listed(void *arg, const char *table, const char *err)
 {
 	struct app *a = arg;
@@ -311,6 +321,48 @@ cmd_turns(struct app *a, const char *arg, struct app_action *then)
 	}
 	if (cJSON_GetArraySize(turns) == 0)
 		buf_puts(&b, " none yet");
+	cJSON_Delete(turns);
+	app_notice(a, ROLE_TEXT, "%s", buf_cstr(&b));
+	buf_release(&b);
+}
+
+/* /diff [N]: the files a turn's tools and commands changed, command by command. */
+static void
+cmd_diff(struct app *a, const char *arg, struct app_action *then)
+{
+	struct buf b = BUF_INIT(256 * 1024);
+	const cJSON *t, *x, *found = NULL;
+	cJSON *turns;
+	char *end;
+	long turn = 0;
+
+	(void)then;
+	if (*arg != '\0') {
+		turn = strtol(arg, &end, 10);
+		if (*end != '\0' || turn < 1 || turn > 1000000000) {
+			app_notice(a, ROLE_ERROR, "%s", "usage: /diff [turn] (the default: the last turn)");
+			return;
+		}
+	}
+	if (cmd_agent(a, "show") == NULL)
+		return;
+	turns = a->be->turns(a->agent);
+	cJSON_ArrayForEach(t, turns)
+		if (turn == 0 || json_int(t, "turn", 0) == turn)
+			found = t;
+	if (found == NULL) {
+		buf_printf(&b, "there is no turn %ld in this conversation", turn);
+	} else {
+		buf_printf(&b, "Turn %lld changed:", (long long)json_int(found, "turn", 0));
+		cJSON_ArrayForEach(x, json_get(found, "files"))
+			if (cJSON_IsString(x))
+				buf_printf(&b, "\n  %s", x->valuestring);
+		if (cJSON_GetArraySize(json_get(found, "files")) == 0)
+			buf_puts(&b, " no files");
+		cJSON_ArrayForEach(x, json_get(found, "changes"))
+			if (cJSON_IsString(x))
+				buf_printf(&b, "\n%s", x->valuestring);
+	}
 	cJSON_Delete(turns);
 	app_notice(a, ROLE_TEXT, "%s", buf_cstr(&b));
 	buf_release(&b);

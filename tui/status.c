@@ -10,7 +10,7 @@
 #include "theme.h"
 #include "wrap.h"
 
-#define ST_MAXSEG	12
+#define ST_MAXSEG	16
 
 void
 st_init(struct status *st)
@@ -89,6 +89,9 @@ st_cache_break(struct status *st, const cJSON *ev)
 	}
 	if (used == 0)
 		snprintf(st->cb_causes, sizeof st->cb_causes, "%s", "unknown");
+	else if (json_str(ev, "mcp_servers", NULL) != NULL && used < sizeof st->cb_causes)
+		snprintf(st->cb_causes + used, sizeof st->cb_causes - used, " (mcp %s)",
+		    json_str(ev, "mcp_servers", ""));
 }
 
 bool
@@ -121,6 +124,9 @@ st_event(struct status *st, const cJSON *ev, int64_t now)
 		st->retry_attempt = (int)json_int(ev, "attempt", 1);
 		st->retry_until = now + json_int(ev, "delay_ms", 0);
 		snprintf(st->retry_reason, sizeof st->retry_reason, "%s", json_str(ev, "reason", ""));
+	} else if (strcmp(type, "mcp_status") == 0) {
+		st->mcp_ready = (int)json_int(ev, "ready", 0);
+		st->mcp_total = (int)json_int(ev, "total", 0);
 	} else if (strcmp(type, "turn_start") == 0) {
 		st->busy = true;
 	} else if (strcmp(type, "turn_end") == 0) {
@@ -190,6 +196,8 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	if (st->sandbox[0] != '\0')
 		st_seg(segs, n, 3, strncmp(st->sandbox, "no ", 3) == 0 ? ROLE_WARNING : ROLE_STATUS_MODE,
 		    "%s", st->sandbox);
+	if (st->mcp_total > 0)
+		st_seg(segs, n, 7, ROLE_STATUS_STAGE, "mcp %d/%d", st->mcp_ready, st->mcp_total);
 	/* Ids are date-time-random: the date is the least telling part on a narrow bar. */
 	if (st->forked_from[0] != '\0')
 		st_seg(segs, n, 4, ROLE_STATUS_STAGE, "fork of %s", strlen(st->forked_from) == 22 &&

@@ -40,6 +40,7 @@ struct status {
 	char		 retry_reason[64];
 	char		 forked_from[64];	/* the session this one was forked from, or "" */
 	bool		 unsaved;	/* a write of the session failed: the next prompt retries */
+	int		 mcp_ready, mcp_total;	/* MCP servers ("mcp 2/3"); total 0: none */
 };
 
 void	 st_init(struct status *);

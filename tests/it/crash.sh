@@ -94,7 +94,7 @@ run_case() {
 for point in log-append; do
 	for n in 1 2 3 4 5 6 7 8; do run_case $point $n; done
 done
-for point in request-sent checkpoint-A tool-started tool-done effect-write checkpoint-B; do
+for point in request-sent checkpoint-A tool-started tool-done effect-write checkpoint-B wsnap-record; do
 	for n in 1 2 4; do run_case $point $n; done
 done
 

@@ -39,7 +39,7 @@ check "after three turns b.txt exists" [ -f sub/b.txt ]
 check "rewind run exits 0" [ $? -eq 0 ]
 check "rewind restored a.txt byte for byte" [ "$(od -c a.txt)" = "$(printf 'version 1\n' | od -c)" ]
 check "rewind removed the file turn 2 created" [ ! -e sub/b.txt ]
-check "rewind says run_bash is not tracked" grep -q 'run_bash are not tracked' "$T/rw.err"
+check "rewind no longer says run_bash is not tracked" not grep -q "run_bash are not tracked" "$T/rw.err"
 last=$(sed -n '$p' "$MOCK_LOG")
 check "the next request no longer holds turn 2" not grep -q 'turn two' <<<"$(echo "$last" | jq -c .body.messages)"
 check "the next request still holds turn 1" grep -q 'turn one' <<<"$(echo "$last" | jq -c .body.messages)"

@@ -66,7 +66,7 @@ tui_check "Ctrl+T opens the turn browser" '─ turns ─.* 3 of 3 ─'
 tui_check "it lists turn 1 with its prompt" '^ +1  turn one  '
 tui_check "turn 2's tools" 'edit_file, write_file  files: a\.txt, sub/b\.txt'
 tui_check "each turn has its tokens and time" 'turn three  .*tokens · [0-9.]+m?s'
-tui_check "the browser says run_bash is not tracked" 'changes made by run_bash'
+tui_check "the browser says commands are rewound too" "commands. changes too"
 tui_keys Up
 tui_check "Up selects turn 2" '▸ +2  turn two'
 tui_keys Enter

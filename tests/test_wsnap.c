@@ -1,0 +1,559 @@
+/* Unit tests of wsnap: the stat index, the store, the changes and their restore. */
+#include "autoconf.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "ev.h"
+#include "json.h"
+#include "redact.h"
+#include "sha256.h"
+#include "t.h"
+#include "t_tree.h"
+#include "wsnap.h"
+#include "xalloc.h"
+
+static char base[256], home[512];
+
+static char *
+get(const char *rel)
+{
+	static char data[4096];
+	char *p = t_tree_at("/%s", rel);
+	FILE *f;
+	size_t n;
+
+	f = fopen(p, "r");
+	free(p);
+	if (f == NULL)
+		return NULL;
+	n = fread(data, 1, sizeof data - 1, f);
+	data[n] = '\0';
+	fclose(f);
+	return data;
+}
+
+static void
+sh(const char *cmd)
+{
+	struct buf b = BUF_INIT(8192);
+
+	buf_printf(&b, "cd '%s' && %s", root, cmd);
+	if (system(buf_cstr(&b)) != 0)
+		T_FAIL("failed: %s", cmd);
+	buf_release(&b);
+}
+
+/* A fresh workspace and home; the settings' defaults. */
+static struct wsnap *
+fresh(struct wsnap_settings *set)
+{
+	struct wsnap_settings d = WSNAP_SETTINGS_DEFAULT;
+
+	t_tree_remove(base);
+	mkdir(base, 0700);
+	mkdir(root, 0755);
+	mkdir(home, 0700);
+	if (set->max_files == 0)
+		*set = d;
+	return NULL;
+}
+
+static const cJSON *
+change(const cJSON *ch, const char *path)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, ch)
+		if (strcmp(json_str(f, "path", ""), path) == 0)
+			return f;
+	return NULL;
+}
+
+/* Run cmd between wsnap_before and wsnap_after; the changes (caller frees). */
+static cJSON *
+around(struct wsnap *ws, const char *cmd, bool *git)
+{
+	struct buf err = BUF_INIT(4096);
+	bool g;
+	cJSON *ch;
+
+	T_EQ_INT(wsnap_before(ws, &err), 0);
+	if (cmd != NULL)
+		sh(cmd);
+	ch = wsnap_after(ws, git != NULL ? git : &g, NULL, &err);
+	T_OK(ch != NULL);
+	buf_release(&err);
+	return ch;
+}
+
+static cJSON *
+as_record(cJSON *ch)
+{
+	cJSON *rec = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(rec, "by", "run_bash");
+	cJSON_AddItemToObject(rec, "files", ch);
+	return rec;
+}
+
+T_TEST(an_unchanged_tree_is_not_read_again)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	cJSON *ch;
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	puts_file("b.txt", "two\n");
+	ws = wsnap_new(home, root, NULL, &set);
+	T_OK(ws != NULL);
+	ch = around(ws, NULL, NULL);
+	T_EQ_INT(wsnap_last_read(ws), 0);	/* wsnap_after read nothing: nothing changed */
+	T_EQ_INT(cJSON_GetArraySize(ch), 0);
+	T_EQ_INT((int)wsnap_count(ws), 2);
+	cJSON_Delete(ch);
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	T_EQ_INT(wsnap_last_read(ws), 0);
+	wsnap_free(ws);
+}
+
+T_TEST(the_first_snapshot_reads_everything_and_stores_it)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	char hex[SHA256_HEX_LEN + 1], p[1024];
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	ws = wsnap_new(home, root, NULL, &set);
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	T_EQ_INT(wsnap_last_read(ws), 4);
+	sha256_hex("one\n", 4, hex);
+	snprintf(p, sizeof p, "%s/%s", wsnap_store(ws), hex);
+	T_OK(access(p, R_OK) == 0);
+	T_OK(strncmp(wsnap_store(ws), home, strlen(home)) == 0);
+	wsnap_free(ws);
+}
+
+T_TEST(changes_are_named_by_kind)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	const cJSON *f;
+	cJSON *ch;
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	puts_file("gone.txt", "bye\n");
+	puts_file("x.sh", "#!/bin/sh\n");
+	sh("chmod 644 x.sh && mkdir old && ln -s a.txt ln");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, "echo two >>a.txt; echo n >new.txt; rm gone.txt; mkdir -p d/e; chmod 755 x.sh;"
+	    " rmdir old; ln -sfn new.txt ln", NULL);
+	f = change(ch, "a.txt");
+	T_OK(f != NULL && strcmp(json_str(f, "before", ""), json_str(f, "after", "")) != 0);
+	f = change(ch, "new.txt");
+	T_OK(f != NULL && json_str(f, "was", NULL) == NULL && strcmp(json_str(f, "now", ""), "file") == 0);
+	f = change(ch, "gone.txt");
+	T_OK(f != NULL && json_str(f, "now", NULL) == NULL && json_str(f, "before", NULL) != NULL);
+	f = change(ch, "d/e");
+	T_OK(f != NULL && strcmp(json_str(f, "now", ""), "dir") == 0);
+	f = change(ch, "x.sh");
+	T_OK(f != NULL && json_int(f, "mode_before", 0) == 0644 && json_int(f, "mode_after", 0) == 0755);
+	f = change(ch, "old");
+	T_OK(f != NULL && strcmp(json_str(f, "was", ""), "dir") == 0 && json_str(f, "now", NULL) == NULL);
+	f = change(ch, "ln");
+	T_OK(f != NULL && strcmp(json_str(f, "now", ""), "link") == 0);
+	/* sorted by path: parents first */
+	T_EQ_STR(json_str(cJSON_GetArrayItem(ch, 0), "path", ""), "a.txt");
+	T_EQ_STR(json_str(cJSON_GetArrayItem(ch, 1), "path", ""), "d");
+	T_EQ_STR(json_str(cJSON_GetArrayItem(ch, 2), "path", ""), "d/e");
+	{
+		/* the browser's lines */
+		struct buf b = BUF_INIT(65536);
+		cJSON *rec = as_record(ch);
+
+		cJSON_AddStringToObject(rec, "id", "toolu_1");
+		wsnap_describe(rec, &b);
+		T_CONTAINS(buf_cstr(&b), "  run_bash toolu_1:\n");
+		T_CONTAINS(buf_cstr(&b), "    + new.txt  created\n");
+		T_CONTAINS(buf_cstr(&b), "    - gone.txt  deleted\n");
+		T_CONTAINS(buf_cstr(&b), "    + d/e/  created\n");
+		T_CONTAINS(buf_cstr(&b), "    - old/  deleted\n");
+		T_CONTAINS(buf_cstr(&b), "    m x.sh  mode 644 -> 755\n");
+		T_CONTAINS(buf_cstr(&b), "    ~ a.txt  changed\n");
+		buf_release(&b);
+		ch = NULL;
+		cJSON_Delete(rec);
+	}
+	wsnap_free(ws);
+}
+
+T_TEST(ctime_catches_a_restored_mtime)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	cJSON *ch;
+
+	fresh(&set);
+	puts_file("a.txt", "abc\n");
+	sh("touch -d '2001-01-01 00:00:00' a.txt");
+	ws = wsnap_new(home, root, NULL, &set);
+	/* same size, the old mtime put back: only ctime tells */
+	ch = around(ws, "printf 'xyz\\n' >a.txt && touch -d '2001-01-01 00:00:00' a.txt", NULL);
+	T_OK(change(ch, "a.txt") != NULL);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+}
+
+T_TEST(an_mtime_at_or_after_the_snapshot_is_hashed_again)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+
+	fresh(&set);
+	puts_file("future.txt", "f\n");
+	puts_file("past.txt", "p\n");
+	sh("touch -d '+1 hour' future.txt && touch -d '2001-01-01' past.txt");
+	ws = wsnap_new(home, root, NULL, &set);
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	/* past.txt is not read again, future.txt is (its mtime is after the snapshot's time) */
+	T_EQ_INT(wsnap_last_read(ws), 2);
+	wsnap_free(ws);
+}
+
+T_TEST(ignored_fifos_and_oversized_are_indexed_not_kept)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	const cJSON *f;
+	cJSON *ch;
+
+	fresh(&set);
+	set.max_file_mb = 1;
+	puts_file(".gitignore", "*.log\nbuild/\n");
+	puts_file("x.log", "old\n");
+	sh("mkdir build && echo o >build/o");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, "echo new >>x.log; mkfifo pipe; head -c 1100000 /dev/zero >big; echo p >build/p", NULL);
+	f = change(ch, "x.log");
+	T_OK(f != NULL);
+	T_EQ_STR(json_str(f, "lost", ""), "both");
+	T_CONTAINS(json_str(f, "why", ""), "ignored");
+	f = change(ch, "pipe");
+	T_OK(f != NULL && strcmp(json_str(f, "now", ""), "other") == 0);
+	T_EQ_STR(json_str(f, "lost", ""), "after");
+	f = change(ch, "big");
+	T_OK(f != NULL);
+	T_CONTAINS(json_str(f, "why", ""), "max_file_mb");
+	/* an ignored directory is one entry: what is in it is not walked */
+	T_OK(change(ch, "build/p") == NULL);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+}
+
+T_TEST(the_file_budget_is_a_note)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	cJSON *ch;
+
+	fresh(&set);
+	set.max_files = 3;
+	sh("for i in 1 2 3 4 5 6; do echo $i >f$i; done");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, NULL, NULL);
+	T_OK(wsnap_note(ws) != NULL);
+	T_CONTAINS(wsnap_note(ws), "snapshots.max_files");
+	T_EQ_INT((int)wsnap_count(ws), 3);
+	/* what the walk did not reach is not taken for deleted */
+	T_EQ_INT(cJSON_GetArraySize(ch), 0);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+}
+
+T_TEST(undo_and_redo_round_trip)
+{
+	struct wsnap_settings set = { 0 };
+	struct buf rep = BUF_INIT(65536);
+	struct wsnap *ws;
+	cJSON *rec;
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	puts_file("gone.txt", "bye\n");
+	ws = wsnap_new(home, root, NULL, &set);
+	rec = as_record(around(ws, "echo two >>a.txt; rm gone.txt; mkdir d; echo x >d/x; chmod 600 a.txt", NULL));
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	T_EQ_STR(get("a.txt"), "one\n");
+	T_EQ_STR(get("gone.txt"), "bye\n");
+	T_OK(get("d/x") == NULL);
+	T_OK(access("d", F_OK) != 0);
+	T_EQ_INT(wsnap_restore(ws, rec, false, false, &rep), 0);
+	T_EQ_STR(get("a.txt"), "one\ntwo\n");
+	T_EQ_STR(get("d/x"), "x\n");
+	T_OK(get("gone.txt") == NULL);
+	cJSON_Delete(rec);
+	buf_release(&rep);
+	wsnap_free(ws);
+}
+
+T_TEST(a_changed_file_is_left_alone_unless_forced)
+{
+	struct wsnap_settings set = { 0 };
+	struct buf rep = BUF_INIT(65536);
+	struct wsnap *ws;
+	cJSON *rec;
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	ws = wsnap_new(home, root, NULL, &set);
+	rec = as_record(around(ws, "echo two >>a.txt", NULL));
+	puts_file("a.txt", "user\n");
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 1);
+	T_EQ_STR(get("a.txt"), "user\n");
+	T_CONTAINS(buf_cstr(&rep), "a.txt changed since");
+	T_EQ_INT(wsnap_restore(ws, rec, true, true, &rep), 0);
+	T_EQ_STR(get("a.txt"), "one\n");
+	cJSON_Delete(rec);
+	buf_release(&rep);
+	wsnap_free(ws);
+}
+
+T_TEST(a_hard_link_is_not_written_through)
+{
+	struct wsnap_settings set = { 0 };
+	struct buf rep = BUF_INIT(65536), p = BUF_INIT(4096);
+	struct wsnap *ws;
+	cJSON *rec;
+	FILE *f;
+	char got[64] = "";
+
+	fresh(&set);
+	buf_printf(&p, "%s/outside", base);
+	f = fopen(buf_cstr(&p), "w");
+	fputs("one\n", f);
+	fclose(f);
+	sh("ln ../outside h");
+	ws = wsnap_new(home, root, NULL, &set);
+	rec = as_record(around(ws, "echo two >>h", NULL));
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	T_EQ_STR(get("h"), "one\n");
+	f = fopen(buf_cstr(&p), "r");
+	T_OK(f != NULL && fread(got, 1, sizeof got - 1, f) > 0);
+	fclose(f);
+	/* the file outside keeps what the command wrote: the name was replaced, not written */
+	T_EQ_STR(got, "one\ntwo\n");
+	cJSON_Delete(rec);
+	buf_release(&rep);
+	buf_release(&p);
+	wsnap_free(ws);
+}
+
+T_TEST(a_planted_link_cannot_lead_outside)
+{
+	struct wsnap_settings set = { 0 };
+	struct buf rep = BUF_INIT(65536), away = BUF_INIT(4096);
+	struct wsnap *ws;
+	cJSON *rec;
+
+	fresh(&set);
+	sh("mkdir src && echo g >src/g");
+	ws = wsnap_new(home, root, NULL, &set);
+	rec = as_record(around(ws, "rm src/g", NULL));
+	sh("rmdir src && mkdir -p ../away && ln -s ../away src");
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 1);
+	buf_printf(&away, "%s/away/g", base);
+	T_OK(access(buf_cstr(&away), F_OK) != 0);
+	T_CONTAINS(buf_cstr(&rep), "src/g: ");
+	/* forced, it still does not leave the workspace */
+	T_EQ_INT(wsnap_restore(ws, rec, true, true, &rep), 1);
+	T_OK(access(buf_cstr(&away), F_OK) != 0);
+	cJSON_Delete(rec);
+	buf_release(&rep);
+	buf_release(&away);
+	wsnap_free(ws);
+}
+
+T_TEST(a_git_change_is_flagged)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	bool git = false;
+	cJSON *ch;
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	if (system("git --version >/dev/null 2>&1") != 0) {
+		printf("# git not found: skipped\n");
+		return;
+	}
+	sh("git init -q . && git add a.txt && git -c user.email=t@t -c user.name=t commit -qm one");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, "git checkout -q -b other", &git);
+	T_OK(git);
+	cJSON_Delete(ch);
+	ch = around(ws, "echo two >>a.txt", &git);
+	T_OK(!git);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+}
+
+static uint64_t
+store_size(const char *dir)
+{
+	struct buf b = BUF_INIT(4096);
+	uint64_t n = 0;
+	FILE *p;
+
+	buf_printf(&b, "du -sb --apparent-size '%s' | cut -f1", dir);
+	p = popen(buf_cstr(&b), "r");
+	if (p != NULL && fscanf(p, "%llu", (unsigned long long *)&n) != 1)
+		n = 0;
+	if (p != NULL)
+		pclose(p);
+	buf_release(&b);
+	return n;
+}
+
+T_TEST(the_store_is_pruned_to_its_budget)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	char hex[SHA256_HEX_LEN + 1], p[1024];
+	struct timespec old[2] = { { 1000000, 0 }, { 1000000, 0 } };
+
+	fresh(&set);
+	set.store_mb = 4;
+	sh("head -c 700000 /dev/urandom >r1; head -c 700000 /dev/urandom >r2; echo small >s");
+	ws = wsnap_new(home, root, NULL, &set);
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	sha256_hex("small\n", 6, hex);
+	snprintf(p, sizeof p, "%s/%s", wsnap_store(ws), hex);
+	T_OK(access(p, F_OK) == 0);
+	T_OK(store_size(wsnap_store(ws)) > 1400000);
+	utimensat(AT_FDCWD, p, old, 0);
+	wsnap_free(ws);
+	/* a budget of 1 MB: the oldest content goes first, down to three quarters */
+	set.store_mb = 1;
+	ws = wsnap_new(home, root, NULL, &set);
+	T_OK(access(p, F_OK) != 0);
+	T_OK(store_size(wsnap_store(ws)) <= 1 << 20);
+	/* and what does not fit any more is not kept, and said */
+	sh("head -c 900000 /dev/urandom >r3");
+	{
+		cJSON *ch = around(ws, NULL, NULL);
+
+		T_EQ_INT(cJSON_GetArraySize(ch), 0);
+		cJSON_Delete(ch);
+	}
+	T_OK(store_size(wsnap_store(ws)) <= 1 << 20);
+	wsnap_free(ws);
+}
+
+T_TEST(the_first_snapshot_runs_in_the_loop)
+{
+	struct wsnap_settings set = { 0 };
+	struct ev_loop *loop = ev_loop_new();
+	struct wsnap *ws;
+	char hex[SHA256_HEX_LEN + 1], p[1024];
+	int i;
+
+	fresh(&set);
+	puts_file("a.txt", "warm\n");
+	ws = wsnap_new(home, root, NULL, &set);
+	wsnap_warm(ws, loop);
+	T_OK(wsnap_warming(ws));
+	for (i = 0; i < 100 && wsnap_warming(ws); i++)
+		ev_run_once(loop, 50);
+	T_OK(!wsnap_warming(ws));
+	sha256_hex("warm\n", 5, hex);
+	snprintf(p, sizeof p, "%s/%s", wsnap_store(ws), hex);
+	T_OK(access(p, F_OK) == 0);
+	/* the snapshot before a command has nothing left to read */
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	T_EQ_INT(wsnap_last_read(ws), 0);
+	wsnap_free(ws);
+	ev_loop_free(loop);
+}
+
+T_TEST(a_file_holding_a_secret_is_not_copied)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	const cJSON *f;
+	cJSON *ch;
+	char hex[SHA256_HEX_LEN + 1], p[1024];
+
+	fresh(&set);
+	redact_add("sk-test-0123456789abcdef");
+	puts_file("key.txt", "the key is sk-test-0123456789abcdef\n");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, "echo more >>key.txt", NULL);
+	f = change(ch, "key.txt");
+	T_OK(f != NULL);
+	T_EQ_STR(json_str(f, "lost", ""), "both");
+	T_CONTAINS(json_str(f, "why", ""), "secret");
+	sha256_hex("the key is sk-test-0123456789abcdef\n", 36, hex);
+	snprintf(p, sizeof p, "%s/%s", wsnap_store(ws), hex);
+	T_OK(access(p, F_OK) != 0);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+	redact_reset();
+}
+
+T_TEST(a_directory_ignored_since_is_not_deleted)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *ws;
+	cJSON *ch;
+
+	fresh(&set);
+	sh("mkdir build && echo o >build/o && echo x >x.txt");
+	ws = wsnap_new(home, root, NULL, &set);
+	ch = around(ws, "echo build/ >.gitignore; rm x.txt", NULL);
+	T_OK(change(ch, "build/o") == NULL);
+	T_OK(change(ch, ".gitignore") != NULL);
+	T_OK(change(ch, "x.txt") != NULL);
+	cJSON_Delete(ch);
+	wsnap_free(ws);
+}
+
+int
+main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(base, sizeof base, "%s/tandem-wsnap.%ld", tmp != NULL ? tmp : "/tmp", (long)getpid());
+	snprintf(root, sizeof root, "%s/ws", base);
+	snprintf(home, sizeof home, "%s/home", base);
+	setenv("HOME", base, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	unsetenv("GIT_DIR");
+	T_RUN(an_unchanged_tree_is_not_read_again);
+	T_RUN(the_first_snapshot_reads_everything_and_stores_it);
+	T_RUN(changes_are_named_by_kind);
+	T_RUN(ctime_catches_a_restored_mtime);
+	T_RUN(an_mtime_at_or_after_the_snapshot_is_hashed_again);
+	T_RUN(ignored_fifos_and_oversized_are_indexed_not_kept);
+	T_RUN(the_file_budget_is_a_note);
+	T_RUN(undo_and_redo_round_trip);
+	T_RUN(a_changed_file_is_left_alone_unless_forced);
+	T_RUN(a_hard_link_is_not_written_through);
+	T_RUN(a_planted_link_cannot_lead_outside);
+	T_RUN(a_git_change_is_flagged);
+	T_RUN(the_store_is_pruned_to_its_budget);
+	T_RUN(the_first_snapshot_runs_in_the_loop);
+	T_RUN(a_file_holding_a_secret_is_not_copied);
+	T_RUN(a_directory_ignored_since_is_not_deleted);
+	t_tree_remove(base);
+	return t_done();
+}
