@@ -34,6 +34,7 @@
 
 #include "jail.h"
 #include "agent_int.h"
+#include "attach.h"
 #include "mcp.h"
 #include "call.h"
 #include "compaction.h"
@@ -124,6 +125,12 @@ const char *
 agent_session_id(const struct agent *a)
 {
 	return session_id(a->session);
+}
+
+const char *
+agent_session_dir(const struct agent *a)
+{
+	return a->session != NULL ? session_dir(a->session) : NULL;
 }
 
 const char *
@@ -218,6 +225,44 @@ agent_submit(struct agent *a, const char *prompt)
 	return 0;
 }
 
+/* What agent_attach kept goes with the prompt, in order. */
+static void
+agent_attached(struct agent *a, cJSON *content)
+{
+	cJSON *b;
+
+	while (a->attach != NULL && (b = cJSON_DetachItemFromArray(a->attach, 0)) != NULL)
+		cJSON_AddItemToArray(content, b);
+}
+
+void
+agent_attach(struct agent *a, const char *text)
+{
+	if (a->attach == NULL)
+		a->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(a->attach, record_text_block(text));
+}
+
+int
+agent_attach_image(struct agent *a, const char *file, const char *name, struct buf *err)
+{
+	cJSON *b = attach_image_file(&a->env, file, name, err);
+
+	if (b == NULL)
+		return -1;
+	if (a->attach == NULL)
+		a->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(a->attach, b);
+	return 0;
+}
+
+struct usercmd *
+agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
+    usercmd_done_fn *done, void *arg)
+{
+	return usercmd_start(a->loop, &a->env, command, output, done, arg);
+}
+
 /* The prompt (and what UserPromptSubmit hooks added) goes to the model. */
 static void
 agent_start_prompt(struct agent *a, const char *prompt, const char *context)
@@ -225,6 +270,9 @@ agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 	cJSON *content = cJSON_CreateArray();
 
 	cJSON_AddItemToArray(content, record_text_block(prompt));
+	/* @path mentions and images, read now (attach.h). */
+	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
+	agent_attached(a, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
 	if (record_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {
@@ -1015,6 +1063,7 @@ agent_free(struct agent *a)
 	buf_release(&a->answer);
 	free(a->turn_prompt);
 	cJSON_Delete(a->turn_tools);
+	cJSON_Delete(a->attach);
 	free(a->session_context);
 	free(a->host_prompt);
 	free(a->memory);
