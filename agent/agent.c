@@ -35,6 +35,7 @@
 #include "jail.h"
 #include "agent_int.h"
 #include "attach.h"
+#include "inbox.h"
 #include "mcp.h"
 #include "call.h"
 #include "compaction.h"
@@ -225,44 +226,6 @@ agent_submit(struct agent *a, const char *prompt)
 	return 0;
 }
 
-/* What agent_attach kept goes with the prompt, in order. */
-static void
-agent_attached(struct agent *a, cJSON *content)
-{
-	cJSON *b;
-
-	while (a->attach != NULL && (b = cJSON_DetachItemFromArray(a->attach, 0)) != NULL)
-		cJSON_AddItemToArray(content, b);
-}
-
-void
-agent_attach(struct agent *a, const char *text)
-{
-	if (a->attach == NULL)
-		a->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(a->attach, record_text_block(text));
-}
-
-int
-agent_attach_image(struct agent *a, const char *file, const char *name, struct buf *err)
-{
-	cJSON *b = attach_image_file(&a->env, file, name, err);
-
-	if (b == NULL)
-		return -1;
-	if (a->attach == NULL)
-		a->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(a->attach, b);
-	return 0;
-}
-
-struct usercmd *
-agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
-    usercmd_done_fn *done, void *arg)
-{
-	return usercmd_start(a->loop, &a->env, command, output, done, arg);
-}
-
 /* The prompt (and what UserPromptSubmit hooks added) goes to the model. */
 static void
 agent_start_prompt(struct agent *a, const char *prompt, const char *context)
@@ -272,7 +235,7 @@ agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 	cJSON_AddItemToArray(content, record_text_block(prompt));
 	/* @path mentions and images, read now (attach.h). */
 	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
-	agent_attached(a, content);
+	inbox_take(a, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
 	if (record_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {
@@ -375,65 +338,6 @@ agent_next_call(struct agent *a)
 }
 
 static void agent_call_ended(struct agent *, struct call *, const struct call_end *);
-
-/* --- MCP: servers in the background, their tools between turns -------------- */
-
-void
-agent_mcp_changed(void *arg, int ready, int total)
-{
-	struct agent *a = arg;
-	cJSON *ev = event_new(a->bus, "mcp_status");
-
-	cJSON_AddNumberToObject(ev, "ready", ready);
-	cJSON_AddNumberToObject(ev, "total", total);
-	event_emit(a->bus, ev);
-}
-
-static void
-agent_mcp_start(struct agent *a)
-{
-	struct buf w = BUF_INIT(BUF_NOLIMIT);
-
-	buf_init(&a->mcp_changed, 4096);
-	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
-	mcp_on_change(a->mcp, agent_mcp_changed, a);
-	if (w.len > 0) {
-		event_error(a->bus, 0, "%s", buf_cstr(&w));
-		a->mcp_warnings = buf_detach(&w, NULL);
-	}
-	buf_release(&w);
-	sched_set_finder(a->sched, mcp_find, mcp_resolve_cb, a->mcp);
-	mcp_start(a->mcp);
-}
-
-static void
-agent_mcp_ready(void *arg)
-{
-	agent_call_model(arg);
-}
-
-/* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
-bool
-agent_mcp_wait(struct agent *a)
-{
-	int i;
-
-	if (a->mcp == NULL || a->calls > 1)
-		return false;
-	if (mcp_wait(a->mcp, agent_mcp_ready, a))
-		return true;
-	buf_release(&a->mcp_changed);
-	if (mcp_sync(a->mcp, &a->mcp_changed)) {
-		cJSON_Delete(a->tools);
-		a->tools = prompt_tools_json(a->cfg);
-		mcp_tools_json(a->mcp, a->tools);
-		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
-			if (prompt_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),
-			    "name", "")))
-				cJSON_DeleteItemFromArray(a->tools, i);
-	}
-	return false;
-}
 
 void
 agent_call_model(struct agent *a)
@@ -991,7 +895,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
-	agent_mcp_start(a);
+	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(a, a->resumed);

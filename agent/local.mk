@@ -19,6 +19,7 @@ libtandem_agent_a_SOURCES = \
 	agent/exec.c agent/exec.h \
 	agent/usercmd.c agent/usercmd.h \
 	agent/attach.c agent/attach.h \
+	agent/inbox.c agent/inbox.h \
 	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h agent/shparse_int.h \
