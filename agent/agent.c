@@ -140,6 +140,12 @@ agent_model(const struct agent *a)
 	return a->model;
 }
 
+struct mcp *
+agent_mcp(const struct agent *a)
+{
+	return a->mcp;
+}
+
 enum perm_mode
 agent_mode(const struct agent *a)
 {

@@ -150,6 +150,9 @@ int		 agent_fork(struct agent *, int turn, struct buf *report);
 const char	*agent_forked_from(const struct agent *);
 
 enum perm_mode	 agent_mode(const struct agent *);
+struct mcp;
+/* The agent's MCP servers (mcp.h), or NULL when none are configured. */
+struct mcp	*agent_mcp(const struct agent *);
 void		 agent_set_mode(struct agent *, enum perm_mode);
 const char	*agent_model(const struct agent *);
 void		 agent_set_model(struct agent *, const char *model);

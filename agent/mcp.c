@@ -1439,6 +1439,23 @@ mcp_server_of(struct mcp *m, const char *tool_name)
 }
 
 void
+mcp_servers_json(const struct mcp *m, cJSON *arr)
+{
+	static const char *const cc[] = { "pending", "pending", "connected", "failed" };
+	size_t i;
+
+	for (i = 0; m != NULL && i < m->n; i++) {
+		const struct mcp_server *s = &m->srv[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "name", s->cfg.name);
+		cJSON_AddStringToObject(o, "status", s->cfg.error != NULL || !s->cfg.approved ?
+		    "disabled" : cc[s->state]);
+		cJSON_AddItemToArray(arr, o);
+	}
+}
+
+void
 mcp_report(struct mcp *m, bool tools, struct buf *out)
 {
 	size_t i, k;

@@ -117,6 +117,12 @@ int		 mcp_resolve(struct mcp *, char **name, cJSON **input, struct buf *why);
 int		 mcp_inject(struct mcp *, const char *name, const cJSON *tools);
 /* The servers, their state, errors and tools, for `tandem mcp list` and /mcp. */
 void		 mcp_report(struct mcp *, bool tools, struct buf *out);
+/*
+ * Append {name, status} for every server to arr, in Claude Code's words:
+ * connected, pending (starting, or not yet started), failed, disabled
+ * (a bad entry or one not approved).
+ */
+void		 mcp_servers_json(const struct mcp *, cJSON *arr);
 /* The server's name for an MCP tool name (mcp__s__t), or NULL. */
 const char	*mcp_server_of(struct mcp *, const char *tool_name);
 

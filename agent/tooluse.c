@@ -20,6 +20,20 @@
 #include "tooluse.h"
 #include "wsnap.h"
 
+/*
+ * Is c a writer the workspace snapshots go around: run_bash, or an MCP
+ * tool without readOnlyHint (whatever it does to the files, it can be
+ * rewound)?
+ */
+static bool
+tooluse_snapped(const struct sched_call *c)
+{
+	if (strcmp(c->name, "run_bash") == 0)
+		return true;
+	return c->tool != NULL && c->tool->async != NULL && !c->tool->parallel &&
+	    strncmp(c->name, "mcp__", 5) == 0;
+}
+
 static void
 tooluse_started(void *arg, struct sched_call *c)
 {
@@ -27,7 +41,7 @@ tooluse_started(void *arg, struct sched_call *c)
 
 	a->progress_bytes = 0;
 	crash_point("tool-started");
-	if (strcmp(c->name, "run_bash") == 0 && wsnap_before(a->wsnap, NULL) == -1)
+	if (tooluse_snapped(c) && wsnap_before(a->wsnap, NULL) == -1)
 		agent_unsaved(a);
 }
 
@@ -141,7 +155,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		    tooluse_snapshot_after(a, json_get(c->meta, "files")) == -1)
 			agent_unsaved(a);
 	}
-	if (strcmp(c->name, "run_bash") == 0 && wsnap_record(a->wsnap, a->turn, c->id, c->name) == -1)
+	if (tooluse_snapped(c) && wsnap_record(a->wsnap, a->turn, c->id, c->name) == -1)
 		agent_unsaved(a);
 	if (a->turn_tools != NULL)
 		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));

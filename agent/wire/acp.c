@@ -540,6 +540,8 @@ acp_copy_flags(struct acp *p, struct config *cfg, struct buf *err)
 	if (strcmp(json_str(p->base->sources, "permissions.mode", ""), "flag") == 0 &&
 	    config_set_flag(cfg, "permission-mode", perm_mode_name(p->base->mode), err) == -1)
 		return -1;
+	if (p->base->mcp_flags != NULL)
+		cfg->mcp_flags = cJSON_Duplicate(p->base->mcp_flags, 1);
 	snprintf(n, sizeof n, "%d", p->base->max_turns);
 	if (strcmp(json_str(p->base->sources, "max_turns", ""), "flag") == 0 &&
 	    config_set_flag(cfg, "max-turns", n, err) == -1)
@@ -547,18 +549,67 @@ acp_copy_flags(struct acp *p, struct config *cfg, struct buf *err)
 	return 0;
 }
 
+/* ACP's [{name, value}] as Claude Code's {name: value}, into o[key]. */
+static void
+acp_mcp_pairs(cJSON *o, const char *key, const cJSON *pairs)
+{
+	cJSON *m = cJSON_AddObjectToObject(o, key);
+	const cJSON *kv;
+
+	cJSON_ArrayForEach(kv, pairs)
+		if (json_str(kv, "name", NULL) != NULL)
+			cJSON_AddStringToObject(m, json_str(kv, "name", ""), json_str(kv, "value", ""));
+}
+
 /*
- * The MCP servers of session/new and session/load.  The MCP client
- * (DESIGN.md §11) starts them for the session here; until it does, a
- * client that names some is told they are not started.
+ * The MCP servers of session/new and session/load, in ACP's shape (stdio
+ * {name, command, args, env: [{name, value}]}; http and sse {type, name,
+ * url, headers: [{name, value}]}), added to cfg as one more --mcp-config
+ * so that the session's agent starts them.  An entry without a name is
+ * skipped with a sentence on stderr.
  */
 static void
-acp_mcp_servers(struct acp *p, const cJSON *servers)
+acp_mcp_servers(struct config *cfg, const cJSON *servers)
 {
-	(void)p;
-	if (cJSON_GetArraySize(servers) > 0)
-		fprintf(stderr, "tandem: acp: %d MCP server(s) from the client were not started: "
-		    "tandem has no MCP client yet\n", cJSON_GetArraySize(servers));
+	cJSON *doc, *all;
+	const cJSON *sv;
+	char *text;
+
+	if (cJSON_GetArraySize(servers) == 0)
+		return;
+	doc = cJSON_CreateObject();
+	all = cJSON_AddObjectToObject(doc, "mcpServers");
+	cJSON_ArrayForEach(sv, servers) {
+		const char *name = json_str(sv, "name", NULL), *type = json_str(sv, "type", "stdio");
+		const cJSON *args = json_get(sv, "args"), *a;
+		cJSON *o, *arr;
+
+		if (name == NULL || name[0] == '\0') {
+			fprintf(stderr, "tandem: acp: an MCP server without a name was skipped\n");
+			continue;
+		}
+		o = cJSON_CreateObject();
+		if (strcmp(type, "stdio") == 0) {
+			cJSON_AddStringToObject(o, "command", json_str(sv, "command", ""));
+			arr = cJSON_AddArrayToObject(o, "args");
+			cJSON_ArrayForEach(a, args)
+				if (cJSON_IsString(a))
+					cJSON_AddItemToArray(arr, cJSON_CreateString(a->valuestring));
+			acp_mcp_pairs(o, "env", json_get(sv, "env"));
+		} else {
+			cJSON_AddStringToObject(o, "type", type);
+			cJSON_AddStringToObject(o, "url", json_str(sv, "url", ""));
+			acp_mcp_pairs(o, "headers", json_get(sv, "headers"));
+		}
+		cJSON_DeleteItemFromObject(all, name);
+		cJSON_AddItemToObject(all, name, o);
+	}
+	text = cJSON_PrintUnformatted(doc);
+	if (cfg->mcp_flags == NULL)
+		cfg->mcp_flags = cJSON_CreateArray();
+	cJSON_AddItemToArray(cfg->mcp_flags, cJSON_CreateString(text));
+	cJSON_free(text);
+	cJSON_Delete(doc);
 }
 
 static cJSON *
@@ -580,9 +631,13 @@ acp_modes_json(struct acp *p)
 	return m;
 }
 
-/* Start the session in cwd (resume_id: load that one); 0, or -1 with a sentence in err. */
+/*
+ * Start the session in cwd (resume_id: load that one) with the client's
+ * MCP servers (may be NULL); 0, or -1 with a sentence in err.
+ */
 static int
-acp_start_session(struct acp *p, const char *cwd, const char *resume_id, struct buf *err)
+acp_start_session(struct acp *p, const char *cwd, const char *resume_id, const cJSON *servers,
+    struct buf *err)
 {
 	char *real = realpath(cwd, NULL), msg[1024];
 	struct buf warn = BUF_INIT(BUF_NOLIMIT);
@@ -594,7 +649,8 @@ acp_start_session(struct acp *p, const char *cwd, const char *resume_id, struct 
 		buf_printf(err, "cwd \"%s\" is not a directory", cwd);
 		goto out;
 	}
-	if (strcmp(real, p->base->root) != 0) {
+	/* a session of its own root, or with servers of its own, gets its own config */
+	if (strcmp(real, p->base->root) != 0 || cJSON_GetArraySize(servers) > 0) {
 		config_init(&p->cfg_store);
 		p->own_cfg = true;
 		p->cfg = &p->cfg_store;
@@ -603,6 +659,7 @@ acp_start_session(struct acp *p, const char *cwd, const char *resume_id, struct 
 			goto out;
 		if (warn.len > 0)
 			fputs(buf_cstr(&warn), stderr);
+		acp_mcp_servers(p->cfg, servers);
 	}
 	if (chdir(real) == -1) {
 		buf_printf(err, "cannot enter %s", real);
@@ -647,8 +704,8 @@ acp_m_initialize(struct acp *p, const cJSON *id, const cJSON *params)
 	cJSON_AddBoolToObject(pc, "audio", false);
 	cJSON_AddBoolToObject(pc, "embeddedContext", true);
 	mc = cJSON_AddObjectToObject(caps, "mcpCapabilities");
-	cJSON_AddBoolToObject(mc, "http", false);
-	cJSON_AddBoolToObject(mc, "sse", false);
+	cJSON_AddBoolToObject(mc, "http", true);
+	cJSON_AddBoolToObject(mc, "sse", true);
 	cJSON_AddArrayToObject(r, "authMethods");
 	info = cJSON_AddObjectToObject(r, "agentInfo");
 	cJSON_AddStringToObject(info, "name", "tandem");
@@ -670,11 +727,10 @@ acp_m_session(struct acp *p, const cJSON *id, const cJSON *params, bool load)
 		    "absolute cwd" : "session/new needs an absolute cwd");
 		goto out;
 	}
-	if (acp_start_session(p, cwd, load ? sid : NULL, &err) == -1) {
+	if (acp_start_session(p, cwd, load ? sid : NULL, json_get(params, "mcpServers"), &err) == -1) {
 		acp_error(p, id, load ? ACP_NOT_FOUND : ACP_INTERNAL_ERROR, buf_cstr(&err));
 		goto out;
 	}
-	acp_mcp_servers(p, json_get(params, "mcpServers"));
 	r = cJSON_CreateObject();
 	if (!load)
 		cJSON_AddStringToObject(r, "sessionId", p->session_id != NULL ? p->session_id : "");

@@ -14,6 +14,7 @@
 #include "event.h"
 #include "hooks.h"
 #include "json.h"
+#include "mcp.h"
 #include "sjson.h"
 #include "tool.h"
 #include "wire.h"
@@ -163,8 +164,8 @@ sjson_init(struct sjson *s)
 			continue;
 		cJSON_AddItemToArray(tools, cJSON_CreateString(wire_cc_tool(name)));
 	}
-	/* The MCP client adds its servers here ({name, status}). */
-	cJSON_AddArrayToObject(m, "mcp_servers");
+	mcp_servers_json(s->agent != NULL ? agent_mcp(s->agent) : NULL,
+	    cJSON_AddArrayToObject(m, "mcp_servers"));
 	cJSON_AddStringToObject(m, "model", s->model != NULL ? s->model : s->o.cfg->model);
 	cJSON_AddStringToObject(m, "permissionMode", s->agent != NULL ?
 	    hooks_mode_name(agent_mode(s->agent)) : "default");
@@ -844,12 +845,11 @@ sjson_c_model(struct sjson *s, const cJSON *req, cJSON **resp, struct buf *err)
 static int
 sjson_c_mcp_status(struct sjson *s, const cJSON *req, cJSON **resp, struct buf *err)
 {
-	(void)s;
 	(void)req;
 	(void)err;
-	/* The MCP client fills this in with its servers. */
 	*resp = cJSON_CreateObject();
-	cJSON_AddArrayToObject(*resp, "mcpServers");
+	mcp_servers_json(s->agent != NULL ? agent_mcp(s->agent) : NULL,
+	    cJSON_AddArrayToObject(*resp, "mcpServers"));
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 // The ACP SDK's client (@agentclientprotocol/sdk) driving the real
 // `tandem acp` over its stdio (acp.sh starts the mock and sets the
 // environment).  Prints TAP lines without a plan; acp.sh counts them.
-// Argument: phase (session | load SESSION_ID).
+// Argument: phase (session | load SESSION_ID | mcp).
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
@@ -165,6 +165,24 @@ async function loadPhase(ctx) {
 	    `all before session/load replied (the last update at line ${lastUpdate}, the reply at ${reply})`);
 }
 
+async function mcpPhase(ctx) {
+	const init = await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+	ok(init.agentCapabilities.mcpCapabilities && init.agentCapabilities.mcpCapabilities.http === true,
+	    'initialize: MCP over http is offered');
+	const session = await ctx.buildSession({ cwd: ws, mcpServers: [
+		{ name: 'every', command: 'node', args: [process.env.EVERY, 'stdio'], env: [{ name: 'ACP_TEST', value: '1' }] },
+	] }).start();
+	ok(typeof session.sessionId === 'string' && session.sessionId.length > 0, 'session/new with an MCP server');
+	const r = await collect(session, 'echo through mcp');
+	const call = r.updates.find((u) => u.sessionUpdate === 'tool_call' && /echo/.test(JSON.stringify(u)));
+	ok(call, 'the MCP echo shows as a tool call');
+	ok(asked.length === 1, `the MCP call asked for permission (${asked.length})`);
+	const done = r.updates.find((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+	ok(done && /acp says hi/.test(JSON.stringify(done)), 'the echo completed with its result');
+	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
+	ok(!/were not started/.test(stderr), 'no sentence about servers not started');
+}
+
 const updatesSeen = [];
 app.onNotification('session/update', ({ params }) => { updatesSeen.push({ update: params.update, at: Date.now() }); });
 
@@ -172,6 +190,8 @@ try {
 	await app.connectWith(stream, async (ctx) => {
 		if (phase === 'load') {
 			await loadPhase(ctx);
+		} else if (phase === 'mcp') {
+			await mcpPhase(ctx);
 		} else {
 			await sessionPhase(ctx);
 		}

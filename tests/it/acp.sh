@@ -51,6 +51,21 @@ check "the cancelled command's result went to the model" grep -q 'cancelled' <(s
 
 run_node load "$sid"
 
+# The client's MCP servers (session/new's mcpServers) are started for the session.
+export EVERY="$top_srcdir/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+check "server-everything is installed (npm ci in tests/npm)" [ -f "$EVERY" ]
+mock_start "$(scenario acpmcp <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_m1","name":"mcp__every__echo","input":{"message":"acp says hi"}}],"stop_reason":"tool_use","expect_contains":"echo through mcp"},
+ {"text":"Echoed.","stop_reason":"end_turn","expect_contains":"acp says hi"}
+]}
+J
+)"
+run_node mcp
+check "mcp: the first request offered the server's echo" \
+    [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__echo")] | length')" -eq 1 ]
+check "mcp: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+
 # JSON-RPC framing errors, by hand.
 out=$(printf '%s\n' 'not json' '[1,2]' '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"x","prompt":[]}}' | "$TANDEM" acp 2>"$T/err")
 check "a line that is not JSON: parse error -32700" [ "$(echo "$out" | sed -n 1p | jq -r .error.code)" = -32700 ]

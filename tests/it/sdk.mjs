@@ -1,6 +1,6 @@
 // The official Agent SDK's query() driving the real tandem (sdk.sh starts
 // the mock and sets the environment).  Prints TAP lines without a plan;
-// sdk.sh counts them.  Argument: phase (conversation | rules).
+// sdk.sh counts them.  Argument: phase (conversation | rules | mcp).
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 
@@ -150,9 +150,50 @@ async function rules() {
 	ok(res && res.subtype === 'success', 'the turn still ends as a success');
 }
 
+async function mcp() {
+	// The SDK's mcpServers option reaches tandem as --mcp-config JSON.
+	const q = query({
+		prompt: 'echo through MCP',
+		options: {
+			pathToClaudeCodeExecutable: tandem,
+			cwd: ws,
+			mcpServers: { every: { type: 'stdio', command: 'node', args: [process.env.EVERY, 'stdio'] } },
+			allowedTools: ['mcp__every__echo'],
+			// tandem reads the servers from --mcp-config, not from stdin.
+			mcpServersDelivery: 'argv',
+		},
+	});
+	const msgs = [];
+	let status = null, later = null;
+	for await (const m of q) {
+		msgs.push(m);
+		if (m.type === 'system' && m.subtype === 'init' && status === null) {
+			try { status = await q.mcpServerStatus(); } catch (e) { status = String(e); }
+		}
+		if (m.type === 'user' && later === null) {
+			try { later = await q.mcpServerStatus(); } catch (e) { later = String(e); }
+		}
+	}
+	const init = msgs.find((m) => m.type === 'system' && m.subtype === 'init');
+	ok(init && init.mcp_servers.length === 1 && init.mcp_servers[0].name === 'every' &&
+	    ['pending', 'connected'].includes(init.mcp_servers[0].status), 'init lists the server with its status');
+	ok(Array.isArray(status) && status.length === 1 && status[0].name === 'every' && status[0].status,
+	    `mcpServerStatus answers with the server (${JSON.stringify(status)})`);
+	ok(Array.isArray(later) && later.length === 1 && later[0].status === 'connected',
+	    `after the call the server is connected (${JSON.stringify(later)})`);
+	const r = msgs.find((m) => m.type === 'user' && Array.isArray(m.message.content) &&
+	    m.message.content[0].type === 'tool_result');
+	ok(r && !r.message.content[0].is_error && /sdk says hi/.test(JSON.stringify(r.message.content[0].content)),
+	    'the MCP echo ran and its result came back');
+	const res = msgs.find((m) => m.type === 'result');
+	ok(res && res.subtype === 'success', 'the turn ends as a success');
+}
+
 try {
 	if (phase === 'conversation')
 		await conversation();
+	else if (phase === 'mcp')
+		await mcp();
 	else
 		await rules();
 } catch (e) {

@@ -58,4 +58,19 @@ J
 run_node rules
 check "rules: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 check "rules: notes.txt is untouched too" [ "$(cat notes.txt)" = hello ]
+
+# The SDK's mcpServers option: tandem starts the server, reports it, and the model calls it.
+export EVERY="$top_srcdir/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+check "server-everything is installed (npm ci in tests/npm)" [ -f "$EVERY" ]
+mock_start "$(scenario mcp <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_m1","name":"mcp__every__echo","input":{"message":"sdk says hi"}}],"stop_reason":"tool_use"},
+ {"text":"Echoed.","stop_reason":"end_turn","expect_contains":"sdk says hi"}
+]}
+J
+)"
+run_node mcp
+check "mcp: the first request offered the server's echo" \
+    [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__echo")] | length')" -eq 1 ]
+check "mcp: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 finish

@@ -221,6 +221,35 @@ faulted "store open EIO" snapshots/ FAULT_PATH="$TANDEM_HOME/snapshots" FAULT_OP
 faulted "store fsync EIO" snapshots/ FAULT_PATH="$TANDEM_HOME/snapshots" FAULT_OPS=fsync FAULT_ERRNO=EIO
 faulted "store rename EIO" snapshots/ FAULT_PATH="$TANDEM_HOME/snapshots" FAULT_OPS=rename FAULT_ERRNO=EIO
 
+# An MCP tool without readOnlyHint is snapshotted like a command:
+# server-filesystem's write_file, allowed by a rule, is rewound.
+FS="$top_srcdir/tests/npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+check "server-filesystem is installed (npm ci in tests/npm)" [ -f "$FS" ]
+printf '{"snapshots": {"max_file_mb": 1}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
+setup
+mock_start "$(scenario mcpw <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_m1","name":"mcp__fs__write_file","input":{"path":"mcp.txt","content":"from mcp\n"}},
+   {"id":"toolu_m2","name":"mcp__fs__read_text_file","input":{"path":"a.txt"}}],"stop_reason":"tool_use"},
+ {"text":"wrote it","stop_reason":"end_turn"},
+ {"text":"ok","stop_reason":"end_turn","repeat":5}
+]}
+J
+)"
+FSCFG="{\"mcpServers\":{\"fs\":{\"command\":\"node\",\"args\":[\"$FS\",\"$(pwd -P)\"]}}}"
+"$TANDEM" -p "write through mcp" --mcp-config "$FSCFG" --allow mcp__fs >/dev/null 2>"$T/err"
+check "mcp: write_file wrote mcp.txt" [ "$(cat mcp.txt 2>/dev/null)" = "from mcp" ]
+log="$(ls -d "$TANDEM_HOME"/sessions/*/ | head -n 1)/log.jsonl"
+check "mcp: the write is a files record of the MCP tool" \
+    [ "$(jq -s '[.[] | select(.k=="files" and .by=="mcp__fs__write_file") | .files[] | select(.path=="mcp.txt")] | length' "$log")" -eq 1 ]
+check "mcp: a read-only MCP tool is not snapshotted" \
+    [ "$(jq -s '[.[] | select(.k=="files" and .by=="mcp__fs__read_text_file")] | length' "$log")" -eq 0 ]
+"$TANDEM" -c --rewind-to 1 --files -p "after" --mcp-config "$FSCFG" >/dev/null 2>"$T/rw.err"
+check "mcp: rewind exits 0" [ $? -eq 0 ]
+check "mcp: rewind removed what write_file created" [ ! -e mcp.txt ]
+[ -e mcp.txt ] && diag "$T/rw.err"
+mock_start "$SCEN"
+
 # Snapshots off: the old behaviour, said plainly.
 setup
 printf '{"snapshots": {"enabled": false}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
