@@ -22,116 +22,14 @@
 #include "mcp_stdio.h"
 #include "sha256.h"
 #include "xalloc.h"
-
-#define MCP_INIT_TIMEOUT_MS	30000
-#define MCP_PAGES_MAX		100
-#define MCP_BACKOFF_MAX_MS	30000
-#define MCP_IMAGES_MAX		(8 * 1024 * 1024)
+#include "mcp_int.h"
 
 /* Asked for first; the rest are accepted when a server picks them (newest first). */
 static const char *const mcp_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07", NULL
 };
 
-enum mcp_state {
-	MCP_OFF,	/* not run: not approved, or a bad entry */
-	MCP_STARTING,
-	MCP_READY,
-	MCP_DEAD	/* exited or failed; started again on its next use */
-};
-
-static const char *const mcp_state_names[] = { "off", "starting", "ready", "failed" };
-
-enum mcp_req_kind {
-	MCP_REQ_INIT,
-	MCP_REQ_LIST,
-	MCP_REQ_CALL
-};
-
-struct mcp_call;
-struct mcp_server;
-
-struct mcp_pending {
-	int64_t			 id;
-	enum mcp_req_kind	 kind;
-	struct mcp_call		*call;
-	struct mcp_pending	*next;
-};
-
-struct mcp_tool {
-	struct tool_def		 def;
-	char			*name, *desc, *schema, *remote;
-	struct mcp_server	*srv;
-};
-
-struct mcp_toolset {
-	struct mcp_tool		*v;
-	size_t			 n;
-	size_t			 bytes;		/* of their definitions in a request */
-	struct mcp_toolset	*older;		/* kept until mcp_free: calls may hold them */
-};
-
-struct mcp_server {
-	struct mcp		*m;
-	struct mcp_server_cfg	 cfg;
-	enum mcp_state		 state;
-	struct mcp_stdio	*io;
-	struct mcp_httpc	*hc;
-	struct mcp_stdio	*zombie;	/* a handle given up, freed on the next loop turn */
-	struct mcp_httpc	*hzombie;
-	uint64_t		 zombie_timer;
-	int64_t			 next_id;
-	struct mcp_pending	*pending;
-	struct mcp_call		*queued;	/* calls waiting for the server to be ready */
-	cJSON			*acc;		/* the tools of the pages so far */
-	int			 pages;
-	bool			 listing, list_again;
-	cJSON			*staged;	/* a whole new list, until mcp_sync */
-	struct mcp_toolset	*tools;
-	char			*error;
-	char			*version;
-	struct buf		 notes;		/* tools left out, lines skipped */
-	unsigned long		 skipped;	/* stdout lines that were no JSON */
-	int			 fails;
-	int64_t			 retry_at;
-	uint64_t		 init_timer;
-	bool			 first;		/* its first start: the first request waits for it */
-	bool			 reask;		/* a project's server whose tools changed since approval */
-};
-
-struct mcp_call {
-	struct mcp		*m;
-	struct mcp_server	*srv;
-	char			*remote;
-	char			*id;
-	cJSON			*args;
-	tool_async_done_fn	*done;
-	void			*arg;
-	int64_t			 rpc_id;	/* 0: not sent */
-	int64_t			 t0;
-	uint64_t		 timer, fire;
-	bool			 over;
-	struct tool_out		 out;
-	struct mcp_call		*next;		/* in srv->queued */
-};
-
-struct mcp {
-	struct ev_loop		*loop;
-	struct http		*http;
-	struct mcp_opts		 o;
-	char			*root;
-	struct mcp_server	*srv;
-	size_t			 n;
-	bool			 deferred;
-	void			(*wait_fn)(void *);
-	void			*wait_arg;
-	uint64_t		 wait_timer, wait_check;
-	int64_t			 started;
-	struct tool_def		 proxy;
-	void			(*changed)(void *, int ready, int total);
-	void			*changed_arg;
-	int			 told_ready;
-};
+const char *const mcp_state_names[] = { "off", "starting", "ready", "failed" };
 
 static void mcp_server_start(struct mcp_server *);
 static void mcp_server_died(struct mcp_server *, const char *why);
@@ -140,7 +38,6 @@ static void mcp_call_finish(struct mcp_call *, bool is_error, const char *fmt, .
 static void mcp_send_call(struct mcp_call *);
 static void mcp_check_wait(struct mcp *);
 
-static const struct tool_async mcp_tool_async;
 static const struct tool_async mcp_proxy_async;
 
 static const char mcp_proxy_desc[] =
@@ -154,144 +51,6 @@ static const char mcp_proxy_schema[] =
     "descriptions, or * for all\"},"
     "\"tool\":{\"type\":\"string\",\"description\":\"the tool to call, as the search named it\"},"
     "\"arguments\":{\"type\":\"object\",\"description\":\"the tool's input\"}}}";
-
-/* --- the tool sets ---------------------------------------------------------- */
-
-static void
-mcp_toolset_free(struct mcp_toolset *ts)
-{
-	while (ts != NULL) {
-		struct mcp_toolset *older = ts->older;
-		size_t i;
-
-		for (i = 0; i < ts->n; i++) {
-			free(ts->v[i].name);
-			free(ts->v[i].desc);
-			free(ts->v[i].schema);
-			free(ts->v[i].remote);
-		}
-		free(ts->v);
-		free(ts);
-		ts = older;
-	}
-}
-
-/* s cut to at most max bytes, not inside a UTF-8 sequence. */
-static char *
-mcp_cut(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-
-	if (n <= max)
-		return xstrdup(s);
-	n = max;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return xstrndup(s, n);
-}
-
-static bool
-mcp_toolset_has(const struct mcp_toolset *ts, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(ts->v[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-/* mcp__<key>__<tool>, at most 64 bytes, distinct within the set. */
-static char *
-mcp_tool_name(const struct mcp_server *s, const struct mcp_toolset *ts, const char *remote)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	char *t = mcp_sanitize(remote, false, MCP_NAME_MAX);
-	int k = 1;
-
-	buf_printf(&b, "mcp__%s__%s", s->cfg.key, t);
-	buf_truncate(&b, b.len > MCP_NAME_MAX ? MCP_NAME_MAX : b.len);
-	while (mcp_toolset_has(ts, ts->n, buf_cstr(&b))) {
-		char suffix[16];
-		size_t keep;
-
-		snprintf(suffix, sizeof suffix, "_%d", ++k);
-		buf_reset(&b);
-		buf_printf(&b, "mcp__%s__%s", s->cfg.key, t);
-		keep = b.len + strlen(suffix) > MCP_NAME_MAX ? MCP_NAME_MAX - strlen(suffix) : b.len;
-		buf_truncate(&b, keep);
-		buf_puts(&b, suffix);
-	}
-	free(t);
-	return buf_detach(&b, NULL);
-}
-
-/* The tools of list (a tools/list result); what is left out is said in notes (may be NULL). */
-static struct mcp_toolset *
-mcp_toolset_build(struct mcp_server *s, const cJSON *list, struct buf *notes)
-{
-	struct buf scratch = BUF_INIT(64 * 1024);
-	struct mcp_toolset *ts = xcalloc(1, sizeof *ts);
-	const cJSON *t;
-
-	if (notes == NULL)
-		notes = &scratch;
-	ts->v = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof *ts->v);
-	cJSON_ArrayForEach(t, list) {
-		const char *remote = json_str(t, "name", NULL);
-		const cJSON *schema = json_get(t, "inputSchema");
-		struct mcp_tool *mt;
-		char *text;
-
-		if (remote == NULL || remote[0] == '\0')
-			continue;
-		if (!cJSON_IsObject(schema) || strcmp(json_str(schema, "type", ""), "object") != 0) {
-			buf_printf(notes, "tool %s left out: its input schema lacks a top-level "
-			    "\"type\": \"object\"\n", remote);
-			continue;
-		}
-		text = json_print(schema);
-		if (strlen(text) > MCP_SCHEMA_MAX) {
-			buf_printf(notes, "tool %s left out: its input schema is larger than %d "
-			    "bytes\n", remote, MCP_SCHEMA_MAX);
-			free(text);
-			continue;
-		}
-		mt = &ts->v[ts->n];
-		mt->srv = s;
-		mt->remote = xstrdup(remote);
-		mt->name = mcp_tool_name(s, ts, remote);
-		mt->desc = mcp_cut(json_str(t, "description", ""), MCP_DESC_MAX);
-		mt->schema = text;
-		mt->def.name = mt->name;
-		mt->def.description = mt->desc;
-		mt->def.schema = mt->schema;
-		/* The server's claims never make a tool read-only to the rules. */
-		mt->def.cls = TOOL_HIGH_IMPACT;
-		mt->def.parallel = json_bool(json_get(t, "annotations"), "readOnlyHint", false);
-		mt->def.async = &mcp_tool_async;
-		mt->def.owner = mt;
-		ts->bytes += strlen(mt->name) + strlen(mt->desc) + strlen(text) + 64;
-		ts->n++;
-	}
-	buf_release(&scratch);
-	return ts;
-}
-
-/* A hash of what the model would read of the tools: names, descriptions, schemas. */
-static void
-mcp_toolset_hash(const struct mcp_toolset *ts, char hex[65])
-{
-	struct sha256_ctx *h = sha256_begin();
-	size_t i;
-
-	for (i = 0; i < ts->n; i++) {
-		sha256_update(h, ts->v[i].name, strlen(ts->v[i].name) + 1);
-		sha256_update(h, ts->v[i].desc, strlen(ts->v[i].desc) + 1);
-		sha256_update(h, ts->v[i].schema, strlen(ts->v[i].schema) + 1);
-	}
-	sha256_end(h, hex);
-}
 
 /* --- sending ---------------------------------------------------------------- */
 
@@ -1037,7 +796,7 @@ mcp_tool_cancel(void *job)
 	mcp_call_finish(c, true, "interrupted: the call was cancelled");
 }
 
-static const struct tool_async mcp_tool_async = { mcp_tool_start, mcp_tool_cancel };
+const struct tool_async mcp_tool_async = { mcp_tool_start, mcp_tool_cancel };
 
 /* --- the proxy ----------------------------------------------------------------- */
 
@@ -1283,7 +1042,7 @@ mcp_count(const struct mcp *m, int *ready)
 	return n;
 }
 
-static bool
+bool
 mcp_starting(const struct mcp *m)
 {
 	size_t i;
@@ -1455,63 +1214,6 @@ mcp_servers_json(const struct mcp *m, cJSON *arr)
 	}
 }
 
-void
-mcp_report(struct mcp *m, bool tools, struct buf *out)
-{
-	size_t i, k;
-
-	if (m == NULL || m->n == 0) {
-		buf_puts(out, "no MCP servers are configured (see tandem-config(5), MCP servers)\n");
-		return;
-	}
-	for (i = 0; i < m->n; i++) {
-		struct mcp_server *s = &m->srv[i];
-		/* A list not yet in use (it is, from the next turn) is the one to show. */
-		struct mcp_toolset *fresh = s->staged != NULL ? mcp_toolset_build(s, s->staged, NULL) : NULL;
-		const struct mcp_toolset *ts = fresh != NULL ? fresh : s->tools;
-		const char *state = s->cfg.error != NULL ? "bad entry" : !s->cfg.approved ?
-		    "needs approval" : s->reask ? "needs approval again (its tools changed)" :
-		    mcp_state_names[s->state];
-
-		buf_printf(out, "%s: %s", s->cfg.name, state);
-		if (s->state == MCP_READY || ts != NULL)
-			buf_printf(out, ", %zu tool%s", ts != NULL ? ts->n : 0,
-			    ts != NULL && ts->n == 1 ? "" : "s");
-		buf_printf(out, " (%s: ", s->cfg.type == MCP_STDIO ? "stdio" :
-		    s->cfg.type == MCP_HTTP ? "http" : "sse");
-		if (s->cfg.type == MCP_STDIO) {
-			buf_puts(out, s->cfg.command != NULL ? s->cfg.command : "?");
-			for (k = 0; s->cfg.args != NULL && s->cfg.args[k] != NULL; k++)
-				buf_printf(out, " %s", s->cfg.args[k]);
-		} else
-			buf_puts(out, s->cfg.url != NULL ? s->cfg.url : "?");
-		buf_printf(out, "; from %s)\n", s->cfg.source);
-		if (s->error != NULL && s->state != MCP_READY)
-			buf_printf(out, "  error: %s\n", s->error);
-		if (s->notes.len > 0) {
-			const char *p = buf_cstr(&s->notes);
-
-			while (*p != '\0') {
-				size_t n = strcspn(p, "\n");
-
-				buf_printf(out, "  note: %.*s\n", (int)n, p);
-				p += n + (p[n] == '\n');
-			}
-		}
-		for (k = 0; tools && ts != NULL && k < ts->n; k++) {
-			size_t dn = strcspn(ts->v[k].desc, "\n");
-
-			buf_printf(out, "  %s%s  %.*s\n", ts->v[k].name,
-			    ts->v[k].def.parallel ? " (read-only hint)" : "", (int)(dn > 100 ? 100 : dn),
-			    ts->v[k].desc);
-		}
-		mcp_toolset_free(fresh);
-	}
-	if (m->deferred)
-		buf_printf(out, "the tools' definitions pass %ld bytes: the model finds them "
-		    "through the %s tool\n", m->o.defer_bytes, MCP_PROXY_TOOL);
-}
-
 struct mcp *
 mcp_from_config(struct ev_loop *loop, struct http *http, const struct config *cfg,
     const struct tool_env *env, struct buf *warnings)
@@ -1549,162 +1251,6 @@ int
 mcp_resolve_cb(void *arg, char **name, cJSON **input, struct buf *why)
 {
 	return mcp_resolve(arg, name, input, why);
-}
-
-static void
-mcp_command_tick(struct ev_loop *loop, void *arg)
-{
-	(void)arg;
-	ev_break(loop);
-}
-
-/* Start the servers of m and wait for them, a bounded time. */
-static void
-mcp_start_and_wait(struct ev_loop *loop, struct mcp *m)
-{
-	int64_t until;
-
-	mcp_start(m);
-	until = ev_now_ms() + (m != NULL ? m->o.start_wait_ms : 0);
-	while (m != NULL && mcp_starting(m) && ev_now_ms() < until) {
-		uint64_t t = ev_timer_add(loop, until - ev_now_ms(), mcp_command_tick, NULL);
-
-		ev_run_once(loop, 100);
-		ev_timer_cancel(loop, t);
-	}
-	mcp_sync(m, NULL);
-}
-
-/*
- * `tandem mcp approve`: start the project's servers that wait for
- * approval (or whose tools changed since), show what each would put in
- * the prompt, and record it.
- */
-static int
-mcp_approve(const struct config *cfg, struct buf *out, struct buf *err)
-{
-	struct mcp_config mc, mine;
-	struct ev_loop *loop;
-	struct http *http;
-	struct mcp_opts o;
-	struct mcp *m;
-	char (*old)[65];
-	bool *was;
-	size_t i, k;
-	int r = 0, shown = 0;
-
-	if (!cfg->trusted) {
-		buf_puts(err, "this project is not trusted: run tandem --trust once, then "
-		    "tandem mcp approve");
-		return -1;
-	}
-	mcp_config_init(&mc);
-	mcp_config_init(&mine);
-	mcp_config_load(&mc, cfg, err);
-	buf_reset(err);
-	/* Only the project's servers, and only those that can run. */
-	for (i = 0; i < mc.n; i++) {
-		if (!mc.v[i].project || mc.v[i].error != NULL) {
-			mcp_server_cfg_release(&mc.v[i]);
-			continue;
-		}
-		mine.v = xreallocarray(mine.v, mine.n + 1, sizeof *mine.v);
-		mine.v[mine.n++] = mc.v[i];
-	}
-	free(mc.v);
-	if (mine.n == 0) {
-		buf_puts(out, "this project defines no MCP server to approve\n");
-		mcp_config_release(&mine);
-		return 0;
-	}
-	old = xcalloc(mine.n, sizeof *old);
-	was = xcalloc(mine.n, sizeof *was);
-	for (i = 0; i < mine.n; i++) {
-		memcpy(old[i], mine.v[i].tools_hash, sizeof old[i]);
-		was[i] = mine.v[i].approved;
-		mine.v[i].approved = true;
-		mine.v[i].tools_hash[0] = '\0';
-	}
-	if ((loop = ev_loop_new()) == NULL) {
-		buf_puts(err, "cannot create the event loop");
-		mcp_config_release(&mine);
-		free(old);
-		free(was);
-		return -1;
-	}
-	http = http_new(loop);
-	memset(&o, 0, sizeof o);
-	o.start_wait_ms = cfg->mcp_start_wait_ms;
-	o.root = cfg->root;
-	m = mcp_new(loop, http, &mine, &o);
-	mcp_start_and_wait(loop, m);
-	for (i = 0; i < m->n; i++) {
-		struct mcp_server *s = &m->srv[i];
-		const struct mcp_toolset *ts = s->tools;
-		char h[65];
-
-		if (s->state != MCP_READY || ts == NULL) {
-			buf_printf(out, "%s: not approved: it could not be started: %s\n", s->cfg.name,
-			    s->error != NULL ? s->error : "it did not answer in time");
-			continue;
-		}
-		mcp_toolset_hash(ts, h);
-		if (was[i] && (old[i][0] == '\0' || strcmp(old[i], h) == 0)) {
-			buf_printf(out, "%s: already approved\n", s->cfg.name);
-			continue;
-		}
-		buf_printf(out, "approved %s: ", s->cfg.name);
-		if (s->cfg.type == MCP_STDIO) {
-			buf_puts(out, s->cfg.command);
-			for (k = 0; s->cfg.args != NULL && s->cfg.args[k] != NULL; k++)
-				buf_printf(out, " %s", s->cfg.args[k]);
-		} else
-			buf_puts(out, s->cfg.url);
-		buf_printf(out, "\n  its %zu tools, as the model will read them:\n", ts->n);
-		for (k = 0; k < ts->n; k++)
-			buf_printf(out, "  %s: %s\n", ts->v[k].name, ts->v[k].desc);
-		if (mcp_config_record(cfg, &s->cfg, h, err) == -1) {
-			r = -1;
-			break;
-		}
-		shown++;
-	}
-	mcp_free(m);
-	http_free(http);
-	ev_loop_free(loop);
-	if (shown == 0 && r == 0)
-		buf_puts(out, "nothing new to approve\n");
-	free(old);
-	free(was);
-	return r;
-}
-
-int
-mcp_command(const struct config *cfg, const char *what, struct buf *out, struct buf *err)
-{
-	struct ev_loop *loop;
-	struct http *http;
-	struct mcp *m;
-
-	if (strcmp(what, "approve") == 0)
-		return mcp_approve(cfg, out, err);
-	if (strcmp(what, "list") != 0) {
-		buf_printf(err, "tandem mcp: \"%s\" is no subcommand; use tandem mcp list or "
-		    "tandem mcp approve", what);
-		return -1;
-	}
-	if ((loop = ev_loop_new()) == NULL) {
-		buf_puts(err, "cannot create the event loop");
-		return -1;
-	}
-	http = http_new(loop);
-	m = mcp_from_config(loop, http, cfg, NULL, out);
-	mcp_start_and_wait(loop, m);
-	mcp_report(m, true, out);
-	mcp_free(m);
-	http_free(http);
-	ev_loop_free(loop);
-	return 0;
 }
 
 int

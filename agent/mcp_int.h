@@ -1,0 +1,139 @@
+/*
+ * mcp_int: what the MCP client's files share (mcp.c: the servers' lifecycle,
+ * calls, the proxy and the registry; mcp_tools.c: a server's tool set, its
+ * names and schemas; mcp_cmd.c: `tandem mcp list|approve` and the report).
+ * Not for use outside mcp*.c: the rest of tandem uses mcp.h.
+ */
+#ifndef TANDEM_MCP_INT_H
+#define TANDEM_MCP_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "mcp.h"
+#include "mcp_config.h"
+#include "tool.h"
+
+#define MCP_INIT_TIMEOUT_MS	30000
+#define MCP_PAGES_MAX		100
+#define MCP_BACKOFF_MAX_MS	30000
+#define MCP_IMAGES_MAX		(8 * 1024 * 1024)
+
+
+enum mcp_state {
+	MCP_OFF,	/* not run: not approved, or a bad entry */
+	MCP_STARTING,
+	MCP_READY,
+	MCP_DEAD	/* exited or failed; started again on its next use */
+};
+
+/* By enum mcp_state. */
+extern const char *const mcp_state_names[];
+
+enum mcp_req_kind {
+	MCP_REQ_INIT,
+	MCP_REQ_LIST,
+	MCP_REQ_CALL
+};
+
+struct mcp_call;
+struct mcp_server;
+
+struct mcp_pending {
+	int64_t			 id;
+	enum mcp_req_kind	 kind;
+	struct mcp_call		*call;
+	struct mcp_pending	*next;
+};
+
+struct mcp_tool {
+	struct tool_def		 def;
+	char			*name, *desc, *schema, *remote;
+	struct mcp_server	*srv;
+};
+
+struct mcp_toolset {
+	struct mcp_tool		*v;
+	size_t			 n;
+	size_t			 bytes;		/* of their definitions in a request */
+	struct mcp_toolset	*older;		/* kept until mcp_free: calls may hold them */
+};
+
+struct mcp_server {
+	struct mcp		*m;
+	struct mcp_server_cfg	 cfg;
+	enum mcp_state		 state;
+	struct mcp_stdio	*io;
+	struct mcp_httpc	*hc;
+	struct mcp_stdio	*zombie;	/* a handle given up, freed on the next loop turn */
+	struct mcp_httpc	*hzombie;
+	uint64_t		 zombie_timer;
+	int64_t			 next_id;
+	struct mcp_pending	*pending;
+	struct mcp_call		*queued;	/* calls waiting for the server to be ready */
+	cJSON			*acc;		/* the tools of the pages so far */
+	int			 pages;
+	bool			 listing, list_again;
+	cJSON			*staged;	/* a whole new list, until mcp_sync */
+	struct mcp_toolset	*tools;
+	char			*error;
+	char			*version;
+	struct buf		 notes;		/* tools left out, lines skipped */
+	unsigned long		 skipped;	/* stdout lines that were no JSON */
+	int			 fails;
+	int64_t			 retry_at;
+	uint64_t		 init_timer;
+	bool			 first;		/* its first start: the first request waits for it */
+	bool			 reask;		/* a project's server whose tools changed since approval */
+};
+
+struct mcp_call {
+	struct mcp		*m;
+	struct mcp_server	*srv;
+	char			*remote;
+	char			*id;
+	cJSON			*args;
+	tool_async_done_fn	*done;
+	void			*arg;
+	int64_t			 rpc_id;	/* 0: not sent */
+	int64_t			 t0;
+	uint64_t		 timer, fire;
+	bool			 over;
+	struct tool_out		 out;
+	struct mcp_call		*next;		/* in srv->queued */
+};
+
+struct mcp {
+	struct ev_loop		*loop;
+	struct http		*http;
+	struct mcp_opts		 o;
+	char			*root;
+	struct mcp_server	*srv;
+	size_t			 n;
+	bool			 deferred;
+	void			(*wait_fn)(void *);
+	void			*wait_arg;
+	uint64_t		 wait_timer, wait_check;
+	int64_t			 started;
+	struct tool_def		 proxy;
+	void			(*changed)(void *, int ready, int total);
+	void			*changed_arg;
+	int			 told_ready;
+};
+
+/* The async side of every MCP tool (mcp.c). */
+extern const struct tool_async mcp_tool_async;
+
+/* Is any server still starting? (mcp.c) */
+bool			 mcp_starting(const struct mcp *m);
+
+/* mcp_tools.c */
+void			 mcp_toolset_free(struct mcp_toolset *ts);
+char			*mcp_cut(const char *s, size_t max);
+struct mcp_toolset	*mcp_toolset_build(struct mcp_server *s, const cJSON *list, struct buf *notes);
+void			 mcp_toolset_hash(const struct mcp_toolset *ts, char hex[65]);
+
+#endif
