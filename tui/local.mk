@@ -61,6 +61,7 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh \
 	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
 	tests/tui/wsnap.sh \
+	tests/tui/turndiff.sh \
 	tests/tui/mcp.sh \
 	tests/tui/editor.sh
 # The command sandbox on the screen: the status bar, a refusal, the way outside.
