@@ -778,11 +778,11 @@ wsnap_walk(struct wsnap_scan *sc, int fd, int depth)
 		if (sc->path.data == NULL)
 			break;
 		/* tandem's own home (its logs, this store) is never part of the workspace */
-		if (sc->ws->skip != NULL && strcmp(buf_cstr(&sc->path), sc->ws->skip) == 0)
+		if (sc->rel == 0 && sc->ws->skip != NULL && strcmp(buf_cstr(&sc->path), sc->ws->skip) == 0)
 			continue;
 		sc->seen++;
 		dir = S_ISDIR(st.st_mode);
-		ignored = sc->ig != NULL && ignore_match(sc->ig, buf_cstr(&sc->path), dir);
+		ignored = sc->ig != NULL && ignore_match(sc->ig, buf_cstr(&sc->path) + sc->rel, dir);
 		rc = wsnap_visit(sc, dirfd(d), name, &st, ignored);
 		if (rc == 0 && dir && !ignored && depth < WSNAP_DEPTH) {
 			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -866,6 +866,21 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	ws->gen++;
 	rc = wsnap_walk(&sc, rootfd, 0);
 	ignore_free(sc.ig);
+	/* the extra roots: entries under their absolute paths, each with its own rules */
+	for (i = 0; rc == 0 && ws->extra != NULL && ws->extra[i] != NULL; i++) {
+		int xfd = open(ws->extra[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (xfd == -1)
+			continue;
+		buf_reset(&sc.path);
+		buf_puts(&sc.path, ws->extra[i]);
+		sc.rel = sc.path.len + 1;
+		sc.ig = ignore_new(ws->extra[i]);
+		rc = wsnap_walk(&sc, xfd, 0);
+		ignore_free(sc.ig);
+		buf_reset(&sc.path);
+		sc.rel = 0;
+	}
 	buf_release(&sc.path);
 	if (rc == 0 && sc.wrote && (syncfs(sc.storefd) == -1 || fsync(sc.storefd) == -1)) {
 		wsnap_store_fail(&sc, "fsync");
@@ -930,6 +945,34 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 }
 
 /* --- the API ------------------------------------------------------------- */
+
+static void
+wsnap_free_roots(struct wsnap *ws)
+{
+	size_t i;
+
+	for (i = 0; ws->extra != NULL && ws->extra[i] != NULL; i++)
+		free(ws->extra[i]);
+	free(ws->extra);
+	ws->extra = NULL;
+}
+
+void
+wsnap_set_roots(struct wsnap *ws, const char *const *extra)
+{
+	size_t n = 0, i;
+
+	if (ws == NULL)
+		return;
+	wsnap_free_roots(ws);
+	while (extra != NULL && extra[n] != NULL)
+		n++;
+	if (n == 0)
+		return;
+	ws->extra = xcalloc(n + 1, sizeof *ws->extra);
+	for (i = 0; i < n; i++)
+		ws->extra[i] = xstrdup(extra[i]);
+}
 
 static int
 wsnap_cmp_str(const void *x, const void *y)
@@ -1074,6 +1117,7 @@ wsnap_free(struct wsnap *ws)
 		}
 	free(ws->tab);
 	free(ws->root);
+	wsnap_free_roots(ws);
 	free(ws->skip);
 	free(ws->store);
 	free(ws->idxpath);

@@ -11,6 +11,8 @@ W="$T/ws/proj"
 CMD='printf "three\\n" >>f.txt; printf "two\\n" >>a.txt; printf "new\\n" >new.txt; rm gone.txt; chmod 755 script.sh; printf "tail" >>nonl.txt; mkdir -p d && printf "x\\n" >d/x'
 SCEN=$(scenario both <<J
 {"check_echo":false,"responses":[
+ {"match":"toolu_x1","text":"extra done","stop_reason":"end_turn","repeat":5},
+ {"match":"change extra","tool_uses":[{"id":"toolu_x1","name":"run_bash","input":{"command":"cd $T/extra && printf 'two\\\\n' >>e.txt && printf 'n\\\\n' >new.txt && rm gone.txt && chmod 700 e.txt"}}],"stop_reason":"tool_use","repeat":5},
  {"match":"toolu_b1","text":"binary done","stop_reason":"end_turn","repeat":5},
  {"match":"make blob","tool_uses":[{"id":"toolu_b1","name":"run_bash","input":{"command":"printf '\\\\0bin\\\\377' >blob; printf 'x' >>.env"}}],"stop_reason":"tool_use","repeat":5},
  {"match":"toolu_c1","text":"did both","stop_reason":"end_turn","repeat":5},
@@ -90,6 +92,23 @@ check "a rewound turn: --diff 2 is refused" [ $r -ne 0 -a ! -s "$T/t2b.diff" ]
 check "... as a turn that is not in the conversation" grep -q 'there is no turn 2' "$T/d.err"
 "$TANDEM" -c --diff 1 >"$T/t1b.diff" 2>"$T/d.err"
 check "turn 1's diff is as it was" cmp -s "$T/t1.diff" "$T/t1b.diff"
+
+# An extra root (--add-dir) is snapshotted too: a command's changes there are rewound.
+mkdir -p "$T/extra"
+printf 'one\n' >"$T/extra/e.txt"
+printf 'bye\n' >"$T/extra/gone.txt"
+chmod 644 "$T/extra/e.txt"
+XBEFORE=$(cd "$T/extra" && ls -l --time-style=+ . | sed 1d; cat e.txt gone.txt)
+"$TANDEM" -c -p "change extra" --add-dir "$T/extra" --permission-mode yolo >/dev/null 2>"$T/err"
+check "the command changed the extra root" [ -f "$T/extra/new.txt" -a ! -e "$T/extra/gone.txt" ]
+xturn=$(jq -r 'select(.k == "files" and .id == "toolu_x1") | .turn' "$TANDEM_HOME"/sessions/*/log.jsonl)
+check "the extra root's changes are recorded" [ -n "$xturn" ]
+"$TANDEM" -c --diff "$xturn" --add-dir "$T/extra" >"$T/x.diff" 2>"$T/d.err"
+check "--diff shows the extra root's file with its absolute path" grep -qxF "+++ b/$T/extra/new.txt" "$T/x.diff"
+"$TANDEM" -c --rewind-to "$xturn" --files --add-dir "$T/extra" -p "after" >/dev/null 2>"$T/rw.err"
+check "rewind: the extra root is back byte for byte, with its modes" \
+	[ "$(cd "$T/extra" && ls -l --time-style=+ . | sed 1d; cat e.txt gone.txt)" = "$XBEFORE" ]
+diag "$T/rw.err"
 
 # Refusals: one sentence each, and a failing status.
 "$TANDEM" -c --diff 9 >"$T/o" 2>"$T/d.err"
