@@ -746,6 +746,26 @@ wsnap_git_sig(int rootfd)
 	return buf_detach(&b, NULL);
 }
 
+/* Is path (relative in the root, absolute in an extra root) one of the other roots? */
+static bool
+wsnap_other_root(const struct wsnap_scan *sc, const char *path)
+{
+	const struct wsnap *ws = sc->ws;
+	size_t i, n = strlen(ws->root);
+
+	if (sc->rel > 0 && strcmp(path, ws->root) == 0)
+		return true;
+	for (i = 0; ws->extra != NULL && ws->extra[i] != NULL; i++) {
+		const char *x = ws->extra[i];
+
+		if (sc->rel > 0 && strcmp(path, x) == 0)
+			return true;
+		if (sc->rel == 0 && strncmp(x, ws->root, n) == 0 && x[n] == '/' && strcmp(x + n + 1, path) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int
 wsnap_walk(struct wsnap_scan *sc, int fd, int depth)
 {
@@ -779,6 +799,11 @@ wsnap_walk(struct wsnap_scan *sc, int fd, int depth)
 			break;
 		/* tandem's own home (its logs, this store) is never part of the workspace */
 		if (sc->rel == 0 && sc->ws->skip != NULL && strcmp(buf_cstr(&sc->path), sc->ws->skip) == 0)
+			continue;
+		if (sc->rel > 0 && sc->ws->home != NULL && strcmp(buf_cstr(&sc->path), sc->ws->home) == 0)
+			continue;
+		/* a root inside another is walked once, as itself */
+		if (S_ISDIR(st.st_mode) && wsnap_other_root(sc, buf_cstr(&sc->path)))
 			continue;
 		sc->seen++;
 		dir = S_ISDIR(st.st_mode);
@@ -1082,7 +1107,7 @@ wsnap_new(const char *home, const char *root, struct session *sess,
 		ws->skip = xstrdup(real + n + (n == 1 ? 0 : 1));
 	else if (real != NULL && strcmp(real, root) == 0)
 		ws->skip = xstrdup("");
-	free(real);
+	ws->home = real;
 	ws->sess = sess;
 	ws->set = *set;
 	if (ws->set.max_files < 1)
@@ -1119,6 +1144,7 @@ wsnap_free(struct wsnap *ws)
 	free(ws->root);
 	wsnap_free_roots(ws);
 	free(ws->skip);
+	free(ws->home);
 	free(ws->store);
 	free(ws->idxpath);
 	free(ws->git);

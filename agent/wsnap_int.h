@@ -44,6 +44,7 @@ struct wsnap {
 	char			*root;
 	char			**extra;	/* the extra roots (real paths, NULL-terminated), or NULL */
 	char			*skip;		/* TANDEM_HOME relative to root when inside it, or NULL */
+	char			*home;		/* TANDEM_HOME's real path (skipped in an extra root), or NULL */
 	char			*store;
 	char			*idxpath;	/* NULL: not kept on disk */
 	struct session		*sess;

@@ -11,6 +11,8 @@ W="$T/ws/proj"
 CMD='printf "three\\n" >>f.txt; printf "two\\n" >>a.txt; printf "new\\n" >new.txt; rm gone.txt; chmod 755 script.sh; printf "tail" >>nonl.txt; mkdir -p d && printf "x\\n" >d/x'
 SCEN=$(scenario both <<J
 {"check_echo":false,"responses":[
+ {"match":"toolu_o1","text":"outer done","stop_reason":"end_turn","repeat":5},
+ {"match":"change outer","tool_uses":[{"id":"toolu_o1","name":"run_bash","input":{"command":"printf 'z\\\\n' >$T/outer.txt && printf 'q\\\\n' >>a.txt"}}],"stop_reason":"tool_use","repeat":5},
  {"match":"toolu_x1","text":"extra done","stop_reason":"end_turn","repeat":5},
  {"match":"change extra","tool_uses":[{"id":"toolu_x1","name":"run_bash","input":{"command":"cd $T/extra && printf 'two\\\\n' >>e.txt && printf 'n\\\\n' >new.txt && rm gone.txt && chmod 700 e.txt"}}],"stop_reason":"tool_use","repeat":5},
  {"match":"toolu_b1","text":"binary done","stop_reason":"end_turn","repeat":5},
@@ -109,6 +111,15 @@ check "--diff shows the extra root's file with its absolute path" grep -qxF "+++
 check "rewind: the extra root is back byte for byte, with its modes" \
 	[ "$(cd "$T/extra" && ls -l --time-style=+ . | sed 1d; cat e.txt gone.txt)" = "$XBEFORE" ]
 diag "$T/rw.err"
+
+# An extra root holding the workspace and TANDEM_HOME: each file is indexed once, tandem's home never.
+"$TANDEM" -c -p "change outer" --add-dir "$T" --permission-mode yolo >/dev/null 2>"$T/err"
+orec=$(jq -c 'select(.k == "files" and .id == "toolu_o1") | [.files[].path]' "$TANDEM_HOME"/sessions/*/log.jsonl)
+want='["'"$T"'/outer.txt","a.txt"]'
+check "outer: the extra root's new file is recorded" grep -qF "\"$T/outer.txt\"" <<<"$orec"
+check "outer: the workspace's file once, as the workspace's" [ "$orec" = "$want" ]
+check "outer: nothing of TANDEM_HOME" not grep -qF "$TANDEM_HOME" <<<"$orec"
+[ "$orec" = "$want" ] || diag <<<"$orec"
 
 # Refusals: one sentence each, and a failing status.
 "$TANDEM" -c --diff 9 >"$T/o" 2>"$T/d.err"
