@@ -34,6 +34,8 @@
 
 #include "jail.h"
 #include "agent_int.h"
+#include "attach.h"
+#include "inbox.h"
 #include "mcp.h"
 #include "call.h"
 #include "compaction.h"
@@ -124,6 +126,12 @@ const char *
 agent_session_id(const struct agent *a)
 {
 	return session_id(a->session);
+}
+
+const char *
+agent_session_dir(const struct agent *a)
+{
+	return a->session != NULL ? session_dir(a->session) : NULL;
 }
 
 const char *
@@ -225,6 +233,9 @@ agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 	cJSON *content = cJSON_CreateArray();
 
 	cJSON_AddItemToArray(content, record_text_block(prompt));
+	/* @path mentions and images, read now (attach.h). */
+	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
+	inbox_take(a, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
 	if (record_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {
@@ -327,65 +338,6 @@ agent_next_call(struct agent *a)
 }
 
 static void agent_call_ended(struct agent *, struct call *, const struct call_end *);
-
-/* --- MCP: servers in the background, their tools between turns -------------- */
-
-void
-agent_mcp_changed(void *arg, int ready, int total)
-{
-	struct agent *a = arg;
-	cJSON *ev = event_new(a->bus, "mcp_status");
-
-	cJSON_AddNumberToObject(ev, "ready", ready);
-	cJSON_AddNumberToObject(ev, "total", total);
-	event_emit(a->bus, ev);
-}
-
-static void
-agent_mcp_start(struct agent *a)
-{
-	struct buf w = BUF_INIT(BUF_NOLIMIT);
-
-	buf_init(&a->mcp_changed, 4096);
-	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
-	mcp_on_change(a->mcp, agent_mcp_changed, a);
-	if (w.len > 0) {
-		event_error(a->bus, 0, "%s", buf_cstr(&w));
-		a->mcp_warnings = buf_detach(&w, NULL);
-	}
-	buf_release(&w);
-	sched_set_finder(a->sched, mcp_find, mcp_resolve_cb, a->mcp);
-	mcp_start(a->mcp);
-}
-
-static void
-agent_mcp_ready(void *arg)
-{
-	agent_call_model(arg);
-}
-
-/* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
-bool
-agent_mcp_wait(struct agent *a)
-{
-	int i;
-
-	if (a->mcp == NULL || a->calls > 1)
-		return false;
-	if (mcp_wait(a->mcp, agent_mcp_ready, a))
-		return true;
-	buf_release(&a->mcp_changed);
-	if (mcp_sync(a->mcp, &a->mcp_changed)) {
-		cJSON_Delete(a->tools);
-		a->tools = prompt_tools_json(a->cfg);
-		mcp_tools_json(a->mcp, a->tools);
-		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
-			if (prompt_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),
-			    "name", "")))
-				cJSON_DeleteItemFromArray(a->tools, i);
-	}
-	return false;
-}
 
 void
 agent_call_model(struct agent *a)
@@ -943,7 +895,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
-	agent_mcp_start(a);
+	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(a, a->resumed);
@@ -1015,6 +967,7 @@ agent_free(struct agent *a)
 	buf_release(&a->answer);
 	free(a->turn_prompt);
 	cJSON_Delete(a->turn_tools);
+	cJSON_Delete(a->attach);
 	free(a->session_context);
 	free(a->host_prompt);
 	free(a->memory);

@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "usercmd.h"
+
 struct agent;
 struct ev_loop;
 struct event_bus;
@@ -60,6 +62,19 @@ bool		 agent_busy(const struct agent *);
  */
 void		 agent_answer(struct agent *, const char *id, enum approval,
 		    const char *reason, const cJSON *edited_input);
+/*
+ * Keep text (copied) as a content block of the next prompt's user message,
+ * after the prompt itself: a user command's framed output, an attachment.
+ */
+void		 agent_attach(struct agent *, const char *text);
+/*
+ * Keep the image in file (tandem's own, e.g. a paste) for the next prompt,
+ * checked and stored in the session's files/ (attach.h); 0, or -1 with err.
+ */
+int		 agent_attach_image(struct agent *, const char *file, const char *name, struct buf *err);
+/* Run the user's own shell command (usercmd.h) in the workspace root. */
+struct usercmd	*agent_user_command(struct agent *, const char *command, usercmd_output_fn *output,
+		    usercmd_done_fn *done, void *arg);
 /*
  * Allow the waiting call id with input in place of its own (a host changed
  * it, as a hook's updatedInput does): checked against the rules and the
@@ -167,6 +182,8 @@ const struct model_caps *agent_model_caps(const struct agent *);
 typedef void agent_models_fn(void *arg, const char *table, const char *err);
 void		 agent_list_models(struct agent *, agent_models_fn *, void *arg);
 const char	*agent_session_id(const struct agent *);
+/* The session's directory (its log, files/, queue.json), or NULL. */
+const char	*agent_session_dir(const struct agent *);
 
 /* The static, cacheable part of the system prompt (for bench/). */
 const char	*agent_system_prompt(void);

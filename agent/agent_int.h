@@ -149,6 +149,8 @@ struct agent {
 		bool		 then_call;	/* a model call waits for it */
 	} sum;
 
+	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+
 	/* For the turn's record in the log (the turn browser reads it). */
 	char			*turn_prompt;
 	int64_t			 turn_started;

@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "compact.h"
+#include "image.h"
 #include "json.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -95,6 +96,9 @@ cm_json_bytes(const cJSON *j)
 		return j->valuestring != NULL ? (int64_t)strlen(j->valuestring) : 0;
 	cJSON_ArrayForEach(c, j) {
 		if (cJSON_IsObject(j)) {
+			/* An image costs its pixels (image.h), not its name: 4 bytes a token here. */
+			if (c->string != NULL && strcmp(c->string, "_tokens") == 0 && cJSON_IsNumber(c))
+				n += (int64_t)c->valuedouble * 4;
 			if (c->string != NULL && c->string[0] == '_')
 				continue;
 			n += cm_str_bytes(c->string) + 1;
@@ -434,6 +438,8 @@ cm_micro(cJSON *messages, int keep, bool apply, struct compact_stats *st)
 int
 compact_micro(cJSON *messages, int keep_recent, struct compact_stats *st)
 {
+	/* Old images become placeholders too (lib/image.c). */
+	image_elide(messages, keep_recent);
 	return cm_micro(messages, keep_recent, true, st);
 }
 

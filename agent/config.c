@@ -759,6 +759,8 @@ config_init(struct config *cfg)
 	cfg->thinking = xstrdup("auto");
 	cfg->models_wait_ms = 2000;
 	cfg->theme = xstrdup("dark");
+	cfg->notify_style = xstrdup("auto");
+	cfg->notify_idle_ms = 60000;
 	cfg->mouse = true;
 	cfg->compact_micro = 0.50;
 	cfg->compact_collapse = 0.70;
@@ -812,6 +814,7 @@ config_release(struct config *cfg)
 	free(cfg->home);
 	free(cfg->config_dir);
 	free(cfg->theme);
+	free(cfg->notify_style);
 	free(cfg->disabled_tools);
 	for (i = 0; cfg->add_dirs != NULL && cfg->add_dirs[i] != NULL; i++)
 		free(cfg->add_dirs[i]);

@@ -52,6 +52,8 @@ struct config {
 	cJSON	*prices;	/* the settings' price overrides (owned), NULL if none */
 	int	 models_wait_ms; /* how long the first request waits for the Models API; default 2000 */
 	char	*theme;		/* default "dark" */
+	char	*notify_style;	/* notifications.style: auto (default), bell, osc9, osc777, osc99, off */
+	int	 notify_idle_ms; /* notifications.idle_ms: default 60000; 0: no idle notification */
 	bool	 mouse;		/* default true */
 	double	 compact_micro, compact_collapse, compact_summary;	/* defaults 0.50 0.70 0.85 */
 	int	 retries;	/* default 4 */

@@ -28,6 +28,8 @@ const struct cfg_key cfg_keys[] = {
 	{ "secrets.remove_env", CFG_ENV_NAMES, 0, 0, 0, 0 },
 	{ "secrets.keep_env", CFG_ENV_NAMES, 0, 1, 0, 0 },
 	{ "theme", CFG_STRING, offsetof(struct config, theme), 0, 0, 0 },
+	{ "notifications.style", CFG_CHOICE, offsetof(struct config, notify_style), 0, 0, 0 },
+	{ "notifications.idle_ms", CFG_INT, offsetof(struct config, notify_idle_ms), 0, 86400000, 0 },
 	{ "mouse", CFG_BOOL, offsetof(struct config, mouse), 0, 0, 0 },
 	{ "max_turns", CFG_INT, offsetof(struct config, max_turns), 1, 100000, 0 },
 	{ "max_tokens", CFG_INT, offsetof(struct config, max_tokens), 1, 1000000, 0 },
@@ -179,6 +181,7 @@ static const struct {
 	const char	*choices;	/* "a|b|c" */
 } cfg_choices[] = {
 	{ "thinking", "auto|off|adaptive|enabled" },
+	{ "notifications.style", "auto|bell|osc9|osc777|osc99|off" },
 };
 
 static const char *

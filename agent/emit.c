@@ -261,3 +261,13 @@ emit_rewind(struct event_bus *bus, const char *what, int to_turn)
 	cJSON_AddNumberToObject(ev, "to_turn", to_turn);
 	event_emit(bus, ev);
 }
+
+void
+emit_mcp_status(struct event_bus *bus, int ready, int total)
+{
+	cJSON *ev = event_new(bus, "mcp_status");
+
+	cJSON_AddNumberToObject(ev, "ready", ready);
+	cJSON_AddNumberToObject(ev, "total", total);
+	event_emit(bus, ev);
+}

@@ -54,4 +54,7 @@ void	emit_rewind(struct event_bus *, const char *what, int to_turn);
 /* The usage fields of a result or usage event, as an object (the caller owns it). */
 cJSON	*emit_usage_json(const struct usage *);
 
+/* mcp_status: how many of the configured MCP servers are ready. */
+void	emit_mcp_status(struct event_bus *bus, int ready, int total);
+
 #endif

@@ -1227,6 +1227,21 @@ hooks_notified(void *arg, struct hook_outcome *o)
 		event_error(h->bus, 0, "%s", o->system_message);
 }
 
+/* A front end says the finished turn has waited long for the user: Claude Code's idle_prompt. */
+static void
+hooks_idle(struct hooks *h, const cJSON *event)
+{
+	cJSON *fields;
+
+	if (!hooks_has(h, HOOK_NOTIFICATION, "idle_prompt"))
+		return;
+	fields = cJSON_CreateObject();
+	cJSON_AddStringToObject(fields, "message", json_str(event, "message", "tandem is waiting for your input"));
+	cJSON_AddStringToObject(fields, "notification_type", "idle_prompt");
+	hooks_run(h, HOOK_NOTIFICATION, fields, hooks_notified, h);
+	cJSON_Delete(fields);
+}
+
 static void
 hooks_on_event(const cJSON *event, void *arg)
 {
@@ -1235,6 +1250,10 @@ hooks_on_event(const cJSON *event, void *arg)
 	struct buf msg = BUF_INIT(BUF_NOLIMIT);
 	cJSON *fields;
 
+	if (strcmp(json_str(event, "type", ""), "idle") == 0) {
+		hooks_idle(h, event);
+		return;
+	}
 	if (strcmp(json_str(event, "type", ""), "approval_request") != 0 ||
 	    !hooks_has(h, HOOK_NOTIFICATION, "permission_prompt"))
 		return;

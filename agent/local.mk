@@ -17,6 +17,9 @@ libtandem_agent_a_SOURCES = \
 	agent/compact.c agent/compact.h \
 	agent/sched.c agent/sched.h \
 	agent/exec.c agent/exec.h \
+	agent/usercmd.c agent/usercmd.h \
+	agent/attach.c agent/attach.h \
+	agent/inbox.c agent/inbox.h \
 	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h agent/shparse_int.h \
@@ -99,6 +102,12 @@ tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
 tests_test_models_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)
+
+# The user's own commands (!command).
+check_PROGRAMS += tests/test_usercmd
+TESTS += tests/test_usercmd
+tests_test_usercmd_SOURCES = tests/test_usercmd.c
+tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)
 
 check_PROGRAMS += tests/test_mcp
 TESTS += tests/test_mcp

@@ -29,6 +29,8 @@
 #include "event.h"
 #include "http.h"
 #include "hooks.h"
+#include "emit.h"
+#include "mcp.h"
 #include "json.h"
 #include "memory.h"
 #include "modelcat.h"
@@ -203,4 +205,60 @@ prompt_estimate(const struct agent *a)
 
 	free(sys);
 	return t;
+}
+
+/* The MCP servers' tools join the schemas: servers start in the background, their tools are taken between turns. */
+
+void
+agent_mcp_changed(void *arg, int ready, int total)
+{
+	struct agent *a = arg;
+
+	emit_mcp_status(a->bus, ready, total);
+}
+
+void
+prompt_mcp_start(struct agent *a)
+{
+	struct buf w = BUF_INIT(BUF_NOLIMIT);
+
+	buf_init(&a->mcp_changed, 4096);
+	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
+	mcp_on_change(a->mcp, agent_mcp_changed, a);
+	if (w.len > 0) {
+		event_error(a->bus, 0, "%s", buf_cstr(&w));
+		a->mcp_warnings = buf_detach(&w, NULL);
+	}
+	buf_release(&w);
+	sched_set_finder(a->sched, mcp_find, mcp_resolve_cb, a->mcp);
+	mcp_start(a->mcp);
+}
+
+static void
+agent_mcp_ready(void *arg)
+{
+	agent_call_model(arg);
+}
+
+/* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
+bool
+agent_mcp_wait(struct agent *a)
+{
+	int i;
+
+	if (a->mcp == NULL || a->calls > 1)
+		return false;
+	if (mcp_wait(a->mcp, agent_mcp_ready, a))
+		return true;
+	buf_release(&a->mcp_changed);
+	if (mcp_sync(a->mcp, &a->mcp_changed)) {
+		cJSON_Delete(a->tools);
+		a->tools = prompt_tools_json(a->cfg);
+		mcp_tools_json(a->mcp, a->tools);
+		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
+			if (prompt_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),
+			    "name", "")))
+				cJSON_DeleteItemFromArray(a->tools, i);
+	}
+	return false;
 }

@@ -4,7 +4,7 @@
  * Owns the static system prompt (cacheable, the same for every session),
  * the dynamic part (date, workspace, git branch, SessionStart context,
  * memory files), the tools' schemas as the request sends them, and which
- * tools the settings disable.
+ * tools the settings disable, and when the MCP servers' tools join them.
  */
 #ifndef TANDEM_PROMPT_H
 #define TANDEM_PROMPT_H
@@ -23,5 +23,8 @@ cJSON	*prompt_tools_json(const struct config *cfg);
 char	*prompt_system_text(const struct agent *a);
 /* The estimated tokens (bytes / 4) of the next request: system prompt, tools, messages. */
 int64_t	 prompt_estimate(const struct agent *a);
+
+/* Start the configured MCP servers in the background; their tools are taken at the first request (agent_mcp_wait). */
+void	 prompt_mcp_start(struct agent *a);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "attach.h"
 #include "provider.h"
 #include "xalloc.h"
 
@@ -102,7 +103,10 @@ anthropic_append_messages(struct buf *out, const cJSON *messages, bool cache)
 				if (b != content->child)
 					rc |= buf_putc(out, ',');
 				if (mark || provider_has_private_keys(b)) {
-					cJSON *c = provider_clean_block(b);
+					/* An image the conversation names by its file: its bytes now. */
+					cJSON *c = strcmp(t, "image") == 0 && json_get(b, "_file") != NULL ?
+					    attach_image_request(b) : json_get(b, "_images") != NULL ?
+					    attach_result_request(b) : provider_clean_block(b);
 
 					if (mark)
 						cJSON_AddItemToObject(c, "cache_control", provider_ephemeral());
@@ -281,6 +285,7 @@ openai_add_user(cJSON *out, const cJSON *content)
 {
 	struct buf text = BUF_INIT(BUF_NOLIMIT);
 	const cJSON *b;
+	cJSON *parts = NULL;
 
 	if (cJSON_IsString(content)) {
 		buf_puts(&text, content->valuestring);
@@ -299,16 +304,42 @@ openai_add_user(cJSON *out, const cJSON *content)
 					buf_puts(&rt, "Error: ");
 				openai_result_text(json_get(b, "content"), &rt);
 				cJSON_AddStringToObject(m, "content", buf_cstr(&rt));
+				/* A tool message takes no image: the user message after it does. */
+				if (json_get(b, "_images") != NULL) {
+					const cJSON *ib;
+
+					cJSON_ArrayForEach(ib, json_get(b, "content"))
+						if (strcmp(json_str(ib, "type", ""), "image") == 0 &&
+						    json_get(ib, "_file") != NULL) {
+							if (parts == NULL)
+								parts = cJSON_CreateArray();
+							cJSON_AddItemToArray(parts, attach_image_openai(ib));
+						}
+				}
 				buf_release(&rt);
 				cJSON_AddItemToArray(out, m);
 			} else if (strcmp(type, "text") == 0) {
 				if (text.len > 0)
 					buf_putc(&text, '\n');
 				buf_puts(&text, json_str(b, "text", ""));
+			} else if (strcmp(type, "image") == 0 && json_get(b, "_file") != NULL) {
+				/* Images go in the user message as parts (a tool message takes none). */
+				if (parts == NULL)
+					parts = cJSON_CreateArray();
+				cJSON_AddItemToArray(parts, attach_image_openai(b));
 			}
 		}
 	}
-	if (text.len > 0) {
+	if (parts != NULL) {
+		cJSON *m = cJSON_CreateObject(), *tp = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(tp, "type", "text");
+		cJSON_AddStringToObject(tp, "text", buf_cstr(&text));
+		cJSON_InsertItemInArray(parts, 0, tp);
+		cJSON_AddStringToObject(m, "role", "user");
+		cJSON_AddItemToObject(m, "content", parts);
+		cJSON_AddItemToArray(out, m);
+	} else if (text.len > 0) {
 		cJSON *m = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(m, "role", "user");

@@ -408,8 +408,12 @@ sched_results(const struct sched *s)
 				json_add_str_n(t, "text", buf_cstr(&c->result), c->result.len);
 				cJSON_AddItemToArray(blk, t);
 			}
-			cJSON_ArrayForEach(it, c->blocks)
+			cJSON_ArrayForEach(it, c->blocks) {
 				cJSON_AddItemToArray(blk, cJSON_Duplicate(it, 1));
+				/* An image read_file found, named by its file (agent/attach.c). */
+				if (json_get(it, "_file") != NULL && json_get(b, "_images") == NULL)
+					cJSON_AddBoolToObject(b, "_images", 1);
+			}
 		} else
 			json_add_str_n(b, "content", buf_cstr(&c->result), c->result.len);
 		if (c->is_error)

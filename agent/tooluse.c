@@ -1,6 +1,7 @@
 /*
  * tooluse: the scheduler's callbacks after the gate.
  */
+#include "attach.h"
 #include "autoconf.h"
 
 #include <errno.h>
@@ -117,6 +118,10 @@ tooluse_finished(void *arg, struct sched_call *c)
 	if (rest.len > 0)
 		emit_tool_progress(a->bus, c->id, rest.data, rest.len);
 	buf_release(&rest);
+	/* read_file on an image: the image itself goes to the model (attach.h). */
+	if (c->ran)
+		attach_tool_image(&a->env, a->cfg->rules, a->mode, a->caps.image_input, c->name, c->input,
+		    &c->result, &c->is_error, &c->blocks);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
 	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {

@@ -61,6 +61,15 @@ bench_stream_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO
 bench: bench-stream
 bench-stream: bench/stream_bench$(EXEEXT)
 	./bench/stream_bench$(EXEEXT)
+
+# mention: the @path completion's listing and ranking on 100,000 files.
+EXTRA_PROGRAMS += bench/mention_bench
+bench_mention_bench_SOURCES = bench/mention_bench.c
+bench_mention_bench_LDADD = $(TOOLS_LIBS)
+.PHONY: bench-mention
+bench: bench-mention
+bench-mention: bench/mention_bench$(EXEEXT)
+	./bench/mention_bench$(EXEEXT)
 # jail: the start-up cost the command sandbox adds to a command (budget 5 ms).
 EXTRA_PROGRAMS += bench/jail_bench
 bench_jail_bench_SOURCES = bench/jail_bench.c

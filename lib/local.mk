@@ -9,6 +9,8 @@ libtandem_lib_a_SOURCES = \
 	lib/redact.c lib/redact.h \
 	lib/pathglob.c lib/pathglob.h \
 	lib/proc.c lib/proc.h \
+	lib/fuzzy.c lib/fuzzy.h \
+	lib/image.c lib/image.h \
 	lib/file.c lib/file.h
 
 # Unit tests link only the modules they test, plus lib/.
@@ -29,6 +31,16 @@ check_PROGRAMS += tests/test_pathglob
 TESTS += tests/test_pathglob
 tests_test_pathglob_LDADD = $(LIB_LIBS)
 
+
+# The fuzzy matcher of the @path completion.
+check_PROGRAMS += tests/test_fuzzy
+TESTS += tests/test_fuzzy
+tests_test_fuzzy_LDADD = $(LIB_LIBS)
+
+# Image headers and limits.
+check_PROGRAMS += tests/test_image
+TESTS += tests/test_image
+tests_test_image_LDADD = $(LIB_LIBS)
 # lib/file: whole-file reads and atomic writes.
 check_PROGRAMS += tests/test_file
 TESTS += tests/test_file

@@ -56,6 +56,8 @@ tests/fault/libfaultshim.so: $(srcdir)/tests/fault/faultshim.c
 CLEANFILES += tests/fault/libfaultshim.so
 EXTRA_DIST += tests/fault/faultshim.c
 IT_TESTS += tests/it/durable.sh
+# Images in prompts, per provider.
+IT_TESTS += tests/it/image.sh
 
 # The wire front ends driven by the real clients from tests/npm: the Agent
 # SDK's query() (stream-json) and the ACP SDK's client (tandem acp).

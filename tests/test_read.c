@@ -75,15 +75,6 @@ teardown(void)
 	t_tree_remove(outside);
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static long
 maxrss_kb(void)
 {
@@ -328,11 +319,11 @@ T_TEST(read_100mb_file)
 	fclose(f);
 	free(b);
 	rss0 = maxrss_kb();
-	t0 = now();
+	t0 = t_now();
 	snprintf(json, sizeof json, "{\"path\":\"100mb.txt\",\"offset\":%zu}",
 	    lines_per * blocks - 1);
 	text = run(&tool_read_file, json);
-	t1 = now();
+	t1 = t_now();
 	rss1 = maxrss_kb();
 	snprintf(want, sizeof want, "%7zu\t%-63s\n%7zu\t%-63s\n", lines_per * blocks - 1,
 	    "a line of exactly sixty-four bytes", lines_per * blocks,
@@ -345,9 +336,9 @@ T_TEST(read_100mb_file)
 	T_OK(rss1 - rss0 < 8 * 1024);
 	T_OK(t1 - t0 < 20.0);
 	/* The start of it is quick and says the file goes on. */
-	t0 = now();
+	t0 = t_now();
 	text = run(&tool_read_file, "{\"path\":\"100mb.txt\",\"limit\":3}");
-	t1 = now();
+	t1 = t_now();
 	T_CONTAINS(text, "the file goes on (104857600 bytes in all): call read_file"
 	    " with offset 4");
 	T_OK(t1 - t0 < 1.0);

@@ -1,6 +1,7 @@
 /* Tests for tui/theme.c: the role table, theme files, errors, fallbacks. */
 #include "autoconf.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,11 +207,52 @@ T_TEST(malformed_file_on_disk_names_file_and_line)
 	remove(path);
 }
 
+T_TEST(glyph_sets_and_theme_lines)
+{
+	struct theme t;
+	struct theme_glyphs g;
+	char err[256] = "";
+
+	theme_default(&t);
+	T_EQ_STR(t.glyphs.g[GLYPH_CALL], "\xE2\x97\x8F");
+	T_EQ_STR(t.glyphs.g[GLYPH_RESULT], "\xE2\x94\x94");
+	theme_glyphs_default(&g, true);
+	T_EQ_STR(g.g[GLYPH_CALL], "*");
+	T_EQ_STR(g.g[GLYPH_RESULT], "|");
+	T_EQ_STR(theme_glyph_name(GLYPH_CALL), "glyph-call");
+	T_OK(theme_glyph_name(GLYPH_COUNT) == NULL);
+	T_EQ_INT(parse("glyph-call = \xE2\x80\xA2\nglyph-result = >\ndim = red\n", &t, err, sizeof err), 0);
+	T_EQ_STR(t.glyphs.g[GLYPH_CALL], "\xE2\x80\xA2");
+	T_EQ_STR(t.glyphs.g[GLYPH_RESULT], ">");
+	T_EQ_INT(t.role[ROLE_DIM].fg.c256, 1);
+	T_EQ_INT(parse("glyph-call = ab\n", &t, err, sizeof err), -1);
+	T_CONTAINS(err, "x.theme:1: glyph-call must be one character one column wide");
+	T_EQ_STR(t.glyphs.g[GLYPH_CALL], "\xE2\x97\x8F");
+	T_EQ_INT(parse("glyph-result = \xE4\xB8\xAD\n", &t, err, sizeof err), -1);
+	T_CONTAINS(err, "glyph-result must be one character");
+	T_EQ_INT(parse("glyph-result =\n", &t, err, sizeof err), -1);
+	T_EQ_INT(parse("glyph-other = x\n", &t, err, sizeof err), -1);
+	T_CONTAINS(err, "unknown role 'glyph-other'");
+}
+
+T_TEST(ascii_glyphs_where_utf8_cannot_be_drawn)
+{
+	T_OK(!theme_glyphs_ascii_wanted("UTF-8", "xterm-256color"));
+	T_OK(!theme_glyphs_ascii_wanted("utf8", NULL));
+	T_OK(theme_glyphs_ascii_wanted("ANSI_X3.4-1968", "xterm"));
+	T_OK(theme_glyphs_ascii_wanted("ISO-8859-1", "xterm"));
+	T_OK(theme_glyphs_ascii_wanted(NULL, "xterm"));
+	T_OK(theme_glyphs_ascii_wanted("UTF-8", "linux"));
+	T_OK(theme_glyphs_ascii_wanted("UTF-8", "linux-16color"));
+	T_OK(!theme_glyphs_ascii_wanted("UTF-8", "linuxish"));
+}
+
 int
 main(void)
 {
 	const char *src = getenv("top_srcdir");
 
+	setlocale(LC_ALL, "C.UTF-8");
 	snprintf(themes_dir, sizeof themes_dir, "%s/themes", src && *src ? src : ".");
 	T_RUN(every_role_has_a_name_and_a_valid_builtin_style);
 	T_RUN(parse_colors_attributes_and_comments);
@@ -220,5 +262,7 @@ main(void)
 	T_RUN(shipped_themes_load);
 	T_RUN(load_refuses_bad_names_and_missing_files);
 	T_RUN(malformed_file_on_disk_names_file_and_line);
+	T_RUN(glyph_sets_and_theme_lines);
+	T_RUN(ascii_glyphs_where_utf8_cannot_be_drawn);
 	return t_done();
 }

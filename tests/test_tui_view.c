@@ -167,9 +167,9 @@ T_TEST(tool_items_are_compact_until_expanded)
 	memset(&r, 0, sizeof r);
 	tr_paint(tr, collect, &r);
 	T_EQ_INT(r.n, 4);
-	T_EQ_STR(r.text[0], "\xE2\x8F\xBA read_file src/a.c");
-	T_EQ_STR(r.text[1], "  \xE2\x8E\xBF one \xE2\x80\xA6 +2 lines");
-	T_EQ_STR(r.text[3], "  \xE2\x8E\xBF denied: no way");
+	T_EQ_STR(r.text[0], "\xE2\x97\x8F read_file src/a.c");
+	T_EQ_STR(r.text[1], "  \xE2\x94\x94 one \xE2\x80\xA6 +2 lines");
+	T_EQ_STR(r.text[3], "  \xE2\x94\x94 denied: no way");
 	tr_select(tr, -1);
 	T_OK(tr_toggle_selected(tr));
 	memset(&r, 0, sizeof r);

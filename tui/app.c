@@ -114,6 +114,8 @@ app_set_hint(struct app *a, bool sticky, const char *fmt, ...)
 void
 app_submit(struct app *a, const char *text)
 {
+	if (queue_take(a, text))
+		return;
 	if (a->agent == NULL) {
 		tr_prompt(a->tr, ++a->turn, text);
 		tr_bottom(a->tr);
@@ -151,7 +153,8 @@ app_reset_view(struct app *a)
 void
 app_term_modes(bool on)
 {
-	const char *s = on ? "\033[?2004h" : "\033[?2004l";
+	/* Bracketed paste, and focus reports for the notifications (notify.h). */
+	const char *s = on ? "\033[?2004h\033[?1004h" : "\033[?2004l\033[?1004l";
 
 	fflush(stdout);
 	(void)!write(STDOUT_FILENO, s, strlen(s));

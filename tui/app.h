@@ -34,12 +34,17 @@
 
 #include "agent.h"
 #include "approve.h"
+#include "bang.h"
 #include "browse.h"
 #include "buf.h"
 #include "commands.h"
 #include "draw.h"
 #include "editor.h"
 #include "layout.h"
+#include "mention.h"
+#include "notify.h"
+#include "paste.h"
+#include "queue.h"
 #include "sline.h"
 #include "status.h"
 #include "theme.h"
@@ -93,6 +98,13 @@ struct tui_backend {
 	void		 (*trust_items)(const struct config *, struct buf *out);
 	int		 (*trust)(const struct config *, struct buf *err);
 	void		 (*apply_trusted)(struct config *);
+	struct usercmd	*(*user_command)(struct agent *, const char *command, usercmd_output_fn *,
+			    usercmd_done_fn *, void *arg);
+	void		 (*user_command_kill)(struct usercmd *);
+	void		 (*attach)(struct agent *, const char *text);
+	const char	*(*session_dir)(const struct agent *);
+	void		 (*files_main)(void *root);	/* a child's body listing the workspace */
+	int		 (*attach_image)(struct agent *, const char *file, const char *name, struct buf *err);
 };
 
 /* What must be painted in the next frame. */
@@ -154,6 +166,7 @@ struct app {
 	struct theme		 theme;
 	enum theme_depth	 depth;
 	bool			 no_color;
+	bool			 ascii_glyphs;	/* the locale is not UTF-8, or TERM=linux */
 	struct draw_roles	 roles;		/* each role's curses attributes and colour pair */
 
 	struct transcript	*tr;
@@ -197,6 +210,11 @@ struct app {
 	bool			 quit;
 	int			 status_code;
 	struct tui_stats	*stats;
+	struct bang		 bang;		/* a "!command" (bang.h) */
+	struct queue		 queue;		/* type-ahead (queue.h) */
+	struct mention		 mention;	/* @path completion (mention.h) */
+	struct notify		 notify;	/* telling the user tandem waits (notify.h) */
+	struct paste		 clip;		/* an image from the clipboard (paste.h) */
 };
 
 /* tui.c */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "copy.h"
 #include "config.h"
 #include "json.h"
 
@@ -35,6 +36,7 @@ static void cmd_cost(struct app *, const char *, struct app_action *);
 static void cmd_model(struct app *, const char *, struct app_action *);
 static void cmd_effort(struct app *, const char *, struct app_action *);
 static void cmd_theme(struct app *, const char *, struct app_action *);
+static void cmd_copy(struct app *, const char *, struct app_action *);
 static void cmd_keys(struct app *, const char *, struct app_action *);
 static void cmd_quit(struct app *, const char *, struct app_action *);
 static void cmd_turns(struct app *, const char *, struct app_action *);
@@ -55,6 +57,7 @@ static const struct cmd cmd_table[] = {
 	{ "/model", "[name]", "list the server's models, or change to one", cmd_model },
 	{ "/effort", "[level]", "show or set the effort level (off: the model's default)", cmd_effort },
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
+	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
 	{ "/mcp", "", "the MCP servers: state, errors, tools", cmd_mcp },
@@ -503,6 +506,12 @@ cmds_theme(struct app *a, const char *name)
 	a->theme = t;
 	paint_theme_apply(a);
 	return 0;
+}
+
+static void
+cmd_copy(struct app *a, const char *arg, struct app_action *then)
+{
+	copy_run(a, arg);
 }
 
 static void

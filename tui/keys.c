@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bang.h"
+#include "copy.h"
 #include "ev.h"
 #include "utf8.h"
 
@@ -31,6 +33,8 @@
 #define KC_PASTE_BEGIN	(KC_FN | (KEY_MAX + 1))
 #define KC_PASTE_END	(KC_FN | (KEY_MAX + 2))
 #define KC_SHIFT_ENTER	(KC_FN | (KEY_MAX + 3))
+#define KC_FOCUS_IN	(KC_FN | (KEY_MAX + 4))
+#define KC_FOCUS_OUT	(KC_FN | (KEY_MAX + 5))
 
 /* What a handler asks for. */
 enum {
@@ -74,6 +78,8 @@ static const struct key_seq {
 	{ "\033[201~", KEY_MAX + 2 },
 	{ "\033[13;2u", KEY_MAX + 3 },
 	{ "\033[27;2;13~", KEY_MAX + 3 },
+	{ "\033[I", KEY_MAX + 4 },
+	{ "\033[O", KEY_MAX + 5 },
 };
 
 static struct editor *
@@ -178,6 +184,8 @@ key_kill(struct app *a, int key, struct app_action *act)
 static unsigned
 key_up(struct app *a, int key, struct app_action *act)
 {
+	if (queue_pull(a))
+		return KR_INPUT;
 	if (!ed_up(&a->ed))
 		ed_history_prev(&a->ed);
 	return KR_INPUT;
@@ -195,8 +203,11 @@ static unsigned
 key_tab(struct app *a, int key, struct app_action *act)
 {
 	size_t n, count;
-	const char *const *names = cmds_names(a, &n);
+	const char *const *names;
 
+	if (mention_tab(a))
+		return KR_INPUT;
+	names = cmds_names(a, &n);
 	if (ed_text(&a->ed)[0] == '/') {
 		buf_reset(&a->hint);
 		count = ed_complete(&a->ed, names, n, &a->hint);
@@ -555,6 +566,20 @@ key_zoom(struct app *a, int key, struct app_action *act)
 }
 
 static unsigned
+key_paste_image(struct app *a, int key, struct app_action *act)
+{
+	paste_image(a);
+	return KR_REDRAW;
+}
+
+static unsigned
+key_copy(struct app *a, int key, struct app_action *act)
+{
+	copy_run(a, NULL);
+	return KR_REDRAW;
+}
+
+static unsigned
 key_expand_all(struct app *a, int key, struct app_action *act)
 {
 	a->expand_all = !a->expand_all;
@@ -576,6 +601,8 @@ key_repaint(struct app *a, int key, struct app_action *act)
 static unsigned
 key_escape(struct app *a, int key, struct app_action *act)
 {
+	if (bang_interrupt(a))
+		return KR_REDRAW;
 	if (app_busy(a)) {
 		if (a->agent != NULL)
 			a->be->interrupt(a->agent);
@@ -781,6 +808,8 @@ static const struct key_binding key_table[] = {
 	{ KC_FN | KEY_SF, C_ANY, key_line, NULL, NULL },
 	{ KC_CTRL('f'), C_ANY, key_search_start, "Ctrl+F", "search the transcript" },
 	{ KC_CTRL('o'), C_ANY, key_expand_all, "Ctrl+O", "expand or collapse all tool results and thinking" },
+	{ KC_ALT | 'v', C_EDIT, key_paste_image, "Alt+V", "paste an image from the clipboard (wl-paste, xclip) into the next prompt" },
+	{ KC_CTRL('y'), C_ANY, key_copy, "Ctrl+Y", "copy the selected item, else the newest reply, as written (/copy N: a code block)" },
 	{ KC_ALT | 'z', C_ANY, key_zoom, "Alt+Z, F2", "zoom the focused pane (transcript when typing)" },
 	{ KC_FN | KEY_F(2), C_ANY, key_zoom, NULL, NULL },
 	{ KC_FN | KEY_BTAB, C_ANY | C_BROWSE, key_mode, "Shift+Tab", "cycle the permission mode" },
@@ -943,6 +972,11 @@ keys_next(struct app *a, struct app_action *act)
 		}
 		if (key == (KC_FN | KEY_RESIZE))
 			continue;
+		if (key == KC_FOCUS_IN || key == KC_FOCUS_OUT) {
+			notify_focus(a, key == KC_FOCUS_IN);
+			continue;
+		}
+		notify_activity(a);
 		keys_dispatch(a, key, act);
 		if (act->what != DO_NOTHING)
 			return true;

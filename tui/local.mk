@@ -10,6 +10,12 @@ libtandem_tui_a_SOURCES = \
 	tui/keys.c \
 	tui/cmds.c \
 	tui/approve.c \
+	tui/bang.c tui/bang.h \
+	tui/queue.c tui/queue.h \
+	tui/mention.c tui/mention.h \
+	tui/notify.c tui/notify.h \
+	tui/copy.c tui/copy.h \
+	tui/paste.c tui/paste.h \
 	tui/visual.c tui/visual.h \
 	tui/browse.c tui/browse.h \
 	tui/theme.c tui/theme.h \
@@ -43,6 +49,16 @@ tests_test_tui_wrap_SOURCES = tests/test_tui_wrap.c
 tests_test_tui_wrap_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_diff_SOURCES = tests/test_tui_diff.c
 tests_test_tui_diff_LDADD = $(TUI_TEST_LIBS)
+# The notifications' escapes (tui/notify.c).
+check_PROGRAMS += tests/test_tui_notify
+TESTS += tests/test_tui_notify
+tests_test_tui_notify_SOURCES = tests/test_tui_notify.c
+tests_test_tui_notify_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
+# Copying without hard wraps (tui/copy.c).
+check_PROGRAMS += tests/test_tui_copy
+TESTS += tests/test_tui_copy
+tests_test_tui_copy_SOURCES = tests/test_tui_copy.c
+tests_test_tui_copy_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NCURSES_LIBS) $(MD4C_LIBS)
 tests_test_tui_theme_SOURCES = tests/test_tui_theme.c
 tests_test_tui_theme_LDADD = $(TUI_TEST_LIBS)
 tests_test_tui_editor_SOURCES = tests/test_tui_editor.c
@@ -60,6 +76,8 @@ tests_test_tui_browse_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NC
 TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh \
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh \
 	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
+	tests/tui/glyphs.sh tests/tui/bang.sh tests/tui/queue.sh \
+	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh tests/tui/paste.sh \
 	tests/tui/wsnap.sh \
 	tests/tui/turndiff.sh \
 	tests/tui/mcp.sh \

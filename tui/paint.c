@@ -39,6 +39,16 @@ static const struct paint_state {
 	[TV_DENIED]	= { "\xE2\x8A\x98", ROLE_TOOL_DENIED },
 };
 
+/* The theme's glyphs, or the ASCII set where the terminal cannot draw them. */
+static void
+paint_glyphs_apply(struct app *a)
+{
+	struct theme_glyphs ascii;
+
+	theme_glyphs_default(&ascii, true);
+	tr_set_glyphs(a->tr, a->ascii_glyphs ? &ascii : &a->theme.glyphs);
+}
+
 void
 paint_theme_apply(struct app *a)
 {
@@ -63,6 +73,7 @@ paint_theme_apply(struct app *a)
 		if (a->depth != THEME_MONO && init_pair((short)(i + 1), (short)fg, (short)bg) == OK)
 			a->roles.pair[i] = (short)(i + 1);
 	}
+	paint_glyphs_apply(a);
 	app_dirty(a, D_PANES | D_LAYOUT | D_CLEAR);
 }
 
@@ -331,6 +342,7 @@ paint_input_rule(struct app *a, struct draw_ctx *c)
 
 	sline_init(&rule);
 	sline_adds(&rule, "\xE2\x94\x80", ROLE_BORDER, 0);
+	queue_rule(a, &rule);
 	if (a->hint.len > 0) {
 		sline_adds(&rule, " ", ROLE_BORDER, 0);
 		sline_add(&rule, a->hint.data, a->hint.len, ROLE_ACCENT, 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "theme.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 #define THEME_FILE_MAX	(64 * 1024)
@@ -65,6 +66,20 @@ static const struct theme_role {
 	[ROLE_TITLE]		= { "title", "245/white default", "pane titles" },
 	[ROLE_TITLE_FOCUS]	= { "title-focus", "75/cyan default bold mono:underline", "the focused pane's title" },
 	[ROLE_INPUT]		= { "input", "default default", "the input editor" },
+};
+
+/*
+ * The glyph sets: name in theme files, built-in (checked against
+ * fc-query's charset of DejaVuSansMono.ttf: U+25CF and U+2514 are there,
+ * U+23FA and U+23BF are not) and ASCII.
+ */
+static const struct theme_glyph_def {
+	const char	*name;
+	const char	*unicode;
+	const char	*ascii;
+} theme_glyph_defs[GLYPH_COUNT] = {
+	[GLYPH_CALL]	= { "glyph-call", "\xE2\x97\x8F", "*" },
+	[GLYPH_RESULT]	= { "glyph-result", "\xE2\x94\x94", "|" },
 };
 
 static const struct theme_name {
@@ -333,6 +348,57 @@ theme_spec_parse(const char *s, const char *end, struct theme_style *st, char *e
 	return 0;
 }
 
+const char *
+theme_glyph_name(int glyph)
+{
+	if (glyph < 0 || glyph >= GLYPH_COUNT)
+		return NULL;
+	return theme_glyph_defs[glyph].name;
+}
+
+void
+theme_glyphs_default(struct theme_glyphs *g, bool ascii)
+{
+	int i;
+
+	for (i = 0; i < GLYPH_COUNT; i++)
+		snprintf(g->g[i], sizeof g->g[i], "%s",
+		    ascii ? theme_glyph_defs[i].ascii : theme_glyph_defs[i].unicode);
+}
+
+bool
+theme_glyphs_ascii_wanted(const char *codeset, const char *term)
+{
+	if (codeset == NULL || (strcasecmp(codeset, "UTF-8") != 0 && strcasecmp(codeset, "utf8") != 0))
+		return true;
+	return term != NULL && (strcmp(term, "linux") == 0 || strncmp(term, "linux-", 6) == 0);
+}
+
+/* "glyph-NAME = X": one character of one column; 1 when the line is not a glyph's. */
+static int
+theme_glyph_line(const char *name, size_t n, const char *v, const char *end, struct theme *out,
+    char *err, size_t err_size)
+{
+	size_t len;
+	int i;
+
+	for (i = 0; i < GLYPH_COUNT; i++)
+		if (strlen(theme_glyph_defs[i].name) == n && memcmp(theme_glyph_defs[i].name, name, n) == 0)
+			break;
+	if (i == GLYPH_COUNT)
+		return 1;
+	while (v < end && isspace((unsigned char)*v))
+		v++;
+	len = (size_t)(end - v);
+	if (len == 0 || len >= sizeof out->glyphs.g[i] || !utf8_valid(v, len) || utf8_width(v, len) != 1) {
+		snprintf(err, err_size, "%s must be one character one column wide", theme_glyph_defs[i].name);
+		return -1;
+	}
+	memcpy(out->glyphs.g[i], v, len);
+	out->glyphs.g[i][len] = '\0';
+	return 0;
+}
+
 void
 theme_default(struct theme *t)
 {
@@ -341,6 +407,7 @@ theme_default(struct theme *t)
 
 	memset(t, 0, sizeof *t);
 	snprintf(t->name, sizeof t->name, "%s", "default");
+	theme_glyphs_default(&t->glyphs, false);
 	for (i = 0; i < ROLE_COUNT; i++) {
 		const char *s = theme_roles[i].spec;
 
@@ -368,7 +435,7 @@ static int
 theme_line(const char *s, const char *end, struct theme *out, char *err, size_t err_size)
 {
 	const char *hash = memchr(s, '#', (size_t)(end - s)), *eq, *name, *nend;
-	int role;
+	int role, g;
 
 	/* "#" starts a comment, unless it is a color: "#" and six hex digits. */
 	while (hash != NULL && theme_is_hex_color(hash, end))
@@ -391,6 +458,9 @@ theme_line(const char *s, const char *end, struct theme *out, char *err, size_t 
 	while (nend > name && isspace((unsigned char)nend[-1]))
 		nend--;
 	role = theme_role_lookup(name, (size_t)(nend - name));
+	if (role < 0 && (g = theme_glyph_line(name, (size_t)(nend - name), eq + 1, end, out, err,
+	    err_size)) != 1)
+		return g;
 	if (role < 0) {
 		snprintf(err, err_size, "unknown role '%.*s'", (int)(nend - name), name);
 		return -1;

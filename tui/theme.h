@@ -89,9 +89,27 @@ struct theme_style {
 	uint8_t	 mono;		/* added when there is no color */
 };
 
+/*
+ * The glyphs the transcript marks tool calls with: one column each, UTF-8.
+ * The built-in set uses characters DejaVu Sans Mono and the Linux
+ * console's fonts have (U+25CF, U+2514); the ASCII set replaces them
+ * where the locale is not UTF-8 or TERM is linux.  A theme file may set
+ * them with "glyph-call = X" and "glyph-result = X".
+ */
+enum theme_glyph {
+	GLYPH_CALL,		/* before a tool call's name */
+	GLYPH_RESULT,		/* before its result, indented under it */
+	GLYPH_COUNT
+};
+
+struct theme_glyphs {
+	char	 g[GLYPH_COUNT][16];
+};
+
 struct theme {
 	char			name[64];
 	struct theme_style	role[ROLE_COUNT];
+	struct theme_glyphs	glyphs;
 };
 
 /* The color depth a theme is resolved for. */
@@ -132,6 +150,17 @@ void		 theme_list_free(char **names, size_t n);
  */
 void		 theme_resolve(const struct theme_style *, enum theme_depth,
 		    int *fg, int *bg, unsigned *attrs);
+
+/* The built-in glyph set, or the ASCII one. */
+void		 theme_glyphs_default(struct theme_glyphs *, bool ascii);
+/* The glyph's name in theme files ("glyph-call"), or NULL. */
+const char	*theme_glyph_name(int glyph);
+/*
+ * Whether a terminal needs the ASCII glyphs: codeset is the user's locale's
+ * (nl_langinfo(CODESET) before tandem picks a UTF-8 one), term is $TERM;
+ * either may be NULL.
+ */
+bool		 theme_glyphs_ascii_wanted(const char *codeset, const char *term);
 
 /* The nearest of the 8 basic colors to a 256-color index. */
 int		 theme_nearest8(int c256);

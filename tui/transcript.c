@@ -28,6 +28,7 @@ struct tr_item {
 	int		 role;		/* TR_NOTICE */
 	char		*id, *name, *summary, *reason;
 	bool		 has_result, is_error, denied;
+	const struct theme_glyphs *glyphs;	/* TR_TOOL: the transcript's */
 };
 
 struct tr_pos {
@@ -49,6 +50,7 @@ struct transcript {
 	char		*query;
 	struct tr_pos	 match;
 	bool		 has_match;
+	struct theme_glyphs glyphs;
 };
 
 struct transcript *
@@ -61,6 +63,7 @@ tr_new(void)
 	tr->width = 80;
 	tr->height = 24;
 	tr->sel = SIZE_MAX;
+	theme_glyphs_default(&tr->glyphs, false);
 	return tr;
 }
 
@@ -191,6 +194,7 @@ tr_tool_use(struct transcript *tr, int turn, const char *id, const char *name, c
 	it->id = xstrdup(id ? id : "");
 	it->name = xstrdup(name ? name : "tool");
 	it->summary = xstrdup(summary ? summary : "");
+	it->glyphs = &tr->glyphs;
 }
 
 /* The newest tool item for id (results come soon after their call). */
@@ -299,10 +303,12 @@ tr_build_tool(struct tr_item *it)
 	struct sline *l = slvec_push(&it->lines);
 	const char *res = buf_cstr(&it->raw);
 	size_t nl = tr_count_lines(res, it->raw.len);
-	char more[64];
+	char more[64], lead[32];
 
-	sline_adds(l, "\xE2\x8F\xBA ", it->denied ? ROLE_TOOL_DENIED : it->is_error ? ROLE_TOOL_FAILED :
+	snprintf(lead, sizeof lead, "  %s ", it->glyphs->g[GLYPH_RESULT]);
+	sline_adds(l, it->glyphs->g[GLYPH_CALL], it->denied ? ROLE_TOOL_DENIED : it->is_error ? ROLE_TOOL_FAILED :
 	    it->has_result ? ROLE_TOOL_DONE : ROLE_TOOL_QUEUED, 0);
+	sline_add(l, " ", 1, ROLE_TEXT, 0);
 	sline_mark_body(l);
 	sline_set_cont(l, "  ", ROLE_DIM);
 	sline_adds(l, it->name, ROLE_ACCENT, TA_BOLD);
@@ -312,7 +318,7 @@ tr_build_tool(struct tr_item *it)
 	}
 	if (it->denied) {
 		l = slvec_push(&it->lines);
-		sline_adds(l, "  \xE2\x8E\xBF ", ROLE_DIM, 0);
+		sline_adds(l, lead, ROLE_DIM, 0);
 		sline_adds(l, "denied", ROLE_TOOL_DENIED, TA_BOLD);
 		if (it->reason != NULL) {
 			sline_adds(l, ": ", ROLE_TOOL_DENIED, 0);
@@ -323,11 +329,11 @@ tr_build_tool(struct tr_item *it)
 	if (!it->has_result)
 		return;
 	if (it->expanded) {
-		tr_add_lines(&it->lines, res, it->raw.len, "  \xE2\x8E\xBF ", ROLE_DIM, "    ",
+		tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ",
 		    it->is_error ? ROLE_ERROR : ROLE_TOOL_OUTPUT, 0, SL_CHARWRAP, SIZE_MAX);
 		return;
 	}
-	tr_add_lines(&it->lines, res, it->raw.len, "  \xE2\x8E\xBF ", ROLE_DIM, "    ",
+	tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ",
 	    it->is_error ? ROLE_ERROR : ROLE_TOOL_OUTPUT, 0, SL_NOWRAP, 1);
 	if (nl > 1) {
 		snprintf(more, sizeof more, " \xE2\x80\xA6 +%zu lines", nl - 1);
@@ -685,6 +691,19 @@ tr_expand_all(struct transcript *tr, bool expanded)
 	}
 }
 
+void
+tr_set_glyphs(struct transcript *tr, const struct theme_glyphs *g)
+{
+	size_t i;
+
+	if (memcmp(&tr->glyphs, g, sizeof *g) == 0)
+		return;
+	tr->glyphs = *g;
+	for (i = 0; i < tr->n; i++)
+		if (tr->items[i]->kind == TR_TOOL)
+			tr->items[i]->stale = true;
+}
+
 static bool
 tr_expandable(const struct tr_item *it)
 {
@@ -738,6 +757,27 @@ tr_toggle_selected(struct transcript *tr)
 	it->expanded = !it->expanded;
 	it->stale = true;
 	return true;
+}
+
+bool
+tr_copy_source(const struct transcript *tr, struct buf *out)
+{
+	const struct tr_item *it;
+	size_t i;
+
+	if (tr->sel < tr->n) {
+		it = tr->items[tr->sel];
+		buf_append(out, it->raw.data ? it->raw.data : "", it->raw.len);
+		return true;
+	}
+	for (i = tr->n; i-- > 0;) {
+		it = tr->items[i];
+		if (it->kind == TR_TEXT && it->md.src.len > 0) {
+			buf_append(out, it->md.src.data, it->md.src.len);
+			return true;
+		}
+	}
+	return false;
 }
 
 const char *

@@ -52,6 +52,10 @@ void	 tr_scroll(struct transcript *, int rows);
 void	 tr_top(struct transcript *);
 void	 tr_bottom(struct transcript *);
 
+/* The glyphs tool calls are marked with (a copy is kept); redraws the tools. */
+struct theme_glyphs;
+void	 tr_set_glyphs(struct transcript *, const struct theme_glyphs *);
+
 /* Expand or collapse every tool result and thinking block. */
 void	 tr_expand_all(struct transcript *, bool expanded);
 /* Move the selection among expandable items (dir -1 older, +1 newer); toggle it. */
@@ -71,6 +75,14 @@ int	 tr_paint(struct transcript *, tr_row_fn *, void *arg);
 
 /* Append copies of turn's lines (its prompt, replies and tools; no notices) to out. */
 void	 tr_turn_lines(struct transcript *, int turn, struct slvec *out);
+
+/*
+ * What a copy takes (tui/copy.c), as written, to out: the selected item's
+ * text (a tool's result, thinking), else the newest reply's Markdown;
+ * false when there is neither.
+ */
+struct buf;
+bool	 tr_copy_source(const struct transcript *, struct buf *out);
 
 /* Write the whole transcript as plain text (no hard wraps). */
 void	 tr_print(struct transcript *, FILE *);

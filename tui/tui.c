@@ -159,6 +159,7 @@ tui_on_approval_request(struct app *a, const cJSON *ev)
 {
 	tv_waiting(&a->tools, json_str(ev, "id", ""));
 	approve_request(a, ev);
+	notify_wait(a, false, "an approval waits for you");
 	app_dirty(a, D_TOOLS | D_LAYOUT);
 }
 
@@ -248,6 +249,8 @@ tui_on_turn_end(struct app *a, const cJSON *ev)
 	const char *why = json_str(ev, "stop_reason", "end_turn");
 
 	a->local_busy = false;
+	queue_turn_ended(a, why);
+	notify_turn_ended(a, why);
 	tr_end_block(a->tr);
 	if (strcmp(why, "end_turn") != 0 && strcmp(why, "tool_use") != 0 && strcmp(why, "stop_sequence") != 0)
 		app_notice(a, strcmp(why, "interrupted") == 0 ? ROLE_WARNING : ROLE_DIM, "(stopped: %s)", why);
@@ -273,6 +276,7 @@ static const struct tui_event {
 	{ "error", tui_on_error },
 	{ "turn_end", tui_on_turn_end },
 	{ "rewind", tui_on_rewind },
+	{ "attachment", mention_on_attachment },
 };
 
 static void
@@ -314,7 +318,7 @@ tui_do_send(struct app *a, struct app_action *act)
 {
 	struct app_action then = { DO_NOTHING, NULL };
 
-	if (!cmds_run(a, act->text, &then))
+	if (!cmds_run(a, act->text, &then) && !bang_run(a, act->text))
 		app_submit(a, act->text);
 	tui_act(a, &then);
 }
@@ -412,17 +416,24 @@ tui_themes_dir(struct app *a, const char *datadir)
 		snprintf(a->themes_dir, sizeof a->themes_dir, "%s", "themes");
 }
 
-/* A UTF-8 locale for wcwidth and wide curses, whatever the environment says. */
-static void
+/*
+ * A UTF-8 locale for wcwidth and wide curses, whatever the environment says;
+ * true when the terminal needs the ASCII glyphs (the user's locale is not
+ * UTF-8, or TERM is linux).
+ */
+static bool
 tui_locale(void)
 {
 	const char *cs;
+	bool ascii;
 
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
+	ascii = theme_glyphs_ascii_wanted(cs, getenv("TERM"));
 	if (cs == NULL || strcmp(cs, "UTF-8") != 0)
 		if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
 			setlocale(LC_CTYPE, "en_US.UTF-8");
+	return ascii;
 }
 
 static void
@@ -487,6 +498,10 @@ tui_free(struct app *a)
 	udiff_view_release(&a->diff);
 	browse_release(&a->br);
 	cmds_free(a);
+	queue_free(a);
+	mention_free(a);
+	notify_free(a);
+	paste_free(a);
 	free(a->deferred_prompt);
 	tr_free(a->tr);
 	tv_release(&a->tools);
@@ -608,9 +623,11 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 	struct app *a;
 	size_t i;
 	int status;
+	bool ascii = tui_locale();
 
-	tui_locale();
 	a = tui_new(loop, bus, be, agent, opts, stats);
+	a->ascii_glyphs = ascii;
+	notify_init(a);
 	tui_theme_initial(a, opts->theme, &warn);
 	if (tui_screen_open(a) == -1) {
 		buf_release(&warn);

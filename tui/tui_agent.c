@@ -11,6 +11,7 @@
 #include "app.h"
 #include "commands.h"
 #include "config.h"
+#include "filelist.h"
 #include "session.h"
 
 static const struct tui_backend tui_agent_backend = {
@@ -44,6 +45,12 @@ static const struct tui_backend tui_agent_backend = {
 	.trust_items = config_trust_items,
 	.trust = config_trust,
 	.apply_trusted = config_apply_trusted,
+	.user_command = agent_user_command,
+	.user_command_kill = usercmd_kill,
+	.attach = agent_attach,
+	.session_dir = agent_session_dir,
+	.files_main = filelist_main,
+	.attach_image = agent_attach_image,
 };
 
 /* Subscribed: the session event, and a resumed conversation, again for the screen. */
@@ -51,6 +58,8 @@ static void
 tui_agent_start(struct app *a, void *arg)
 {
 	a->be->replay(a->agent);
+	queue_restore(a);
+	mention_index(a);
 }
 
 int

@@ -71,7 +71,7 @@ tui_keys n
 tui_check "n asks why" 'why\? ›'
 tui_type "beta stays lowercase"
 tui_keys Enter
-tui_check "the denial and its reason show" '⎿ denied: beta stays lowercase'
+tui_check "the denial and its reason show" '└ denied: beta stays lowercase'
 tui_check "the model answers the denial" 'Understood, beta stays\.'
 cmp -s "$TUI_WS/f.txt" "$TUI_TMP/want1"
 tui_ok $? "n leaves the file untouched"

@@ -9,7 +9,7 @@ tui_next
 tui_gone "the stream flowing again ends the retry" 'retry 2'
 tui_check "a cache break shows on the status bar" '⚠ cache break: tools_changed −36k'
 tui_check "and in the transcript" '⚠ prompt cache break: 36k tokens no longer cached'
-tui_check "the call shows in the transcript" '⏺ run_bash make check'
+tui_check "the call shows in the transcript" '● run_bash make check'
 tui_check "the tools pane says queued" '· run_bash make check +queued'
 tui_next
 tui_check "live output makes it run" 'run_bash make check +running [0-9]+s'
@@ -20,7 +20,7 @@ tui_check "the elapsed time counts" 'running [1-9][0-9]*s' 5
 tui_next
 tui_check "then it is done, with its duration" '✓ run_bash make check +2\.3s'
 tui_gone "its output tail goes away" 'PROGRESS-LINE'
-tui_check "the result is compact in the transcript" '⎿ PASS: 12 … \+1 lines'
+tui_check "the result is compact in the transcript" '└ PASS: 12 … \+1 lines'
 tui_check "a failed tool is marked" '✗ grep TODO +failed 5ms'
 tui_keys Tab
 tui_keys Up

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Screen test: "!command" on the input line runs the user's shell command
+# now (no approval), shows its output in the transcript, redacts keys, can
+# be stopped with Esc, and goes with the next prompt to the model framed as
+# run by the user.
+. "$top_srcdir/tests/tui/lib.sh"
+. "$top_srcdir/tests/tui/mock.sh"
+
+SCEN=$(tui_scenario bang <<'J'
+{"check_echo":false,"responses":[
+ {"text":"ok","stop_reason":"end_turn","repeat":20}
+]}
+J
+)
+tui_mock_start "$SCEN"
+# The model's commands run in the command sandbox; the user's do not.
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+printf '{"sandbox":{"mode":"workspace-write"}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
+printf 'x\n' >"$TUI_WS/alpha-file.txt"
+printf 'x\n' >"$TUI_WS/beta-file.txt"
+tui_start_tandem 80 24
+tui_check "the real tandem draws its screen" '› \? for keys'
+
+tui_type "!ls"
+tui_keys Enter
+tui_check "the command shows in the transcript" '● ! ls'
+tui_check "its output under it, without an approval" '└ alpha-file\.txt … \+2 lines'
+tui_absent "nothing asked for approval" 'approve\?'
+tui_check "the hint says where the output goes" 'goes with your next prompt'
+
+tui_type "!echo key=\$ANTHROPIC_API_KEY; printf 'test-key-in-output\n'; exit 3"
+tui_keys Enter
+tui_check "a failing command is marked" 'exit 3'
+tui_keys C-o
+tui_check "its output, expanded" 'key='
+tui_absent "no key reaches the screen" 'test-key'
+tui_keys C-o
+
+tui_type "!sleep 30; echo NEVER"
+tui_keys Enter
+tui_check "a long command runs" 'Esc stops it'
+tui_keys Escape
+tui_check "Esc stops it" 'interrupted by the user' 10
+tui_absent "its later output never came" '^ +(└ )?NEVER'
+
+tui_type "what did I run"
+tui_keys Enter
+tui_check "the prompt is answered" '^ok'
+sleep 0.3
+user=$(jq -c 'select(.body.messages != null) | .body.messages[-1]' "$TUI_MOCK_LOG" | tail -n 1)
+printf '%s' "$user" | jq -e '.role == "user" and (.content[0].text == "what did I run")' >/dev/null
+tui_ok $? "the prompt goes first"
+printf '%s' "$user" | jq -e '[.content[].text | select(test("user-shell-command"))] | length == 3' >/dev/null
+tui_ok $? "each of the three commands goes with it"
+printf '%s' "$user" | jq -e '.content[1].text | test("ran this shell command themselves") and test("not instructions") and test("\\$ ls\n<output>\nalpha-file.txt\nbeta-file.txt")' >/dev/null
+tui_ok $? "framed as run by the user, with the command and its output"
+printf '%s' "$user" | jq -e '.content[2].text | test("\\[redacted\\]") and (test("test-key") | not)' >/dev/null
+tui_ok $? "the key is redacted in what the model gets"
+printf '%s' "$user" | jq -e '.content[2].text | test("exit status 3")' >/dev/null
+tui_ok $? "the exit status goes too"
+[ "$(jq -c 'select(.body.messages != null)' "$TUI_MOCK_LOG" | wc -l)" -eq 1 ]
+tui_ok $? "the commands alone called no model"
+
+tui_type "!touch $TUI_TMP/outside-the-workspace"
+tui_keys Enter
+tui_check "a command writing outside the workspace ends" '! touch .*outside-the-workspace'
+sleep 0.5
+[ -e "$TUI_TMP/outside-the-workspace" ]
+tui_ok $? "the user's command is not sandboxed: it wrote outside the workspace"
+
+tui_type "!"
+tui_keys Enter
+tui_check "a bare ! says what it needs" '! needs a command'
+tui_mock_done
