@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <errno.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -57,6 +58,7 @@ enum {
 	OPT_NO_MOUSE,
 	OPT_PRINT,
 	OPT_REWIND_TO,
+	OPT_DIFF,
 	OPT_FILES,
 	OPT_REDO,
 	OPT_DISABLE_TOOLS,
@@ -81,6 +83,7 @@ static const struct option long_options[] = {
 	{ "fork",		no_argument,	   NULL, OPT_FORK },
 	{ "rewind-to",		required_argument, NULL, OPT_REWIND_TO },
 	{ "files",		no_argument,	   NULL, OPT_FILES },
+	{ "diff",		required_argument, NULL, OPT_DIFF },
 	{ "redo",		no_argument,	   NULL, OPT_REDO },
 	{ "disable-tools",	required_argument, NULL, OPT_DISABLE_TOOLS },
 	{ "effort",		required_argument, NULL, OPT_EFFORT },
@@ -121,6 +124,7 @@ static const char usage_text[] =
     "  -r, --resume [ID]                  resume a session (no ID: list them)\n"
     "      --fork                         with -c/-r: go on in a new session\n"
     "      --rewind-to N [--files]        with -c/-r: go back to before turn N (and its file changes)\n"
+    "      --diff N                       with -c/-r: print turn N's changes as a unified diff\n"
     "      --redo                         with -c/-r: undo the last rewind\n"
     "      --disable-tools LIST           tools the model does not get, e.g. run_bash,write_file\n"
     "      --trust                        honour this project's hooks and allow rules\n"
@@ -147,6 +151,7 @@ struct cli {
 	const char	*resume_id;
 	bool		 fork;
 	int		 rewind_to;
+	int		 diff;		/* --diff N: print turn N's changes and exit */
 	bool		 files;
 	bool		 redo;
 	const char	*mcp_what;	/* tandem mcp list|approve */
@@ -293,6 +298,15 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		case OPT_FILES:
 			cli->files = true;
 			break;
+		case OPT_DIFF: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end != '\0' || v < 1 || v > INT_MAX)
+				return usage_error("--diff takes a turn number, not \"%s\"", optarg);
+			cli->diff = (int)v;
+			break;
+		}
 		case OPT_REDO:
 			cli->redo = true;
 			break;
@@ -375,6 +389,8 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 		return usage_error("%s", "--rewind-to goes with --continue or --resume ID");
 	if (cli->redo && !cli->cont && !cli->resume)
 		return usage_error("%s", "--redo goes with --continue or --resume ID");
+	if (cli->diff > 0 && !cli->cont && !cli->resume)
+		return usage_error("%s", "--diff goes with --continue or --resume ID");
 	if (cli->files && cli->rewind_to == 0)
 		return usage_error("%s", "--files goes with --rewind-to");
 	return 0;
@@ -638,6 +654,20 @@ main(int argc, char **argv)
 	if (agent == NULL) {
 		fprintf(stderr, "tandem: %s\n", msg);
 		rc = 1;
+		goto out;
+	}
+	if (cli.diff > 0) {
+		struct buf out = BUF_INIT(BUF_NOLIMIT), derr = BUF_INIT(4096);
+
+		if (agent_turn_diff(agent, cli.diff, &out, &derr) == -1) {
+			fprintf(stderr, "tandem: %s\n", buf_cstr(&derr));
+			rc = 1;
+		} else if (fwrite(out.data ? out.data : "", 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+			fprintf(stderr, "tandem: cannot write the diff: %s\n", strerror(errno));
+			rc = 1;
+		}
+		buf_release(&out);
+		buf_release(&derr);
 		goto out;
 	}
 	if (cli.rewind_to > 0) {

@@ -121,6 +121,15 @@ void		 agent_report(struct agent *, const char *what, struct buf *out);
  */
 cJSON		*agent_turns(struct agent *);
 
+/*
+ * Turn's changes (its tools' and commands', undone ones left out) as one
+ * git-style unified diff appended to out, for the diff pane, --diff and
+ * `git apply -R`; binary files, links, directories and content not kept
+ * are named on lines of their own (agent/turndiff.c).  0, or -1 with err
+ * when there is no such turn.
+ */
+int		 agent_turn_diff(struct agent *, int turn, struct buf *out, struct buf *err);
+
 enum rewind_what {
 	REWIND_CONVERSATION = 1,
 	REWIND_FILES = 2,

@@ -36,6 +36,7 @@ libtandem_agent_a_SOURCES = \
 	agent/record.c agent/record.h \
 	agent/tooluse.c agent/tooluse.h \
 	agent/timeline.c agent/timeline.h \
+	agent/turndiff.c \
 	agent/resume.c agent/resume.h \
 	agent/wire/headless.c agent/wire/headless.h \
 	agent/wire/wire.c agent/wire/wire.h \

@@ -80,6 +80,7 @@ resume_use_session(struct agent *a, struct session *sess)
 	a->env.snap_dir = a->snap_dir;
 	wsnap_free(a->wsnap);
 	a->wsnap = wsnap_new(a->cfg->home, a->cfg->root, sess, &a->cfg->snap);
+	wsnap_set_roots(a->wsnap, (const char *const *)a->cfg->add_dirs);
 	wsnap_warm(a->wsnap, a->loop);
 	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
 	a->policy.denied = resume_path_denied;

@@ -746,6 +746,26 @@ wsnap_git_sig(int rootfd)
 	return buf_detach(&b, NULL);
 }
 
+/* Is path (relative in the root, absolute in an extra root) one of the other roots? */
+static bool
+wsnap_other_root(const struct wsnap_scan *sc, const char *path)
+{
+	const struct wsnap *ws = sc->ws;
+	size_t i, n = strlen(ws->root);
+
+	if (sc->rel > 0 && strcmp(path, ws->root) == 0)
+		return true;
+	for (i = 0; ws->extra != NULL && ws->extra[i] != NULL; i++) {
+		const char *x = ws->extra[i];
+
+		if (sc->rel > 0 && strcmp(path, x) == 0)
+			return true;
+		if (sc->rel == 0 && strncmp(x, ws->root, n) == 0 && x[n] == '/' && strcmp(x + n + 1, path) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int
 wsnap_walk(struct wsnap_scan *sc, int fd, int depth)
 {
@@ -778,11 +798,16 @@ wsnap_walk(struct wsnap_scan *sc, int fd, int depth)
 		if (sc->path.data == NULL)
 			break;
 		/* tandem's own home (its logs, this store) is never part of the workspace */
-		if (sc->ws->skip != NULL && strcmp(buf_cstr(&sc->path), sc->ws->skip) == 0)
+		if (sc->rel == 0 && sc->ws->skip != NULL && strcmp(buf_cstr(&sc->path), sc->ws->skip) == 0)
+			continue;
+		if (sc->rel > 0 && sc->ws->home != NULL && strcmp(buf_cstr(&sc->path), sc->ws->home) == 0)
+			continue;
+		/* a root inside another is walked once, as itself */
+		if (S_ISDIR(st.st_mode) && wsnap_other_root(sc, buf_cstr(&sc->path)))
 			continue;
 		sc->seen++;
 		dir = S_ISDIR(st.st_mode);
-		ignored = sc->ig != NULL && ignore_match(sc->ig, buf_cstr(&sc->path), dir);
+		ignored = sc->ig != NULL && ignore_match(sc->ig, buf_cstr(&sc->path) + sc->rel, dir);
 		rc = wsnap_visit(sc, dirfd(d), name, &st, ignored);
 		if (rc == 0 && dir && !ignored && depth < WSNAP_DEPTH) {
 			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -866,6 +891,21 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	ws->gen++;
 	rc = wsnap_walk(&sc, rootfd, 0);
 	ignore_free(sc.ig);
+	/* the extra roots: entries under their absolute paths, each with its own rules */
+	for (i = 0; rc == 0 && ws->extra != NULL && ws->extra[i] != NULL; i++) {
+		int xfd = open(ws->extra[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (xfd == -1)
+			continue;
+		buf_reset(&sc.path);
+		buf_puts(&sc.path, ws->extra[i]);
+		sc.rel = sc.path.len + 1;
+		sc.ig = ignore_new(ws->extra[i]);
+		rc = wsnap_walk(&sc, xfd, 0);
+		ignore_free(sc.ig);
+		buf_reset(&sc.path);
+		sc.rel = 0;
+	}
 	buf_release(&sc.path);
 	if (rc == 0 && sc.wrote && (syncfs(sc.storefd) == -1 || fsync(sc.storefd) == -1)) {
 		wsnap_store_fail(&sc, "fsync");
@@ -930,6 +970,34 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 }
 
 /* --- the API ------------------------------------------------------------- */
+
+static void
+wsnap_free_roots(struct wsnap *ws)
+{
+	size_t i;
+
+	for (i = 0; ws->extra != NULL && ws->extra[i] != NULL; i++)
+		free(ws->extra[i]);
+	free(ws->extra);
+	ws->extra = NULL;
+}
+
+void
+wsnap_set_roots(struct wsnap *ws, const char *const *extra)
+{
+	size_t n = 0, i;
+
+	if (ws == NULL)
+		return;
+	wsnap_free_roots(ws);
+	while (extra != NULL && extra[n] != NULL)
+		n++;
+	if (n == 0)
+		return;
+	ws->extra = xcalloc(n + 1, sizeof *ws->extra);
+	for (i = 0; i < n; i++)
+		ws->extra[i] = xstrdup(extra[i]);
+}
 
 static int
 wsnap_cmp_str(const void *x, const void *y)
@@ -1039,7 +1107,7 @@ wsnap_new(const char *home, const char *root, struct session *sess,
 		ws->skip = xstrdup(real + n + (n == 1 ? 0 : 1));
 	else if (real != NULL && strcmp(real, root) == 0)
 		ws->skip = xstrdup("");
-	free(real);
+	ws->home = real;
 	ws->sess = sess;
 	ws->set = *set;
 	if (ws->set.max_files < 1)
@@ -1074,7 +1142,9 @@ wsnap_free(struct wsnap *ws)
 		}
 	free(ws->tab);
 	free(ws->root);
+	wsnap_free_roots(ws);
 	free(ws->skip);
+	free(ws->home);
 	free(ws->store);
 	free(ws->idxpath);
 	free(ws->git);

@@ -77,6 +77,14 @@ struct wsnap	*wsnap_new(const char *home, const char *root, struct session *sess
 void		 wsnap_free(struct wsnap *);
 
 /*
+ * Cover the extra roots too (real paths, NULL-terminated; copied): their
+ * entries are indexed under their absolute paths, with the same store
+ * and records, each root with its own ignore rules, and restored through
+ * the descriptor walk beneath all the roots.
+ */
+void		 wsnap_set_roots(struct wsnap *, const char *const *extra);
+
+/*
  * Take the first snapshot in the background: slices of loop's idle time
  * (each reads for about 40 ms, then the loop runs), paused while a writer
  * runs, until every file is kept or over a budget.  A writer that comes

@@ -42,7 +42,9 @@ struct wsnap_ent {
 
 struct wsnap {
 	char			*root;
+	char			**extra;	/* the extra roots (real paths, NULL-terminated), or NULL */
 	char			*skip;		/* TANDEM_HOME relative to root when inside it, or NULL */
+	char			*home;		/* TANDEM_HOME's real path (skipped in an extra root), or NULL */
 	char			*store;
 	char			*idxpath;	/* NULL: not kept on disk */
 	struct session		*sess;
@@ -70,6 +72,7 @@ struct wsnap_scan {
 	struct ignore	*ig;
 	cJSON		*changes;	/* NULL: just bring the index up to date */
 	struct buf	 path;
+	size_t		 rel;		/* where path's part relative to the walked root begins */
 	uint64_t	 read;
 	size_t		 seen;
 	bool		 truncated;

@@ -157,11 +157,25 @@ wsnap_split(const char *path, char **dir, const char **base)
 	*base = slash != NULL ? slash + 1 : path;
 }
 
+/* Is the absolute path beneath one of the extra roots (not the root itself)? */
+static bool
+wsnap_in_extra(const struct wsnap *ws, const char *path)
+{
+	size_t i, n;
+
+	for (i = 0; ws->extra != NULL && ws->extra[i] != NULL; i++) {
+		n = strlen(ws->extra[i]);
+		if (strncmp(path, ws->extra[i], n) == 0 && path[n] == '/' && path[n + 1] != '\0')
+			return true;
+	}
+	return false;
+}
+
 /* One file of a record back (or forward).  0 done, 1 left alone, -1 the store failed. */
 static int
 wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struct buf *report)
 {
-	struct sandbox sb = { ws->root, NULL, NULL };
+	struct sandbox sb = { ws->root, (const char *const *)ws->extra, NULL };
 	struct sandbox_at at;
 	struct buf err = BUF_INIT(4096);
 	const char *path = json_str(f, "path", ""), *base, *lost = json_str(f, "lost", NULL);
@@ -186,7 +200,7 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 		return 1;
 	}
 	wsnap_split(path, &dir, &base);
-	if (path[0] == '\0' || path[0] == '/' || strcmp(base, "..") == 0 || strcmp(base, ".") == 0 ||
+	if (path[0] == '\0' || (path[0] == '/' && !wsnap_in_extra(ws, path)) || strcmp(base, "..") == 0 || strcmp(base, ".") == 0 ||
 	    base[0] == '\0') {
 		buf_printf(report, "%s: not a path inside the workspace: left alone\n", path);
 		free(dir);

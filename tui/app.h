@@ -85,6 +85,7 @@ struct tui_backend {
 	int		 (*redo)(struct agent *, bool force, struct buf *report);
 	int		 (*fork_at)(struct agent *, int turn, struct buf *report);
 	cJSON		*(*turns)(struct agent *);
+	int		 (*turn_diff)(struct agent *, int turn, struct buf *out, struct buf *err);
 	void		 (*replay)(struct agent *);
 	int		 (*resume)(struct agent *, const char *id, struct buf *report);
 	const char	*(*forked_from)(const struct agent *);
@@ -305,8 +306,10 @@ void	 browse_close(struct app *);
 void	 browse_move(struct app *, int delta);
 void	 browse_enter(struct app *);
 void	 browse_back(struct app *);
-/* r, f, b, k or u on the selected turn. */
+/* r, f, b, k, u or d on the selected turn. */
 void	 browse_act(struct app *, int key);
+/* Turn's changes (tools' and commands') as a unified diff in the diff pane. */
+void	 browse_diff(struct app *, int turn);
 /* Rewind, redo, fork, asking before files changed outside tandem are overwritten. */
 void	 browse_rewind(struct app *, int turn, enum rewind_what);
 void	 browse_redo(struct app *);

@@ -198,6 +198,7 @@ approve_show(struct app *a)
 	udiff_release(&a->diff.d);
 	slvec_truncate(&a->diff.lines, 0);
 	a->diff.on = a->diff.live = true;
+	a->diff.asked = false;
 	a->diff.scroll = 0;
 	if (strcmp(p->name, "run_bash") == 0) {
 		approve_show_command(a, p);

@@ -185,7 +185,7 @@ browse_list(const cJSON *turns, int sel, bool pick, struct slvec *out, size_t *s
 {
 	static const char *const keys[] = {
 		"Enter", "view the turn", "r", "rewind the conversation", "f", "the files", "b", "both",
-		"k", "fork from it", "u", "redo (undo the last rewind)", "Esc", "close",
+		"k", "fork from it", "u", "redo (undo the last rewind)", "d", "diff", "Esc", "close",
 	};
 	static const char *const pick_keys[] = {
 		"Enter", "edit this prompt: sending it rewinds the conversation to before its turn",
@@ -220,7 +220,7 @@ browse_detail(const cJSON *t, struct slvec *body, struct slvec *out)
 {
 	static const char *const keys[] = {
 		"r", "rewind the conversation to before it", "f", "the files", "b", "both",
-		"k", "fork from it", "Esc", "back to the list",
+		"k", "fork from it", "d", "its diff", "Esc", "back to the list",
 	};
 	struct buf b = BUF_INIT(256 * 1024), list = BUF_INIT(256 * 1024);
 	char fig[96];
@@ -440,7 +440,31 @@ browse_act(struct app *a, int key)
 	case 'u':
 		browse_redo(a);
 		break;
+	case 'd':
+		browse_diff(a, turn);
+		break;
 	}
+}
+
+void
+browse_diff(struct app *a, int turn)
+{
+	struct buf d = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096);
+	char title[64];
+
+	if (a->be->turn_diff == NULL) {
+		app_notice(a, ROLE_ERROR, "%s", "this backend cannot show a turn's diff");
+	} else if (a->be->turn_diff(a->agent, turn, &d, &err) == -1) {
+		app_notice(a, ROLE_ERROR, "%s", buf_cstr(&err));
+	} else {
+		(void)snprintf(title, sizeof title, "turn %d", turn);
+		if (d.len == 0)
+			buf_puts(&d, "no file changes");
+		udiff_view_show(&a->diff, title, buf_cstr(&d), d.len);
+		app_dirty(a, D_DIFF | D_LAYOUT | D_PANES);
+	}
+	buf_release(&d);
+	buf_release(&err);
 }
 
 /* ---- rewind, redo, fork ---- */

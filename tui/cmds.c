@@ -62,7 +62,7 @@ static const struct cmd cmd_table[] = {
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
 	{ "/mcp", "", "the MCP servers: state, errors, tools", cmd_mcp },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
-	{ "/diff", "[N]", "what turn N (default: the last) changed: its tools' and commands' files", cmd_diff },
+	{ "/diff", "[N]", "what turn N (default: the last) changed, as a diff: its tools' and commands' files", cmd_diff },
 	{ "/rewind", "[N] [what]", "the turn browser; or back to before turn N (conversation, files, both)",
 	    cmd_rewind },
 	{ "/redo", "[force]", "undo the last rewind", cmd_redo },
@@ -326,7 +326,10 @@ cmd_turns(struct app *a, const char *arg, struct app_action *then)
 	buf_release(&b);
 }
 
-/* /diff [N]: the files a turn's tools and commands changed, command by command. */
+/*
+ * /diff [N]: the files a turn's tools and commands changed, command by
+ * command, and all of it as one unified diff in the diff pane.
+ */
 static void
 cmd_diff(struct app *a, const char *arg, struct app_action *then)
 {
@@ -363,8 +366,10 @@ cmd_diff(struct app *a, const char *arg, struct app_action *then)
 			if (cJSON_IsString(x))
 				buf_printf(&b, "\n%s", x->valuestring);
 	}
-	cJSON_Delete(turns);
 	app_notice(a, ROLE_TEXT, "%s", buf_cstr(&b));
+	if (found != NULL)
+		browse_diff(a, (int)json_int(found, "turn", 0));
+	cJSON_Delete(turns);
 	buf_release(&b);
 }
 

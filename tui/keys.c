@@ -615,6 +615,10 @@ key_escape(struct app *a, int key, struct app_action *act)
 		a->st.cache_break = false;
 		return KR_REDRAW;
 	}
+	if (a->diff.asked && !a->diff.live) {
+		a->diff.asked = a->diff.on = false;
+		return KR_REDRAW | KR_RESIZE;
+	}
 	if (a->zoom >= 0) {
 		a->zoom = -1;
 		return KR_REDRAW | KR_RESIZE;
@@ -733,6 +737,7 @@ static const struct key_binding key_table[] = {
 	{ 'b', C_BROWSE, key_browse_act, NULL, NULL },
 	{ 'k', C_BROWSE, key_browse_act, "k", "fork: go on in a new session from the turn" },
 	{ 'u', C_BROWSE, key_browse_act, "u", "redo: undo the last rewind" },
+	{ 'd', C_BROWSE, key_browse_act, "d", "the turn's changes as a diff, in the diff pane" },
 	{ KC_ESC, C_BROWSE, key_browse_back, "Esc, q", "back from a turn to the list; close the browser" },
 	{ 'q', C_BROWSE, key_browse_back, NULL, NULL },
 	{ KC_CTRL('t'), C_BROWSE, key_browse, NULL, NULL },

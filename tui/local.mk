@@ -79,6 +79,7 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/glyphs.sh tests/tui/bang.sh tests/tui/queue.sh \
 	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh tests/tui/paste.sh \
 	tests/tui/wsnap.sh \
+	tests/tui/turndiff.sh \
 	tests/tui/mcp.sh \
 	tests/tui/editor.sh
 # The command sandbox on the screen: the status bar, a refusal, the way outside.

@@ -493,7 +493,7 @@ paint_place(struct app *a)
 	q.input_rows = paint_input_rows(a);
 	q.approval_rows = approve_count(a) > 0 || approve_asking(a) ? 2 : 0;
 	q.tool_rows = paint_tool_rows(a);
-	q.diff_rows = a->diff.on && (a->diff.live || layout_wide(COLS)) ? udiff_view_rows(&a->diff) : 0;
+	q.diff_rows = a->diff.on && (a->diff.live || a->diff.asked || layout_wide(COLS)) ? udiff_view_rows(&a->diff) : 0;
 	if (q.diff_rows > 0 && q.diff_rows < 3)
 		q.diff_rows = 3;
 	q.zoom = a->br.on ? PANE_TRANSCRIPT : a->zoom;

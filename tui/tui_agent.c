@@ -34,6 +34,7 @@ static const struct tui_backend tui_agent_backend = {
 	.redo = agent_redo,
 	.fork_at = agent_fork,
 	.turns = agent_turns,
+	.turn_diff = agent_turn_diff,
 	.replay = agent_replay,
 	.resume = agent_resume,
 	.forked_from = agent_forked_from,

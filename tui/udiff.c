@@ -469,6 +469,21 @@ udiff_view_release(struct udiff_view *v)
 }
 
 void
+udiff_view_show(struct udiff_view *v, const char *title, const char *text, size_t n)
+{
+	udiff_release(&v->d);
+	slvec_truncate(&v->lines, 0);
+	udiff_parse(&v->d, text, n);
+	udiff_render(&v->d, &v->lines);
+	v->lines_w = -1;
+	v->on = v->asked = true;
+	v->live = false;
+	v->scroll = 0;
+	/* a long title is cut, which is all it needs */
+	(void)snprintf(v->title, sizeof v->title, "%s  +%d \xE2\x88\x92%d", title, v->d.adds, v->d.dels);
+}
+
+void
 udiff_view_scroll(struct udiff_view *v, int rows)
 {
 	if (rows == INT_MIN)

@@ -65,6 +65,7 @@ struct udiff_view {
 	struct udiff	 d;
 	bool		 on;		/* it has something */
 	bool		 live;		/* ... and it is the pending approval's */
+	bool		 asked;		/* ... or one the user asked for (/diff): shown in every layout until Esc */
 	char		 title[256];
 	struct slvec	 lines;
 	int		 lines_w;	/* the width lines were made for (-1: unified) */
@@ -75,6 +76,8 @@ struct draw_roles;
 
 void	 udiff_view_init(struct udiff_view *);
 void	 udiff_view_release(struct udiff_view *);
+/* Show text (a unified diff, or notes) under title and its +/- counts, scrolled to the top. */
+void	 udiff_view_show(struct udiff_view *, const char *title, const char *text, size_t n);
 /* Scroll by rows (down: positive); INT_MIN/INT_MAX: the top/the last line. */
 void	 udiff_view_scroll(struct udiff_view *, int rows);
 /* Rows the pane wants in the stacked layout: its title and lines; 0 when it is empty. */
