@@ -70,13 +70,20 @@ t_done(void)
 	return t_failed_cases ? 1 : 0;
 }
 
+/* Is this test running under valgrind (its preloaded core)? */
+static int __attribute__((unused))
+t_under_valgrind(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+
+	return pre != NULL && strstr(pre, "valgrind") != NULL;
+}
+
 /* Time budgets stretch under valgrind, which runs code some 50 times slower. */
 static double __attribute__((unused))
 t_slack(void)
 {
-	const char *pre = getenv("LD_PRELOAD");
-
-	return pre != NULL && strstr(pre, "valgrind") != NULL ? 100.0 : 1.0;
+	return t_under_valgrind() ? 100.0 : 1.0;
 }
 
 /* Seconds on the monotonic clock. */

@@ -107,6 +107,13 @@ T_TEST(auto_allow_in_the_gate)
 	cJSON *git = cJSON_Parse("{\"command\":\"ls && git push\"}");
 	cJSON *out = cJSON_Parse("{\"command\":\"make test\",\"sandbox\":false}");
 
+	if (t_under_valgrind()) {
+		/* valgrind 3.19 knows no Landlock system call (444-446): the probe must say so. */
+		T_OK(!jail_usable(j));
+		T_CONTAINS(jail_unusable(j), "Landlock");
+		printf("# under valgrind the sandbox cannot run; its cases run in the plain and ASan suites\n");
+		goto out;
+	}
 	T_OK(jail_usable(j));	/* CI's kernel has what the sandbox needs: no skip */
 	T_OK(jail_auto_allow(j, rules, PERM_ASK, "run_bash", in, &why));
 	T_CONTAINS(buf_cstr(&why), "sandbox (read-only, no network)");
@@ -125,6 +132,7 @@ T_TEST(auto_allow_in_the_gate)
 	buf_reset(&why);
 	jail_explain(j, "run_bash", out, &why);
 	T_CONTAINS(buf_cstr(&why), "OUTSIDE the sandbox");
+out:
 	cJSON_Delete(in);
 	cJSON_Delete(git);
 	cJSON_Delete(out);
@@ -142,6 +150,13 @@ T_TEST(refusal_note)
 	struct buf t = BUF_INIT(65536);
 	int fail = 1 << 8;	/* a wait status: exit 1 */
 
+	if (t_under_valgrind()) {
+		/* No sandbox under valgrind (see auto_allow_in_the_gate): no note either. */
+		T_OK(!jail_usable(j));
+		jail_free(j);
+		buf_release(&t);
+		return;
+	}
 	buf_puts(&t, "touch: cannot touch '.git/x': Read-only file system\n[exit status 0]");
 	jail_note(j, 0, &t);
 	T_CONTAINS(buf_cstr(&t), "[sandbox: a write was refused (Read-only file system)");

@@ -116,8 +116,26 @@ T_TEST(missing_program_and_dir)
 	struct proc_spec spec = { .argv = argv, .out = PROC_IO_PIPE };
 	struct proc p;
 
-	T_EQ_INT(proc_spawn(&spec, &p, &err), -1);
-	T_CONTAINS(buf_cstr(&err), "cannot run /nonexistent/prog");
+	if (t_under_valgrind()) {
+		/*
+		 * valgrind runs posix_spawn's vfork as a fork, so the failed exec
+		 * cannot be reported back: the child exits 127 instead.
+		 */
+		int status = 0;
+
+		if (proc_spawn(&spec, &p, &err) == 0) {
+			if (p.out != -1)
+				close(p.out);
+			waitpid(p.pid, &status, 0);
+			proc_forget(p.pid);
+			T_OK(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+		} else {
+			T_CONTAINS(buf_cstr(&err), "cannot run /nonexistent/prog");
+		}
+	} else {
+		T_EQ_INT(proc_spawn(&spec, &p, &err), -1);
+		T_CONTAINS(buf_cstr(&err), "cannot run /nonexistent/prog");
+	}
 	/* The alternative program is tried when the first is missing. */
 	spec.alt_path = "/bin/sh";
 	buf_reset(&err);
