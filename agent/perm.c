@@ -26,6 +26,9 @@ const struct perm_alias perm_aliases[] = {
 	{ "Grep",	"grep" },
 	{ "Glob",	"glob" },
 	{ "LS",		"list_dir" },
+	{ "BashOutput",	"bash_output" },
+	{ "KillShell",	"kill_shell" },
+	{ "KillBash",	"kill_shell" },
 	{ NULL,		NULL }
 };
 
