@@ -324,7 +324,7 @@ exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *i
 	const char *const *js = jail_env_set();
 	const char *set[8] = { job->tag, NULL };
 	/* A background shell dies with tandem, however tandem ends. */
-	struct bash_spawn_opts o = { .env_set = set, .pdeathsig = background ? SIGKILL : 0 };
+	struct bash_spawn_opts o = { .env_set = set };
 	size_t i;
 
 	int n = snprintf(job->tag, sizeof job->tag, "TANDEM_COMMAND_ID=%ld.%lu",
@@ -343,6 +343,9 @@ exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *i
 		o.pre_exec = jail_enter;
 		o.arg = env->jail;
 	}
+	/* A background shell's whole tree dies with tandem, however tandem ends. */
+	if (background)
+		o.pdeathsig = SIGKILL;
 	return bash_spawn(env->root, cmd, &o, &job->fd, err);
 }
 
