@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bgshell.h"
 #include "buf.h"
 #include "ev.h"
 #include "exec.h"
@@ -44,7 +45,7 @@ struct exec_job {
 	struct buf		 result;	/* built-in: the JSON from the child */
 	struct bash_capture	 cap;		/* run_bash */
 	bool			 is_bash;
-	struct tool_out		 failed;	/* could not start */
+	struct tool_out		 failed;	/* could not start, or answered at once */
 	char			 tag[48];	/* run_bash: TANDEM_COMMAND_ID=n, for the orphan sweep */
 	const struct jail	*jail;		/* run_bash: the sandbox it runs in; NULL: none */
 };
@@ -317,11 +318,12 @@ exec_fork_builtin(struct exec_job *job, const cJSON *input, const struct tool_en
 /* Every command gets a tag its descendants inherit, and tandem adopts its orphans. */
 static pid_t
 exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *input,
-    const char *cmd, struct buf *err)
+    const char *cmd, bool background, struct buf *err)
 {
 	static unsigned long exec_serial;
 	const char *const *js = jail_env_set();
 	const char *set[8] = { job->tag, NULL };
+	/* A background shell dies with tandem, however tandem ends. */
 	struct bash_spawn_opts o = { .env_set = set };
 	size_t i;
 
@@ -341,6 +343,9 @@ exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *i
 		o.pre_exec = jail_enter;
 		o.arg = env->jail;
 	}
+	/* A background shell's whole tree dies with tandem, however tandem ends. */
+	if (background)
+		o.pdeathsig = SIGKILL;
 	return bash_spawn(env->root, cmd, &o, &job->fd, err);
 }
 
@@ -359,11 +364,31 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 	job->arg = arg;
 	job->fd = -1;
 	job->start = ev_now_ms();
-	job->is_bash = tool->run == NULL;
+	job->is_bash = tool->run == NULL && tool->shell_op == TOOL_SHELL_NONE;
 	buf_init(&job->result, EXEC_RESULT_MAX);
 	tool_out_init(&job->failed);
 	exec_nalive++;
 
+	if (tool->shell_op != TOOL_SHELL_NONE) {
+		/* Its state is tandem's own: answered here, reported from the loop. */
+		bgshell_run(tool, input, &job->failed);
+		goto ready;
+	}
+	if (job->is_bash && json_bool(input, "run_in_background", false)) {
+		const char *cmd = json_str(input, "command", NULL);
+
+		job->is_bash = false;
+		if (cmd == NULL || cmd[0] == '\0') {
+			buf_puts(&err, "run_bash needs a non-empty \"command\" string");
+			goto fail;
+		}
+		job->pid = exec_spawn_bash(job, env, input, cmd, true, &err);
+		if (job->pid == -1)
+			goto fail;
+		bgshell_adopt(loop, job->pid, job->fd, job->tag, cmd, &job->failed.text);
+		job->fd = -1;
+		goto ready;
+	}
 	if (job->is_bash) {
 		const char *cmd = json_str(input, "command", NULL);
 
@@ -373,7 +398,7 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 		}
 		job->timeout_ms = bash_timeout_ms(input);
 		bash_capture_init(&job->cap, env->session_dir, id);
-		job->pid = exec_spawn_bash(job, env, input, cmd, &err);
+		job->pid = exec_spawn_bash(job, env, input, cmd, false, &err);
 		if (job->pid == -1) {
 			bash_capture_release(&job->cap);
 			job->is_bash = false;
@@ -390,8 +415,9 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 	buf_release(&err);
 	return job;
 fail:
-	job->pid = 0;
 	tool_out_error(&job->failed, "%s could not start: %s", tool->name, buf_cstr(&err));
+ready:
+	job->pid = 0;
 	buf_release(&err);
 	job->exited = job->eof = true;
 	job->timer = ev_timer_add(loop, 0, exec_report_failure, job);

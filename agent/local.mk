@@ -20,6 +20,7 @@ libtandem_agent_a_SOURCES = \
 	agent/usercmd.c agent/usercmd.h \
 	agent/attach.c agent/attach.h \
 	agent/inbox.c agent/inbox.h \
+	agent/bgshell.c agent/bgshell.h \
 	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h agent/shparse_int.h \
@@ -74,7 +75,7 @@ tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
 TESTS += tests/test_sched
-tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c
+tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c agent/bgshell.c
 tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands

@@ -26,6 +26,9 @@ const struct perm_alias perm_aliases[] = {
 	{ "Grep",	"grep" },
 	{ "Glob",	"glob" },
 	{ "LS",		"list_dir" },
+	{ "BashOutput",	"bash_output" },
+	{ "KillShell",	"kill_shell" },
+	{ "KillBash",	"kill_shell" },
 	{ NULL,		NULL }
 };
 
@@ -45,6 +48,9 @@ static const struct perm_tool {
 	{ "edit_file",	 PERM_KIND_PATH,  "path" },
 	{ "write_file",	 PERM_KIND_PATH,  "path" },
 	{ "apply_patch", PERM_KIND_PATCH, "patch" },
+	/* Background shells: a rule covers the tool or not, patterns match nothing. */
+	{ "bash_output", PERM_KIND_NONE,  "shell_id" },
+	{ "kill_shell",	 PERM_KIND_NONE,  "shell_id" },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
@@ -76,9 +82,9 @@ static const struct perm_rule_name {
 	{ "Task",		{ NULL } },
 	{ "Agent",		{ NULL } },
 	{ "TodoWrite",		{ NULL } },
-	{ "BashOutput",		{ NULL } },
-	{ "KillShell",		{ NULL } },
-	{ "KillBash",		{ NULL } },
+	{ "BashOutput",		{ "bash_output" } },
+	{ "KillShell",		{ "kill_shell" } },
+	{ "KillBash",		{ "kill_shell" } },
 	{ "SlashCommand",	{ NULL } },
 	{ "Skill",		{ NULL } },
 	{ "ExitPlanMode",	{ NULL } },

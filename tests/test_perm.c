@@ -177,6 +177,31 @@ T_TEST(aliases)
 	perm_rules_free(r);
 }
 
+/* Claude Code's names for the background shell tools: a bare rule covers the tool. */
+T_TEST(shell_tools)
+{
+	const char *deny[] = { "KillShell", NULL };
+	const char *allow[] = { "BashOutput(bash_1)", NULL };
+	struct perm_rules *r = rules_of(NULL, NULL, deny);
+	struct perm_rules *p = rules_of(allow, NULL, NULL);
+
+	T_EQ_STR(perm_canonical_tool("BashOutput"), "bash_output");
+	T_EQ_STR(perm_canonical_tool("KillShell"), "kill_shell");
+	T_EQ_STR(perm_canonical_tool("KillBash"), "kill_shell");
+	T_EQ_STR(perm_alias_of("bash_output"), "BashOutput");
+	T_EQ_STR(perm_alias_of("kill_shell"), "KillShell");
+	T_EQ_INT(check(r, PERM_YOLO, "kill_shell", TOOL_READ_ONLY, "shell_id", "bash_1"),
+	    PERM_VERDICT_DENY);
+	T_CONTAINS(buf_cstr(&why), "KillShell");
+	T_EQ_INT(check(r, PERM_ASK, "bash_output", TOOL_READ_ONLY, "shell_id", "bash_1"),
+	    PERM_VERDICT_ALLOW);
+	/* A pattern matches nothing on these tools, and costs nothing. */
+	T_EQ_INT(check(p, PERM_ASK, "bash_output", TOOL_READ_ONLY, "shell_id", "bash_1"),
+	    PERM_VERDICT_ALLOW);
+	perm_rules_free(r);
+	perm_rules_free(p);
+}
+
 T_TEST(mode_names)
 {
 	enum perm_mode m = PERM_PLAN;
@@ -1252,6 +1277,7 @@ main(void)
 	T_RUN(rules_copy_and_merge);
 	T_RUN(hostile_commands);
 	T_RUN(claude_code_meanings);
+	T_RUN(shell_tools);
 	T_RUN(path_anchors);
 	T_RUN(meaning_changes);
 	T_RUN(explain);

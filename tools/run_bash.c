@@ -30,12 +30,17 @@ const struct tool_def tool_run_bash = {
 	    "as \\xNN; the file has the raw bytes. "
 	    "The default timeout is 120000 ms (at most 600000); the command and all "
 	    "its children are killed when it passes. Prefer read_file, grep and glob "
-	    "for reading and searching; use this to build, test and run programs.",
+	    "for reading and searching; use this to build, test and run programs. "
+	    "With run_in_background true the command (a dev server, a watcher) keeps "
+	    "running: the call returns at once with a shell id; read what it writes "
+	    "with bash_output and end it with kill_shell. Background shells end when "
+	    "tandem exits.",
 	.schema =
 	    "{\"type\":\"object\",\"properties\":{"
 	    "\"command\":{\"type\":\"string\",\"description\":\"the command line\"},"
 	    "\"timeout_ms\":{\"type\":\"integer\",\"description\":\"timeout in milliseconds (default 120000, max 600000)\"},"
 	    "\"description\":{\"type\":\"string\",\"description\":\"what the command does, in a few words\"},"
+	    "\"run_in_background\":{\"type\":\"boolean\",\"description\":\"true: start it and return a shell id at once (no timeout); read it with bash_output, end it with kill_shell\"},"
 	    "\"sandbox\":{\"type\":\"boolean\",\"description\":\"false: run outside the command sandbox (the user is asked first); only after a result said the sandbox refused something\"}"
 	    "},\"required\":[\"command\"]}",
 	.cls = TOOL_HIGH_IMPACT,
@@ -64,6 +69,7 @@ bash_spawn(const char *dir, const char *command, const struct bash_spawn_opts *o
 		spec.env_unset = o->env_unset;
 		spec.pre_exec = o->pre_exec;
 		spec.arg = o->arg;
+		spec.pdeathsig = o->pdeathsig;
 	}
 	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;
@@ -402,3 +408,42 @@ bash_capture_release(struct bash_capture *c)
 	free(c->spill_name);
 	c->spill_path = c->spill_name = NULL;
 }
+
+void
+bash_clean_text(struct buf *out, const char *p, size_t n)
+{
+	struct bash_clean st = { out->len };
+
+	bash_clean_append(out, &st, p, n);
+}
+
+/* The background shells' tools: agent/bgshell.c runs them on the loop. */
+const struct tool_def tool_bash_output = {
+	.name = "bash_output",
+	.description =
+	    "Read what a background shell (run_bash with run_in_background) wrote "
+	    "since the last read, and whether it is running, exited (with its "
+	    "status) or killed. filter, a regular expression (POSIX extended), "
+	    "keeps only the lines that match; the others are dropped for good.",
+	.schema =
+	    "{\"type\":\"object\",\"properties\":{"
+	    "\"shell_id\":{\"type\":\"string\",\"description\":\"the id run_bash returned, e.g. bash_1\"},"
+	    "\"filter\":{\"type\":\"string\",\"description\":\"keep only the lines matching this regular expression\"}"
+	    "},\"required\":[\"shell_id\"]}",
+	.cls = TOOL_READ_ONLY,
+	.shell_op = TOOL_SHELL_OUTPUT,
+};
+
+const struct tool_def tool_kill_shell = {
+	.name = "kill_shell",
+	.description =
+	    "End a background shell started by run_bash with run_in_background: "
+	    "its whole process tree is killed. Says what it ended.",
+	.schema =
+	    "{\"type\":\"object\",\"properties\":{"
+	    "\"shell_id\":{\"type\":\"string\",\"description\":\"the id run_bash returned, e.g. bash_1\"}"
+	    "},\"required\":[\"shell_id\"]}",
+	/* It changes nothing in the workspace: it ends only what the model started. */
+	.cls = TOOL_READ_ONLY,
+	.shell_op = TOOL_SHELL_KILL,
+};

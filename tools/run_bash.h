@@ -31,6 +31,7 @@ struct bash_spawn_opts {
 	const char *const *env_set;	/* "NAME=value", NULL-ended */
 	const char *const *env_unset;	/* names, NULL-ended */
 	proc_hook_fn	*pre_exec;	/* the sandbox, in the child */
+	int		 pdeathsig;	/* a background shell: dies with tandem */
 	void		*arg;
 };
 
@@ -70,5 +71,7 @@ void	bash_capture_feed(struct bash_capture *, const char *p, size_t n);
 void	bash_capture_finish(struct bash_capture *, int status, bool timed_out,
 	    bool interrupted, int timeout_ms, struct tool_out *out);
 void	bash_capture_release(struct bash_capture *);
+/* Append p cleaned as a result shows it (escapes dropped, CR redraws collapsed). */
+void	bash_clean_text(struct buf *out, const char *p, size_t n);
 
 #endif

@@ -19,6 +19,8 @@ const struct tool_def *const tool_table[] = {
 	&tool_write_file,
 	&tool_apply_patch,
 	&tool_run_bash,
+	&tool_bash_output,
+	&tool_kill_shell,
 	NULL
 };
 

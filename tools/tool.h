@@ -73,6 +73,9 @@ struct tool_async {
 	void	 (*cancel)(void *job);
 };
 
+/* The background shells' tools, run in tandem itself by agent/bgshell.c. */
+enum tool_shell_op { TOOL_SHELL_NONE, TOOL_SHELL_OUTPUT, TOOL_SHELL_KILL };
+
 struct tool_def {
 	const char	*name;
 	const char	*description;
@@ -88,6 +91,7 @@ struct tool_def {
 	bool		 parallel;
 	const struct tool_async *async;	/* non-NULL: run through it, not in a child */
 	void		*owner;		/* the async tool's own data */
+	enum tool_shell_op shell_op;	/* not NONE: run on the loop by agent/bgshell.c */
 };
 
 /* The table, NULL-terminated, in the order the model sees the tools. */
@@ -126,5 +130,7 @@ extern const struct tool_def tool_run_bash;
 extern const struct tool_def tool_edit_file;
 extern const struct tool_def tool_write_file;
 extern const struct tool_def tool_apply_patch;
+extern const struct tool_def tool_bash_output;
+extern const struct tool_def tool_kill_shell;
 
 #endif

@@ -332,6 +332,7 @@ static const struct wire_field {
 	{ "write_file",	"path",		"file_path",	true },
 	{ "list_dir",	"path",		"path",		true },
 	{ "run_bash",	"timeout_ms",	"timeout",	false },
+	{ "bash_output", "shell_id",	"bash_id",	false },
 	{ "grep",	"ignore_case",	"-i",		false },
 	{ "grep",	"context",	"-C",		false },
 	{ "grep",	"max_results",	"head_limit",	false },
@@ -349,6 +350,8 @@ static const struct {
 	{ "write_file",	"edit" },
 	{ "apply_patch", "edit" },
 	{ "run_bash",	"execute" },
+	{ "bash_output", "read" },
+	{ "kill_shell",	"execute" },
 };
 
 const char *
