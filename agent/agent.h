@@ -85,6 +85,12 @@ int		 agent_answer_updated(struct agent *, const char *id, const cJSON *input,
 		    struct buf *why);
 /* Instructions of a host (an SDK's system prompt) added to the system prompt's dynamic part; copied. */
 void		 agent_set_host_prompt(struct agent *, const char *text);
+/*
+ * Start the MCP servers again from the configuration (after a host added
+ * --mcp-config entries to it, as an SDK's initialize does); the next turn
+ * takes their tools.  0; -1 while a turn runs.
+ */
+int		 agent_mcp_restart(struct agent *);
 /* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
 void		 agent_interrupt(struct agent *);
 /*

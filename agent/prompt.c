@@ -234,6 +234,21 @@ prompt_mcp_start(struct agent *a)
 	mcp_start(a->mcp);
 }
 
+int
+agent_mcp_restart(struct agent *a)
+{
+	if (agent_busy(a))
+		return -1;
+	sched_set_finder(a->sched, NULL, NULL, NULL);
+	mcp_free(a->mcp);
+	a->mcp = NULL;
+	buf_release(&a->mcp_changed);
+	free(a->mcp_warnings);
+	a->mcp_warnings = NULL;
+	prompt_mcp_start(a);
+	return 0;
+}
+
 static void
 agent_mcp_ready(void *arg)
 {

@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "mcp.h"
+#include "mcp_config.h"
 #include "sjson.h"
 #include "tool.h"
 #include "wire.h"
@@ -755,6 +756,62 @@ sjson_control_error(struct sjson *s, const char *request_id, const char *msg)
 
 typedef int sjson_control_fn(struct sjson *, const cJSON *req, cJSON **resp, struct buf *err);
 
+/*
+ * initialize's mcpServers (Claude Code's --mcp-config shape, sent there by
+ * an SDK under --await-initialize) join the configuration as one more
+ * --mcp-config entry and the servers start again.  true when at least one
+ * could be configured (or none was given); else false and the reasons in why.
+ */
+static bool
+sjson_mcp_servers(struct sjson *s, const cJSON *servers, struct buf *why)
+{
+	struct mcp_config mc;
+	cJSON *doc;
+	char *text;
+	size_t i, good = 0;
+
+	if (!cJSON_IsObject(servers)) {
+		buf_puts(why, "initialize: \"mcpServers\" must be an object of named servers");
+		return false;
+	}
+	doc = cJSON_CreateObject();
+	cJSON_AddItemToObject(doc, "mcpServers", cJSON_Duplicate(servers, 1));
+	mcp_config_init(&mc);
+	if (mcp_config_add_json(&mc, doc, "initialize", false, why) == 0)
+		for (i = 0; i < mc.n; i++) {
+			if (mc.v[i].error == NULL)
+				good++;
+			else
+				buf_printf(why, "%s%s", why->len > 0 ? "; " : "", mc.v[i].error);
+		}
+	if (mc.n == 0 && why->len == 0) {
+		mcp_config_release(&mc);
+		cJSON_Delete(doc);
+		return true;	/* none given, none missing */
+	}
+	mcp_config_release(&mc);
+	if (good == 0 || s->agent == NULL) {
+		if (why->len == 0)
+			buf_puts(why, "initialize: the session has not started");
+		cJSON_Delete(doc);
+		return false;
+	}
+	text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	if (s->o.cfg->mcp_flags == NULL)
+		s->o.cfg->mcp_flags = cJSON_CreateArray();
+	cJSON_AddItemToArray(s->o.cfg->mcp_flags, cJSON_CreateString(text));
+	cJSON_free(text);
+	if (agent_mcp_restart(s->agent) == -1) {
+		buf_printf(why, "%sinitialize: a turn is running; the servers start after it",
+		    why->len > 0 ? "; " : "");
+		return false;
+	}
+	if (why->len > 0)
+		fprintf(stderr, "tandem: %s\n", buf_cstr(why));
+	return true;
+}
+
 static int
 sjson_c_initialize(struct sjson *s, const cJSON *req, cJSON **resp, struct buf *err)
 {
@@ -792,6 +849,19 @@ sjson_c_initialize(struct sjson *s, const cJSON *req, cJSON **resp, struct buf *
 	cJSON_AddStringToObject(r, "cwd", s->o.cfg->root);
 	cJSON_AddStringToObject(r, "session_id", s->session_id != NULL ? s->session_id : "");
 	cJSON_AddNumberToObject(r, "pid", (double)getpid());
+	p = json_get(req, "mcpServers");
+	if (p != NULL) {
+		struct buf why = BUF_INIT(8192);
+		bool ok = sjson_mcp_servers(s, p, &why);
+
+		cJSON_AddBoolToObject(r, "mcp_servers_applied", ok);
+		if (!ok) {
+			cJSON_AddStringToObject(r, "mcp_servers_error", buf_cstr(&why));
+			fprintf(stderr, "tandem: the MCP servers of initialize were not started: %s\n",
+			    buf_cstr(&why));
+		}
+		buf_release(&why);
+	}
 	*resp = r;
 	return 0;
 }

@@ -39,7 +39,7 @@ struct event_bus;
 struct sjson;
 
 struct sjson_opts {
-	const struct config	*cfg;		/* must outlive the sjson */
+	struct config		*cfg;		/* must outlive the sjson; initialize's mcpServers join its mcp_flags */
 	bool			 input_stream;	/* --input-format stream-json */
 	bool			 partial;	/* --include-partial-messages */
 	bool			 host_permissions; /* --permission-prompt-tool stdio */

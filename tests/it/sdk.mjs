@@ -1,6 +1,6 @@
 // The official Agent SDK's query() driving the real tandem (sdk.sh starts
 // the mock and sets the environment).  Prints TAP lines without a plan;
-// sdk.sh counts them.  Argument: phase (conversation | rules | mcp).
+// sdk.sh counts them.  Argument: phase (conversation | rules | mcp | mcpinit).
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 
@@ -150,19 +150,18 @@ async function rules() {
 	ok(res && res.subtype === 'success', 'the turn still ends as a success');
 }
 
-async function mcp() {
-	// The SDK's mcpServers option reaches tandem as --mcp-config JSON.
-	const q = query({
-		prompt: 'echo through MCP',
-		options: {
-			pathToClaudeCodeExecutable: tandem,
-			cwd: ws,
-			mcpServers: { every: { type: 'stdio', command: 'node', args: [process.env.EVERY, 'stdio'] } },
-			allowedTools: ['mcp__every__echo'],
-			// tandem reads the servers from --mcp-config, not from stdin.
-			mcpServersDelivery: 'argv',
-		},
-	});
+async function mcp(argv) {
+	// The SDK's mcpServers option reaches tandem as --mcp-config JSON (argv), or by
+	// default in the initialize request under --await-initialize.
+	const options = {
+		pathToClaudeCodeExecutable: tandem,
+		cwd: ws,
+		mcpServers: { every: { type: 'stdio', command: 'node', args: [process.env.EVERY, 'stdio'] } },
+		allowedTools: ['mcp__every__echo'],
+	};
+	if (argv)
+		options.mcpServersDelivery = 'argv';
+	const q = query({ prompt: 'echo through MCP', options });
 	const msgs = [];
 	let status = null, later = null;
 	for await (const m of q) {
@@ -193,7 +192,9 @@ try {
 	if (phase === 'conversation')
 		await conversation();
 	else if (phase === 'mcp')
-		await mcp();
+		await mcp(true);
+	else if (phase === 'mcpinit')
+		await mcp(false);
 	else
 		await rules();
 } catch (e) {

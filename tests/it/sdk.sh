@@ -73,4 +73,17 @@ run_node mcp
 check "mcp: the first request offered the server's echo" \
     [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__echo")] | length')" -eq 1 ]
 check "mcp: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+
+# By default the SDK sends mcpServers in initialize (--await-initialize), not --mcp-config.
+mock_start "$(scenario mcp <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_m1","name":"mcp__every__echo","input":{"message":"sdk says hi"}}],"stop_reason":"tool_use"},
+ {"text":"Echoed.","stop_reason":"end_turn","expect_contains":"sdk says hi"}
+]}
+J
+)"
+run_node mcpinit
+check "mcpinit: the first request offered the server's echo" \
+    [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__echo")] | length')" -eq 1 ]
+check "mcpinit: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 finish

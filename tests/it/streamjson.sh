@@ -270,4 +270,18 @@ wait $TD_PID
 check "at the end of stdin: exit 0" [ $? -eq 0 ]
 check "nothing ran" [ ! -e nope -a ! -e nope2 ]
 check "the mock found no problem" [ "$(mock_problems)" -eq 0 ]
+# initialize's mcpServers (the Agent SDK's default delivery): a server that cannot be
+# configured is answered mcp_servers_applied false with the reason.
+{
+	echo '{"type":"control_request","request_id":"m1","request":{"subtype":"initialize","mcpServers":{"bad":{"args":["x"]}}}}'
+	echo '{"type":"control_request","request_id":"m2","request":{"subtype":"initialize","mcpServers":"every"}}'
+} >"$T/in"
+"$TANDEM" --output-format stream-json --verbose --input-format stream-json --await-initialize \
+    <"$T/in" >"$T/out" 2>"$T/err"
+check "--await-initialize is accepted: exit 0" [ $? -eq 0 ]
+check "a server without a command: mcp_servers_applied false, with its name" \
+    [ "$(jq -r 'select(.response.request_id=="m1") | .response.response | "\(.mcp_servers_applied) \(.mcp_servers_error | test("bad"))"' "$T/out")" = "false true" ]
+check "mcpServers that is not an object: false, and says so" \
+    grep -q 'must be an object' <(jq -r 'select(.response.request_id=="m2") | .response.response.mcp_servers_error' "$T/out")
+check "the reason is on stderr too" grep -q 'were not started' "$T/err"
 finish
