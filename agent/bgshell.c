@@ -229,8 +229,10 @@ bgshell_read(struct bgshell *sh, const regex_t *re, struct tool_out *out)
 		}
 	if (take == 0)
 		buf_puts(t, "(no new output)\n");
-	memmove(sh->out.data, sh->out.data + take, sh->out.len - take);
-	buf_truncate(&sh->out, sh->out.len - take);
+	if (take > 0) {
+		memmove(sh->out.data, sh->out.data + take, sh->out.len - take);
+		buf_truncate(&sh->out, sh->out.len - take);
+	}
 	sh->dropped = 0;
 	if (sh->out.len > 0)
 		buf_printf(t, "[%zu more bytes are waiting: call bash_output again]\n", sh->out.len);

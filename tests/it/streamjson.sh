@@ -228,6 +228,8 @@ mock_start "$(scenario ask <<'J'
 J
 )"
 coproc TD { "$TANDEM" --output-format stream-json --input-format stream-json --permission-prompt-tool=stdio 2>"$T/err.ask"; }
+# bash unsets TD_PID once the coprocess ends: keep it for the wait.
+td_pid=$TD_PID
 # await FILTER: read tandem's lines until one matches the jq FILTER; print it.
 await() {
 	local line
@@ -266,7 +268,7 @@ check "an interrupt while the host is asked: control_cancel_request for it" [ "$
 res=$(await 'select(.type=="result")')
 check "and the turn ends interrupted" [ "$(echo "$res" | jq -r .subtype)" = error_during_execution ]
 exec {TD[1]}>&-
-wait $TD_PID
+wait "$td_pid"
 check "at the end of stdin: exit 0" [ $? -eq 0 ]
 check "nothing ran" [ ! -e nope -a ! -e nope2 ]
 check "the mock found no problem" [ "$(mock_problems)" -eq 0 ]
