@@ -114,8 +114,11 @@ check "soak: samples at the start and at 1, 100, 250 and 500 calls" \
 fd100=$(awk '$1 == 100 { print $3 }' "$T/samples")
 fd500=$(awk '$1 == 500 { print $3 }' "$T/samples")
 fdmax=$(awk '$1 >= 100 { if ($3 > m) m = $3 } END { print m + 0 }' "$T/samples")
-check "soak: descriptors flat ($fd100 at call 100, $fd500 at 500, at most $fdmax)" \
-    [ "$fdmax" -le $((fd100 + 3)) ]
+# A sample can catch a call in flight (its pipes, a snapshot's directory walk):
+# a leak raises the floor of the late samples, a call in flight only one sample.
+fdlate=$(awk '$1 >= 300 { if (m == "" || $3 < m) m = $3 } END { print m + 0 }' "$T/samples")
+check "soak: descriptors flat ($fd100 at call 100, $fd500 at 500, at least $fdlate from call 300, at most $fdmax)" \
+    [ "$fdlate" -le $((fd100 + 1)) -a "$fdmax" -le $((fd100 + 8)) ]
 rss100=$(awk '$1 == 100 { print $2 }' "$T/samples")
 rss500=$(awk '$1 == 500 { print $2 }' "$T/samples")
 if ldd "$TANDEM" 2>/dev/null | grep -q libasan; then
