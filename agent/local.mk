@@ -27,7 +27,7 @@ libtandem_agent_a_SOURCES = \
 	agent/shparse_word.c agent/shparse_rules.c \
 	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
 	agent/session.c agent/session.h \
-	agent/wsnap.c agent/wsnap.h agent/wsnap_int.h agent/wsnap_restore.c \
+	agent/wsnap.c agent/wsnap.h agent/wsnap_int.h agent/wsnap_restore.c agent/wsnap_walk.c \
 	agent/agent.c agent/agent.h agent/agent_int.h \
 	agent/prompt.c agent/prompt.h \
 	agent/modelset.c agent/modelset.h \
@@ -130,7 +130,7 @@ tests_test_jail_LDADD = $(LIB_LIBS)
 # Workspace snapshots: the stat index, the store, the changes and their restore.
 check_PROGRAMS += tests/test_wsnap
 TESTS += tests/test_wsnap
-tests_test_wsnap_SOURCES = tests/test_wsnap.c agent/wsnap.c agent/wsnap_restore.c agent/session.c agent/conv.c
+tests_test_wsnap_SOURCES = tests/test_wsnap.c agent/wsnap.c agent/wsnap_restore.c agent/wsnap_walk.c agent/session.c agent/conv.c
 tests_test_wsnap_LDADD = $(TOOLS_LIBS)
 check_PROGRAMS += tests/test_mcp_tools
 TESTS += tests/test_mcp_tools

@@ -29,7 +29,6 @@
 #include "wsnap_int.h"
 #include "xalloc.h"
 
-#define WSNAP_DEPTH	128
 #define WSNAP_MB	((uint64_t)1 << 20)
 #define WSNAP_IDX_MAGIC	"TWSNAPIDX2\n"
 #define WSNAP_IDX_MAX	((size_t)1 << 30)
@@ -92,7 +91,7 @@ wsnap_tab_resize(struct wsnap *ws, size_t need)
 	free(old);
 }
 
-static struct wsnap_ent *
+struct wsnap_ent *
 wsnap_find(const struct wsnap *ws, const char *path, size_t n)
 {
 	size_t i;
@@ -678,8 +677,17 @@ wsnap_change(struct wsnap_scan *sc, const char *path, const struct wsnap_side *b
 	cJSON_AddItemToArray(sc->changes, o);
 }
 
-/* Bring the entry of path (lstat'ed as st) up to date; record its change. */
-static int
+bool
+wsnap_unchanged(const struct wsnap *ws, const struct wsnap_ent *e, const struct stat *st, bool ignored)
+{
+	/* content that did not fit the last time is tried again */
+	bool retry = e->kind == WK_FILE && !(e->flags & (WF_KEPT | WF_IGNORED | WF_OVER | WF_SECRET));
+
+	return wsnap_stat_same(e, st) && e->mtime < ws->last_time && !retry &&
+	    (bool)(e->flags & WF_IGNORED) == ignored;
+}
+
+int
 wsnap_visit(struct wsnap_scan *sc, int dfd, const char *name, struct stat *st, bool ignored)
 {
 	struct wsnap *ws = sc->ws;
@@ -687,7 +695,6 @@ wsnap_visit(struct wsnap_scan *sc, int dfd, const char *name, struct stat *st, b
 	struct wsnap_ent *e = wsnap_find(ws, path, sc->path.len);
 	struct wsnap_side before = { 0 }, after;
 	enum wsnap_kind kind = wsnap_kind_of(st->st_mode);
-	bool retry;
 
 	if (e == NULL) {
 		e = wsnap_add(ws, path, sc->path.len);
@@ -696,9 +703,7 @@ wsnap_visit(struct wsnap_scan *sc, int dfd, const char *name, struct stat *st, b
 	} else {
 		wsnap_side_of(e, &before);
 		/* content that did not fit the last time is tried again */
-		retry = e->kind == WK_FILE && !(e->flags & (WF_KEPT | WF_IGNORED | WF_OVER | WF_SECRET));
-		if (wsnap_stat_same(e, st) && e->mtime < ws->last_time && !retry &&
-		    (bool)(e->flags & WF_IGNORED) == ignored) {
+		if (wsnap_unchanged(ws, e, st, ignored)) {
 			e->gen = ws->gen;
 			return 0;
 		}
@@ -744,85 +749,6 @@ wsnap_git_sig(int rootfd)
 			break;
 	}
 	return buf_detach(&b, NULL);
-}
-
-/* Is path (relative in the root, absolute in an extra root) one of the other roots? */
-static bool
-wsnap_other_root(const struct wsnap_scan *sc, const char *path)
-{
-	const struct wsnap *ws = sc->ws;
-	size_t i, n = strlen(ws->root);
-
-	if (sc->rel > 0 && strcmp(path, ws->root) == 0)
-		return true;
-	for (i = 0; ws->extra != NULL && ws->extra[i] != NULL; i++) {
-		const char *x = ws->extra[i];
-
-		if (sc->rel > 0 && strcmp(path, x) == 0)
-			return true;
-		if (sc->rel == 0 && strncmp(x, ws->root, n) == 0 && x[n] == '/' && strcmp(x + n + 1, path) == 0)
-			return true;
-	}
-	return false;
-}
-
-static int
-wsnap_walk(struct wsnap_scan *sc, int fd, int depth)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
-	size_t base = sc->path.len;
-	int rc = 0;
-
-	if (d == NULL) {
-		close(fd);
-		return 0;
-	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		const char *name = de->d_name;
-		struct stat st;
-		bool ignored, dir;
-
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".git") == 0)
-			continue;
-		if (sc->seen >= (size_t)sc->ws->set.max_files) {
-			sc->truncated = true;
-			break;
-		}
-		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		buf_truncate(&sc->path, base);
-		if (base > 0)
-			buf_putc(&sc->path, '/');
-		buf_puts(&sc->path, name);
-		if (sc->path.data == NULL)
-			break;
-		/* tandem's own home (its logs, this store) is never part of the workspace */
-		if (sc->rel == 0 && sc->ws->skip != NULL && strcmp(buf_cstr(&sc->path), sc->ws->skip) == 0)
-			continue;
-		if (sc->rel > 0 && sc->ws->home != NULL && strcmp(buf_cstr(&sc->path), sc->ws->home) == 0)
-			continue;
-		/* a root inside another is walked once, as itself */
-		if (S_ISDIR(st.st_mode) && wsnap_other_root(sc, buf_cstr(&sc->path)))
-			continue;
-		sc->seen++;
-		dir = S_ISDIR(st.st_mode);
-		ignored = sc->ig != NULL && ignore_match(sc->ig, buf_cstr(&sc->path) + sc->rel, dir);
-		rc = wsnap_visit(sc, dirfd(d), name, &st, ignored);
-		if (rc == 0 && dir && !ignored && depth < WSNAP_DEPTH) {
-			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			struct stat sst;
-
-			if (sub != -1 && fstat(sub, &sst) == 0 && sst.st_ino == st.st_ino &&
-			    sst.st_dev == st.st_dev)
-				rc = wsnap_walk(sc, sub, depth + 1);
-			else if (sub != -1)
-				close(sub);
-		}
-	}
-	buf_truncate(&sc->path, base);
-	closedir(d);
-	return rc;
 }
 
 static int
@@ -887,10 +813,9 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 		*git = ws->git != NULL && strcmp(sig, ws->git) != 0;
 	free(ws->git);
 	ws->git = sig;
-	sc.ig = ignore_new(ws->root);
 	ws->gen++;
-	rc = wsnap_walk(&sc, rootfd, 0);
-	ignore_free(sc.ig);
+	rc = wsnap_walk_root(&sc, rootfd, ws->root);
+	close(rootfd);
 	/* the extra roots: entries under their absolute paths, each with its own rules */
 	for (i = 0; rc == 0 && ws->extra != NULL && ws->extra[i] != NULL; i++) {
 		int xfd = open(ws->extra[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -900,9 +825,8 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 		buf_reset(&sc.path);
 		buf_puts(&sc.path, ws->extra[i]);
 		sc.rel = sc.path.len + 1;
-		sc.ig = ignore_new(ws->extra[i]);
-		rc = wsnap_walk(&sc, xfd, 0);
-		ignore_free(sc.ig);
+		rc = wsnap_walk_root(&sc, xfd, ws->extra[i]);
+		close(xfd);
 		buf_reset(&sc.path);
 		sc.rel = 0;
 	}

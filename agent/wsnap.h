@@ -139,6 +139,8 @@ const char	*wsnap_note(const struct wsnap *);
 
 /* Index entries (tests, bench). */
 size_t		 wsnap_count(const struct wsnap *);
+/* How many threads the next walk runs on (bench; TANDEM_WSNAP_THREADS sets it). */
+int		 wsnap_threads(const struct wsnap *);
 /* Bytes read and stored by the last snapshot (tests, bench). */
 uint64_t	 wsnap_last_read(const struct wsnap *);
 

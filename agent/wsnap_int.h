@@ -69,7 +69,6 @@ struct wsnap {
 /* One walk. */
 struct wsnap_scan {
 	struct wsnap	*ws;
-	struct ignore	*ig;
 	cJSON		*changes;	/* NULL: just bring the index up to date */
 	struct buf	 path;
 	size_t		 rel;		/* where path's part relative to the walked root begins */
@@ -85,6 +84,25 @@ struct wsnap_scan {
 };
 
 enum wsnap_kind	 wsnap_kind_of(mode_t);
+/* The index entry of path (n bytes), or NULL. */
+struct wsnap_ent *wsnap_find(const struct wsnap *, const char *path, size_t n);
+/* Does the entry still hold what the file of stat st (ignored or not) holds? */
+bool		 wsnap_unchanged(const struct wsnap *, const struct wsnap_ent *,
+		    const struct stat *st, bool ignored);
+/*
+ * Bring the entry of sc->path (the entry name in the directory dfd,
+ * lstat'ed as st) up to date, and record its change.  0, or -1 when the
+ * store could not be written.
+ */
+int		 wsnap_visit(struct wsnap_scan *, int dfd, const char *name, struct stat *st,
+		    bool ignored);
+/*
+ * Walk the root open as fd (not closed) whose path so far is sc->path
+ * ("" for the workspace, its absolute path for an extra root), with the
+ * ignore rules of ignroot: the entries whose stat the index holds are
+ * marked seen, the others visited (wsnap_walk.c).  0 or -1.
+ */
+int		 wsnap_walk_root(struct wsnap_scan *, int fd, const char *ignroot);
 /* The store's directory, made if missing, opened: an fd, or -1 with err. */
 int		 wsnap_store_fd(const struct wsnap *, struct buf *err);
 /*

@@ -12,7 +12,9 @@
  *              median of RUNS);
  *   changed:   the same after 100 files were rewritten (median of RUNS,
  *              100 other files each run);
- *   after:     wsnap_after on an unchanged tree (the walk after a command).
+ *   after:     wsnap_after on an unchanged tree (the walk after a command);
+ *   one thread: "unchanged" again with the walk on one thread
+ *              (TANDEM_WSNAP_THREADS=1), for the ratio.
  * The budget for "unchanged" is 30 ms; the exit status is 1 past it.
  */
 #include "autoconf.h"
@@ -129,7 +131,7 @@ main(int argc, char **argv)
 	struct wsnap_settings set = WSNAP_SETTINGS_DEFAULT;
 	struct buf p = BUF_INIT(4096), root = BUF_INIT(4096), home = BUF_INIT(4096);
 	struct wsnap *ws;
-	double t, first, *un, *ch, *af, *bw;
+	double t, first, *un, *ch, *af, *bw, *one;
 	bool git;
 
 	nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
@@ -186,7 +188,8 @@ main(int argc, char **argv)
 	ch = calloc((size_t)runs, sizeof *ch);
 	af = calloc((size_t)runs, sizeof *af);
 	bw = calloc((size_t)runs, sizeof *bw);
-	if (un == NULL || ch == NULL || af == NULL || bw == NULL)
+	one = calloc((size_t)runs, sizeof *one);
+	if (un == NULL || ch == NULL || af == NULL || bw == NULL || one == NULL)
 		return 2;
 	for (r = 0; r < runs; r++) {
 		t = now_ms();
@@ -219,15 +222,24 @@ main(int argc, char **argv)
 		wsnap_before(ws, NULL);
 		ch[r] = now_ms() - t;
 	}
+	setenv("TANDEM_WSNAP_THREADS", "1", 1);
+	for (r = 0; r < runs; r++) {
+		t = now_ms();
+		wsnap_before(ws, NULL);
+		one[r] = now_ms() - t;
+	}
+	unsetenv("TANDEM_WSNAP_THREADS");
+	qsort(one, (size_t)runs, sizeof *one, cmp_double);
 	qsort(un, (size_t)runs, sizeof *un, cmp_double);
 	qsort(ch, (size_t)runs, sizeof *ch, cmp_double);
 	qsort(af, (size_t)runs, sizeof *af, cmp_double);
 	qsort(bw, (size_t)runs, sizeof *bw, cmp_double);
 	printf("the floor (readdir + fstatat only): %.1f ms  (median of %ld)\n", bw[runs / 2], runs);
-	printf("before a command, unchanged: %7.1f ms  (median of %ld; budget %.0f ms)\n", un[runs / 2],
-	    runs, BENCH_BUDGET_MS);
+	printf("before a command, unchanged: %7.1f ms  (median of %ld; budget %.0f ms; walk on %d threads)\n",
+	    un[runs / 2], runs, BENCH_BUDGET_MS, wsnap_threads(ws));
 	printf("before a command, 100 changed: %5.1f ms  (median of %ld)\n", ch[runs / 2], runs);
 	printf("after a command, unchanged:  %7.1f ms  (median of %ld)\n", af[runs / 2], runs);
+	printf("unchanged, walk on 1 thread: %7.1f ms  (median of %ld)\n", one[runs / 2], runs);
 	wsnap_free(ws);
 	nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 	buf_release(&p);
@@ -238,5 +250,6 @@ main(int argc, char **argv)
 	free(ch);
 	free(af);
 	free(bw);
+	free(one);
 	return t <= BENCH_BUDGET_MS ? 0 : 1;
 }

@@ -527,6 +527,56 @@ T_TEST(a_directory_ignored_since_is_not_deleted)
 	wsnap_free(ws);
 }
 
+/*
+ * The walk on four threads (forced, on a tree small enough for one)
+ * sees exactly what one thread sees: the same changes, byte for byte,
+ * over a tree deep and wide enough to be handed between threads.
+ */
+T_TEST(four_threads_see_what_one_sees)
+{
+	struct wsnap_settings set = { 0 };
+	struct wsnap *w1, *w4;
+	char home4[600];
+	char *j1, *j4;
+	cJSON *c1, *c4;
+	bool g1, g4;
+
+	fresh(&set);
+	snprintf(home4, sizeof home4, "%s/home4", base);
+	mkdir(home4, 0700);
+	sh("printf 'build/\\n*.o\\n' >.gitignore && mkdir -p build && echo o >build/x.o && "
+	    "for d in $(seq 1 40); do mkdir -p d$d/e/f; "
+	    "for f in $(seq 1 12); do echo $d.$f >d$d/f$f.c; echo $f >d$d/e/g$f; done; "
+	    "echo deep >d$d/e/f/deep; ln -s f1.c d$d/link; done");
+	setenv("TANDEM_WSNAP_THREADS", "1", 1);
+	w1 = wsnap_new(home, root, NULL, &set);
+	T_EQ_INT(wsnap_before(w1, NULL), 0);
+	setenv("TANDEM_WSNAP_THREADS", "4", 1);
+	w4 = wsnap_new(home4, root, NULL, &set);
+	T_EQ_INT(wsnap_before(w4, NULL), 0);
+	T_EQ_INT((int)wsnap_count(w1), (int)wsnap_count(w4));
+	sh("for d in $(seq 1 40 | awk 'NR%3==0'); do echo changed >>d$d/f2.c; rm d$d/e/g3; "
+	    "mkdir d$d/new; echo n >d$d/new/n.c; chmod 755 d$d/f4.c; ln -sf f5.c d$d/link; done; "
+	    "rm -r d7/e; echo x >build/y.o; echo secret >.env");
+	setenv("TANDEM_WSNAP_THREADS", "1", 1);
+	c1 = wsnap_after(w1, &g1, NULL, NULL);
+	setenv("TANDEM_WSNAP_THREADS", "4", 1);
+	c4 = wsnap_after(w4, &g4, NULL, NULL);
+	T_OK(c1 != NULL && c4 != NULL);
+	j1 = cJSON_PrintUnformatted(c1);
+	j4 = cJSON_PrintUnformatted(c4);
+	T_EQ_INT(cJSON_GetArraySize(c1), 13 * 6 + 14 + 2);
+	T_EQ_STR(j4, j1);
+	T_EQ_INT((int)wsnap_count(w1), (int)wsnap_count(w4));
+	free(j1);
+	free(j4);
+	cJSON_Delete(c1);
+	cJSON_Delete(c4);
+	wsnap_free(w1);
+	wsnap_free(w4);
+	unsetenv("TANDEM_WSNAP_THREADS");
+}
+
 int
 main(void)
 {
@@ -554,6 +604,23 @@ main(void)
 	T_RUN(the_first_snapshot_runs_in_the_loop);
 	T_RUN(a_file_holding_a_secret_is_not_copied);
 	T_RUN(a_directory_ignored_since_is_not_deleted);
+	T_RUN(four_threads_see_what_one_sees);
+	/* the same again with the walk on four threads */
+	if (setenv("TANDEM_WSNAP_THREADS", "4", 1) == 0) {
+		T_RUN(an_unchanged_tree_is_not_read_again);
+		T_RUN(the_first_snapshot_reads_everything_and_stores_it);
+		T_RUN(changes_are_named_by_kind);
+		T_RUN(ctime_catches_a_restored_mtime);
+		T_RUN(an_mtime_at_or_after_the_snapshot_is_hashed_again);
+		T_RUN(ignored_fifos_and_oversized_are_indexed_not_kept);
+		T_RUN(the_file_budget_is_a_note);
+		T_RUN(undo_and_redo_round_trip);
+		T_RUN(a_changed_file_is_left_alone_unless_forced);
+		T_RUN(a_hard_link_is_not_written_through);
+		T_RUN(a_planted_link_cannot_lead_outside);
+		T_RUN(a_git_change_is_flagged);
+		T_RUN(a_directory_ignored_since_is_not_deleted);
+	}
 	t_tree_remove(base);
 	return t_done();
 }
