@@ -795,8 +795,11 @@ agent_interrupt(struct agent *a)
 static void
 agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 {
-	cJSON *rec = cJSON_CreateObject();
+	cJSON *rec;
 
+	if (session_error(a->session) == NULL && tooluse_turn_end(a) == -1)
+		agent_unsaved(a);
+	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "turn");
 	cJSON_AddNumberToObject(rec, "turn", a->turn);
 	cJSON_AddStringToObject(rec, "prompt", a->turn_prompt != NULL ? a->turn_prompt : "");

@@ -307,6 +307,22 @@ bgshell_running(void)
 	return n;
 }
 
+int
+bgshell_describe(struct buf *out)
+{
+	const struct bgshell *sh;
+	int n = 0;
+
+	for (sh = bgshell_list; sh != NULL; sh = sh->next) {
+		if (sh->exited)
+			continue;
+		buf_printf(out, "%sbash_%d (`%.80s%s`)", n > 0 ? ", " : "", sh->n, sh->command,
+		    strlen(sh->command) > 80 ? "\xE2\x80\xA6" : "");
+		n++;
+	}
+	return n;
+}
+
 void
 bgshell_end_all(void)
 {

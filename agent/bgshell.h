@@ -36,5 +36,7 @@ void	bgshell_run(const struct tool_def *, const cJSON *input, struct tool_out *o
 void	bgshell_end_all(void);
 /* How many shells are still running. */
 int	bgshell_running(void);
+/* The running shells, as "bash_N (`command`)" joined by ", ", into out; how many. */
+int	bgshell_describe(struct buf *out);
 
 #endif

@@ -1,7 +1,6 @@
 /*
  * tooluse: the scheduler's callbacks after the gate.
  */
-#include "attach.h"
 #include "autoconf.h"
 
 #include <errno.h>
@@ -9,6 +8,8 @@
 #include <string.h>
 
 #include "agent_int.h"
+#include "attach.h"
+#include "bgshell.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -188,4 +189,24 @@ tooluse_ops(struct agent *a, struct sched_ops *ops)
 	ops->finished = tooluse_finished;
 	ops->idle = tooluse_idle;
 	ops->arg = a;
+}
+
+int
+tooluse_turn_end(struct agent *a)
+{
+	struct buf shells = BUF_INIT(64 * 1024), note = BUF_INIT(64 * 1024), id = BUF_INIT(64);
+	int n, rc = 0;
+
+	if (a->wsnap == NULL || (n = bgshell_describe(&shells)) == 0)
+		goto out;
+	buf_printf(&note, "background shell%s %s %s still running when turn %d ended: what %s "
+	    "from then on is in no snapshot, so a rewind does not undo it", n > 1 ? "s" : "",
+	    buf_cstr(&shells), n > 1 ? "were" : "was", a->turn, n > 1 ? "they change" : "it changes");
+	buf_printf(&id, "background_%d", a->turn);
+	rc = wsnap_note_record(a->wsnap, a->turn, buf_cstr(&id), "background shells", buf_cstr(&note));
+out:
+	buf_release(&shells);
+	buf_release(&note);
+	buf_release(&id);
+	return rc;
 }

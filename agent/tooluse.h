@@ -15,5 +15,11 @@
 
 /* The scheduler's callbacks for agent a: the gate, then these. */
 void	 tooluse_ops(struct agent *a, struct sched_ops *ops);
+/*
+ * At the end of a turn: the background shells still running are named in
+ * a record of the turn (wsnap_note_record), since what they change from
+ * then on is in no snapshot.  0, or -1 when the log could not be written.
+ */
+int	 tooluse_turn_end(struct agent *a);
 
 #endif

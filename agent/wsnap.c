@@ -1241,3 +1241,21 @@ wsnap_is_record(const cJSON *rec)
 	return json_str(rec, "by", NULL) != NULL;
 }
 
+int
+wsnap_note_record(struct wsnap *ws, int turn, const char *id, const char *by, const char *note)
+{
+	cJSON *rec, *nv;
+
+	if (ws == NULL || ws->sess == NULL)
+		return 0;
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "files");
+	cJSON_AddNumberToObject(rec, "turn", turn);
+	cJSON_AddStringToObject(rec, "id", id);
+	cJSON_AddStringToObject(rec, "by", by);
+	cJSON_AddArrayToObject(rec, "files");
+	cJSON_AddBoolToObject(rec, "running", 1);
+	nv = cJSON_AddArrayToObject(rec, "notes");
+	cJSON_AddItemToArray(nv, cJSON_CreateString(note));
+	return session_append(ws->sess, rec);
+}

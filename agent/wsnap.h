@@ -118,6 +118,14 @@ cJSON		*wsnap_after(struct wsnap *, bool *git, struct buf *notes, struct buf *er
  */
 int		 wsnap_record(struct wsnap *, int turn, const char *id, const char *by);
 
+/*
+ * A "files" record of turn with no files, only note: what a rewind of the
+ * turn cannot cover (a background shell still running), marked
+ * "running": true; its rewind only reports the note.  0 or -1.
+ */
+int		 wsnap_note_record(struct wsnap *, int turn, const char *id, const char *by,
+		    const char *note);
+
 /* Is rec (a "files" record) one of wsnap's? */
 bool		 wsnap_is_record(const cJSON *rec);
 

@@ -280,9 +280,17 @@ out:
 int
 wsnap_restore(struct wsnap *ws, const cJSON *rec, bool undo, bool force, struct buf *report)
 {
-	const cJSON *files = json_get(rec, "files");
+	const cJSON *files = json_get(rec, "files"), *nt;
 	int n = cJSON_GetArraySize(files), i, pass, rc = 0;
 
+	/* a record that only notes what no snapshot covers */
+	if (json_bool(rec, "running", false)) {
+		if (undo)
+			cJSON_ArrayForEach(nt, json_get(rec, "notes"))
+				if (cJSON_IsString(nt))
+					buf_printf(report, "%s\n", nt->valuestring);
+		return 0;
+	}
 	if (ws == NULL) {
 		buf_printf(report, "the changes of %s were recorded but snapshots are off "
 		    "(snapshots.enabled): left alone\n", json_str(rec, "by", "a command"));

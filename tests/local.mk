@@ -66,5 +66,6 @@ IT_TESTS += tests/it/sdk.sh tests/it/acp.sh tests/it/streamjson.sh
 EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
 # Workspace snapshots: commands rewound and redone.
 IT_TESTS += tests/it/wsnap.sh
+IT_TESTS += tests/it/wsnap_bg.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh
