@@ -92,10 +92,14 @@ prompt_listed(const char *list, const char *word)
 	return false;
 }
 
-/* Is name in the comma-separated list of disabled tools? */
+/* Is name in the comma-separated list of disabled tools, or a tool it needs? */
 bool
 prompt_tool_disabled(const struct config *cfg, const char *name)
 {
+	const struct tool_def *t = tool_find(name);
+
+	if (t != NULL && t->needs != NULL && prompt_listed(cfg->disabled_tools, t->needs))
+		return true;
 	return prompt_listed(cfg->disabled_tools, name);
 }
 

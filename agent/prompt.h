@@ -13,7 +13,7 @@
 
 /* Does the comma-separated list (NULL: empty) hold word? */
 bool	 prompt_listed(const char *list, const char *word);
-/* Is the tool name disabled by the settings (disabled_tools)? */
+/* Is the tool name disabled by the settings (disabled_tools), itself or the tool it needs? */
 bool	 prompt_tool_disabled(const struct config *cfg, const char *name);
 /* Build the dynamic part of the system prompt again (before each prompt's first call). */
 void	 prompt_build_dynamic(struct agent *a);

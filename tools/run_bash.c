@@ -432,6 +432,7 @@ const struct tool_def tool_bash_output = {
 	    "},\"required\":[\"shell_id\"]}",
 	.cls = TOOL_READ_ONLY,
 	.shell_op = TOOL_SHELL_OUTPUT,
+	.needs = "run_bash",
 };
 
 const struct tool_def tool_kill_shell = {
@@ -446,4 +447,5 @@ const struct tool_def tool_kill_shell = {
 	/* It changes nothing in the workspace: it ends only what the model started. */
 	.cls = TOOL_READ_ONLY,
 	.shell_op = TOOL_SHELL_KILL,
+	.needs = "run_bash",
 };

@@ -92,6 +92,7 @@ struct tool_def {
 	const struct tool_async *async;	/* non-NULL: run through it, not in a child */
 	void		*owner;		/* the async tool's own data */
 	enum tool_shell_op shell_op;	/* not NONE: run on the loop by agent/bgshell.c */
+	const char	*needs;		/* a tool without which this one is off too, or NULL */
 };
 
 /* The table, NULL-terminated, in the order the model sees the tools. */

@@ -44,4 +44,17 @@ check "the result is an error" [ "$(jq -r 'select(.type=="tool_result") | .is_er
 sleep 0.3
 check "no sleep 100 or sleep 101 is left" not pgrep -f '^sleep 10[01]$'
 
+
+# --disable-tools run_bash takes the background shells' tools with it.
+mock_start "$(scenario plain <<'J'
+{"responses":[{"text":"ok","stop_reason":"end_turn"}]}
+J
+)"
+"$TANDEM" -p "x" >/dev/null 2>"$T/err"
+check "the shell tools are offered" [ "$(mock_body 1 '[.tools[].name | select(. == "run_bash" or . == "bash_output" or . == "kill_shell")] | length')" -eq 3 ]
+mock_start "$T/plain.json"
+"$TANDEM" -p "x" --disable-tools run_bash >/dev/null 2>"$T/err"
+check "--disable-tools run_bash: none of the shell tools is offered" [ "$(mock_body 1 '[.tools[].name | select(. == "run_bash" or . == "bash_output" or . == "kill_shell")] | length')" -eq 0 ]
+check "--disable-tools run_bash: the others still are" [ "$(mock_body 1 '[.tools[].name | select(. == "read_file")] | length')" -eq 1 ]
+
 finish
