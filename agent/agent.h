@@ -31,7 +31,8 @@ enum perm_mode {
 enum approval {
 	APPROVAL_ALLOW,
 	APPROVAL_DENY,
-	APPROVAL_ALWAYS		/* allow, and remember a rule for the session */
+	APPROVAL_ALWAYS,	/* allow, and remember a rule for the session */
+	APPROVAL_NEVER		/* deny, and deny calls like it for the rest of the session */
 };
 
 /*

@@ -199,6 +199,19 @@ static int
 gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	g->v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+	/* what the person answered "never" to in this session */
+	if (g->v != PERM_VERDICT_DENY && perm_rules_count(a->session_rules, PERM_LIST_DENY) > 0) {
+		struct buf w2 = BUF_INIT(1024);
+
+		if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+		    PERM_VERDICT_DENY) {
+			buf_reset(why);
+			buf_printf(why, "the user rejected calls like this one for the rest of the "
+			    "session (%s): do not try them again, take another approach", buf_cstr(&w2));
+			g->v = PERM_VERDICT_DENY;
+		}
+		buf_release(&w2);
+	}
 	if (a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
 		if (!a->interactive) {
 			buf_reset(why);
@@ -365,11 +378,29 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
     const cJSON *edited_input)
 {
 	struct sched_call *c = sched_find(a->sched, id);
+	bool deny = decision == APPROVAL_DENY || decision == APPROVAL_NEVER;
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return;
-	emit_approval(a->bus, id, decision == APPROVAL_DENY ? "deny" :
-	    decision == APPROVAL_ALWAYS ? "always" : "allow", "user");
+	emit_approval(a->bus, id, deny ? "deny" : decision == APPROVAL_ALWAYS ? "always" : "allow",
+	    "user");
+	if (decision == APPROVAL_NEVER) {
+		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
+		char **like = gate_explain(a, c, c->input, false, NULL, &asked);
+		size_t i;
+
+		/* the rules "always" would add, as deny rules of the session: never saved */
+		for (i = 0; like[i] != NULL; i++) {
+			buf_reset(&err);
+			perm_rules_add(a->session_rules, PERM_LIST_DENY, like[i], &err);
+		}
+		perm_strv_free(like);
+		buf_release(&err);
+		buf_release(&asked);
+		if (reason == NULL)
+			reason = "the user rejects calls like this one for the rest of the session: "
+			    "do not try them again, take another approach";
+	}
 	if (decision == APPROVAL_ALWAYS) {
 		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
 		char **always = gate_explain(a, c, edited_input != NULL ? edited_input : c->input,
@@ -388,9 +419,9 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		buf_release(&err);
 		buf_release(&asked);
 	}
-	if (strcmp(c->name, "run_bash") == 0 && decision != APPROVAL_DENY)
+	if (strcmp(c->name, "run_bash") == 0 && !deny)
 		a->fork_dry_run = false;
-	sched_answer(a->sched, id, decision != APPROVAL_DENY, reason, edited_input);
+	sched_answer(a->sched, id, !deny, reason, edited_input);
 }
 
 int

@@ -181,6 +181,9 @@ approve_show_why(struct app *a, const struct pending *p)
 		l = slvec_push(&a->diff.lines);
 		sline_adds(l, "  a allows: ", ROLE_DIM, 0);
 		sline_adds(l, p->always, ROLE_DIM, 0);
+		l = slvec_push(&a->diff.lines);
+		sline_adds(l, "  N denies: ", ROLE_DIM, 0);
+		sline_adds(l, p->always, ROLE_DIM, 0);
 	}
 }
 
@@ -274,7 +277,8 @@ approve_settled(struct app *a, const char *id)
 static const char *
 approve_decision(enum approval d)
 {
-	return d == APPROVAL_DENY ? "deny" : d == APPROVAL_ALWAYS ? "always" : "allow";
+	return d == APPROVAL_DENY || d == APPROVAL_NEVER ? "deny" : d == APPROVAL_ALWAYS ? "always" :
+	    "allow";
 }
 
 void
@@ -290,8 +294,9 @@ approve_answer_at(struct app *a, size_t i, enum approval d, const char *reason, 
 	char *id;
 
 	id = xstrdup(a->ap.pend[i].id);
-	if (d == APPROVAL_DENY)
-		tr_tool_denied(a->tr, id, reason);
+	if (d == APPROVAL_DENY || d == APPROVAL_NEVER)
+		tr_tool_denied(a->tr, id, reason != NULL ? reason :
+		    d == APPROVAL_NEVER ? "denied for the rest of the session" : NULL);
 	tv_decided(&a->tools, id, approve_decision(d), ev_now_ms());
 	if (a->agent != NULL)
 		a->be->answer(a->agent, id, d, reason, edited);
@@ -318,7 +323,7 @@ approve_prompt(struct app *a, struct sline *out)
 	const struct approve_tool *t;
 	const char *target;
 	static const char *const keys[][2] = {
-		{ "y", "es" }, { "n", "o" }, { "a", "lways" }, { "e", "dit" },
+		{ "y", "es" }, { "n", "o" }, { "a", "lways" }, { "N", "ever" }, { "e", "dit" },
 	};
 	size_t i;
 
@@ -359,7 +364,7 @@ approve_prompt(struct app *a, struct sline *out)
 		return;
 	}
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		if (i == 3 && (t == NULL || t->field == NULL))
+		if (i == 4 && (t == NULL || t->field == NULL))
 			break;
 		sline_adds(out, keys[i][0], ROLE_APPROVAL_KEY, TA_BOLD);
 		sline_adds(out, keys[i][1], ROLE_APPROVAL, 0);

@@ -277,7 +277,8 @@ key_hist_erase(struct app *a, int key, struct app_action *act)
 static unsigned
 key_approve(struct app *a, int key, struct app_action *act)
 {
-	approve_answer(a, key == 'a' ? APPROVAL_ALWAYS : APPROVAL_ALLOW, NULL, NULL);
+	approve_answer(a, key == 'a' ? APPROVAL_ALWAYS : key == 'N' ? APPROVAL_NEVER : APPROVAL_ALLOW,
+	    NULL, NULL);
 	return KR_REDRAW | KR_RESIZE;
 }
 
@@ -745,6 +746,7 @@ static const struct key_binding key_table[] = {
 	{ 'y', C_APPROVE, key_approve, "y", "approve the pending change or command" },
 	{ 'n', C_APPROVE, key_deny, "n", "deny it (then type why, or just Enter)" },
 	{ 'a', C_APPROVE, key_approve, "a", "approve, and always allow this for the session" },
+	{ 'N', C_APPROVE, key_approve, "N", "deny, and deny calls like it for the rest of the session" },
 	{ 'e', C_APPROVE, key_edit, "e", "edit the proposal in $VISUAL/$EDITOR, then approve it" },
 	{ '\r', C_REASON, key_reason_send, NULL, NULL },
 	{ KC_ESC, C_REASON, key_reason_cancel, NULL, NULL },

@@ -402,8 +402,7 @@ acp_answered(struct acp *p, const cJSON *msg)
 		else if (strcmp(opt, "allow_always") == 0)
 			agent_answer(p->agent, k->tool_id, APPROVAL_ALWAYS, NULL, NULL);
 		else if (strcmp(opt, "reject_always") == 0)
-			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, "the user rejects calls like "
-			    "this one: do not ask again, take another approach", NULL);
+			agent_answer(p->agent, k->tool_id, APPROVAL_NEVER, NULL, NULL);
 		else
 			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, NULL, NULL);
 	}

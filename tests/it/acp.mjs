@@ -1,7 +1,7 @@
 // The ACP SDK's client (@agentclientprotocol/sdk) driving the real
 // `tandem acp` over its stdio (acp.sh starts the mock and sets the
 // environment).  Prints TAP lines without a plan; acp.sh counts them.
-// Argument: phase (session | load SESSION_ID | mcp).
+// Argument: phase (session | load SESSION_ID | mcp | never).
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
@@ -183,6 +183,20 @@ async function mcpPhase(ctx) {
 	ok(!/were not started/.test(stderr), 'no sentence about servers not started');
 }
 
+// reject_always: the call is denied, and the same call again is denied without asking.
+async function neverPhase(ctx) {
+	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+	const session = await ctx.buildSession({ cwd: ws, mcpServers: [] }).start();
+	policy = 'reject_always';
+	const r = await collect(session, 'touch it twice');
+	ok(asked.length === 1 && asked[0].toolCall.rawInput.command === 'touch nope',
+	    `reject_always: one permission request for the two same calls (${asked.length})`);
+	const failedCalls = r.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed');
+	ok(failedCalls.length === 2, `reject_always: both calls failed (${failedCalls.length})`);
+	ok(!existsSync(`${ws}/nope`), 'reject_always: the command never ran');
+	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
+}
+
 const updatesSeen = [];
 app.onNotification('session/update', ({ params }) => { updatesSeen.push({ update: params.update, at: Date.now() }); });
 
@@ -192,6 +206,8 @@ try {
 			await loadPhase(ctx);
 		} else if (phase === 'mcp') {
 			await mcpPhase(ctx);
+		} else if (phase === 'never') {
+			await neverPhase(ctx);
 		} else {
 			await sessionPhase(ctx);
 		}

@@ -66,6 +66,19 @@ check "mcp: the first request offered the server's echo" \
     [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__echo")] | length')" -eq 1 ]
 check "mcp: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 
+# reject_always denies the call and every call like it for the rest of the session.
+mock_start "$(scenario acpnever <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_x1","name":"run_bash","input":{"command":"touch nope"}}],"stop_reason":"tool_use","expect_contains":"touch it twice"},
+ {"tool_uses":[{"id":"toolu_x2","name":"run_bash","input":{"command":"touch nope"}}],"stop_reason":"tool_use"},
+ {"text":"Gave up.","stop_reason":"end_turn","expect_contains":"rest of the session"}
+]}
+J
+)"
+run_node never
+check "never: the model was told the calls are rejected for the session" grep -q 'rest of the session' <(sed -n 3p "$MOCK_LOG")
+check "never: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+
 # JSON-RPC framing errors, by hand.
 out=$(printf '%s\n' 'not json' '[1,2]' '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"x","prompt":[]}}' | "$TANDEM" acp 2>"$T/err")
 check "a line that is not JSON: parse error -32700" [ "$(echo "$out" | sed -n 1p | jq -r .error.code)" = -32700 ]
