@@ -39,6 +39,7 @@ static void mcp_send_call(struct mcp_call *);
 static void mcp_check_wait(struct mcp *);
 
 static const struct tool_async mcp_proxy_async;
+static int64_t mcp_tokens;	/* the last progressToken given */
 
 static const char mcp_proxy_desc[] =
     "Use the tools of the MCP servers configured for this workspace. Their definitions are "
@@ -271,6 +272,8 @@ mcp_on_request(struct mcp_server *s, const char *method, const cJSON *id)
 	}
 }
 
+static void mcp_on_progress(struct mcp_server *, const cJSON *params);
+
 static void
 mcp_on_notification(struct mcp_server *s, const char *method, const cJSON *params)
 {
@@ -279,6 +282,8 @@ mcp_on_notification(struct mcp_server *s, const char *method, const cJSON *param
 			s->list_again = true;
 		else if (s->state == MCP_READY)
 			mcp_list_tools(s, NULL);
+	} else if (strcmp(method, "notifications/progress") == 0) {
+		mcp_on_progress(s, params);
 	} else if (strcmp(method, "notifications/message") == 0) {
 		char *d = json_print(json_get(params, "data"));
 
@@ -595,9 +600,57 @@ mcp_on_call_timeout(struct ev_loop *loop, void *arg)
 	(void)loop;
 	c->timer = 0;
 	mcp_call_cancelled(c, "timed out");
-	mcp_call_finish(c, true, "the MCP server %s did not answer this call within %ld s; it "
-	    "was cancelled (the limit is the setting mcp.timeout_ms)", c->srv->cfg.name,
-	    ms / 1000);
+	if (c->progressed != 0 && ev_now_ms() - c->t0 >= (int64_t)ms * MCP_PROGRESS_TIMES)
+		mcp_call_finish(c, true, "the MCP server %s told progress but did not answer this "
+		    "call within %ld s in all (%d times the setting mcp.timeout_ms); it was cancelled",
+		    c->srv->cfg.name, ms * MCP_PROGRESS_TIMES / 1000, MCP_PROGRESS_TIMES);
+	else if (c->progressed != 0)
+		mcp_call_finish(c, true, "the MCP server %s neither answered this call nor told "
+		    "progress for %ld s; it was cancelled (the limit is the setting mcp.timeout_ms)",
+		    c->srv->cfg.name, ms / 1000);
+	else
+		mcp_call_finish(c, true, "the MCP server %s did not answer this call within %ld s; it "
+		    "was cancelled (the limit is the setting mcp.timeout_ms)", c->srv->cfg.name,
+		    ms / 1000);
+}
+
+/*
+ * notifications/progress of a call in flight: shown as its live output,
+ * and its timeout starts again, up to MCP_PROGRESS_TIMES the limit in all.
+ */
+static void
+mcp_on_progress(struct mcp_server *s, const cJSON *params)
+{
+	const cJSON *tok = json_get(params, "progressToken"), *total = json_get(params, "total");
+	const struct mcp_pending *p;
+	struct mcp_call *c = NULL;
+	struct buf line = BUF_INIT(4096);
+	int64_t now = ev_now_ms(), limit = s->m->o.timeout_ms, left;
+
+	if (!cJSON_IsNumber(tok))
+		return;
+	for (p = s->pending; p != NULL && c == NULL; p = p->next)
+		if (p->kind == MCP_REQ_CALL && p->call != NULL && !p->call->over &&
+		    p->call->token == (int64_t)tok->valuedouble)
+			c = p->call;
+	if (c == NULL)
+		return;
+	c->progressed = now;
+	left = c->t0 + limit * MCP_PROGRESS_TIMES - now;
+	if (c->timer != 0 && left > 0) {
+		ev_timer_cancel(s->m->loop, c->timer);
+		c->timer = ev_timer_add(s->m->loop, left < limit ? left : limit, mcp_on_call_timeout, c);
+	}
+	if (c->progress == NULL)
+		return;
+	buf_printf(&line, "progress %g", json_num(params, "progress", 0));
+	if (cJSON_IsNumber(total))
+		buf_printf(&line, "/%g", total->valuedouble);
+	if (json_str(params, "message", NULL) != NULL)
+		buf_printf(&line, ": %.200s", json_str(params, "message", ""));
+	buf_putc(&line, '\n');
+	c->progress(c->arg, line.data, line.len);
+	buf_release(&line);
 }
 
 static void
@@ -608,6 +661,10 @@ mcp_send_call(struct mcp_call *c)
 
 	cJSON_AddStringToObject(params, "name", c->remote);
 	cJSON_AddItemToObject(params, "arguments", cJSON_Duplicate(c->args, 1));
+	/* a server that tells progress keeps the call alive (mcp_on_progress) */
+	c->token = ++mcp_tokens;
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(params, "_meta"), "progressToken",
+	    (double)c->token);
 	id = mcp_request(c->srv, MCP_REQ_CALL, "tools/call", params, c);
 	if (id == -1) {
 		mcp_call_finish(c, true, "the MCP server %s did not take the call", c->srv->cfg.name);
@@ -732,7 +789,7 @@ mcp_on_call_result(struct mcp_call *c, const cJSON *result, const cJSON *error)
 
 static void *
 mcp_tool_start(const struct tool_def *def, const cJSON *input, const char *id,
-    tool_async_done_fn *done, void *arg)
+    tool_async_progress_fn *progress, tool_async_done_fn *done, void *arg)
 {
 	struct mcp_tool *t = def->owner;
 	struct mcp_server *s = t->srv;
@@ -745,6 +802,7 @@ mcp_tool_start(const struct tool_def *def, const cJSON *input, const char *id,
 	c->id = xstrdup(id);
 	c->args = cJSON_IsObject(input) ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
 	c->done = done;
+	c->progress = progress;
 	c->arg = arg;
 	c->t0 = now;
 	tool_out_init(&c->out);
@@ -829,7 +887,7 @@ mcp_matches(const struct mcp_tool *t, const char *query)
 
 static void *
 mcp_proxy_start(const struct tool_def *def, const cJSON *input, const char *id,
-    tool_async_done_fn *done, void *arg)
+    tool_async_progress_fn *progress, tool_async_done_fn *done, void *arg)
 {
 	struct mcp *m = def->owner;
 	struct mcp_call *c = xcalloc(1, sizeof *c);

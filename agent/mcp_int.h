@@ -21,6 +21,7 @@
 #define MCP_PAGES_MAX		100
 #define MCP_BACKOFF_MAX_MS	30000
 #define MCP_IMAGES_MAX		(8 * 1024 * 1024)
+#define MCP_PROGRESS_TIMES	10	/* progress keeps a call alive up to this many timeouts */
 
 
 enum mcp_state {
@@ -97,8 +98,11 @@ struct mcp_call {
 	char			*id;
 	cJSON			*args;
 	tool_async_done_fn	*done;
+	tool_async_progress_fn	*progress;	/* NULL: nobody watches */
 	void			*arg;
 	int64_t			 rpc_id;	/* 0: not sent */
+	int64_t			 token;		/* its progressToken */
+	int64_t			 progressed;	/* when the server last told progress (0: never) */
 	int64_t			 t0;
 	uint64_t		 timer, fire;
 	bool			 over;

@@ -215,7 +215,8 @@ sched_start(struct sched *s, struct sched_call *c)
 	if (s->ops.started != NULL)
 		s->ops.started(s->ops.arg, c);
 	if (c->tool->async != NULL)
-		c->ajob = c->tool->async->start(c->tool, c->input, c->id, sched_ctx_done, x);
+		c->ajob = c->tool->async->start(c->tool, c->input, c->id, sched_ctx_progress,
+		    sched_ctx_done, x);
 	else
 		c->job = exec_start(s->loop, c->tool, c->input, s->env, c->id,
 		    sched_ctx_progress, sched_ctx_done, x);

@@ -85,8 +85,8 @@ a_fire(struct ev_loop *loop, void *arg)
 }
 
 static void *
-a_start(const struct tool_def *def, const cJSON *in, const char *id, tool_async_done_fn *done,
-    void *arg)
+a_start(const struct tool_def *def, const cJSON *in, const char *id,
+    tool_async_progress_fn *progress, tool_async_done_fn *done, void *arg)
 {
 	struct a_job *j = calloc(1, sizeof *j);
 

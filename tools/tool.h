@@ -62,14 +62,16 @@ struct tool_out {
 struct tool_def;
 /* An asynchronous call's result; out is the callback's to use during the call. */
 typedef void tool_async_done_fn(void *arg, struct tool_out *out, int64_t duration_ms);
+/* What an asynchronous call says while it runs (shown live, as a command's output). */
+typedef void tool_async_progress_fn(void *arg, const char *p, size_t n);
 /*
  * Tools that run on the loop instead of in a child (MCP tools).  start
  * never calls done before it returns; cancel makes done come soon, with
- * an interrupted result.
+ * an interrupted result.  progress and done get arg.
  */
 struct tool_async {
 	void	*(*start)(const struct tool_def *, const cJSON *input, const char *id,
-		    tool_async_done_fn *done, void *arg);
+		    tool_async_progress_fn *progress, tool_async_done_fn *done, void *arg);
 	void	 (*cancel)(void *job);
 };
 

@@ -58,6 +58,47 @@ check "roots/list was answered with the workspace" grep -q "file://$(pwd -P)" <(
 check "no call failed" [ "$(jq -s '[.[] | select(.type=="tool_result" and .is_error)] | length' "$T/out.jsonl")" -eq 0 ]
 check "the mock found every tool_use answered" [ "$(mock_problems)" -eq 0 ]
 
+# Progress: a call that tells progress outlives mcp.timeout_ms and shows it live; one that does not, times out.
+mock_start "$(scenario progress <<'J'
+{"responses":[
+ {"tool_uses":[
+   {"id":"toolu_p1","name":"mcp__every__trigger-long-running-operation","input":{"duration":4,"steps":8}},
+   {"id":"toolu_p2","name":"mcp__every__trigger-long-running-operation","input":{"duration":3,"steps":1}}],
+  "stop_reason":"tool_use"},
+ {"text":"Done.","stop_reason":"end_turn"}
+]}
+J
+)"
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+cat >"$XDG_CONFIG_HOME/tandem/settings.json" <<'J'
+{"mcp":{"timeout_ms":1500}}
+J
+"$TANDEM" -p "take your time" --mcp-config "$(every_cfg)" --allow mcp__every --output-format events \
+    >"$T/out.jsonl" 2>>"$T/err"
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+check "progress: the call that tells progress runs past mcp.timeout_ms to its answer" \
+    grep -q 'Long running operation completed' <(result_of toolu_p1)
+check "progress: it is shown live as the call's output" \
+    [ "$(jq -r 'select(.type=="tool_progress" and .id=="toolu_p1") | .output' "$T/out.jsonl" | grep -c '^progress [1-8]/8$')" -ge 6 ]
+check "progress: the silent call times out" grep -q 'did not answer this call within 1 s' <(result_of toolu_p2)
+# ... but progress keeps a call alive only up to 10 times the limit in all.
+mock_start "$(scenario progress_cap <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_p3","name":"mcp__every__trigger-long-running-operation","input":{"duration":6,"steps":60}}],
+  "stop_reason":"tool_use"},
+ {"text":"Done.","stop_reason":"end_turn"}
+]}
+J
+)"
+echo '{"mcp":{"timeout_ms":300}}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+start=$(date +%s)
+"$TANDEM" -p "take longer" --mcp-config "$(every_cfg)" --allow mcp__every --output-format events \
+    >"$T/out.jsonl" 2>>"$T/err"
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+check "progress: past 10 times mcp.timeout_ms the call is cancelled all the same" \
+    grep -q 'told progress but did not answer this call within 3 s in all' <(result_of toolu_p3)
+check "progress: and at that time, not at the end of the operation" [ $(($(date +%s) - start)) -lt 6 ]
+
 # --disable-tools takes MCP tools out of the request too.
 mock_start "$(scenario dis <<'J'
 {"responses":[{"text":"ok","stop_reason":"end_turn"}]}
