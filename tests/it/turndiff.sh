@@ -13,8 +13,9 @@ W="$T/ws/proj"
 CMD='printf "three\\n" >>f.txt; printf "two\\n" >>a.txt; printf "new\\n" >new.txt; rm gone.txt; chmod 755 script.sh; printf "tail" >>nonl.txt; mkdir -p d && printf "x\\n" >d/x'
 # A command's changes to binary files: one changed, one made, one removed, one with
 # its mode and content changed, one with its mode alone, one across stored blocks,
-# and one too large for the snapshots.
-BCMD="printf '\\000\\001\\002\\003PNG\\377\\376\\000more' >img.bin; printf '\\000new\\377' >new.bin; rm old.bin; printf '\\000mm' >m.bin; chmod 755 m.bin; chmod 755 s.bin; printf 'Z\\000' | dd of=rnd.bin bs=1 seek=70000 conv=notrunc status=none; printf 'x' >>huge.bin"
+# one too large for the snapshots, and a text file with more lines than a
+# line diff takes.
+BCMD="printf '\\000\\001\\002\\003PNG\\377\\376\\000more' >img.bin; printf '\\000new\\377' >new.bin; rm old.bin; printf '\\000mm' >m.bin; chmod 755 m.bin; chmod 755 s.bin; printf 'Z\\000' | dd of=rnd.bin bs=1 seek=70000 conv=notrunc status=none; printf 'x' >>huge.bin; yes x | head -n 2000001 >many.txt"
 SCEN=$(scenario both <<J
 {"check_echo":false,"responses":[
  {"match":"toolu_n1","text":"binaries done","stop_reason":"end_turn","repeat":5},
@@ -141,9 +142,9 @@ printf '\000old\000' >old.bin
 printf '\000m' >m.bin
 printf '\000s' >s.bin
 head -c 150000 /dev/urandom >rnd.bin
-head -c 1100000 /dev/zero >huge.bin
+head -c 8500000 /dev/zero >huge.bin
 chmod 644 img.bin old.bin m.bin s.bin rnd.bin huge.bin
-BINS="img.bin new.bin old.bin m.bin s.bin rnd.bin"
+BINS="img.bin new.bin old.bin m.bin s.bin rnd.bin many.txt"
 # Each file's mode and bytes (or "absent").
 bins() {
 	for f in $BINS; do
@@ -151,9 +152,13 @@ bins() {
 		else echo "$f absent"; fi
 	done
 }
+# One file's lines in a diff: from its "diff --git" to the next file's or a "# " line.
+block() {
+	awk -v h="diff --git a/$1 b/$1" '$0 == h { on = 1; next } on && (/^diff --git / || /^# /) { on = 0 } on' "$2"
+}
 rm -rf "$T/bin.before" && cp -a "$W" "$T/bin.before"
 mkdir -p "$XDG_CONFIG_HOME/tandem"
-printf '{"snapshots": {"max_file_mb": 1}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
+printf '{"snapshots": {"max_file_mb": 8}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
 "$TANDEM" -c -p "binary turn" --permission-mode yolo >/dev/null 2>"$T/err"
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 check "binary turn: the command ran" [ -e new.bin -a ! -e old.bin -a "$(stat -c %a m.bin)" = 755 ]
@@ -161,7 +166,9 @@ rm -rf "$T/bin.after" && cp -a "$W" "$T/bin.after"
 nturn=$(jq -r 'select(.k == "files" and .id == "toolu_n1") | .turn' "$TANDEM_HOME"/sessions/*/log.jsonl)
 "$TANDEM" -c --diff "$nturn" >"$T/n.diff" 2>"$T/d.err"
 check "binary turn: --diff exits 0, quietly" [ $? -eq 0 -a ! -s "$T/d.err" ]
-check "binary turn: five binary patches" [ "$(grep -cx 'GIT binary patch' "$T/n.diff")" -eq 5 ]
+check "binary turn: six binary patches" [ "$(grep -cx 'GIT binary patch' "$T/n.diff")" -eq 6 ]
+check "binary turn: the text file too long for a line diff is a binary patch" \
+	[ "$(block many.txt "$T/n.diff" | sed -n '1p;3,4p' | cut -c1-16)" = "$(printf 'new file mode 10\nGIT binary patch\nliteral 4000002')" ]
 check "binary turn: full blob ids, as git's own" \
 	grep -qx "index $(git hash-object "$T/bin.before/img.bin")\.\.$(git hash-object img.bin) 100644" "$T/n.diff"
 check "binary turn: the new file's old side is the null id" \
@@ -170,10 +177,6 @@ check "binary turn: the mode and content change, as git writes it" \
 	[ "$(grep -A4 -x 'diff --git a/m.bin b/m.bin' "$T/n.diff" | sed 1d)" = \
 	  "$(printf 'old mode 100644\nnew mode 100755\nindex %s..%s\nGIT binary patch' \
 	     "$(git hash-object "$T/bin.before/m.bin")" "$(git hash-object m.bin)")" ]
-# One file's lines in a diff: from its "diff --git" to the next file's or a "# " line.
-block() {
-	awk -v h="diff --git a/$1 b/$1" '$0 == h { on = 1; next } on && (/^diff --git / || /^# /) { on = 0 } on' "$2"
-}
 check "binary turn: the mode alone, without a patch" \
 	[ "$(block s.bin "$T/n.diff")" = "$(printf 'old mode 100644\nnew mode 100755')" ]
 check "binary turn: the deleted file, as git writes it" \
@@ -199,7 +202,7 @@ check "binary turn: huge.bin left as it was after the turn" cmp -s "$T/g/huge.bi
 (cd "$T/g" && git apply "$T/n.diff") 2>"$T/ga.err"
 check "binary turn: git apply forward on the old tree" [ $? -eq 0 ]
 check "binary turn: ... gives the new one" [ "$(bins "$T/g")" = "$(bins "$T/bin.after")" ]
-for f in img.bin new.bin m.bin rnd.bin; do
+for f in img.bin new.bin m.bin rnd.bin many.txt; do
 	check "binary turn: $f as after the turn (cmp)" cmp "$T/g/$f" "$T/bin.after/$f"
 done
 diag "$T/ga.err"
@@ -211,7 +214,7 @@ find "$TANDEM_HOME" -type f -name "$hash" -delete
 "$TANDEM" -c --diff "$nturn" >"$T/n2.diff" 2>"$T/d.err"
 check "store: --diff still exits 0" [ $? -eq 0 ]
 check "store: the file whose content is gone is named on one line" grep -q '^# img.bin: ' "$T/n2.diff"
-check "store: ... and only it is missing" [ "$(grep -cx 'GIT binary patch' "$T/n2.diff")" -eq 4 ]
+check "store: ... and only it is missing" [ "$(grep -cx 'GIT binary patch' "$T/n2.diff")" -eq 5 ]
 rm -rf "$T/g" && cp -a "$T/bin.after" "$T/g"
 (cd "$T/g" && git apply -R "$T/n2.diff") 2>"$T/ga.err"
 check "store: git apply -R takes the rest" [ $? -eq 0 -a ! -e "$T/g/new.bin" ]
