@@ -6,10 +6,17 @@
  * first change and after the last.  Each path becomes a git-style diff
  * ("diff --git a/p b/p", "new file mode", "deleted file mode", "old
  * mode"/"new mode", then the hunks of diff.h), so the text can be read in
- * the diff pane and given to `git apply -R` to take a turn back.  What a
- * patch cannot carry is named on a line of its own, outside any hunk:
- * binary files ("Binary files a/p and b/p differ"), symbolic links,
- * directories, and content the snapshot did not keep.
+ * the diff pane and given to `git apply -R` to take a turn back.
+ *
+ * A binary file (a NUL byte anywhere in either side), or a text change too
+ * large for diff.h, goes as git's binary patch (gitbin.h): an "index" line
+ * with both sides' full blob ids, which git apply needs and checks, then
+ * the new content and the old as literal hunks, so the patch applies in
+ * both directions.  A file whose mode alone changed gets the mode lines
+ * alone.  What a patch cannot carry is named on a "# " line of its own,
+ * outside any hunk, which git apply passes over: symbolic links,
+ * directories, and content the snapshot did not keep or can no longer
+ * read.
  */
 #include "autoconf.h"
 
@@ -20,8 +27,10 @@
 #include "buf.h"
 #include "diff.h"
 #include "fsutil.h"
+#include "gitbin.h"
 #include "json.h"
 #include "session.h"
+#include "sha1.h"
 #include "xalloc.h"
 #include "agent_int.h"
 #include "wsnap.h"
@@ -53,29 +62,68 @@ turndiff_side(const cJSON *f, bool after, bool ws, struct turndiff_side *s)
 	s->lost = strcmp(lost, "both") == 0 || strcmp(lost, after ? "after" : "before") == 0;
 }
 
-/* Content of hash from the session's edit snapshots or the workspace store. */
+/*
+ * Content of hash from the session's edit snapshots or the workspace store;
+ * -1 with the sentence for the file's "# " line in err.
+ */
 static int
 turndiff_load(struct agent *a, const char *hash, char **data, size_t *len, struct buf *err)
 {
+	struct buf why = BUF_INIT(4096);
+
 	buf_reset(err);
-	if (fsutil_snapshot_load(a->snap_dir, hash, data, len, err) == 0)
-		return 0;
-	buf_reset(err);
-	if (a->wsnap != NULL && fsutil_snapshot_load(wsnap_store(a->wsnap), hash, data, len, err) == 0)
-		return 0;
+	if (fsutil_snapshot_load(a->snap_dir, hash, data, len, &why) == 0)
+		goto found;
+	if (a->wsnap != NULL) {
+		buf_reset(&why);
+		if (fsutil_snapshot_load(wsnap_store(a->wsnap), hash, data, len, &why) == 0)
+			goto found;
+	}
+	buf_printf(err, "changed; its content cannot be read from the snapshots (%s)", buf_cstr(&why));
+	buf_release(&why);
 	return -1;
+found:
+	buf_release(&why);
+	return 0;
 }
 
+/*
+ * git calls a file binary for a NUL in its first 8000 bytes; a NUL
+ * anywhere is enough here, as a text hunk could not carry it to git apply.
+ */
 static bool
 turndiff_binary(const char *p, size_t n)
 {
-	return memchr(p, '\0', n < 8000 ? n : 8000) != NULL;
+	return memchr(p, '\0', n) != NULL;
 }
 
 static long
 turndiff_gitmode(const struct turndiff_side *s)
 {
 	return 0100000 | (s->mode >= 0 ? s->mode & 0777 : 0644);
+}
+
+/* The index line and binary patch of one file (exists: that side is a file). */
+static int
+turndiff_binpatch(const struct turndiff_path *tp, bool bfile, bool ffile, const char *od, size_t on,
+    const char *nd, size_t nn, struct buf *out)
+{
+	static const char none[] = "0000000000000000000000000000000000000000";
+	const struct turndiff_side *b = &tp->before, *f = &tp->after;
+	char oid[SHA1_HEX_LEN + 1], nid[SHA1_HEX_LEN + 1];
+
+	if (bfile)
+		sha1_git_blob(od, on, oid);
+	if (ffile)
+		sha1_git_blob(nd, nn, nid);
+	/* the mode goes on the line as git writes it: both sides files, one known mode */
+	if (bfile && ffile && b->mode >= 0 && b->mode == f->mode) {
+		if (buf_printf(out, "index %s..%s %lo\n", oid, nid, turndiff_gitmode(f)) == -1)
+			return -1;
+	} else if (buf_printf(out, "index %s..%s\n", bfile ? oid : none, ffile ? nid : none) == -1) {
+		return -1;
+	}
+	return gitbin_patch(out, od ? od : "", on, nd ? nd : "", nn);
 }
 
 static void
@@ -88,6 +136,7 @@ turndiff_one(struct agent *a, const struct turndiff_path *tp, struct buf *out, s
 	struct buf ol = BUF_INIT(BUF_NOLIMIT), nl = BUF_INIT(BUF_NOLIMIT);
 	size_t on = 0, nn = 0;
 	struct diff *d = NULL;
+	bool same;
 	int rc = -1;
 
 	if ((b->kind != NULL && !bfile) || (f->kind != NULL && !ffile)) {
@@ -104,8 +153,8 @@ turndiff_one(struct agent *a, const struct turndiff_path *tp, struct buf *out, s
 		goto out;
 	if (ffile && turndiff_load(a, f->hash, &nd, &nn, err) == -1)
 		goto out;
-	if (bfile && ffile && on == nn && memcmp(od, nd, on) == 0 &&
-	    (b->mode < 0 || f->mode < 0 || b->mode == f->mode)) {
+	same = bfile && ffile && on == nn && (on == 0 || memcmp(od, nd, on) == 0);
+	if (same && (b->mode < 0 || f->mode < 0 || b->mode == f->mode)) {
 		rc = 0;
 		goto out;
 	}
@@ -116,15 +165,21 @@ turndiff_one(struct agent *a, const struct turndiff_path *tp, struct buf *out, s
 		buf_printf(out, "deleted file mode %lo\n", turndiff_gitmode(b));
 	else if (b->mode >= 0 && f->mode >= 0 && b->mode != f->mode)
 		buf_printf(out, "old mode %lo\nnew mode %lo\n", turndiff_gitmode(b), turndiff_gitmode(f));
-	if (turndiff_binary(od ? od : "", on) || turndiff_binary(nd ? nd : "", nn)) {
-		buf_printf(out, "Binary files %s%s and %s%s differ\n", bfile ? "a/" : "/dev/null",
-		    bfile ? tp->path : "", ffile ? "b/" : "/dev/null", ffile ? tp->path : "");
-		rc = 0;
+	if (same) {
+		rc = 0;		/* the mode alone */
 		goto out;
 	}
-	d = diff_compute(od ? od : "", on, nd ? nd : "", nn, err);
-	if (d == NULL)
+	if (!turndiff_binary(od ? od : "", on) && !turndiff_binary(nd ? nd : "", nn))
+		d = diff_compute(od ? od : "", on, nd ? nd : "", nn, err);
+	if (d == NULL) {
+		/* binary, or more lines than a text diff takes */
+		buf_reset(err);
+		if (turndiff_binpatch(tp, bfile, ffile, od, on, nd, nn, out) == -1)
+			buf_puts(err, "the diff is too large to show");
+		else
+			rc = 0;
 		goto out;
+	}
 	buf_printf(&ol, "%s%s", bfile ? "a/" : "/dev/null", bfile ? tp->path : "");
 	buf_printf(&nl, "%s%s", ffile ? "b/" : "/dev/null", ffile ? tp->path : "");
 	if (diff_format(d, buf_cstr(&ol), buf_cstr(&nl), out) == -1) {

@@ -6,6 +6,8 @@ libtandem_lib_a_SOURCES = \
 	lib/utf8.c lib/utf8.h \
 	lib/json.c lib/json.h \
 	lib/sha256.c lib/sha256.h \
+	lib/sha1.c lib/sha1.h \
+	lib/gitbin.c lib/gitbin.h \
 	lib/redact.c lib/redact.h \
 	lib/pathglob.c lib/pathglob.h \
 	lib/proc.c lib/proc.h \
@@ -50,3 +52,8 @@ tests_test_file_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_proc
 TESTS += tests/test_proc
 tests_test_proc_LDADD = $(LIB_LIBS)
+
+# git binary patches: SHA-1 blob ids, Adler-32, stored zlib, base85, and real git applying them.
+check_PROGRAMS += tests/test_gitbin
+TESTS += tests/test_gitbin
+tests_test_gitbin_LDADD = $(LIB_LIBS)

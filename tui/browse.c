@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "browse.h"
+#include "gitbin.h"
 #include "json.h"
 #include "theme.h"
 #include "wrap.h"
@@ -449,7 +450,7 @@ browse_act(struct app *a, int key)
 void
 browse_diff(struct app *a, int turn)
 {
-	struct buf d = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096);
+	struct buf d = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096), shown = BUF_INIT(BUF_NOLIMIT);
 	char title[64];
 
 	if (a->be->turn_diff == NULL) {
@@ -458,13 +459,16 @@ browse_diff(struct app *a, int turn)
 		app_notice(a, ROLE_ERROR, "%s", buf_cstr(&err));
 	} else {
 		(void)snprintf(title, sizeof title, "turn %d", turn);
-		if (d.len == 0)
-			buf_puts(&d, "no file changes");
-		udiff_view_show(&a->diff, title, buf_cstr(&d), d.len);
+		/* a binary patch is for git apply: the pane says one line of it */
+		(void)gitbin_summarize(d.data ? d.data : "", d.len, &shown);
+		if (shown.len == 0)
+			buf_puts(&shown, "no file changes");
+		udiff_view_show(&a->diff, title, buf_cstr(&shown), shown.len);
 		app_dirty(a, D_DIFF | D_LAYOUT | D_PANES);
 	}
 	buf_release(&d);
 	buf_release(&err);
+	buf_release(&shown);
 }
 
 /* ---- rewind, redo, fork ---- */

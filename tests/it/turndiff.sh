@@ -3,14 +3,23 @@
 # write_file and a command's changes (edited, created, deleted, a mode
 # changed, a file without a last newline, a directory made) folded per
 # file; `git apply -R` of it takes the workspace back byte for byte and
-# `git apply` forward again; binary files and content not kept are named;
+# `git apply` forward again; binary files go as git binary patches, which
+# git apply takes both ways in a git repository, byte for byte; content not
+# kept or gone from the store is named on a line git apply passes over;
 # a turn that does not exist and --diff without a session are refused.
 . "$(dirname "$0")/lib.sh"
 
 W="$T/ws/proj"
 CMD='printf "three\\n" >>f.txt; printf "two\\n" >>a.txt; printf "new\\n" >new.txt; rm gone.txt; chmod 755 script.sh; printf "tail" >>nonl.txt; mkdir -p d && printf "x\\n" >d/x'
+# A command's changes to binary files: one changed, one made, one removed, one with
+# its mode and content changed, one with its mode alone, one across stored blocks,
+# one too large for the snapshots, and a text file with more lines than a
+# line diff takes.
+BCMD="printf '\\000\\001\\002\\003PNG\\377\\376\\000more' >img.bin; printf '\\000new\\377' >new.bin; rm old.bin; printf '\\000mm' >m.bin; chmod 755 m.bin; chmod 755 s.bin; printf 'Z\\000' | dd of=rnd.bin bs=1 seek=70000 conv=notrunc status=none; printf 'x' >>huge.bin; yes x | head -n 2000001 >many.txt"
 SCEN=$(scenario both <<J
 {"check_echo":false,"responses":[
+ {"match":"toolu_n1","text":"binaries done","stop_reason":"end_turn","repeat":5},
+ {"match":"binary turn","tool_uses":[{"id":"toolu_n1","name":"run_bash","input":{"command":$(jq -Rn --arg c "$BCMD" '$c')}}],"stop_reason":"tool_use","repeat":5},
  {"match":"toolu_o1","text":"outer done","stop_reason":"end_turn","repeat":5},
  {"match":"change outer","tool_uses":[{"id":"toolu_o1","name":"run_bash","input":{"command":"printf 'z\\\\n' >$T/outer.txt && printf 'q\\\\n' >>a.txt"}}],"stop_reason":"tool_use","repeat":5},
  {"match":"toolu_x1","text":"extra done","stop_reason":"end_turn","repeat":5},
@@ -81,7 +90,10 @@ check "git apply forward takes it again" [ $? -eq 0 -a "$(state)" = "$AFTER" ]
 # Binary files and content that was not kept are named, not diffed.
 "$TANDEM" -c -p "make blob" --permission-mode yolo >/dev/null 2>"$T/err"
 "$TANDEM" -c --diff 2 >"$T/t2.diff" 2>"$T/d.err"
-check "binary: named" grep -qx 'Binary files /dev/null and b/blob differ' "$T/t2.diff"
+check "binary: a git binary patch" \
+	[ "$(sed -n '/^diff --git a\/blob b\/blob$/,/^literal/p' "$T/t2.diff" | sed -n '2p;4p;5p')" = \
+	  "$(printf 'new file mode 100644\nGIT binary patch\nliteral 5')" ]
+check "binary: no 'Binary files differ' git would refuse" not grep -q '^Binary files' "$T/t2.diff"
 check "ignored .env: named as not kept" grep -qx '# .env: changed; its content was not kept' "$T/t2.diff"
 check "turn 2 does not show turn 1's files" not grep -q 'a.txt' "$T/t2.diff"
 
@@ -120,6 +132,96 @@ check "outer: the extra root's new file is recorded" grep -qF "\"$T/outer.txt\""
 check "outer: the workspace's file once, as the workspace's" [ "$orec" = "$want" ]
 check "outer: nothing of TANDEM_HOME" not grep -qF "$TANDEM_HOME" <<<"$orec"
 [ "$orec" = "$want" ] || diag <<<"$orec"
+
+# Binary files: git binary patches, which git apply -R takes back byte for byte in a
+# git repository, and git apply forward does again; the file too large for the
+# snapshots is named on a line of its own and git apply leaves it as it is.
+cd "$W" || exit 1
+printf '\000\001\002\003PNG\377\376' >img.bin
+printf '\000old\000' >old.bin
+printf '\000m' >m.bin
+printf '\000s' >s.bin
+head -c 150000 /dev/urandom >rnd.bin
+head -c 8500000 /dev/zero >huge.bin
+chmod 644 img.bin old.bin m.bin s.bin rnd.bin huge.bin
+BINS="img.bin new.bin old.bin m.bin s.bin rnd.bin many.txt"
+# Each file's mode and bytes (or "absent").
+bins() {
+	for f in $BINS; do
+		if [ -e "$1/$f" ]; then echo "$f $(stat -c %a "$1/$f") $(sha256sum <"$1/$f" | cut -c1-16)"
+		else echo "$f absent"; fi
+	done
+}
+# One file's lines in a diff: from its "diff --git" to the next file's or a "# " line.
+block() {
+	awk -v h="diff --git a/$1 b/$1" '$0 == h { on = 1; next } on && (/^diff --git / || /^# /) { on = 0 } on' "$2"
+}
+rm -rf "$T/bin.before" && cp -a "$W" "$T/bin.before"
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+printf '{"snapshots": {"max_file_mb": 8}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
+"$TANDEM" -c -p "binary turn" --permission-mode yolo >/dev/null 2>"$T/err"
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+check "binary turn: the command ran" [ -e new.bin -a ! -e old.bin -a "$(stat -c %a m.bin)" = 755 ]
+rm -rf "$T/bin.after" && cp -a "$W" "$T/bin.after"
+nturn=$(jq -r 'select(.k == "files" and .id == "toolu_n1") | .turn' "$TANDEM_HOME"/sessions/*/log.jsonl)
+"$TANDEM" -c --diff "$nturn" >"$T/n.diff" 2>"$T/d.err"
+check "binary turn: --diff exits 0, quietly" [ $? -eq 0 -a ! -s "$T/d.err" ]
+check "binary turn: six binary patches" [ "$(grep -cx 'GIT binary patch' "$T/n.diff")" -eq 6 ]
+check "binary turn: the text file too long for a line diff is a binary patch" \
+	[ "$(block many.txt "$T/n.diff" | sed -n '1p;3,4p' | cut -c1-16)" = "$(printf 'new file mode 10\nGIT binary patch\nliteral 4000002')" ]
+check "binary turn: full blob ids, as git's own" \
+	grep -qx "index $(git hash-object "$T/bin.before/img.bin")\.\.$(git hash-object img.bin) 100644" "$T/n.diff"
+check "binary turn: the new file's old side is the null id" \
+	grep -qx "index 0\{40\}\.\.$(git hash-object new.bin)" "$T/n.diff"
+check "binary turn: the mode and content change, as git writes it" \
+	[ "$(grep -A4 -x 'diff --git a/m.bin b/m.bin' "$T/n.diff" | sed 1d)" = \
+	  "$(printf 'old mode 100644\nnew mode 100755\nindex %s..%s\nGIT binary patch' \
+	     "$(git hash-object "$T/bin.before/m.bin")" "$(git hash-object m.bin)")" ]
+check "binary turn: the mode alone, without a patch" \
+	[ "$(block s.bin "$T/n.diff")" = "$(printf 'old mode 100644\nnew mode 100755')" ]
+check "binary turn: the deleted file, as git writes it" \
+	[ "$(block old.bin "$T/n.diff" | sed -n '1,4p')" = "$(printf 'deleted file mode 100644\nindex %s..%s\nGIT binary patch\nliteral 0' \
+	     "$(git hash-object "$T/bin.before/old.bin")" 0000000000000000000000000000000000000000)" ]
+check "binary turn: the file too large is named on one line" \
+	grep -qx '# huge.bin: changed; its content was not kept' "$T/n.diff"
+check "binary turn: nothing git apply would refuse" not grep -q '^Binary files' "$T/n.diff"
+diag "$T/d.err"
+rm -rf "$T/g" && cp -a "$T/bin.after" "$T/g" && (cd "$T/g" && git init -q)
+(cd "$T/g" && git apply --check -R "$T/n.diff") 2>"$T/ga.err"
+check "binary turn: git apply -R --check takes the whole diff" [ $? -eq 0 ]
+diag "$T/ga.err"
+(cd "$T/g" && git apply -R "$T/n.diff") 2>"$T/ga.err"
+check "binary turn: git apply -R takes it" [ $? -eq 0 ]
+check "binary turn: every file back, byte for byte and mode" [ "$(bins "$T/g")" = "$(bins "$T/bin.before")" ]
+[ "$(bins "$T/g")" = "$(bins "$T/bin.before")" ] || diff <(bins "$T/bin.before") <(bins "$T/g") | diag
+for f in img.bin old.bin m.bin rnd.bin; do
+	check "binary turn: $f back (cmp)" cmp "$T/g/$f" "$T/bin.before/$f"
+done
+check "binary turn: new.bin gone again" [ ! -e "$T/g/new.bin" ]
+check "binary turn: huge.bin left as it was after the turn" cmp -s "$T/g/huge.bin" "$T/bin.after/huge.bin"
+(cd "$T/g" && git apply "$T/n.diff") 2>"$T/ga.err"
+check "binary turn: git apply forward on the old tree" [ $? -eq 0 ]
+check "binary turn: ... gives the new one" [ "$(bins "$T/g")" = "$(bins "$T/bin.after")" ]
+for f in img.bin new.bin m.bin rnd.bin many.txt; do
+	check "binary turn: $f as after the turn (cmp)" cmp "$T/g/$f" "$T/bin.after/$f"
+done
+diag "$T/ga.err"
+
+# A content gone from the store: that file is named, the rest still applies.
+hash=$(jq -r 'select(.k == "files" and .id == "toolu_n1") | .files[] | select(.path == "img.bin") | .before' \
+	"$TANDEM_HOME"/sessions/*/log.jsonl)
+find "$TANDEM_HOME" -type f -name "$hash" -delete
+"$TANDEM" -c --diff "$nturn" >"$T/n2.diff" 2>"$T/d.err"
+check "store: --diff still exits 0" [ $? -eq 0 ]
+check "store: the file whose content is gone is named on one line" grep -q '^# img.bin: ' "$T/n2.diff"
+check "store: ... and only it is missing" [ "$(grep -cx 'GIT binary patch' "$T/n2.diff")" -eq 5 ]
+rm -rf "$T/g" && cp -a "$T/bin.after" "$T/g"
+(cd "$T/g" && git apply -R "$T/n2.diff") 2>"$T/ga.err"
+check "store: git apply -R takes the rest" [ $? -eq 0 -a ! -e "$T/g/new.bin" ]
+check "store: ... old.bin back" cmp -s "$T/g/old.bin" "$T/bin.before/old.bin"
+check "store: img.bin is left as it is" cmp -s "$T/g/img.bin" "$T/bin.after/img.bin"
+diag "$T/ga.err"
+grep '^# ' "$T/n2.diff" | diag
 
 # Refusals: one sentence each, and a failing status.
 "$TANDEM" -c --diff 9 >"$T/o" 2>"$T/d.err"

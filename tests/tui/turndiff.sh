@@ -3,14 +3,15 @@
 # edit and a run_bash command together as a unified diff in the diff pane
 # (in a layout too narrow for a side pane, where only an approval or the
 # user's asking shows it), Esc puts it away, and the turn browser's "d"
-# brings it back.
+# brings it back.  A binary file is one line with its sizes, not the
+# base85 of its binary patch.
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
 SCEN=$(tui_scenario both <<'J'
 {"check_echo":false,"responses":[
  {"match":"toolu_c1","text":"DID-BOTH","stop_reason":"end_turn"},
- {"match":"toolu_w1","tool_uses":[{"id":"toolu_c1","name":"run_bash","input":{"command":"echo added-by-cmd >>a.txt; rm gone.txt"}}]},
+ {"match":"toolu_w1","tool_uses":[{"id":"toolu_c1","name":"run_bash","input":{"command":"echo added-by-cmd >>a.txt; rm gone.txt; printf '\\000\\001more' >>img.bin"}}]},
  {"match":"do both","tool_uses":[{"id":"toolu_w1","name":"write_file","input":{"path":"w.txt","content":"written-by-edit\n"}}]},
  {"text":"ok","stop_reason":"end_turn","repeat":20}
 ]}
@@ -19,6 +20,7 @@ J
 tui_mock_start "$SCEN"
 printf 'one\n' >"$TUI_WS/a.txt"
 printf 'bye-line\n' >"$TUI_WS/gone.txt"
+printf '\000PNG\001' >"$TUI_WS/img.bin"
 
 tui_start_tandem 100 30 --permission-mode yolo
 tui_type "do both"
@@ -39,4 +41,8 @@ tui_keys d
 tui_check "the browser's d shows the turn's diff" 'turn 1  \+2 .1'
 tui_check "with the command's change" '\+ *added-by-cmd'
 tui_sane 30 30 "100x30 is laid out"
+# taller, the diff pane shows the rest of the turn
+tui_tmux resize-window -t t -x 100 -y 60
+tui_check "a binary file: one line with its sizes" 'Binary file img\.bin changed \(5 -> 11 bytes\)'
+tui_absent "... not the binary patch git apply reads" 'GIT binary patch|literal [0-9]|^index '
 tui_mock_done
