@@ -16,6 +16,10 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -99,7 +103,7 @@ static const char *const jail_mode_names[] = { "off", "read-only", "workspace-wr
 
 struct jail {
 	enum jail_mode	 mode;
-	bool		 network, auto_allow;
+	bool		 network, auto_allow, unix_sockets;
 	char		*root;
 	char		**allow_write;	/* absolute, NULL-ended */
 	char		**deny_read;
@@ -202,7 +206,8 @@ jail_layer_set(struct jail_layer *L, const char *key, const cJSON *v, struct buf
 		L->has_mode = true;
 		return 0;
 	}
-	if (strcmp(key, "network") == 0 || strcmp(key, "auto_allow") == 0) {
+	if (strcmp(key, "network") == 0 || strcmp(key, "auto_allow") == 0 ||
+	    strcmp(key, "unix_sockets") == 0) {
 		if (!cJSON_IsBool(v)) {
 			buf_puts(why, "must be true or false");
 			return -1;
@@ -210,6 +215,9 @@ jail_layer_set(struct jail_layer *L, const char *key, const cJSON *v, struct buf
 		if (key[0] == 'n') {
 			L->network = cJSON_IsTrue(v);
 			L->has_network = true;
+		} else if (key[0] == 'u') {
+			L->unix_sockets = cJSON_IsTrue(v);
+			L->has_unix_sockets = true;
 		} else {
 			L->auto_allow = cJSON_IsTrue(v);
 			L->has_auto_allow = true;
@@ -288,7 +296,8 @@ jail_config_flag(struct jail_config *c, const char *key, const char *value, stru
 	cJSON *v;
 	int r;
 
-	if (strcmp(key, "network") == 0 || strcmp(key, "auto_allow") == 0) {
+	if (strcmp(key, "network") == 0 || strcmp(key, "auto_allow") == 0 ||
+	    strcmp(key, "unix_sockets") == 0) {
 		v = strcmp(value, "true") == 0 || strcmp(value, "on") == 0 ? cJSON_CreateTrue() :
 		    strcmp(value, "false") == 0 || strcmp(value, "off") == 0 ? cJSON_CreateFalse() :
 		    cJSON_CreateString(value);
@@ -307,8 +316,8 @@ jail_config_flag(struct jail_config *c, const char *key, const char *value, stru
 /* The effective settings; src names the layer each came from. */
 struct jail_eff {
 	enum jail_mode	 mode;
-	bool		 network, auto_allow;
-	const char	*mode_src, *network_src, *auto_src;
+	bool		 network, auto_allow, unix_sockets;
+	const char	*mode_src, *network_src, *auto_src, *unix_src;
 	char		**allow_write, **deny_read;	/* owned */
 };
 
@@ -324,7 +333,7 @@ jail_effective(const struct jail_config *c, bool trusted, struct jail_eff *e)
 	size_t k;
 
 	memset(e, 0, sizeof *e);
-	e->mode_src = e->network_src = e->auto_src = "default";
+	e->mode_src = e->network_src = e->auto_src = e->unix_src = "default";
 	for (i = 0; i < JAIL_NLAYERS; i++) {
 		const struct jail_layer *L = &c->layers[i];
 		bool loosen_ok = i != JAIL_LAYER_PROJECT || trusted;
@@ -341,6 +350,10 @@ jail_effective(const struct jail_config *c, bool trusted, struct jail_eff *e)
 		if (L->has_auto_allow && (loosen_ok || !L->auto_allow)) {
 			e->auto_allow = L->auto_allow;
 			e->auto_src = L->source;
+		}
+		if (L->has_unix_sockets && (loosen_ok || !L->unix_sockets)) {
+			e->unix_sockets = L->unix_sockets;
+			e->unix_src = L->source;
 		}
 		for (k = 0; loosen_ok && L->allow_write != NULL && L->allow_write[k] != NULL; k++)
 			jail_strv_push(&e->allow_write, L->allow_write[k]);
@@ -380,6 +393,7 @@ jail_config_print(const struct jail_config *c, bool trusted, struct buf *out)
 	jail_print_line(out, "sandbox.mode", jail_mode_name(e.mode), e.mode_src);
 	jail_print_line(out, "sandbox.network", e.network ? "true" : "false", e.network_src);
 	jail_print_line(out, "sandbox.auto_allow", e.auto_allow ? "true" : "false", e.auto_src);
+	jail_print_line(out, "sandbox.unix_sockets", e.unix_sockets ? "true" : "false", e.unix_src);
 	jail_print_list(out, "sandbox.allow_write", e.allow_write);
 	jail_print_list(out, "sandbox.deny_read", e.deny_read);
 	jail_strv_free(e.allow_write);
@@ -580,6 +594,7 @@ jail_new(const struct jail_config *c, bool trusted, const char *root, const char
 	j->mode = e.mode;
 	j->network = e.network;
 	j->auto_allow = e.auto_allow;
+	j->unix_sockets = e.unix_sockets;
 	j->root = xstrdup(root);
 	j->uid = geteuid();
 	j->gid = getegid();
@@ -1048,6 +1063,68 @@ jail_drop_caps(struct buf *err)
 	return 0;
 }
 
+/*
+ * The seccomp filter: socket(AF_UNIX, ...) fails with EPERM, so a command
+ * cannot reach a service by a socket's path (/run/postgresql, a docker or
+ * agent socket the hidden directories miss); socketpair stays, for the
+ * pipes programs make between their own processes.  A 32-bit (i386) or
+ * x32 process gets the same for its own socket calls, socketcall
+ * included.  Unless sandbox.unix_sockets is true.
+ */
+#if defined(__x86_64__)
+#define JAIL_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define JAIL_ARCH	AUDIT_ARCH_AARCH64
+#endif
+#define JAIL_X32_BIT	0x40000000U
+#define JAIL_I386_SOCKETCALL	102
+#define JAIL_I386_SOCKET	359
+
+static int
+jail_seccomp(const struct jail *j, struct buf *err)
+{
+#ifdef JAIL_ARCH
+	/* A: allow (index 11), E: EPERM (index 12); a jump skips that many after itself. */
+	struct sock_filter f[] = {
+		/*  0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		/*  1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_ARCH, 4, 0),	/* native: 6 */
+#if defined(__x86_64__)
+		/* i386: socketcall, whose arguments cannot be looked into, and socket */
+		/*  2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 8),	/* other: A */
+		/*  3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		/*  4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_I386_SOCKETCALL, 7, 0),	/* E */
+		/*  5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_I386_SOCKET, 3, 5),	/* 9, A */
+#else
+		/*  2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/*  3 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/*  4 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/*  5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+#endif
+		/* native (and x32): socket */
+		/*  6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		/*  7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0),	/* 9 */
+		/*  8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket | JAIL_X32_BIT, 0, 2), /* 9, A */
+		/* its domain (an int: the low half of the argument) */
+		/*  9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),	/* E */
+		/* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+
+	if (j->unix_sockets)
+		return 0;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == -1) {
+		buf_printf(err, "cannot install the seccomp filter for Unix sockets (%s)", strerror(errno));
+		return -1;
+	}
+#else
+	(void)j;
+	(void)err;
+#endif
+	return 0;
+}
+
 static int
 jail_ll_allow(int rs, const char *path, uint64_t access, struct buf *err)
 {
@@ -1204,7 +1281,7 @@ jail_enter(void *arg, struct buf *err)
 	if (pid > 0)
 		jail_init(pid, sp[1]);
 	close(sp[1]);
-	if (jail_drop_caps(err) == -1 || jail_landlock(j, err) == -1)
+	if (jail_drop_caps(err) == -1 || jail_landlock(j, err) == -1 || jail_seccomp(j, err) == -1)
 		return -1;
 	return 0;
 }

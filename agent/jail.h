@@ -42,9 +42,9 @@ enum jail_mode { JAIL_OFF = 0, JAIL_READ_ONLY, JAIL_WORKSPACE_WRITE };
 
 /* One settings layer's sandbox group: the user's, the project's, the flags. */
 struct jail_layer {
-	bool		 has_mode, has_network, has_auto_allow;
+	bool		 has_mode, has_network, has_auto_allow, has_unix_sockets;
 	enum jail_mode	 mode;
-	bool		 network, auto_allow;
+	bool		 network, auto_allow, unix_sockets;
 	char		**allow_write;	/* NULL-ended, owned; NULL: none */
 	char		**deny_read;
 	char		*source;	/* the file, or "flag" */

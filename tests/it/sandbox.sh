@@ -116,6 +116,39 @@ rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 kill "$LISTENER" 2>/dev/null
 wait "$LISTENER" 2>/dev/null
 
+# --- Unix sockets ------------------------------------------------------------------
+# A service's socket by its path (not in a hidden directory) is out of reach;
+# a socketpair between a program's own processes still works.
+SOCK="$OUTSIDE/service.sock"
+python3 -c 'import socket,sys,os
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(5); open(sys.argv[1]+".up","w").close()
+while True:
+    c,_=s.accept(); c.sendall(b"PONG\n"); c.close()' "$SOCK" &
+ULISTENER=$!
+for _ in $(seq 50); do [ -e "$SOCK.up" ] && break; sleep 0.05; done
+ucli="python3 -c 'import socket,sys
+a,b=socket.socketpair(); a.sendall(b\"x\"); print(\"PAIR\", b.recv(1).decode())
+try:
+    s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"GOT\", s.recv(5).decode().strip())
+except OSError as e:
+    print(\"REFUSED\", e.errno)' $SOCK"
+bash_run unixout "$ucli" --permission-mode yolo
+check "outside the sandbox the service answers (the check works)" grep -q '^GOT PONG' <(result unixout)
+bash_run unixin "$ucli" --sandbox workspace-write --permission-mode yolo
+check "in the sandbox a Unix socket by path is refused (EPERM)" grep -q '^REFUSED 1$' <(result unixin)
+check "and nothing of the service came through" not grep -q PONG <(result unixin)
+check "a socketpair still works in the sandbox" grep -q '^PAIR x' <(result unixin)
+echo '{"sandbox":{"unix_sockets":true}}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+bash_run unixon "$ucli" --sandbox workspace-write --permission-mode yolo
+check "with sandbox.unix_sockets true, it is reached" grep -q '^GOT PONG' <(result unixon)
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"sandbox":{"unix_sockets":true}}' >.tandem/settings.json
+bash_run unixproj "$ucli" --sandbox workspace-write --permission-mode yolo
+check "an untrusted project cannot turn Unix sockets on" grep -q '^REFUSED 1$' <(result unixproj)
+rm -f .tandem/settings.json
+kill "$ULISTENER" 2>/dev/null
+wait "$ULISTENER" 2>/dev/null
+
 # --- what a command starts ends with it -----------------------------------------
 bash_run daemon 'setsid sleep 3171 & (sleep 3172 >/dev/null 2>&1 &) ; nohup sleep 3173 >/dev/null 2>&1 & echo started' \
     --sandbox workspace-write --permission-mode yolo
