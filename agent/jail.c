@@ -768,7 +768,7 @@ jail_note(const struct jail *j, int status, struct buf *text)
 {
 	const char *t = buf_cstr(text), *hit;
 	size_t i;
-	bool net = false;
+	bool net = false, sock = false;
 
 	if (!jail_usable(j))
 		return;
@@ -778,12 +778,20 @@ jail_note(const struct jail *j, int status, struct buf *text)
 	    jail_net_signs[i] != NULL; i++)
 		if (strstr(t, jail_net_signs[i]) != NULL)
 			net = true;
+	/* a socket(AF_UNIX) the seccomp filter refused */
+	if (!j->unix_sockets && hit == NULL && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
+	    (strstr(t, "Operation not permitted") != NULL || strstr(t, "EPERM") != NULL) &&
+	    strcasestr(t, "sock") != NULL)
+		sock = true;
 	if (hit != NULL)
 		buf_printf(text, "\n[sandbox: a write was refused (Read-only file system): in %s "
 		    "mode commands write only %s/tmp%s; .git, .tandem, .mcp.json and the memory "
 		    "files stay read-only.", jail_mode_name(j->mode),
 		    j->mode == JAIL_WORKSPACE_WRITE ? "the workspace and " : "",
 		    j->allow_write != NULL ? " and sandbox.allow_write" : "");
+	else if (sock)
+		buf_puts(text, "\n[sandbox: Unix sockets cannot be created inside the sandbox "
+		    "(sandbox.unix_sockets is false), which is likely why this failed.");
 	else if (net)
 		buf_puts(text, "\n[sandbox: the network is off inside the sandbox "
 		    "(sandbox.network is false), which is likely why this failed.");

@@ -138,6 +138,9 @@ bash_run unixin "$ucli" --sandbox workspace-write --permission-mode yolo
 check "in the sandbox a Unix socket by path is refused (EPERM)" grep -q '^REFUSED 1$' <(result unixin)
 check "and nothing of the service came through" not grep -q PONG <(result unixin)
 check "a socketpair still works in the sandbox" grep -q '^PAIR x' <(result unixin)
+bash_run unixfail "python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"$SOCK\")'" \
+    --sandbox workspace-write --permission-mode yolo
+check "a command failing on it is told why" grep -q 'Unix sockets cannot be created inside the sandbox' <(result unixfail)
 echo '{"sandbox":{"unix_sockets":true}}' >"$XDG_CONFIG_HOME/tandem/settings.json"
 bash_run unixon "$ucli" --sandbox workspace-write --permission-mode yolo
 check "with sandbox.unix_sockets true, it is reached" grep -q '^GOT PONG' <(result unixon)
