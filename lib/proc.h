@@ -119,10 +119,11 @@ enum proc_drain {
 
 /*
  * Read w's non-blocking pipe as far as it goes now, in reads of at most
- * chunk bytes (PROC_CHUNK_MAX at most), each handed to fn.  A full chunk
- * returns PROC_DRAIN_AGAIN, so the loop's other watchers run between large
- * chunks.  Any other return than PROC_DRAIN_AGAIN means the pipe is over:
- * proc_watch_close has been done.  loop may be NULL (fd not watched).
+ * chunk bytes (0, or more than PROC_CHUNK_MAX: PROC_CHUNK_MAX), each
+ * handed to fn.  A full chunk returns PROC_DRAIN_AGAIN, so the loop's
+ * other watchers run between large chunks.  Any other return means the
+ * pipe is over: proc_watch_close has been done.  loop may be NULL (fd not
+ * watched).
  */
 enum proc_drain proc_drain(struct ev_loop *loop, struct proc_watch *w, size_t chunk,
 	    proc_chunk_fn *fn, void *arg);
