@@ -3,12 +3,14 @@
  * programs of the SSE parser and the stream decoders.  find_fixtures()
  * finds the folder (under $top_srcdir, here, or beside the program) and
  * sets fixdir; fixture() reads one of them whole (the caller frees), and
- * read_file() any file.
+ * read_file() any file; rnd() is the xorshift that picks the random chunk
+ * sizes the tests feed them in.
  */
 #ifndef TANDEM_T_FIXTURES_H
 #define TANDEM_T_FIXTURES_H
 
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,6 +19,18 @@
 #include "xalloc.h"
 
 static char fixdir[4096];
+
+/* The next number of a deterministic sequence (state: not 0). */
+static __attribute__((unused)) uint32_t
+rnd(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *state = x;
+}
 
 static __attribute__((unused)) char *
 read_file(const char *path, size_t *len)

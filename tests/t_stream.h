@@ -223,17 +223,6 @@ summarize(struct stream *s, struct trace *t, int feed_rc)
 	return sum;
 }
 
-static __attribute__((unused)) uint32_t
-rnd(uint32_t *state)
-{
-	uint32_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *state = x;
-}
-
 /* Decode p fed in chunks of size (0: random sizes from seed). */
 static __attribute__((unused)) cJSON *
 decode(enum stream_proto proto, const char *p, size_t n, size_t size,

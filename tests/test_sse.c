@@ -51,17 +51,6 @@ rec_init(struct rec *r)
 	r->events = cJSON_CreateArray();
 }
 
-static uint32_t
-rnd(uint32_t *state)
-{
-	uint32_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *state = x;
-}
-
 /*
  * Feed p in chunks: size 0 means random sizes from seed, else fixed.
  * *before gets the count of events dispatched before sse_finish.
