@@ -2,9 +2,9 @@
  * t_fixtures.h: the captured streams of tests/fixtures/sse, for the test
  * programs of the SSE parser and the stream decoders.  find_fixtures()
  * finds the folder (under $top_srcdir, here, or beside the program) and
- * sets fixdir; fixture() reads one of them whole (the caller frees), and
- * read_file() any file; rnd() is the xorshift that picks the random chunk
- * sizes the tests feed them in.
+ * sets fixdir, need_fixtures() bails out without it; fixture() reads one
+ * of them whole (the caller frees), read_file() any file; rnd() is the
+ * xorshift that picks the random chunk sizes the tests feed them in.
  */
 #ifndef TANDEM_T_FIXTURES_H
 #define TANDEM_T_FIXTURES_H
@@ -75,6 +75,16 @@ find_fixtures(const char *argv0)
 	snprintf(up, sizeof up, "%s/..", dirname(copy));
 	free(copy);
 	return try_dir(up);
+}
+
+/* find_fixtures, or the test program bails out (TAP) and exits 1. */
+static __attribute__((unused)) void
+need_fixtures(const char *argv0)
+{
+	if (!find_fixtures(argv0)) {
+		printf("Bail out! tests/fixtures/sse not found (set top_srcdir)\n");
+		exit(1);
+	}
 }
 
 static __attribute__((unused)) char *
