@@ -13,6 +13,7 @@
 #include "image.h"
 #include "json.h"
 #include "perm.h"
+#include "record.h"
 #include "sandbox.h"
 #include "tool.h"
 #include "xalloc.h"
@@ -108,16 +109,6 @@ attach_event(struct event_bus *bus, const char *path, const char *kind, size_t b
 	if (error != NULL)
 		cJSON_AddStringToObject(ev, "error", error);
 	event_emit(bus, ev);
-}
-
-static cJSON *
-attach_block(const char *text)
-{
-	cJSON *b = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(b, "type", "text");
-	cJSON_AddStringToObject(b, "text", text);
-	return b;
 }
 
 /*
@@ -275,13 +266,13 @@ attach_image(const struct tool_env *env, const struct perm_rules *rules, enum pe
 	if (b == NULL) {
 		buf_printf(&note, "<attachment path=\"%s\" kind=\"image\">\nThe user mentioned this image, "
 		    "but it could not be attached: %s\n</attachment>", path, buf_cstr(&err));
-		cJSON_AddItemToArray(content, attach_block(buf_cstr(&note)));
+		cJSON_AddItemToArray(content, record_text_block(buf_cstr(&note)));
 		attach_event(bus, path, "image", 0, buf_cstr(&err));
 		goto out;
 	}
 	buf_printf(&note, "<attachment path=\"%s\" kind=\"image\">%s, %ux%u pixels: the image "
 	    "follows</attachment>", path, im.mime, (unsigned)im.width, (unsigned)im.height);
-	cJSON_AddItemToArray(content, attach_block(buf_cstr(&note)));
+	cJSON_AddItemToArray(content, record_text_block(buf_cstr(&note)));
 	cJSON_AddItemToArray(content, b);
 	if (bus != NULL) {
 		ev = event_new(bus, "attachment");
@@ -324,7 +315,7 @@ attach_image_gone(const cJSON *block)
 	cJSON *b;
 
 	buf_printf(&t, "[the image %s is no longer in the session's files]", json_str(block, "_path", "?"));
-	b = attach_block(buf_cstr(&t));
+	b = record_text_block(buf_cstr(&t));
 	buf_release(&t);
 	return b;
 }
@@ -403,7 +394,7 @@ attach_one(const struct tool_env *env, const struct perm_rules *rules, enum perm
 		buf_puts(&block, "\n</attachment>");
 		attach_event(bus, path, kind, out.text.len, NULL);
 	}
-	cJSON_AddItemToArray(content, attach_block(buf_cstr(&block)));
+	cJSON_AddItemToArray(content, record_text_block(buf_cstr(&block)));
 	tool_out_release(&out);
 	cJSON_Delete(input);
 	buf_release(&block);

@@ -20,15 +20,14 @@
 #include "xalloc.h"
 
 #define BGSHELL_KILL_GRACE_MS	1000
+#define BGSHELL_CHUNK		16384
 
 struct bgshell {
 	struct bgshell		*next;
 	struct ev_loop		*loop;
 	int			 n;
-	pid_t			 pid;
-	int			 fd;
-	bool			 exited, killed;
-	int			 status;
+	struct proc_watch	 w;		/* the shell and its output pipe */
+	bool			 killed;
 	char			*command;
 	char			 tag[48];
 	struct buf		 out;		/* the unread tail, redacted */
@@ -78,16 +77,19 @@ bgshell_keep(struct bgshell *sh, const char *p, size_t n)
 	}
 }
 
+static int
+bgshell_on_chunk(void *arg, const char *p, size_t n)
+{
+	bgshell_keep(arg, p, n);
+	return 0;
+}
+
+/* The pipe is over: what the redaction still held back is kept too. */
 static void
-bgshell_close(struct bgshell *sh)
+bgshell_flush(struct bgshell *sh)
 {
 	struct buf rest = BUF_INIT(BGSHELL_KEEP);
 
-	if (sh->fd == -1)
-		return;
-	ev_io_del(sh->loop, sh->fd);
-	close(sh->fd);
-	sh->fd = -1;
 	redact_stream_flush(&sh->redact, &rest);
 	if (rest.len > 0)
 		bgshell_keep(sh, rest.data, rest.len);
@@ -98,24 +100,9 @@ static void
 bgshell_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
 {
 	struct bgshell *sh = arg;
-	char chunk[16384];
-	ssize_t n;
 
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n > 0) {
-			bgshell_keep(sh, chunk, (size_t)n);
-			if ((size_t)n == sizeof chunk)
-				return;
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return;
-		break;
-	}
-	bgshell_close(sh);
+	if (proc_drain(loop, &sh->w, BGSHELL_CHUNK, bgshell_on_chunk, sh) != PROC_DRAIN_AGAIN)
+		bgshell_flush(sh);
 }
 
 static void
@@ -123,14 +110,12 @@ bgshell_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 {
 	struct bgshell *sh = arg;
 
-	proc_forget(pid);
-	sh->exited = true;
-	sh->status = status;
+	proc_watch_exit(&sh->w, status);
 	/* What it left behind ends with it. */
 	if (sh->tag[0] != '\0')
 		proc_sweep(sh->tag);
-	if (sh->fd != -1)
-		bgshell_on_read(loop, sh->fd, POLLIN, sh);
+	if (sh->w.fd != -1)
+		bgshell_on_read(loop, sh->w.fd, POLLIN, sh);
 	if (sh->kill_timer != 0)
 		ev_timer_cancel(loop, sh->kill_timer);
 	sh->kill_timer = 0;
@@ -142,8 +127,8 @@ bgshell_hard_kill(struct ev_loop *loop, void *arg)
 	struct bgshell *sh = arg;
 
 	sh->kill_timer = 0;
-	if (!sh->exited)
-		proc_kill(sh->pid, SIGKILL);
+	if (!sh->w.exited)
+		proc_kill(sh->w.pid, SIGKILL);
 }
 
 static void
@@ -162,8 +147,7 @@ bgshell_adopt(struct ev_loop *loop, pid_t pid, int fd, const char *tag, const ch
 		atexit(bgshell_atexit);
 	sh->loop = loop;
 	sh->n = ++bgshell_serial;
-	sh->pid = pid;
-	sh->fd = fd;
+	sh->w = (struct proc_watch){ .pid = pid, .fd = fd };
 	sh->command = xstrdup(command);
 	snprintf(sh->tag, sizeof sh->tag, "%s", tag != NULL ? tag : "");
 	buf_init(&sh->out, BGSHELL_KEEP * 2);
@@ -183,13 +167,13 @@ bgshell_status(const struct bgshell *sh, struct buf *b)
 {
 	if (sh->killed)
 		buf_puts(b, "killed");
-	else if (!sh->exited)
+	else if (!sh->w.exited)
 		buf_puts(b, "running");
-	else if (WIFEXITED(sh->status))
-		buf_printf(b, "exited %d", WEXITSTATUS(sh->status));
+	else if (WIFEXITED(sh->w.status))
+		buf_printf(b, "exited %d", WEXITSTATUS(sh->w.status));
 	else
-		buf_printf(b, "exited on signal %d", WIFSIGNALED(sh->status) ?
-		    WTERMSIG(sh->status) : 0);
+		buf_printf(b, "exited on signal %d", WIFSIGNALED(sh->w.status) ?
+		    WTERMSIG(sh->w.status) : 0);
 }
 
 /* The unread output (only the lines matching re, when given), then the mark moves. */
@@ -243,15 +227,15 @@ bgshell_read(struct bgshell *sh, const regex_t *re, struct tool_out *out)
 static void
 bgshell_kill(struct bgshell *sh, struct tool_out *out)
 {
-	if (sh->exited || sh->killed) {
+	if (sh->w.exited || sh->killed) {
 		buf_printf(&out->text, "bash_%d is not running (", sh->n);
 		bgshell_status(sh, &out->text);
 		buf_puts(&out->text, "); nothing was killed");
 		return;
 	}
 	sh->killed = true;
-	proc_kill(sh->pid, SIGTERM);
-	proc_kill(sh->pid, SIGCONT);
+	proc_kill(sh->w.pid, SIGTERM);
+	proc_kill(sh->w.pid, SIGCONT);
 	if (sh->tag[0] != '\0')
 		proc_sweep(sh->tag);
 	if (sh->kill_timer == 0)
@@ -303,7 +287,7 @@ bgshell_running(void)
 	int n = 0;
 
 	for (sh = bgshell_list; sh != NULL; sh = sh->next)
-		n += !sh->exited;
+		n += !sh->w.exited;
 	return n;
 }
 
@@ -314,7 +298,7 @@ bgshell_describe(struct buf *out)
 	int n = 0;
 
 	for (sh = bgshell_list; sh != NULL; sh = sh->next) {
-		if (sh->exited)
+		if (sh->w.exited)
 			continue;
 		buf_printf(out, "%sbash_%d (`%.80s%s`)", n > 0 ? ", " : "", sh->n, sh->command,
 		    strlen(sh->command) > 80 ? "\xE2\x80\xA6" : "");
@@ -331,22 +315,19 @@ bgshell_end_all(void)
 	int i, left;
 
 	for (sh = bgshell_list; sh != NULL; sh = sh->next)
-		if (!sh->exited) {
-			proc_kill(sh->pid, SIGTERM);
-			proc_kill(sh->pid, SIGCONT);
+		if (!sh->w.exited) {
+			proc_kill(sh->w.pid, SIGTERM);
+			proc_kill(sh->w.pid, SIGCONT);
 		}
 	/* A short grace, then what is left is killed outright. */
 	for (i = 0; i < 25; i++) {
 		left = 0;
 		for (sh = bgshell_list; sh != NULL; sh = sh->next)
-			if (!sh->exited && kill(-sh->pid, 0) == 0) {
+			if (!sh->w.exited && kill(-sh->w.pid, 0) == 0) {
 				int st;
 
-				if (waitpid(sh->pid, &st, WNOHANG) == sh->pid) {
-					sh->exited = true;
-					sh->status = st;
-					proc_forget(sh->pid);
-				}
+				if (waitpid(sh->w.pid, &st, WNOHANG) == sh->w.pid)
+					proc_watch_exit(&sh->w, st);
 				left++;
 			}
 		if (left == 0)
@@ -354,11 +335,11 @@ bgshell_end_all(void)
 		nanosleep(&ts, NULL);
 	}
 	for (sh = bgshell_list; sh != NULL; sh = sh->next) {
-		if (kill(-sh->pid, 0) == 0)
-			proc_kill(sh->pid, SIGKILL);
+		if (kill(-sh->w.pid, 0) == 0)
+			proc_kill(sh->w.pid, SIGKILL);
 		if (sh->tag[0] != '\0')
 			proc_sweep(sh->tag);
-		if (!sh->exited)
+		if (!sh->w.exited)
 			sh->killed = true;
 	}
 }

@@ -34,11 +34,9 @@ struct exec_job {
 	exec_progress_fn	*progress;
 	exec_done_fn		*done;
 	void			*arg;
-	pid_t			 pid;
-	int			 fd;
+	struct proc_watch	 w;		/* the child and its output pipe */
 	int64_t			 start;
-	bool			 exited, eof, timed_out, interrupted, finished;
-	int			 status;
+	bool			 timed_out, interrupted, finished;
 	int			 timeout_ms;
 	uint64_t		 timer;		/* timeout, or linger after exit */
 	uint64_t		 kill_timer;
@@ -63,8 +61,8 @@ static void exec_maybe_finish(struct exec_job *);
 static void
 exec_kill_group(struct exec_job *job, int sig)
 {
-	if (job->pid > 0)
-		proc_kill(job->pid, sig);
+	if (job->w.pid > 0)
+		proc_kill(job->w.pid, sig);
 }
 
 static void
@@ -117,39 +115,29 @@ exec_child(const struct tool_def *tool, const cJSON *input, const struct tool_en
 	_exit(0);
 }
 
+/* A run_bash chunk feeds the capture and the live output; a worker's fills its result. */
+static int
+exec_on_chunk(void *arg, const char *p, size_t n)
+{
+	struct exec_job *job = arg;
+
+	if (job->is_bash) {
+		bash_capture_feed(&job->cap, p, n);
+		if (job->progress != NULL)
+			job->progress(job->arg, p, n);
+	} else if (buf_append(&job->result, p, n) == -1) {
+		exec_terminate(job);
+	}
+	return 0;
+}
+
 static void
 exec_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
 {
 	struct exec_job *job = arg;
-	char chunk[65536];
-	ssize_t n;
 
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n > 0) {
-			if (job->is_bash) {
-				bash_capture_feed(&job->cap, chunk, (size_t)n);
-				if (job->progress != NULL)
-					job->progress(job->arg, chunk, (size_t)n);
-			} else if (buf_append(&job->result, chunk, (size_t)n) == -1) {
-				exec_terminate(job);
-			}
-			/* Let other watchers run between large chunks. */
-			if ((size_t)n == sizeof chunk)
-				return;
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return;
-		break;
-	}
-	ev_io_del(loop, fd);
-	close(fd);
-	job->fd = -1;
-	job->eof = true;
-	exec_maybe_finish(job);
+	if (proc_drain(loop, &job->w, PROC_CHUNK_MAX, exec_on_chunk, job) != PROC_DRAIN_AGAIN)
+		exec_maybe_finish(job);
 }
 
 static void
@@ -160,12 +148,8 @@ exec_linger_over(struct ev_loop *loop, void *arg)
 	/* The shell is gone but something it started holds the pipe: end it. */
 	job->timer = 0;
 	exec_kill_group(job, SIGKILL);
-	if (job->fd != -1) {
-		ev_io_del(loop, job->fd);
-		close(job->fd);
-		job->fd = -1;
-	}
-	job->eof = true;
+	proc_watch_close(loop, &job->w);
+	job->w.eof = true;
 	exec_maybe_finish(job);
 }
 
@@ -174,13 +158,11 @@ exec_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 {
 	struct exec_job *job = arg;
 
-	proc_forget(pid);
-	job->exited = true;
-	job->status = status;
+	proc_watch_exit(&job->w, status);
 	if (job->timer != 0)
 		ev_timer_cancel(loop, job->timer);
 	job->timer = 0;
-	if (!job->eof)
+	if (!job->w.eof)
 		job->timer = ev_timer_add(loop, EXEC_LINGER_MS, exec_linger_over, job);
 	exec_maybe_finish(job);
 }
@@ -204,13 +186,13 @@ exec_result_from_child(struct exec_job *job, struct tool_out *out)
 		tool_out_error(out, "interrupted by the user before %s finished", job->tool->name);
 		return;
 	}
-	if (!WIFEXITED(job->status) || WEXITSTATUS(job->status) != 0 || job->result.len == 0) {
-		if (WIFSIGNALED(job->status))
+	if (!WIFEXITED(job->w.status) || WEXITSTATUS(job->w.status) != 0 || job->result.len == 0) {
+		if (WIFSIGNALED(job->w.status))
 			tool_out_error(out, "%s crashed (signal %d); its result is unknown",
-			    job->tool->name, WTERMSIG(job->status));
+			    job->tool->name, WTERMSIG(job->w.status));
 		else
 			tool_out_error(out, "%s failed without a result (exit status %d)",
-			    job->tool->name, WIFEXITED(job->status) ? WEXITSTATUS(job->status) : -1);
+			    job->tool->name, WIFEXITED(job->w.status) ? WEXITSTATUS(job->w.status) : -1);
 		return;
 	}
 	j = cJSON_ParseWithLength(job->result.data, job->result.len);
@@ -251,19 +233,19 @@ exec_maybe_finish(struct exec_job *job)
 {
 	struct tool_out out;
 
-	if (job->finished || !job->exited || !job->eof)
+	if (job->finished || !proc_watch_done(&job->w))
 		return;
 	tool_out_init(&out);
 	if (job->is_bash) {
-		bash_capture_finish(&job->cap, job->status, job->timed_out,
+		bash_capture_finish(&job->cap, job->w.status, job->timed_out,
 		    job->interrupted, job->timeout_ms, &out);
 		if (job->jail != NULL && !job->timed_out && !job->interrupted)
-			jail_note(job->jail, job->status, &out.text);
+			jail_note(job->jail, job->w.status, &out.text);
 		/* named, since the workspace snapshot after the command cannot see what it does later */
-		if (!job->timed_out && !job->interrupted && job->pid > 0 && kill(-job->pid, 0) == 0)
+		if (!job->timed_out && !job->interrupted && job->w.pid > 0 && kill(-job->w.pid, 0) == 0)
 			buf_printf(&out.text, "\n(a process this command started is still running, in "
 			    "process group %ld: what it changes from now on is not in the workspace "
-			    "snapshot, and a rewind does not undo it)", (long)job->pid);
+			    "snapshot, and a rewind does not undo it)", (long)job->w.pid);
 	} else
 		exec_result_from_child(job, &out);
 	exec_finish(job, &out);
@@ -311,7 +293,7 @@ exec_fork_builtin(struct exec_job *job, const cJSON *input, const struct tool_en
 	spec.err = fcntl(2, F_GETFD) != -1 ? PROC_IO_FD : PROC_IO_NULL;
 	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;
-	job->fd = p.out;
+	job->w.fd = p.out;
 	return p.pid;
 }
 
@@ -346,7 +328,7 @@ exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *i
 	/* A background shell's whole tree dies with tandem, however tandem ends. */
 	if (background)
 		o.pdeathsig = SIGKILL;
-	return bash_spawn(env->root, cmd, &o, &job->fd, err);
+	return bash_spawn(env->root, cmd, &o, &job->w.fd, err);
 }
 
 struct exec_job *
@@ -362,7 +344,7 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 	job->progress = progress;
 	job->done = done;
 	job->arg = arg;
-	job->fd = -1;
+	job->w.fd = -1;
 	job->start = ev_now_ms();
 	job->is_bash = tool->run == NULL && tool->shell_op == TOOL_SHELL_NONE;
 	buf_init(&job->result, EXEC_RESULT_MAX);
@@ -382,11 +364,11 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 			buf_puts(&err, "run_bash needs a non-empty \"command\" string");
 			goto fail;
 		}
-		job->pid = exec_spawn_bash(job, env, input, cmd, true, &err);
-		if (job->pid == -1)
+		job->w.pid = exec_spawn_bash(job, env, input, cmd, true, &err);
+		if (job->w.pid == -1)
 			goto fail;
-		bgshell_adopt(loop, job->pid, job->fd, job->tag, cmd, &job->failed.text);
-		job->fd = -1;
+		bgshell_adopt(loop, job->w.pid, job->w.fd, job->tag, cmd, &job->failed.text);
+		job->w.fd = -1;
 		goto ready;
 	}
 	if (job->is_bash) {
@@ -398,28 +380,28 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 		}
 		job->timeout_ms = bash_timeout_ms(input);
 		bash_capture_init(&job->cap, env->session_dir, id);
-		job->pid = exec_spawn_bash(job, env, input, cmd, false, &err);
-		if (job->pid == -1) {
+		job->w.pid = exec_spawn_bash(job, env, input, cmd, false, &err);
+		if (job->w.pid == -1) {
 			bash_capture_release(&job->cap);
 			job->is_bash = false;
 			goto fail;
 		}
 		job->timer = ev_timer_add(loop, job->timeout_ms, exec_on_timeout, job);
 	} else {
-		job->pid = exec_fork_builtin(job, input, env, &err);
-		if (job->pid == -1)
+		job->w.pid = exec_fork_builtin(job, input, env, &err);
+		if (job->w.pid == -1)
 			goto fail;
 	}
-	ev_io_add(loop, job->fd, POLLIN, exec_on_read, job);
-	ev_child_add(loop, job->pid, exec_on_exit, job);
+	ev_io_add(loop, job->w.fd, POLLIN, exec_on_read, job);
+	ev_child_add(loop, job->w.pid, exec_on_exit, job);
 	buf_release(&err);
 	return job;
 fail:
 	tool_out_error(&job->failed, "%s could not start: %s", tool->name, buf_cstr(&err));
 ready:
-	job->pid = 0;
+	job->w.pid = 0;
 	buf_release(&err);
-	job->exited = job->eof = true;
+	job->w.exited = job->w.eof = true;
 	job->timer = ev_timer_add(loop, 0, exec_report_failure, job);
 	return job;
 }
@@ -430,8 +412,8 @@ exec_kill(struct exec_job *job)
 	if (job == NULL || job->finished)
 		return;
 	job->interrupted = true;
-	if (job->pid > 0 && !job->exited)
+	if (job->w.pid > 0 && !job->w.exited)
 		exec_terminate(job);
-	else if (job->pid > 0)
+	else if (job->w.pid > 0)
 		exec_kill_group(job, SIGKILL);
 }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ev.h"
 #include "proc.h"
 #include "redact.h"
 #include "xalloc.h"
@@ -587,4 +588,61 @@ proc_sweep(const char *tag)
 	for (pass = 0; pass < 8 && (n = proc_sweep_pass(tag)) > 0; pass++)
 		total += n;
 	return total;
+}
+
+void
+proc_watch_close(struct ev_loop *loop, struct proc_watch *w)
+{
+	if (w->fd == -1)
+		return;
+	if (loop != NULL)
+		ev_io_del(loop, w->fd);
+	close(w->fd);
+	w->fd = -1;
+	w->eof = true;
+}
+
+enum proc_drain
+proc_drain(struct ev_loop *loop, struct proc_watch *w, size_t chunk, proc_chunk_fn *fn, void *arg)
+{
+	char data[PROC_CHUNK_MAX];
+	enum proc_drain why;
+	ssize_t n;
+
+	if (chunk == 0 || chunk > sizeof data)
+		chunk = sizeof data;
+	for (;;) {
+		n = read(w->fd, data, chunk);
+		if (n > 0) {
+			if (fn(arg, data, (size_t)n) == -1) {
+				why = PROC_DRAIN_STOPPED;
+				break;
+			}
+			if ((size_t)n == chunk)
+				return PROC_DRAIN_AGAIN;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return PROC_DRAIN_AGAIN;
+		why = n == 0 ? PROC_DRAIN_EOF : PROC_DRAIN_ERROR;
+		break;
+	}
+	proc_watch_close(loop, w);
+	return why;
+}
+
+void
+proc_watch_exit(struct proc_watch *w, int status)
+{
+	proc_forget(w->pid);
+	w->exited = true;
+	w->status = status;
+}
+
+bool
+proc_watch_done(const struct proc_watch *w)
+{
+	return w->exited && w->eof;
 }

@@ -20,6 +20,12 @@
  * the child subreaper, so an orphan, setsid or double-forked, comes back to
  * tandem instead of to init).  Reaping the child itself stays the caller's
  * (through ev_child_add); proc_forget tells proc it was reaped.
+ *
+ * And the parent's side of a running child on the loop (struct proc_watch):
+ * reading its output pipe until it would block, with a cap the caller's
+ * chunk function enforces, EINTR retried and the pipe closed at its end;
+ * recording its exit.  The caller keeps the loop's watchers and decides what
+ * the output and the exit mean.
  */
 #ifndef TANDEM_PROC_H
 #define TANDEM_PROC_H
@@ -28,6 +34,8 @@
 #include <sys/types.h>
 
 #include "buf.h"
+
+struct ev_loop;
 
 /* Where one of the child's standard streams goes. */
 enum proc_io {
@@ -81,6 +89,50 @@ void	proc_kill(pid_t pid, int sig);
 void	proc_forget(pid_t pid);
 /* How many spawned children are not yet forgotten (for leak checks). */
 int	proc_alive(void);
+
+/*
+ * A child watched on the loop with its output pipe, and how far it has
+ * ended.  The owner embeds it, adds the loop's watchers (ev_io_add on fd,
+ * ev_child_add on pid) and reaps through them.
+ */
+struct proc_watch {
+	pid_t	pid;		/* 0: none */
+	int	fd;		/* the parent's end of its output pipe; -1 once closed */
+	bool	exited;		/* reaped; status holds its wait status */
+	bool	eof;		/* the pipe is over and closed */
+	int	status;
+};
+
+/* The largest read proc_drain makes at once. */
+#define PROC_CHUNK_MAX	65536
+
+/* Takes n bytes read from the pipe; -1 stops the reading (a cap was hit). */
+typedef int proc_chunk_fn(void *arg, const char *p, size_t n);
+
+/* Why proc_drain returned. */
+enum proc_drain {
+	PROC_DRAIN_AGAIN = 0,	/* nothing more now, or one full chunk: the loop calls again */
+	PROC_DRAIN_EOF,		/* the child's end of the pipe is closed */
+	PROC_DRAIN_ERROR,	/* a read failed (EINTR is retried, not an error) */
+	PROC_DRAIN_STOPPED,	/* fn returned -1 */
+};
+
+/*
+ * Read w's non-blocking pipe as far as it goes now, in reads of at most
+ * chunk bytes (0, or more than PROC_CHUNK_MAX: PROC_CHUNK_MAX), each
+ * handed to fn.  A full chunk returns PROC_DRAIN_AGAIN, so the loop's
+ * other watchers run between large chunks.  Any other return means the
+ * pipe is over: proc_watch_close has been done.  loop may be NULL (fd not
+ * watched).
+ */
+enum proc_drain proc_drain(struct ev_loop *loop, struct proc_watch *w, size_t chunk,
+	    proc_chunk_fn *fn, void *arg);
+/* Stop reading w's pipe: its watcher removed, closed, eof set; nothing when closed already. */
+void	proc_watch_close(struct ev_loop *loop, struct proc_watch *w);
+/* w's child was reaped with status: recorded, and proc forgets the pid. */
+void	proc_watch_exit(struct proc_watch *w, int status);
+/* Exited, and its pipe is over: nothing more will come from it. */
+bool	proc_watch_done(const struct proc_watch *w);
 
 /*
  * Make tandem the subreaper of everything it starts (once; later calls do

@@ -56,11 +56,10 @@
 #include "sse.h"
 #include "stream.h"
 #include "t.h"
+#include "t_fixtures.h"
 #include "xalloc.h"
 
 #define NIDX 16
-
-static char fixdir[4096];
 
 struct trace {
 	struct buf	 text[NIDX];
@@ -224,17 +223,6 @@ summarize(struct stream *s, struct trace *t, int feed_rc)
 	return sum;
 }
 
-static __attribute__((unused)) uint32_t
-rnd(uint32_t *state)
-{
-	uint32_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *state = x;
-}
-
 /* Decode p fed in chunks of size (0: random sizes from seed). */
 static __attribute__((unused)) cJSON *
 decode(enum stream_proto proto, const char *p, size_t n, size_t size,
@@ -300,60 +288,6 @@ decode_all(enum stream_proto proto, const char *p, size_t n)
 		cJSON_Delete(other);
 	}
 	return whole;
-}
-
-static __attribute__((unused)) char *
-read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	char chunk[8192];
-	size_t k;
-
-	if (f == NULL)
-		return NULL;
-	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_append(&b, chunk, k);
-	fclose(f);
-	return buf_detach(&b, len);
-}
-
-static __attribute__((unused)) int
-try_dir(const char *base)
-{
-	char probe[4200];
-	int n;
-
-	n = snprintf(fixdir, sizeof fixdir, "%s/tests/fixtures/sse", base);
-	if (n < 0 || (size_t)n >= sizeof fixdir)
-		return 0;
-	n = snprintf(probe, sizeof probe, "%s/expected.json", fixdir);
-	return n > 0 && (size_t)n < sizeof probe && access(probe, R_OK) == 0;
-}
-
-static __attribute__((unused)) int
-find_fixtures(const char *argv0)
-{
-	const char *top = getenv("top_srcdir");
-	char *copy, up[4200];
-
-	if (top != NULL && try_dir(top))
-		return 1;
-	if (try_dir("."))
-		return 1;
-	copy = xstrdup(argv0);
-	snprintf(up, sizeof up, "%s/..", dirname(copy));
-	free(copy);
-	return try_dir(up);
-}
-
-static __attribute__((unused)) char *
-fixture(const char *name, size_t *len)
-{
-	char path[8400];
-
-	snprintf(path, sizeof path, "%s/%s", fixdir, name);
-	return read_file(path, len);
 }
 
 static __attribute__((unused)) void

@@ -4,7 +4,8 @@
  * with their parent directories; t_tree_mkdir() and t_tree_link() make
  * directories and symbolic links below it; t_tree_mkdtemp() makes a new
  * temporary directory (a real path), t_tree_init() makes root one, and
- * t_tree_remove() removes a tree.
+ * t_tree_remove() removes a tree.  A test that includes tool.h first also
+ * gets t_tree_run(), which runs a tool in root.
  */
 #ifndef TANDEM_T_TREE_H
 #define TANDEM_T_TREE_H
@@ -150,5 +151,30 @@ t_tree_remove(const char *dir)
 	if (dir[0] != '\0')
 		nftw(dir, t_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+#ifdef TANDEM_TOOL_H
+/*
+ * Run tool t on the JSON input json in root, under policy (NULL: no deny
+ * rules); out is released and filled with the result, whose text is
+ * returned.  A malformed json ends the test program.
+ */
+static __attribute__((unused)) const char *
+t_tree_run(const struct tool_def *t, const char *json, const struct sandbox_policy *policy,
+    struct tool_out *out)
+{
+	struct tool_env env = { .root = root, .policy = policy };
+	cJSON *input = cJSON_Parse(json);
+
+	if (input == NULL) {
+		printf("# bad test JSON: %s\n", json);
+		exit(1);
+	}
+	tool_out_release(out);
+	tool_out_init(out);
+	t->run(&env, input, out);
+	cJSON_Delete(input);
+	return buf_cstr(&out->text);
+}
+#endif
 
 #endif

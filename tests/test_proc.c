@@ -6,11 +6,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "ev.h"
 #include "proc.h"
 #include "t.h"
 
@@ -277,6 +280,247 @@ T_TEST(pdeathsig_ends_the_child_with_its_parent)
 	T_OK(kill((pid_t)pid, 0) == -1 || waitpid((pid_t)pid, NULL, WNOHANG) == (pid_t)pid);
 }
 
+/* A shell whose stdout is a pipe the test watches (pid 0 when it did not start). */
+static void
+spawn_watched(const char *cmd, struct proc_watch *w)
+{
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct proc_spec spec = { .argv = argv, .out = PROC_IO_PIPE };
+	struct buf err = BUF_INIT(1024);
+	struct proc p;
+
+	*w = (struct proc_watch){ .fd = -1 };
+	if (proc_spawn(&spec, &p, &err) == 0)
+		*w = (struct proc_watch){ .pid = p.pid, .fd = p.out };
+	buf_release(&err);
+}
+
+static void
+wait_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	(void)poll(&pfd, 1, 10000);
+}
+
+static void
+reap(struct proc_watch *w)
+{
+	int st = 0;
+
+	if (waitpid(w->pid, &st, 0) == w->pid)
+		proc_watch_exit(w, st);
+}
+
+/* What the chunk function saw. */
+struct seen {
+	struct buf	out;
+	int		calls;
+	size_t		largest;
+};
+
+static int
+seen_chunk(void *arg, const char *p, size_t n)
+{
+	struct seen *s = arg;
+
+	s->calls++;
+	if (n > s->largest)
+		s->largest = n;
+	return buf_append(&s->out, p, n);
+}
+
+/* Drain until the pipe is over, waiting for it between calls; how many calls it took. */
+static enum proc_drain
+drain_to_end(struct proc_watch *w, size_t chunk, struct seen *s, int *calls)
+{
+	enum proc_drain why;
+
+	*calls = 0;
+	do {
+		wait_readable(w->fd);
+		why = proc_drain(NULL, w, chunk, seen_chunk, s);
+		++*calls;
+	} while (why == PROC_DRAIN_AGAIN && *calls < 1000);
+	return why;
+}
+
+T_TEST(drain_reads_to_eof_then_the_exit)
+{
+	struct seen s = { .out = BUF_INIT(4096) };
+	struct proc_watch w;
+	int calls;
+
+	spawn_watched("printf hello; sleep 0.1; printf ' world'; exit 3", &w);
+	T_OK(w.pid > 0);
+	T_EQ_INT(drain_to_end(&w, 0, &s, &calls), PROC_DRAIN_EOF);
+	T_EQ_STR(buf_cstr(&s.out), "hello world");
+	T_EQ_INT(w.fd, -1);
+	T_OK(w.eof);
+	T_OK(!proc_watch_done(&w));	/* the pipe is over, the exit not yet seen */
+	reap(&w);
+	T_OK(proc_watch_done(&w));
+	T_OK(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 3);
+	T_EQ_INT(proc_alive(), 0);
+	buf_release(&s.out);
+}
+
+T_TEST(drain_returns_when_the_pipe_would_block)
+{
+	struct seen s = { .out = BUF_INIT(4096) };
+	struct proc_watch w;
+	int calls;
+
+	spawn_watched("printf first; exec sleep 30", &w);
+	wait_readable(w.fd);
+	T_EQ_INT(proc_drain(NULL, &w, 0, seen_chunk, &s), PROC_DRAIN_AGAIN);
+	T_EQ_STR(buf_cstr(&s.out), "first");
+	T_OK(w.fd != -1 && !w.eof);
+	/* Nothing new: EAGAIN at once, nothing handed on. */
+	T_EQ_INT(proc_drain(NULL, &w, 0, seen_chunk, &s), PROC_DRAIN_AGAIN);
+	T_EQ_INT(s.calls, 1);
+	proc_kill(w.pid, SIGKILL);
+	reap(&w);
+	T_OK(WIFSIGNALED(w.status));
+	T_EQ_INT(drain_to_end(&w, 0, &s, &calls), PROC_DRAIN_EOF);
+	T_OK(proc_watch_done(&w));
+	buf_release(&s.out);
+}
+
+T_TEST(drain_yields_after_a_full_chunk)
+{
+	struct seen s = { .out = BUF_INIT(4096) };
+	struct proc_watch w;
+	int calls;
+
+	/* 100 bytes, all in the pipe before the first read. */
+	spawn_watched("head -c 100 /dev/zero", &w);
+	reap(&w);
+	T_EQ_INT(drain_to_end(&w, 16, &s, &calls), PROC_DRAIN_EOF);
+	T_EQ_INT(s.out.len, 100);
+	T_EQ_INT(s.largest, 16);
+	/* Six full chunks, each a return to the loop; the seventh call reads 4 bytes and EOF. */
+	T_EQ_INT(calls, 7);
+	T_EQ_INT(s.calls, 7);
+	buf_release(&s.out);
+}
+
+T_TEST(drain_stops_at_the_cap)
+{
+	struct seen s = { .out = BUF_INIT(10) };
+	struct proc_watch w;
+	int calls;
+
+	spawn_watched("printf 0123456789abcdef; exec sleep 30", &w);
+	T_EQ_INT(drain_to_end(&w, 0, &s, &calls), PROC_DRAIN_STOPPED);
+	/* The pipe is closed although the child still runs and holds its end. */
+	T_EQ_INT(w.fd, -1);
+	T_OK(w.eof);
+	T_EQ_INT(kill(w.pid, 0), 0);
+	T_EQ_INT(s.out.len, 0);		/* the append that would pass the limit released it */
+	proc_kill(w.pid, SIGKILL);
+	reap(&w);
+	T_OK(proc_watch_done(&w));
+	T_EQ_INT(proc_alive(), 0);
+	buf_release(&s.out);
+}
+
+static volatile sig_atomic_t alarms;
+
+static void
+on_alarm(int sig)
+{
+	alarms++;
+}
+
+T_TEST(drain_retries_a_read_a_signal_interrupted)
+{
+	struct seen s = { .out = BUF_INIT(4096) };
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval it = { .it_value = { 0, 100000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct proc_watch w;
+
+	spawn_watched("sleep 0.5; printf late", &w);
+	/* A blocking read, interrupted (no SA_RESTART) by the alarm before the output comes. */
+	T_EQ_INT(fcntl(w.fd, F_SETFL, fcntl(w.fd, F_GETFL) & ~O_NONBLOCK), 0);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	alarms = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	T_EQ_INT(proc_drain(NULL, &w, 0, seen_chunk, &s), PROC_DRAIN_EOF);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	T_EQ_INT(alarms, 1);
+	T_EQ_STR(buf_cstr(&s.out), "late");
+	reap(&w);
+	T_OK(proc_watch_done(&w));
+	buf_release(&s.out);
+}
+
+T_TEST(drain_reports_a_read_error)
+{
+	struct seen s = { .out = BUF_INIT(4096) };
+	struct proc_watch w = { .fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
+
+	T_OK(w.fd != -1);
+	T_EQ_INT(proc_drain(NULL, &w, 0, seen_chunk, &s), PROC_DRAIN_ERROR);
+	T_EQ_INT(w.fd, -1);
+	T_OK(w.eof);
+	T_EQ_INT(s.calls, 0);
+	/* Closing again does nothing. */
+	proc_watch_close(NULL, &w);
+	T_EQ_INT(w.fd, -1);
+	buf_release(&s.out);
+}
+
+/* On a real loop: a child that closes its output early, then runs on, then exits. */
+struct early {
+	struct proc_watch	w;
+	struct seen		s;
+	int			order;		/* 1: EOF came first; 2: the exit came first */
+};
+
+static void
+early_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
+{
+	struct early *e = arg;
+
+	if (proc_drain(loop, &e->w, 0, seen_chunk, &e->s) != PROC_DRAIN_AGAIN && e->order == 0)
+		e->order = 1;
+}
+
+static void
+early_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
+{
+	struct early *e = arg;
+
+	proc_watch_exit(&e->w, status);
+	if (e->order == 0)
+		e->order = 2;
+}
+
+T_TEST(drain_a_child_that_closes_early_on_the_loop)
+{
+	struct ev_loop *loop = ev_loop_new();
+	struct early e = { .s = { .out = BUF_INIT(4096) } };
+	int64_t deadline = ev_now_ms() + 10000;
+
+	spawn_watched("printf bye; exec >&-; sleep 0.3; exit 7", &e.w);
+	T_EQ_INT(ev_io_add(loop, e.w.fd, POLLIN, early_on_read, &e), 0);
+	T_EQ_INT(ev_child_add(loop, e.w.pid, early_on_exit, &e), 0);
+	while (!proc_watch_done(&e.w) && ev_now_ms() < deadline)
+		ev_run_once(loop, 100);
+	T_OK(proc_watch_done(&e.w));
+	T_EQ_INT(e.order, 1);
+	T_EQ_STR(buf_cstr(&e.s.out), "bye");
+	T_OK(WIFEXITED(e.w.status) && WEXITSTATUS(e.w.status) == 7);
+	T_EQ_INT(proc_alive(), 0);
+	/* The pipe's watcher is gone with it: nothing is left for the loop. */
+	T_EQ_INT(ev_run(loop), 0);
+	ev_loop_free(loop);
+	buf_release(&e.s.out);
+}
+
 int
 main(void)
 {
@@ -288,5 +532,12 @@ main(void)
 	T_RUN(kill_reaches_the_group);
 	T_RUN(sweep_ends_orphans);
 	T_RUN(pdeathsig_ends_the_child_with_its_parent);
+	T_RUN(drain_reads_to_eof_then_the_exit);
+	T_RUN(drain_returns_when_the_pipe_would_block);
+	T_RUN(drain_yields_after_a_full_chunk);
+	T_RUN(drain_stops_at_the_cap);
+	T_RUN(drain_retries_a_read_a_signal_interrupted);
+	T_RUN(drain_reports_a_read_error);
+	T_RUN(drain_a_child_that_closes_early_on_the_loop);
 	return t_done();
 }

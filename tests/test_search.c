@@ -47,21 +47,11 @@ deny_dn(void *arg, enum sandbox_access access, const char *path)
 	    strncmp(path, "dn/private/", 11) == 0;
 }
 
+/* Run a tool on a JSON input under run_policy; the result is in out. */
 static const char *
 run(const struct tool_def *t, const char *json)
 {
-	struct tool_env env = { .root = root, .policy = run_policy };
-	cJSON *input = cJSON_Parse(json);
-
-	if (input == NULL) {
-		printf("# bad test JSON: %s\n", json);
-		exit(1);
-	}
-	tool_out_release(&out);
-	tool_out_init(&out);
-	t->run(&env, input, &out);
-	cJSON_Delete(input);
-	return buf_cstr(&out.text);
+	return t_tree_run(t, json, run_policy, &out);
 }
 
 /* pathglob in the glob tool's mode */

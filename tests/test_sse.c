@@ -18,9 +18,8 @@
 #include "json.h"
 #include "sse.h"
 #include "t.h"
+#include "t_fixtures.h"
 #include "xalloc.h"
-
-static char fixdir[4096];
 
 /* Records every event as {"event": name, "data": data}. */
 struct rec {
@@ -50,17 +49,6 @@ rec_init(struct rec *r)
 {
 	memset(r, 0, sizeof *r);
 	r->events = cJSON_CreateArray();
-}
-
-static uint32_t
-rnd(uint32_t *state)
-{
-	uint32_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *state = x;
 }
 
 /*
@@ -95,60 +83,6 @@ parse_chunked(const char *p, size_t n, size_t size, uint32_t seed,
 	T_EQ_INT(s.events, cJSON_GetArraySize(r.events));
 	sse_release(&s);
 	return r.events;
-}
-
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	char chunk[8192];
-	size_t k;
-
-	if (f == NULL)
-		return NULL;
-	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_append(&b, chunk, k);
-	fclose(f);
-	return buf_detach(&b, len);
-}
-
-static int
-try_dir(const char *base)
-{
-	char probe[4200];
-	int n;
-
-	n = snprintf(fixdir, sizeof fixdir, "%s/tests/fixtures/sse", base);
-	if (n < 0 || (size_t)n >= sizeof fixdir)
-		return 0;
-	n = snprintf(probe, sizeof probe, "%s/expected.json", fixdir);
-	return n > 0 && (size_t)n < sizeof probe && access(probe, R_OK) == 0;
-}
-
-static int
-find_fixtures(const char *argv0)
-{
-	const char *top = getenv("top_srcdir");
-	char *copy, up[4200];
-
-	if (top != NULL && try_dir(top))
-		return 1;
-	if (try_dir("."))
-		return 1;
-	copy = xstrdup(argv0);
-	snprintf(up, sizeof up, "%s/..", dirname(copy));
-	free(copy);
-	return try_dir(up);
-}
-
-static char *
-fixture(const char *name, size_t *len)
-{
-	char path[8400];
-
-	snprintf(path, sizeof path, "%s/%s", fixdir, name);
-	return read_file(path, len);
 }
 
 /*
@@ -459,10 +393,7 @@ int
 main(int argc, char **argv)
 {
 	(void)argc;
-	if (!find_fixtures(argv[0])) {
-		printf("Bail out! tests/fixtures/sse not found (set top_srcdir)\n");
-		return 1;
-	}
+	need_fixtures(argv[0]);
 	T_RUN(fixtures_match_expected);
 	T_RUN(line_ends_split_across_chunks);
 	T_RUN(grammar);

@@ -697,10 +697,7 @@ int
 main(int argc, char **argv)
 {
 	(void)argc;
-	if (!find_fixtures(argv[0])) {
-		printf("Bail out! tests/fixtures/sse not found (set top_srcdir)\n");
-		return 1;
-	}
+	need_fixtures(argv[0]);
 	T_RUN(fixtures_match_expected);
 	T_RUN(anthropic_5mb_text_delta);
 	T_RUN(anthropic_partial_json_split_mid_escape);

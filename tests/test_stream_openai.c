@@ -385,10 +385,7 @@ int
 main(int argc, char **argv)
 {
 	(void)argc;
-	if (!find_fixtures(argv[0])) {
-		printf("Bail out! tests/fixtures/sse not found (set top_srcdir)\n");
-		return 1;
-	}
+	need_fixtures(argv[0]);
 	T_RUN(openai_text_and_tool_calls);
 	T_RUN(openai_finish_reasons);
 	T_RUN(openai_usage_last_wins);

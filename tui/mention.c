@@ -44,7 +44,7 @@ mention_built(struct app *a)
 	}
 	m->n = n;
 	m->list_ms = ev_now_ms() - m->built;
-	m->pid = 0;
+	m->w.pid = 0;
 	free(m->inserted);
 	m->inserted = NULL;
 }
@@ -52,38 +52,27 @@ mention_built(struct app *a)
 static void
 mention_maybe_done(struct app *a)
 {
-	if (a->mention.exited && a->mention.eof)
+	if (proc_watch_done(&a->mention.w))
 		mention_built(a);
+}
+
+/* Past MENTION_RAW_MAX the listing stops: the index is what came before. */
+static int
+mention_on_chunk(void *arg, const char *p, size_t n)
+{
+	struct mention *m = arg;
+
+	return buf_append(&m->raw, p, n);
 }
 
 static void
 mention_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
 {
 	struct app *a = arg;
-	struct mention *m = &a->mention;
-	char chunk[65536];
-	ssize_t n;
 
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n > 0) {
-			if (buf_append(&m->raw, chunk, (size_t)n) == -1)
-				break;
-			if ((size_t)n == sizeof chunk)
-				return;
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return;
-		break;
-	}
-	ev_io_del(loop, fd);
-	close(fd);
-	m->fd = -1;
-	m->eof = true;
-	mention_maybe_done(a);
+	if (proc_drain(loop, &a->mention.w, PROC_CHUNK_MAX, mention_on_chunk, &a->mention) !=
+	    PROC_DRAIN_AGAIN)
+		mention_maybe_done(a);
 }
 
 static void
@@ -91,8 +80,7 @@ mention_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 {
 	struct app *a = arg;
 
-	proc_forget(pid);
-	a->mention.exited = true;
+	proc_watch_exit(&a->mention.w, status);
 	mention_maybe_done(a);
 }
 
@@ -109,7 +97,7 @@ mention_index(struct app *a)
 		.redact_env = true,
 	};
 
-	if (a->agent == NULL || a->be->files_main == NULL || m->pid != 0)
+	if (a->agent == NULL || a->be->files_main == NULL || m->w.pid != 0)
 		return;
 	if (m->raw.limit == 0)
 		buf_init(&m->raw, MENTION_RAW_MAX);
@@ -123,12 +111,10 @@ mention_index(struct app *a)
 		return;
 	}
 	buf_release(&err);
-	m->pid = p.pid;
-	m->fd = p.out;
-	m->exited = m->eof = false;
+	m->w = (struct proc_watch){ .pid = p.pid, .fd = p.out };
 	m->built = ev_now_ms();
-	ev_io_add(a->loop, m->fd, POLLIN, mention_on_read, a);
-	ev_child_add(a->loop, m->pid, mention_on_exit, a);
+	ev_io_add(a->loop, m->w.fd, POLLIN, mention_on_read, a);
+	ev_child_add(a->loop, m->w.pid, mention_on_exit, a);
 }
 
 /* The "@" of the word before the cursor, or SIZE_MAX. */
@@ -247,15 +233,13 @@ mention_free(struct app *a)
 {
 	struct mention *m = &a->mention;
 
-	if (m->pid != 0) {
-		ev_child_del(a->loop, m->pid);
-		proc_kill(m->pid, SIGKILL);
-		proc_forget(m->pid);
+	if (m->w.pid != 0) {
+		ev_child_del(a->loop, m->w.pid);
+		proc_kill(m->w.pid, SIGKILL);
+		proc_forget(m->w.pid);
 	}
-	if (m->fd > 0 && !m->eof) {
-		ev_io_del(a->loop, m->fd);
-		close(m->fd);
-	}
+	if (m->w.fd > 0 && !m->w.eof)
+		proc_watch_close(a->loop, &m->w);
 	if (m->paths != NULL)
 		free(m->paths[0]);
 	free(m->paths);

@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "proc.h"
 
 #define MENTION_MENU		6
 #define MENTION_STALE_MS	10000
@@ -37,9 +38,7 @@ struct mention {
 	char		**paths;	/* the index (one allocation: paths[0] is the block) */
 	size_t		  n;
 	int64_t		  built;	/* when the index was listed; 0: never */
-	pid_t		  pid;		/* the listing child, or 0 */
-	int		  fd;
-	bool		  exited, eof;
+	struct proc_watch w;		/* the listing child (w.pid 0: none) and its pipe */
 	struct buf	  raw;		/* what the child wrote so far */
 	size_t		  menu[MENTION_MENU], nmenu, pick;
 	size_t		  tok;		/* where the completed "@" is in the text */

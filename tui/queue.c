@@ -2,7 +2,6 @@
 #include "autoconf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include "app.h"
 #include "ev.h"
+#include "file.h"
 #include "queue.h"
 #include "sline.h"
 #include "xalloc.h"
@@ -91,41 +91,6 @@ queue_file(const struct app *a)
 	return xstrdup(path);
 }
 
-/* Write all of s to path through a temporary file, synced, then renamed. */
-static int
-queue_write_file(const char *path, const char *s)
-{
-	char tmp[4200];
-	size_t len = strlen(s), off = 0;
-	int fd, r;
-
-	r = snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if (r < 0 || (size_t)r >= sizeof tmp)
-		return -1;
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
-		return -1;
-	while (off < len) {
-		ssize_t w = write(fd, s + off, len - off);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	if (off < len || fsync(fd) == -1) {
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	close(fd);
-	if (rename(tmp, path) == -1) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 /* Every change to the queue is on disk before it is on screen. */
 static void
 queue_save(struct app *a)
@@ -145,7 +110,7 @@ queue_save(struct app *a)
 		return;
 	}
 	s = queue_encode(q->v, q->n);
-	if (queue_write_file(path, s) == -1)
+	if (file_write_atomic(path, s, strlen(s), 0600, 0, NULL) == -1)
 		app_notice(a, ROLE_WARNING, "the queued prompts could not be saved to %s: %s", path,
 		    strerror(errno));
 	free(s);

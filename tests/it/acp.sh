@@ -6,29 +6,13 @@
 # process loads the session and gets its history first.
 . "$(dirname "$0")/lib.sh"
 ACP="$top_srcdir/tests/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js"
-if ! command -v node >/dev/null || [ ! -f "$ACP" ]; then
-	fail "node and the ACP SDK are installed (scripts/install-deps.sh runs npm ci in tests/npm)"
-	finish
-	exit 1
-fi
+needs_node "$ACP" "the ACP SDK"
 export ACP_PATH="$ACP" TANDEM WS="$T/ws"
 cd "$T/ws"
 echo hello >notes.txt
 
 # run_node ARGS...: the node script's TAP lines, renumbered into ours.
-run_node() {
-	local line
-	timeout 60 node "$top_srcdir/tests/it/acp.mjs" "$@" >"$T/node.out" 2>"$T/node.err"
-	echo "# node exited $?"
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok * - }" ;;
-		"not ok "*) fail "${line#not ok * - }" ;;
-		*) echo "$line" ;;
-		esac
-	done <"$T/node.out"
-	[ -s "$T/node.err" ] && diag "$T/node.err"
-}
+run_node() { node_tap "$top_srcdir/tests/it/acp.mjs" "$@"; }
 
 mock_start "$(scenario acp <<'J'
 {"responses":[

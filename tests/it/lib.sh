@@ -65,4 +65,31 @@ mock_body() { sed -n "${1}p" "$MOCK_LOG" | jq -c ".body | $2"; }
 # scenario NAME <<EOF ... EOF: write a scenario file, print its path.
 scenario() { cat >"$T/$1.json"; echo "$T/$1.json"; }
 
+# needs_node PEER WHAT: fail the test (it never skips: CI installs them)
+# unless node and PEER, a file of the npm peer WHAT below tests/npm, are there.
+needs_node() {
+	if ! command -v node >/dev/null || [ ! -f "$1" ]; then
+		fail "node and $2 are installed (scripts/install-deps.sh runs npm ci in tests/npm)"
+		finish
+		exit 1
+	fi
+}
+
+# node_tap SCRIPT ARGS...: run a node script (60 s at most); its TAP lines,
+# renumbered into ours, and its stderr as comments.
+node_tap() {
+	local line script=$1
+	shift
+	timeout 60 node "$script" "$@" >"$T/node.out" 2>"$T/node.err"
+	echo "# node exited $?"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok * - }" ;;
+		"not ok "*) fail "${line#not ok * - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$T/node.out"
+	[ -s "$T/node.err" ] && diag "$T/node.err"
+}
+
 trap 'mock_stop' EXIT

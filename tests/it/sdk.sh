@@ -5,30 +5,14 @@
 # input, a denial, an interrupt; and an updated input the rules refuse.
 . "$(dirname "$0")/lib.sh"
 SDK="$top_srcdir/tests/npm/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"
-if ! command -v node >/dev/null || [ ! -f "$SDK" ]; then
-	fail "node and the Agent SDK are installed (scripts/install-deps.sh runs npm ci in tests/npm)"
-	finish
-	exit 1
-fi
+needs_node "$SDK" "the Agent SDK"
 export SDK_PATH="$SDK" TANDEM WS="$T/ws"
 cd "$T/ws"
 echo hello >notes.txt
 echo key >secret.txt
 
 # run_node PHASE: the node script's TAP lines, renumbered into ours.
-run_node() {
-	local line
-	timeout 60 node "$top_srcdir/tests/it/sdk.mjs" "$1" >"$T/node.out" 2>"$T/node.err"
-	echo "# node exited $?"
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok * - }" ;;
-		"not ok "*) fail "${line#not ok * - }" ;;
-		*) echo "$line" ;;
-		esac
-	done <"$T/node.out"
-	[ -s "$T/node.err" ] && diag "$T/node.err"
-}
+run_node() { node_tap "$top_srcdir/tests/it/sdk.mjs" "$1"; }
 
 mock_start "$(scenario conv <<'J'
 {"responses":[

@@ -47,17 +47,12 @@ tui_type "what did I run"
 tui_keys Enter
 tui_check "the prompt is answered" '^ok'
 sleep 0.3
-user=$(jq -c 'select(.body.messages != null) | .body.messages[-1]' "$TUI_MOCK_LOG" | tail -n 1)
-printf '%s' "$user" | jq -e '.role == "user" and (.content[0].text == "what did I run")' >/dev/null
-tui_ok $? "the prompt goes first"
-printf '%s' "$user" | jq -e '[.content[].text | select(test("user-shell-command"))] | length == 3' >/dev/null
-tui_ok $? "each of the three commands goes with it"
-printf '%s' "$user" | jq -e '.content[1].text | test("ran this shell command themselves") and test("not instructions") and test("\\$ ls\n<output>\nalpha-file.txt\nbeta-file.txt")' >/dev/null
-tui_ok $? "framed as run by the user, with the command and its output"
-printf '%s' "$user" | jq -e '.content[2].text | test("\\[redacted\\]") and (test("test-key") | not)' >/dev/null
-tui_ok $? "the key is redacted in what the model gets"
-printf '%s' "$user" | jq -e '.content[2].text | test("exit status 3")' >/dev/null
-tui_ok $? "the exit status goes too"
+user=$(tui_last_message)
+tui_jq "$user" '.role == "user" and (.content[0].text == "what did I run")' "the prompt goes first"
+tui_jq "$user" '[.content[].text | select(test("user-shell-command"))] | length == 3' "each of the three commands goes with it"
+tui_jq "$user" '.content[1].text | test("ran this shell command themselves") and test("not instructions") and test("\\$ ls\n<output>\nalpha-file.txt\nbeta-file.txt")' "framed as run by the user, with the command and its output"
+tui_jq "$user" '.content[2].text | test("\\[redacted\\]") and (test("test-key") | not)' "the key is redacted in what the model gets"
+tui_jq "$user" '.content[2].text | test("exit status 3")' "the exit status goes too"
 [ "$(jq -c 'select(.body.messages != null)' "$TUI_MOCK_LOG" | wc -l)" -eq 1 ]
 tui_ok $? "the commands alone called no model"
 

@@ -101,6 +101,12 @@ tui_ok() {
 	fi
 }
 
+# tui_jq JSON FILTER DESCRIPTION: ok when jq -e FILTER holds for JSON.
+tui_jq() {
+	printf '%s' "$1" | jq -e "$2" >/dev/null
+	tui_ok $? "$3"
+}
+
 # tui_check DESCRIPTION PATTERN [SECONDS]
 tui_check() {
 	tui_wait "$2" "${3:-20}"

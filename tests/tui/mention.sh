@@ -49,15 +49,10 @@ tui_check "a binary file is refused" '@blob\.dat not attached'
 tui_absent "a word that is no path is no mention" '@nobody'"'"'? (not )?attached'
 tui_check "the answer comes" '^ok'
 sleep 0.3
-msg=$(jq -c 'select(.body.messages != null) | .body.messages[-1]' "$TUI_MOCK_LOG" | tail -n 1)
-printf '%s' "$msg" | jq -e '.content[0].text | startswith("read @src/main.c")' >/dev/null
-tui_ok $? "the prompt goes first, as typed"
-printf '%s' "$msg" | jq -e '[.content[].text | select(startswith("<attachment path=\"src/main.c\" kind=\"file\">") and test("MAIN_MARKER"))] | length == 1' >/dev/null
-tui_ok $? "the file's content goes with it"
-printf '%s' "$msg" | jq -e '[.content[].text | select(startswith("<attachment path=\"src/\" kind=\"dir\">") and test("main.c") and test("memory.c"))] | length == 1' >/dev/null
-tui_ok $? "the directory's listing goes with it"
-printf '%s' "$msg" | jq -e '[.content[].text | select(test("SECRET_MARKER"))] | length == 0' >/dev/null
-tui_ok $? "the denied file's content does not"
-printf '%s' "$msg" | jq -e '.content | length == 5' >/dev/null
-tui_ok $? "one block for the prompt and each of four mentions"
+msg=$(tui_last_message)
+tui_jq "$msg" '.content[0].text | startswith("read @src/main.c")' "the prompt goes first, as typed"
+tui_jq "$msg" '[.content[].text | select(startswith("<attachment path=\"src/main.c\" kind=\"file\">") and test("MAIN_MARKER"))] | length == 1' "the file's content goes with it"
+tui_jq "$msg" '[.content[].text | select(startswith("<attachment path=\"src/\" kind=\"dir\">") and test("main.c") and test("memory.c"))] | length == 1' "the directory's listing goes with it"
+tui_jq "$msg" '[.content[].text | select(test("SECRET_MARKER"))] | length == 0' "the denied file's content does not"
+tui_jq "$msg" '.content | length == 5' "one block for the prompt and each of four mentions"
 tui_mock_done

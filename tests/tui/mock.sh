@@ -87,6 +87,11 @@ TANDEM_RETRY_BASE_MS=20 ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS"
 	cd "$tui_here" || return 1
 }
 
+# tui_last_message: the last message of the last request the mock saw, as JSON.
+tui_last_message() {
+	jq -c 'select(.body.messages != null) | .body.messages[-1]' "$TUI_MOCK_LOG" | tail -n 1
+}
+
 # tui_tandem ARGS...: tandem headless in $TUI_WS (stdout and stderr to $TUI_TMP/out, err).
 tui_tandem() {
 	(cd "$TUI_WS" && "$TUI_TANDEM" "$@" >"$TUI_TMP/out" 2>"$TUI_TMP/err")
