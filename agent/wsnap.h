@@ -1,6 +1,7 @@
 /*
  * wsnap: workspace snapshots, so that a rewind covers what commands did
- * (run_bash, PostToolUse hooks, and any other writer given this API).
+ * (run_bash, PostToolUse hooks, MCP tools that may write, the user's
+ * "!command" through wsnap_join, and any other writer given this API).
  *
  * A stat index of the workspace (device, inode, size, mtime and ctime in
  * nanoseconds, mode, type) is kept with the session (wsnap.idx).  Before a
