@@ -1,6 +1,11 @@
 /* inbox: what the user adds to the next prompt besides its text (inbox.h). */
 #include "autoconf.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <cjson/cJSON.h>
 
 #include "agent.h"
@@ -8,7 +13,12 @@
 #include "attach.h"
 #include "inbox.h"
 #include "record.h"
+#include "event.h"
+#include "json.h"
+#include "session.h"
 #include "usercmd.h"
+#include "wsnap.h"
+#include "xalloc.h"
 
 /* What agent_attach kept goes with the prompt, in order. */
 void
@@ -41,9 +51,100 @@ agent_attach_image(struct agent *a, const char *file, const char *name, struct b
 	return 0;
 }
 
+/* The user's "!command", snapshotted as run_bash is: its record goes with its output. */
+struct inbox_cmd {
+	struct agent		*a;
+	usercmd_output_fn	*output;
+	usercmd_done_fn		*done;
+	void			*arg;
+	uint64_t		 epoch;		/* the snapshots it joined (wsnap_epoch), or 0 */
+	char			 id[40];
+};
+
+/* What a "!command" record is called in the log and the turn browser. */
+#define INBOX_BY	"!command"
+#define INBOX_ID	"user_cmd_"
+
+/* A user_cmd_<n> no record of the session has (a resumed session counts on). */
+static void
+inbox_cmd_id(struct agent *a, char *id, size_t size)
+{
+	static unsigned long serial;
+	const cJSON *f;
+	size_t n = strlen(INBOX_ID);
+
+	cJSON_ArrayForEach(f, session_files(a->session)) {
+		const char *s = json_str(f, "id", "");
+		char *end;
+		unsigned long k;
+
+		if (strncmp(s, INBOX_ID, n) != 0 || s[n] < '0' || s[n] > '9')
+			continue;
+		errno = 0;
+		k = strtoul(s + n, &end, 10);
+		if (errno == 0 && *end == '\0' && k > serial)
+			serial = k;
+	}
+	if (snprintf(id, size, "%s%lu", INBOX_ID, ++serial) >= (int)size)
+		id[0] = '\0';
+}
+
+static void
+inbox_cmd_output(void *arg, const char *p, size_t n)
+{
+	struct inbox_cmd *c = arg;
+
+	if (c->output != NULL)
+		c->output(c->arg, p, n);
+}
+
+/*
+ * The command ended (or was killed, or did not start): what it changed is
+ * recorded for the turn its output goes with, the next prompt's.  With no
+ * next prompt yet that turn has no messages, and a rewind of the last turn
+ * (turn >= N) covers the record too.
+ */
+static void
+inbox_cmd_done(void *arg, const char *command, const char *output, const char *framed,
+    bool failed, int64_t ms)
+{
+	struct inbox_cmd *c = arg;
+	struct agent *a = c->a;
+	int next = session_turns(a->session) > a->turn ? session_turns(a->session) : a->turn;
+
+	if (c->epoch != 0 && c->epoch == wsnap_epoch(a->wsnap) &&
+	    wsnap_leave(a->wsnap, next + 1, c->id, INBOX_BY) == -1)
+		agent_unsaved(a);
+	else if (c->epoch != 0 && c->epoch != wsnap_epoch(a->wsnap))
+		event_error(a->bus, 0, "the ! command ended in another session than it began in: "
+		    "what it changed is not recorded, and a rewind does not undo it");
+	c->done(c->arg, command, output, framed, failed, ms);
+	free(c);
+}
+
 struct usercmd *
 agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
     usercmd_done_fn *done, void *arg)
 {
-	return usercmd_start(a->loop, &a->env, command, output, done, arg);
+	struct inbox_cmd *c = xcalloc(1, sizeof *c);
+	struct buf err = BUF_INIT(4096);
+
+	c->a = a;
+	c->output = output;
+	c->done = done;
+	c->arg = arg;
+	inbox_cmd_id(a, c->id, sizeof c->id);
+	if (a->wsnap != NULL) {
+		/* during a turn a tool may be running: the command joins its snapshot window */
+		if (wsnap_join(a->wsnap, agent_in_turn(a), &err) == 0) {
+			c->epoch = wsnap_epoch(a->wsnap);
+		} else {
+			/* as for run_bash: the session is failed, and the user is told it runs untracked */
+			agent_unsaved(a);
+			event_error(a->bus, 0, "the ! command runs without a snapshot, since the session "
+			    "could not be saved: a rewind does not undo it");
+		}
+	}
+	buf_release(&err);
+	return usercmd_start(a->loop, &a->env, command, inbox_cmd_output, inbox_cmd_done, c);
 }

@@ -948,6 +948,8 @@ wsnap_index_hashes(const struct wsnap *ws, size_t *n)
 struct wsnap_obj {
 	int64_t		 t;
 	uint64_t	 size;
+	bool		 ref;		/* a record of some session of the root names it */
+	bool		 gone;
 	char		 name[SHA256_HEX_LEN + 1];
 };
 
@@ -959,7 +961,111 @@ wsnap_cmp_obj(const void *x, const void *y)
 	return a->t < b->t ? -1 : a->t > b->t;
 }
 
-/* How much the store holds; the oldest content goes past the budget. */
+static int
+wsnap_cmp_objname(const void *x, const void *y)
+{
+	const struct wsnap_obj *a = x, *b = y;
+
+	return strcmp(a->name, b->name);
+}
+
+/* Mark the objects of v (sorted by name) that the whole lines of p name; what is left over. */
+static size_t
+wsnap_refs_mark(struct wsnap_obj *v, size_t n, const char *p, size_t len)
+{
+	size_t at = 0, i;
+
+	for (i = 0; i < len; i++) {
+		struct wsnap_obj key, *o;
+
+		if (p[i] != '\n')
+			continue;
+		if (i - at == SHA256_HEX_LEN) {
+			memcpy(key.name, p + at, SHA256_HEX_LEN);
+			key.name[SHA256_HEX_LEN] = '\0';
+			o = bsearch(&key, v, n, sizeof *v, wsnap_cmp_objname);
+			if (o != NULL)
+				o->ref = true;
+		}
+		at = i + 1;
+	}
+	return len - at;
+}
+
+/* Does the session that owns refs file name still exist (unknown: yes)? */
+static bool
+wsnap_session_exists(const struct wsnap *ws, const char *name)
+{
+	struct buf p = BUF_INIT(PATH_MAX);
+	struct stat st;
+	bool there;
+
+	if (ws->sessions == NULL)
+		return true;
+	buf_printf(&p, "%s/%s", ws->sessions, name);
+	there = p.data == NULL || lstat(buf_cstr(&p), &st) == 0 || errno != ENOENT;
+	buf_release(&p);
+	return there;
+}
+
+/*
+ * The store's refs files: the one of a session that is gone is dropped;
+ * with v (sorted by name), what the others name is marked in it.  Read in
+ * pieces, so a long history costs no memory.
+ */
+static void
+wsnap_refs_scan(struct wsnap *ws, int storefd, struct wsnap_obj *v, size_t n)
+{
+	char chunk[64 * (SHA256_HEX_LEN + 1)];
+	struct dirent *de;
+	DIR *d;
+	int fd = openat(storefd, "refs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		size_t have = 0, left;
+		ssize_t r;
+		int rf;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (!wsnap_session_exists(ws, de->d_name)) {
+			unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (v == NULL)
+			continue;
+		rf = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (rf == -1)
+			continue;
+		while ((r = read(rf, chunk + have, sizeof chunk - have)) != 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				break;
+			have += (size_t)r;
+			left = wsnap_refs_mark(v, n, chunk, have);
+			/* a line longer than a hash is no hash: dropped with what is left */
+			if (left > SHA256_HEX_LEN)
+				left = 0;
+			memmove(chunk, chunk + have - left, left);
+			have = left;
+		}
+		close(rf);
+	}
+	closedir(d);
+}
+
+/*
+ * How much the store holds.  Past the budget, oldest first down to three
+ * quarters of it: first what no record of the root's sessions names, then
+ * (still over) what records name; never what this index holds.  Cheap
+ * within the budget: one stat a file, the refs files not read.
+ */
 static void
 wsnap_prune(struct wsnap *ws)
 {
@@ -968,7 +1074,7 @@ wsnap_prune(struct wsnap *ws)
 	uint64_t budget = (uint64_t)ws->set.store_mb * WSNAP_MB, total = 0;
 	struct dirent *de;
 	DIR *d;
-	int fd = open(ws->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(ws->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC), pass;
 
 	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
 		if (fd != -1)
@@ -985,6 +1091,7 @@ wsnap_prune(struct wsnap *ws)
 			cap = cap ? cap * 2 : 256;
 			v = xreallocarray(v, cap, sizeof *v);
 		}
+		memset(&v[n], 0, sizeof v[n]);
 		v[n].t = wsnap_ns(&st.st_mtim);
 		v[n].size = (uint64_t)st.st_size;
 		memcpy(v[n].name, de->d_name, sizeof v[n].name);
@@ -995,20 +1102,30 @@ wsnap_prune(struct wsnap *ws)
 		size_t nused;
 		const char **used = wsnap_index_hashes(ws, &nused), *key;
 
-		/* oldest first, down to three quarters of the budget; never what the index holds */
+		qsort(v, n, sizeof *v, wsnap_cmp_objname);
+		wsnap_refs_scan(ws, dirfd(d), v, n);
 		qsort(v, n, sizeof *v, wsnap_cmp_obj);
-		for (i = 0; i < n && total > budget / 4 * 3; i++) {
-			key = v[i].name;
-			if (bsearch(&key, used, nused, sizeof *used, wsnap_cmp_str) == NULL &&
-			    unlinkat(dirfd(d), v[i].name, 0) == 0)
-				total -= v[i].size;
-		}
+		for (pass = 0; pass < 2; pass++)
+			for (i = 0; i < n && total > budget / 4 * 3; i++) {
+				key = v[i].name;
+				if (v[i].gone || v[i].ref != (pass == 1) ||
+				    bsearch(&key, used, nused, sizeof *used, wsnap_cmp_str) != NULL)
+					continue;
+				if (unlinkat(dirfd(d), v[i].name, 0) == 0) {
+					total -= v[i].size;
+					v[i].gone = true;
+				}
+			}
 		free(used);
+	} else {
+		wsnap_refs_scan(ws, dirfd(d), NULL, 0);
 	}
 	ws->store_bytes = total;
 	closedir(d);
 	free(v);
 }
+
+static uint64_t wsnap_epochs;
 
 struct wsnap *
 wsnap_new(const char *home, const char *root, struct session *sess,
@@ -1042,7 +1159,12 @@ wsnap_new(const char *home, const char *root, struct session *sess,
 	if (sess != NULL) {
 		buf_printf(&p, "%s/wsnap.idx", session_dir(sess));
 		ws->idxpath = buf_detach(&p, NULL);
+		buf_printf(&p, "%s/refs/%s", ws->store, session_id(sess));
+		ws->refs = buf_detach(&p, NULL);
 	}
+	buf_printf(&p, "%s/sessions", home);
+	ws->sessions = buf_detach(&p, NULL);
+	ws->epoch = ++wsnap_epochs;
 	buf_release(&p);
 	wsnap_tab_resize(ws, 0);
 	wsnap_load(ws);
@@ -1074,6 +1196,8 @@ wsnap_free(struct wsnap *ws)
 	free(ws->git);
 	free(ws->note);
 	free(ws->rbuf);
+	free(ws->sessions);
+	free(ws->refs);
 	free(ws);
 }
 
@@ -1149,6 +1273,11 @@ wsnap_before(struct wsnap *ws, struct buf *err)
 		return 0;
 	if (ws->sess != NULL && session_error(ws->sess) != NULL)
 		return -1;
+	/* a ! command's window is open: this writer joins it (wsnap_join) */
+	if (ws->armed && ws->users > 0) {
+		ws->overlap = true;
+		return 0;
+	}
 	if (wsnap_scan(ws, NULL, NULL, ev_now_ms() + WSNAP_READ_MS, err != NULL ? err : &own) == -1) {
 		/* a failed store write fails the session; an unreadable workspace is only noted */
 		rc = ws->sess != NULL && session_error(ws->sess) == NULL ? 0 : -1;
@@ -1190,6 +1319,70 @@ wsnap_after(struct wsnap *ws, bool *git, struct buf *notes, struct buf *err)
 	return changes;
 }
 
+#define WSNAP_OVERLAP "another writer ran at the same time (a ! command, a tool or a hook): " \
+	"what either changed meanwhile may be recorded with the other"
+
+/*
+ * Append the content changes names (before and after) to this session's
+ * refs file, durably, so that pruning keeps it (wsnap_prune).  0, or -1
+ * with the session failed.
+ */
+static int
+wsnap_refs_add(struct wsnap *ws, const cJSON *changes)
+{
+	static const char *const sides[] = { "before", "after" };
+	struct buf b = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096);
+	const cJSON *f;
+	char *dir = NULL;
+	size_t i, off = 0;
+	int fd = -1, rc = -1;
+
+	if (ws->refs == NULL)
+		return 0;
+	cJSON_ArrayForEach(f, changes)
+		for (i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+			const char *h = json_str(f, sides[i], NULL);
+
+			if (h != NULL && strlen(h) == SHA256_HEX_LEN) {
+				buf_append(&b, h, SHA256_HEX_LEN);
+				buf_putc(&b, '\n');
+			}
+		}
+	if (b.len == 0) {
+		rc = 0;
+		goto out;
+	}
+	dir = xstrndup(ws->refs, (size_t)(strrchr(ws->refs, '/') - ws->refs));
+	errno = 0;
+	if (wsnap_mkdirs(dir, &err) == -1)
+		goto out;
+	fd = open(ws->refs, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1)
+		goto out;
+	while (off < b.len) {
+		ssize_t w = write(fd, b.data + off, b.len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto out;
+		off += (size_t)w;
+	}
+	if (fdatasync(fd) == -1)
+		goto out;
+	rc = close(fd);
+	fd = -1;
+out:
+	if (rc == -1)
+		session_fail(ws->sess, "snapshots/refs", errno != 0 ? errno : EIO);
+	if (fd != -1)
+		close(fd);
+	free(dir);
+	buf_release(&b);
+	buf_release(&err);
+	return rc;
+}
+
 int
 wsnap_record(struct wsnap *ws, int turn, const char *id, const char *by)
 {
@@ -1217,11 +1410,18 @@ wsnap_record(struct wsnap *ws, int turn, const char *id, const char *by)
 	cJSON_AddItemToObject(rec, "files", changes);
 	if (git)
 		cJSON_AddBoolToObject(rec, "git", 1);
-	if (ws->note != NULL) {
+	if (ws->note != NULL || ws->overlap) {
 		nv = cJSON_AddArrayToObject(rec, "notes");
-		cJSON_AddItemToArray(nv, cJSON_CreateString(ws->note));
+		if (ws->note != NULL)
+			cJSON_AddItemToArray(nv, cJSON_CreateString(ws->note));
+		if (ws->overlap)
+			cJSON_AddItemToArray(nv, cJSON_CreateString(WSNAP_OVERLAP));
 	}
-	if (ws->sess != NULL) {
+	/* what the record needs is named before the record promises it */
+	if (ws->sess != NULL && wsnap_refs_add(ws, changes) == -1) {
+		cJSON_Delete(rec);
+		rc = -1;
+	} else if (ws->sess != NULL) {
 		crash_point("wsnap-record");
 		rc = session_append(ws->sess, rec);
 	} else {
@@ -1230,9 +1430,50 @@ wsnap_record(struct wsnap *ws, int turn, const char *id, const char *by)
 	if (rc == 0)
 		rc = wsnap_save(ws);
 out:
+	/* a ! command still running keeps the window open for its own record */
+	if (rc == 0 && ws->users > 0)
+		ws->armed = true;
+	if (!ws->armed)
+		ws->overlap = false;
 	buf_release(&notes);
 	buf_release(&err);
 	return rc;
+}
+
+int
+wsnap_join(struct wsnap *ws, bool busy, struct buf *err)
+{
+	int rc;
+
+	if (ws == NULL)
+		return 0;
+	if (ws->sess != NULL && session_error(ws->sess) != NULL)
+		return -1;
+	if (ws->armed && (busy || ws->users > 0)) {
+		ws->users++;
+		ws->overlap = true;
+		return 0;
+	}
+	rc = wsnap_before(ws, err);
+	if (rc == 0 && ws->armed)
+		ws->users++;
+	return rc;
+}
+
+int
+wsnap_leave(struct wsnap *ws, int turn, const char *id, const char *by)
+{
+	if (ws == NULL)
+		return 0;
+	if (ws->users > 0)
+		ws->users--;
+	return wsnap_record(ws, turn, id, by);
+}
+
+uint64_t
+wsnap_epoch(const struct wsnap *ws)
+{
+	return ws != NULL ? ws->epoch : 0;
 }
 
 bool

@@ -1,6 +1,7 @@
 /*
  * wsnap: workspace snapshots, so that a rewind covers what commands did
- * (run_bash, PostToolUse hooks, and any other writer given this API).
+ * (run_bash, PostToolUse hooks, MCP tools that may write, the user's
+ * "!command" through wsnap_join, and any other writer given this API).
  *
  * A stat index of the workspace (device, inode, size, mtime and ctime in
  * nanoseconds, mode, type) is kept with the session (wsnap.idx).  Before a
@@ -27,8 +28,14 @@
  * Content goes to a store shared by the sessions of one root,
  * $TANDEM_HOME/snapshots/<root key>/<sha-256>, the layout of the edit
  * snapshots (fsutil.h), written by a reflink (FICLONE) where the file
- * system can, else by a copy; a disk budget prunes the oldest content not
- * in use.  Ignored files (the search tools' rules, ignore.h) are indexed
+ * system can, else by a copy.  Every record also appends the hashes it
+ * names to the store's refs/<session id> (fdatasync'd before the record
+ * is logged), so that a disk budget (snapshots.store_mb), checked when a
+ * session starts, prunes first the content no record of any session of
+ * the root names, oldest first, and only then, if the store is still over
+ * the budget, the oldest content records name; never what this session's
+ * index holds.  The refs file of a session that is gone is dropped.  A
+ * restore of content pruned says so, file by file.  Ignored files (the search tools' rules, ignore.h) are indexed
  * but not stored; an ignored directory is indexed as one entry.  FIFOs
  * and devices are never opened; symbolic links are stored as links.
  *
@@ -125,6 +132,22 @@ int		 wsnap_record(struct wsnap *, int turn, const char *id, const char *by);
  */
 int		 wsnap_note_record(struct wsnap *, int turn, const char *id, const char *by,
 		    const char *note);
+
+/*
+ * For a writer that may run while another does (the user's "!command",
+ * also during a turn): busy says another writer may be running now.  Like
+ * wsnap_before, except that when busy and a window is open (wsnap_before
+ * ran, wsnap_record not yet) it joins that window instead of starting
+ * anew, and while it runs wsnap_before joins its window too.  Each
+ * writer's wsnap_record then takes what changed since the last record,
+ * with a note that writers overlapped; the window closes with the last.
+ * 0, or -1 as wsnap_before.
+ */
+int		 wsnap_join(struct wsnap *, bool busy, struct buf *err);
+/* Its end: wsnap_record for it, the window kept open for the others. */
+int		 wsnap_leave(struct wsnap *, int turn, const char *id, const char *by);
+/* A number no other wsnap of this process has had (is this still the one joined?). */
+uint64_t	 wsnap_epoch(const struct wsnap *);
 
 /* Is rec (a "files" record) one of wsnap's? */
 bool		 wsnap_is_record(const cJSON *rec);

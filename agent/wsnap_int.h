@@ -64,6 +64,12 @@ struct wsnap {
 	size_t			 pending;	/* files the last walk left unread */
 	char			*rbuf;
 	size_t			 rcap;
+	/* The records' references and the writers that overlap (wsnap_record, wsnap_prune). */
+	char			*sessions;	/* TANDEM_HOME/sessions: whose refs files are still wanted */
+	char			*refs;		/* the store's refs/<session id>, or NULL: no session */
+	uint64_t		 epoch;		/* wsnap_epoch's */
+	int			 users;		/* wsnap_join's writers in the armed window */
+	bool			 overlap;	/* another writer joined the window */
 };
 
 /* One walk. */

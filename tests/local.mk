@@ -67,5 +67,7 @@ EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
 # Workspace snapshots: commands rewound and redone.
 IT_TESTS += tests/it/wsnap.sh
 IT_TESTS += tests/it/wsnap_bg.sh
+# The snapshot store's refs: pruning keeps what any session's record needs.
+IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh

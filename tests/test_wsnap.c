@@ -13,6 +13,7 @@
 #include "ev.h"
 #include "json.h"
 #include "redact.h"
+#include "session.h"
 #include "sha256.h"
 #include "t.h"
 #include "t_tree.h"
@@ -577,6 +578,299 @@ T_TEST(four_threads_see_what_one_sees)
 	unsetenv("TANDEM_WSNAP_THREADS");
 }
 
+/* The hash of the file rel holds now. */
+static void
+hash_of(const char *rel, char hex[SHA256_HEX_LEN + 1])
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	char *p = t_tree_at("/%s", rel), chunk[65536];
+	size_t n;
+	FILE *f = fopen(p, "r");
+
+	free(p);
+	T_OK(f != NULL);
+	while (f != NULL && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_append(&b, chunk, n);
+	if (f != NULL)
+		fclose(f);
+	sha256_hex(b.data != NULL ? b.data : "", b.len, hex);
+	buf_release(&b);
+}
+
+static bool
+in_store(const struct wsnap *ws, const char *name)
+{
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+	bool there;
+
+	buf_printf(&p, "%s/%s", wsnap_store(ws), name);
+	there = access(buf_cstr(&p), F_OK) == 0;
+	buf_release(&p);
+	return there;
+}
+
+/* Put n bytes of junk under a hash-like name in the store, as old as t (0: now). */
+static void
+junk(const struct wsnap *ws, int i, size_t n, time_t t)
+{
+	char p[1024];
+	struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/%064d", wsnap_store(ws), i);
+	f = fopen(p, "w");
+	T_OK(f != NULL);
+	while (f != NULL && n-- > 0)
+		fputc('j', f);
+	if (f != NULL)
+		fclose(f);
+	if (t != 0)
+		utimensat(AT_FDCWD, p, ts, 0);
+}
+
+static void
+age(const struct wsnap *ws, const char *name, time_t t)
+{
+	char p[1024];
+	struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+
+	snprintf(p, sizeof p, "%s/%s", wsnap_store(ws), name);
+	T_EQ_INT(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+static struct session *
+new_session(void)
+{
+	struct buf err = BUF_INIT(4096);
+	struct session *s = session_create(home, root, "m", NULL, &err);
+
+	if (s == NULL)
+		T_FAIL("session_create: %s", buf_cstr(&err));
+	buf_release(&err);
+	return s;
+}
+
+/* The last "files" record of sess, or NULL. */
+static const cJSON *
+last_record(const struct session *sess)
+{
+	const cJSON *f = session_files(sess);
+	int n = cJSON_GetArraySize(f);
+
+	return n > 0 ? cJSON_GetArrayItem(f, n - 1) : NULL;
+}
+
+/*
+ * Session one's command rewrites big.bin: its record needs the old
+ * content (A0, the store's oldest) and the new (A1), kb each.
+ */
+static struct wsnap *
+first_session(struct wsnap_settings *set, int kb, struct session **s1, char a0[SHA256_HEX_LEN + 1],
+    char a1[SHA256_HEX_LEN + 1])
+{
+	struct buf cmd = BUF_INIT(4096);
+	struct wsnap *ws;
+
+	fresh(set);
+	set->store_mb = 8;
+	buf_printf(&cmd, "head -c %d /dev/urandom >big.bin", kb * 1000);
+	sh(buf_cstr(&cmd));
+	hash_of("big.bin", a0);
+	*s1 = new_session();
+	ws = wsnap_new(home, root, *s1, set);
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	sh(buf_cstr(&cmd));
+	buf_release(&cmd);
+	T_EQ_INT(wsnap_record(ws, 1, "toolu_1", "run_bash"), 0);
+	hash_of("big.bin", a1);
+	T_OK(last_record(*s1) != NULL);
+	T_OK(in_store(ws, a0) && in_store(ws, a1));
+	age(ws, a0, 1000000);
+	age(ws, a1, 2000000);
+	return ws;
+}
+
+T_TEST(pruning_keeps_what_another_sessions_record_needs)
+{
+	struct wsnap_settings set = { 0 };
+	struct session *s1, *s2;
+	struct wsnap *ws1, *ws2;
+	struct buf rep = BUF_INIT(BUF_NOLIMIT);
+	char a0[SHA256_HEX_LEN + 1], a1[SHA256_HEX_LEN + 1], p[1024];
+	int i;
+
+	ws1 = first_session(&set, 300, &s1, a0, a1);
+	snprintf(p, sizeof p, "%s/refs/%s", wsnap_store(ws1), session_id(s1));
+	T_OK(access(p, F_OK) == 0);
+	/* newer content no record names: 800 KB of it */
+	for (i = 1; i <= 4; i++)
+		junk(ws1, i, 200000, 3000000 + i);
+	/* a second session of the root starts, with a budget of 1 MB (the store holds 1.4) */
+	set.store_mb = 1;
+	s2 = new_session();
+	ws2 = wsnap_new(home, root, s2, &set);
+	T_OK(in_store(ws2, a0));	/* the oldest, but the first session's record needs it */
+	T_OK(in_store(ws2, a1));
+	for (i = 1; i <= 4; i++) {
+		snprintf(p, sizeof p, "%064d", i);
+		T_OK(!in_store(ws2, p));
+	}
+	/* and the first session's rewind still has what it needs */
+	T_EQ_INT(wsnap_restore(ws1, last_record(s1), true, false, &rep), 0);
+	hash_of("big.bin", p);
+	T_EQ_STR(p, a0);
+	wsnap_free(ws2);
+	wsnap_free(ws1);
+	session_close(s2);
+	session_close(s1);
+	buf_release(&rep);
+}
+
+T_TEST(past_the_budget_referenced_content_goes_oldest_first)
+{
+	struct wsnap_settings set = { 0 };
+	struct session *s1, *s2;
+	struct wsnap *ws1, *ws2;
+	struct buf rep = BUF_INIT(BUF_NOLIMIT);
+	char a0[SHA256_HEX_LEN + 1], a1[SHA256_HEX_LEN + 1], p[1024];
+
+	ws1 = first_session(&set, 500, &s1, a0, a1);
+	junk(ws1, 1, 200000, 3000000);
+	/* 1.2 MB, all but 0.2 named by a record: still over 3/4 MB once the junk is gone */
+	set.store_mb = 1;
+	s2 = new_session();
+	ws2 = wsnap_new(home, root, s2, &set);
+	snprintf(p, sizeof p, "%064d", 1);
+	T_OK(!in_store(ws2, p));
+	T_OK(!in_store(ws2, a0));	/* the oldest of what records name */
+	T_OK(in_store(ws2, a1));
+	/* a rewind that needs it says so, and leaves the file alone */
+	T_EQ_INT(wsnap_restore(ws1, last_record(s1), true, false, &rep), 1);
+	T_CONTAINS(buf_cstr(&rep), "big.bin");
+	hash_of("big.bin", p);
+	T_EQ_STR(p, a1);
+	wsnap_free(ws2);
+	wsnap_free(ws1);
+	session_close(s2);
+	session_close(s1);
+	buf_release(&rep);
+}
+
+T_TEST(the_refs_of_a_session_that_is_gone_are_dropped)
+{
+	struct wsnap_settings set = { 0 };
+	struct session *s1;
+	struct wsnap *ws;
+	char a0[SHA256_HEX_LEN + 1], a1[SHA256_HEX_LEN + 1], mine[1024], gone[1024];
+	FILE *f;
+
+	ws = first_session(&set, 10, &s1, a0, a1);
+	snprintf(mine, sizeof mine, "%s/refs/%s", wsnap_store(ws), session_id(s1));
+	snprintf(gone, sizeof gone, "%s/refs/20200101-000000-gone", wsnap_store(ws));
+	f = fopen(gone, "w");
+	T_OK(f != NULL);
+	if (f != NULL) {
+		fprintf(f, "%s\n", a0);
+		fclose(f);
+	}
+	wsnap_free(ws);
+	ws = wsnap_new(home, root, NULL, &set);
+	T_OK(access(gone, F_OK) != 0);
+	T_OK(access(mine, F_OK) == 0);
+	wsnap_free(ws);
+	session_close(s1);
+}
+
+T_TEST(a_refs_write_that_fails_fails_the_session)
+{
+	struct wsnap_settings set = { 0 };
+	struct session *s;
+	struct wsnap *ws;
+	char p[1024];
+	FILE *f;
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	s = new_session();
+	ws = wsnap_new(home, root, s, &set);
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	/* refs/ cannot be made: a file is in its place */
+	snprintf(p, sizeof p, "%s/refs", wsnap_store(ws));
+	f = fopen(p, "w");
+	T_OK(f != NULL);
+	if (f != NULL)
+		fclose(f);
+	sh("echo two >>a.txt");
+	T_EQ_INT(wsnap_record(ws, 1, "toolu_1", "run_bash"), -1);
+	T_OK(session_error(s) != NULL);
+	if (session_error(s) != NULL)
+		T_CONTAINS(session_error(s), "snapshots/refs");
+	T_OK(last_record(s) == NULL);	/* no record promises what pruning may take */
+	wsnap_free(ws);
+	session_close(s);
+}
+
+T_TEST(a_bang_command_joins_a_running_writers_window)
+{
+	struct wsnap_settings set = { 0 };
+	struct session *s;
+	struct wsnap *ws;
+	const cJSON *r;
+	char *notes;
+	uint64_t e;
+
+	fresh(&set);
+	puts_file("a.txt", "one\n");
+	s = new_session();
+	ws = wsnap_new(home, root, s, &set);
+	e = wsnap_epoch(ws);
+	T_OK(e != 0);
+	/* a tool runs; the user's command starts meanwhile (busy): it joins, no new walk */
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	sh("echo tool >t.txt");
+	T_EQ_INT(wsnap_join(ws, true, NULL), 0);
+	sh("echo user >u.txt");
+	T_EQ_INT(wsnap_record(ws, 1, "toolu_1", "run_bash"), 0);
+	r = last_record(s);
+	T_OK(r != NULL && change(json_get(r, "files"), "t.txt") != NULL);
+	T_OK(r != NULL && change(json_get(r, "files"), "u.txt") != NULL);
+	notes = cJSON_PrintUnformatted(json_get(r, "notes"));
+	T_CONTAINS(notes != NULL ? notes : "", "at the same time");
+	free(notes);
+	/* the tool's hook starts while the user's command still runs: it joins too */
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	T_EQ_INT(wsnap_record(ws, 1, "toolu_1", "PostToolUse hook"), 0);
+	sh("echo more >>u.txt");
+	T_EQ_INT(wsnap_leave(ws, 2, "user_cmd_1", "!command"), 0);
+	r = last_record(s);
+	T_EQ_STR(json_str(r, "id", ""), "user_cmd_1");
+	T_EQ_INT((int)json_int(r, "turn", 0), 2);
+	T_OK(change(json_get(r, "files"), "u.txt") != NULL);
+	T_OK(change(json_get(r, "files"), "t.txt") == NULL);
+	/* the window closed with it: the next writer walks afresh, with no note */
+	sh("echo mine >>a.txt");
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	sh("echo z >z.txt");
+	T_EQ_INT(wsnap_record(ws, 3, "toolu_2", "run_bash"), 0);
+	r = last_record(s);
+	T_EQ_STR(json_str(r, "id", ""), "toolu_2");
+	T_OK(change(json_get(r, "files"), "a.txt") == NULL);
+	T_OK(json_get(r, "notes") == NULL);
+	/* a window a writer left open (no record) is not joined when nothing runs */
+	T_EQ_INT(wsnap_before(ws, NULL), 0);
+	sh("echo edit >>a.txt");
+	T_EQ_INT(wsnap_join(ws, false, NULL), 0);
+	sh("echo b >b.txt");
+	T_EQ_INT(wsnap_leave(ws, 4, "user_cmd_2", "!command"), 0);
+	r = last_record(s);
+	T_EQ_STR(json_str(r, "id", ""), "user_cmd_2");
+	T_OK(change(json_get(r, "files"), "b.txt") != NULL);
+	T_OK(change(json_get(r, "files"), "a.txt") == NULL);
+	T_OK(json_get(r, "notes") == NULL);
+	wsnap_free(ws);
+	session_close(s);
+}
+
 int
 main(void)
 {
@@ -621,6 +915,11 @@ main(void)
 		T_RUN(a_git_change_is_flagged);
 		T_RUN(a_directory_ignored_since_is_not_deleted);
 	}
+	T_RUN(pruning_keeps_what_another_sessions_record_needs);
+	T_RUN(past_the_budget_referenced_content_goes_oldest_first);
+	T_RUN(the_refs_of_a_session_that_is_gone_are_dropped);
+	T_RUN(a_refs_write_that_fails_fails_the_session);
+	T_RUN(a_bang_command_joins_a_running_writers_window);
 	t_tree_remove(base);
 	return t_done();
 }
