@@ -97,6 +97,7 @@ struct agent {
 	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
+	int			 user_cmds;	/* the user's ! commands running (inbox.c) */
 	enum stream_proto	 proto;
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */

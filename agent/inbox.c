@@ -112,6 +112,7 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 	struct agent *a = c->a;
 	int next = session_turns(a->session) > a->turn ? session_turns(a->session) : a->turn;
 
+	a->user_cmds--;
 	if (c->epoch != 0 && c->epoch == wsnap_epoch(a->wsnap) &&
 	    wsnap_leave(a->wsnap, next + 1, c->id, INBOX_BY) == -1)
 		agent_unsaved(a);
@@ -146,5 +147,6 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 		}
 	}
 	buf_release(&err);
+	a->user_cmds++;
 	return usercmd_start(a->loop, &a->env, command, inbox_cmd_output, inbox_cmd_done, c);
 }

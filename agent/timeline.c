@@ -233,6 +233,11 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		buf_puts(report, "a turn is running: interrupt it first\n");
 		return -1;
 	}
+	/* what it changes meanwhile would be taken for its own changes */
+	if (a->user_cmds > 0) {
+		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
+		return -1;
+	}
 	if (session_error(a->session) != NULL) {
 		buf_printf(report, "%s\n", session_error(a->session));
 		return -1;
@@ -300,6 +305,11 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 		buf_puts(report, "a turn is running: interrupt it first\n");
 		return -1;
 	}
+	/* what it changes meanwhile would be taken for its own changes */
+	if (a->user_cmds > 0) {
+		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
+		return -1;
+	}
 	if (rw == NULL) {
 		buf_puts(report, "there is no rewind to redo\n");
 		return -1;
@@ -342,6 +352,11 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 
 	if (agent_in_turn(a)) {
 		buf_puts(report, "a turn is running: interrupt it first\n");
+		return -1;
+	}
+	/* what it changes meanwhile would be taken for its own changes */
+	if (a->user_cmds > 0) {
+		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
 	sess = session_create(a->cfg->home, a->cfg->root, a->model, from, &err);

@@ -98,5 +98,18 @@ tui_keys u
 tui_check "u redoes them" 'redone'
 [ "$(cat "$W/a.txt")" = "$(printf 'one\ntwo\nthree')" ]
 tui_ok $? "and both are back"
+
+# A rewind while a ! command runs is refused: its changes would be taken for the command's.
+tui_type "!sleep 3; echo SLEPT"
+tui_keys Enter
+sleep 0.5
+tui_keys C-t
+tui_check "the browser opens while it runs" '─ turns ─'
+tui_keys f
+tui_check "f is refused while the ! command runs" 'a ! command is running'
+[ "$(cat "$W/a.txt")" = "$(printf 'one\ntwo\nthree')" ]
+tui_ok $? "and nothing was rewound"
+tui_keys Escape
+tui_check "the ! command ends" 'SLEPT'
 tui_sane 30 30 "100x30 is laid out"
 tui_mock_done
