@@ -119,7 +119,8 @@ wait "$LISTENER" 2>/dev/null
 # --- Unix sockets ------------------------------------------------------------------
 # A service's socket by its path (not in a hidden directory) is out of reach;
 # a socketpair between a program's own processes still works.
-SOCK="$OUTSIDE/service.sock"
+# (in the workspace: the sandbox has its own /tmp, and $OUTSIDE may be below /tmp)
+SOCK="$T/ws/service.sock"
 python3 -c 'import socket,sys,os
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(5); open(sys.argv[1]+".up","w").close()
 while True:
@@ -151,6 +152,7 @@ check "an untrusted project cannot turn Unix sockets on" grep -q '^REFUSED 1$' <
 rm -f .tandem/settings.json
 kill "$ULISTENER" 2>/dev/null
 wait "$ULISTENER" 2>/dev/null
+rm -f "$SOCK" "$SOCK.up"
 
 # --- what a command starts ends with it -----------------------------------------
 bash_run daemon 'setsid sleep 3171 & (sleep 3172 >/dev/null 2>&1 &) ; nohup sleep 3173 >/dev/null 2>&1 & echo started' \
