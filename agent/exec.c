@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "ev.h"
 #include "exec.h"
+#include "file.h"
 #include "jail.h"
 #include "json.h"
 #include "proc.h"
@@ -90,7 +91,7 @@ exec_child(const struct tool_def *tool, const cJSON *input, const struct tool_en
 	struct tool_out out;
 	cJSON *j;
 	char *s;
-	size_t len, off = 0;
+	size_t len;
 
 	tool_out_init(&out);
 	tool->run(env, input, &out);
@@ -103,15 +104,7 @@ exec_child(const struct tool_def *tool, const cJSON *input, const struct tool_en
 	}
 	s = cJSON_PrintUnformatted(j);
 	len = s != NULL ? strlen(s) : 0;
-	while (off < len) {
-		ssize_t w = write(fd, s + off, len - off);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	(void)file_write_all(fd, s != NULL ? s : "", len);
 	_exit(0);
 }
 

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "ev.h"
 #include "event.h"
+#include "file.h"
 #include "hooks.h"
 #include "json.h"
 #include "perm.h"
@@ -454,8 +455,6 @@ hooks_stdin_file(const char *text, size_t n, struct buf *err)
 {
 	const char *dir = getenv("TMPDIR");
 	struct buf path = BUF_INIT(BUF_NOLIMIT);
-	size_t off = 0;
-	ssize_t w;
 	int fd = -1;
 
 	if (dir == NULL || dir[0] != '/')
@@ -474,16 +473,10 @@ hooks_stdin_file(const char *text, size_t n, struct buf *err)
 		buf_printf(err, "cannot create a temporary file in %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	while (off < n) {
-		w = write(fd, text + off, n - off);
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			buf_printf(err, "cannot write the hook's input: %s", strerror(errno));
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
+	if (file_write_all(fd, text, n) == -1) {
+		buf_printf(err, "cannot write the hook's input: %s", strerror(errno));
+		close(fd);
+		return -1;
 	}
 	lseek(fd, 0, SEEK_SET);
 	return fd;

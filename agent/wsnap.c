@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "ev.h"
+#include "file.h"
 #include "fsutil.h"
 #include "ignore.h"
 #include "json.h"
@@ -1334,7 +1335,7 @@ wsnap_refs_add(struct wsnap *ws, const cJSON *changes)
 	struct buf b = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096);
 	const cJSON *f;
 	char *dir = NULL;
-	size_t i, off = 0;
+	size_t i;
 	int fd = -1, rc = -1;
 
 	if (ws->refs == NULL)
@@ -1359,15 +1360,8 @@ wsnap_refs_add(struct wsnap *ws, const cJSON *changes)
 	fd = open(ws->refs, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1)
 		goto out;
-	while (off < b.len) {
-		ssize_t w = write(fd, b.data + off, b.len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto out;
-		off += (size_t)w;
-	}
+	if (file_write_all(fd, b.data != NULL ? b.data : "", b.len) == -1)
+		goto out;
 	if (fdatasync(fd) == -1)
 		goto out;
 	rc = close(fd);

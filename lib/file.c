@@ -110,7 +110,7 @@ file_mktemp(const char *path, mode_t mode, struct buf *tmp)
 	return fd;
 }
 
-static int
+int
 file_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

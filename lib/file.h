@@ -61,6 +61,9 @@ int	file_read_fd(int fd, size_t max, unsigned flags, struct buf *out, struct fil
 int	file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	    unsigned flags, struct file_status *st);
 
+/* Write all of data to fd, again after EINTR.  0, or -1 with errno (ENOSPC for a write of 0). */
+int	file_write_all(int fd, const void *data, size_t len);
+
 /* fsync the directory that holds path.  0, or -1 with errno. */
 int	file_fsync_parent(const char *path);
 /* fsync an open directory; file systems that cannot (EINVAL, EROFS) count as done. */

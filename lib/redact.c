@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "file.h"
 #include "redact.h"
 #include "xalloc.h"
 
@@ -309,29 +310,13 @@ redact_stream_flush(struct redact_stream *rs, struct buf *out)
 }
 
 /* Write all of b to fd; errors are dropped, as for the spill file they are. */
-static void
-redact_write_all(int fd, const struct buf *b)
-{
-	size_t off = 0;
-	ssize_t w;
-
-	while (off < b->len) {
-		w = write(fd, b->data + off, b->len - off);
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		off += (size_t)w;
-	}
-}
-
 void
 redact_stream_write(struct redact_stream *rs, int fd, const char *p, size_t n)
 {
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	redact_stream_feed(rs, p, n, &out);
-	redact_write_all(fd, &out);
+	(void)file_write_all(fd, out.data != NULL ? out.data : "", out.len);
 	buf_release(&out);
 }
 
@@ -341,7 +326,7 @@ redact_stream_write_flush(struct redact_stream *rs, int fd)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	redact_stream_flush(rs, &out);
-	redact_write_all(fd, &out);
+	(void)file_write_all(fd, out.data != NULL ? out.data : "", out.len);
 	buf_release(&out);
 }
 

@@ -271,22 +271,6 @@ fsutil_check_expect(int dfd, const char *name, const char *shown, const char *ex
 	return 0;
 }
 
-static int
-fsutil_write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* A temporary file in dfd, opened for writing; its name goes to tmp. */
 static int
 fsutil_mktemp(int dfd, char *tmp, size_t size)
@@ -328,7 +312,7 @@ fsutil_write_at(int dfd, const char *name, const char *shown, const void *data,
 	if (old != NULL && (old->st_uid != geteuid() || old->st_gid != getegid()))
 		(void)!fchown(fd, old->st_uid, old->st_gid);
 	/* after fchown, which may clear the set-id bits */
-	if (fsutil_write_all(fd, data, len) == -1 || fchmod(fd, mode) == -1)
+	if (file_write_all(fd, data, len) == -1 || fchmod(fd, mode) == -1)
 		goto fail;
 	if (fsync(fd) == -1)
 		goto fail;

@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "copy.h"
+#include "file.h"
 #include "image.h"
 #include "transcript.h"
 
@@ -105,22 +106,6 @@ copy_osc52(const char *s, size_t n, int tmux, struct buf *out)
 	buf_release(&seq);
 }
 
-static int
-copy_write_all(int fd, const char *s, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Where the copy goes on disk. */
 static void
 copy_path(struct app *a, char *path, size_t size)
@@ -171,10 +156,10 @@ copy_run(struct app *a, const char *arg)
 	lines += text.len > 0 && text.data[text.len - 1] != '\n';
 	copy_osc52(text.data ? text.data : "", text.len, getenv("TMUX") != NULL, &osc);
 	fflush(stdout);
-	(void)copy_write_all(STDOUT_FILENO, osc.data, osc.len);
+	(void)file_write_all(STDOUT_FILENO, osc.data, osc.len);
 	copy_path(a, path, sizeof path);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd == -1 || copy_write_all(fd, text.data ? text.data : "", text.len) == -1) {
+	if (fd == -1 || file_write_all(fd, text.data ? text.data : "", text.len) == -1) {
 		app_notice(a, ROLE_WARNING, "copied %zu line%s with OSC 52; %s could not be written: %s", lines,
 		    lines == 1 ? "" : "s", path, strerror(errno));
 	} else {

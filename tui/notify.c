@@ -11,6 +11,7 @@
 #include "config.h"
 #include "ev.h"
 #include "event.h"
+#include "file.h"
 #include "notify.h"
 
 static const struct notify_name {
@@ -143,19 +144,10 @@ static void
 notify_send(struct app *a)
 {
 	struct buf out = BUF_INIT(8192);
-	size_t off = 0;
 
 	notify_bytes(a->notify.style, a->notify.tmux, "tandem", a->notify.what, &out);
 	fflush(stdout);
-	while (off < out.len) {
-		ssize_t w = write(STDOUT_FILENO, out.data + off, out.len - off);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	(void)file_write_all(STDOUT_FILENO, out.data != NULL ? out.data : "", out.len);
 	buf_release(&out);
 }
 
