@@ -139,6 +139,23 @@ bash_run unixin "$ucli" --sandbox workspace-write --permission-mode yolo
 check "in the sandbox a Unix socket by path is refused (EPERM)" grep -q '^REFUSED 1$' <(result unixin)
 check "and nothing of the service came through" not grep -q PONG <(result unixin)
 check "a socketpair still works in the sandbox" grep -q '^PAIR x' <(result unixin)
+# A 32-bit (i386) program: socketcall is refused whole, i386's own socket(AF_UNIX) too.
+mkdir -p "$T/i386"
+printf '%s\n' '.globl _start' '.text' '_start: movl $102, %eax' 'movl $1, %ebx' 'movl $args, %ecx' \
+    'int $0x80' 'movl %eax, %ebx' 'movl $1, %eax' 'int $0x80' '.data' 'args: .long 1, 1, 0' >"$T/i386/sc.s"
+printf '%s\n' '.globl _start' '.text' '_start: movl $359, %eax' 'movl $1, %ebx' 'movl $1, %ecx' \
+    'xorl %edx, %edx' 'int $0x80' 'movl %eax, %ebx' 'movl $1, %eax' 'int $0x80' >"$T/i386/s359.s"
+for p in sc s359; do
+	as --32 -o "$T/i386/$p.o" "$T/i386/$p.s" && ld -m elf_i386 -o "$p.i386" "$T/i386/$p.o"
+done
+check "i386 test programs are built (binutils)" [ -x sc.i386 ] && [ -x s359.i386 ]
+bash_run i386out './sc.i386; echo sc=$?; ./s359.i386; echo s359=$?' --permission-mode yolo
+check "i386: outside the sandbox both make a Unix socket (the check works)" \
+    grep -q 'sc=3' <(result i386out) && grep -q 's359=3' <(result i386out)
+bash_run i386in './sc.i386; echo sc=$?; ./s359.i386; echo s359=$?' --sandbox workspace-write --permission-mode yolo
+check "i386: socketcall is refused in the sandbox (EPERM)" grep -q 'sc=255' <(result i386in)
+check "i386: its socket(AF_UNIX) too" grep -q 's359=255' <(result i386in)
+rm -f sc.i386 s359.i386
 bash_run unixfail "python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"$SOCK\")'" \
     --sandbox workspace-write --permission-mode yolo
 check "a command failing on it is told why" grep -q 'Unix sockets cannot be created inside the sandbox' <(result unixfail)
