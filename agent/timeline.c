@@ -55,6 +55,21 @@ static int timeline_restore_file(struct agent *a, const char *path, const char *
 static int timeline_restore_records(struct agent *a, const cJSON *ids, bool undo, bool force, struct buf *report);
 static void timeline_emit_rewind(struct agent *a, const char *what, int turn);
 
+/* The browser's name for the turn the ! commands since the last prompt go with. */
+#define TIMELINE_PENDING	"(your ! commands since the last prompt)"
+
+/* Does a record not undone belong to a turn at or after turn? */
+static bool
+timeline_has_records(struct agent *a, int turn)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, session_files(a->session))
+		if (json_int(f, "turn", 0) >= turn && !json_bool(f, "undone", false))
+			return true;
+	return false;
+}
+
 /* --- turns, rewind, redo, fork ------------------------------------------- */
 
 cJSON *
@@ -90,6 +105,22 @@ agent_turns(struct agent *a)
 					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
 			}
 		}
+	}
+	/* the user's ! commands since the last prompt: their turn has no messages yet */
+	cJSON_ArrayForEach(f, session_files(a->session)) {
+		int turn = (int)json_int(f, "turn", 0);
+
+		if (turn <= last || json_bool(f, "undone", false))
+			continue;
+		last = turn;
+		cur = cJSON_CreateObject();
+		cJSON_AddNumberToObject(cur, "turn", turn);
+		cJSON_AddStringToObject(cur, "prompt", TIMELINE_PENDING);
+		cJSON_AddBoolToObject(cur, "pending", 1);
+		cJSON_AddArrayToObject(cur, "tools");
+		cJSON_AddArrayToObject(cur, "files");
+		cJSON_AddBoolToObject(cur, "bash", 0);
+		cJSON_AddItemToArray(out, cur);
 	}
 	cJSON_ArrayForEach(cur, out) {
 		int turn = (int)json_int(cur, "turn", 0);
@@ -227,7 +258,7 @@ int
 agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struct buf *report)
 {
 	cJSON *rec, *removed, *ids, *m, *f;
-	int keep = -1, i = 0, n, nids, conflicts = 0;
+	int keep = -1, i = 0, n, nids, nremoved, conflicts = 0;
 
 	if (agent_in_turn(a)) {
 		buf_puts(report, "a turn is running: interrupt it first\n");
@@ -249,6 +280,9 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		}
 		i++;
 	}
+	/* the turn of the ! commands since the last prompt: files only, nothing to drop */
+	if (keep < 0 && turn > 0 && timeline_has_records(a, turn))
+		keep = conv_count(&a->conv);
 	if (keep < 0) {
 		buf_printf(report, "there is no turn %d in this conversation\n", turn);
 		return -1;
@@ -269,6 +303,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		keep = n;
 	}
 	nids = cJSON_GetArraySize(ids);
+	nremoved = cJSON_GetArraySize(removed);
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "rewind");
 	cJSON_AddNumberToObject(rec, "to_turn", turn);
@@ -282,8 +317,10 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	}
 	while (conv_count(&a->conv) > keep)
 		cJSON_DeleteItemFromArray(a->conv.messages, conv_count(&a->conv) - 1);
-	if (what & REWIND_CONVERSATION)
+	if ((what & REWIND_CONVERSATION) && nremoved > 0)
 		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
+	else if (what & REWIND_CONVERSATION)
+		buf_printf(report, "turn %d has no messages yet: the conversation stays as it is\n", turn);
 	if ((what & REWIND_FILES) && nids == 0)
 		buf_puts(report, "no file changes of tandem's tools to undo\n");
 	if ((what & REWIND_FILES) && a->wsnap == NULL)

@@ -389,6 +389,11 @@ browse_enter(struct app *a)
 	struct browser *br = &a->br;
 	const cJSON *t = browse_selected(a);
 
+	/* the ! commands since the last prompt have no prompt to edit */
+	if (br->pick && json_bool(t, "pending", false)) {
+		app_notice(a, ROLE_DIM, "%s", "that turn has no prompt yet: pick an earlier one");
+		return;
+	}
 	if (br->pick) {
 		int turn = (int)json_int(t, "turn", 0);
 

@@ -87,8 +87,21 @@ tui_check "the second ! command ran" 'RAN-TWO'
 sleep 0.5
 [ "$(rec | wc -l)" -eq 2 ] && rec | tail -n 1 | jq -e '.id == "user_cmd_2" and .turn == 3' >/dev/null
 tui_ok $? "its record is for turn 3, which has no prompt yet"
+AFTER_ONE=$(cat "$W/a.txt")
+tui_keys C-t
+tui_check "the browser lists the turn the ! command goes with" 'your ! commands since the last prompt'
+tui_keys f
+tui_check "f on it rewinds that command alone" 'restored a\.txt'
+[ "$(cat "$W/a.txt")" = "$(printf 'one\ntwo')" ]
+tui_ok $? "the second ! command is undone, the first stays"
+tui_keys C-t
+tui_keys u
+tui_check "u redoes it" 'redone'
+[ "$(cat "$W/a.txt")" = "$AFTER_ONE" ]
+tui_ok $? "and it is back"
 tui_keys C-t
 tui_check "the browser is open again" '─ turns ─'
+tui_keys Up
 tui_keys f
 tui_check "f rewinds the last turn" 'restored a\.txt'
 [ "$(cat "$W/a.txt")" = one ] && [ "$(state)" = "$BEFORE" ]
