@@ -261,10 +261,20 @@ agent_send_prompt(struct agent *a, const char *text, cJSON *blocks, const char *
 }
 
 static void
-agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const char *error)
+agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *notes,
+    const char *error)
 {
 	struct agent *a = arg;
 	char *context = a->mcp_context;
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, notes) {
+		cJSON *ev = event_new(a->bus, "attachment"), *it;
+
+		cJSON_ArrayForEach(it, n)
+			cJSON_AddItemToObject(ev, it->string, cJSON_Duplicate(it, 1));
+		event_emit(a->bus, ev);
+	}
 
 	a->mcp_expand = NULL;
 	a->mcp_context = NULL;

@@ -136,9 +136,12 @@ void		 mcp_servers_json(const struct mcp *, cJSON *arr);
  * prompt's own, or the MCP prompt's) and blocks its attachments, one text
  * block per mention, a failed read included as a block saying why; on
  * failure prompt is NULL and error one sentence (nothing should be sent).
- * blocks is the callee's to free either way.
+ * blocks is the callee's to free either way; notes (not the callee's) has
+ * one {path: "server:uri", kind: "mcp", bytes, error} a mention, in the
+ * shape of the "attachment" event.
  */
-typedef void mcp_expand_fn(void *arg, const char *prompt, cJSON *blocks, const char *error);
+typedef void mcp_expand_fn(void *arg, const char *prompt, cJSON *blocks, const cJSON *notes,
+		    const char *error);
 struct mcp_expand;
 /*
  * Expand prompt: when it is "/mcp__..." or mentions "@<server>:<uri>",
@@ -151,6 +154,8 @@ struct mcp_expand *mcp_expand_start(struct mcp *, const char *prompt, mcp_expand
 		    void *arg);
 /* Give up an expansion whose done has not run (done is not called). */
 void		 mcp_expand_cancel(struct mcp_expand *);
+/* Every server's resources as mentions: "server:uri" and a NUL each, appended to out. */
+void		 mcp_mentions(const struct mcp *, struct buf *out);
 /* Forget a waiter of mcp_wait (its fn is not called). */
 void		 mcp_wait_cancel(struct mcp *);
 

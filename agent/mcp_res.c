@@ -161,6 +161,19 @@ mcp_res_report(const struct mcp_server *s, struct buf *out)
 		    json_str(p, "mimeType", ""), json_get(p, "mimeType") != NULL ? ")" : "");
 }
 
+void
+mcp_mentions(const struct mcp *m, struct buf *out)
+{
+	const cJSON *p;
+	size_t i;
+
+	for (i = 0; m != NULL && i < m->n; i++)
+		cJSON_ArrayForEach(p, m->srv[i].pager[MCP_RESOURCES].list) {
+			buf_printf(out, "%s:%s", m->srv[i].cfg.name, json_str(p, "uri", ""));
+			buf_putc(out, '\0');
+		}
+}
+
 /* --- a prompt's expansion ---------------------------------------------------- */
 
 struct mcp_fetch {
@@ -169,6 +182,8 @@ struct mcp_fetch {
 	bool			 is_prompt;
 	bool			 over;
 	char			*label;		/* server:uri, or the prompt's command */
+	char			*error;		/* why it could not be read, or NULL */
+	size_t			 bytes;		/* of the resource's text */
 	struct buf		 text;		/* the prompt's text, or the attachment's block */
 };
 
@@ -191,6 +206,7 @@ mcp_expand_free(struct mcp_expand *e)
 
 	for (i = 0; i < e->n; i++) {
 		free(e->f[i].label);
+		free(e->f[i].error);
 		buf_release(&e->f[i].text);
 	}
 	buf_release(&e->err);
@@ -223,7 +239,7 @@ static void
 mcp_expand_fire(struct ev_loop *loop, void *arg)
 {
 	struct mcp_expand *e = arg;
-	cJSON *blocks = cJSON_CreateArray();
+	cJSON *blocks = cJSON_CreateArray(), *notes = cJSON_CreateArray();
 	struct buf text = BUF_INIT(BUF_NOLIMIT);
 	size_t i;
 
@@ -240,16 +256,23 @@ mcp_expand_fire(struct ev_loop *loop, void *arg)
 				buf_reset(&text);
 				buf_append(&text, e->f[i].text.data, e->f[i].text.len);
 			} else {
-				cJSON *b = cJSON_CreateObject();
+				cJSON *b = cJSON_CreateObject(), *n = cJSON_CreateObject();
 
 				cJSON_AddStringToObject(b, "type", "text");
 				cJSON_AddStringToObject(b, "text", buf_cstr(&e->f[i].text));
 				cJSON_AddItemToArray(blocks, b);
+				cJSON_AddStringToObject(n, "path", e->f[i].label);
+				cJSON_AddStringToObject(n, "kind", "mcp");
+				cJSON_AddNumberToObject(n, "bytes", (double)e->f[i].bytes);
+				if (e->f[i].error != NULL)
+					cJSON_AddStringToObject(n, "error", e->f[i].error);
+				cJSON_AddItemToArray(notes, n);
 			}
 		}
 	}
-	e->done(e->arg, e->err.len > 0 ? NULL : buf_cstr(&text), blocks,
+	e->done(e->arg, e->err.len > 0 ? NULL : buf_cstr(&text), blocks, notes,
 	    e->err.len > 0 ? buf_cstr(&e->err) : NULL);
+	cJSON_Delete(notes);
 	buf_release(&text);
 	mcp_expand_free(e);
 }
@@ -276,6 +299,8 @@ mcp_fetch_fail_text(struct mcp_fetch *f, const char *why)
 	struct mcp_expand *e = f->job;
 
 	buf_reset(&f->text);
+	free(f->error);
+	f->error = xstrdup(why);
 	if (f->is_prompt) {
 		if (e->err.len == 0)
 			buf_printf(&e->err, "the MCP prompt %s failed: %s", f->label, why);
@@ -361,6 +386,7 @@ mcp_fetch_answer(struct mcp_fetch *f, const cJSON *result, const cJSON *error)
 		cJSON_ArrayForEach(it, json_get(result, "contents"))
 			mcp_fetch_content(&f->text, it, true);
 		mcp_fetch_cap(&f->text, from);
+		f->bytes = f->text.len - from;
 		if (f->text.data[f->text.len - 1] != '\n')
 			buf_putc(&f->text, '\n');
 		buf_puts(&f->text, "</attachment>");

@@ -33,9 +33,15 @@ tui_keys Enter
 tui_check "the prompt's turn is answered" 'sunny in Paris'
 msg=$(tui_last_message)
 tui_jq "$msg" '.content[0].text == "What'"'"'s weather in Paris?"' "the prompt's text reached the model"
-tui_type "look at @every:demo://resource/static/document/features.md now"
+tui_type "look at @every:featu"
+tui_keys Tab
+sleep 1
+tui_keys Tab
+tui_check_input "Tab completes a resource's mention" '› look at @every:demo://resource/static/document/features\.md$'
+tui_type " now"
 tui_keys Enter
 tui_check "the mention's turn is answered" 'read the document'
+tui_check "the transcript says what was attached" '@every:demo://resource/static/document/features\.md attached \(MCP resource, [0-9.]+ KB\)'
 msg=$(tui_last_message)
 tui_jq "$msg" '.content[1].text | startswith("<attachment resource=\"every:demo://resource/static/document/features.md\"")' \
     "the resource was attached"
