@@ -83,6 +83,15 @@ check "it says so in its attachment" \
     <(body 1 '.messages[0].content[1].text')
 check "the other mention is attached all the same" \
     grep -qF "<attachment resource=\"every:$DOC\"" <(body 1 '.messages[0].content[2].text')
+# A binary resource is named, not inlined.
+mock_start "$OK"
+"$TANDEM" -p "see @every:demo://resource/dynamic/blob/1" --mcp-config "$(every_cfg)" \
+    --output-format events >"$T/out.jsonl" 2>"$T/err"
+check "a binary resource is named, not inlined" \
+    grep -q '^\[the resource demo://resource/dynamic/blob/1 (text/plain) is binary: not included\]$' \
+    <(body 1 '.messages[0].content[1].text')
+check "the attachment event names it" \
+    [ "$(jq -r 'select(.type=="attachment") | .path + " " + .kind' "$T/out.jsonl")" = "every:demo://resource/dynamic/blob/1 mcp" ]
 # A mention of no server stays text.
 mock_start "$OK"
 "$TANDEM" -p "mail @someone:here" --mcp-config "$(every_cfg)" --output-format events \
