@@ -98,4 +98,31 @@ mock_start "$OK"
     >"$T/out.jsonl" 2>"$T/err"
 check "a mention of no configured server stays text" \
     [ "$(body 1 '.messages[0].content | length')" -eq 1 ]
+# The fault server: prompts in two pages, a read never answered, a server that dies reading.
+FAULT="$top_srcdir/tests/mcp/fault.sh"
+fault_cfg() { printf '{"mcpServers":{"fault":{"command":"bash","args":["%s"],"env":{"FAULT_MODE":"prompts"}}}}' "$FAULT"; }
+"$TANDEM" mcp list --mcp-config "$(fault_cfg)" >"$T/list" 2>"$T/list.err"
+check "mcp list shows the prompts of both pages" \
+    [ "$(grep -c '^  prompt /mcp__fault__\(first\|paged\)' "$T/list")" -eq 2 ]
+mock_start "$OK"
+"$TANDEM" -p "/mcp__fault__paged" --mcp-config "$(fault_cfg)" --output-format events \
+    >"$T/out.jsonl" 2>"$T/err"
+check "a prompt of the second page runs" [ "$(user_text)" = "prompt paged" ]
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+echo '{"mcp":{"timeout_ms":1000}}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+mock_start "$OK"
+start=$(date +%s)
+"$TANDEM" -p "read @fault:fault://hang" --mcp-config "$(fault_cfg)" --output-format events \
+    >"$T/out.jsonl" 2>"$T/err"
+check "a read never answered is given up after mcp.timeout_ms" \
+    grep -q 'could not be read: the server did not answer within 1 s' <(body 1 '.messages[0].content[1].text')
+check "and the turn went on" [ "$(mock_requests)" -eq 1 ]
+check "soon after the limit" [ $(($(date +%s) - start)) -lt 8 ]
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+mock_start "$OK"
+"$TANDEM" -p "read @fault:fault://crash" --mcp-config "$(fault_cfg)" --output-format events \
+    >"$T/out.jsonl" 2>"$T/err"
+check "a server that dies in a read: one sentence in the attachment" \
+    grep -q 'could not be read: it exited with status 3' <(body 1 '.messages[0].content[1].text')
+check "and the turn went on" [ "$(mock_requests)" -eq 1 ]
 finish
