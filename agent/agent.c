@@ -5,7 +5,7 @@
  * change of phase goes through agent_phase(), which TANDEM_DEBUG=phase
  * logs.  This file reads as the turn does:
  *
- *   idle --submit--> prompt --> [session_wait] --> [prompt_hooks]
+ *   idle --submit--> prompt --> [session_wait] --> [prompt_hooks] --> [mcp_fetch]
  *     --> request: [models_wait] [compacting] --> streaming
  *     streaming --(end of the call, call.h)--> tools | retry_wait | ending
  *     retry_wait --> streaming
@@ -60,6 +60,7 @@ static const char *const agent_phase_names[PHASE_COUNT] = {
 	[PHASE_PROMPT] = "prompt",
 	[PHASE_SESSION_WAIT] = "session_wait",
 	[PHASE_PROMPT_HOOKS] = "prompt_hooks",
+	[PHASE_MCP_FETCH] = "mcp_fetch",
 	[PHASE_MODELS_WAIT] = "models_wait",
 	[PHASE_COMPACTING] = "compacting",
 	[PHASE_STREAMING] = "streaming",
@@ -232,13 +233,20 @@ agent_submit(struct agent *a, const char *prompt)
 	return 0;
 }
 
-/* The prompt (and what UserPromptSubmit hooks added) goes to the model. */
+/*
+ * The prompt's text (the user's, or an MCP prompt's), its MCP resources
+ * (blocks, taken) and what UserPromptSubmit hooks added go to the model.
+ */
 static void
-agent_start_prompt(struct agent *a, const char *prompt, const char *context)
+agent_send_prompt(struct agent *a, const char *text, cJSON *blocks, const char *context)
 {
-	cJSON *content = cJSON_CreateArray();
+	const char *prompt = a->turn_prompt;
+	cJSON *content = cJSON_CreateArray(), *b;
 
-	cJSON_AddItemToArray(content, record_text_block(prompt));
+	cJSON_AddItemToArray(content, record_text_block(text));
+	while (blocks != NULL && (b = cJSON_DetachItemFromArray(blocks, 0)) != NULL)
+		cJSON_AddItemToArray(content, b);
+	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
 	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
 	inbox_take(a, content);
@@ -250,6 +258,48 @@ agent_start_prompt(struct agent *a, const char *prompt, const char *context)
 	}
 	prompt_build_dynamic(a);
 	agent_next_call(a);
+}
+
+static void
+agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *notes,
+    const char *error)
+{
+	struct agent *a = arg;
+	char *context = a->mcp_context;
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, notes) {
+		cJSON *ev = event_new(a->bus, "attachment"), *it;
+
+		cJSON_ArrayForEach(it, n)
+			cJSON_AddItemToObject(ev, it->string, cJSON_Duplicate(it, 1));
+		event_emit(a->bus, ev);
+	}
+
+	a->mcp_expand = NULL;
+	a->mcp_context = NULL;
+	if (error != NULL) {
+		cJSON_Delete(blocks);
+		free(context);
+		agent_fail(a, "%s", error);
+		return;
+	}
+	agent_send_prompt(a, text, blocks, context);
+	free(context);
+}
+
+/* An MCP prompt (/mcp__server__prompt) or @server:uri mentions are read first (mcp.h). */
+static void
+agent_start_prompt(struct agent *a, const char *prompt, const char *context)
+{
+	a->mcp_expand = mcp_expand_start(a->mcp, prompt, agent_prompt_expanded, a);
+	if (a->mcp_expand != NULL) {
+		free(a->mcp_context);
+		a->mcp_context = context != NULL ? xstrdup(context) : NULL;
+		agent_phase(a, PHASE_MCP_FETCH);
+		return;
+	}
+	agent_send_prompt(a, prompt, NULL, context);
 }
 
 static void
@@ -751,7 +801,14 @@ agent_interrupt(struct agent *a)
 		return;
 	agent_phase(a, PHASE_ENDING);
 	hooks_cancel_tools(a->hooks);
-	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS) {
+	if (from == PHASE_MCP_FETCH) {
+		mcp_expand_cancel(a->mcp_expand);
+		a->mcp_expand = NULL;
+		free(a->mcp_context);
+		a->mcp_context = NULL;
+	}
+	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS ||
+	    from == PHASE_MCP_FETCH) {
 		/* The prompt or the Stop hooks had not let the model go on yet. */
 		agent_end_turn(a, "interrupted", false);
 		return;
@@ -951,6 +1008,8 @@ agent_free(struct agent *a)
 	a->hooks = NULL;
 	cachewatch_free(a->cw);
 	sched_free(a->sched);
+	mcp_expand_cancel(a->mcp_expand);
+	free(a->mcp_context);
 	mcp_free(a->mcp);
 	buf_release(&a->mcp_changed);
 	free(a->mcp_warnings);

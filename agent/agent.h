@@ -92,6 +92,8 @@ void		 agent_set_host_prompt(struct agent *, const char *text);
  * takes their tools.  0; -1 while a turn runs.
  */
 int		 agent_mcp_restart(struct agent *);
+/* The MCP resources as mentions, "server:uri" each followed by a NUL (mcp_mentions). */
+void		 agent_mcp_mentions(struct agent *, struct buf *out);
 /* Stop the running turn: abort the stream, kill tools; every tool_use gets a result. */
 void		 agent_interrupt(struct agent *);
 /*

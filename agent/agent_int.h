@@ -62,6 +62,7 @@ enum turn_phase {
 	PHASE_PROMPT,		/* the prompt is taken; its hooks and the request come next */
 	PHASE_SESSION_WAIT,	/* the prompt waits for the SessionStart hooks */
 	PHASE_PROMPT_HOOKS,	/* UserPromptSubmit hooks see the prompt */
+	PHASE_MCP_FETCH,	/* the prompt waits for its MCP prompt and resources (mcp_expand) */
 	PHASE_MODELS_WAIT,	/* the request waits (bounded) for what the server says of the model */
 	PHASE_COMPACTING,	/* a summary call runs; the request waits for it */
 	PHASE_STREAMING,	/* the model call is in flight; tools start as their blocks complete */
@@ -81,6 +82,8 @@ struct agent {
 	struct http		*http;
 	struct sched		*sched;
 	struct mcp		*mcp;		/* the MCP servers; NULL: none */
+	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
+	char			*mcp_context;	/* the hooks' context, kept while they are */
 	struct buf		 mcp_changed;	/* servers whose tools changed before this request */
 	char			*mcp_warnings;	/* the MCP configuration's, again for a late subscriber */
 	struct tool_env		 env;

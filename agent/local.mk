@@ -44,7 +44,7 @@ libtandem_agent_a_SOURCES = \
 	agent/wire/sjson.c agent/wire/sjson.h \
 	agent/wire/ccflags.c agent/wire/ccflags.h \
 	agent/wire/acp.c agent/wire/acp.h \
-	agent/mcp.c agent/mcp.h agent/mcp_int.h agent/mcp_tools.c agent/mcp_cmd.c \
+	agent/mcp.c agent/mcp.h agent/mcp_int.h agent/mcp_tools.c agent/mcp_cmd.c agent/mcp_res.c \
 	agent/mcp_config.c agent/mcp_config.h \
 	agent/mcp_stdio.c agent/mcp_stdio.h \
 	agent/mcp_http.c agent/mcp_http.h

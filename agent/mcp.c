@@ -72,7 +72,7 @@ mcp_send(struct mcp_server *s, cJSON *msg)
 	return r;
 }
 
-static int64_t
+int64_t
 mcp_request(struct mcp_server *s, enum mcp_req_kind kind, const char *method, cJSON *params,
     struct mcp_call *call)
 {
@@ -173,6 +173,13 @@ mcp_ready(struct mcp_server *s)
 	mcp_check_wait(s->m);
 }
 
+void
+mcp_maybe_ready(struct mcp_server *s)
+{
+	if (s->state == MCP_STARTING && !s->listing && !mcp_pagers_busy(s))
+		mcp_ready(s);
+}
+
 static void
 mcp_on_init(struct mcp_server *s, const cJSON *result)
 {
@@ -195,10 +202,15 @@ mcp_on_init(struct mcp_server *s, const cJSON *result)
 	if (s->hc != NULL)
 		mcp_http_set_version(s->hc, v);
 	mcp_notify(s, "notifications/initialized", NULL);
+	s->pager[MCP_PROMPTS].offered = json_get(json_get(result, "capabilities"), "prompts") != NULL;
+	s->pager[MCP_RESOURCES].offered =
+	    json_get(json_get(result, "capabilities"), "resources") != NULL;
+	mcp_pager_start(s, MCP_PROMPTS);
+	mcp_pager_start(s, MCP_RESOURCES);
 	if (json_get(json_get(result, "capabilities"), "tools") == NULL) {
 		cJSON_Delete(s->staged);
 		s->staged = cJSON_CreateArray();
-		mcp_ready(s);
+		mcp_maybe_ready(s);
 		return;
 	}
 	mcp_list_tools(s, NULL);
@@ -224,8 +236,7 @@ mcp_on_list(struct mcp_server *s, const cJSON *result)
 		mcp_list_tools(s, NULL);
 		return;
 	}
-	if (s->state == MCP_STARTING)
-		mcp_ready(s);
+	mcp_maybe_ready(s);
 }
 
 static void
@@ -282,6 +293,10 @@ mcp_on_notification(struct mcp_server *s, const char *method, const cJSON *param
 			s->list_again = true;
 		else if (s->state == MCP_READY)
 			mcp_list_tools(s, NULL);
+	} else if (strcmp(method, "notifications/prompts/list_changed") == 0) {
+		mcp_pager_start(s, MCP_PROMPTS);
+	} else if (strcmp(method, "notifications/resources/list_changed") == 0) {
+		mcp_pager_start(s, MCP_RESOURCES);
 	} else if (strcmp(method, "notifications/progress") == 0) {
 		mcp_on_progress(s, params);
 	} else if (strcmp(method, "notifications/message") == 0) {
@@ -306,6 +321,10 @@ mcp_on_response(struct mcp_server *s, const cJSON *msg)
 		return;	/* an answer to nothing, or to a call given up */
 	if (p->kind == MCP_REQ_CALL) {
 		mcp_on_call_result(p->call, res, err);
+	} else if (p->kind == MCP_REQ_PAGE) {
+		mcp_pager_answer(s, p->pager, res, err);
+	} else if (p->kind == MCP_REQ_FETCH) {
+		mcp_fetch_answer(p->fetch, res, err);
 	} else if (err != NULL || !cJSON_IsObject(res)) {
 		struct buf why = BUF_INIT(1024);
 
@@ -320,7 +339,7 @@ mcp_on_response(struct mcp_server *s, const cJSON *msg)
 			if (s->state == MCP_STARTING) {
 				cJSON_Delete(s->staged);
 				s->staged = cJSON_CreateArray();
-				mcp_ready(s);
+				mcp_maybe_ready(s);
 			}
 		}
 		buf_release(&why);
@@ -502,6 +521,8 @@ mcp_server_died(struct mcp_server *s, const char *why)
 			mcp_call_finish(p->call, true, "the MCP server %s failed during this call: %s. "
 			    "It is started again when one of its tools is next called.",
 			    s->cfg.name, why);
+		if (p->fetch != NULL)
+			mcp_fetch_failed(p->fetch, why);
 		free(p);
 	}
 	for (c = s->queued, s->queued = NULL; c != NULL; c = cnext) {
@@ -524,6 +545,11 @@ mcp_server_died(struct mcp_server *s, const char *why)
 	s->listing = false;
 	cJSON_Delete(s->acc);
 	s->acc = NULL;
+	for (i = 0; i < MCP_PAGERS; i++) {
+		s->pager[i].busy = s->pager[i].again = false;
+		cJSON_Delete(s->pager[i].acc);
+		s->pager[i].acc = NULL;
+	}
 	mcp_check_wait(s->m);
 }
 
@@ -1075,6 +1101,7 @@ mcp_free(struct mcp *m)
 		cJSON_Delete(s->acc);
 		cJSON_Delete(s->staged);
 		mcp_toolset_free(s->tools);
+		mcp_pagers_release(s);
 		free(s->error);
 		free(s->version);
 		buf_release(&s->notes);
@@ -1168,6 +1195,19 @@ mcp_wait(struct mcp *m, void (*fn)(void *), void *arg)
 	m->wait_arg = arg;
 	m->wait_timer = ev_timer_add(m->loop, left, mcp_wait_over, m);
 	return true;
+}
+
+void
+mcp_wait_cancel(struct mcp *m)
+{
+	if (m == NULL || m->wait_fn == NULL)
+		return;
+	if (m->wait_timer != 0)
+		ev_timer_cancel(m->loop, m->wait_timer);
+	if (m->wait_check != 0)
+		ev_timer_cancel(m->loop, m->wait_check);
+	m->wait_timer = m->wait_check = 0;
+	m->wait_fn = NULL;
 }
 
 bool

@@ -23,6 +23,14 @@
  * searches the MCP tools and calls any of them: the first request stays
  * small and its cached prefix does not move when a server's list does.
  *
+ * Prompts and resources (mcp_res.c): a server that declares them has its
+ * prompts and resources listed (all pages, again on list_changed) before
+ * it counts as ready.  A user's prompt "/mcp__<server>__<prompt> words"
+ * becomes the text of prompts/get, its words given to the prompt's
+ * declared arguments in order (the last takes the rest of the line); an
+ * "@<server>:<uri>" mention in a prompt brings the resource's text
+ * (resources/read) as an attachment block.
+ *
  * struct mcp owns its servers, tools and calls.
  */
 #ifndef TANDEM_MCP_H
@@ -123,6 +131,34 @@ void		 mcp_report(struct mcp *, bool tools, struct buf *out);
  * (a bad entry or one not approved).
  */
 void		 mcp_servers_json(const struct mcp *, cJSON *arr);
+/*
+ * The end of a prompt's expansion: on success prompt is its text (the
+ * prompt's own, or the MCP prompt's) and blocks its attachments, one text
+ * block per mention, a failed read included as a block saying why; on
+ * failure prompt is NULL and error one sentence (nothing should be sent).
+ * blocks is the callee's to free either way; notes (not the callee's) has
+ * one {path: "server:uri", kind: "mcp", bytes, error} a mention, in the
+ * shape of the "attachment" event.
+ */
+typedef void mcp_expand_fn(void *arg, const char *prompt, cJSON *blocks, const cJSON *notes,
+		    const char *error);
+struct mcp_expand;
+/*
+ * Expand prompt: when it is "/mcp__..." or mentions "@<server>:<uri>",
+ * wait (bounded, as mcp_wait) for servers still starting, send prompts/get
+ * and resources/read, and call done on a later loop turn, the reads
+ * bounded by mcp.timeout_ms.  NULL (done is not called) when the prompt
+ * uses no MCP server.
+ */
+struct mcp_expand *mcp_expand_start(struct mcp *, const char *prompt, mcp_expand_fn *done,
+		    void *arg);
+/* Give up an expansion whose done has not run (done is not called). */
+void		 mcp_expand_cancel(struct mcp_expand *);
+/* Every server's resources as mentions: "server:uri" and a NUL each, appended to out. */
+void		 mcp_mentions(const struct mcp *, struct buf *out);
+/* Forget a waiter of mcp_wait (its fn is not called). */
+void		 mcp_wait_cancel(struct mcp *);
+
 /* The server's name for an MCP tool name (mcp__s__t), or NULL. */
 const char	*mcp_server_of(struct mcp *, const char *tool_name);
 

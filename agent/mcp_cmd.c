@@ -62,6 +62,8 @@ mcp_report(struct mcp *m, bool tools, struct buf *out)
 			    ts->v[k].def.parallel ? " (read-only hint)" : "", (int)(dn > 100 ? 100 : dn),
 			    ts->v[k].desc);
 		}
+		if (tools)
+			mcp_res_report(s, out);
 		mcp_toolset_free(fresh);
 	}
 	if (m->deferred)

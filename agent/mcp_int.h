@@ -1,7 +1,8 @@
 /*
  * mcp_int: what the MCP client's files share (mcp.c: the servers' lifecycle,
  * calls, the proxy and the registry; mcp_tools.c: a server's tool set, its
- * names and schemas; mcp_cmd.c: `tandem mcp list|approve` and the report).
+ * names and schemas; mcp_cmd.c: `tandem mcp list|approve` and the report;
+ * mcp_res.c: the servers' prompts and resources, and a prompt's expansion).
  * Not for use outside mcp*.c: the rest of tandem uses mcp.h.
  */
 #ifndef TANDEM_MCP_INT_H
@@ -37,8 +38,23 @@ extern const char *const mcp_state_names[];
 enum mcp_req_kind {
 	MCP_REQ_INIT,
 	MCP_REQ_LIST,
-	MCP_REQ_CALL
+	MCP_REQ_CALL,
+	MCP_REQ_PAGE,		/* a page of prompts/list or resources/list (mcp_res.c) */
+	MCP_REQ_FETCH		/* prompts/get or resources/read for a prompt (mcp_res.c) */
 };
+
+enum mcp_pager_kind { MCP_PROMPTS, MCP_RESOURCES, MCP_PAGERS };
+
+/* A list other than the tools, read page by page: the server's prompts or resources. */
+struct mcp_pager {
+	bool			 offered;	/* the server declared the capability */
+	bool			 busy, again;
+	int			 pages;
+	cJSON			*acc;		/* the items of the pages so far */
+	cJSON			*list;		/* the last whole list (an array), or NULL */
+};
+
+struct mcp_fetch;
 
 struct mcp_call;
 struct mcp_server;
@@ -47,6 +63,8 @@ struct mcp_pending {
 	int64_t			 id;
 	enum mcp_req_kind	 kind;
 	struct mcp_call		*call;
+	enum mcp_pager_kind	 pager;		/* MCP_REQ_PAGE */
+	struct mcp_fetch	*fetch;		/* MCP_REQ_FETCH */
 	struct mcp_pending	*next;
 };
 
@@ -89,6 +107,7 @@ struct mcp_server {
 	uint64_t		 init_timer;
 	bool			 first;		/* its first start: the first request waits for it */
 	bool			 reask;		/* a project's server whose tools changed since approval */
+	struct mcp_pager	 pager[MCP_PAGERS];
 };
 
 struct mcp_call {
@@ -133,6 +152,22 @@ extern const struct tool_async mcp_tool_async;
 
 /* Is any server still starting? (mcp.c) */
 bool			 mcp_starting(const struct mcp *m);
+
+/* A request to s (mcp.c); its id, or -1 when the server did not take it. */
+int64_t			 mcp_request(struct mcp_server *s, enum mcp_req_kind kind, const char *method,
+			    cJSON *params, struct mcp_call *call);
+/* The server is ready when its tools, prompts and resources are listed (mcp.c). */
+void			 mcp_maybe_ready(struct mcp_server *s);
+
+/* mcp_res.c */
+void			 mcp_pager_start(struct mcp_server *s, enum mcp_pager_kind k);
+void			 mcp_pager_answer(struct mcp_server *s, enum mcp_pager_kind k,
+			    const cJSON *result, const cJSON *error);
+bool			 mcp_pagers_busy(const struct mcp_server *s);
+void			 mcp_pagers_release(struct mcp_server *s);
+void			 mcp_fetch_answer(struct mcp_fetch *f, const cJSON *result, const cJSON *error);
+void			 mcp_fetch_failed(struct mcp_fetch *f, const char *why);
+void			 mcp_res_report(const struct mcp_server *s, struct buf *out);
 
 /* mcp_tools.c */
 void			 mcp_toolset_free(struct mcp_toolset *ts);

@@ -253,6 +253,12 @@ agent_mcp_restart(struct agent *a)
 	return 0;
 }
 
+void
+agent_mcp_mentions(struct agent *a, struct buf *out)
+{
+	mcp_mentions(a->mcp, out);
+}
+
 static void
 agent_mcp_ready(void *arg)
 {

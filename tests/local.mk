@@ -34,6 +34,7 @@ IT_TESTS += tests/it/ignore.sh
 IT_TESTS += tests/it/hostile.sh tests/it/output.sh
 IT_TESTS += tests/it/models.sh
 IT_TESTS += tests/it/mcp.sh
+IT_TESTS += tests/it/mcpres.sh
 EXTRA_DIST += tests/mcp/fault.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 

@@ -104,6 +104,7 @@ struct tui_backend {
 	void		 (*attach)(struct agent *, const char *text);
 	const char	*(*session_dir)(const struct agent *);
 	void		 (*files_main)(void *root);	/* a child's body listing the workspace */
+	void		 (*mcp_mentions)(struct agent *, struct buf *out);	/* NULL: none */
 	int		 (*attach_image)(struct agent *, const char *file, const char *name, struct buf *err);
 };
 

@@ -60,7 +60,7 @@ static const struct cmd cmd_table[] = {
 	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
-	{ "/mcp", "", "the MCP servers: state, errors, tools", cmd_mcp },
+	{ "/mcp", "", "the MCP servers: state, errors, tools, prompts, resources", cmd_mcp },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
 	{ "/diff", "[N]", "what turn N (default: the last) changed, as a diff: its tools' and commands' files", cmd_diff },
 	{ "/rewind", "[N] [what]", "the turn browser; or back to before turn N (conversation, files, both)",
@@ -547,7 +547,12 @@ cmds_custom_run(struct app *a, const char *text, struct app_action *then)
 
 	if (a->cfg == NULL || a->be == NULL)
 		return false;
-	r = a->be->commands_expand(a->cfg, text, &prompt, &err);
+	/* An MCP server's prompt: the agent asks the server for its text (mcp.h). */
+	if (strncmp(text, "/mcp__", 6) == 0) {
+		r = 0;
+		buf_puts(&prompt, text);
+	} else
+		r = a->be->commands_expand(a->cfg, text, &prompt, &err);
 	if (r == -1)
 		app_notice(a, ROLE_ERROR, "%s", err.len ? buf_cstr(&err) : "the command cannot be used");
 	else if (r == 0 && app_busy(a)) {

@@ -81,6 +81,7 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/wsnap.sh \
 	tests/tui/turndiff.sh \
 	tests/tui/mcp.sh \
+	tests/tui/mcpres.sh \
 	tests/tui/editor.sh
 # The command sandbox on the screen: the status bar, a refusal, the way outside.
 TUI_SCREEN_TESTS += tests/tui/sandbox.sh

@@ -32,6 +32,16 @@ mention_built(struct app *a)
 	free(m->paths);
 	m->paths = NULL;
 	m->n = 0;
+	/* The MCP servers' resources complete as @server:uri, after the files. */
+	if (a->be->mcp_mentions != NULL && a->agent != NULL) {
+		size_t before;
+
+		if (m->raw.len > 0 && m->raw.data[m->raw.len - 1] != '\0')
+			buf_putc(&m->raw, '\0');
+		before = m->raw.len;
+		a->be->mcp_mentions(a->agent, &m->raw);
+		m->mcp_len = m->raw.len - before;
+	}
 	for (i = 0; i < m->raw.len; i++)
 		n += m->raw.data[i] == '\0';
 	block = buf_detach(&m->raw, NULL);
@@ -117,6 +127,21 @@ mention_index(struct app *a)
 	ev_child_add(a->loop, m->w.pid, mention_on_exit, a);
 }
 
+/* The MCP servers' resources are not those of the index (a server became ready since). */
+static bool
+mention_mcp_changed(struct app *a)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	bool changed;
+
+	if (a->be->mcp_mentions == NULL || a->agent == NULL)
+		return false;
+	a->be->mcp_mentions(a->agent, &b);
+	changed = b.len != a->mention.mcp_len;
+	buf_release(&b);
+	return changed;
+}
+
 /* The "@" of the word before the cursor, or SIZE_MAX. */
 static size_t
 mention_token(const struct editor *e)
@@ -181,7 +206,7 @@ mention_tab(struct app *a)
 		app_set_hint(a, false, "%s", "@ completion needs a session");
 		return true;
 	}
-	if (m->built == 0 || ev_now_ms() - m->built > MENTION_STALE_MS)
+	if (m->built == 0 || ev_now_ms() - m->built > MENTION_STALE_MS || mention_mcp_changed(a))
 		mention_index(a);
 	if (m->paths == NULL) {
 		app_set_hint(a, false, "%s", "listing the workspace's files for @: Tab again in a moment");
@@ -224,7 +249,8 @@ mention_on_attachment(struct app *a, const cJSON *ev)
 		    (int)json_int(ev, "tokens", 0));
 	else
 		app_notice(a, ROLE_DIM, "@%s attached (%s, %.1f KB)", path,
-		    strcmp(json_str(ev, "kind", "file"), "dir") == 0 ? "directory listing" : "file",
+		    strcmp(json_str(ev, "kind", "file"), "dir") == 0 ? "directory listing" :
+		    strcmp(json_str(ev, "kind", "file"), "mcp") == 0 ? "MCP resource" : "file",
 		    bytes / 1024.0);
 }
 

@@ -14,6 +14,9 @@
  * content is not read here: the agent reads it at send time
  * (agent/attach.c) and its "attachment" event shows in the transcript.
  *
+ * The MCP servers' resources (the backend's mcp_mentions) join the index
+ * as "server:uri", and a Tab lists it again when they changed.
+ *
  * The state is struct mention in struct app; mention_free frees it.
  */
 #ifndef TANDEM_TUI_MENTION_H
@@ -44,6 +47,7 @@ struct mention {
 	size_t		  tok;		/* where the completed "@" is in the text */
 	char		 *inserted;	/* the path Tab put there, to cycle from */
 	int64_t		  list_ms;	/* how long the last listing took */
+	size_t		  mcp_len;	/* of the MCP resources' mentions in the index */
 };
 
 /* List the workspace (again), off the loop; nothing without a backend. */

@@ -50,6 +50,7 @@ static const struct tui_backend tui_agent_backend = {
 	.attach = agent_attach,
 	.session_dir = agent_session_dir,
 	.files_main = filelist_main,
+	.mcp_mentions = agent_mcp_mentions,
 	.attach_image = agent_attach_image,
 };
 

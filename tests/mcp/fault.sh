@@ -7,6 +7,8 @@
 #   change    after the first call, announces a new tool list
 #   ask       asks tandem for sampling, elicitation and a ping during a call,
 #             and answers the call with what tandem said
+#   prompts   also has prompts (listed in two pages) and resources:
+#             fault://hang is never answered, fault://crash exits
 # Every other request it answers well enough: initialize, tools/list.
 # The description of its tool comes from ./fault-desc.txt when there is one
 # (a server that rewrites its descriptions).
@@ -20,7 +22,21 @@ while IFS= read -r line; do
 	case $line in
 	*'"method":"initialize"'*)
 		[ "$mode" = garbage ] && echo 'this is not json'
-		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"fault\",\"version\":\"1\"}}}" ;;
+		caps='{"tools":{"listChanged":true}}'
+		[ "$mode" = prompts ] && caps='{"tools":{},"prompts":{"listChanged":true},"resources":{}}'
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":$caps,\"serverInfo\":{\"name\":\"fault\",\"version\":\"1\"}}}" ;;
+	*'"method":"prompts/list"'*'"cursor"'*)
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"prompts\":[{\"name\":\"paged\",\"description\":\"on the second page\"}]}}" ;;
+	*'"method":"prompts/list"'*)
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"prompts\":[{\"name\":\"first\"}],\"nextCursor\":\"p2\"}}" ;;
+	*'"method":"prompts/get"'*)
+		name=$(printf '%s' "$line" | sed -n 's/.*"name":"\([a-z]*\)".*/\1/p')
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"prompt $name\"}}]}}" ;;
+	*'"method":"resources/list"'*)
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"resources\":[{\"uri\":\"fault://hang\",\"name\":\"hang\"},{\"uri\":\"fault://crash\",\"name\":\"crash\"}]}}" ;;
+	*'"method":"resources/read"'*'fault://crash'*)
+		echo "fault server: crashing in a read" >&2; exit 3 ;;
+	*'"method":"resources/read"'*) ;;
 	*'"method":"tools/list"'*)
 		[ "$mode" = garbage ] && echo '{"half":'
 		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":$tools}}" ;;
