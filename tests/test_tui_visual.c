@@ -133,11 +133,22 @@ T_TEST(one_editor_at_a_time_and_a_stopped_one_calls_nothing)
 	char err[256] = "", *path = tmpfile_with("x");
 	pid_t pid;
 
-	setenv("VISUAL", "sleep 30; :", 1);
+	/* the editor says when it runs: it is stopped as an editor, not while it starts */
+	setenv("VISUAL", "echo up >\"$1.up\"; sleep 30; :", 1);
 	T_EQ_INT(visual_start(&v, loop, path, done, &s, err, sizeof err), 0);
 	pid = v.pid;
 	T_EQ_INT(visual_start(&v, loop, path, done, &s, err, sizeof err), -1);
 	T_EQ_STR(err, "an editor is already open");
+	{
+		char up[4200];
+		int i;
+
+		snprintf(up, sizeof up, "%s.up", path);
+		for (i = 0; i < 500 && access(up, F_OK) != 0; i++)
+			usleep(20000);
+		T_OK(access(up, F_OK) == 0);
+		unlink(up);
+	}
 	visual_stop(&v);
 	T_OK(!visual_running(&v));
 	/* The editor's whole group got SIGTERM; it is gone within a moment. */

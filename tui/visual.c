@@ -54,9 +54,9 @@ int
 visual_start(struct visual *v, struct ev_loop *loop, const char *path, visual_done_fn *done, void *arg,
     char *err, size_t errsize)
 {
-	static const int dfl[] = { SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGCHLD, SIGWINCH };
 	const char *ed = getenv("VISUAL");
 	char cmd[1024];
+	sigset_t all, old;
 	pid_t pid;
 	int r;
 
@@ -74,24 +74,34 @@ visual_start(struct visual *v, struct ev_loop *loop, const char *path, visual_do
 		snprintf(err, errsize, "%s", "the editor's command is too long");
 		return -1;
 	}
+	/*
+	 * The child starts with every signal blocked, so a SIGTERM sent before
+	 * it has its default actions back (visual_stop right after the start)
+	 * waits for them instead of running tandem's handler in the child.
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == -1) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		snprintf(err, errsize, "cannot start the editor: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
 		sigset_t none;
-		size_t i;
+		int i;
 
 		setpgid(0, 0);
 		visual_foreground(getpid());
-		for (i = 0; i < sizeof dfl / sizeof dfl[0]; i++)
-			signal(dfl[i], SIG_DFL);
+		/* every signal to its default (tandem's handlers and ignores are not the editor's) */
+		for (i = 1; i < NSIG; i++)
+			(void)signal(i, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
 		_exit(127);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	/* Both sides set the group, so it is set whichever runs first. */
 	(void)setpgid(pid, pid);
 	v->pid = pid;
