@@ -52,7 +52,7 @@
 #define WSNAP_PAR_MIN	2000	/* index entries below which one thread walks */
 
 /* An entry for the visits: its stat, in the index's terms. */
-struct wsnap_todo {
+struct wsnap_later {
 	size_t		 off;		/* of its path in the walker's names */
 	uint64_t	 dev, ino, size;
 	int64_t		 mtime, ctime;
@@ -74,9 +74,9 @@ struct wsnap_walker {
 	struct wsnap_par	*par;
 	struct ignore		*ig;
 	struct buf		 path;
-	struct buf		 names;		/* the paths of todo, NUL-separated */
-	struct wsnap_todo	*todo;
-	size_t			 ntodo, captodo;
+	struct buf		 names;		/* the paths of later, NUL-separated */
+	struct wsnap_later	*later;
+	size_t			 nlater, caplater;
 	pthread_t		 tid;
 	bool			 started;
 };
@@ -151,15 +151,15 @@ wsnap_other_root(const struct wsnap_scan *sc, const char *path)
 }
 
 static void
-wsnap_todo_add(struct wsnap_walker *w, const struct stat *st, bool ignored)
+wsnap_later_add(struct wsnap_walker *w, const struct stat *st, bool ignored)
 {
-	struct wsnap_todo *t;
+	struct wsnap_later *t;
 
-	if (w->ntodo == w->captodo) {
-		w->captodo = w->captodo ? w->captodo * 2 : 64;
-		w->todo = xreallocarray(w->todo, w->captodo, sizeof *w->todo);
+	if (w->nlater == w->caplater) {
+		w->caplater = w->caplater ? w->caplater * 2 : 64;
+		w->later = xreallocarray(w->later, w->caplater, sizeof *w->later);
 	}
-	t = &w->todo[w->ntodo++];
+	t = &w->later[w->nlater++];
 	t->off = w->names.len;
 	buf_append(&w->names, w->path.data, w->path.len + 1);
 	t->dev = (uint64_t)st->st_dev;
@@ -250,7 +250,7 @@ wsnap_scan_dir(struct wsnap_walker *w, int fd, int depth)
 		if (e != NULL && wsnap_unchanged(ws, e, &st, ignored))
 			e->gen = ws->gen;
 		else
-			wsnap_todo_add(w, &st, ignored);
+			wsnap_later_add(w, &st, ignored);
 		if (dir && !ignored && depth < WSNAP_DEPTH) {
 			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			struct stat sst;
@@ -352,7 +352,7 @@ wsnap_walker_free(struct wsnap_walker *w)
 {
 	buf_release(&w->path);
 	buf_release(&w->names);
-	free(w->todo);
+	free(w->later);
 }
 
 int
@@ -398,8 +398,8 @@ wsnap_walk_root(struct wsnap_scan *sc, int fd, const char *ignroot)
 		sc->truncated = true;
 	/* the visits, on this thread */
 	for (i = 0; i < n; i++) {
-		for (k = 0; rc == 0 && k < wk[i].ntodo; k++) {
-			const struct wsnap_todo *t = &wk[i].todo[k];
+		for (k = 0; rc == 0 && k < wk[i].nlater; k++) {
+			const struct wsnap_later *t = &wk[i].later[k];
 			const char *path = wk[i].names.data + t->off, *name;
 			struct stat st;
 			int dfd;
