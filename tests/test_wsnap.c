@@ -871,17 +871,10 @@ T_TEST(a_bang_command_joins_a_running_writers_window)
 	session_close(s);
 }
 
-int
-main(void)
+/* The cases about what a walk sees, run on one thread and again on four. */
+static void
+walk_tests(void)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(base, sizeof base, "%s/tandem-wsnap.%ld", tmp != NULL ? tmp : "/tmp", (long)getpid());
-	snprintf(root, sizeof root, "%s/ws", base);
-	snprintf(home, sizeof home, "%s/home", base);
-	setenv("HOME", base, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("GIT_DIR");
 	T_RUN(an_unchanged_tree_is_not_read_again);
 	T_RUN(the_first_snapshot_reads_everything_and_stores_it);
 	T_RUN(changes_are_named_by_kind);
@@ -894,27 +887,29 @@ main(void)
 	T_RUN(a_hard_link_is_not_written_through);
 	T_RUN(a_planted_link_cannot_lead_outside);
 	T_RUN(a_git_change_is_flagged);
+	T_RUN(a_directory_ignored_since_is_not_deleted);
+}
+
+int
+main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(base, sizeof base, "%s/tandem-wsnap.%ld", tmp != NULL ? tmp : "/tmp", (long)getpid());
+	snprintf(root, sizeof root, "%s/ws", base);
+	snprintf(home, sizeof home, "%s/home", base);
+	setenv("HOME", base, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	unsetenv("GIT_DIR");
+	walk_tests();
 	T_RUN(the_store_is_pruned_to_its_budget);
 	T_RUN(the_first_snapshot_runs_in_the_loop);
 	T_RUN(a_file_holding_a_secret_is_not_copied);
-	T_RUN(a_directory_ignored_since_is_not_deleted);
 	T_RUN(four_threads_see_what_one_sees);
 	/* the same again with the walk on four threads */
-	if (setenv("TANDEM_WSNAP_THREADS", "4", 1) == 0) {
-		T_RUN(an_unchanged_tree_is_not_read_again);
-		T_RUN(the_first_snapshot_reads_everything_and_stores_it);
-		T_RUN(changes_are_named_by_kind);
-		T_RUN(ctime_catches_a_restored_mtime);
-		T_RUN(an_mtime_at_or_after_the_snapshot_is_hashed_again);
-		T_RUN(ignored_fifos_and_oversized_are_indexed_not_kept);
-		T_RUN(the_file_budget_is_a_note);
-		T_RUN(undo_and_redo_round_trip);
-		T_RUN(a_changed_file_is_left_alone_unless_forced);
-		T_RUN(a_hard_link_is_not_written_through);
-		T_RUN(a_planted_link_cannot_lead_outside);
-		T_RUN(a_git_change_is_flagged);
-		T_RUN(a_directory_ignored_since_is_not_deleted);
-	}
+	setenv("TANDEM_WSNAP_THREADS", "4", 1);
+	walk_tests();
+	unsetenv("TANDEM_WSNAP_THREADS");
 	T_RUN(pruning_keeps_what_another_sessions_record_needs);
 	T_RUN(past_the_budget_referenced_content_goes_oldest_first);
 	T_RUN(the_refs_of_a_session_that_is_gone_are_dropped);
