@@ -207,12 +207,15 @@ jail_layer_set(struct jail_layer *L, const char *key, const cJSON *v, struct buf
 		return 0;
 	}
 	if (strcmp(key, "network") == 0 || strcmp(key, "auto_allow") == 0 ||
-	    strcmp(key, "unix_sockets") == 0) {
+	    strcmp(key, "unix_sockets") == 0 || strcmp(key, "project_loosens") == 0) {
 		if (!cJSON_IsBool(v)) {
 			buf_puts(why, "must be true or false");
 			return -1;
 		}
-		if (key[0] == 'n') {
+		if (key[0] == 'p') {
+			L->project_loosens = cJSON_IsTrue(v);
+			L->has_project_loosens = true;
+		} else if (key[0] == 'n') {
 			L->network = cJSON_IsTrue(v);
 			L->has_network = true;
 		} else if (key[0] == 'u') {
@@ -279,6 +282,10 @@ jail_config_apply(struct jail_config *c, const cJSON *v, const char *path, bool 
 	}
 	cJSON_ArrayForEach(m, v) {
 		buf_reset(&why);
+		if (project && strcmp(m->string, "project_loosens") == 0) {
+			jail_warn(warnings, path, m->string, "is the user's to set, not a project's");
+			continue;
+		}
 		if (jail_layer_set(L, m->string, m, &why) == -1) {
 			jail_warn(warnings, path, m->string, buf_cstr(&why));
 			continue;
@@ -297,7 +304,7 @@ jail_config_flag(struct jail_config *c, const char *key, const char *value, stru
 	int r;
 
 	if (strcmp(key, "network") == 0 || strcmp(key, "auto_allow") == 0 ||
-	    strcmp(key, "unix_sockets") == 0) {
+	    strcmp(key, "unix_sockets") == 0 || strcmp(key, "project_loosens") == 0) {
 		v = strcmp(value, "true") == 0 || strcmp(value, "on") == 0 ? cJSON_CreateTrue() :
 		    strcmp(value, "false") == 0 || strcmp(value, "off") == 0 ? cJSON_CreateFalse() :
 		    cJSON_CreateString(value);
@@ -316,38 +323,66 @@ jail_config_flag(struct jail_config *c, const char *key, const char *value, stru
 /* The effective settings; src names the layer each came from. */
 struct jail_eff {
 	enum jail_mode	 mode;
-	bool		 network, auto_allow, unix_sockets;
+	bool		 network, auto_allow, unix_sockets, project_loosens;
 	const char	*mode_src, *network_src, *auto_src, *unix_src;
 	char		**allow_write, **deny_read;	/* owned */
 };
 
+/* How tightly a mode confines: a project may only raise it. */
+static int
+jail_mode_rank(enum jail_mode m)
+{
+	return m == JAIL_READ_ONLY ? 2 : m == JAIL_WORKSPACE_WRITE ? 1 : 0;
+}
+
+/* Whether the user's own settings or flags let a trusted project loosen the sandbox. */
+static bool
+jail_user_lets_loosen(const struct jail_config *c)
+{
+	const struct jail_layer *u = &c->layers[JAIL_LAYER_USER], *f = &c->layers[JAIL_LAYER_FLAG];
+
+	if (f->has_project_loosens)
+		return f->project_loosens;
+	return u->has_project_loosens && u->project_loosens;
+}
+
 /*
- * The layers in order, later winning.  An untrusted project may only
- * tighten: turn the network off, auto-allow off, read fewer paths; what
- * would let a command do more without a prompt waits for trust.
+ * The layers in order, later winning.  A project may only tighten what
+ * confines a command (a stricter mode, the network and Unix sockets off,
+ * more deny_read), trusted or not: in yolo a project's "off" would run
+ * every command unconfined.  Only the user's sandbox.project_loosens
+ * lets a trusted project loosen them.  Auto-allow is about prompts, not
+ * confinement: a project turns it on (or turns a mode on with it) only
+ * once trusted, like its allow rules.
  */
 static void
 jail_effective(const struct jail_config *c, bool trusted, struct jail_eff *e)
 {
+	bool may_loosen = trusted && jail_user_lets_loosen(c);
+	bool mode_by_user = false;
 	int i;
 	size_t k;
 
 	memset(e, 0, sizeof *e);
 	e->mode_src = e->network_src = e->auto_src = e->unix_src = "default";
+	e->project_loosens = jail_user_lets_loosen(c);
 	for (i = 0; i < JAIL_NLAYERS; i++) {
 		const struct jail_layer *L = &c->layers[i];
-		bool loosen_ok = i != JAIL_LAYER_PROJECT || trusted;
+		bool project = i == JAIL_LAYER_PROJECT;
+		bool loosen_ok = !project || may_loosen;
 
-		if (L->has_mode && (loosen_ok || L->mode == JAIL_OFF)) {
-			/* Off is no loosening: every command is asked about again. */
+		if (L->has_mode && (loosen_ok || jail_mode_rank(L->mode) >= jail_mode_rank(e->mode))) {
 			e->mode = L->mode;
 			e->mode_src = L->source;
+			/* Auto-allow's default follows a mode the project set only under trust. */
+			if (!project || trusted)
+				mode_by_user = L->mode != JAIL_OFF;
 		}
 		if (L->has_network && (loosen_ok || !L->network)) {
 			e->network = L->network;
 			e->network_src = L->source;
 		}
-		if (L->has_auto_allow && (loosen_ok || !L->auto_allow)) {
+		if (L->has_auto_allow && (!project || trusted || !L->auto_allow)) {
 			e->auto_allow = L->auto_allow;
 			e->auto_src = L->source;
 		}
@@ -360,9 +395,9 @@ jail_effective(const struct jail_config *c, bool trusted, struct jail_eff *e)
 		for (k = 0; L->deny_read != NULL && L->deny_read[k] != NULL; k++)
 			jail_strv_push(&e->deny_read, L->deny_read[k]);
 	}
-	/* auto_allow defaults to on once a mode is set. */
+	/* auto_allow defaults to on once the user (or a trusted project) sets a mode. */
 	if (strcmp(e->auto_src, "default") == 0)
-		e->auto_allow = e->mode != JAIL_OFF;
+		e->auto_allow = e->mode != JAIL_OFF && mode_by_user;
 }
 
 static void
@@ -394,6 +429,8 @@ jail_config_print(const struct jail_config *c, bool trusted, struct buf *out)
 	jail_print_line(out, "sandbox.network", e.network ? "true" : "false", e.network_src);
 	jail_print_line(out, "sandbox.auto_allow", e.auto_allow ? "true" : "false", e.auto_src);
 	jail_print_line(out, "sandbox.unix_sockets", e.unix_sockets ? "true" : "false", e.unix_src);
+	jail_print_line(out, "sandbox.project_loosens", e.project_loosens ? "true" : "false",
+	    e.project_loosens ? "settings" : "default");
 	jail_print_list(out, "sandbox.allow_write", e.allow_write);
 	jail_print_list(out, "sandbox.deny_read", e.deny_read);
 	jail_strv_free(e.allow_write);

@@ -43,8 +43,10 @@ enum jail_mode { JAIL_OFF = 0, JAIL_READ_ONLY, JAIL_WORKSPACE_WRITE };
 /* One settings layer's sandbox group: the user's, the project's, the flags. */
 struct jail_layer {
 	bool		 has_mode, has_network, has_auto_allow, has_unix_sockets;
+	bool		 has_project_loosens;
 	enum jail_mode	 mode;
 	bool		 network, auto_allow, unix_sockets;
+	bool		 project_loosens;	/* the user's: a trusted project may loosen */
 	char		**allow_write;	/* NULL-ended, owned; NULL: none */
 	char		**deny_read;
 	char		*source;	/* the file, or "flag" */

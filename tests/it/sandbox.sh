@@ -255,8 +255,9 @@ check "and still there outside" [ "$(cat secret/key)" = hidden ]
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 echo '{"sandbox":{"mode":"workspace-write","allow_write":["/"]}}' >.tandem/settings.json
 "$TANDEM" config >"$T/config2.txt" 2>&1
-check "an untrusted project cannot turn the sandbox on with its own writable places" \
-    grep -q '^sandbox.mode  *off' "$T/config2.txt"
+check "an untrusted project's sandbox confines, without its own writable places or auto-allow" \
+    grep -q '^sandbox.mode  *workspace-write' "$T/config2.txt" && \
+    grep -q '^sandbox.allow_write  *\[\]' "$T/config2.txt" && grep -q '^sandbox.auto_allow  *false' "$T/config2.txt"
 rm -f .tandem/settings.json
 bash_run badflag 'true' --sandbox wide-open
 check "a bad --sandbox is one clear sentence" grep -q 'must be "off", "read-only" or "workspace-write"' "$T/badflag.err"
