@@ -58,20 +58,37 @@ T_TEST(untrusted_project_only_tightens)
 	apply(&c, "{\"mode\":\"workspace-write\",\"network\":true}", false, &w);
 	apply(&c, "{\"mode\":\"read-only\",\"network\":true,\"auto_allow\":true,"
 	    "\"allow_write\":[\"/\"],\"deny_read\":[\"secret\"]}", true, &w);
+	/* A stricter mode and more hidden paths apply, trusted or not; the rest does not. */
 	jail_config_print(&c, false, &out);
-	T_CONTAINS(buf_cstr(&out), "sandbox.mode             workspace-write  [user.json]");
+	T_CONTAINS(buf_cstr(&out), "sandbox.mode             read-only  [proj.json]");
+	T_CONTAINS(buf_cstr(&out), "sandbox.network          true  [user.json]");
+	T_CONTAINS(buf_cstr(&out), "sandbox.auto_allow       true  [default]");
 	T_CONTAINS(buf_cstr(&out), "sandbox.allow_write      []");
 	T_CONTAINS(buf_cstr(&out), "sandbox.deny_read        secret");
 	buf_reset(&out);
 	jail_config_print(&c, true, &out);
 	T_CONTAINS(buf_cstr(&out), "sandbox.mode             read-only  [proj.json]");
-	T_CONTAINS(buf_cstr(&out), "sandbox.allow_write      /  [settings]");
-	/* Off, and the network off, apply untrusted: they only ask more. */
+	T_CONTAINS(buf_cstr(&out), "sandbox.auto_allow       true  [proj.json]");
+	T_CONTAINS(buf_cstr(&out), "sandbox.allow_write      []");
+	/* Off loosens (yolo would run unconfined): refused even trusted; the network off applies. */
 	apply(&c, "{\"mode\":\"off\",\"network\":false}", true, &w);
 	buf_reset(&out);
-	jail_config_print(&c, false, &out);
-	T_CONTAINS(buf_cstr(&out), "sandbox.mode             off  [proj.json]");
+	jail_config_print(&c, true, &out);
+	T_CONTAINS(buf_cstr(&out), "sandbox.mode             workspace-write  [user.json]");
 	T_CONTAINS(buf_cstr(&out), "sandbox.network          false  [proj.json]");
+	/* The user's project_loosens: a trusted project loosens, an untrusted one still cannot. */
+	apply(&c, "{\"project_loosens\":true}", false, &w);
+	buf_reset(&out);
+	jail_config_print(&c, false, &out);
+	T_CONTAINS(buf_cstr(&out), "sandbox.mode             workspace-write  [user.json]");
+	buf_reset(&out);
+	jail_config_print(&c, true, &out);
+	T_CONTAINS(buf_cstr(&out), "sandbox.mode             off  [proj.json]");
+	T_CONTAINS(buf_cstr(&out), "sandbox.allow_write      /  [settings]");
+	/* A project cannot give itself that right. */
+	buf_reset(&w);
+	apply(&c, "{\"project_loosens\":true}", true, &w);
+	T_CONTAINS(buf_cstr(&w), "\"sandbox.project_loosens\" is the user's to set");
 	jail_config_release(&c);
 	buf_release(&w);
 	buf_release(&out);
