@@ -43,6 +43,8 @@ mcp_report(struct mcp *m, bool tools, struct buf *out)
 		} else
 			buf_puts(out, s->cfg.url != NULL ? s->cfg.url : "?");
 		buf_printf(out, "; from %s)\n", s->cfg.source);
+		if (!s->cfg.approved && s->cfg.error == NULL)
+			mcp_server_describe(&s->cfg, out);
 		if (s->error != NULL && s->state != MCP_READY)
 			buf_printf(out, "  error: %s\n", s->error);
 		if (s->notes.len > 0) {
@@ -173,14 +175,9 @@ mcp_approve(const struct config *cfg, struct buf *out, struct buf *err)
 			buf_printf(out, "%s: already approved\n", s->cfg.name);
 			continue;
 		}
-		buf_printf(out, "approved %s: ", s->cfg.name);
-		if (s->cfg.type == MCP_STDIO) {
-			buf_puts(out, s->cfg.command);
-			for (k = 0; s->cfg.args != NULL && s->cfg.args[k] != NULL; k++)
-				buf_printf(out, " %s", s->cfg.args[k]);
-		} else
-			buf_puts(out, s->cfg.url);
-		buf_printf(out, "\n  its %zu tools, as the model will read them:\n", ts->n);
+		buf_printf(out, "approved %s, from %s:\n", s->cfg.name, s->cfg.source);
+		mcp_server_describe(&s->cfg, out);
+		buf_printf(out, "  its %zu tools, as the model will read them:\n", ts->n);
 		for (k = 0; k < ts->n; k++)
 			buf_printf(out, "  %s: %s\n", ts->v[k].name, ts->v[k].desc);
 		if (mcp_config_record(cfg, &s->cfg, h, err) == -1) {

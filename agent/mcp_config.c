@@ -14,6 +14,7 @@
 #include "config.h"
 #include "json.h"
 #include "mcp_config.h"
+#include "redact.h"
 #include "sha256.h"
 #include "xalloc.h"
 
@@ -183,27 +184,101 @@ fail:
 	return -1;
 }
 
+/* A string as its length, then its bytes; NULL apart from "". */
 static void
-mcp_hash_update(struct sha256_ctx *h, const char *s)
+mcp_identity_str(struct buf *out, const char *s)
 {
-	sha256_update(h, s != NULL ? s : "", s != NULL ? strlen(s) + 1 : 1);
+	if (s == NULL) {
+		buf_puts(out, "-\n");
+		return;
+	}
+	buf_printf(out, "%zu:", strlen(s));
+	buf_puts(out, s);
+	buf_putc(out, '\n');
 }
 
 static void
+mcp_identity_list(struct buf *out, const char *tag, char **v)
+{
+	size_t i, n = 0;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	buf_printf(out, "%s %zu\n", tag, n);
+	for (i = 0; i < n; i++)
+		mcp_identity_str(out, v[i]);
+}
+
+void
+mcp_server_identity(const struct mcp_server_cfg *s, struct buf *out)
+{
+	buf_puts(out, "tandem mcp server 2\n");
+	buf_puts(out, s->type == MCP_STDIO ? "stdio\n" : s->type == MCP_HTTP ? "http\n" : "sse\n");
+	buf_puts(out, "command ");
+	mcp_identity_str(out, s->command);
+	mcp_identity_list(out, "args", s->args);
+	mcp_identity_list(out, "env", s->env);
+	buf_puts(out, "cwd ");
+	mcp_identity_str(out, s->cwd);
+	buf_puts(out, "url ");
+	mcp_identity_str(out, s->url);
+	mcp_identity_list(out, "headers", s->headers);
+}
+
+/*
+ * The approval's key: everything that decides what runs and what it is
+ * sent, each field framed by its length so that no two servers share an
+ * encoding (an argument cannot pass for an environment entry).
+ */
+static void
 mcp_server_hash(struct mcp_server_cfg *s)
 {
+	struct buf id = BUF_INIT(BUF_NOLIMIT);
 	struct sha256_ctx *h = sha256_begin();
+
+	mcp_server_identity(s, &id);
+	sha256_update(h, id.data != NULL ? id.data : "", id.len);
+	sha256_end(h, s->hash);
+	buf_release(&id);
+}
+
+/* One "  key: value" line, the value's control bytes shown as '?' and tandem's secrets redacted. */
+static void
+mcp_describe_line(struct buf *out, const char *key, const char *value)
+{
+	struct buf v = BUF_INIT(BUF_NOLIMIT);
 	size_t i;
 
-	mcp_hash_update(h, s->type == MCP_STDIO ? "stdio" : s->type == MCP_HTTP ? "http" : "sse");
-	mcp_hash_update(h, s->command);
-	for (i = 0; s->args != NULL && s->args[i] != NULL; i++)
-		mcp_hash_update(h, s->args[i]);
-	mcp_hash_update(h, "\001env");
+	redact_text(value, strlen(value), &v);
+	for (i = 0; i < v.len; i++)
+		if ((unsigned char)v.data[i] < 0x20 || v.data[i] == 0x7f)
+			v.data[i] = '?';
+	buf_printf(out, "  %s: %s\n", key, buf_cstr(&v));
+	buf_release(&v);
+}
+
+void
+mcp_server_describe(const struct mcp_server_cfg *s, struct buf *out)
+{
+	size_t i;
+
+	mcp_describe_line(out, "type", s->type == MCP_STDIO ? "stdio" :
+	    s->type == MCP_HTTP ? "http" : "sse");
+	if (s->type == MCP_STDIO) {
+		struct buf cmd = BUF_INIT(BUF_NOLIMIT);
+
+		buf_puts(&cmd, s->command != NULL ? s->command : "?");
+		for (i = 0; s->args != NULL && s->args[i] != NULL; i++)
+			buf_printf(&cmd, " '%s'", s->args[i]);
+		mcp_describe_line(out, "command", buf_cstr(&cmd));
+		buf_release(&cmd);
+		mcp_describe_line(out, "cwd", s->cwd != NULL ? s->cwd : "(the workspace root)");
+	} else
+		mcp_describe_line(out, "url", s->url != NULL ? s->url : "?");
 	for (i = 0; s->env != NULL && s->env[i] != NULL; i++)
-		mcp_hash_update(h, s->env[i]);
-	mcp_hash_update(h, s->url);
-	sha256_end(h, s->hash);
+		mcp_describe_line(out, "env", s->env[i]);
+	for (i = 0; s->headers != NULL && s->headers[i] != NULL; i++)
+		mcp_describe_line(out, "header", s->headers[i]);
 }
 
 /* Fill s from entry e; -1 with the problem in err (s keeps what it has). */

@@ -11,8 +11,8 @@
  * A project's servers (.mcp.json and .tandem/settings.json, files a cloned
  * repository brings) run only once the project is trusted and each server
  * is approved: approvals are kept under home (mcp-approved.json), keyed by
- * a hash of the server's command, args, env and url, so a changed server
- * asks again; the approval also holds a hash of the tools it then listed,
+ * a hash of all that decides what runs and what it is sent (type, command,
+ * args, env, cwd, url, headers), so a changed server asks again; the approval also holds a hash of the tools it then listed,
  * whose change (a description rewritten) asks again too (mcp.c).
  *
  * Names: a server's tools are mcp__<server>__<tool> to the model, the rules
@@ -53,7 +53,7 @@ struct mcp_server_cfg {
 	char			*source;	/* the file it came from, or "--mcp-config" */
 	bool			 project;	/* a project's server: needs approval */
 	bool			 approved;	/* may run (always true for the user's own) */
-	char			 hash[65];	/* of command, args, env and url */
+	char			 hash[65];	/* of mcp_server_identity */
 	char			 tools_hash[65];	/* approved: of its tools as then listed ("": any) */
 	char			*error;		/* why it cannot run (a bad entry), or NULL */
 };
@@ -88,6 +88,17 @@ void	mcp_config_load(struct mcp_config *, const struct config *, struct buf *war
  */
 int	mcp_config_record(const struct config *, const struct mcp_server_cfg *,
 	    const char *tools_hash, struct buf *err);
+
+/*
+ * What the approval of s covers, as unambiguous text (each field framed by
+ * its length) appended to out: its hash is the approval's key.
+ */
+void	mcp_server_identity(const struct mcp_server_cfg *, struct buf *out);
+/*
+ * Every field of s that decides what runs and what it is sent, for a
+ * person to read before approving: one "  key: value" line each.
+ */
+void	mcp_server_describe(const struct mcp_server_cfg *, struct buf *out);
 
 /* Expand ${VAR} and ${VAR:-default} in s into out; -1 naming the unset variable in err. */
 int	mcp_expand(const char *s, struct buf *out, struct buf *err);

@@ -149,6 +149,61 @@ T_TEST(config_keys_and_hash)
 	mcp_config_release(&mc);
 }
 
+/* The hash of the one server in json, in h. */
+static void
+hash_of(const char *json, char h[65])
+{
+	struct mcp_config mc;
+
+	mcp_config_init(&mc);
+	T_EQ_INT(add(&mc, json), 0);
+	T_EQ_INT((int)mc.n, 1);
+	memcpy(h, mc.v[0].hash, 65);
+	mcp_config_release(&mc);
+}
+
+T_TEST(approval_covers_what_runs)
+{
+	static const char *const differ[] = {
+		"{\"s\":{\"command\":\"./srv.sh\"}}",
+		"{\"s\":{\"command\":\"./srv.sh\",\"cwd\":\"sub\"}}",
+		"{\"s\":{\"command\":\"./srv.sh\",\"cwd\":\"\"}}",
+		"{\"s\":{\"command\":\"./srv.sh\",\"args\":[\"a\",\"\\u0001env\",\"X=1\"]}}",
+		"{\"s\":{\"command\":\"./srv.sh\",\"args\":[\"a\"],\"env\":{\"X\":\"1\"}}}",
+		"{\"s\":{\"command\":\"./srv.sh\",\"args\":[\"a\"]}}",
+		"{\"s\":{\"command\":\"./srv.sh a\"}}",
+		"{\"s\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:9/mcp\"}}",
+		"{\"s\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:9/mcp\",\"headers\":{\"X-A\":\"1\"}}}",
+		"{\"s\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:9/mcp\",\"headers\":{\"X-A\":\"2\"}}}",
+		"{\"s\":{\"type\":\"sse\",\"url\":\"http://127.0.0.1:9/mcp\"}}",
+	};
+	char h[sizeof differ / sizeof differ[0]][65];
+	size_t i, k;
+
+	/* Every pair differs in what runs or what it is sent, so every hash differs. */
+	for (i = 0; i < sizeof differ / sizeof differ[0]; i++)
+		hash_of(differ[i], h[i]);
+	for (i = 0; i < sizeof differ / sizeof differ[0]; i++)
+		for (k = i + 1; k < sizeof differ / sizeof differ[0]; k++)
+			if (strcmp(h[i], h[k]) == 0)
+				T_FAIL("one hash for %s and %s", differ[i], differ[k]);
+	/* The approval shows cwd and headers. */
+	{
+		struct mcp_config mc;
+		struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+		mcp_config_init(&mc);
+		T_EQ_INT(add(&mc, "{\"a\":{\"command\":\"./srv.sh\",\"cwd\":\"sub\"},"
+		    "\"b\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:9/\",\"headers\":{\"X-A\":\"1\"}}}"), 0);
+		mcp_server_describe(&mc.v[0], &out);
+		mcp_server_describe(&mc.v[1], &out);
+		T_CONTAINS(buf_cstr(&out), "  cwd: sub\n");
+		T_CONTAINS(buf_cstr(&out), "  header: X-A: 1\n");
+		buf_release(&out);
+		mcp_config_release(&mc);
+	}
+}
+
 static void
 collect(void *arg, const char *line, size_t n)
 {
@@ -231,6 +286,7 @@ main(void)
 	T_RUN(sanitize_names);
 	T_RUN(config_shapes);
 	T_RUN(config_keys_and_hash);
+	T_RUN(approval_covers_what_runs);
 	T_RUN(line_framing);
 	T_RUN(rules_on_mcp_tools);
 	return t_done();

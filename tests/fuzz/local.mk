@@ -4,7 +4,7 @@
 # is tests/fuzz/fuzz_NAME.c with its seeds in tests/fuzz/corpus/NAME/: to add
 # one, add NAME to this list.
 FUZZ_TARGETS = sse stream_anthropic stream_openai config perm ignore session mdview \
-	shparse patch gitconfig modelcat image sjson jsonrpc mcp_lines
+	shparse patch gitconfig modelcat image sjson jsonrpc mcp_lines mcp_config
 FUZZ_SECONDS = 30
 FUZZ_LIBS = libtandem_tui.a libtandem_agent.a libtandem_tools.a libtandem_lib.a
 EXTRA_DIST += tests/fuzz

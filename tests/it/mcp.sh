@@ -354,7 +354,20 @@ rm -f fault-desc.txt
 printf '{"mcpServers":{"proj":{"command":"bash","args":["%s","changed"]}}}' "$FAULT" >.mcp.json
 "$TANDEM" mcp list >"$T/list" 2>>"$T/err"
 check "a changed server asks again" grep -q '^proj: needs approval' "$T/list"
-rm -f .mcp.json
+# Only its cwd changes: another script of the same name would run there.
+printf '{"mcpServers":{"proj":{"command":"bash","args":["%s"]}}}' "$FAULT" >.mcp.json
+"$TANDEM" mcp approve >"$T/appr" 2>&1
+check "the approval shows the server's cwd" grep -q '^  cwd: (the workspace root)' "$T/appr"
+mkdir -p other
+printf '{"mcpServers":{"proj":{"command":"bash","args":["%s"],"cwd":"other"}}}' "$FAULT" >.mcp.json
+"$TANDEM" mcp list >"$T/list" 2>>"$T/err"
+check "a server whose cwd alone changed asks again" grep -q '^proj: needs approval' "$T/list"
+check "and the list shows the new cwd" grep -q '^  cwd: other' "$T/list"
+# An HTTP server whose headers alone changed: it would be sent something else.
+printf '{"mcpServers":{"web":{"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"X-A":"1"}}}}' >.mcp.json
+"$TANDEM" mcp list >"$T/list" 2>>"$T/err"
+check "an HTTP server lists its headers before approval" grep -q '^  header: X-A: 1' "$T/list"
+rm -rf .mcp.json other
 
 # kill -9 leaves no server behind.
 mock_start "$(scenario kill <<'J'
