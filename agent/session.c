@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "conv.h"
+#include "crc32.h"
 #include "file.h"
 #include "json.h"
 #include "session.h"
@@ -256,6 +257,89 @@ session_append_fd(int fd, int64_t *size, const char *line, size_t n)
 	return 0;
 }
 
+/*
+ * Records are sealed: a line is an object whose last member is
+ * "ck":"XXXXXXXX", the CRC-32 of every byte before ",\"ck\"".  A flipped
+ * bit anywhere in the line, inside a string too, then fails the check.
+ */
+#define SESSION_SEAL_LEN 17	/* ,"ck":"XXXXXXXX"} */
+
+/* rec (its own "ck" dropped first) as one sealed line, newline included; caller frees. */
+static char *
+session_seal(cJSON *rec, size_t *n)
+{
+	struct buf line = BUF_INIT(BUF_NOLIMIT);
+	char *text;
+	size_t len;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "ck");
+	text = cJSON_PrintUnformatted(rec);
+	if (text == NULL)
+		fatal("out of memory");
+	len = strlen(text);
+	/* Every record has its "k" (or "id"): never "{}". */
+	buf_append(&line, text, len - 1);
+	buf_printf(&line, ",\"ck\":\"%08x\"}\n", crc32_update(0, text, len - 1));
+	cJSON_free(text);
+	*n = line.len;
+	return buf_detach(&line, NULL);
+}
+
+/* 1: a sealed line whose seal holds; 0: a line without a seal; -1: a broken seal. */
+static int
+session_unseal(const char *line, size_t len)
+{
+	const char *t;
+	char hex[9];
+
+	if (len < SESSION_SEAL_LEN + 2)
+		return 0;
+	t = line + len - SESSION_SEAL_LEN;
+	if (memcmp(t, ",\"ck\":\"", 7) != 0 || t[15] != '"' || t[16] != '}')
+		return 0;
+	snprintf(hex, sizeof hex, "%08x", crc32_update(0, line, len - SESSION_SEAL_LEN));
+	return memcmp(t + 7, hex, 8) == 0 ? 1 : -1;
+}
+
+/* The offset of file ("log" or "effects") from which every line is sealed, or -1. */
+static int64_t
+session_sealed_from(const struct session *s, const char *file)
+{
+	const cJSON *v = json_get(json_get(s->meta, "sealed"), file);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble : -1;
+}
+
+/*
+ * Check line (len bytes, at offset off of a file sealed from sealed_from)
+ * and parse it: the record with its seal dropped, or NULL with what is
+ * wrong in why.
+ */
+static cJSON *
+session_parse_line(const char *line, size_t len, int64_t off, int64_t sealed_from,
+    const char **why)
+{
+	int seal = session_unseal(line, len);
+	cJSON *rec;
+
+	if (seal == -1) {
+		*why = "a damaged record (its checksum does not match what was written)";
+		return NULL;
+	}
+	if (seal == 0 && sealed_from >= 0 && off >= sealed_from) {
+		*why = "a damaged record (its checksum is missing)";
+		return NULL;
+	}
+	rec = cJSON_ParseWithLength(line, len);
+	if (rec == NULL || !cJSON_IsObject(rec)) {
+		cJSON_Delete(rec);
+		*why = "a malformed record";
+		return NULL;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "ck");
+	return rec;
+}
+
 /* The start time of process pid in clock ticks since boot (/proc), or -1. */
 static long long
 session_proc_start(long pid)
@@ -422,6 +506,18 @@ session_open_log(struct session *s, struct buf *err)
 	return 0;
 }
 
+/* Record in meta where the log's and the ledger's sealed lines begin. */
+static void
+session_meta_seal(struct session *s, int64_t log, int64_t effects)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "log", (double)log);
+	cJSON_AddNumberToObject(o, "effects", (double)effects);
+	cJSON_DeleteItemFromObjectCaseSensitive(s->meta, "sealed");
+	cJSON_AddItemToObject(s->meta, "sealed", o);
+}
+
 struct session *
 session_create(const char *home, const char *root, const char *model,
     const char *forked_from, struct buf *err)
@@ -455,6 +551,7 @@ session_create(const char *home, const char *root, const char *model,
 	cJSON_AddNumberToObject(s->meta, "updated", session_now());
 	cJSON_AddStringToObject(s->meta, "first_prompt", "");
 	cJSON_AddNumberToObject(s->meta, "turns", 0);
+	session_meta_seal(s, 0, 0);
 	if (forked_from != NULL)
 		cJSON_AddStringToObject(s->meta, "forked_from", forked_from);
 	if (session_write_json(s->dir, "meta.json", s->meta, NULL) == -1) {
@@ -683,12 +780,7 @@ session_append(struct session *s, cJSON *rec)
 		cJSON_Delete(rec);
 		return -1;
 	}
-	line = cJSON_PrintUnformatted(rec);
-	n = strlen(line);
-	line = realloc(line, n + 2);
-	if (line == NULL)
-		fatal("out of memory");
-	line[n++] = '\n';
+	line = session_seal(rec, &n);
 	if (session_append_fd(s->logfd, &s->logsize, line, n) == -1)
 		rc = session_fail(s, "log.jsonl", errno);
 	else
@@ -787,12 +879,7 @@ session_effect(struct session *s, const char *id, const char *name,
 	cJSON_AddStringToObject(e, "result", result);
 	cJSON_AddBoolToObject(e, "is_error", is_error);
 	cJSON_AddNumberToObject(e, "time", (double)time(NULL));
-	line = cJSON_PrintUnformatted(e);
-	n = strlen(line);
-	line = realloc(line, n + 2);
-	if (line == NULL)
-		fatal("out of memory");
-	line[n++] = '\n';
+	line = session_seal(e, &n);
 	/* One line appended and synced per effect: the ledger never grows quadratic. */
 	if (session_append_fd(s->fxfd, &s->fxsize, line, n) == -1 || fdatasync(s->fxfd) == -1)
 		rc = session_fail(s, "effects.jsonl", errno);
@@ -924,6 +1011,7 @@ session_read_effects(struct session *s, bool repair, struct buf *err)
 	struct buf path = BUF_INIT(8192);
 	cJSON *fx = session_read_json(s->dir, "effects.json", true, err);
 	size_t n = 0, off = 0, complete;
+	const char *why;
 	char *data;
 	int lineno = 0, rc = 0;
 
@@ -947,10 +1035,12 @@ session_read_effects(struct session *s, bool repair, struct buf *err)
 		cJSON *e;
 
 		lineno++;
-		e = len > 0 ? cJSON_ParseWithLength(data + off, len) : NULL;
+		why = "a malformed record";
+		e = len > 0 ? session_parse_line(data + off, len, (int64_t)off,
+		    session_sealed_from(s, "effects"), &why) : NULL;
 		if (len > 0 && (e == NULL || json_str(e, "id", NULL) == NULL)) {
-			buf_printf(err, "%s:%d: a malformed record; the effects ledger is damaged",
-			    buf_cstr(&path), lineno);
+			buf_printf(err, "%s:%d: %s; the effects ledger is damaged",
+			    buf_cstr(&path), lineno, why);
 			cJSON_Delete(e);
 			free(data);
 			goto fail;
@@ -1020,6 +1110,7 @@ session_replay(struct session *s, unsigned flags, struct buf *err)
 {
 	struct buf path = BUF_INIT(8192);
 	size_t n = 0, off = 0, complete;
+	const char *why = "a malformed record";
 	char *data;
 	int rc = 0;
 
@@ -1039,10 +1130,16 @@ session_replay(struct session *s, unsigned flags, struct buf *err)
 		cJSON *rec;
 
 		s->line++;
-		rec = len > 0 ? cJSON_ParseWithLength(data + off, len) : NULL;
+		rec = len > 0 ? session_parse_line(data + off, len, (int64_t)off,
+		    session_sealed_from(s, "log"), &why) : NULL;
 		if (rec == NULL && len > 0) {
-			buf_printf(err, "%s:%d: a malformed record; the session log is damaged",
-			    buf_cstr(&path), s->line);
+			/* A fork from before the damage reads what precedes it. */
+			if (flags & SESSION_OPEN_DAMAGED_OK)
+				break;
+			buf_printf(err, "%s:%d: the session log is damaged: %s; nothing was sent. "
+			    "It is consistent through turn %d: go on from there with tandem --resume %s "
+			    "--fork --rewind-to %d", buf_cstr(&path), s->line, why,
+			    s->turns > 0 ? s->turns - 1 : 0, s->id, s->turns > 0 ? s->turns : 1);
 			rc = -1;
 			break;
 		}
@@ -1110,6 +1207,20 @@ session_load(struct session *s, unsigned flags, struct buf *err)
 		return 0;
 	if (session_open_log(s, err) == -1)
 		return -1;
+	/* A session of an older tandem: what it appends from now on is sealed. */
+	if (json_get(s->meta, "sealed") == NULL) {
+		struct buf p = BUF_INIT(8192);
+		struct stat st;
+
+		buf_printf(&p, "%s/effects.jsonl", s->dir);
+		session_meta_seal(s, s->logsize, stat(buf_cstr(&p), &st) == 0 ? st.st_size : 0);
+		buf_release(&p);
+		if (session_write_json(s->dir, "meta.json", s->meta, NULL) == -1) {
+			session_fail(s, "meta.json", errno);
+			buf_puts(err, s->error);
+			return -1;
+		}
+	}
 	/* What was repaired is in the log too. */
 	if (s->note != NULL) {
 		cJSON *rec = cJSON_CreateObject();

@@ -7,6 +7,7 @@ libtandem_lib_a_SOURCES = \
 	lib/json.c lib/json.h \
 	lib/sha256.c lib/sha256.h \
 	lib/sha1.c lib/sha1.h \
+	lib/crc32.c lib/crc32.h \
 	lib/gitbin.c lib/gitbin.h \
 	lib/redact.c lib/redact.h \
 	lib/pathglob.c lib/pathglob.h \

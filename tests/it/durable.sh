@@ -246,6 +246,45 @@ damaged() {
 }
 damaged "duplicated record" 'n=$(grep -n "\"role\":\"assistant\"" "$sess/log.jsonl" | head -n 1 | cut -d: -f1); sed -i "${n}p" "$sess/log.jsonl"'
 damaged "dropped tool_result" 'n=$(grep -n "tool_result" "$sess/log.jsonl" | head -n 1 | cut -d: -f1); sed -i "${n}d" "$sess/log.jsonl"'
+# A flipped bit inside a string of a middle record: it still parses, and its seal catches it.
+flip() {
+	python3 -c 'import sys
+p, n = sys.argv[1], int(sys.argv[2])
+L = open(p, "rb").read().split(b"\n")
+l = L[n - 1]
+i = l.index(b"\"text\":\"") + 8
+L[n - 1] = l[:i] + bytes([l[i] ^ 1]) + l[i + 1:]
+open(p, "wb").write(b"\n".join(L))' "$1" "$2"
+}
+damaged "a flipped bit in a string" 'n=$(grep -n "\"text\":\"" "$sess/log.jsonl" | sed -n 2p | cut -d: -f1); [ "$n" -lt "$(wc -l <"$sess/log.jsonl")" ] && flip "$sess/log.jsonl" "$n"'
+check "a flipped bit: the error says the checksum does not match" grep -q "its checksum does not match" "$T/err"
+damaged "a record without its seal" 'n=$(grep -n "\"text\":\"" "$sess/log.jsonl" | sed -n 2p | cut -d: -f1); sed -i -E "${n}s/,\"ck\":\"[0-9a-f]{8}\"\}$/}/" "$sess/log.jsonl"'
+check "a missing seal: the error says so" grep -q "its checksum is missing" "$T/err"
+
+# The effects ledger is sealed too.
+fresh
+mock_start "$SCEN"
+"$TANDEM" -p "do the steps" --permission-mode yolo >/dev/null 2>&1
+sess=$(session_dir)
+sed -i -E '1s/"is_error":(true|false)/"is_error":\1 /' "$sess/effects.jsonl"
+"$TANDEM" -c -p "go on" --permission-mode yolo >/dev/null 2>"$T/err"
+check "a changed ledger record is refused" [ $? -eq 1 ] && grep -q "effects.jsonl:1: a damaged record" "$T/err"
+
+# A session of an older tandem (no seals) loads, and is sealed from then on.
+fresh
+mock_start "$SCEN"
+"$TANDEM" -p "do the steps" --permission-mode yolo >/dev/null 2>&1
+sess=$(session_dir)
+sed -i -E 's/,"ck":"[0-9a-f]{8}"\}$/}/' "$sess/log.jsonl" "$sess/effects.jsonl"
+jq 'del(.sealed)' "$sess/meta.json" >"$T/meta" && cp "$T/meta" "$sess/meta.json"
+old=$(wc -c <"$sess/log.jsonl")
+mock_start "$DONE"
+"$TANDEM" -c -p "go on" --permission-mode yolo >/dev/null 2>"$T/err"
+check "an unsealed older log loads" [ $? -eq 0 ]
+check "and is sealed from where it ended" [ "$(jq .sealed.log "$sess/meta.json")" -eq "$old" ]
+check "what it appends is sealed" [ "$(tail -c +"$((old + 1))" "$sess/log.jsonl" | grep -vc ',"ck":"[0-9a-f]\{8\}"}$')" -eq 0 ]
+"$TANDEM" -c -p "go on" --permission-mode yolo >/dev/null 2>"$T/err"
+check "and loads again" [ $? -eq 0 ]
 
 # A relative TANDEM_HOME is made absolute at start: edits work.
 fresh
