@@ -219,6 +219,92 @@ resume_reconcile(struct agent *a)
 	return 0;
 }
 
+cJSON *
+resume_fork_history(const struct session *from, int through, const cJSON *messages)
+{
+	cJSON *hist = cJSON_CreateArray();
+	const cJSON *m, *r;
+	bool *kept;
+	int max = 0, t;
+
+	cJSON_ArrayForEach(m, messages)
+		if (json_int(m, "_turn", 0) > max)
+			max = (int)json_int(m, "_turn", 0);
+	kept = xcalloc((size_t)max + 1, sizeof *kept);
+	cJSON_ArrayForEach(m, messages) {
+		t = (int)json_int(m, "_turn", 0);
+		if (t > 0 && (through <= 0 || t <= through))
+			kept[t] = true;
+	}
+	/* What a rewind already took back is not the fork's to take back again. */
+	cJSON_ArrayForEach(r, session_files(from)) {
+		t = (int)json_int(r, "turn", 0);
+		if (t > 0 && t <= max && kept[t] && !cJSON_IsTrue(json_get(r, "undone"))) {
+			cJSON *c = cJSON_Duplicate(r, 1);
+
+			cJSON_DeleteItemFromObjectCaseSensitive(c, "undone");
+			cJSON_AddItemToArray(hist, c);
+		}
+	}
+	cJSON_ArrayForEach(r, session_turninfo(from)) {
+		t = (int)json_int(r, "turn", 0);
+		if (t > 0 && t <= max && kept[t])
+			cJSON_AddItemToArray(hist, cJSON_Duplicate(r, 1));
+	}
+	free(kept);
+	return hist;
+}
+
+/* The content an edit's record names, copied from the source's files/ into this session's. */
+static int
+resume_copy_content(struct agent *a, const cJSON *rec, const char *src_snap_dir)
+{
+	static const char *const sides[] = { "before", "after" };
+	struct buf err = BUF_INIT(4096);
+	const cJSON *f;
+	size_t i;
+	int rc = 0;
+
+	cJSON_ArrayForEach(f, json_get(rec, "files"))
+		for (i = 0; i < sizeof sides / sizeof sides[0] && rc == 0; i++) {
+			const char *h = json_str(f, sides[i], NULL);
+			char hex[SHA256_HEX_LEN + 1];
+			char *data = NULL;
+			size_t len = 0;
+
+			/* Content the source lost is lost to the fork too: its rewind says so. */
+			if (h == NULL || fsutil_snapshot_load(src_snap_dir, h, &data, &len, &err) == -1) {
+				buf_reset(&err);
+				continue;
+			}
+			if (fsutil_snapshot(a->snap_dir, data, len, hex, &err) == -1)
+				rc = session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+			free(data);
+		}
+	buf_release(&err);
+	return rc;
+}
+
+int
+resume_adopt_history(struct agent *a, cJSON *hist, const char *src_snap_dir)
+{
+	cJSON *r;
+	int rc = 0;
+
+	while (rc == 0 && (r = cJSON_DetachItemFromArray(hist, 0)) != NULL) {
+		if (strcmp(json_str(r, "k", ""), "files") != 0)
+			rc = session_append(a->session, r);
+		else if (wsnap_is_record(r))
+			rc = wsnap_adopt(a->wsnap, r);
+		else if ((rc = resume_copy_content(a, r, src_snap_dir)) == 0)
+			rc = session_append(a->session, r);
+		else
+			cJSON_Delete(r);
+	}
+	cJSON_Delete(hist);
+	return rc;
+}
+
 int
 resume_start_session(struct agent *a, const char *resume_id, bool fork, char *err, size_t err_size)
 {
@@ -246,10 +332,18 @@ resume_start_session(struct agent *a, const char *resume_id, bool fork, char *er
 	if (resume_id != NULL) {
 		cJSON_Delete(a->conv.messages);
 		a->conv.messages = session_take_messages(old != NULL ? old : sess);
-		if (old != NULL)
+		if (old != NULL) {
+			struct buf src = BUF_INIT(8192);
+
 			cJSON_ArrayForEach(m, a->conv.messages)
 				if (session_log_message(a->session, m) == -1)
 					break;
+			/* the fork's turns keep their tools, files, tokens and times */
+			buf_printf(&src, "%s/files", session_dir(old));
+			resume_adopt_history(a, resume_fork_history(old, 0, a->conv.messages),
+			    buf_cstr(&src));
+			buf_release(&src);
+		}
 		a->turn = old != NULL ? session_turns(old) : session_turns(sess);
 		if (old != NULL)
 			session_note_turn(a->session, a->turn, json_str(session_meta(old), "first_prompt", ""));

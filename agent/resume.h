@@ -29,6 +29,18 @@ int	 resume_reload(struct agent *a, struct buf *report);
  */
 int	 resume_start_session(struct agent *a, const char *resume_id, bool fork, char *err,
 	    size_t err_size);
+/*
+ * What a fork keeps of its source's history beside the messages: the
+ * "files" records (not undone) and "turn" records of the turns the
+ * messages hold, through turn through (0: all), copied.  Caller frees.
+ */
+cJSON	*resume_fork_history(const struct session *from, int through, const cJSON *messages);
+/*
+ * Log that history (taken) into the agent's session: an edit's content
+ * copied from src_snap_dir, a command's content named in the store's refs.
+ * 0, or -1 with the session failed.
+ */
+int	 resume_adopt_history(struct agent *a, cJSON *hist, const char *src_snap_dir);
 /* Show the conversation to the front end as the events that made it (replay: true). */
 void	 resume_replay_history(struct agent *a);
 

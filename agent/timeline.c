@@ -380,11 +380,11 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 int
 agent_fork(struct agent *a, int turn, struct buf *report)
 {
-	struct buf err = BUF_INIT(4096);
+	struct buf err = BUF_INIT(4096), src = BUF_INIT(8192);
 	struct session *sess;
 	const char *from = session_id(a->session);
 	char *first;
-	cJSON *m, *next;
+	cJSON *m, *next, *hist;
 	int rc;
 
 	if (agent_in_turn(a)) {
@@ -408,6 +408,8 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	cJSON_ArrayForEach(m, a->conv.messages)
 		if ((turn <= 0 || json_int(m, "_turn", 0) <= turn) && rc == 0)
 			rc = session_log_message(sess, m);
+	if (turn > 0 && turn < a->turn)
+		a->turn = turn;
 	first = xstrdup(json_str(session_meta(a->session), "first_prompt", ""));
 	if (rc == 0)
 		rc = session_note_turn(sess, a->turn, first[0] != '\0' ? first : NULL);
@@ -425,7 +427,14 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 			cJSON_Delete(cJSON_DetachItemViaPointer(a->conv.messages, m));
 	}
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
+	/* its turns keep their tools, files, tokens and times (read before the source is closed) */
+	hist = resume_fork_history(a->session, turn, a->conv.messages);
+	buf_printf(&src, "%s", a->snap_dir);
 	resume_use_session(a, sess);
+	if (resume_adopt_history(a, hist, buf_cstr(&src)) == 0)
+		session_sync(a->session);
+	buf_release(&src);
+	event_set_turn(a->bus, a->turn);
 	a->fork_dry_run = true;
 	a->resumed = true;
 	emit_session(a->bus, session_id(a->session), a->model,

@@ -1435,6 +1435,21 @@ out:
 }
 
 int
+wsnap_adopt(struct wsnap *ws, cJSON *rec)
+{
+	if (ws == NULL || ws->sess == NULL) {
+		cJSON_Delete(rec);
+		return 0;
+	}
+	/* the content the record names is this session's to keep, before it says so */
+	if (wsnap_refs_add(ws, json_get(rec, "files")) == -1) {
+		cJSON_Delete(rec);
+		return -1;
+	}
+	return session_append(ws->sess, rec);
+}
+
+int
 wsnap_join(struct wsnap *ws, bool busy, struct buf *err)
 {
 	int rc;

@@ -134,6 +134,12 @@ int		 wsnap_note_record(struct wsnap *, int turn, const char *id, const char *by
 		    const char *note);
 
 /*
+ * Log rec, a record of a session of this root (a fork's source), as this
+ * session's own: the content it names goes to this session's refs first,
+ * so that pruning keeps it.  Takes rec.  0, or -1 with the session failed.
+ */
+int		 wsnap_adopt(struct wsnap *, cJSON *rec);
+/*
  * For a writer that may run while another does (the user's "!command",
  * also during a turn): busy says another writer may be running now.  Like
  * wsnap_before, except that when busy and a window is open (wsnap_before

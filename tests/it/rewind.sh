@@ -83,6 +83,13 @@ check "the sessions list shows the fork's origin" grep -q "fork of $orig" <("$TA
 check "the original session can still be resumed" [ $? -eq 0 ]
 "$TANDEM" -r "$fork" -p "fork again" --permission-mode yolo >/dev/null 2>&1
 check "the fork can be resumed, and then runs commands" [ "$(cat fork_ran 2>/dev/null)" = forked ]
+flog="$TANDEM_HOME/sessions/$fork/log.jsonl"
+check "the fork keeps its source's turns with their tools, tokens and times" \
+    [ "$(jq -s '[.[] | select(.k == "turn" and .turn <= 3 and .tokens > 0 and (.tools | length) > 0)] | length' "$flog")" -eq 3 ]
+check "tandem sessions counts the fork's turns: 3 kept, 2 of its own" \
+    [ "$("$TANDEM" sessions | awk -v f="$fork" '$1 == f { print $4 }')" = 5 ]
+"$TANDEM" -r "$fork" --rewind-to 2 --files -p "after rewind" >/dev/null 2>"$T/forkrw.err"
+check "a rewind in the fork takes back its source's edits" [ "$(cat a.txt)" = "version 1" ] && [ ! -e sub/b.txt ]
 
 # Files in an extra root (--add-dir) are put back too, through the walk of that root.
 mkdir -p "$T/extra/deep"

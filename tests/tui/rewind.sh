@@ -157,6 +157,13 @@ grep "^$FORK " "$TUI_TMP/out" | grep -q "(fork of $ORIG)"
 tui_ok $? "the sessions list shows the fork's origin"
 ! grep "^$ORIG " "$TUI_TMP/out" | grep -q "fork of"
 tui_ok $? "and the original is no fork"
+[ "$(awk -v f="$FORK" '$1 == f { print $4 }' "$TUI_TMP/out")" = 4 ]
+tui_ok $? "the fork counts its own turns: 2 kept, 2 of its own"
+flog="$TANDEM_HOME/sessions/$FORK/log.jsonl"
+[ "$(jq -s '[.[] | select(.k == "turn" and .turn <= 2 and .tokens > 0 and .ms > 0)] | length' "$flog")" -eq 2 ]
+tui_ok $? "the fork's kept turns keep their tokens and times"
+[ "$(jq -s '[.[] | select(.k == "files" and .turn <= 2)] | length' "$flog")" -ge 2 ]
+tui_ok $? "and their files"
 
 # ---- files changed outside tandem ----
 tui_start_tandem 80 24 -r "$ORIG" --permission-mode accept-edits
