@@ -133,6 +133,55 @@ session_now(void)
 	return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
 }
 
+/*
+ * The next number of the sequence that orders the sessions for -c: it only
+ * grows, whatever the clock does: sessions/.seq under flock,
+ * and never below what this session had.  A lost write (a crash) repeats
+ * a number, and the tie falls back to the clock.
+ */
+static double
+session_next_seq(const char *sessions, double own)
+{
+	struct buf path = BUF_INIT(8192);
+	char text[32] = "";
+	double seq = own;
+	ssize_t n;
+	int fd;
+
+	buf_printf(&path, "%s/.seq", sessions);
+	fd = open(buf_cstr(&path), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	buf_release(&path);
+	if (fd == -1)
+		return own + 1;
+	if (flock(fd, LOCK_EX) == 0 && (n = pread(fd, text, sizeof text - 1, 0)) > 0) {
+		char *end;
+		double v;
+
+		text[n] = '\0';
+		v = strtod(text, &end);
+		if (end != text && v > seq)
+			seq = v;
+	}
+	seq += 1;
+	n = snprintf(text, sizeof text, "%.0f\n", seq);
+	if (n > 0 && (size_t)n < sizeof text && pwrite(fd, text, (size_t)n, 0) == n)
+		(void)!ftruncate(fd, n);
+	close(fd);
+	return seq;
+}
+
+/* Give s the next number of the sequence (meta "seq"). */
+static void
+session_bump_seq(struct session *s)
+{
+	char *sessions = xstrndup(s->dir, (size_t)(strrchr(s->dir, '/') - s->dir));
+	double seq = session_next_seq(sessions, json_num(s->meta, "seq", 0));
+
+	free(sessions);
+	cJSON_DeleteItemFromObjectCaseSensitive(s->meta, "seq");
+	cJSON_AddNumberToObject(s->meta, "seq", seq);
+}
+
 static char *
 session_new_id(void)
 {
@@ -552,6 +601,7 @@ session_create(const char *home, const char *root, const char *model,
 	cJSON_AddStringToObject(s->meta, "first_prompt", "");
 	cJSON_AddNumberToObject(s->meta, "turns", 0);
 	session_meta_seal(s, 0, 0);
+	session_bump_seq(s);
 	if (forked_from != NULL)
 		cJSON_AddStringToObject(s->meta, "forked_from", forked_from);
 	if (session_write_json(s->dir, "meta.json", s->meta, NULL) == -1) {
@@ -908,6 +958,7 @@ session_note_turn(struct session *s, int turn, const char *prompt)
 		return -1;
 	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "turns", cJSON_CreateNumber(turn));
 	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "updated", cJSON_CreateNumber(session_now()));
+	session_bump_seq(s);
 	if (prompt != NULL && json_str(s->meta, "first_prompt", "")[0] == '\0') {
 		char cut[201];
 
@@ -1283,6 +1334,24 @@ session_reopen(struct session **sp, struct buf *err)
 	return 0;
 }
 
+/*
+ * Whether session a is newer than b: by the sequence (which only grows,
+ * whatever the clock does), then by the clock for sessions of an older
+ * tandem without one, then by id.
+ */
+static bool
+session_newer(const cJSON *a, const cJSON *b)
+{
+	double sa = json_num(a, "seq", 0), sb = json_num(b, "seq", 0);
+	double ua = json_num(a, "updated", 0), ub = json_num(b, "updated", 0);
+
+	if (sa != sb)
+		return sa > sb;
+	if (ua != ub)
+		return ua > ub;
+	return strcmp(json_str(a, "id", ""), json_str(b, "id", "")) > 0;
+}
+
 /* Sessions of home, newest first, as meta objects (caller frees the array). */
 static cJSON *
 session_scan(const char *home, const char *root)
@@ -1311,15 +1380,12 @@ session_scan(const char *home, const char *root)
 			continue;
 		}
 		{
-			/* Insertion by "updated", newest first. */
-			double u = json_num(meta, "updated", 0);
 			int i = 0;
 			cJSON *it;
 
+			/* Insertion, newest first. */
 			cJSON_ArrayForEach(it, arr) {
-				if (json_num(it, "updated", 0) < u ||
-				    (json_num(it, "updated", 0) == u &&
-				    strcmp(json_str(it, "id", ""), json_str(meta, "id", "")) < 0))
+				if (session_newer(meta, it))
 					break;
 				i++;
 			}
@@ -1400,30 +1466,47 @@ session_rm_rf(const char *path)
 int
 session_prune(const char *home, int days)
 {
-	cJSON *arr, *m;
-	time_t cutoff = time(NULL) - (time_t)days * 86400;
+	cJSON *arr, *m, *roots;
+	double newest = 0, cutoff;
 	int n = 0;
 
 	if (days <= 0)
 		return 0;
 	arr = session_scan(home, NULL);
+	/*
+	 * Age counts from the newest record, not from the clock alone: a clock
+	 * set 40 days ahead is not 40 days of disuse.  Nor from a clock behind.
+	 */
+	cJSON_ArrayForEach(m, arr)
+		if (json_num(m, "updated", 0) > newest)
+			newest = json_num(m, "updated", 0);
+	cutoff = (newest < (double)time(NULL) ? newest : (double)time(NULL)) - (double)days * 86400;
+	roots = cJSON_CreateObject();
 	cJSON_ArrayForEach(m, arr) {
-		if ((time_t)json_num(m, "updated", 0) < cutoff &&
-		    strchr(json_str(m, "id", "/"), '/') == NULL) {
-			struct buf p = BUF_INIT(8192);
-			/* A session in use is never pruned, however old: its lock is held meanwhile. */
-			int fd = session_try_lock(home, json_str(m, "id", "x"));
+		const char *root = json_str(m, "cwd", "");
+		cJSON *seen = json_get(roots, root);
+		struct buf p = BUF_INIT(8192);
+		int fd;
 
-			if (fd != -1) {
-				buf_printf(&p, "%s/sessions/%s", home, json_str(m, "id", "x"));
-				session_rm_rf(buf_cstr(&p));
-				n++;
-			}
-			if (fd >= 0)
-				close(fd);
-			buf_release(&p);
+		/* The newest few of each workspace stay, whatever the clock says (arr is newest first). */
+		if (seen == NULL)
+			seen = cJSON_AddNumberToObject(roots, root, 0);
+		cJSON_SetNumberValue(seen, seen->valuedouble + 1);
+		if (seen->valuedouble <= SESSION_KEEP || json_num(m, "updated", 0) >= cutoff ||
+		    strchr(json_str(m, "id", "/"), '/') != NULL)
+			continue;
+		/* A session in use is never pruned, however old: its lock is held meanwhile. */
+		fd = session_try_lock(home, json_str(m, "id", "x"));
+		if (fd != -1) {
+			buf_printf(&p, "%s/sessions/%s", home, json_str(m, "id", "x"));
+			session_rm_rf(buf_cstr(&p));
+			n++;
 		}
+		if (fd >= 0)
+			close(fd);
+		buf_release(&p);
 	}
+	cJSON_Delete(roots);
 	cJSON_Delete(arr);
 	return n;
 }

@@ -35,6 +35,8 @@ struct buf;
 struct session;
 
 #define SESSION_VERSION 1
+/* Sessions of each workspace that retention never removes, however old they look. */
+#define SESSION_KEEP 5
 
 /* A new session for root; forked_from may be NULL. */
 struct session	*session_create(const char *home, const char *root, const char *model,
@@ -117,11 +119,16 @@ int		 session_turns(const struct session *);
 /* Update meta.json (atomic): first prompt, turns.  0 or -1. */
 int		 session_note_turn(struct session *, int turn, const char *prompt);
 
-/* The newest session whose cwd is root (caller frees), or NULL. */
+/* The newest session whose cwd is root, by the sequence meta "seq" (caller frees), or NULL. */
 char		*session_newest(const char *home, const char *root);
 /* A table of sessions (all, or of root only) into out. */
 void		 session_list(const char *home, const char *root, struct buf *out);
-/* Remove sessions older than days (0: none) that no process holds; how many went. */
+/*
+ * Remove the sessions unused for more than days (0: none) that no process
+ * holds, age counted from the newest record of any session (or the clock,
+ * if it is earlier), never the SESSION_KEEP newest of a workspace; how
+ * many went.
+ */
 int		 session_prune(const char *home, int days);
 
 /* Write data to path atomically: temp file, fsync, rename, fsync of the directory. */
