@@ -576,8 +576,8 @@ jail_force_abi(struct jail *j)
 		return;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > j->landlock_abi)
-		return;
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v >= j->landlock_abi)
+		return;	/* not a lowering */
 	j->landlock_abi = (int)v;
 	j->landlock_forced = true;
 }

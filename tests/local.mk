@@ -73,5 +73,5 @@ IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh
 # The sandbox's routes to host sockets, its Landlock ABIs, and root commands without ptrace.
-IT_TESTS += tests/it/sandbox_routes.sh tests/it/rootcaps.sh
+IT_TESTS += tests/it/sandbox_routes.sh tests/it/rootcaps.sh tests/it/sandbox_abi.sh
 EXTRA_DIST += tests/it/sandbox_routes.c

@@ -34,6 +34,8 @@ result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
 # route ID NAME: the prober's line for one route
 route() { result "$1" | sed -n "s/^$2 //p" | head -n 1; }
 SB=(--sandbox workspace-write --permission-mode yolo)
+# check_all DESCRIPTION TEST...: ok when every TEST (shell text, run by eval) succeeds.
+check_all() { local d=$1 c; shift; for c in "$@"; do eval "$c" || { fail "$d"; return; }; done; ok "$d"; }
 
 # --- the listeners (in the workspace: the sandbox has its own /tmp) ------------
 STREAM="$T/ws/svc.sock" DGRAM="$T/ws/dgram.sock" ABS="tandem-routes-$$" DLOG="$T/dgram.log"
@@ -53,7 +55,7 @@ while True:
     m=dg.recv(256); log.write(m.decode(errors="replace")); log.flush()' "$STREAM" "$DGRAM" "$ABS" "$DLOG" &
 SERVERS=$!
 for _ in $(seq 100); do [ -e "$STREAM.up" ] && break; sleep 0.05; done
-check "the listeners are up" [ -S "$STREAM" ] && [ -S "$DGRAM" ]
+check_all "the listeners are up" '[ -S "$STREAM" ]' '[ -S "$DGRAM" ]'
 
 # --- the prober, compiled here --------------------------------------------------
 cc -O2 -o routes "$top_srcdir/tests/it/sandbox_routes.c"
@@ -67,9 +69,9 @@ bash_run out "$PROBE" --permission-mode yolo
 for r in unix-socket io_uring abstract; do
 	check "outside the sandbox $r reaches its listener (the check works)" [ "$(route out $r)" = REACHED ]
 done
-check "outside, a datagram socketpair's end sendto() a path reaches the receiver" \
-    [ "$(route out dgram-sendto)" = SENT ] && grep -q SENDTO "$DLOG"
-check "outside, one connect()ed to it too" [ "$(route out dgram-connect)" = SENT ] && grep -q CONNECT "$DLOG"
+check_all "outside, a datagram socketpair's end sendto() a path reaches the receiver" \
+    '[ "$(route out dgram-sendto)" = SENT ]' 'grep -q SENDTO "$DLOG"'
+check_all "outside, one connect()ed to it too" '[ "$(route out dgram-connect)" = SENT ]' 'grep -q CONNECT "$DLOG"'
 check "outside, the session keyring's secret is read (the check works)" [ "$(route out keyring)" = READ ]
 : >"$DLOG"
 
@@ -128,8 +130,8 @@ check "the i386 and x32 programs are built (binutils)" $ok_asm
 ABIS='./dg.i386; echo dg=$?; ./ur.i386; echo ur=$?; ./x32pair; echo x32pair=$?; ./x32uring; echo x32uring=$?'
 : >"$DLOG"
 bash_run abiout "$ABIS" --permission-mode yolo
-check "i386 outside: a datagram socketpair connect()ed to the receiver's path reaches it" \
-    grep -q '^dg=0$' <(result abiout) && grep -q I386 "$DLOG"
+check_all "i386 outside: a datagram socketpair connect()ed to the receiver's path reaches it" \
+    'grep -q "^dg=0\$" <(result abiout)' 'grep -q I386 "$DLOG"'
 check "i386 outside: io_uring_setup gives a ring (the check works)" grep -q '^ur=3$' <(result abiout)
 # This kernel may have no x32 (ENOSYS, 218): inside, the filter's EPERM (255) shows it was seen.
 x32out=$(result abiout | sed -n 's/^x32pair=//p')
@@ -162,7 +164,7 @@ bash_run work 'git status --short | head -n 3; echo git=$?; make -s && cat out.t
     "${SB[@]}"
 check "git status runs in the sandbox" grep -q '^git=0$' <(result work)
 check "make runs" grep -q '^made$' <(result work)
-check "npm test runs" grep -q '^2$' <(result work) && grep -q '^npm=0$' <(result work)
+check_all "npm test runs" 'grep -q "^2\$" <(result work)' 'grep -q "^npm=0\$" <(result work)'
 check "node runs, reads a file and starts a child (libuv without io_uring)" \
     grep -q '^node true child$' <(result work)
 
