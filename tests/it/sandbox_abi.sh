@@ -3,7 +3,7 @@
 # and with none (TANDEM_LANDLOCK_ABI), each checked for what it promises:
 # at every level the mount namespace keeps writes to the workspace only
 # (not .git, not $HOME), hides sandbox.deny_read and the host's /run
-# services, the network namespace keeps 127.0.0.1 out of reach and the
+# services (root of a nested user namespace cannot undo either), the network namespace keeps 127.0.0.1 out of reach and the
 # seccomp filter refuses Unix sockets; Landlock adds, from ABI 1, no
 # writable device but the harmless ones; from 2, renames across
 # directories (without it they fail with EXDEV); from 4, no TCP bind or
@@ -86,7 +86,8 @@ CMD="rm -rf ra rb; echo ok >\$ABI.txt; (echo x >.git/\$ABI) 2>/dev/null && echo 
 cat secret/key 2>/dev/null; echo run=\$(ls -A /run/systemd /run/user 2>/dev/null | grep -vc ':\$\|^\$')
 (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && echo NET
 ./routes $STREAM $STREAM.none $ABS | grep '^unix-socket\|^io_uring'
-python3 abi_probe.py"
+python3 abi_probe.py
+./routes nested /run/systemd \$PWD/.git; echo nestedrun=\$(ls -A /run/systemd | wc -l)"
 for abi in $(seq "$K" -1 0); do
 	id=abi$abi
 	TANDEM_LANDLOCK_ABI=$abi ABI=$id bash_run "$id" "ABI=$id; $CMD" "${SB[@]}"
@@ -97,6 +98,10 @@ for abi in $(seq "$K" -1 0); do
 	    '[ -s "$id.txt" ]' '[ ! -e ".git/$id" ]' '[ ! -e "$HOME/$id" ]' 'not grep -q WROTE <(result "$id")'
 	check_all "ABI $abi: sandbox.deny_read and /run's services stay hidden" \
 	    'not grep -q hidden <(result "$id")' 'grep -q "^run=0\$" <(result "$id")'
+	check_all "ABI $abi: root of a nested user namespace cannot undo the mounts" \
+	    'grep -q "^nested-umount REFUSED" <(result "$id")' 'grep -q "^nested-remount REFUSED" <(result "$id")' \
+	    'grep -q "^nested-write REFUSED" <(result "$id")' 'grep -q "^nestedrun=0\$" <(result "$id")' \
+	    '[ ! -e .git/nested ]'
 	check "ABI $abi: 127.0.0.1 outside is out of reach" not grep -q NET <(result "$id")
 	check_all "ABI $abi: Unix sockets and io_uring are refused" \
 	    '[ "$(line "$id" unix-socket)" = "REFUSED 1" ]' '[ "$(line "$id" io_uring)" = "REFUSED 1" ]'

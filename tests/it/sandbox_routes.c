@@ -5,6 +5,11 @@
  *	sandbox_routes STREAM_PATH DGRAM_PATH ABSTRACT_NAME
  *		one line per route: "NAME REACHED", "NAME SENT" or
  *		"NAME REFUSED errno"
+ *	sandbox_routes nested HIDDEN_DIR READONLY_DIR
+ *		as root of a new user and mount namespace (capabilities held,
+ *		no exec between): unmount HIDDEN_DIR, remount READONLY_DIR
+ *		writable and write in it; "nested-umount", "nested-remount",
+ *		"nested-write" lines as above (DONE when it worked)
  *	sandbox_routes session SECRET PROGRAM ARGS...
  *		a new session keyring holding the user key "tandem:probe"
  *		(SECRET), then exec PROGRAM in it
@@ -23,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -254,9 +261,39 @@ session(char **argv)
 	return 2;
 }
 
+static void
+said(const char *name, int r)
+{
+	if (r == -1)
+		printf("%s REFUSED %d\n", name, errno);
+	else
+		printf("%s DONE\n", name);
+}
+
+/* What root of a nested user namespace can undo of the sandbox's mounts. */
+static int
+nested(const char *hidden, const char *ro)
+{
+	char path[4096];
+	int fd;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1) {
+		printf("nested-unshare REFUSED %d\n", errno);
+		return 0;
+	}
+	said("nested-umount", umount2(hidden, MNT_DETACH));
+	said("nested-remount", mount(NULL, ro, NULL, MS_REMOUNT | MS_BIND, NULL));
+	snprintf(path, sizeof path, "%s/nested", ro);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	said("nested-write", fd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "nested") == 0)
+		return nested(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "session") == 0)
 		return session(argv + 2);
 	if (argc != 4) {
