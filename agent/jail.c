@@ -1163,12 +1163,19 @@ jail_drop_caps(struct buf *err)
  *    (i386 on x86_64, its socketcall refused whole since its arguments are
  *    in memory; AArch32 on arm64) or refused whole (x32, which no
  *    distribution's programs use).
- * Unless sandbox.unix_sockets is true.  On an architecture not listed here
- * there is no filter, and the sandbox says so (jail_seccomp_known).
+ * With sandbox.unix_sockets true, Unix sockets, datagram pairs and io_uring
+ * are allowed; the families, the keyring and the ABIs stay as they are.
+ * On an architecture not listed here there is no filter, and the sandbox
+ * says so (jail_sc_known).
  */
 struct jail_sc_rule {
 	uint32_t	nr;
-	enum { JAIL_SC_REFUSE, JAIL_SC_SOCKET, JAIL_SC_SOCKETPAIR } what;
+	enum {
+		JAIL_SC_REFUSE,		/* EPERM */
+		JAIL_SC_REFUSE_UNIX,	/* EPERM unless sandbox.unix_sockets */
+		JAIL_SC_SOCKET,		/* by the family */
+		JAIL_SC_SOCKETPAIR,	/* by the type, unless sandbox.unix_sockets */
+	} what;
 };
 
 /* One ABI: its AUDIT_ARCH, its rules, and whether it is refused whole. */
@@ -1181,8 +1188,8 @@ struct jail_sc_abi {
 #define JAIL_SC_KEYS(add)	{ (add), JAIL_SC_REFUSE }, { (add) + 1, JAIL_SC_REFUSE }, \
 				{ (add) + 2, JAIL_SC_REFUSE }
 /* io_uring has the same numbers on every architecture. */
-#define JAIL_SC_URING		{ 425, JAIL_SC_REFUSE }, { 426, JAIL_SC_REFUSE }, \
-				{ 427, JAIL_SC_REFUSE }
+#define JAIL_SC_URING		{ 425, JAIL_SC_REFUSE_UNIX }, { 426, JAIL_SC_REFUSE_UNIX }, \
+				{ 427, JAIL_SC_REFUSE_UNIX }
 #define JAIL_SC_N(a)		(sizeof (a) / sizeof (a)[0])
 
 #if defined(__x86_64__)
@@ -1245,49 +1252,73 @@ jail_sc_unless(struct jail_sc_prog *p, uint32_t k, size_t skip)
 	    (unsigned char)skip));
 }
 
-/* One rule, with the call's number in A: a block that ends in a return, skipped unless nr matches. */
+/* Rule blocks, with the call's number in A: each ends in a return and is skipped unless nr matches. */
 static void
-jail_sc_rule(struct jail_sc_prog *p, const struct jail_sc_rule *r)
+jail_sc_refuse(struct jail_sc_prog *p, uint32_t nr)
+{
+	jail_sc_unless(p, nr, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
+}
+
+/* socket() by its domain, an int: the low half of the argument. */
+static void
+jail_sc_socket(struct jail_sc_prog *p, uint32_t nr, bool unix_ok)
 {
 	size_t i, nf = JAIL_SC_N(jail_sc_families);
 
+	jail_sc_unless(p, nr, 4 + 2 * nf);
+	jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, args[0])));
+	jail_sc_unless(p, AF_UNIX, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(unix_ok ? SECCOMP_RET_ALLOW : JAIL_SC_EPERM));
+	for (i = 0; i < nf; i++) {
+		jail_sc_unless(p, jail_sc_families[i], 1);
+		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
+	}
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_NOAF));
+}
+
+/* socketpair() by its type, the flags masked off. */
+static void
+jail_sc_socketpair(struct jail_sc_prog *p, uint32_t nr)
+{
+	jail_sc_unless(p, nr, 7);
+	jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, args[1])));
+	jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+	    ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
+	jail_sc_unless(p, SOCK_STREAM, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
+	jail_sc_unless(p, SOCK_SEQPACKET, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
+}
+
+/* One rule; unix_ok: sandbox.unix_sockets is on. */
+static void
+jail_sc_rule(struct jail_sc_prog *p, const struct jail_sc_rule *r, bool unix_ok)
+{
 	switch (r->what) {
 	case JAIL_SC_REFUSE:
-		jail_sc_unless(p, r->nr, 1);
-		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
+		jail_sc_refuse(p, r->nr);
+		break;
+	case JAIL_SC_REFUSE_UNIX:
+		if (!unix_ok)
+			jail_sc_refuse(p, r->nr);
 		break;
 	case JAIL_SC_SOCKET:
-		/* the domain, an int: the low half of the argument */
-		jail_sc_unless(p, r->nr, 4 + 2 * nf);
-		jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, args[0])));
-		jail_sc_unless(p, AF_UNIX, 1);
-		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
-		for (i = 0; i < nf; i++) {
-			jail_sc_unless(p, jail_sc_families[i], 1);
-			jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
-		}
-		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_NOAF));
+		jail_sc_socket(p, r->nr, unix_ok);
 		break;
 	case JAIL_SC_SOCKETPAIR:
-		/* the type, its flags masked off */
-		jail_sc_unless(p, r->nr, 7);
-		jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, args[1])));
-		jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
-		    ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
-		jail_sc_unless(p, SOCK_STREAM, 1);
-		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
-		jail_sc_unless(p, SOCK_SEQPACKET, 1);
-		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
-		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
+		if (!unix_ok)
+			jail_sc_socketpair(p, r->nr);
 		break;
 	}
 }
 
 /* The whole program: per ABI a block of rules; an arch not listed is killed. */
 static int
-jail_sc_build(struct jail_sc_prog *p)
+jail_sc_build(struct jail_sc_prog *p, bool unix_ok)
 {
 	size_t a, i, start;
 
@@ -1310,7 +1341,7 @@ jail_sc_build(struct jail_sc_prog *p)
 		}
 #endif
 		for (i = 0; i < abi->n; i++)
-			jail_sc_rule(p, &abi->rules[i]);
+			jail_sc_rule(p, &abi->rules[i], unix_ok);
 		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
 		if (p->n > JAIL_SC_MAX || p->n - start - 1 > 255)
 			return -1;
@@ -1338,9 +1369,9 @@ jail_seccomp(const struct jail *j, struct buf *err)
 	struct jail_sc_prog p;
 	struct sock_fprog prog;
 
-	if (j->unix_sockets || j->sc_unknown)
+	if (j->sc_unknown)
 		return 0;
-	if (jail_sc_build(&p) == -1) {
+	if (jail_sc_build(&p, j->unix_sockets) == -1) {
 		buf_puts(err, "the seccomp filter for Unix sockets does not fit its program");
 		return -1;
 	}

@@ -10,7 +10,8 @@
 # session keyring; stream and seqpacket socketpairs keep working, and so do
 # git, make and node (whose libuv falls back from io_uring).  With the
 # network on, an abstract socket outside is out of reach where Landlock
-# has ABI 6 (tests/it/sandbox_abi.sh runs the lower ABIs).  A build for an
+# has ABI 6 (tests/it/sandbox_abi.sh runs the lower ABIs), and with Unix
+# sockets allowed the keyring and AF_VSOCK stay refused.  A build for an
 # architecture the filter does not know says so (simulated).
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws" || exit 1
@@ -154,6 +155,10 @@ check "network and Unix sockets on: a socket by path is reached (the check works
     [ "$(route abs unix-socket)" = REACHED ]
 check "but the abstract socket outside the sandbox is refused (Landlock's scope: EPERM)" \
     [ "$(route abs abstract)" = "REFUSED 1" ]
+check "with Unix sockets on, io_uring and datagram socketpairs are allowed too" \
+    [ "$(route abs io_uring)" = REACHED ]
+check_all "but the session keyring and AF_VSOCK stay refused" '[ "$(route abs keyring)" = "REFUSED 1" ]' \
+    '[ "$(route abs vsock)" = "REFUSED 97" ]' '[ "$(route abs dgram-sendto)" = SENT ]'
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 
 # --- workloads still run ------------------------------------------------------------------
