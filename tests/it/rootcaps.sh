@@ -9,6 +9,7 @@
 cd "$T/ws" || exit 1
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP not root: a command has no capability to drop"
+	rm -rf "$T"
 	exit 0
 fi
 export ANTHROPIC_API_KEY=sk-tandem-memprobe-5d1e0c7a9b
@@ -42,11 +43,14 @@ P
 export PROBE_KEY=$ANTHROPIC_API_KEY
 probe() { echo "python3 $T/probe.py \$PPID $1 >>$T/seen 2>&1"; }
 
-# The mock: a command, then a background shell, each probing its parent, tandem.
+# The mock: a command, then a background shell, each probing its parent, tandem;
+# then a command that waits (up to 20 s) for the background one's word, since
+# tandem ends its background shells when it ends.
 mock_start "$(scenario caps <<J
 {"responses":[
  {"tool_uses":[{"id":"toolu_1","name":"run_bash","input":$(jq -nc --arg c "$(probe run_bash)" '{command:$c}')}],"stop_reason":"tool_use"},
  {"tool_uses":[{"id":"toolu_2","name":"run_bash","input":$(jq -nc --arg c "$(probe background); sleep 0.2" '{command:$c, run_in_background:true}')}],"stop_reason":"tool_use"},
+ {"tool_uses":[{"id":"toolu_3","name":"run_bash","input":$(jq -nc --arg c "for i in \$(seq 400); do grep -q '^background [FND]' $T/seen && break; sleep 0.05; done" '{command:$c}')}],"stop_reason":"tool_use"},
  {"text":"ok","stop_reason":"end_turn"}
 ]}
 J
@@ -64,7 +68,6 @@ jq -n --arg hook "$(probe hook)" --arg helper "$T/helper.sh" \
     >"$XDG_CONFIG_HOME/tandem/settings.json"
 : >"$T/seen"
 "$TANDEM" -p x --output-format events --permission-mode yolo >"$T/caps.jsonl" 2>"$T/caps.err"
-for _ in $(seq 100); do grep -q '^background [FND]' "$T/seen" && break; sleep 0.05; done
 diag "$T/seen"
 
 # First: the probe works, or its refusals prove nothing (this shell's memory holds the key).

@@ -35,6 +35,8 @@ result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
 # route ID NAME: the prober's line for one route
 route() { result "$1" | sed -n "s/^$2 //p" | head -n 1; }
 SB=(--sandbox workspace-write --permission-mode yolo)
+# logged WORD: whether the datagram receiver logged WORD, given up to 10 s on a loaded machine.
+logged() { local i; for i in $(seq 200); do grep -q "$1" "$DLOG" && return 0; sleep 0.05; done; return 1; }
 # check_all DESCRIPTION TEST...: ok when every TEST (shell text, run by eval) succeeds.
 check_all() { local d=$1 c; shift; for c in "$@"; do eval "$c" || { fail "$d"; return; }; done; ok "$d"; }
 
@@ -71,8 +73,8 @@ for r in unix-socket io_uring abstract; do
 	check "outside the sandbox $r reaches its listener (the check works)" [ "$(route out $r)" = REACHED ]
 done
 check_all "outside, a datagram socketpair's end sendto() a path reaches the receiver" \
-    '[ "$(route out dgram-sendto)" = SENT ]' 'grep -q SENDTO "$DLOG"'
-check_all "outside, one connect()ed to it too" '[ "$(route out dgram-connect)" = SENT ]' 'grep -q CONNECT "$DLOG"'
+    '[ "$(route out dgram-sendto)" = SENT ]' 'logged SENDTO'
+check_all "outside, one connect()ed to it too" '[ "$(route out dgram-connect)" = SENT ]' 'logged CONNECT'
 check "outside, the session keyring's secret is read (the check works)" [ "$(route out keyring)" = READ ]
 : >"$DLOG"
 
@@ -132,7 +134,7 @@ ABIS='./dg.i386; echo dg=$?; ./ur.i386; echo ur=$?; ./x32pair; echo x32pair=$?; 
 : >"$DLOG"
 bash_run abiout "$ABIS" --permission-mode yolo
 check_all "i386 outside: a datagram socketpair connect()ed to the receiver's path reaches it" \
-    'grep -q "^dg=0\$" <(result abiout)' 'grep -q I386 "$DLOG"'
+    'grep -q "^dg=0\$" <(result abiout)' 'logged I386'
 check "i386 outside: io_uring_setup gives a ring (the check works)" grep -q '^ur=3$' <(result abiout)
 # This kernel may have no x32 (ENOSYS, 218): inside, the filter's EPERM (255) shows it was seen.
 x32out=$(result abiout | sed -n 's/^x32pair=//p')
@@ -150,11 +152,12 @@ mkdir -p "$XDG_CONFIG_HOME/tandem"
 echo '{"sandbox":{"network":true,"unix_sockets":true}}' >"$XDG_CONFIG_HOME/tandem/settings.json"
 bash_run abs "$PROBE" "${SB[@]}"
 abi=$(jq -r 'select(.type=="sandbox") | .landlock_abi' "$T/abs.jsonl")
-check "the kernel's Landlock has ABI 6 (scopes) or later (else: $abi)" [ "$abi" -ge 6 ]
 check "network and Unix sockets on: a socket by path is reached (the check works)" \
     [ "$(route abs unix-socket)" = REACHED ]
-check "but the abstract socket outside the sandbox is refused (Landlock's scope: EPERM)" \
-    [ "$(route abs abstract)" = "REFUSED 1" ]
+# Below ABI 6 (an older kernel) it is reached, as tandem-config(5) says.
+if [ "$abi" -ge 6 ]; then want="REFUSED 1"; else want=REACHED; fi
+check "Landlock ABI $abi: the abstract socket outside the sandbox: $want (6 on: Landlock's scope)" \
+    [ "$(route abs abstract)" = "$want" ]
 check "with Unix sockets on, io_uring and datagram socketpairs are allowed too" \
     [ "$(route abs io_uring)" = REACHED ]
 check_all "but the session keyring and AF_VSOCK stay refused" '[ "$(route abs keyring)" = "REFUSED 1" ]' \
