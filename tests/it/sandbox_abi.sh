@@ -3,7 +3,8 @@
 # and with none (TANDEM_LANDLOCK_ABI), each checked for what it promises:
 # at every level the mount namespace keeps writes to the workspace only
 # (not .git, not $HOME), hides sandbox.deny_read and the host's /run
-# services (root of a nested user namespace cannot undo either), the network namespace keeps 127.0.0.1 out of reach and the
+# services (root of a nested user namespace cannot undo either), the PID
+# namespace hides the processes outside and keeps signals from them, the network namespace keeps 127.0.0.1 out of reach and the
 # seccomp filter refuses Unix sockets; Landlock adds, from ABI 1, no
 # writable device but the harmless ones; from 2, renames across
 # directories (without it they fail with EXDEV); from 4, no TCP bind or
@@ -87,7 +88,8 @@ cat secret/key 2>/dev/null; echo run=\$(ls -A /run/systemd /run/user 2>/dev/null
 (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && echo NET
 ./routes $STREAM $STREAM.none $ABS | grep '^unix-socket\|^io_uring'
 python3 abi_probe.py
-./routes nested /run/systemd \$PWD/.git; echo nestedrun=\$(ls -A /run/systemd | wc -l)"
+./routes nested /run/systemd \$PWD/.git; echo nestedrun=\$(ls -A /run/systemd | wc -l)
+(kill -0 $SERVERS) 2>/dev/null && echo SIGNALLED; echo procs=\$(ls -d /proc/[0-9]* | wc -l)"
 for abi in $(seq "$K" -1 0); do
 	id=abi$abi
 	TANDEM_LANDLOCK_ABI=$abi ABI=$id bash_run "$id" "ABI=$id; $CMD" "${SB[@]}"
@@ -102,6 +104,8 @@ for abi in $(seq "$K" -1 0); do
 	    'grep -q "^nested-umount REFUSED" <(result "$id")' 'grep -q "^nested-remount REFUSED" <(result "$id")' \
 	    'grep -q "^nested-write REFUSED" <(result "$id")' 'grep -q "^nestedrun=0\$" <(result "$id")' \
 	    '[ ! -e .git/nested ]'
+	check_all "ABI $abi: a process outside is neither seen nor signalled" \
+	    'not grep -q SIGNALLED <(result "$id")' '[ "$(result "$id" | sed -n "s/^procs=//p")" -lt 10 ]'
 	check "ABI $abi: 127.0.0.1 outside is out of reach" not grep -q NET <(result "$id")
 	check_all "ABI $abi: Unix sockets and io_uring are refused" \
 	    '[ "$(line "$id" unix-socket)" = "REFUSED 1" ]' '[ "$(line "$id" io_uring)" = "REFUSED 1" ]'

@@ -161,17 +161,20 @@ try_uring(const char *path)
 	say_answer("io_uring", s);
 }
 
-/* A datagram socketpair's end, sent to a path by sendto() or after connect(). */
+/*
+ * A datagram socketpair's end, sent to a path by sendto() or after
+ * connect(); a SOCK_RAW pair is a datagram one to the kernel.
+ */
 static void
-try_dgram(const char *path, int by_connect)
+try_dgram(const char *name, int type, const char *path, int by_connect)
 {
-	const char *name = by_connect ? "dgram-connect" : "dgram-sendto";
+	const char *msg = type == SOCK_RAW ? "RAWSENT\n" : "SENDTO\n";
 	struct sockaddr_un sa;
 	socklen_t n = addr_of(&sa, path, 0);
 	int sv[2];
 	ssize_t w;
 
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == -1) {
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) == -1) {
 		printf("%s REFUSED %d\n", name, errno);
 		return;
 	}
@@ -179,7 +182,7 @@ try_dgram(const char *path, int by_connect)
 		w = connect(sv[0], (struct sockaddr *)&sa, n) == -1 ? -1 :
 		    write(sv[0], "CONNECT\n", 8);
 	else
-		w = sendto(sv[0], "SENDTO\n", 7, 0, (struct sockaddr *)&sa, n);
+		w = sendto(sv[0], msg, strlen(msg), 0, (struct sockaddr *)&sa, n);
 	if (w == -1)
 		printf("%s REFUSED %d\n", name, errno);
 	else
@@ -303,8 +306,9 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	try_socket("unix-socket", argv[1], 0);
 	try_uring(argv[1]);
-	try_dgram(argv[2], 0);
-	try_dgram(argv[2], 1);
+	try_dgram("dgram-sendto", SOCK_DGRAM, argv[2], 0);
+	try_dgram("dgram-connect", SOCK_DGRAM, argv[2], 1);
+	try_dgram("raw-sendto", SOCK_RAW, argv[2], 0);
 	try_pairs();
 	try_vsock();
 	try_keyring();

@@ -75,6 +75,8 @@ done
 check_all "outside, a datagram socketpair's end sendto() a path reaches the receiver" \
     '[ "$(route out dgram-sendto)" = SENT ]' 'logged SENDTO'
 check_all "outside, one connect()ed to it too" '[ "$(route out dgram-connect)" = SENT ]' 'logged CONNECT'
+check_all "outside, a SOCK_RAW socketpair (a datagram one to the kernel) too" \
+    '[ "$(route out raw-sendto)" = SENT ]' 'logged RAWSENT'
 check "outside, the session keyring's secret is read (the check works)" [ "$(route out keyring)" = READ ]
 : >"$DLOG"
 
@@ -87,6 +89,7 @@ check "io_uring is refused at its setup (EPERM)" [ "$(route in io_uring)" = "REF
 check "a datagram socketpair is refused, so nothing is sendto() a path" \
     [ "$(route in dgram-sendto)" = "REFUSED 1" ]
 check "nor connect()ed to it" [ "$(route in dgram-connect)" = "REFUSED 1" ]
+check "nor a SOCK_RAW socketpair (only stream and seqpacket types pass)" [ "$(route in raw-sendto)" = "REFUSED 1" ]
 check "and nothing reached the datagram receiver" [ ! -s "$DLOG" ]
 check "a nonblocking datagram socketpair is refused too (flags are masked)" \
     [ "$(route in pair-dgram-nonblock)" = "REFUSED 1" ]
