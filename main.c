@@ -34,6 +34,7 @@
 #include "models.h"
 #include "perm.h"
 #include "provider.h"
+#include "jail.h"
 #include "redact.h"
 #include "shparse.h"
 #include "session.h"
@@ -549,6 +550,11 @@ main(int argc, char **argv)
 	/* The settings are read: no command, hook or tool gets the keys from here on. */
 	redact_add(cfg.api_key);
 	redact_env_scrub();
+	/* and no command, root or not, can read them out of tandem's memory */
+	if (jail_drop_ptrace(&err) == -1) {
+		fprintf(stderr, "tandem: %s\n", buf_cstr(&err));
+		buf_reset(&err);
+	}
 	if (warnings.len > 0)
 		fprintf(stderr, "%s", buf_cstr(&warnings));
 	if (cli.subcommand != NULL && strcmp(cli.subcommand, "config") == 0) {

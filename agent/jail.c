@@ -108,6 +108,8 @@ struct jail {
 	char		**allow_write;	/* absolute, NULL-ended */
 	char		**deny_read;
 	int		 landlock_abi;	/* 0: none */
+	bool		 landlock_forced;	/* lowered by TANDEM_LANDLOCK_ABI */
+	bool		 sc_unknown;	/* no seccomp filter for this build's architecture */
 	bool		 said;		/* jail_announce has said why it cannot run */
 	char		*unusable;	/* why a set mode cannot run; NULL: fine */
 	uid_t		 uid;
@@ -585,6 +587,8 @@ jail_simulate(struct jail *j)
 	else if (strcmp(s, "nouserns") == 0)
 		j->unusable = xstrdup("the kernel refuses new user namespaces "
 		    "(simulated by TANDEM_SANDBOX_SIMULATE=nouserns)");
+	else if (strcmp(s, "unknownarch") == 0)
+		j->sc_unknown = true;
 	else if (strncmp(s, "landlock=", 9) == 0) {
 		errno = 0;
 		v = strtol(s + 9, &end, 10);
@@ -593,6 +597,30 @@ jail_simulate(struct jail *j)
 	}
 }
 
+/*
+ * TANDEM_LANDLOCK_ABI=N (0: none), for testing what each layer holds: the
+ * sandbox uses Landlock ABI N at most, even below JAIL_LANDLOCK_MIN.  It
+ * only lowers what the kernel offers, never raises it.
+ */
+static void
+jail_force_abi(struct jail *j)
+{
+	const char *s = getenv("TANDEM_LANDLOCK_ABI");
+	char *end;
+	long v;
+
+	if (s == NULL || s[0] == '\0')
+		return;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v >= j->landlock_abi)
+		return;	/* not a lowering */
+	j->landlock_abi = (int)v;
+	j->landlock_forced = true;
+}
+
+static bool jail_sc_known(void);
+
 static void
 jail_check_kernel(struct jail *j)
 {
@@ -600,9 +628,12 @@ jail_check_kernel(struct jail *j)
 
 	j->landlock_abi = jail_ll_abi();
 	jail_simulate(j);
+	jail_force_abi(j);
+	if (!jail_sc_known())
+		j->sc_unknown = true;
 	if (j->unusable != NULL)
 		goto out;
-	if (j->landlock_abi < JAIL_LANDLOCK_MIN) {
+	if (j->landlock_abi < JAIL_LANDLOCK_MIN && !j->landlock_forced) {
 		if (j->landlock_abi == 0)
 			buf_puts(&why, "the kernel has no Landlock");
 		else
@@ -711,14 +742,22 @@ jail_announce(struct jail *j, struct event_bus *bus)
 	cJSON_AddBoolToObject(ev, "network", j->network);
 	cJSON_AddBoolToObject(ev, "auto_allow", j->auto_allow && !j->network);
 	cJSON_AddNumberToObject(ev, "landlock_abi", j->landlock_abi);
+	if (j->landlock_forced)
+		cJSON_AddBoolToObject(ev, "landlock_forced", true);
+	cJSON_AddBoolToObject(ev, "unix_sockets_confined", !j->unix_sockets && !j->sc_unknown);
 	if (j->unusable != NULL)
 		cJSON_AddStringToObject(ev, "reason", j->unusable);
 	event_emit(bus, ev);
-	if (j->unusable == NULL || j->said)
+	if (j->said)
 		return;
 	j->said = true;
-	event_error(bus, 0, "the sandbox (%s) cannot run here: %s; commands run unconfined "
-	    "and are asked about as before", jail_mode_name(j->mode), j->unusable);
+	if (j->unusable != NULL)
+		event_error(bus, 0, "the sandbox (%s) cannot run here: %s; commands run unconfined "
+		    "and are asked about as before", jail_mode_name(j->mode), j->unusable);
+	else if (j->sc_unknown && !j->unix_sockets)
+		event_error(bus, 0, "the sandbox has no seccomp filter for this build's "
+		    "architecture, so it does not confine Unix sockets, io_uring or the keyring: "
+		    "a sandboxed command can reach a host service's socket");
 }
 
 /* --- the gate -------------------------------------------------------------- */
@@ -816,7 +855,7 @@ jail_note(const struct jail *j, int status, struct buf *text)
 		if (strstr(t, jail_net_signs[i]) != NULL)
 			net = true;
 	/* a socket(AF_UNIX) the seccomp filter refused */
-	if (!j->unix_sockets && hit == NULL && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
+	if (!j->unix_sockets && !j->sc_unknown && hit == NULL && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
 	    (strstr(t, "Operation not permitted") != NULL || strstr(t, "EPERM") != NULL) &&
 	    strcasestr(t, "sock") != NULL)
 		sock = true;
@@ -836,6 +875,38 @@ jail_note(const struct jail *j, int status, struct buf *text)
 		return;
 	buf_puts(text, " If it must run outside the sandbox, call run_bash again with the same "
 	    "command and \"sandbox\": false; the user is asked first.]");
+}
+
+/* --- every command ---------------------------------------------------------- */
+
+/*
+ * CAP_SYS_PTRACE out of tandem's bounding, inheritable and ambient sets:
+ * tandem keeps it (its permitted and effective sets are untouched), but no
+ * program it starts gets it back at its exec, however started (proc's
+ * spawn, apiKeyHelper's popen, the editor, MCP servers), so a command run as
+ * root cannot read /proc/<tandem>/mem or attach to tandem.  Without
+ * CAP_SETPCAP (not root) the set cannot change, and a command has no
+ * capability to begin with.
+ */
+int
+jail_drop_ptrace(struct buf *err)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (prctl(PR_CAPBSET_READ, CAP_SYS_PTRACE, 0, 0, 0) != 1)
+		return 0;
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE, 0, 0);
+	if (syscall(SYS_capget, &h, d) == 0 && (d[0].inheritable & (1U << CAP_SYS_PTRACE))) {
+		d[0].inheritable &= ~(1U << CAP_SYS_PTRACE);
+		(void)syscall(SYS_capset, &h, d);
+	}
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) == -1 && errno != EPERM) {
+		buf_printf(err, "cannot drop CAP_SYS_PTRACE from what commands may have (%s)",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* --- the set-up, in the command's child ----------------------------------- */
@@ -1109,56 +1180,240 @@ jail_drop_caps(struct buf *err)
 }
 
 /*
- * The seccomp filter: socket(AF_UNIX, ...) fails with EPERM, so a command
- * cannot reach a service by a socket's path (/run/postgresql, a docker or
- * agent socket the hidden directories miss); socketpair stays, for the
- * pipes programs make between their own processes.  A 32-bit (i386) or
- * x32 process gets the same for its own socket calls, socketcall
- * included.  Unless sandbox.unix_sockets is true.
+ * The seccomp filter.  seccomp sees a call's number and its arguments'
+ * values, never what a pointer or a descriptor names, so it closes the
+ * routes it can see, at their start:
+ *  - socket(AF_UNIX) fails with EPERM, so a command cannot reach a service
+ *    by a socket's path (/run/postgresql, a docker or agent socket the
+ *    hidden directories miss), nor by an abstract name; a family other
+ *    than IPv4, IPv6, netlink and the kernel's crypto (AF_ALG) fails with
+ *    EAFNOSUPPORT: AF_VSOCK reaches a virtual machine's host, and the others
+ *    are no build's business;
+ *  - socketpair only for stream and seqpacket ends, which are connected for
+ *    good: a datagram end can be connect()ed or sendto() a path;
+ *  - io_uring_setup, _enter and _register fail with EPERM: io_uring makes
+ *    sockets and connects them without socket(2) (programs fall back);
+ *  - add_key, request_key and keyctl fail with EPERM: the session keyring
+ *    inherited from tandem holds the user's keys, and request_key runs a
+ *    helper on the host, outside every namespace;
+ *  - the other ABIs of the machine are filtered by their own numbers
+ *    (i386 on x86_64, its socketcall refused whole since its arguments are
+ *    in memory; AArch32 on arm64) or refused whole (x32, which no
+ *    distribution's programs use).
+ * With sandbox.unix_sockets true, Unix sockets, datagram pairs and io_uring
+ * are allowed; the families, the keyring and the ABIs stay as they are.
+ * On an architecture not listed here there is no filter, and the sandbox
+ * says so (jail_sc_known).
  */
+struct jail_sc_rule {
+	uint32_t	nr;
+	enum {
+		JAIL_SC_REFUSE,		/* EPERM */
+		JAIL_SC_REFUSE_UNIX,	/* EPERM unless sandbox.unix_sockets */
+		JAIL_SC_SOCKET,		/* by the family */
+		JAIL_SC_SOCKETPAIR,	/* by the type, unless sandbox.unix_sockets */
+	} what;
+};
+
+/* One ABI: its AUDIT_ARCH, its rules, and whether it is refused whole. */
+struct jail_sc_abi {
+	uint32_t			 arch;
+	const struct jail_sc_rule	*rules;
+	size_t				 n;
+};
+
+#define JAIL_SC_KEYS(add)	{ (add), JAIL_SC_REFUSE }, { (add) + 1, JAIL_SC_REFUSE }, \
+				{ (add) + 2, JAIL_SC_REFUSE }
+/* io_uring has the same numbers on every architecture. */
+#define JAIL_SC_URING		{ 425, JAIL_SC_REFUSE_UNIX }, { 426, JAIL_SC_REFUSE_UNIX }, \
+				{ 427, JAIL_SC_REFUSE_UNIX }
+#define JAIL_SC_N(a)		(sizeof (a) / sizeof (a)[0])
+
 #if defined(__x86_64__)
-#define JAIL_ARCH	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define JAIL_ARCH	AUDIT_ARCH_AARCH64
+#define JAIL_SC_ARCH_NAME	"x86_64"
+static const struct jail_sc_rule jail_sc_native[] = {
+	{ 41, JAIL_SC_SOCKET }, { 53, JAIL_SC_SOCKETPAIR }, JAIL_SC_URING, JAIL_SC_KEYS(248),
+};
+static const struct jail_sc_rule jail_sc_compat[] = {	/* i386 */
+	{ 102, JAIL_SC_REFUSE }, { 359, JAIL_SC_SOCKET }, { 360, JAIL_SC_SOCKETPAIR },
+	JAIL_SC_URING, JAIL_SC_KEYS(286),
+};
+static const struct jail_sc_abi jail_sc_abis[] = {
+	{ AUDIT_ARCH_X86_64, jail_sc_native, JAIL_SC_N(jail_sc_native) },
+	{ AUDIT_ARCH_I386, jail_sc_compat, JAIL_SC_N(jail_sc_compat) },
+};
+/* x32 calls come as x86_64's with this bit in the number: refused whole. */
+#define JAIL_SC_X32_BIT		0x40000000U
+#elif defined(__aarch64__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JAIL_SC_ARCH_NAME	"aarch64"
+static const struct jail_sc_rule jail_sc_native[] = {
+	{ 198, JAIL_SC_SOCKET }, { 199, JAIL_SC_SOCKETPAIR }, JAIL_SC_URING, JAIL_SC_KEYS(217),
+};
+static const struct jail_sc_rule jail_sc_compat[] = {	/* AArch32 (EABI) */
+	{ 102, JAIL_SC_REFUSE }, { 281, JAIL_SC_SOCKET }, { 288, JAIL_SC_SOCKETPAIR },
+	JAIL_SC_URING, JAIL_SC_KEYS(309),
+};
+static const struct jail_sc_abi jail_sc_abis[] = {
+	{ AUDIT_ARCH_AARCH64, jail_sc_native, JAIL_SC_N(jail_sc_native) },
+	{ AUDIT_ARCH_ARM, jail_sc_compat, JAIL_SC_N(jail_sc_compat) },
+};
 #endif
-#define JAIL_X32_BIT	0x40000000U
-#define JAIL_I386_SOCKETCALL	102
-#define JAIL_I386_SOCKET	359
+
+#define JAIL_SC_MAX	160
+#define JAIL_SC_RET(v)	BPF_STMT(BPF_RET | BPF_K, (v))
+#define JAIL_SC_EPERM	(SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+#define JAIL_SC_NOAF	(SECCOMP_RET_ERRNO | (EAFNOSUPPORT & SECCOMP_RET_DATA))
+
+/* The socket families a command may open (IPv4 and IPv6 are the network namespace's). */
+static const uint32_t jail_sc_families[] = { AF_INET, AF_INET6, AF_NETLINK, AF_ALG };
+
+struct jail_sc_prog {
+	struct sock_filter	f[JAIL_SC_MAX];
+	size_t			n;
+};
+
+static void
+jail_sc_put(struct jail_sc_prog *p, struct sock_filter ins)
+{
+	if (p->n < JAIL_SC_MAX)
+		p->f[p->n] = ins;
+	p->n++;
+}
+
+/* A jump that falls through on equal and skips skip instructions otherwise. */
+static void
+jail_sc_unless(struct jail_sc_prog *p, uint32_t k, size_t skip)
+{
+	jail_sc_put(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0,
+	    (unsigned char)skip));
+}
+
+/* Rule blocks, with the call's number in A: each ends in a return and is skipped unless nr matches. */
+static void
+jail_sc_refuse(struct jail_sc_prog *p, uint32_t nr)
+{
+	jail_sc_unless(p, nr, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
+}
+
+/* socket() by its domain, an int: the low half of the argument. */
+static void
+jail_sc_socket(struct jail_sc_prog *p, uint32_t nr, bool unix_ok)
+{
+	size_t i, nf = JAIL_SC_N(jail_sc_families);
+
+	jail_sc_unless(p, nr, 4 + 2 * nf);
+	jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, args[0])));
+	jail_sc_unless(p, AF_UNIX, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(unix_ok ? SECCOMP_RET_ALLOW : JAIL_SC_EPERM));
+	for (i = 0; i < nf; i++) {
+		jail_sc_unless(p, jail_sc_families[i], 1);
+		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
+	}
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_NOAF));
+}
+
+/* socketpair() by its type, the flags masked off. */
+static void
+jail_sc_socketpair(struct jail_sc_prog *p, uint32_t nr)
+{
+	jail_sc_unless(p, nr, 7);
+	jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, args[1])));
+	jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+	    ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
+	jail_sc_unless(p, SOCK_STREAM, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
+	jail_sc_unless(p, SOCK_SEQPACKET, 1);
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
+}
+
+/* One rule; unix_ok: sandbox.unix_sockets is on. */
+static void
+jail_sc_rule(struct jail_sc_prog *p, const struct jail_sc_rule *r, bool unix_ok)
+{
+	switch (r->what) {
+	case JAIL_SC_REFUSE:
+		jail_sc_refuse(p, r->nr);
+		break;
+	case JAIL_SC_REFUSE_UNIX:
+		if (!unix_ok)
+			jail_sc_refuse(p, r->nr);
+		break;
+	case JAIL_SC_SOCKET:
+		jail_sc_socket(p, r->nr, unix_ok);
+		break;
+	case JAIL_SC_SOCKETPAIR:
+		if (!unix_ok)
+			jail_sc_socketpair(p, r->nr);
+		break;
+	}
+}
+
+/* The whole program: per ABI a block of rules; an arch not listed is killed. */
+static int
+jail_sc_build(struct jail_sc_prog *p, bool unix_ok)
+{
+	size_t a, i, start;
+
+	p->n = 0;
+	for (a = 0; a < JAIL_SC_N(jail_sc_abis); a++) {
+		const struct jail_sc_abi *abi = &jail_sc_abis[a];
+
+		jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)));
+		start = p->n;
+		jail_sc_put(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abi->arch,
+		    0, 0));	/* the skip is set below, once the block's length is known */
+		jail_sc_put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)));
+#ifdef JAIL_SC_X32_BIT
+		if (a == 0) {
+			jail_sc_put(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+			    JAIL_SC_X32_BIT, 0, 1));
+			jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(JAIL_SC_EPERM));
+		}
+#endif
+		for (i = 0; i < abi->n; i++)
+			jail_sc_rule(p, &abi->rules[i], unix_ok);
+		jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_ALLOW));
+		if (p->n > JAIL_SC_MAX || p->n - start - 1 > 255)
+			return -1;
+		p->f[start].jf = (unsigned char)(p->n - start - 1);
+	}
+	jail_sc_put(p, (struct sock_filter)JAIL_SC_RET(SECCOMP_RET_KILL_PROCESS));
+	return p->n > JAIL_SC_MAX ? -1 : 0;
+}
+
+/* Whether this build's architecture has a filter. */
+static bool
+jail_sc_known(void)
+{
+#ifdef JAIL_SC_ARCH_NAME
+	return true;
+#else
+	return false;
+#endif
+}
 
 static int
 jail_seccomp(const struct jail *j, struct buf *err)
 {
-#ifdef JAIL_ARCH
-	/* A: allow (index 11), E: EPERM (index 12); a jump skips that many after itself. */
-	struct sock_filter f[] = {
-		/*  0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		/*  1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_ARCH, 4, 0),	/* native: 6 */
-#if defined(__x86_64__)
-		/* i386: socketcall, whose arguments cannot be looked into, and socket */
-		/*  2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 8),	/* other: A */
-		/*  3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		/*  4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_I386_SOCKETCALL, 7, 0),	/* E */
-		/*  5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_I386_SOCKET, 3, 5),	/* 9, A */
-#else
-		/*  2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		/*  3 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		/*  4 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		/*  5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-#endif
-		/* native (and x32): socket */
-		/*  6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		/*  7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0),	/* 9 */
-		/*  8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket | JAIL_X32_BIT, 0, 2), /* 9, A */
-		/* its domain (an int: the low half of the argument) */
-		/*  9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),	/* E */
-		/* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		/* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-	};
-	struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+#ifdef JAIL_SC_ARCH_NAME
+	struct jail_sc_prog p;
+	struct sock_fprog prog;
 
-	if (j->unix_sockets)
+	if (j->sc_unknown)
 		return 0;
+	if (jail_sc_build(&p, j->unix_sockets) == -1) {
+		buf_puts(err, "the seccomp filter for Unix sockets does not fit its program");
+		return -1;
+	}
+	prog.len = (unsigned short)p.n;
+	prog.filter = p.f;
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == -1) {
 		buf_printf(err, "cannot install the seccomp filter for Unix sockets (%s)", strerror(errno));
 		return -1;
@@ -1200,8 +1455,15 @@ jail_landlock(const struct jail *j, struct buf *err)
 	size_t size = sizeof ra.fs, i;
 	int abi = j->landlock_abi, rs, r = -1;
 
-	ra.fs = JAIL_LL_FS_ABI1 | JAIL_LL_FS_REFER | JAIL_LL_FS_TRUNCATE;
-	file_w |= JAIL_LL_FS_TRUNCATE;
+	if (abi == 0)
+		return 0;	/* TANDEM_LANDLOCK_ABI=0: the namespaces and seccomp alone */
+	ra.fs = JAIL_LL_FS_ABI1;
+	if (abi >= 2)
+		ra.fs |= JAIL_LL_FS_REFER;
+	if (abi >= 3) {
+		ra.fs |= JAIL_LL_FS_TRUNCATE;
+		file_w |= JAIL_LL_FS_TRUNCATE;
+	}
 	if (abi >= 5)
 		ra.fs |= JAIL_LL_FS_IOCTL_DEV;
 	if (abi >= 4 && !j->network) {

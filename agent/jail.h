@@ -106,6 +106,12 @@ bool		 jail_auto_allow(const struct jail *, const struct perm_rules *rules,
 void		 jail_explain(const struct jail *, const char *tool, const cJSON *input,
 		    struct buf *reason);
 
+/*
+ * Once, at start: no program tandem starts (sandboxed or not) may hold
+ * CAP_SYS_PTRACE, so a root command cannot read tandem's memory.  -1 with a
+ * sentence when it should have been dropped and could not.
+ */
+int		 jail_drop_ptrace(struct buf *err);
 /* The pre-exec hook (proc_hook_fn) with the jail as arg, and the environment it needs. */
 int		 jail_enter(void *jail, struct buf *err);
 const char *const *jail_env_unset(void);

@@ -74,3 +74,6 @@ IT_TESTS += tests/it/wsnaprefs.sh
 IT_TESTS += tests/it/turndiff.sh
 # Sessions and the wall clock: retention and -c when it jumps (faketime).
 IT_TESTS += tests/it/clock.sh
+# The sandbox's routes to host sockets, its Landlock ABIs, and root commands without ptrace.
+IT_TESTS += tests/it/sandbox_routes.sh tests/it/rootcaps.sh tests/it/sandbox_abi.sh
+EXTRA_DIST += tests/it/sandbox_routes.c

@@ -29,6 +29,9 @@ J
 	"$TANDEM" -p x --output-format events "$@" >"$T/$id.jsonl" 2>"$T/$id.err"
 }
 result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
+# check_all DESCRIPTION TEST...: ok when every TEST (shell text, run by eval) succeeds.
+check_all() { local d=$1 c; shift; for c in "$@"; do eval "$c" || { fail "$d"; return; }; done; ok "$d"; }
+sandbox_active() { jq -r 'select(.type=="sandbox") | .active' "$T/$1.jsonl"; }
 approval() { jq -r 'select(.type=="approval") | .by + ":" + .decision' "$T/$1.jsonl"; }
 
 # --- the kernel has it: no silent skip on CI ---------------------------------
@@ -47,7 +50,7 @@ printf '#include <stdio.h>\nint main(void){puts("built and ran");return 0;}\n' >
 bash_run build 'make -s && ./hello && echo data >out.txt && mkdir -p sub && echo t >"$TMPDIR/t" && cat "$TMPDIR/t"' \
     --sandbox workspace-write --permission-mode yolo
 check "a command builds and runs in the workspace" grep -q 'built and ran' <(result build)
-check "and writes there" [ "$(cat out.txt 2>/dev/null)" = data ] && [ -d sub ]
+check_all "and writes there" '[ "$(cat out.txt 2>/dev/null)" = data ]' '[ -d sub ]'
 check "and writes its private TMPDIR" grep -q '^t$' <(result build)
 check "the build result is not an error" [ "$(jq -r 'select(.type=="tool_result") | .is_error' "$T/build.jsonl")" = false ]
 
@@ -80,9 +83,9 @@ check "read-only mode: the workspace does not write" [ ! -e inws ]
 for abi in 3 4 5 6; do
 	TANDEM_SANDBOX_SIMULATE=landlock=$abi bash_run "abi$abi" "echo x >.git/abi$abi; echo ok >abi$abi.txt; echo >/dev/tcp/127.0.0.1/1 && echo NET" \
 	    --sandbox workspace-write --permission-mode yolo
-	check "Landlock ABI $abi: active, writes the workspace, not .git, no network" \
-	    [ "$(jq -r 'select(.type=="sandbox") | .active' "$T/abi$abi.jsonl")" = true ] && \
-	    [ -s "abi$abi.txt" ] && [ ! -e ".git/abi$abi" ] && not grep -q NET <(result "abi$abi")
+	check_all "Landlock ABI $abi: active, writes the workspace, not .git, no network" \
+	    '[ "$(sandbox_active "abi$abi")" = true ]' \
+	    '[ -s "abi$abi.txt" ]' '[ ! -e ".git/abi$abi" ]' 'not grep -q NET <(result "abi$abi")'
 done
 
 # --- the session and the environment -------------------------------------------
@@ -148,10 +151,10 @@ printf '%s\n' '.globl _start' '.text' '_start: movl $359, %eax' 'movl $1, %ebx' 
 for p in sc s359; do
 	as --32 -o "$T/i386/$p.o" "$T/i386/$p.s" && ld -m elf_i386 -o "$p.i386" "$T/i386/$p.o"
 done
-check "i386 test programs are built (binutils)" [ -x sc.i386 ] && [ -x s359.i386 ]
+check_all "i386 test programs are built (binutils)" '[ -x sc.i386 ]' '[ -x s359.i386 ]'
 bash_run i386out './sc.i386; echo sc=$?; ./s359.i386; echo s359=$?' --permission-mode yolo
-check "i386: outside the sandbox both make a Unix socket (the check works)" \
-    grep -q 'sc=3' <(result i386out) && grep -q 's359=3' <(result i386out)
+check_all "i386: outside the sandbox both make a Unix socket (the check works)" \
+    'grep -q sc=3 <(result i386out)' 'grep -q s359=3 <(result i386out)'
 bash_run i386in './sc.i386; echo sc=$?; ./s359.i386; echo s359=$?' --sandbox workspace-write --permission-mode yolo
 check "i386: socketcall is refused in the sandbox (EPERM)" grep -q 'sc=255' <(result i386in)
 check "i386: its socket(AF_UNIX) too" grep -q 's359=255' <(result i386in)
@@ -196,7 +199,7 @@ check "and the refusal names the ask rule" grep -q 'run_bash(git \*)' <(result a
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 mkdir -p "$XDG_CONFIG_HOME/tandem"
 bash_run denyrule 'rm -rf sub' --sandbox workspace-write --permission-mode ask --deny 'run_bash(rm *)'
-check "a deny rule still denies" [ "$(approval denyrule)" = "rule:deny" ] && [ -d sub ]
+check_all "a deny rule still denies" '[ "$(approval denyrule)" = "rule:deny" ]' '[ -d sub ]'
 echo '{"sandbox":{"network":true}}' >"$XDG_CONFIG_HOME/tandem/settings.json"
 bash_run netask 'echo x' --sandbox workspace-write --permission-mode ask
 check "with the network on, nothing is auto-allowed" [ "$(approval netask)" = "mode:deny" ]
@@ -215,7 +218,7 @@ mock_start "$(scenario outside <<J
 J
 )"
 "$TANDEM" -p x --output-format events --sandbox workspace-write --permission-mode ask >"$T/outside.jsonl" 2>&1
-check "\"sandbox\": false is not auto-allowed" [ "$(approval outside)" = "mode:deny" ] && [ ! -e "$OUTSIDE/o" ]
+check_all "\"sandbox\": false is not auto-allowed" '[ "$(approval outside)" = "mode:deny" ]' '[ ! -e "$OUTSIDE/o" ]'
 mock_start "$(scenario outside2 <"$T/outside.json")"
 "$TANDEM" -p x --output-format events --sandbox workspace-write --permission-mode yolo >"$T/outside2.jsonl" 2>&1
 check "allowed, it runs outside the sandbox" [ "$(cat "$OUTSIDE/o" 2>/dev/null)" = out ]
@@ -224,8 +227,8 @@ check "allowed, it runs outside the sandbox" [ "$(cat "$OUTSIDE/o" 2>/dev/null)"
 echo '{"sandbox":{"mode":"workspace-write"},"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo hook >'"$OUTSIDE"'/hook"}]}]}}' \
     >"$XDG_CONFIG_HOME/tandem/settings.json"
 bash_run hook 'echo cmd >"'"$OUTSIDE"'/cmd"' --permission-mode yolo
-check "a hook runs unconfined while the command was confined" \
-    [ "$(cat "$OUTSIDE/hook" 2>/dev/null)" = hook ] && [ ! -e "$OUTSIDE/cmd" ]
+check_all "a hook runs unconfined while the command was confined" \
+    '[ "$(cat "$OUTSIDE/hook" 2>/dev/null)" = hook ]' '[ ! -e "$OUTSIDE/cmd" ]'
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 
 # --- a kernel that cannot (simulated) ------------------------------------------------
@@ -250,7 +253,7 @@ check "an unknown sandbox key is warned about" grep -q '"sandbox.bogus" is not a
 mkdir -p "$HOME/cache" secret && echo hidden >secret/key
 bash_run allowed 'echo c >"$HOME/cache/c"; cat secret/key 2>&1; echo done' --permission-mode yolo
 check "sandbox.allow_write is writable" [ "$(cat "$HOME/cache/c" 2>/dev/null)" = c ]
-check "sandbox.deny_read is hidden" grep -q done <(result allowed) && not grep -q hidden <(result allowed)
+check_all "sandbox.deny_read is hidden" 'grep -q done <(result allowed)' 'not grep -q hidden <(result allowed)'
 check "and still there outside" [ "$(cat secret/key)" = hidden ]
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 echo '{"sandbox":{"mode":"workspace-write","allow_write":["/"]}}' >.tandem/settings.json
