@@ -21,6 +21,7 @@ libtandem_agent_a_SOURCES = \
 	agent/attach.c agent/attach.h \
 	agent/inbox.c agent/inbox.h \
 	agent/bgshell.c agent/bgshell.h \
+	agent/protect.c agent/protect.h \
 	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h agent/shparse_int.h \

@@ -1,0 +1,669 @@
+/* Protected names a sandboxed command creates: see protect.h. */
+#include "autoconf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "ev.h"
+#include "protect.h"
+#include "xalloc.h"
+
+/* What the watch sees: creations and moves in, and removals (for the names known). */
+#define PROTECT_MASK	(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | \
+			 IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+
+/*
+ * The protected names.  deep: at any depth (git finds a repository from
+ * any directory below it); else only in the root, where tandem, Claude
+ * Code, direnv and the editors look, so that an `npm install` unpacking a
+ * package's own CLAUDE.md or .vscode/ is left alone.
+ */
+static const struct {
+	const char	*name;
+	bool		 deep;
+	const char	*kind;
+} protect_names[] = {
+	{ ".git", true, "git metadata, whose config and hooks the next git command runs" },
+	{ "AGENTS.md", false, "a memory file, read into the next session's prompt" },
+	{ "CLAUDE.md", false, "a memory file, read into the next session's prompt" },
+	{ "CLAUDE.local.md", false, "a memory file, read into the next session's prompt" },
+	{ "TANDEM.md", false, "a memory file, read into the next session's prompt" },
+	{ ".tandem", false, "a settings folder (hooks, rules, commands)" },
+	{ ".claude", false, "a settings folder (hooks, rules, commands)" },
+	{ ".mcp.json", false, "MCP servers, which tandem would start" },
+	{ ".envrc", false, "a direnv script, run when a shell enters the folder" },
+	{ ".vscode", false, "editor settings and tasks, which an editor runs" },
+	{ ".idea", false, "IDE settings and run configurations" },
+};
+static const char protect_bare_kind[] = "an embedded git repository (HEAD, objects/, refs/), "
+    "whose config and hooks a git command run inside it runs";
+
+struct protect_item {
+	char		*rel;
+	const char	*kind;
+	char		*where;		/* "was moved to ...", "was removed (...)" */
+	int		 again;		/* caught again after the first time */
+};
+
+struct protect_dir {
+	int	 wd;
+	char	*rel;		/* "" for the root */
+};
+
+struct protect {
+	struct ev_loop		*loop;
+	char			*root, *qdir;
+	protect_notify_fn	*notify;
+	void			*arg;
+	int			 fd;		/* inotify; -1: none (yet, or at all) */
+	bool			 in_loop;
+	bool			 partial;	/* some directory is not watched: walk at the end */
+	bool			 lost;		/* events were lost: walk now */
+	int			 holds, paused;
+	struct protect_dir	*dirs;		/* sorted by wd */
+	size_t			 ndirs;
+	char			**known;	/* protected paths that were there, or were allowed */
+	size_t			 nknown;
+	char			**deferred;	/* created while paused */
+	size_t			 ndeferred;
+	unsigned		 serial;
+	struct protect_item	*items;		/* caught since the last sentence */
+	size_t			 nitems;
+	int			 background;	/* holds for background shells: tell at once */
+	struct buf		 pending;	/* sentences for the model */
+};
+
+static void protect_drain(struct protect *);
+
+/* --- the table --------------------------------------------------------------- */
+
+const char *
+protect_kind(const char *rel)
+{
+	const char *base = strrchr(rel, '/');
+	bool top = base == NULL;
+	size_t i;
+
+	base = base != NULL ? base + 1 : rel;
+	for (i = 0; i < sizeof protect_names / sizeof protect_names[0]; i++)
+		if (strcmp(base, protect_names[i].name) == 0 && (top || protect_names[i].deep))
+			return protect_names[i].kind;
+	return NULL;
+}
+
+static void
+protect_path(const struct protect *p, const char *rel, struct buf *out)
+{
+	buf_reset(out);
+	buf_puts(out, p->root);
+	if (rel[0] != '\0')
+		buf_printf(out, "/%s", rel);
+}
+
+static void
+protect_join(const char *dir, const char *name, struct buf *out)
+{
+	buf_reset(out);
+	if (dir[0] != '\0')
+		buf_printf(out, "%s/", dir);
+	buf_puts(out, name);
+}
+
+/* Would git take the directory rel for a repository of its own (is_git_directory)? */
+static bool
+protect_is_bare(const struct protect *p, const char *rel)
+{
+	struct buf path = BUF_INIT(PATH_MAX + 64);
+	struct stat st;
+	int dirfd;
+	bool yes = false;
+
+	protect_path(p, rel, &path);
+	dirfd = open(buf_cstr(&path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	buf_release(&path);
+	if (dirfd == -1)
+		return false;
+	if (fstatat(dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+	    fstatat(dirfd, "objects", &st, 0) == 0 && S_ISDIR(st.st_mode) &&
+	    fstatat(dirfd, "refs", &st, 0) == 0 && S_ISDIR(st.st_mode))
+		yes = true;
+	close(dirfd);
+	return yes;
+}
+
+/* --- the names known ----------------------------------------------------------- */
+
+static ssize_t
+protect_strv_find(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+static void
+protect_strv_add(char ***v, size_t *n, const char *s)
+{
+	if (protect_strv_find(*v, *n, s) != -1)
+		return;
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static void
+protect_strv_del(char **v, size_t *n, const char *s)
+{
+	ssize_t i = protect_strv_find(v, *n, s);
+
+	if (i == -1)
+		return;
+	free(v[i]);
+	v[i] = v[--*n];
+}
+
+static void
+protect_strv_clear(char ***v, size_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		free((*v)[i]);
+	free(*v);
+	*v = NULL;
+	*n = 0;
+}
+
+/* --- the quarantine ------------------------------------------------------------ */
+
+/* Remove what is at name in dirfd, whatever it is (the quarantine's last resort). */
+static void
+protect_rmtree(int at, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (unlinkat(at, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+		return;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			protect_rmtree(dirfd(d), de->d_name);
+	closedir(d);
+	(void)unlinkat(at, name, AT_REMOVEDIR);
+}
+
+/* Forget what was caught and told. */
+static void
+protect_items_clear(struct protect *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nitems; i++) {
+		free(p->items[i].rel);
+		free(p->items[i].where);
+	}
+	free(p->items);
+	p->items = NULL;
+	p->nitems = 0;
+}
+
+static void
+protect_item_add(struct protect *p, const char *rel, const char *kind, const char *where)
+{
+	size_t i;
+
+	/* a command that makes the name again and again is told once, with a count */
+	for (i = 0; i < p->nitems; i++)
+		if (strcmp(p->items[i].rel, rel) == 0) {
+			p->items[i].again++;
+			return;
+		}
+	p->items = xreallocarray(p->items, p->nitems + 1, sizeof *p->items);
+	p->items[p->nitems].rel = xstrdup(rel);
+	p->items[p->nitems].kind = kind;
+	p->items[p->nitems].where = xstrdup(where);
+	p->items[p->nitems].again = 0;
+	p->nitems++;
+}
+
+/*
+ * Move rel aside: into qdir/N/, named as it was.  A bare repository in the
+ * root itself cannot move: its HEAD does, and git no longer sees one.
+ */
+static void
+protect_catch(struct protect *p, const char *rel, const char *kind)
+{
+	struct buf src = BUF_INIT(PATH_MAX + 64), dst = BUF_INIT(PATH_MAX + 64),
+	    where = BUF_INIT(BUF_NOLIMIT);
+	const char *what = rel[0] != '\0' ? rel : "HEAD", *base;
+	struct stat st;
+
+	protect_path(p, what, &src);
+	if (lstat(buf_cstr(&src), &st) == -1)
+		goto out;
+	base = strrchr(what, '/');
+	base = base != NULL ? base + 1 : what;
+	(void)mkdir(p->qdir, 0700);
+	buf_printf(&dst, "%s/%u", p->qdir, ++p->serial);
+	(void)mkdir(buf_cstr(&dst), 0700);
+	buf_printf(&dst, "/%s", base);
+	if (rename(buf_cstr(&src), buf_cstr(&dst)) == 0)
+		buf_printf(&where, "was moved to %s", buf_cstr(&dst));
+	else {
+		buf_printf(&where, "was removed (it could not be moved aside: %s)", strerror(errno));
+		protect_rmtree(AT_FDCWD, buf_cstr(&src));
+	}
+	protect_item_add(p, what, kind, buf_cstr(&where));
+out:
+	buf_release(&src);
+	buf_release(&dst);
+	buf_release(&where);
+}
+
+/* The sentence for what was caught, to the user and (later) to the model. */
+static void
+protect_tell(struct protect *p)
+{
+	struct buf s = BUF_INIT(BUF_NOLIMIT);
+	size_t i;
+
+	if (p->nitems == 0)
+		return;
+	buf_puts(&s, "[sandbox: a sandboxed command created what would run or be loaded "
+	    "outside the sandbox, and tandem stopped it: ");
+	for (i = 0; i < p->nitems; i++) {
+		const struct protect_item *it = &p->items[i];
+
+		buf_printf(&s, "%s%s (%s) %s", i > 0 ? "; " : "", it->rel, it->kind, it->where);
+		if (it->again > 0)
+			buf_printf(&s, ", and %d more time%s as it was made again (in %s)", it->again,
+			    it->again > 1 ? "s" : "", p->qdir);
+	}
+	buf_puts(&s, "; to keep such a file, move it back yourself, or run the command outside "
+	    "the sandbox (\"sandbox\": false, the user is asked first).]");
+	protect_items_clear(p);
+	if (p->notify != NULL)
+		p->notify(p->arg, buf_cstr(&s));
+	if (p->pending.len > 0)
+		buf_putc(&p->pending, '\n');
+	buf_append(&p->pending, s.data, s.len);
+	buf_release(&s);
+}
+
+/* A protected rel that is new: caught, kept for the end of a pause, or allowed. */
+static void
+protect_found(struct protect *p, const char *rel, const char *kind)
+{
+	if (p->holds > 0 && p->paused == 0)
+		protect_catch(p, rel, kind);
+	else if (p->holds > 0)
+		protect_strv_add(&p->deferred, &p->ndeferred, rel);
+	else
+		protect_strv_add(&p->known, &p->nknown, rel);
+}
+
+/* --- the watch ----------------------------------------------------------------- */
+
+static struct protect_dir *
+protect_dir_find(struct protect *p, int wd)
+{
+	size_t lo = 0, hi = p->ndirs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->dirs[mid].wd == wd)
+			return &p->dirs[mid];
+		if (p->dirs[mid].wd < wd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Watch rel; a directory watched already (moved, seen again) gets its new path. */
+static bool
+protect_watch(struct protect *p, const char *rel)
+{
+	struct buf path = BUF_INIT(PATH_MAX + 64);
+	struct protect_dir *d;
+	size_t i;
+	int wd;
+
+	protect_path(p, rel, &path);
+	wd = inotify_add_watch(p->fd, buf_cstr(&path), PROTECT_MASK);
+	buf_release(&path);
+	if (wd == -1) {
+		/* ENOSPC: the kernel's limit of watches; the walk at the end covers the rest. */
+		if (errno != ENOENT && errno != ENOTDIR)
+			p->partial = true;
+		return false;
+	}
+	if ((d = protect_dir_find(p, wd)) != NULL) {
+		free(d->rel);
+		d->rel = xstrdup(rel);
+		return true;
+	}
+	p->dirs = xreallocarray(p->dirs, p->ndirs + 1, sizeof *p->dirs);
+	for (i = p->ndirs; i > 0 && p->dirs[i - 1].wd > wd; i--)
+		p->dirs[i] = p->dirs[i - 1];
+	p->dirs[i].wd = wd;
+	p->dirs[i].rel = xstrdup(rel);
+	p->ndirs++;
+	return true;
+}
+
+static void
+protect_unwatch(struct protect *p, int wd)
+{
+	struct protect_dir *d = protect_dir_find(p, wd);
+	size_t i;
+
+	if (d == NULL)
+		return;
+	i = (size_t)(d - p->dirs);
+	free(d->rel);
+	memmove(&p->dirs[i], &p->dirs[i + 1], (p->ndirs - i - 1) * sizeof *p->dirs);
+	p->ndirs--;
+}
+
+/*
+ * Walk rel and what is below it: watch each directory, and hand each
+ * protected name to found.  fresh: all of it is new (it was just created
+ * or moved in); else a name already known is left alone.  Nothing below
+ * a .git is walked: it is git's, and a protected name itself.
+ */
+static void
+protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
+{
+	struct buf path = BUF_INIT(PATH_MAX + 64), sub = BUF_INIT(PATH_MAX + 64);
+	char **stack = NULL;
+	size_t nstack = 0;
+
+	protect_strv_add(&stack, &nstack, top);
+	while (nstack > 0) {
+		char *rel = stack[--nstack];
+		struct dirent *de;
+		const char *kind;
+		DIR *d;
+		int fd;
+
+		if (protect_is_bare(p, rel) && (fresh ||
+		    protect_strv_find(p->known, p->nknown, rel) == -1)) {
+			protect_found(p, rel, protect_bare_kind);
+			free(rel);
+			continue;
+		}
+		if (watch)
+			protect_watch(p, rel);
+		protect_path(p, rel, &path);
+		fd = open(buf_cstr(&path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+			if (fd != -1)
+				close(fd);
+			free(rel);
+			continue;
+		}
+		while ((de = readdir(d)) != NULL) {
+			struct stat st;
+			bool isdir;
+
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			protect_join(rel, de->d_name, &sub);
+			if ((kind = protect_kind(buf_cstr(&sub))) != NULL) {
+				if (fresh || protect_strv_find(p->known, p->nknown, buf_cstr(&sub)) == -1)
+					protect_found(p, buf_cstr(&sub), kind);
+				continue;
+			}
+			isdir = de->d_type == DT_DIR;
+			if (de->d_type == DT_UNKNOWN)
+				isdir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    S_ISDIR(st.st_mode);
+			if (isdir) {
+				stack = xreallocarray(stack, nstack + 1, sizeof *stack);
+				stack[nstack++] = xstrdup(buf_cstr(&sub));
+			}
+		}
+		closedir(d);
+		free(rel);
+	}
+	free(stack);
+	buf_release(&path);
+	buf_release(&sub);
+}
+
+static void
+protect_event(struct protect *p, const struct inotify_event *e)
+{
+	struct buf rel = BUF_INIT(PATH_MAX + 64);
+	struct protect_dir *d;
+	const char *kind;
+	char *dir;
+
+	if (e->mask & IN_Q_OVERFLOW) {
+		p->lost = true;
+		return;
+	}
+	if (e->mask & IN_IGNORED) {
+		protect_unwatch(p, e->wd);
+		return;
+	}
+	if ((d = protect_dir_find(p, e->wd)) == NULL || e->len == 0)
+		return;
+	dir = xstrdup(d->rel);
+	protect_join(dir, e->name, &rel);
+	kind = protect_kind(buf_cstr(&rel));
+	if (e->mask & (IN_DELETE | IN_MOVED_FROM)) {
+		protect_strv_del(p->known, &p->nknown, buf_cstr(&rel));
+		protect_strv_del(p->deferred, &p->ndeferred, buf_cstr(&rel));
+	} else if (kind != NULL)
+		protect_found(p, buf_cstr(&rel), kind);
+	else if ((strcmp(e->name, "HEAD") == 0 || strcmp(e->name, "objects") == 0 ||
+	    strcmp(e->name, "refs") == 0) && protect_is_bare(p, dir))
+		protect_found(p, dir, protect_bare_kind);
+	else if (e->mask & IN_ISDIR)
+		/* made before its watch was on: what is in it is new too */
+		protect_walk(p, buf_cstr(&rel), true, true);
+	free(dir);
+	buf_release(&rel);
+}
+
+/* Read every event queued; a lost one means a walk of the whole tree. */
+static void
+protect_drain(struct protect *p)
+{
+	char ev[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	if (p->fd == -1)
+		return;
+	while ((n = read(p->fd, ev, sizeof ev)) > 0) {
+		const char *q = ev;
+
+		while (q < ev + n) {
+			const struct inotify_event *e = (const struct inotify_event *)(const void *)q;
+
+			protect_event(p, e);
+			q += sizeof *e + e->len;
+		}
+	}
+	if (p->lost) {
+		p->lost = false;
+		protect_walk(p, "", false, true);
+	}
+}
+
+static void
+protect_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
+{
+	struct protect *p = arg;
+
+	protect_drain(p);
+	/* a foreground command's catches are told once, with its result */
+	if (p->background > 0)
+		protect_tell(p);
+}
+
+/* The first hold: the watch over the whole tree, and the names there now. */
+static void
+protect_start(struct protect *p)
+{
+	if (p->fd != -1)
+		return;
+	p->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (p->fd == -1)
+		p->partial = true;
+	protect_walk(p, "", false, p->fd != -1);
+}
+
+/* --- the API ------------------------------------------------------------------- */
+
+struct protect *
+protect_new(struct ev_loop *loop, const char *root, const char *qdir, protect_notify_fn *notify,
+    void *arg)
+{
+	struct protect *p = xcalloc(1, sizeof *p);
+
+	p->loop = loop;
+	p->root = xstrdup(root);
+	p->qdir = xstrdup(qdir);
+	p->notify = notify;
+	p->arg = arg;
+	p->fd = -1;
+	buf_init(&p->pending, BUF_NOLIMIT);
+	return p;
+}
+
+void
+protect_free(struct protect *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	if (p->holds > 0) {
+		p->holds = 1;
+		p->paused = 0;
+		protect_release(p, false);
+	}
+	if (p->in_loop)
+		ev_io_del(p->loop, p->fd);
+	if (p->fd != -1)
+		close(p->fd);
+	for (i = 0; i < p->ndirs; i++)
+		free(p->dirs[i].rel);
+	free(p->dirs);
+	protect_strv_clear(&p->known, &p->nknown);
+	protect_strv_clear(&p->deferred, &p->ndeferred);
+	protect_items_clear(p);
+	buf_release(&p->pending);
+	free(p->root);
+	free(p->qdir);
+	free(p);
+}
+
+void
+protect_hold(struct protect *p, bool background)
+{
+	if (p == NULL)
+		return;
+	p->background += background;
+	if (p->holds == 0) {
+		/* what happened while no sandboxed command ran is allowed */
+		protect_drain(p);
+		protect_start(p);
+	}
+	p->holds++;
+	if (p->fd != -1 && !p->in_loop && ev_io_add(p->loop, p->fd, POLLIN, protect_on_read, p) == 0)
+		p->in_loop = true;
+}
+
+void
+protect_release(struct protect *p, bool background)
+{
+	if (p == NULL || p->holds == 0)
+		return;
+	p->background -= background && p->background > 0;
+	protect_drain(p);
+	if (p->partial)
+		protect_walk(p, "", false, false);
+	if (--p->holds == 0 && p->in_loop) {
+		/* an idle loop ends when nothing is watched: this fd must not keep it */
+		ev_io_del(p->loop, p->fd);
+		p->in_loop = false;
+	}
+	protect_tell(p);
+}
+
+void
+protect_pause(struct protect *p)
+{
+	if (p == NULL)
+		return;
+	protect_drain(p);
+	protect_tell(p);
+	p->paused++;
+}
+
+void
+protect_resume(struct protect *p, bool all, const char *const *mine)
+{
+	size_t i, j;
+
+	if (p == NULL || p->paused == 0)
+		return;
+	protect_drain(p);
+	if (--p->paused > 0)
+		return;
+	for (i = 0; i < p->ndeferred; i++) {
+		bool theirs = all;
+		const char *kind = protect_kind(p->deferred[i]);
+
+		for (j = 0; !theirs && mine != NULL && mine[j] != NULL; j++)
+			theirs = strcmp(mine[j], p->deferred[i]) == 0;
+		if (theirs || p->holds == 0)
+			protect_strv_add(&p->known, &p->nknown, p->deferred[i]);
+		else
+			protect_catch(p, p->deferred[i], kind != NULL ? kind : protect_bare_kind);
+	}
+	protect_strv_clear(&p->deferred, &p->ndeferred);
+	protect_tell(p);
+}
+
+int
+protect_take(struct protect *p, struct buf *out)
+{
+	if (p == NULL || p->pending.len == 0)
+		return 0;
+	buf_printf(out, "\n%s", buf_cstr(&p->pending));
+	buf_reset(&p->pending);
+	return 1;
+}
+
+size_t
+protect_watched(const struct protect *p)
+{
+	return p != NULL ? p->ndirs : 0;
+}
