@@ -58,6 +58,9 @@ struct protect_item {
 struct protect_dir {
 	int	 wd;
 	char	*rel;		/* "" for the root */
+	char	 role;		/* 'd' a directory, 'g' an existing repository's .git, 'h' its hooks */
+	char	*config;	/* 'g': its config as it was; NULL: none */
+	size_t	 nconfig;
 };
 
 struct protect {
@@ -84,6 +87,15 @@ struct protect {
 };
 
 static void protect_drain(struct protect *);
+static void protect_repo(struct protect *, const char *);
+
+/* In an existing repository below the root: its config and its hooks. */
+#define PROTECT_GIT_MASK (IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR | \
+			 IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+#define PROTECT_CONFIG_MAX (1024 * 1024)
+static const char protect_config_kind[] = "the config of an existing repository, which can "
+    "name programs the next git command runs; the one it replaced is back";
+static const char protect_hook_kind[] = "a git hook of an existing repository";
 
 /* --- the table --------------------------------------------------------------- */
 
@@ -267,8 +279,16 @@ protect_catch(struct protect *p, const char *rel, const char *kind)
 	buf_printf(&dst, "%s/%u", p->qdir, ++p->serial);
 	(void)mkdir(buf_cstr(&dst), 0700);
 	buf_printf(&dst, "/%s", base);
-	if (rename(buf_cstr(&src), buf_cstr(&dst)) == 0)
+	if (rename(buf_cstr(&src), buf_cstr(&dst)) == 0) {
+		size_t i, n = strlen(what);
+
+		/* what is watched in it is out of the workspace now */
+		for (i = 0; p->fd != -1 && i < p->ndirs; i++)
+			if (strncmp(p->dirs[i].rel, what, n) == 0 &&
+			    (p->dirs[i].rel[n] == '\0' || p->dirs[i].rel[n] == '/'))
+				(void)inotify_rm_watch(p->fd, p->dirs[i].wd);
 		buf_printf(&where, "was moved to %s", buf_cstr(&dst));
+	}
 	else {
 		buf_printf(&where, "was removed (it could not be moved aside: %s)", strerror(errno));
 		protect_rmtree(AT_FDCWD, buf_cstr(&src));
@@ -318,8 +338,10 @@ protect_found(struct protect *p, const char *rel, const char *kind)
 		protect_catch(p, rel, kind);
 	else if (p->holds > 0)
 		protect_strv_add(&p->deferred, &p->ndeferred, rel);
-	else
+	else {
 		protect_strv_add(&p->known, &p->nknown, rel);
+		protect_repo(p, rel);
+	}
 }
 
 /* --- the watch ----------------------------------------------------------------- */
@@ -342,9 +364,32 @@ protect_dir_find(struct protect *p, int wd)
 	return NULL;
 }
 
-/* Watch rel; a directory watched already (moved, seen again) gets its new path. */
+/* The file at rel, whole (up to PROTECT_CONFIG_MAX), or NULL. */
+static char *
+protect_slurp(const struct protect *p, const char *rel, size_t *len)
+{
+	struct buf path = BUF_INIT(PATH_MAX + 64), data = BUF_INIT(PROTECT_CONFIG_MAX);
+	char chunk[8192];
+	ssize_t n;
+	int fd;
+
+	protect_path(p, rel, &path);
+	fd = open(buf_cstr(&path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	buf_release(&path);
+	if (fd == -1)
+		return NULL;
+	while ((n = read(fd, chunk, sizeof chunk)) > 0)
+		if (buf_append(&data, chunk, (size_t)n) == -1)
+			break;
+	close(fd);
+	buf_putc(&data, '\0');
+	*len = data.len > 0 ? data.len - 1 : 0;
+	return buf_detach(&data, NULL);
+}
+
+/* Watch rel in its role; a directory watched already (moved, seen again) gets its new path. */
 static bool
-protect_watch(struct protect *p, const char *rel)
+protect_watch(struct protect *p, const char *rel, char role)
 {
 	struct buf path = BUF_INIT(PATH_MAX + 64);
 	struct protect_dir *d;
@@ -352,7 +397,7 @@ protect_watch(struct protect *p, const char *rel)
 	int wd;
 
 	protect_path(p, rel, &path);
-	wd = inotify_add_watch(p->fd, buf_cstr(&path), PROTECT_MASK);
+	wd = inotify_add_watch(p->fd, buf_cstr(&path), role == 'd' ? PROTECT_MASK : PROTECT_GIT_MASK);
 	buf_release(&path);
 	if (wd == -1) {
 		/* ENOSPC: the kernel's limit of watches; the walk at the end covers the rest. */
@@ -368,10 +413,43 @@ protect_watch(struct protect *p, const char *rel)
 	p->dirs = xreallocarray(p->dirs, p->ndirs + 1, sizeof *p->dirs);
 	for (i = p->ndirs; i > 0 && p->dirs[i - 1].wd > wd; i--)
 		p->dirs[i] = p->dirs[i - 1];
+	memset(&p->dirs[i], 0, sizeof p->dirs[i]);
 	p->dirs[i].wd = wd;
 	p->dirs[i].rel = xstrdup(rel);
+	p->dirs[i].role = role;
+	if (role == 'g') {
+		struct buf c = BUF_INIT(PATH_MAX + 64);
+
+		protect_join(rel, "config", &c);
+		p->dirs[i].config = protect_slurp(p, buf_cstr(&c), &p->dirs[i].nconfig);
+		buf_release(&c);
+	}
 	p->ndirs++;
 	return true;
+}
+
+/*
+ * An existing repository below the root (the root's own .git is bound
+ * read-only by the sandbox): its config and hooks are watched, so that a
+ * command may commit there but not plant what the next git command runs.
+ */
+static void
+protect_repo(struct protect *p, const char *rel)
+{
+	struct buf hooks = BUF_INIT(PATH_MAX + 64), path = BUF_INIT(PATH_MAX + 64);
+	const char *base = strrchr(rel, '/');
+	struct stat st;
+
+	protect_path(p, rel, &path);
+	if (p->fd == -1 || base == NULL || strcmp(base, "/.git") != 0 ||
+	    lstat(buf_cstr(&path), &st) == -1 || !S_ISDIR(st.st_mode))
+		goto out;
+	protect_watch(p, rel, 'g');
+	protect_join(rel, "hooks", &hooks);
+	protect_watch(p, buf_cstr(&hooks), 'h');
+out:
+	buf_release(&hooks);
+	buf_release(&path);
 }
 
 static void
@@ -384,6 +462,7 @@ protect_unwatch(struct protect *p, int wd)
 		return;
 	i = (size_t)(d - p->dirs);
 	free(d->rel);
+	free(d->config);
 	memmove(&p->dirs[i], &p->dirs[i + 1], (p->ndirs - i - 1) * sizeof *p->dirs);
 	p->ndirs--;
 }
@@ -416,7 +495,7 @@ protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
 			continue;
 		}
 		if (watch)
-			protect_watch(p, rel);
+			protect_watch(p, rel, 'd');
 		protect_path(p, rel, &path);
 		fd = open(buf_cstr(&path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd == -1 || (d = fdopendir(fd)) == NULL) {
@@ -435,6 +514,8 @@ protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
 			if ((kind = protect_kind(buf_cstr(&sub))) != NULL) {
 				if (fresh || protect_strv_find(p->known, p->nknown, buf_cstr(&sub)) == -1)
 					protect_found(p, buf_cstr(&sub), kind);
+				else if (watch)
+					protect_repo(p, buf_cstr(&sub));
 				continue;
 			}
 			isdir = de->d_type == DT_DIR;
@@ -452,6 +533,100 @@ protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
 	free(stack);
 	buf_release(&path);
 	buf_release(&sub);
+}
+
+/* The config of an existing repository changed: the new one is caught, the old one put back. */
+static void
+protect_config(struct protect *p, struct protect_dir *d)
+{
+	struct buf rel = BUF_INIT(PATH_MAX + 64), tmp = BUF_INIT(PATH_MAX + 64);
+	size_t n = 0;
+	char *now;
+	int fd;
+
+	protect_join(d->rel, "config", &rel);
+	now = protect_slurp(p, buf_cstr(&rel), &n);
+	if (now != NULL && d->config != NULL && n == d->nconfig && memcmp(now, d->config, n) == 0)
+		goto out;	/* as it was (what tandem put back, too) */
+	if (p->holds == 0 || p->paused > 0) {
+		/* the user's own change, or a trusted writer's: the new one is the one to keep */
+		free(d->config);
+		d->config = now;
+		d->nconfig = n;
+		now = NULL;
+		goto out;
+	}
+	protect_catch(p, buf_cstr(&rel), protect_config_kind);
+	if (d->config == NULL)
+		goto out;
+	protect_path(p, d->rel, &tmp);
+	buf_puts(&tmp, "/config.tandem-restore");
+	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd != -1) {
+		bool ok = write(fd, d->config, d->nconfig) == (ssize_t)d->nconfig;
+
+		close(fd);
+		buf_reset(&rel);
+		protect_path(p, d->rel, &rel);
+		buf_puts(&rel, "/config");
+		if (!ok || rename(buf_cstr(&tmp), buf_cstr(&rel)) == -1)
+			(void)unlink(buf_cstr(&tmp));
+	}
+out:
+	free(now);
+	buf_release(&rel);
+	buf_release(&tmp);
+}
+
+/* A hooks folder made in an existing repository: what is in it already is caught. */
+static void
+protect_hooks_scan(struct protect *p, const char *rel)
+{
+	struct buf path = BUF_INIT(PATH_MAX + 64), sub = BUF_INIT(PATH_MAX + 64);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, i, len;
+	DIR *d;
+
+	protect_path(p, rel, &path);
+	if (p->holds == 0 || p->paused > 0 || (d = opendir(buf_cstr(&path))) == NULL)
+		goto out;
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    (len < 7 || strcmp(de->d_name + len - 7, ".sample") != 0))
+			protect_strv_add(&names, &n, de->d_name);
+	}
+	closedir(d);
+	for (i = 0; i < n; i++) {
+		protect_join(rel, names[i], &sub);
+		protect_catch(p, buf_cstr(&sub), protect_hook_kind);
+	}
+	protect_strv_clear(&names, &n);
+out:
+	buf_release(&path);
+	buf_release(&sub);
+}
+
+/* What happened in an existing repository's .git or hooks. */
+static void
+protect_repo_event(struct protect *p, struct protect_dir *d, const struct inotify_event *e)
+{
+	struct buf rel = BUF_INIT(PATH_MAX + 64);
+	size_t n = strlen(e->name);
+	char *dir = xstrdup(d->rel);
+
+	protect_join(dir, e->name, &rel);
+	if (d->role == 'g' && strcmp(e->name, "config") == 0)
+		protect_config(p, d);
+	else if (d->role == 'g' && strcmp(e->name, "hooks") == 0 && (e->mask & IN_ISDIR)) {
+		protect_watch(p, buf_cstr(&rel), 'h');
+		protect_hooks_scan(p, buf_cstr(&rel));
+	} else if (d->role == 'h' && (n < 7 || strcmp(e->name + n - 7, ".sample") != 0) &&
+	    p->holds > 0 && p->paused == 0)
+		protect_catch(p, buf_cstr(&rel), protect_hook_kind);
+	free(dir);
+	buf_release(&rel);
 }
 
 static void
@@ -472,6 +647,10 @@ protect_event(struct protect *p, const struct inotify_event *e)
 	}
 	if ((d = protect_dir_find(p, e->wd)) == NULL || e->len == 0)
 		return;
+	if (d->role != 'd') {
+		protect_repo_event(p, d, e);
+		return;
+	}
 	dir = xstrdup(d->rel);
 	protect_join(dir, e->name, &rel);
 	kind = protect_kind(buf_cstr(&rel));
@@ -572,8 +751,10 @@ protect_free(struct protect *p)
 		ev_io_del(p->loop, p->fd);
 	if (p->fd != -1)
 		close(p->fd);
-	for (i = 0; i < p->ndirs; i++)
+	for (i = 0; i < p->ndirs; i++) {
 		free(p->dirs[i].rel);
+		free(p->dirs[i].config);
+	}
 	free(p->dirs);
 	protect_strv_clear(&p->known, &p->nknown);
 	protect_strv_clear(&p->deferred, &p->ndeferred);

@@ -134,8 +134,9 @@ tooluse_protect_end(struct agent *a, struct sched_call *c)
 		char **mine = tooluse_paths_of(a, c);
 		size_t i;
 
-		protect_resume(a->protect, strcmp(c->name, "run_bash") == 0,
-		    (const char *const *)mine);
+		/* a command the user let run outside, an MCP server: all it made is theirs */
+		protect_resume(a->protect, strcmp(c->name, "run_bash") == 0 ||
+		    strncmp(c->name, "mcp__", 5) == 0, (const char *const *)mine);
 		for (i = 0; mine != NULL && mine[i] != NULL; i++)
 			free(mine[i]);
 		free(mine);

@@ -130,6 +130,17 @@ check "with no note" not noted legit
 check "and nothing said to the user" not said legit
 check "the nested repository is still there" [ -d lib/.git ] && [ "$(git -C lib log --oneline | wc -l)" = 2 ]
 
+# An existing repository below the root: commits work, its config and hooks stay.
+calls nestedrepo "$(cmd "git -C lib config core.fsmonitor '$MARK'; printf '#!/bin/sh\\ntouch $T/hooked\\n' >lib/.git/hooks/post-checkout; chmod +x lib/.git/hooks/post-checkout; echo end")"
+git -C lib status >/dev/null 2>&1
+git -C lib checkout -q -b other 2>/dev/null
+check "an existing repository's config planted with core.fsmonitor is put back" \
+    not grep -q fsmonitor lib/.git/config
+check "git status there did not run it" not ran
+check "a hook planted there is gone and did not run" [ ! -e lib/.git/hooks/post-checkout ] && [ ! -e "$T/hooked" ]
+check "the result says so" noted nestedrepo
+check "and the repository still works" [ "$(git -C lib log --oneline | wc -l)" = 2 ]
+
 # A file tool writing CLAUDE.md while a sandboxed background command runs is tandem's own.
 ws tool
 mock_start "$(scenario tool <<J
