@@ -18,9 +18,13 @@
 #include "protect.h"
 #include "xalloc.h"
 
-/* What the watch sees: creations and moves in, and removals (for the names known). */
+/*
+ * What the watch sees: creations and moves in, removals (for the names
+ * known), and files written: an existing "gitdir:" file below the root
+ * rewritten in place to name another repository.
+ */
 #define PROTECT_MASK	(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | \
-			 IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+			 IN_CLOSE_WRITE | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
 
 /*
  * The protected names.  deep: at any depth (git finds a repository from
@@ -491,8 +495,11 @@ protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
 		if (protect_is_bare(p, rel) && (fresh ||
 		    protect_strv_find(p->known, p->nknown, rel) == -1)) {
 			protect_found(p, rel, protect_bare_kind);
-			free(rel);
-			continue;
+			/* the root itself is still walked: only its HEAD was moved */
+			if (rel[0] != '\0') {
+				free(rel);
+				continue;
+			}
 		}
 		if (watch)
 			protect_watch(p, rel, 'd');
@@ -657,6 +664,10 @@ protect_event(struct protect *p, const struct inotify_event *e)
 	if (e->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		protect_strv_del(p->known, &p->nknown, buf_cstr(&rel));
 		protect_strv_del(p->deferred, &p->ndeferred, buf_cstr(&rel));
+	} else if (e->mask & IN_CLOSE_WRITE) {
+		/* written in place: of the names, only a "gitdir:" file below the root can be */
+		if (kind != NULL && p->holds > 0 && p->paused == 0)
+			protect_catch(p, buf_cstr(&rel), kind);
 	} else if (kind != NULL)
 		protect_found(p, buf_cstr(&rel), kind);
 	else if ((strcmp(e->name, "HEAD") == 0 || strcmp(e->name, "objects") == 0 ||

@@ -150,6 +150,37 @@ T_TEST(moved_in_bare_and_again)
 	done(p);
 }
 
+/* HEAD, objects/ and refs/ in the root itself; a "gitdir:" file below rewritten in place. */
+T_TEST(root_bare_and_gitfile)
+{
+	struct protect *p = fresh();
+	char *f;
+	FILE *fp;
+
+	put("sub/.git", "gitdir: ../.git/modules/sub\n", 27);
+	put("src/a.c", "int a;\n", 7);
+	protect_hold(p, false);
+	put("HEAD", "ref: refs/heads/main\n", 21);
+	t_tree_mkdir("objects");
+	t_tree_mkdir("refs");
+	f = t_tree_at("/sub/.git");
+	fp = fopen(f, "r+");	/* in place: no creation, no rename */
+	T_OK(fp != NULL);
+	if (fp != NULL) {
+		fputs("gitdir: /elsewhere/evil", fp);
+		fclose(fp);
+	}
+	free(f);
+	put("src/a.c", "int b;\n", 7);
+	protect_release(p, false);
+	T_OK(!exists("HEAD"));
+	T_OK(exists("objects") && exists("refs"));
+	T_OK(!exists("sub/.git"));
+	T_OK(exists("src/a.c"));
+	T_EQ_INT(told, 1);
+	done(p);
+}
+
 T_TEST(paused_writer)
 {
 	struct protect *p = fresh();
@@ -233,6 +264,7 @@ main(void)
 	T_RUN(table);
 	T_RUN(created_and_existing);
 	T_RUN(moved_in_bare_and_again);
+	T_RUN(root_bare_and_gitfile);
 	T_RUN(paused_writer);
 	T_RUN(lost_events);
 	T_RUN(cost_20k);
