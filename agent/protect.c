@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,8 @@ struct protect {
 	size_t			 nknown;
 	char			**deferred;	/* created while paused */
 	size_t			 ndeferred;
+	char			*move_from;	/* the last directory moved away, and its cookie */
+	uint32_t		 move_cookie;
 	unsigned		 serial;
 	struct protect_item	*items;		/* caught since the last sentence */
 	size_t			 nitems;
@@ -201,6 +204,23 @@ protect_strv_clear(char ***v, size_t *n)
 	free(*v);
 	*v = NULL;
 	*n = 0;
+}
+
+/* The names known below from, now below to. */
+static void
+protect_known_move(struct protect *p, const char *from, const char *to)
+{
+	struct buf b = BUF_INIT(PATH_MAX + 64);
+	size_t i, n = strlen(from);
+
+	for (i = 0; i < p->nknown; i++)
+		if (strncmp(p->known[i], from, n) == 0 && p->known[i][n] == '/') {
+			buf_reset(&b);
+			buf_printf(&b, "%s%s", to, p->known[i] + n);
+			free(p->known[i]);
+			p->known[i] = xstrdup(buf_cstr(&b));
+		}
+	buf_release(&b);
 }
 
 /* --- the quarantine ------------------------------------------------------------ */
@@ -664,6 +684,16 @@ protect_event(struct protect *p, const struct inotify_event *e)
 	if (e->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		protect_strv_del(p->known, &p->nknown, buf_cstr(&rel));
 		protect_strv_del(p->deferred, &p->ndeferred, buf_cstr(&rel));
+		if ((e->mask & IN_MOVED_FROM) && (e->mask & IN_ISDIR)) {
+			free(p->move_from);
+			p->move_from = xstrdup(buf_cstr(&rel));
+			p->move_cookie = e->cookie;
+		}
+	} else if ((e->mask & IN_MOVED_TO) && (e->mask & IN_ISDIR) && kind == NULL &&
+	    p->move_from != NULL && e->cookie == p->move_cookie) {
+		/* moved within the workspace: what was known in it still is, under its new name */
+		protect_known_move(p, p->move_from, buf_cstr(&rel));
+		protect_walk(p, buf_cstr(&rel), false, true);
 	} else if (e->mask & IN_CLOSE_WRITE) {
 		/* written in place: of the names, only a "gitdir:" file below the root can be */
 		if (kind != NULL && p->holds > 0 && p->paused == 0)
@@ -771,6 +801,7 @@ protect_free(struct protect *p)
 	protect_strv_clear(&p->deferred, &p->ndeferred);
 	protect_items_clear(p);
 	buf_release(&p->pending);
+	free(p->move_from);
 	free(p->root);
 	free(p->qdir);
 	free(p);

@@ -147,6 +147,21 @@ T_TEST(moved_in_bare_and_again)
 	T_OK(!exists("tree/r"));
 	free(from);
 	free(to);
+	/* a command moving a folder that holds an existing repository: no plant */
+	put("lib/.git/HEAD", "ref: refs/heads/main\n", 21);
+	told = 0;
+	protect_hold(p, false);
+	protect_release(p, false);
+	from = t_tree_at("/lib");
+	to = t_tree_at("/vendor");
+	protect_hold(p, false);
+	T_OK(rename(from, to) == 0);
+	put("vendor/lib.c", "", 0);
+	protect_release(p, false);
+	T_OK(exists("vendor/.git/HEAD"));
+	T_EQ_INT(told, 0);
+	free(from);
+	free(to);
 	done(p);
 }
 
