@@ -963,6 +963,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
+	tooluse_protect_warm(a);
 	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */

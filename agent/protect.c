@@ -84,6 +84,10 @@ struct protect {
 	size_t			 nknown;
 	char			**deferred;	/* created while paused */
 	size_t			 ndeferred;
+	bool			 started;	/* the first walk was begun */
+	char			**warm;		/* its directories still to walk */
+	size_t			 nwarm;
+	uint64_t		 warm_timer;
 	char			*move_from;	/* the last directory moved away, and its cookie */
 	uint32_t		 move_cookie;
 	unsigned		 serial;
@@ -95,6 +99,9 @@ struct protect {
 
 static void protect_drain(struct protect *);
 static void protect_repo(struct protect *, const char *);
+
+/* Directories the first walk reads in one slice of the loop's time (a few ms). */
+#define PROTECT_WARM_SLICE	64
 
 /* In an existing repository below the root: its config and its hooks. */
 #define PROTECT_GIT_MASK (IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR | \
@@ -492,21 +499,20 @@ protect_unwatch(struct protect *p, int wd)
 }
 
 /*
- * Walk rel and what is below it: watch each directory, and hand each
- * protected name to found.  fresh: all of it is new (it was just created
- * or moved in); else a name already known is left alone.  Nothing below
- * a .git is walked: it is git's, and a protected name itself.
+ * Walk the directories on the stack and what is below them, at most
+ * budget of them: watch each directory, and hand each protected name to
+ * found.  fresh: all of it is new (it was just created or moved in); else
+ * a name already known is left alone.  Nothing below a .git is walked: it
+ * is git's, and a protected name itself.
  */
 static void
-protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
+protect_walk_step(struct protect *p, char ***stackp, size_t *nstackp, bool fresh, bool watch,
+    size_t budget)
 {
 	struct buf path = BUF_INIT(PATH_MAX + 64), sub = BUF_INIT(PATH_MAX + 64);
-	char **stack = NULL;
-	size_t nstack = 0;
 
-	protect_strv_add(&stack, &nstack, top);
-	while (nstack > 0) {
-		char *rel = stack[--nstack];
+	while (*nstackp > 0 && budget-- > 0) {
+		char *rel = (*stackp)[--*nstackp];
 		struct dirent *de;
 		const char *kind;
 		DIR *d;
@@ -550,16 +556,26 @@ protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
 				isdir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 				    S_ISDIR(st.st_mode);
 			if (isdir) {
-				stack = xreallocarray(stack, nstack + 1, sizeof *stack);
-				stack[nstack++] = xstrdup(buf_cstr(&sub));
+				*stackp = xreallocarray(*stackp, *nstackp + 1, sizeof **stackp);
+				(*stackp)[(*nstackp)++] = xstrdup(buf_cstr(&sub));
 			}
 		}
 		closedir(d);
 		free(rel);
 	}
-	free(stack);
 	buf_release(&path);
 	buf_release(&sub);
+}
+
+static void
+protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
+{
+	char **stack = NULL;
+	size_t nstack = 0;
+
+	protect_strv_add(&stack, &nstack, top);
+	protect_walk_step(p, &stack, &nstack, fresh, watch, SIZE_MAX);
+	free(stack);
 }
 
 /* The config of an existing repository changed: the new one is caught, the old one put back. */
@@ -746,16 +762,40 @@ protect_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
 		protect_tell(p);
 }
 
-/* The first hold: the watch over the whole tree, and the names there now. */
+/* The watch's first walk, begun: the names there now are known. */
 static void
-protect_start(struct protect *p)
+protect_begin(struct protect *p)
 {
-	if (p->fd != -1)
+	if (p->started)
 		return;
+	p->started = true;
 	p->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (p->fd == -1)
 		p->partial = true;
-	protect_walk(p, "", false, p->fd != -1);
+	protect_strv_add(&p->warm, &p->nwarm, "");
+}
+
+/* A slice of the first walk in the loop's time; the next one after the loop ran. */
+static void
+protect_warm_slice(struct ev_loop *loop, void *arg)
+{
+	struct protect *p = arg;
+
+	p->warm_timer = 0;
+	protect_walk_step(p, &p->warm, &p->nwarm, false, p->fd != -1, PROTECT_WARM_SLICE);
+	if (p->nwarm > 0)
+		p->warm_timer = ev_timer_add(loop, 0, protect_warm_slice, p);
+}
+
+/* The first hold: the walk is finished now, before the command runs. */
+static void
+protect_start(struct protect *p)
+{
+	protect_begin(p);
+	if (p->warm_timer != 0)
+		ev_timer_cancel(p->loop, p->warm_timer);
+	p->warm_timer = 0;
+	protect_walk_step(p, &p->warm, &p->nwarm, false, p->fd != -1, SIZE_MAX);
 }
 
 /* --- the API ------------------------------------------------------------------- */
@@ -788,6 +828,9 @@ protect_free(struct protect *p)
 		p->paused = 0;
 		protect_release(p, false);
 	}
+	if (p->warm_timer != 0)
+		ev_timer_cancel(p->loop, p->warm_timer);
+	protect_strv_clear(&p->warm, &p->nwarm);
 	if (p->in_loop)
 		ev_io_del(p->loop, p->fd);
 	if (p->fd != -1)
@@ -808,6 +851,25 @@ protect_free(struct protect *p)
 }
 
 void
+protect_warm(struct protect *p)
+{
+	if (p == NULL || p->started)
+		return;
+	protect_begin(p);
+	p->warm_timer = ev_timer_add(p->loop, 0, protect_warm_slice, p);
+}
+
+void
+protect_set_quarantine(struct protect *p, const char *qdir)
+{
+	if (p == NULL || strcmp(p->qdir, qdir) == 0)
+		return;
+	free(p->qdir);
+	p->qdir = xstrdup(qdir);
+	p->serial = 0;
+}
+
+void
 protect_hold(struct protect *p, bool background)
 {
 	if (p == NULL)
@@ -816,6 +878,8 @@ protect_hold(struct protect *p, bool background)
 	if (p->holds == 0) {
 		/* what happened while no sandboxed command ran is allowed */
 		protect_drain(p);
+		if (p->partial && p->started && p->nwarm == 0)
+			protect_walk(p, "", false, false);	/* what no watch saw, too */
 		protect_start(p);
 	}
 	p->holds++;

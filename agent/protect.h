@@ -56,6 +56,15 @@ struct protect	*protect_new(struct ev_loop *, const char *root, const char *qdir
 void		 protect_free(struct protect *);
 
 /*
+ * Begin the watch's first walk in slices of the loop's time, so that the
+ * first sandboxed command does not wait for all of it (it finishes what
+ * is left).
+ */
+void		 protect_warm(struct protect *);
+/* The quarantine is now under qdir (another session's). */
+void		 protect_set_quarantine(struct protect *, const char *qdir);
+
+/*
  * A sandboxed command starts: the watch is on before it runs.  A
  * background one's catches are told as they happen; a foreground one's
  * when it ends.

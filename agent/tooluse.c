@@ -44,6 +44,13 @@ tooluse_jailed(const struct agent *a, const struct sched_call *c)
 	return strcmp(c->name, "run_bash") == 0 && jail_applies(a->env.jail, c->input);
 }
 
+/* Is c watched: a sandboxed command that may write the workspace (not read-only mode)? */
+static bool
+tooluse_watched(const struct agent *a, const struct sched_call *c)
+{
+	return tooluse_jailed(a, c) && jail_mode(a->env.jail) == JAIL_WORKSPACE_WRITE;
+}
+
 /* Is c a writer tandem trusts: a file tool, or a command run outside the sandbox? */
 static bool
 tooluse_trusted_writer(const struct agent *a, const struct sched_call *c)
@@ -77,13 +84,23 @@ tooluse_protect(struct agent *a)
 {
 	struct buf q = BUF_INIT(BUF_NOLIMIT);
 
-	if (a->protect != NULL || a->session == NULL)
+	if (a->session == NULL)
 		return a->protect;
 	buf_printf(&q, "%s/quarantine", session_dir(a->session));
-	a->protect = protect_new(a->loop, a->cfg->root, buf_cstr(&q), tooluse_protect_notify, a);
-	bgshell_on_end(tooluse_protect_bg_end, a);
+	if (a->protect == NULL) {
+		a->protect = protect_new(a->loop, a->cfg->root, buf_cstr(&q), tooluse_protect_notify, a);
+		bgshell_on_end(tooluse_protect_bg_end, a);
+	} else
+		protect_set_quarantine(a->protect, buf_cstr(&q));
 	buf_release(&q);
 	return a->protect;
+}
+
+void
+tooluse_protect_warm(struct agent *a)
+{
+	if (jail_usable(a->env.jail) && jail_mode(a->env.jail) == JAIL_WORKSPACE_WRITE)
+		protect_warm(tooluse_protect(a));
 }
 
 /* The paths a file tool wrote (its input's and its "files"), relative to the root. */
@@ -116,7 +133,7 @@ tooluse_paths_of(const struct agent *a, const struct sched_call *c)
 static void
 tooluse_protect_start(struct agent *a, const struct sched_call *c)
 {
-	if (tooluse_jailed(a, c))
+	if (tooluse_watched(a, c))
 		protect_hold(tooluse_protect(a), json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(a, c))
 		protect_pause(a->protect);
@@ -125,10 +142,10 @@ tooluse_protect_start(struct agent *a, const struct sched_call *c)
 static void
 tooluse_protect_end(struct agent *a, struct sched_call *c)
 {
-	if (tooluse_jailed(a, c) && json_bool(c->input, "run_in_background", false) &&
+	if (tooluse_watched(a, c) && json_bool(c->input, "run_in_background", false) &&
 	    !a->protect_bg && bgshell_running() > 0)
 		a->protect_bg = true;	/* the hold stays while a background shell runs */
-	else if (tooluse_jailed(a, c))
+	else if (tooluse_watched(a, c))
 		protect_release(a->protect, json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(a, c)) {
 		char **mine = tooluse_paths_of(a, c);
