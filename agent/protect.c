@@ -110,6 +110,8 @@ static void protect_repo(struct protect *, const char *);
 static const char protect_config_kind[] = "the config of an existing repository, which can "
     "name programs the next git command runs; the one it replaced is back";
 static const char protect_hook_kind[] = "a git hook of an existing repository";
+static const char protect_commondir_kind[] = "a commondir file, which would send an existing "
+    "repository to another config";
 
 /* --- the table --------------------------------------------------------------- */
 
@@ -662,6 +664,10 @@ protect_repo_event(struct protect *p, struct protect_dir *d, const struct inotif
 	protect_join(dir, e->name, &rel);
 	if (d->role == 'g' && strcmp(e->name, "config") == 0)
 		protect_config(p, d);
+	else if (d->role == 'g' && strcmp(e->name, "commondir") == 0 && p->holds > 0 &&
+	    p->paused == 0)
+		/* it would send git to another directory's config */
+		protect_catch(p, buf_cstr(&rel), protect_commondir_kind);
 	else if (d->role == 'g' && strcmp(e->name, "hooks") == 0 && (e->mask & IN_ISDIR)) {
 		protect_watch(p, buf_cstr(&rel), 'h');
 		protect_hooks_scan(p, buf_cstr(&rel));

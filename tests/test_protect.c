@@ -160,6 +160,12 @@ T_TEST(moved_in_bare_and_again)
 	protect_release(p, false);
 	T_OK(exists("vendor/.git/HEAD"));
 	T_EQ_INT(told, 0);
+	/* in it now: a commondir that would send git to another config */
+	protect_hold(p, false);
+	put("vendor/.git/commondir", "../../stage\n", 12);
+	protect_release(p, false);
+	T_OK(!exists("vendor/.git/commondir"));
+	T_OK(exists("vendor/.git/HEAD"));
 	free(from);
 	free(to);
 	done(p);
