@@ -930,6 +930,13 @@ protect_resume(struct protect *p, bool all, const char *const *mine)
 	protect_drain(p);
 	if (--p->paused > 0)
 		return;
+	/*
+	 * While a sandboxed background command runs, what appeared may be its
+	 * plant, timed to an approved command: only the paths a file tool
+	 * names as its own are kept then.
+	 */
+	if (p->background > 0)
+		all = false;
 	for (i = 0; i < p->ndeferred; i++) {
 		bool theirs = all;
 		const char *kind = protect_kind(p->deferred[i]);

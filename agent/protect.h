@@ -27,7 +27,8 @@
  *
  * Writers tandem trusts (the file tools, a command the user approved to
  * run outside the sandbox) pause the catching: what they create is theirs
- * (protect_resume).  Each catch is told once: to the user through the
+ * (protect_resume), except that while a sandboxed background command runs
+ * only the paths a file tool names as its own are.  Each catch is told once: to the user through the
  * notify callback, and to the model by protect_take at its next result.
  *
  * struct protect owns its watch and texts; the caller frees it.
@@ -75,8 +76,10 @@ void		 protect_release(struct protect *, bool background);
 
 /*
  * A trusted writer starts and ends.  At the end, what was created while
- * paused is kept when all is true, or when it is one of the paths in
- * mine (relative to root, NULL-ended; may be NULL), else caught.
+ * paused is kept when it is one of the paths in mine (relative to root,
+ * NULL-ended; may be NULL), or when all is true and no sandboxed
+ * background command runs (its plant could be timed to the writer); else
+ * it is caught.
  */
 void		 protect_pause(struct protect *);
 void		 protect_resume(struct protect *, bool all, const char *const *mine);

@@ -129,6 +129,8 @@ tooluse_paths_of(const struct agent *a, const struct sched_call *c)
 	return v;
 }
 
+static void tooluse_protect_ran(struct agent *, struct sched_call *);
+
 /* Around each call: the sandboxed ones are watched, the trusted writers pause the catching. */
 static void
 tooluse_protect_start(struct agent *a, const struct sched_call *c)
@@ -141,6 +143,16 @@ tooluse_protect_start(struct agent *a, const struct sched_call *c)
 
 static void
 tooluse_protect_end(struct agent *a, struct sched_call *c)
+{
+	/* a call refused before it ran was never held or paused */
+	if (c->ran)
+		tooluse_protect_ran(a, c);
+	/* a background shell's catch is told with whatever result comes next */
+	(void)protect_take(a->protect, &c->result);
+}
+
+static void
+tooluse_protect_ran(struct agent *a, struct sched_call *c)
 {
 	if (tooluse_watched(a, c) && json_bool(c->input, "run_in_background", false) &&
 	    !a->protect_bg && bgshell_running() > 0)
@@ -158,8 +170,6 @@ tooluse_protect_end(struct agent *a, struct sched_call *c)
 			free(mine[i]);
 		free(mine);
 	}
-	/* a background shell's catch is told with whatever result comes next */
-	(void)protect_take(a->protect, &c->result);
 }
 
 static void

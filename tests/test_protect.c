@@ -214,12 +214,20 @@ T_TEST(paused_writer)
 	protect_resume(p, false, mine);
 	T_OK(exists("CLAUDE.md"));
 	T_OK(!exists(".mcp.json"));
+	/* a command the user let run outside, while the background one runs: caught */
 	protect_pause(p);
-	put(".envrc", "x\n", 2);	/* a command the user let run outside */
+	put(".envrc", "x\n", 2);
 	protect_resume(p, true, NULL);
-	T_OK(exists(".envrc"));
+	T_OK(!exists(".envrc"));
 	protect_release(p, true);
 	T_OK(exists("CLAUDE.md"));
+	/* with no background command: the one outside made it, it stays */
+	protect_hold(p, false);
+	protect_release(p, false);
+	protect_pause(p);
+	put(".envrc", "x\n", 2);
+	protect_resume(p, true, NULL);
+	T_OK(exists(".envrc"));
 	done(p);
 }
 
