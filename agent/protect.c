@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,12 +61,21 @@ struct protect_item {
 	int		 again;		/* caught again after the first time */
 };
 
+/* A file of an existing repository as it was, to put back what a command changed. */
+struct protect_saved {
+	char	*name;
+	char	*data;
+	size_t	 len;
+	mode_t	 mode;
+};
+
 struct protect_dir {
 	int	 wd;
 	char	*rel;		/* "" for the root */
 	char	 role;		/* 'd' a directory, 'g' an existing repository's .git, 'h' its hooks */
-	char	*config;	/* 'g': its config as it was; NULL: none */
-	size_t	 nconfig;
+	bool	 hooks;		/* 'd' that is also core.hooksPath's folder */
+	struct protect_saved *saved;	/* 'g': its config; 'h': its hooks, as they were */
+	size_t	 nsaved;
 };
 
 struct protect {
@@ -88,6 +98,7 @@ struct protect {
 	char			**warm;		/* its directories still to walk */
 	size_t			 nwarm;
 	uint64_t		 warm_timer;
+	char			*hooks_rel;	/* core.hooksPath's folder in the root; NULL: none */
 	char			*move_from;	/* the last directory moved away, and its cookie */
 	uint32_t		 move_cookie;
 	unsigned		 serial;
@@ -107,9 +118,11 @@ static void protect_repo(struct protect *, const char *);
 #define PROTECT_GIT_MASK (IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR | \
 			 IN_DONT_FOLLOW | IN_EXCL_UNLINK)
 #define PROTECT_CONFIG_MAX (1024 * 1024)
+#define PROTECT_HOOKS_MAX	64	/* hooks of one folder kept to put back */
 static const char protect_config_kind[] = "the config of an existing repository, which can "
     "name programs the next git command runs; the one it replaced is back";
-static const char protect_hook_kind[] = "a git hook of an existing repository";
+static const char protect_hook_kind[] = "a git hook of an existing repository, which the "
+    "next git command runs; one it replaced is back";
 static const char protect_commondir_kind[] = "a commondir file, which would send an existing "
     "repository to another config";
 
@@ -127,6 +140,18 @@ protect_kind(const char *rel)
 		if (strcmp(base, protect_names[i].name) == 0 && (top || protect_names[i].deep))
 			return protect_names[i].kind;
 	return NULL;
+}
+
+static const char protect_hooks_kind[] = "the folder core.hooksPath names, whose hooks "
+    "the next git command runs";
+
+/* protect_kind, and the folder of the root repository's core.hooksPath. */
+static const char *
+protect_kind_of(const struct protect *p, const char *rel)
+{
+	if (p->hooks_rel != NULL && strcmp(rel, p->hooks_rel) == 0)
+		return protect_hooks_kind;
+	return protect_kind(rel);
 }
 
 static void
@@ -420,6 +445,109 @@ protect_slurp(const struct protect *p, const char *rel, size_t *len)
 	return buf_detach(&data, NULL);
 }
 
+/* Does a hooks folder's name run?  (Not git's samples, not tandem's own put-back.) */
+static bool
+protect_hook_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !(n >= 7 && strcmp(name + n - 7, ".sample") == 0) &&
+	    !(n >= 15 && strcmp(name + n - 15, ".tandem-restore") == 0);
+}
+
+static struct protect_saved *
+protect_saved_find(struct protect_dir *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsaved; i++)
+		if (strcmp(d->saved[i].name, name) == 0)
+			return &d->saved[i];
+	return NULL;
+}
+
+/* Keep data (owned from here on; NULL: the file is gone) as name's state in d. */
+static void
+protect_saved_set(struct protect_dir *d, const char *name, char *data, size_t len, mode_t mode)
+{
+	struct protect_saved *v = protect_saved_find(d, name);
+
+	if (v == NULL && data == NULL)
+		return;
+	if (v == NULL) {
+		d->saved = xreallocarray(d->saved, d->nsaved + 1, sizeof *d->saved);
+		v = &d->saved[d->nsaved++];
+		v->name = xstrdup(name);
+		v->data = NULL;
+	}
+	free(v->data);
+	v->data = data;
+	v->len = len;
+	v->mode = mode;
+}
+
+static void
+protect_saved_clear(struct protect_dir *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsaved; i++) {
+		free(d->saved[i].name);
+		free(d->saved[i].data);
+	}
+	free(d->saved);
+	d->saved = NULL;
+	d->nsaved = 0;
+}
+
+/* The file name in d as it is now (NULL: none, or not a regular file). */
+static char *
+protect_saved_read(const struct protect *p, const struct protect_dir *d, const char *name,
+    size_t *len, mode_t *mode)
+{
+	struct buf rel = BUF_INIT(PATH_MAX + 64), path = BUF_INIT(PATH_MAX + 64);
+	struct stat st;
+	char *data = NULL;
+
+	protect_join(d->rel, name, &rel);
+	protect_path(p, buf_cstr(&rel), &path);
+	if (lstat(buf_cstr(&path), &st) == 0 && S_ISREG(st.st_mode)) {
+		data = protect_slurp(p, buf_cstr(&rel), len);
+		*mode = st.st_mode & 07777;
+	}
+	buf_release(&rel);
+	buf_release(&path);
+	return data;
+}
+
+/* What d guards, as it is when the watch begins: a .git's config, a hooks folder's hooks. */
+static void
+protect_save_dir(struct protect *p, struct protect_dir *d)
+{
+	struct buf path = BUF_INIT(PATH_MAX + 64);
+	struct dirent *de;
+	size_t len = 0;
+	mode_t mode = 0;
+	char *data;
+	DIR *dir;
+
+	if (d->role == 'g') {
+		data = protect_saved_read(p, d, "config", &len, &mode);
+		protect_saved_set(d, "config", data, len, mode);
+		goto out;
+	}
+	protect_path(p, d->rel, &path);
+	if ((dir = opendir(buf_cstr(&path))) == NULL)
+		goto out;
+	while ((de = readdir(dir)) != NULL && d->nsaved < PROTECT_HOOKS_MAX)
+		if (de->d_name[0] != '.' && protect_hook_name(de->d_name) &&
+		    (data = protect_saved_read(p, d, de->d_name, &len, &mode)) != NULL)
+			protect_saved_set(d, de->d_name, data, len, mode);
+	closedir(dir);
+out:
+	buf_release(&path);
+}
+
 /* Watch rel in its role; a directory watched already (moved, seen again) gets its new path. */
 static bool
 protect_watch(struct protect *p, const char *rel, char role)
@@ -430,7 +558,9 @@ protect_watch(struct protect *p, const char *rel, char role)
 	int wd;
 
 	protect_path(p, rel, &path);
-	wd = inotify_add_watch(p->fd, buf_cstr(&path), role == 'd' ? PROTECT_MASK : PROTECT_GIT_MASK);
+	/* a folder may be both in the tree and a hooks folder: a role's mask adds to the other's */
+	wd = inotify_add_watch(p->fd, buf_cstr(&path), role == 'd' ? PROTECT_MASK :
+	    PROTECT_GIT_MASK | IN_MASK_ADD);
 	buf_release(&path);
 	if (wd == -1) {
 		/* ENOSPC: the kernel's limit of watches; the walk at the end covers the rest. */
@@ -441,6 +571,12 @@ protect_watch(struct protect *p, const char *rel, char role)
 	if ((d = protect_dir_find(p, wd)) != NULL) {
 		free(d->rel);
 		d->rel = xstrdup(rel);
+		if ((role == 'h' && d->role == 'd') || (role == 'd' && d->role == 'h')) {
+			d->role = 'd';
+			if (!d->hooks)
+				protect_save_dir(p, d);
+			d->hooks = true;
+		}
 		return true;
 	}
 	p->dirs = xreallocarray(p->dirs, p->ndirs + 1, sizeof *p->dirs);
@@ -450,13 +586,8 @@ protect_watch(struct protect *p, const char *rel, char role)
 	p->dirs[i].wd = wd;
 	p->dirs[i].rel = xstrdup(rel);
 	p->dirs[i].role = role;
-	if (role == 'g') {
-		struct buf c = BUF_INIT(PATH_MAX + 64);
-
-		protect_join(rel, "config", &c);
-		p->dirs[i].config = protect_slurp(p, buf_cstr(&c), &p->dirs[i].nconfig);
-		buf_release(&c);
-	}
+	if (role != 'd')
+		protect_save_dir(p, &p->dirs[i]);
 	p->ndirs++;
 	return true;
 }
@@ -495,7 +626,7 @@ protect_unwatch(struct protect *p, int wd)
 		return;
 	i = (size_t)(d - p->dirs);
 	free(d->rel);
-	free(d->config);
+	protect_saved_clear(d);
 	memmove(&p->dirs[i], &p->dirs[i + 1], (p->ndirs - i - 1) * sizeof *p->dirs);
 	p->ndirs--;
 }
@@ -546,7 +677,7 @@ protect_walk_step(struct protect *p, char ***stackp, size_t *nstackp, bool fresh
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
 			protect_join(rel, de->d_name, &sub);
-			if ((kind = protect_kind(buf_cstr(&sub))) != NULL) {
+			if ((kind = protect_kind_of(p, buf_cstr(&sub))) != NULL) {
 				if (fresh || protect_strv_find(p->known, p->nknown, buf_cstr(&sub)) == -1)
 					protect_found(p, buf_cstr(&sub), kind);
 				else if (watch)
@@ -580,47 +711,56 @@ protect_walk(struct protect *p, const char *top, bool fresh, bool watch)
 	free(stack);
 }
 
-/* The config of an existing repository changed: the new one is caught, the old one put back. */
+/*
+ * A file d guards (a .git's config, a hook) was written: the new one is
+ * caught and the old one put back.  A trusted writer's or the user's own
+ * change (no sandboxed command, or paused) is the one kept from then on.
+ */
 static void
-protect_config(struct protect *p, struct protect_dir *d)
+protect_guarded(struct protect *p, struct protect_dir *d, const char *name, const char *kind)
 {
-	struct buf rel = BUF_INIT(PATH_MAX + 64), tmp = BUF_INIT(PATH_MAX + 64);
+	struct buf rel = BUF_INIT(PATH_MAX + 64), tmp = BUF_INIT(PATH_MAX + 64),
+	    dst = BUF_INIT(PATH_MAX + 64);
+	struct protect_saved *was;
 	size_t n = 0;
+	mode_t mode = 0;
 	char *now;
 	int fd;
 
-	protect_join(d->rel, "config", &rel);
-	now = protect_slurp(p, buf_cstr(&rel), &n);
-	if (now != NULL && d->config != NULL && n == d->nconfig && memcmp(now, d->config, n) == 0)
+	now = protect_saved_read(p, d, name, &n, &mode);
+	was = protect_saved_find(d, name);
+	if (now != NULL && was != NULL && was->data != NULL && n == was->len &&
+	    memcmp(now, was->data, n) == 0)
 		goto out;	/* as it was (what tandem put back, too) */
 	if (p->holds == 0 || p->paused > 0) {
-		/* the user's own change, or a trusted writer's: the new one is the one to keep */
-		free(d->config);
-		d->config = now;
-		d->nconfig = n;
+		protect_saved_set(d, name, now, n, mode);
 		now = NULL;
 		goto out;
 	}
-	protect_catch(p, buf_cstr(&rel), protect_config_kind);
-	if (d->config == NULL)
+	if (now == NULL)
+		goto out;
+	protect_join(d->rel, name, &rel);
+	protect_catch(p, buf_cstr(&rel), kind);
+	if (was == NULL || was->data == NULL)
 		goto out;
 	protect_path(p, d->rel, &tmp);
-	buf_puts(&tmp, "/config.tandem-restore");
-	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	buf_printf(&tmp, "/.%s.tandem-restore", name);
+	protect_path(p, buf_cstr(&rel), &dst);
+	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    was->mode & 0777);
 	if (fd != -1) {
-		bool ok = write(fd, d->config, d->nconfig) == (ssize_t)d->nconfig;
+		bool ok = write(fd, was->data, was->len) == (ssize_t)was->len &&
+		    fchmod(fd, was->mode & 0777) == 0;
 
 		close(fd);
-		buf_reset(&rel);
-		protect_path(p, d->rel, &rel);
-		buf_puts(&rel, "/config");
-		if (!ok || rename(buf_cstr(&tmp), buf_cstr(&rel)) == -1)
+		if (!ok || rename(buf_cstr(&tmp), buf_cstr(&dst)) == -1)
 			(void)unlink(buf_cstr(&tmp));
 	}
 out:
 	free(now);
 	buf_release(&rel);
 	buf_release(&tmp);
+	buf_release(&dst);
 }
 
 /* A hooks folder made in an existing repository: what is in it already is caught. */
@@ -630,16 +770,15 @@ protect_hooks_scan(struct protect *p, const char *rel)
 	struct buf path = BUF_INIT(PATH_MAX + 64), sub = BUF_INIT(PATH_MAX + 64);
 	struct dirent *de;
 	char **names = NULL;
-	size_t n = 0, i, len;
+	size_t n = 0, i;
 	DIR *d;
 
 	protect_path(p, rel, &path);
 	if (p->holds == 0 || p->paused > 0 || (d = opendir(buf_cstr(&path))) == NULL)
 		goto out;
 	while ((de = readdir(d)) != NULL) {
-		len = strlen(de->d_name);
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
-		    (len < 7 || strcmp(de->d_name + len - 7, ".sample") != 0))
+		    protect_hook_name(de->d_name))
 			protect_strv_add(&names, &n, de->d_name);
 	}
 	closedir(d);
@@ -658,12 +797,11 @@ static void
 protect_repo_event(struct protect *p, struct protect_dir *d, const struct inotify_event *e)
 {
 	struct buf rel = BUF_INIT(PATH_MAX + 64);
-	size_t n = strlen(e->name);
 	char *dir = xstrdup(d->rel);
 
 	protect_join(dir, e->name, &rel);
 	if (d->role == 'g' && strcmp(e->name, "config") == 0)
-		protect_config(p, d);
+		protect_guarded(p, d, "config", protect_config_kind);
 	else if (d->role == 'g' && strcmp(e->name, "commondir") == 0 && p->holds > 0 &&
 	    p->paused == 0)
 		/* it would send git to another directory's config */
@@ -671,9 +809,8 @@ protect_repo_event(struct protect *p, struct protect_dir *d, const struct inotif
 	else if (d->role == 'g' && strcmp(e->name, "hooks") == 0 && (e->mask & IN_ISDIR)) {
 		protect_watch(p, buf_cstr(&rel), 'h');
 		protect_hooks_scan(p, buf_cstr(&rel));
-	} else if (d->role == 'h' && (n < 7 || strcmp(e->name + n - 7, ".sample") != 0) &&
-	    p->holds > 0 && p->paused == 0)
-		protect_catch(p, buf_cstr(&rel), protect_hook_kind);
+	} else if (d->role == 'h' && protect_hook_name(e->name) && !(e->mask & IN_ISDIR))
+		protect_guarded(p, d, e->name, protect_hook_kind);
 	free(dir);
 	buf_release(&rel);
 }
@@ -700,9 +837,12 @@ protect_event(struct protect *p, const struct inotify_event *e)
 		protect_repo_event(p, d, e);
 		return;
 	}
+	if (d->hooks && !(e->mask & (IN_ISDIR | IN_DELETE | IN_MOVED_FROM)) &&
+	    protect_hook_name(e->name))
+		protect_guarded(p, d, e->name, protect_hook_kind);
 	dir = xstrdup(d->rel);
 	protect_join(dir, e->name, &rel);
-	kind = protect_kind(buf_cstr(&rel));
+	kind = protect_kind_of(p, buf_cstr(&rel));
 	if (e->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		protect_strv_del(p->known, &p->nknown, buf_cstr(&rel));
 		protect_strv_del(p->deferred, &p->ndeferred, buf_cstr(&rel));
@@ -768,6 +908,74 @@ protect_on_read(struct ev_loop *loop, int fd, int revents, void *arg)
 		protect_tell(p);
 }
 
+/* rel of a path in the root (relative, or absolute below it), or NULL; no "..". */
+static char *
+protect_rel_of(const struct protect *p, const char *path)
+{
+	size_t rl = strlen(p->root), n;
+	char *rel;
+
+	if (path[0] == '/') {
+		if (strncmp(path, p->root, rl) != 0 || path[rl] != '/')
+			return NULL;
+		path += rl + 1;
+	}
+	while (strncmp(path, "./", 2) == 0)
+		path += 2;
+	if (path[0] == '\0' || strstr(path, "..") != NULL)
+		return NULL;
+	rel = xstrdup(path);
+	n = strlen(rel);
+	while (n > 0 && rel[n - 1] == '/')
+		rel[--n] = '\0';
+	return rel;
+}
+
+/*
+ * The root repository's core.hooksPath, when it names a folder in the
+ * workspace (husky's .husky/, a .githooks/): its hooks run with the user's
+ * next commit, so they are guarded as an existing repository's are.
+ * Only the repository's own config is read: a global one's folder is
+ * outside the workspace, where a sandboxed command does not write.
+ */
+static void
+protect_hooks_path(struct protect *p)
+{
+	bool core = false;
+	size_t len = 0;
+	char *cfg = protect_slurp(p, ".git/config", &len), *line, *next, *rel;
+
+	for (line = cfg; line != NULL && *line != '\0'; line = next) {
+		char *eq, *k, *v, *end;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		k = line + strspn(line, " \t");
+		if (*k == '[') {
+			core = strncasecmp(k, "[core]", 6) == 0;
+			continue;
+		}
+		if (!core || (eq = strchr(k, '=')) == NULL)
+			continue;
+		*eq = '\0';
+		for (end = eq; end > k && (end[-1] == ' ' || end[-1] == '\t'); end--)
+			end[-1] = '\0';
+		if (strcasecmp(k, "hookspath") != 0)
+			continue;
+		v = eq + 1 + strspn(eq + 1, " \t\"");
+		v[strcspn(v, "\"#;\r")] = '\0';
+		for (end = v + strlen(v); end > v && (end[-1] == ' ' || end[-1] == '\t'); end--)
+			end[-1] = '\0';
+		if ((rel = protect_rel_of(p, v)) != NULL) {
+			protect_watch(p, rel, 'h');
+			free(p->hooks_rel);
+			p->hooks_rel = rel;
+		}
+	}
+	free(cfg);
+}
+
 /* The watch's first walk, begun: the names there now are known. */
 static void
 protect_begin(struct protect *p)
@@ -778,6 +986,8 @@ protect_begin(struct protect *p)
 	p->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (p->fd == -1)
 		p->partial = true;
+	else
+		protect_hooks_path(p);
 	protect_strv_add(&p->warm, &p->nwarm, "");
 }
 
@@ -843,7 +1053,7 @@ protect_free(struct protect *p)
 		close(p->fd);
 	for (i = 0; i < p->ndirs; i++) {
 		free(p->dirs[i].rel);
-		free(p->dirs[i].config);
+		protect_saved_clear(&p->dirs[i]);
 	}
 	free(p->dirs);
 	protect_strv_clear(&p->known, &p->nknown);
@@ -851,6 +1061,7 @@ protect_free(struct protect *p)
 	protect_items_clear(p);
 	buf_release(&p->pending);
 	free(p->move_from);
+	free(p->hooks_rel);
 	free(p->root);
 	free(p->qdir);
 	free(p);
@@ -939,7 +1150,7 @@ protect_resume(struct protect *p, bool all, const char *const *mine)
 		all = false;
 	for (i = 0; i < p->ndeferred; i++) {
 		bool theirs = all;
-		const char *kind = protect_kind(p->deferred[i]);
+		const char *kind = protect_kind_of(p, p->deferred[i]);
 
 		for (j = 0; !theirs && mine != NULL && mine[j] != NULL; j++)
 			theirs = strcmp(mine[j], p->deferred[i]) == 0;

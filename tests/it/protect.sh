@@ -142,6 +142,18 @@ check "a hook planted there is gone and did not run" [ ! -e lib/.git/hooks/post-
 check "the result says so" noted nestedrepo
 check "and the repository still works" [ "$(git -C lib log --oneline | wc -l)" = 2 ]
 
+# core.hooksPath naming a folder in the workspace (husky): its hooks stay the user's.
+ws husky
+git init -q . && git config core.hooksPath .husky && mkdir .husky &&
+    printf '#!/bin/sh\nexit 0\n' >.husky/pre-commit && chmod +x .husky/pre-commit &&
+    echo a >a.txt && git add -A && git commit -qm one
+calls husky "$(cmd "printf '#!/bin/sh\\n$MARK\\n' >.husky/pre-commit; printf '#!/bin/sh\\n$MARK\\n' >.husky/post-commit; chmod +x .husky/post-commit; echo end")"
+echo b >>a.txt && git commit -qam two
+check "a hook of core.hooksPath's folder rewritten by a command is put back" \
+    [ "$(cat .husky/pre-commit)" = "$(printf '#!/bin/sh\nexit 0')" ]
+check "the next commit outside ran none of the command's hooks" not ran
+check "the result says so" noted husky
+
 # A file tool writing CLAUDE.md while a sandboxed background command runs is tandem's own.
 ws tool
 mock_start "$(scenario tool <<J
