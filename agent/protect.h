@@ -14,22 +14,34 @@
  * folders (.tandem, .claude), .mcp.json, direnv's .envrc and the editors'
  * folders (.vscode, .idea).
  *
+ * Existing metadata the sandbox does not bind is guarded by content: in a
+ * repository below the root (the root's .git is bound read-only), a
+ * changed config or hook is caught and the one before put back, a new
+ * hook or commondir is caught; so are the hooks of the folder the root
+ * repository's core.hooksPath names in the workspace (husky's .husky/).
+ *
  * While a sandboxed command lives (a foreground one from its start to its
  * end; a background one until the last background shell ends), every
- * directory of the workspace is watched with inotify.  A protected name
- * created (or moved in) under the watch is moved at once into the
- * session's quarantine directory (removed, when that is on another file
- * system), so a concurrent `git status` or editor finds nothing to run;
- * when a command ends, the queue of events is read to its end, which
- * catches whatever the command did before it died.  A watch that cannot
- * cover the tree (the kernel's limit, a lost event) falls back to a walk
- * that compares the protected names with those that existed before.
+ * directory of the workspace is watched with inotify (the first walk that
+ * sets the watches up runs in slices of idle time from the session's
+ * start).  A protected name created (or moved in) under the watch is
+ * moved at once into the session's quarantine directory (removed, when
+ * that is on another file system), so a concurrent `git status` or editor
+ * finds nothing to run, and the next session nothing to load; when a
+ * command ends, the queue of events is read to its end, which catches
+ * whatever the command did before its PID namespace ended.  A watch that
+ * cannot cover the tree (the kernel's limit, a lost event) falls back to
+ * a walk that compares the protected names with those that existed
+ * before.  Catching rather than refusing: nothing in the kernel refuses a
+ * name to an unprivileged process, an empty placeholder .git would send
+ * git to a parent repository, and a bind needs a mountpoint.
  *
  * Writers tandem trusts (the file tools, a command the user approved to
- * run outside the sandbox) pause the catching: what they create is theirs
- * (protect_resume), except that while a sandboxed background command runs
- * only the paths a file tool names as its own are.  Each catch is told once: to the user through the
- * notify callback, and to the model by protect_take at its next result.
+ * run outside the sandbox, the user's !command) pause the catching: what
+ * they create is theirs (protect_resume), except that while a sandboxed
+ * background command runs only the paths a file tool names as its own
+ * are.  Each catch is told once: to the user through the notify callback,
+ * and to the model by protect_take with its next result.
  *
  * struct protect owns its watch and texts; the caller frees it.
  */
