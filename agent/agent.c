@@ -47,6 +47,8 @@
 #include "timeline.h"
 #include "tooluse.h"
 #include "wsnap.h"
+#include "protect.h"
+#include "bgshell.h"
 
 static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);
 static void agent_proceed(struct agent *);
@@ -961,6 +963,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
+	tooluse_protect_warm(a);
 	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
@@ -1030,6 +1033,10 @@ agent_free(struct agent *a)
 	free(a->base_url);
 	session_close(a->session);
 	free(a->snap_dir);
+	/* the background shells end with tandem: what they did is looked at first */
+	if (a->protect_bg)
+		bgshell_end_all();
+	protect_free(a->protect);
 	wsnap_free(a->wsnap);
 	free(a->stop_reason);
 	buf_release(&a->answer);

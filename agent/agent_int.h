@@ -98,6 +98,8 @@ struct agent {
 	bool			 resumed;	/* the session was resumed, not started */
 	char			*snap_dir;
 	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
+	struct protect		*protect;	/* what sandboxed commands create (protect.h); lazy */
+	bool			 protect_bg;	/* it is held for the background shells */
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	int			 user_cmds;	/* the user's ! commands running (inbox.c) */

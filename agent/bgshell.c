@@ -38,6 +38,8 @@ struct bgshell {
 
 static struct bgshell *bgshell_list;
 static int bgshell_serial;
+static void (*bgshell_end_fn)(void *);
+static void *bgshell_end_arg;
 
 static struct bgshell *
 bgshell_find(const char *id)
@@ -119,6 +121,15 @@ bgshell_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 	if (sh->kill_timer != 0)
 		ev_timer_cancel(loop, sh->kill_timer);
 	sh->kill_timer = 0;
+	if (bgshell_end_fn != NULL)
+		bgshell_end_fn(bgshell_end_arg);
+}
+
+void
+bgshell_on_end(void (*fn)(void *), void *arg)
+{
+	bgshell_end_fn = fn;
+	bgshell_end_arg = arg;
 }
 
 static void

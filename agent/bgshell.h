@@ -34,6 +34,8 @@ int	bgshell_adopt(struct ev_loop *, pid_t pid, int fd, const char *tag,
 void	bgshell_run(const struct tool_def *, const cJSON *input, struct tool_out *out);
 /* End every shell now (also done at exit). */
 void	bgshell_end_all(void);
+/* Call fn(arg) each time a shell ends (one hook; NULL: none). */
+void	bgshell_on_end(void (*fn)(void *), void *arg);
 /* How many shells are still running. */
 int	bgshell_running(void);
 /* The running shells, as "bash_N (`command`)" joined by ", ", into out; how many. */

@@ -15,6 +15,7 @@
 #include "record.h"
 #include "event.h"
 #include "json.h"
+#include "protect.h"
 #include "session.h"
 #include "usercmd.h"
 #include "wsnap.h"
@@ -113,6 +114,8 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 	int next = session_turns(a->session) > a->turn ? session_turns(a->session) : a->turn;
 
 	a->user_cmds--;
+	/* what the user's own command made is theirs (protect.h) */
+	protect_resume(a->protect, true, NULL);
 	if (c->epoch != 0 && c->epoch == wsnap_epoch(a->wsnap) &&
 	    wsnap_leave(a->wsnap, next + 1, c->id, INBOX_BY) == -1)
 		agent_unsaved(a);
@@ -148,5 +151,6 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	}
 	buf_release(&err);
 	a->user_cmds++;
+	protect_pause(a->protect);
 	return usercmd_start(a->loop, &a->env, command, inbox_cmd_output, inbox_cmd_done, c);
 }

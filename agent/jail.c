@@ -79,7 +79,9 @@ static const struct {
 
 /* Inside the workspace and read-only whatever the mode: hooks, settings, servers, memory. */
 static const char *const jail_protected[] = {
-	".git", ".tandem", ".mcp.json", "AGENTS.md", "CLAUDE.md", "TANDEM.md", NULL
+	".git", ".tandem", ".mcp.json", "AGENTS.md", "CLAUDE.md", "TANDEM.md",
+	/* and what else protect.h guards in the root, when it exists */
+	"CLAUDE.local.md", ".claude", ".envrc", ".vscode", ".idea", NULL
 };
 
 /* Gone from a sandboxed command's environment: ways out to the user's session. */
@@ -1088,7 +1090,7 @@ static int
 jail_mounts(const struct jail *j, struct buf *err)
 {
 	struct jail_binds b = { .n = 0 };
-	char run[64], prot[8][4096];
+	char run[64], prot[16][4096];
 	size_t i, np = 0;
 	int n, r = -1;
 
@@ -1097,7 +1099,7 @@ jail_mounts(const struct jail *j, struct buf *err)
 	for (i = 0; j->mode == JAIL_WORKSPACE_WRITE && j->allow_write != NULL &&
 	    j->allow_write[i] != NULL; i++)
 		jail_binds_add(&b, j->allow_write[i], false);
-	for (i = 0; jail_protected[i] != NULL && np < 8; i++) {
+	for (i = 0; jail_protected[i] != NULL && np < 16; i++) {
 		n = snprintf(prot[np], sizeof prot[np], "%s/%s", j->root, jail_protected[i]);
 		if (n > 0 && (size_t)n < sizeof prot[np] && access(prot[np], F_OK) == 0) {
 			jail_binds_add(&b, prot[np], true);

@@ -21,6 +21,7 @@ libtandem_agent_a_SOURCES = \
 	agent/attach.c agent/attach.h \
 	agent/inbox.c agent/inbox.h \
 	agent/bgshell.c agent/bgshell.h \
+	agent/protect.c agent/protect.h \
 	agent/jail.c agent/jail.h \
 	agent/perm.c agent/perm.h \
 	agent/shparse.c agent/shparse.h agent/shparse_int.h \
@@ -135,3 +136,8 @@ tests_test_wsnap_LDADD = $(TOOLS_LIBS)
 check_PROGRAMS += tests/test_mcp_tools
 TESTS += tests/test_mcp_tools
 tests_test_mcp_tools_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS)
+# Protected names a sandboxed command creates: the table, the watch, the quarantine, its cost.
+check_PROGRAMS += tests/test_protect
+TESTS += tests/test_protect
+tests_test_protect_SOURCES = tests/test_protect.c agent/protect.c
+tests_test_protect_LDADD = $(LIB_LIBS)

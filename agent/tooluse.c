@@ -13,8 +13,10 @@
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
+#include "jail.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "protect.h"
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
@@ -35,6 +37,141 @@ tooluse_snapped(const struct sched_call *c)
 	    strncmp(c->name, "mcp__", 5) == 0;
 }
 
+/* Does c run in the sandbox (run_bash that the jail applies to)? */
+static bool
+tooluse_jailed(const struct agent *a, const struct sched_call *c)
+{
+	return strcmp(c->name, "run_bash") == 0 && jail_applies(a->env.jail, c->input);
+}
+
+/* Is c watched: a sandboxed command that may write the workspace (not read-only mode)? */
+static bool
+tooluse_watched(const struct agent *a, const struct sched_call *c)
+{
+	return tooluse_jailed(a, c) && jail_mode(a->env.jail) == JAIL_WORKSPACE_WRITE;
+}
+
+/* Is c a writer tandem trusts: a file tool, or a command run outside the sandbox? */
+static bool
+tooluse_trusted_writer(const struct agent *a, const struct sched_call *c)
+{
+	return c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && !tooluse_jailed(a, c);
+}
+
+static void
+tooluse_protect_notify(void *arg, const char *sentence)
+{
+	struct agent *a = arg;
+
+	event_error(a->bus, 0, "%s", sentence);
+}
+
+/* The last background shell ended: its hold on the protected names goes. */
+static void
+tooluse_protect_bg_end(void *arg)
+{
+	struct agent *a = arg;
+
+	if (a->protect_bg && bgshell_running() == 0) {
+		a->protect_bg = false;
+		protect_release(a->protect, true);
+	}
+}
+
+/* The guard of the protected names (protect.h), made when a sandboxed command first runs. */
+static struct protect *
+tooluse_protect(struct agent *a)
+{
+	struct buf q = BUF_INIT(BUF_NOLIMIT);
+
+	if (a->session == NULL)
+		return a->protect;
+	buf_printf(&q, "%s/quarantine", session_dir(a->session));
+	if (a->protect == NULL) {
+		a->protect = protect_new(a->loop, a->cfg->root, buf_cstr(&q), tooluse_protect_notify, a);
+		bgshell_on_end(tooluse_protect_bg_end, a);
+	} else
+		protect_set_quarantine(a->protect, buf_cstr(&q));
+	buf_release(&q);
+	return a->protect;
+}
+
+void
+tooluse_protect_warm(struct agent *a)
+{
+	if (jail_usable(a->env.jail) && jail_mode(a->env.jail) == JAIL_WORKSPACE_WRITE)
+		protect_warm(tooluse_protect(a));
+}
+
+/* The paths a file tool wrote (its input's and its "files"), relative to the root. */
+static char **
+tooluse_paths_of(const struct agent *a, const struct sched_call *c)
+{
+	const cJSON *f;
+	char **v = NULL;
+	size_t n = 0, rl = strlen(a->cfg->root);
+	const char *s[2] = { json_str(c->input, "path", NULL), NULL };
+	int i;
+
+	cJSON_ArrayForEach(f, json_get(c->meta, "files")) {
+		v = xreallocarray(v, n + 2, sizeof *v);
+		v[n++] = xstrdup(json_str(f, "path", ""));
+	}
+	for (i = 0; s[i] != NULL; i++) {
+		v = xreallocarray(v, n + 2, sizeof *v);
+		v[n++] = xstrdup(s[i]);
+	}
+	for (i = 0; (size_t)i < n; i++)
+		if (strncmp(v[i], a->cfg->root, rl) == 0 && v[i][rl] == '/')
+			memmove(v[i], v[i] + rl + 1, strlen(v[i] + rl + 1) + 1);
+	if (v != NULL)
+		v[n] = NULL;
+	return v;
+}
+
+static void tooluse_protect_ran(struct agent *, struct sched_call *);
+
+/* Around each call: the sandboxed ones are watched, the trusted writers pause the catching. */
+static void
+tooluse_protect_start(struct agent *a, const struct sched_call *c)
+{
+	if (tooluse_watched(a, c))
+		protect_hold(tooluse_protect(a), json_bool(c->input, "run_in_background", false));
+	else if (tooluse_trusted_writer(a, c))
+		protect_pause(a->protect);
+}
+
+static void
+tooluse_protect_end(struct agent *a, struct sched_call *c)
+{
+	/* a call refused before it ran was never held or paused */
+	if (c->ran)
+		tooluse_protect_ran(a, c);
+	/* a background shell's catch is told with whatever result comes next */
+	(void)protect_take(a->protect, &c->result);
+}
+
+static void
+tooluse_protect_ran(struct agent *a, struct sched_call *c)
+{
+	if (tooluse_watched(a, c) && json_bool(c->input, "run_in_background", false) &&
+	    !a->protect_bg && bgshell_running() > 0)
+		a->protect_bg = true;	/* the hold stays while a background shell runs */
+	else if (tooluse_watched(a, c))
+		protect_release(a->protect, json_bool(c->input, "run_in_background", false));
+	else if (tooluse_trusted_writer(a, c)) {
+		char **mine = tooluse_paths_of(a, c);
+		size_t i;
+
+		/* a command the user let run outside, an MCP server: all it made is theirs */
+		protect_resume(a->protect, strcmp(c->name, "run_bash") == 0 ||
+		    strncmp(c->name, "mcp__", 5) == 0, (const char *const *)mine);
+		for (i = 0; mine != NULL && mine[i] != NULL; i++)
+			free(mine[i]);
+		free(mine);
+	}
+}
+
 static void
 tooluse_started(void *arg, struct sched_call *c)
 {
@@ -42,6 +179,7 @@ tooluse_started(void *arg, struct sched_call *c)
 
 	a->progress_bytes = 0;
 	crash_point("tool-started");
+	tooluse_protect_start(a, c);
 	if (tooluse_snapped(c) && wsnap_before(a->wsnap, NULL) == -1)
 		agent_unsaved(a);
 }
@@ -133,6 +271,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 	if (rest.len > 0)
 		emit_tool_progress(a->bus, c->id, rest.data, rest.len);
 	buf_release(&rest);
+	tooluse_protect_end(a, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
 		attach_tool_image(&a->env, a->cfg->rules, a->mode, a->caps.image_input, c->name, c->input,

@@ -21,5 +21,7 @@ void	 tooluse_ops(struct agent *a, struct sched_ops *ops);
  * then on is in no snapshot.  0, or -1 when the log could not be written.
  */
 int	 tooluse_turn_end(struct agent *a);
+/* With the sandbox in workspace-write mode: the protected names' watch begins (protect.h). */
+void	 tooluse_protect_warm(struct agent *a);
 
 #endif

@@ -28,6 +28,7 @@ IT_TESTS += tests/it/phases.sh
 IT_TESTS += tests/it/confine.sh
 # The command sandbox (namespaces, Landlock) and the end of what a command starts.
 IT_TESTS += tests/it/sandbox.sh tests/it/sandboxcfg.sh
+IT_TESTS += tests/it/protect.sh
 # Ignore rules as git has them, against git ls-files.
 IT_TESTS += tests/it/ignore.sh
 # Broken and hostile servers; command output and headless text as the model and terminal get them.
