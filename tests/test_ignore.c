@@ -653,6 +653,32 @@ T_TEST(tracked_files_under_ignore_rules)
 		free(g);
 		free(fl);
 	}
+	/* a split index: the shared part's paths count too */
+	if (sh("cd %s && git update-index --index-version 2 && git update-index --split-index && "
+	    "printf 'hello\\n' > b/split.c && git add -f b/split.c && "
+	    "ls .git/sharedindex.* >/dev/null", dir) != 0)
+		T_FAIL("git update-index --split-index");
+	ig = ignore_new(dir);
+	T_OK(!ignore_match(ig, "b/keep.c", false));	/* in the shared index */
+	T_OK(!ignore_match(ig, "b/split.c", false));	/* in the split one */
+	T_OK(ignore_match(ig, "b/junk.c", false));
+	T_OK(ignore_note(ig) == NULL);
+	ignore_free(ig);
+	same_as_git("tr");
+	/* a SHA-256 repository: longer ids, another checksum */
+	if (sh("mkdir -p %s/s256/b && cd %s/s256 && git init -q --object-format=sha256 && "
+	    "printf '*\\n' > b/.gitignore && printf 'hello\\n' > b/keep.c && "
+	    "printf 'hello\\n' > b/junk.c && git add -f b/.gitignore b/keep.c", root, root) == 0) {
+		char *s256 = abs_of("s256");
+
+		ig = ignore_new(s256);
+		T_OK(!ignore_match(ig, "b/keep.c", false));
+		T_OK(ignore_match(ig, "b/junk.c", false));
+		T_OK(ignore_note(ig) == NULL);
+		ignore_free(ig);
+		same_as_git("s256");
+		free(s256);
+	}
 	/* a repository nested in another: its own index counts */
 	puts_file("tr/inner/x", "x\n");
 	free(dir);
