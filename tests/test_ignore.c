@@ -689,6 +689,98 @@ T_TEST(tracked_files_under_ignore_rules)
 	free(dir);
 }
 
+/* A version 4 entry: mode 100644, no object id, the prefix cut, the suffix. */
+static void
+v4_entry(struct buf *b, unsigned cut, const char *suffix)
+{
+	unsigned char fixed[62];
+	size_t n = strlen(suffix);
+
+	memset(fixed, 0, sizeof fixed);
+	fixed[26] = 0x81;
+	fixed[27] = 0xa4;
+	fixed[60] = (unsigned char)((n > 0xfff ? 0xfff : n) >> 8);
+	fixed[61] = (unsigned char)(n > 0xfff ? 0xff : n & 0xff);
+	buf_append(b, fixed, sizeof fixed);
+	if (cut >= 128) {
+		buf_putc(b, (int)(0x80 | (((cut >> 7) - 1) & 0x7f)));
+		buf_putc(b, (int)(cut & 0x7f));
+	} else
+		buf_putc(b, (int)cut);
+	buf_append(b, suffix, n + 1);
+}
+
+/* A version 4 index's header for count entries (v4_entry adds them). */
+static void
+v4_index(struct buf *b, unsigned count)
+{
+	unsigned char hdr[12] = { 'D', 'I', 'R', 'C', 0, 0, 0, 4 };
+
+	hdr[8] = (unsigned char)(count >> 24);
+	hdr[9] = (unsigned char)(count >> 16);
+	hdr[10] = (unsigned char)(count >> 8);
+	hdr[11] = (unsigned char)count;
+	buf_append(b, hdr, sizeof hdr);
+}
+
+T_TEST(index_paths_and_bounds)
+{
+	static const unsigned char zeros[20];
+	struct buf b = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096), longp = BUF_INIT(BUF_NOLIMIT);
+	struct gitindex *gi;
+	unsigned i;
+
+	/* paths git refuses are left out; the others are kept, prefix-decoded */
+	v4_index(&b, 6);
+	v4_entry(&b, 0, ".git/config");
+	v4_entry(&b, 11, "a/../x");
+	v4_entry(&b, 6, "ok/x.c");
+	v4_entry(&b, 1, "h");
+	v4_entry(&b, 6, "sub/.GIT/hooks/pre-commit");
+	v4_entry(&b, 25, "/abs");
+	buf_append(&b, zeros, sizeof zeros);
+	gi = gitindex_parse(b.data, b.len, 20, NULL, &err);
+	T_OK(gi != NULL);
+	if (gi != NULL) {
+		T_EQ_INT(gitindex_count(gi), 2);
+		T_OK(gitindex_has(gi, "ok/x.c", 6) && gitindex_has(gi, "ok/x.h", 6));
+		T_OK(!gitindex_has(gi, ".git/config", 11));
+		T_OK(gitindex_has_below(gi, "ok", 2) && !gitindex_has_below(gi, "sub", 3));
+	}
+	gitindex_free(gi);
+	/* a long path repeated by prefixes: refused at four times the file's size */
+	buf_reset(&b);
+	buf_puts(&longp, "a/");
+	for (i = 0; i < 4000; i++)
+		buf_putc(&longp, 'x');
+	v4_index(&b, 2000);
+	v4_entry(&b, 0, buf_cstr(&longp));
+	for (i = 1; i < 2000; i++)
+		v4_entry(&b, 1, (i & 1) ? "y" : "z");
+	buf_append(&b, zeros, sizeof zeros);
+	buf_reset(&err);
+	T_OK(gitindex_parse(b.data, b.len, 20, NULL, &err) == NULL);
+	T_CONTAINS(buf_cstr(&err), "names come to more than");
+	/* a cut longer than the previous path, a count the size cannot hold */
+	buf_reset(&b);
+	v4_index(&b, 1);
+	v4_entry(&b, 3, "x");
+	buf_append(&b, zeros, sizeof zeros);
+	buf_reset(&err);
+	T_OK(gitindex_parse(b.data, b.len, 20, NULL, &err) == NULL);
+	T_CONTAINS(buf_cstr(&err), "out of bounds");
+	buf_reset(&b);
+	v4_index(&b, 1000);
+	v4_entry(&b, 0, "x");
+	buf_append(&b, zeros, sizeof zeros);
+	buf_reset(&err);
+	T_OK(gitindex_parse(b.data, b.len, 20, NULL, &err) == NULL);
+	T_CONTAINS(buf_cstr(&err), "more than its size can hold");
+	buf_release(&b);
+	buf_release(&err);
+	buf_release(&longp);
+}
+
 /* A hostile or damaged index is refused with a sentence, and the rules still apply. */
 T_TEST(index_refused_when_damaged)
 {
@@ -784,6 +876,7 @@ main(void)
 	T_RUN(symlinked_gitignore_not_read);
 	T_RUN(tracked_files_under_ignore_rules);
 	T_RUN(index_refused_when_damaged);
+	T_RUN(index_paths_and_bounds);
 	t_tree_remove(root);
 	free(home);
 	return t_done();

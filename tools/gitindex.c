@@ -27,6 +27,11 @@ struct gitindex {
 	size_t		 n, cap;
 	const char	**v;		/* then: the paths, sorted and unique */
 	size_t		 nv;
+	/*
+	 * The names' bound: version 4's prefixes let a small file name long
+	 * paths many times over, which no real index needs.
+	 */
+	size_t		 max_names;
 };
 
 static uint32_t
@@ -69,8 +74,8 @@ gi_path_ok(const char *p, size_t len, bool dir)
 static int
 gi_add(struct gitindex *gi, const char *p, size_t len, struct buf *err)
 {
-	if (len + 1 > GITINDEX_MAX_NAMES - gi->nlen) {
-		buf_printf(err, "the index holds more than %zu MB of names", GITINDEX_MAX_NAMES >> 20);
+	if (len + 1 > gi->max_names - gi->nlen) {
+		buf_printf(err, "the index's names come to more than %zu bytes", gi->max_names);
 		return -1;
 	}
 	if (gi->nlen + len + 1 > gi->ncap) {
@@ -212,7 +217,11 @@ gi_entry(struct gi_reader *r, struct gitindex *gi, uint32_t i, struct buf *err)
 			buf_printf(err, "index entry %u's name length disagrees with its flags", i);
 			return -1;
 		}
-		if (name > PATH_MAX || total > (size_t)(r->end - e))
+		if (name > PATH_MAX) {
+			buf_printf(err, "index entry %u's path is longer than %d bytes", i, PATH_MAX);
+			return -1;
+		}
+		if (total > (size_t)(r->end - e))
 			goto short_entry;
 		buf_reset(&r->path);
 		buf_append(&r->path, r->q, name);
@@ -280,6 +289,8 @@ gitindex_parse(const void *data, size_t len, size_t hashlen, char **shared, stru
 
 	memset(&r, 0, sizeof(r));
 	buf_init(&r.path, BUF_NOLIMIT);
+	gi->max_names = len < (GITINDEX_MAX_NAMES - 65536) / 4 ? 4 * len + 65536 :
+	    GITINDEX_MAX_NAMES;
 	if (shared != NULL)
 		*shared = NULL;
 	r.p = data;
@@ -373,6 +384,8 @@ gitindex_read(const char *gitdir, size_t hashlen, struct buf *err)
 		gi = NULL;
 		goto out;
 	}
+	gi->max_names = gi->max_names + base->max_names < GITINDEX_MAX_NAMES ?
+	    gi->max_names + base->max_names : GITINDEX_MAX_NAMES;
 	for (i = 0; i < base->nv && gi != NULL; i++) {
 		if (gi_add(gi, base->v[i], strlen(base->v[i]), err) != 0) {
 			gitindex_free(gi);

@@ -17,8 +17,9 @@
  *
  * Bounded for a hostile file: at most GITINDEX_MAX_BYTES are read (a
  * regular file only, never blocking on a FIFO), the entry count must fit
- * the file, decoded names are limited to GITINDEX_MAX_NAMES bytes in all
- * and PATH_MAX each, and every length is checked against the bytes left.
+ * the file, decoded names are limited to four times the file's size (and
+ * GITINDEX_MAX_NAMES) in all and PATH_MAX each, and every length is
+ * checked against the bytes left.
  * An entry whose path git itself would refuse (empty, "." or ".."
  * components, a ".git" component in any case, a leading "/") is left out.
  *
