@@ -767,6 +767,17 @@ T_TEST(already_applied_hunks)
 		T_CONTAINS(text, "f unchanged: all 2 hunks were already applied");
 		expect_file("f", want);
 		free(text);
+		/* the approval's preview says so too, instead of an empty diff */
+		{
+			struct buf pv = BUF_INIT(BUF_NOLIMIT);
+			cJSON *in = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(in, "patch", buf_cstr(&p));
+			T_EQ_INT(tool_apply_patch.preview(&env, in, &pv), 0);
+			T_CONTAINS(buf_cstr(&pv), "already applied: nothing would change");
+			cJSON_Delete(in);
+			buf_release(&pv);
+		}
 		/* git agrees the tree holds the patch's result: it applies in reverse */
 		if (have("git")) {
 			puts_in("p.diff", buf_cstr(&p));
@@ -776,6 +787,7 @@ T_TEST(already_applied_hunks)
 		sh("cd '%s' && sed -i 's/^TWENTYFIVE$/25/' f", root);
 		text = ok_text(buf_cstr(&p));
 		T_CONTAINS(text, "applied the patch to 1 file");
+		T_CONTAINS(text, "(1 of its 2 hunks was already applied)");
 		T_CONTAINS(text, "hunk 1 is already applied");
 		T_OK(strstr(text, "hunk 2 is already") == NULL);
 		expect_file("f", want);

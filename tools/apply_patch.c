@@ -1139,7 +1139,7 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 	const struct ap_state *from;
 	const char *name;
 	char *res = NULL;
-	size_t reslen = 0;
+	size_t reslen = 0, partly = 0;
 
 	if (pf->op == PATCH_ADD) {
 		if ((dst = ap_get(ap, pf->new_name, new_link, err)) == NULL)
@@ -1207,6 +1207,7 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 			free(res);
 			return 0;
 		}
+		partly = ap->already - before;
 	} else {
 		res = xmemdup(from->data, from->len + 1);
 		reslen = from->len;
@@ -1255,6 +1256,9 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 	else if (!new_link)
 		ap_index_mode_note(ap, pf, dst);
 	ap_summary_line(ap, pf, src, dst);
+	if (partly > 0)
+		buf_printf(&ap->summary, " (%zu of its %zu hunks %s already applied)", partly,
+		    pf->nh, partly == 1 ? "was" : "were");
 	return 0;
 }
 
@@ -1476,6 +1480,8 @@ ap_preview(const struct tool_env *env, const cJSON *input, struct buf *diff)
 	for (i = 0; i < ap.nv; i++)
 		if (!ap_state_same(&ap.v[i].orig, &ap.v[i].cur))
 			ap_preview_file(&ap.v[i], diff);
+	if (ap_changed(&ap) == 0 && ap.nsect_done == ap.plan.nf)
+		buf_puts(diff, "(the patch is already applied: nothing would change)\n");
 	rc = 0;
 out:
 	ap_release(&ap);
