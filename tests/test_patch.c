@@ -197,6 +197,7 @@ have(const char *prog)
 
 struct corpus_tally {
 	int	 cases, applied, refused, partial, wrong, bad_refusal;
+	int	 again_done, again_refused;	/* the same patch on its own result */
 };
 
 static void
@@ -231,6 +232,29 @@ corpus_same(const cJSON *files, char *why, size_t whylen)
 	return true;
 }
 
+/*
+ * The patch again on the tree it made: already applied (a success that
+ * changes nothing) or refused, and never a change.
+ */
+static void
+corpus_again(const char *id, const char *patch, const cJSON *after, struct corpus_tally *t)
+{
+	struct tool_out out;
+	char why[512];
+
+	apply(patch, &out);
+	if (!corpus_same(after, why, sizeof why))
+		T_FAIL("%s: applied twice, %s", id, why);
+	else if (out.is_error)
+		t->again_refused++;
+	else if (strstr(buf_cstr(&out.text), "the patch is already applied") != NULL)
+		t->again_done++;
+	else
+		T_FAIL("%s: applied twice without a change, but not said to be already applied: %s",
+		    id, buf_cstr(&out.text));
+	tool_out_release(&out);
+}
+
 static void
 corpus_case(const cJSON *c, struct corpus_tally *t)
 {
@@ -251,9 +275,10 @@ corpus_case(const cJSON *c, struct corpus_tally *t)
 	corpus_write(before);
 	apply(patch, &out);
 	if (!out.is_error) {
-		if (corpus_same(after, why, sizeof why))
+		if (corpus_same(after, why, sizeof why)) {
 			t->applied++;
-		else {
+			corpus_again(id, patch, after, t);
+		} else {
 			t->wrong++;
 			T_FAIL("%s: applied, but %s", id, why);
 		}
@@ -306,6 +331,9 @@ T_TEST(corpus)
 	T_EQ_INT(pclose(p), 0);
 	printf("# corpus: %d cases, %d applied byte-identically, %d refused (-nospace), "
 	    "%d partial, %d wrong\n", t.cases, t.applied, t.refused, t.partial, t.wrong);
+	printf("# corpus again on its result: %d said to be already applied, %d refused, "
+	    "none changed\n", t.again_done, t.again_refused);
+	T_OK(t.again_done >= 170);
 	T_EQ_INT(t.cases, 174);
 	T_EQ_INT(t.partial, 0);
 	T_EQ_INT(t.wrong, 0);
@@ -793,6 +821,23 @@ T_TEST(already_applied_hunks)
 		expect_file("f", want);
 		free(text);
 		free(want);
+	}
+	/*
+	 * Applied twice, a patch whose addition keeps its context as it was:
+	 * once another hunk is found applied, the addition's new text counts
+	 * as applied too, so it does not go in twice.
+	 */
+	puts_in("two.txt", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n");
+	{
+		const char *twice = "--- a/two.txt\n+++ b/two.txt\n@@ -1,3 +1,4 @@\n a\n+NEW\n b\n c\n"
+		    "@@ -8,3 +9,3 @@\n h\n-i\n+I\n j\n";
+
+		ok(twice);
+		expect_file("two.txt", "a\nNEW\nb\nc\nd\ne\nf\ng\nh\nI\nj\nk\nl\n");
+		text = ok_text(twice);
+		T_CONTAINS(text, "the patch is already applied");
+		expect_file("two.txt", "a\nNEW\nb\nc\nd\ne\nf\ng\nh\nI\nj\nk\nl\n");
+		free(text);
 	}
 	/* a created file that exists with the same text; with another text: refused */
 	puts_in("n.txt", "new\n");

@@ -69,7 +69,8 @@ struct ap {
 	char			*dir, *dir_abs, *dir_rel;	/* the last directory resolved */
 	struct buf		 notes;
 	struct buf		 summary;
-	size_t			 already;	/* hunks found already applied */
+	size_t			 already;	/* hunks (or created files) found already applied */
+	bool			 prefer_applied; /* a hunk whose new text is there is applied */
 	size_t			 nsect_done;	/* sections wholly applied before */
 };
 
@@ -734,7 +735,8 @@ ap_find_applied(const struct patch_file *pf, const struct ap_text *t, const stru
  */
 static long
 ap_place(const struct patch_file *pf, const struct ap_text *t, size_t hi, const char *rel,
-    long pos, long lo, long offset, bool *applied, struct buf *notes, struct buf *err)
+    long pos, long lo, long offset, bool prefer_applied, bool *applied, struct buf *notes,
+    struct buf *err)
 {
 	const struct patch_hunk *h = &pf->hunks[hi];
 	long nold = patch_hunk_old_lines(h), hi_at = t->n - nold, expected, from = lo, done;
@@ -776,6 +778,12 @@ ap_place(const struct patch_file *pf, const struct ap_text *t, size_t hi, const 
 		return -1;
 	}
 	expected = h->ranged && !pf->codex ? h->old_start - 1 + offset : from;
+	if (prefer_applied && (done = ap_find_applied(pf, t, h, from, expected, top)) >= 0) {
+		*applied = true;
+		buf_printf(notes, "%s: hunk %zu is already applied (its new lines are at line "
+		    "%ld); it was left as it is\n", rel, hi + 1, done + 1);
+		return done;
+	}
 	for (level = 0; level <= top; level++) {
 		memset(&fd, 0, sizeof(fd));
 		if (h->at_eof) {
@@ -839,7 +847,8 @@ ap_added_eol(const struct patch_file *pf, const struct patch_line *pl, const str
 /* Apply pf's hunks to (text, len); the result is the caller's. */
 static int
 ap_apply_hunks(const struct patch_file *pf, const char *rel, const char *text, size_t len,
-    char **res, size_t *reslen, size_t *already, struct buf *notes, struct buf *err)
+    char **res, size_t *reslen, bool prefer_applied, size_t *already, struct buf *notes,
+    struct buf *err)
 {
 	struct ap_out o;
 	struct ap_text t;
@@ -854,7 +863,8 @@ ap_apply_hunks(const struct patch_file *pf, const char *rel, const char *text, s
 	for (hi = 0; hi < pf->nh; hi++) {
 		const struct patch_hunk *h = &pf->hunks[hi];
 		bool applied = false;
-		long at = ap_place(pf, &t, hi, rel, pos, tail_first, offset, &applied, notes, err);
+		long at = ap_place(pf, &t, hi, rel, pos, tail_first, offset, prefer_applied,
+		    &applied, notes, err);
 		long start;
 		size_t last_eol = 0;
 
@@ -1148,6 +1158,7 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 			buf_printf(&ap->summary, "\n  %s unchanged: it already exists with the "
 			    "text the patch creates (already applied)", dst->rel);
 			ap->nsect_done++;
+			ap->already++;
 			return 0;
 		}
 		if (dst->cur.exists) {
@@ -1197,7 +1208,7 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 		size_t before = ap->already;
 
 		if (ap_apply_hunks(pf, src->rel, from->data, from->len, &res, &reslen,
-		    &ap->already, &ap->notes, err) != 0)
+		    ap->prefer_applied, &ap->already, &ap->notes, err) != 0)
 			return -1;
 		if (ap->already - before == pf->nh && pf->op == PATCH_MODIFY &&
 		    pf->new_mode == 0) {
@@ -1262,14 +1273,36 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 	return 0;
 }
 
-/* Parse and plan everything; nothing is written.  0 or -1 with err. */
+static int ap_plan_pass(const struct tool_env *, const cJSON *, bool, struct ap *,
+    struct buf *);
+
+/*
+ * Parse and plan everything; nothing is written.  0 or -1 with err.  When
+ * some hunk is there already, the patch (or part of it) was applied before:
+ * then it is planned again with every hunk whose new text is there taken
+ * as applied, even where its old text still fits too (an addition whose
+ * context is left as it was), or that hunk would go in twice.
+ */
 static int
 ap_plan(const struct tool_env *env, const cJSON *input, struct ap *ap, struct buf *err)
+{
+	int rc = ap_plan_pass(env, input, false, ap, err);
+
+	if (rc != 0 || ap->already == 0)
+		return rc;
+	ap_release(ap);
+	return ap_plan_pass(env, input, true, ap, err);
+}
+
+static int
+ap_plan_pass(const struct tool_env *env, const cJSON *input, bool prefer_applied,
+    struct ap *ap, struct buf *err)
 {
 	const char *text = json_str(input, "patch", NULL);
 	size_t i;
 
 	memset(ap, 0, sizeof(*ap));
+	ap->prefer_applied = prefer_applied;
 	ap->env = env;
 	buf_init(&ap->notes, 64 * 1024);
 	buf_init(&ap->summary, BUF_NOLIMIT);
