@@ -5,11 +5,11 @@
 # one, add NAME to this list.
 FUZZ_TARGETS = sse stream_anthropic stream_openai config perm ignore session mdview \
 	shparse patch gitconfig modelcat image sjson jsonrpc mcp_lines
-# git's index file reader (tools/gitindex.c)
-FUZZ_TARGETS += gitindex
 FUZZ_SECONDS = 30
 FUZZ_LIBS = libtandem_tui.a libtandem_agent.a libtandem_tools.a libtandem_lib.a
 EXTRA_DIST += tests/fuzz
+# git's index file reader (tools/gitindex.c)
+FUZZ_TARGETS += gitindex
 
 if FUZZ
 FUZZ_ENV = CC='$(CC)' CPPFLAGS='$(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS)' \
