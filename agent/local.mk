@@ -16,6 +16,7 @@ libtandem_agent_a_SOURCES = \
 	agent/cachewatch.c agent/cachewatch.h \
 	agent/compact.c agent/compact.h \
 	agent/sched.c agent/sched.h \
+	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
 	agent/usercmd.c agent/usercmd.h \
 	agent/attach.c agent/attach.h \
@@ -77,6 +78,7 @@ tests_test_config_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_sched
 TESTS += tests/test_sched
 tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c agent/bgshell.c
+tests_test_sched_SOURCES += agent/inputnote.c
 tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands

@@ -6,6 +6,7 @@
 
 #include "ev.h"
 #include "exec.h"
+#include "inputnote.h"
 #include "json.h"
 #include "redact.h"
 #include "sched.h"
@@ -53,6 +54,7 @@ sched_call_free(struct sched_call *c)
 	cJSON_Delete(c->meta);
 	cJSON_Delete(c->blocks);
 	buf_release(&c->result);
+	free(c->input_note);
 	free(c);
 }
 
@@ -195,6 +197,10 @@ sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
 	out->blocks = NULL;
 	s->running--;
 	buf_reset(&c->result);
+	if (c->input_note != NULL) {
+		buf_puts(&c->result, c->input_note);
+		buf_puts(&c->result, "\n\n");
+	}
 	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
 	if (out->is_error && c->tool->cls == TOOL_WRITE)
 		s->skip_rest = true;
@@ -328,6 +334,8 @@ sched_answer(struct sched *s, const char *id, bool allow, const char *reason,
 	if (c == NULL || c->state != SCHED_WAITING)
 		return;
 	if (edited_input != NULL) {
+		free(c->input_note);
+		c->input_note = inputnote_build(c->input, edited_input);
 		cJSON_Delete(c->input);
 		c->input = cJSON_Duplicate(edited_input, 1);
 	}

@@ -52,6 +52,8 @@ struct sched_call {
 	bool			 denied;	/* refused by a rule, mode, hook or person */
 	bool			 ran;		/* it was started (so it may have had effects) */
 	struct buf		 result;
+	/* The input was changed before it ran (sched_answer): the note put before the result. */
+	char			*input_note;
 	cJSON			*meta;		/* from write tools */
 	cJSON			*blocks;	/* content blocks after the text (images), or NULL */
 	void			*ajob;		/* an asynchronous tool's call */
@@ -87,7 +89,12 @@ void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, c
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
 void		 sched_add(struct sched *, const char *id, const char *name,
 		    const cJSON *input, const char *parse_error);
-/* The answer to a SCHED_ASK; edited_input (copied) replaces the input if not NULL. */
+/*
+ * The answer to a SCHED_ASK; edited_input (copied) replaces the input if
+ * not NULL, and when it differs the result starts with a note saying so
+ * and showing the change (inputnote.h), as the model sees only its own
+ * input in the conversation.
+ */
 void		 sched_answer(struct sched *, const char *id, bool allow, const char *reason,
 		    const cJSON *edited_input);
 /* Gate again the calls that were told SCHED_LATER. */

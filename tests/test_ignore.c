@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "filelist.h"
 #include "gitconfig.h"
+#include "gitindex.h"
 #include "ignore.h"
 #include "xalloc.h"
 #include "t.h"
@@ -544,6 +547,300 @@ T_TEST(symlinked_gitignore_not_read)
 	free(link);
 }
 
+/*
+ * Files git tracks under an ignore rule: b/.gitignore holding "*" with a
+ * committed b/keep.c, a top "build/" rule with tracked and untracked files
+ * below it (the untracked stay hidden, as git does not look there), a
+ * deeper level, and index versions 2, 3 and 4.
+ */
+static void
+make_tracked_ignored(const char *top)
+{
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+	static const char *const files[] = {
+		"README", ".gitignore", "b/.gitignore", "b/keep.c", "b/junk.c",
+		"build/keep.txt", "build/junk.o", "build/sub/x.o", "build/t/y.c",
+		"src/deep/er/.gitignore", "src/deep/er/gen.c", "src/deep/er/new.c",
+		"src/deep/er/d2/f.c", "src/plain.c",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		buf_reset(&p);
+		buf_printf(&p, "%s/%s", top, files[i]);
+		puts_file(p.data + strlen(root) + 1, "hello\n");
+	}
+	buf_reset(&p);
+	buf_printf(&p, "%s/.gitignore", top);
+	puts_file(p.data + strlen(root) + 1, "build/\n*.o\n");
+	buf_reset(&p);
+	buf_printf(&p, "%s/b/.gitignore", top);
+	puts_file(p.data + strlen(root) + 1, "*\n");
+	buf_reset(&p);
+	buf_printf(&p, "%s/src/deep/er/.gitignore", top);
+	puts_file(p.data + strlen(root) + 1, "*.c\nd2/\n");
+	if (sh("cd %s && git init -q && git add README .gitignore src/plain.c && "
+	    "git add -f b/.gitignore b/keep.c build/keep.txt build/t/y.c build/junk.o "
+	    "src/deep/er/.gitignore src/deep/er/gen.c src/deep/er/d2/f.c && "
+	    "git commit -qm init && rm build/junk.o && touch build/junk.o", top) != 0)
+		T_FAIL("cannot build the repository in %s", top);
+	buf_release(&p);
+}
+
+/* The paths filelist_write (the @ index) gives for dir, sorted, files only. */
+static char *
+filelist_files(const char *dir)
+{
+	struct buf got = BUF_INIT(BUF_NOLIMIT), out = BUF_INIT(BUF_NOLIMIT);
+	char tmpl[] = "/tmp/tandem-fl-XXXXXX", chunk[4096], *s, *p;
+	int fd = mkstemp(tmpl);
+	ssize_t r;
+
+	if (fd == -1 || filelist_write(dir, fd, FILELIST_MAX) != 0)
+		T_FAIL("filelist_write failed");
+	lseek(fd, 0, SEEK_SET);
+	while (fd != -1 && (r = read(fd, chunk, sizeof chunk)) > 0)
+		buf_append(&got, chunk, (size_t)r);
+	if (fd != -1)
+		close(fd);
+	unlink(tmpl);
+	for (p = got.data; p != NULL && p < got.data + got.len; p += strlen(p) + 1)
+		if (p[0] != '\0' && p[strlen(p) - 1] != '/') {
+			buf_puts(&out, p);
+			buf_putc(&out, '\0');
+		}
+	s = sorted_lines(out.data ? out.data : "", '\0');
+	buf_release(&got);
+	buf_release(&out);
+	return s;
+}
+
+T_TEST(tracked_files_under_ignore_rules)
+{
+	char *dir, *g, *fl;
+	struct ignore *ig;
+	int v;
+
+	if (!git_ok)
+		return;
+	dir = abs_of("tr");
+	mkdir(dir, 0755);
+	make_tracked_ignored(dir);
+	for (v = 2; v <= 4; v++) {
+		if (sh("cd %s && git update-index --index-version %d", dir, v) != 0)
+			T_FAIL("git update-index --index-version %d", v);
+		ig = ignore_new(dir);
+		T_OK(!ignore_match(ig, "b/keep.c", false));
+		T_OK(ignore_match(ig, "b/junk.c", false));
+		T_OK(!ignore_match(ig, "build", true));
+		T_OK(!ignore_match(ig, "build/keep.txt", false));
+		T_OK(!ignore_match(ig, "build/junk.o", false));	/* tracked, under two rules */
+		T_OK(ignore_match(ig, "build/sub", true));	/* below an ignored directory */
+		T_OK(!ignore_match(ig, "build/t", true));
+		T_OK(!ignore_match(ig, "build/t/y.c", false));
+		T_OK(!ignore_match(ig, "src/deep/er/gen.c", false));
+		T_OK(ignore_match(ig, "src/deep/er/new.c", false));
+		T_OK(!ignore_match(ig, "src/deep/er/d2/f.c", false));
+		T_OK(ignore_note(ig) == NULL);
+		ignore_free(ig);
+		same_as_git("tr");
+		same_as_git("tr/src");
+		same_as_git("tr/build");
+		g = git_files(dir);
+		fl = filelist_files(dir);
+		if (strcmp(g, fl) != 0)
+			T_FAIL("index version %d: the @ index has\n%s\nand git lists\n%s", v, fl, g);
+		free(g);
+		free(fl);
+	}
+	/* a split index: the shared part's paths count too */
+	if (sh("cd %s && git update-index --index-version 2 && git update-index --split-index && "
+	    "printf 'hello\\n' > b/split.c && git add -f b/split.c && "
+	    "ls .git/sharedindex.* >/dev/null", dir) != 0)
+		T_FAIL("git update-index --split-index");
+	ig = ignore_new(dir);
+	T_OK(!ignore_match(ig, "b/keep.c", false));	/* in the shared index */
+	T_OK(!ignore_match(ig, "b/split.c", false));	/* in the split one */
+	T_OK(ignore_match(ig, "b/junk.c", false));
+	T_OK(ignore_note(ig) == NULL);
+	ignore_free(ig);
+	same_as_git("tr");
+	/* a SHA-256 repository: longer ids, another checksum */
+	if (sh("mkdir -p %s/s256/b && cd %s/s256 && git init -q --object-format=sha256 && "
+	    "printf '*\\n' > b/.gitignore && printf 'hello\\n' > b/keep.c && "
+	    "printf 'hello\\n' > b/junk.c && git add -f b/.gitignore b/keep.c", root, root) == 0) {
+		char *s256 = abs_of("s256");
+
+		ig = ignore_new(s256);
+		T_OK(!ignore_match(ig, "b/keep.c", false));
+		T_OK(ignore_match(ig, "b/junk.c", false));
+		T_OK(ignore_note(ig) == NULL);
+		ignore_free(ig);
+		same_as_git("s256");
+		free(s256);
+	}
+	/* a repository nested in another: its own index counts */
+	puts_file("tr/inner/x", "x\n");
+	free(dir);
+	dir = abs_of("tr/inner");
+	make_tracked_ignored(dir);
+	same_as_git("tr/inner");
+	same_as_git("tr/inner/b");
+	free(dir);
+}
+
+/* A version 4 entry: mode 100644, no object id, the prefix cut, the suffix. */
+static void
+v4_entry(struct buf *b, unsigned cut, const char *suffix)
+{
+	unsigned char fixed[62];
+	size_t n = strlen(suffix);
+
+	memset(fixed, 0, sizeof fixed);
+	fixed[26] = 0x81;
+	fixed[27] = 0xa4;
+	fixed[60] = (unsigned char)((n > 0xfff ? 0xfff : n) >> 8);
+	fixed[61] = (unsigned char)(n > 0xfff ? 0xff : n & 0xff);
+	buf_append(b, fixed, sizeof fixed);
+	if (cut >= 128) {
+		buf_putc(b, (int)(0x80 | (((cut >> 7) - 1) & 0x7f)));
+		buf_putc(b, (int)(cut & 0x7f));
+	} else
+		buf_putc(b, (int)cut);
+	buf_append(b, suffix, n + 1);
+}
+
+/* A version 4 index's header for count entries (v4_entry adds them). */
+static void
+v4_index(struct buf *b, unsigned count)
+{
+	unsigned char hdr[12] = { 'D', 'I', 'R', 'C', 0, 0, 0, 4 };
+
+	hdr[8] = (unsigned char)(count >> 24);
+	hdr[9] = (unsigned char)(count >> 16);
+	hdr[10] = (unsigned char)(count >> 8);
+	hdr[11] = (unsigned char)count;
+	buf_append(b, hdr, sizeof hdr);
+}
+
+T_TEST(index_paths_and_bounds)
+{
+	static const unsigned char zeros[20];
+	struct buf b = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096), longp = BUF_INIT(BUF_NOLIMIT);
+	struct gitindex *gi;
+	unsigned i;
+
+	/* paths git refuses are left out; the others are kept, prefix-decoded */
+	v4_index(&b, 6);
+	v4_entry(&b, 0, ".git/config");
+	v4_entry(&b, 11, "a/../x");
+	v4_entry(&b, 6, "ok/x.c");
+	v4_entry(&b, 1, "h");
+	v4_entry(&b, 6, "sub/.GIT/hooks/pre-commit");
+	v4_entry(&b, 25, "/abs");
+	buf_append(&b, zeros, sizeof zeros);
+	gi = gitindex_parse(b.data, b.len, 20, NULL, &err);
+	T_OK(gi != NULL);
+	if (gi != NULL) {
+		T_EQ_INT(gitindex_count(gi), 2);
+		T_OK(gitindex_has(gi, "ok/x.c", 6) && gitindex_has(gi, "ok/x.h", 6));
+		T_OK(!gitindex_has(gi, ".git/config", 11));
+		T_OK(gitindex_has_below(gi, "ok", 2) && !gitindex_has_below(gi, "sub", 3));
+	}
+	gitindex_free(gi);
+	/* a long path repeated by prefixes: refused at four times the file's size */
+	buf_reset(&b);
+	buf_puts(&longp, "a/");
+	for (i = 0; i < 4000; i++)
+		buf_putc(&longp, 'x');
+	v4_index(&b, 2000);
+	v4_entry(&b, 0, buf_cstr(&longp));
+	for (i = 1; i < 2000; i++)
+		v4_entry(&b, 1, (i & 1) ? "y" : "z");
+	buf_append(&b, zeros, sizeof zeros);
+	buf_reset(&err);
+	T_OK(gitindex_parse(b.data, b.len, 20, NULL, &err) == NULL);
+	T_CONTAINS(buf_cstr(&err), "names come to more than");
+	/* a cut longer than the previous path, a count the size cannot hold */
+	buf_reset(&b);
+	v4_index(&b, 1);
+	v4_entry(&b, 3, "x");
+	buf_append(&b, zeros, sizeof zeros);
+	buf_reset(&err);
+	T_OK(gitindex_parse(b.data, b.len, 20, NULL, &err) == NULL);
+	T_CONTAINS(buf_cstr(&err), "out of bounds");
+	buf_reset(&b);
+	v4_index(&b, 1000);
+	v4_entry(&b, 0, "x");
+	buf_append(&b, zeros, sizeof zeros);
+	buf_reset(&err);
+	T_OK(gitindex_parse(b.data, b.len, 20, NULL, &err) == NULL);
+	T_CONTAINS(buf_cstr(&err), "more than its size can hold");
+	buf_release(&b);
+	buf_release(&err);
+	buf_release(&longp);
+}
+
+/* A hostile or damaged index is refused with a sentence, and the rules still apply. */
+T_TEST(index_refused_when_damaged)
+{
+	static const unsigned char two[] = "DIRC\0\0\0\2\xff\xff\xff\xff";
+	struct buf err = BUF_INIT(4096), idx = BUF_INIT(BUF_NOLIMIT);
+	char *dir, *path, *gitdir, *shared = NULL;
+	struct gitindex *gi;
+	struct ignore *ig;
+	FILE *f;
+	int fd;
+
+	T_OK(gitindex_parse(two, sizeof two - 1, 20, NULL, &err) == NULL);
+	T_OK(err.len > 0);
+	buf_reset(&err);
+	T_OK(gitindex_parse("DIRC", 4, 20, &shared, &err) == NULL && shared == NULL);
+	buf_reset(&err);
+	if (!git_ok)
+		goto out;
+	dir = abs_of("dmg");
+	mkdir(dir, 0755);
+	make_tracked_ignored(dir);
+	path = abs_of("dmg/.git/index");
+	gitdir = abs_of("dmg/.git");
+	gi = gitindex_read(gitdir, 20, &err);
+	free(gitdir);
+	T_OK(gi != NULL && gitindex_has(gi, "b/keep.c", 8) && !gitindex_has(gi, "b/keep", 6));
+	T_OK(gi != NULL && gitindex_has_below(gi, "build", 5) && !gitindex_has_below(gi, "buil", 4));
+	gitindex_free(gi);
+	/* one flipped byte in a name: the checksum refuses it */
+	if ((f = fopen(path, "r+b")) != NULL) {
+		fseek(f, 100, SEEK_SET);
+		fputc('#', f);
+		fclose(f);
+	}
+	ig = ignore_new(dir);
+	T_OK(ignore_match(ig, "b/keep.c", false));
+	T_OK(ignore_note(ig) != NULL && strstr(ignore_note(ig), "checksum does not match"));
+	ignore_free(ig);
+	/* a FIFO in its place is not waited on */
+	unlink(path);
+	T_EQ_INT(mkfifo(path, 0600), 0);
+	ig = ignore_new(dir);
+	T_OK(ignore_match(ig, "b/keep.c", false));
+	ignore_free(ig);
+	unlink(path);
+	/* a huge sparse file is not read */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	T_OK(fd != -1 && ftruncate(fd, (off_t)GITINDEX_MAX_BYTES + 1) == 0);
+	if (fd != -1)
+		close(fd);
+	ig = ignore_new(dir);
+	T_OK(ignore_note(ig) != NULL && strstr(ignore_note(ig), "larger than"));
+	ignore_free(ig);
+	free(path);
+	free(dir);
+out:
+	buf_release(&idx);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
@@ -577,6 +874,9 @@ main(void)
 	T_RUN(outside_a_repository);
 	T_RUN(gitdir_file_forms);
 	T_RUN(symlinked_gitignore_not_read);
+	T_RUN(tracked_files_under_ignore_rules);
+	T_RUN(index_refused_when_damaged);
+	T_RUN(index_paths_and_bounds);
 	t_tree_remove(root);
 	free(home);
 	return t_done();

@@ -197,6 +197,7 @@ have(const char *prog)
 
 struct corpus_tally {
 	int	 cases, applied, refused, partial, wrong, bad_refusal;
+	int	 again_done, again_refused;	/* the same patch on its own result */
 };
 
 static void
@@ -231,6 +232,29 @@ corpus_same(const cJSON *files, char *why, size_t whylen)
 	return true;
 }
 
+/*
+ * The patch again on the tree it made: already applied (a success that
+ * changes nothing) or refused, and never a change.
+ */
+static void
+corpus_again(const char *id, const char *patch, const cJSON *after, struct corpus_tally *t)
+{
+	struct tool_out out;
+	char why[512];
+
+	apply(patch, &out);
+	if (!corpus_same(after, why, sizeof why))
+		T_FAIL("%s: applied twice, %s", id, why);
+	else if (out.is_error)
+		t->again_refused++;
+	else if (strstr(buf_cstr(&out.text), "the patch is already applied") != NULL)
+		t->again_done++;
+	else
+		T_FAIL("%s: applied twice without a change, but not said to be already applied: %s",
+		    id, buf_cstr(&out.text));
+	tool_out_release(&out);
+}
+
 static void
 corpus_case(const cJSON *c, struct corpus_tally *t)
 {
@@ -251,9 +275,10 @@ corpus_case(const cJSON *c, struct corpus_tally *t)
 	corpus_write(before);
 	apply(patch, &out);
 	if (!out.is_error) {
-		if (corpus_same(after, why, sizeof why))
+		if (corpus_same(after, why, sizeof why)) {
 			t->applied++;
-		else {
+			corpus_again(id, patch, after, t);
+		} else {
 			t->wrong++;
 			T_FAIL("%s: applied, but %s", id, why);
 		}
@@ -306,6 +331,9 @@ T_TEST(corpus)
 	T_EQ_INT(pclose(p), 0);
 	printf("# corpus: %d cases, %d applied byte-identically, %d refused (-nospace), "
 	    "%d partial, %d wrong\n", t.cases, t.applied, t.refused, t.partial, t.wrong);
+	printf("# corpus again on its result: %d said to be already applied, %d refused, "
+	    "none changed\n", t.again_done, t.again_refused);
+	T_OK(t.again_done >= 170);
 	T_EQ_INT(t.cases, 174);
 	T_EQ_INT(t.partial, 0);
 	T_EQ_INT(t.wrong, 0);
@@ -644,6 +672,192 @@ T_TEST(cross_check_git_apply)
 	free(theirs);
 }
 
+/* Apply, expect success, and return the result's text (the caller frees). */
+static char *
+ok_text(const char *patch)
+{
+	struct tool_out out;
+	char *text;
+
+	apply(patch, &out);
+	if (out.is_error)
+		T_FAIL("refused: %s", buf_cstr(&out.text));
+	text = xstrdup(buf_cstr(&out.text));
+	tool_out_release(&out);
+	return text;
+}
+
+/*
+ * "index a..b 100644" on an executable: the mode is kept (a note says the
+ * line disagrees), as git apply and GNU patch keep it; old/new mode lines
+ * still change it.
+ */
+T_TEST(index_line_mode_kept)
+{
+	const char *p = "diff --git a/run.sh b/run.sh\nindex 1a2b3c4..5d6e7f8 100644\n"
+	    "--- a/run.sh\n+++ b/run.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo a\n+echo b\n";
+	char *text;
+
+	fresh();
+	puts_in("run.sh", "#!/bin/sh\necho a\n");
+	sh("chmod 755 '%s/run.sh'", root);
+	text = ok_text(p);
+	expect_file("run.sh", "#!/bin/sh\necho b\n");
+	T_EQ_INT(mode_of("run.sh"), 0755);
+	T_CONTAINS(text, "index line gives mode 100644");
+	T_CONTAINS(text, "the mode was kept");
+	free(text);
+	/* an index line that agrees says nothing */
+	text = ok_text("diff --git a/run.sh b/run.sh\nindex 1a2b3c4..5d6e7f8 100755\n"
+	    "--- a/run.sh\n+++ b/run.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo b\n+echo c\n");
+	T_OK(strstr(text, "index line") == NULL);
+	T_EQ_INT(mode_of("run.sh"), 0755);
+	free(text);
+	/* and a 644 file patched with "100755" stays 644 */
+	puts_in("plain.txt", "a\n");
+	sh("chmod 644 '%s/plain.txt'", root);
+	ok("diff --git a/plain.txt b/plain.txt\nindex 1..2 100755\n--- a/plain.txt\n"
+	    "+++ b/plain.txt\n@@ -1 +1 @@\n-a\n+b\n");
+	T_EQ_INT(mode_of("plain.txt"), 0644);
+	/* the real programs agree */
+	if (have("git")) {
+		fresh();
+		puts_in("run.sh", "#!/bin/sh\necho a\n");
+		puts_in("p.diff", p);
+		sh("cd '%s' && chmod 755 run.sh && git init -q . && git apply p.diff", root);
+		T_EQ_INT(mode_of("run.sh"), 0755);
+	}
+	if (have("patch")) {
+		fresh();
+		puts_in("run.sh", "#!/bin/sh\necho a\n");
+		puts_in("p.diff", p);
+		sh("cd '%s' && chmod 755 run.sh && patch -s -p1 <p.diff", root);
+		T_EQ_INT(mode_of("run.sh"), 0755);
+	}
+}
+
+/*
+ * A Codex "@@ line" that occurs more than once: the first occurrence after
+ * the previous hunk, as the format seeks forward; a note says so.
+ */
+T_TEST(codex_repeated_anchor)
+{
+	char *text;
+
+	fresh();
+	puts_in("c.ini", "[section]\n  key = 1\n[section]\n  key = 2\n[section]\n  key = 3\n");
+	text = ok_text("*** Begin Patch\n*** Update File: c.ini\n@@ [section]\n-  key = 1\n"
+	    "+  key = 10\n@@ [section]\n-  key = 2\n+  key = 20\n*** End Patch\n");
+	expect_file("c.ini", "[section]\n  key = 10\n[section]\n  key = 20\n[section]\n"
+	    "  key = 3\n");
+	T_CONTAINS(text, "occurs 3 times after line 0; the first, line 1, was taken");
+	free(text);
+	/* two levels: the class, then its method, each the first after the last */
+	puts_in("a.py", "class A:\n    def f(self):\n        return 1\n\nclass B:\n"
+	    "    def f(self):\n        return 1\n    def g(self):\n        return 1\n");
+	ok("*** Begin Patch\n*** Update File: a.py\n@@ class B:\n@@     def f(self):\n"
+	    "-        return 1\n+        return 2\n@@     def g(self):\n-        return 1\n"
+	    "+        return 3\n*** End Patch\n");
+	expect_file("a.py", "class A:\n    def f(self):\n        return 1\n\nclass B:\n"
+	    "    def f(self):\n        return 2\n    def g(self):\n        return 3\n");
+	/* an anchor not found after the previous hunk is still refused */
+	refused("*** Begin Patch\n*** Update File: a.py\n@@ class B:\n-        return 2\n"
+	    "+        return 4\n@@ class A:\n-        return 1\n+        return 5\n*** End Patch\n",
+	    "is not in the file after line");
+}
+
+/*
+ * A hunk whose new text is there and whose old text is not: already
+ * applied.  The patch succeeds (the files end as the patch means them to),
+ * with a note; a patch wholly applied writes nothing and says so.
+ */
+T_TEST(already_applied_hunks)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT), p = BUF_INIT(BUF_NOLIMIT);
+	char *text;
+	int i;
+
+	for (i = 1; i <= 30; i++)
+		buf_printf(&b, "%d\n", i);
+	buf_puts(&p, "--- a/f\n+++ b/f\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n"
+	    "@@ -22,7 +22,7 @@\n 22\n 23\n 24\n-25\n+TWENTYFIVE\n 26\n 27\n 28\n");
+	fresh();
+	puts_in("f", buf_cstr(&b));
+	ok(buf_cstr(&p));
+	/* again: every hunk is already applied, nothing is written, no error */
+	{
+		char *want = get("f");
+
+		text = ok_text(buf_cstr(&p));
+		T_CONTAINS(text, "the patch is already applied");
+		T_CONTAINS(text, "hunk 1 is already applied (its new lines are at line 2)");
+		T_CONTAINS(text, "hunk 2 is already applied");
+		T_CONTAINS(text, "f unchanged: all 2 hunks were already applied");
+		expect_file("f", want);
+		free(text);
+		/* the approval's preview says so too, instead of an empty diff */
+		{
+			struct buf pv = BUF_INIT(BUF_NOLIMIT);
+			cJSON *in = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(in, "patch", buf_cstr(&p));
+			T_EQ_INT(tool_apply_patch.preview(&env, in, &pv), 0);
+			T_CONTAINS(buf_cstr(&pv), "already applied: nothing would change");
+			cJSON_Delete(in);
+			buf_release(&pv);
+		}
+		/* git agrees the tree holds the patch's result: it applies in reverse */
+		if (have("git")) {
+			puts_in("p.diff", buf_cstr(&p));
+			sh("cd '%s' && git apply -R --check p.diff", root);
+		}
+		/* half applied: the other hunk is applied, the first noted */
+		sh("cd '%s' && sed -i 's/^TWENTYFIVE$/25/' f", root);
+		text = ok_text(buf_cstr(&p));
+		T_CONTAINS(text, "applied the patch to 1 file");
+		T_CONTAINS(text, "(1 of its 2 hunks was already applied)");
+		T_CONTAINS(text, "hunk 1 is already applied");
+		T_OK(strstr(text, "hunk 2 is already") == NULL);
+		expect_file("f", want);
+		free(text);
+		free(want);
+	}
+	/*
+	 * Applied twice, a patch whose addition keeps its context as it was:
+	 * once another hunk is found applied, the addition's new text counts
+	 * as applied too, so it does not go in twice.
+	 */
+	puts_in("two.txt", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n");
+	{
+		const char *twice = "--- a/two.txt\n+++ b/two.txt\n@@ -1,3 +1,4 @@\n a\n+NEW\n b\n c\n"
+		    "@@ -8,3 +9,3 @@\n h\n-i\n+I\n j\n";
+
+		ok(twice);
+		expect_file("two.txt", "a\nNEW\nb\nc\nd\ne\nf\ng\nh\nI\nj\nk\nl\n");
+		text = ok_text(twice);
+		T_CONTAINS(text, "the patch is already applied");
+		expect_file("two.txt", "a\nNEW\nb\nc\nd\ne\nf\ng\nh\nI\nj\nk\nl\n");
+		free(text);
+	}
+	/* a created file that exists with the same text; with another text: refused */
+	puts_in("n.txt", "new\n");
+	text = ok_text("--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+new\n");
+	T_CONTAINS(text, "already applied");
+	free(text);
+	refused("--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+other\n", "already exists");
+	/* a hunk whose new text is only context is not taken for applied */
+	puts_in("g", "a\nb\nc\n");
+	refused("--- a/g\n+++ b/g\n@@ -1,2 +1,1 @@\n a\n-x\n", "does not match");
+	/* the Codex envelope too */
+	puts_in("h.py", "def f():\n    return 2\n");
+	text = ok_text("*** Begin Patch\n*** Update File: h.py\n@@ def f():\n-    return 1\n"
+	    "+    return 2\n*** End Patch\n");
+	T_CONTAINS(text, "already applied");
+	free(text);
+	buf_release(&b);
+	buf_release(&p);
+}
+
 /*
  * Random trees and changes, written by git itself (git diff -M with
  * renames, modes, CRLF and unterminated lines): apply_patch must leave
@@ -797,6 +1011,9 @@ main(void)
 	T_RUN(header_only_and_quoted);
 	T_RUN(parser_names);
 	T_RUN(cross_check_git_apply);
+	T_RUN(index_line_mode_kept);
+	T_RUN(codex_repeated_anchor);
+	T_RUN(already_applied_hunks);
 	T_RUN(random_git_diffs);
 	sh("rm -rf '%s'", base);
 	return t_done();

@@ -379,6 +379,68 @@ T_TEST(approval_then_run)
 	ev_loop_free(r.loop);
 }
 
+/*
+ * An answer with an edited input: what runs is the edit, and the result
+ * starts with the note that the user changed it and how (inputnote.c);
+ * an "edit" equal to the proposal adds nothing; a huge change is cut.
+ */
+T_TEST(edited_input_is_told)
+{
+	struct tool_env env = { .root = "/" };
+	struct run r;
+	struct sched *s;
+	struct buf big = BUF_INIT(BUF_NOLIMIT);
+	char json[512];
+	cJSON *ed;
+	const char *res;
+	int i;
+
+	unlink(file);
+	s = new_sched(&r, &env);
+	r.ask = true;
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"w1\",\"text\":\"a\\nb\\nc\\n\"}", file);
+	add(s, "w1", "append", json);
+	add(s, "w2", "append", json);
+	add(s, "w3", "append", json);
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"USER\",\"text\":\"a\\nB\\nc\\n\"}", file);
+	ed = cJSON_Parse(json);
+	sched_answer(s, "w1", true, NULL, ed);
+	cJSON_Delete(ed);
+	while (sched_find(s, "w2")->state != SCHED_WAITING)
+		ev_run_once(r.loop, 1000);
+	T_EQ_STR(slurp(), "USER\n");
+	res = buf_cstr(&sched_find(s, "w1")->result);
+	T_OK(strncmp(res, "The user changed this call before it ran", 40) == 0);
+	T_CONTAINS(res, "\"tag\": you sent \"w1\"; what ran: \"USER\"");
+	T_CONTAINS(res, "--- text (yours)\n+++ text (what ran)\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c");
+	T_CONTAINS(res, "\n\nwrote USER");
+	/* the same input given back (as SDK hosts do): no note */
+	snprintf(json, sizeof json, "{\"file\":\"%s\",\"tag\":\"w1\",\"text\":\"a\\nb\\nc\\n\"}", file);
+	ed = cJSON_Parse(json);
+	sched_answer(s, "w2", true, NULL, ed);
+	cJSON_Delete(ed);
+	while (sched_find(s, "w3")->state != SCHED_WAITING)
+		ev_run_once(r.loop, 1000);
+	T_EQ_STR(buf_cstr(&sched_find(s, "w2")->result), "wrote w1");
+	/* a long change: the note is cut at INPUTNOTE_MAX and says how much is left */
+	for (i = 0; i < 3000; i++)
+		buf_printf(&big, "line %d\n", i);
+	ed = cJSON_Parse(json);
+	cJSON_DeleteItemFromObject(ed, "text");
+	cJSON_AddStringToObject(ed, "text", buf_cstr(&big));
+	sched_answer(s, "w3", true, NULL, ed);
+	cJSON_Delete(ed);
+	ev_run(r.loop);
+	res = buf_cstr(&sched_find(s, "w3")->result);
+	T_OK(strlen(res) < 8 * 1024 + 200);
+	T_CONTAINS(res, "more bytes of the change are not shown");
+	T_CONTAINS(res, "\n\nwrote w1");
+	buf_release(&big);
+	r.ask = false;
+	sched_free(s);
+	ev_loop_free(r.loop);
+}
+
 T_TEST(async_tools_run_on_the_loop)
 {
 	struct tool_env env = { .root = "/" };
@@ -439,6 +501,7 @@ main(void)
 	T_RUN(failed_write_skips_the_rest);
 	T_RUN(interrupt_answers_every_call);
 	T_RUN(approval_then_run);
+	T_RUN(edited_input_is_told);
 	T_RUN(async_tools_run_on_the_loop);
 	unlink(file);
 	return t_done();

@@ -69,6 +69,9 @@ struct ap {
 	char			*dir, *dir_abs, *dir_rel;	/* the last directory resolved */
 	struct buf		 notes;
 	struct buf		 summary;
+	size_t			 already;	/* hunks (or created files) found already applied */
+	bool			 prefer_applied; /* a hunk whose new text is there is applied */
+	size_t			 nsect_done;	/* sections wholly applied before */
 };
 
 static void
@@ -512,29 +515,30 @@ ap_search_all(const struct ap_text *t, const struct patch_hunk *h, long lo, long
 	}
 }
 
-/* A Codex "@@ context" line: the line after it, or -1. */
+/*
+ * A Codex "@@ context" line: the line after its first occurrence from line
+ * from on (at the strictest tolerance that finds one), or -1.  The Codex
+ * format seeks forward from the previous hunk, so a line that occurs again
+ * later is not ambiguous; *count says how often it occurs from there.
+ */
 static long
-ap_anchor(const struct ap_text *t, const char *a, long from, bool unique, struct ap_found *fd)
+ap_anchor(const struct ap_text *t, const char *a, long from, size_t *count)
 {
+	size_t alen = strlen(a);
+	long k, first = -1;
 	int level;
-	long k;
 
-	for (level = 0; level <= 2; level++) {
+	*count = 0;
+	for (level = 0; level <= 2 && first < 0; level++) {
 		for (k = from; k < t->n; k++) {
-			if (ap_eq(t->l[k].p, t->l[k].len, a, strlen(a), level)) {
-				ap_cand(fd, k);
-				if (!unique)
-					break;
-			}
+			if (!ap_eq(t->l[k].p, t->l[k].len, a, alen, level))
+				continue;
+			if (first < 0)
+				first = k;
+			(*count)++;
 		}
-		if (fd->ncand > 0)
-			break;
 	}
-	if (fd->ncand != 1)
-		return -1;
-	k = fd->cand[0];
-	fd->ncand = 0;
-	return k + 1;
+	return first < 0 ? -1 : first + 1;
 }
 
 static void
@@ -643,34 +647,121 @@ ap_emit(struct ap_out *o, const char *p, size_t n, size_t eol)
 	return rc;
 }
 
-/* Where hunk hi goes (its first old line); -1 with err written. */
+/* Lines a hunk leaves in the new text (context and added). */
+static long
+ap_hunk_new_lines(const struct patch_hunk *h)
+{
+	size_t i;
+	long n = 0;
+
+	for (i = 0; i < h->n; i++)
+		n += h->lines[i].kind != '-';
+	return n;
+}
+
+/*
+ * Could the hunk's new text be told from its old one in a file?  It must
+ * add a line that is not blank, or, removing only, keep context on both
+ * sides of what it removes: else its new text is just some context line,
+ * found anywhere.
+ */
+static bool
+ap_hunk_recognizable(const struct patch_hunk *h)
+{
+	size_t i, j;
+	bool before = false, after = false, removed = false;
+
+	for (i = 0; i < h->n; i++) {
+		const struct patch_line *pl = &h->lines[i];
+
+		if (pl->kind == '+') {
+			for (j = 0; j < pl->len; j++)
+				if (pl->text[j] != ' ' && pl->text[j] != '\t' && pl->text[j] != '\r')
+					return true;
+		} else if (pl->kind == '-')
+			removed = true;
+		else if (removed)
+			after = true;
+		else
+			before = true;
+	}
+	return removed && before && after;
+}
+
+/*
+ * A hunk that does not match: is its new text there instead, in exactly
+ * one place (GNU patch's "previously applied" check)?  Its first line, or
+ * -1.
+ */
+static long
+ap_find_applied(const struct patch_file *pf, const struct ap_text *t, const struct patch_hunk *h,
+    long from, long expected, int top)
+{
+	struct patch_hunk rh = *h;
+	struct ap_found fd;
+	long hi_at = t->n - ap_hunk_new_lines(h), at = -1;
+	size_t i;
+	int level;
+
+	if (!ap_hunk_recognizable(h) || hi_at < from)
+		return -1;
+	rh.lines = xreallocarray(NULL, h->n, sizeof(*rh.lines));
+	for (i = 0; i < h->n; i++) {
+		rh.lines[i] = h->lines[i];
+		if (h->lines[i].kind != ' ')
+			rh.lines[i].kind = h->lines[i].kind == '+' ? '-' : '+';
+	}
+	for (level = 0; level <= top; level++) {
+		memset(&fd, 0, sizeof(fd));
+		if (h->at_eof) {
+			if (ap_matches_at(t, &rh, hi_at, level))
+				ap_cand(&fd, hi_at);
+		} else if (h->ranged && !pf->codex)
+			ap_search_near(t, &rh, from, hi_at, expected, level, &fd);
+		else
+			ap_search_all(t, &rh, from, hi_at, level, h->nanchors > 0, &fd);
+		if (fd.ncand > 0)
+			break;
+	}
+	if (fd.ncand == 1)
+		at = fd.cand[0];
+	free(rh.lines);
+	return at;
+}
+
+/*
+ * Where hunk hi goes (its first old line); -1 with err written.  *applied:
+ * the hunk's new text is there already, and the place is its first line.
+ */
 static long
 ap_place(const struct patch_file *pf, const struct ap_text *t, size_t hi, const char *rel,
-    long pos, long lo, long offset, struct buf *notes, struct buf *err)
+    long pos, long lo, long offset, bool prefer_applied, bool *applied, struct buf *notes,
+    struct buf *err)
 {
 	const struct patch_hunk *h = &pf->hunks[hi];
-	long nold = patch_hunk_old_lines(h), hi_at = t->n - nold, expected, from = lo;
+	long nold = patch_hunk_old_lines(h), hi_at = t->n - nold, expected, from = lo, done;
 	struct ap_found fd;
 	size_t k;
 	int level, top = pf->codex ? 2 : 1;
 
 	memset(&fd, 0, sizeof(fd));
 	for (k = 0; k < h->nanchors; k++) {
-		from = ap_anchor(t, h->anchors[k], from, k == 0, &fd);
-		if (from < 0) {
+		size_t count;
+		long after = ap_anchor(t, h->anchors[k], from, &count);
+
+		if (after < 0) {
 			ap_hunk_name(err, pf, hi, rel);
-			if (fd.ncand > 1) {
-				fd.ncand = fd.ncand > 1 ? fd.ncand : 0;
-				buf_printf(err, ": its context line \"@@ %s\" is found at %zu%s "
-				    "places (line %ld first); nothing was written. Name a line that "
-				    "occurs once.", h->anchors[k], fd.ncand + fd.more, "",
-				    fd.cand[0] + 1);
-			} else
-				buf_printf(err, ": its context line \"@@ %s\" is not in the file after "
-				    "line %ld; nothing was written. Read the file again.",
-				    h->anchors[k], pos);
+			buf_printf(err, ": its context line \"@@ %s\" is not in the file after "
+			    "line %ld; nothing was written. Read the file again.", h->anchors[k],
+			    from);
 			return -1;
 		}
+		if (count > 1)
+			buf_printf(notes, "%s: hunk %zu's context line \"@@ %s\" occurs %zu times "
+			    "after line %ld; the first, line %ld, was taken (the format seeks "
+			    "forward from the previous hunk)\n", rel, hi + 1, h->anchors[k], count,
+			    from, after);
+		from = after;
 	}
 	if (nold == 0) {
 		if (h->ranged && !pf->codex) {
@@ -687,6 +778,12 @@ ap_place(const struct patch_file *pf, const struct ap_text *t, size_t hi, const 
 		return -1;
 	}
 	expected = h->ranged && !pf->codex ? h->old_start - 1 + offset : from;
+	if (prefer_applied && (done = ap_find_applied(pf, t, h, from, expected, top)) >= 0) {
+		*applied = true;
+		buf_printf(notes, "%s: hunk %zu is already applied (its new lines are at line "
+		    "%ld); it was left as it is\n", rel, hi + 1, done + 1);
+		return done;
+	}
 	for (level = 0; level <= top; level++) {
 		memset(&fd, 0, sizeof(fd));
 		if (h->at_eof) {
@@ -698,6 +795,12 @@ ap_place(const struct patch_file *pf, const struct ap_text *t, size_t hi, const 
 			ap_search_all(t, h, from, hi_at, level, h->nanchors > 0, &fd);
 		if (fd.ncand > 0)
 			break;
+	}
+	if (fd.ncand == 0 && (done = ap_find_applied(pf, t, h, from, expected, top)) >= 0) {
+		*applied = true;
+		buf_printf(notes, "%s: hunk %zu is already applied (its new lines are at line "
+		    "%ld); it was left as it is\n", rel, hi + 1, done + 1);
+		return done;
 	}
 	if (fd.ncand == 0) {
 		memset(&fd, 0, sizeof(fd));
@@ -744,7 +847,8 @@ ap_added_eol(const struct patch_file *pf, const struct patch_line *pl, const str
 /* Apply pf's hunks to (text, len); the result is the caller's. */
 static int
 ap_apply_hunks(const struct patch_file *pf, const char *rel, const char *text, size_t len,
-    char **res, size_t *reslen, struct buf *notes, struct buf *err)
+    char **res, size_t *reslen, bool prefer_applied, size_t *already, struct buf *notes,
+    struct buf *err)
 {
 	struct ap_out o;
 	struct ap_text t;
@@ -758,7 +862,10 @@ ap_apply_hunks(const struct patch_file *pf, const char *rel, const char *text, s
 	o.maj = t.maj;
 	for (hi = 0; hi < pf->nh; hi++) {
 		const struct patch_hunk *h = &pf->hunks[hi];
-		long at = ap_place(pf, &t, hi, rel, pos, tail_first, offset, notes, err), start;
+		bool applied = false;
+		long at = ap_place(pf, &t, hi, rel, pos, tail_first, offset, prefer_applied,
+		    &applied, notes, err);
+		long start;
 		size_t last_eol = 0;
 
 		if (at < 0)
@@ -774,6 +881,20 @@ ap_apply_hunks(const struct patch_file *pf, const char *rel, const char *text, s
 		} else {
 			for (k = pos; k < at; k++)
 				rc |= ap_emit(&o, t.l[k].p, t.l[k].len, t.l[k].eol);
+		}
+		if (applied) {
+			/* the file keeps the hunk's new text: all of it is context now */
+			long end = at + ap_hunk_new_lines(h);
+
+			tail_first = at;
+			tail_off = o.b.len;
+			for (k = at; k < end; k++)
+				rc |= ap_emit(&o, t.l[k].p, t.l[k].len, t.l[k].eol);
+			if (h->ranged && !pf->codex)
+				offset = end - (h->old_start - 1 + patch_hunk_old_lines(h));
+			(*already)++;
+			pos = end;
+			continue;
 		}
 		start = at;
 		if (h->ranged && !pf->codex)
@@ -954,6 +1075,23 @@ ap_summary_line(struct ap *ap, const struct patch_file *pf, const struct ap_vfil
 		buf_printf(&ap->summary, ", mode %04o", pf->new_mode & 0777);
 }
 
+/*
+ * An "index a..b 100644" line whose mode disagrees with the file's: git
+ * apply and GNU patch keep the file's mode, and so does apply_patch; the
+ * model hears of it, as its idea of the file may be wrong.
+ */
+static void
+ap_index_mode_note(struct ap *ap, const struct patch_file *pf, const struct ap_vfile *dst)
+{
+	bool said_x = (pf->index_mode & 0100) != 0, is_x = (dst->cur.mode & 0100) != 0;
+
+	if (pf->index_mode == 0 || ap_is_link(pf->index_mode) || said_x == is_x)
+		return;
+	buf_printf(&ap->notes, "%s: the patch's index line gives mode %06o, but the file's "
+	    "mode is %04o; the mode was kept (only \"old mode\" / \"new mode\" lines change "
+	    "a mode)\n", dst->rel, pf->index_mode, dst->cur.mode);
+}
+
 /* The file a plain diff patches: new_name, or alt_name when only it exists. */
 static const char *
 ap_plain_target(struct ap *ap, const struct patch_file *pf, struct buf *err)
@@ -981,21 +1119,48 @@ ap_creates(const struct patch_file *pf)
 	    pf->hunks[0].ranged && pf->hunks[0].old_start == 0 && pf->hunks[0].old_count == 0;
 }
 
+/* A created file that is there already, with exactly the patch's text. */
+static bool
+ap_add_done(const struct patch_file *pf, const struct ap_vfile *dst)
+{
+	struct buf err = BUF_INIT(4096);
+	char *text = NULL;
+	size_t len = 0;
+	bool same;
+
+	if (dst->cur.link || ap_is_link(pf->new_mode) ||
+	    ap_new_text(pf, dst->rel, &text, &len, &err) != 0) {
+		buf_release(&err);
+		return false;
+	}
+	same = len == dst->cur.len && memcmp(text, dst->cur.data, len) == 0 && len > 0;
+	free(text);
+	buf_release(&err);
+	return same;
+}
+
 static int
 ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 {
-	bool old_link = ap_is_link(pf->old_mode) ||
-	    (pf->old_mode == 0 && ap_is_link(pf->new_mode));
+	unsigned om = pf->old_mode != 0 ? pf->old_mode : pf->index_mode;
+	bool old_link = ap_is_link(om) || (om == 0 && ap_is_link(pf->new_mode));
 	bool new_link = pf->new_mode != 0 ? ap_is_link(pf->new_mode) : old_link;
 	struct ap_vfile *src = NULL, *dst = NULL;
 	const struct ap_state *from;
 	const char *name;
 	char *res = NULL;
-	size_t reslen = 0;
+	size_t reslen = 0, partly = 0;
 
 	if (pf->op == PATCH_ADD) {
 		if ((dst = ap_get(ap, pf->new_name, new_link, err)) == NULL)
 			return -1;
+		if (dst->cur.exists && ap_add_done(pf, dst)) {
+			buf_printf(&ap->summary, "\n  %s unchanged: it already exists with the "
+			    "text the patch creates (already applied)", dst->rel);
+			ap->nsect_done++;
+			ap->already++;
+			return 0;
+		}
 		if (dst->cur.exists) {
 			buf_printf(err, "the patch creates %s, which already exists; patch it as a "
 			    "change (--- a/%s) or use write_file", dst->rel, dst->rel);
@@ -1040,9 +1205,20 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 		from = &src->orig;
 	}
 	if (pf->nh > 0) {
+		size_t before = ap->already;
+
 		if (ap_apply_hunks(pf, src->rel, from->data, from->len, &res, &reslen,
-		    &ap->notes, err) != 0)
+		    ap->prefer_applied, &ap->already, &ap->notes, err) != 0)
 			return -1;
+		if (ap->already - before == pf->nh && pf->op == PATCH_MODIFY &&
+		    pf->new_mode == 0) {
+			buf_printf(&ap->summary, "\n  %s unchanged: all %zu hunk%s already "
+			    "applied", src->rel, pf->nh, pf->nh == 1 ? " was" : "s were");
+			ap->nsect_done++;
+			free(res);
+			return 0;
+		}
+		partly = ap->already - before;
 	} else {
 		res = xmemdup(from->data, from->len + 1);
 		reslen = from->len;
@@ -1088,18 +1264,45 @@ ap_section(struct ap *ap, const struct patch_file *pf, struct buf *err)
 		return -1;
 	if (pf->new_mode != 0 && !new_link)
 		dst->cur.mode = pf->new_mode & 0777;
+	else if (!new_link)
+		ap_index_mode_note(ap, pf, dst);
 	ap_summary_line(ap, pf, src, dst);
+	if (partly > 0)
+		buf_printf(&ap->summary, " (%zu of its %zu hunks %s already applied)", partly,
+		    pf->nh, partly == 1 ? "was" : "were");
 	return 0;
 }
 
-/* Parse and plan everything; nothing is written.  0 or -1 with err. */
+static int ap_plan_pass(const struct tool_env *, const cJSON *, bool, struct ap *,
+    struct buf *);
+
+/*
+ * Parse and plan everything; nothing is written.  0 or -1 with err.  When
+ * some hunk is there already, the patch (or part of it) was applied before:
+ * then it is planned again with every hunk whose new text is there taken
+ * as applied, even where its old text still fits too (an addition whose
+ * context is left as it was), or that hunk would go in twice.
+ */
 static int
 ap_plan(const struct tool_env *env, const cJSON *input, struct ap *ap, struct buf *err)
+{
+	int rc = ap_plan_pass(env, input, false, ap, err);
+
+	if (rc != 0 || ap->already == 0)
+		return rc;
+	ap_release(ap);
+	return ap_plan_pass(env, input, true, ap, err);
+}
+
+static int
+ap_plan_pass(const struct tool_env *env, const cJSON *input, bool prefer_applied,
+    struct ap *ap, struct buf *err)
 {
 	const char *text = json_str(input, "patch", NULL);
 	size_t i;
 
 	memset(ap, 0, sizeof(*ap));
+	ap->prefer_applied = prefer_applied;
 	ap->env = env;
 	buf_init(&ap->notes, 64 * 1024);
 	buf_init(&ap->summary, BUF_NOLIMIT);
@@ -1247,7 +1450,12 @@ ap_run(const struct tool_env *env, const cJSON *input, struct tool_out *out)
 	}
 	buf_reset(&out->text);
 	n = ap_changed(&ap);
-	buf_printf(&out->text, "applied the patch to %zu file%s:", n, n == 1 ? "" : "s");
+	if (n == 0 && ap.nsect_done == ap.plan.nf)
+		buf_puts(&out->text, "the patch is already applied: the files already hold its "
+		    "new text, so nothing was written (check that this is what you meant; "
+		    "read the file if unsure):");
+	else
+		buf_printf(&out->text, "applied the patch to %zu file%s:", n, n == 1 ? "" : "s");
 	buf_append(&out->text, ap.summary.data, ap.summary.len);
 	if (ap.notes.len > 0) {
 		buf_puts(&out->text, "\n");
@@ -1305,6 +1513,8 @@ ap_preview(const struct tool_env *env, const cJSON *input, struct buf *diff)
 	for (i = 0; i < ap.nv; i++)
 		if (!ap_state_same(&ap.v[i].orig, &ap.v[i].cur))
 			ap_preview_file(&ap.v[i], diff);
+	if (ap_changed(&ap) == 0 && ap.nsect_done == ap.plan.nf)
+		buf_puts(diff, "(the patch is already applied: nothing would change)\n");
 	rc = 0;
 out:
 	ap_release(&ap);
@@ -1327,7 +1537,8 @@ const struct tool_def tool_apply_patch = {
 	    "*** Delete File:, *** End Patch). Give about 3 lines of context around each "
 	    "change, copied exactly from the current file. A hunk found a few lines away "
 	    "from its stated line is still applied (the offset is reported); one that fits "
-	    "two places equally well is refused. If anything does not fit, nothing is "
+	    "two places equally well is refused. A hunk already in the file is reported "
+	    "as already applied and left as it is. If anything does not fit, nothing is "
 	    "written and the error says what to fix. Binary files are not supported.",
 	.schema =
 	    "{\"type\":\"object\",\"properties\":{"

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "file.h"
 #include "gitconfig.h"
+#include "gitindex.h"
 #include "ignore.h"
 #include "pathglob.h"
 #include "xalloc.h"
@@ -65,6 +66,15 @@ struct ignore {
 	struct buf	 scratch;
 	struct buf	 full;		/* a path relative to the top */
 	struct buf	 note;
+	/* What git tracks: shown whatever the rules say.  NULL: no index. */
+	struct gitindex	*index;
+	/*
+	 * Directories the rules ignore but shown for the tracked files below
+	 * them (relative to the top; a set, open addressing): what else is
+	 * below them stays hidden, as git does not look into them.
+	 */
+	char		**forced;
+	size_t		 nforced, forced_cap;
 };
 
 /* rule files */
@@ -419,6 +429,34 @@ ignore_excludes_file(struct ignore *ig)
 	return home != NULL ? ignore_join(home, ".config/git/ignore") : NULL;
 }
 
+/*
+ * The repository's index, read here rather than by a git child: in a
+ * repository the model may have written, git would obey its config.  An
+ * index that cannot be used leaves a note; the rules then apply alone.
+ */
+static void
+ignore_load_index(struct ignore *ig)
+{
+	struct buf err = BUF_INIT(4096);
+	char *path, *format = NULL;
+	size_t hashlen = 20;
+
+	if (ig->gitdir == NULL)
+		return;
+	path = ignore_join(ig->commondir, "config");
+	if (gitconfig_get_file(path, "extensions.objectFormat", &format, &err) == 1 &&
+	    strcasecmp(format, "sha256") == 0)
+		hashlen = 32;
+	free(format);
+	free(path);
+	buf_reset(&err);
+	ig->index = gitindex_read(ig->gitdir, hashlen, &err);
+	if (ig->index == NULL && err.len > 0)
+		buf_printf(&ig->note, "git's index is not used (%s): files git tracks under an "
+		    "ignore rule may be left out\n", buf_cstr(&err));
+	buf_release(&err);
+}
+
 struct ignore *
 ignore_new(const char *root)
 {
@@ -432,6 +470,7 @@ ignore_new(const char *root)
 	buf_init(&ig->full, BUF_NOLIMIT);
 	buf_init(&ig->note, 4096);
 	ignore_find_repo(ig);
+	ignore_load_index(ig);
 	ig->excludes = ignore_excludes_file(ig);
 	ignore_push(ig, "", 0, ig->excludes != NULL ? ig->excludes : "", 0);
 	if (ig->commondir != NULL) {
@@ -474,6 +513,8 @@ ignore_note(const struct ignore *ig)
 void
 ignore_free(struct ignore *ig)
 {
+	size_t i;
+
 	if (ig == NULL)
 		return;
 	while (ig->nframes > 0)
@@ -488,6 +529,10 @@ ignore_free(struct ignore *ig)
 	free(ig->gitdir);
 	free(ig->commondir);
 	free(ig->excludes);
+	gitindex_free(ig->index);
+	for (i = 0; i < ig->forced_cap; i++)
+		free(ig->forced[i]);
+	free(ig->forced);
 	free(ig);
 }
 
@@ -538,11 +583,74 @@ ignore_pat_match(const struct ignore_pat *pat, const char *s, size_t n)
 	}
 }
 
+static size_t
+ignore_forced_hash(const char *p, size_t n)
+{
+	size_t h = 2166136261u, i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	return h;
+}
+
+/* The slot of p[0..n) in the set of forced directories, or the empty one for it. */
+static size_t
+ignore_forced_slot(const struct ignore *ig, const char *p, size_t n)
+{
+	size_t k = ignore_forced_hash(p, n) & (ig->forced_cap - 1);
+
+	while (ig->forced[k] != NULL &&
+	    (strncmp(ig->forced[k], p, n) != 0 || ig->forced[k][n] != '\0'))
+		k = (k + 1) & (ig->forced_cap - 1);
+	return k;
+}
+
+static void
+ignore_force(struct ignore *ig, const char *p, size_t n)
+{
+	size_t k;
+
+	if ((ig->nforced + 1) * 2 > ig->forced_cap) {
+		char **old = ig->forced;
+		size_t i, oldcap = ig->forced_cap;
+
+		ig->forced_cap = oldcap ? oldcap * 2 : 64;
+		ig->forced = xcalloc(ig->forced_cap, sizeof(*ig->forced));
+		for (i = 0; i < oldcap; i++)
+			if (old[i] != NULL)
+				ig->forced[ignore_forced_slot(ig, old[i], strlen(old[i]))] = old[i];
+		free(old);
+	}
+	k = ignore_forced_slot(ig, p, n);
+	if (ig->forced[k] == NULL) {
+		ig->forced[k] = xmemdup(p, n);
+		ig->nforced++;
+	}
+}
+
+/* Is a parent directory of relpath (up to name) one of the forced ones? */
+static bool
+ignore_in_forced(const struct ignore *ig, const char *relpath, const char *name)
+{
+	const char *p;
+
+	if (ig->nforced == 0)
+		return false;
+	for (p = relpath; p < name; p++)
+		if (*p == '/' && ig->forced[ignore_forced_slot(ig, relpath,
+		    (size_t)(p - relpath))] != NULL)
+			return true;
+	return false;
+}
+
+static bool ignore_by_rules(struct ignore *, const char *, size_t, const char *, bool);
+
 bool
 ignore_match(struct ignore *ig, const char *rootpath, bool is_dir)
 {
 	const char *relpath, *name;
-	size_t len, i, f;
+	size_t len;
+	bool inside;
 
 	if (rootpath[0] == '\0')
 		return false;	/* the root itself */
@@ -559,6 +667,27 @@ ignore_match(struct ignore *ig, const char *rootpath, bool is_dir)
 		name--;
 	if (strcmp(name, ".git") == 0)
 		return true;
+	if (ig->index == NULL)
+		return ignore_by_rules(ig, relpath, len, name, is_dir);
+	/* What git tracks is shown, as git lists it whatever the rules say. */
+	if (gitindex_has(ig->index, relpath, len))
+		return false;
+	inside = ignore_in_forced(ig, relpath, name);
+	if (is_dir && gitindex_has_below(ig->index, relpath, len)) {
+		if (inside || ignore_by_rules(ig, relpath, len, name, is_dir))
+			ignore_force(ig, relpath, len);
+		return false;
+	}
+	return inside || ignore_by_rules(ig, relpath, len, name, is_dir);
+}
+
+/* The rules' verdict on relpath[0..len) (relative to the top), whose last part is name. */
+static bool
+ignore_by_rules(struct ignore *ig, const char *relpath, size_t len, const char *name,
+    bool is_dir)
+{
+	size_t i, f;
+
 	ignore_enter(ig, relpath, name > relpath ? (size_t)(name - relpath - 1) : 0);
 	for (f = ig->nframes; f-- > 0;) {
 		const struct ignore_frame *fr = &ig->frames[f];

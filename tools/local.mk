@@ -6,6 +6,7 @@ libtandem_tools_a_SOURCES = \
 	tools/diff.c tools/diff.h \
 	tools/ignore.c tools/ignore.h \
 	tools/gitconfig.c tools/gitconfig.h \
+	tools/gitindex.c tools/gitindex.h \
 	tools/read_file.c \
 	tools/list_dir.c \
 	tools/glob.c \

@@ -768,7 +768,7 @@ static const struct {
 	{ "Binary files ",	GIT_BINARY },
 };
 
-/* "index 1a2b..3c4d 100644": the mode of a section that keeps it. */
+/* "index 1a2b..3c4d 100644": the mode the file is said to have. */
 static int
 patch_index_mode(struct patch_reader *r, size_t line, struct patch_file *f)
 {
@@ -776,10 +776,7 @@ patch_index_mode(struct patch_reader *r, size_t line, struct patch_file *f)
 
 	if (sp == NULL || sp - s < 6)
 		return 0;
-	if (patch_mode(r, line, (size_t)(sp - s) + 1, &f->old_mode) != 0)
-		return -1;
-	f->new_mode = f->old_mode;
-	return 0;
+	return patch_mode(r, line, (size_t)(sp - s) + 1, &f->index_mode);
 }
 
 struct patch_git {

@@ -78,6 +78,12 @@ struct patch_file {
 	 */
 	char		*alt_name;
 	unsigned	 old_mode, new_mode;	/* git modes (0100644 ...); 0: not given */
+	/*
+	 * The mode at the end of an "index a..b 100644" line.  It tells a link
+	 * from a file, but never sets permission bits: only old/new mode and
+	 * new file mode lines change a mode, as with git apply and GNU patch.
+	 */
+	unsigned	 index_mode;
 	bool		 git;		/* a "diff --git" section */
 	bool		 codex;		/* a Codex envelope section */
 	bool		 eol_exact;	/* some line of it carries "\r": endings are the patch's */

@@ -87,6 +87,10 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 # The user's ! commands in the workspace snapshots: recorded, listed, rewound and redone.
 TUI_SCREEN_TESTS += tests/tui/bangsnap.sh
+# The person's e edit of a proposal, as the model sees it in the next request.
+TUI_SCREEN_TESTS += tests/tui/editnote.sh
+# The @path index shows files git tracks under an ignore rule.
+TUI_SCREEN_TESTS += tests/tui/mentiongit.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \

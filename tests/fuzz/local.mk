@@ -8,6 +8,8 @@ FUZZ_TARGETS = sse stream_anthropic stream_openai config perm ignore session mdv
 FUZZ_SECONDS = 30
 FUZZ_LIBS = libtandem_tui.a libtandem_agent.a libtandem_tools.a libtandem_lib.a
 EXTRA_DIST += tests/fuzz
+# git's index file reader (tools/gitindex.c)
+FUZZ_TARGETS += gitindex
 
 if FUZZ
 FUZZ_ENV = CC='$(CC)' CPPFLAGS='$(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS)' \

@@ -3,7 +3,8 @@
 # a package of a monorepo (and in a linked worktree of it) sees with grep,
 # glob and list_dir exactly the files `git ls-files --others --cached
 # --exclude-standard` lists there: the root's .gitignore, info/exclude and
-# the user's core.excludesFile all apply.  A walk cut off by depth says so.
+# the user's core.excludesFile all apply; files git tracks under an ignore
+# rule are seen.  A walk cut off by depth says so.
 . "$(dirname "$0")/lib.sh"
 export GIT_CONFIG_NOSYSTEM=1
 unset GIT_DIR GIT_WORK_TREE
@@ -109,6 +110,75 @@ mock_start "$scen"
 check "a broken .gitconfig is reported" grep -q '\.gitconfig: line 2 is not valid git configuration' <(result toolu_g)
 check "the root's rules still apply" not grep -q node_modules <(result toolu_g)
 mv "$HOME/gitconfig.good" "$HOME/.gitconfig"
+
+# Files git tracks under an ignore rule are seen: b/.gitignore holding "*"
+# with a committed b/keep.c, a top "build/" rule with tracked files below it
+# (the untracked there stay hidden: git does not look into build/), a rule
+# three levels down; with index versions 2, 3 and 4, and in a repository
+# nested in another.  glob, grep and list_dir (of the top, b and build)
+# show what `git ls-files --others --cached --exclude-standard` lists.
+scen_tr=$(scenario tracked <<'J'
+{"responses":[
+ {"tool_uses":[
+   {"id":"toolu_g","name":"glob","input":{"pattern":"**/*"}},
+   {"id":"toolu_r","name":"grep","input":{"pattern":"hello","output_mode":"files"}},
+   {"id":"toolu_l","name":"list_dir","input":{}},
+   {"id":"toolu_b","name":"list_dir","input":{"path":"b"}},
+   {"id":"toolu_u","name":"list_dir","input":{"path":"build"}}],
+  "stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)
+make_tracked() {
+	local r=$1 f
+	mkdir -p "$r/b" "$r/build/sub" "$r/build/t" "$r/lib/deep/er/d2"
+	for f in README b/keep.c b/junk.c build/keep.txt build/junk.o build/sub/x.c \
+	    build/t/y.c lib/deep/er/gen.c lib/deep/er/new.c lib/deep/er/d2/f.c lib/plain.c top.o; do
+		printf 'hello\n' >"$r/$f"
+	done
+	printf '# hello\nbuild/\n*.o\n' >"$r/.gitignore"
+	printf '# hello\n*\n' >"$r/b/.gitignore"
+	printf '# hello\n*.c\nd2/\n' >"$r/lib/deep/er/.gitignore"
+	(cd "$r" && git init -q && git add README .gitignore lib/plain.c &&
+	    git add -f b/.gitignore b/keep.c build/keep.txt build/t/y.c build/junk.o \
+	    lib/deep/er/.gitignore lib/deep/er/gen.c lib/deep/er/d2/f.c &&
+	    git commit -qm tracked) >/dev/null 2>&1
+}
+compare_tracked() {
+	local dir=$1 label=$2
+	(cd "$dir" && git ls-files -z --others --cached --exclude-standard) |
+	    tr '\0' '\n' | LC_ALL=C sort >"$T/git.txt"
+	mock_start "$scen_tr"
+	(cd "$dir" && "$TANDEM" -p "look" --output-format events) >"$T/out.jsonl" 2>"$T/err"
+	check "$label: tandem exits 0" [ $? -eq 0 ]
+	check "$label: git lists b/keep.c" grep -qx b/keep.c "$T/git.txt"
+	result toolu_g | grep -v '^\[\|^$' | LC_ALL=C sort >"$T/glob.txt"
+	check "$label: glob lists what git lists" cmp -s "$T/git.txt" "$T/glob.txt"
+	cmp -s "$T/git.txt" "$T/glob.txt" || diff "$T/git.txt" "$T/glob.txt" | diag
+	result toolu_r | grep -v '^\[\|^$' | LC_ALL=C sort >"$T/grep.txt"
+	check "$label: grep searches what git lists" cmp -s "$T/git.txt" "$T/grep.txt"
+	cmp -s "$T/git.txt" "$T/grep.txt" || diff "$T/git.txt" "$T/grep.txt" | diag
+	cut -d/ -f1 "$T/git.txt" | LC_ALL=C sort -u >"$T/git-top.txt"
+	result toolu_l | names >"$T/ls.txt"
+	check "$label: list_dir shows git's top-level entries" cmp -s "$T/git-top.txt" "$T/ls.txt"
+	cmp -s "$T/git-top.txt" "$T/ls.txt" || diff "$T/git-top.txt" "$T/ls.txt" | diag
+	check "$label: list_dir b shows keep.c" grep -qx keep.c <(result toolu_b | names)
+	check "$label: list_dir b leaves junk.c out" not grep -qx junk.c <(result toolu_b | names)
+	check "$label: list_dir build shows keep.txt and t" \
+	    [ "$(result toolu_u | names | grep -cx 'keep.txt\|t\|junk.o')" -eq 3 ]
+}
+R="$T/tracked"
+make_tracked "$R"
+for v in 2 3 4; do
+	# version 3 is written only for extended flags: an intent-to-add entry has them
+	[ $v = 3 ] && printf 'hello\n' >"$R/b/ita.c" && (cd "$R" && git add -f -N b/ita.c)
+	(cd "$R" && git update-index --index-version $v)
+	check "index version $v was written" [ "$(od -An -tu1 -j7 -N1 "$R/.git/index" | tr -d ' ')" = $v ]
+	compare_tracked "$R" "index v$v"
+done
+make_tracked "$R/inner"
+compare_tracked "$R/inner" "nested repository"
 
 # A walk cut off by depth says so instead of "No files match".
 D="$T/deep"

@@ -3,7 +3,9 @@
 # the permission check (a git-quoted name, a header-only new file, a hunk
 # count hiding a second header, both ends of a rename, a Codex Move to)
 # are denied under --deny 'apply_patch(secret/**)' even in yolo mode, and
-# a good patch (git rename, mode, CRLF; the Codex envelope) applies exactly.
+# a good patch (git rename, mode, CRLF; the Codex envelope) applies exactly;
+# an index line's mode is not applied, a repeated Codex anchor is sought
+# forward, and a patch applied twice says it is already applied.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 
@@ -13,6 +15,9 @@ printf 'x\n' >secret/x
 printf 'a\r\nb\r\n' >src/crlf.txt
 printf 'one\ntwo\n' >src/mv.txt
 printf 'ok\n' >ok.txt
+printf '#!/bin/sh\necho a\n' >src/run.sh
+chmod 755 src/run.sh
+printf '[s]\n  k = 1\n[s]\n  k = 2\n[s]\n  k = 3\n' >src/c.ini
 
 # One response a patch, so no patch is skipped after a refused one.
 patches=(
@@ -23,6 +28,9 @@ patches=(
   $'*** Begin Patch\n*** Update File: src/mv.txt\n*** Move to: secret/moved.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n'
   $'diff --git a/src/crlf.txt b/src/crlf2.txt\nold mode 100644\nnew mode 100755\nsimilarity index 50%\nrename from src/crlf.txt\nrename to src/crlf2.txt\n--- a/src/crlf.txt\n+++ b/src/crlf2.txt\n@@ -1,2 +1,3 @@\n a\n-b\n+B\n+C\n'
   $'*** Begin Patch\n*** Update File: src/mv.txt\n*** Move to: src/moved.txt\n@@\n one\n-two\n+TWO\n*** Add File: src/new.txt\n+fresh\n*** End Patch\n'
+  $'diff --git a/src/run.sh b/src/run.sh\nindex 1a2b3c4..5d6e7f8 100644\n--- a/src/run.sh\n+++ b/src/run.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo a\n+echo b\n'
+  $'*** Begin Patch\n*** Update File: src/c.ini\n@@ [s]\n-  k = 1\n+  k = 10\n@@ [s]\n-  k = 2\n+  k = 20\n*** End Patch\n'
+  $'*** Begin Patch\n*** Update File: src/c.ini\n@@ [s]\n-  k = 1\n+  k = 10\n@@ [s]\n-  k = 2\n+  k = 20\n*** End Patch\n'
 )
 json='{"responses":['
 i=0
@@ -56,6 +64,17 @@ check "the new mode is set" [ "$(stat -c %a src/crlf2.txt)" = 755 ]
 check "the Codex envelope applied" [ "$(err_of toolu_p7)" = false ]
 check "Move to moved the file" cmp -s src/moved.txt <(printf 'one\nTWO\n')
 check "Add File created it" cmp -s src/new.txt <(printf 'fresh\n')
+content_of() { jq -r "select(.type==\"tool_result\" and .id==\"$1\") | .content" "$T/out.jsonl"; }
+check "the index line's 100644 applied" [ "$(err_of toolu_p8)" = false ]
+check "the executable kept its x bit" [ "$(stat -c %a src/run.sh)" = 755 ]
+check "the result says the index line's mode was not taken" \
+    grep -q 'index line gives mode 100644.*mode was kept' <(content_of toolu_p8)
+check "a repeated Codex anchor applied forward" [ "$(err_of toolu_p9)" = false ]
+check "each hunk took the next [s]" \
+    cmp -s src/c.ini <(printf '[s]\n  k = 10\n[s]\n  k = 20\n[s]\n  k = 3\n')
+check "the same patch again is no error" [ "$(err_of toolu_p10)" = false ]
+check "it says the patch is already applied" \
+    grep -q 'the patch is already applied' <(content_of toolu_p10)
 check "the mock found every tool_use answered" [ "$(mock_problems)" -eq 0 ]
 
 finish

@@ -2,7 +2,8 @@
 # The official Agent SDK (@anthropic-ai/claude-agent-sdk, from tests/npm's
 # lockfile) drives the real tandem through pathToClaudeCodeExecutable: a
 # multi-turn exchange, an edit approved through canUseTool with an updated
-# input, a denial, an interrupt; and an updated input the rules refuse.
+# input (whose result tells the model what ran), a denial, an interrupt;
+# and an updated input the rules refuse.
 . "$(dirname "$0")/lib.sh"
 SDK="$top_srcdir/tests/npm/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"
 needs_node "$SDK" "the Agent SDK"
@@ -30,6 +31,10 @@ check "the mock saw six requests" [ "$(mock_requests)" -eq 6 ]
 check "the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 check "the model asked for is the one requested" [ "$(mock_body 1 .model)" = '"claude-sonnet-4-5"' ]
 check "turn 2's request carries turn 1" grep -q 'Hello from tandem' <(sed -n 2p "$MOCK_LOG")
+# The request after the host's updatedInput tells the model what ran instead of its edit.
+edit_result() { mock_body 3 '[.messages[-1].content[] | select(.tool_use_id == "toolu_e1") | .content | if type == "array" then map(.text) | join("") else . end] | join("")'; }
+check "the edit's result says the input was changed" grep -q 'The user changed this call before it ran' <(edit_result)
+check "and shows the host's new_string" grep -q 'you sent \\"bye\\"; what ran: \\"bye from the host\\"' <(edit_result)
 
 echo hello >notes.txt
 mock_start "$(scenario rules <<'J'
