@@ -67,9 +67,11 @@ sp_nested(struct sp_scan *sc, int level_add)
 	}
 	sc->depth++;
 	sc->level += level_add;
+	sc->comsub += level_add;
 	sp_list(sc, ')');
 	sc->depth--;
 	sc->level -= level_add;
+	sc->comsub -= level_add;
 	if (sc->s[sc->i] != ')') {
 		sp_opaque(sc);
 		return false;
@@ -77,8 +79,6 @@ sp_nested(struct sp_scan *sc, int level_add)
 	sc->i++;
 	return true;
 }
-
-static void sp_bodies(struct sp_scan *);
 
 /* Split code (a -c string, eval's words, the inside of `...`) one level down. */
 void
@@ -458,46 +458,127 @@ sp_fd_word(const struct sp_word *w, char next)
 	return true;
 }
 
-/* At a line's end: skip the bodies of its here-documents, following substitutions in them. */
+/*
+ * One line of a here-document's body from sc->i, as bash reads it: with
+ * an unquoted delimiter a backslash-newline joins the next line (a
+ * backslash-backslash does not).  The line goes to line without its
+ * newline; from[k] is where its k-th byte came from, from[line->len] where
+ * the line ended.  The caller frees *from.
+ */
 static void
+sp_doc_line(const struct sp_scan *sc, bool join, struct buf *line, size_t **from)
+{
+	const char *s = sc->s;
+	size_t i = sc->i, cap = 64;
+
+	buf_reset(line);
+	*from = xreallocarray(NULL, cap, sizeof(**from));
+	for (;;) {
+		if (line->len + 2 >= cap) {
+			cap *= 2;
+			*from = xreallocarray(*from, cap, sizeof(**from));
+		}
+		if (s[i] == '\\' && join && s[i + 1] == '\\') {
+			(*from)[line->len] = i;
+			buf_putc(line, '\\');
+			(*from)[line->len] = i + 1;
+			buf_putc(line, '\\');
+			i += 2;
+		} else if (s[i] == '\\' && join && s[i + 1] == '\n')
+			i += 2;
+		else if (s[i] == '\0' || s[i] == '\n')
+			break;
+		else {
+			(*from)[line->len] = i;
+			buf_putc(line, s[i++]);
+		}
+	}
+	(*from)[line->len] = i;
+}
+
+/*
+ * The substitutions of a body with an unquoted delimiter, split on their
+ * own: bash finds the body's end line by line first, so a "$(" in the
+ * body never reaches past it.
+ */
+static void
+sp_body_substs(const struct sp_scan *sc, const char *body)
+{
+	struct sp_scan b;
+	struct sp_word junk;
+	size_t d;
+
+	memset(&b, 0, sizeof(b));
+	b.s = body;
+	b.out = sc->out;
+	b.depth = sc->depth;
+	b.level = sc->level;
+	sp_word_init(&junk);
+	while (body[b.i] != '\0') {
+		if (body[b.i] == '\\' && body[b.i + 1] != '\0')
+			b.i += 2;
+		else if (body[b.i] == '$')
+			sp_dollar(&b, &junk, true);
+		else if (body[b.i] == '`')
+			sp_backtick(&b, &junk, true);
+		else if (body[b.i++] == '\n' && b.ndocs > 0)
+			sp_bodies(&b);	/* "$(a <<X)" in a body: X's body follows */
+	}
+	sp_bodies(&b);
+	for (d = 0; d < b.ndocs; d++)
+		free(b.docs[d].delim);
+	sp_word_release(&junk);
+}
+
+/*
+ * At a line's end, with sc->i at the next line: skip the bodies of the
+ * here-documents pending, then split the substitutions in those that have
+ * them.  A body ends at a line that is its delimiter (after tabs for
+ * <<-); inside a command substitution also at a line that starts with the
+ * delimiter and holds a ')' later on, and bash then reads on from right
+ * after the delimiter ("EOF)" closes the substitution); and at the end.
+ */
+void
 sp_bodies(struct sp_scan *sc)
 {
 	struct sp_doc docs[SHPARSE_DOCS_MAX];
-	struct sp_word junk;
-	const char *s = sc->s, *p;
-	size_t d, n, ndocs = sc->ndocs;
-	bool bol;
+	struct buf line = BUF_INIT(BUF_NOLIMIT), body = BUF_INIT(BUF_NOLIMIT);
+	const char *p;
+	size_t d, n, ndocs = sc->ndocs, *from = NULL, lend;
 
 	/* Taken out first: a substitution in a body may end lines of its own. */
 	memcpy(docs, sc->docs, sizeof(docs));
 	sc->ndocs = 0;
-	sp_word_init(&junk);
 	for (d = 0; d < ndocs; d++) {
 		n = strlen(docs[d].delim);
-		for (bol = true; s[sc->i] != '\0';) {
-			if (bol) {
-				p = s + sc->i;
-				while (docs[d].strip_tabs && *p == '\t')
-					p++;
-				if (strncmp(p, docs[d].delim, n) == 0 &&
-				    (p[n] == '\n' || p[n] == '\0')) {
-					sc->i = (size_t)(p + n - s) + (p[n] == '\n');
-					break;
-				}
+		buf_reset(&body);
+		while (sc->s[sc->i] != '\0') {
+			free(from);
+			sp_doc_line(sc, docs[d].expand, &line, &from);
+			lend = from[line.len];
+			p = buf_cstr(&line);
+			while (docs[d].strip_tabs && *p == '\t')
+				p++;
+			if (strcmp(p, docs[d].delim) == 0) {
+				sc->i = lend + (sc->s[lend] == '\n');
+				break;
 			}
-			bol = s[sc->i] == '\n';
-			if (docs[d].expand && s[sc->i] == '\\' && s[sc->i + 1] != '\0')
-				sc->i += 2;
-			else if (docs[d].expand && s[sc->i] == '$')
-				sp_dollar(sc, &junk, true);
-			else if (docs[d].expand && s[sc->i] == '`')
-				sp_backtick(sc, &junk, true);
-			else
-				sc->i++;
+			if (sc->comsub > 0 && strncmp(p, docs[d].delim, n) == 0 &&
+			    strchr(p + n, ')') != NULL) {
+				sc->i = from[(size_t)(p - buf_cstr(&line)) + n];
+				break;
+			}
+			buf_append(&body, line.data, line.len);
+			buf_putc(&body, '\n');
+			sc->i = lend + (sc->s[lend] == '\n');
 		}
+		if (docs[d].expand)
+			sp_body_substs(sc, buf_cstr(&body));
 		free(docs[d].delim);
 	}
-	sp_word_release(&junk);
+	free(from);
+	buf_release(&line);
+	buf_release(&body);
 }
 
 /* A case pattern list "(a|b)" up to its ')', or "esac". */
@@ -510,8 +591,11 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 
 	for (;;) {
 		while (sp_blank(s[sc->i]) || s[sc->i] == '\n' ||
-		    (s[sc->i] == '\\' && s[sc->i + 1] == '\n'))
+		    (s[sc->i] == '\\' && s[sc->i + 1] == '\n')) {
 			sc->i += s[sc->i] == '\\' ? 2 : 1;
+			if (s[sc->i - 1] == '\n' && s[sc->i - 2] != '\\')
+				sp_bodies(sc);
+		}
 		if (s[sc->i] == '#') {
 			sc->i += strcspn(s + sc->i, "\n");
 			continue;
@@ -643,6 +727,7 @@ sp_list(struct sp_scan *sc, char closer)
 		if (c == '\n' && (cmd.kind == SP_COND || cmd.kind == SP_CASE)) {
 			cmd.space = true;
 			sc->i++;
+			sp_bodies(sc);
 			continue;
 		}
 		if (c == '\n') {

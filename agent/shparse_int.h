@@ -28,6 +28,7 @@ struct sp_scan {
 	size_t			 i;
 	int			 depth;
 	int			 level;
+	int			 comsub;	/* inside $(...), <(...) or >(...): "EOF)" ends a body */
 	struct shparse_parts	*out;
 	struct sp_doc		 docs[SHPARSE_DOCS_MAX];
 	size_t			 ndocs;
@@ -93,6 +94,13 @@ bool sp_nested(struct sp_scan *sc, int level_add);
 
 /* Split code (a -c string, eval's words, the inside of `...`) one level down. */
 void sp_split_code(const struct sp_scan *outer, const char *code);
+
+/*
+ * At a line's end, with sc->i at the next line: skip the bodies of the
+ * here-documents pending, then split the substitutions in those that have
+ * them.
+ */
+void sp_bodies(struct sp_scan *sc);
 
 /*
  * Scan a command list up to closer (0: the end; ')': not consumed),

@@ -279,6 +279,7 @@ sp_subst_end(const struct sp_scan *sc, size_t i)
 	dry.ndocs = 0;
 	if (dry.depth < SHPARSE_DEPTH_MAX) {
 		dry.depth++;
+		dry.comsub++;
 		sp_list(&dry, ')');
 	} else
 		dry.i += strlen(dry.s + dry.i);
@@ -585,7 +586,8 @@ sp_array(struct sp_scan *sc, struct sp_word *w)
 	for (;;) {
 		if (sp_blank(s[sc->i]) || s[sc->i] == '\n') {
 			while (sp_blank(s[sc->i]) || s[sc->i] == '\n')
-				sc->i++;
+				if (s[sc->i++] == '\n' && sc->ndocs > 0)
+					sp_bodies(sc);
 			sp_both(w, ' ');
 			continue;
 		}

@@ -176,6 +176,43 @@ T_TEST(here_documents)
 	T_EQ_STR(split("x=$(cat <<E\nhi )\nE\n); y"), "cat <<E | x=$(cat <<E\nhi )\nE\n) | y");
 }
 
+/* Where bash ends a here-document's body, the next command starts. */
+T_TEST(here_document_ends)
+{
+	/* An unquoted delimiter's lines are joined at a backslash-newline first. */
+	T_EQ_STR(split("cat <<EOF\nbody\nE\\\nOF\nrm x\nEOF"), "cat <<EOF | rm x | EOF");
+	T_EQ_STR(split("cat <<EOF\nbody\\\nEOF\nrm x\nEOF\nls"), "cat <<EOF | ls");
+	T_EQ_STR(split("cat <<EOF\na\\\\\nEOF\nrm x"), "cat <<EOF | rm x");
+	T_EQ_STR(split("cat <<EOF\nEOF\\\n\nrm x"), "cat <<EOF | rm x");
+	/* A quoted one's are not. */
+	T_EQ_STR(split("cat <<'EOF'\nE\\\nOF\nrm x\nEOF\nls"), "cat <<'EOF' | ls");
+	T_EQ_STR(split("cat <<\"EOF\"\nbody\\\nEOF\nrm x"), "cat <<\"EOF\" | rm x");
+	/* <<- strips the tabs of the joined line. */
+	T_EQ_STR(split("cat <<-EOF\n\tE\\\nOF\nrm x"), "cat <<-EOF | rm x");
+	T_EQ_STR(split("cat <<-EOF\n\tE\\\n\tOF\nrm x\nEOF\nls"), "cat <<-EOF | ls");
+	/* Inside $( ) and <( ), a line starting with the delimiter and holding a ')' ends it. */
+	T_EQ_STR(split("x=$(cat <<EOF\nbody\nEOF)\nrm y"),
+	    "cat <<EOF | x=$(cat <<EOF\nbody\nEOF) | rm y");
+	T_EQ_STR(split("x=$(cat <<EOF\nbody\nEOF rm y)\nls"),
+	    "cat <<EOF | rm y | x=$(cat <<EOF\nbody\nEOF rm y) | ls");
+	T_EQ_STR(split("x=$(cat <<'EOF'\nbody\nEOFrm y)\nls"),
+	    "cat <<'EOF' | rm y | x=$(cat <<'EOF'\nbody\nEOFrm y) | ls");
+	T_EQ_STR(split("x=$( ( cat <<-EOF\n\tEOF) ) ; rm y"),
+	    "cat <<-EOF | x=$( ( cat <<-EOF\n\tEOF) ) | rm y");
+	T_EQ_STR(split("cat <(cat <<EOF\nEOF)\nrm y"), "cat <<EOF | cat <(cat <<EOF\nEOF) | rm y");
+	/* Outside a substitution it does not. */
+	T_EQ_STR(split("( cat <<EOF\nEOF)\nrm y\nEOF\n)"), "cat <<EOF");
+	/* A body's "$(" does not reach past its end. */
+	T_EQ_STR(split("cat <<EOF\n$(true\nEOF\nrm x\n)\nEOF"), "cat <<EOF | true | rm x | EOF !");
+	T_EQ_STR(split("cat <<EOF\n$(cat <<X\nEOF\nX\n)\nrm x\nEOF"), "cat <<EOF | cat <<X | X | rm x | EOF !");
+	/* The body starts at the next line's start, whatever construct that line is in. */
+	T_EQ_STR(split("cat <<EOF; case x in\nrm y\nEOF\nx) ls;; esac"), "cat <<EOF | ls");
+	T_EQ_STR(split("cat <<EOF; a=(1\nrm y\nEOF\n2)"), "cat <<EOF | a=(1 2)");
+	T_EQ_STR(split("cat <<EOF; [[ -n x\nrm y\nEOF\n]]"), "cat <<EOF | [[ -n x ]]");
+	/* A here-document in a substitution closed on its line takes the next lines. */
+	T_EQ_STR(split("echo $(cat <<EOF) t\nrm y\nEOF\nls"), "cat <<EOF | echo $(cat <<EOF) t | ls");
+}
+
 T_TEST(keywords)
 {
 	T_EQ_STR(split("if a; then b; elif c; then d; else e; fi"), "a | b | c | d | e");
@@ -385,6 +422,7 @@ main(void)
 	T_RUN(lists);
 	T_RUN(substitutions);
 	T_RUN(here_documents);
+	T_RUN(here_document_ends);
 	T_RUN(keywords);
 	T_RUN(redirections);
 	T_RUN(shells_and_eval);
