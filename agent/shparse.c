@@ -15,13 +15,6 @@ static const char *const sp_keywords[] = {
 	"{", "}", "!", "time", "coproc", "esac", NULL
 };
 
-/* Commands that run the command after them: deny rules look past them. */
-const char *const sp_wrappers[] = {
-	"sudo", "doas", "env", "nohup", "time", "command", "builtin", "exec",
-	"nice", "ionice", "timeout", "stdbuf", "xargs", "watch", "chroot",
-	"setsid", "flock", "strace", "ltrace", "unbuffer", "chrt", "taskset", NULL
-};
-
 /* Shells whose -c argument is itself a command line. */
 static const char *const sp_shells[] = {
 	"bash", "sh", "zsh", "dash", "ksh", "mksh", NULL
@@ -48,7 +41,7 @@ struct sp_cmd {
 	bool			 redirect;
 	enum sp_kind		 kind;
 	bool			 fname;		/* after "function": a name follows */
-	bool			 time_p;	/* after "time": "-p" may follow */
+	int			 time_p;	/* after "time": 1, "-p" or "--" may follow; 2 after -p */
 	bool			 closed;	/* a compound command just ended: not empty */
 	bool			 piped;		/* after '|': '!' may not come */
 };
@@ -204,17 +197,12 @@ sp_add_part(struct shparse_parts *out, struct shparse_part *p)
 static void
 sp_judge(struct shparse_part *p)
 {
-	size_t k = sp_command_word(p->words, p->nwords), j;
+	size_t k = sp_command_word(p->words, p->nwords);
 
 	if (k == p->nwords)
 		return;
 	p->dynamic = (p->words[k].flags & (SHPARSE_W_EXPAND | SHPARSE_W_QUOTED)) != 0;
 	p->unsure = (p->words[k].flags & SHPARSE_W_EXPAND) != 0;
-	if (p->unsure || !sp_in(sp_wrappers, sp_basename(p->words[k].plain)))
-		return;
-	for (j = k + 1; j < p->nwords; j++)
-		if ((p->words[j].flags & (SHPARSE_W_EXPAND | SHPARSE_W_REDIR)) == SHPARSE_W_EXPAND)
-			p->unsure = true;
 }
 
 /*
@@ -278,14 +266,152 @@ sp_inner_code(const struct shparse_word *w, size_t n, bool *dynamic)
 	return NULL;
 }
 
+static void sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth);
+
+/* Mark part idx: the program it runs is not known before bash runs it. */
+static void
+sp_mark_unknown(struct sp_scan *sc, size_t idx)
+{
+	sc->out->v[idx].dynamic = true;
+	sc->out->v[idx].unsure = true;
+	sc->out->unsure = true;
+}
+
+/* Split code found in part idx one level below it. */
+static void
+sp_split_below(struct sp_scan *sc, size_t idx, const char *code, bool dynamic)
+{
+	struct sp_scan at = *sc;
+
+	if (dynamic) {
+		sc->out->v[idx].unsure = true;
+		sc->out->unsure = true;
+	}
+	at.level = sc->out->v[idx].level;
+	sp_split_code(&at, code);
+}
+
+/* A part of words [start, end) and [rest, n) of part idx, one level below it. */
+static void
+sp_run_part(struct sp_scan *sc, size_t idx, const struct sp_run *r, int depth)
+{
+	const struct shparse_part *o = &sc->out->v[idx];
+	struct shparse_part q;
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
+	size_t j, at, cap = o->nwords;
+	bool placed = false;
+
+	memset(&q, 0, sizeof(q));
+	q.words = xreallocarray(NULL, cap, sizeof(*q.words));
+	for (j = r->start; j < o->nwords; j++) {
+		if (j == r->end) {
+			if (r->rest == 0)
+				break;
+			j = r->rest;
+			if (j >= o->nwords)
+				break;
+		}
+		if (o->words[j].flags & SHPARSE_W_REDIR)
+			continue;
+		if (text.len > 0)
+			buf_putc(&text, ' ');
+		buf_puts(&text, o->words[j].raw);
+		q.words[q.nwords].raw = xstrdup(o->words[j].raw);
+		q.words[q.nwords].plain = xstrdup(o->words[j].plain);
+		q.words[q.nwords].flags = o->words[j].flags & ~SHPARSE_W_ASSIGN;
+		/* A name put in at run time as the program, or into a shell's code. */
+		if (r->placeholder != NULL && strstr(o->words[j].plain, r->placeholder) != NULL &&
+		    (q.nwords == 0 || sp_in(sp_shells, sp_basename(q.words[0].plain)) ||
+		    strcmp(q.words[0].plain, "eval") == 0))
+			placed = true;
+		q.nwords++;
+	}
+	q.text = buf_detach(&text, NULL);
+	q.level = o->level + 1;
+	q.redirect = o->redirect;
+	at = sc->out->n;
+	sp_emit(sc, &q, depth + 1);
+	if (placed)
+		sp_mark_unknown(sc, at);
+}
+
+/* Part idx runs a wrapper: the commands it runs become parts of their own. */
+static void
+sp_unwrap(struct sp_scan *sc, size_t idx, int depth)
+{
+	struct sp_run runs[SP_RUNS_MAX];
+	struct buf code = BUF_INIT(BUF_NOLIMIT);
+	const struct shparse_part *p = &sc->out->v[idx];
+	size_t k = sp_command_word(p->words, p->nwords), j;
+	int nr, r;
+	bool dyn;
+	char *inner;
+
+	if (k == p->nwords || (p->words[k].flags & SHPARSE_W_EXPAND) ||
+	    !sp_is_wrapper(sp_basename(p->words[k].plain)))
+		return;
+	nr = sp_wrap_runs(p->words, p->nwords, k, runs, SP_RUNS_MAX);
+	if (nr < 0 || depth >= SHPARSE_DEPTH_MAX) {
+		sp_mark_unknown(sc, idx);
+		/* Still, a shell's -c code among its words is seen by deny rules. */
+		if ((inner = sp_inner_code(p->words, p->nwords, &dyn)) != NULL) {
+			sp_split_below(sc, idx, inner, dyn);
+			free(inner);
+		}
+		return;
+	}
+	for (r = 0; r < nr; r++) {
+		if (runs[r].kind == SP_RUN_ARGV) {
+			sp_run_part(sc, idx, &runs[r], depth);
+			continue;
+		}
+		p = &sc->out->v[idx];
+		buf_reset(&code);
+		dyn = runs[r].dynamic;
+		if (runs[r].text != NULL)
+			buf_puts(&code, runs[r].text);
+		for (j = runs[r].start; runs[r].text == NULL && j < runs[r].end; j++) {
+			if (p->words[j].flags & SHPARSE_W_REDIR)
+				continue;
+			if (code.len > 0)
+				buf_putc(&code, ' ');
+			buf_puts(&code, p->words[j].plain);
+			dyn = dyn || (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
+		}
+		sp_split_below(sc, idx, buf_cstr(&code), dyn);
+	}
+	buf_release(&code);
+}
+
+/* Add part p (taken over), with the code it runs and the commands it wraps. */
+static void
+sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
+{
+	size_t idx, k;
+	char *code = NULL;
+	bool dyn = false, wrapper;
+
+	sp_judge(p);
+	k = sp_command_word(p->words, p->nwords);
+	wrapper = k < p->nwords && (p->words[k].flags & SHPARSE_W_EXPAND) == 0 &&
+	    sp_is_wrapper(sp_basename(p->words[k].plain));
+	if (!wrapper)
+		code = sp_inner_code(p->words, p->nwords, &dyn);
+	idx = sc->out->n;
+	sp_add_part(sc->out, p);
+	if (code != NULL) {
+		sp_split_below(sc, idx, code, dyn);
+		free(code);
+	}
+	if (wrapper)
+		sp_unwrap(sc, idx, depth);
+}
+
 /* The command read so far becomes a part (or is dropped: a header, nothing). */
 static void
 sp_flush(struct sp_scan *sc, struct sp_cmd *cmd)
 {
 	struct shparse_part p;
-	size_t idx;
-	char *code;
-	bool dyn;
 
 	if (cmd->kind == SP_COND)
 		sp_opaque(sc);	/* [[ without ]] */
@@ -299,20 +425,9 @@ sp_flush(struct sp_scan *sc, struct sp_cmd *cmd)
 	p.nwords = cmd->nw;
 	p.redirect = cmd->redirect;
 	p.level = sc->level;
-	sp_judge(&p);
 	cmd->w = NULL;
 	cmd->nw = cmd->cap = 0;
-	code = sp_inner_code(p.words, p.nwords, &dyn);
-	idx = sc->out->n;
-	sp_add_part(sc->out, &p);
-	if (code != NULL) {
-		if (dyn) {
-			sc->out->v[idx].unsure = true;
-			sc->out->unsure = true;
-		}
-		sp_split_code(sc, code);
-		free(code);
-	}
+	sp_emit(sc, &p, 0);
 	sp_cmd_reset(cmd);
 }
 
@@ -330,12 +445,14 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 		buf_reset(&cmd->text);
 		return;
 	}
-	if (start && cmd->time_p && strcmp(r, "-p") == 0 && flags == 0) {
-		cmd->time_p = false;
+	if (start && cmd->time_p > 0 && flags == 0 &&
+	    ((cmd->time_p == 1 && strcmp(r, "-p") == 0) || strcmp(r, "--") == 0)) {
+		/* bash's time takes -p, then --, before the pipeline it times. */
+		cmd->time_p = strcmp(r, "-p") == 0 ? 2 : 0;
 		buf_reset(&cmd->text);
 		return;
 	}
-	cmd->time_p = false;
+	cmd->time_p = 0;
 	if (start && flags == 0) {
 		if (sp_in(sp_keywords, r)) {
 			if (strcmp(r, "!") == 0 && cmd->piped)
@@ -345,7 +462,7 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 				(*cases)--;
 			cmd->closed = strcmp(r, "fi") == 0 || strcmp(r, "done") == 0 ||
 			    strcmp(r, "esac") == 0 || strcmp(r, "}") == 0;
-			cmd->time_p = strcmp(r, "time") == 0;
+			cmd->time_p = strcmp(r, "time") == 0 ? 1 : 0;
 			buf_reset(&cmd->text);
 			cmd->space = false;
 			return;

@@ -40,8 +40,31 @@ struct sp_word {
 	bool		brace_open, brace_sep;
 };
 
-/* Commands that run the command after them: deny rules look past them. */
-extern const char *const sp_wrappers[];
+/* What a wrapper runs (shparse_rules.c): words of its own, or a command line. */
+enum sp_run_kind {
+	SP_RUN_ARGV,	/* words [start, end), then [rest, n) when rest is not 0 */
+	SP_RUN_CODE	/* text, or words [start, end) joined, for a shell */
+};
+
+struct sp_run {
+	enum sp_run_kind	 kind;
+	size_t			 start, end, rest;
+	const char		*text;		/* the value of a code option, or NULL */
+	bool			 dynamic;	/* text is only known after expansion */
+	const char		*placeholder;	/* replaced at run time ("{}" of find -exec) */
+};
+
+#define SP_RUNS_MAX	8
+
+/* Is the program (without its directory) one whose arguments are a command? */
+bool sp_is_wrapper(const char *name);
+
+/*
+ * The commands that the wrapper named by word k of w runs: at most max
+ * runs, their count (0: none), or -1 when they cannot be found exactly.
+ */
+int sp_wrap_runs(const struct shparse_word *w, size_t n, size_t k, struct sp_run *runs,
+    size_t max);
 
 /* The words (shparse_word.c). */
 

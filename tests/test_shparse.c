@@ -213,6 +213,67 @@ T_TEST(here_document_ends)
 	T_EQ_STR(split("echo $(cat <<EOF) t\nrm y\nEOF\nls"), "cat <<EOF | echo $(cat <<EOF) t | ls");
 }
 
+/* Programs whose arguments are a command: the command is a part of its own. */
+T_TEST(wrappers)
+{
+	static const char *const wrapped[] = {
+		"unshare -r rm x", "unshare --map-root-user --fork rm x", "nsenter -t 1 -m -- rm x",
+		"setpriv --reuid 0 --init-groups rm x", "prlimit --nofile=10 rm x",
+		"script -qc 'rm x' /dev/null", "script --command='rm x'", "su -c 'rm x'",
+		"su - root -c 'rm x'", "su root -c 'rm x'", "runuser -u nobody -- rm x",
+		"runuser nobody -c 'rm x'", "fakeroot -- rm x", "fakeroot -u rm x",
+		"valgrind --tool=memcheck -q rm x", "time -p -- rm x", "time -- rm x",
+		"timeout -s KILL 5 nice -n 3 rm x", "timeout --sig=KILL 5 rm x", "nice -10 rm x",
+		"stdbuf -oL rm x", "env -S 'rm x'", "env -u HOME A=1 rm x", "flock /tmp/l -c 'rm x'",
+		"flock -w 3 /tmp/l rm x", "chrt -r 10 rm x", "taskset -c 0 rm x",
+		"ionice -c 3 rm x", "setarch x86_64 -R rm x", "linux32 rm x", "setsid -f rm x",
+		"chroot / rm x", "runcon -t t rm x", "watch -n 1 'ls; rm x'", "watch -x rm x",
+		"xargs -0 -n 1 rm", "find . -name x -exec rm {} \\;", "find . -execdir rm {} +",
+		"start-stop-daemon --start --exec /bin/rm -- -rf x", "sg grp -c 'rm x'",
+		"sudo -u root -- rm x", "sudo -s 'rm x'", "/usr/bin/time -f %e rm x",
+		"strace -f -o log rm x", "ltrace -o log rm x", "uclampset -m 1 rm x",
+		"choom -n 10 -- rm x", "unbuffer rm x", "pkexec --user root rm x",
+		"command -p rm x", "exec -a name rm x", "doas -u root rm x", NULL
+	};
+	size_t i;
+
+	for (i = 0; wrapped[i] != NULL; i++) {
+		if (!denies("rm *", wrapped[i]))
+			T_FAIL("not denied: %s", wrapped[i]);
+		if (allows(wrapped[i], wrapped[i]) && !allows("rm *", wrapped[i]))
+			T_FAIL("the wrapper's allow rule covers what it runs: %s", wrapped[i]);
+	}
+	/* The command is found exactly, with each option's value. */
+	T_EQ_STR(split("timeout -s KILL 5 nice -n 3 rm x"),
+	    "timeout -s KILL 5 nice -n 3 rm x | nice -n 3 rm x | rm x");
+	T_EQ_STR(split("unshare -R /r -w /d rm x"), "unshare -R /r -w /d rm x | rm x");
+	T_EQ_STR(split("prlimit -n 1024 rm x"), "prlimit -n 1024 rm x | 1024 rm x");
+	T_EQ_STR(split("su - root -c 'rm x; ls'"), "su - root -c 'rm x; ls' | rm x | ls");
+	T_EQ_STR(split("find . -exec grep -l x {} + -o -exec ls {} \\;"),
+	    "find . -exec grep -l x {} + -o -exec ls {} \\; | grep -l x {} | ls {}");
+	/* What runs them is not covered by their allow rule. */
+	T_OK(!allows("unshare *", "unshare -r rm x"));
+	T_OK(!allows("find *", "find . -exec rm {} \\;"));
+	T_OK(!allows("xargs *", "xargs rm"));
+	T_OK(allows("xargs *", "xargs -0"));
+	T_OK(!allows("sudo *", "sudo rm x"));
+	T_OK(!allows("timeout *", "timeout 5 ls"));
+	/* Without the grammar's say the command is unknown: no allow rule, and deny rules ask. */
+	T_EQ_STR(split("sudo --bogus rm x"), "~?sudo --bogus rm x");
+	T_EQ_STR(split("timeout $t rm x"), "~?timeout $t rm x");
+	T_EQ_STR(split("timeout \"$t\" rm x"), "timeout \"$t\" rm x | rm x");
+	T_EQ_STR(split("sudo $X"), "sudo $X | ~?$X");
+	/* A name put in at run time into a shell's code or the program's place. */
+	T_EQ_STR(split("find . -exec sh -c 'echo {}' \\;"),
+	    "find . -exec sh -c 'echo {}' \\; | ~?sh -c 'echo {}' | echo {}");
+	T_EQ_STR(split("xargs -I@ @ x"), "xargs -I@ @ x | ~?@ x");
+	T_EQ_STR(split("xargs -I{} rm {}"), "xargs -I{} rm {} | rm {}");
+	/* Modes that act on a running process run nothing. */
+	T_EQ_STR(split("prlimit -p 1 --nofile=5"), "prlimit -p 1 --nofile=5");
+	T_EQ_STR(split("ionice -p 1 2"), "ionice -p 1 2");
+	T_EQ_STR(split("taskset -p 1 2"), "taskset -p 1 2");
+}
+
 T_TEST(keywords)
 {
 	T_EQ_STR(split("if a; then b; elif c; then d; else e; fi"), "a | b | c | d | e");
@@ -261,7 +322,8 @@ T_TEST(shells_and_eval)
 	T_EQ_STR(split("eval \"$x\""), "?eval \"$x\" | ~?$x");
 	T_EQ_STR(split("bash -c \"rm $x\""), "?bash -c \"rm $x\" | rm $x");
 	T_EQ_STR(split("bash script.sh"), "bash script.sh");
-	T_EQ_STR(split("sudo bash -c 'bash -c \"a\"'"), "sudo bash -c 'bash -c \"a\"' | bash -c \"a\" | a");
+	T_EQ_STR(split("sudo bash -c 'bash -c \"a\"'"),
+	    "sudo bash -c 'bash -c \"a\"' | bash -c 'bash -c \"a\"' | bash -c \"a\" | a");
 	T_EQ_STR(split("bash -c $'a\\'; b'"), "bash -c $'a\\'; b' | ~a'; b !");
 }
 
@@ -423,6 +485,7 @@ main(void)
 	T_RUN(substitutions);
 	T_RUN(here_documents);
 	T_RUN(here_document_ends);
+	T_RUN(wrappers);
 	T_RUN(keywords);
 	T_RUN(redirections);
 	T_RUN(shells_and_eval);
