@@ -181,6 +181,33 @@ sp_is_assignment(const char *raw)
 	return raw[i] == '=';
 }
 
+/* Variables whose value bash runs or expands as a prompt later. */
+static const char *const sp_code_vars[] = {
+	"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", NULL
+};
+
+bool
+sp_assign_evals(const char *raw)
+{
+	size_t i = 0, open;
+	char name[32];
+
+	while (sp_name_char(raw[i]))
+		i++;
+	if (i < sizeof(name)) {
+		memcpy(name, raw, i);
+		name[i] = '\0';
+		if (sp_in(sp_code_vars, name))
+			return true;
+	}
+	if (raw[i] != '[')
+		return false;
+	open = i + 1;
+	while (raw[i] != '\0' && raw[i] != ']')
+		i++;
+	return sp_subscript_reads(raw + open, i - open);
+}
+
 static void
 sp_add_part(struct shparse_parts *out, struct shparse_part *p)
 {
@@ -188,21 +215,74 @@ sp_add_part(struct shparse_parts *out, struct shparse_part *p)
 		out->cap = out->cap ? out->cap * 2 : 8;
 		out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
 	}
+	if (out->pending) {
+		p->dynamic = p->unsure = true;
+		out->pending = false;
+	}
 	out->v[out->n++] = *p;
 	if (p->unsure)
 		out->unsure = true;
+}
+
+/* Part p is unsure and dynamic, or the next part to come is when there is none yet. */
+void
+sp_mark_eval(struct sp_scan *sc)
+{
+	struct shparse_parts *o = sc->out;
+
+	o->unsure = true;
+	if (o->n > 0)
+		o->v[o->n - 1].dynamic = o->v[o->n - 1].unsure = true;
+	else
+		o->pending = true;
 }
 
 /* The verdicts of a part: see shparse.h. */
 static void
 sp_judge(struct shparse_part *p)
 {
-	size_t k = sp_command_word(p->words, p->nwords);
+	size_t k = sp_command_word(p->words, p->nwords), j;
 
+	for (j = 0; j < p->nwords; j++)
+		if (p->words[j].flags & SHPARSE_W_EVAL)
+			p->dynamic = p->unsure = true;
 	if (k == p->nwords)
 		return;
-	p->dynamic = (p->words[k].flags & (SHPARSE_W_EXPAND | SHPARSE_W_QUOTED)) != 0;
-	p->unsure = (p->words[k].flags & SHPARSE_W_EXPAND) != 0;
+	if (p->words[k].flags & (SHPARSE_W_EXPAND | SHPARSE_W_QUOTED))
+		p->dynamic = true;
+	if (p->words[k].flags & SHPARSE_W_EXPAND)
+		p->unsure = true;
+	/* Code in a string that bash runs later: as unknown as $c. */
+	if (sp_runs_later(p->words, p->nwords, k))
+		p->dynamic = p->unsure = true;
+}
+
+/*
+ * trap's action (trap [--] ACTION SIGNAL...): the code bash runs when the
+ * signal comes; NULL for none ("-", "", -l, -p, a lone signal).
+ */
+char *
+sp_trap_code(const struct shparse_word *w, size_t n, size_t k, bool *dynamic)
+{
+	size_t j, ops = 0, action = 0;
+
+	for (j = k + 1; j < n; j++) {
+		if (w[j].flags & SHPARSE_W_REDIR)
+			continue;
+		if (ops == 0 && action == 0 && strcmp(w[j].plain, "--") == 0) {
+			action = j + 1;
+			continue;
+		}
+		if (ops == 0 && action == 0 && w[j].plain[0] == '-' && w[j].plain[1] != '\0')
+			return NULL;	/* -l, -p, -P: nothing is set */
+		if (ops++ == 0)
+			action = j;
+	}
+	if (ops < 2 || action >= n || strcmp(w[action].plain, "-") == 0 ||
+	    w[action].plain[0] == '\0')
+		return NULL;
+	*dynamic = (w[action].flags & SHPARSE_W_EXPAND) != 0;
+	return xstrdup(w[action].plain);
 }
 
 /*
@@ -223,6 +303,9 @@ sp_inner_code(const struct shparse_word *w, size_t n, bool *dynamic)
 		if (w[k].flags & SHPARSE_W_REDIR)
 			continue;
 		u = w[k].plain;
+		if (!shell && strcmp(u, "trap") == 0 && (w[k].flags & SHPARSE_W_EXPAND) == 0 &&
+		    sp_command_word(w, n) == k)
+			return sp_trap_code(w, n, k, dynamic);
 		if (!shell) {
 			if (strcmp(u, "eval") == 0 && (w[k].flags & SHPARSE_W_EXPAND) == 0) {
 				for (k++; k < n; k++) {
@@ -412,10 +495,15 @@ static void
 sp_flush(struct sp_scan *sc, struct sp_cmd *cmd)
 {
 	struct shparse_part p;
+	size_t k;
 
 	if (cmd->kind == SP_COND)
 		sp_opaque(sc);	/* [[ without ]] */
 	if (cmd->nw == 0 || cmd->kind == SP_FOR || cmd->kind == SP_CASE) {
+		/* A header is no part, but what bash evaluates in it still counts. */
+		for (k = 0; k < cmd->nw; k++)
+			if (cmd->w[k].flags & SHPARSE_W_EVAL)
+				sp_mark_eval(sc);
 		sp_cmd_reset(cmd);
 		return;
 	}
@@ -479,15 +567,21 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 		else if (strcmp(r, "case") == 0)
 			cmd->kind = SP_CASE;
 	} else if (cmd->kind == SP_CASE && cmd->nw == 2 && flags == 0 && strcmp(r, "in") == 0) {
+		if (cmd->w[1].flags & SHPARSE_W_EVAL)
+			sp_mark_eval(sc);	/* case $((x)) in */
 		sp_cmd_reset(cmd);
 		(*cases)++;
 		*pattern = true;
 		return;
 	} else if (cmd->kind == SP_COND && flags == 0 && strcmp(r, "]]") == 0)
 		cmd->kind = SP_PLAIN;
+	/* Quotes in the value keep it an assignment: A='x' rm is rm. */
 	if (cmd->kind == SP_PLAIN && sp_command_word(cmd->w, cmd->nw) == cmd->nw &&
-	    (flags & SHPARSE_W_QUOTED) == 0 && sp_is_assignment(r))
+	    sp_is_assignment(r)) {
 		flags |= SHPARSE_W_ASSIGN;
+		if (sp_assign_evals(r))
+			flags |= SHPARSE_W_EVAL;
+	}
 	sp_text(cmd, r, w->raw.len);
 	sp_cmd_add(cmd, buf_detach(&w->raw, NULL), buf_detach(&w->plain, NULL), flags);
 }
@@ -552,7 +646,7 @@ sp_redirect(struct sp_scan *sc, struct sp_cmd *cmd, const char *fd)
 	buf_printf(&plain, "%s%s %s", fd, *op, buf_cstr(&t.plain));
 	sp_text(cmd, raw.data, raw.len);
 	sp_cmd_add(cmd, buf_detach(&raw, NULL), buf_detach(&plain, NULL),
-	    SHPARSE_W_REDIR | (t.flags & SHPARSE_W_EXPAND));
+	    SHPARSE_W_REDIR | (t.flags & (SHPARSE_W_EXPAND | SHPARSE_W_EVAL)));
 	sp_word_release(&t);
 }
 
@@ -644,6 +738,8 @@ sp_body_substs(const struct sp_scan *sc, const char *body)
 	sp_bodies(&b);
 	for (d = 0; d < b.ndocs; d++)
 		free(b.docs[d].delim);
+	if (junk.flags & SHPARSE_W_EVAL)
+		sp_mark_eval(&b);	/* $((x)) in a body */
 	sp_word_release(&junk);
 }
 
@@ -744,6 +840,8 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 			return;
 		}
 		first = false;
+		if (w.flags & SHPARSE_W_EVAL)
+			sp_mark_eval(sc);
 		sp_word_release(&w);
 		while (sp_blank(s[sc->i]))
 			sc->i++;
@@ -766,7 +864,7 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 static bool
 sp_arith_command(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *pattern)
 {
-	bool unclear = false;
+	bool unclear = false, reads;
 	size_t end = sp_arith_end(sc, sc->i + 2, &unclear);
 	struct sp_word w;
 
@@ -778,10 +876,14 @@ sp_arith_command(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patte
 	buf_puts(&w.raw, "((");
 	buf_puts(&w.plain, "((");
 	sc->i += 2;
+	reads = sp_arith_reads(sc->s + sc->i, end - sc->i);
 	sp_arith(sc, &w, end);
-	w.flags = 0;
-	if (cmd->kind == SP_FOR)
+	w.flags = reads ? SHPARSE_W_EVAL : 0;
+	if (cmd->kind == SP_FOR) {
 		sp_word_release(&w);	/* for ((...)): a header */
+		if (reads)
+			sp_mark_eval(sc);
+	}
 	else {
 		sp_take_word(sc, cmd, &w, cases, pattern);
 		sp_word_release(&w);

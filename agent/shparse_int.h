@@ -60,6 +60,29 @@ struct sp_run {
 bool sp_is_wrapper(const char *name);
 
 /*
+ * Does the command at word k of part p make bash run or evaluate, later,
+ * a string the splitter cannot read (trap, alias, let, declare -i, read
+ * into a subscripted name, [[ x -eq y ]], ...)?
+ */
+bool sp_runs_later(const struct shparse_word *w, size_t n, size_t k);
+
+/* A subscript s[0..n) (inside [ ]) that bash evaluates as arithmetic on a name. */
+bool sp_subscript_reads(const char *s, size_t n);
+
+/*
+ * Does the assignment NAME[sub]=value (raw) make bash evaluate more: a
+ * subscript that reads a variable, or a variable whose value is code?
+ */
+bool sp_assign_evals(const char *raw);
+
+/*
+ * trap's action (trap [--] ACTION SIGNAL...) in words w[k...]: the code
+ * bash runs when a signal comes, or NULL ("-", "", -l, -p, one operand).
+ * The caller frees.
+ */
+char *sp_trap_code(const struct shparse_word *w, size_t n, size_t k, bool *dynamic);
+
+/*
  * The commands that the wrapper named by word k of w runs: at most max
  * runs, their count (0: none), or -1 when they cannot be found exactly.
  */
@@ -67,6 +90,16 @@ int sp_wrap_runs(const struct shparse_word *w, size_t n, size_t k, struct sp_run
     size_t max);
 
 /* The words (shparse_word.c). */
+
+/*
+ * Does arithmetic text s[0..n) read a variable, a substitution or any
+ * name (whose value bash evaluates again)?  Numbers, operators and $#,
+ * $?, $$, $! do not.
+ */
+bool sp_arith_reads(const char *s, size_t n);
+
+/* Part p is unsure and dynamic, or the next part to come is when there is none yet. */
+void sp_mark_eval(struct sp_scan *sc);
 
 bool sp_in(const char *const *list, const char *word);
 

@@ -769,3 +769,218 @@ sp_wrap_runs(const struct shparse_word *w, size_t n, size_t k, struct sp_run *ru
 	}
 	return sp_wrap_result(wr, &st, i, n, runs, max);
 }
+
+/*
+ * Code in strings that bash runs later.
+ */
+
+/* The operands of a builtin at word k, past its options (those in valued take a value). */
+struct sp_opscan {
+	const struct shparse_word	*w;
+	size_t				 n, i;
+	const char			*valued;
+	bool				 done;
+};
+
+/* The next option letter (with *value its value) or 0 for an operand at s->i, -1 at the end. */
+static int
+sp_opscan_next(struct sp_opscan *s, const char **value)
+{
+	static const char *none = "";
+	const char *u;
+	int c;
+
+	*value = NULL;
+	for (;;) {
+		if ((s->i = sp_next_word(s->w, s->n, s->i + 1)) >= s->n)
+			return -1;
+		u = s->w[s->i].plain;
+		if (s->done || (u[0] != '-' && u[0] != '+') || u[1] == '\0')
+			return 0;
+		if (strcmp(u, "--") == 0) {
+			s->done = true;
+			continue;
+		}
+		/* One letter per call is enough here: the first, or the one taking a value. */
+		for (u++; u[1] != '\0' && strchr(s->valued, *u) == NULL; u++)
+			;
+		c = (unsigned char)*u;
+		if (strchr(s->valued, c) == NULL || *s->valued == '\0')
+			return c;
+		if (u[1] != '\0')
+			*value = u + 1;
+		else if ((s->i = sp_next_word(s->w, s->n, s->i + 1)) < s->n)
+			*value = s->w[s->i].plain;
+		else
+			*value = none;
+		return c;
+	}
+}
+
+/*
+ * Does a name operand, "a[sub]" or "a[sub]=v", have a subscript that
+ * reads a variable, or a name only known after expansion?
+ */
+static bool
+sp_name_evals(const char *u)
+{
+	const char *open = strchr(u, '[');
+	size_t n, name = strcspn(u, "=[");
+
+	if (memchr(u, '$', name) != NULL || memchr(u, '`', name) != NULL)
+		return true;
+	if (open == NULL || (size_t)(open - u) > name)
+		return false;
+	n = strcspn(open + 1, "]");
+	return sp_subscript_reads(open + 1, n);
+}
+
+/* Is any option word among the builtin's words holding one of the letters? */
+static bool
+sp_has_option(const struct shparse_word *w, size_t n, size_t k, const char *letters,
+    const char *valued)
+{
+	struct sp_opscan s = { w, n, k, valued, false };
+	const char *v, *u;
+	int c;
+
+	while ((c = sp_opscan_next(&s, &v)) != -1) {
+		if (c == 0)
+			continue;
+		/* Every letter of a cluster ("-ix") counts. */
+		for (u = w[s.i].plain + 1; v == NULL && *u != '\0'; u++)
+			if (strchr(letters, *u) != NULL)
+				return true;
+		if (strchr(letters, c) != NULL)
+			return true;
+	}
+	return false;
+}
+
+/* Does an operand (or the value of an option in names) name a subscript that reads? */
+static bool
+sp_names_eval(const struct shparse_word *w, size_t n, size_t k, const char *valued,
+    const char *names, unsigned first_operand)
+{
+	struct sp_opscan s = { w, n, k, valued, false };
+	const char *v;
+	unsigned ops = 0;
+	int c;
+
+	while ((c = sp_opscan_next(&s, &v)) != -1) {
+		if (c == 0 ? ops++ >= first_operand && (sp_name_evals(w[s.i].plain) ||
+		    sp_assign_evals(w[s.i].plain)) : v != NULL && strchr(names, c) != NULL &&
+		    sp_name_evals(v))
+			return true;
+	}
+	return false;
+}
+
+/* An operand of [[ ]] around an arithmetic operator: a number or $# and kin, or more? */
+static bool
+sp_cond_operand_reads(const char *raw)
+{
+	size_t n = strlen(raw), i = 3;
+
+	/* ${#name}, ${#a[@]} and ${#a[1]} are numbers. */
+	if (strncmp(raw, "${#", 3) == 0 && sp_name_start(raw[3])) {
+		while (sp_name_char(raw[i]))
+			i++;
+		if (raw[i] == '[' && (raw[i + 1] == '@' || raw[i + 1] == '*') && raw[i + 2] == ']')
+			i += 3;
+		else if (raw[i] == '[' && raw[i + 1 + strspn(raw + i + 1, "0123456789")] == ']')
+			i += 2 + strspn(raw + i + 1, "0123456789");
+		if (strcmp(raw + i, "}") == 0)
+			return false;
+	}
+	return sp_arith_reads(raw, n);
+}
+
+/* [[ ]] (arith: its -eq and kin evaluate their operands) or test: -v with a subscript. */
+static bool
+sp_cond_evals(const struct shparse_word *w, size_t n, size_t k, bool arith)
+{
+	static const char *const ops[] = { "-eq", "-ne", "-lt", "-le", "-gt", "-ge", NULL };
+	size_t j;
+
+	for (j = k + 1; j < n; j++) {
+		if (w[j].flags & SHPARSE_W_QUOTED)
+			continue;
+		if (arith && sp_in(ops, w[j].plain) && ((j > k + 1 && sp_cond_operand_reads(w[j - 1].raw)) ||
+		    (j + 1 < n && sp_cond_operand_reads(w[j + 1].raw))))
+			return true;
+		if (strcmp(w[j].plain, "-v") == 0 && j + 1 < n && sp_name_evals(w[j + 1].plain))
+			return true;
+	}
+	return false;
+}
+
+bool
+sp_runs_later(const struct shparse_word *w, size_t n, size_t k)
+{
+	static const char *const declares[] = {
+		"declare", "typeset", "local", "export", "readonly", NULL
+	};
+	const char *c = w[k].plain, *v;
+	struct sp_opscan s = { w, n, k, "", false };
+	bool dyn;
+	char *code;
+	int o;
+
+	if (strcmp(c, "trap") == 0) {
+		code = sp_trap_code(w, n, k, &dyn);
+		free(code);
+		return code != NULL;
+	}
+	if (strcmp(c, "alias") == 0) {
+		while ((o = sp_opscan_next(&s, &v)) != -1)
+			if (o == 0 && strchr(w[s.i].plain, '=') != NULL)
+				return true;
+		return false;
+	}
+	if (strcmp(c, "shopt") == 0) {
+		while ((o = sp_opscan_next(&s, &v)) != -1)
+			if (o == 0 && strcmp(w[s.i].plain, "expand_aliases") == 0)
+				return sp_has_option(w, n, k, "s", "");
+		return false;
+	}
+	if (strcmp(c, "let") == 0) {
+		while ((o = sp_opscan_next(&s, &v)) != -1)
+			if (o == 0 && sp_arith_reads(w[s.i].raw, strlen(w[s.i].raw)))
+				return true;
+		return false;
+	}
+	if (sp_in(declares, c))
+		return sp_has_option(w, n, k, "in", "") || sp_names_eval(w, n, k, "", "", 0);
+	if (strcmp(c, "read") == 0)
+		return sp_names_eval(w, n, k, "adinNptu", "", 0);
+	if (strcmp(c, "mapfile") == 0 || strcmp(c, "readarray") == 0)
+		return sp_has_option(w, n, k, "C", "dnOsuCc") || sp_names_eval(w, n, k, "dnOsuCc", "", 0);
+	if (strcmp(c, "printf") == 0)
+		return sp_names_eval(w, n, k, "v", "v", 1000);
+	if (strcmp(c, "wait") == 0)
+		return sp_names_eval(w, n, k, "p", "p", 1000);
+	if (strcmp(c, "getopts") == 0)
+		return sp_names_eval(w, n, k, "", "", 1);
+	if (strcmp(c, "unset") == 0)
+		return sp_names_eval(w, n, k, "", "", 0);
+	if (strcmp(c, "test") == 0 || strcmp(c, "[") == 0 || strcmp(c, "[[") == 0)
+		return sp_cond_evals(w, n, k, strcmp(c, "[[") == 0);
+	if (strcmp(c, "complete") == 0 || strcmp(c, "compgen") == 0)
+		return sp_has_option(w, n, k, "C", "AGWXPSFCo");
+	if (strcmp(c, "enable") == 0)
+		return sp_has_option(w, n, k, "f", "f");
+	if (strcmp(c, "hash") == 0)
+		return sp_has_option(w, n, k, "p", "p");
+	if (strcmp(c, "bind") == 0)
+		return sp_has_option(w, n, k, "x", "mqurfx");
+	if (strcmp(c, "fc") == 0)
+		return !sp_has_option(w, n, k, "l", "e");
+	if (strcmp(c, "env") == 0) {
+		s.valued = "uCS";
+		while ((o = sp_opscan_next(&s, &v)) != -1 && (o != 0 || strchr(w[s.i].plain, '=')))
+			if (o == 0 && sp_assign_evals(w[s.i].plain))
+				return true;
+	}
+	return false;
+}
