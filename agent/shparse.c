@@ -631,7 +631,13 @@ sp_redirect(struct sp_scan *sc, struct sp_cmd *cmd, const char *fd)
 	if (!sp_word_read(sc, &t, false))
 		sp_opaque(sc);	/* a redirection without a target */
 	if (strncmp(*op, "<<", 2) == 0 && strcmp(*op, "<<<") != 0) {
-		if (sc->ndocs == SHPARSE_DOCS_MAX || t.plain.len == 0)
+		/*
+		 * bash takes the delimiter as written less its quotes: "$(x)"
+		 * stays "$(x)", which the plain form does not keep.  '' is
+		 * an empty delimiter, ended by an empty line.
+		 */
+		if (sc->ndocs == SHPARSE_DOCS_MAX || t.raw.len == 0 ||
+		    strchr(buf_cstr(&t.raw), '`') != NULL || strstr(buf_cstr(&t.raw), "$(") != NULL)
 			sp_opaque(sc);
 		else {
 			sc->docs[sc->ndocs].delim = xstrdup(buf_cstr(&t.plain));

@@ -209,6 +209,10 @@ T_TEST(here_document_ends)
 	T_EQ_STR(split("cat <<EOF; case x in\nrm y\nEOF\nx) ls;; esac"), "cat <<EOF | ls");
 	T_EQ_STR(split("cat <<EOF; a=(1\nrm y\nEOF\n2)"), "cat <<EOF | a=(1 2)");
 	T_EQ_STR(split("cat <<EOF; [[ -n x\nrm y\nEOF\n]]"), "cat <<EOF | [[ -n x ]]");
+	/* An empty delimiter ends at an empty line; a substitution in one is not followed. */
+	T_EQ_STR(split("cat <<''\nbody\n\nrm x"), "cat <<'' | rm x");
+	T_OK(strstr(split("cat <<$(x)\nbody\n$(x)\nrm y"), " !") != NULL);
+	T_OK(strstr(split("cat <<`x`\nbody\n`x`\nrm y"), " !") != NULL);
 	/* A here-document in a substitution closed on its line takes the next lines. */
 	T_EQ_STR(split("echo $(cat <<EOF) t\nrm y\nEOF\nls"), "cat <<EOF | echo $(cat <<EOF) t | ls");
 }
