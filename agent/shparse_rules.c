@@ -199,16 +199,15 @@ shparse_denies(const char *pattern, const char *alt, const struct shparse_part *
 
 /*
  * Programs for which an allowed prefix means "run anything": a command
- * line that runs any command, and how.
+ * line that runs any command, and how.  Wrappers (sudo, env, xargs, find
+ * -exec, timeout, ...) and eval are not among them: what they run is a
+ * part of its own, which their rule does not cover.
  */
 static const struct sp_runner {
 	const char	*prog;
 	const char	*probe;
 	const char	*how;
 } sp_runners[] = {
-	{ "find",	"find . -exec sh -c x ;",	"find -exec runs any command" },
-	{ "xargs",	"xargs sh -c x",		"xargs runs any command it is given" },
-	{ "env",	"env sh -c x",			"env (and env -S) runs any command" },
 	{ "make",	"make x",			"make runs whatever a makefile says (-f, VAR=...)" },
 	{ "npx",	"npx x",			"npx runs any package" },
 	{ "npm",	"npm exec x",			"npm exec and npm run run any command" },
@@ -226,15 +225,6 @@ static const struct sp_runner {
 	{ "sh",		"sh -c x",			"sh -c runs any command" },
 	{ "zsh",	"zsh -c x",			"zsh -c runs any command" },
 	{ "dash",	"dash -c x",			"dash -c runs any command" },
-	{ "sudo",	"sudo x",			"sudo runs any command" },
-	{ "doas",	"doas x",			"doas runs any command" },
-	{ "eval",	"eval x",			"eval runs any command" },
-	{ "exec",	"exec x",			"exec runs any command" },
-	{ "command",	"command x",			"command runs any command" },
-	{ "nohup",	"nohup x",			"nohup runs any command" },
-	{ "timeout",	"timeout 1 x",			"timeout runs any command" },
-	{ "nice",	"nice x",			"nice runs any command" },
-	{ "watch",	"watch x",			"watch runs any command" },
 };
 
 bool
