@@ -43,6 +43,7 @@ struct sp_cmd {
 	bool			 fname;		/* after "function": a name follows */
 	int			 time_p;	/* after "time": 1, "-p" or "--" may follow; 2 after -p */
 	bool			 closed;	/* a compound command just ended: not empty */
+	bool			 coproc;	/* after "coproc": a NAME may come before a compound */
 	bool			 piped;		/* after '|': '!' may not come */
 };
 
@@ -237,6 +238,43 @@ sp_mark_eval(struct sp_scan *sc)
 		o->pending = true;
 }
 
+/*
+ * Does the shell at word k read its commands from its standard input (no
+ * -c, no script, or -s): "curl ... | sh", "bash <<EOF", "sh < file"?  What
+ * it runs is not on the command line.
+ */
+static bool
+sp_shell_reads_stdin(const struct shparse_word *w, size_t n, size_t k)
+{
+	size_t j;
+	const char *u;
+
+	if (!sp_in(sp_shells, sp_basename(w[k].plain)))
+		return false;
+	for (j = k + 1; j < n; j++) {
+		if (w[j].flags & SHPARSE_W_REDIR)
+			continue;
+		u = w[j].plain;
+		if (strcmp(u, "--") == 0)
+			return j + 1 == n;
+		if (strcmp(u, "--version") == 0 || strcmp(u, "--help") == 0)
+			return false;
+		if (strcmp(u, "-o") == 0 || strcmp(u, "-O") == 0 || strcmp(u, "+O") == 0 ||
+		    strcmp(u, "+o") == 0 || strcmp(u, "--rcfile") == 0 ||
+		    strcmp(u, "--init-file") == 0) {
+			j++;
+			continue;
+		}
+		if (u[0] == '-' && u[1] != '-' && strchr(u, 'c') != NULL)
+			return false;
+		if (u[0] == '-' && u[1] != '-' && strchr(u, 's') != NULL)
+			return true;
+		if (u[0] != '-' && u[0] != '+')
+			return false;
+	}
+	return true;
+}
+
 /* The verdicts of a part: see shparse.h. */
 static void
 sp_judge(struct shparse_part *p)
@@ -252,8 +290,9 @@ sp_judge(struct shparse_part *p)
 		p->dynamic = true;
 	if (p->words[k].flags & SHPARSE_W_EXPAND)
 		p->unsure = true;
-	/* Code in a string that bash runs later: as unknown as $c. */
-	if (sp_runs_later(p->words, p->nwords, k))
+	/* Code in a string that bash runs later, or read from stdin: as unknown as $c. */
+	if (sp_runs_later(p->words, p->nwords, k) ||
+	    sp_shell_reads_stdin(p->words, p->nwords, k))
 		p->dynamic = p->unsure = true;
 }
 
@@ -519,6 +558,32 @@ sp_flush(struct sp_scan *sc, struct sp_cmd *cmd)
 	sp_cmd_reset(cmd);
 }
 
+/* Is word r, just read, the NAME of "coproc NAME compound-command"? */
+static bool
+sp_coproc_name(const struct sp_scan *sc, const char *r)
+{
+	static const char *const compound[] = {
+		"{", "if", "while", "until", "for", "case", "select", "[[", NULL
+	};
+	const char *p = sc->s + sc->i;
+	size_t n;
+	char word[8];
+
+	if (!sp_name_start(r[0]) || r[strspn(r, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_")] != '\0')
+		return false;
+	while (sp_blank(*p))
+		p++;
+	if (*p == '(')
+		return true;
+	n = strcspn(p, " \t\n;&|<>()");
+	if (n == 0 || n >= sizeof(word))
+		return false;
+	memcpy(word, p, n);
+	word[n] = '\0';
+	return sp_in(compound, word);
+}
+
 /* Keep a finished word: keywords at a command's start steer, others are words. */
 static void
 sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cases, bool *pattern)
@@ -541,6 +606,13 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 		return;
 	}
 	cmd->time_p = 0;
+	if (start && cmd->coproc && flags == 0 && sp_coproc_name(sc, r)) {
+		/* "coproc NAME { ...; }": NAME names the coprocess, it runs nothing. */
+		cmd->coproc = false;
+		buf_reset(&cmd->text);
+		return;
+	}
+	cmd->coproc = false;
 	if (start && flags == 0) {
 		if (sp_in(sp_keywords, r)) {
 			if (strcmp(r, "!") == 0 && cmd->piped)
@@ -551,6 +623,7 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 			cmd->closed = strcmp(r, "fi") == 0 || strcmp(r, "done") == 0 ||
 			    strcmp(r, "esac") == 0 || strcmp(r, "}") == 0;
 			cmd->time_p = strcmp(r, "time") == 0 ? 1 : 0;
+			cmd->coproc = strcmp(r, "coproc") == 0;
 			buf_reset(&cmd->text);
 			cmd->space = false;
 			return;

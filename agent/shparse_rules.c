@@ -966,6 +966,15 @@ sp_runs_later(const struct shparse_word *w, size_t n, size_t k)
 		return sp_has_option(w, n, k, "x", "mqurfx");
 	if (strcmp(c, "fc") == 0)
 		return !sp_has_option(w, n, k, "l", "e");
+	if (strcmp(c, "source") == 0 || strcmp(c, ".") == 0) {
+		/* Code read from a substitution or a descriptor is not on the line. */
+		if ((o = sp_opscan_next(&s, &v)) == 0)
+			return strcmp(w[s.i].plain, "<(…)") == 0 ||
+			    strcmp(w[s.i].plain, "/dev/stdin") == 0 ||
+			    strncmp(w[s.i].plain, "/dev/fd/", 8) == 0 ||
+			    strncmp(w[s.i].plain, "/proc/self/fd/", 14) == 0;
+		return false;
+	}
 	if (strcmp(c, "env") == 0) {
 		s.valued = "uCS";
 		while ((o = sp_opscan_next(&s, &v)) != -1 && (o != 0 || strchr(w[s.i].plain, '=')))

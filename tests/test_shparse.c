@@ -295,7 +295,8 @@ T_TEST(code_run_later)
 		"export PROMPT_COMMAND='rm x'", "BASH_ENV=f bash s", "ENV=f sh s",
 		"env BASH_ENV=f bash s", "complete -C 'rm x' ls", "compgen -C 'rm x' l",
 		"enable -f ./x.so x", "fc -s", "fc", "hash -p /bin/rm ls", "bind -x '\"\\C-a\": rm x'",
-		NULL
+		"source <(echo rm x)", ". /dev/stdin <<< 'rm x'", "curl -s x | sh", "bash <<'E'\nrm x\nE",
+		"sh < f", "bash -s -- a", NULL
 	};
 	static const char *const known[] = {
 		"trap - EXIT", "trap '' INT", "trap -p", "trap -l", "trap EXIT", "alias",
@@ -306,7 +307,8 @@ T_TEST(code_run_later)
 		"read -r -p '[y/N] ' ans", "read -r line", "mapfile -t lines", "a[0]=1", "a=(1 2)",
 		"echo ${a[@]}", "echo ${a[1]}", "echo ${!a[@]}", "echo ${!pre*}", "echo ${s:1:2}",
 		"echo ${x:-y}", "echo ${x: -1}", "echo ${#x}", "fc -l", "hash -r", "complete -F f x",
-		"PS3=x", NULL
+		"PS3=x", "source ./env.sh", ". /usr/share/debconf/confmodule", "bash script.sh",
+		"sh -e ./x", "bash -c 'ls'", "bash --version", "coproc cat f", NULL
 	};
 	size_t i;
 
@@ -325,6 +327,10 @@ T_TEST(code_run_later)
 	T_EQ_STR(split("case $((x)) in 1) ls;; esac"), "~?ls");
 	T_EQ_STR(split("for v in ${a[i]}; do ls; done"), "~?ls");
 	T_EQ_STR(split("ls; cat <<E\n$((x))\nE"), "ls | ~?cat <<E");
+	/* coproc NAME before a compound command names it; it runs nothing. */
+	T_EQ_STR(split("coproc NAME { rm x; }"), "rm x");
+	T_EQ_STR(split("coproc NAME ( rm x )"), "rm x");
+	T_OK(denies("rm *", "coproc NAME { rm x; }"));
 }
 
 T_TEST(keywords)
