@@ -231,10 +231,10 @@ sp_mark_eval(struct sp_scan *sc)
 {
 	struct shparse_parts *o = sc->out;
 
-	o->unsure = true;
-	if (o->n > 0)
+	if (o->n > 0) {
 		o->v[o->n - 1].dynamic = o->v[o->n - 1].unsure = true;
-	else
+		o->unsure = true;
+	} else
 		o->pending = true;
 }
 
@@ -1145,6 +1145,11 @@ shparse_split(const char *command, struct shparse_parts *out)
 	sp_bodies(&sc);
 	for (d = 0; d < sc.ndocs; d++)
 		free(sc.docs[d].delim);
+	if (out->pending) {
+		/* Evaluated with no part to carry it ("case $((x)) in esac"). */
+		out->pending = false;
+		out->opaque = true;
+	}
 }
 
 void

@@ -325,6 +325,7 @@ T_TEST(code_run_later)
 	/* Headers and patterns count too. */
 	T_EQ_STR(split("for ((i = 0; i < n; i++)); do ls; done"), "~?ls");
 	T_EQ_STR(split("case $((x)) in 1) ls;; esac"), "~?ls");
+	T_EQ_STR(split("case $((x)) in esac"), " !");
 	T_EQ_STR(split("for v in ${a[i]}; do ls; done"), "~?ls");
 	T_EQ_STR(split("ls; cat <<E\n$((x))\nE"), "ls | ~?cat <<E");
 	/* coproc NAME before a compound command names it; it runs nothing. */
