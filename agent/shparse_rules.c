@@ -405,10 +405,29 @@ static const struct sp_wrap {
 	    "validate:v help", "", "eKkVv", "", "is", 0, 0 },
 	{ "doas", "a:C:Lnsu:", "", "", "CLs", "", "", 0, 0 },
 	{ "pkexec", "", "user= disable-internal-agent keep-cwd help version", "", "", "", "", 0, 0 },
+	/* libc-bin's dynamic loader, systemd, dbus */
+	{ "ld.so", "", "list verify inhibit-cache library-path= glibc-hwcaps-prepend= "
+	    "glibc-hwcaps-mask= inhibit-rpath= audit= preload= argv0= list-tunables "
+	    "list-diagnostics help version", "", "", "", "", 0, 0 },
+	{ "systemd-run", "hH:M:u:p:rdE:tPqGS", "help:h version no-ask-password user system "
+	    "host=H machine=M scope unit=u property=p description= slice= slice-inherit "
+	    "no-block remain-after-exit:r wait send-sighup service-type= uid= gid= nice= "
+	    "working-directory= same-dir:d setenv=E pty:t pipe:P quiet:q collect:G shell:S "
+	    "path-property= socket-property= on-active= on-boot= on-startup= "
+	    "on-unit-active= on-unit-inactive= on-calendar= on-timezone-change "
+	    "on-clock-change timer-property=", "", "S", "", "", 0, 0 },
+	{ "dbus-run-session", "", "config-file= dbus-daemon= help version", "", "", "", "",
+	    0, 0 },
 	/* bash's own */
 	{ "command", "pvV", "", "", "vV", "", "", 0, 0 },
 	{ "builtin", "", "", "", "", "", "", 0, 0 },
 	{ "exec", "cla:", "", "", "", "", "", 0, 0 },
+};
+
+/* The dynamic loader's names: it runs the program it is given. */
+static const char *const sp_loader_names[] = {
+	"ld-linux-x86-64.so.2", "ld-linux.so.2", "ld-linux-aarch64.so.1", "ld-linux-armhf.so.3",
+	"ld64.so.2", "ld64.so.1", NULL
 };
 
 /* setarch's other names: no architecture operand. */
@@ -430,6 +449,8 @@ sp_wrap_find(const char *name)
 
 	if (sp_in(sp_setarch_names, name))
 		return &sp_wrap_setarch_alias;
+	if (sp_in(sp_loader_names, name))
+		name = "ld.so";
 	for (k = 0; k < sizeof(sp_wrap_table) / sizeof(sp_wrap_table[0]); k++)
 		if (strcmp(sp_wrap_table[k].name, name) == 0)
 			return &sp_wrap_table[k];

@@ -237,7 +237,10 @@ T_TEST(wrappers)
 		"sudo -u root -- rm x", "sudo -s 'rm x'", "/usr/bin/time -f %e rm x",
 		"strace -f -o log rm x", "ltrace -o log rm x", "uclampset -m 1 rm x",
 		"choom -n 10 -- rm x", "unbuffer rm x", "pkexec --user root rm x",
-		"command -p rm x", "exec -a name rm x", "doas -u root rm x", NULL
+		"command -p rm x", "exec -a name rm x", "doas -u root rm x",
+		"/lib64/ld-linux-x86-64.so.2 --library-path /x /bin/rm x", "ld.so --preload a.so rm x",
+		"systemd-run --user -p Nice=5 --wait rm x", "dbus-run-session -- rm x",
+		"coproc NAME { rm x; }", NULL
 	};
 	size_t i;
 
