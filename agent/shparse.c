@@ -86,6 +86,7 @@ sp_split_code(const struct sp_scan *outer, const char *code)
 	sc.out = outer->out;
 	sc.depth = outer->depth + 1;
 	sc.level = outer->level + 1;
+	sc.pipe = outer->pipe;
 	if (sc.depth > SHPARSE_DEPTH_MAX) {
 		sp_opaque(&sc);
 		return;
@@ -275,6 +276,23 @@ sp_shell_reads_stdin(const struct shparse_word *w, size_t n, size_t k)
 	return true;
 }
 
+/* Does the part redirect its standard input (<, <<, <<<, <&, <>)? */
+static bool
+sp_reads_input(const struct shparse_part *p)
+{
+	size_t j;
+	const char *u;
+
+	for (j = 0; j < p->nwords; j++) {
+		if ((p->words[j].flags & SHPARSE_W_REDIR) == 0)
+			continue;
+		u = p->words[j].plain;
+		if (u[0] == '<' || (u[0] == '0' && u[1] == '<'))
+			return true;
+	}
+	return false;
+}
+
 /* The verdicts of a part: see shparse.h. */
 static void
 sp_judge(struct shparse_part *p)
@@ -290,9 +308,8 @@ sp_judge(struct shparse_part *p)
 		p->dynamic = true;
 	if (p->words[k].flags & SHPARSE_W_EXPAND)
 		p->unsure = true;
-	/* Code in a string that bash runs later, or read from stdin: as unknown as $c. */
-	if (sp_runs_later(p->words, p->nwords, k) ||
-	    sp_shell_reads_stdin(p->words, p->nwords, k))
+	/* Code in a string that bash runs later: as unknown as $c. */
+	if (sp_runs_later(p->words, p->nwords, k))
 		p->dynamic = p->unsure = true;
 }
 
@@ -515,6 +532,10 @@ sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
 
 	sp_judge(p);
 	k = sp_command_word(p->words, p->nwords);
+	/* A shell reading commands from a pipe or a redirection: they are not on the line. */
+	if (k < p->nwords && sp_shell_reads_stdin(p->words, p->nwords, k) &&
+	    (sc->pipe || sp_reads_input(p)))
+		p->dynamic = p->unsure = true;
 	wrapper = k < p->nwords && (p->words[k].flags & SHPARSE_W_EXPAND) == 0 &&
 	    sp_is_wrapper(sp_basename(p->words[k].plain));
 	if (!wrapper)
@@ -1074,6 +1095,8 @@ sp_list(struct sp_scan *sc, char closer)
 			sc->i += next == '&' ? 2 : 1;
 			continue;
 		case '|':
+			if (next != '|')
+				sc->pipe = true;
 			if (sp_empty(&cmd))
 				sp_opaque(sc);	/* "| a", "a || | b" */
 			if (next == '&')	/* a |& b is a 2>&1 | b */

@@ -29,6 +29,7 @@ struct sp_scan {
 	int			 depth;
 	int			 level;
 	int			 comsub;	/* inside $(...), <(...) or >(...): "EOF)" ends a body */
+	bool			 pipe;		/* a '|' came before: a command may read a pipe */
 	struct shparse_parts	*out;
 	struct sp_doc		 docs[SHPARSE_DOCS_MAX];
 	size_t			 ndocs;

@@ -299,7 +299,7 @@ T_TEST(code_run_later)
 		"env BASH_ENV=f bash s", "complete -C 'rm x' ls", "compgen -C 'rm x' l",
 		"enable -f ./x.so x", "fc -s", "fc", "hash -p /bin/rm ls", "bind -x '\"\\C-a\": rm x'",
 		"source <(echo rm x)", ". /dev/stdin <<< 'rm x'", "curl -s x | sh", "bash <<'E'\nrm x\nE",
-		"sh < f", "bash -s -- a", NULL
+		"sh < f", "bash -s -- a < f", "echo x | { sh; }", NULL
 	};
 	static const char *const known[] = {
 		"trap - EXIT", "trap '' INT", "trap -p", "trap -l", "trap EXIT", "alias",
@@ -311,7 +311,7 @@ T_TEST(code_run_later)
 		"echo ${a[@]}", "echo ${a[1]}", "echo ${!a[@]}", "echo ${!pre*}", "echo ${s:1:2}",
 		"echo ${x:-y}", "echo ${x: -1}", "echo ${#x}", "fc -l", "hash -r", "complete -F f x",
 		"PS3=x", "source ./env.sh", ". /usr/share/debconf/confmodule", "bash script.sh",
-		"sh -e ./x", "bash -c 'ls'", "bash --version", "coproc cat f", NULL
+		"sh -e ./x", "bash -c 'ls'", "bash --version", "coproc cat f", "bash", NULL
 	};
 	size_t i;
 
