@@ -402,7 +402,7 @@ static const struct sp_wrap {
 	    "chdir=D preserve-env:E edit:e group=g set-home:H host=h login:i remove-timestamp:K "
 	    "reset-timestamp:k list:l non-interactive:n preserve-groups:P prompt=p chroot=R "
 	    "role=r stdin:S shell:s command-timeout=T type=t other-user=U user=u version:V "
-	    "validate:v help", "", "eKkVv", "", "is", 0, 0 },
+	    "validate:v help", "", "eKkVv", "", "is", 0, SP_WRAP_ENV },
 	{ "doas", "a:C:Lnsu:", "", "", "CLs", "", "", 0, 0 },
 	{ "pkexec", "", "user= disable-internal-agent keep-cwd help version", "", "", "", "", 0, 0 },
 	/* libc-bin's dynamic loader, systemd, dbus */
@@ -738,8 +738,9 @@ sp_wrap_runs(const struct shparse_word *w, size_t n, size_t k, struct sp_run *ru
 				return -1;
 			continue;
 		}
-		if ((wr->how & SP_WRAP_SU) && strcmp(u, "-") == 0 && !su_user)
-			continue;	/* su - user */
+		if ((wr->how & (SP_WRAP_SU | SP_WRAP_ENV)) && strcmp(u, "-") == 0 && !su_user &&
+		    opts)
+			continue;	/* su - user, env - cmd */
 		if ((wr->how & SP_WRAP_ENV) && strchr(u, '=') != NULL) {
 			if (!sp_wrap_fixed(&w[i]))
 				return -1;

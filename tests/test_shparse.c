@@ -240,7 +240,7 @@ T_TEST(wrappers)
 		"command -p rm x", "exec -a name rm x", "doas -u root rm x",
 		"/lib64/ld-linux-x86-64.so.2 --library-path /x /bin/rm x", "ld.so --preload a.so rm x",
 		"systemd-run --user -p Nice=5 --wait rm x", "dbus-run-session -- rm x",
-		"coproc NAME { rm x; }", NULL
+		"coproc NAME { rm x; }", "env - rm x", "sudo A=1 rm x", NULL
 	};
 	size_t i;
 
@@ -254,6 +254,8 @@ T_TEST(wrappers)
 	T_EQ_STR(split("timeout -s KILL 5 nice -n 3 rm x"),
 	    "timeout -s KILL 5 nice -n 3 rm x | nice -n 3 rm x | rm x");
 	T_EQ_STR(split("unshare -R /r -w /d rm x"), "unshare -R /r -w /d rm x | rm x");
+	T_EQ_STR(split("env - A=1 rm x"), "env - A=1 rm x | rm x");
+	T_EQ_STR(split("sudo -E A=1 rm x"), "sudo -E A=1 rm x | rm x");
 	T_EQ_STR(split("prlimit -n 1024 rm x"), "prlimit -n 1024 rm x | 1024 rm x");
 	T_EQ_STR(split("su - root -c 'rm x; ls'"), "su - root -c 'rm x; ls' | rm x | ls");
 	T_EQ_STR(split("find . -exec grep -l x {} + -o -exec ls {} \\;"),
