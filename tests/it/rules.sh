@@ -129,4 +129,14 @@ timeout 60 "$TANDEM" -p go --allow 'run_bash(prlimit *)' --allow 'run_bash(echo 
 check "wrapper allow: what it runs needs its own rule" kept w v10
 check "wrapper allow: the refusal names that part" grep -qF 'rm -f v10' <(result_of w)
 check "wrapper allow: with both rules it runs" grep -q wrapped-runs <(result_of t)
+# 7. The line after a here-document's end is no part of its body for an allow rule either.
+touch v12
+jq -n '{responses: [
+ {tool_uses: [{id: "h", name: "run_bash", input: {command: "cat <<EOF\nbody\nE\\\nOF\nrm -f v12"}}],
+  stop_reason: "tool_use"},
+ {text: "done", stop_reason: "end_turn"}]}' >"$T/doc.json"
+mock_start "$T/doc.json"
+timeout 60 "$TANDEM" -p go --allow 'run_bash(cat *)' --output-format events >"$T/out.jsonl" 2>"$T/err"
+check "here-document allow: the next line needs its own rule" kept h v12
+check "here-document allow: the refusal names it" grep -qF 'rm -f v12' <(result_of h)
 finish
