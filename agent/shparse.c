@@ -522,6 +522,120 @@ sp_unwrap(struct sp_scan *sc, size_t idx, int depth)
 	buf_release(&code);
 }
 
+/*
+ * Variables whose value a program runs as a command line (git, man, less,
+ * sudo's askpass...), and git settings whose value git runs so.
+ */
+static const char *const sp_command_vars[] = {
+	"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER",
+	"GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "EDITOR", "VISUAL", "PAGER",
+	"MANPAGER", "SYSTEMD_PAGER", "SSH_ASKPASS", "SUDO_ASKPASS", "LESSOPEN", "LESSCLOSE",
+	"BROWSER", NULL
+};
+static const char *const sp_git_command_keys[] = {
+	"core.sshcommand", "core.editor", "core.pager", "core.fsmonitor", "core.askpass",
+	"sequence.editor", "diff.external", "gpg.program", "interactive.difffilter",
+	"uploadpack.packobjectshook", "credential.helper", NULL
+};
+static const char *const sp_git_command_suffixes[] = {
+	".textconv", ".driver", ".clean", ".smudge", ".process", ".command", ".program",
+	".uploadpack", ".receivepack", ".helper", NULL
+};
+/* Commands whose NAME=value operands are assignments. */
+static const char *const sp_assigners[] = {
+	"env", "export", "declare", "typeset", "readonly", "local", "sudo", NULL
+};
+
+/* Is the git setting KEY (any case) one whose value git runs as a command line? */
+static bool
+sp_git_runs(const char *key, size_t n)
+{
+	char low[64];
+	size_t i, l;
+
+	if (n >= sizeof(low))
+		return true;	/* too long to know: as if it did */
+	for (i = 0; i < n; i++)
+		low[i] = key[i] >= 'A' && key[i] <= 'Z' ? (char)(key[i] - 'A' + 'a') : key[i];
+	low[n] = '\0';
+	if (sp_in(sp_git_command_keys, low) || strncmp(low, "alias.", 6) == 0 ||
+	    strncmp(low, "pager.", 6) == 0)
+		return true;
+	for (i = 0; sp_git_command_suffixes[i] != NULL; i++) {
+		l = strlen(sp_git_command_suffixes[i]);
+		if (n > l && strcmp(low + n - l, sp_git_command_suffixes[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The command line in "NAME=value" when NAME is a variable some program runs; NULL if not. */
+static const char *
+sp_var_command(const char *u, bool *unknown)
+{
+	size_t n = strcspn(u, "=");
+	char name[32];
+
+	if (u[n] != '=')
+		return NULL;
+	/* Functions and settings a program imports from its environment. */
+	if (strncmp(u, "BASH_FUNC_", 10) == 0 || strncmp(u, "GIT_CONFIG_", 11) == 0) {
+		*unknown = true;
+		return NULL;
+	}
+	if (n >= sizeof(name))
+		return NULL;
+	memcpy(name, u, n);
+	name[n] = '\0';
+	return sp_in(sp_command_vars, name) ? u + n + 1 : NULL;
+}
+
+/*
+ * The command lines that part idx hands to other programs in variables
+ * (GIT_SSH_COMMAND=..., env EDITOR=...) and in git -c settings: split one
+ * level below it.
+ */
+static void
+sp_var_codes(struct sp_scan *sc, size_t idx)
+{
+	const struct shparse_part *p = &sc->out->v[idx];
+	size_t k = sp_command_word(p->words, p->nwords), j, n;
+	bool assigner, git, unknown = false, dyn;
+	const char *u, *code;
+	char *copy;
+
+	assigner = k < p->nwords && sp_in(sp_assigners, sp_basename(p->words[k].plain));
+	git = k < p->nwords && strcmp(sp_basename(p->words[k].plain), "git") == 0;
+	for (j = 0; j < p->nwords; j++) {
+		p = &sc->out->v[idx];
+		if (p->words[j].flags & SHPARSE_W_REDIR)
+			continue;
+		u = p->words[j].plain;
+		dyn = (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
+		code = NULL;
+		if (j < k || (assigner && j > k))
+			code = sp_var_command(u, &unknown);
+		else if (git && j > k && strcmp(u, "-c") == 0 && j + 1 < p->nwords) {
+			u = p->words[++j].plain;
+			dyn = (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
+			n = strcspn(u, "=");
+			if (strncmp(u, "core.hooksPath", n) == 0 && n == 14)
+				unknown = true;	/* hooks from elsewhere */
+			else if (u[n] == '=' && sp_git_runs(u, n))
+				code = u + n + 1 + (u[n + 1] == '!');
+		}
+		if (code == NULL)
+			continue;
+		copy = xstrdup(code);
+		sp_split_below(sc, idx, copy, dyn);
+		free(copy);
+	}
+	if (unknown) {
+		sc->out->v[idx].dynamic = sc->out->v[idx].unsure = true;
+		sc->out->unsure = true;
+	}
+}
+
 /* Add part p (taken over), with the code it runs and the commands it wraps. */
 static void
 sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
@@ -546,6 +660,7 @@ sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
 		sp_split_below(sc, idx, code, dyn);
 		free(code);
 	}
+	sp_var_codes(sc, idx);
 	if (wrapper)
 		sp_unwrap(sc, idx, depth);
 }

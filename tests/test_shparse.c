@@ -333,6 +333,18 @@ T_TEST(code_run_later)
 	T_EQ_STR(split("case $((x)) in esac"), " !");
 	T_EQ_STR(split("for v in ${a[i]}; do ls; done"), "~?ls");
 	T_EQ_STR(split("ls; cat <<E\n$((x))\nE"), "ls | ~?cat <<E");
+	/* Command lines handed to programs in variables and git settings are split. */
+	T_EQ_STR(split("GIT_SSH_COMMAND='rm x' git fetch"), "GIT_SSH_COMMAND='rm x' git fetch | rm x");
+	T_EQ_STR(split("env EDITOR='rm x' git commit"),
+	    "env EDITOR='rm x' git commit | rm x | git commit");
+	T_EQ_STR(split("git -c core.sshCommand='rm x' fetch"), "git -c core.sshCommand='rm x' fetch | rm x");
+	T_EQ_STR(split("git -c alias.x='!rm y' x"), "git -c alias.x='!rm y' x | rm y");
+	T_EQ_STR(split("git -c Diff.foo.textconv='rm z' diff"), "git -c Diff.foo.textconv='rm z' diff | rm z");
+	T_EQ_STR(split("git -c user.name=x commit"), "git -c user.name=x commit");
+	T_EQ_STR(split("git -c core.hooksPath=/tmp/h commit"), "~?git -c core.hooksPath=/tmp/h commit");
+	T_EQ_STR(split("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls"),
+	    "~?env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls | bash -c ls | ls");
+	T_OK(denies("rm *", "GIT_PAGER='rm x' git log"));
 	/* coproc NAME before a compound command names it; it runs nothing. */
 	T_EQ_STR(split("coproc NAME { rm x; }"), "rm x");
 	T_EQ_STR(split("coproc NAME ( rm x )"), "rm x");
