@@ -204,7 +204,8 @@ T_TEST(here_document_ends)
 	T_EQ_STR(split("( cat <<EOF\nEOF)\nrm y\nEOF\n)"), "cat <<EOF");
 	/* A body's "$(" does not reach past its end. */
 	T_EQ_STR(split("cat <<EOF\n$(true\nEOF\nrm x\n)\nEOF"), "cat <<EOF | true | rm x | EOF !");
-	T_EQ_STR(split("cat <<EOF\n$(cat <<X\nEOF\nX\n)\nrm x\nEOF"), "cat <<EOF | cat <<X | X | rm x | EOF !");
+	T_EQ_STR(split("cat <<EOF\n$(cat <<X\nEOF\nX\n)\nrm x\nEOF"),
+	    "cat <<EOF | cat <<X | X | rm x | EOF !");
 	/* The body starts at the next line's start, whatever construct that line is in. */
 	T_EQ_STR(split("cat <<EOF; case x in\nrm y\nEOF\nx) ls;; esac"), "cat <<EOF | ls");
 	T_EQ_STR(split("cat <<EOF; a=(1\nrm y\nEOF\n2)"), "cat <<EOF | a=(1 2)");
@@ -337,9 +338,12 @@ T_TEST(code_run_later)
 	T_EQ_STR(split("GIT_SSH_COMMAND='rm x' git fetch"), "GIT_SSH_COMMAND='rm x' git fetch | rm x");
 	T_EQ_STR(split("env EDITOR='rm x' git commit"),
 	    "env EDITOR='rm x' git commit | rm x | git commit");
-	T_EQ_STR(split("git -c core.sshCommand='rm x' fetch"), "git -c core.sshCommand='rm x' fetch | rm x");
-	T_EQ_STR(split("git -c alias.x='!rm y' x"), "git -c alias.x='!rm y' x | rm y");
-	T_EQ_STR(split("git -c Diff.foo.textconv='rm z' diff"), "git -c Diff.foo.textconv='rm z' diff | rm z");
+	T_EQ_STR(split("git -c core.sshCommand='rm x' fetch"),
+	    "git -c core.sshCommand='rm x' fetch | rm x");
+	T_EQ_STR(split("git -c alias.x='!rm y' x"),
+	    "git -c alias.x='!rm y' x | rm y");
+	T_EQ_STR(split("git -c Diff.foo.textconv='rm z' diff"),
+	    "git -c Diff.foo.textconv='rm z' diff | rm z");
 	T_EQ_STR(split("git -c user.name=x commit"), "git -c user.name=x commit");
 	T_EQ_STR(split("git -c core.hooksPath=/tmp/h commit"), "~?git -c core.hooksPath=/tmp/h commit");
 	T_EQ_STR(split("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls"),
