@@ -430,18 +430,39 @@ sp_split_below(struct sp_scan *sc, size_t idx, const char *code, bool dynamic)
 	sp_split_code(&at, code);
 }
 
-/* A part of words [start, end) and [rest, n) of part idx, one level below it. */
+/* Is a word of the run a name put in at run time as the program, or into a shell's code? */
+static bool
+sp_run_placed(const struct shparse_word *w, size_t i, size_t first, const char *placeholder)
+{
+	return placeholder != NULL && strstr(w[i].plain, placeholder) != NULL &&
+	    (i == first || sp_in(sp_shells, sp_basename(w[first].plain)) ||
+	    strcmp(w[first].plain, "eval") == 0);
+}
+
+/*
+ * A part of words [start, end) and [rest, n) of part idx, one level below
+ * it.  A run to the end without redirections borrows the words: a chain
+ * of wrappers copies nothing.
+ */
 static void
 sp_run_part(struct sp_scan *sc, size_t idx, const struct sp_run *r, int depth)
 {
 	const struct shparse_part *o = &sc->out->v[idx];
 	struct shparse_part q;
 	struct buf text = BUF_INIT(BUF_NOLIMIT);
-	size_t j, at, cap = o->nwords;
-	bool placed = false;
+	size_t j, at;
+	bool placed = false, borrow = r->rest == 0 && r->end == o->nwords;
 
 	memset(&q, 0, sizeof(q));
-	q.words = xreallocarray(NULL, cap, sizeof(*q.words));
+	for (j = r->start; borrow && j < r->end; j++)
+		if (o->words[j].flags & SHPARSE_W_REDIR)
+			borrow = false;
+	if (borrow) {
+		q.words = o->words + r->start;
+		q.nwords = r->end - r->start;
+		q.borrowed = true;
+	} else
+		q.words = xreallocarray(NULL, o->nwords, sizeof(*q.words));
 	for (j = r->start; j < o->nwords; j++) {
 		if (j == r->end) {
 			if (r->rest == 0)
@@ -455,14 +476,12 @@ sp_run_part(struct sp_scan *sc, size_t idx, const struct sp_run *r, int depth)
 		if (text.len > 0)
 			buf_putc(&text, ' ');
 		buf_puts(&text, o->words[j].raw);
+		placed = placed || sp_run_placed(o->words, j, r->start, r->placeholder);
+		if (borrow)
+			continue;
 		q.words[q.nwords].raw = xstrdup(o->words[j].raw);
 		q.words[q.nwords].plain = xstrdup(o->words[j].plain);
 		q.words[q.nwords].flags = o->words[j].flags & ~SHPARSE_W_ASSIGN;
-		/* A name put in at run time as the program, or into a shell's code. */
-		if (r->placeholder != NULL && strstr(o->words[j].plain, r->placeholder) != NULL &&
-		    (q.nwords == 0 || sp_in(sp_shells, sp_basename(q.words[0].plain)) ||
-		    strcmp(q.words[0].plain, "eval") == 0))
-			placed = true;
 		q.nwords++;
 	}
 	q.text = buf_detach(&text, NULL);
@@ -473,6 +492,9 @@ sp_run_part(struct sp_scan *sc, size_t idx, const struct sp_run *r, int depth)
 	if (placed)
 		sp_mark_unknown(sc, at);
 }
+
+/* Wrappers in a row that are followed ("sudo env nice timeout 5 cmd" is four). */
+#define SP_WRAP_DEPTH_MAX	SHPARSE_DEPTH_MAX
 
 /* Part idx runs a wrapper: the commands it runs become parts of their own. */
 static void
@@ -490,7 +512,7 @@ sp_unwrap(struct sp_scan *sc, size_t idx, int depth)
 	    !sp_is_wrapper(sp_basename(p->words[k].plain)))
 		return;
 	nr = sp_wrap_runs(p->words, p->nwords, k, runs, SP_RUNS_MAX);
-	if (nr < 0 || depth >= SHPARSE_DEPTH_MAX) {
+	if (nr < 0 || depth >= SP_WRAP_DEPTH_MAX) {
 		sp_mark_unknown(sc, idx);
 		/* Still, a shell's -c code among its words is seen by deny rules. */
 		if ((inner = sp_inner_code(p->words, p->nwords, &dyn)) != NULL) {
@@ -1297,7 +1319,8 @@ shparse_parts_release(struct shparse_parts *out)
 
 	for (i = 0; i < out->n; i++) {
 		free(out->v[i].text);
-		sp_words_free(out->v[i].words, out->v[i].nwords);
+		if (!out->v[i].borrowed)
+			sp_words_free(out->v[i].words, out->v[i].nwords);
 	}
 	free(out->v);
 	memset(out, 0, sizeof(*out));

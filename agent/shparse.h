@@ -79,6 +79,7 @@ struct shparse_part {
 	bool			 dynamic;	/* command word holds an expansion or quoting */
 	bool			 unsure;	/* the program run is known only after expansion */
 	int			 level;		/* 0; +1 inside a substitution, eval or -c */
+	bool			 borrowed;	/* internal: words belong to an earlier part */
 };
 
 struct shparse_parts {
