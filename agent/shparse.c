@@ -55,9 +55,22 @@ struct sp_cmd {
 bool
 sp_nested(struct sp_scan *sc, int level_add)
 {
+	struct sp_doc outer[SHPARSE_DOCS_MAX];
+	size_t nouter = 0, d;
+
 	if (sc->depth >= SHPARSE_DEPTH_MAX) {
 		sp_abandon(sc);
 		return false;
+	}
+	if (level_add > 0) {
+		/*
+		 * A substitution is parsed on its own: a newline in it does
+		 * not start the bodies pending outside it, and those it
+		 * leaves pending come first at the line's end.
+		 */
+		nouter = sc->ndocs;
+		memcpy(outer, sc->docs, sizeof(outer));
+		sc->ndocs = 0;
 	}
 	sc->depth++;
 	sc->level += level_add;
@@ -66,6 +79,13 @@ sp_nested(struct sp_scan *sc, int level_add)
 	sc->depth--;
 	sc->level -= level_add;
 	sc->comsub -= level_add;
+	for (d = 0; d < nouter; d++) {
+		if (sc->ndocs == SHPARSE_DOCS_MAX) {
+			sp_opaque(sc);
+			free(outer[d].delim);
+		} else
+			sc->docs[sc->ndocs++] = outer[d];
+	}
 	if (sc->s[sc->i] != ')') {
 		sp_opaque(sc);
 		return false;

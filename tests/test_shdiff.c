@@ -93,7 +93,7 @@ static const char *const construct_names[K_COUNT] = {
 	"<<E", "<<'E'", "<<-E", "two here-documents",
 	"<<E ending at a line joined by a backslash-newline", "<<'E' with a backslash-newline",
 	"<<E | cmd", "{ <<E; }, if <<E", "<<E then a continuation line",
-	"<<E; [[ or case spanning its body",
+	"<<E; [[, case or $(...) spanning its body",
 	"<<E unterminated at the end", "<<E, <<-E, <<'E' in $(...)", "E) or E cmd) closing $(...)",
 	"<<E in <(...)", "<<E in `...`", "<<E in bash -c or eval", "comment", "( )", "{ ; }", "if",
 	"while", "until", "for", "case", "bash -c", "sh -c", "eval", "VAR=x cmd",
@@ -589,10 +589,18 @@ gen_heredoc(struct gen *g, struct buf *b, int depth)
 	default:
 		/* The body starts at the next line, whatever construct that line is in. */
 		count(g, K_HEREDOC_SPAN);
-		if (pick(g, 2))
+		switch (pick(g, 3)) {
+		case 0:
 			buf_puts(b, " <<E; [[ -n w\n$(c2)\nE\n]]\n");
-		else
+			break;
+		case 1:
 			buf_puts(b, " <<E; case w in\n$(c2)\nE\nw) c3 ;; esac\n");
+			break;
+		default:
+			/* A substitution's newlines do not start the body. */
+			buf_puts(b, " <<E $(c2\nc3\n)\n$(c4)\nE\n");
+			break;
+		}
 		break;
 	}
 	(void)depth;

@@ -214,6 +214,11 @@ T_TEST(here_document_ends)
 	T_EQ_STR(split("cat <<''\nbody\n\nrm x"), "cat <<'' | rm x");
 	T_OK(strstr(split("cat <<$(x)\nbody\n$(x)\nrm y"), " !") != NULL);
 	T_OK(strstr(split("cat <<`x`\nbody\n`x`\nrm y"), " !") != NULL);
+	/* A newline in a substitution does not start a body pending outside it. */
+	T_EQ_STR(split("cat <<E $(true\nrm x\nE\n)\nls"),
+	    "true | rm x | E | cat <<E $(true\nrm x\nE\n)");
+	T_EQ_STR(split("cat <<E && (true\nrm x\nE\n)"), "cat <<E | true");
+	T_EQ_STR(split("cat <<A $(cat <<B)\na\nA\nb\nB\nrm x"), "cat <<B | cat <<A $(cat <<B)");
 	/* A here-document in a substitution closed on its line takes the next lines. */
 	T_EQ_STR(split("echo $(cat <<EOF) t\nrm y\nEOF\nls"), "cat <<EOF | echo $(cat <<EOF) t | ls");
 }
