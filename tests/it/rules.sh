@@ -91,7 +91,7 @@ check "flag: a leading / is reported" grep -q "^tandem: --deny: rule Read(/etc/p
 # 5. Lines bash reads differently, code bash runs later from a string, and
 # wrappers: under --deny 'run_bash(rm *)' none of these removes its file, in
 # yolo mode (each is denied, or asks, which headless refuses).
-touch v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11
+touch v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11 v13
 kept() { is_error "$1" && [ -e "$2" ]; }
 jq -n '{responses: [
  {tool_uses: [
@@ -105,6 +105,7 @@ jq -n '{responses: [
    {id: "a8", name: "run_bash", input: {command: "script -qc '"'"'rm -f v8'"'"' /dev/null"}},
    {id: "a9", name: "run_bash", input: {command: "setpriv --nnp rm -f v9"}},
    {id: "a11", name: "run_bash", input: {command: "A='"'"'1'"'"' rm -f v11"}},
+   {id: "a13", name: "run_bash", input: {command: "cat <<E $(true\nrm -f v13\nE\n)"}},
    {id: "ok", name: "run_bash", input: {command: "echo still-runs"}}],
   stop_reason: "tool_use"},
  {text: "done", stop_reason: "end_turn"}]}' >"$T/hidden.json"
@@ -112,7 +113,7 @@ mock_start "$T/hidden.json"
 timeout 60 "$TANDEM" -p go --permission-mode yolo --deny 'run_bash(rm *)' --output-format events \
     >"$T/out.jsonl" 2>"$T/err"
 check "hidden rm: the run exits 0" [ $? -eq 0 ]
-for id in 1 2 3 4 5 6 7 8 9 11; do
+for id in 1 2 3 4 5 6 7 8 9 11 13; do
 	check "hidden rm: a$id is refused and v$id is still there" kept a$id v$id
 done
 check "hidden rm: a plain command still runs" grep -q still-runs <(result_of ok)
