@@ -611,6 +611,56 @@ sp_git_runs(const char *key, size_t n)
 	return false;
 }
 
+/* Package tools whose options name commands they run (apt -o DPkg::Pre-Invoke::=...). */
+static const char *const sp_pkg_tools[] = {
+	"apt", "apt-get", "aptitude", "apt-cache", "dpkg", NULL
+};
+
+/*
+ * A command line in the package tool's option at w[*j]: apt's -o
+ * NAME=VALUE with an Invoke or Pre-Install-Pkgs hook, dpkg's
+ * --pre-invoke, --post-invoke and --status-logger.  *j moves to the word
+ * holding it.  NULL for none.
+ */
+static const char *
+sp_pkg_command(const struct shparse_word *w, size_t n, size_t *j)
+{
+	static const char *const dpkg_opts[] = {
+		"--pre-invoke", "--post-invoke", "--status-logger", NULL
+	};
+	const char *u = w[*j].plain, *v = NULL, *eq;
+	char low[64];
+	size_t i, len;
+
+	if (strcmp(u, "-o") == 0 || strcmp(u, "--option") == 0) {
+		if (*j + 1 >= n)
+			return NULL;
+		v = w[++*j].plain;
+	} else if (strncmp(u, "-o", 2) == 0)
+		v = u + 2;
+	else if (strncmp(u, "--option=", 9) == 0)
+		v = u + 9;
+	else {
+		len = strcspn(u, "=");
+		for (i = 0; dpkg_opts[i] != NULL; i++)
+			if (strlen(dpkg_opts[i]) == len && strncmp(u, dpkg_opts[i], len) == 0)
+				break;
+		if (dpkg_opts[i] == NULL)
+			return NULL;
+		if (u[len] == '=')
+			return u + len + 1;
+		return *j + 1 < n ? w[++*j].plain : NULL;
+	}
+	if ((eq = strchr(v, '=')) == NULL)
+		return NULL;
+	len = (size_t)(eq - v) < sizeof(low) - 1 ? (size_t)(eq - v) : sizeof(low) - 1;
+	for (i = 0; i < len; i++)
+		low[i] = v[i] >= 'A' && v[i] <= 'Z' ? (char)(v[i] - 'A' + 'a') : v[i];
+	low[len] = '\0';
+	return strstr(low, "invoke") != NULL || strstr(low, "pre-install-pkgs") != NULL ? eq + 1 :
+	    NULL;
+}
+
 /* The command line in "NAME=value" when NAME is a variable some program runs; NULL if not. */
 static const char *
 sp_var_command(const char *u, bool *unknown)
@@ -642,12 +692,13 @@ sp_var_codes(struct sp_scan *sc, size_t idx)
 {
 	const struct shparse_part *p = &sc->out->v[idx];
 	size_t k = sp_command_word(p->words, p->nwords), j, n;
-	bool assigner, git, unknown = false, dyn;
+	bool assigner, git, pkg, unknown = false, dyn;
 	const char *u, *code;
 	char *copy;
 
 	assigner = k < p->nwords && sp_in(sp_assigners, sp_basename(p->words[k].plain));
 	git = k < p->nwords && strcmp(sp_basename(p->words[k].plain), "git") == 0;
+	pkg = k < p->nwords && sp_in(sp_pkg_tools, sp_basename(p->words[k].plain));
 	for (j = 0; j < p->nwords; j++) {
 		p = &sc->out->v[idx];
 		if (p->words[j].flags & SHPARSE_W_REDIR)
@@ -657,6 +708,8 @@ sp_var_codes(struct sp_scan *sc, size_t idx)
 		code = NULL;
 		if (j < k || (assigner && j > k))
 			code = sp_var_command(u, &unknown);
+		else if (pkg && j > k && (code = sp_pkg_command(p->words, p->nwords, &j)) != NULL)
+			dyn = (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
 		else if (git && j > k && strcmp(u, "-c") == 0 && j + 1 < p->nwords) {
 			u = p->words[++j].plain;
 			dyn = (p->words[j].flags & SHPARSE_W_EXPAND) != 0;

@@ -354,6 +354,11 @@ T_TEST(code_run_later)
 	T_EQ_STR(split("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls"),
 	    "~?env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls | bash -c ls | ls");
 	T_OK(denies("rm *", "GIT_PAGER='rm x' git log"));
+	T_OK(denies("rm *", "apt-get -o APT::Update::Pre-Invoke::='rm x' update"));
+	T_OK(denies("rm *", "apt -oDPkg::Post-Invoke::='rm x' install z"));
+	T_OK(denies("rm *", "dpkg --pre-invoke='rm x' -i a.deb"));
+	T_EQ_STR(split("apt-get -o Dpkg::Options::=--force-confold install x"),
+	    "apt-get -o Dpkg::Options::=--force-confold install x");
 	/* coproc NAME before a compound command names it; it runs nothing. */
 	T_EQ_STR(split("coproc NAME { rm x; }"), "rm x");
 	T_EQ_STR(split("coproc NAME ( rm x )"), "rm x");
