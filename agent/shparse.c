@@ -15,13 +15,6 @@ static const char *const sp_keywords[] = {
 	"{", "}", "!", "time", "coproc", "esac", NULL
 };
 
-/* Commands that run the command after them: deny rules look past them. */
-const char *const sp_wrappers[] = {
-	"sudo", "doas", "env", "nohup", "time", "command", "builtin", "exec",
-	"nice", "ionice", "timeout", "stdbuf", "xargs", "watch", "chroot",
-	"setsid", "flock", "strace", "ltrace", "unbuffer", "chrt", "taskset", NULL
-};
-
 /* Shells whose -c argument is itself a command line. */
 static const char *const sp_shells[] = {
 	"bash", "sh", "zsh", "dash", "ksh", "mksh", NULL
@@ -48,8 +41,9 @@ struct sp_cmd {
 	bool			 redirect;
 	enum sp_kind		 kind;
 	bool			 fname;		/* after "function": a name follows */
-	bool			 time_p;	/* after "time": "-p" may follow */
+	int			 time_p;	/* after "time": 1, "-p" or "--" may follow; 2 after -p */
 	bool			 closed;	/* a compound command just ended: not empty */
+	bool			 coproc;	/* after "coproc": a NAME may come before a compound */
 	bool			 piped;		/* after '|': '!' may not come */
 };
 
@@ -61,15 +55,37 @@ struct sp_cmd {
 bool
 sp_nested(struct sp_scan *sc, int level_add)
 {
+	struct sp_doc outer[SHPARSE_DOCS_MAX];
+	size_t nouter = 0, d;
+
 	if (sc->depth >= SHPARSE_DEPTH_MAX) {
 		sp_abandon(sc);
 		return false;
 	}
+	if (level_add > 0) {
+		/*
+		 * A substitution is parsed on its own: a newline in it does
+		 * not start the bodies pending outside it, and those it
+		 * leaves pending come first at the line's end.
+		 */
+		nouter = sc->ndocs;
+		memcpy(outer, sc->docs, sizeof(outer));
+		sc->ndocs = 0;
+	}
 	sc->depth++;
 	sc->level += level_add;
+	sc->comsub += level_add;
 	sp_list(sc, ')');
 	sc->depth--;
 	sc->level -= level_add;
+	sc->comsub -= level_add;
+	for (d = 0; d < nouter; d++) {
+		if (sc->ndocs == SHPARSE_DOCS_MAX) {
+			sp_opaque(sc);
+			free(outer[d].delim);
+		} else
+			sc->docs[sc->ndocs++] = outer[d];
+	}
 	if (sc->s[sc->i] != ')') {
 		sp_opaque(sc);
 		return false;
@@ -77,8 +93,6 @@ sp_nested(struct sp_scan *sc, int level_add)
 	sc->i++;
 	return true;
 }
-
-static void sp_bodies(struct sp_scan *);
 
 /* Split code (a -c string, eval's words, the inside of `...`) one level down. */
 void
@@ -92,6 +106,7 @@ sp_split_code(const struct sp_scan *outer, const char *code)
 	sc.out = outer->out;
 	sc.depth = outer->depth + 1;
 	sc.level = outer->level + 1;
+	sc.pipe = outer->pipe;
 	if (sc.depth > SHPARSE_DEPTH_MAX) {
 		sp_opaque(&sc);
 		return;
@@ -188,6 +203,33 @@ sp_is_assignment(const char *raw)
 	return raw[i] == '=';
 }
 
+/* Variables whose value bash runs or expands as a prompt later. */
+static const char *const sp_code_vars[] = {
+	"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", NULL
+};
+
+bool
+sp_assign_evals(const char *raw)
+{
+	size_t i = 0, open;
+	char name[32];
+
+	while (sp_name_char(raw[i]))
+		i++;
+	if (i < sizeof(name)) {
+		memcpy(name, raw, i);
+		name[i] = '\0';
+		if (sp_in(sp_code_vars, name))
+			return true;
+	}
+	if (raw[i] != '[')
+		return false;
+	open = i + 1;
+	while (raw[i] != '\0' && raw[i] != ']')
+		i++;
+	return sp_subscript_reads(raw + open, i - open);
+}
+
 static void
 sp_add_part(struct shparse_parts *out, struct shparse_part *p)
 {
@@ -195,9 +237,80 @@ sp_add_part(struct shparse_parts *out, struct shparse_part *p)
 		out->cap = out->cap ? out->cap * 2 : 8;
 		out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
 	}
+	if (out->pending) {
+		p->dynamic = p->unsure = true;
+		out->pending = false;
+	}
 	out->v[out->n++] = *p;
 	if (p->unsure)
 		out->unsure = true;
+}
+
+/* Part p is unsure and dynamic, or the next part to come is when there is none yet. */
+void
+sp_mark_eval(struct sp_scan *sc)
+{
+	struct shparse_parts *o = sc->out;
+
+	if (o->n > 0) {
+		o->v[o->n - 1].dynamic = o->v[o->n - 1].unsure = true;
+		o->unsure = true;
+	} else
+		o->pending = true;
+}
+
+/*
+ * Does the shell at word k read its commands from its standard input (no
+ * -c, no script, or -s): "curl ... | sh", "bash <<EOF", "sh < file"?  What
+ * it runs is not on the command line.
+ */
+static bool
+sp_shell_reads_stdin(const struct shparse_word *w, size_t n, size_t k)
+{
+	size_t j;
+	const char *u;
+
+	if (!sp_in(sp_shells, sp_basename(w[k].plain)))
+		return false;
+	for (j = k + 1; j < n; j++) {
+		if (w[j].flags & SHPARSE_W_REDIR)
+			continue;
+		u = w[j].plain;
+		if (strcmp(u, "--") == 0)
+			return j + 1 == n;
+		if (strcmp(u, "--version") == 0 || strcmp(u, "--help") == 0)
+			return false;
+		if (strcmp(u, "-o") == 0 || strcmp(u, "-O") == 0 || strcmp(u, "+O") == 0 ||
+		    strcmp(u, "+o") == 0 || strcmp(u, "--rcfile") == 0 ||
+		    strcmp(u, "--init-file") == 0) {
+			j++;
+			continue;
+		}
+		if (u[0] == '-' && u[1] != '-' && strchr(u, 'c') != NULL)
+			return false;
+		if (u[0] == '-' && u[1] != '-' && strchr(u, 's') != NULL)
+			return true;
+		if (u[0] != '-' && u[0] != '+')
+			return false;
+	}
+	return true;
+}
+
+/* Does the part redirect its standard input (<, <<, <<<, <&, <>)? */
+static bool
+sp_reads_input(const struct shparse_part *p)
+{
+	size_t j;
+	const char *u;
+
+	for (j = 0; j < p->nwords; j++) {
+		if ((p->words[j].flags & SHPARSE_W_REDIR) == 0)
+			continue;
+		u = p->words[j].plain;
+		if (u[0] == '<' || (u[0] == '0' && u[1] == '<'))
+			return true;
+	}
+	return false;
 }
 
 /* The verdicts of a part: see shparse.h. */
@@ -206,15 +319,46 @@ sp_judge(struct shparse_part *p)
 {
 	size_t k = sp_command_word(p->words, p->nwords), j;
 
+	for (j = 0; j < p->nwords; j++)
+		if (p->words[j].flags & SHPARSE_W_EVAL)
+			p->dynamic = p->unsure = true;
 	if (k == p->nwords)
 		return;
-	p->dynamic = (p->words[k].flags & (SHPARSE_W_EXPAND | SHPARSE_W_QUOTED)) != 0;
-	p->unsure = (p->words[k].flags & SHPARSE_W_EXPAND) != 0;
-	if (p->unsure || !sp_in(sp_wrappers, sp_basename(p->words[k].plain)))
-		return;
-	for (j = k + 1; j < p->nwords; j++)
-		if ((p->words[j].flags & (SHPARSE_W_EXPAND | SHPARSE_W_REDIR)) == SHPARSE_W_EXPAND)
-			p->unsure = true;
+	if (p->words[k].flags & (SHPARSE_W_EXPAND | SHPARSE_W_QUOTED))
+		p->dynamic = true;
+	if (p->words[k].flags & SHPARSE_W_EXPAND)
+		p->unsure = true;
+	/* Code in a string that bash runs later: as unknown as $c. */
+	if (sp_runs_later(p->words, p->nwords, k))
+		p->dynamic = p->unsure = true;
+}
+
+/*
+ * trap's action (trap [--] ACTION SIGNAL...): the code bash runs when the
+ * signal comes; NULL for none ("-", "", -l, -p, a lone signal).
+ */
+char *
+sp_trap_code(const struct shparse_word *w, size_t n, size_t k, bool *dynamic)
+{
+	size_t j, ops = 0, action = 0;
+
+	for (j = k + 1; j < n; j++) {
+		if (w[j].flags & SHPARSE_W_REDIR)
+			continue;
+		if (ops == 0 && action == 0 && strcmp(w[j].plain, "--") == 0) {
+			action = j + 1;
+			continue;
+		}
+		if (ops == 0 && action == 0 && w[j].plain[0] == '-' && w[j].plain[1] != '\0')
+			return NULL;	/* -l, -p, -P: nothing is set */
+		if (ops++ == 0)
+			action = j;
+	}
+	if (ops < 2 || action >= n || strcmp(w[action].plain, "-") == 0 ||
+	    w[action].plain[0] == '\0')
+		return NULL;
+	*dynamic = (w[action].flags & SHPARSE_W_EXPAND) != 0;
+	return xstrdup(w[action].plain);
 }
 
 /*
@@ -235,6 +379,9 @@ sp_inner_code(const struct shparse_word *w, size_t n, bool *dynamic)
 		if (w[k].flags & SHPARSE_W_REDIR)
 			continue;
 		u = w[k].plain;
+		if (!shell && strcmp(u, "trap") == 0 && (w[k].flags & SHPARSE_W_EXPAND) == 0 &&
+		    sp_command_word(w, n) == k)
+			return sp_trap_code(w, n, k, dynamic);
 		if (!shell) {
 			if (strcmp(u, "eval") == 0 && (w[k].flags & SHPARSE_W_EXPAND) == 0) {
 				for (k++; k < n; k++) {
@@ -278,18 +425,355 @@ sp_inner_code(const struct shparse_word *w, size_t n, bool *dynamic)
 	return NULL;
 }
 
+static void sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth);
+
+/* Mark part idx: the program it runs is not known before bash runs it. */
+static void
+sp_mark_unknown(struct sp_scan *sc, size_t idx)
+{
+	sc->out->v[idx].dynamic = true;
+	sc->out->v[idx].unsure = true;
+	sc->out->unsure = true;
+}
+
+/* Split code found in part idx one level below it. */
+static void
+sp_split_below(struct sp_scan *sc, size_t idx, const char *code, bool dynamic)
+{
+	struct sp_scan at = *sc;
+
+	if (dynamic) {
+		sc->out->v[idx].unsure = true;
+		sc->out->unsure = true;
+	}
+	at.level = sc->out->v[idx].level;
+	sp_split_code(&at, code);
+}
+
+/* Is a word of the run a name put in at run time as the program, or into a shell's code? */
+static bool
+sp_run_placed(const struct shparse_word *w, size_t i, size_t first, const char *placeholder)
+{
+	return placeholder != NULL && strstr(w[i].plain, placeholder) != NULL &&
+	    (i == first || sp_in(sp_shells, sp_basename(w[first].plain)) ||
+	    strcmp(w[first].plain, "eval") == 0);
+}
+
+/*
+ * A part of words [start, end) and [rest, n) of part idx, one level below
+ * it.  A run to the end without redirections borrows the words: a chain
+ * of wrappers copies nothing.
+ */
+static void
+sp_run_part(struct sp_scan *sc, size_t idx, const struct sp_run *r, int depth)
+{
+	const struct shparse_part *o = &sc->out->v[idx];
+	struct shparse_part q;
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
+	size_t j, at;
+	bool placed = false, borrow = r->rest == 0 && r->end == o->nwords;
+
+	memset(&q, 0, sizeof(q));
+	for (j = r->start; borrow && j < r->end; j++)
+		if (o->words[j].flags & SHPARSE_W_REDIR)
+			borrow = false;
+	if (borrow) {
+		q.words = o->words + r->start;
+		q.nwords = r->end - r->start;
+		q.borrowed = true;
+	} else
+		q.words = xreallocarray(NULL, o->nwords, sizeof(*q.words));
+	for (j = r->start; j < o->nwords; j++) {
+		if (j == r->end) {
+			if (r->rest == 0)
+				break;
+			j = r->rest;
+			if (j >= o->nwords)
+				break;
+		}
+		if (o->words[j].flags & SHPARSE_W_REDIR)
+			continue;
+		if (text.len > 0)
+			buf_putc(&text, ' ');
+		buf_puts(&text, o->words[j].raw);
+		placed = placed || sp_run_placed(o->words, j, r->start, r->placeholder);
+		if (borrow)
+			continue;
+		q.words[q.nwords].raw = xstrdup(o->words[j].raw);
+		q.words[q.nwords].plain = xstrdup(o->words[j].plain);
+		q.words[q.nwords].flags = o->words[j].flags & ~SHPARSE_W_ASSIGN;
+		q.nwords++;
+	}
+	q.text = buf_detach(&text, NULL);
+	q.level = o->level + 1;
+	q.redirect = o->redirect;
+	at = sc->out->n;
+	sp_emit(sc, &q, depth + 1);
+	if (placed)
+		sp_mark_unknown(sc, at);
+}
+
+/* Wrappers in a row that are followed ("sudo env nice timeout 5 cmd" is four). */
+#define SP_WRAP_DEPTH_MAX	SHPARSE_DEPTH_MAX
+
+/* Part idx runs a wrapper: the commands it runs become parts of their own. */
+static void
+sp_unwrap(struct sp_scan *sc, size_t idx, int depth)
+{
+	struct sp_run runs[SP_RUNS_MAX];
+	struct buf code = BUF_INIT(BUF_NOLIMIT);
+	const struct shparse_part *p = &sc->out->v[idx];
+	size_t k = sp_command_word(p->words, p->nwords), j;
+	int nr, r;
+	bool dyn;
+	char *inner;
+
+	if (k == p->nwords || (p->words[k].flags & SHPARSE_W_EXPAND) ||
+	    !sp_is_wrapper(sp_basename(p->words[k].plain)))
+		return;
+	nr = sp_wrap_runs(p->words, p->nwords, k, runs, SP_RUNS_MAX);
+	if (nr < 0 || depth >= SP_WRAP_DEPTH_MAX) {
+		sp_mark_unknown(sc, idx);
+		/* Still, a shell's -c code among its words is seen by deny rules. */
+		if ((inner = sp_inner_code(p->words, p->nwords, &dyn)) != NULL) {
+			sp_split_below(sc, idx, inner, dyn);
+			free(inner);
+		}
+		return;
+	}
+	for (r = 0; r < nr; r++) {
+		if (runs[r].kind == SP_RUN_ARGV) {
+			sp_run_part(sc, idx, &runs[r], depth);
+			continue;
+		}
+		p = &sc->out->v[idx];
+		buf_reset(&code);
+		dyn = runs[r].dynamic;
+		if (runs[r].text != NULL)
+			buf_puts(&code, runs[r].text);
+		for (j = runs[r].start; runs[r].text == NULL && j < runs[r].end; j++) {
+			if (p->words[j].flags & SHPARSE_W_REDIR)
+				continue;
+			if (code.len > 0)
+				buf_putc(&code, ' ');
+			buf_puts(&code, p->words[j].plain);
+			dyn = dyn || (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
+		}
+		sp_split_below(sc, idx, buf_cstr(&code), dyn);
+	}
+	buf_release(&code);
+}
+
+/*
+ * Variables whose value a program runs as a command line (git, man, less,
+ * sudo's askpass...), and git settings whose value git runs so.
+ */
+static const char *const sp_command_vars[] = {
+	"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER",
+	"GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "EDITOR", "VISUAL", "PAGER",
+	"MANPAGER", "SYSTEMD_PAGER", "SSH_ASKPASS", "SUDO_ASKPASS", "LESSOPEN", "LESSCLOSE",
+	"BROWSER", NULL
+};
+static const char *const sp_git_command_keys[] = {
+	"core.sshcommand", "core.editor", "core.pager", "core.fsmonitor", "core.askpass",
+	"sequence.editor", "diff.external", "gpg.program", "interactive.difffilter",
+	"uploadpack.packobjectshook", "credential.helper", NULL
+};
+static const char *const sp_git_command_suffixes[] = {
+	".textconv", ".driver", ".clean", ".smudge", ".process", ".command", ".program",
+	".uploadpack", ".receivepack", ".helper", NULL
+};
+/* Commands whose NAME=value operands are assignments. */
+static const char *const sp_assigners[] = {
+	"env", "export", "declare", "typeset", "readonly", "local", "sudo", NULL
+};
+
+/* Is the git setting KEY (any case) one whose value git runs as a command line? */
+static bool
+sp_git_runs(const char *key, size_t n)
+{
+	char low[64];
+	size_t i, l;
+
+	if (n >= sizeof(low))
+		return true;	/* too long to know: as if it did */
+	for (i = 0; i < n; i++)
+		low[i] = key[i] >= 'A' && key[i] <= 'Z' ? (char)(key[i] - 'A' + 'a') : key[i];
+	low[n] = '\0';
+	if (sp_in(sp_git_command_keys, low) || strncmp(low, "alias.", 6) == 0 ||
+	    strncmp(low, "pager.", 6) == 0)
+		return true;
+	for (i = 0; sp_git_command_suffixes[i] != NULL; i++) {
+		l = strlen(sp_git_command_suffixes[i]);
+		if (n > l && strcmp(low + n - l, sp_git_command_suffixes[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Package tools whose options name commands they run (apt -o DPkg::Pre-Invoke::=...). */
+static const char *const sp_pkg_tools[] = {
+	"apt", "apt-get", "aptitude", "apt-cache", "dpkg", NULL
+};
+
+/*
+ * A command line in the package tool's option at w[*j]: apt's -o
+ * NAME=VALUE with an Invoke or Pre-Install-Pkgs hook, dpkg's
+ * --pre-invoke, --post-invoke and --status-logger.  *j moves to the word
+ * holding it.  NULL for none.
+ */
+static const char *
+sp_pkg_command(const struct shparse_word *w, size_t n, size_t *j)
+{
+	static const char *const dpkg_opts[] = {
+		"--pre-invoke", "--post-invoke", "--status-logger", NULL
+	};
+	const char *u = w[*j].plain, *v = NULL, *eq;
+	char low[64];
+	size_t i, len;
+
+	if (strcmp(u, "-o") == 0 || strcmp(u, "--option") == 0) {
+		if (*j + 1 >= n)
+			return NULL;
+		v = w[++*j].plain;
+	} else if (strncmp(u, "-o", 2) == 0)
+		v = u + 2;
+	else if (strncmp(u, "--option=", 9) == 0)
+		v = u + 9;
+	else {
+		len = strcspn(u, "=");
+		for (i = 0; dpkg_opts[i] != NULL; i++)
+			if (strlen(dpkg_opts[i]) == len && strncmp(u, dpkg_opts[i], len) == 0)
+				break;
+		if (dpkg_opts[i] == NULL)
+			return NULL;
+		if (u[len] == '=')
+			return u + len + 1;
+		return *j + 1 < n ? w[++*j].plain : NULL;
+	}
+	if ((eq = strchr(v, '=')) == NULL)
+		return NULL;
+	len = (size_t)(eq - v) < sizeof(low) - 1 ? (size_t)(eq - v) : sizeof(low) - 1;
+	for (i = 0; i < len; i++)
+		low[i] = v[i] >= 'A' && v[i] <= 'Z' ? (char)(v[i] - 'A' + 'a') : v[i];
+	low[len] = '\0';
+	return strstr(low, "invoke") != NULL || strstr(low, "pre-install-pkgs") != NULL ? eq + 1 :
+	    NULL;
+}
+
+/* The command line in "NAME=value" when NAME is a variable some program runs; NULL if not. */
+static const char *
+sp_var_command(const char *u, bool *unknown)
+{
+	size_t n = strcspn(u, "=");
+	char name[32];
+
+	if (u[n] != '=')
+		return NULL;
+	/* Functions and settings a program imports from its environment. */
+	if (strncmp(u, "BASH_FUNC_", 10) == 0 || strncmp(u, "GIT_CONFIG_", 11) == 0) {
+		*unknown = true;
+		return NULL;
+	}
+	if (n >= sizeof(name))
+		return NULL;
+	memcpy(name, u, n);
+	name[n] = '\0';
+	return sp_in(sp_command_vars, name) ? u + n + 1 : NULL;
+}
+
+/*
+ * The command lines that part idx hands to other programs in variables
+ * (GIT_SSH_COMMAND=..., env EDITOR=...) and in git -c settings: split one
+ * level below it.
+ */
+static void
+sp_var_codes(struct sp_scan *sc, size_t idx)
+{
+	const struct shparse_part *p = &sc->out->v[idx];
+	size_t k = sp_command_word(p->words, p->nwords), j, n;
+	bool assigner, git, pkg, unknown = false, dyn;
+	const char *u, *code;
+	char *copy;
+
+	assigner = k < p->nwords && sp_in(sp_assigners, sp_basename(p->words[k].plain));
+	git = k < p->nwords && strcmp(sp_basename(p->words[k].plain), "git") == 0;
+	pkg = k < p->nwords && sp_in(sp_pkg_tools, sp_basename(p->words[k].plain));
+	for (j = 0; j < p->nwords; j++) {
+		p = &sc->out->v[idx];
+		if (p->words[j].flags & SHPARSE_W_REDIR)
+			continue;
+		u = p->words[j].plain;
+		dyn = (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
+		code = NULL;
+		if (j < k || (assigner && j > k))
+			code = sp_var_command(u, &unknown);
+		else if (pkg && j > k && (code = sp_pkg_command(p->words, p->nwords, &j)) != NULL)
+			dyn = (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
+		else if (git && j > k && strcmp(u, "-c") == 0 && j + 1 < p->nwords) {
+			u = p->words[++j].plain;
+			dyn = (p->words[j].flags & SHPARSE_W_EXPAND) != 0;
+			n = strcspn(u, "=");
+			if (strncmp(u, "core.hooksPath", n) == 0 && n == 14)
+				unknown = true;	/* hooks from elsewhere */
+			else if (u[n] == '=' && sp_git_runs(u, n))
+				code = u + n + 1 + (u[n + 1] == '!');
+		}
+		if (code == NULL)
+			continue;
+		copy = xstrdup(code);
+		sp_split_below(sc, idx, copy, dyn);
+		free(copy);
+	}
+	if (unknown) {
+		sc->out->v[idx].dynamic = sc->out->v[idx].unsure = true;
+		sc->out->unsure = true;
+	}
+}
+
+/* Add part p (taken over), with the code it runs and the commands it wraps. */
+static void
+sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
+{
+	size_t idx, k;
+	char *code = NULL;
+	bool dyn = false, wrapper;
+
+	sp_judge(p);
+	k = sp_command_word(p->words, p->nwords);
+	/* A shell reading commands from a pipe or a redirection: they are not on the line. */
+	if (k < p->nwords && sp_shell_reads_stdin(p->words, p->nwords, k) &&
+	    (sc->pipe || sp_reads_input(p)))
+		p->dynamic = p->unsure = true;
+	wrapper = k < p->nwords && (p->words[k].flags & SHPARSE_W_EXPAND) == 0 &&
+	    sp_is_wrapper(sp_basename(p->words[k].plain));
+	if (!wrapper)
+		code = sp_inner_code(p->words, p->nwords, &dyn);
+	idx = sc->out->n;
+	sp_add_part(sc->out, p);
+	if (code != NULL) {
+		sp_split_below(sc, idx, code, dyn);
+		free(code);
+	}
+	sp_var_codes(sc, idx);
+	if (wrapper)
+		sp_unwrap(sc, idx, depth);
+}
+
 /* The command read so far becomes a part (or is dropped: a header, nothing). */
 static void
 sp_flush(struct sp_scan *sc, struct sp_cmd *cmd)
 {
 	struct shparse_part p;
-	size_t idx;
-	char *code;
-	bool dyn;
+	size_t k;
 
 	if (cmd->kind == SP_COND)
 		sp_opaque(sc);	/* [[ without ]] */
 	if (cmd->nw == 0 || cmd->kind == SP_FOR || cmd->kind == SP_CASE) {
+		/* A header is no part, but what bash evaluates in it still counts. */
+		for (k = 0; k < cmd->nw; k++)
+			if (cmd->w[k].flags & SHPARSE_W_EVAL)
+				sp_mark_eval(sc);
 		sp_cmd_reset(cmd);
 		return;
 	}
@@ -299,21 +783,36 @@ sp_flush(struct sp_scan *sc, struct sp_cmd *cmd)
 	p.nwords = cmd->nw;
 	p.redirect = cmd->redirect;
 	p.level = sc->level;
-	sp_judge(&p);
 	cmd->w = NULL;
 	cmd->nw = cmd->cap = 0;
-	code = sp_inner_code(p.words, p.nwords, &dyn);
-	idx = sc->out->n;
-	sp_add_part(sc->out, &p);
-	if (code != NULL) {
-		if (dyn) {
-			sc->out->v[idx].unsure = true;
-			sc->out->unsure = true;
-		}
-		sp_split_code(sc, code);
-		free(code);
-	}
+	sp_emit(sc, &p, 0);
 	sp_cmd_reset(cmd);
+}
+
+/* Is word r, just read, the NAME of "coproc NAME compound-command"? */
+static bool
+sp_coproc_name(const struct sp_scan *sc, const char *r)
+{
+	static const char *const compound[] = {
+		"{", "if", "while", "until", "for", "case", "select", "[[", NULL
+	};
+	const char *p = sc->s + sc->i;
+	size_t n;
+	char word[8];
+
+	if (!sp_name_start(r[0]) || r[strspn(r, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_")] != '\0')
+		return false;
+	while (sp_blank(*p))
+		p++;
+	if (*p == '(')
+		return true;
+	n = strcspn(p, " \t\n;&|<>()");
+	if (n == 0 || n >= sizeof(word))
+		return false;
+	memcpy(word, p, n);
+	word[n] = '\0';
+	return sp_in(compound, word);
 }
 
 /* Keep a finished word: keywords at a command's start steer, others are words. */
@@ -330,12 +829,21 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 		buf_reset(&cmd->text);
 		return;
 	}
-	if (start && cmd->time_p && strcmp(r, "-p") == 0 && flags == 0) {
-		cmd->time_p = false;
+	if (start && cmd->time_p > 0 && flags == 0 &&
+	    ((cmd->time_p == 1 && strcmp(r, "-p") == 0) || strcmp(r, "--") == 0)) {
+		/* bash's time takes -p, then --, before the pipeline it times. */
+		cmd->time_p = strcmp(r, "-p") == 0 ? 2 : 0;
 		buf_reset(&cmd->text);
 		return;
 	}
-	cmd->time_p = false;
+	cmd->time_p = 0;
+	if (start && cmd->coproc && flags == 0 && sp_coproc_name(sc, r)) {
+		/* "coproc NAME { ...; }": NAME names the coprocess, it runs nothing. */
+		cmd->coproc = false;
+		buf_reset(&cmd->text);
+		return;
+	}
+	cmd->coproc = false;
 	if (start && flags == 0) {
 		if (sp_in(sp_keywords, r)) {
 			if (strcmp(r, "!") == 0 && cmd->piped)
@@ -345,7 +853,8 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 				(*cases)--;
 			cmd->closed = strcmp(r, "fi") == 0 || strcmp(r, "done") == 0 ||
 			    strcmp(r, "esac") == 0 || strcmp(r, "}") == 0;
-			cmd->time_p = strcmp(r, "time") == 0;
+			cmd->time_p = strcmp(r, "time") == 0 ? 1 : 0;
+			cmd->coproc = strcmp(r, "coproc") == 0;
 			buf_reset(&cmd->text);
 			cmd->space = false;
 			return;
@@ -362,15 +871,21 @@ sp_take_word(struct sp_scan *sc, struct sp_cmd *cmd, struct sp_word *w, int *cas
 		else if (strcmp(r, "case") == 0)
 			cmd->kind = SP_CASE;
 	} else if (cmd->kind == SP_CASE && cmd->nw == 2 && flags == 0 && strcmp(r, "in") == 0) {
+		if (cmd->w[1].flags & SHPARSE_W_EVAL)
+			sp_mark_eval(sc);	/* case $((x)) in */
 		sp_cmd_reset(cmd);
 		(*cases)++;
 		*pattern = true;
 		return;
 	} else if (cmd->kind == SP_COND && flags == 0 && strcmp(r, "]]") == 0)
 		cmd->kind = SP_PLAIN;
+	/* Quotes in the value keep it an assignment: A='x' rm is rm. */
 	if (cmd->kind == SP_PLAIN && sp_command_word(cmd->w, cmd->nw) == cmd->nw &&
-	    (flags & SHPARSE_W_QUOTED) == 0 && sp_is_assignment(r))
+	    sp_is_assignment(r)) {
 		flags |= SHPARSE_W_ASSIGN;
+		if (sp_assign_evals(r))
+			flags |= SHPARSE_W_EVAL;
+	}
 	sp_text(cmd, r, w->raw.len);
 	sp_cmd_add(cmd, buf_detach(&w->raw, NULL), buf_detach(&w->plain, NULL), flags);
 }
@@ -420,7 +935,13 @@ sp_redirect(struct sp_scan *sc, struct sp_cmd *cmd, const char *fd)
 	if (!sp_word_read(sc, &t, false))
 		sp_opaque(sc);	/* a redirection without a target */
 	if (strncmp(*op, "<<", 2) == 0 && strcmp(*op, "<<<") != 0) {
-		if (sc->ndocs == SHPARSE_DOCS_MAX || t.plain.len == 0)
+		/*
+		 * bash takes the delimiter as written less its quotes: "$(x)"
+		 * stays "$(x)", which the plain form does not keep.  '' is
+		 * an empty delimiter, ended by an empty line.
+		 */
+		if (sc->ndocs == SHPARSE_DOCS_MAX || t.raw.len == 0 ||
+		    strchr(buf_cstr(&t.raw), '`') != NULL || strstr(buf_cstr(&t.raw), "$(") != NULL)
 			sp_opaque(sc);
 		else {
 			sc->docs[sc->ndocs].delim = xstrdup(buf_cstr(&t.plain));
@@ -435,7 +956,7 @@ sp_redirect(struct sp_scan *sc, struct sp_cmd *cmd, const char *fd)
 	buf_printf(&plain, "%s%s %s", fd, *op, buf_cstr(&t.plain));
 	sp_text(cmd, raw.data, raw.len);
 	sp_cmd_add(cmd, buf_detach(&raw, NULL), buf_detach(&plain, NULL),
-	    SHPARSE_W_REDIR | (t.flags & SHPARSE_W_EXPAND));
+	    SHPARSE_W_REDIR | (t.flags & (SHPARSE_W_EXPAND | SHPARSE_W_EVAL)));
 	sp_word_release(&t);
 }
 
@@ -458,46 +979,129 @@ sp_fd_word(const struct sp_word *w, char next)
 	return true;
 }
 
-/* At a line's end: skip the bodies of its here-documents, following substitutions in them. */
+/*
+ * One line of a here-document's body from sc->i, as bash reads it: with
+ * an unquoted delimiter a backslash-newline joins the next line (a
+ * backslash-backslash does not).  The line goes to line without its
+ * newline; from[k] is where its k-th byte came from, from[line->len] where
+ * the line ended.  The caller frees *from.
+ */
 static void
+sp_doc_line(const struct sp_scan *sc, bool join, struct buf *line, size_t **from)
+{
+	const char *s = sc->s;
+	size_t i = sc->i, cap = 64;
+
+	buf_reset(line);
+	*from = xreallocarray(NULL, cap, sizeof(**from));
+	for (;;) {
+		if (line->len + 2 >= cap) {
+			cap *= 2;
+			*from = xreallocarray(*from, cap, sizeof(**from));
+		}
+		if (s[i] == '\\' && join && s[i + 1] == '\\') {
+			(*from)[line->len] = i;
+			buf_putc(line, '\\');
+			(*from)[line->len] = i + 1;
+			buf_putc(line, '\\');
+			i += 2;
+		} else if (s[i] == '\\' && join && s[i + 1] == '\n')
+			i += 2;
+		else if (s[i] == '\0' || s[i] == '\n')
+			break;
+		else {
+			(*from)[line->len] = i;
+			buf_putc(line, s[i++]);
+		}
+	}
+	(*from)[line->len] = i;
+}
+
+/*
+ * The substitutions of a body with an unquoted delimiter, split on their
+ * own: bash finds the body's end line by line first, so a "$(" in the
+ * body never reaches past it.
+ */
+static void
+sp_body_substs(const struct sp_scan *sc, const char *body)
+{
+	struct sp_scan b;
+	struct sp_word junk;
+	size_t d;
+
+	memset(&b, 0, sizeof(b));
+	b.s = body;
+	b.out = sc->out;
+	b.depth = sc->depth;
+	b.level = sc->level;
+	sp_word_init(&junk);
+	while (body[b.i] != '\0') {
+		if (body[b.i] == '\\' && body[b.i + 1] != '\0')
+			b.i += 2;
+		else if (body[b.i] == '$')
+			sp_dollar(&b, &junk, true);
+		else if (body[b.i] == '`')
+			sp_backtick(&b, &junk, true);
+		else if (body[b.i++] == '\n' && b.ndocs > 0)
+			sp_bodies(&b);	/* "$(a <<X)" in a body: X's body follows */
+	}
+	sp_bodies(&b);
+	for (d = 0; d < b.ndocs; d++)
+		free(b.docs[d].delim);
+	if (junk.flags & SHPARSE_W_EVAL)
+		sp_mark_eval(&b);	/* $((x)) in a body */
+	sp_word_release(&junk);
+}
+
+/*
+ * At a line's end, with sc->i at the next line: skip the bodies of the
+ * here-documents pending, then split the substitutions in those that have
+ * them.  A body ends at a line that is its delimiter (after tabs for
+ * <<-); inside a command substitution also at a line that starts with the
+ * delimiter and holds a ')' later on, and bash then reads on from right
+ * after the delimiter ("EOF)" closes the substitution); and at the end.
+ */
+void
 sp_bodies(struct sp_scan *sc)
 {
 	struct sp_doc docs[SHPARSE_DOCS_MAX];
-	struct sp_word junk;
-	const char *s = sc->s, *p;
-	size_t d, n, ndocs = sc->ndocs;
-	bool bol;
+	struct buf line = BUF_INIT(BUF_NOLIMIT), body = BUF_INIT(BUF_NOLIMIT);
+	const char *p;
+	size_t d, n, ndocs = sc->ndocs, *from = NULL, lend;
 
 	/* Taken out first: a substitution in a body may end lines of its own. */
 	memcpy(docs, sc->docs, sizeof(docs));
 	sc->ndocs = 0;
-	sp_word_init(&junk);
 	for (d = 0; d < ndocs; d++) {
 		n = strlen(docs[d].delim);
-		for (bol = true; s[sc->i] != '\0';) {
-			if (bol) {
-				p = s + sc->i;
-				while (docs[d].strip_tabs && *p == '\t')
-					p++;
-				if (strncmp(p, docs[d].delim, n) == 0 &&
-				    (p[n] == '\n' || p[n] == '\0')) {
-					sc->i = (size_t)(p + n - s) + (p[n] == '\n');
-					break;
-				}
+		buf_reset(&body);
+		while (sc->s[sc->i] != '\0') {
+			free(from);
+			sp_doc_line(sc, docs[d].expand, &line, &from);
+			lend = from[line.len];
+			p = buf_cstr(&line);
+			while (docs[d].strip_tabs && *p == '\t')
+				p++;
+			if (strcmp(p, docs[d].delim) == 0) {
+				sc->i = lend + (sc->s[lend] == '\n');
+				break;
 			}
-			bol = s[sc->i] == '\n';
-			if (docs[d].expand && s[sc->i] == '\\' && s[sc->i + 1] != '\0')
-				sc->i += 2;
-			else if (docs[d].expand && s[sc->i] == '$')
-				sp_dollar(sc, &junk, true);
-			else if (docs[d].expand && s[sc->i] == '`')
-				sp_backtick(sc, &junk, true);
-			else
-				sc->i++;
+			if (sc->comsub > 0 && strncmp(p, docs[d].delim, n) == 0 &&
+			    strchr(p + n, ')') != NULL) {
+				sc->i = from[(size_t)(p - buf_cstr(&line)) + n];
+				break;
+			}
+			buf_append(&body, line.data, line.len);
+			buf_putc(&body, '\n');
+			sc->i = lend + (sc->s[lend] == '\n');
 		}
+		if (docs[d].expand)
+			sp_body_substs(sc, buf_cstr(&body));
 		free(docs[d].delim);
 	}
-	sp_word_release(&junk);
+	free(from);
+	buf_release(&line);
+	buf_release(&body);
 }
 
 /* A case pattern list "(a|b)" up to its ')', or "esac". */
@@ -510,8 +1114,11 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 
 	for (;;) {
 		while (sp_blank(s[sc->i]) || s[sc->i] == '\n' ||
-		    (s[sc->i] == '\\' && s[sc->i + 1] == '\n'))
+		    (s[sc->i] == '\\' && s[sc->i + 1] == '\n')) {
 			sc->i += s[sc->i] == '\\' ? 2 : 1;
+			if (s[sc->i - 1] == '\n' && s[sc->i - 2] != '\\')
+				sp_bodies(sc);
+		}
 		if (s[sc->i] == '#') {
 			sc->i += strcspn(s + sc->i, "\n");
 			continue;
@@ -543,6 +1150,8 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 			return;
 		}
 		first = false;
+		if (w.flags & SHPARSE_W_EVAL)
+			sp_mark_eval(sc);
 		sp_word_release(&w);
 		while (sp_blank(s[sc->i]))
 			sc->i++;
@@ -565,7 +1174,7 @@ sp_case_pattern(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patter
 static bool
 sp_arith_command(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *pattern)
 {
-	bool unclear = false;
+	bool unclear = false, reads;
 	size_t end = sp_arith_end(sc, sc->i + 2, &unclear);
 	struct sp_word w;
 
@@ -577,10 +1186,14 @@ sp_arith_command(struct sp_scan *sc, struct sp_cmd *cmd, int *cases, bool *patte
 	buf_puts(&w.raw, "((");
 	buf_puts(&w.plain, "((");
 	sc->i += 2;
+	reads = sp_arith_reads(sc->s + sc->i, end - sc->i);
 	sp_arith(sc, &w, end);
-	w.flags = 0;
-	if (cmd->kind == SP_FOR)
+	w.flags = reads ? SHPARSE_W_EVAL : 0;
+	if (cmd->kind == SP_FOR) {
 		sp_word_release(&w);	/* for ((...)): a header */
+		if (reads)
+			sp_mark_eval(sc);
+	}
 	else {
 		sp_take_word(sc, cmd, &w, cases, pattern);
 		sp_word_release(&w);
@@ -643,6 +1256,7 @@ sp_list(struct sp_scan *sc, char closer)
 		if (c == '\n' && (cmd.kind == SP_COND || cmd.kind == SP_CASE)) {
 			cmd.space = true;
 			sc->i++;
+			sp_bodies(sc);
 			continue;
 		}
 		if (c == '\n') {
@@ -691,6 +1305,8 @@ sp_list(struct sp_scan *sc, char closer)
 			sc->i += next == '&' ? 2 : 1;
 			continue;
 		case '|':
+			if (next != '|')
+				sc->pipe = true;
 			if (sp_empty(&cmd))
 				sp_opaque(sc);	/* "| a", "a || | b" */
 			if (next == '&')	/* a |& b is a 2>&1 | b */
@@ -762,6 +1378,11 @@ shparse_split(const char *command, struct shparse_parts *out)
 	sp_bodies(&sc);
 	for (d = 0; d < sc.ndocs; d++)
 		free(sc.docs[d].delim);
+	if (out->pending) {
+		/* Evaluated with no part to carry it ("case $((x)) in esac"). */
+		out->pending = false;
+		out->opaque = true;
+	}
 }
 
 void
@@ -771,7 +1392,8 @@ shparse_parts_release(struct shparse_parts *out)
 
 	for (i = 0; i < out->n; i++) {
 		free(out->v[i].text);
-		sp_words_free(out->v[i].words, out->v[i].nwords);
+		if (!out->v[i].borrowed)
+			sp_words_free(out->v[i].words, out->v[i].nwords);
 	}
 	free(out->v);
 	memset(out, 0, sizeof(*out));

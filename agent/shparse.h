@@ -19,7 +19,15 @@
  * Every part carries its words as written and with quotes removed, and two
  * verdicts: "dynamic" (its command word holds an expansion or a quoting
  * trick, so no pattern may allow it) and "unsure" (the program it runs is
- * only known once bash expands it, so a deny rule cannot be checked).  When
+ * only known once bash expands it, so a deny rule cannot be checked).
+ * Code that bash runs later from a string is unsure and dynamic too: a
+ * trap's action (also split, so deny rules see it), an alias, arithmetic
+ * and subscripts that read a variable (its value may be "a[$(cmd)]"),
+ * ${!x}, ${x@P}, prompt and startup-file variables, and the builtins that
+ * run or evaluate what they are given (let, declare -i, mapfile -C,
+ * complete -C, enable -f, fc, hash -p, bind -x).  A wrapper (sudo, env,
+ * timeout, unshare, find -exec, ...: one table with each one's options)
+ * has the command it runs as a part of its own, one level down.  When
  * the splitter cannot be sure of the split itself (an unbalanced quote or
  * parenthesis, nesting deeper than SHPARSE_DEPTH_MAX) the parts are marked
  * opaque: some may be missing.
@@ -44,6 +52,12 @@ struct buf;
 #define SHPARSE_W_QUOTED	0x02	/* a quote or a backslash */
 #define SHPARSE_W_ASSIGN	0x04	/* NAME=value before the command word */
 #define SHPARSE_W_REDIR		0x08	/* a redirection: operator and target */
+/*
+ * Bash evaluates a string the splitter cannot see when it expands this
+ * word: arithmetic on a variable (whose value may hold "a[$(...)]"), a
+ * subscript, ${!name}, ${x@P}, a prompt or startup-file variable.
+ */
+#define SHPARSE_W_EVAL		0x10
 
 struct shparse_word {
 	char		*raw;		/* as written */
@@ -65,6 +79,7 @@ struct shparse_part {
 	bool			 dynamic;	/* command word holds an expansion or quoting */
 	bool			 unsure;	/* the program run is known only after expansion */
 	int			 level;		/* 0; +1 inside a substitution, eval or -c */
+	bool			 borrowed;	/* internal: words belong to an earlier part */
 };
 
 struct shparse_parts {
@@ -72,6 +87,7 @@ struct shparse_parts {
 	size_t			 n, cap;
 	bool			 opaque;	/* not split with certainty: parts may be missing */
 	bool			 unsure;	/* some part is unsure */
+	bool			 pending;	/* internal: the next part is unsure too */
 };
 
 /* Split command into out (zeroed by the caller or released before). */

@@ -28,6 +28,8 @@ struct sp_scan {
 	size_t			 i;
 	int			 depth;
 	int			 level;
+	int			 comsub;	/* inside $(...), <(...) or >(...): "EOF)" ends a body */
+	bool			 pipe;		/* a '|' came before: a command may read a pipe */
 	struct shparse_parts	*out;
 	struct sp_doc		 docs[SHPARSE_DOCS_MAX];
 	size_t			 ndocs;
@@ -39,10 +41,66 @@ struct sp_word {
 	bool		brace_open, brace_sep;
 };
 
-/* Commands that run the command after them: deny rules look past them. */
-extern const char *const sp_wrappers[];
+/* What a wrapper runs (shparse_rules.c): words of its own, or a command line. */
+enum sp_run_kind {
+	SP_RUN_ARGV,	/* words [start, end), then [rest, n) when rest is not 0 */
+	SP_RUN_CODE	/* text, or words [start, end) joined, for a shell */
+};
+
+struct sp_run {
+	enum sp_run_kind	 kind;
+	size_t			 start, end, rest;
+	const char		*text;		/* the value of a code option, or NULL */
+	bool			 dynamic;	/* text is only known after expansion */
+	const char		*placeholder;	/* replaced at run time ("{}" of find -exec) */
+};
+
+#define SP_RUNS_MAX	8
+
+/* Is the program (without its directory) one whose arguments are a command? */
+bool sp_is_wrapper(const char *name);
+
+/*
+ * Does the command at word k of part p make bash run or evaluate, later,
+ * a string the splitter cannot read (trap, alias, let, declare -i, read
+ * into a subscripted name, [[ x -eq y ]], ...)?
+ */
+bool sp_runs_later(const struct shparse_word *w, size_t n, size_t k);
+
+/* A subscript s[0..n) (inside [ ]) that bash evaluates as arithmetic on a name. */
+bool sp_subscript_reads(const char *s, size_t n);
+
+/*
+ * Does the assignment NAME[sub]=value (raw) make bash evaluate more: a
+ * subscript that reads a variable, or a variable whose value is code?
+ */
+bool sp_assign_evals(const char *raw);
+
+/*
+ * trap's action (trap [--] ACTION SIGNAL...) in words w[k...]: the code
+ * bash runs when a signal comes, or NULL ("-", "", -l, -p, one operand).
+ * The caller frees.
+ */
+char *sp_trap_code(const struct shparse_word *w, size_t n, size_t k, bool *dynamic);
+
+/*
+ * The commands that the wrapper named by word k of w runs: at most max
+ * runs, their count (0: none), or -1 when they cannot be found exactly.
+ */
+int sp_wrap_runs(const struct shparse_word *w, size_t n, size_t k, struct sp_run *runs,
+    size_t max);
 
 /* The words (shparse_word.c). */
+
+/*
+ * Does arithmetic text s[0..n) read a variable, a substitution or any
+ * name (whose value bash evaluates again)?  Numbers, operators and $#,
+ * $?, $$, $! do not.
+ */
+bool sp_arith_reads(const char *s, size_t n);
+
+/* Part p is unsure and dynamic, or the next part to come is when there is none yet. */
+void sp_mark_eval(struct sp_scan *sc);
 
 bool sp_in(const char *const *list, const char *word);
 
@@ -93,6 +151,13 @@ bool sp_nested(struct sp_scan *sc, int level_add);
 
 /* Split code (a -c string, eval's words, the inside of `...`) one level down. */
 void sp_split_code(const struct sp_scan *outer, const char *code);
+
+/*
+ * At a line's end, with sc->i at the next line: skip the bodies of the
+ * here-documents pending, then split the substitutions in those that have
+ * them.
+ */
+void sp_bodies(struct sp_scan *sc);
 
 /*
  * Scan a command list up to closer (0: the end; ')': not consumed),

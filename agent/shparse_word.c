@@ -89,6 +89,92 @@ sp_raw_slice(struct sp_scan *sc, struct sp_word *w, size_t from)
 }
 
 /*
+ * What bash evaluates again.
+ */
+
+bool
+sp_arith_reads(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		char c = s[i];
+
+		if (c >= '0' && c <= '9') {
+			/* A number: 10, 0x1f, 16#ff, 64#_@ */
+			while (i < n && (sp_name_char(s[i]) || s[i] == '#' || s[i] == '@'))
+				i++;
+			continue;
+		}
+		if (sp_name_start(c) || c == '`')
+			return true;
+		if (c == '$') {
+			if (i + 1 < n && strchr("#?$!", s[i + 1]) != NULL) {
+				i += 2;
+				continue;
+			}
+			return true;
+		}
+		i++;
+	}
+	return false;
+}
+
+bool
+sp_subscript_reads(const char *s, size_t n)
+{
+	while (n > 0 && sp_blank(*s)) {
+		s++;
+		n--;
+	}
+	if (n == 1 && (*s == '@' || *s == '*'))
+		return false;
+	return sp_arith_reads(s, n);
+}
+
+/*
+ * Does the ${...} whose inside starts at p make bash evaluate more than
+ * the splitter reads: ${!x} (x names another variable, maybe "a[$(...)]"),
+ * a subscript or a substring offset that reads a variable, ${x@P}?
+ */
+static bool
+sp_param_evals(const char *p)
+{
+	const char *q = p, *open;
+	int depth;
+
+	if (*q == '!') {
+		for (q++; sp_name_char(*q); q++)
+			;
+		/* ${!a[@]} and ${!prefix*} list names; the rest is indirection. */
+		return !(strncmp(q, "[@]}", 4) == 0 || strncmp(q, "[*]}", 4) == 0 ||
+		    strncmp(q, "*}", 2) == 0 || strncmp(q, "@}", 2) == 0);
+	}
+	if (*q == '#' && q[1] != '}')
+		q++;
+	if (sp_name_start(*q)) {
+		while (sp_name_char(*q))
+			q++;
+	} else if (*q != '\0')
+		q++;
+	if (*q == '[') {
+		open = ++q;
+		for (depth = 1; *q != '\0'; q++)
+			if (*q == '[')
+				depth++;
+			else if (*q == ']' && --depth == 0)
+				break;
+		if (sp_subscript_reads(open, (size_t)(q - open)))
+			return true;
+		if (*q == ']')
+			q++;
+	}
+	if (q[0] == ':' && q[1] != '\0' && strchr("-=?+", q[1]) == NULL)
+		return sp_arith_reads(q + 1, strcspn(q + 1, "}"));
+	return q[0] == '@' && q[1] == 'P';
+}
+
+/*
  * Words.
  */
 
@@ -279,6 +365,7 @@ sp_subst_end(const struct sp_scan *sc, size_t i)
 	dry.ndocs = 0;
 	if (dry.depth < SHPARSE_DEPTH_MAX) {
 		dry.depth++;
+		dry.comsub++;
 		sp_list(&dry, ')');
 	} else
 		dry.i += strlen(dry.s + dry.i);
@@ -407,6 +494,8 @@ sp_param(struct sp_scan *sc, struct sp_word *w, bool in_dq)
 	buf_puts(&w->raw, "${");
 	buf_puts(&w->plain, "${");
 	sc->i += 2;
+	if (sp_param_evals(s + sc->i))
+		w->flags |= SHPARSE_W_EVAL;
 	while ((c = s[sc->i]) != '\0') {
 		if (c == '\\' && s[sc->i + 1] != '\0') {
 			sp_both(w, c);
@@ -425,6 +514,7 @@ sp_param(struct sp_scan *sc, struct sp_word *w, bool in_dq)
 
 			sp_word_init(&inner);
 			sp_dquote(sc, &inner);
+			w->flags |= inner.flags & SHPARSE_W_EVAL;
 			buf_append(&w->raw, inner.raw.data, inner.raw.len);
 			buf_append(&w->plain, inner.raw.data, inner.raw.len);
 			sp_word_release(&inner);
@@ -477,6 +567,8 @@ sp_dollar(struct sp_scan *sc, struct sp_word *w, bool in_dq)
 		buf_puts(&w->raw, "$((");
 		buf_puts(&w->plain, "$((");
 		sc->i += 3;
+		if (sp_arith_reads(s + sc->i, end - sc->i))
+			w->flags |= SHPARSE_W_EVAL;
 		sp_arith(sc, w, end);
 		return;
 	}
@@ -585,7 +677,8 @@ sp_array(struct sp_scan *sc, struct sp_word *w)
 	for (;;) {
 		if (sp_blank(s[sc->i]) || s[sc->i] == '\n') {
 			while (sp_blank(s[sc->i]) || s[sc->i] == '\n')
-				sc->i++;
+				if (s[sc->i++] == '\n' && sc->ndocs > 0)
+					sp_bodies(sc);
 			sp_both(w, ' ');
 			continue;
 		}
@@ -602,7 +695,7 @@ sp_array(struct sp_scan *sc, struct sp_word *w)
 		}
 		buf_append(&w->raw, el.raw.data, el.raw.len);
 		buf_append(&w->plain, el.plain.data, el.plain.len);
-		w->flags |= el.flags & SHPARSE_W_EXPAND;
+		w->flags |= el.flags & (SHPARSE_W_EXPAND | SHPARSE_W_EVAL);
 		sp_word_release(&el);
 	}
 }

@@ -87,3 +87,15 @@ bench_wsnap_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_
 bench: bench-wsnap
 bench-wsnap: bench/wsnap_bench$(EXEEXT)
 	./bench/wsnap_bench$(EXEEXT)
+
+# ask_rate: how often run_bash asks on real commands and maintainer
+# scripts, and the time to split a 10 KB command (bench/ask_rate.sh
+# compares two builds).
+EXTRA_PROGRAMS += bench/ask_rate
+bench_ask_rate_SOURCES = bench/ask_rate.c
+bench_ask_rate_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+EXTRA_DIST += bench/ask_rate.sh
+.PHONY: bench-ask
+bench: bench-ask
+bench-ask: bench/ask_rate$(EXEEXT)
+	./bench/ask_rate$(EXEEXT) $(srcdir)

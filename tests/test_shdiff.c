@@ -29,7 +29,17 @@
  * here-document the reprint loses the next separator ("$(a <<E\nx\nE\nb;
  * c)" runs "b c"), and after a word ending in an escaped '&' it loses the
  * ';' ("$(if a b\&; then c; fi)" is a syntax error and runs nothing).  So
- * the generator puts neither inside a substitution.
+ * the generator puts neither inside a substitution: a here-document there
+ * is always the last command of its list.
+ *
+ * Here-documents come in every context: at a line's end, quoted and
+ * unquoted, <<-, two on a line, in a pipeline, a group and an if, with a
+ * continuation line after the operator, before a [[ or case that spans the
+ * body, with the delimiter line joined by a backslash-newline, left open at
+ * the end, in $(...), <(...), `...`, bash -c and eval, and closed by "E)"
+ * or "E cmd)" inside a substitution (bash reads the rest of that line as
+ * commands; doc_fix says what the generator avoids there).  Each has its
+ * count in the output.
  *
  * Every disagreement fails, in both directions.  A command bash runs that
  * tandem does not see is the failure that matters: a rule would not have
@@ -68,7 +78,10 @@ enum construct {
 	K_SEMI, K_AND, K_OR, K_PIPE, K_PIPE_ERR, K_BG, K_NEWLINE, K_SQUOTE, K_DQUOTE, K_ANSI,
 	K_ANSI_ATTACK, K_LOCALE, K_BACKSLASH, K_CONTINUATION, K_VAR, K_GLOB, K_BRACE, K_SUBST,
 	K_DQ_SUBST, K_BACKTICK, K_PROCSUB, K_PARAM_SUBST, K_ARITH_EXP, K_ARITH_CMD, K_COND,
-	K_HEREDOC, K_HEREDOC_QUOTED, K_HEREDOC_TABS, K_HEREDOC_TWO, K_COMMENT, K_SUBSHELL,
+	K_HEREDOC, K_HEREDOC_QUOTED, K_HEREDOC_TABS, K_HEREDOC_TWO, K_HEREDOC_JOIN,
+	K_HEREDOC_QJOIN, K_HEREDOC_PIPE, K_HEREDOC_GROUP, K_HEREDOC_CONT, K_HEREDOC_SPAN,
+	K_HEREDOC_EOF, K_HEREDOC_SUBST, K_HEREDOC_PAREN, K_HEREDOC_PROCSUB,
+	K_HEREDOC_BACKTICK, K_HEREDOC_CODE, K_COMMENT, K_SUBSHELL,
 	K_GROUP, K_IF, K_WHILE, K_UNTIL, K_FOR, K_CASE, K_BASH_C, K_SH_C, K_EVAL,
 	K_ASSIGN, K_ASSIGN_ONLY, K_REDIR, K_QUOTED_CMD, K_COUNT
 };
@@ -77,7 +90,12 @@ static const char *const construct_names[K_COUNT] = {
 	";", "&&", "! a || b", "|", "|&", "&", "newline", "'...'", "\"...\"", "$'...'",
 	"$'\\''", "$\"...\"", "backslash", "line continuation", "$VAR", "glob", "{a,b}", "$(...)",
 	"\"$(...)\"", "`...`", "<(...) >(...)", "${x:-$(...)}", "$((...))", "((...))", "[[ ]]",
-	"<<E", "<<'E'", "<<-E", "two here-documents", "comment", "( )", "{ ; }", "if",
+	"<<E", "<<'E'", "<<-E", "two here-documents",
+	"<<E ending at a line joined by a backslash-newline", "<<'E' with a backslash-newline",
+	"<<E | cmd", "{ <<E; }, if <<E", "<<E then a continuation line",
+	"<<E; [[, case or $(...) spanning its body",
+	"<<E unterminated at the end", "<<E, <<-E, <<'E' in $(...)", "E) or E cmd) closing $(...)",
+	"<<E in <(...)", "<<E in `...`", "<<E in bash -c or eval", "comment", "( )", "{ ; }", "if",
 	"while", "until", "for", "case", "bash -c", "sh -c", "eval", "VAR=x cmd",
 	"VAR=$(...)", "redirection", "quoted command word"
 };
@@ -89,6 +107,8 @@ struct gen {
 	bool		 path;		/* a command word with a path: its status is 127 */
 	int		 subst;		/* inside a command substitution */
 	int		 arith;		/* inside $(( )) or (( )) */
+	int		 procsub;	/* inside <( ) or >( ) */
+	int		 code;		/* inside bash -c, sh -c or eval */
 };
 
 static uint64_t
@@ -113,6 +133,7 @@ count(struct gen *g, enum construct k)
 }
 
 static void gen_list(struct gen *, struct buf *, int depth);
+static void gen_doc_tail(struct gen *, struct buf *);
 
 /* "; word", or just "word" after a line's end (a line cannot start with ';'). */
 static void
@@ -153,6 +174,41 @@ gen_cmdword(struct gen *g, struct buf *b, bool reach)
 	}
 }
 
+/*
+ * A here-document as the last command of a substitution's list (bash 5.2
+ * reprints one followed by more commands wrongly: see the header), ended
+ * by its delimiter line, or by "E)" or "E cmd)" that bash takes as its end
+ * inside a substitution, the rest of the line read as commands.
+ */
+static void
+gen_doc_tail(struct gen *g, struct buf *b)
+{
+	unsigned how = pick(g, 4), close = pick(g, 3);
+
+	count(g, g->procsub > 0 ? K_HEREDOC_PROCSUB : K_HEREDOC_SUBST);
+	if (b->len > 0 && b->data[b->len - 1] != '\n')
+		buf_putc(b, '\n');
+	gen_cmdword(g, b, true);
+	buf_puts(b, how == 0 ? " <<E\nx $(" : how == 1 ? " <<-E\n\tx $(" :
+	    how == 2 ? " <<'E'\n$(c1) `c2`\nE\\\n" : " <<\\E\nE c3\n");
+	if (how < 2) {
+		gen_cmdword(g, b, true);
+		buf_puts(b, ") y\\\nE\n");
+	}
+	if (how == 1)
+		buf_putc(b, '\t');
+	if (close == 0) {
+		buf_puts(b, "E\n");
+		return;
+	}
+	count(g, K_HEREDOC_PAREN);
+	buf_puts(b, "E\001");	/* see doc_fix */
+	if (close == 2) {
+		buf_putc(b, ' ');
+		gen_cmdword(g, b, true);
+	}
+}
+
 /* A substitution's inside: a short list. */
 static void
 gen_inner(struct gen *g, struct buf *b, int depth)
@@ -161,6 +217,8 @@ gen_inner(struct gen *g, struct buf *b, int depth)
 
 	g->subst++;
 	gen_list(g, &in, depth + 1);
+	if (g->arith == 0 && depth < GEN_DEPTH && pick(g, 5) == 0)
+		gen_doc_tail(g, &in);
 	g->subst--;
 	/* "$((" would open arithmetic. */
 	if (in.data[0] == '(')
@@ -245,12 +303,19 @@ gen_word(struct gen *g, struct buf *b, int depth)
 		count(g, K_BACKTICK);
 		buf_putc(b, '`');
 		gen_cmdword(g, b, true);
-		buf_puts(b, pick(g, 2) ? " w`" : "; c7`");
+		if (g->arith == 0 && pick(g, 4) == 0) {
+			/* The body ends at the backquote, delimiter or not. */
+			count(g, K_HEREDOC_BACKTICK);
+			buf_puts(b, pick(g, 2) ? " <<E\n$(c7)\nE\n`" : " <<'E'\nc7; c8`");
+		} else
+			buf_puts(b, pick(g, 2) ? " w`" : "; c7`");
 		break;
 	case 17:
 		count(g, K_PROCSUB);
 		buf_puts(b, pick(g, 2) ? "<(" : ">(");
+		g->procsub++;
 		gen_inner(g, b, depth);
+		g->procsub--;
 		buf_puts(b, ")");
 		break;
 	case 18:
@@ -325,7 +390,9 @@ gen_simple(struct gen *g, struct buf *b, int depth)
 	if (depth < GEN_DEPTH && pick(g, 12) == 0) {
 		unsigned k = pick(g, 3);
 
+		g->code++;
 		gen_list(g, &code, depth + 1);
+		g->code--;
 		count(g, k == 0 ? K_BASH_C : k == 1 ? K_SH_C : K_EVAL);
 		buf_puts(b, k == 0 ? "bash -c " : k == 1 ? "sh -c " : "eval ");
 		gen_quote(g, b, buf_cstr(&code));
@@ -458,8 +525,18 @@ gen_command(struct gen *g, struct buf *b, int depth)
 static void
 gen_heredoc(struct gen *g, struct buf *b, int depth)
 {
-	unsigned k = pick(g, 4);
+	unsigned k = pick(g, 10), group = pick(g, 2);
 
+	if (g->code > 0)
+		count(g, K_HEREDOC_CODE);
+	if (k == 7) {
+		count(g, K_HEREDOC_GROUP);
+		buf_puts(b, group ? "{ " : "if ");
+		gen_cmdword(g, b, true);
+		buf_puts(b, group ? " <<E; }\n" : " <<E; then c4; fi\n");
+		buf_puts(b, "$(c5)\nE\n");
+		return;
+	}
 	gen_cmdword(g, b, true);
 	switch (k) {
 	case 0:
@@ -479,13 +556,51 @@ gen_heredoc(struct gen *g, struct buf *b, int depth)
 		gen_cmdword(g, b, true);
 		buf_puts(b, ")\n\tE\n");
 		break;
-	default:
+	case 3:
 		count(g, K_HEREDOC_TWO);
 		buf_puts(b, " <<A <<'B' | ");
 		gen_cmdword(g, b, true);
 		buf_puts(b, "\n$(");
 		gen_cmdword(g, b, true);
 		buf_puts(b, ")\nA\n$(c5)\nB\n");
+		break;
+	case 4:
+		/* "x\<nl>EF" is the line "xEF", "E\<nl>F" the line "EF"; "a\\" does not join. */
+		count(g, K_HEREDOC_JOIN);
+		buf_puts(b, pick(g, 2) ? " <<EF\nx $(c6) \\\nEF\nE\\\nF\n" :
+		    " <<-EF\n\ta\\\\\n\tE\\\nF\n");
+		break;
+	case 5:
+		count(g, K_HEREDOC_QJOIN);
+		buf_puts(b, pick(g, 2) ? " <<'EF'\nE\\\nF\n$(c1)\\\nEF\n" : " <<\\EF\nx\\\nEF\n");
+		break;
+	case 6:
+		count(g, K_HEREDOC_PIPE);
+		buf_puts(b, pick(g, 2) ? " <<E | " : " <<E && ");
+		gen_cmdword(g, b, true);
+		buf_puts(b, "\n$(c3)\nE\n");
+		break;
+	case 8:
+		count(g, K_HEREDOC_CONT);
+		buf_puts(b, " <<E \\\n w1 $(");
+		gen_cmdword(g, b, true);
+		buf_puts(b, ")\nb\nE\n");
+		break;
+	default:
+		/* The body starts at the next line, whatever construct that line is in. */
+		count(g, K_HEREDOC_SPAN);
+		switch (pick(g, 3)) {
+		case 0:
+			buf_puts(b, " <<E; [[ -n w\n$(c2)\nE\n]]\n");
+			break;
+		case 1:
+			buf_puts(b, " <<E; case w in\n$(c2)\nE\nw) c3 ;; esac\n");
+			break;
+		default:
+			/* A substitution's newlines do not start the body. */
+			buf_puts(b, " <<E $(c2\nc3\n)\n$(c4)\nE\n");
+			break;
+		}
 		break;
 	}
 	(void)depth;
@@ -910,6 +1025,29 @@ compare(const struct env *e, const char *cmd, struct buf *why)
 	return rc;
 }
 
+/*
+ * bash 5.2 reads the rest of a line after "E)" again, and in that reading
+ * takes a backslash-newline at its end as a continuation even inside
+ * quotes or a comment (so it sees less than tandem).  Where the line ends
+ * so, the here-document ends on a line of its own ("E\n)"); elsewhere the
+ * mark after E goes.
+ */
+static void
+doc_fix(struct gen *g, char *s)
+{
+	char *m, *nl;
+
+	while ((m = strchr(s, '\001')) != NULL) {
+		nl = strchr(m, '\n');
+		if (nl != NULL && nl[-1] == '\\') {
+			*m = '\n';
+			g->counts[K_HEREDOC_PAREN]--;
+		} else
+			memmove(m, m + 1, strlen(m));
+		s = m;
+	}
+}
+
 static long
 arg_long(const char *s, long def)
 {
@@ -949,6 +1087,15 @@ main(int argc, char **argv)
 		buf_reset(&cmd);
 		buf_reset(&why);
 		gen_list(&g, &cmd, 0);
+		if (pick(&g, 40) == 0) {
+			/* bash reads a here-document left open up to the end, and warns. */
+			count(&g, K_HEREDOC_EOF);
+			buf_putc(&cmd, '\n');
+			gen_cmdword(&g, &cmd, true);
+			buf_puts(&cmd, " <<E\nx $(c4)\n");
+		}
+		doc_fix(&g, cmd.data);
+		cmd.len = strlen(cmd.data);
 		switch (compare(&e, buf_cstr(&cmd), &why)) {
 		case -1:
 			bad++;

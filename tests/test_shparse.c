@@ -155,7 +155,7 @@ T_TEST(substitutions)
 	T_EQ_STR(split("echo \"$(a)\" \"`b`\""), "a | b | echo \"$(a)\" \"`b`\"");
 	T_EQ_STR(split("diff <(a) >(b)"), "a | b | diff <(a) >(b)");
 	T_EQ_STR(split("echo ${x:-$(a)}"), "a | echo ${x:-$(a)}");
-	T_EQ_STR(split("echo $((1 + $(a)))"), "a | echo $((1 + $(a)))");
+	T_EQ_STR(split("echo $((1 + $(a)))"), "a | ~?echo $((1 + $(a)))");
 	T_EQ_STR(split("echo $((1 + 2))"), "echo $((1 + 2))");
 	T_EQ_STR(split("echo $( (a) )"), "a | echo $( (a) )");
 	T_EQ_STR(split("x=$(a) y"), "a | x=$(a) y");
@@ -176,6 +176,195 @@ T_TEST(here_documents)
 	T_EQ_STR(split("x=$(cat <<E\nhi )\nE\n); y"), "cat <<E | x=$(cat <<E\nhi )\nE\n) | y");
 }
 
+/* Where bash ends a here-document's body, the next command starts. */
+T_TEST(here_document_ends)
+{
+	/* An unquoted delimiter's lines are joined at a backslash-newline first. */
+	T_EQ_STR(split("cat <<EOF\nbody\nE\\\nOF\nrm x\nEOF"), "cat <<EOF | rm x | EOF");
+	T_EQ_STR(split("cat <<EOF\nbody\\\nEOF\nrm x\nEOF\nls"), "cat <<EOF | ls");
+	T_EQ_STR(split("cat <<EOF\na\\\\\nEOF\nrm x"), "cat <<EOF | rm x");
+	T_EQ_STR(split("cat <<EOF\nEOF\\\n\nrm x"), "cat <<EOF | rm x");
+	/* A quoted one's are not. */
+	T_EQ_STR(split("cat <<'EOF'\nE\\\nOF\nrm x\nEOF\nls"), "cat <<'EOF' | ls");
+	T_EQ_STR(split("cat <<\"EOF\"\nbody\\\nEOF\nrm x"), "cat <<\"EOF\" | rm x");
+	/* <<- strips the tabs of the joined line. */
+	T_EQ_STR(split("cat <<-EOF\n\tE\\\nOF\nrm x"), "cat <<-EOF | rm x");
+	T_EQ_STR(split("cat <<-EOF\n\tE\\\n\tOF\nrm x\nEOF\nls"), "cat <<-EOF | ls");
+	/* Inside $( ) and <( ), a line starting with the delimiter and holding a ')' ends it. */
+	T_EQ_STR(split("x=$(cat <<EOF\nbody\nEOF)\nrm y"),
+	    "cat <<EOF | x=$(cat <<EOF\nbody\nEOF) | rm y");
+	T_EQ_STR(split("x=$(cat <<EOF\nbody\nEOF rm y)\nls"),
+	    "cat <<EOF | rm y | x=$(cat <<EOF\nbody\nEOF rm y) | ls");
+	T_EQ_STR(split("x=$(cat <<'EOF'\nbody\nEOFrm y)\nls"),
+	    "cat <<'EOF' | rm y | x=$(cat <<'EOF'\nbody\nEOFrm y) | ls");
+	T_EQ_STR(split("x=$( ( cat <<-EOF\n\tEOF) ) ; rm y"),
+	    "cat <<-EOF | x=$( ( cat <<-EOF\n\tEOF) ) | rm y");
+	T_EQ_STR(split("cat <(cat <<EOF\nEOF)\nrm y"), "cat <<EOF | cat <(cat <<EOF\nEOF) | rm y");
+	/* Outside a substitution it does not. */
+	T_EQ_STR(split("( cat <<EOF\nEOF)\nrm y\nEOF\n)"), "cat <<EOF");
+	/* A body's "$(" does not reach past its end. */
+	T_EQ_STR(split("cat <<EOF\n$(true\nEOF\nrm x\n)\nEOF"), "cat <<EOF | true | rm x | EOF !");
+	T_EQ_STR(split("cat <<EOF\n$(cat <<X\nEOF\nX\n)\nrm x\nEOF"),
+	    "cat <<EOF | cat <<X | X | rm x | EOF !");
+	/* The body starts at the next line's start, whatever construct that line is in. */
+	T_EQ_STR(split("cat <<EOF; case x in\nrm y\nEOF\nx) ls;; esac"), "cat <<EOF | ls");
+	T_EQ_STR(split("cat <<EOF; a=(1\nrm y\nEOF\n2)"), "cat <<EOF | a=(1 2)");
+	T_EQ_STR(split("cat <<EOF; [[ -n x\nrm y\nEOF\n]]"), "cat <<EOF | [[ -n x ]]");
+	/* An empty delimiter ends at an empty line; a substitution in one is not followed. */
+	T_EQ_STR(split("cat <<''\nbody\n\nrm x"), "cat <<'' | rm x");
+	T_OK(strstr(split("cat <<$(x)\nbody\n$(x)\nrm y"), " !") != NULL);
+	T_OK(strstr(split("cat <<`x`\nbody\n`x`\nrm y"), " !") != NULL);
+	/* A newline in a substitution does not start a body pending outside it. */
+	T_EQ_STR(split("cat <<E $(true\nrm x\nE\n)\nls"),
+	    "true | rm x | E | cat <<E $(true\nrm x\nE\n)");
+	T_EQ_STR(split("cat <<E && (true\nrm x\nE\n)"), "cat <<E | true");
+	T_EQ_STR(split("cat <<A $(cat <<B)\na\nA\nb\nB\nrm x"), "cat <<B | cat <<A $(cat <<B)");
+	/* A here-document in a substitution closed on its line takes the next lines. */
+	T_EQ_STR(split("echo $(cat <<EOF) t\nrm y\nEOF\nls"), "cat <<EOF | echo $(cat <<EOF) t | ls");
+}
+
+/* Programs whose arguments are a command: the command is a part of its own. */
+T_TEST(wrappers)
+{
+	static const char *const wrapped[] = {
+		"unshare -r rm x", "unshare --map-root-user --fork rm x", "nsenter -t 1 -m -- rm x",
+		"setpriv --reuid 0 --init-groups rm x", "prlimit --nofile=10 rm x",
+		"script -qc 'rm x' /dev/null", "script --command='rm x'", "su -c 'rm x'",
+		"su - root -c 'rm x'", "su root -c 'rm x'", "runuser -u nobody -- rm x",
+		"runuser nobody -c 'rm x'", "fakeroot -- rm x", "fakeroot -u rm x",
+		"valgrind --tool=memcheck -q rm x", "time -p -- rm x", "time -- rm x",
+		"timeout -s KILL 5 nice -n 3 rm x", "timeout --sig=KILL 5 rm x", "nice -10 rm x",
+		"stdbuf -oL rm x", "env -S 'rm x'", "env -u HOME A=1 rm x", "flock /tmp/l -c 'rm x'",
+		"flock -w 3 /tmp/l rm x", "chrt -r 10 rm x", "taskset -c 0 rm x",
+		"ionice -c 3 rm x", "setarch x86_64 -R rm x", "linux32 rm x", "setsid -f rm x",
+		"chroot / rm x", "runcon -t t rm x", "watch -n 1 'ls; rm x'", "watch -x rm x",
+		"xargs -0 -n 1 rm", "find . -name x -exec rm {} \\;", "find . -execdir rm {} +",
+		"start-stop-daemon --start --exec /bin/rm -- -rf x", "sg grp -c 'rm x'",
+		"sudo -u root -- rm x", "sudo -s 'rm x'", "/usr/bin/time -f %e rm x",
+		"strace -f -o log rm x", "ltrace -o log rm x", "uclampset -m 1 rm x",
+		"choom -n 10 -- rm x", "unbuffer rm x", "pkexec --user root rm x",
+		"command -p rm x", "exec -a name rm x", "doas -u root rm x",
+		"/lib64/ld-linux-x86-64.so.2 --library-path /x /bin/rm x", "ld.so --preload a.so rm x",
+		"systemd-run --user -p Nice=5 --wait rm x", "dbus-run-session -- rm x",
+		"coproc NAME { rm x; }", "env - rm x", "sudo A=1 rm x", NULL
+	};
+	size_t i;
+
+	for (i = 0; wrapped[i] != NULL; i++) {
+		if (!denies("rm *", wrapped[i]))
+			T_FAIL("not denied: %s", wrapped[i]);
+		if (allows(wrapped[i], wrapped[i]) && !allows("rm *", wrapped[i]))
+			T_FAIL("the wrapper's allow rule covers what it runs: %s", wrapped[i]);
+	}
+	/* The command is found exactly, with each option's value. */
+	T_EQ_STR(split("timeout -s KILL 5 nice -n 3 rm x"),
+	    "timeout -s KILL 5 nice -n 3 rm x | nice -n 3 rm x | rm x");
+	T_EQ_STR(split("unshare -R /r -w /d rm x"), "unshare -R /r -w /d rm x | rm x");
+	T_EQ_STR(split("env - A=1 rm x"), "env - A=1 rm x | rm x");
+	T_EQ_STR(split("sudo -E A=1 rm x"), "sudo -E A=1 rm x | rm x");
+	T_EQ_STR(split("prlimit -n 1024 rm x"), "prlimit -n 1024 rm x | 1024 rm x");
+	T_EQ_STR(split("su - root -c 'rm x; ls'"), "su - root -c 'rm x; ls' | rm x | ls");
+	T_EQ_STR(split("find . -exec grep -l x {} + -o -exec ls {} \\;"),
+	    "find . -exec grep -l x {} + -o -exec ls {} \\; | grep -l x {} | ls {}");
+	/* What runs them is not covered by their allow rule. */
+	T_OK(!allows("unshare *", "unshare -r rm x"));
+	T_OK(!allows("find *", "find . -exec rm {} \\;"));
+	T_OK(!allows("xargs *", "xargs rm"));
+	T_OK(allows("xargs *", "xargs -0"));
+	T_OK(!allows("sudo *", "sudo rm x"));
+	T_OK(!allows("timeout *", "timeout 5 ls"));
+	/* Without the grammar's say the command is unknown: no allow rule, and deny rules ask. */
+	T_EQ_STR(split("sudo --bogus rm x"), "~?sudo --bogus rm x");
+	T_EQ_STR(split("timeout $t rm x"), "~?timeout $t rm x");
+	T_EQ_STR(split("timeout \"$t\" rm x"), "timeout \"$t\" rm x | rm x");
+	T_EQ_STR(split("sudo $X"), "sudo $X | ~?$X");
+	/* A name put in at run time into a shell's code or the program's place. */
+	T_EQ_STR(split("find . -exec sh -c 'echo {}' \\;"),
+	    "find . -exec sh -c 'echo {}' \\; | ~?sh -c 'echo {}' | echo {}");
+	T_EQ_STR(split("xargs -I@ @ x"), "xargs -I@ @ x | ~?@ x");
+	T_EQ_STR(split("xargs -I{} rm {}"), "xargs -I{} rm {} | rm {}");
+	/* Modes that act on a running process run nothing. */
+	T_EQ_STR(split("prlimit -p 1 --nofile=5"), "prlimit -p 1 --nofile=5");
+	T_EQ_STR(split("ionice -p 1 2"), "ionice -p 1 2");
+	T_EQ_STR(split("taskset -p 1 2"), "taskset -p 1 2");
+}
+
+/* Code in strings that bash runs later is as unknown as $c: '~?'. */
+T_TEST(code_run_later)
+{
+	static const char *const later[] = {
+		"trap 'rm x' EXIT", "trap -- 'rm x' DEBUG", "trap \"$c\" ERR RETURN",
+		"alias ls='rm -rf'", "shopt -s expand_aliases", "echo $((x))", "echo $(( a + 1 ))",
+		"((x))", "(( $y > 2 ))", "declare -i n=$1", "typeset -i n", "local -i n",
+		"declare -n ref=x", "let x", "let 'n = n + 1'", "[[ $x -eq 1 ]]", "[[ 1 -lt $y ]]",
+		"[[ -v a[$i] ]]", "test -v 'a[$(rm x)]'", "[ -v \"a[$i]\" ]",
+		"printf -v 'a[$(rm x)]' %s 1", "printf -v \"a[$i]\" %s 1", "read 'a[$(rm x)]'",
+		"read -r \"a[$i]\"", "mapfile -C cb -c 1 arr", "a[$x]=1", "a[i]=1 cmd",
+		"declare a[$x]=1", "declare \"$n=1\"", "echo ${a[$i]}", "echo ${a[i]}",
+		"echo ${!x}", "echo ${x@P}", "echo ${s:i:1}", "echo ${s:$n}", "echo \"${a[@]:x}\"",
+		"echo ${x:+${a[i]}}", "cat > ${a[i]}", "PS4='$(rm x)' bash -x s", "PS1=x",
+		"export PROMPT_COMMAND='rm x'", "BASH_ENV=f bash s", "ENV=f sh s",
+		"env BASH_ENV=f bash s", "complete -C 'rm x' ls", "compgen -C 'rm x' l",
+		"enable -f ./x.so x", "fc -s", "fc", "hash -p /bin/rm ls", "bind -x '\"\\C-a\": rm x'",
+		"source <(echo rm x)", ". /dev/stdin <<< 'rm x'", "curl -s x | sh", "bash <<'E'\nrm x\nE",
+		"sh < f", "bash -s -- a < f", "echo x | { sh; }", NULL
+	};
+	static const char *const known[] = {
+		"trap - EXIT", "trap '' INT", "trap -p", "trap -l", "trap EXIT", "alias",
+		"alias ll", "shopt -s extglob", "echo $((1 + 2))", "echo $((0x1f + 16#ff))",
+		"echo $(( $# - 1 ))", "((1))", "declare -a a", "declare x=1", "let 1+2",
+		"[[ 1 -eq 1 ]]", "[[ ${#a[@]} -gt 0 ]]", "[[ $# -ge 2 ]]", "[[ $x == y ]]",
+		"[ \"$x\" -eq 1 ]", "printf '[%s]' x", "printf -v v %s 1",
+		"read -r -p '[y/N] ' ans", "read -r line", "mapfile -t lines", "a[0]=1", "a=(1 2)",
+		"echo ${a[@]}", "echo ${a[1]}", "echo ${!a[@]}", "echo ${!pre*}", "echo ${s:1:2}",
+		"echo ${x:-y}", "echo ${x: -1}", "echo ${#x}", "fc -l", "hash -r", "complete -F f x",
+		"PS3=x", "source ./env.sh", ". /usr/share/debconf/confmodule", "bash script.sh",
+		"sh -e ./x", "bash -c 'ls'", "bash --version", "coproc cat f", "bash", NULL
+	};
+	size_t i;
+
+	for (i = 0; later[i] != NULL; i++)
+		if (strstr(split(later[i]), "~?") == NULL)
+			T_FAIL("not unsure: %s -> %s", later[i], split(later[i]));
+	for (i = 0; known[i] != NULL; i++)
+		if (strchr(split(known[i]), '?') != NULL)
+			T_FAIL("unsure: %s -> %s", known[i], split(known[i]));
+	/* A trap's action is split too: deny rules see it. */
+	T_EQ_STR(split("trap 'rm x; ls' EXIT"), "~?trap 'rm x; ls' EXIT | rm x | ls");
+	T_OK(denies("rm *", "trap 'rm x' EXIT"));
+	T_OK(!allows("trap *", "trap 'ls' EXIT"));
+	/* Headers and patterns count too. */
+	T_EQ_STR(split("for ((i = 0; i < n; i++)); do ls; done"), "~?ls");
+	T_EQ_STR(split("case $((x)) in 1) ls;; esac"), "~?ls");
+	T_EQ_STR(split("case $((x)) in esac"), " !");
+	T_EQ_STR(split("for v in ${a[i]}; do ls; done"), "~?ls");
+	T_EQ_STR(split("ls; cat <<E\n$((x))\nE"), "ls | ~?cat <<E");
+	/* Command lines handed to programs in variables and git settings are split. */
+	T_EQ_STR(split("GIT_SSH_COMMAND='rm x' git fetch"), "GIT_SSH_COMMAND='rm x' git fetch | rm x");
+	T_EQ_STR(split("env EDITOR='rm x' git commit"),
+	    "env EDITOR='rm x' git commit | rm x | git commit");
+	T_EQ_STR(split("git -c core.sshCommand='rm x' fetch"),
+	    "git -c core.sshCommand='rm x' fetch | rm x");
+	T_EQ_STR(split("git -c alias.x='!rm y' x"),
+	    "git -c alias.x='!rm y' x | rm y");
+	T_EQ_STR(split("git -c Diff.foo.textconv='rm z' diff"),
+	    "git -c Diff.foo.textconv='rm z' diff | rm z");
+	T_EQ_STR(split("git -c user.name=x commit"), "git -c user.name=x commit");
+	T_EQ_STR(split("git -c core.hooksPath=/tmp/h commit"), "~?git -c core.hooksPath=/tmp/h commit");
+	T_EQ_STR(split("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls"),
+	    "~?env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls | bash -c ls | ls");
+	T_OK(denies("rm *", "GIT_PAGER='rm x' git log"));
+	T_OK(denies("rm *", "apt-get -o APT::Update::Pre-Invoke::='rm x' update"));
+	T_OK(denies("rm *", "apt -oDPkg::Post-Invoke::='rm x' install z"));
+	T_OK(denies("rm *", "dpkg --pre-invoke='rm x' -i a.deb"));
+	T_EQ_STR(split("apt-get -o Dpkg::Options::=--force-confold install x"),
+	    "apt-get -o Dpkg::Options::=--force-confold install x");
+	/* coproc NAME before a compound command names it; it runs nothing. */
+	T_EQ_STR(split("coproc NAME { rm x; }"), "rm x");
+	T_EQ_STR(split("coproc NAME ( rm x )"), "rm x");
+	T_OK(denies("rm *", "coproc NAME { rm x; }"));
+}
+
 T_TEST(keywords)
 {
 	T_EQ_STR(split("if a; then b; elif c; then d; else e; fi"), "a | b | c | d | e");
@@ -183,7 +372,7 @@ T_TEST(keywords)
 	T_EQ_STR(split("until a; do b; done"), "a | b");
 	T_EQ_STR(split("for x in a $(b) c; do d $x; done"), "b | d $x");
 	T_EQ_STR(split("for x\ndo d; done"), "d");
-	T_EQ_STR(split("for ((i = $(a); i < 2; i++)); do b; done"), "a | b");
+	T_EQ_STR(split("for ((i = $(a); i < 2; i++)); do b; done"), "~?a | b");
 	T_EQ_STR(split("select x in a; do b; done"), "b");
 	T_EQ_STR(split("case $(a) in x|y) b;; (z) c;& *) d;;& esac; e"), "a | b | c | d | e");
 	T_EQ_STR(split("case x in\n  a) b\n  ;;\nesac"), "b");
@@ -193,7 +382,7 @@ T_TEST(keywords)
 	T_EQ_STR(split("time -p a"), "a");
 	T_EQ_STR(split("[[ -n $(a) && x =~ (a|b) ]] && c"), "a | [[ -n $(a) && x =~ (a|b) ]] | c");
 	T_EQ_STR(split("[[ x"), "[[ x !");
-	T_EQ_STR(split("(( x = $(a) + 1 )) || b"), "a | (( x = $(a) + 1 )) | b");
+	T_EQ_STR(split("(( x = $(a) + 1 )) || b"), "a | ~?(( x = $(a) + 1 )) | b");
 	T_EQ_STR(split("echo if then done"), "echo if then done");
 	T_EQ_STR(split("{ a; } 2> e"), "a | >2> e");
 }
@@ -224,7 +413,8 @@ T_TEST(shells_and_eval)
 	T_EQ_STR(split("eval \"$x\""), "?eval \"$x\" | ~?$x");
 	T_EQ_STR(split("bash -c \"rm $x\""), "?bash -c \"rm $x\" | rm $x");
 	T_EQ_STR(split("bash script.sh"), "bash script.sh");
-	T_EQ_STR(split("sudo bash -c 'bash -c \"a\"'"), "sudo bash -c 'bash -c \"a\"' | bash -c \"a\" | a");
+	T_EQ_STR(split("sudo bash -c 'bash -c \"a\"'"),
+	    "sudo bash -c 'bash -c \"a\"' | bash -c 'bash -c \"a\"' | bash -c \"a\" | a");
 	T_EQ_STR(split("bash -c $'a\\'; b'"), "bash -c $'a\\'; b' | ~a'; b !");
 }
 
@@ -290,7 +480,8 @@ T_TEST(deny_sees_what_runs)
 	static const char *const caught[] = {
 		"rm -rf x", "r\\m -rf x", "'rm' -rf x", "\"r\"m -rf x", "$'rm' -rf x",
 		"$'\\x72\\x6d' -rf x", "$'\\162m' -rf x", "$\"rm\" -rf x", "/bin/rm -rf x",
-		"\\/bin/rm x", "sudo rm x", "sudo -u root rm x", "A=1 B=2 rm x", "env -i rm x",
+		"\\/bin/rm x", "sudo rm x", "sudo -u root rm x", "A=1 B=2 rm x", "A='1' rm x",
+		"A=\"$x\" rm x", "env -i rm x",
 		"nice -n 5 rm x", "rm '-rf' x", "rm x > /dev/null", "ls; rm x", "echo $(rm x)",
 		"bash -c 'rm x'", "eval 'rm x'", "cat <<E\n$(rm x)\nE", "rm", "rm\\\n -rf x",
 		"x=$(rm y)", "[[ $(rm x) ]]", "case $(rm x) in *) ;; esac", "for i in `rm x`; do :; done",
@@ -345,17 +536,20 @@ T_TEST(squeeze_and_words)
 T_TEST(run_anything_rules)
 {
 	static const char *const warned[] = {
-		"run_bash(git *)", "Bash(git:*)", "run_bash(find *)", "run_bash(xargs *)",
-		"run_bash(env *)", "run_bash(make *)", "run_bash(make*)", "run_bash(npx *)",
+		"run_bash(git *)", "Bash(git:*)", "run_bash(make *)", "run_bash(make*)",
+		"run_bash(npx *)",
 		"run_bash(python -c *)", "run_bash(python3 *)", "run_bash(node *)",
 		"run_bash(perl *)", "run_bash(awk *)", "run_bash(sed *)", "run_bash(git -c *)",
 		"run_bash(git difftool *)", "run_bash(bash *)", "run_bash(sh -c *)",
-		"run_bash(sudo *)", "run_bash(/usr/bin/git *)", NULL
+		"run_bash(/usr/bin/git *)", NULL
 	};
 	static const char *const quiet[] = {
 		"run_bash(git status)", "run_bash(git status *)", "run_bash(git log *)",
 		"run_bash(ls *)", "run_bash(python script.py)", "edit_file(git *)", "run_bash",
-		"run_bash(*)", "run_bash(make test)", "run_bash(find . -name *)", NULL
+		"run_bash(*)", "run_bash(make test)", "run_bash(find . -name *)",
+		/* What these run is a part of its own, which their rule does not cover. */
+		"run_bash(find *)", "run_bash(xargs *)", "run_bash(env *)", "run_bash(sudo *)",
+		"run_bash(timeout *)", "run_bash(eval *)", NULL
 	};
 	struct buf why = BUF_INIT(BUF_NOLIMIT);
 	size_t i;
@@ -385,6 +579,9 @@ main(void)
 	T_RUN(lists);
 	T_RUN(substitutions);
 	T_RUN(here_documents);
+	T_RUN(here_document_ends);
+	T_RUN(wrappers);
+	T_RUN(code_run_later);
 	T_RUN(keywords);
 	T_RUN(redirections);
 	T_RUN(shells_and_eval);

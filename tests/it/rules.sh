@@ -4,7 +4,9 @@
 # yolo mode, with nothing written; a settings.json written for Claude Code
 # (Bash(cmd:*), Read(./.env), Edit(/config/**), WebFetch, defaultMode) works
 # as it does there, a rule whose meaning changed is reported naming its
-# file; a refused compound command names the part that asked.
+# file; a refused compound command names the part that asked; here-document
+# ends, code in strings run later and wrappers hide no command from a deny
+# rule, and an allow rule for a wrapper does not cover what it runs.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 mkdir -p secret public config src "$XDG_CONFIG_HOME/tandem"
@@ -86,4 +88,56 @@ check "compound: with that rule it runs" [ -e src/made ]
 # 4. A flag whose meaning changed is reported too.
 "$TANDEM" config --deny 'Read(/etc/passwd)' >/dev/null 2>"$T/err"
 check "flag: a leading / is reported" grep -q "^tandem: --deny: rule Read(/etc/passwd): a leading / now means the project root.*write Read(//etc/passwd)" "$T/err"
+# 5. Lines bash reads differently, code bash runs later from a string, and
+# wrappers: under --deny 'run_bash(rm *)' none of these removes its file, in
+# yolo mode (each is denied, or asks, which headless refuses).
+touch v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11 v13
+kept() { is_error "$1" && [ -e "$2" ]; }
+jq -n '{responses: [
+ {tool_uses: [
+   {id: "a1", name: "run_bash", input: {command: "cat <<EOF\nbody\nE\\\nOF\nrm -f v1"}},
+   {id: "a2", name: "run_bash", input: {command: "x=$(cat <<EOF\nbody\nEOF)\nrm -f v2\nEOF\n)"}},
+   {id: "a3", name: "run_bash", input: {command: "x='"'"'a[$(rm -f v3)]'"'"'; echo $((x))"}},
+   {id: "a4", name: "run_bash", input: {command: "trap '"'"'rm -f v4'"'"' EXIT"}},
+   {id: "a5", name: "run_bash", input: {command: "shopt -s expand_aliases\nalias ls='"'"'rm -f v5'"'"'\nls"}},
+   {id: "a6", name: "run_bash", input: {command: "prlimit --nofile=100 rm -f v6"}},
+   {id: "a7", name: "run_bash", input: {command: "time -p -- rm -f v7"}},
+   {id: "a8", name: "run_bash", input: {command: "script -qc '"'"'rm -f v8'"'"' /dev/null"}},
+   {id: "a9", name: "run_bash", input: {command: "setpriv --nnp rm -f v9"}},
+   {id: "a11", name: "run_bash", input: {command: "A='"'"'1'"'"' rm -f v11"}},
+   {id: "a13", name: "run_bash", input: {command: "cat <<E $(true\nrm -f v13\nE\n)"}},
+   {id: "ok", name: "run_bash", input: {command: "echo still-runs"}}],
+  stop_reason: "tool_use"},
+ {text: "done", stop_reason: "end_turn"}]}' >"$T/hidden.json"
+mock_start "$T/hidden.json"
+timeout 60 "$TANDEM" -p go --permission-mode yolo --deny 'run_bash(rm *)' --output-format events \
+    >"$T/out.jsonl" 2>"$T/err"
+check "hidden rm: the run exits 0" [ $? -eq 0 ]
+for id in 1 2 3 4 5 6 7 8 9 11 13; do
+	check "hidden rm: a$id is refused and v$id is still there" kept a$id v$id
+done
+check "hidden rm: a plain command still runs" grep -q still-runs <(result_of ok)
+
+# 6. An allow rule for a wrapper does not cover the command it runs.
+jq -n '{responses: [
+ {tool_uses: [{id: "w", name: "run_bash", input: {command: "prlimit --nofile=100 rm -f v10"}},
+   {id: "t", name: "run_bash", input: {command: "prlimit --nofile=100 echo wrapped-runs"}}],
+  stop_reason: "tool_use"},
+ {text: "done", stop_reason: "end_turn"}]}' >"$T/wrap.json"
+mock_start "$T/wrap.json"
+timeout 60 "$TANDEM" -p go --allow 'run_bash(prlimit *)' --allow 'run_bash(echo *)' \
+    --output-format events >"$T/out.jsonl" 2>"$T/err"
+check "wrapper allow: what it runs needs its own rule" kept w v10
+check "wrapper allow: the refusal names that part" grep -qF 'rm -f v10' <(result_of w)
+check "wrapper allow: with both rules it runs" grep -q wrapped-runs <(result_of t)
+# 7. The line after a here-document's end is no part of its body for an allow rule either.
+touch v12
+jq -n '{responses: [
+ {tool_uses: [{id: "h", name: "run_bash", input: {command: "cat <<EOF\nbody\nE\\\nOF\nrm -f v12"}}],
+  stop_reason: "tool_use"},
+ {text: "done", stop_reason: "end_turn"}]}' >"$T/doc.json"
+mock_start "$T/doc.json"
+timeout 60 "$TANDEM" -p go --allow 'run_bash(cat *)' --output-format events >"$T/out.jsonl" 2>"$T/err"
+check "here-document allow: the next line needs its own rule" kept h v12
+check "here-document allow: the refusal names it" grep -qF 'rm -f v12' <(result_of h)
 finish
