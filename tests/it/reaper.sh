@@ -83,6 +83,10 @@ cleanup() {
 	[ -f "$T/pids" ] && while read -r pid st; do
 		[ -n "$st" ] && [ "$(starttime "$pid")" = "$st" ] && kill -9 "$pid" 2>/dev/null
 	done <"$T/pids"
+	# and what still holds the fifo (in the sandbox, its pids are not the ones written)
+	for pid in /proc/[0-9]*; do
+		ls -l "$pid/fd" 2>/dev/null | grep -qF -- "$F" && kill -9 "${pid#/proc/}" 2>/dev/null
+	done
 	kill "$READER" 2>/dev/null
 	wait "$READER" 2>/dev/null
 }
@@ -124,6 +128,30 @@ echo "# the resume said: $t2"
 check "resume: the command killed with tandem is told as stopped, not as of unknown state" \
     grep -q '^stopped: tandem ended while this command was running' <<<"$t2"
 
+# ---- -p in the sandbox, SIGKILL: the keeper is outside the sandbox's PID namespace ----
+# (the pids the trees write are the namespace's: only the fifo tells here).
+F=$T/ws/fifo
+bg_cmd=$(tree bg)
+fg_cmd=$(tree fg)
+mock_start "$(scenario jailed <<J
+{"check_echo":false,"responses":[
+ {"tool_uses":[{"id":"t1","name":"run_bash","input":$(jq -nc --arg c "$bg_cmd" '{command:$c,run_in_background:true}')}],"stop_reason":"tool_use"},
+ {"tool_uses":[{"id":"t2","name":"run_bash","input":$(jq -nc --arg c "$fg_cmd" '{command:$c,timeout_ms:300000}')}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}
+]}
+J
+)"
+start_reader
+"$TANDEM" -p "x" --permission-mode yolo --sandbox workspace-write --output-format events >"$T/j.jsonl" 2>"$T/j.err" &
+tp=$!
+check "sandbox: both trees run" wait_trees
+kill -9 $tp
+wait $tp 2>/dev/null
+check "sandbox, SIGKILL: the fifo's last holder is gone (the reader saw EOF)" reader_done
+: >"$T/pids"
+cleanup
+F=$T/fifo
+
 # ---- -p, SIGHUP: an orderly end ----
 mock_start "$SCEN"
 start_reader
@@ -149,6 +177,30 @@ wait $tp
 rc=$?
 check "stream-json SIGHUP: tandem ends as on SIGTERM (exit 129, was $rc)" [ $rc -eq 129 ]
 gone_after "stream-json, SIGHUP"
+
+# ---- acp, SIGHUP ----
+mock_start "$SCEN"
+start_reader
+rm -f "$T/acp.in"
+mkfifo "$T/acp.in"
+"$TANDEM" --permission-mode yolo acp <"$T/acp.in" >"$T/acp.out" 2>"$T/acp.err" &
+tp=$!
+exec 4>"$T/acp.in"
+echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}' >&4
+jq -nc --arg cwd "$T/ws" '{jsonrpc:"2.0",id:2,method:"session/new",params:{cwd:$cwd,mcpServers:[]}}' >&4
+sid=""
+for i in $(seq 100); do
+	sid=$(jq -r 'select(.id == 2) | .result.sessionId // empty' "$T/acp.out" 2>/dev/null)
+	[ -n "$sid" ] && break
+	sleep 0.1
+done
+jq -nc --arg s "$sid" '{jsonrpc:"2.0",id:3,method:"session/prompt",params:{sessionId:$s,prompt:[{type:"text",text:"x"}]}}' >&4
+check "acp SIGHUP: both trees run" wait_trees
+kill -HUP $tp
+check "acp SIGHUP: tandem ended" ended $tp
+exec 4>&-
+wait $tp 2>/dev/null
+gone_after "acp, SIGHUP"
 
 # ---- the TUI under tmux, SIGHUP ----
 if command -v tmux >/dev/null; then
