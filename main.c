@@ -512,6 +512,17 @@ out:
 	return rc;
 }
 
+/* An interrupted run (a signal, a closed terminal): where its session can be picked up. */
+static void
+main_resume_hint(const struct agent *agent, int rc)
+{
+	const char *dir = agent_session_dir(agent), *id;
+
+	if (rc < 128 || dir == NULL || (id = strrchr(dir, '/')) == NULL)
+		return;
+	fprintf(stderr, "tandem: resume with: tandem --resume %s\n", id + 1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -699,8 +710,10 @@ main(int argc, char **argv)
 		agent_set_host_prompt(agent, hp);
 		free(hp);
 		rc = sjson_run(sj, agent, cli.prompt);
+		main_resume_hint(agent, rc);
 	} else if (cli.headless) {
 		rc = headless_run(hl, agent, cli.prompt);
+		main_resume_hint(agent, rc);
 	} else {
 		struct tui_opts to;
 

@@ -164,6 +164,8 @@ rc=$?
 check "-p SIGHUP: tandem ends as on SIGTERM (exit 130, was $rc)" [ $rc -eq 130 ]
 check "-p SIGHUP: the command's result is recorded as killed" \
     grep -q 'the command and its children were killed' <<<"$(jq -r 'select(.type=="tool_result") | .content' "$T/h.jsonl")"
+id=$(sed -n 's/^tandem: resume with: tandem --resume //p' "$T/h.err")
+check "-p SIGHUP: says how to resume the session ($id)" [ -n "$id" ] && [ -f "$TANDEM_HOME/sessions/$id/log.jsonl" ]
 gone_after "-p, SIGHUP"
 
 # ---- stream-json, SIGHUP ----
@@ -214,6 +216,8 @@ if command -v tmux >/dev/null; then
 	check "TUI: both trees run" wait_trees
 	kill -HUP "$tp"
 	check "TUI SIGHUP: tandem ended" ended "$tp"
+	check "TUI SIGHUP: it says how to resume the session" \
+	    grep -q 'ended by SIGHUP; resume with: tandem --resume ' <<<"$(tmux -S "$SOCK" capture-pane -p -t t)"
 	gone_after "TUI, SIGHUP"
 	tmux -S "$SOCK" kill-server 2>/dev/null
 else
