@@ -38,6 +38,7 @@
 #include "shparse.h"
 #include "session.h"
 #include "tui.h"
+#include "proc.h"
 #include "xalloc.h"
 
 enum {
@@ -538,6 +539,10 @@ main(int argc, char **argv)
 	char msg[1024], *newest = NULL;
 	int rc;
 
+	/* A child's keeper, once tandem's copy is dropped (proc.h): nothing else runs. */
+	if (argc > 1 && strcmp(argv[1], PROC_KEEPER_ARG) == 0)
+		proc_keeper_main(argc, argv);
+	proc_keeper_reexec();
 	setlocale(LC_ALL, "");
 	memset(&cli, 0, sizeof cli);
 	config_init(&cfg);

@@ -316,6 +316,7 @@ exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *i
 		o.pre_exec = jail_enter;
 		o.arg = env->jail;
 	}
+	o.long_lived = background;
 	/* Its keeper ends the whole tree when tandem ends; a resume can then say so. */
 	if (!background && env->session_dir != NULL && id != NULL) {
 		buf_printf(&job->note, "%s/", env->session_dir);

@@ -316,6 +316,7 @@ mcp_stdio_start(struct ev_loop *loop, const struct mcp_server_cfg *s, const char
 	spec.dir = s->cwd != NULL ? s->cwd : dir;
 	spec.in = spec.out = spec.err = PROC_IO_PIPE;
 	spec.redact_env = true;
+	spec.long_lived = true;
 	spec.env_set = (const char *const *)s->env;
 	rc = proc_spawn(&spec, &p, err);
 	free(argv);

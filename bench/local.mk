@@ -87,3 +87,10 @@ bench_wsnap_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_
 bench: bench-wsnap
 bench-wsnap: bench/wsnap_bench$(EXEEXT)
 	./bench/wsnap_bench$(EXEEXT)
+
+# keeper: 300 `true` commands through the real tandem, each under its keeper.
+EXTRA_DIST += bench/keeper_bench.sh
+.PHONY: bench-keeper
+bench: bench-keeper
+bench-keeper: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/keeper_bench.sh ./tandem$(EXEEXT) ./tests/mockmodel$(EXEEXT) 300

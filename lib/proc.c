@@ -48,6 +48,8 @@ static pid_t	 proc_parent;
  */
 static int	 proc_life[2] = { -1, -1 };
 static pid_t	 proc_life_owner;
+/* Whether a keeper executes the program again (proc_keeper_reexec). */
+static bool	 proc_reexec;
 
 static void
 proc_remember(pid_t pid)
@@ -603,6 +605,63 @@ proc_keeper_loop(pid_t child, int sfd, const char *note)
 	proc_keeper_exit(st);
 }
 
+void
+proc_keeper_reexec(void)
+{
+	proc_reexec = true;
+}
+
+/*
+ * In the keeper, once the child runs: tandem executed again as the keeper
+ * alone, so that a long-lived keeper does not hold a copy of tandem's
+ * memory.  The subreaper mark, the blocked signals (pending ones too) and
+ * the children stay across the exec.  Returns when it cannot be done: the
+ * keeper then goes on as it is.
+ */
+static void
+proc_keeper_exec(pid_t child, int sfd, const char *note, bool long_lived)
+{
+	char nums[4][24];
+	long v[4] = { (long)child, sfd, proc_life[0], (long)proc_parent };
+	const char *argv[8] = { "tandem", PROC_KEEPER_ARG };
+	char *envp[] = { NULL };
+	int i, n;
+
+	if (!proc_reexec || !long_lived)
+		return;
+	for (i = 0; i < 4; i++) {
+		n = snprintf(nums[i], sizeof nums[i], "%ld", v[i]);
+		if (n < 0 || (size_t)n >= sizeof nums[i])
+			return;
+		argv[2 + i] = nums[i];
+	}
+	argv[6] = note;
+	argv[7] = NULL;
+	if (fcntl(sfd, F_SETFD, 0) == -1 || fcntl(proc_life[0], F_SETFD, 0) == -1)
+		return;
+	execve("/proc/self/exe", (char *const *)argv, envp);
+}
+
+void
+proc_keeper_main(int argc, char **argv)
+{
+	long v[4];
+	char *end;
+	int i;
+
+	if (argc < 6)
+		_exit(127);
+	for (i = 0; i < 4; i++) {
+		errno = 0;
+		v[i] = strtol(argv[2 + i], &end, 10);
+		if (errno != 0 || end == argv[2 + i] || *end != '\0' || v[i] <= 0)
+			_exit(127);
+	}
+	proc_life[0] = (int)v[2];
+	proc_parent = (pid_t)v[3];
+	proc_keeper_loop((pid_t)v[0], (int)v[1], argc > 6 ? argv[6] : NULL);
+}
+
 /*
  * In the keeper, tandem's fork: the leader of a new session, the child
  * subreaper of everything below, which starts the child (posix_spawn when
@@ -638,6 +697,7 @@ proc_keeper(const struct proc_spec *s, struct proc_pipes *pp, char **env, int re
 	/* Nothing of the child's streams, of the report pipe or of tandem's stays open here. */
 	proc_close_except(sfd, proc_life[0]);
 	proc_report_fd = -1;
+	proc_keeper_exec(child, sfd, s->ended_note, s->long_lived);
 	proc_keeper_loop(child, sfd, s->ended_note);
 }
 

@@ -78,6 +78,8 @@ struct proc_spec {
 	proc_main_fn	*main;
 	const char	*ended_note;	/* created by the keeper when it killed the child because
 					   tandem ended (for a resume to tell); NULL: none */
+	bool		 long_lived;	/* a background shell, a server: its keeper drops its
+					   copy of tandem's memory (proc_keeper_reexec) */
 	void		*arg;		/* for pre_exec and main */
 };
 
@@ -145,6 +147,20 @@ void	proc_watch_close(struct ev_loop *loop, struct proc_watch *w);
 void	proc_watch_exit(struct proc_watch *w, int status);
 /* Exited, and its pipe is over: nothing more will come from it. */
 bool	proc_watch_done(const struct proc_watch *w);
+
+/*
+ * The keepers of long-lived children drop their copy of tandem's memory
+ * (which would otherwise stay, page by page, as tandem changes its own):
+ * once the child is started, such a keeper executes tandem again
+ * (/proc/self/exe) with PROC_KEEPER_ARG, and main hands that to
+ * proc_keeper_main before anything else.  A short command's keeper does
+ * not: the exec would delay its end by a few milliseconds.  Without the
+ * call (the unit tests) every keeper goes on in the forked copy.
+ */
+#define PROC_KEEPER_ARG	"--tandem-internal-keeper"
+void	proc_keeper_reexec(void);
+/* The keeper, in the program executed again: never returns. */
+void	proc_keeper_main(int argc, char **argv) __attribute__((noreturn));
 
 /*
  * Make tandem the subreaper of everything it starts (once; later calls do

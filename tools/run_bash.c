@@ -70,6 +70,7 @@ bash_spawn(const char *dir, const char *command, const struct bash_spawn_opts *o
 		spec.pre_exec = o->pre_exec;
 		spec.arg = o->arg;
 		spec.ended_note = o->ended_note;
+		spec.long_lived = o->long_lived;
 	}
 	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;

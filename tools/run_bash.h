@@ -32,6 +32,7 @@ struct bash_spawn_opts {
 	const char *const *env_unset;	/* names, NULL-ended */
 	proc_hook_fn	*pre_exec;	/* the sandbox, in the child */
 	const char	*ended_note;	/* created if tandem ends while it runs (proc.h) */
+	bool		 long_lived;	/* a background shell (proc.h) */
 	void		*arg;
 };
 

@@ -114,6 +114,8 @@ start_reader
 "$TANDEM" -p "x" --permission-mode yolo --output-format events >"$T/k.jsonl" 2>"$T/k.err" &
 tp=$!
 check "-p: both trees run" wait_trees
+# The background shell's keeper runs as a fresh tandem, not as a copy of its memory.
+check "-p: the background shell's keeper executed tandem again" pgrep -P $tp -f -- '--tandem-internal-keeper'
 kill -9 $tp
 wait $tp 2>/dev/null
 gone_after "-p, SIGKILL"
@@ -210,14 +212,14 @@ if command -v tmux >/dev/null; then
 	start_reader
 	SOCK=$T/tmux.sock
 	tmux -S "$SOCK" -f /dev/null new-session -d -s t -x 100 -y 30 \
-	    "exec env TERM=tmux-256color TANDEM_HOME=$TANDEM_HOME HOME=$HOME XDG_CONFIG_HOME=$XDG_CONFIG_HOME XDG_STATE_HOME=$XDG_STATE_HOME ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=$ANTHROPIC_BASE_URL $TANDEM --permission-mode yolo x" \; \
+	    "exec env TERM=tmux-256color TANDEM_HOME=$TANDEM_HOME HOME=$HOME XDG_CONFIG_HOME=$XDG_CONFIG_HOME XDG_STATE_HOME=$XDG_STATE_HOME ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=$ANTHROPIC_BASE_URL $TANDEM --permission-mode yolo x 2>$T/tui.err" \; \
 	    set-option -t t remain-on-exit on >/dev/null
 	tp=$(tmux -S "$SOCK" display-message -p -t t '#{pane_pid}')
 	check "TUI: both trees run" wait_trees
 	kill -HUP "$tp"
 	check "TUI SIGHUP: tandem ended" ended "$tp"
-	check "TUI SIGHUP: it says how to resume the session" \
-	    grep -q 'ended by SIGHUP; resume with: tandem --resume ' <<<"$(tmux -S "$SOCK" capture-pane -p -t t)"
+	check "TUI SIGHUP: it says on stderr how to resume the session" \
+	    grep -q '^tandem: ended by SIGHUP; resume with: tandem --resume ' "$T/tui.err"
 	gone_after "TUI, SIGHUP"
 	tmux -S "$SOCK" kill-server 2>/dev/null
 else
