@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -48,6 +49,7 @@ static pid_t	 proc_parent;
  */
 static int	 proc_life[2] = { -1, -1 };
 static pid_t	 proc_life_owner;
+static void	 proc_life_atfork_child(void);
 /* Whether a keeper executes the program again (proc_keeper_reexec). */
 static bool	 proc_reexec;
 
@@ -676,7 +678,7 @@ proc_keeper(const struct proc_spec *s, struct proc_pipes *pp, char **env, int re
 	int sfd;
 
 	proc_report_fd = report;
-	close(proc_life[1]);
+	proc_life_atfork_child();
 	setsid();
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
@@ -701,20 +703,38 @@ proc_keeper(const struct proc_spec *s, struct proc_pipes *pp, char **env, int re
 	proc_keeper_loop(child, sfd, s->ended_note);
 }
 
+/*
+ * In every fork of tandem (the editor's, the demo's, a keeper): the write
+ * end goes at once, so that only tandem keeps the keepers waiting.
+ */
+static void
+proc_life_atfork_child(void)
+{
+	if (proc_life[1] != -1 && proc_life_owner != getpid()) {
+		close(proc_life[1]);
+		proc_life[1] = -1;
+	}
+}
+
 /* The life pipe, made once, off 0-2; -1 with err when it cannot be. */
 static int
 proc_life_open(struct buf *err)
 {
 	int p[2], i;
 
+	static bool atfork;
+
 	if (proc_life[0] != -1 && proc_life_owner == getpid())
 		return 0;
 	/* A fork of tandem that spawns on its own: its children live by it, not by tandem. */
 	if (proc_life[0] != -1) {
 		close(proc_life[0]);
-		close(proc_life[1]);
+		if (proc_life[1] != -1)
+			close(proc_life[1]);
 		proc_life[0] = proc_life[1] = -1;
 	}
+	if (!atfork && pthread_atfork(NULL, NULL, proc_life_atfork_child) == 0)
+		atfork = true;
 	if (pipe2(p, O_CLOEXEC) == -1) {
 		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
 		return -1;
