@@ -475,7 +475,13 @@ proc_close_except(int a, int b)
 	close_range((unsigned)hi + 1, ~0U, 0);
 }
 
-/* A signal on its way down a tree: each process below the keeper gets sig once. */
+/*
+ * A signal on its way down a tree: each process below the keeper gets sig
+ * once, a parent before its children (so that nothing forks again after a
+ * SIGKILL).  Other signals reach the keeper's process group at once first
+ * (kill 0): a shell must not see its child end of SIGTERM and go on before
+ * its own SIGTERM comes; the walk then skips the group.
+ */
 struct proc_tree {
 	int	sig;
 	int	depth;
@@ -487,16 +493,13 @@ proc_tree_visit(pid_t pid, void *arg)
 {
 	struct proc_tree *t = arg;
 
-	/* SIGKILL first, so that nothing forks again; others after the children are known. */
-	if (t->sig == SIGKILL && kill(pid, t->sig) == 0)
+	if ((t->sig == SIGKILL || getpgid(pid) != getpgrp()) && kill(pid, t->sig) == 0)
 		t->sent++;
 	if (t->depth < 64) {
 		t->depth++;
 		proc_each_child(pid, proc_tree_visit, t);
 		t->depth--;
 	}
-	if (t->sig != SIGKILL && kill(pid, t->sig) == 0)
-		t->sent++;
 }
 
 /*
@@ -592,6 +595,8 @@ proc_keeper_loop(pid_t child, int sfd, const char *note)
 
 			if (t.sig == PROC_KEEPER_KILL)
 				break;
+			/* The keeper gets its own copy too, blocked, from itself: ignored above. */
+			kill(0, t.sig);
 			proc_each_child(getpid(), proc_tree_visit, &t);
 		}
 		while ((w = waitpid(-1, &s, WNOHANG)) > 0)
