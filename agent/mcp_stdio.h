@@ -65,7 +65,7 @@ void		 mcp_stdio_stop(struct mcp_stdio *);
 void		 mcp_stdio_free(struct mcp_stdio *);
 /* Stop on the loop and free once the server is gone; no callback fires. */
 void		 mcp_stdio_dispose(struct mcp_stdio *);
-/* The keeper's pid (the server's process group). */
+/* The keeper's pid (the server's process group and session). */
 pid_t		 mcp_stdio_pid(const struct mcp_stdio *);
 /* The last bytes of the server's stderr. */
 const char	*mcp_stdio_log(const struct mcp_stdio *);
