@@ -6,7 +6,8 @@
 #
 #	bench/keeper_bench.sh TANDEM MOCKMODEL [N]
 #
-# Prints the median, the 90th percentile and the mean in ms.
+# Prints the median, the 90th percentile and the mean in ms, and the CPU
+# time of the whole run (tandem, the keepers, the shells) per command.
 set -u
 TANDEM=$1 MOCK=$2 N=${3:-300}
 T=$(mktemp -d "${TMPDIR:-/tmp}/keeper-bench.XXXXXX")
@@ -30,9 +31,13 @@ mkdir -p "$T/ws" "$T/home"
 MP=$!
 for i in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
 export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/port")"
+# The CPU of the whole run, tandem's and its children's (the keepers, the shells).
+cpu0=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
 (cd "$T/ws" && "$TANDEM" -p "go" --permission-mode yolo --output-format events >"$T/ev.jsonl" 2>"$T/err")
+cpu1=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
 jq -r 'select(.type == "tool_result") | .duration_ms' "$T/ev.jsonl" | sort -n >"$T/ms"
 n=$(wc -l <"$T/ms")
 [ "$n" -gt 0 ] || { echo "keeper_bench: no command ran" >&2; cat "$T/err" >&2; exit 1; }
-awk -v n="$n" '{ a[NR] = $1; s += $1 } END {
-	printf "%d commands: median %.1f ms, p90 %.1f ms, mean %.2f ms\n", n, a[int((n + 1) / 2)], a[int(n * 0.9)], s / n }' "$T/ms"
+awk -v n="$n" -v cpu=$((cpu1 - cpu0)) -v hz="$(getconf CLK_TCK)" '{ a[NR] = $1; s += $1 } END {
+	printf "%d commands: median %.1f ms, p90 %.1f ms, mean %.2f ms; CPU %.2f ms a command\n",
+	    n, a[int((n + 1) / 2)], a[int(n * 0.9)], s / n, cpu * 1000 / hz / n }' "$T/ms"
