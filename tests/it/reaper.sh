@@ -206,6 +206,30 @@ exec 4>&-
 wait $tp 2>/dev/null
 gone_after "acp, SIGHUP"
 
+# ---- apiKeyHelper: a child tandem waits for, killed with it ----
+mock_start "$SCEN"
+start_reader
+cat >"$T/helper.sh" <<S
+#!/bin/sh
+exec 3>'$F'
+setsid -f env -i /bin/sh -c 'echo "kh-gc \$\$" >&3; exec sleep 300'
+echo "kh \$\$" >&3
+exec sleep 300
+S
+chmod +x "$T/helper.sh"
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+echo "{\"apiKeyHelper\": \"$T/helper.sh\"}" >"$XDG_CONFIG_HOME/tandem/settings.json"
+"$TANDEM" -p "x" --permission-mode yolo >"$T/kh.out" 2>"$T/kh.err" &
+tp=$!
+for i in $(seq 300); do [ "$(wc -l <"$T/held" 2>/dev/null)" -ge 2 ] && break; sleep 0.1; done
+: >"$T/pids"
+while read -r _ pid; do echo "$pid $(starttime "$pid")" >>"$T/pids"; done <"$T/held"
+check "apiKeyHelper: the helper and its grandchild run" [ "$(wc -l <"$T/pids")" -eq 2 ]
+kill -9 $tp
+wait $tp 2>/dev/null
+gone_after "apiKeyHelper, SIGKILL"
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+
 # ---- the TUI under tmux, SIGHUP ----
 if command -v tmux >/dev/null; then
 	mock_start "$SCEN"
