@@ -340,6 +340,25 @@ T_TEST(the_keeper_ends_the_tree_when_tandem_dies)
 	T_OK(gone_soon((pid_t)keeper));
 }
 
+/* The keeper ends as its child did: its exit status, or its signal. */
+T_TEST(the_keeper_ends_as_the_child_did)
+{
+	struct buf out = BUF_INIT(4096), err = BUF_INIT(1024);
+	struct proc_spec spec = { .out = PROC_IO_PIPE };
+	int st;
+
+	st = run_sh("exit 3", &spec, &out, &err);
+	T_OK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	st = run_sh("kill -TERM $$", &spec, &out, &err);
+	T_OK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	spec.pre_exec = hook_marks;	/* the fork path too */
+	st = run_sh("exit 5", &spec, &out, &err);
+	T_OK(WIFEXITED(st) && WEXITSTATUS(st) == 5);
+	T_EQ_INT(proc_alive(), 0);
+	buf_release(&out);
+	buf_release(&err);
+}
+
 /* proc_kill's SIGKILL reaches what left the group, and the keeper ends as the child did. */
 T_TEST(kill_reaches_what_left_the_group)
 {
@@ -619,6 +638,7 @@ main(void)
 	T_RUN(sweep_ends_orphans);
 	T_RUN(the_keeper_ends_the_tree_when_tandem_dies);
 	T_RUN(kill_reaches_what_left_the_group);
+	T_RUN(the_keeper_ends_as_the_child_did);
 	T_RUN(drain_reads_to_eof_then_the_exit);
 	T_RUN(drain_returns_when_the_pipe_would_block);
 	T_RUN(drain_yields_after_a_full_chunk);
