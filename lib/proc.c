@@ -666,6 +666,8 @@ proc_keeper_main(int argc, char **argv)
 	}
 	proc_life[0] = (int)v[2];
 	proc_parent = (pid_t)v[3];
+	/* The exec made it dumpable again: a command must not trace its keeper. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	proc_keeper_loop((pid_t)v[0], (int)v[1], argc > 6 ? argv[6] : NULL);
 }
 
@@ -685,6 +687,8 @@ proc_keeper(const struct proc_spec *s, struct proc_pipes *pp, char **env, int re
 	proc_report_fd = report;
 	proc_life_atfork_child();
 	setsid();
+	/* Nobody's to read or trace: a forked keeper holds a copy of tandem's memory. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	signal(SIGCHLD, SIG_DFL);
@@ -699,6 +703,8 @@ proc_keeper(const struct proc_spec *s, struct proc_pipes *pp, char **env, int re
 	} else if (child == 0) {
 		close(sfd);
 		close(proc_life[0]);
+		/* The child's own again: the sandbox writes its /proc/self/uid_map. */
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 		proc_child(s, pp, env, report);
 	}
 	/* Nothing of the child's streams, of the report pipe or of tandem's stays open here. */
