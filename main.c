@@ -39,6 +39,7 @@
 #include "shparse.h"
 #include "session.h"
 #include "tui.h"
+#include "proc.h"
 #include "xalloc.h"
 
 enum {
@@ -513,6 +514,17 @@ out:
 	return rc;
 }
 
+/* An interrupted run (a signal, a closed terminal): where its session can be picked up. */
+static void
+main_resume_hint(const struct agent *agent, int rc)
+{
+	const char *dir = agent_session_dir(agent), *id;
+
+	if (rc < 128 || dir == NULL || (id = strrchr(dir, '/')) == NULL)
+		return;
+	fprintf(stderr, "tandem: resume with: tandem --resume %s\n", id + 1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -528,6 +540,10 @@ main(int argc, char **argv)
 	char msg[1024], *newest = NULL;
 	int rc;
 
+	/* A child's keeper, once tandem's copy is dropped (proc.h): nothing else runs. */
+	if (argc > 1 && strcmp(argv[1], PROC_KEEPER_ARG) == 0)
+		proc_keeper_main(argc, argv);
+	proc_keeper_reexec();
 	setlocale(LC_ALL, "");
 	memset(&cli, 0, sizeof cli);
 	config_init(&cfg);
@@ -705,8 +721,10 @@ main(int argc, char **argv)
 		agent_set_host_prompt(agent, hp);
 		free(hp);
 		rc = sjson_run(sj, agent, cli.prompt);
+		main_resume_hint(agent, rc);
 	} else if (cli.headless) {
 		rc = headless_run(hl, agent, cli.prompt);
+		main_resume_hint(agent, rc);
 	} else {
 		struct tui_opts to;
 

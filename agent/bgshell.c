@@ -251,7 +251,7 @@ bgshell_kill(struct bgshell *sh, struct tool_out *out)
 		proc_sweep(sh->tag);
 	if (sh->kill_timer == 0)
 		sh->kill_timer = ev_timer_add(sh->loop, BGSHELL_KILL_GRACE_MS, bgshell_hard_kill, sh);
-	buf_printf(&out->text, "Killed bash_%d (%s): its whole process group was sent SIGTERM, "
+	buf_printf(&out->text, "Killed bash_%d (%s): its whole process tree was sent SIGTERM, "
 	    "then SIGKILL if it is still there in %d ms.", sh->n, sh->command,
 	    BGSHELL_KILL_GRACE_MS);
 }

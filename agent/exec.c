@@ -47,6 +47,7 @@ struct exec_job {
 	struct tool_out		 failed;	/* could not start, or answered at once */
 	char			 tag[48];	/* run_bash: TANDEM_COMMAND_ID=n, for the orphan sweep */
 	const struct jail	*jail;		/* run_bash: the sandbox it runs in; NULL: none */
+	struct buf		 note;		/* run_bash: the keeper's note if tandem ends first */
 };
 
 static int exec_nalive;
@@ -217,6 +218,7 @@ exec_finish(struct exec_job *job, struct tool_out *out)
 	if (job->is_bash)
 		bash_capture_release(&job->cap);
 	buf_release(&job->result);
+	buf_release(&job->note);
 	exec_nalive--;
 	free(job);
 }
@@ -232,13 +234,9 @@ exec_maybe_finish(struct exec_job *job)
 	if (job->is_bash) {
 		bash_capture_finish(&job->cap, job->w.status, job->timed_out,
 		    job->interrupted, job->timeout_ms, &out);
+		/* Nothing it started is left: its keeper ended the rest before it ended itself. */
 		if (job->jail != NULL && !job->timed_out && !job->interrupted)
 			jail_note(job->jail, job->w.status, &out.text);
-		/* named, since the workspace snapshot after the command cannot see what it does later */
-		if (!job->timed_out && !job->interrupted && job->w.pid > 0 && kill(-job->w.pid, 0) == 0)
-			buf_printf(&out.text, "\n(a process this command started is still running, in "
-			    "process group %ld: what it changes from now on is not in the workspace "
-			    "snapshot, and a rewind does not undo it)", (long)job->w.pid);
 	} else
 		exec_result_from_child(job, &out);
 	exec_finish(job, &out);
@@ -293,7 +291,7 @@ exec_fork_builtin(struct exec_job *job, const cJSON *input, const struct tool_en
 /* Every command gets a tag its descendants inherit, and tandem adopts its orphans. */
 static pid_t
 exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *input,
-    const char *cmd, bool background, struct buf *err)
+    const char *id, const char *cmd, bool background, struct buf *err)
 {
 	static unsigned long exec_serial;
 	const char *const *js = jail_env_set();
@@ -318,9 +316,13 @@ exec_spawn_bash(struct exec_job *job, const struct tool_env *env, const cJSON *i
 		o.pre_exec = jail_enter;
 		o.arg = env->jail;
 	}
-	/* A background shell's whole tree dies with tandem, however tandem ends. */
-	if (background)
-		o.pdeathsig = SIGKILL;
+	o.long_lived = background;
+	/* Its keeper ends the whole tree when tandem ends; a resume can then say so. */
+	if (!background && env->session_dir != NULL && id != NULL) {
+		buf_printf(&job->note, "%s/", env->session_dir);
+		bash_note_name(&job->note, id);
+		o.ended_note = buf_cstr(&job->note);
+	}
 	return bash_spawn(env->root, cmd, &o, &job->w.fd, err);
 }
 
@@ -341,6 +343,7 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 	job->start = ev_now_ms();
 	job->is_bash = tool->run == NULL && tool->shell_op == TOOL_SHELL_NONE;
 	buf_init(&job->result, EXEC_RESULT_MAX);
+	buf_init(&job->note, 8192);
 	tool_out_init(&job->failed);
 	exec_nalive++;
 
@@ -357,7 +360,7 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 			buf_puts(&err, "run_bash needs a non-empty \"command\" string");
 			goto fail;
 		}
-		job->w.pid = exec_spawn_bash(job, env, input, cmd, true, &err);
+		job->w.pid = exec_spawn_bash(job, env, input, id, cmd, true, &err);
 		if (job->w.pid == -1)
 			goto fail;
 		bgshell_adopt(loop, job->w.pid, job->w.fd, job->tag, cmd, &job->failed.text);
@@ -373,7 +376,7 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 		}
 		job->timeout_ms = bash_timeout_ms(input);
 		bash_capture_init(&job->cap, env->session_dir, id);
-		job->w.pid = exec_spawn_bash(job, env, input, cmd, false, &err);
+		job->w.pid = exec_spawn_bash(job, env, input, id, cmd, false, &err);
 		if (job->w.pid == -1) {
 			bash_capture_release(&job->cap);
 			job->is_bash = false;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,7 +23,7 @@
 struct mcp_stdio {
 	struct ev_loop		*loop;
 	struct mcp_stdio_ops	 ops;
-	pid_t			 pid;		/* the keeper: leader of the server's group */
+	pid_t			 pid;		/* the server's keeper (proc.h) */
 	int			 in, out, err;	/* our ends; -1 when closed */
 	struct buf		 queue;		/* bytes for the server's stdin */
 	struct mcp_lines	 lines;
@@ -85,74 +84,6 @@ mcp_lines_feed(struct mcp_lines *l, const char *p, size_t n, mcp_line_fn *fn, vo
 		p = nl + 1;
 		n -= take + 1;
 	}
-}
-
-/* --- the keeper ------------------------------------------------------------ */
-
-/*
- * The keeper, as proc's pre-exec hook: it forks the server (which returns
- * 0 and goes on to the exec) and stays behind as the leader of the
- * server's session, where it kills the whole group when tandem dies
- * (SIGUSR2 by PDEATHSIG), whatever killed tandem.
- */
-static int
-mcp_keeper(void *arg, struct buf *err)
-{
-	pid_t parent = *(pid_t *)arg, child;
-	sigset_t all;
-	siginfo_t si;
-	int fd, status = 0;
-	bool termed = false;
-
-	prctl(PR_SET_PDEATHSIG, SIGUSR2);
-	if (getppid() != parent) {
-		buf_puts(err, "tandem went away");
-		return -1;
-	}
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, NULL);
-	child = fork();
-	if (child == -1) {
-		buf_printf(err, "cannot fork: %s", strerror(errno));
-		return -1;
-	}
-	if (child == 0) {
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		return 0;
-	}
-	/* Only the server holds the pipes (and proc's report pipe). */
-	for (fd = 0; fd < 3; fd++)
-		(void)close(fd);
-	close_range(3, ~0U, 0);
-	for (;;) {
-		if (sigwaitinfo(&all, &si) == -1)
-			continue;
-		if (si.si_signo == SIGUSR2) {
-			kill(0, SIGKILL);
-			continue;
-		}
-		if (si.si_signo == SIGTERM || si.si_signo == SIGINT || si.si_signo == SIGHUP) {
-			if (!termed)
-				kill(0, SIGTERM);
-			termed = true;
-			continue;
-		}
-		if (si.si_signo != SIGCHLD)
-			continue;
-		if (waitpid(child, &status, WNOHANG) == child)
-			break;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-	}
-	/* What the server left behind in its group goes with it. */
-	if (!termed)
-		kill(0, SIGTERM);
-	if (WIFEXITED(status))
-		_exit(WEXITSTATUS(status));
-	_exit(128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
 }
 
 /* command as a path: as it is when it holds a '/', else the first executable on PATH. */
@@ -359,8 +290,6 @@ mcp_stdio_on_child(struct ev_loop *loop, pid_t pid, int status, void *arg)
 	m->reaped = true;
 	m->status = status;
 	proc_forget(pid);
-	/* Stragglers of the group go too. */
-	kill(-m->pid, SIGKILL);
 	mcp_stdio_check_done(m);
 }
 
@@ -372,7 +301,6 @@ mcp_stdio_start(struct ev_loop *loop, const struct mcp_server_cfg *s, const char
 	struct proc_spec spec;
 	struct proc p;
 	struct mcp_stdio *m;
-	pid_t parent = getpid();
 	char *program = mcp_find_program(s->command);
 	size_t i, n = 0;
 	int rc;
@@ -388,9 +316,8 @@ mcp_stdio_start(struct ev_loop *loop, const struct mcp_server_cfg *s, const char
 	spec.dir = s->cwd != NULL ? s->cwd : dir;
 	spec.in = spec.out = spec.err = PROC_IO_PIPE;
 	spec.redact_env = true;
+	spec.long_lived = true;
 	spec.env_set = (const char *const *)s->env;
-	spec.pre_exec = mcp_keeper;
-	spec.arg = &parent;
 	rc = proc_spawn(&spec, &p, err);
 	free(argv);
 	free(program);
@@ -437,11 +364,11 @@ mcp_stdio_escalate(struct ev_loop *loop, void *arg)
 		return;
 	if (m->stage == 1) {
 		m->stage = 2;
-		kill(m->pid, SIGTERM);
+		proc_kill(m->pid, SIGTERM);
 		m->timer = ev_timer_add(m->loop, MCP_KILL_AFTER_MS, mcp_stdio_escalate, m);
 	} else {
 		m->stage = 3;
-		kill(-m->pid, SIGKILL);
+		proc_kill(m->pid, SIGKILL);
 	}
 }
 
@@ -486,13 +413,12 @@ mcp_stdio_free(struct mcp_stdio *m)
 	if (!m->reaped) {
 		ev_child_del(m->loop, m->pid);
 		if (!mcp_stdio_wait(m->pid, ev_now_ms() + 100)) {
-			kill(m->pid, SIGTERM);
+			proc_kill(m->pid, SIGTERM);
 			if (!mcp_stdio_wait(m->pid, ev_now_ms() + 300))
-				kill(-m->pid, SIGKILL);
+				proc_kill(m->pid, SIGKILL);
 			(void)mcp_stdio_wait(m->pid, ev_now_ms() + 1000);
 		}
 	}
-	kill(-m->pid, SIGKILL);
 	buf_release(&m->queue);
 	buf_release(&m->log);
 	mcp_lines_release(&m->lines);

@@ -4,13 +4,13 @@
  *
  * The server is started by lib/proc (its own session, default signals,
  * the redacted variables removed, no descriptor of tandem's but its
- * pipes) under a small keeper process, proc's pre-exec hook: the keeper
- * is the session and group leader, dies with tandem (PDEATHSIG) and then
- * kills the whole group, so no server outlives tandem whatever the exit.  Writes go through a queue and never block the loop; stdout
+ * pipes) under proc's keeper, which kills the server and everything it
+ * started when tandem ends, whatever the exit, so no server outlives
+ * tandem.  Writes go through a queue and never block the loop; stdout
  * is cut into lines of at most MCP_LINE_MAX bytes (longer ones are
  * dropped and logged); stderr is the server's log (its last
  * MCP_LOG_KEEP bytes are kept).  Stop: stdin closed, then SIGTERM, then
- * SIGKILL to the group.
+ * SIGKILL to the whole tree.
  *
  * The handle owns its pipes and its child; the exit callback fires once
  * when stdout has closed and the keeper has been reaped.
@@ -65,7 +65,7 @@ void		 mcp_stdio_stop(struct mcp_stdio *);
 void		 mcp_stdio_free(struct mcp_stdio *);
 /* Stop on the loop and free once the server is gone; no callback fires. */
 void		 mcp_stdio_dispose(struct mcp_stdio *);
-/* The keeper's pid (the server's process group). */
+/* The keeper's pid (the server's process group and session). */
 pid_t		 mcp_stdio_pid(const struct mcp_stdio *);
 /* The last bytes of the server's stderr. */
 const char	*mcp_stdio_log(const struct mcp_stdio *);

@@ -11,11 +11,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +36,7 @@
 #include "modelcat.h"
 #include "models.h"
 #include "perm.h"
+#include "proc.h"
 #include "provider.h"
 #include "redact.h"
 #include "sandbox.h"
@@ -179,26 +182,70 @@ modelset_auth_headers(void *arg)
 	return provider_auth_headers(&pr);
 }
 
+/*
+ * The helper's standard output, as proc runs every child (under a keeper,
+ * so it does not outlive tandem; no descriptor of tandem's; its own
+ * session); its stderr is tandem's.  Returns its wait status, or -1 with
+ * err filled when it could not start.
+ */
+static int
+modelset_helper_output(const char *command, struct buf *out, struct buf *err)
+{
+	const char *argv[] = { "/bin/sh", "-c", command, NULL };
+	struct proc_spec spec = {
+		.argv = argv, .in = PROC_IO_NULL, .out = PROC_IO_PIPE, .err = PROC_IO_FD, .err_fd = 2,
+	};
+	struct pollfd pf;
+	struct proc p;
+	char chunk[4096];
+	int st = -1;
+
+	if (fcntl(2, F_GETFD) == -1)
+		spec.err = PROC_IO_NULL;
+	if (proc_spawn(&spec, &p, err) == -1)
+		return -1;
+	pf.fd = p.out;
+	pf.events = POLLIN;
+	for (;;) {
+		ssize_t n = read(p.out, chunk, sizeof chunk);
+
+		if (n > 0) {
+			(void)buf_append(out, chunk, (size_t)n);
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			(void)poll(&pf, 1, -1);
+			continue;
+		}
+		break;
+	}
+	close(p.out);
+	while (waitpid(p.pid, &st, 0) == -1 && errno == EINTR)
+		;
+	proc_forget(p.pid);
+	return st;
+}
+
 int
 agent_key_helper(const struct config *cfg, char **key, struct buf *err)
 {
-	struct buf out = BUF_INIT(64 * 1024);
-	char chunk[4096];
+	struct buf out = BUF_INIT(64 * 1024), why = BUF_INIT(1024);
 	size_t n;
-	FILE *p;
 	int st;
 
 	*key = NULL;
 	if (cfg->api_key_helper == NULL)
 		return 0;
-	p = popen(cfg->api_key_helper, "r");
-	if (p == NULL) {
-		buf_printf(err, "apiKeyHelper could not be run: %s", strerror(errno));
+	st = modelset_helper_output(cfg->api_key_helper, &out, &why);
+	if (st == -1 && why.len > 0) {
+		buf_printf(err, "apiKeyHelper could not be run: %s", buf_cstr(&why));
+		buf_release(&why);
+		buf_release(&out);
 		return -1;
 	}
-	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-		(void)buf_append(&out, chunk, n);
-	st = pclose(p);
+	buf_release(&why);
 	n = strcspn(buf_cstr(&out), "\r\n");
 	if (st != 0 || n == 0) {
 		buf_printf(err, "apiKeyHelper (%s) %s", cfg->api_key_helper,

@@ -52,6 +52,7 @@
 #include "prompt.h"
 #include "record.h"
 #include "resume.h"
+#include "run_bash.h"
 #include "timeline.h"
 #include "wsnap.h"
 
@@ -161,6 +162,25 @@ resume_reload(struct agent *a, struct buf *report)
 }
 
 /*
+ * Whether the keeper of call id's command left its note: tandem ended while
+ * the command ran, and the keeper killed the command and all it started.
+ */
+static bool
+resume_keeper_ended(const struct agent *a, const char *id)
+{
+	struct buf path = BUF_INIT(8192);
+	bool ended;
+
+	if (a->env.session_dir == NULL)
+		return false;
+	buf_printf(&path, "%s/", a->env.session_dir);
+	bash_note_name(&path, id);
+	ended = access(buf_cstr(&path), F_OK) == 0;
+	buf_release(&path);
+	return ended;
+}
+
+/*
  * A tool call the log shows but whose result it does not (the process died
  * while tools ran): the ledger's result; a read-only tool runs again; a
  * side-effecting one gets an error saying its state is unknown.
@@ -180,6 +200,10 @@ resume_reconcile_one(struct agent *a, const cJSON *use)
 		out.is_error = json_bool(fx, "is_error", false);
 	} else if (tool != NULL && tool->cls == TOOL_READ_ONLY && tool->run != NULL) {
 		tool->run(&a->env, json_get(use, "input"), &out);
+	} else if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(a, id)) {
+		tool_out_error(&out, "stopped: tandem ended while this command was running, and the "
+		    "command and every process it started were killed then; it did not finish, "
+		    "so check what it did before running it again");
 	} else {
 		tool_out_error(&out, "interrupted: tandem stopped while this %s call was running, "
 		    "so its state is unknown; check what it did before retrying it", name);

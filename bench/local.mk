@@ -99,3 +99,10 @@ EXTRA_DIST += bench/ask_rate.sh
 bench: bench-ask
 bench-ask: bench/ask_rate$(EXEEXT)
 	./bench/ask_rate$(EXEEXT) $(srcdir)
+
+# keeper: 300 `true` commands through the real tandem, each under its keeper.
+EXTRA_DIST += bench/keeper_bench.sh
+.PHONY: bench-keeper
+bench: bench-keeper
+bench-keeper: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/keeper_bench.sh ./tandem$(EXEEXT) ./tests/mockmodel$(EXEEXT) 300

@@ -9,7 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +27,10 @@ extern char **environ;
 
 /* The longest failure sentence a child sends back before its exec. */
 #define PROC_REPORT_MAX	1024
+/* Once the child has ended, how long what it left may run before its keeper kills it. */
+#define PROC_LINGER_MS	200
+/* What proc_kill sends a keeper for SIGKILL (which would end the keeper alone). */
+#define PROC_KEEPER_KILL SIGUSR1
 
 /* The children proc spawned and nobody reaped yet: proc_sweep leaves them alone. */
 static pid_t	*proc_pids;
@@ -31,6 +40,18 @@ static bool	 proc_reaper_on;
 /* In a forked child: where a failure before the exec is reported, and who forked it. */
 static int	 proc_report_fd = -1;
 static pid_t	 proc_parent;
+
+/*
+ * The life pipe: tandem alone holds its write end, every keeper a read
+ * end.  When tandem ends, however it ends, the kernel closes the write end
+ * and each keeper reads EOF.  A pipe rather than PR_SET_PDEATHSIG, which
+ * fires when the thread that forked ends, not the process.
+ */
+static int	 proc_life[2] = { -1, -1 };
+static pid_t	 proc_life_owner;
+static void	 proc_life_atfork_child(void);
+/* Whether a keeper executes the program again (proc_keeper_reexec). */
+static bool	 proc_reexec;
 
 static void
 proc_remember(pid_t pid)
@@ -76,8 +97,12 @@ proc_kill(pid_t pid, int sig)
 {
 	if (pid <= 0)
 		return;
-	kill(-pid, sig);
-	kill(pid, sig);
+	/*
+	 * The keeper passes the signal on to everything below it; SIGKILL,
+	 * which would end the keeper and free what it holds, is asked for as
+	 * PROC_KEEPER_KILL.
+	 */
+	kill(pid, sig == SIGKILL ? PROC_KEEPER_KILL : sig);
 }
 
 /* The length of the name in a "NAME=value" entry. */
@@ -247,8 +272,7 @@ proc_spawn_posix(const struct proc_spec *s, struct proc_pipes *pp, char **env,
 	sigemptyset(&none);
 	posix_spawnattr_setsigdefault(&at, &all);
 	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
-	    POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	rc = posix_spawn(pid, path, &fa, &at, (char *const *)s->argv, env);
 	if (rc == ENOENT && s->alt_path != NULL) {
 		path = s->alt_path;
@@ -287,11 +311,6 @@ proc_child(const struct proc_spec *s, struct proc_pipes *pp, char **env, int rep
 	int i;
 
 	proc_report_fd = report;
-	setsid();
-	/* Set before anything can fail, and too late if tandem is already gone: check. */
-	if (s->pdeathsig != 0 && (prctl(PR_SET_PDEATHSIG, s->pdeathsig, 0, 0, 0) == -1 ||
-	    getppid() != proc_parent))
-		proc_child_fail("tandem ended while the child was starting");
 	for (i = 1; i < NSIG; i++)
 		if (i != SIGKILL && i != SIGSTOP)
 			signal(i, SIG_DFL);
@@ -335,8 +354,425 @@ proc_child(const struct proc_spec *s, struct proc_pipes *pp, char **env, int rep
 	proc_child_fail(buf_cstr(&err));
 }
 
+/* --- the children of a process ------------------------------------------ */
+
+typedef void proc_child_fn(pid_t pid, void *arg);
+
+static int	proc_stat(pid_t pid, pid_t *ppid, char *state);
+
+/* Whether the kernel lists each thread's children (CONFIG_PROC_CHILDREN). */
+static bool
+proc_children_listed(void)
+{
+	static int listed = -1;
+
+	if (listed == -1)
+		listed = access("/proc/thread-self/children", R_OK) == 0;
+	return listed == 1;
+}
+
+/* fn for each pid in a /proc/.../children list, read whole first (fn may kill). */
+static void
+proc_children_file(const char *path, proc_child_fn *fn, void *arg)
+{
+	char buf[8192], *p, *end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+	long v;
+
+	if (fd == -1)
+		return;
+	while (got < (ssize_t)sizeof buf - 1 &&
+	    ((n = read(fd, buf + got, sizeof buf - 1 - (size_t)got)) > 0 || (n == -1 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	close(fd);
+	buf[got] = '\0';
+	for (p = buf; *p != '\0'; p = end) {
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno != 0 || end == p)
+			break;
+		if (v > 0)
+			fn((pid_t)v, arg);
+	}
+}
+
+/*
+ * fn for each child of pid: the kernel's list of each of its threads'
+ * children when it has one, else every process in /proc whose parent is
+ * pid.  A child born meanwhile may be missed: callers that must find all
+ * call again.
+ */
+static void
+proc_each_child(pid_t pid, proc_child_fn *fn, void *arg)
+{
+	char path[128], *end;
+	struct dirent *d;
+	DIR *dir;
+	pid_t ppid;
+	char state;
+	long v;
+	int n;
+
+	if (proc_children_listed()) {
+		n = snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+		if (n < 0 || (size_t)n >= sizeof path || (dir = opendir(path)) == NULL)
+			return;
+		while ((d = readdir(dir)) != NULL) {
+			if (d->d_name[0] == '.')
+				continue;
+			n = snprintf(path, sizeof path, "/proc/%ld/task/%s/children", (long)pid,
+			    d->d_name);
+			if (n > 0 && (size_t)n < sizeof path)
+				proc_children_file(path, fn, arg);
+		}
+		closedir(dir);
+		return;
+	}
+	if ((dir = opendir("/proc")) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		errno = 0;
+		v = strtol(d->d_name, &end, 10);
+		if (errno == 0 && end != d->d_name && *end == '\0' && v > 0 &&
+		    proc_stat((pid_t)v, &ppid, &state) == 0 && ppid == pid)
+			fn((pid_t)v, arg);
+	}
+	closedir(dir);
+}
+
+/* --- the keeper ------------------------------------------------------------ */
+
+/* A child's exit status or signal, for its keeper to end the same way. */
+static void __attribute__((noreturn))
+proc_keeper_exit(int st)
+{
+	if (WIFSIGNALED(st)) {
+		struct rlimit no_core = { 0, 0 };
+		sigset_t one;
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(WTERMSIG(st), SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, WTERMSIG(st));
+		kill(getpid(), WTERMSIG(st));
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		_exit(128 + WTERMSIG(st));
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+/* Close every descriptor but a and b. */
+static void
+proc_close_except(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 0)
+		close_range(0, (unsigned)lo - 1, 0);
+	if (hi > lo + 1)
+		close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+	close_range((unsigned)hi + 1, ~0U, 0);
+}
+
+/*
+ * A signal on its way down a tree: each process below the keeper gets sig
+ * once, a parent before its children (so that nothing forks again after a
+ * SIGKILL).  Other signals reach the keeper's process group at once first
+ * (kill 0): a shell must not see its child end of SIGTERM and go on before
+ * its own SIGTERM comes; the walk then skips the group.
+ */
+struct proc_tree {
+	int	sig;
+	int	depth;
+	int	sent;
+};
+
+static void
+proc_tree_visit(pid_t pid, void *arg)
+{
+	struct proc_tree *t = arg;
+
+	if ((t->sig == SIGKILL || getpgid(pid) != getpgrp()) && kill(pid, t->sig) == 0)
+		t->sent++;
+	if (t->depth < 64) {
+		t->depth++;
+		proc_each_child(pid, proc_tree_visit, t);
+		t->depth--;
+	}
+}
+
+/*
+ * SIGKILL everything below the keeper and reap it, until nothing is left
+ * (what a killed process had comes back to the keeper, the subreaper, and
+ * is killed on the next pass).  The child's status goes to *st when it is
+ * reaped here.  Returns how many processes were killed.
+ */
 static int
-proc_spawn_fork(const struct proc_spec *s, struct proc_pipes *pp, char **env,
+proc_keeper_end(pid_t child, int *st)
+{
+	int killed = 0, s;
+	pid_t w;
+
+	for (;;) {
+		struct proc_tree t = { SIGKILL, 0, 0 };
+
+		proc_each_child(getpid(), proc_tree_visit, &t);
+		killed += t.sent;
+		w = waitpid(-1, &s, 0);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			return killed;
+		if (w == child)
+			*st = s;
+		while ((w = waitpid(-1, &s, WNOHANG)) > 0)
+			if (w == child)
+				*st = s;
+	}
+}
+
+/* tandem ended while the child ran: say so, durably, where the caller asked. */
+static void
+proc_keeper_note(const char *path, int killed)
+{
+	char line[128];
+	int fd, n;
+
+	if (path == NULL)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd == -1)
+		return;
+	n = snprintf(line, sizeof line, "tandem ended while it ran; its keeper killed %d "
+	    "process%s\n", killed, killed == 1 ? "" : "es");
+	if (n > 0 && (size_t)n < sizeof line)
+		(void)!write(fd, line, (size_t)n);
+	(void)fsync(fd);
+	close(fd);
+}
+
+/*
+ * The keeper's loop: it waits for the child, the orphans it adopts, a
+ * signal from tandem to pass on, and the end of the life pipe.  When the
+ * child ends, what it left gets PROC_LINGER_MS to end by itself; then the
+ * keeper kills the rest and ends as the child did.
+ */
+static void __attribute__((noreturn))
+proc_keeper_loop(pid_t child, int sfd, const char *note)
+{
+	int64_t until = 0;
+	int st = 0, s;
+	bool done = false;
+	pid_t w;
+
+	for (;;) {
+		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { proc_life[0], POLLIN, 0 } };
+		struct signalfd_siginfo si;
+		int timeout = -1;
+
+		if (done) {
+			int64_t left = until - ev_now_ms();
+
+			if (left <= 0)
+				break;
+			timeout = (int)left;
+		}
+		if (poll(pf, 2, timeout) == -1 && errno != EINTR)
+			break;
+		if (pf[1].revents != 0) {
+			/* No writer is left: tandem is gone, whatever ended it. */
+			int killed = proc_keeper_end(child, &st);
+
+			if (!done)
+				proc_keeper_note(note, killed);
+			proc_keeper_exit(st);
+		}
+		if ((pf[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si &&
+		    si.ssi_signo != SIGCHLD && (pid_t)si.ssi_pid == proc_parent) {
+			/* Only tandem's signals are orders; the child's own `kill 0` reaches it as well. */
+			struct proc_tree t = { (int)si.ssi_signo, 0, 0 };
+
+			if (t.sig == PROC_KEEPER_KILL)
+				break;
+			/* The keeper gets its own copy too, blocked, from itself: ignored above. */
+			kill(0, t.sig);
+			proc_each_child(getpid(), proc_tree_visit, &t);
+		}
+		while ((w = waitpid(-1, &s, WNOHANG)) > 0)
+			if (w == child) {
+				st = s;
+				done = true;
+				until = ev_now_ms() + PROC_LINGER_MS;
+			}
+		if (done && w == -1 && errno == ECHILD)
+			proc_keeper_exit(st);
+	}
+	(void)proc_keeper_end(child, &st);
+	proc_keeper_exit(st);
+}
+
+void
+proc_keeper_reexec(void)
+{
+	proc_reexec = true;
+}
+
+/*
+ * In the keeper, once the child runs: tandem executed again as the keeper
+ * alone, so that a long-lived keeper does not hold a copy of tandem's
+ * memory.  The subreaper mark, the blocked signals (pending ones too) and
+ * the children stay across the exec.  Returns when it cannot be done: the
+ * keeper then goes on as it is.
+ */
+static void
+proc_keeper_exec(pid_t child, int sfd, const char *note, bool long_lived)
+{
+	char nums[4][24];
+	long v[4] = { (long)child, sfd, proc_life[0], (long)proc_parent };
+	const char *argv[8] = { "tandem", PROC_KEEPER_ARG };
+	char *envp[] = { NULL };
+	int i, n;
+
+	if (!proc_reexec || !long_lived)
+		return;
+	for (i = 0; i < 4; i++) {
+		n = snprintf(nums[i], sizeof nums[i], "%ld", v[i]);
+		if (n < 0 || (size_t)n >= sizeof nums[i])
+			return;
+		argv[2 + i] = nums[i];
+	}
+	argv[6] = note;
+	argv[7] = NULL;
+	if (fcntl(sfd, F_SETFD, 0) == -1 || fcntl(proc_life[0], F_SETFD, 0) == -1)
+		return;
+	execve("/proc/self/exe", (char *const *)argv, envp);
+}
+
+void
+proc_keeper_main(int argc, char **argv)
+{
+	long v[4];
+	char *end;
+	int i;
+
+	if (argc < 6)
+		_exit(127);
+	for (i = 0; i < 4; i++) {
+		errno = 0;
+		v[i] = strtol(argv[2 + i], &end, 10);
+		if (errno != 0 || end == argv[2 + i] || *end != '\0' || v[i] <= 0)
+			_exit(127);
+	}
+	proc_life[0] = (int)v[2];
+	proc_parent = (pid_t)v[3];
+	/* The exec made it dumpable again: a command must not trace its keeper. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	proc_keeper_loop((pid_t)v[0], (int)v[1], argc > 6 ? argv[6] : NULL);
+}
+
+/*
+ * In the keeper, tandem's fork: the leader of a new session, the child
+ * subreaper of everything below, which starts the child (posix_spawn when
+ * it can) and then holds only the life pipe and its signals.
+ */
+static void __attribute__((noreturn))
+proc_keeper(const struct proc_spec *s, struct proc_pipes *pp, char **env, int report)
+{
+	struct buf err = BUF_INIT(PROC_REPORT_MAX);
+	sigset_t all;
+	pid_t child;
+	int sfd;
+
+	proc_report_fd = report;
+	proc_life_atfork_child();
+	setsid();
+	/* Nobody's to read or trace: a forked keeper holds a copy of tandem's memory. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	signal(SIGCHLD, SIG_DFL);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1 ||
+	    (sfd = signalfd(-1, &all, SFD_CLOEXEC)) == -1)
+		proc_child_fail("cannot start the keeper of the child");
+	if (s->pre_exec == NULL && s->main == NULL) {
+		if (proc_spawn_posix(s, pp, env, &child, &err) == -1)
+			proc_child_fail(buf_cstr(&err));
+	} else if ((child = fork()) == -1) {
+		proc_child_fail("cannot fork");
+	} else if (child == 0) {
+		close(sfd);
+		close(proc_life[0]);
+		/* The child's own again: the sandbox writes its /proc/self/uid_map. */
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		proc_child(s, pp, env, report);
+	}
+	/* Nothing of the child's streams, of the report pipe or of tandem's stays open here. */
+	proc_close_except(sfd, proc_life[0]);
+	proc_report_fd = -1;
+	proc_keeper_exec(child, sfd, s->ended_note, s->long_lived);
+	proc_keeper_loop(child, sfd, s->ended_note);
+}
+
+/*
+ * In every fork of tandem (the editor's, the demo's, a keeper): the write
+ * end goes at once, so that only tandem keeps the keepers waiting.
+ */
+static void
+proc_life_atfork_child(void)
+{
+	if (proc_life[1] != -1 && proc_life_owner != getpid()) {
+		close(proc_life[1]);
+		proc_life[1] = -1;
+	}
+}
+
+/* The life pipe, made once, off 0-2; -1 with err when it cannot be. */
+static int
+proc_life_open(struct buf *err)
+{
+	int p[2], i;
+
+	static bool atfork;
+
+	if (proc_life[0] != -1 && proc_life_owner == getpid())
+		return 0;
+	/* A fork of tandem that spawns on its own: its children live by it, not by tandem. */
+	if (proc_life[0] != -1) {
+		close(proc_life[0]);
+		if (proc_life[1] != -1)
+			close(proc_life[1]);
+		proc_life[0] = proc_life[1] = -1;
+	}
+	if (!atfork && pthread_atfork(NULL, NULL, proc_life_atfork_child) == 0)
+		atfork = true;
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < 2; i++)
+		if (p[i] <= 2) {
+			int hi = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+
+			close(p[i]);
+			p[i] = hi;
+		}
+	if (p[0] == -1 || p[1] == -1) {
+		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
+		if (p[0] != -1)
+			close(p[0]);
+		if (p[1] != -1)
+			close(p[1]);
+		return -1;
+	}
+	proc_life[0] = p[0];
+	proc_life[1] = p[1];
+	proc_life_owner = getpid();
+	return 0;
+}
+
+static int
+proc_spawn_kept(const struct proc_spec *s, struct proc_pipes *pp, char **env,
     pid_t *pidp, struct buf *err)
 {
 	char msg[PROC_REPORT_MAX + 1];
@@ -344,6 +780,8 @@ proc_spawn_fork(const struct proc_spec *s, struct proc_pipes *pp, char **env,
 	int r[2];
 	pid_t pid;
 
+	if (proc_life_open(err) == -1)
+		return -1;
 	if (pipe2(r, O_CLOEXEC) == -1) {
 		buf_printf(err, "cannot create a pipe: %s", strerror(errno));
 		return -1;
@@ -358,7 +796,7 @@ proc_spawn_fork(const struct proc_spec *s, struct proc_pipes *pp, char **env,
 	}
 	if (pid == 0) {
 		close(r[0]);
-		proc_child(s, pp, env, r[1]);
+		proc_keeper(s, pp, env, r[1]);
 	}
 	close(r[1]);
 	/* Until the exec (or main) the child may still fail: wait for its word. */
@@ -403,10 +841,7 @@ proc_spawn(const struct proc_spec *s, struct proc *p, struct buf *err)
 	if (proc_pipes_open(s, &pp, err) == -1)
 		return -1;
 	env = proc_env_build(s);
-	if (s->pre_exec == NULL && s->main == NULL && s->pdeathsig == 0)
-		rc = proc_spawn_posix(s, &pp, env, &pid, err);
-	else
-		rc = proc_spawn_fork(s, &pp, env, &pid, err);
+	rc = proc_spawn_kept(s, &pp, env, &pid, err);
 	free(env);
 	proc_pipes_close(&pp, rc == -1);
 	if (rc == -1)
@@ -510,71 +945,28 @@ proc_sweep_one(pid_t pid, const char *tag)
 	return 1;
 }
 
-/* Each pid in a /proc/.../children list; -1 when the kernel has no such list. */
-static int
-proc_sweep_children(const char *path, const char *tag)
-{
-	char buf[8192], *p, *end;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ended = 0;
-	ssize_t n, got = 0;
-	long v;
+/* What one sweep is after, and how many it ended. */
+struct proc_sweep {
+	const char	*tag;
+	int		 ended;
+};
 
-	if (fd == -1)
-		return -1;
-	while (got < (ssize_t)sizeof buf - 1 &&
-	    ((n = read(fd, buf + got, sizeof buf - 1 - (size_t)got)) > 0 || (n == -1 && errno == EINTR)))
-		got += n > 0 ? n : 0;
-	close(fd);
-	buf[got] = '\0';
-	for (p = buf; *p != '\0'; p = end) {
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (errno != 0 || end == p)
-			break;
-		if (v > 0)
-			ended += proc_sweep_one((pid_t)v, tag);
-	}
-	return ended;
+static void
+proc_sweep_visit(pid_t pid, void *arg)
+{
+	struct proc_sweep *w = arg;
+
+	w->ended += proc_sweep_one(pid, w->tag);
 }
 
-/*
- * One pass over tandem's children; how many it ended.  The kernel's list of
- * each thread's children when it has one, else every process in /proc.
- */
+/* One pass over tandem's children; how many it ended. */
 static int
 proc_sweep_pass(const char *tag)
 {
-	char path[128], *end;
-	struct dirent *d;
-	DIR *dir;
-	int ended = 0, r, n;
-	long v;
+	struct proc_sweep w = { tag, 0 };
 
-	if ((dir = opendir("/proc/self/task")) != NULL) {
-		r = 0;
-		while (r != -1 && (d = readdir(dir)) != NULL) {
-			if (d->d_name[0] == '.')
-				continue;
-			n = snprintf(path, sizeof path, "/proc/self/task/%s/children", d->d_name);
-			if (n < 0 || (size_t)n >= sizeof path)
-				continue;
-			if ((r = proc_sweep_children(path, tag)) > 0)
-				ended += r;
-		}
-		closedir(dir);
-		if (r != -1)
-			return ended;
-	}
-	if ((dir = opendir("/proc")) == NULL)
-		return ended;
-	while ((d = readdir(dir)) != NULL) {
-		errno = 0;
-		v = strtol(d->d_name, &end, 10);
-		if (errno == 0 && end != d->d_name && *end == '\0' && v > 0)
-			ended += proc_sweep_one((pid_t)v, tag);
-	}
-	closedir(dir);
-	return ended;
+	proc_each_child(getpid(), proc_sweep_visit, &w);
+	return w.ended;
 }
 
 int

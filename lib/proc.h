@@ -15,10 +15,18 @@
  * needed; fork and exec otherwise, with any failure before the exec sent
  * back to the parent as one sentence.
  *
- * It also owns ending: proc_kill signals the child's whole process group,
- * and proc_sweep ends what a command left behind after it exited (tandem is
- * the child subreaper, so an orphan, setsid or double-forked, comes back to
- * tandem instead of to init).  Reaping the child itself stays the caller's
+ * It also owns ending.  Every child has a keeper: tandem forks it, it leads
+ * the child's session, is the child subreaper of everything below (an
+ * orphan that called setsid or double-forked comes back to it, not to
+ * init) and starts the child.  The pid proc_spawn gives is the keeper's;
+ * it ends as the child did, once the child has ended and what the child
+ * left has ended too (after PROC_LINGER_MS it kills the rest).  It holds
+ * the read end of a pipe only tandem writes to: when tandem ends, by
+ * SIGKILL too, it reads EOF and kills the whole tree, so nothing tandem
+ * started outlives it by more than a moment.  proc_kill asks the keeper to
+ * pass a signal to the whole tree.  proc_sweep ends what a command left
+ * behind that came back to tandem (tandem is also a subreaper, for a
+ * keeper killed from outside).  Reaping the keeper stays the caller's
  * (through ev_child_add); proc_forget tells proc it was reaped.
  *
  * And the parent's side of a running child on the loop (struct proc_watch):
@@ -68,7 +76,10 @@ struct proc_spec {
 	const char *const *env_unset;	/* names to remove, NULL-ended */
 	proc_hook_fn	*pre_exec;
 	proc_main_fn	*main;
-	int		 pdeathsig;	/* sent to the child when tandem dies (a server); 0: none */
+	const char	*ended_note;	/* created by the keeper when it killed the child because
+					   tandem ended (for a resume to tell); NULL: none */
+	bool		 long_lived;	/* a background shell, a server: its keeper drops its
+					   copy of tandem's memory (proc_keeper_reexec) */
 	void		*arg;		/* for pre_exec and main */
 };
 
@@ -83,7 +94,10 @@ struct proc {
  * err filled, nothing left open and no child left behind.
  */
 int	proc_spawn(const struct proc_spec *spec, struct proc *p, struct buf *err);
-/* Send sig to the child's whole process group (and to the child itself). */
+/*
+ * Send sig to everything below the keeper pid (the child, its group, and
+ * what left the group); SIGKILL also ends the keeper, once all is reaped.
+ */
 void	proc_kill(pid_t pid, int sig);
 /* The caller reaped pid: it is no longer one of proc's children. */
 void	proc_forget(pid_t pid);
@@ -133,6 +147,20 @@ void	proc_watch_close(struct ev_loop *loop, struct proc_watch *w);
 void	proc_watch_exit(struct proc_watch *w, int status);
 /* Exited, and its pipe is over: nothing more will come from it. */
 bool	proc_watch_done(const struct proc_watch *w);
+
+/*
+ * The keepers of long-lived children drop their copy of tandem's memory
+ * (which would otherwise stay, page by page, as tandem changes its own):
+ * once the child is started, such a keeper executes tandem again
+ * (/proc/self/exe) with PROC_KEEPER_ARG, and main hands that to
+ * proc_keeper_main before anything else.  A short command's keeper does
+ * not: the exec would delay its end by a few milliseconds.  Without the
+ * call (the unit tests) every keeper goes on in the forked copy.
+ */
+#define PROC_KEEPER_ARG	"--tandem-internal-keeper"
+void	proc_keeper_reexec(void);
+/* The keeper, in the program executed again: never returns. */
+void	proc_keeper_main(int argc, char **argv) __attribute__((noreturn));
 
 /*
  * Make tandem the subreaper of everything it starts (once; later calls do

@@ -228,56 +228,160 @@ T_TEST(kill_reaches_the_group)
 	buf_release(&out);
 }
 
-T_TEST(sweep_ends_orphans)
+/* Poll up to 5 s for pid to be gone (a zombie of ours is reaped on the way). */
+static bool
+gone_soon(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		(void)waitpid(pid, NULL, WNOHANG);
+		if (kill(pid, 0) == -1)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+T_TEST(the_keeper_ends_what_the_command_left)
 {
 	struct buf out = BUF_INIT(65536), err = BUF_INIT(1024);
-	const char *set[] = { "PROC_TAG=42", NULL };
-	struct proc_spec spec = { .out = PROC_IO_PIPE, .env_set = set };
+	struct proc_spec spec = { .out = PROC_IO_PIPE };
 	long pid = 0;
 
-	T_EQ_INT(proc_subreaper(), 0);
-	/* A daemon: setsid, double fork, its output elsewhere. */
-	run_sh("(setsid sleep 30 >/dev/null 2>&1 & echo $!) ", &spec, &out, &err);
+	/* A daemon: setsid, double fork, no environment, its output elsewhere. */
+	run_sh("(setsid env -i sleep 30 >/dev/null 2>&1 & echo $!) ", &spec, &out, &err);
 	T_EQ_INT(sscanf(buf_cstr(&out), "%ld", &pid), 1);
-	usleep(50000);
-	T_EQ_INT(kill((pid_t)pid, 0), 0);		/* it outlived its command */
-	T_EQ_INT(proc_sweep("PROC_TAG=41"), 0);		/* not this command's */
-	T_EQ_INT(proc_sweep("PROC_TAG=42"), 1);
-	T_EQ_INT(kill((pid_t)pid, 0), -1);		/* gone, and reaped */
+	/* The keeper was reaped: it had killed and reaped the daemon first. */
+	T_EQ_INT(kill((pid_t)pid, 0), -1);
 	buf_release(&out);
 	buf_release(&err);
 }
 
-/* A server's child dies with tandem: the middle process stands in for tandem here. */
-T_TEST(pdeathsig_ends_the_child_with_its_parent)
+T_TEST(sweep_ends_orphans)
+{
+	struct buf err = BUF_INIT(1024);
+	const char *set[] = { "PROC_TAG=42", NULL };
+	const char *argv[] = { "/bin/sh", "-c", "setsid sleep 30 >/dev/null 2>&1 & echo $!; exec sleep 30", NULL };
+	struct proc_spec spec = { .argv = argv, .out = PROC_IO_PIPE, .env_set = set };
+	struct proc p;
+	char line[64] = "";
+	long pid = 0;
+	int i;
+
+	T_EQ_INT(proc_subreaper(), 0);
+	T_EQ_INT(proc_spawn(&spec, &p, &err), 0);
+	for (i = 0; i < 500 && read(p.out, line, sizeof line - 1) <= 0; i++)
+		usleep(10000);
+	T_EQ_INT(sscanf(line, "%ld", &pid), 1);
+	/* Its keeper killed from outside: what it held comes back to us, the subreaper. */
+	kill(p.pid, SIGKILL);
+	waitpid(p.pid, NULL, 0);
+	proc_forget(p.pid);
+	for (i = 0; i < 500 && proc_sweep("PROC_TAG=41") == 0; i++) {
+		pid_t ppid = 0;
+		char path[64], buf[512], *rp;
+		FILE *f;
+
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if ((f = fopen(path, "r")) == NULL)
+			break;
+		if (fgets(buf, sizeof buf, f) != NULL && (rp = strrchr(buf, ')')) != NULL)
+			ppid = (pid_t)strtol(rp + 4, NULL, 10);
+		fclose(f);
+		if (ppid == getpid())
+			break;
+		usleep(10000);
+	}
+	T_EQ_INT(kill((pid_t)pid, 0), 0);		/* not PROC_TAG=41's */
+	T_OK(proc_sweep("PROC_TAG=42") >= 1);
+	T_EQ_INT(kill((pid_t)pid, 0), -1);		/* gone, and reaped */
+	/* The command's own sleep, orphaned too. */
+	(void)proc_sweep("PROC_TAG=42");
+	close(p.out);
+	buf_release(&err);
+}
+
+/* Everything a child started dies with tandem: the middle process stands in for tandem. */
+T_TEST(the_keeper_ends_the_tree_when_tandem_dies)
 {
 	int p[2];
 	pid_t mid;
-	long pid = 0;
-	char line[64] = "";
+	long pid = 0, keeper = 0;
+	char line[128] = "";
+	int i;
 
 	T_EQ_INT(pipe(p), 0);
 	mid = fork();
 	if (mid == 0) {
-		const char *argv[] = { "/bin/sleep", "30", NULL };
-		struct proc_spec spec = { .argv = argv, .pdeathsig = SIGKILL };
+		/* A grandchild that left the session and the environment, and holds no pipe. */
+		const char *argv[] = { "/bin/sh", "-c",
+		    "setsid env -i sleep 30 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 30", NULL };
+		struct proc_spec spec = { .argv = argv, .out = PROC_IO_PIPE };
 		struct buf err = BUF_INIT(1024);
+		char got[64] = "";
 		struct proc c;
 
 		close(p[0]);
 		if (proc_spawn(&spec, &c, &err) == -1)
 			_exit(1);
-		dprintf(p[1], "%ld\n", (long)c.pid);
+		for (i = 0; i < 500 && read(c.out, got, sizeof got - 1) <= 0; i++)
+			usleep(10000);
+		dprintf(p[1], "%ld %s", (long)c.pid, got);
+		/* Dies without a word, as with SIGKILL. */
 		_exit(0);
 	}
 	close(p[1]);
 	T_OK(read(p[0], line, sizeof line - 1) > 0);
 	close(p[0]);
 	waitpid(mid, NULL, 0);
+	T_EQ_INT(sscanf(line, "%ld %ld", &keeper, &pid), 2);
+	T_OK(gone_soon((pid_t)pid));
+	T_OK(gone_soon((pid_t)keeper));
+}
+
+/* The keeper ends as its child did: its exit status, or its signal. */
+T_TEST(the_keeper_ends_as_the_child_did)
+{
+	struct buf out = BUF_INIT(4096), err = BUF_INIT(1024);
+	struct proc_spec spec = { .out = PROC_IO_PIPE };
+	int st;
+
+	st = run_sh("exit 3", &spec, &out, &err);
+	T_OK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	st = run_sh("kill -TERM $$", &spec, &out, &err);
+	T_OK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	spec.pre_exec = hook_marks;	/* the fork path too */
+	st = run_sh("exit 5", &spec, &out, &err);
+	T_OK(WIFEXITED(st) && WEXITSTATUS(st) == 5);
+	T_EQ_INT(proc_alive(), 0);
+	buf_release(&out);
+	buf_release(&err);
+}
+
+/* proc_kill's SIGKILL reaches what left the group, and the keeper ends as the child did. */
+T_TEST(kill_reaches_what_left_the_group)
+{
+	struct buf err = BUF_INIT(1024);
+	const char *argv[] = { "/bin/sh", "-c",
+	    "setsid sh -c 'exec sleep 30' & echo $!; exec sleep 30", NULL };
+	struct proc_spec spec = { .argv = argv, .out = PROC_IO_PIPE };
+	struct proc p;
+	char line[64] = "";
+	long pid = 0;
+	int st = 0, i;
+
+	T_EQ_INT(proc_spawn(&spec, &p, &err), 0);
+	for (i = 0; i < 500 && read(p.out, line, sizeof line - 1) <= 0; i++)
+		usleep(10000);
 	T_EQ_INT(sscanf(line, "%ld", &pid), 1);
-	usleep(100000);
-	/* Gone (or a zombie of our subreaper, reaped here). */
-	T_OK(kill((pid_t)pid, 0) == -1 || waitpid((pid_t)pid, NULL, WNOHANG) == (pid_t)pid);
+	proc_kill(p.pid, SIGKILL);
+	waitpid(p.pid, &st, 0);
+	proc_forget(p.pid);
+	T_OK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	T_EQ_INT(kill((pid_t)pid, 0), -1);
+	close(p.out);
+	buf_release(&err);
 }
 
 /* A shell whose stdout is a pipe the test watches (pid 0 when it did not start). */
@@ -530,8 +634,11 @@ main(void)
 	T_RUN(session_and_signals_posix_spawn);
 	T_RUN(session_and_signals_fork);
 	T_RUN(kill_reaches_the_group);
+	T_RUN(the_keeper_ends_what_the_command_left);
 	T_RUN(sweep_ends_orphans);
-	T_RUN(pdeathsig_ends_the_child_with_its_parent);
+	T_RUN(the_keeper_ends_the_tree_when_tandem_dies);
+	T_RUN(kill_reaches_what_left_the_group);
+	T_RUN(the_keeper_ends_as_the_child_did);
 	T_RUN(drain_reads_to_eof_then_the_exit);
 	T_RUN(drain_returns_when_the_pipe_would_block);
 	T_RUN(drain_yields_after_a_full_chunk);

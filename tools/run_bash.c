@@ -69,7 +69,8 @@ bash_spawn(const char *dir, const char *command, const struct bash_spawn_opts *o
 		spec.env_unset = o->env_unset;
 		spec.pre_exec = o->pre_exec;
 		spec.arg = o->arg;
-		spec.pdeathsig = o->pdeathsig;
+		spec.ended_note = o->ended_note;
+		spec.long_lived = o->long_lived;
 	}
 	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;
@@ -89,11 +90,31 @@ bash_timeout_ms(const cJSON *input)
 	return (int)t;
 }
 
+/* "bash-" and the safe characters of the call's id, for the files of one call. */
+static void
+bash_file_stem(struct buf *name, const char *call_id)
+{
+	size_t start = name->len;
+	const char *p;
+
+	buf_puts(name, "bash-");
+	for (p = call_id != NULL ? call_id : "call"; *p != '\0' && name->len - start < 100; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
+			buf_putc(name, *p);
+}
+
+void
+bash_note_name(struct buf *name, const char *call_id)
+{
+	bash_file_stem(name, call_id);
+	buf_puts(name, ".ended");
+}
+
 void
 bash_capture_init(struct bash_capture *c, const char *spill_dir, const char *call_id)
 {
 	struct buf name = BUF_INIT(256);
-	const char *p;
 
 	memset(c, 0, sizeof *c);
 	buf_init(&c->head, HALF);
@@ -101,12 +122,7 @@ bash_capture_init(struct bash_capture *c, const char *spill_dir, const char *cal
 	c->spill_fd = -1;
 	c->spill_dir = spill_dir;
 	buf_init(&c->spill_redact.hold, BUF_NOLIMIT);
-	buf_puts(&name, "bash-");
-	/* Keep only safe characters of the id in the file name. */
-	for (p = call_id != NULL ? call_id : "call"; *p != '\0' && name.len < 100; p++)
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
-			buf_putc(&name, *p);
+	bash_file_stem(&name, call_id);
 	buf_puts(&name, ".log");
 	c->spill_name = buf_detach(&name, NULL);
 }

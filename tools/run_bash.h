@@ -31,7 +31,8 @@ struct bash_spawn_opts {
 	const char *const *env_set;	/* "NAME=value", NULL-ended */
 	const char *const *env_unset;	/* names, NULL-ended */
 	proc_hook_fn	*pre_exec;	/* the sandbox, in the child */
-	int		 pdeathsig;	/* a background shell: dies with tandem */
+	const char	*ended_note;	/* created if tandem ends while it runs (proc.h) */
+	bool		 long_lived;	/* a background shell (proc.h) */
 	void		*arg;
 };
 
@@ -41,6 +42,11 @@ struct bash_spawn_opts {
  * close-on-exec) goes to *outfd).  o may be NULL.  Returns the pid, or -1
  * with err filled.
  */
+/*
+ * Append the name (no directory) of the note a command's keeper leaves in
+ * the session's directory when tandem ends while call_id's command runs.
+ */
+void	bash_note_name(struct buf *name, const char *call_id);
 pid_t	bash_spawn(const char *dir, const char *command, const struct bash_spawn_opts *o,
 	    int *outfd, struct buf *err);
 

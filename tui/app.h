@@ -209,6 +209,7 @@ struct app {
 	WINDOW			*keywin;	/* read from, never drawn: getch must not repaint */
 	int64_t			 ctrl_c_at;
 	bool			 quit;
+	int			 end_signal;	/* SIGTERM or SIGHUP ended it; 0: the user did */
 	int			 status_code;
 	struct tui_stats	*stats;
 	struct bang		 bang;		/* a "!command" (bang.h) */

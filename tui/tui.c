@@ -303,10 +303,12 @@ tui_on_signal(struct ev_loop *loop, int signo, void *arg)
 {
 	struct app *a = arg;
 
-	if (signo == SIGWINCH || signo == SIGCONT)
+	if (signo == SIGWINCH || signo == SIGCONT) {
 		app_resize(a);
-	else
-		app_quit(a);
+		return;
+	}
+	a->end_signal = signo;
+	app_quit(a);
 }
 
 /* ---- what keys and commands ask for ---- */
@@ -613,6 +615,22 @@ tui_trust_ask(struct app *a)
 	return true;
 }
 
+/*
+ * Ended by a signal (a closed terminal, a kill): where the session can be
+ * picked up, on stderr, for whoever still reads it.
+ */
+static void
+tui_resume_hint(const struct app *a)
+{
+	const char *dir, *id;
+
+	if (a->end_signal == 0 || a->agent == NULL || a->be->session_dir == NULL ||
+	    (dir = a->be->session_dir(a->agent)) == NULL || (id = strrchr(dir, '/')) == NULL)
+		return;
+	fprintf(stderr, "tandem: ended by %s; resume with: tandem --resume %s\n",
+	    a->end_signal == SIGHUP ? "SIGHUP" : "SIGTERM", id + 1);
+}
+
 static const int tui_signals[] = { SIGWINCH, SIGCONT, SIGTERM, SIGHUP };
 
 int
@@ -670,6 +688,7 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 		tr_print(a->tr, stdout);
 		fflush(stdout);
 	}
+	tui_resume_hint(a);
 	status = a->status_code;
 	tui_free(a);
 	return status;

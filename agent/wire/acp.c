@@ -1002,6 +1002,8 @@ acp_run(struct ev_loop *loop, struct config *base)
 	signal(SIGPIPE, SIG_IGN);
 	ev_signal_add(loop, SIGINT, acp_on_signal, p);
 	ev_signal_add(loop, SIGTERM, acp_on_signal, p);
+	/* The client gone with its terminal: an orderly end, as SIGTERM. */
+	ev_signal_add(loop, SIGHUP, acp_on_signal, p);
 	while (!p->eof)
 		if (ev_run_once(loop, -1) == -1)
 			break;
@@ -1012,6 +1014,7 @@ acp_run(struct ev_loop *loop, struct config *base)
 	wire_out_flush(p->out, ACP_FLUSH_MS);
 	ev_signal_del(loop, SIGINT);
 	ev_signal_del(loop, SIGTERM);
+	ev_signal_del(loop, SIGHUP);
 	acp_free(p);
 	return 0;
 }

@@ -135,6 +135,8 @@ headless_run(struct headless *h, struct agent *agent, const char *prompt)
 	h->agent = agent;
 	ev_signal_add(h->loop, SIGINT, headless_on_signal, h);
 	ev_signal_add(h->loop, SIGTERM, headless_on_signal, h);
+	/* A closed terminal or a dropped ssh ends the run as SIGTERM does. */
+	ev_signal_add(h->loop, SIGHUP, headless_on_signal, h);
 	signal(SIGPIPE, SIG_IGN);
 	if (agent_submit(agent, prompt) == -1) {
 		fputs("tandem: a turn is already running\n", stderr);
@@ -145,6 +147,7 @@ headless_run(struct headless *h, struct agent *agent, const char *prompt)
 			break;
 	ev_signal_del(h->loop, SIGINT);
 	ev_signal_del(h->loop, SIGTERM);
+	ev_signal_del(h->loop, SIGHUP);
 	if (h->interrupted)
 		return 130;
 	return h->failed ? 1 : 0;

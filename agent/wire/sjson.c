@@ -1128,6 +1128,8 @@ sjson_run(struct sjson *s, struct agent *agent, const char *prompt)
 	s->agent = agent;
 	ev_signal_add(s->loop, SIGINT, sjson_on_signal, s);
 	ev_signal_add(s->loop, SIGTERM, sjson_on_signal, s);
+	/* A closed terminal or a dropped ssh ends the run as SIGTERM does. */
+	ev_signal_add(s->loop, SIGHUP, sjson_on_signal, s);
 	signal(SIGPIPE, SIG_IGN);
 	if (s->o.input_stream) {
 		s->in = wire_in_new(s->loop, s->o.in_fd, WIRE_LINE_MAX, sjson_line, sjson_too_long,
@@ -1150,6 +1152,7 @@ sjson_run(struct sjson *s, struct agent *agent, const char *prompt)
 	}
 	ev_signal_del(s->loop, SIGINT);
 	ev_signal_del(s->loop, SIGTERM);
+	ev_signal_del(s->loop, SIGHUP);
 	if (wire_out_flush(s->out, SJSON_FLUSH_MS) == -1)
 		fputs("tandem: the output could not be written in time; some lines were lost\n", stderr);
 	if (wire_out_lost(s->out) > 0)
