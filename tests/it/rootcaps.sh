@@ -17,6 +17,19 @@ export ANTHROPIC_API_KEY=sk-tandem-memprobe-5d1e0c7a9b
 cat >"$T/probe.py" <<'P'
 import os, re, sys
 pid, name = sys.argv[1], sys.argv[2]
+
+def parent(p):
+    return re.search(r"PPid:\s*(\d+)", open("/proc/%s/status" % p).read()).group(1)
+
+def comm(p):
+    return open("/proc/%s/comm" % p).read().strip()
+
+# "tandem": tandem itself, above the keepers (forks of tandem, so named tandem too) and shells.
+if pid == "tandem":
+    p = str(os.getppid())
+    while p != "1" and not (comm(p) == "tandem" and comm(parent(p)) != "tandem"):
+        p = parent(p)
+    pid = p
 key = os.environb.get(b"PROBE_KEY", b"")
 bnd = int(re.search(r"CapBnd:\s*([0-9a-f]+)", open("/proc/self/status").read()).group(1), 16)
 print(name, "ptrace-in-bounding" if bnd & (1 << 19) else "no-ptrace", "chown" if bnd & 1 else "no-chown")
@@ -41,7 +54,7 @@ except OSError as e:
 P
 # The key to look for reaches the probe by another name: tandem removes the API key from commands.
 export PROBE_KEY=$ANTHROPIC_API_KEY
-probe() { echo "python3 $T/probe.py \$PPID $1 >>$T/seen 2>&1"; }
+probe() { echo "python3 $T/probe.py tandem $1 >>$T/seen 2>&1"; }
 
 # The mock: a command, then a background shell, each probing its parent, tandem;
 # then a command that waits (up to 20 s) for the background one's word, since
@@ -56,10 +69,10 @@ mock_start "$(scenario caps <<J
 J
 )"
 mkdir -p "$XDG_CONFIG_HOME/tandem"
-# A hook's parent is tandem too; apiKeyHelper's is popen's shell, so it looks up its grandparent.
+# Each probe looks up tandem itself, above its keeper and any shell between.
 cat >"$T/helper.sh" <<H
 #!/bin/sh
-python3 $T/probe.py \$(awk '/^PPid/ {print \$2}' /proc/\$PPID/status) apiKeyHelper >>$T/seen 2>&1
+python3 $T/probe.py tandem apiKeyHelper >>$T/seen 2>&1
 echo $ANTHROPIC_API_KEY
 H
 chmod +x "$T/helper.sh"
