@@ -135,9 +135,10 @@ session_now(void)
 
 /*
  * The next number of the sequence that orders the sessions for -c: it only
- * grows, whatever the clock does: sessions/.seq under flock,
- * and never below what this session had.  A lost write (a crash) repeats
- * a number, and the tie falls back to the clock.
+ * grows, whatever the clock does: sessions/.seq under flock, and never
+ * below what this session had.  Its writes are checked like every other
+ * (a failure fails the session); what a crash loses repeats a number, and
+ * the tie falls back to the clock.  The number, or -1 with errno.
  */
 static double
 session_next_seq(const char *sessions, double own)
@@ -146,14 +147,16 @@ session_next_seq(const char *sessions, double own)
 	char text[32] = "";
 	double seq = own;
 	ssize_t n;
-	int fd;
+	int fd, e;
 
 	buf_printf(&path, "%s/.seq", sessions);
 	fd = open(buf_cstr(&path), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	buf_release(&path);
 	if (fd == -1)
-		return own + 1;
-	if (flock(fd, LOCK_EX) == 0 && (n = pread(fd, text, sizeof text - 1, 0)) > 0) {
+		return -1;
+	if (flock(fd, LOCK_EX) == -1)
+		goto fail;
+	if ((n = pread(fd, text, sizeof text - 1, 0)) > 0) {
 		char *end;
 		double v;
 
@@ -164,22 +167,35 @@ session_next_seq(const char *sessions, double own)
 	}
 	seq += 1;
 	n = snprintf(text, sizeof text, "%.0f\n", seq);
-	if (n > 0 && (size_t)n < sizeof text && pwrite(fd, text, (size_t)n, 0) == n)
-		(void)!ftruncate(fd, n);
-	close(fd);
+	if (n <= 0 || (size_t)n >= sizeof text) {
+		errno = EOVERFLOW;
+		goto fail;
+	}
+	if (pwrite(fd, text, (size_t)n, 0) != n || ftruncate(fd, n) == -1)
+		goto fail;
+	if (close(fd) == -1)
+		return -1;
 	return seq;
+fail:
+	e = errno != 0 ? errno : EIO;
+	close(fd);
+	errno = e;
+	return -1;
 }
 
-/* Give s the next number of the sequence (meta "seq"). */
-static void
+/* Give s the next number of the sequence (meta "seq"): 0, or -1 with errno. */
+static int
 session_bump_seq(struct session *s)
 {
 	char *sessions = xstrndup(s->dir, (size_t)(strrchr(s->dir, '/') - s->dir));
 	double seq = session_next_seq(sessions, json_num(s->meta, "seq", 0));
 
 	free(sessions);
+	if (seq < 0)
+		return -1;
 	cJSON_DeleteItemFromObjectCaseSensitive(s->meta, "seq");
 	cJSON_AddNumberToObject(s->meta, "seq", seq);
+	return 0;
 }
 
 static char *
@@ -601,7 +617,12 @@ session_create(const char *home, const char *root, const char *model,
 	cJSON_AddStringToObject(s->meta, "first_prompt", "");
 	cJSON_AddNumberToObject(s->meta, "turns", 0);
 	session_meta_seal(s, 0, 0);
-	session_bump_seq(s);
+	if (session_bump_seq(s) == -1) {
+		session_fail(s, ".seq", errno);
+		buf_puts(err, s->error);
+		session_close(s);
+		return NULL;
+	}
 	if (forked_from != NULL)
 		cJSON_AddStringToObject(s->meta, "forked_from", forked_from);
 	if (session_write_json(s->dir, "meta.json", s->meta, NULL) == -1) {
@@ -958,7 +979,8 @@ session_note_turn(struct session *s, int turn, const char *prompt)
 		return -1;
 	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "turns", cJSON_CreateNumber(turn));
 	cJSON_ReplaceItemInObjectCaseSensitive(s->meta, "updated", cJSON_CreateNumber(session_now()));
-	session_bump_seq(s);
+	if (session_bump_seq(s) == -1)
+		return session_fail(s, ".seq", errno);
 	if (prompt != NULL && json_str(s->meta, "first_prompt", "")[0] == '\0') {
 		char cut[201];
 
