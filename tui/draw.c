@@ -123,6 +123,9 @@ draw_cluster(const struct draw_roles *ro, WINDOW *w, const char *s, size_t n, in
 			}
 			return;
 		}
+		/* Curses draws one spacing character a cell: a joined emoji shows as its first. */
+		if (cp == UTF8_ZWJ)
+			break;
 		wc[k++] = (wchar_t)cp;
 	}
 	wc[k] = L'\0';

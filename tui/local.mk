@@ -89,6 +89,6 @@ TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 TUI_SCREEN_TESTS += tests/tui/bangsnap.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
-	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \
+	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl tests/tui/emoji.jsonl \
 	tests/tui/editor.jsonl
 EXTRA_DIST += scripts/gen-entities.py
