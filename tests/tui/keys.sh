@@ -34,7 +34,7 @@ tui_keys Enter
 tui_check "Enter takes the match" '^› first prompt *$'
 tui_keys C-u
 tui_keys '?'
-tui_check "? on an empty prompt lists the keys" 'Shift\+Tab +cycle the permission mode'
+tui_check "? on an empty prompt lists the keys" 'Shift\+Tab +cycle the mode: ask, accept-edits, plan'
 tui_type "/he"
 tui_keys Tab
 tui_check "Tab completes a slash command" '› /help *$'
