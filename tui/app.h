@@ -189,6 +189,7 @@ struct app {
 	int			 zoom;		/* -1 or a pane */
 	bool			 expand_all;
 	char			 cwd[PATH_MAX];
+	char			 session_id[64];	/* of the last session event */
 	int			 turn;		/* the newest turn seen */
 	bool			 local_busy;	/* a turn_start without its turn_end */
 
