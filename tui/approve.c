@@ -21,6 +21,7 @@
 #include "ev.h"
 #include "event.h"
 #include "json.h"
+#include "utf8.h"
 #include "visual.h"
 
 #define APPROVE_EDIT_MAX	(16 * 1024 * 1024)
@@ -370,8 +371,9 @@ approve_prompt(struct app *a, struct sline *out)
 		sline_adds(out, keys[i][1], ROLE_APPROVAL, 0);
 		sline_adds(out, "  ", ROLE_APPROVAL, 0);
 	}
-	/* Why it asks, where the width allows (the diff pane says it too). */
-	if (p->reason[0] != '\0') {
+	/* Why it asks, whole and where the width allows: never cut mid-word (the diff pane says it too). */
+	if (p->reason[0] != '\0' && sline_width(out) + 2 + utf8_width(p->reason, strlen(p->reason)) <=
+	    (size_t)(a->rect[PANE_APPROVAL].w > 0 ? a->rect[PANE_APPROVAL].w : 0)) {
 		sline_adds(out, "\xC2\xB7 ", ROLE_APPROVAL, 0);
 		sline_adds(out, p->reason, ROLE_APPROVAL, TA_ITALIC);
 	}
