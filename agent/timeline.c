@@ -49,6 +49,7 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "utf8.h"
 #include "wsnap.h"
 
 static int timeline_restore_file(struct agent *a, const char *path, const char *have, const char *want, bool force, struct buf *report);
@@ -72,9 +73,39 @@ timeline_has_records(struct agent *a, int turn)
 
 /* --- turns, rewind, redo, fork ------------------------------------------- */
 
+/*
+ * Who wrote a snapshot record, as the user knows it: a model's command by
+ * its first line ("run_bash: make test"), the user's own as theirs.
+ */
+static void
+timeline_who(struct agent *a, const cJSON *rec, struct buf *out)
+{
+	const char *id = json_str(rec, "id", ""), *by = json_str(rec, "by", "");
+	const cJSON *m, *b;
+
+	if (strcmp(by, "!command") == 0) {
+		buf_puts(out, "your ! command");
+		return;
+	}
+	cJSON_ArrayForEach(m, a->conv.messages)
+		cJSON_ArrayForEach(b, json_get(m, "content")) {
+			const char *cmd = json_str(json_get(b, "input"), "command", NULL);
+			size_t n;
+
+			if (strcmp(json_str(b, "type", ""), "tool_use") != 0 ||
+			    strcmp(json_str(b, "id", ""), id) != 0 || cmd == NULL)
+				continue;
+			n = strcspn(cmd, "\n");
+			buf_printf(out, "%s: %.*s%s", by, (int)(n > 60 ? utf8_floor(cmd, 60) : n), cmd,
+			    n > 60 || cmd[n] == '\n' ? "\xE2\x80\xA6" : "");
+			return;
+		}
+}
+
 cJSON *
 agent_turns(struct agent *a)
 {
+	struct buf who = BUF_INIT(4096);
 	cJSON *out = cJSON_CreateArray(), *cur = NULL, *m, *b, *f, *t;
 	int last = -1;
 
@@ -128,7 +159,9 @@ agent_turns(struct agent *a)
 		cJSON_ArrayForEach(f, session_files(a->session)) {
 			if (json_int(f, "turn", -1) != turn || json_bool(f, "undone", false))
 				continue;
-			wsnap_turn_add(cur, f);
+			timeline_who(a, f, &who);
+			wsnap_turn_add(cur, f, who.len > 0 ? buf_cstr(&who) : NULL);
+			buf_reset(&who);
 			cJSON_ArrayForEach(t, json_get(f, "files"))
 				cJSON_AddItemToArray(json_get(cur, "files"),
 				    cJSON_CreateString(json_str(t, "path", "")));
@@ -144,6 +177,7 @@ agent_turns(struct agent *a)
 			cJSON_AddNumberToObject(cur, "time", json_num(t, "time", 0));
 		}
 	}
+	buf_release(&who);
 	return out;
 }
 

@@ -166,10 +166,13 @@ bool		 wsnap_is_record(const cJSON *rec);
 int		 wsnap_restore(struct wsnap *, const cJSON *rec, bool undo, bool force,
 		    struct buf *report);
 
-/* Lines for the turn browser: what the command of rec changed, two-space indented. */
-void		 wsnap_describe(const cJSON *rec, struct buf *out);
+/*
+ * Lines for the turn browser: what the command of rec changed, two-space
+ * indented, under "who:" (the command as the user knows it; NULL: its kind).
+ */
+void		 wsnap_describe(const cJSON *rec, const char *who, struct buf *out);
 /* For agent_turns: rec's lines appended to turn's "changes" array (if rec is wsnap's). */
-void		 wsnap_turn_add(cJSON *turn, const cJSON *rec);
+void		 wsnap_turn_add(cJSON *turn, const cJSON *rec, const char *who);
 
 /* A note about the workspace (over the budget), or NULL. */
 const char	*wsnap_note(const struct wsnap *);

@@ -353,13 +353,16 @@ wsnap_verb_of(const cJSON *f)
 }
 
 void
-wsnap_describe(const cJSON *rec, struct buf *out)
+wsnap_describe(const cJSON *rec, const char *who, struct buf *out)
 {
 	const cJSON *f, *nt;
-	const char *id = json_str(rec, "id", "");
+	const char *by = json_str(rec, "by", "command");
 
-	buf_printf(out, "  %s %.*s%s:\n", json_str(rec, "by", "command"), 12, id,
-	    strlen(id) > 12 ? "\xE2\x80\xA6" : "");
+	/* Who wrote it, in the user's words: a call's id means nothing to them. */
+	if (who != NULL)
+		buf_printf(out, "  %s:\n", who);
+	else
+		buf_printf(out, "  %s:\n", strcmp(by, "!command") == 0 ? "your ! command" : by);
 	cJSON_ArrayForEach(f, json_get(rec, "files")) {
 		enum wsnap_verb v = wsnap_verb_of(f);
 		const char *kind = json_str(f, v == WV_DELETED ? "was" : "now", "");
@@ -381,7 +384,7 @@ wsnap_describe(const cJSON *rec, struct buf *out)
 }
 
 void
-wsnap_turn_add(cJSON *turn, const cJSON *rec)
+wsnap_turn_add(cJSON *turn, const cJSON *rec, const char *who)
 {
 	struct buf b = BUF_INIT(1 << 20);
 	cJSON *lines;
@@ -392,7 +395,7 @@ wsnap_turn_add(cJSON *turn, const cJSON *rec)
 	lines = json_get(turn, "changes");
 	if (lines == NULL)
 		lines = cJSON_AddArrayToObject(turn, "changes");
-	wsnap_describe(rec, &b);
+	wsnap_describe(rec, who, &b);
 	for (p = buf_cstr(&b); (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
 		char *line = xstrndup(p, (size_t)(nl - p));
 

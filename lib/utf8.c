@@ -201,18 +201,49 @@ utf8_cpwidth(uint32_t cp)
 }
 
 size_t
+utf8_cluster(const char *s, size_t n, int *width)
+{
+	uint32_t cp;
+	size_t len, l;
+	int w;
+
+	if (n == 0) {
+		*width = 0;
+		return 0;
+	}
+	len = utf8_decode(s, n, &cp);
+	w = utf8_cpwidth(cp);
+	*width = w < 0 ? 1 : w;
+	while (len < n) {
+		l = utf8_decode(s + len, n - len, &cp);
+		if (cp == UTF8_ZWJ && len + l < n) {
+			/* A joined sequence (a family, a profession) is one character. */
+			len += l;
+			len += utf8_decode(s + len, n - len, &cp);
+			continue;
+		}
+		if (utf8_cpwidth(cp) != 0 || cp == 0)
+			break;
+		len += l;
+	}
+	return len;
+}
+
+size_t
 utf8_width(const char *s, size_t n)
 {
 	size_t i = 0, w = 0;
 
 	while (i < n) {
-		uint32_t cp;
 		int cw;
+		uint32_t cp;
+		size_t l = utf8_cluster(s + i, n - i, &cw);
 
-		i += utf8_decode(s + i, n - i, &cp);
-		cw = utf8_cpwidth(cp);
-		if (cw > 0)
+		/* Controls count 0 here, as they always did. */
+		utf8_decode(s + i, n - i, &cp);
+		if (utf8_cpwidth(cp) > 0)
 			w += (size_t)cw;
+		i += l;
 	}
 	return w;
 }

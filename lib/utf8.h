@@ -48,7 +48,16 @@ bool	 utf8_is_control(uint32_t cp);
 int	 utf8_sanitize_term(struct buf *out, const char *s, size_t n, const char *keep);
 /* Terminal columns of one code point (wcwidth; -1 for controls). */
 int	 utf8_cpwidth(uint32_t cp);
-/* Columns of a string (controls count 0). */
+/* The zero width joiner, which makes one character of the two it stands between. */
+#define UTF8_ZWJ 0x200Du
+/*
+ * The length in bytes of the character cluster at s: a code point with the
+ * zero-width ones after it (combining marks, variation selectors), and
+ * what a zero width joiner joins to it (a joined emoji is one character).
+ * *width gets its columns: the first code point's (a control counts 1).
+ */
+size_t	 utf8_cluster(const char *s, size_t n, int *width);
+/* Columns of a string, cluster by cluster (controls count 0). */
 size_t	 utf8_width(const char *s, size_t n);
 
 #endif

@@ -167,6 +167,33 @@ T_TEST(shipped_themes_load)
 	theme_list_free(list, n);
 }
 
+/*
+ * WCAG AA for every shipped theme that has colors: text roles 4.5:1, the
+ * parts that are no text (borders, the code frame) 3:1, on the terminal
+ * colors the theme states.
+ */
+T_TEST(shipped_themes_have_contrast)
+{
+	static const char *const names[] = { "dark", "light", "solarized-dark", "high-contrast" };
+	char dir[4096], err[256];
+	size_t i;
+	int r;
+
+	snprintf(dir, sizeof dir, "%s/themes", getenv("top_srcdir") != NULL ? getenv("top_srcdir") : ".");
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		struct theme t;
+
+		T_EQ_INT(theme_load(dir, names[i], &t, err, sizeof err), 0);
+		for (r = 0; r < ROLE_COUNT; r++) {
+			double want = r == ROLE_BORDER || r == ROLE_CODE_FRAME ? 3.0 : 4.5;
+			double got = theme_contrast(&t, r);
+
+			if (got < want)
+				T_FAIL("%s: %s is %.2f:1, under %.1f:1", names[i], theme_role_name(r), got, want);
+		}
+	}
+}
+
 T_TEST(load_refuses_bad_names_and_missing_files)
 {
 	struct theme t;
@@ -260,6 +287,7 @@ main(void)
 	T_RUN(resolve_per_depth);
 	T_RUN(nearest_basic_color);
 	T_RUN(shipped_themes_load);
+	T_RUN(shipped_themes_have_contrast);
 	T_RUN(load_refuses_bad_names_and_missing_files);
 	T_RUN(malformed_file_on_disk_names_file_and_line);
 	T_RUN(glyph_sets_and_theme_lines);

@@ -80,6 +80,17 @@ T_TEST(width)
 	T_EQ_INT(utf8_width("abc", 3), 3);
 	T_EQ_INT(utf8_width("\xE4\xB8\xAD\xE6\x96\x87", 6), 4);	/* 中文: wide */
 	T_EQ_INT(utf8_width("e\xCC\x81", 3), 1);			/* e + combining acute */
+	/* A joined emoji (man, ZWJ, woman, ZWJ, girl) is one character of two columns. */
+	T_EQ_INT(utf8_width("\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7", 18), 2);
+	{
+		int w;
+
+		T_EQ_INT((int)utf8_cluster("\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9x", 12, &w), 11);
+		T_EQ_INT(w, 2);
+		/* A joiner at the end joins nothing and stays with what it follows. */
+		T_EQ_INT((int)utf8_cluster("a\xE2\x80\x8D", 4, &w), 4);
+		T_EQ_INT(w, 1);
+	}
 }
 
 int

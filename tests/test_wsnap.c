@@ -182,8 +182,8 @@ T_TEST(changes_are_named_by_kind)
 		cJSON *rec = as_record(ch);
 
 		cJSON_AddStringToObject(rec, "id", "toolu_1");
-		wsnap_describe(rec, &b);
-		T_CONTAINS(buf_cstr(&b), "  run_bash toolu_1:\n");
+		wsnap_describe(rec, NULL, &b);
+		T_CONTAINS(buf_cstr(&b), "  run_bash:\n");
 		T_CONTAINS(buf_cstr(&b), "    + new.txt  created\n");
 		T_CONTAINS(buf_cstr(&b), "    - gone.txt  deleted\n");
 		T_CONTAINS(buf_cstr(&b), "    + d/e/  created\n");

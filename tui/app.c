@@ -25,6 +25,31 @@ static const char *const app_mode_names[] = {
 	[PERM_ASK] = "ask", [PERM_ACCEPT_EDITS] = "accept-edits", [PERM_PLAN] = "plan", [PERM_YOLO] = "yolo",
 };
 
+/* What each mode means, in one line, for the notice a change gives. */
+static const char *const app_mode_whats[] = {
+	[PERM_ASK] = "every edit and command asks first",
+	[PERM_ACCEPT_EDITS] = "edits apply without asking; commands still ask",
+	[PERM_PLAN] = "read-only: the model explores and plans, nothing is changed",
+	[PERM_YOLO] = "every call runs without asking; only deny rules still stop one",
+};
+
+const char *
+app_mode_what(enum perm_mode m)
+{
+	return (unsigned)m < 4 ? app_mode_whats[m] : "";
+}
+
+void
+app_mode_change(struct app *a, enum perm_mode m)
+{
+	a->yolo_confirm = false;
+	if (a->agent != NULL)
+		a->be->set_mode(a->agent, m);
+	st_set_mode(&a->st, app_mode_name(a, a->agent != NULL ? a->be->mode(a->agent) : m));
+	app_notice(a, m == PERM_YOLO ? ROLE_WARNING : ROLE_DIM, "mode %s: %s",
+	    app_mode_name(a, m), app_mode_what(m));
+}
+
 const char *
 app_mode_name(const struct app *a, enum perm_mode m)
 {

@@ -168,6 +168,7 @@ struct app {
 	enum theme_depth	 depth;
 	bool			 no_color;
 	bool			 ascii_glyphs;	/* the locale is not UTF-8, or TERM=linux */
+	bool			 yolo_confirm;	/* /mode yolo waits for its y */
 	struct draw_roles	 roles;		/* each role's curses attributes and colour pair */
 
 	struct transcript	*tr;
@@ -188,6 +189,7 @@ struct app {
 	int			 zoom;		/* -1 or a pane */
 	bool			 expand_all;
 	char			 cwd[PATH_MAX];
+	char			 session_id[64];	/* of the last session event */
 	int			 turn;		/* the newest turn seen */
 	bool			 local_busy;	/* a turn_start without its turn_end */
 
@@ -236,6 +238,10 @@ void	 app_reset_view(struct app *);
 void	 app_set_hint(struct app *, bool sticky, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void	 app_tick_arm(struct app *);
 const char *app_mode_name(const struct app *, enum perm_mode);
+/* What a mode means, in one line. */
+const char *app_mode_what(enum perm_mode);
+/* Change to mode m, and say so in the transcript. */
+void	 app_mode_change(struct app *, enum perm_mode m);
 /* Give the terminal back (for $EDITOR or Ctrl+Z): no key is read nor frame painted until enter. */
 void	 app_screen_leave(struct app *);
 void	 app_screen_enter(struct app *);

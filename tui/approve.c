@@ -21,6 +21,7 @@
 #include "ev.h"
 #include "event.h"
 #include "json.h"
+#include "utf8.h"
 #include "visual.h"
 
 #define APPROVE_EDIT_MAX	(16 * 1024 * 1024)
@@ -316,6 +317,38 @@ approve_answer_at(struct app *a, size_t i, enum approval d, const char *reason, 
 	free(id);
 }
 
+/*
+ * "· reason" after what out holds, in width columns: whole, or as many
+ * whole words as fit and "…", never a word cut; nothing when not one fits.
+ */
+static void
+approve_reason_fit(struct sline *out, const char *reason, int width)
+{
+	size_t used = sline_width(out) + 2, n = strlen(reason), fit = 0, i = 0;
+
+	if (width <= 0 || used >= (size_t)width)
+		return;
+	if (used + utf8_width(reason, n) <= (size_t)width)
+		fit = n;
+	else
+		while (i < n) {
+			size_t end = i;
+
+			while (end < n && reason[end] != ' ')
+				end++;
+			if (used + utf8_width(reason, end) + 1 > (size_t)width)
+				break;
+			fit = end;
+			i = end + 1;
+		}
+	if (fit == 0)
+		return;
+	sline_adds(out, "\xC2\xB7 ", ROLE_APPROVAL, 0);
+	sline_add(out, reason, fit, ROLE_APPROVAL, TA_ITALIC);
+	if (fit < n)
+		sline_adds(out, "\xE2\x80\xA6", ROLE_APPROVAL, 0);
+}
+
 void
 approve_prompt(struct app *a, struct sline *out)
 {
@@ -371,10 +404,8 @@ approve_prompt(struct app *a, struct sline *out)
 		sline_adds(out, "  ", ROLE_APPROVAL, 0);
 	}
 	/* Why it asks, where the width allows (the diff pane says it too). */
-	if (p->reason[0] != '\0') {
-		sline_adds(out, "\xC2\xB7 ", ROLE_APPROVAL, 0);
-		sline_adds(out, p->reason, ROLE_APPROVAL, TA_ITALIC);
-	}
+	if (p->reason[0] != '\0')
+		approve_reason_fit(out, p->reason, a->rect[PANE_APPROVAL].w);
 	out->flags |= SL_NOWRAP;
 }
 

@@ -47,6 +47,7 @@ static void cmd_fork(struct app *, const char *, struct app_action *);
 static void cmd_resume(struct app *, const char *, struct app_action *);
 static void cmd_memory(struct app *, const char *, struct app_action *);
 static void cmd_mcp(struct app *, const char *, struct app_action *);
+static void cmd_mode(struct app *, const char *, struct app_action *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -55,6 +56,7 @@ static const struct cmd cmd_table[] = {
 	{ "/context", "", "what fills the context window", cmd_context },
 	{ "/cost", "", "tokens and dollars, last request and session", cmd_cost },
 	{ "/model", "[name]", "list the server's models, or change to one", cmd_model },
+	{ "/mode", "[name]", "list the permission modes, or change to one (yolo asks to be sure)", cmd_mode },
 	{ "/effort", "[level]", "show or set the effort level (off: the model's default)", cmd_effort },
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
@@ -243,6 +245,41 @@ cmd_models_listed(void *arg, const char *table, const char *err)
 		app_notice(a, ROLE_DIM, "%s/model NAME changes to one.", table);
 	else
 		app_notice(a, ROLE_ERROR, "%s", err);
+}
+
+static void
+cmd_mode(struct app *a, const char *arg, struct app_action *then)
+{
+	static const enum perm_mode all[] = { PERM_ASK, PERM_ACCEPT_EDITS, PERM_PLAN, PERM_YOLO };
+	enum perm_mode m;
+	size_t i;
+
+	(void)then;
+	if (arg == NULL || arg[0] == '\0') {
+		struct buf b = BUF_INIT(4096);
+
+		for (i = 0; i < sizeof all / sizeof all[0]; i++)
+			buf_printf(&b, "%s%-13s %s\n", strcmp(app_mode_name(a, all[i]), a->st.mode) == 0 ?
+			    "* " : "  ", app_mode_name(a, all[i]), app_mode_what(all[i]));
+		buf_puts(&b, "Shift+Tab goes ask, accept-edits, plan; /mode yolo asks to be sure.");
+		app_notice(a, ROLE_TEXT, "%s", buf_cstr(&b));
+		buf_release(&b);
+		return;
+	}
+	for (i = 0; i < sizeof all / sizeof all[0] && strcmp(app_mode_name(a, all[i]), arg) != 0; i++)
+		;
+	if (i == sizeof all / sizeof all[0]) {
+		app_notice(a, ROLE_ERROR, "no mode \"%s\": ask, accept-edits, plan or yolo", arg);
+		return;
+	}
+	m = all[i];
+	if (m == PERM_YOLO && strcmp(a->st.mode, app_mode_name(a, PERM_YOLO)) != 0) {
+		a->yolo_confirm = true;
+		app_set_hint(a, true, "yolo: no call asks first. y to switch, any other key to stay in %s",
+		    a->st.mode);
+		return;
+	}
+	app_mode_change(a, m);
 }
 
 static void

@@ -32,6 +32,69 @@ draw_ta(unsigned ta)
 	return a;
 }
 
+/* Box drawing U+2500..U+257F: which of - | + each one draws as. */
+static char
+draw_ascii_box(uint32_t cp)
+{
+	static const uint32_t horiz[] = {
+		0x2500, 0x2501, 0x2504, 0x2505, 0x2508, 0x2509, 0x254c, 0x254d, 0x2550,
+		0x2574, 0x2576, 0x2578, 0x257a, 0x257c, 0x257e
+	};
+	static const uint32_t vert[] = {
+		0x2502, 0x2503, 0x2506, 0x2507, 0x250a, 0x250b, 0x254e, 0x254f, 0x2551,
+		0x2575, 0x2577, 0x2579, 0x257b, 0x257d, 0x257f
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof horiz / sizeof horiz[0]; i++)
+		if (horiz[i] == cp)
+			return '-';
+	for (i = 0; i < sizeof vert / sizeof vert[0]; i++)
+		if (vert[i] == cp)
+			return '|';
+	return '+';
+}
+
+const char *
+draw_ascii(uint32_t cp, int cols)
+{
+	/* The glyphs tandem draws itself, and the common punctuation of text. */
+	static const struct { uint32_t cp; const char *s; } tab[] = {
+		{ 0x00a0, " " }, { 0x00b7, "." }, { 0x00d7, "x" }, { 0x2013, "-" }, { 0x2014, "-" },
+		{ 0x2018, "'" }, { 0x2019, "'" }, { 0x201c, "\"" }, { 0x201d, "\"" }, { 0x2022, "*" },
+		{ 0x2026, "." }, { 0x2039, "<" }, { 0x203a, ">" }, { 0x2190, "<" }, { 0x2191, "^" },
+		{ 0x2192, ">" }, { 0x2193, "v" }, { 0x21b5, "<" }, { 0x2212, "-" }, { 0x2218, "o" },
+		{ 0x2298, "/" }, { 0x03a3, "S" }, { 0x25a0, "#" }, { 0x25aa, "-" }, { 0x25b6, ">" },
+		{ 0x25b8, ">" }, { 0x25b4, "^" }, { 0x25be, "v" }, { 0x25c0, "<" }, { 0x25cf, "*" },
+		{ 0x25e6, "o" }, { 0x2713, "v" }, { 0x2714, "v" }, { 0x2717, "x" }, { 0x2718, "x" },
+		{ 0x270e, "e" }, { 0x27f2, "@" }, { 0x2588, "#" }, { 0x2591, ":" }, { 0x2592, ":" },
+		{ 0x2593, "#" },
+	};
+	/* A spinner's braille frames, in their order, as a turning bar. */
+	static const uint32_t spin[] = {
+		0x280b, 0x2819, 0x2839, 0x2838, 0x283c, 0x2834, 0x2826, 0x2827, 0x2807, 0x280f
+	};
+	static const char bars[] = "|/-\\";
+	static char one[2];
+	size_t i;
+
+	if (cp >= 0x2500 && cp <= 0x257f) {
+		one[0] = draw_ascii_box(cp);
+		one[1] = '\0';
+		return one;
+	}
+	for (i = 0; i < sizeof spin / sizeof spin[0]; i++)
+		if (spin[i] == cp) {
+			one[0] = bars[i % 4];
+			one[1] = '\0';
+			return one;
+		}
+	for (i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		if (tab[i].cp == cp)
+			return tab[i].s;
+	return cols >= 2 ? "??" : "?";
+}
+
 /* Draw one character cluster s[0..n) in role with extra attributes. */
 void
 draw_cluster(const struct draw_roles *ro, WINDOW *w, const char *s, size_t n, int role, unsigned ta)
@@ -45,6 +108,24 @@ draw_cluster(const struct draw_roles *ro, WINDOW *w, const char *s, size_t n, in
 		uint32_t cp;
 
 		i += utf8_decode(s + i, n - i, &cp);
+		/* Only the base of a cluster stands in for it; its marks go with it. */
+		if (ro->ascii && cp >= 0x80) {
+			const char *a;
+
+			if (k > 0)
+				continue;
+			a = draw_ascii(cp, (int)utf8_width(s, n));
+			for (; *a != '\0' && k < CCHARW_MAX; a++) {
+				wc[0] = (wchar_t)(unsigned char)*a;
+				wc[1] = L'\0';
+				if (setcchar(&cc, wc, ro->attr[role] | draw_ta(ta), ro->pair[role], NULL) == OK)
+					wadd_wch(w, &cc);
+			}
+			return;
+		}
+		/* Curses draws one spacing character a cell: a joined emoji shows as its first. */
+		if (cp == UTF8_ZWJ)
+			break;
 		wc[k++] = (wchar_t)cp;
 	}
 	wc[k] = L'\0';

@@ -20,6 +20,7 @@
 struct draw_roles {
 	attr_t		 attr[ROLE_COUNT];
 	short		 pair[ROLE_COUNT];
+	bool		 ascii;		/* the terminal draws ASCII only: every other glyph stands in */
 };
 
 /* Where and how rows are drawn. */
@@ -35,6 +36,13 @@ struct draw_ctx {
 attr_t	 draw_ta(unsigned ta);
 /* Draw one character cluster s[0..n) in role with extra attributes, at the cursor. */
 void	 draw_cluster(const struct draw_roles *, WINDOW *, const char *s, size_t n, int role, unsigned ta);
+/*
+ * The ASCII stand-in of one code point of width cols (1 or 2) for a
+ * terminal that draws ASCII only (the Linux console, a locale that is not
+ * UTF-8): lines for box drawing, ^ v < > for arrows, * for bullets, a
+ * spinner's frames turning through | / - \, '?' (or "??") for the rest.
+ */
+const char *draw_ascii(uint32_t cp, int cols);
 /* The cluster cols times. */
 void	 draw_fill(const struct draw_roles *, WINDOW *, int cols, const char *s, size_t n, int role, unsigned ta);
 /* Draw row `row` of l at line y of the context's window. */

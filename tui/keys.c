@@ -665,24 +665,26 @@ key_ctrl_c(struct app *a, int key, struct app_action *act)
 	return KR_REDRAW | KR_RESIZE;
 }
 
+/*
+ * Shift+Tab: ask, accept-edits, plan, and round again.  Yolo is not on the
+ * way (three presses must not switch every prompt off); from yolo it goes
+ * back to ask.  Yolo is its flag, a setting, or /mode yolo confirmed.
+ */
 static unsigned
 key_mode(struct app *a, int key, struct app_action *act)
 {
-	enum perm_mode m;
+	static const enum perm_mode next[] = {
+		[PERM_ASK] = PERM_ACCEPT_EDITS, [PERM_ACCEPT_EDITS] = PERM_PLAN,
+		[PERM_PLAN] = PERM_ASK, [PERM_YOLO] = PERM_ASK,
+	};
+	enum perm_mode m = PERM_ASK;
 
-	if (a->agent == NULL) {
-		static const char *const cycle[] = { "ask", "accept-edits", "plan", "yolo" };
-		size_t i;
-
-		for (i = 0; i < 4 && strcmp(cycle[i], a->st.mode) != 0; i++)
+	if (a->agent != NULL)
+		m = a->be->mode(a->agent);
+	else
+		for (m = PERM_ASK; m < PERM_YOLO && strcmp(app_mode_name(a, m), a->st.mode) != 0; m++)
 			;
-		st_set_mode(&a->st, cycle[(i + 1) % 4]);
-		return KR_REDRAW;
-	}
-	m = a->be->mode(a->agent);
-	m = m == PERM_YOLO ? PERM_ASK : (enum perm_mode)(m + 1);
-	a->be->set_mode(a->agent, m);
-	st_set_mode(&a->st, app_mode_name(a, a->be->mode(a->agent)));
+	app_mode_change(a, (unsigned)m < 4 ? next[m] : PERM_ASK);
 	return KR_REDRAW;
 }
 
@@ -814,7 +816,7 @@ static const struct key_binding key_table[] = {
 	{ KC_CTRL('y'), C_ANY, key_copy, "Ctrl+Y", "copy the selected item, else the newest reply, as written (/copy N: a code block)" },
 	{ KC_ALT | 'z', C_ANY, key_zoom, "Alt+Z, F2", "zoom the focused pane (transcript when typing)" },
 	{ KC_FN | KEY_F(2), C_ANY, key_zoom, NULL, NULL },
-	{ KC_FN | KEY_BTAB, C_ANY | C_BROWSE, key_mode, "Shift+Tab", "cycle the permission mode" },
+	{ KC_FN | KEY_BTAB, C_ANY | C_BROWSE, key_mode, "Shift+Tab", "cycle the mode: ask, accept-edits, plan" },
 	{ KC_ESC, C_ANY, key_escape, "Esc", "interrupt the running turn (or dismiss the cache-break note)" },
 	{ KC_CTRL('c'), C_ALL, key_ctrl_c, "Ctrl+C", "clear the prompt; twice: quit" },
 	{ KC_CTRL('l'), C_ALL, key_repaint, "Ctrl+L", "repaint the screen" },
@@ -897,6 +899,18 @@ keys_dispatch(struct app *a, int key, struct app_action *act)
 		a->ctrl_c_at = 0;
 	if (key != KC_ESC)
 		a->esc_at = 0;
+	/* /mode yolo asked for its y: this key answers it, whatever it is. */
+	if (a->yolo_confirm) {
+		a->yolo_confirm = false;
+		buf_reset(&a->hint);
+		a->hint_sticky = false;
+		if (key == 'y' || key == 'Y')
+			app_mode_change(a, PERM_YOLO);
+		else
+			app_notice(a, ROLE_DIM, "mode stays %s", a->st.mode);
+		keys_apply(a, KR_REDRAW);
+		return;
+	}
 	for (i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
 		const struct key_binding *b = &key_table[i];
 

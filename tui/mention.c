@@ -19,6 +19,31 @@
 
 #define MENTION_RAW_MAX	(256u * 1024 * 1024)
 
+/*
+ * The menu of a Tab cycle under way, ranked again in a new index (a Tab on
+ * an index past MENTION_STALE_MS lists it again meanwhile), so the next Tab
+ * still goes to the next candidate; the cycle ends only if the path Tab
+ * put in is gone.
+ */
+static void
+mention_rebuild_menu(struct mention *m)
+{
+	size_t i;
+
+	if (m->inserted == NULL || m->query == NULL)
+		goto end;
+	m->nmenu = fuzzy_best(m->query, (const char *const *)m->paths, m->n, m->menu, MENTION_MENU);
+	for (i = 0; i < m->nmenu; i++)
+		if (strcmp(m->paths[m->menu[i]], m->inserted) == 0) {
+			m->pick = i;
+			return;
+		}
+end:
+	free(m->inserted);
+	m->inserted = NULL;
+	m->nmenu = 0;
+}
+
 /* The listing is complete: split it into the index, replacing the old one. */
 static void
 mention_built(struct app *a)
@@ -55,8 +80,7 @@ mention_built(struct app *a)
 	m->n = n;
 	m->list_ms = ev_now_ms() - m->built;
 	m->w.pid = 0;
-	free(m->inserted);
-	m->inserted = NULL;
+	mention_rebuild_menu(m);
 }
 
 static void
@@ -220,6 +244,9 @@ mention_tab(struct app *a)
 		m->nmenu = fuzzy_best(query, (const char *const *)m->paths, m->n, m->menu, MENTION_MENU);
 		m->pick = 0;
 		m->tok = tok;
+		free(m->query);
+		m->query = query;
+		query = NULL;
 	}
 	free(query);
 	free(m->inserted);
@@ -270,6 +297,7 @@ mention_free(struct app *a)
 		free(m->paths[0]);
 	free(m->paths);
 	free(m->inserted);
+	free(m->query);
 	buf_release(&m->raw);
 	memset(m, 0, sizeof *m);
 }

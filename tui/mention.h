@@ -46,6 +46,7 @@ struct mention {
 	size_t		  menu[MENTION_MENU], nmenu, pick;
 	size_t		  tok;		/* where the completed "@" is in the text */
 	char		 *inserted;	/* the path Tab put there, to cycle from */
+	char		 *query;	/* what was typed before the first Tab of the cycle */
 	int64_t		  list_ms;	/* how long the last listing took */
 	size_t		  mcp_len;	/* of the MCP resources' mentions in the index */
 };

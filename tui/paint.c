@@ -47,6 +47,7 @@ paint_glyphs_apply(struct app *a)
 
 	theme_glyphs_default(&ascii, true);
 	tr_set_glyphs(a->tr, a->ascii_glyphs ? &ascii : &a->theme.glyphs);
+	a->roles.ascii = a->ascii_glyphs;
 }
 
 void

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static const struct theme_role {
 	[ROLE_USER]		= { "user", "81/cyan default bold", "the user's prompts" },
 	[ROLE_HEADING]		= { "heading", "117/cyan default bold", "Markdown headings" },
 	[ROLE_CODE]		= { "code", "180/yellow default", "inline code and code blocks" },
-	[ROLE_CODE_FRAME]	= { "code-frame", "240/blue default", "the frame around code blocks" },
+	[ROLE_CODE_FRAME]	= { "code-frame", "241/blue default", "the frame around code blocks" },
 	[ROLE_LINK]		= { "link", "75/blue default underline", "links" },
 	[ROLE_QUOTE]		= { "quote", "250/white default italic", "block quotes" },
 	[ROLE_THINKING]		= { "thinking", "243/white default italic", "the model's thinking" },
@@ -40,7 +41,7 @@ static const struct theme_role {
 	[ROLE_DIFF_SPAN_ADD]	= { "diff-span-add", "16/black 114/green bold mono:reverse", "the changed part of an added line" },
 	[ROLE_DIFF_SPAN_DEL]	= { "diff-span-del", "16/black 174/red bold mono:reverse", "the changed part of a removed line" },
 	[ROLE_DIFF_FILE]	= { "diff-file", "default default bold", "file names in diffs" },
-	[ROLE_LINENO]		= { "lineno", "242/white default", "line numbers" },
+	[ROLE_LINENO]		= { "lineno", "243/white default", "line numbers" },
 	[ROLE_TOOL_QUEUED]	= { "tool-queued", "245/white default", "a tool call not started yet" },
 	[ROLE_TOOL_WAITING]	= { "tool-waiting", "221/yellow default bold", "a tool call waiting for approval" },
 	[ROLE_TOOL_RUNNING]	= { "tool-running", "75/cyan default", "a running tool" },
@@ -62,7 +63,7 @@ static const struct theme_role {
 	[ROLE_WARNING]		= { "warning", "221/yellow default bold", "warnings (cache breaks, retries)" },
 	[ROLE_SELECTION]	= { "selection", "default 238/blue mono:reverse", "the selected item" },
 	[ROLE_MATCH]		= { "match", "16/black 220/yellow mono:reverse,bold", "search matches" },
-	[ROLE_BORDER]		= { "border", "240/blue default", "pane borders" },
+	[ROLE_BORDER]		= { "border", "241/blue default", "pane borders" },
 	[ROLE_TITLE]		= { "title", "245/white default", "pane titles" },
 	[ROLE_TITLE_FOCUS]	= { "title-focus", "75/cyan default bold mono:underline", "the focused pane's title" },
 	[ROLE_INPUT]		= { "input", "default default", "the input editor" },
@@ -150,6 +151,35 @@ theme_rgb(int c, int rgb[3])
 		rgb[2] = level[c % 6];
 	} else
 		rgb[0] = rgb[1] = rgb[2] = 8 + 10 * (c - 232);
+}
+
+/* WCAG's relative luminance of a 256-palette color. */
+static double
+theme_luminance(int c)
+{
+	static const double w[3] = { 0.2126, 0.7152, 0.0722 };
+	double l = 0;
+	int rgb[3], i;
+
+	theme_rgb(c, rgb);
+	for (i = 0; i < 3; i++) {
+		double v = rgb[i] / 255.0;
+
+		v = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+		l += w[i] * v;
+	}
+	return l;
+}
+
+double
+theme_contrast(const struct theme *t, int role)
+{
+	const struct theme_style *s = &t->role[role];
+	int fg = s->fg.c256 >= 0 ? s->fg.c256 : t->term_fg.c256;
+	int bg = s->bg.c256 >= 0 ? s->bg.c256 : t->term_bg.c256;
+	double a = theme_luminance(fg), b = theme_luminance(bg);
+
+	return a > b ? (a + 0.05) / (b + 0.05) : (b + 0.05) / (a + 0.05);
 }
 
 int
@@ -407,6 +437,11 @@ theme_default(struct theme *t)
 
 	memset(t, 0, sizeof *t);
 	snprintf(t->name, sizeof t->name, "%s", "default");
+	/* The built-in theme is the dark one: light grey on black. */
+	t->term_fg.c256 = 252;
+	t->term_fg.c8 = 7;
+	t->term_bg.c256 = 16;
+	t->term_bg.c8 = 0;
 	theme_glyphs_default(&t->glyphs, false);
 	for (i = 0; i < ROLE_COUNT; i++) {
 		const char *s = theme_roles[i].spec;
@@ -461,6 +496,20 @@ theme_line(const char *s, const char *end, struct theme *out, char *err, size_t 
 	if (role < 0 && (g = theme_glyph_line(name, (size_t)(nend - name), eq + 1, end, out, err,
 	    err_size)) != 1)
 		return g;
+	if (role < 0 && (size_t)(nend - name) == 8 && memcmp(name, "terminal", 8) == 0) {
+		struct theme_style ts;
+
+		/* "terminal = FG BG": the default colors the theme is made for. */
+		if (theme_spec_parse(eq + 1, end, &ts, err, err_size) == -1)
+			return -1;
+		if (ts.fg.c256 < 0 || ts.bg.c256 < 0) {
+			snprintf(err, err_size, "terminal needs two colors, not 'default'");
+			return -1;
+		}
+		out->term_fg = ts.fg;
+		out->term_bg = ts.bg;
+		return 0;
+	}
 	if (role < 0) {
 		snprintf(err, err_size, "unknown role '%.*s'", (int)(nend - name), name);
 		return -1;

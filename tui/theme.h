@@ -110,6 +110,12 @@ struct theme {
 	char			name[64];
 	struct theme_style	role[ROLE_COUNT];
 	struct theme_glyphs	glyphs;
+	/*
+	 * The terminal's own colors the theme is made for ("terminal = FG BG"
+	 * in its file): what "default" stands for when its contrast is
+	 * measured.  tandem never paints them.
+	 */
+	struct theme_color	term_fg, term_bg;
 };
 
 /* The color depth a theme is resolved for. */
@@ -161,6 +167,13 @@ const char	*theme_glyph_name(int glyph);
  * either may be NULL.
  */
 bool		 theme_glyphs_ascii_wanted(const char *codeset, const char *term);
+
+/*
+ * The WCAG contrast ratio (1 to 21) of the role's foreground on its
+ * background: 256-palette colors as xterm defines them (the 16 ANSI ones
+ * with xterm's default palette), "default" as the theme's terminal colors.
+ */
+double		 theme_contrast(const struct theme *, int role);
 
 /* The nearest of the 8 basic colors to a 256-color index. */
 int		 theme_nearest8(int c256);

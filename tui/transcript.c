@@ -260,6 +260,48 @@ tr_end_block(struct transcript *tr)
 	tr->open_block = false;
 }
 
+/*
+ * A notice's lines, each wrapping under where its text starts: a table's
+ * row ("  Esc          interrupt the turn") under its second column, an
+ * indented line under its indent.
+ */
+static void
+tr_notice_lines(struct slvec *out, const char *text, size_t n, int role)
+{
+	const char *p = text, *end = text + n;
+	char hang[41];
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *q = p;
+		struct sline *l = slvec_push(out);
+		size_t col;
+
+		while (q < le && *q == ' ')
+			q++;
+		if (q > p) {
+			const char *w = q;
+
+			while (w < le && *w != ' ')
+				w++;
+			if (w + 2 < le && w[0] == ' ' && w[1] == ' ') {
+				while (w < le && *w == ' ')
+					w++;
+				q = w;
+			}
+		}
+		col = (size_t)(q - p) < sizeof hang - 1 ? (size_t)(q - p) : sizeof hang - 1;
+		memset(hang, ' ', col);
+		hang[col] = '\0';
+		sline_mark_body(l);
+		sline_set_cont(l, hang, role);
+		sline_add(l, p, (size_t)(le - p), role, 0);
+		p = nl ? nl + 1 : end;
+	}
+	if (n == 0)
+		slvec_push(out);
+}
+
 /* Add text's lines, the first after first_prefix, the others after cont. */
 static void
 tr_add_lines(struct slvec *out, const char *text, size_t n, const char *first_prefix,
@@ -383,8 +425,7 @@ tr_build(struct tr_item *it)
 		tr_build_tool(it);
 		break;
 	case TR_NOTICE:
-		tr_add_lines(&it->lines, buf_cstr(&it->raw), it->raw.len, "", it->role, "",
-		    it->role, 0, 0, SIZE_MAX);
+		tr_notice_lines(&it->lines, buf_cstr(&it->raw), it->raw.len, it->role);
 		break;
 	case TR_TEXT:
 		break;

@@ -69,6 +69,7 @@ tui_on_session(struct app *a, const cJSON *ev)
 	const char *from = json_str(ev, "forked_from", "");
 
 	snprintf(a->cwd, sizeof a->cwd, "%s", json_str(ev, "cwd", a->cwd));
+	snprintf(a->session_id, sizeof a->session_id, "%s", json_str(ev, "id", ""));
 	/* A resumed or forked session replays its conversation next. */
 	if (json_bool(ev, "resumed", false) && tr_count(a->tr) > 0)
 		app_reset_view(a);
@@ -631,6 +632,23 @@ tui_resume_hint(const struct app *a)
 	    a->end_signal == SIGHUP ? "SIGHUP" : "SIGTERM", id + 1);
 }
 
+/* The bearings a session starts with: version, model, directory, session, mode, sandbox. */
+static void
+tui_start_line(struct app *a)
+{
+	const char *home = getenv("HOME");
+	size_t hl = home != NULL ? strlen(home) : 0;
+	char dir[PATH_MAX + 2];
+
+	if (hl > 1 && strncmp(a->cwd, home, hl) == 0 && (a->cwd[hl] == '/' || a->cwd[hl] == '\0'))
+		snprintf(dir, sizeof dir, "~%s", a->cwd + hl);
+	else
+		snprintf(dir, sizeof dir, "%s", a->cwd);
+	app_notice(a, ROLE_DIM, "tandem %s · %s · %s · session %s · mode %s · %s", PACKAGE_VERSION,
+	    a->st.model, dir, a->session_id[0] != '\0' ? a->session_id : "(new)", a->st.mode,
+	    a->st.sandbox[0] != '\0' ? a->st.sandbox : "no sandbox");
+}
+
 static const int tui_signals[] = { SIGWINCH, SIGCONT, SIGTERM, SIGHUP };
 
 int
@@ -665,6 +683,8 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 	tui_frame(a);
 	if (start != NULL)
 		start(a, arg);
+	if (a->agent != NULL)
+		tui_start_line(a);
 	if (tui_trust_ask(a)) {
 		if (opts->initial_prompt != NULL && *opts->initial_prompt != '\0')
 			a->deferred_prompt = xstrdup(opts->initial_prompt);
@@ -689,6 +709,11 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 		fflush(stdout);
 	}
 	tui_resume_hint(a);
+	/* Where to pick up again, after a quit: the session's id, once it holds a turn. */
+	if (a->end_signal == 0 && a->agent != NULL && a->session_id[0] != '\0' && a->turn > 0) {
+		printf("tandem: to go on with this session: tandem --resume %s\n", a->session_id);
+		fflush(stdout);
+	}
 	status = a->status_code;
 	tui_free(a);
 	return status;

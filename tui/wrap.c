@@ -8,25 +8,7 @@
 size_t
 wrap_cluster(const char *s, size_t n, int *width)
 {
-	uint32_t cp;
-	size_t len;
-	int w;
-
-	if (n == 0) {
-		*width = 0;
-		return 0;
-	}
-	len = utf8_decode(s, n, &cp);
-	w = utf8_cpwidth(cp);
-	*width = w < 0 ? 1 : w;
-	while (len < n) {
-		size_t l = utf8_decode(s + len, n - len, &cp);
-
-		if (utf8_cpwidth(cp) != 0 || cp == 0)
-			break;
-		len += l;
-	}
-	return len;
+	return utf8_cluster(s, n, width);
 }
 
 size_t

@@ -61,7 +61,9 @@ tui_keys Enter
 tui_check "the next turn is answered" '^ok' 20
 tui_keys C-t
 tui_check "the browser is open" '─ turns ─'
-tui_check "the browser lists the ! command" '!command user_cmd_1'
+tui_check "the browser lists the ! command" 'your ! command:'
+tui_absent "and no call's id" 'user_cmd_[0-9]'
+
 tui_check "and what it changed" '~ a\.txt  changed'
 tui_check "and created" '\+ new\.txt  created'
 tui_check "and deleted" '- gone\.txt  deleted'

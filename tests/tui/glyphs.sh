@@ -61,6 +61,13 @@ tui_start 80 24 "$TUI_DATA/tools.jsonl"
 to_end
 tui_check "TERM=linux: the ASCII call glyph" '^\* run_bash make check'
 tui_check "TERM=linux: the ASCII result glyph" '^  \| PASS: 12'
+# Nothing on the screen is outside ASCII: borders, marks, the spinner, the status bar.
+ascii_only() { ! tui_screen | LC_ALL=C grep -q '[^ -~]'; }
+tui_ok "$(ascii_only; echo $?)" "TERM=linux: no glyph outside ASCII on the screen"
+tui_keys '?'
+tui_wait 'Ctrl+T' >/dev/null
+tui_ok "$(ascii_only; echo $?)" "TERM=linux: nor in the key help"
+tui_keys Escape
 
 TUI_ENV="LANG=C LC_ALL=C"
 tui_start 80 24 "$TUI_DATA/tools.jsonl"

@@ -34,7 +34,11 @@ tui_keys Enter
 tui_check "Enter takes the match" '^› first prompt *$'
 tui_keys C-u
 tui_keys '?'
-tui_check "? on an empty prompt lists the keys" 'Shift\+Tab +cycle the permission mode'
+tui_check "? on an empty prompt lists the keys" 'Shift\+Tab +cycle the mode: ask, accept-edits, plan'
+# A key's description that wraps goes on under the descriptions, not at column 0.
+tui_check "a wrapped key description hangs under its column" '^               prompt$'
+tui_absent "no description's end at column 0" '^prompt$'
+
 tui_type "/he"
 tui_keys Tab
 tui_check "Tab completes a slash command" '› /help *$'

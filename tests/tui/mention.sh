@@ -35,6 +35,16 @@ tui_keys Tab
 tui_check_input "Tab again takes the next" '› look at @[a-z/]*m[a-z/]*\.c$'
 tui_absent "the first is no longer the chosen one" '\[src/main\.c\]'
 tui_keys C-u
+# Once the index is older than 10 s, a Tab lists the workspace again: the cycle still goes on.
+sleep 11
+tui_type "look at @mc"
+tui_keys Tab
+tui_check_input "with an old index, Tab completes" '› look at @src/main\.c$'
+sleep 0.5
+tui_keys Tab
+tui_check_input "and Tab again still takes the next" '› look at @[a-z/]*m[a-z/]*\.c$'
+tui_absent "not the first again" '\[src/main\.c\]'
+tui_keys C-u
 tui_type "@ignoredfile"
 tui_keys Tab
 tui_check "a git-ignored file is not in the index" 'no file in the workspace matches @ignoredfile'

@@ -22,4 +22,28 @@ tui_sane 60 40 "60x40 is laid out"
 tui_tmux resize-window -t t -x 120 -y 40
 tui_check "120 columns: the table takes the room" "$heads"
 tui_sane 80 40 "120x40 is laid out"
+
+# A joined emoji is one character of two columns: the borders of its row stand where the others' do.
+tui_start 80 24 "$TUI_DATA/emoji.jsonl"
+tui_check "the emoji table arrives" 'ENDOFREPLY'
+# The cells (as tmux counts them: a wide character takes two, and a joiner
+# makes one character of what it joins) each table row takes.
+border_cols() {
+	tui_screen | grep '^ *│.*│ *$' | python3 -c '
+import sys, unicodedata
+for row in sys.stdin:
+    row, cells, joined = row.rstrip(), 0, False
+    for c in row:
+        if joined or unicodedata.combining(c):
+            joined = False
+            continue
+        if c == "\u200d":
+            joined = True
+            continue
+        cells += 2 if unicodedata.east_asian_width(c) in "WF" else 1
+    print(cells)' | sort -u
+}
+[ "$(border_cols | wc -l)" -eq 1 ]
+tui_ok $? "the right border stands in one column on every row ($(border_cols | tr '\n' ' '))"
+tui_check "the family's row is drawn" '│ family '
 tui_done

@@ -24,7 +24,8 @@ tui_keys Enter
 tui_check "the command ran" 'DID-IT'
 tui_type "/diff"
 tui_keys Enter
-tui_check "/diff names the command" 'run_bash toolu_c1'
+tui_check "/diff names the command by its words" 'run_bash: echo two >>a\.txt; echo new >new\.txt; rm gone\.txt'
+tui_absent "not by the call's id" 'toolu_c1'
 tui_check "/diff lists what it created" '\+ new\.txt  created'
 tui_check "and what it deleted" '- gone\.txt  deleted'
 tui_keys C-t

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Screen test of the bearings with the real tandem against the mock: the
+# first screen says the version, model, directory, session, mode and
+# sandbox; quitting prints the command that goes on with the session.
+. "$top_srcdir/tests/tui/lib.sh"
+. "$top_srcdir/tests/tui/mock.sh"
+
+SCEN=$(tui_scenario bearings <<'J'
+{"check_echo":false,"responses":[{"text":"BEARINGS-ANSWER","stop_reason":"end_turn","repeat":20}]}
+J
+)
+tui_mock_start "$SCEN"
+# tmux clears a dead pane: a shell that outlives tandem a while keeps what
+# it printed on the screen to be read.
+wrap="$TUI_WS/../bearings-wrap.sh"
+printf '#!/bin/sh\n"$@"\nsleep 3\n' >"$wrap"
+TUI_TANDEM="sh $wrap $TUI_TANDEM"
+version=$(sed -n 's/^AC_INIT(\[tandem\], *\[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
+for size in "80 24" "160 45" "220 60"; do
+	set -- $size
+	tui_start_tandem "$1" "$2" --sandbox workspace-write
+	tui_check "$1x$2: the start line names tandem's version and the model" "tandem $version · [a-z0-9.-]*sonnet"
+	tui_check "$1x$2: the mode and the sandbox" "mode ask · sandbox workspace-write"
+	tui_type "hello"
+	tui_keys Enter
+	tui_check "$1x$2: the answer arrives" 'BEARINGS-ANSWER'
+	id=$(ls -t "$TANDEM_HOME/sessions" | head -n 1)
+	tui_keys C-c
+	tui_keys C-c
+	tui_check "$1x$2: on exit, the command that goes on with the session" \
+	    "to go on with this session: tandem --resume $id"
+	tui_exited "$1x$2: quit"
+done
+# The directory and the session show where there is room.
+tui_start_tandem 220 60
+tui_check "220x60: the directory" "$(basename "$TUI_WS")"
+tui_check "220x60: a new session says so until it has an id" 'session [0-9]{8}-|session \(new\)'
+tui_keys C-c
+tui_keys C-c
+sleep 1
+tui_absent "a session with no turn is not offered to go on with" 'tandem --resume'
+tui_exited "220x60: quit with no turn"
+tui_done
