@@ -39,6 +39,7 @@ struct session {
 	cJSON	*files;		/* "files" records: what tandem's tools changed */
 	cJSON	*turninfo;	/* "turn" records: prompt, tools, tokens, time */
 	cJSON	*rewinds;	/* "rewind" records not undone, newest last */
+	cJSON	*intents;	/* "intent" records: writers that started (intent.h) */
 };
 
 void
@@ -169,6 +170,7 @@ session_alloc(const char *home, const char *id)
 	s->files = cJSON_CreateArray();
 	s->turninfo = cJSON_CreateArray();
 	s->rewinds = cJSON_CreateArray();
+	s->intents = cJSON_CreateArray();
 	return s;
 }
 
@@ -492,6 +494,7 @@ session_close(struct session *s)
 	cJSON_Delete(s->files);
 	cJSON_Delete(s->turninfo);
 	cJSON_Delete(s->rewinds);
+	cJSON_Delete(s->intents);
 	free(s->id);
 	free(s->dir);
 	free(s);
@@ -572,6 +575,12 @@ session_files(const struct session *s)
 }
 
 const cJSON *
+session_intents(const struct session *s)
+{
+	return s->intents;
+}
+
+const cJSON *
 session_turninfo(const struct session *s)
 {
 	return s->turninfo;
@@ -621,7 +630,7 @@ session_apply(struct session *s, cJSON *rec)
 			cJSON_AddItemToArray(s->messages, m);
 		}
 	} else if (s->messages == NULL && strcmp(k, "rewind") != 0 && strcmp(k, "redo") != 0 &&
-	    strcmp(k, "files") != 0 && strcmp(k, "turn") != 0) {
+	    strcmp(k, "files") != 0 && strcmp(k, "turn") != 0 && strcmp(k, "intent") != 0) {
 		return;
 	} else if (strcmp(k, "extend") == 0) {
 		cJSON *last = cJSON_GetArrayItem(s->messages, cJSON_GetArraySize(s->messages) - 1);
@@ -654,6 +663,8 @@ session_apply(struct session *s, cJSON *rec)
 		cJSON_Delete(rw);
 	} else if (strcmp(k, "files") == 0) {
 		cJSON_AddItemToArray(s->files, cJSON_Duplicate(rec, 1));
+	} else if (strcmp(k, "intent") == 0) {
+		cJSON_AddItemToArray(s->intents, cJSON_Duplicate(rec, 1));
 	} else if (strcmp(k, "turn") == 0) {
 		cJSON_AddItemToArray(s->turninfo, cJSON_Duplicate(rec, 1));
 		if (json_int(rec, "turn", 0) > s->turns)

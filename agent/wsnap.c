@@ -256,6 +256,8 @@ wsnap_save(struct wsnap *ws)
 		buf_append(&b, hex, SHA256_HEX_LEN);
 		errno = 0;
 		rc = session_write_atomic(ws->idxpath, b.data, b.len, &err);
+		if (rc == 0)
+			memcpy(ws->saved, hex, sizeof hex);
 	}
 	if (rc == -1 && ws->sess != NULL)
 		session_fail(ws->sess, "wsnap.idx", errno != 0 ? errno : EIO);
@@ -321,6 +323,8 @@ wsnap_load(struct wsnap *ws)
 		/* Damaged: start over with an empty index. */
 		wsnap_sweep(ws, ws->gen + 1);
 		ws->last_time = 0;
+	} else {
+		memcpy(ws->saved, hex, sizeof hex);
 	}
 out:
 	free(data);
@@ -1493,4 +1497,36 @@ wsnap_note_record(struct wsnap *ws, int turn, const char *id, const char *by, co
 	nv = cJSON_AddArrayToObject(rec, "notes");
 	cJSON_AddItemToArray(nv, cJSON_CreateString(note));
 	return session_append(ws->sess, rec);
+}
+
+/*
+ * The before-snapshot, durable (intent.h): the index wsnap_before built is
+ * written to wsnap.idx now, not only at the next record, so that after a
+ * crash mid-command the tree can still be compared against it.  Its hash
+ * goes to id.  0, or -1 with the session failed.
+ */
+int
+wsnap_keep_before(struct wsnap *ws, char id[SHA256_HEX_LEN + 1])
+{
+	id[0] = '\0';
+	if (ws == NULL || !ws->armed)
+		return 0;
+	if (wsnap_save(ws) == -1)
+		return -1;
+	memcpy(id, ws->saved, SHA256_HEX_LEN + 1);
+	return 0;
+}
+
+/*
+ * After a crash: open the window of a writer that never got its record,
+ * with the index read from wsnap.idx as its before-snapshot.  Only when
+ * that index is the one id names (a later write replaced it: false).
+ */
+bool
+wsnap_rearm(struct wsnap *ws, const char *id)
+{
+	if (ws == NULL || id == NULL || ws->saved[0] == '\0' || strcmp(ws->saved, id) != 0)
+		return false;
+	ws->armed = true;
+	return true;
 }

@@ -72,3 +72,5 @@ IT_TESTS += tests/it/wsnap_bg.sh
 IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh
+# A rewind after a crash at each point between a tool's start and its records.
+IT_TESTS += tests/it/rewindcrash.sh
