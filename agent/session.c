@@ -174,7 +174,7 @@ session_alloc(const char *home, const char *id)
 	return s;
 }
 
-/* Free space for an unprivileged writer under dir, in words ("12 KB"). */
+/* Free space for an unprivileged writer under dir (or the nearest parent that exists), in words ("12 KB"). */
 static void
 session_free_space(const char *dir, struct buf *out)
 {
@@ -182,8 +182,14 @@ session_free_space(const char *dir, struct buf *out)
 	double n;
 	static const char *const units[] = { "bytes", "KB", "MB", "GB", "TB" };
 	size_t u = 0;
+	char *d = xstrdup(dir), *slash;
+	int rc;
 
-	if (statvfs(dir, &sv) == -1) {
+	while ((rc = statvfs(d, &sv)) == -1 && errno == ENOENT && (slash = strrchr(d, '/')) != NULL &&
+	    slash != d)
+		*slash = '\0';
+	free(d);
+	if (rc == -1) {
 		buf_puts(out, "free space unknown");
 		return;
 	}
@@ -201,6 +207,17 @@ session_free_space(const char *dir, struct buf *out)
 int
 session_fail(struct session *s, const char *what, int errnum)
 {
+	return session_fail_in(s, what, s->dir, errnum);
+}
+
+/*
+ * session_fail for a write under dir, which may be on another file system
+ * than the session (the snapshot store): its free space is the one that
+ * matters, and what to do depends on why the write failed.
+ */
+int
+session_fail_in(struct session *s, const char *what, const char *dir, int errnum)
+{
 	struct buf m = BUF_INIT(8192);
 
 	if (s->error != NULL)
@@ -208,10 +225,19 @@ session_fail(struct session *s, const char *what, int errnum)
 	buf_printf(&m, "could not save the session in %s (%s: %s", s->dir, what, strerror(errnum));
 	if (errnum == ENOSPC || errnum == EDQUOT) {
 		buf_puts(&m, "; ");
-		session_free_space(s->dir, &m);
+		session_free_space(dir, &m);
+		if (strcmp(dir, s->dir) != 0)
+			buf_printf(&m, " in %s", dir);
 	}
-	buf_puts(&m, "), so tandem stopped before sending or running anything more; "
-	    "make room, then send again or resume with tandem -c");
+	buf_puts(&m, "), so tandem stopped before sending or running anything more; ");
+	if (errnum == ENOSPC || errnum == EDQUOT)
+		buf_puts(&m, "make room, then send again or resume with tandem -c");
+	else if (errnum == EROFS || errnum == EACCES || errnum == EPERM)
+		buf_printf(&m, "%s is %s: make it writable (or set TANDEM_HOME to a writable "
+		    "directory), then send again or resume with tandem -c", dir,
+		    errnum == EROFS ? "on a read-only file system" : "not writable");
+	else
+		buf_puts(&m, "once the cause is fixed, send again or resume with tandem -c");
 	s->error = buf_detach(&m, NULL);
 	return -1;
 }

@@ -804,7 +804,7 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	sc.storefd = wsnap_store_fd(ws, err);
 	if (sc.storefd == -1) {
 		if (ws->sess != NULL)
-			session_fail(ws->sess, "snapshots/", errno != 0 ? errno : EIO);
+			session_fail_in(ws->sess, "snapshots/", ws->store, errno != 0 ? errno : EIO);
 		return -1;
 	}
 	rootfd = open(ws->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -844,7 +844,7 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	if (rc == -1) {
 		errno = sc.errnum;
 		if (ws->sess != NULL)
-			session_fail(ws->sess, "snapshots/", sc.errnum != 0 ? sc.errnum : EIO);
+			session_fail_in(ws->sess, "snapshots/", ws->store, sc.errnum != 0 ? sc.errnum : EIO);
 		return -1;
 	}
 	free(ws->note);
@@ -1372,7 +1372,7 @@ wsnap_refs_add(struct wsnap *ws, const cJSON *changes)
 	fd = -1;
 out:
 	if (rc == -1)
-		session_fail(ws->sess, "snapshots/refs", errno != 0 ? errno : EIO);
+		session_fail_in(ws->sess, "snapshots/refs", ws->store, errno != 0 ? errno : EIO);
 	if (fd != -1)
 		close(fd);
 	free(dir);

@@ -74,3 +74,5 @@ IT_TESTS += tests/it/wsnaprefs.sh
 IT_TESTS += tests/it/turndiff.sh
 # A rewind after a crash at each point between a tool's start and its records.
 IT_TESTS += tests/it/rewindcrash.sh
+# What tandem says after a crash or a failed write (issue 27.10).
+IT_TESTS += tests/it/reports.sh
