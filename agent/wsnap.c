@@ -1511,6 +1511,9 @@ wsnap_keep_before(struct wsnap *ws, char id[SHA256_HEX_LEN + 1])
 	id[0] = '\0';
 	if (ws == NULL || !ws->armed)
 		return 0;
+	/* an index never written (an empty workspace) is written too: it is what is compared */
+	if (ws->saved[0] == '\0')
+		ws->dirty = true;
 	if (wsnap_save(ws) == -1)
 		return -1;
 	memcpy(id, ws->saved, SHA256_HEX_LEN + 1);

@@ -76,3 +76,10 @@ IT_TESTS += tests/it/turndiff.sh
 IT_TESTS += tests/it/rewindcrash.sh
 # What tandem says after a crash or a failed write (issue 27.10).
 IT_TESTS += tests/it/reports.sh
+# The kill campaign: kills over multi-round sessions, then resume and rewind
+# (fixed seed, bounded).  `make kill-campaign` runs a longer one, not in CI.
+IT_TESTS += tests/it/killcampaign.sh
+kill-campaign: all
+	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) KILL_CASES=$${KILL_CASES:-150} \
+	    $(SHELL) $(srcdir)/tests/it/killcampaign.sh
+.PHONY: kill-campaign

@@ -107,6 +107,31 @@ kill_mid_command() {
 }
 kill_mid_command "SIGKILL mid-command"
 
+# The same in an empty workspace: its first snapshot is an index never written before.
+EMPTY=$(scenario empty <<'J'
+{"check_echo":false,"responses":[
+ {"match":"after rewind","text":"fine","stop_reason":"end_turn","repeat":5},
+ {"match":"make files","tool_uses":[{"id":"toolu_m1","name":"run_bash","input":{"command":"mkdir -p sub; printf 'x\\n' >sub/x.txt; printf 'y\\n' >y.txt; echo $$ >\"$HOLD\"; sleep 60"}}],"stop_reason":"tool_use","repeat":5},
+ {"text":"ok","stop_reason":"end_turn","repeat":5}
+]}
+J
+)
+mock_start "$EMPTY"
+rm -rf "$W" "$TANDEM_HOME" "$T/hold"
+mkdir -p "$W"
+cd "$W" || exit 1
+state >"$T/before.state"
+HOLD="$T/hold" "$TANDEM" -p "make files" --permission-mode yolo >/dev/null 2>"$T/first.err" &
+pid=$!
+i=0
+while [ ! -s "$T/hold" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+[ -s "$T/hold" ] && kill -9 "$(cat "$T/hold")" 2>/dev/null
+check "empty workspace: the command was running when tandem was killed" [ -s "$T/hold" ]
+check "empty workspace: rewind gives the tree back" rewound "empty workspace"
+mock_start "$SCEN"
+
 # Snapshots off: the write tools' changes are still rewound after a crash.
 mkdir -p "$XDG_CONFIG_HOME/tandem"
 printf '{"snapshots": {"enabled": false}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"
