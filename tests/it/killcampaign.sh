@@ -131,6 +131,9 @@ run_held() {
 	if [ -n "$turn" ] && [ ! -e "$T/state.$turn" ]; then cp "$T/before" "$T/state.$turn"; fi
 }
 
+# The last run exited 0 and went on with the session it resumed.
+resumed_ok() { [ $RC -eq 0 ] && [ "$(head -n 1 "$T/run.jsonl" | jq -r .resumed)" = true ]; }
+
 log_of() { ls "$TANDEM_HOME"/sessions/*/log.jsonl 2>/dev/null | head -n 1; }
 
 # Do the background shells of this case still write? Wait until they are done.
@@ -180,7 +183,7 @@ case_run() {
 		# the resume: the next round, or one more
 		run_round $((k + 1)) 0
 		resumes=$((resumes + 1))
-		check "$name: the resume loads and runs" [ $RC -eq 0 ]
+		check "$name: the resume loads and runs" resumed_ok
 		[ $RC -eq 0 ] || { diag "$T/run.err"; ok_case=0; }
 		if [ $acked -eq 1 ]; then
 			check "$name: the acknowledged prompt is in the next request" \
