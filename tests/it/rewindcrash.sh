@@ -90,6 +90,16 @@ done
 crash_case wsnap-record 1
 for n in 1 3 5; do crash_case tool-intent $n; done
 
+# A crash in the recovery itself (its records written, its ledger entry
+# not yet): the next open finishes it once, and the rewind is still exact.
+fresh
+TANDEM_CRASH_AFTER=tool-done:4 "$TANDEM" -p "edit all" --permission-mode yolo >/dev/null 2>&1
+TANDEM_CRASH_AFTER=intent-recover:1 "$TANDEM" -c -p "after rewind" --permission-mode yolo >/dev/null 2>&1
+check "crash in the recovery: exit 137" [ $? -eq 137 ]
+recs() { jq -s '[.[] | select(.k == "files" and .id == "toolu_n1")] | length' "$(ls "$TANDEM_HOME"/sessions/*/log.jsonl)"; }
+check "crash in the recovery: rewind gives the tree back" rewound "recovery crash"
+check "crash in the recovery: one files record for the call" [ "$(recs)" -eq 1 ]
+
 # A real SIGKILL while the command runs, after it changed files.
 kill_mid_command() {
 	local name=$1 pid i=0
