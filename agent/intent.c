@@ -146,6 +146,48 @@ intent_started(struct agent *a, const struct sched_call *c, bool snapped)
 	return 0;
 }
 
+int
+intent_user_started(struct agent *a, const char *id, int turn, const char *by)
+{
+	cJSON *rec;
+	char hex[SHA256_HEX_LEN + 1];
+
+	if (a->wsnap == NULL || wsnap_keep_before(a->wsnap, hex) == -1 || hex[0] == '\0')
+		return a->wsnap != NULL && session_error(a->session) != NULL ? -1 : 0;
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "intent");
+	cJSON_AddNumberToObject(rec, "turn", turn);
+	cJSON_AddStringToObject(rec, "id", id);
+	cJSON_AddStringToObject(rec, "name", by);
+	cJSON_AddStringToObject(rec, "snap", hex);
+	cJSON_AddBoolToObject(rec, "user", 1);
+	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1)
+		return -1;
+	return 0;
+}
+
+int
+intent_user_done(struct agent *a, const char *id)
+{
+	cJSON *rec = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(rec, "k", "intent");
+	cJSON_AddStringToObject(rec, "done", id);
+	return session_append(a->session, rec);
+}
+
+/* Is the user's command id marked done (intent_user_done)? */
+static bool
+intent_user_is_done(const struct agent *a, const char *id)
+{
+	const cJSON *in;
+
+	cJSON_ArrayForEach(in, session_intents(a->session))
+		if (strcmp(json_str(in, "done", ""), id) == 0)
+			return true;
+	return false;
+}
+
 /* The first "files" record of call id that is (or is not) a snapshot's. */
 static const cJSON *
 intent_files_record(const struct agent *a, const char *id, bool snap)
@@ -252,7 +294,21 @@ intent_recover(struct agent *a)
 	cJSON_ArrayForEach(in, session_intents(a->session)) {
 		const char *id = json_str(in, "id", NULL);
 
-		if (id == NULL || session_effect_find(a->session, id) != NULL)
+		if (id == NULL)
+			continue;
+		/* the user's command has no ledger entry: its own mark says it ended */
+		if (json_bool(in, "user", false)) {
+			if (intent_user_is_done(a, id))
+				continue;
+			if (intent_files_record(a, id, true) == NULL &&
+			    wsnap_rearm(a->wsnap, json_str(in, "snap", NULL)) &&
+			    wsnap_record(a->wsnap, (int)json_int(in, "turn", 0), id, json_str(in, "name", "")) == -1)
+				return -1;
+			if (intent_user_done(a, id) == -1)
+				return -1;
+			continue;
+		}
+		if (session_effect_find(a->session, id) != NULL)
 			continue;
 		if (intent_recover_one(a, in) == -1)
 			return -1;

@@ -87,6 +87,8 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 # The user's ! commands in the workspace snapshots: recorded, listed, rewound and redone.
 TUI_SCREEN_TESTS += tests/tui/bangsnap.sh
+# SIGKILL while a ! command runs, then a rewind of its turn.
+TUI_SCREEN_TESTS += tests/tui/bangcrash.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \
