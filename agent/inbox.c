@@ -116,7 +116,7 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 	a->user_cmds--;
 	if (c->epoch != 0 && c->epoch == wsnap_epoch(a->wsnap) &&
 	    (wsnap_leave(a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
-	    intent_user_done(a, c->id) == -1))
+	    intent_marked_done(a, c->id, INBOX_BY) == -1))
 		agent_unsaved(a);
 	else if (c->epoch != 0 && c->epoch != wsnap_epoch(a->wsnap))
 		event_error(a->bus, 0, "the ! command ended in another session than it began in: "
@@ -144,7 +144,7 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 		if (wsnap_join(a->wsnap, agent_in_turn(a), &err) == 0) {
 			c->epoch = wsnap_epoch(a->wsnap);
 			/* and its before-snapshot in the log, for a crash while it runs (intent.h) */
-			if (intent_user_started(a, c->id, next + 1, INBOX_BY) == -1)
+			if (intent_marked_started(a, c->id, next + 1, INBOX_BY) == -1)
 				agent_unsaved(a);
 		} else {
 			/* as for run_bash: the session is failed, and the user is told it runs untracked */

@@ -13,6 +13,8 @@
 #include "patch.h"
 #include "wsnap.h"
 
+static bool intent_marked_is_done(const struct agent *, const char *id, const char *by);
+
 /* The paths a write tool's input names: "path", or the names a patch reads and writes. */
 static void
 intent_input_paths(const struct sched_call *c, cJSON *paths)
@@ -147,7 +149,7 @@ intent_started(struct agent *a, const struct sched_call *c, bool snapped)
 }
 
 int
-intent_user_started(struct agent *a, const char *id, int turn, const char *by)
+intent_marked_started(struct agent *a, const char *id, int turn, const char *by)
 {
 	cJSON *rec;
 	char hex[SHA256_HEX_LEN + 1];
@@ -160,42 +162,62 @@ intent_user_started(struct agent *a, const char *id, int turn, const char *by)
 	cJSON_AddStringToObject(rec, "id", id);
 	cJSON_AddStringToObject(rec, "name", by);
 	cJSON_AddStringToObject(rec, "snap", hex);
-	cJSON_AddBoolToObject(rec, "user", 1);
+	cJSON_AddBoolToObject(rec, "marked", 1);
 	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1)
 		return -1;
 	return 0;
 }
 
 int
-intent_user_done(struct agent *a, const char *id)
+intent_marked_done(struct agent *a, const char *id, const char *by)
 {
 	cJSON *rec = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddStringToObject(rec, "done", id);
+	cJSON_AddStringToObject(rec, "by", by);
 	return session_append(a->session, rec);
 }
 
-/* Is the user's command id marked done (intent_user_done)? */
+int
+intent_marked_close(struct agent *a, const char *by)
+{
+	const cJSON *in;
+	cJSON *open = cJSON_CreateArray(), *id;
+	int rc = 0;
+
+	cJSON_ArrayForEach(in, session_intents(a->session))
+		if (json_bool(in, "marked", false) && strcmp(json_str(in, "name", ""), by) == 0 &&
+		    !intent_marked_is_done(a, json_str(in, "id", ""), by))
+			cJSON_AddItemToArray(open, cJSON_CreateString(json_str(in, "id", "")));
+	cJSON_ArrayForEach(id, open)
+		if (rc == 0)
+			rc = intent_marked_done(a, id->valuestring, by);
+	cJSON_Delete(open);
+	return rc;
+}
+
+/* Is the writer id of by marked done (intent_marked_done)? */
 static bool
-intent_user_is_done(const struct agent *a, const char *id)
+intent_marked_is_done(const struct agent *a, const char *id, const char *by)
 {
 	const cJSON *in;
 
 	cJSON_ArrayForEach(in, session_intents(a->session))
-		if (strcmp(json_str(in, "done", ""), id) == 0)
+		if (strcmp(json_str(in, "done", ""), id) == 0 && strcmp(json_str(in, "by", ""), by) == 0)
 			return true;
 	return false;
 }
 
-/* The first "files" record of call id that is (or is not) a snapshot's. */
+/* The first "files" record of id by the writer by (NULL: a file tool's, which has no "by"). */
 static const cJSON *
-intent_files_record(const struct agent *a, const char *id, bool snap)
+intent_files_record(const struct agent *a, const char *id, const char *by)
 {
 	const cJSON *f;
 
 	cJSON_ArrayForEach(f, session_files(a->session))
-		if (strcmp(json_str(f, "id", ""), id) == 0 && wsnap_is_record(f) == snap)
+		if (strcmp(json_str(f, "id", ""), id) == 0 &&
+		    (by == NULL ? !wsnap_is_record(f) : strcmp(json_str(f, "by", ""), by) == 0))
 			return f;
 	return NULL;
 }
@@ -261,9 +283,9 @@ intent_recover_one(struct agent *a, const cJSON *in)
 	bool covered = true;
 	int rc = 0;
 
-	if (intent_files_record(a, id, false) == NULL && cJSON_GetArraySize(json_get(in, "files")) > 0)
+	if (intent_files_record(a, id, NULL) == NULL && cJSON_GetArraySize(json_get(in, "files")) > 0)
 		rc = intent_recover_files(a, in);
-	if (rc == 0 && snap != NULL && intent_files_record(a, id, true) == NULL) {
+	if (rc == 0 && snap != NULL && intent_files_record(a, id, name) == NULL) {
 		/* the tree now against the before-snapshot, if wsnap.idx still is that one */
 		if (wsnap_rearm(a->wsnap, snap))
 			rc = wsnap_record(a->wsnap, (int)json_int(in, "turn", 0), id, name);
@@ -296,15 +318,17 @@ intent_recover(struct agent *a)
 
 		if (id == NULL)
 			continue;
-		/* the user's command has no ledger entry: its own mark says it ended */
-		if (json_bool(in, "user", false)) {
-			if (intent_user_is_done(a, id))
+		/* a writer with no ledger entry (a ! command, a hook): its own mark says it ended */
+		if (json_bool(in, "marked", false)) {
+			const char *by = json_str(in, "name", "");
+
+			if (intent_marked_is_done(a, id, by))
 				continue;
-			if (intent_files_record(a, id, true) == NULL &&
+			if (intent_files_record(a, id, by) == NULL &&
 			    wsnap_rearm(a->wsnap, json_str(in, "snap", NULL)) &&
-			    wsnap_record(a->wsnap, (int)json_int(in, "turn", 0), id, json_str(in, "name", "")) == -1)
+			    wsnap_record(a->wsnap, (int)json_int(in, "turn", 0), id, by) == -1)
 				return -1;
-			if (intent_user_done(a, id) == -1)
+			if (intent_marked_done(a, id, by) == -1)
 				return -1;
 			continue;
 		}
@@ -325,7 +349,7 @@ intent_never_started(const struct agent *a, const char *id)
 	cJSON_ArrayForEach(in, session_intents(a->session)) {
 		if (json_bool(in, "since", false))
 			since = true;
-		else if (strcmp(json_str(in, "id", ""), id) == 0)
+		else if (!json_bool(in, "marked", false) && strcmp(json_str(in, "id", ""), id) == 0)
 			return false;
 	}
 	return since;

@@ -20,8 +20,9 @@
  * with their before content, or the tree compared with the before-snapshot
  * by wsnap_record) and then its ledger entry, an "interrupted" result.
  *
- * A user's "!command" has an intent with "user": true and, when it ended,
- * {"k":"intent","done":id}; one without is recorded at open the same way.
+ * A user's "!command" or a PostToolUse hook has an intent with "marked":
+ * true and, when it ended, {"k":"intent","done":id,"by":by}; one without
+ * that mark is recorded at open the same way.
  *
  * One marker record {"k":"intent","since":true}, logged before the first
  * checkpoint A that writes intents, says that from then on every call that
@@ -43,13 +44,15 @@ int	intent_mark(struct agent *);
  */
 int	intent_started(struct agent *, const struct sched_call *c, bool snapped);
 /*
- * The user's "!command" id (by: its records' "by"), about to run, its
- * record to go with turn: its before-snapshot in the log; and its end,
- * after its record (it has no ledger entry, so this mark says it ended).
- * 0 or -1.
+ * A snapshotted writer with no ledger entry (the user's "!command", a
+ * PostToolUse hook), id and by as its record will name them, about to run
+ * for turn: its before-snapshot in the log; and its end, after its record
+ * (without a ledger entry, this mark says it ended).  0 or -1.
  */
-int	intent_user_started(struct agent *, const char *id, int turn, const char *by);
-int	intent_user_done(struct agent *, const char *id);
+int	intent_marked_started(struct agent *, const char *id, int turn, const char *by);
+int	intent_marked_done(struct agent *, const char *id, const char *by);
+/* Every writer of by still open is done (the PostToolUse hooks' window closed).  0 or -1. */
+int	intent_marked_close(struct agent *, const char *by);
 /*
  * The session was opened: finish the records of every call that has an
  * intent and no ledger entry.  0 or -1 (the session is failed).

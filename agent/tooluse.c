@@ -22,6 +22,9 @@
 #include "tooluse.h"
 #include "wsnap.h"
 
+/* The "by" of a PostToolUse hook's records. */
+#define TOOLUSE_HOOK_BY	"PostToolUse hook"
+
 /*
  * Is c a writer the workspace snapshots go around: run_bash, or an MCP
  * tool without readOnlyHint (whatever it does to the files, it can be
@@ -113,7 +116,8 @@ tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 	struct agent *a = arg;
 	struct sched_call *c = sched_find(a->sched, id);
 
-	if (hooks_post_pending(a->hooks) == 0 && wsnap_record(a->wsnap, a->turn, id, "PostToolUse hook") == -1)
+	if (hooks_post_pending(a->hooks) == 0 && (wsnap_record(a->wsnap, a->turn, id, TOOLUSE_HOOK_BY) == -1 ||
+	    intent_marked_close(a, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(a);
 	agent_hook_notes(a, o);
 	if (c != NULL && o->decision == HOOK_BLOCK && o->reason != NULL) {
@@ -177,7 +181,8 @@ tooluse_finished(void *arg, struct sched_call *c)
 	    c->duration_ms, c->denied, false);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
 	if (c->ran && session_error(a->session) == NULL && hooks_post_pending(a->hooks) == 0 &&
-	    hooks_has(a->hooks, HOOK_POST_TOOL_USE, c->name) && wsnap_before(a->wsnap, NULL) == -1)
+	    hooks_has(a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(a->wsnap, NULL) == -1 ||
+	    intent_marked_started(a, c->id, a->turn, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(a);
 	if (c->ran && session_error(a->session) == NULL)
 		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),

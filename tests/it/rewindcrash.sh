@@ -101,18 +101,19 @@ check "crash in the recovery: rewind gives the tree back" rewound "recovery cras
 check "crash in the recovery: one files record for the call" [ "$(recs)" -eq 1 ]
 
 # A real SIGKILL while the command runs, after it changed files.
+# kill_mid_command NAME [HOLD]: the command (or hook) writes its pid to HOLD and waits.
 kill_mid_command() {
-	local name=$1 pid i=0
+	local name=$1 hold=${2:-$T/hold} pid i=0
 	fresh
 	rm -f "$T/hold"
 	HOLD="$T/hold" "$TANDEM" -p "edit all" --permission-mode yolo >/dev/null 2>"$T/first.err" &
 	pid=$!
-	while [ ! -s "$T/hold" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	while [ ! -s "$hold" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	# the command's shell is not tandem's to outlive it here (the keeper's job)
-	[ -s "$T/hold" ] && kill -9 "$(cat "$T/hold")" 2>/dev/null
-	check "$name: the command was running when tandem was killed" [ -s "$T/hold" ]
+	[ -s "$hold" ] && kill -9 "$(cat "$hold")" 2>/dev/null
+	check "$name: the command was running when tandem was killed" [ -s "$hold" ]
 	check "$name: rewind gives the tree back byte for byte" rewound "$name"
 }
 kill_mid_command "SIGKILL mid-command"
@@ -140,6 +141,26 @@ wait "$pid" 2>/dev/null
 [ -s "$T/hold" ] && kill -9 "$(cat "$T/hold")" 2>/dev/null
 check "empty workspace: the command was running when tandem was killed" [ -s "$T/hold" ]
 check "empty workspace: rewind gives the tree back" rewound "empty workspace"
+mock_start "$SCEN"
+
+# A SIGKILL while a PostToolUse hook runs, after it changed the workspace
+# (the hook's pid goes to a file in the workspace, which the rewind removes
+# too).  One call: a hook still running while later calls run shares its
+# window with them, which is another matter.
+HOOKED=$(scenario hooked <<'J'
+{"check_echo":false,"responses":[
+ {"match":"after rewind","text":"fine","stop_reason":"end_turn","repeat":5},
+ {"match":"edit all","tool_uses":[{"id":"toolu_w1","name":"write_file","input":{"path":"a.txt","content":"rewritten\n"}}],"stop_reason":"tool_use","repeat":5},
+ {"text":"ok","stop_reason":"end_turn","repeat":5}
+]}
+J
+)
+mock_start "$HOOKED"
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+printf '{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "sed -i s/rewritten/REWRITTEN/ a.txt; printf h >hooked.txt; echo $$ >hook.pid; sleep 60"}]}]}}\n' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
+kill_mid_command "SIGKILL mid-hook" "$W/hook.pid"
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 mock_start "$SCEN"
 
 # Snapshots off: the write tools' changes are still rewound after a crash.
