@@ -175,6 +175,18 @@ looks_like_session_id(const char *s)
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * --rewind-to or --redo without a prompt and without a terminal: a script
+ * rewinding a session.  The rewind is all it asked for; the full-screen UI
+ * could not start anyway.
+ */
+static bool
+main_rewound_only(const struct cli *cli)
+{
+	return (cli->rewind_to > 0 || cli->redo) && cli->prompt == NULL && !cli->headless &&
+	    !cli->demo && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO));
+}
+
 static int
 usage_error(const char *fmt, ...)
 {
@@ -714,6 +726,12 @@ main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
+	}
+	if (main_rewound_only(&cli)) {
+		fprintf(stderr, "tandem: %s session %s; no prompt and no terminal, so nothing more to do\n",
+		    cli.redo ? "redid the rewind of" : "rewound", agent_session_id(agent));
+		rc = 0;
+		goto out;
 	}
 	if (sj != NULL) {
 		char *hp = ccflags_host_prompt(&cli.cc);

@@ -12,6 +12,7 @@
 #include "agent_int.h"
 #include "attach.h"
 #include "inbox.h"
+#include "intent.h"
 #include "record.h"
 #include "event.h"
 #include "json.h"
@@ -117,7 +118,8 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 	/* what the user's own command made is theirs (protect.h) */
 	protect_resume(a->protect, true, NULL);
 	if (c->epoch != 0 && c->epoch == wsnap_epoch(a->wsnap) &&
-	    wsnap_leave(a->wsnap, next + 1, c->id, INBOX_BY) == -1)
+	    (wsnap_leave(a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
+	    intent_marked_done(a, c->id, INBOX_BY) == -1))
 		agent_unsaved(a);
 	else if (c->epoch != 0 && c->epoch != wsnap_epoch(a->wsnap))
 		event_error(a->bus, 0, "the ! command ended in another session than it began in: "
@@ -140,8 +142,13 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	inbox_cmd_id(a, c->id, sizeof c->id);
 	if (a->wsnap != NULL) {
 		/* during a turn a tool may be running: the command joins its snapshot window */
+		int next = session_turns(a->session) > a->turn ? session_turns(a->session) : a->turn;
+
 		if (wsnap_join(a->wsnap, agent_in_turn(a), &err) == 0) {
 			c->epoch = wsnap_epoch(a->wsnap);
+			/* and its before-snapshot in the log, for a crash while it runs (intent.h) */
+			if (intent_marked_started(a, c->id, next + 1, INBOX_BY) == -1)
+				agent_unsaved(a);
 		} else {
 			/* as for run_bash: the session is failed, and the user is told it runs untracked */
 			agent_unsaved(a);

@@ -29,6 +29,7 @@ libtandem_agent_a_SOURCES = \
 	agent/shparse_word.c agent/shparse_rules.c \
 	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
 	agent/session.c agent/session.h \
+	agent/intent.c agent/intent.h \
 	agent/wsnap.c agent/wsnap.h agent/wsnap_int.h agent/wsnap_restore.c agent/wsnap_walk.c \
 	agent/agent.c agent/agent.h agent/agent_int.h \
 	agent/prompt.c agent/prompt.h \

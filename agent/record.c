@@ -10,6 +10,7 @@
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
+#include "intent.h"
 #include "modelset.h"
 #include "prompt.h"
 #include "record.h"
@@ -163,7 +164,10 @@ record_checkpoint_a(struct agent *a)
 	cJSON_ArrayForEach(b, json_get(conv_last(&a->conv), "content"))
 		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
-	rc = session_checkpoint(a->session, 'A', a->turn, a->calls, record_tokens_used(a), pending);
+	/* from here on a call that started has an intent: one without never started */
+	rc = cJSON_GetArraySize(pending) > 0 ? intent_mark(a) : 0;
+	if (rc == 0)
+		rc = session_checkpoint(a->session, 'A', a->turn, a->calls, record_tokens_used(a), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)

@@ -53,6 +53,7 @@
 #include "record.h"
 #include "resume.h"
 #include "run_bash.h"
+#include "intent.h"
 #include "timeline.h"
 #include "wsnap.h"
 
@@ -82,6 +83,8 @@ resume_use_session(struct agent *a, struct session *sess)
 	wsnap_free(a->wsnap);
 	a->wsnap = wsnap_new(a->cfg->home, a->cfg->root, sess, &a->cfg->snap);
 	wsnap_set_roots(a->wsnap, (const char *const *)a->cfg->add_dirs);
+	/* before the first warm walk moves wsnap.idx past a cut-off command's before-snapshot */
+	intent_recover(a);
 	wsnap_warm(a->wsnap, a->loop);
 	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
 	a->policy.denied = resume_path_denied;
@@ -200,6 +203,9 @@ resume_reconcile_one(struct agent *a, const cJSON *use)
 		out.is_error = json_bool(fx, "is_error", false);
 	} else if (tool != NULL && tool->cls == TOOL_READ_ONLY && tool->run != NULL) {
 		tool->run(&a->env, json_get(use, "input"), &out);
+	} else if (intent_never_started(a, id)) {
+		tool_out_error(&out, "not run: tandem stopped before this %s call started, so it "
+		    "changed nothing; call it again if it is still needed", name);
 	} else if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(a, id)) {
 		tool_out_error(&out, "stopped: tandem ended while this command was running, and the "
 		    "command and every process it started were killed then; it did not finish, "

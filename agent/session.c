@@ -40,6 +40,7 @@ struct session {
 	cJSON	*files;		/* "files" records: what tandem's tools changed */
 	cJSON	*turninfo;	/* "turn" records: prompt, tools, tokens, time */
 	cJSON	*rewinds;	/* "rewind" records not undone, newest last */
+	cJSON	*intents;	/* "intent" records: writers that started (intent.h) */
 };
 
 void
@@ -235,10 +236,11 @@ session_alloc(const char *home, const char *id)
 	s->files = cJSON_CreateArray();
 	s->turninfo = cJSON_CreateArray();
 	s->rewinds = cJSON_CreateArray();
+	s->intents = cJSON_CreateArray();
 	return s;
 }
 
-/* Free space for an unprivileged writer under dir, in words ("12 KB"). */
+/* Free space for an unprivileged writer under dir (or the nearest parent that exists), in words ("12 KB"). */
 static void
 session_free_space(const char *dir, struct buf *out)
 {
@@ -246,8 +248,14 @@ session_free_space(const char *dir, struct buf *out)
 	double n;
 	static const char *const units[] = { "bytes", "KB", "MB", "GB", "TB" };
 	size_t u = 0;
+	char *d = xstrdup(dir), *slash;
+	int rc;
 
-	if (statvfs(dir, &sv) == -1) {
+	while ((rc = statvfs(d, &sv)) == -1 && errno == ENOENT && (slash = strrchr(d, '/')) != NULL &&
+	    slash != d)
+		*slash = '\0';
+	free(d);
+	if (rc == -1) {
 		buf_puts(out, "free space unknown");
 		return;
 	}
@@ -265,6 +273,17 @@ session_free_space(const char *dir, struct buf *out)
 int
 session_fail(struct session *s, const char *what, int errnum)
 {
+	return session_fail_in(s, what, s->dir, errnum);
+}
+
+/*
+ * session_fail for a write under dir, which may be on another file system
+ * than the session (the snapshot store): its free space is the one that
+ * matters, and what to do depends on why the write failed.
+ */
+int
+session_fail_in(struct session *s, const char *what, const char *dir, int errnum)
+{
 	struct buf m = BUF_INIT(8192);
 
 	if (s->error != NULL)
@@ -272,10 +291,19 @@ session_fail(struct session *s, const char *what, int errnum)
 	buf_printf(&m, "could not save the session in %s (%s: %s", s->dir, what, strerror(errnum));
 	if (errnum == ENOSPC || errnum == EDQUOT) {
 		buf_puts(&m, "; ");
-		session_free_space(s->dir, &m);
+		session_free_space(dir, &m);
+		if (strcmp(dir, s->dir) != 0)
+			buf_printf(&m, " in %s", dir);
 	}
-	buf_puts(&m, "), so tandem stopped before sending or running anything more; "
-	    "make room, then send again or resume with tandem -c");
+	buf_puts(&m, "), so tandem stopped before sending or running anything more; ");
+	if (errnum == ENOSPC || errnum == EDQUOT)
+		buf_puts(&m, "make room, then send again or resume with tandem -c");
+	else if (errnum == EROFS || errnum == EACCES || errnum == EPERM)
+		buf_printf(&m, "%s is %s: make it writable (or set TANDEM_HOME to a writable "
+		    "directory), then send again or resume with tandem -c", dir,
+		    errnum == EROFS ? "on a read-only file system" : "not writable");
+	else
+		buf_puts(&m, "once the cause is fixed, send again or resume with tandem -c");
 	s->error = buf_detach(&m, NULL);
 	return -1;
 }
@@ -660,6 +688,7 @@ session_close(struct session *s)
 	cJSON_Delete(s->files);
 	cJSON_Delete(s->turninfo);
 	cJSON_Delete(s->rewinds);
+	cJSON_Delete(s->intents);
 	free(s->id);
 	free(s->dir);
 	free(s);
@@ -740,6 +769,12 @@ session_files(const struct session *s)
 }
 
 const cJSON *
+session_intents(const struct session *s)
+{
+	return s->intents;
+}
+
+const cJSON *
 session_turninfo(const struct session *s)
 {
 	return s->turninfo;
@@ -789,7 +824,7 @@ session_apply(struct session *s, cJSON *rec)
 			cJSON_AddItemToArray(s->messages, m);
 		}
 	} else if (s->messages == NULL && strcmp(k, "rewind") != 0 && strcmp(k, "redo") != 0 &&
-	    strcmp(k, "files") != 0 && strcmp(k, "turn") != 0) {
+	    strcmp(k, "files") != 0 && strcmp(k, "turn") != 0 && strcmp(k, "intent") != 0) {
 		return;
 	} else if (strcmp(k, "extend") == 0) {
 		cJSON *last = cJSON_GetArrayItem(s->messages, cJSON_GetArraySize(s->messages) - 1);
@@ -822,6 +857,8 @@ session_apply(struct session *s, cJSON *rec)
 		cJSON_Delete(rw);
 	} else if (strcmp(k, "files") == 0) {
 		cJSON_AddItemToArray(s->files, cJSON_Duplicate(rec, 1));
+	} else if (strcmp(k, "intent") == 0) {
+		cJSON_AddItemToArray(s->intents, cJSON_Duplicate(rec, 1));
 	} else if (strcmp(k, "turn") == 0) {
 		cJSON_AddItemToArray(s->turninfo, cJSON_Duplicate(rec, 1));
 		if (json_int(rec, "turn", 0) > s->turns)

@@ -72,6 +72,8 @@ const cJSON	*session_meta(const struct session *);
 const char	*session_error(const struct session *);
 /* Mark the session failed by a write of its own (what: the file) with errnum; -1. */
 int		 session_fail(struct session *, const char *what, int errnum);
+/* The same for a write under dir (the snapshot store): its free space, its remedy. */
+int		 session_fail_in(struct session *, const char *what, const char *dir, int errnum);
 /* What opening repaired (a torn tail cut off), or NULL. */
 const char	*session_note(const struct session *);
 /* Whether another process holds session id's lock. */
@@ -114,6 +116,8 @@ cJSON		*session_take_messages(struct session *);
 const cJSON	*session_files(const struct session *);
 const cJSON	*session_turninfo(const struct session *);
 const cJSON	*session_last_rewind(const struct session *);
+/* The "intent" records, in log order (intent.h), owned by the session. */
+const cJSON	*session_intents(const struct session *);
 /* The last turn number in the log. */
 int		 session_turns(const struct session *);
 /* Update meta.json (atomic): first prompt, turns.  0 or -1. */

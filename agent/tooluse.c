@@ -14,6 +14,7 @@
 #include "compaction.h"
 #include "gate.h"
 #include "jail.h"
+#include "intent.h"
 #include "modelset.h"
 #include "prompt.h"
 #include "protect.h"
@@ -22,6 +23,9 @@
 #include "timeline.h"
 #include "tooluse.h"
 #include "wsnap.h"
+
+/* The "by" of a PostToolUse hook's records. */
+#define TOOLUSE_HOOK_BY	"PostToolUse hook"
 
 /*
  * Is c a writer the workspace snapshots go around: run_bash, or an MCP
@@ -176,11 +180,15 @@ static void
 tooluse_started(void *arg, struct sched_call *c)
 {
 	struct agent *a = arg;
+	bool snapped = tooluse_snapped(c);
 
 	a->progress_bytes = 0;
 	crash_point("tool-started");
 	tooluse_protect_start(a, c);
-	if (tooluse_snapped(c) && wsnap_before(a->wsnap, NULL) == -1)
+	if (snapped && wsnap_before(a->wsnap, NULL) == -1)
+		agent_unsaved(a);
+	/* what a rewind needs if tandem dies while the call runs (intent.h) */
+	else if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && intent_started(a, c, snapped) == -1)
 		agent_unsaved(a);
 }
 
@@ -245,7 +253,8 @@ tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 	struct agent *a = arg;
 	struct sched_call *c = sched_find(a->sched, id);
 
-	if (hooks_post_pending(a->hooks) == 0 && wsnap_record(a->wsnap, a->turn, id, "PostToolUse hook") == -1)
+	if (hooks_post_pending(a->hooks) == 0 && (wsnap_record(a->wsnap, a->turn, id, TOOLUSE_HOOK_BY) == -1 ||
+	    intent_marked_close(a, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(a);
 	agent_hook_notes(a, o);
 	if (c != NULL && o->decision == HOOK_BLOCK && o->reason != NULL) {
@@ -278,11 +287,13 @@ tooluse_finished(void *arg, struct sched_call *c)
 		    &c->result, &c->is_error, &c->blocks);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
-	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
+	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran)
 		crash_point("tool-done");
-		if (session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
-			agent_unsaved(a);
-	}
+	/*
+	 * What the call changed is logged before its result reaches the
+	 * ledger: a call with an intent and no ledger entry is one a crash
+	 * cut off, and the next open records its changes (intent.h).
+	 */
 	if (c->meta != NULL && cJSON_GetArraySize(json_get(c->meta, "files")) > 0) {
 		cJSON *rec = cJSON_CreateObject();
 
@@ -291,19 +302,25 @@ tooluse_finished(void *arg, struct sched_call *c)
 		cJSON_AddStringToObject(rec, "id", c->id);
 		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
 		/* The calls after this one are refused by the gate; the turn ends when they are. */
-		if (session_append(a->session, rec) == -1 ||
-		    tooluse_snapshot_after(a, json_get(c->meta, "files")) == -1)
+		if (tooluse_snapshot_after(a, json_get(c->meta, "files")) == -1 ||
+		    session_append(a->session, rec) == -1)
 			agent_unsaved(a);
 	}
 	if (tooluse_snapped(c) && wsnap_record(a->wsnap, a->turn, c->id, c->name) == -1)
 		agent_unsaved(a);
+	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
+		crash_point("tool-recorded");
+		if (session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
+			agent_unsaved(a);
+	}
 	if (a->turn_tools != NULL)
 		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));
 	emit_tool_result(a->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
 	    c->duration_ms, c->denied, false);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
 	if (c->ran && session_error(a->session) == NULL && hooks_post_pending(a->hooks) == 0 &&
-	    hooks_has(a->hooks, HOOK_POST_TOOL_USE, c->name) && wsnap_before(a->wsnap, NULL) == -1)
+	    hooks_has(a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(a->wsnap, NULL) == -1 ||
+	    intent_marked_started(a, c->id, a->turn, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(a);
 	if (c->ran && session_error(a->session) == NULL)
 		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),

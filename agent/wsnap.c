@@ -256,6 +256,8 @@ wsnap_save(struct wsnap *ws)
 		buf_append(&b, hex, SHA256_HEX_LEN);
 		errno = 0;
 		rc = session_write_atomic(ws->idxpath, b.data, b.len, &err);
+		if (rc == 0)
+			memcpy(ws->saved, hex, sizeof hex);
 	}
 	if (rc == -1 && ws->sess != NULL)
 		session_fail(ws->sess, "wsnap.idx", errno != 0 ? errno : EIO);
@@ -321,6 +323,8 @@ wsnap_load(struct wsnap *ws)
 		/* Damaged: start over with an empty index. */
 		wsnap_sweep(ws, ws->gen + 1);
 		ws->last_time = 0;
+	} else {
+		memcpy(ws->saved, hex, sizeof hex);
 	}
 out:
 	free(data);
@@ -800,7 +804,7 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	sc.storefd = wsnap_store_fd(ws, err);
 	if (sc.storefd == -1) {
 		if (ws->sess != NULL)
-			session_fail(ws->sess, "snapshots/", errno != 0 ? errno : EIO);
+			session_fail_in(ws->sess, "snapshots/", ws->store, errno != 0 ? errno : EIO);
 		return -1;
 	}
 	rootfd = open(ws->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -840,7 +844,7 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	if (rc == -1) {
 		errno = sc.errnum;
 		if (ws->sess != NULL)
-			session_fail(ws->sess, "snapshots/", sc.errnum != 0 ? sc.errnum : EIO);
+			session_fail_in(ws->sess, "snapshots/", ws->store, sc.errnum != 0 ? sc.errnum : EIO);
 		return -1;
 	}
 	free(ws->note);
@@ -1368,7 +1372,7 @@ wsnap_refs_add(struct wsnap *ws, const cJSON *changes)
 	fd = -1;
 out:
 	if (rc == -1)
-		session_fail(ws->sess, "snapshots/refs", errno != 0 ? errno : EIO);
+		session_fail_in(ws->sess, "snapshots/refs", ws->store, errno != 0 ? errno : EIO);
 	if (fd != -1)
 		close(fd);
 	free(dir);
@@ -1508,4 +1512,39 @@ wsnap_note_record(struct wsnap *ws, int turn, const char *id, const char *by, co
 	nv = cJSON_AddArrayToObject(rec, "notes");
 	cJSON_AddItemToArray(nv, cJSON_CreateString(note));
 	return session_append(ws->sess, rec);
+}
+
+/*
+ * The before-snapshot, durable (intent.h): the index wsnap_before built is
+ * written to wsnap.idx now, not only at the next record, so that after a
+ * crash mid-command the tree can still be compared against it.  Its hash
+ * goes to id.  0, or -1 with the session failed.
+ */
+int
+wsnap_keep_before(struct wsnap *ws, char id[SHA256_HEX_LEN + 1])
+{
+	id[0] = '\0';
+	if (ws == NULL || !ws->armed)
+		return 0;
+	/* an index never written (an empty workspace) is written too: it is what is compared */
+	if (ws->saved[0] == '\0')
+		ws->dirty = true;
+	if (wsnap_save(ws) == -1)
+		return -1;
+	memcpy(id, ws->saved, SHA256_HEX_LEN + 1);
+	return 0;
+}
+
+/*
+ * After a crash: open the window of a writer that never got its record,
+ * with the index read from wsnap.idx as its before-snapshot.  Only when
+ * that index is the one id names (a later write replaced it: false).
+ */
+bool
+wsnap_rearm(struct wsnap *ws, const char *id)
+{
+	if (ws == NULL || id == NULL || ws->saved[0] == '\0' || strcmp(ws->saved, id) != 0)
+		return false;
+	ws->armed = true;
+	return true;
 }

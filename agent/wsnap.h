@@ -152,6 +152,15 @@ int		 wsnap_adopt(struct wsnap *, cJSON *rec);
 int		 wsnap_join(struct wsnap *, bool busy, struct buf *err);
 /* Its end: wsnap_record for it, the window kept open for the others. */
 int		 wsnap_leave(struct wsnap *, int turn, const char *id, const char *by);
+/*
+ * For the intents of writers (intent.h): wsnap_before's index written to
+ * wsnap.idx at once, its hash in id ("" when no window is open); 0 or -1.
+ * wsnap_rearm: after a crash, that index (if wsnap.idx still is the one id
+ * names) becomes an open window again, so wsnap_record compares the tree
+ * against it.
+ */
+int		 wsnap_keep_before(struct wsnap *, char id[65]);
+bool		 wsnap_rearm(struct wsnap *, const char *id);
 /* A number no other wsnap of this process has had (is this still the one joined?). */
 uint64_t	 wsnap_epoch(const struct wsnap *);
 

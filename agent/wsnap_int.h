@@ -59,6 +59,7 @@ struct wsnap {
 	char			*note;
 	bool			 armed;		/* wsnap_before ran, wsnap_after not yet */
 	bool			 dirty;		/* the index differs from wsnap.idx */
+	char			 saved[SHA256_HEX_LEN + 1]; /* wsnap.idx's own hash, as written or read ("": none) */
 	struct ev_loop		*loop;		/* wsnap_warm's: the first snapshot in slices */
 	uint64_t		 warm_timer;
 	size_t			 pending;	/* files the last walk left unread */

@@ -251,7 +251,7 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 			if (sc.storefd != -1)
 				close(sc.storefd);
 			if (ws->sess != NULL)
-				session_fail(ws->sess, "snapshots/", errno != 0 ? errno : EIO);
+				session_fail_in(ws->sess, "snapshots/", ws->store, errno != 0 ? errno : EIO);
 			rc = -1;
 			goto out;
 		}

@@ -79,3 +79,14 @@ IT_TESTS += tests/it/clock.sh
 # The sandbox's routes to host sockets, its Landlock ABIs, and root commands without ptrace.
 IT_TESTS += tests/it/sandbox_routes.sh tests/it/rootcaps.sh tests/it/sandbox_abi.sh
 EXTRA_DIST += tests/it/sandbox_routes.c
+# A rewind after a crash at each point between a tool's start and its records.
+IT_TESTS += tests/it/rewindcrash.sh
+# What tandem says after a crash or a failed write (issue 27.10).
+IT_TESTS += tests/it/reports.sh
+# The kill campaign: kills over multi-round sessions, then resume and rewind
+# (fixed seed, bounded).  `make kill-campaign` runs a longer one, not in CI.
+IT_TESTS += tests/it/killcampaign.sh
+kill-campaign: all
+	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) KILL_CASES=$${KILL_CASES:-150} \
+	    $(SHELL) $(srcdir)/tests/it/killcampaign.sh
+.PHONY: kill-campaign

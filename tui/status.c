@@ -213,7 +213,7 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	} else if (st->busy)
 		st_seg(segs, n, 4, ROLE_STATUS_BUSY, "\xE2\x97\x8F working");
 	if (st->unsaved)
-		st_seg(segs, n, 0, ROLE_ERROR, "\xE2\x9A\xA0 not saved: make room, then send again to retry");
+		st_seg(segs, n, 0, ROLE_ERROR, "\xE2\x9A\xA0 not saved: see the error, then send again to retry");
 	if (st->cache_break) {
 		st_tokens(st->cb_dropped, a, sizeof a);
 		st_seg(segs, n, 4, ROLE_WARNING, "\xE2\x9A\xA0 cache break: %s \xE2\x88\x92%s", st->cb_causes, a);

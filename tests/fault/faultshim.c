@@ -13,7 +13,7 @@
  *                 O_RDWR, O_CREAT, O_TRUNC); default: every open
  *   FAULT_N       the number of the call that fails (1-based; 0 or unset:
  *                 none fails, calls are only counted)
- *   FAULT_ERRNO   ENOSPC (default), EIO or EDQUOT
+ *   FAULT_ERRNO   ENOSPC (default), EIO, EDQUOT, EROFS or EACCES
  *   FAULT_STICKY  1: every counted call from the N-th on fails (a disk that
  *                 stays full); default: only the N-th
  *   FAULT_STATE   a file holding the shared counter, so that forked and
@@ -99,7 +99,8 @@ fault_setup(void)
 	fault.n = v != NULL ? strtol(v, NULL, 10) : 0;
 	v = getenv("FAULT_ERRNO");
 	fault.err = v == NULL ? ENOSPC : strcmp(v, "EIO") == 0 ? EIO :
-	    strcmp(v, "EDQUOT") == 0 ? EDQUOT : ENOSPC;
+	    strcmp(v, "EDQUOT") == 0 ? EDQUOT : strcmp(v, "EROFS") == 0 ? EROFS :
+	    strcmp(v, "EACCES") == 0 ? EACCES : ENOSPC;
 	v = getenv("FAULT_STICKY");
 	fault.sticky = v != NULL && strcmp(v, "1") == 0;
 	fault.report = getenv("FAULT_REPORT");

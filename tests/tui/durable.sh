@@ -23,12 +23,12 @@ tui_check "tandem draws its screen" '› \? for keys'
 tui_type "first prompt"
 tui_keys Enter
 tui_check "the failed write is reported with its directory" 'could not save the session in'
-tui_check "the status bar says the session is not saved" 'not saved: make room'
+tui_check "the status bar says the session is not saved" 'not saved: see the error'
 tui_check "the turn stopped" 'stopped: error'
 tui_type "second prompt"
 tui_keys Enter
 tui_check "the next prompt goes on" 'SECOND-ANSWER'
-tui_gone "the status bar is clear again" 'not saved: make room'
+tui_gone "the status bar is clear again" 'not saved: see the error'
 log=$(ls "$TANDEM_HOME"/sessions/*/log.jsonl | head -n 1)
 jq -s -e '[.[] | select(.k == "msg" and .role == "assistant") | .content[0].text] == ["SECOND-ANSWER"]' "$log" >/dev/null
 tui_ok $? "the log holds only the answer that was saved"
