@@ -10,6 +10,7 @@
 
 #include "agent_int.h"
 #include "intent.h"
+#include "resume.h"
 #include "patch.h"
 #include "wsnap.h"
 
@@ -294,8 +295,13 @@ intent_recover_one(struct agent *a, const cJSON *in)
 	}
 	if (rc == -1)
 		goto out;
-	buf_printf(&result, "interrupted: tandem stopped while this %s call was running, so its "
-	    "state is unknown; check what it did before retrying it", name);
+	if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(a, id))
+		buf_puts(&result, "stopped: tandem ended while this command was running, and the "
+		    "command and every process it started were killed then; it did not finish, "
+		    "so check what it did before running it again");
+	else
+		buf_printf(&result, "interrupted: tandem stopped while this %s call was running, so its "
+		    "state is unknown; check what it did before retrying it", name);
 	if (covered)
 		buf_puts(&result, " (what it changed in the files up to then is recorded: a rewind "
 		    "of this turn with its files undoes it)");

@@ -168,7 +168,7 @@ resume_reload(struct agent *a, struct buf *report)
  * Whether the keeper of call id's command left its note: tandem ended while
  * the command ran, and the keeper killed the command and all it started.
  */
-static bool
+bool
 resume_keeper_ended(const struct agent *a, const char *id)
 {
 	struct buf path = BUF_INIT(8192);
