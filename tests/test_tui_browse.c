@@ -32,6 +32,33 @@ text(const struct slvec *v, size_t from, size_t to)
 	return slvec_text(v, from, to);
 }
 
+/* After a rewind the session's turns go 1, 2, 5: the browser numbers them 1, 2, 3. */
+T_TEST(turns_are_numbered_by_their_place)
+{
+	cJSON *turns = cJSON_Parse("[{\"turn\":1,\"prompt\":\"one\"},{\"turn\":2,\"prompt\":\"two\"},"
+	    "{\"turn\":5,\"prompt\":\"after the rewind\"}]");
+	struct slvec v, body;
+	size_t from, to;
+	char *all;
+
+	slvec_init(&v);
+	browse_list(turns, 2, false, &v, &from, &to);
+	all = text(&v, 0, v.n);
+	T_CONTAINS(all, "  3  after the rewind");
+	T_OK(strstr(all, "  5  after") == NULL);
+	free(all);
+	slvec_release(&v);
+	slvec_init(&v);
+	slvec_init(&body);
+	browse_detail(cJSON_GetArrayItem(turns, 2), 3, &body, &v);
+	all = text(&v, 0, v.n);
+	T_CONTAINS(all, "Turn 3 ");
+	free(all);
+	slvec_release(&v);
+	slvec_release(&body);
+	cJSON_Delete(turns);
+}
+
 T_TEST(list_shows_every_turn_and_marks_the_selection)
 {
 	cJSON *turns = cJSON_Parse(turns_json);
@@ -144,7 +171,7 @@ T_TEST(detail_shows_the_turn_in_full)
 
 	slvec_init(&v);
 	slvec_init(&body);
-	browse_detail(cJSON_GetArrayItem(turns, 1), &body, &v);
+	browse_detail(cJSON_GetArrayItem(turns, 1), 2, &body, &v);
 	all = text(&v, 0, v.n);
 	T_CONTAINS(all, "Turn 2 \xC2\xB7 45k tokens");
 	T_CONTAINS(all, "Tools: edit_file \xC3\x97" "2, run_bash");
@@ -155,7 +182,7 @@ T_TEST(detail_shows_the_turn_in_full)
 	free(all);
 	slvec_truncate(&v, 0);
 	sline_adds(slvec_push(&body), "BODY LINE", ROLE_TEXT, 0);
-	browse_detail(cJSON_GetArrayItem(turns, 0), &body, &v);
+	browse_detail(cJSON_GetArrayItem(turns, 0), 1, &body, &v);
 	all = text(&v, 0, v.n);
 	T_CONTAINS(all, "Tools: write_file");
 	T_CONTAINS(all, "BODY LINE");
@@ -163,7 +190,7 @@ T_TEST(detail_shows_the_turn_in_full)
 	T_EQ_INT(body.n, 0);
 	free(all);
 	slvec_truncate(&v, 0);
-	browse_detail(cJSON_GetArrayItem(turns, 2), NULL, &v);
+	browse_detail(cJSON_GetArrayItem(turns, 2), 3, NULL, &v);
 	all = text(&v, 0, v.n);
 	T_CONTAINS(all, "Tools: none");
 	T_CONTAINS(all, "Files changed by tandem: none");
@@ -268,6 +295,7 @@ int
 main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
+	T_RUN(turns_are_numbered_by_their_place);
 	T_RUN(list_shows_every_turn_and_marks_the_selection);
 	T_RUN(list_survives_malformed_turns);
 	T_RUN(a_long_prompt_is_cut_on_the_list);

@@ -146,14 +146,15 @@ browse_changes(const cJSON *t, struct slvec *out)
 			    strncmp(x->valuestring, "    !", 5) == 0 ? ROLE_WARNING : ROLE_DIM, 0);
 }
 
+/* A turn is numbered by its place in the conversation as it stands, not by the session's count. */
 static void
-browse_entry(const cJSON *t, bool selected, struct slvec *out)
+browse_entry(const cJSON *t, int nth, bool selected, struct slvec *out)
 {
 	struct buf b = BUF_INIT(64 * 1024);
 	struct sline *l = slvec_push(out);
 	char num[16], fig[96];
 
-	snprintf(num, sizeof num, "%3lld", (long long)json_int(t, "turn", 0));
+	snprintf(num, sizeof num, "%3d", nth);
 	sline_adds(l, selected ? " \xE2\x96\xB8 " : "   ", ROLE_ACCENT, TA_BOLD);
 	sline_adds(l, num, ROLE_ACCENT, TA_BOLD);
 	sline_adds(l, "  ", ROLE_TEXT, 0);
@@ -207,7 +208,7 @@ browse_list(const cJSON *turns, int sel, bool pick, struct slvec *out, size_t *s
 	cJSON_ArrayForEach(t, turns) {
 		if (i == sel)
 			*sel_from = out->n;
-		browse_entry(t, i == sel, out);
+		browse_entry(t, i + 1, i == sel, out);
 		if (i == sel)
 			*sel_to = out->n;
 		i++;
@@ -217,7 +218,7 @@ browse_list(const cJSON *turns, int sel, bool pick, struct slvec *out, size_t *s
 }
 
 void
-browse_detail(const cJSON *t, struct slvec *body, struct slvec *out)
+browse_detail(const cJSON *t, int nth, struct slvec *body, struct slvec *out)
 {
 	static const char *const keys[] = {
 		"r", "rewind the conversation to before it", "f", "the files", "b", "both",
@@ -228,7 +229,7 @@ browse_detail(const cJSON *t, struct slvec *body, struct slvec *out)
 	const char *p, *nl;
 
 	browse_figures(t, fig, sizeof fig);
-	buf_printf(&b, " Turn %lld \xC2\xB7 %s", (long long)json_int(t, "turn", 0), fig);
+	buf_printf(&b, " Turn %d \xC2\xB7 %s", nth, fig);
 	browse_text(out, buf_cstr(&b), ROLE_HEADING, TA_BOLD);
 	buf_reset(&b);
 	browse_tools(t, &list);
@@ -310,7 +311,7 @@ browse_render(struct app *a)
 
 		slvec_init(&body);
 		tr_turn_lines(a->tr, (int)json_int(browse_selected(a), "turn", 0), &body);
-		browse_detail(browse_selected(a), &body, &br->lines);
+		browse_detail(browse_selected(a), br->sel + 1, &body, &br->lines);
 		slvec_release(&body);
 		br->sel_from = br->sel_to = 0;
 	} else {

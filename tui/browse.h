@@ -50,7 +50,7 @@ void	 browse_list(const cJSON *turns, int sel, bool pick, struct slvec *out,
  * body (the turn as the transcript shows it; its lines are moved into
  * out) or, when body is empty, the whole prompt.
  */
-void	 browse_detail(const cJSON *turn, struct slvec *body, struct slvec *out);
+void	 browse_detail(const cJSON *turn, int nth, struct slvec *body, struct slvec *out);
 /* Move top so that lines [from, to) show in height rows of width columns. */
 size_t	 browse_scroll(struct slvec *lines, size_t top, size_t from, size_t to, int width, int height);
 

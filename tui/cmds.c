@@ -9,6 +9,7 @@
 #include "autoconf.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,22 @@ cmd_agent(struct app *a, const char *what)
 	return a->agent;
 }
 
+/*
+ * The session's number of the conversation's nth turn, as the browser and
+ * /turns number them (1, 2, 3 in the conversation as it stands, whatever
+ * rewinds took away); 0 when there is none.
+ */
+static int
+cmd_turn_at(struct app *a, long nth)
+{
+	cJSON *turns = a->be->turns(a->agent);
+	const cJSON *t = nth >= 1 && nth <= INT_MAX ? cJSON_GetArrayItem(turns, (int)nth - 1) : NULL;
+	int turn = t != NULL ? (int)json_int(t, "turn", 0) : 0;
+
+	cJSON_Delete(turns);
+	return turn;
+}
+
 static void
 cmd_turns(struct app *a, const char *arg, struct app_action *then)
 {
@@ -330,6 +347,7 @@ cmd_turns(struct app *a, const char *arg, struct app_action *then)
 	const cJSON *t, *x;
 	cJSON *turns;
 	char tok[16];
+	int nth = 0;
 
 	if (cmd_agent(a, "list") == NULL)
 		return;
@@ -339,7 +357,7 @@ cmd_turns(struct app *a, const char *arg, struct app_action *then)
 		const char *p = json_str(t, "prompt", "");
 
 		st_tokens(json_int(t, "tokens", 0), tok, sizeof tok);
-		buf_printf(&b, "\n  %3lld  %-.50s%s  %s tokens, %.1fs", (long long)json_int(t, "turn", 0), p,
+		buf_printf(&b, "\n  %3d  %-.50s%s  %s tokens, %.1fs", ++nth, p,
 		    strlen(p) > 50 ? "\xE2\x80\xA6" : "", tok, (double)json_int(t, "ms", 0) / 1000.0);
 		if (cJSON_GetArraySize(json_get(t, "tools")) > 0) {
 			buf_puts(&b, "; tools:");
@@ -371,7 +389,7 @@ static void
 cmd_diff(struct app *a, const char *arg, struct app_action *then)
 {
 	struct buf b = BUF_INIT(256 * 1024);
-	const cJSON *t, *x, *found = NULL;
+	const cJSON *x, *found = NULL;
 	cJSON *turns;
 	char *end;
 	long turn = 0;
@@ -387,13 +405,13 @@ cmd_diff(struct app *a, const char *arg, struct app_action *then)
 	if (cmd_agent(a, "show") == NULL)
 		return;
 	turns = a->be->turns(a->agent);
-	cJSON_ArrayForEach(t, turns)
-		if (turn == 0 || json_int(t, "turn", 0) == turn)
-			found = t;
+	if (turn == 0)
+		turn = cJSON_GetArraySize(turns);
+	found = turn >= 1 && turn <= cJSON_GetArraySize(turns) ? cJSON_GetArrayItem(turns, (int)turn - 1) : NULL;
 	if (found == NULL) {
 		buf_printf(&b, "there is no turn %ld in this conversation", turn);
 	} else {
-		buf_printf(&b, "Turn %lld changed:", (long long)json_int(found, "turn", 0));
+		buf_printf(&b, "Turn %ld changed:", turn);
 		cJSON_ArrayForEach(x, json_get(found, "files"))
 			if (cJSON_IsString(x))
 				buf_printf(&b, "\n  %s", x->valuestring);
@@ -426,7 +444,7 @@ cmd_rewind(struct app *a, const char *arg, struct app_action *then)
 {
 	struct buf report = BUF_INIT(64 * 1024);
 	enum rewind_what what = REWIND_BOTH;
-	bool force = false, bad = false;
+	bool force = false, bad = false, typed = false;
 	long turn = a->turn;
 	const char *p = arg;
 
@@ -455,12 +473,20 @@ cmd_rewind(struct app *a, const char *arg, struct app_action *then)
 		else {
 			turn = strtol(word, &end, 10);
 			bad |= *end != '\0' || turn < 1 || turn > 1000000000;
+			typed = true;
 		}
 		free(word);
 	}
 	if (bad || turn < 1) {
 		app_notice(a, ROLE_ERROR, "%s", "usage: /rewind [turn] [conversation|files|both] [force]"
 		    " (the default: the last turn, both; no argument: the turn browser)");
+		return;
+	}
+	/* A number typed is the browser's; the default is the last turn. */
+	turn = turn == a->turn && !typed ? turn : cmd_turn_at(a, turn);
+	if (turn == 0) {
+		app_notice(a, ROLE_ERROR, "%s", "there is no such turn in this conversation (/turns lists them)");
+		buf_release(&report);
 		return;
 	}
 	if (force)
@@ -498,6 +524,11 @@ cmd_fork(struct app *a, const char *arg, struct app_action *then)
 		turn = strtol(arg, &end, 10);
 		if (*end != '\0' || turn < 0 || turn > 1000000000) {
 			app_notice(a, ROLE_ERROR, "%s", "usage: /fork [turn]");
+			return;
+		}
+		/* The browser's number (0: all of it). */
+		if (turn > 0 && (turn = cmd_turn_at(a, turn)) == 0) {
+			app_notice(a, ROLE_ERROR, "%s", "there is no such turn in this conversation (/turns lists them)");
 			return;
 		}
 	}

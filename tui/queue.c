@@ -167,30 +167,34 @@ queue_send_next(struct ev_loop *loop, void *arg)
 	app_dirty(a, D_INPUT | D_LAYOUT);
 }
 
+/*
+ * The turn stopped: the oldest queued prompt comes back to the input line,
+ * as it was (never joined to another: each stays a prompt of its own), and
+ * the rest stay queued, to go after it.  A prompt being typed is left as it
+ * is, and the whole queue waits behind it.
+ */
 void
 queue_give_back(struct app *a)
 {
 	struct queue *q = &a->queue;
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	size_t i;
+	char *text;
 
 	if (q->n == 0)
 		return;
-	for (i = 0; i < q->n; i++) {
-		if (i > 0)
-			buf_puts(&b, "\n\n");
-		buf_puts(&b, q->v[i]);
-		free(q->v[i]);
-	}
 	if (!ed_empty(&a->ed)) {
-		buf_puts(&b, "\n\n");
-		buf_puts(&b, ed_text(&a->ed));
+		app_set_hint(a, false, "%zu queued prompt%s: sent after the one you are typing", q->n,
+		    q->n == 1 ? " waits" : "s wait");
+		app_dirty(a, D_INPUT | D_LAYOUT);
+		return;
 	}
-	app_set_hint(a, false, "%zu queued prompt%s back in the input line: Enter sends", q->n,
-	    q->n == 1 ? " is" : "s are");
-	q->n = 0;
-	ed_set(&a->ed, buf_cstr(&b));
-	buf_release(&b);
+	text = queue_remove(q, 0);
+	ed_set(&a->ed, text);
+	free(text);
+	if (q->n > 0)
+		app_set_hint(a, false, "the first queued prompt is back in the input line: Enter sends it; "
+		    "%zu more stay%s queued after it", q->n, q->n == 1 ? "s" : "");
+	else
+		app_set_hint(a, false, "%s", "the queued prompt is back in the input line: Enter sends it");
 	queue_save(a);
 	app_dirty(a, D_INPUT | D_LAYOUT);
 }
@@ -235,9 +239,10 @@ queue_rule(const struct app *a, struct sline *l)
 
 	if (q->n == 0)
 		return;
-	snprintf(head, sizeof head, " %zu queued \xE2\x80\xBA ", q->n);
+	/* The one Up takes back: the newest. */
+	snprintf(head, sizeof head, q->n > 1 ? " %zu queued, newest \xE2\x80\xBA " : " %zu queued \xE2\x80\xBA ", q->n);
 	sline_adds(l, head, ROLE_ACCENT, TA_BOLD);
-	first = q->v[0];
+	first = q->v[q->n - 1];
 	len = strcspn(first, "\n");
 	if (len > 40)
 		len = 40;

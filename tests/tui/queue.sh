@@ -33,13 +33,13 @@ tui_check "a prompt sent while the turn runs is queued" '1 queued › second pro
 tui_check "the hint says when it goes" 'sent when the turn ends'
 tui_type "third prompt"
 tui_keys Enter
-tui_check "a second one queues behind it" '2 queued › second prompt'
+tui_check "a second one queues behind it; the rule names the newest, which Up takes" '2 queued, newest › third prompt'
 tui_keys Up
 tui_check_input "Up takes the newest back to edit" '› third prompt'
 tui_check "the rule counts one" '1 queued › second prompt'
 tui_type " edited"
 tui_keys Enter
-tui_check "Enter queues it again" '2 queued › second prompt'
+tui_check "Enter queues it again" '2 queued, newest › third prompt edited'
 [ "$(requests | wc -l)" -eq 1 ]
 tui_ok $? "nothing queued was sent during the turn"
 tui_check "the turn ends" 'SLOWEND'
@@ -56,14 +56,21 @@ tui_check "another turn streams" 'SLOWSTART'
 tui_type "held prompt"
 tui_keys Enter
 tui_check "queued" '1 queued › held prompt'
+tui_type "held two"
+tui_keys Enter
+tui_check "and another" '2 queued, newest › held two'
 tui_keys Escape
 tui_check "Esc stops the turn" 'stopped: interrupted'
-tui_check_input "the queue comes back into the input line" '› held prompt'
-tui_gone "and is no longer queued" 'queued ›'
+tui_check_input "the oldest queued prompt comes back into the input line, alone" '› held prompt$'
+tui_check "the other stays queued, a prompt of its own" '1 queued › held two'
 sleep 0.5
 [ "$(requests | grep -c 'held prompt')" -eq 0 ]
 tui_ok $? "the held prompt was not sent"
 tui_keys C-u
+tui_keys Up
+tui_check_input "Up takes the other back" '› held two$'
+tui_keys C-u
+tui_gone "and nothing is queued" 'queued ›'
 
 session=$(ls -d "$TANDEM_HOME"/sessions/*/ | head -n 1)
 tui_type "slow for the crash"

@@ -124,6 +124,8 @@ tui_ok $? "but the turns before it"
 # ---- fork ----
 ORIG=$(ls "$TANDEM_HOME/sessions")
 tui_keys C-t
+tui_check "after a rewind the browser numbers the turns as they stand: the edited one is 3" '^ (▸)? +3  edited prompt  '
+tui_absent "not by the session's count" '^ (▸)? +4  edited prompt'
 tui_keys Home
 tui_keys Down
 tui_check "turn 2 selected for the fork" '▸ +2  turn two'
