@@ -91,6 +91,8 @@ TUI_SCREEN_TESTS += tests/tui/bangsnap.sh
 TUI_SCREEN_TESTS += tests/tui/editnote.sh
 # The @path index shows files git tracks under an ignore rule.
 TUI_SCREEN_TESTS += tests/tui/mentiongit.sh
+# A prompt-cache break's price in dollars: the note, the status bar, /cost.
+TUI_SCREEN_TESTS += tests/tui/breakprice.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \
