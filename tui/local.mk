@@ -91,6 +91,8 @@ TUI_SCREEN_TESTS += tests/tui/bangsnap.sh
 TUI_SCREEN_TESTS += tests/tui/editnote.sh
 # The @path index shows files git tracks under an ignore rule.
 TUI_SCREEN_TESTS += tests/tui/mentiongit.sh
+# /init and /review: their prompts, AGENTS.md's edit approved, the diff a planted git config cannot turn into a program run.
+TUI_SCREEN_TESTS += tests/tui/initreview.sh
 # A prompt-cache break's price in dollars: the note, the status bar, /cost.
 TUI_SCREEN_TESTS += tests/tui/breakprice.sh
 TESTS += $(TUI_SCREEN_TESTS)
