@@ -18,11 +18,13 @@
 #include "proc.h"
 #include "promptcmd.h"
 #include "redact.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 #define PC_UNTRACKED_MAX	200	/* untracked files shown whole */
 #define PC_UNTRACKED_FILE_MAX	(32 * 1024)
-#define PC_ARGV_MAX		64
+#define PC_FILTERS_MAX		24	/* filter settings emptied; more: no review */
+#define PC_ARGV_MAX		(16 + 2 * PC_FILTERS_MAX + 16)
 
 static const char pc_init_prompt[] =
 "Write AGENTS.md for this repository: the file a coding agent (or a new contributor) reads "
@@ -138,7 +140,7 @@ pc_git(const char *dir, const char *const *filters, const char *const *args, str
 	argv[n++] = git;
 	for (i = 0; hard[i] != NULL; i++)
 		argv[n++] = hard[i];
-	for (i = 0; filters != NULL && filters[i] != NULL && n < PC_ARGV_MAX - 24; i++) {
+	for (i = 0; filters != NULL && filters[i] != NULL && i < PC_FILTERS_MAX; i++) {
 		argv[n++] = "-c";
 		argv[n++] = filters[i];
 	}
@@ -178,32 +180,43 @@ out:
 	return rc;
 }
 
-/* The -c settings that empty each filter driver the config names ("filter.x.clean="). */
+static void pc_filters_free(char **v);
+
+/*
+ * The -c settings that empty each filter driver the config names
+ * ("filter.x.clean="), NULL-ended; NULL when there are more than
+ * PC_FILTERS_MAX or a name git's -c could not take (a '=' in it), so that
+ * none is left running.
+ */
 static char **
 pc_filters(const char *root)
 {
 	static const char *const args[] = {
 		"config", "--name-only", "--get-regexp", "^filter\\..*\\.(clean|smudge|process)$", NULL
 	};
-	struct buf out = BUF_INIT(64 * 1024), err = BUF_INIT(1024);
-	char **v = xcalloc(PC_ARGV_MAX, sizeof *v);
+	struct buf out = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096);
+	char **v = xcalloc(PC_FILTERS_MAX + 1, sizeof *v);
 	const char *line, *nl;
 	size_t n = 0;
 	bool trunc;
 
-	if (pc_git(root, NULL, args, &out, 64 * 1024, &trunc, &err) == 0) {
-		for (line = buf_cstr(&out); *line != '\0' && n < 20; line = *nl ? nl + 1 : nl) {
-			struct buf s = BUF_INIT(1024);
+	/* Status 1 is "none found"; anything else leaves the list empty too. */
+	(void)pc_git(root, NULL, args, &out, 256 * 1024, &trunc, &err);
+	for (line = buf_cstr(&out); *line != '\0'; line = *nl ? nl + 1 : nl) {
+		struct buf s = BUF_INIT(BUF_NOLIMIT);
 
-			nl = strchr(line, '\n');
-			if (nl == NULL)
-				nl = line + strlen(line);
-			if (nl > line) {
-				buf_printf(&s, "%.*s=", (int)(nl - line), line);
-				v[n++] = buf_detach(&s, NULL);
-			}
-			buf_release(&s);
+		nl = strchr(line, '\n');
+		if (nl == NULL)
+			nl = line + strlen(line);
+		if (nl == line)
+			continue;
+		if (n == PC_FILTERS_MAX || trunc || memchr(line, '=', (size_t)(nl - line)) != NULL) {
+			pc_filters_free(v);
+			v = NULL;
+			break;
 		}
+		buf_printf(&s, "%.*s=", (int)(nl - line), line);
+		v[n++] = buf_detach(&s, NULL);
 	}
 	buf_release(&out);
 	buf_release(&err);
@@ -235,7 +248,7 @@ static void
 pc_untracked(const char *root, char **filters, const char *path, struct buf *diff, size_t max)
 {
 	const char *args[] = { "ls-files", "--others", "--exclude-standard", "-z", "--", path, NULL };
-	struct buf list = BUF_INIT(1024 * 1024), err = BUF_INIT(1024), f = BUF_INIT(BUF_NOLIMIT);
+	struct buf list = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096), f = BUF_INIT(BUF_NOLIMIT);
 	const char *name;
 	size_t off, count = 0;
 	bool trunc;
@@ -329,7 +342,7 @@ pc_review_diff(const char *root, const char *what, struct buf *diff, struct buf 
 	static const char *const head[] = { "rev-parse", "--verify", "-q", "HEAD^{commit}", NULL };
 	/* git's empty tree: what a repository without a commit yet is compared with. */
 	static const char empty_tree[] = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-	struct buf out = BUF_INIT(64 * 1024);
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
 	const char *args[16];
 	char **filters = NULL;
 	bool trunc = false, path, has_head;
@@ -344,6 +357,11 @@ pc_review_diff(const char *root, const char *what, struct buf *diff, struct buf 
 		goto out;
 	}
 	filters = pc_filters(root);
+	if (filters == NULL) {
+		buf_printf(err, "the repository's config names more than %d filter settings (or a "
+		    "strange one): not reviewed, so that none of them runs", PC_FILTERS_MAX);
+		goto out;
+	}
 	buf_reset(&out);
 	has_head = pc_git(root, NULL, head, &out, 1024, &trunc, err) == 0;
 	path = *what != '\0' && pc_is_path(root, what);
@@ -383,6 +401,10 @@ pc_review_diff(const char *root, const char *what, struct buf *diff, struct buf 
 		buf_printf(diff, "\n(the diff goes on: cut at %d KiB)\n", PROMPTCMD_DIFF_MAX / 1024);
 	else if (*what == '\0' || path)
 		pc_untracked(root, filters, path ? what : NULL, diff, PROMPTCMD_DIFF_MAX);
+	if (diff->len > PROMPTCMD_DIFF_MAX + 1024) {
+		buf_truncate(diff, PROMPTCMD_DIFF_MAX);
+		buf_printf(diff, "\n(the untracked files go on: cut at %d KiB)\n", PROMPTCMD_DIFF_MAX / 1024);
+	}
 	if (diff->len == 0) {
 		buf_puts(err, *what ? "nothing to review: no changes there" :
 		    "nothing to review: no uncommitted changes and no untracked files");
@@ -399,7 +421,7 @@ out:
 static int
 pc_review(const struct config *cfg, const char *what, struct buf *prompt, struct buf *err)
 {
-	struct buf diff = BUF_INIT(PROMPTCMD_DIFF_MAX + 64 * 1024), title = BUF_INIT(4096);
+	struct buf diff = BUF_INIT(BUF_NOLIMIT), title = BUF_INIT(4096), clean = BUF_INIT(BUF_NOLIMIT);
 	int rc = -1;
 
 	if (cfg->root == NULL) {
@@ -410,8 +432,12 @@ pc_review(const struct config *cfg, const char *what, struct buf *prompt, struct
 		goto out;
 	buf_puts(prompt, pc_review_head);
 	buf_printf(prompt, "\n%s\n\n```diff\n", buf_cstr(&title));
-	/* What goes to the model passes the redactor, as every tool's output does. */
-	redact_text(diff.data, diff.len, prompt);
+	/* Valid UTF-8 for the request's JSON; then the redactor, as every tool's output passes it. */
+	if (utf8_sanitize(&clean, diff.data, diff.len) == -1) {
+		buf_puts(err, "the diff is too large to send");
+		goto out;
+	}
+	redact_text(clean.data, clean.len, prompt);
 	if (prompt->len > 0 && prompt->data[prompt->len - 1] != '\n')
 		buf_putc(prompt, '\n');
 	buf_puts(prompt, "```\n");
@@ -419,6 +445,7 @@ pc_review(const struct config *cfg, const char *what, struct buf *prompt, struct
 out:
 	buf_release(&diff);
 	buf_release(&title);
+	buf_release(&clean);
 	return rc;
 }
 

@@ -21,7 +21,7 @@ SCEN=$(tui_scenario initreview <<'J'
    "input":{"path":"AGENTS.md","content":"# AGENTS.md\n\nBuild with `make`; test with `make check`.\n"}}],
    "stop_reason":"tool_use"},
  {"match":"toolu_i1","text":"INIT-DONE","stop_reason":"end_turn"},
- {"match":"Review the code changes","text":"REVIEW-DONE: no findings.","stop_reason":"end_turn","repeat":2},
+ {"match":"Review the code changes","text":"REVIEW-DONE: no findings.","stop_reason":"end_turn","repeat":3},
  {"match":"HELLO-CUSTOM","text":"custom seen","stop_reason":"end_turn"},
  {"text":"ok","stop_reason":"end_turn","repeat":5}
 ]}
@@ -113,6 +113,14 @@ jq -r 'select(.body.messages != null) | .body.messages[-1] | tostring' "$TUI_MOC
 grep -q 'CHANGED-LINE' "$TUI_TMP/hl.req" && grep -q 'under one.c' "$TUI_TMP/hl.req" &&
     ! grep -q 'UNTRACKED-LINE' "$TUI_TMP/hl.req" && grep -q 'REVIEW-DONE' "$TUI_TMP/out"
 tui_ok $? "headless, tandem -p '/review one.c' reviews the changes under one.c"
+tui_tandem -p "/review HEAD"
+jq -r 'select(.body.messages != null) | .body.messages[-1] | tostring' "$TUI_MOCK_LOG" | tail -n 1 >"$TUI_TMP/ref.req"
+grep -q 'CHANGED-LINE' "$TUI_TMP/ref.req" && grep -q 'since HEAD' "$TUI_TMP/ref.req" &&
+    ! grep -q 'UNTRACKED-LINE' "$TUI_TMP/ref.req"
+tui_ok $? "headless, tandem -p '/review HEAD' reviews the changes since a ref"
+tui_tandem -p "/review --output=x"
+tui_ok "$(test $? -eq 1 && grep -q 'takes a ref or a path' "$TUI_TMP/err" && [ ! -e "$TUI_WS/x" ]; echo $?)" \
+    "an option in place of a ref is refused"
 mkdir -p "$TUI_WS/.tandem/commands"
 printf 'Say HELLO-CUSTOM to $ARGUMENTS\n' >"$TUI_WS/.tandem/commands/hello.md"
 tui_tandem -p "/hello world"
@@ -120,6 +128,20 @@ tui_last_message | grep -q 'HELLO-CUSTOM to world'
 tui_ok $? "headless, a custom command's prompt is sent: $(tui_last_message | head -c 200)"
 [ -z "$(ls -A "$MARKS")" ]
 tui_ok $? "still no planted program ran"
+
+# More filter drivers than tandem empties: no review, rather than one left running.
+cp "$TUI_WS/.git/config" "$TUI_TMP/config.saved"
+i=0
+while [ "$i" -lt 30 ]; do
+	printf '[filter "f%d"]\n\tclean = %s clean\n' "$i" "$TUI_TMP/evil" >>"$TUI_WS/.git/config"
+	i=$((i + 1))
+done
+tui_tandem -p /review
+tui_ok "$(test $? -eq 1 && grep -q 'more than 24 filter settings' "$TUI_TMP/err"; echo $?)" \
+    "a config with too many filter drivers is not reviewed"
+cp "$TUI_TMP/config.saved" "$TUI_WS/.git/config"
+[ -z "$(ls -A "$MARKS")" ]
+tui_ok $? "and none of them ran"
 
 # The plant is live: git as a user would run it does run them.
 (cd "$TUI_WS" && git diff HEAD >/dev/null 2>&1)
