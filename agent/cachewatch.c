@@ -369,7 +369,10 @@ cachewatch_report(const struct cachewatch *cw, struct buf *out)
 	    "not read (", cw->nbreaks, cw->last.request, (long long)cw->last.dropped_tokens,
 	    (long long)cw->last.expected);
 	cachewatch_causes_text(cw->last.causes, out);
-	buf_puts(out, ")\n");
+	if (cw->last.cost_usd >= 0)
+		buf_printf(out, "), $%.4f\n", cw->last.cost_usd);
+	else
+		buf_puts(out, "), price unknown\n");
 }
 
 /*

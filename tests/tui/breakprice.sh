@@ -3,8 +3,9 @@
 # at the model's rates, in its note, on the status bar and in /cost.  The
 # mock's second answer reads none of the 100k tokens the first one wrote:
 # at claude-sonnet-5's rates (cache write $2.50, cache read $0.20 per
-# million) writing them again costs $0.23 more than reading them.  A model
-# without a price says "price unknown".
+# million) writing them again costs $0.23 more than reading them; /context
+# gives the last break's price too.  A model without a price says "price
+# unknown".
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
@@ -33,6 +34,9 @@ tui_type "/cost"
 tui_keys Enter
 tui_check "/cost sums the breaks" 'Cache breaks: 1, \$0\.2300 to write the dropped tokens again'
 tui_check "/cost lists each break with its price" 'request 2: 100000 tokens no longer cached \(unknown\), \$0\.2300'
+tui_type "/context"
+tui_keys Enter
+tui_check "/context gives the last break's price" 'the last at request 2: 100000 of 100000 tokens not read \(unknown\), \$0\.2300'
 tui_keys C-c
 tui_keys C-c
 tui_exited "tandem quits"
