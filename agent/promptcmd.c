@@ -352,6 +352,11 @@ pc_review_diff(const char *root, const char *what, struct buf *diff, struct buf 
 	r = pc_git(root, NULL, inside, &out, 64 * 1024, &trunc, err);
 	if (r == -1)
 		goto out;
+	if (r != 0 && strstr(buf_cstr(&out), "safe.directory") != NULL) {
+		buf_puts(err, "git refuses this repository: it is owned by another user (git's "
+		    "safe.directory setting decides, and tandem leaves it to you)");
+		goto out;
+	}
 	if (r != 0 || strncmp(buf_cstr(&out), "true", 4) != 0) {
 		buf_puts(err, "not a git repository: /review reviews the changes in a git work tree");
 		goto out;

@@ -143,6 +143,14 @@ cp "$TUI_TMP/config.saved" "$TUI_WS/.git/config"
 [ -z "$(ls -A "$MARKS")" ]
 tui_ok $? "and none of them ran"
 
+# A repository owned by someone else: git refuses it, and tandem says why.
+if [ "$(id -u)" -eq 0 ] && chown -R nobody "$TUI_WS" 2>/dev/null; then
+	tui_tandem -p /review
+	tui_ok "$(test $? -eq 1 && grep -q 'owned by another user' "$TUI_TMP/err"; echo $?)" \
+	    "a repository of another user is refused with git's reason: $(cat "$TUI_TMP/err")"
+	chown -R 0 "$TUI_WS"
+fi
+
 # The plant is live: git as a user would run it does run them.
 (cd "$TUI_WS" && git diff HEAD >/dev/null 2>&1)
 [ -e "$MARKS/external" ] || [ -e "$MARKS/fsmonitor" ] || [ -e "$MARKS/clean" ]
