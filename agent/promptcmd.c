@@ -368,7 +368,7 @@ pc_review_diff(const char *root, const char *what, struct buf *diff, struct buf 
 		goto out;
 	}
 	buf_reset(&out);
-	has_head = pc_git(root, NULL, head, &out, 1024, &trunc, err) == 0;
+	has_head = pc_git(root, NULL, head, &out, 1024, &trunc, &out) == 0;
 	path = *what != '\0' && pc_is_path(root, what);
 	if (*what != '\0' && !path && (what[0] == '-' || strpbrk(what, " \t\n") != NULL)) {
 		buf_printf(err, "/review takes a ref or a path, not \"%s\"", what);
