@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "commands.h"
 #include "config.h"
 #include "demo.h"
 #include "ev.h"
@@ -35,6 +36,7 @@
 #include "perm.h"
 #include "provider.h"
 #include "jail.h"
+#include "promptcmd.h"
 #include "redact.h"
 #include "shparse.h"
 #include "session.h"
@@ -537,6 +539,34 @@ main_resume_hint(const struct agent *agent, int rc)
 	fprintf(stderr, "tandem: resume with: tandem --resume %s\n", id + 1);
 }
 
+/*
+ * -p "/init", "/review [what]" or a custom command: its prompt, as the
+ * screen expands it (built-ins first, promptcmd.h; then commands.h).
+ * *prompt is left alone for any other text.  0, or -1 with the sentence on
+ * stderr (/review outside a git repository).
+ */
+static int
+main_slash_prompt(const struct config *cfg, const char **prompt, char **expanded)
+{
+	struct buf out = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096);
+	int r;
+
+	if (*prompt == NULL || (*prompt)[0] != '/')
+		return 0;
+	r = promptcmd_expand(cfg, *prompt, &out, &err);
+	if (r == 1)
+		r = commands_expand(cfg, *prompt, &out, &err);
+	if (r == 0) {
+		*expanded = buf_detach(&out, NULL);
+		*prompt = *expanded;
+	} else if (r == -1)
+		fprintf(stderr, "tandem: %.*s: %s\n", (int)strcspn(*prompt, " \t\n"), *prompt,
+		    err.len ? buf_cstr(&err) : "the command cannot be used");
+	buf_release(&out);
+	buf_release(&err);
+	return r == -1 ? -1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -549,7 +579,7 @@ main(int argc, char **argv)
 	struct sjson *sj = NULL;
 	struct agent *agent = NULL;
 	struct demo *demo = NULL;
-	char msg[1024], *newest = NULL;
+	char msg[1024], *newest = NULL, *slash_prompt = NULL;
 	int rc;
 
 	/* A child's keeper, once tandem's copy is dropped (proc.h): nothing else runs. */
@@ -733,6 +763,10 @@ main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
+	if ((sj != NULL || cli.headless) && main_slash_prompt(&cfg, &cli.prompt, &slash_prompt) == -1) {
+		rc = 1;
+		goto out;
+	}
 	if (sj != NULL) {
 		char *hp = ccflags_host_prompt(&cli.cc);
 
@@ -756,6 +790,7 @@ main(int argc, char **argv)
 		rc = tui_run(loop, bus, agent, &to);
 	}
 out:
+	free(slash_prompt);
 	agent_free(agent);
 	headless_free(hl);
 	sjson_free(sj);

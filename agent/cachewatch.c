@@ -38,6 +38,10 @@ struct cachewatch {
 	int64_t			 eff_expected;
 	int			 nbreaks;
 	struct cachewatch_break	 last;
+	struct cachewatch_break	 listed[CACHEWATCH_LISTED];	/* the first breaks, for /cost */
+	int			 nlisted;
+	double			 breaks_usd;	/* the priced breaks' sum */
+	int			 unpriced;	/* breaks whose price is unknown */
 };
 
 static const char *const cw_names[] = {
@@ -214,7 +218,11 @@ cachewatch_after(struct cachewatch *cw, const struct usage *u, struct cachewatch
 			cw->last.read = u->cache_read;
 			cw->last.dropped_tokens = drop;
 			cw->last.causes = cw_causes(cw);
+			cw->last.cost_usd = -1;
 			cw->nbreaks++;
+			cw->unpriced++;
+			if (cw->nlisted < CACHEWATCH_LISTED)
+				cw->listed[cw->nlisted++] = cw->last;
 			if (out != NULL)
 				*out = cw->last;
 			broke = true;
@@ -229,6 +237,47 @@ cachewatch_forget(struct cachewatch *cw)
 {
 	cw->prev.set = false;
 	cw->prev.nmsgs = 0;
+}
+
+void
+cachewatch_price_last(struct cachewatch *cw, double usd)
+{
+	if (cw->nbreaks == 0 || cw->last.cost_usd >= 0 || usd < 0)
+		return;
+	cw->last.cost_usd = usd;
+	cw->breaks_usd += usd;
+	cw->unpriced--;
+	if (cw->nlisted > 0 && cw->listed[cw->nlisted - 1].request == cw->last.request)
+		cw->listed[cw->nlisted - 1].cost_usd = usd;
+}
+
+void
+cachewatch_cost_report(const struct cachewatch *cw, struct buf *out)
+{
+	int i;
+
+	if (cw->nbreaks == 0) {
+		buf_puts(out, "Cache breaks: none\n");
+		return;
+	}
+	buf_printf(out, "Cache breaks: %d, $%.4f to write the dropped tokens again", cw->nbreaks,
+	    cw->breaks_usd);
+	if (cw->unpriced > 0)
+		buf_printf(out, " (%d at an unknown price)", cw->unpriced);
+	buf_puts(out, "\n");
+	for (i = 0; i < cw->nlisted; i++) {
+		const struct cachewatch_break *b = &cw->listed[i];
+
+		buf_printf(out, "  request %d: %lld tokens no longer cached (", b->request,
+		    (long long)b->dropped_tokens);
+		cachewatch_causes_text(b->causes, out);
+		if (b->cost_usd >= 0)
+			buf_printf(out, "), $%.4f\n", b->cost_usd);
+		else
+			buf_puts(out, "), price unknown\n");
+	}
+	if (cw->nbreaks > cw->nlisted)
+		buf_printf(out, "  and %d more\n", cw->nbreaks - cw->nlisted);
 }
 
 const struct cachewatch_break *
@@ -295,6 +344,8 @@ cachewatch_break_fields(const struct cachewatch_break *b, cJSON *ev)
 {
 	cJSON_AddNumberToObject(ev, "dropped_tokens", (double)b->dropped_tokens);
 	cJSON_AddItemToObject(ev, "causes", cachewatch_causes_json(b->causes));
+	if (b->cost_usd >= 0)
+		cJSON_AddNumberToObject(ev, "cost_usd", b->cost_usd);
 }
 
 void
@@ -318,7 +369,10 @@ cachewatch_report(const struct cachewatch *cw, struct buf *out)
 	    "not read (", cw->nbreaks, cw->last.request, (long long)cw->last.dropped_tokens,
 	    (long long)cw->last.expected);
 	cachewatch_causes_text(cw->last.causes, out);
-	buf_puts(out, ")\n");
+	if (cw->last.cost_usd >= 0)
+		buf_printf(out, "), $%.4f\n", cw->last.cost_usd);
+	else
+		buf_puts(out, "), price unknown\n");
 }
 
 /*

@@ -61,7 +61,11 @@ struct cachewatch_break {
 	int64_t	 read;		/* this request's cache read */
 	int64_t	 dropped_tokens;	/* expected - read */
 	unsigned causes;	/* enum cachewatch_cause bits, never 0 */
+	double	 cost_usd;	/* its price (models.h: prices_break_cost); < 0: unknown */
 };
+
+/* The breaks /cost lists one by one; past these the count and sum go on. */
+#define CACHEWATCH_LISTED	32
 
 struct cachewatch;
 
@@ -91,6 +95,18 @@ bool	cachewatch_after(struct cachewatch *, const struct usage *u,
  */
 void	cachewatch_forget(struct cachewatch *);
 
+/*
+ * Price the break cachewatch_after() just reported: usd dollars, < 0 for
+ * unknown (the model has no price).  The caller knows the prices; the
+ * watcher only keeps the figure for cachewatch_cost_report().
+ */
+void	cachewatch_price_last(struct cachewatch *, double usd);
+/*
+ * The /cost lines: the breaks with their prices and their sum ("price
+ * unknown" for a break without one), or "Cache breaks: none".
+ */
+void	cachewatch_cost_report(const struct cachewatch *, struct buf *out);
+
 /* The last break, or NULL when there was none. */
 const struct cachewatch_break *cachewatch_last_break(const struct cachewatch *);
 int	cachewatch_breaks(const struct cachewatch *);
@@ -107,7 +123,7 @@ const char *cachewatch_cause_name(unsigned cause);
 cJSON	*cachewatch_causes_json(unsigned causes);
 /* The names of the causes joined by ", ", appended to out. */
 void	cachewatch_causes_text(unsigned causes, struct buf *out);
-/* Add dropped_tokens and causes, the cache_break event's fields, to ev. */
+/* Add dropped_tokens, causes and (when known) cost_usd, the cache_break event's fields, to ev. */
 void	cachewatch_break_fields(const struct cachewatch_break *, cJSON *ev);
 
 /*

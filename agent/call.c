@@ -363,6 +363,9 @@ call_record_usage(struct agent *a)
 	if (cachewatch_after(a->cw, &u, &br)) {
 		cJSON *rec = cJSON_CreateObject();
 
+		br.cost_usd = modelset_break_cost(a, &br, &u);
+		cachewatch_price_last(a->cw, br.cost_usd);
+
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
 		emit_cache_break(a->bus, &br, a->mcp_changed.len > 0 ? buf_cstr(&a->mcp_changed) : NULL);

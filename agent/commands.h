@@ -15,7 +15,8 @@
  * describes the command; without it the first line of text does.  Names
  * are letters, digits, '_', '-', '.' and ':' (not starting with '.').
  * Built-in commands are the front end's business: it asks here only for
- * names it does not know itself.
+ * names it does not know itself (the built-ins that are prompts, /init and
+ * /review, are promptcmd.h's, asked first).
  *
  * struct command_list owns its strings; commands_list_release frees them.
  */

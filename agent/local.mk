@@ -13,6 +13,7 @@ libtandem_agent_a_SOURCES = \
 	agent/hooks.c agent/hooks.h \
 	agent/memory.c agent/memory.h \
 	agent/commands.c agent/commands.h \
+	agent/promptcmd.c agent/promptcmd.h \
 	agent/cachewatch.c agent/cachewatch.h \
 	agent/compact.c agent/compact.h \
 	agent/sched.c agent/sched.h \

@@ -395,3 +395,19 @@ prices_cost(const struct price_entry *e, const struct usage *u, bool long_ttl)
 	    (double)u->cache_write * (long_ttl ? p->cache_write_1h : p->cache_write_5m) +
 	    (double)u->cache_read * p->cache_read) / 1e6;
 }
+
+double
+prices_break_cost(const struct price_entry *e, int64_t dropped, int64_t in_tokens, bool long_ttl)
+{
+	const struct price *p;
+	double write, d;
+
+	if (e == NULL)
+		return -1;
+	p = e->long_above > 0 && in_tokens > e->long_above ? &e->longctx : &e->base;
+	write = long_ttl ? p->cache_write_1h : p->cache_write_5m;
+	if (write <= 0)
+		write = p->input;
+	d = (double)(dropped > 0 ? dropped : 0) * (write - p->cache_read) / 1e6;
+	return d > 0 ? d : 0;
+}

@@ -102,5 +102,15 @@ const struct price_entry *prices_find(const struct prices *, const char *model);
  * price when long_ttl.  A NULL entry costs 0.
  */
 double	 prices_cost(const struct price_entry *, const struct usage *, bool long_ttl);
+/*
+ * The price in dollars of a prompt-cache break of dropped tokens, in a
+ * request whose input (uncached, cache read and cache write) was in_tokens:
+ * writing the dropped tokens to the cache again, at the cache-write price
+ * (the 1-hour one when long_ttl; the input price where the entry has no
+ * cache-write price), less what reading them from the cache would have
+ * cost.  Never below 0.  -1 for a NULL entry: the price is unknown.
+ */
+double	 prices_break_cost(const struct price_entry *, int64_t dropped, int64_t in_tokens,
+	    bool long_ttl);
 
 #endif

@@ -421,6 +421,13 @@ modelset_cost(const struct agent *a, const struct usage *u)
 	return prices_cost(prices_find(a->prices, a->model), u, a->cfg->cache_ttl_ms > 300000);
 }
 
+double
+modelset_break_cost(const struct agent *a, const struct cachewatch_break *br, const struct usage *u)
+{
+	return prices_break_cost(prices_find(a->prices, a->model), br->dropped_tokens,
+	    u->input + u->cache_read + u->cache_write, a->cfg->cache_ttl_ms > 300000);
+}
+
 /*
  * A local OpenAI-compatible server (llama.cpp, Ollama on this machine) may
  * stream a token a second: no overall deadline unless one is set.
@@ -482,6 +489,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    (long long)a->totals.input, (long long)a->totals.output,
 		    (long long)a->totals.cache_read, (long long)a->totals.cache_write);
 		buf_printf(out, "Cost: $%.4f\n", a->cost);
+		cachewatch_cost_report(a->cw, out);
 		if (prices_find(a->prices, a->model) == NULL)
 			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
 			    "the settings)\n", a->model, a->prices->path != NULL ? a->prices->path : "(none)");

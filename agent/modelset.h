@@ -39,6 +39,9 @@ bool	 modelset_wait(struct agent *a);
 void	 modelset_calibrate(struct agent *a, const struct usage *u);
 /* What a usage costs at the model's prices (0 when none is known). */
 double	 modelset_cost(const struct agent *a, const struct usage *u);
+/* The price of cache break br in the response with usage u (models.h: prices_break_cost). */
+double	modelset_break_cost(const struct agent *, const struct cachewatch_break *br,
+	    const struct usage *u);
 /* The timeouts of a model call that may write max_tokens tokens. */
 void	 modelset_timeouts(const struct agent *a, int max_tokens, bool stall_on_progress,
 	    struct http_timeouts *to);

@@ -469,6 +469,45 @@ T_TEST(break_event_fields_and_report)
 	sim_release(&s);
 }
 
+/* The caller prices a break; the event carries the price and /cost lists it. */
+T_TEST(break_price_in_event_and_cost_report)
+{
+	struct sim s;
+	struct buf r = BUF_INIT(BUF_NOLIMIT);
+	cJSON *ev = cJSON_CreateObject();
+
+	sim_init(&s);
+	cachewatch_cost_report(s.cw, &r);
+	T_CONTAINS(buf_cstr(&r), "Cache breaks: none");
+	buf_reset(&r);
+	sim_run(&s, 5);
+	change_model(&s);
+	T_OK(sim_send_read(&s, 0));
+	/* Before it is priced: unknown, and no cost_usd in the event. */
+	T_OK(cachewatch_last_break(s.cw)->cost_usd < 0);
+	cachewatch_break_fields(cachewatch_last_break(s.cw), ev);
+	T_OK(json_get(ev, "cost_usd") == NULL);
+	cJSON_Delete(ev);
+	cachewatch_price_last(s.cw, 0.25);
+	cachewatch_price_last(s.cw, 9.0);	/* priced once only */
+	T_OK(cachewatch_last_break(s.cw)->cost_usd == 0.25);
+	ev = cJSON_CreateObject();
+	cachewatch_break_fields(cachewatch_last_break(s.cw), ev);
+	T_OK(json_num(ev, "cost_usd", -1) == 0.25);
+	cJSON_Delete(ev);
+	/* A second break the caller cannot price (a model without one). */
+	sim_run(&s, 3);
+	T_OK(sim_send_read(&s, 0));
+	cachewatch_price_last(s.cw, -1);
+	cachewatch_cost_report(s.cw, &r);
+	T_CONTAINS(buf_cstr(&r), "Cache breaks: 2, $0.2500 to write the dropped tokens again "
+	    "(1 at an unknown price)");
+	T_CONTAINS(buf_cstr(&r), "(model_changed), $0.2500");
+	T_CONTAINS(buf_cstr(&r), "(unknown), price unknown");
+	buf_release(&r);
+	sim_release(&s);
+}
+
 T_TEST(cause_names)
 {
 	struct buf t = BUF_INIT(BUF_NOLIMIT);
@@ -553,6 +592,7 @@ main(void)
 	T_RUN(forget_starts_afresh);
 	T_RUN(bookkeeping_keys_are_not_changes);
 	T_RUN(break_event_fields_and_report);
+	T_RUN(break_price_in_event_and_cost_report);
 	T_RUN(cause_names);
 	T_RUN(fresh_watcher_and_malformed_input);
 	T_RUN(custom_ttl);

@@ -227,6 +227,42 @@ T_TEST(prices)
 	buf_release(&err);
 }
 
+static bool
+near(double a, double b)
+{
+	return a > b - 1e-9 && a < b + 1e-9;
+}
+
+/* A cache break's price: writing the dropped tokens again less reading them. */
+T_TEST(break_price)
+{
+	struct buf err = BUF_INIT(4096);
+	char *path = write_tmp("{\"models\":["
+	    "{\"match\":\"fam-big*\",\"input\":4,\"output\":20,\"cache_write_5m\":5,\"cache_write_1h\":8,"
+	    "\"cache_read\":0.4,\"long_context\":{\"above\":200000,\"input\":8,\"cache_write_5m\":10,"
+	    "\"cache_read\":0.8}},"
+	    "{\"match\":\"fam-plain\",\"input\":0.5,\"output\":1}]}");
+	struct prices *p = prices_load(path, NULL, &err);
+	const struct price_entry *e = prices_find(p, "fam-big-2");
+
+	T_OK(e != NULL);
+	/* 1M tokens: $5 to write again, $0.40 to read: $4.60. */
+	T_OK(near(prices_break_cost(e, 1000000, 1000, false), 4.6));
+	/* The 1-hour cache's write price. */
+	T_OK(near(prices_break_cost(e, 1000000, 1000, true), 7.6));
+	/* A long-context request prices at its tier. */
+	T_OK(near(prices_break_cost(e, 500000, 300000, false), 0.5 * (10 - 0.8)));
+	/* No cache-write price and no read price: the input price. */
+	T_OK(near(prices_break_cost(prices_find(p, "fam-plain"), 2000000, 10, false), 1.0));
+	T_OK(near(prices_break_cost(e, 0, 10, false), 0));
+	/* No entry: unknown. */
+	T_OK(prices_break_cost(NULL, 1000, 10, false) < 0);
+	prices_free(p);
+	unlink(path);
+	free(path);
+	buf_release(&err);
+}
+
 T_TEST(the_installed_price_file_parses)
 {
 	struct buf err = BUF_INIT(4096);
@@ -263,6 +299,7 @@ main(void)
 	T_RUN(param_setting);
 	T_RUN(caps_json_round_trip);
 	T_RUN(prices);
+	T_RUN(break_price);
 	T_RUN(the_installed_price_file_parses);
 	T_RUN(format);
 	return t_done();

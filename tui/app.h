@@ -95,6 +95,9 @@ struct tui_backend {
 	void		 (*commands_release)(struct command_list *);
 	int		 (*commands_expand)(const struct config *, const char *line, struct buf *prompt,
 			    struct buf *err);
+	/* The built-in prompt commands, /init and /review (agent/promptcmd.h); the same answers. */
+	int		 (*prompt_expand)(const struct config *, const char *line, struct buf *prompt,
+			    struct buf *err);
 	void		 (*trust_items)(const struct config *, struct buf *out);
 	int		 (*trust)(const struct config *, struct buf *err);
 	void		 (*apply_trusted)(struct config *);

@@ -49,6 +49,8 @@ static void cmd_resume(struct app *, const char *, struct app_action *);
 static void cmd_memory(struct app *, const char *, struct app_action *);
 static void cmd_mcp(struct app *, const char *, struct app_action *);
 static void cmd_mode(struct app *, const char *, struct app_action *);
+static void cmd_init(struct app *, const char *, struct app_action *);
+static void cmd_review(struct app *, const char *, struct app_action *);
 
 static const struct cmd cmd_table[] = {
 	{ "/help", "", "the slash commands and the keys", cmd_help },
@@ -72,6 +74,10 @@ static const struct cmd cmd_table[] = {
 	{ "/fork", "[N]", "go on in a new session from turn N", cmd_fork },
 	{ "/resume", "[id]", "list this directory's sessions, or continue one", cmd_resume },
 	{ "/quit", "", "leave tandem", cmd_quit },
+	{ "/init", "[notes]", "explore the repository and write or improve AGENTS.md (you approve the edit)",
+	    cmd_init },
+	{ "/review", "[ref|path]", "review the uncommitted changes (or since ref, or under path); edits nothing",
+	    cmd_review },
 };
 
 #define CMD_COUNT (sizeof cmd_table / sizeof cmd_table[0])
@@ -633,6 +639,41 @@ cmds_custom_run(struct app *a, const char *text, struct app_action *then)
 	buf_release(&prompt);
 	buf_release(&err);
 	return r != 1;
+}
+
+/* /init and /review: the agent builds the prompt (the diff for /review), which is sent. */
+static void
+cmds_prompt_run(struct app *a, const char *name, const char *arg, struct app_action *then)
+{
+	struct buf line = BUF_INIT(64 * 1024), prompt = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(4096);
+
+	buf_printf(&line, "%s%s%s", name, *arg ? " " : "", arg);
+	if (a->cfg == NULL || a->be == NULL || a->be->prompt_expand == NULL)
+		app_notice(a, ROLE_DIM, "no agent: %s cannot run here", name);
+	else if (app_busy(a)) {
+		app_notice(a, ROLE_WARNING, "%s", "a turn is running: wait for it, or press Esc to stop it");
+		ed_set(&a->ed, buf_cstr(&line));
+	} else if (a->be->prompt_expand(a->cfg, buf_cstr(&line), &prompt, &err) != 0)
+		app_notice(a, ROLE_ERROR, "%s: %s", name, err.len ? buf_cstr(&err) : "cannot be used");
+	else {
+		then->what = DO_SUBMIT;
+		then->text = buf_detach(&prompt, NULL);
+	}
+	buf_release(&line);
+	buf_release(&prompt);
+	buf_release(&err);
+}
+
+static void
+cmd_init(struct app *a, const char *arg, struct app_action *then)
+{
+	cmds_prompt_run(a, "/init", arg, then);
+}
+
+static void
+cmd_review(struct app *a, const char *arg, struct app_action *then)
+{
+	cmds_prompt_run(a, "/review", arg, then);
 }
 
 bool

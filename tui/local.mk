@@ -93,6 +93,10 @@ TUI_SCREEN_TESTS += tests/tui/editnote.sh
 TUI_SCREEN_TESTS += tests/tui/mentiongit.sh
 # SIGKILL while a ! command runs, then a rewind of its turn.
 TUI_SCREEN_TESTS += tests/tui/bangcrash.sh
+# /init and /review: their prompts, AGENTS.md's edit approved, the diff a planted git config cannot turn into a program run.
+TUI_SCREEN_TESTS += tests/tui/initreview.sh
+# A prompt-cache break's price in dollars: the note, the status bar, /cost.
+TUI_SCREEN_TESTS += tests/tui/breakprice.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl tests/tui/emoji.jsonl \

@@ -53,6 +53,15 @@ st_tokens(int64_t n, char *out, size_t size)
 		snprintf(out, size, "%.1fM", (double)n / 1000000.0);
 }
 
+void
+st_break_price(double usd, char *out, size_t size)
+{
+	if (usd < 0)
+		snprintf(out, size, "%s", "price unknown");
+	else
+		snprintf(out, size, usd > 0 && usd < 0.01 ? "$%.4f" : "$%.2f", usd);
+}
+
 static void
 st_usage(struct status *st, const cJSON *ev)
 {
@@ -75,6 +84,7 @@ st_cache_break(struct status *st, const cJSON *ev)
 
 	st->cache_break = true;
 	st->cb_dropped = json_int(ev, "dropped_tokens", 0);
+	st->cb_cost = json_num(ev, "cost_usd", -1);
 	st->cb_causes[0] = '\0';
 	cJSON_ArrayForEach(c, causes) {
 		int r;
@@ -215,8 +225,12 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	if (st->unsaved)
 		st_seg(segs, n, 0, ROLE_ERROR, "\xE2\x9A\xA0 not saved: see the error, then send again to retry");
 	if (st->cache_break) {
+		char usd[32];
+
 		st_tokens(st->cb_dropped, a, sizeof a);
-		st_seg(segs, n, 4, ROLE_WARNING, "\xE2\x9A\xA0 cache break: %s \xE2\x88\x92%s", st->cb_causes, a);
+		st_break_price(st->cb_cost, usd, sizeof usd);
+		st_seg(segs, n, 4, ROLE_WARNING, "\xE2\x9A\xA0 cache break: %s \xE2\x88\x92%s %s", st->cb_causes, a,
+		    st->cb_cost < 0 ? "$?" : usd);
 	}
 }
 

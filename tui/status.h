@@ -34,6 +34,7 @@ struct status {
 	bool		 cache_break;	/* shown until dismissed */
 	int64_t		 cb_dropped;
 	char		 cb_causes[128];
+	double		 cb_cost;	/* the break's price in dollars; < 0: unknown */
 	bool		 retrying;
 	int		 retry_attempt;
 	int64_t		 retry_until;	/* ms (ev_now_ms) */
@@ -52,6 +53,8 @@ void	 st_set_model(struct status *, const char *model);
 void	 st_set_fork(struct status *, const char *from);
 /* 1234 -> "1.2k", 41000 -> "41k", 2500000 -> "2.5M". */
 void	 st_tokens(int64_t n, char *out, size_t size);
+/* A cache break's price: "$0.12", "$0.0042", or "price unknown" (usd < 0). */
+void	 st_break_price(double usd, char *out, size_t size);
 /* The bar for width columns at time now. */
 void	 st_format(const struct status *, int width, int64_t now, struct sline *out);
 

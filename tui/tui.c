@@ -224,11 +224,13 @@ tui_on_compaction(struct app *a, const cJSON *ev)
 static void
 tui_on_cache_break(struct app *a, const cJSON *ev)
 {
-	char dropped[16];
+	char dropped[16], usd[32];
+	double cost = json_num(ev, "cost_usd", -1);
 
 	st_tokens(json_int(ev, "dropped_tokens", 0), dropped, sizeof dropped);
-	app_notice(a, ROLE_WARNING, "\xE2\x9A\xA0 prompt cache break: %s tokens no longer cached (%s)", dropped,
-	    a->st.cb_causes);
+	st_break_price(cost, usd, sizeof usd);
+	app_notice(a, ROLE_WARNING, "\xE2\x9A\xA0 prompt cache break: %s tokens no longer cached (%s), %s%s",
+	    dropped, a->st.cb_causes, usd, cost < 0 ? "" : " more than a cache read");
 }
 
 static void

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "config.h"
 #include "filelist.h"
+#include "promptcmd.h"
 #include "session.h"
 
 static const struct tui_backend tui_agent_backend = {
@@ -42,6 +43,7 @@ static const struct tui_backend tui_agent_backend = {
 	.commands_scan = commands_scan,
 	.commands_release = commands_list_release,
 	.commands_expand = commands_expand,
+	.prompt_expand = promptcmd_expand,
 	.trust_items = config_trust_items,
 	.trust = config_trust,
 	.apply_trusted = config_apply_trusted,
