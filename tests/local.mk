@@ -72,3 +72,4 @@ IT_TESTS += tests/it/wsnap_bg.sh
 IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh
+IT_TESTS += tests/it/denywins.sh

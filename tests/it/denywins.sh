@@ -1,0 +1,89 @@
+#!/bin/bash
+# Deny rules keep their meaning on every route that allows a call without
+# the person: a command whose program is known only once bash expands it
+# ("$(echo rm) -rf sub" under --deny 'run_bash(rm *)') is not allowed by the
+# sandbox (ask and accept-edits modes), by a PreToolUse hook answering
+# allow, or by yolo; headless, it is refused and the refusal says only a
+# person can allow it.  Commands no deny rule could catch still run
+# sandboxed without a prompt.
+. "$(dirname "$0")/lib.sh"
+cd "$T/ws" || exit 1
+git init -q .
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+USER_SETTINGS="$XDG_CONFIG_HOME/tandem/settings.json"
+
+# bash_run ID COMMAND [tandem args...]: one run_bash call through the mock.
+bash_run() {
+	local id=$1 cmd=$2
+	shift 2
+	mock_start "$(scenario "$id" <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_$id","name":"run_bash","input":$(jq -nc --arg c "$cmd" '{command:$c}')}],"stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+	timeout 60 "$TANDEM" -p x --output-format events "$@" >"$T/$id.jsonl" 2>"$T/$id.err"
+}
+result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
+approval() { jq -r 'select(.type=="approval") | .by + ":" + .decision' "$T/$1.jsonl" | tr '\n' ' ' | sed 's/ $//'; }
+
+DENY=(--deny 'run_bash(rm *)')
+EXPAND='$(echo rm) -rf sub'
+
+# --- the sandbox's auto-allow ---------------------------------------------------
+bash_run probe 'true' --sandbox workspace-write --permission-mode ask
+check "the sandbox is active here" [ "$(jq -r 'select(.type=="sandbox") | .active' "$T/probe.jsonl")" = true ]
+
+mkdir -p sub
+bash_run sbask "$EXPAND" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox, ask mode: an expanded program under a deny rule is not auto-allowed" \
+    [ "$(approval sbask)" = "mode:deny" ]
+check "and nothing was removed" [ -d sub ]
+check "the refusal names the deny rule it could not check" \
+    grep -qF 'which rule run_bash(rm *) cannot be checked against' <(result sbask)
+check "and says only a person can allow it (no --allow or yolo offered)" \
+    grep -q 'only a person' <(result sbask) && not grep -q -- '--allow\|yolo' <(result sbask)
+
+bash_run sbaccept "$EXPAND" --sandbox workspace-write --permission-mode accept-edits "${DENY[@]}"
+check "sandbox, accept-edits mode: the same" [ "$(approval sbaccept)" = "mode:deny" ] && [ -d sub ]
+
+bash_run sbvar 'c=rm; $c -rf sub' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: a program named by a variable, the same" [ "$(approval sbvar)" = "mode:deny" ] && [ -d sub ]
+
+echo '{"permissions":{"deny":["Bash(rm:*)"]}}' >"$USER_SETTINGS"
+bash_run sbsettings "$EXPAND" --sandbox workspace-write --permission-mode ask
+check "sandbox: a deny rule from the settings file, the same" \
+    [ "$(approval sbsettings)" = "mode:deny" ] && [ -d sub ]
+rm -f "$USER_SETTINGS"
+
+bash_run sbplain 'echo plain-ran' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: a command no deny rule could catch still runs without a prompt" \
+    [ "$(approval sbplain)" = "sandbox:allow" ] && grep -q plain-ran <(result sbplain)
+bash_run sbnodeny "$EXPAND" --sandbox workspace-write --permission-mode ask
+check "sandbox: without a deny rule for run_bash the expanded command is auto-allowed" \
+    [ "$(approval sbnodeny)" = "sandbox:allow" ] && [ ! -d sub ]
+mkdir -p sub
+bash_run sbdenied 'rm -rf sub' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: a plain rm is denied by the rule" [ "$(approval sbdenied)" = "rule:deny" ] && [ -d sub ]
+
+# --- a hook that allows everything ------------------------------------------------
+printf '%s\n' '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"echo '"'"'{\"permissionDecision\":\"allow\"}'"'"'"}]}]}}' \
+    >"$USER_SETTINGS"
+bash_run hookallow "$EXPAND" --permission-mode ask "${DENY[@]}"
+check "a hook's allow does not outweigh a deny rule that cannot be checked" \
+    [ "$(approval hookallow)" = "mode:deny" ] && [ -d sub ]
+bash_run hooksb "$EXPAND" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "nor with the sandbox on" [ "$(approval hooksb)" = "mode:deny" ] && [ -d sub ]
+bash_run hookplain 'echo hook-ran' --permission-mode ask "${DENY[@]}"
+check "the hook still allows a command no deny rule could catch" \
+    [ "$(approval hookplain)" = "hook:allow" ] && grep -q hook-ran <(result hookplain)
+rm -f "$USER_SETTINGS"
+
+# --- yolo -------------------------------------------------------------------------
+bash_run yolo "$EXPAND" --permission-mode yolo "${DENY[@]}"
+check "yolo: an expanded program under a deny rule is refused headless" \
+    [ "$(approval yolo)" = "mode:deny" ] && [ -d sub ]
+bash_run yolosb "$EXPAND" --sandbox workspace-write --permission-mode yolo "${DENY[@]}"
+check "yolo with the sandbox: the same" [ "$(approval yolosb)" = "mode:deny" ] && [ -d sub ]
+finish
