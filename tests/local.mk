@@ -73,3 +73,4 @@ IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh
 IT_TESTS += tests/it/denywins.sh
+EXTRA_DIST += tests/it/denywins.mjs

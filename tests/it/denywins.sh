@@ -5,7 +5,9 @@
 # sandbox (ask and accept-edits modes), by a PreToolUse hook answering
 # allow, or by yolo; headless, it is refused and the refusal says only a
 # person can allow it.  Commands no deny rule could catch still run
-# sandboxed without a prompt.
+# sandboxed without a prompt.  Through `tandem acp`: allow_always on a
+# command no rule can be written for remembers nothing (not the whole of
+# run_bash), and reject_always denies the same call again without asking.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws" || exit 1
 git init -q .
@@ -86,4 +88,40 @@ check "yolo: an expanded program under a deny rule is refused headless" \
     [ "$(approval yolo)" = "mode:deny" ] && [ -d sub ]
 bash_run yolosb "$EXPAND" --sandbox workspace-write --permission-mode yolo "${DENY[@]}"
 check "yolo with the sandbox: the same" [ "$(approval yolosb)" = "mode:deny" ] && [ -d sub ]
+# --- what ACP's allow_always and reject_always remember -----------------------------
+ACP="$top_srcdir/tests/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js"
+needs_node "$ACP" "the ACP SDK"
+export ACP_PATH="$ACP" TANDEM WS="$T/ws"
+asked() { grep -c '^# ASKED' "$T/node.out"; }
+# allow_always on a command no rule can be written for (a tab inside quotes)
+# remembers nothing: the next command is still asked about.
+mock_start "$(scenario acpalways <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_t1","name":"run_bash","input":{"command":"printf 'a\tb' >tabbed"}}],"stop_reason":"tool_use","expect_contains":"tabs"},
+ {"tool_uses":[{"id":"toolu_t2","name":"run_bash","input":{"command":"touch pwned"}}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}
+]}
+J
+)"
+node_tap "$top_srcdir/tests/it/denywins.mjs" tabs allow_always,reject_once
+check "acp allow_always: the tabbed command ran" [ -e tabbed ]
+check "acp allow_always: the next, other command is asked about too" [ "$(asked)" -eq 2 ] && [ ! -e pwned ]
+check "acp allow_always: no rule for the whole of run_bash is saved" \
+    not grep -qs '"run_bash"\|"Bash"' .tandem/settings.local.json
+# reject_always on a command whose parts the allow rules partly cover (a
+# redirect, backtick substitutions, non-ASCII words): the same call again
+# is denied without asking.
+printf '%s\n' '{"permissions":{"allow":["run_bash(echo *)","run_bash(ls *)"]}}' >"$USER_SETTINGS"
+NEVER=$(printf '\xc3\xa9  $("`ls`" `echo\t\xc3\xa9`) &> out f\xc3\xb6o | #c a=b > `ls f\xc3\xb6o` | x')
+mock_start "$(scenario acpnever <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_n1","name":"run_bash","input":$(jq -nc --arg c "$NEVER" '{command:$c}')}],"stop_reason":"tool_use","expect_contains":"never"},
+ {"tool_uses":[{"id":"toolu_n2","name":"run_bash","input":$(jq -nc --arg c "$NEVER" '{command:$c}')}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}
+]}
+J
+)"
+node_tap "$top_srcdir/tests/it/denywins.mjs" never reject_always,allow_once
+check "acp reject_always: the same call is not asked about again" [ "$(asked)" -eq 1 ]
+rm -f "$USER_SETTINGS"
 finish
