@@ -184,6 +184,7 @@ agent_key_helper(const struct config *cfg, char **key, struct buf *err)
 {
 	struct buf out = BUF_INIT(64 * 1024);
 	char chunk[4096];
+	const char *start;
 	size_t n;
 	FILE *p;
 	int st;
@@ -199,14 +200,22 @@ agent_key_helper(const struct config *cfg, char **key, struct buf *err)
 	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
 		(void)buf_append(&out, chunk, n);
 	st = pclose(p);
-	n = strcspn(buf_cstr(&out), "\r\n");
+	/*
+	 * The key is the first line without the blanks around it: HTTP drops
+	 * them from the header anyway, and the redaction must know the key as
+	 * it appears elsewhere, not with a helper's stray spaces.
+	 */
+	start = buf_cstr(&out) + strspn(buf_cstr(&out), " \t");
+	n = strcspn(start, "\r\n");
+	while (n > 0 && (start[n - 1] == ' ' || start[n - 1] == '\t'))
+		n--;
 	if (st != 0 || n == 0) {
 		buf_printf(err, "apiKeyHelper (%s) %s", cfg->api_key_helper,
 		    st != 0 ? "failed" : "printed no key");
 		buf_release(&out);
 		return -1;
 	}
-	*key = xstrndup(buf_cstr(&out), n);
+	*key = xstrndup(start, n);
 	/* The helper's key is a secret like the environment's: never shown, logged or sent on. */
 	redact_add(*key);
 	buf_release(&out);

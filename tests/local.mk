@@ -74,3 +74,4 @@ IT_TESTS += tests/it/wsnaprefs.sh
 IT_TESTS += tests/it/turndiff.sh
 IT_TESTS += tests/it/denywins.sh
 EXTRA_DIST += tests/it/denywins.mjs
+IT_TESTS += tests/it/leaks.sh
