@@ -15,6 +15,7 @@
 #include "config.h"
 #include "ev.h"
 #include "event.h"
+#include "jail.h"
 #include "json.h"
 #include "wire.h"
 #include "xalloc.h"
@@ -520,6 +521,36 @@ acp_end_session(struct acp *p)
 	p->prompt_rpc = NULL;
 }
 
+/*
+ * What the command line forbids holds in every session, whatever its cwd:
+ * the rules given as flags (--deny above all), the disabled tools and the
+ * sandbox's mode.
+ */
+static int
+acp_copy_limits(struct acp *p, struct config *cfg, struct buf *err)
+{
+	const struct jail_layer *flag = &p->base->sandbox.layers[JAIL_LAYER_FLAG];
+	const cJSON *row;
+
+	cJSON_ArrayForEach(row, p->base->rule_sources) {
+		const cJSON *list = cJSON_GetArrayItem(row, 0), *rule = cJSON_GetArrayItem(row, 1),
+		    *src = cJSON_GetArrayItem(row, 2);
+
+		if (cJSON_IsString(list) && cJSON_IsString(rule) && cJSON_IsString(src) &&
+		    strcmp(src->valuestring, "flag") == 0 &&
+		    config_set_flag(cfg, list->valuestring, rule->valuestring, err) == -1)
+			return -1;
+	}
+	if (p->base->disabled_tools != NULL &&
+	    strcmp(json_str(p->base->sources, "disabled_tools", ""), "flag") == 0 &&
+	    config_set_flag(cfg, "disabled_tools", p->base->disabled_tools, err) == -1)
+		return -1;
+	if (flag->has_mode &&
+	    jail_config_flag(&cfg->sandbox, "mode", jail_mode_name(flag->mode), err) == -1)
+		return -1;
+	return 0;
+}
+
 /* Copy what the command line set on base into a session's own config. */
 static int
 acp_copy_flags(struct acp *p, struct config *cfg, struct buf *err)
@@ -545,7 +576,7 @@ acp_copy_flags(struct acp *p, struct config *cfg, struct buf *err)
 	if (strcmp(json_str(p->base->sources, "max_turns", ""), "flag") == 0 &&
 	    config_set_flag(cfg, "max-turns", n, err) == -1)
 		return -1;
-	return 0;
+	return acp_copy_limits(p, cfg, err);
 }
 
 /* ACP's [{name, value}] as Claude Code's {name: value}, into o[key]. */

@@ -1,18 +1,20 @@
 // The ACP SDK's client driving the real `tandem acp` for denywins.sh: one
 // prompt, each permission request answered by the next option of a list
 // (the last one repeats).  Prints "# ASKED <command>" per request and TAP
-// lines without a plan.  Arguments: prompt, options (comma-separated).
+// lines without a plan.  Arguments: prompt, options (comma-separated),
+// then tandem's own arguments after `acp`.  The session's cwd is $ACP_CWD,
+// or $WS where tandem starts.
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 
 const acp = await import(pathToFileURL(process.env.ACP_PATH).href);
-const [prompt, optionList] = process.argv.slice(2);
+const [prompt, optionList, ...tandemArgs] = process.argv.slice(2);
 const options = optionList.split(',');
 let n = 0, failed = 0;
 const ok = (c, d) => { n++; if (!c) failed++; console.log(`${c ? 'ok' : 'not ok'} ${n} - ${d}`); };
 
-const child = spawn(process.env.TANDEM, ['acp'], { cwd: process.env.WS, stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.env.TANDEM, ['acp', ...tandemArgs], { cwd: process.env.WS, stdio: ['pipe', 'pipe', 'inherit'] });
 const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 let asked = 0;
 const app = acp.client({ name: 'tandem-denywins' })
@@ -26,7 +28,7 @@ const app = acp.client({ name: 'tandem-denywins' })
 try {
 	await app.connectWith(stream, async (ctx) => {
 		await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-		const session = await ctx.buildSession({ cwd: process.env.WS, mcpServers: [] }).start();
+		const session = await ctx.buildSession({ cwd: process.env.ACP_CWD || process.env.WS, mcpServers: [] }).start();
 		const done = session.prompt(prompt);
 		for (;;) {
 			const m = await session.nextUpdate();

@@ -10,6 +10,8 @@
 # run_bash), and reject_always denies the same call again without asking.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws" || exit 1
+# all_of TEST...: every one of the tests (shell text) holds.
+all_of() { local t; for t in "$@"; do eval "$t" || return 1; done; }
 git init -q .
 mkdir -p "$XDG_CONFIG_HOME/tandem"
 USER_SETTINGS="$XDG_CONFIG_HOME/tandem/settings.json"
@@ -18,6 +20,7 @@ USER_SETTINGS="$XDG_CONFIG_HOME/tandem/settings.json"
 bash_run() {
 	local id=$1 cmd=$2
 	shift 2
+	mkdir -p sub	# what the command may remove, there again for each case
 	mock_start "$(scenario "$id" <<J
 {"responses":[
  {"tool_uses":[{"id":"toolu_$id","name":"run_bash","input":$(jq -nc --arg c "$cmd" '{command:$c}')}],"stop_reason":"tool_use"},
@@ -45,49 +48,49 @@ check "and nothing was removed" [ -d sub ]
 check "the refusal names the deny rule it could not check" \
     grep -qF 'which rule run_bash(rm *) cannot be checked against' <(result sbask)
 check "and says only a person can allow it (no --allow or yolo offered)" \
-    grep -q 'only a person' <(result sbask) && not grep -q -- '--allow\|yolo' <(result sbask)
+    all_of "grep -q 'only a person' <(result sbask)" "not grep -q -- '--allow\\|yolo' <(result sbask)"
 
 bash_run sbaccept "$EXPAND" --sandbox workspace-write --permission-mode accept-edits "${DENY[@]}"
-check "sandbox, accept-edits mode: the same" [ "$(approval sbaccept)" = "mode:deny" ] && [ -d sub ]
+check "sandbox, accept-edits mode: the same" all_of '[ "$(approval sbaccept)" = "mode:deny" ]' '[ -d sub ]'
 
 bash_run sbvar 'c=rm; $c -rf sub' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
-check "sandbox: a program named by a variable, the same" [ "$(approval sbvar)" = "mode:deny" ] && [ -d sub ]
+check "sandbox: a program named by a variable, the same" all_of '[ "$(approval sbvar)" = "mode:deny" ]' '[ -d sub ]'
 
 echo '{"permissions":{"deny":["Bash(rm:*)"]}}' >"$USER_SETTINGS"
 bash_run sbsettings "$EXPAND" --sandbox workspace-write --permission-mode ask
 check "sandbox: a deny rule from the settings file, the same" \
-    [ "$(approval sbsettings)" = "mode:deny" ] && [ -d sub ]
+    all_of '[ "$(approval sbsettings)" = "mode:deny" ]' '[ -d sub ]'
 rm -f "$USER_SETTINGS"
 
 bash_run sbplain 'echo plain-ran' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
 check "sandbox: a command no deny rule could catch still runs without a prompt" \
-    [ "$(approval sbplain)" = "sandbox:allow" ] && grep -q plain-ran <(result sbplain)
+    all_of '[ "$(approval sbplain)" = "sandbox:allow" ]' 'grep -q plain-ran <(result sbplain)'
 bash_run sbnodeny "$EXPAND" --sandbox workspace-write --permission-mode ask
 check "sandbox: without a deny rule for run_bash the expanded command is auto-allowed" \
-    [ "$(approval sbnodeny)" = "sandbox:allow" ] && [ ! -d sub ]
+    all_of '[ "$(approval sbnodeny)" = "sandbox:allow" ]' '[ ! -d sub ]'
 mkdir -p sub
 bash_run sbdenied 'rm -rf sub' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
-check "sandbox: a plain rm is denied by the rule" [ "$(approval sbdenied)" = "rule:deny" ] && [ -d sub ]
+check "sandbox: a plain rm is denied by the rule" all_of '[ "$(approval sbdenied)" = "rule:deny" ]' '[ -d sub ]'
 
 # --- a hook that allows everything ------------------------------------------------
 printf '%s\n' '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"echo '"'"'{\"permissionDecision\":\"allow\"}'"'"'"}]}]}}' \
     >"$USER_SETTINGS"
 bash_run hookallow "$EXPAND" --permission-mode ask "${DENY[@]}"
 check "a hook's allow does not outweigh a deny rule that cannot be checked" \
-    [ "$(approval hookallow)" = "mode:deny" ] && [ -d sub ]
+    all_of '[ "$(approval hookallow)" = "mode:deny" ]' '[ -d sub ]'
 bash_run hooksb "$EXPAND" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
-check "nor with the sandbox on" [ "$(approval hooksb)" = "mode:deny" ] && [ -d sub ]
+check "nor with the sandbox on" all_of '[ "$(approval hooksb)" = "mode:deny" ]' '[ -d sub ]'
 bash_run hookplain 'echo hook-ran' --permission-mode ask "${DENY[@]}"
 check "the hook still allows a command no deny rule could catch" \
-    [ "$(approval hookplain)" = "hook:allow" ] && grep -q hook-ran <(result hookplain)
+    all_of '[ "$(approval hookplain)" = "hook:allow" ]' 'grep -q hook-ran <(result hookplain)'
 rm -f "$USER_SETTINGS"
 
 # --- yolo -------------------------------------------------------------------------
 bash_run yolo "$EXPAND" --permission-mode yolo "${DENY[@]}"
 check "yolo: an expanded program under a deny rule is refused headless" \
-    [ "$(approval yolo)" = "mode:deny" ] && [ -d sub ]
+    all_of '[ "$(approval yolo)" = "mode:deny" ]' '[ -d sub ]'
 bash_run yolosb "$EXPAND" --sandbox workspace-write --permission-mode yolo "${DENY[@]}"
-check "yolo with the sandbox: the same" [ "$(approval yolosb)" = "mode:deny" ] && [ -d sub ]
+check "yolo with the sandbox: the same" all_of '[ "$(approval yolosb)" = "mode:deny" ]' '[ -d sub ]'
 # --- what ACP's allow_always and reject_always remember -----------------------------
 ACP="$top_srcdir/tests/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js"
 needs_node "$ACP" "the ACP SDK"
@@ -105,7 +108,7 @@ J
 )"
 node_tap "$top_srcdir/tests/it/denywins.mjs" tabs allow_always,reject_once
 check "acp allow_always: the tabbed command ran" [ -e tabbed ]
-check "acp allow_always: the next, other command is asked about too" [ "$(asked)" -eq 2 ] && [ ! -e pwned ]
+check "acp allow_always: the next, other command is asked about too" all_of '[ "$(asked)" -eq 2 ]' '[ ! -e pwned ]'
 check "acp allow_always: no rule for the whole of run_bash is saved" \
     not grep -qs '"run_bash"\|"Bash"' .tandem/settings.local.json
 # reject_always on a command whose parts the allow rules partly cover (a
@@ -124,4 +127,22 @@ J
 node_tap "$top_srcdir/tests/it/denywins.mjs" never reject_always,allow_once
 check "acp reject_always: the same call is not asked about again" [ "$(asked)" -eq 1 ]
 rm -f "$USER_SETTINGS"
+# A session whose cwd is not where `tandem acp` started gets a config of its
+# own: the command line's deny rules and sandbox hold there too.
+mkdir -p proj/victim
+OUTSIDE="$top_builddir/denywins-probe.$$"
+mkdir -p "$OUTSIDE"
+mock_start "$(scenario acpcwd <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_c1","name":"run_bash","input":{"command":"rm -rf victim"}},
+   {"id":"toolu_c2","name":"run_bash","input":{"command":"echo planted >$OUTSIDE/o"}}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}]}
+J
+)"
+ACP_CWD="$T/ws/proj" node_tap "$top_srcdir/tests/it/denywins.mjs" cwd allow_once \
+    --deny 'run_bash(rm *)' --sandbox workspace-write --permission-mode yolo
+check "acp, another cwd: the --deny rule still denies (not asked, nothing removed)" \
+    all_of '[ "$(asked)" -eq 0 ]' '[ -d proj/victim ]'
+check "acp, another cwd: --sandbox still confines a yolo command" [ ! -e "$OUTSIDE/o" ]
+rm -rf "$OUTSIDE"
 finish

@@ -6,6 +6,8 @@
 # cap, whose whole text goes to a file in the session (redacted there too).
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws" || exit 1
+# all_of TEST...: every one of the tests (shell text) holds.
+all_of() { local t; for t in "$@"; do eval "$t" || return 1; done; }
 mkdir -p "$XDG_CONFIG_HOME/tandem"
 HKEY="sk-helper-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 printf '#!/bin/sh\nprintf "  %%s \\t\\n" "%s"\n' "$HKEY" >"$T/helper.sh"
@@ -57,7 +59,7 @@ timeout 60 "$TANDEM" -p go --permission-mode yolo --output-format events \
     --mcp-config "$(printf '{"mcpServers":{"big":{"command":"bash","args":["%s"],"env":{"BIG":"%s"}}}}' "$T/bigsrv.sh" "$T/big.txt")" \
     >"$T/out.jsonl" 2>"$T/err"
 spill=$(jq -r 'select(.type=="tool_result") | .content' "$T/out.jsonl" | sed -n 's/.*all of it is in \(.*\) (read it.*/\1/p')
-check "mcp: the result was cut and kept in a file" [ -n "$spill" ] && [ -f "$spill" ]
+check "mcp: the result was cut and kept in a file" all_of '[ -n "$spill" ]' '[ -f "$spill" ]'
 check "mcp: the file holds the whole text, the key redacted" grep -q 'x \[redacted\] end' "$spill"
 check "mcp: the key is in no session file" not grep -rq "$KEY" "$TANDEM_HOME"
 check "mcp: nor in an event" not grep -q "$KEY" "$T/out.jsonl"
