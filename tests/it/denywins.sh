@@ -145,4 +145,51 @@ check "acp, another cwd: the --deny rule still denies (not asked, nothing remove
     all_of '[ "$(asked)" -eq 0 ]' '[ -d proj/victim ]'
 check "acp, another cwd: --sandbox still confines a yolo command" [ ! -e "$OUTSIDE/o" ]
 rm -rf "$OUTSIDE"
+# --- MCP resources that are files ---------------------------------------------
+# A server whose resources are the workspace's files (file:// URIs), bash
+# below: a mention of a file the Read deny rules cover is not attached, nor
+# is such a file among what a read of another resource returns.
+mkdir -p secret pub
+echo TOPSECRET-KEY >secret/key
+echo fine-content >pub/ok
+cat >"$T/filesrv.sh" <<'S'
+#!/bin/bash
+item() { printf '{"uri":"file://%s","mimeType":"text/plain","text":"%s"}' "$1" "$(cat "$1")"; }
+while IFS= read -r line; do
+	id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+	case $line in
+	*'"method":"initialize"'*)
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"resources\":{}},\"serverInfo\":{\"name\":\"files\",\"version\":\"1\"}}}" ;;
+	*'"method":"resources/list"'*)
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"resources\":[{\"uri\":\"file://$WS/secret/key\",\"name\":\"key\"},{\"uri\":\"dir://all\",\"name\":\"all\"}]}}" ;;
+	*'"method":"resources/read"'*'dir://all'*)
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"contents\":[$(item "$WS/secret/key"),$(item "$WS/pub/ok")]}}" ;;
+	*'"method":"resources/read"'*)
+		path=$(printf '%s' "$line" | sed -n 's/.*"uri":"file:\/\/\([^"]*\)".*/\1/p' | sed 's/%2[fF]/\//g')
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"contents\":[$(item "$path")]}}" ;;
+	*'"method":"tools/list"'*)
+		echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":[]}}" ;;
+	esac
+done
+S
+mock_start "$(scenario mcpres <<'J'
+{"check_echo": false, "responses": [{"text": "ok", "stop_reason": "end_turn", "repeat": 5}]}
+J
+)"
+files_cfg=$(printf '{"mcpServers":{"files":{"command":"bash","args":["%s"],"env":{"WS":"%s"}}}}' "$T/filesrv.sh" "$T/ws")
+sent() { tail -n 1 "$MOCK_LOG" | jq -c '.body.messages'; }
+timeout 60 "$TANDEM" -p "see @files:file://$T/ws/pub/ok" --mcp-config "$files_cfg" --deny 'Read(secret/**)' \
+    --output-format events >"$T/res0.jsonl" 2>"$T/res0.err"
+check "mcp resource: a file no rule covers is attached" grep -q 'fine-content' <(sent)
+timeout 60 "$TANDEM" -p "see @files:file://$T/ws/secret/key" --mcp-config "$files_cfg" --deny 'Read(secret/**)' \
+    --output-format events >"$T/res1.jsonl" 2>"$T/res1.err"
+check "mcp resource: a file a Read deny rule covers is not attached" not grep -q TOPSECRET <(sent)
+check "mcp resource: and the prompt says why" grep -q 'deny rule covers' <(sent)
+timeout 60 "$TANDEM" -p "see @files:file://$T/ws/secret%2Fkey" --mcp-config "$files_cfg" --deny 'Read(secret/**)' \
+    --output-format events >"$T/res2.jsonl" 2>"$T/res2.err"
+check "mcp resource: nor spelled with %2F" not grep -q TOPSECRET <(sent)
+timeout 60 "$TANDEM" -p "see @files:dir://all" --mcp-config "$files_cfg" --deny 'Read(secret/**)' \
+    --output-format events >"$T/res3.jsonl" 2>"$T/res3.err"
+check "mcp resource: a read returning the file among others leaves it out" \
+    all_of 'not grep -q TOPSECRET <(sent)' 'grep -q fine-content <(sent)'
 finish
