@@ -1439,11 +1439,21 @@ whole:
 		free(rule);
 		rule = NULL;
 	}
+	/* A file named from above the root: by its absolute path. */
+	if (rule == NULL && sub.tool != NULL && sub.tool->kind == PERM_KIND_PATH &&
+	    sub.npaths > 0 && sub.paths[0].abs != NULL) {
+		rule = perm_rule_for_path(sub.tool->name, sub.paths[0].abs, false);
+		if (rule != NULL && !perm_rule_catches(rule, &sub)) {
+			free(rule);
+			rule = NULL;
+		}
+	}
 	/*
-	 * The whole tool when no narrower rule fits, but never for a command:
-	 * "always" would then allow every command.
+	 * The whole tool when no narrower rule fits, but never for a tool that
+	 * takes commands or files: "always" would then allow every command, or
+	 * every edit.
 	 */
-	if (rule == NULL && (sub.tool == NULL || sub.tool->kind != PERM_KIND_BASH))
+	if (rule == NULL && (sub.tool == NULL || sub.tool->kind == PERM_KIND_NONE))
 		rule = xstrdup(sub.tool != NULL ? sub.tool->name : tool_name != NULL ?
 		    tool_name : "");
 	if (rule != NULL)

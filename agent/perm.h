@@ -146,10 +146,12 @@ char		*perm_rule_for(const char *tool_name, const cJSON *input);
  * every edit asks").  Returns what an "always" answer should remember: the
  * narrowest rules that allow exactly what was not covered (for run_bash one
  * rule per such part, "run_bash(make test)"; otherwise perm_rule_for's rule,
- * or the tool's name); NULL-terminated; perm_strv_free frees it.  Each rule
- * read back as a deny rule catches the call.  Empty only for a command no
- * rule can be written for (never the whole of run_bash, which would allow
- * every command).
+ * for a file named from above the root its absolute path, or for a tool
+ * that takes no command or path the tool's name); NULL-terminated;
+ * perm_strv_free frees it.  Each rule read back as a deny rule catches the
+ * call.  Empty for a command or file no rule can be written for (never the
+ * whole of run_bash or of a file tool, which would allow every command or
+ * every edit).
  */
 char		**perm_explain(const struct perm_rules *, enum perm_mode, const char *tool_name,
 		    enum tool_class cls, const cJSON *input, struct buf *reason);

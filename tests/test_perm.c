@@ -1393,6 +1393,14 @@ T_TEST(remembered_rules_deny_their_call)
 		cJSON_Delete(in);
 	}
 	T_OK(made > 15000);
+	/* A file named from above the root is remembered by its absolute path, not as the tool. */
+	perm_rules_set_root(none, "/tmp");
+	in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "path", "../elsewhere/x.c");
+	always = perm_explain(none, PERM_ASK, "edit_file", TOOL_WRITE, in, &why);
+	T_OK(always[0] != NULL && strcmp(always[0], "edit_file(//elsewhere/x.c)") == 0);
+	perm_strv_free(always);
+	cJSON_Delete(in);
 	/* The whole tool is never what "always" remembers, and "never" only as a last resort. */
 	T_OK(whole == 0);
 	perm_rules_free(none);
