@@ -15,8 +15,10 @@
 #include "config.h"
 #include "ev.h"
 #include "event.h"
+#include "fsutil.h"
 #include "jail.h"
 #include "json.h"
+#include "perm.h"
 #include "wire.h"
 #include "xalloc.h"
 
@@ -177,6 +179,48 @@ acp_title(const char *name, const cJSON *input, struct buf *t)
 		buf_puts(t, name);
 }
 
+/* Does real (a real path) lie in dir (a real path) or below it? */
+static bool
+acp_under(const char *real, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(real, dir, n) == 0 && (real[n] == '/' || real[n] == '\0' ||
+	    (n > 0 && dir[n - 1] == '/'));
+}
+
+/*
+ * The text a write_file would replace, for its diff, or NULL: read only as
+ * the file tools would read it, a regular file in the workspace (or an
+ * added directory) that no Read deny rule covers, without blocking on a
+ * FIFO.  The call is shown before the rules and the person decide on it.
+ */
+static char *
+acp_old_text(const struct acp *p, const char *abs, size_t *len)
+{
+	struct buf err = BUF_INIT(1024);
+	char *real = realpath(abs, NULL), *data = NULL;
+	bool inside = false;
+	size_t i;
+
+	*len = 0;
+	if (real == NULL)
+		goto out;
+	inside = acp_under(real, p->cfg->root);
+	for (i = 0; !inside && p->cfg->add_dirs != NULL && p->cfg->add_dirs[i] != NULL; i++)
+		inside = acp_under(real, p->cfg->add_dirs[i]);
+	if (!inside || perm_path_denied(p->cfg->rules, SANDBOX_READ, abs) ||
+	    fsutil_read_file(real, ACP_FILE_MAX, &data, len, &err) != 0) {
+		free(data);
+		data = NULL;
+		*len = 0;
+	}
+out:
+	free(real);
+	buf_release(&err);
+	return data;
+}
+
 /* The diff content of an edit: whole-file text is not needed, the changed part is. */
 static cJSON *
 acp_edit_content(const struct acp *p, const char *name, const cJSON *input)
@@ -202,21 +246,14 @@ acp_edit_content(const struct acp *p, const char *name, const cJSON *input)
 		cJSON_AddStringToObject(d, "oldText", json_str(input, "old_string", ""));
 		cJSON_AddStringToObject(d, "newText", json_str(input, "new_string", ""));
 	} else {
-		FILE *f = fopen(buf_cstr(&abs), "r");
+		size_t n;
+		char *old = acp_old_text(p, buf_cstr(&abs), &n);
 
-		if (f != NULL) {
-			struct buf old = BUF_INIT(ACP_FILE_MAX);
-			char chunk[8192];
-			size_t n;
-
-			while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && buf_append(&old, chunk, n) == 0)
-				;
-			fclose(f);
-			json_add_str_n(d, "oldText", buf_cstr(&old), old.len);
-			buf_release(&old);
-		} else {
+		if (old != NULL)
+			json_add_str_n(d, "oldText", old, n);
+		else
 			cJSON_AddNullToObject(d, "oldText");
-		}
+		free(old);
 		cJSON_AddStringToObject(d, "newText", json_str(input, "content", ""));
 	}
 	cJSON_AddItemToArray(arr, d);

@@ -1,7 +1,8 @@
 // The ACP SDK's client driving the real `tandem acp` for denywins.sh: one
 // prompt, each permission request answered by the next option of a list
-// (the last one repeats).  Prints "# ASKED <command>" per request and TAP
-// lines without a plan.  Arguments: prompt, options (comma-separated),
+// (the last one repeats).  Prints "# ASKED <command>" per request, each
+// request's and session update's JSON as "# SEEN <json>", and TAP lines
+// without a plan.  Arguments: prompt, options (comma-separated),
 // then tandem's own arguments after `acp`.  The session's cwd is $ACP_CWD,
 // or $WS where tandem starts.
 import { pathToFileURL } from 'node:url';
@@ -21,6 +22,7 @@ const app = acp.client({ name: 'tandem-denywins' })
 	.onRequest('session/request_permission', async ({ params }) => {
 		const opt = options[Math.min(asked, options.length - 1)];
 		asked++;
+		console.log(`# SEEN ${JSON.stringify(params)}`);
 		console.log(`# ASKED ${JSON.stringify(params.toolCall.rawInput.command)} -> ${opt}`);
 		return { outcome: { outcome: 'selected', optionId: opt } };
 	});
@@ -32,6 +34,8 @@ try {
 		const done = session.prompt(prompt);
 		for (;;) {
 			const m = await session.nextUpdate();
+			if (m.kind !== 'stop')
+				console.log(`# SEEN ${JSON.stringify(m.update)}`);
 			if (m.kind === 'stop') {
 				ok(m.stopReason === 'end_turn', `the turn ends (${m.stopReason})`);
 				break;

@@ -127,6 +127,30 @@ J
 node_tap "$top_srcdir/tests/it/denywins.mjs" never reject_always,allow_once
 check "acp reject_always: the same call is not asked about again" [ "$(asked)" -eq 1 ]
 rm -f "$USER_SETTINGS"
+# A write_file is shown to the client before it is decided on, with the
+# text it would replace: read only as the file tools read, so not a file
+# outside the workspace, not one a Read deny rule covers, and a FIFO does
+# not hang tandem.
+mkdir -p secret
+echo TOPSECRET-KEY >secret/key
+echo OUTSIDE-SECRET >"$T/outside.txt"
+mkfifo fifo
+mock_start "$(scenario acpold <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_o1","name":"write_file","input":{"path":"$T/outside.txt","content":"x\n"}},
+   {"id":"toolu_o2","name":"write_file","input":{"path":"secret/key","content":"x\n"}},
+   {"id":"toolu_o3","name":"write_file","input":{"path":"fifo","content":"x\n"}}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}]}
+J
+)"
+node_tap "$top_srcdir/tests/it/denywins.mjs" old reject_once --deny 'Read(secret/**)'
+check "acp write_file diff: the turn ends (a FIFO did not hang it)" grep -q '^ok 1 - the turn ends' "$T/node.out"
+check "acp write_file diff: a file outside the workspace is not read" not grep -q OUTSIDE-SECRET "$T/node.out"
+check "acp write_file diff: nor one a Read deny rule covers" not grep -q TOPSECRET "$T/node.out"
+check "acp write_file diff: nothing was written" all_of '[ "$(cat secret/key)" = TOPSECRET-KEY ]' \
+    '[ "$(cat "$T/outside.txt")" = OUTSIDE-SECRET ]'
+rm -f fifo
+
 # A session whose cwd is not where `tandem acp` started gets a config of its
 # own: the command line's deny rules and sandbox hold there too.
 mkdir -p proj/victim
