@@ -1347,7 +1347,7 @@ T_TEST(remembered_rules_deny_their_call)
 
 	some = rules_of(allow, NULL, NULL);
 	gen_state = 26;
-	for (i = 0; i < 20000 && failed < 5; i++) {
+	for (i = 0; i < 6000 && failed < 5; i++) {
 		buf_reset(&cmd);
 		gen_command(&cmd, 0);
 		in = cJSON_CreateObject();
@@ -1392,7 +1392,7 @@ T_TEST(remembered_rules_deny_their_call)
 		}
 		cJSON_Delete(in);
 	}
-	T_OK(made > 15000);
+	T_OK(made > 4500);
 	/* A file named from above the root is remembered by its absolute path, not as the tool. */
 	perm_rules_set_root(none, "/tmp");
 	in = cJSON_CreateObject();
