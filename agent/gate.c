@@ -438,7 +438,11 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 			reason = "the user rejects calls like this one for the rest of the session: "
 			    "do not try them again, take another approach";
 	}
-	if (decision == APPROVAL_ALWAYS) {
+	/*
+	 * A call a deny rule could catch unseen is allowed this once: a rule
+	 * remembered for it would never apply (gate_always passes it on).
+	 */
+	if (decision == APPROVAL_ALWAYS && !gate_deny_unsure(a, c)) {
 		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
 		char **always = gate_explain(a, c, edited_input != NULL ? edited_input : c->input,
 		    false, NULL, &asked);

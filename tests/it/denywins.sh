@@ -111,6 +111,22 @@ check "acp allow_always: the tabbed command ran" [ -e tabbed ]
 check "acp allow_always: the next, other command is asked about too" all_of '[ "$(asked)" -eq 2 ]' '[ ! -e pwned ]'
 check "acp allow_always: no rule for the whole of run_bash is saved" \
     not grep -qs '"run_bash"\|"Bash"' .tandem/settings.local.json
+# allow_always on a command a deny rule could catch unseen allows it that
+# once: the same call is asked about again, and no rule is saved for it.
+rm -f .tandem/settings.local.json
+mock_start "$(scenario acpunsure <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_u1","name":"run_bash","input":{"command":"$(echo rm) -f gone1"}}],"stop_reason":"tool_use"},
+ {"tool_uses":[{"id":"toolu_u2","name":"run_bash","input":{"command":"$(echo rm) -f gone1"}}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}
+]}
+J
+)"
+node_tap "$top_srcdir/tests/it/denywins.mjs" unsure allow_always,reject_once --deny 'run_bash(rm *)'
+check "acp allow_always under a deny rule it cannot check: asked again the next time" [ "$(asked)" -eq 2 ]
+check "acp allow_always under a deny rule it cannot check: no rule is saved" \
+    not grep -qs 'echo rm' .tandem/settings.local.json
+
 # reject_always on a command whose parts the allow rules partly cover (a
 # redirect, backtick substitutions, non-ASCII words): the same call again
 # is denied without asking.
