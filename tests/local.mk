@@ -22,6 +22,9 @@ IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rew
 IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/soak.sh
 IT_TESTS += tests/it/bgshell.sh
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
+# Deny rules on every route that allows without the person; keys on two more routes.
+IT_TESTS += tests/it/denywins.sh tests/it/leaks.sh
+EXTRA_DIST += tests/it/denywins.mjs
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/phases.sh
@@ -72,6 +75,3 @@ IT_TESTS += tests/it/wsnap_bg.sh
 IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh
-IT_TESTS += tests/it/denywins.sh
-EXTRA_DIST += tests/it/denywins.mjs
-IT_TESTS += tests/it/leaks.sh
