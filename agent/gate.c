@@ -77,10 +77,11 @@ struct gate_ctx {
 	 * allow it (perm_deny_unsure).
 	 */
 	bool			 deny_unsure;
+	char			*sandbox_note;	/* why the sandbox did not allow it, or NULL */
 };
 
 static char ** gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask, const char *hook_reason, struct buf *reason);
-static void gate_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why);
+static void gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note, struct buf *why);
 static void gate_kick(void *arg);
 static bool gate_deny_unsure(struct agent *a, const struct sched_call *c);
 static int gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho, struct gate_ctx *g, struct buf *why);
@@ -108,12 +109,14 @@ gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bo
 }
 
 static void
-gate_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why)
+gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note, struct buf *why)
 {
 	struct buf reason = BUF_INIT(4096), flags = BUF_INIT(BUF_NOLIMIT);
 	char **always = gate_explain(a, c, c->input, false, NULL, &reason);
 	size_t i;
 
+	if (note != NULL)
+		buf_printf(&reason, "; not run sandboxed without a prompt: %s", note);
 	for (i = 0; always[i] != NULL; i++)
 		buf_printf(&flags, "%s--allow '%s'", i > 0 ? " " : "", always[i]);
 	buf_printf(why, "%s needs approval (%s), and in headless mode nobody can give it. ",
@@ -323,14 +326,24 @@ gate_allowed(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct b
  * processes, no network) is allowed here without asking, with an approval
  * event by "sandbox"; ask rules, and hooks that ask, still ask, and so does
  * a command a deny rule could catch unseen (the sandbox changes where a
- * command may write, never what a deny rule means).
+ * command may write, never what a deny rule means), and one that may touch
+ * a file the file tools' deny rules cover (the sandbox does not hide it).
  */
 static int
 gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct buf note = BUF_INIT(1024);
+
 	if (g->v != PERM_VERDICT_ASK || g->hook_ask || a->fork_dry_run || g->deny_unsure ||
 	    !jail_auto_allow(a->jail, a->cfg->rules, a->mode, c->name, c->input, why))
 		return GATE_PASS;
+	/* The sandbox confines writes to the workspace; it does not hide what the deny rules cover. */
+	if (perm_command_touches_denied(a->cfg->rules, c->input, &note)) {
+		buf_reset(why);
+		g->sandbox_note = buf_detach(&note, NULL);
+		return GATE_PASS;
+	}
+	buf_release(&note);
 	emit_approval(a->bus, c->id, "allow", "sandbox");
 	return SCHED_GO;
 }
@@ -356,7 +369,7 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 
 	buf_reset(why);
 	if (!a->interactive) {
-		gate_headless_hint(a, c, why);
+		gate_headless_hint(a, c, g->sandbox_note, why);
 		emit_approval(a->bus, c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
@@ -377,6 +390,9 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 	}
 	always = gate_explain(a, c, c->input, g->hook_ask, g->hook_reason, &reason);
 	jail_explain(a->jail, c->name, c->input, &reason);
+	if (g->sandbox_note != NULL)
+		buf_printf(&reason, "%snot run sandboxed without a prompt: %s",
+		    reason.len > 0 ? "; " : "", g->sandbox_note);
 	emit_approval_request(a->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
 	    a->cfg->root, buf_cstr(&reason), always);
 	perm_strv_free(always);
@@ -395,13 +411,14 @@ enum sched_gate
 gate_check(void *arg, struct sched_call *c, struct buf *why)
 {
 	struct agent *a = arg;
-	struct gate_ctx g = { PERM_VERDICT_ASK, false, NULL, false };
+	struct gate_ctx g = { PERM_VERDICT_ASK, false, NULL, false, NULL };
 	size_t i;
 	int d = GATE_PASS;
 
 	for (i = 0; i < sizeof gate_stages / sizeof gate_stages[0] && d == GATE_PASS; i++)
 		d = gate_stages[i](a, c, &g, why);
 	free(g.hook_reason);
+	free(g.sandbox_note);
 	return d == GATE_PASS ? SCHED_ASK : (enum sched_gate)d;
 }
 

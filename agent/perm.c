@@ -1,6 +1,7 @@
 /* Permission rules and the decision for one tool call: see perm.h. */
 #include "autoconf.h"
 
+#include <glob.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -744,6 +745,101 @@ perm_deny_unsure(const struct perm_rules *rules, const char *tool_name, const cJ
 	    ruleset_first(&rules->lists[PERM_LIST_DENY], &sub) != NULL;
 	subject_release(&sub);
 	return unsure;
+}
+
+/* Does a deny rule of a file tool (any of them) cover path, by its name or its real path? */
+static bool
+perm_word_denied(const struct perm_rules *rules, const char *path)
+{
+	const struct perm_ruleset *set = &rules->lists[PERM_LIST_DENY];
+	struct perm_subject sub;
+	size_t i, k;
+	bool hit = false;
+
+	if (path[0] == '\0')
+		return false;
+	memset(&sub, 0, sizeof sub);
+	subject_add_file(&sub, rules->root, path);
+	for (i = 0; i < set->n && !hit; i++) {
+		if (set->v[i].kind != PERM_KIND_PATH || set->v[i].mcp != NULL)
+			continue;
+		for (k = 0; k < sub.npaths && !hit; k++)
+			hit = set->v[i].pattern == NULL || rule_path_match(&set->v[i], &sub.paths[k]);
+	}
+	subject_release(&sub);
+	return hit;
+}
+
+/* A word taken as paths: itself, what follows a '=' ("--file=x"), what a glob matches. */
+static bool
+perm_word_touches(const struct perm_rules *rules, const char *w, unsigned flags)
+{
+	const char *eq = strchr(w, '=');
+	glob_t g;
+	size_t i;
+	bool hit;
+
+	if (perm_word_denied(rules, w) || (eq != NULL && perm_word_denied(rules, eq + 1)))
+		return true;
+	if ((flags & SHPARSE_W_EXPAND) == 0)
+		return false;
+	/* A variable or a substitution: what it names is only known when bash runs it. */
+	if (strchr(w, '$') != NULL || strchr(w, '`') != NULL)
+		return true;
+	memset(&g, 0, sizeof g);
+	if (glob(w, GLOB_NOSORT | GLOB_BRACE | GLOB_TILDE, NULL, &g) != 0) {
+		globfree(&g);
+		return false;
+	}
+	for (i = 0, hit = false; i < g.gl_pathc && !hit; i++)
+		hit = perm_word_denied(rules, g.gl_pathv[i]);
+	globfree(&g);
+	return hit;
+}
+
+/* The deny rules of the file tools (a Read or Edit rule), or NULL. */
+static const struct perm_rule *
+perm_path_deny_rule(const struct perm_rules *rules)
+{
+	const struct perm_ruleset *set = &rules->lists[PERM_LIST_DENY];
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].kind == PERM_KIND_PATH && set->v[i].mcp == NULL)
+			return &set->v[i];
+	return NULL;
+}
+
+bool
+perm_command_touches_denied(const struct perm_rules *rules, const cJSON *input, struct buf *why)
+{
+	const struct perm_rule *r = perm_path_deny_rule(rules);
+	struct perm_subject sub;
+	const struct shparse_part *pt;
+	const char *w, *sp;
+	size_t i, k;
+	bool hit = false;
+
+	if (r == NULL)
+		return false;
+	subject_init(&sub, rules, "run_bash", input);
+	hit = sub.parts.opaque;
+	for (i = 0; !hit && i < sub.parts.n; i++) {
+		pt = &sub.parts.v[i];
+		hit = pt->unsure;
+		for (k = 0; !hit && k < pt->nwords; k++) {
+			w = pt->words[k].plain;
+			/* a redirection: its operator, a space and its target */
+			if ((pt->words[k].flags & SHPARSE_W_REDIR) && (sp = strchr(w, ' ')) != NULL)
+				w = sp + 1;
+			hit = perm_word_touches(rules, w, pt->words[k].flags);
+		}
+	}
+	if (hit && why != NULL)
+		buf_printf(why, "it may touch a file a deny rule such as %s covers, which the sandbox "
+		    "does not hide from it", r->text);
+	subject_release(&sub);
+	return hit;
 }
 
 /*

@@ -127,6 +127,19 @@ bool		 perm_deny_unsure(const struct perm_rules *, const char *tool_name,
 		    const cJSON *input);
 
 /*
+ * Could the command (run_bash's input) touch a file that a deny rule of
+ * the file tools (a Read or Edit rule) covers, as far as its text shows?
+ * True when one of its words or redirection targets names such a file
+ * (after '=' too, or through a glob it matches), when a word holds a
+ * variable or a substitution, or when a part's program is named by an
+ * expansion; false when there is no such deny rule.  The sandbox does not
+ * hide those files, so such a command is not auto-allowed.  A sentence
+ * saying so is appended to why (may be NULL) when true.
+ */
+bool		 perm_command_touches_denied(const struct perm_rules *, const cJSON *input,
+		    struct buf *why);
+
+/*
  * The rule an "always" answer should remember for this call: for run_bash
  * "run_bash(<exact command>)" when the command is one short line, else
  * "run_bash(<first two words> *)"; for file tools "<tool>(<path>)" with

@@ -72,6 +72,31 @@ mkdir -p sub
 bash_run sbdenied 'rm -rf sub' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
 check "sandbox: a plain rm is denied by the rule" all_of '[ "$(approval sbdenied)" = "rule:deny" ]' '[ -d sub ]'
 
+# The sandbox confines writes to the workspace but does not hide what the
+# file tools' deny rules cover: a command that names such a file (as a
+# word, after '=', through a glob, by a variable) is asked about; others
+# still run without a prompt.
+mkdir -p secret src
+echo TOPSECRET-KEY >secret/key
+echo 'int x;' >src/a.c
+PDENY=(--deny 'Read(secret/**)' --deny 'Edit(secret/**)')
+bash_run sbread 'cat secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: a command reading a file a Read deny rule covers is not auto-allowed" \
+    all_of '[ "$(approval sbread)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbread)'
+check "and the refusal says why" grep -q 'deny rule such as Read(secret/\*\*) covers' <(result sbread)
+bash_run sbwrite 'echo x >secret/new' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: one writing where an Edit deny rule covers, the same" \
+    all_of '[ "$(approval sbwrite)" = "mode:deny" ]' '[ ! -e secret/new ]'
+bash_run sbglob 'cat s*t/k?y' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: through a glob, the same" [ "$(approval sbglob)" = "mode:deny" ]
+bash_run sbopt 'grep -r --file=secret/key .' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: after an option's '=', the same" [ "$(approval sbopt)" = "mode:deny" ]
+bash_run sbvarpath 'f=secret; cat $f/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: through a variable, the same" [ "$(approval sbvarpath)" = "mode:deny" ]
+bash_run sbother 'cat src/a.c && ls src' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: other files still run without a prompt under those rules" \
+    all_of '[ "$(approval sbother)" = "sandbox:allow" ]' 'grep -q "int x" <(result sbother)'
+
 # --- a hook that allows everything ------------------------------------------------
 printf '%s\n' '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"echo '"'"'{\"permissionDecision\":\"allow\"}'"'"'"}]}]}}' \
     >"$USER_SETTINGS"
