@@ -14,6 +14,9 @@
  *      the user (the SDK protocol's can_use_tool) answers (empty for now);
  *   7. the person: an approval_request event, answered by agent_answer.
  * Each stage either decides (go, refuse, ask, later) or passes the call on.
+ * A call a deny rule could catch but cannot be checked against (a program
+ * named by an expansion: perm_deny_unsure) is allowed by no stage but the
+ * person: hooks, "always" answers and the sandbox pass it on.
  */
 #include "autoconf.h"
 
@@ -60,10 +63,28 @@
 #include "resume.h"
 #include "timeline.h"
 
+/* A stage that does not decide: the next one looks at the call. */
+#define GATE_PASS	(-1)
+
+/* What the stages learn on the way. */
+struct gate_ctx {
+	enum perm_verdict	 v;		/* the rules' verdict (the hooks may change it) */
+	bool			 hook_ask;	/* a PreToolUse hook asked for the person */
+	char			*hook_reason;	/* and why */
+	/*
+	 * A deny rule (the user's or a "never" of the session) could catch
+	 * the call but cannot be checked against it: only the person may
+	 * allow it (perm_deny_unsure).
+	 */
+	bool			 deny_unsure;
+	char			*sandbox_note;	/* why the sandbox did not allow it, or NULL */
+};
+
 static char ** gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask, const char *hook_reason, struct buf *reason);
-static void gate_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why);
+static void gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note, struct buf *why);
 static void gate_kick(void *arg);
-static int gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho, enum perm_verdict *v, struct buf *why);
+static bool gate_deny_unsure(struct agent *a, const struct sched_call *c);
+static int gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho, struct gate_ctx *g, struct buf *why);
 
 /*
  * Why c asks, into reason, and the rules an "always" answer adds (see
@@ -88,17 +109,22 @@ gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bo
 }
 
 static void
-gate_headless_hint(struct agent *a, const struct sched_call *c, struct buf *why)
+gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note, struct buf *why)
 {
 	struct buf reason = BUF_INIT(4096), flags = BUF_INIT(BUF_NOLIMIT);
 	char **always = gate_explain(a, c, c->input, false, NULL, &reason);
 	size_t i;
 
+	if (note != NULL)
+		buf_printf(&reason, "; not run sandboxed without a prompt: %s", note);
 	for (i = 0; always[i] != NULL; i++)
 		buf_printf(&flags, "%s--allow '%s'", i > 0 ? " " : "", always[i]);
 	buf_printf(why, "%s needs approval (%s), and in headless mode nobody can give it. ",
 	    c->name, buf_cstr(&reason));
-	if (c->tool->cls == TOOL_WRITE)
+	if (gate_deny_unsure(a, c))
+		buf_puts(why, "No rule or mode can allow it: only a person, asked in an "
+		    "interactive session, can.");
+	else if (c->tool->cls == TOOL_WRITE)
 		buf_printf(why, "The user can rerun with --permission-mode accept-edits, or %s.",
 		    buf_cstr(&flags));
 	else
@@ -117,15 +143,25 @@ gate_kick(void *arg)
 	sched_kick(a->sched);
 }
 
+/* Could a deny rule, the user's or the session's, catch c unseen? */
+static bool
+gate_deny_unsure(struct agent *a, const struct sched_call *c)
+{
+	return perm_deny_unsure(a->cfg->rules, c->name, c->input) ||
+	    perm_deny_unsure(a->session_rules, c->name, c->input);
+}
+
 /*
  * Apply what the PreToolUse hooks said about c: SCHED_GO or SCHED_REFUSE,
- * or -1 to go on with the verdict *v (the input may have been rewritten,
+ * or -1 to go on with the verdict g->v (the input may have been rewritten,
  * and was then checked against the rules again).
  */
 static int
 gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
-    enum perm_verdict *v, struct buf *why)
+    struct gate_ctx *g, struct buf *why)
 {
+	enum perm_verdict *v = &g->v;
+
 	agent_hook_notes(a, ho);
 	if (ho->decision == HOOK_DENY || ho->stop) {
 		buf_reset(why);
@@ -139,13 +175,18 @@ gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
 		ho->updated_input = NULL;
 		buf_reset(why);
 		*v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+		g->deny_unsure = gate_deny_unsure(a, c);
 		if (*v == PERM_VERDICT_DENY) {
 			emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
 			return SCHED_REFUSE;
 		}
 	}
-	/* A fork's first command still waits for the user. */
-	if (ho->decision == HOOK_ALLOW && !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+	/*
+	 * A fork's first command still waits for the user, and so does one a
+	 * deny rule could catch unseen: a hook's allow does not outweigh it.
+	 */
+	if (ho->decision == HOOK_ALLOW && !g->deny_unsure &&
+	    !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
 		emit_approval(a->bus, c->id, "allow", "hook");
 		return SCHED_GO;
 	}
@@ -162,16 +203,6 @@ gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
 		*v = PERM_VERDICT_ASK;
 	return -1;
 }
-
-/* A stage that does not decide: the next one looks at the call. */
-#define GATE_PASS	(-1)
-
-/* What the stages learn on the way. */
-struct gate_ctx {
-	enum perm_verdict	 v;		/* the rules' verdict (the hooks may change it) */
-	bool			 hook_ask;	/* a PreToolUse hook asked for the person */
-	char			*hook_reason;	/* and why */
-};
 
 typedef int gate_stage_fn(struct agent *, struct sched_call *, struct gate_ctx *, struct buf *why);
 
@@ -199,6 +230,7 @@ static int
 gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	g->v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
+	g->deny_unsure = gate_deny_unsure(a, c);
 	/* what the person answered "never" to in this session */
 	if (g->v != PERM_VERDICT_DENY && perm_rules_count(a->session_rules, PERM_LIST_DENY) > 0) {
 		struct buf w2 = BUF_INIT(1024);
@@ -239,7 +271,7 @@ gate_hooks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf
 
 	if (hooks_pre_tool(a->hooks, c->id, c->name, c->input, a->mode, gate_kick, a, &ho) == 1)
 		return SCHED_LATER;
-	d = gate_pre_hooks(a, c, &ho, &g->v, why);
+	d = gate_pre_hooks(a, c, &ho, g, why);
 	g->hook_ask = ho.decision == HOOK_ASK;
 	g->hook_reason = ho.reason != NULL ? xstrdup(ho.reason) : NULL;
 	hook_outcome_release(&ho);
@@ -249,7 +281,8 @@ gate_hooks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf
 /*
  * 4. What the person already allowed for the session: "always" rules
  * allow what they name, and together with the allow rules (the ask rules
- * still asking) a command part by part.
+ * still asking) a command part by part; never a call a deny rule could
+ * catch unseen.
  */
 static int
 gate_always(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
@@ -258,7 +291,7 @@ gate_always(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 	struct perm_rules *session;
 	int d = GATE_PASS;
 
-	if (g->v != PERM_VERDICT_ASK || a->fork_dry_run || g->hook_ask ||
+	if (g->v != PERM_VERDICT_ASK || a->fork_dry_run || g->hook_ask || g->deny_unsure ||
 	    perm_rules_count(a->session_rules, PERM_LIST_ALLOW) == 0)
 		return GATE_PASS;
 	session = perm_rules_dup(a->session_rules);
@@ -291,14 +324,26 @@ gate_allowed(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct b
 /*
  * 6. Sandbox auto-allow: a command the sandbox confines (its writes, its
  * processes, no network) is allowed here without asking, with an approval
- * event by "sandbox"; ask rules, and hooks that ask, still ask.
+ * event by "sandbox"; ask rules, and hooks that ask, still ask, and so does
+ * a command a deny rule could catch unseen (the sandbox changes where a
+ * command may write, never what a deny rule means), and one that may touch
+ * a file the file tools' deny rules cover (the sandbox does not hide it).
  */
 static int
 gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	if (g->v != PERM_VERDICT_ASK || g->hook_ask || a->fork_dry_run ||
+	struct buf note = BUF_INIT(1024);
+
+	if (g->v != PERM_VERDICT_ASK || g->hook_ask || a->fork_dry_run || g->deny_unsure ||
 	    !jail_auto_allow(a->jail, a->cfg->rules, a->mode, c->name, c->input, why))
 		return GATE_PASS;
+	/* The sandbox confines writes to the workspace; it does not hide what the deny rules cover. */
+	if (perm_command_touches_denied(a->cfg->rules, c->input, &note)) {
+		buf_reset(why);
+		g->sandbox_note = buf_detach(&note, NULL);
+		return GATE_PASS;
+	}
+	buf_release(&note);
 	emit_approval(a->bus, c->id, "allow", "sandbox");
 	return SCHED_GO;
 }
@@ -324,7 +369,7 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 
 	buf_reset(why);
 	if (!a->interactive) {
-		gate_headless_hint(a, c, why);
+		gate_headless_hint(a, c, g->sandbox_note, why);
 		emit_approval(a->bus, c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
@@ -345,6 +390,9 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 	}
 	always = gate_explain(a, c, c->input, g->hook_ask, g->hook_reason, &reason);
 	jail_explain(a->jail, c->name, c->input, &reason);
+	if (g->sandbox_note != NULL)
+		buf_printf(&reason, "%snot run sandboxed without a prompt: %s",
+		    reason.len > 0 ? "; " : "", g->sandbox_note);
 	emit_approval_request(a->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
 	    a->cfg->root, buf_cstr(&reason), always);
 	perm_strv_free(always);
@@ -363,13 +411,14 @@ enum sched_gate
 gate_check(void *arg, struct sched_call *c, struct buf *why)
 {
 	struct agent *a = arg;
-	struct gate_ctx g = { PERM_VERDICT_ASK, false, NULL };
+	struct gate_ctx g = { PERM_VERDICT_ASK, false, NULL, false, NULL };
 	size_t i;
 	int d = GATE_PASS;
 
 	for (i = 0; i < sizeof gate_stages / sizeof gate_stages[0] && d == GATE_PASS; i++)
 		d = gate_stages[i](a, c, &g, why);
 	free(g.hook_reason);
+	free(g.sandbox_note);
 	return d == GATE_PASS ? SCHED_ASK : (enum sched_gate)d;
 }
 
@@ -385,28 +434,38 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	emit_approval(a->bus, id, deny ? "deny" : decision == APPROVAL_ALWAYS ? "always" : "allow",
 	    "user");
 	if (decision == APPROVAL_NEVER) {
-		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
-		char **like = gate_explain(a, c, c->input, false, NULL, &asked);
+		struct buf err = BUF_INIT(4096);
+		char **like = perm_never_rules(a->cfg->rules, a->mode, c->name, c->tool->cls,
+		    c->input);
 		size_t i;
 
-		/* the rules "always" would add, as deny rules of the session: never saved */
+		/*
+		 * The rules "always" would add, as deny rules of the session (never
+		 * saved), each sure to deny this call again; paths are read against
+		 * the workspace root, as the user's rules are.
+		 */
+		perm_rules_set_root(a->session_rules, perm_rules_root(a->cfg->rules));
 		for (i = 0; like[i] != NULL; i++) {
 			buf_reset(&err);
 			perm_rules_add(a->session_rules, PERM_LIST_DENY, like[i], &err);
 		}
 		perm_strv_free(like);
 		buf_release(&err);
-		buf_release(&asked);
 		if (reason == NULL)
 			reason = "the user rejects calls like this one for the rest of the session: "
 			    "do not try them again, take another approach";
 	}
-	if (decision == APPROVAL_ALWAYS) {
+	/*
+	 * A call a deny rule could catch unseen is allowed this once: a rule
+	 * remembered for it would never apply (gate_always passes it on).
+	 */
+	if (decision == APPROVAL_ALWAYS && !gate_deny_unsure(a, c)) {
 		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
 		char **always = gate_explain(a, c, edited_input != NULL ? edited_input : c->input,
 		    false, NULL, &asked);
 		size_t i;
 
+		perm_rules_set_root(a->session_rules, perm_rules_root(a->cfg->rules));
 		for (i = 0; always[i] != NULL; i++) {
 			buf_reset(&err);
 			perm_rules_add(a->session_rules, PERM_LIST_ALLOW, always[i], &err);

@@ -20,6 +20,7 @@
 #include "mcp_config.h"
 #include "mcp_http.h"
 #include "mcp_stdio.h"
+#include "redact.h"
 #include "sha256.h"
 #include "xalloc.h"
 #include "mcp_int.h"
@@ -705,7 +706,7 @@ mcp_cap(struct mcp_call *c)
 {
 	struct buf *t = &c->out.text;
 	const char *dir = c->m->o.env != NULL ? c->m->o.env->session_dir : NULL;
-	struct buf path = BUF_INIT(BUF_NOLIMIT);
+	struct buf path = BUF_INIT(BUF_NOLIMIT), clean = BUF_INIT(BUF_NOLIMIT);
 	size_t total = t->len, keep = MCP_RESULT_CAP;
 	int fd = -1;
 
@@ -719,7 +720,9 @@ mcp_cap(struct mcp_call *c)
 		buf_printf(&path, "%s/mcp-%s.txt", dir, name);
 		free(name);
 		fd = open(buf_cstr(&path), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd != -1 && write(fd, t->data, total) != (ssize_t)total) {
+		/* The file is the whole result as the model may read it: keys redacted, as in the result. */
+		redact_text(t->data, total, &clean);
+		if (fd != -1 && write(fd, clean.data, clean.len) != (ssize_t)clean.len) {
 			close(fd);
 			unlink(buf_cstr(&path));
 			fd = -1;
@@ -733,6 +736,7 @@ mcp_cap(struct mcp_call *c)
 		buf_printf(t, "; all of it is in %s (read it in parts with read_file)", buf_cstr(&path));
 	buf_puts(t, "]");
 	buf_release(&path);
+	buf_release(&clean);
 }
 
 static void

@@ -4,6 +4,7 @@
  */
 #include "autoconf.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,16 +320,65 @@ mcp_fetch_failed(struct mcp_fetch *f, const char *why)
 	mcp_fetch_over(f);
 }
 
+/*
+ * Is uri a file: URI naming a file the Read deny rules cover?  A server
+ * that reads files for its resources is held to the rules the user's own
+ * mention of the file is (agent/attach.c); a name that cannot be decoded
+ * counts as covered.
+ */
+static bool
+mcp_uri_denied(const struct tool_env *env, const char *uri)
+{
+	struct buf path = BUF_INIT(BUF_NOLIMIT);
+	const char *p;
+	bool denied = false;
+	char hex[3] = { 0, 0, 0 }, *end;
+	long v;
+
+	if (env == NULL || strncmp(uri, "file:", 5) != 0)
+		return false;
+	p = uri + 5;
+	/* file:///path, file://host/path, file:/path */
+	if (strncmp(p, "//", 2) == 0 && (p = strchr(p + 2, '/')) == NULL)
+		return true;
+	for (; *p != '\0' && *p != '?' && *p != '#'; p++) {
+		if (*p != '%') {
+			buf_putc(&path, *p);
+			continue;
+		}
+		if (!isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2])) {
+			denied = true;
+			goto out;
+		}
+		hex[0] = p[1];
+		hex[1] = p[2];
+		v = strtol(hex, &end, 16);
+		if (end != hex + 2 || v == 0) {
+			denied = true;
+			goto out;
+		}
+		buf_putc(&path, (char)v);
+		p += 2;
+	}
+	denied = tool_denied(env, SANDBOX_READ, buf_cstr(&path));
+out:
+	buf_release(&path);
+	return denied;
+}
+
 /* One content item of a prompt's message, or of a resource read, into t. */
 static void
-mcp_fetch_content(struct buf *t, const cJSON *c, bool framed)
+mcp_fetch_content(const struct tool_env *env, struct buf *t, const cJSON *c, bool framed)
 {
 	const char *type = json_str(c, "type", "");
 	const cJSON *r = strcmp(type, "resource") == 0 ? json_get(c, "resource") : c;
 
 	if (t->len > 0 && t->data[t->len - 1] != '\n')
 		buf_puts(t, framed ? "\n" : "\n\n");
-	if (strcmp(type, "text") == 0)
+	if (strcmp(type, "text") != 0 && mcp_uri_denied(env, json_str(r, "uri", "")))
+		buf_printf(t, "[the resource %s is a file a deny rule covers: not included]",
+		    json_str(r, "uri", ""));
+	else if (strcmp(type, "text") == 0)
 		buf_puts(t, json_str(c, "text", ""));
 	else if (json_get(r, "text") != NULL && framed)
 		buf_puts(t, json_str(r, "text", ""));
@@ -377,14 +427,14 @@ mcp_fetch_answer(struct mcp_fetch *f, const cJSON *result, const cJSON *error)
 	buf_reset(&f->text);
 	if (f->is_prompt) {
 		cJSON_ArrayForEach(it, json_get(result, "messages"))
-			mcp_fetch_content(&f->text, json_get(it, "content"), false);
+			mcp_fetch_content(f->job->m->o.env, &f->text, json_get(it, "content"), false);
 		if (f->text.len == 0)
 			buf_printf(&f->job->err, "the MCP prompt %s returned no text", f->label);
 	} else {
 		buf_printf(&f->text, "<attachment resource=\"%s\" kind=\"mcp\">\n", f->label);
 		from = f->text.len;
 		cJSON_ArrayForEach(it, json_get(result, "contents"))
-			mcp_fetch_content(&f->text, it, true);
+			mcp_fetch_content(f->job->m->o.env, &f->text, it, true);
 		mcp_fetch_cap(&f->text, from);
 		f->bytes = f->text.len - from;
 		if (f->text.data[f->text.len - 1] != '\n')
@@ -579,6 +629,11 @@ mcp_expand_mentions(struct mcp_expand *e)
 			;
 		if (i < e->n)
 			continue;
+		if (mcp_uri_denied(e->m->o.env, buf_cstr(&uri))) {
+			mcp_fetch_failed(mcp_fetch_new(e, s, false, buf_cstr(&label)),
+			    "it names a file a deny rule covers");
+			continue;
+		}
 		params = cJSON_CreateObject();
 		cJSON_AddStringToObject(params, "uri", buf_cstr(&uri));
 		mcp_fetch_send(mcp_fetch_new(e, s, false, buf_cstr(&label)), "resources/read", params);

@@ -161,6 +161,23 @@ modelset_est_tokens(const struct agent *a, int64_t est)
 	return a->caps.calib > 0 ? (int64_t)((double)est * a->caps.calib) : est;
 }
 
+/*
+ * apiKeyHelper's key without the blanks around it, in place; its length.
+ * HTTP drops them from the header anyway, and the redaction must know the
+ * key as it appears elsewhere, not with a helper's stray spaces.
+ */
+static size_t
+modelset_key_trim(char *key)
+{
+	size_t n = strlen(key), skip = strspn(key, " \t");
+
+	while (n > skip && (key[n - 1] == ' ' || key[n - 1] == '\t'))
+		n--;
+	memmove(key, key + skip, n - skip);
+	key[n - skip] = '\0';
+	return n - skip;
+}
+
 /* Who is asking: the key (apiKeyHelper's output first), a gateway token, headers. */
 void
 modelset_auth(const struct agent *a, struct provider_request *pr)
@@ -254,6 +271,13 @@ agent_key_helper(const struct config *cfg, char **key, struct buf *err)
 		return -1;
 	}
 	*key = xstrndup(buf_cstr(&out), n);
+	if (modelset_key_trim(*key) == 0) {
+		buf_printf(err, "apiKeyHelper (%s) printed no key", cfg->api_key_helper);
+		free(*key);
+		*key = NULL;
+		buf_release(&out);
+		return -1;
+	}
 	/* The helper's key is a secret like the environment's: never shown, logged or sent on. */
 	redact_add(*key);
 	buf_release(&out);

@@ -1,6 +1,7 @@
 /* Permission rules and the decision for one tool call: see perm.h. */
 #include "autoconf.h"
 
+#include <glob.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #define PERM_RULE_MAX	4096	/* bytes in one rule */
 #define PERM_SHORT_CMD	80	/* commands up to this long are remembered exactly */
+#define PERM_LOOSE_MAX	1024	/* bytes of a command a loose "never" rule spells out */
 
 const struct perm_alias perm_aliases[] = {
 	{ "Bash",	"run_bash" },
@@ -732,6 +734,114 @@ perm_check(const struct perm_rules *rules, enum perm_mode mode, const char *tool
 	return v;
 }
 
+bool
+perm_deny_unsure(const struct perm_rules *rules, const char *tool_name, const cJSON *input)
+{
+	struct perm_subject sub;
+	bool unsure;
+
+	subject_init(&sub, rules, tool_name, input);
+	unsure = (sub.parts.unsure || sub.parts.opaque) &&
+	    ruleset_first(&rules->lists[PERM_LIST_DENY], &sub) != NULL;
+	subject_release(&sub);
+	return unsure;
+}
+
+/* Does a deny rule of a file tool (any of them) cover path, by its name or its real path? */
+static bool
+perm_word_denied(const struct perm_rules *rules, const char *path)
+{
+	const struct perm_ruleset *set = &rules->lists[PERM_LIST_DENY];
+	struct perm_subject sub;
+	size_t i, k;
+	bool hit = false;
+
+	if (path[0] == '\0')
+		return false;
+	memset(&sub, 0, sizeof sub);
+	subject_add_file(&sub, rules->root, path);
+	for (i = 0; i < set->n && !hit; i++) {
+		if (set->v[i].kind != PERM_KIND_PATH || set->v[i].mcp != NULL)
+			continue;
+		for (k = 0; k < sub.npaths && !hit; k++)
+			hit = set->v[i].pattern == NULL || rule_path_match(&set->v[i], &sub.paths[k]);
+	}
+	subject_release(&sub);
+	return hit;
+}
+
+/* A word taken as paths: itself, what follows a '=' ("--file=x"), what a glob matches. */
+static bool
+perm_word_touches(const struct perm_rules *rules, const char *w, unsigned flags)
+{
+	const char *eq = strchr(w, '=');
+	glob_t g;
+	size_t i;
+	bool hit;
+
+	if (perm_word_denied(rules, w) || (eq != NULL && perm_word_denied(rules, eq + 1)))
+		return true;
+	if ((flags & SHPARSE_W_EXPAND) == 0)
+		return false;
+	/* A variable or a substitution: what it names is only known when bash runs it. */
+	if (strchr(w, '$') != NULL || strchr(w, '`') != NULL)
+		return true;
+	memset(&g, 0, sizeof g);
+	if (glob(w, GLOB_NOSORT | GLOB_BRACE | GLOB_TILDE, NULL, &g) != 0) {
+		globfree(&g);
+		return false;
+	}
+	for (i = 0, hit = false; i < g.gl_pathc && !hit; i++)
+		hit = perm_word_denied(rules, g.gl_pathv[i]);
+	globfree(&g);
+	return hit;
+}
+
+/* The deny rules of the file tools (a Read or Edit rule), or NULL. */
+static const struct perm_rule *
+perm_path_deny_rule(const struct perm_rules *rules)
+{
+	const struct perm_ruleset *set = &rules->lists[PERM_LIST_DENY];
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].kind == PERM_KIND_PATH && set->v[i].mcp == NULL)
+			return &set->v[i];
+	return NULL;
+}
+
+bool
+perm_command_touches_denied(const struct perm_rules *rules, const cJSON *input, struct buf *why)
+{
+	const struct perm_rule *r = perm_path_deny_rule(rules);
+	struct perm_subject sub;
+	const struct shparse_part *pt;
+	const char *w, *sp;
+	size_t i, k;
+	bool hit = false;
+
+	if (r == NULL)
+		return false;
+	subject_init(&sub, rules, "run_bash", input);
+	hit = sub.parts.opaque;
+	for (i = 0; !hit && i < sub.parts.n; i++) {
+		pt = &sub.parts.v[i];
+		hit = pt->unsure;
+		for (k = 0; !hit && k < pt->nwords; k++) {
+			w = pt->words[k].plain;
+			/* a redirection: its operator, a space and its target */
+			if ((pt->words[k].flags & SHPARSE_W_REDIR) && (sp = strchr(w, ' ')) != NULL)
+				w = sp + 1;
+			hit = perm_word_touches(rules, w, pt->words[k].flags);
+		}
+	}
+	if (hit && why != NULL)
+		buf_printf(why, "it may touch a file a deny rule such as %s covers, which the sandbox "
+		    "does not hide from it", r->text);
+	subject_release(&sub);
+	return hit;
+}
+
 /*
  * Rules.
  */
@@ -765,6 +875,12 @@ perm_rules_free(struct perm_rules *rules)
 	}
 	free(rules->root);
 	free(rules);
+}
+
+const char *
+perm_rules_root(const struct perm_rules *rules)
+{
+	return rules->root;
 }
 
 void
@@ -1175,6 +1291,7 @@ refuse:
 	return NULL;
 }
 
+/* The rule "always" remembers for command, as perm_rule_for says; NULL when none fits. */
 static char *
 perm_rule_for_bash(const char *command)
 {
@@ -1210,6 +1327,62 @@ out:
 	free(whole);
 	shparse_parts_release(&parts);
 	return out.data != NULL ? perm_rule_usable(buf_detach(&out, NULL)) : NULL;
+}
+
+/* Does rule, read back as a deny rule, catch the call sub? */
+static bool
+perm_rule_catches(const char *rule, const struct perm_subject *sub)
+{
+	struct buf err = BUF_INIT(4096);
+	struct perm_rule r;
+	bool hit = false;
+
+	if (rule != NULL && perm_rule_parse(rule, &r, &err) == 0) {
+		hit = rule_hits_any(&r, sub);
+		perm_rule_release(&r);
+	}
+	buf_release(&err);
+	return hit;
+}
+
+/*
+ * A run_bash rule that catches text as a deny rule whatever reading it
+ * back does: '*' is escaped, and each run of blanks, control characters
+ * and backslashes becomes one '*' (a rule cannot hold a control character,
+ * blanks are squeezed and trimmed, and a backslash would pair with what
+ * follows it).  At most PERM_LOOSE_MAX bytes of text, then '*'.  Looser
+ * than the call, so only a "never" answer remembers it.
+ */
+static char *
+perm_rule_loose(const char *text)
+{
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+	const unsigned char *p = (const unsigned char *)text;
+	size_t n = 0;
+	bool star = false;
+
+	buf_puts(&out, "run_bash(");
+	for (; *p != '\0' && n < PERM_LOOSE_MAX; p++, n++) {
+		if (*p <= 0x20 || *p == 0x7f || *p == '\\') {
+			if (!star)
+				buf_putc(&out, '*');
+			star = true;
+			continue;
+		}
+		star = false;
+		if (*p == '*')
+			buf_putc(&out, '\\');
+		buf_putc(&out, (char)*p);
+	}
+	if (*p != '\0' && !star) {
+		buf_putc(&out, '*');
+		star = true;
+	}
+	/* A wildcard after ':' would read as Claude Code's "cmd:*", and "(*" as an empty rule's. */
+	if (star && out.len >= 2 && (out.data[out.len - 2] == ':' || out.data[out.len - 2] == '('))
+		buf_putc(&out, '*');
+	buf_putc(&out, ')');
+	return buf_detach(&out, NULL);
 }
 
 static char *
@@ -1301,6 +1474,14 @@ perm_explain(const struct perm_rules *rules, enum perm_mode mode, const char *to
 	const char *name;
 
 	subject_init(&sub, rules, tool_name, input);
+	/* As perm_check says it: no allow rule can answer this. */
+	if (sub.parts.unsure &&
+	    ((r = ruleset_first(&rules->lists[PERM_LIST_DENY], &sub)) != NULL ||
+	    (r = ruleset_first(&rules->lists[PERM_LIST_ASK], &sub)) != NULL)) {
+		buf_printf(reason, "the command runs a program named by an expansion, which rule %s "
+		    "cannot be checked against", r->text);
+		goto whole;
+	}
 	if (sub.tool != NULL && mode != PERM_YOLO &&
 	    (r = ruleset_hit(&rules->lists[PERM_LIST_ASK], &sub)) != NULL) {
 		buf_printf(reason, "rule %s asks for approval", r->text);
@@ -1321,8 +1502,12 @@ perm_explain(const struct perm_rules *rules, enum perm_mode mode, const char *to
 			continue;
 		if (sub.tool->kind == PERM_KIND_BASH) {
 			perm_strv_push(&missed, &nmissed, xstrdup(sub.parts.v[i].text));
-			if ((rule = perm_rule_for_bash(sub.parts.v[i].text)) != NULL)
+			rule = perm_rule_for_bash(sub.parts.v[i].text);
+			/* A rule that does not even catch its call means something else. */
+			if (rule != NULL && perm_rule_catches(rule, &sub))
 				perm_strv_push(&always, &nalways, rule);
+			else
+				free(rule);
 		} else {
 			name = sub.paths[i].rel != NULL ? sub.paths[i].rel : sub.paths[i].abs;
 			if (name != NULL)
@@ -1342,16 +1527,70 @@ perm_explain(const struct perm_rules *rules, enum perm_mode mode, const char *to
 		goto out;
 whole:
 	perm_strv_free(always);
-	always = NULL;
+	always = xcalloc(1, sizeof(*always));
 	nalways = 0;
-	if ((rule = perm_rule_for(tool_name, input)) == NULL)
+	rule = perm_rule_for(tool_name, input);
+	if (rule != NULL && sub.tool != NULL && sub.tool->kind == PERM_KIND_BASH &&
+	    !perm_rule_catches(rule, &sub)) {
+		free(rule);
+		rule = NULL;
+	}
+	/* A file named from above the root: by its absolute path. */
+	if (rule == NULL && sub.tool != NULL && sub.tool->kind == PERM_KIND_PATH &&
+	    sub.npaths > 0 && sub.paths[0].abs != NULL) {
+		rule = perm_rule_for_path(sub.tool->name, sub.paths[0].abs, false);
+		if (rule != NULL && !perm_rule_catches(rule, &sub)) {
+			free(rule);
+			rule = NULL;
+		}
+	}
+	/*
+	 * The whole tool when no narrower rule fits, but never for a tool that
+	 * takes commands or files: "always" would then allow every command, or
+	 * every edit.
+	 */
+	if (rule == NULL && (sub.tool == NULL || sub.tool->kind == PERM_KIND_NONE))
 		rule = xstrdup(sub.tool != NULL ? sub.tool->name : tool_name != NULL ?
 		    tool_name : "");
-	perm_strv_push(&always, &nalways, rule);
+	if (rule != NULL)
+		perm_strv_push(&always, &nalways, rule);
 out:
 	perm_strv_free(missed);
 	subject_release(&sub);
 	return always;
+}
+
+char **
+perm_never_rules(const struct perm_rules *rules, enum perm_mode mode, const char *tool_name,
+    enum tool_class cls, const cJSON *input)
+{
+	struct buf scratch = BUF_INIT(BUF_NOLIMIT);
+	struct perm_subject sub;
+	char **like = perm_explain(rules, mode, tool_name, cls, input, &scratch), **never = NULL;
+	size_t i, n = 0;
+
+	subject_init(&sub, rules, tool_name, input);
+	for (i = 0; like[i] != NULL; i++)
+		if (perm_rule_catches(like[i], &sub)) {
+			perm_strv_push(&never, &n, like[i]);
+			like[i] = xstrdup("");
+		}
+	if (n == 0 && sub.tool != NULL && sub.tool->kind == PERM_KIND_BASH) {
+		char *loose = perm_rule_loose(sub.whole);
+
+		if (perm_rule_catches(loose, &sub))
+			perm_strv_push(&never, &n, loose);
+		else
+			free(loose);
+	}
+	/* The last resort: the whole tool, which surely catches it. */
+	if (n == 0)
+		perm_strv_push(&never, &n, xstrdup(sub.tool != NULL ? sub.tool->name :
+		    tool_name != NULL ? tool_name : ""));
+	subject_release(&sub);
+	perm_strv_free(like);
+	buf_release(&scratch);
+	return never;
 }
 
 void
@@ -1382,8 +1621,21 @@ perm_rule_for(const char *tool_name, const cJSON *input)
 		return NULL;
 	v = json_str(input, t->field, NULL);
 	switch (t->kind) {
-	case PERM_KIND_BASH:
-		return perm_rule_for_bash(v != NULL ? v : "");
+	case PERM_KIND_BASH: {
+		struct perm_rules *none = perm_rules_new();
+		struct perm_subject sub;
+
+		/* Only a rule that catches its call as a deny rule means this call. */
+		rule = perm_rule_for_bash(v != NULL ? v : "");
+		subject_init(&sub, none, tool_name, input);
+		if (rule != NULL && !perm_rule_catches(rule, &sub)) {
+			free(rule);
+			rule = NULL;
+		}
+		subject_release(&sub);
+		perm_rules_free(none);
+		return rule;
+	}
 	case PERM_KIND_PATH:
 		clean = path_clean(v != NULL && *v != '\0' ? v : ".");
 		/* A relative rule cannot name what lies above the root. */

@@ -116,6 +116,30 @@ enum perm_verdict perm_check(const struct perm_rules *, enum perm_mode, const ch
 		    enum tool_class cls, const cJSON *input, struct buf *why);
 
 /*
+ * Could a deny rule of rules catch this call although perm_check cannot
+ * show that it does or does not?  True for a command whose program is known
+ * only once bash expands it (or one that could not be split with
+ * certainty) when a deny rule names its tool.  perm_check asks about such
+ * a call; nothing but the person may then allow it: not the sandbox, not
+ * the session's "always" answers, not a hook.
+ */
+bool		 perm_deny_unsure(const struct perm_rules *, const char *tool_name,
+		    const cJSON *input);
+
+/*
+ * Could the command (run_bash's input) touch a file that a deny rule of
+ * the file tools (a Read or Edit rule) covers, as far as its text shows?
+ * True when one of its words or redirection targets names such a file
+ * (after '=' too, or through a glob it matches), when a word holds a
+ * variable or a substitution, or when a part's program is named by an
+ * expansion; false when there is no such deny rule.  The sandbox does not
+ * hide those files, so such a command is not auto-allowed.  A sentence
+ * saying so is appended to why (may be NULL) when true.
+ */
+bool		 perm_command_touches_denied(const struct perm_rules *, const cJSON *input,
+		    struct buf *why);
+
+/*
  * The rule an "always" answer should remember for this call: for run_bash
  * "run_bash(<exact command>)" when the command is one short line, else
  * "run_bash(<first two words> *)"; for file tools "<tool>(<path>)" with
@@ -135,11 +159,27 @@ char		*perm_rule_for(const char *tool_name, const cJSON *input);
  * every edit asks").  Returns what an "always" answer should remember: the
  * narrowest rules that allow exactly what was not covered (for run_bash one
  * rule per such part, "run_bash(make test)"; otherwise perm_rule_for's rule,
- * or the tool's name); NULL-terminated, never empty; perm_strv_free frees it.
+ * for a file named from above the root its absolute path, or for a tool
+ * that takes no command or path the tool's name); NULL-terminated;
+ * perm_strv_free frees it.  Each rule read back as a deny rule catches the
+ * call.  Empty for a command or file no rule can be written for (never the
+ * whole of run_bash or of a file tool, which would allow every command or
+ * every edit).
  */
 char		**perm_explain(const struct perm_rules *, enum perm_mode, const char *tool_name,
 		    enum tool_class cls, const cJSON *input, struct buf *reason);
 void		 perm_strv_free(char **);
+/*
+ * The deny rules a "never" answer adds to the session: those of
+ * perm_explain that catch the call, else a looser pattern of the whole
+ * command (each run of blanks, control characters and backslashes a
+ * '*'), else the tool's name.  Read back as deny rules they always deny
+ * this call.  NULL-terminated, never empty; perm_strv_free frees it.
+ */
+char		**perm_never_rules(const struct perm_rules *, enum perm_mode, const char *tool_name,
+		    enum tool_class cls, const cJSON *input);
+/* The root relative path patterns are taken against, or NULL. */
+const char	*perm_rules_root(const struct perm_rules *);
 /* Add src's rules of one list to dst's (an "always" list joined with the allow rules). */
 void		 perm_rules_merge_list(struct perm_rules *dst, const struct perm_rules *src,
 		    enum perm_list);

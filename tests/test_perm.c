@@ -1253,6 +1253,161 @@ T_TEST(path_denied_for_the_tools)
 	buf_release(&err);
 }
 
+/*
+ * The remembered rule denies its own call: for a fixed-seed set of
+ * generated commands (non-ASCII bytes, redirects, backticks, $(...),
+ * here-documents, quotes, backslashes, long and short), the rule an
+ * "always" answer remembers (perm_rule_for, perm_explain) and the rules a
+ * "never" answer adds (perm_never_rules) deny the call they were made from.
+ */
+static const char *const gen_atoms[] = {
+	"echo", "rm", "git", "ls", "-rf", "x", "a.txt", "\xc3\xa9", "\xe2\x82\xac\xe2\x82\xac",
+	"\xff", "\x80\xa0", "f\xc3\xb6o", "*", "\\*", "\\", "a\\ b", "'q t'", "\"d q\"", "\"$x\"",
+	"$HOME", ":*", "(", ")", "#c", "~", "a=b", "FOO=1", "{a,b}", "\xc2\xa0",
+};
+static const char *const gen_joins[] = {
+	" ", " ", " ", "  ", "\t", " > ", ">", " >> ", " 2>&1 ", " < ", " &> ", "; ", " && ", " | ",
+	"\n", " & ", " || ",
+};
+
+static unsigned long gen_state;
+
+static unsigned
+gen_next(unsigned n)
+{
+	gen_state = gen_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (unsigned)((gen_state >> 33) % n);
+}
+
+static void gen_command(struct buf *out, int depth);
+
+static void
+gen_word(struct buf *out, int depth)
+{
+	unsigned k = gen_next(12);
+
+	if (depth < 2 && k == 0) {
+		buf_putc(out, '`');
+		gen_command(out, depth + 1);
+		buf_putc(out, '`');
+	} else if (depth < 2 && k == 1) {
+		buf_puts(out, "$(");
+		gen_command(out, depth + 1);
+		buf_putc(out, ')');
+	} else if (k == 2) {
+		buf_puts(out, "\"`");
+		buf_puts(out, gen_atoms[gen_next(sizeof gen_atoms / sizeof gen_atoms[0])]);
+		buf_puts(out, "`\"");
+	} else
+		buf_puts(out, gen_atoms[gen_next(sizeof gen_atoms / sizeof gen_atoms[0])]);
+}
+
+static void
+gen_command(struct buf *out, int depth)
+{
+	unsigned i, n = 1 + gen_next(depth > 0 ? 3 : 12);
+
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_puts(out, depth > 0 && gen_next(2) ? " " :
+			    gen_joins[gen_next(sizeof gen_joins / sizeof gen_joins[0])]);
+		gen_word(out, depth);
+	}
+	if (depth == 0 && gen_next(8) == 0)
+		buf_printf(out, " <<%s\nbody `x` \xc3\xa9 > y\nEOF\n%s", gen_next(2) ? "EOF" : "'EOF'",
+		    gen_next(2) ? "echo after" : "");
+}
+
+/* Do rules, as the session's deny rules, deny command? */
+static bool
+gen_denies(char **rules, const char *command)
+{
+	struct perm_rules *r = perm_rules_new();
+	struct buf err = BUF_INIT(BUF_NOLIMIT);
+	enum perm_verdict v;
+	size_t i;
+
+	for (i = 0; rules[i] != NULL; i++)
+		if (perm_rules_add(r, PERM_LIST_DENY, rules[i], &err) == -1)
+			T_FAIL("rule %s: %s", rules[i], buf_cstr(&err));
+	v = bash(r, PERM_YOLO, command);
+	perm_rules_free(r);
+	buf_release(&err);
+	return v == PERM_VERDICT_DENY;
+}
+
+T_TEST(remembered_rules_deny_their_call)
+{
+	struct buf cmd = BUF_INIT(BUF_NOLIMIT);
+	struct perm_rules *none = perm_rules_new(), *some;
+	const char *allow[] = { "run_bash(echo *)", "run_bash(ls *)", NULL };
+	cJSON *in;
+	char *rule, **never, **always;
+	size_t i, j, k, failed = 0, made = 0, whole = 0;
+
+	some = rules_of(allow, NULL, NULL);
+	gen_state = 26;
+	for (i = 0; i < 6000 && failed < 5; i++) {
+		buf_reset(&cmd);
+		gen_command(&cmd, 0);
+		in = cJSON_CreateObject();
+		cJSON_AddStringToObject(in, "command", buf_cstr(&cmd));
+		rule = perm_rule_for("run_bash", in);
+		if (rule != NULL) {
+			char *one[] = { rule, NULL };
+
+			made++;
+			if (!gen_denies(one, buf_cstr(&cmd))) {
+				T_FAIL("always rule %s does not deny [%s]", rule, buf_cstr(&cmd));
+				failed++;
+			}
+		}
+		free(rule);
+		for (k = 0; k < 2; k++) {
+			always = perm_explain(k == 0 ? none : some, PERM_ASK, "run_bash",
+			    TOOL_HIGH_IMPACT, in, &why);
+			for (j = 0; always[j] != NULL; j++) {
+				char *one[] = { always[j], NULL };
+
+				if (strcmp(always[j], "run_bash") == 0)
+					whole++;
+
+				if (!gen_denies(one, buf_cstr(&cmd))) {
+					T_FAIL("always rule %s does not deny [%s]", always[j],
+					    buf_cstr(&cmd));
+					failed++;
+				}
+			}
+			perm_strv_free(always);
+			never = perm_never_rules(k == 0 ? none : some, PERM_ASK, "run_bash",
+			    TOOL_HIGH_IMPACT, in);
+			if (never[0] == NULL || !gen_denies(never, buf_cstr(&cmd))) {
+				T_FAIL("never rule %s does not deny [%s]", never[0] != NULL ?
+				    never[0] : "(none)", buf_cstr(&cmd));
+				failed++;
+			}
+			if (strcmp(never[0], "run_bash") == 0)
+				whole++;
+			perm_strv_free(never);
+		}
+		cJSON_Delete(in);
+	}
+	T_OK(made > 4500);
+	/* A file named from above the root is remembered by its absolute path, not as the tool. */
+	perm_rules_set_root(none, "/tmp");
+	in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "path", "../elsewhere/x.c");
+	always = perm_explain(none, PERM_ASK, "edit_file", TOOL_WRITE, in, &why);
+	T_OK(always[0] != NULL && strcmp(always[0], "edit_file(//elsewhere/x.c)") == 0);
+	perm_strv_free(always);
+	cJSON_Delete(in);
+	/* The whole tool is never what "always" remembers, and "never" only as a last resort. */
+	T_OK(whole == 0);
+	perm_rules_free(none);
+	perm_rules_free(some);
+	buf_release(&cmd);
+}
+
 int
 main(void)
 {
@@ -1283,6 +1438,7 @@ main(void)
 	T_RUN(explain);
 	T_RUN(patch_attacks);
 	T_RUN(path_denied_for_the_tools);
+	T_RUN(remembered_rules_deny_their_call);
 	buf_release(&why);
 	return t_done();
 }

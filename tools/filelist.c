@@ -12,6 +12,8 @@
 #define FILELIST_CHUNK	(64 * 1024)
 
 struct filelist {
+	bool		(*hide)(void *, const char *);
+	void		*hide_arg;
 	int		 fd;
 	size_t		 max, count;
 	int		 failed;
@@ -55,6 +57,8 @@ filelist_visit(void *arg, const struct ignore_entry *e)
 
 	if (e->type != IGNORE_FILE && e->type != IGNORE_DIR && e->type != IGNORE_LINK)
 		return IGNORE_CONTINUE;
+	if (fl->hide != NULL && fl->hide(fl->hide_arg, e->path))
+		return e->type == IGNORE_DIR ? IGNORE_SKIP : IGNORE_CONTINUE;
 	filelist_put(fl, e->path, e->pathlen);
 	if (e->type == IGNORE_DIR)
 		filelist_put(fl, "/", 1);
@@ -67,12 +71,21 @@ filelist_visit(void *arg, const struct ignore_entry *e)
 int
 filelist_write(const char *root, int fd, size_t max)
 {
+	return filelist_write_hiding(root, fd, max, NULL, NULL);
+}
+
+int
+filelist_write_hiding(const char *root, int fd, size_t max, bool (*hide)(void *, const char *),
+    void *arg)
+{
 	struct filelist fl;
 	struct buf err = BUF_INIT(1024);
 	struct ignore *ig = ignore_new(root);
 	int r;
 
 	memset(&fl, 0, sizeof fl);
+	fl.hide = hide;
+	fl.hide_arg = arg;
 	fl.fd = fd;
 	fl.max = max;
 	r = ignore_walk(ig, root, "", 0, filelist_visit, &fl, NULL, &err);

@@ -11,12 +11,19 @@
 #ifndef TANDEM_FILELIST_H
 #define TANDEM_FILELIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define FILELIST_MAX	1000000
 
 /* 0, or -1 when root cannot be walked or fd cannot be written. */
 int	 filelist_write(const char *root, int fd, size_t max);
+/*
+ * The same, leaving out each path (relative to root) for which hide (may be
+ * NULL) says true, and for a directory what is below it too.
+ */
+int	 filelist_write_hiding(const char *root, int fd, size_t max,
+	    bool (*hide)(void *arg, const char *path), void *arg);
 /* A child's body: filelist_write(root, 1, FILELIST_MAX), then _exit. */
 void	 filelist_main(void *root);
 

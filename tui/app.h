@@ -106,7 +106,7 @@ struct tui_backend {
 	void		 (*user_command_kill)(struct usercmd *);
 	void		 (*attach)(struct agent *, const char *text);
 	const char	*(*session_dir)(const struct agent *);
-	void		 (*files_main)(void *root);	/* a child's body listing the workspace */
+	void		 (*files_main)(void *app);	/* a child's body listing the workspace (arg: struct app) */
 	void		 (*mcp_mentions)(struct agent *, struct buf *out);	/* NULL: none */
 	int		 (*attach_image)(struct agent *, const char *file, const char *name, struct buf *err);
 };

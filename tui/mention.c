@@ -137,7 +137,7 @@ mention_index(struct app *a)
 		buf_init(&m->raw, MENTION_RAW_MAX);
 	buf_reset(&m->raw);
 	spec.main = a->be->files_main;
-	spec.arg = a->cfg != NULL ? (void *)a->cfg->root : (void *)a->cwd;
+	spec.arg = a;
 	if (proc_spawn(&spec, &p, &err) == -1) {
 		app_notice(a, ROLE_WARNING, "the workspace's files could not be listed for @ completion: %s",
 		    buf_cstr(&err));

@@ -7,13 +7,35 @@
  */
 #include "autoconf.h"
 
+#include <unistd.h>
+
 #include "agent.h"
 #include "app.h"
 #include "commands.h"
 #include "config.h"
 #include "filelist.h"
 #include "promptcmd.h"
+#include "perm.h"
 #include "session.h"
+
+/* Is path one the Read deny rules cover?  Such a file is not offered for @ completion. */
+static bool
+tui_agent_file_hidden(void *arg, const char *path)
+{
+	return perm_path_denied(arg, SANDBOX_READ, path);
+}
+
+/* The @ completion index's child: the workspace's names, without those the deny rules cover. */
+static void
+tui_agent_files_main(void *arg)
+{
+	struct app *a = arg;
+	const char *root = a->cfg != NULL ? a->cfg->root : a->cwd;
+	struct perm_rules *rules = a->cfg != NULL ? a->cfg->rules : NULL;
+
+	_exit(filelist_write_hiding(root, 1, FILELIST_MAX, rules != NULL ?
+	    tui_agent_file_hidden : NULL, rules) == 0 ? 0 : 1);
+}
 
 static const struct tui_backend tui_agent_backend = {
 	.submit = agent_submit,
@@ -51,7 +73,7 @@ static const struct tui_backend tui_agent_backend = {
 	.user_command_kill = usercmd_kill,
 	.attach = agent_attach,
 	.session_dir = agent_session_dir,
-	.files_main = filelist_main,
+	.files_main = tui_agent_files_main,
 	.mcp_mentions = agent_mcp_mentions,
 	.attach_image = agent_attach_image,
 };

@@ -15,7 +15,10 @@
 #include "config.h"
 #include "ev.h"
 #include "event.h"
+#include "fsutil.h"
+#include "jail.h"
 #include "json.h"
+#include "perm.h"
 #include "wire.h"
 #include "xalloc.h"
 
@@ -176,6 +179,48 @@ acp_title(const char *name, const cJSON *input, struct buf *t)
 		buf_puts(t, name);
 }
 
+/* Does real (a real path) lie in dir (a real path) or below it? */
+static bool
+acp_under(const char *real, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(real, dir, n) == 0 && (real[n] == '/' || real[n] == '\0' ||
+	    (n > 0 && dir[n - 1] == '/'));
+}
+
+/*
+ * The text a write_file would replace, for its diff, or NULL: read only as
+ * the file tools would read it, a regular file in the workspace (or an
+ * added directory) that no Read deny rule covers, without blocking on a
+ * FIFO.  The call is shown before the rules and the person decide on it.
+ */
+static char *
+acp_old_text(const struct acp *p, const char *abs, size_t *len)
+{
+	struct buf err = BUF_INIT(1024);
+	char *real = realpath(abs, NULL), *data = NULL;
+	bool inside = false;
+	size_t i;
+
+	*len = 0;
+	if (real == NULL)
+		goto out;
+	inside = acp_under(real, p->cfg->root);
+	for (i = 0; !inside && p->cfg->add_dirs != NULL && p->cfg->add_dirs[i] != NULL; i++)
+		inside = acp_under(real, p->cfg->add_dirs[i]);
+	if (!inside || perm_path_denied(p->cfg->rules, SANDBOX_READ, abs) ||
+	    fsutil_read_file(real, ACP_FILE_MAX, &data, len, &err) != 0) {
+		free(data);
+		data = NULL;
+		*len = 0;
+	}
+out:
+	free(real);
+	buf_release(&err);
+	return data;
+}
+
 /* The diff content of an edit: whole-file text is not needed, the changed part is. */
 static cJSON *
 acp_edit_content(const struct acp *p, const char *name, const cJSON *input)
@@ -201,21 +246,14 @@ acp_edit_content(const struct acp *p, const char *name, const cJSON *input)
 		cJSON_AddStringToObject(d, "oldText", json_str(input, "old_string", ""));
 		cJSON_AddStringToObject(d, "newText", json_str(input, "new_string", ""));
 	} else {
-		FILE *f = fopen(buf_cstr(&abs), "r");
+		size_t n;
+		char *old = acp_old_text(p, buf_cstr(&abs), &n);
 
-		if (f != NULL) {
-			struct buf old = BUF_INIT(ACP_FILE_MAX);
-			char chunk[8192];
-			size_t n;
-
-			while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && buf_append(&old, chunk, n) == 0)
-				;
-			fclose(f);
-			json_add_str_n(d, "oldText", buf_cstr(&old), old.len);
-			buf_release(&old);
-		} else {
+		if (old != NULL)
+			json_add_str_n(d, "oldText", old, n);
+		else
 			cJSON_AddNullToObject(d, "oldText");
-		}
+		free(old);
 		cJSON_AddStringToObject(d, "newText", json_str(input, "content", ""));
 	}
 	cJSON_AddItemToArray(arr, d);
@@ -520,6 +558,36 @@ acp_end_session(struct acp *p)
 	p->prompt_rpc = NULL;
 }
 
+/*
+ * What the command line forbids holds in every session, whatever its cwd:
+ * the rules given as flags (--deny above all), the disabled tools and the
+ * sandbox's mode.
+ */
+static int
+acp_copy_limits(struct acp *p, struct config *cfg, struct buf *err)
+{
+	const struct jail_layer *flag = &p->base->sandbox.layers[JAIL_LAYER_FLAG];
+	const cJSON *row;
+
+	cJSON_ArrayForEach(row, p->base->rule_sources) {
+		const cJSON *list = cJSON_GetArrayItem(row, 0), *rule = cJSON_GetArrayItem(row, 1),
+		    *src = cJSON_GetArrayItem(row, 2);
+
+		if (cJSON_IsString(list) && cJSON_IsString(rule) && cJSON_IsString(src) &&
+		    strcmp(src->valuestring, "flag") == 0 &&
+		    config_set_flag(cfg, list->valuestring, rule->valuestring, err) == -1)
+			return -1;
+	}
+	if (p->base->disabled_tools != NULL &&
+	    strcmp(json_str(p->base->sources, "disabled_tools", ""), "flag") == 0 &&
+	    config_set_flag(cfg, "disabled_tools", p->base->disabled_tools, err) == -1)
+		return -1;
+	if (flag->has_mode &&
+	    jail_config_flag(&cfg->sandbox, "mode", jail_mode_name(flag->mode), err) == -1)
+		return -1;
+	return 0;
+}
+
 /* Copy what the command line set on base into a session's own config. */
 static int
 acp_copy_flags(struct acp *p, struct config *cfg, struct buf *err)
@@ -545,7 +613,7 @@ acp_copy_flags(struct acp *p, struct config *cfg, struct buf *err)
 	if (strcmp(json_str(p->base->sources, "max_turns", ""), "flag") == 0 &&
 	    config_set_flag(cfg, "max-turns", n, err) == -1)
 		return -1;
-	return 0;
+	return acp_copy_limits(p, cfg, err);
 }
 
 /* ACP's [{name, value}] as Claude Code's {name: value}, into o[key]. */

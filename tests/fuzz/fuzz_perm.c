@@ -6,8 +6,11 @@
  *  - a rule that parses is added once however often it is added;
  *  - on a fixed set of calls (and the input's own), a rule that allows a
  *    call as an allow rule denies it as a deny rule;
- *  - the rule an "always" answer remembers (perm_rule_for) parses, allows
- *    the call it was made for when it is exact, and denies it as a deny rule.
+ *  - the rule an "always" answer remembers (perm_rule_for, and each of
+ *    perm_explain's) parses, allows the call it was made for when it is
+ *    exact, and denies it as a deny rule;
+ *  - the rules a "never" answer adds (perm_never_rules) deny the call they
+ *    were made for, with and without an allow rule covering some parts.
  */
 #include "autoconf.h"
 
@@ -97,13 +100,7 @@ fz_rule_for(const char *tool, const char *field, const char *value, enum tool_cl
 				FUZZ_CHECK(!"the remembered exact rule allows its call");
 			}
 		}
-		/*
-		 * Known: the "first two words *" rule of a long command whose
-		 * first words hold backslashes or quotes may not match it (the
-		 * words are unquoted, the parts are not); not checked yet.
-		 */
-		if (!(exact == 0 && strpbrk(value, "\\'\"") != NULL) &&
-		    fz_verdict(rule, PERM_LIST_DENY, PERM_YOLO, tool, cls, input) != PERM_VERDICT_DENY) {
+		if (fz_verdict(rule, PERM_LIST_DENY, PERM_YOLO, tool, cls, input) != PERM_VERDICT_DENY) {
 			fprintf(stderr, "rule %s does not deny %s\n", rule, value);
 			FUZZ_CHECK(!"the remembered rule denies its call");
 		}
@@ -111,6 +108,73 @@ fz_rule_for(const char *tool, const char *field, const char *value, enum tool_cl
 	free(rule);
 	buf_release(&err);
 	cJSON_Delete(input);
+}
+
+/* Do rules, all added as deny rules, deny tool(value)? */
+static bool
+fz_denied(char **rules, const char *tool, enum tool_class cls, const cJSON *input)
+{
+	struct perm_rules *deny = perm_rules_new();
+	struct buf err = BUF_INIT(BUF_NOLIMIT);
+	enum perm_verdict v;
+	size_t i;
+
+	perm_rules_set_root(deny, "/tmp");
+	for (i = 0; rules[i] != NULL; i++)
+		if (perm_rules_add(deny, PERM_LIST_DENY, rules[i], &err) == -1) {
+			fprintf(stderr, "remembered rule %s: %s\n", rules[i], buf_cstr(&err));
+			FUZZ_CHECK(!"a remembered rule parses");
+		}
+	v = perm_check(deny, PERM_YOLO, tool, cls, input, NULL);
+	perm_rules_free(deny);
+	buf_release(&err);
+	return v == PERM_VERDICT_DENY;
+}
+
+/* What "always" and "never" remember for tool(value), under no rules and under an allow rule. */
+static void
+fz_answers(const char *tool, const char *field, const char *value, enum tool_class cls)
+{
+	static const char *const allow[] = { NULL, "run_bash(echo *)", "run_bash(ls *)" };
+	struct buf why = BUF_INIT(BUF_NOLIMIT), err = BUF_INIT(BUF_NOLIMIT);
+	cJSON *input = cJSON_CreateObject();
+	struct perm_rules *rules;
+	char **v, *one[2] = { NULL, NULL };
+	size_t i, k;
+
+	cJSON_AddStringToObject(input, field, value);
+	/* No allow rule, then all of them (some parts covered, the others remembered). */
+	for (k = 0; k < 2; k++) {
+		rules = perm_rules_new();
+		perm_rules_set_root(rules, "/tmp");
+		for (i = 1; k == 1 && i < sizeof allow / sizeof allow[0]; i++)
+			FUZZ_CHECK(perm_rules_add(rules, PERM_LIST_ALLOW, allow[i], &err) == 0);
+		v = perm_explain(rules, PERM_ASK, tool, cls, input, &why);
+		for (i = 0; v[i] != NULL; i++) {
+			/* The whole of run_bash would allow every command from then on. */
+			if (strcmp(v[i], "run_bash") == 0) {
+				fprintf(stderr, "always remembers run_bash for %s\n", value);
+				FUZZ_CHECK(!"\"always\" never remembers the whole of run_bash");
+			}
+			one[0] = v[i];
+			if (!fz_denied(one, tool, cls, input)) {
+				fprintf(stderr, "always rule %s does not deny %s\n", v[i], value);
+				FUZZ_CHECK(!"each rule \"always\" remembers denies its call");
+			}
+		}
+		perm_strv_free(v);
+		v = perm_never_rules(rules, PERM_ASK, tool, cls, input);
+		FUZZ_CHECK(v[0] != NULL);
+		if (!fz_denied(v, tool, cls, input)) {
+			fprintf(stderr, "never rule %s does not deny %s\n", v[0], value);
+			FUZZ_CHECK(!"the rules \"never\" remembers deny their call");
+		}
+		perm_strv_free(v);
+		perm_rules_free(rules);
+	}
+	cJSON_Delete(input);
+	buf_release(&why);
+	buf_release(&err);
 }
 
 int
@@ -145,6 +209,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fz_rule_for("run_bash", "command", rest, TOOL_HIGH_IMPACT);
 	fz_rule_for("edit_file", "path", rest, TOOL_WRITE);
+	fz_answers("run_bash", "command", rest, TOOL_HIGH_IMPACT);
+	fz_answers("edit_file", "path", rest, TOOL_WRITE);
 	perm_rules_free(rules);
 	free(rule);
 	free(rest);

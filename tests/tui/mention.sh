@@ -3,7 +3,7 @@
 # files (fuzzy, git-ignored ones left out) with a menu on the input's rule;
 # at send time the files' content and a directory's listing go with the
 # prompt, shown in the transcript; a Read deny rule and binary files keep
-# a file out.
+# a file out (and the deny rule keeps it out of the completion too).
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
@@ -48,6 +48,10 @@ tui_keys C-u
 tui_type "@ignoredfile"
 tui_keys Tab
 tui_check "a git-ignored file is not in the index" 'no file in the workspace matches @ignoredfile'
+tui_keys C-u
+tui_type "@secret.en"
+tui_keys Tab
+tui_check "a file a Read deny rule covers is not offered either" 'no file in the workspace matches @secret\.en'
 tui_keys C-u
 
 tui_type "read @src/main.c, @src/ and @secret.env and @blob.dat and @nobody"
