@@ -14,8 +14,8 @@
 #include "commands.h"
 #include "config.h"
 #include "filelist.h"
-#include "promptcmd.h"
 #include "perm.h"
+#include "promptcmd.h"
 #include "session.h"
 
 /* Is path one the Read deny rules cover?  Such a file is not offered for @ completion. */
