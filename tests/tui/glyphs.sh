@@ -68,6 +68,14 @@ tui_keys '?'
 tui_wait 'Ctrl+T' >/dev/null
 tui_ok "$(ascii_only; echo $?)" "TERM=linux: nor in the key help"
 tui_keys Escape
+for size in "160 45" "220 60"; do
+	set -- $size
+	tui_start "$1" "$2" "$TUI_DATA/tools.jsonl"
+	to_end
+	tui_wait 'PASS: 12' >/dev/null
+	tui_ok "$(ascii_only; echo $?)" "TERM=linux at $1x$2: no glyph outside ASCII, side by side panes too"
+done
+TUI_ENV="TERM=linux"
 
 TUI_ENV="LANG=C LC_ALL=C"
 tui_start 80 24 "$TUI_DATA/tools.jsonl"

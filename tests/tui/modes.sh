@@ -17,7 +17,7 @@ J
 )
 tui_mock_start "$SCEN"
 printf 'alpha\n' >"$TUI_WS/f.txt"
-for size in "80 24" "160 45"; do
+for size in "80 24" "160 45" "220 60"; do
 	set -- $size
 	tui_start_tandem "$1" "$2"
 	tui_check "$1x$2: tandem starts in ask mode" '│ ask'

@@ -24,16 +24,19 @@ tui_check "120 columns: the table takes the room" "$heads"
 tui_sane 80 40 "120x40 is laid out"
 
 # A joined emoji is one character of two columns: the borders of its row stand where the others' do.
-tui_start 80 24 "$TUI_DATA/emoji.jsonl"
-tui_check "the emoji table arrives" 'ENDOFREPLY'
+for size in "80 24" "160 45" "220 60"; do
+set -- $size
+tui_start "$1" "$2" "$TUI_DATA/emoji.jsonl"
+tui_check "$1x$2: the emoji table arrives" 'ENDOFREPLY'
 # The cells (as tmux counts them: a wide character takes two, and a joiner
-# makes one character of what it joins) each table row takes.
+# makes one character of what it joins) from each table row's start to its
+# third border, the right one (the tools pane may stand beside it).
 border_cols() {
-	tui_screen | grep '^ *│.*│ *$' | python3 -c '
+	tui_screen | grep -E '│ (who|family|plain|caf)' | python3 -c '
 import sys, unicodedata
 for row in sys.stdin:
-    row, cells, joined = row.rstrip(), 0, False
-    for c in row:
+    cells, joined, bars = 0, False, 0
+    for c in row.rstrip("\n"):
         if joined or unicodedata.combining(c):
             joined = False
             continue
@@ -41,9 +44,14 @@ for row in sys.stdin:
             joined = True
             continue
         cells += 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        if c == "│":
+            bars += 1
+            if bars == 3:
+                break
     print(cells)' | sort -u
 }
-[ "$(border_cols | wc -l)" -eq 1 ]
-tui_ok $? "the right border stands in one column on every row ($(border_cols | tr '\n' ' '))"
-tui_check "the family's row is drawn" '│ family '
+[ "$(border_cols | wc -l)" -eq 1 ] && [ "$(tui_screen | grep -cE '│ (who|family|plain|caf)')" -eq 4 ]
+tui_ok $? "$1x$2: the right border stands in one column on every row ($(border_cols | tr '\n' ' '))"
+tui_check "$1x$2: the family's row is drawn" '│ family '
+done
 tui_done
