@@ -102,3 +102,6 @@ check_PROGRAMS += tests/test_tui_synhl
 TESTS += tests/test_tui_synhl
 tests_test_tui_synhl_SOURCES = tests/test_tui_synhl.c
 tests_test_tui_synhl_LDADD = $(TUI_TEST_LIBS)
+# Highlighted code blocks and diffs, the code frame's right edge, a tab to spaces shown.
+TUI_SCREEN_TESTS += tests/tui/syntax.sh
+EXTRA_DIST += tests/tui/syntax.jsonl
