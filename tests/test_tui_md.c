@@ -558,7 +558,8 @@ T_TEST(code_block_is_highlighted_by_its_tag)
 	fputs("syntax tiny \"\\.tiny$\"\n"
 	    "color green \"\\<(int|char)\\>\"\n"
 	    "color brightyellow \"\"[^\"]*\"\"\n"
-	    "color blue start=\"/\\*\" end=\"\\*/\"\n", f);
+	    "color blue start=\"/\\*\" end=\"\\*/\"\n"
+	    "header \"^#!.*tinyrun\"\n", f);
 	fclose(f);
 	synhl_configure(NULL, dir);
 	v = render(md);
@@ -571,6 +572,35 @@ T_TEST(code_block_is_highlighted_by_its_tag)
 	T_EQ_INT(role_of(&v, 2, " int"), ROLE_CODE);
 	T_EQ_INT(role_of(&v, 2, "int"), ROLE_SYNTAX_GREEN);
 	slvec_release(&v);
+	/* Without a tag, the syntax whose header the first line matches. */
+	v = render("```\n#!/usr/bin/tinyrun\nint y;\n```\n");
+	T_EQ_INT(role_of(&v, 2, "int"), ROLE_SYNTAX_GREEN);
+	slvec_release(&v);
+	/* Streamed in pieces (the open block drawn line by line), the same as whole. */
+	{
+		static const char *const streamed[] = {
+			"```tiny\nint x = \"s\"; /* a\nb */ int\nchar wider line here\n```\n",
+			"```\n#!/usr/bin/tinyrun\nint y; /* c\n*/\n",
+		};
+		size_t d, i, off;
+
+		for (d = 0; d < 2; d++)
+			for (i = 1; i <= 7; i += 3) {
+				struct slvec whole = render(streamed[d]);
+				struct mdview m;
+				size_t n = strlen(streamed[d]);
+
+				mdview_init(&m);
+				for (off = 0; off < n; off += i) {
+					mdview_append(&m, streamed[d] + off, off + i > n ? n - off : i);
+					mdview_update(&m);
+				}
+				if (!same(&whole, &m.lines))
+					T_FAIL("highlighted doc %zu in steps of %zu differs from the whole render", d, i);
+				mdview_release(&m);
+				slvec_release(&whole);
+			}
+	}
 	/* An unknown tag: plain, no error. */
 	v = render("```nosuch\nint x;\n```\n");
 	T_EQ_INT(role_of(&v, 1, "int"), ROLE_CODE);

@@ -642,11 +642,24 @@ mdr_code_inner(struct mdr *r, const char *s, const char *end)
 	return inner;
 }
 
+/* The syntax a block's tag names; without a tag, the one whose header its first line matches. */
+static const struct synhl_syntax *
+mdr_code_syntax(const char *lang, const char *code, size_t n)
+{
+	const char *nl;
+
+	if (lang[0] != '\0')
+		return synhl_for_lang(lang, strlen(lang));
+	if ((nl = memchr(code, '\n', n)) != NULL)
+		n = (size_t)(nl - code);
+	return n > 0 ? synhl_for_file(NULL, code, n) : NULL;
+}
+
 static void
 mdr_code_emit(struct mdr *r)
 {
 	const char *s = buf_cstr(&r->code), *end = s + r->code.len;
-	const struct synhl_syntax *syn = synhl_for_lang(r->lang, strlen(r->lang));
+	const struct synhl_syntax *syn = mdr_code_syntax(r->lang, s, (size_t)(end - s));
 	struct buf cont = BUF_INIT(BUF_NOLIMIT);
 	struct sline *l = mdr_line(r, false);
 	size_t inner = mdr_code_inner(r, s, end);
@@ -1299,7 +1312,7 @@ mdview_fast_fence(struct mdview *m)
 		slvec_truncate(&m->lines, m->ncommitted);
 		if (m->ncommitted > 0)
 			slvec_push(&m->lines);
-		m->fast_syn = synhl_for_lang(m->fast_lang, strlen(m->fast_lang));
+		m->fast_syn = NULL;
 		m->fast = true;
 		m->fast_open = false;
 		m->fast_start = (size_t)(nl + 1 - m->src.data);
@@ -1321,6 +1334,15 @@ mdview_fast_fence(struct mdview *m)
 	inner = m->fast_open ? 0 : m->fast_widest;
 	if (inner != m->fast_inner)
 		redraw = true;
+	/* Until its first line is whole, an untagged block's syntax may change with it. */
+	if (m->fast_lines == 0 || redraw) {
+		const struct synhl_syntax *syn = mdr_code_syntax(m->fast_lang, m->src.data + m->fast_start,
+		    (size_t)(end - (m->src.data + m->fast_start)));
+
+		if (syn != m->fast_syn)
+			redraw = true;
+		m->fast_syn = syn;
+	}
 	if (redraw) {
 		slvec_truncate(&m->lines, m->fast_base - 1);
 		l = slvec_push(&m->lines);
