@@ -370,6 +370,7 @@ struct udiff_hl {
 static void
 udiff_hl_header(struct udiff_hl *hl, const struct udiff_line *u)
 {
+	const struct synhl_syntax *syn;
 	char name[1024];
 	size_t i = 4, j;
 
@@ -385,10 +386,9 @@ udiff_hl_header(struct udiff_hl *hl, const struct udiff_line *u)
 	memcpy(name, u->text + i, j - i);
 	name[j - i] = '\0';
 	/* "---" names the old file, "+++" the new: the new one's syntax when there is one. */
-	if (u->text[0] == '-')
-		hl->syn = synhl_for_file(name, NULL, 0);
-	else
-		hl->syn = synhl_for_file(name, NULL, 0) ? synhl_for_file(name, NULL, 0) : hl->syn;
+	syn = synhl_for_file(name, NULL, 0);
+	if (u->text[0] == '-' || syn != NULL)
+		hl->syn = syn;
 }
 
 /* The runs of a +/-/context line, or 0 without a syntax; each side's regions go on. */
