@@ -10,6 +10,8 @@
  *				the same script with events the TUI ignores
  *	keypress latency	key written to the pty -> first byte of the redraw,
  *				at 10 and at 2,000 turns of transcript
+ *	syntax highlighting	CPU a frame costs while C code streams into a
+ *				block, highlighted and plain; the first frame
  *
  *	tui_bench REPLAY_BINARY [WORKDIR]
  */
@@ -400,6 +402,110 @@ bench_latency(int turns)
 	    " RSS %.1f MB\n", turns, lat[n / 2], lat[n * 95 / 100], (double)rss / 1024.0);
 }
 
+/*
+ * Syntax highlighting (tui/synhl.c): a reply that streams 200 lines of C
+ * into a code block, one line a frame, with nano's syntax files and
+ * without ($TANDEM_SYNTAX_DIR empty); the CPU a frame costs, minus the
+ * same script without the lines.  Then the first frame of a script whose
+ * first reply holds a C block, both ways.
+ */
+static void
+write_code(FILE *f, int lines)
+{
+	int k;
+
+	fputs("{\"type\":\"turn_start\",\"turn\":1,\"prompt\":\"stream code\"}\n"
+	    "{\"type\":\"text\",\"turn\":1,\"text\":\"Here it is:\\n\\n```c\\n\"}\n", f);
+	for (k = 0; k < lines; k++)
+		fprintf(f, "{\"replay\":\"sleep\",\"ms\":20}\n"
+		    "{\"type\":\"text\",\"turn\":1,\"text\":\"\\tif (n > %d && s[%d] != '\\\\0') return f(\\\"%d\\\", n); /* step %d */\\n\"}\n",
+		    k % 10, k % 10, k % 10, k % 10);
+}
+
+static double
+frame_cpu(const char *dir, const char *with, const char *without, int lines)
+{
+	double best = -1;
+	int r;
+
+	setenv("TANDEM_SYNTAX_DIR", dir, 1);
+	for (r = 0; r < 3; r++) {
+		double v = (cpu_of(with) - cpu_of(without)) * 1000.0 / lines;
+
+		if (best < 0 || v < best)
+			best = v;
+	}
+	return best;
+}
+
+static long
+first_frame(const char *dir, const char *script)
+{
+	static const char *const extra[] = { "--quit-at-end", "--stats", NULL, NULL };
+	const char *args[4];
+	char stats[1200];
+	long v[9];
+	int i;
+
+	setenv("TANDEM_SYNTAX_DIR", dir, 1);
+	path_in(stats, sizeof stats, "stats-syntax.txt");
+	memcpy(args, extra, sizeof args);
+	args[2] = stats;
+	for (i = 0; i < 9; i++) {
+		struct child c;
+
+		if (child_start(&c, script, args) == -1)
+			exit(1);
+		child_wait(&c, NULL);
+		v[i] = stat_field(stats, "first_frame_ms");
+	}
+	for (i = 1; i < 9; i++) {
+		long x = v[i];
+		int j = i;
+
+		while (j > 0 && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	return v[4];
+}
+
+static void
+bench_syntax(void)
+{
+	char with[1200], without[1200];
+	const char *nano = getenv("TUI_BENCH_NANO") ? getenv("TUI_BENCH_NANO") : "/usr/share/nano";
+	double hl, plain;
+	int lines = 200;
+	FILE *f;
+
+	if (access(nano, R_OK) != 0) {
+		printf("syntax highlighting: %s is not there (install nano); skipped\n", nano);
+		return;
+	}
+	f = script_open("code.jsonl", with, sizeof with);
+	write_code(f, lines);
+	fputs("{\"type\":\"text\",\"turn\":1,\"text\":\"```\\n\"}\n", f);
+	fclose(f);
+	f = script_open("code0.jsonl", without, sizeof without);
+	write_code(f, 0);
+	fputs("{\"type\":\"text\",\"turn\":1,\"text\":\"```\\n\"}\n", f);
+	fclose(f);
+	hl = frame_cpu(nano, with, without, lines);
+	plain = frame_cpu("", with, without, lines);
+	printf("a frame while C code streams into a block: %.3f ms CPU highlighted, %.3f ms plain"
+	    " (%.2fx; budget 1.5x)\n", hl, plain, plain > 0 ? hl / plain : 0.0);
+	f = script_open("code1.jsonl", with, sizeof with);
+	write_code(f, 0);
+	fputs("{\"type\":\"text\",\"turn\":1,\"text\":\"int main(void) { return 0; } /* ok */\\n```\\n\"}\n", f);
+	fclose(f);
+	printf("first frame, a C block in the first reply: %ld ms highlighted, %ld ms plain (budget < 5 ms)\n",
+	    first_frame(nano, with), first_frame("", with));
+	unsetenv("TANDEM_SYNTAX_DIR");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -420,6 +526,7 @@ main(int argc, char **argv)
 	bench_idle();
 	bench_stream();
 	bench_frame_cost();
+	bench_syntax();
 	bench_latency(10);
 	bench_latency(2000);
 	return 0;

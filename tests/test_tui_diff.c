@@ -2,11 +2,14 @@
 #include "autoconf.h"
 
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "t.h"
 #include "theme.h"
+#include "synhl.h"
 #include "udiff.h"
 
 static const char sample[] =
@@ -206,10 +209,105 @@ T_TEST(render_numbers_colors_and_spans)
 	udiff_release(&d);
 }
 
+static char *
+strndup_or(const char *s, size_t n)
+{
+	static char b[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(b[k], sizeof b[k], "%.*s", (int)n, s);
+	return b[k];
+}
+
+/* The role at the first occurrence of needle in l, or -1. */
+static int
+role_at(const struct sline *l, const char *needle)
+{
+	const char *p = l->text ? strstr(l->text, needle) : NULL;
+
+	return p ? sline_style_at(l, (uint32_t)(p - l->text))->role : -1;
+}
+
+/* A tab that became spaces is shown, not drawn as two identical lines. */
+T_TEST(tab_to_spaces_shows_the_whitespace)
+{
+	static const char text[] = "--- a/m.txt\n+++ b/m.txt\n@@ -1,2 +1,2 @@\n-\tx = 1;\n-foo bar\n"
+	    "+    x = 1;\n+foo baz\n";
+	struct udiff d;
+	struct slvec v;
+
+	udiff_parse(&d, text, strlen(text));
+	T_EQ_INT(d.lines[3].kind, UD_DEL);
+	T_EQ_STR(strndup_or(d.lines[3].text, d.lines[3].len), "\xE2\x86\x92   x = 1;");
+	T_EQ_STR(strndup_or(d.lines[5].text, d.lines[5].len), "\xC2\xB7\xC2\xB7\xC2\xB7\xC2\xB7x = 1;");
+	/* The marks are the changed span, one column each as the blanks were. */
+	T_EQ_INT(d.lines[3].span_start, 0);
+	T_EQ_INT(d.lines[3].span_end, strlen("\xE2\x86\x92   "));
+	T_EQ_INT(d.lines[5].span_end, 8);
+	/* A change of more than blanks keeps its spaces as they are. */
+	T_EQ_STR(strndup_or(d.lines[6].text, d.lines[6].len), "foo baz");
+	slvec_init(&v);
+	udiff_render(&d, &v);
+	T_EQ_INT(role_at(&v.v[3], "\xE2\x86\x92"), ROLE_DIFF_SPAN_DEL);
+	T_EQ_INT(role_at(&v.v[3], "x = 1"), ROLE_DIFF_DEL);
+	T_EQ_INT(role_at(&v.v[5], "\xC2\xB7"), ROLE_DIFF_SPAN_ADD);
+	T_OK(strcmp(v.v[3].text + v.v[3].body, v.v[5].text + v.v[5].body) != 0);
+	T_EQ_INT(sline_width(&v.v[3]), sline_width(&v.v[5]));
+	slvec_release(&v);
+	udiff_release(&d);
+}
+
+/* Lines are colored by the syntax of the file the header names, each side's regions apart. */
+T_TEST(diff_is_highlighted_by_its_file)
+{
+	static const char text[] = "--- a/src/x.tiny\n+++ b/src/x.tiny\n@@ -1,4 +1,4 @@\n int a;\n"
+	    "-int n = 1;\n-int b; /* old\n+int n = 2;\n+long b;\n  more */ int\n";
+	char dir[] = "/tmp/test_tui_diff.XXXXXX", path[256];
+	struct udiff d;
+	struct slvec v;
+	FILE *f;
+
+	T_OK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/tiny.nanorc", dir);
+	T_OK((f = fopen(path, "w")) != NULL);
+	fputs("syntax tiny \"\\.tiny$\"\ncolor green \"\\<int\\>\"\ncolor blue start=\"/\\*\" end=\"\\*/\"\n", f);
+	fclose(f);
+	synhl_configure(NULL, dir);
+	udiff_parse(&d, text, strlen(text));
+	slvec_init(&v);
+	udiff_render(&d, &v);
+	T_EQ_INT(role_at(&v.v[3], "int"), ROLE_SYNTAX_GREEN);
+	T_EQ_INT(role_at(&v.v[3], "a;"), ROLE_DIFF_CONTEXT);
+	T_EQ_INT(role_at(&v.v[4], "int"), ROLE_SYNTAX_GREEN);
+	/* The changed span keeps its own color. */
+	T_EQ_INT(role_at(&v.v[4], "1;"), ROLE_DIFF_SPAN_DEL);
+	T_EQ_INT(role_at(&v.v[6], "2;"), ROLE_DIFF_SPAN_ADD);
+	T_EQ_INT(role_at(&v.v[5], "/* old"), ROLE_SYNTAX_BLUE);
+	T_EQ_INT(role_at(&v.v[5], "b;"), ROLE_DIFF_DEL);
+	T_EQ_INT(role_at(&v.v[7], "long"), ROLE_DIFF_ADD);
+	/* The comment the old side opened does not color the new side's context line... */
+	T_EQ_INT(role_at(&v.v[8], "more"), ROLE_DIFF_CONTEXT);
+	slvec_release(&v);
+	/* ... and the split view colors each half by its own side. */
+	slvec_init(&v);
+	udiff_render_split(&d, 81, &v);
+	T_EQ_INT(role_at(&v.v[3], "int"), ROLE_SYNTAX_GREEN);
+	/* On the left the old side's comment goes on into it. */
+	T_EQ_INT(role_at(&v.v[6], "more"), ROLE_SYNTAX_BLUE);
+	slvec_release(&v);
+	udiff_release(&d);
+	synhl_configure(NULL, NULL);
+	remove(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
+	/* Plain lines unless a test names its syntax files. */
+	synhl_configure(NULL, NULL);
 	T_RUN(parse_counts_and_numbers);
 	T_RUN(removed_and_added_runs_are_paired_with_spans);
 	T_RUN(span_respects_utf8);
@@ -218,5 +316,8 @@ main(void)
 	T_RUN(a_hunk_stops_after_its_counts);
 	T_RUN(crlf_and_lost_context_space);
 	T_RUN(render_numbers_colors_and_spans);
+	T_RUN(tab_to_spaces_shows_the_whitespace);
+	T_RUN(diff_is_highlighted_by_its_file);
+	synhl_shutdown();
 	return t_done();
 }

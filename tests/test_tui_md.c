@@ -2,10 +2,14 @@
 #include "autoconf.h"
 
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <unistd.h>
 
 #include "mdview.h"
+#include "synhl.h"
 #include "t.h"
 #include "theme.h"
 
@@ -69,10 +73,10 @@ T_TEST(fenced_code_is_framed_with_language)
 
 	T_EQ_INT(v.n, 4);
 	T_CONTAINS(line(&v, 0), "python");
-	T_OK(v.v[0].flags & SL_FILL);
 	T_EQ_INT(role_of(&v, 0, "\xE2\x95\xAD"), ROLE_CODE_FRAME);
-	T_EQ_STR(line(&v, 1), "\xE2\x94\x82 def f():");
-	T_EQ_STR(line(&v, 2), "\xE2\x94\x82     return 1");
+	/* A closed box as wide as its widest line: the right edge lines up. */
+	T_EQ_STR(line(&v, 1), "\xE2\x94\x82 def f():     \xE2\x94\x82");
+	T_EQ_STR(line(&v, 2), "\xE2\x94\x82     return 1 \xE2\x94\x82");
 	T_EQ_INT(role_of(&v, 1, "def"), ROLE_CODE);
 	T_OK(v.v[1].flags & SL_CHARWRAP);
 	T_EQ_STR(v.v[1].cont, "\xE2\x94\x82 ");
@@ -303,11 +307,11 @@ T_TEST(open_fence_grows_without_reparsing)
 	T_OK(m.fast);
 	T_EQ_INT(m.ncommitted, 1);
 	second = m.lines.v[m.fast_base + 1].text;
-	T_EQ_STR(second, "\xE2\x94\x82 int v1 = 1;");
+	T_EQ_STR(second, "\xE2\x94\x82 int v1 = 1;   \xE2\x94\x82");
 	mdview_append(&m, "int more", 8);
 	mdview_update(&m);
 	T_OK(m.lines.v[m.fast_base + 1].text == second);
-	T_EQ_STR(m.lines.v[m.lines.n - 2].text, "\xE2\x94\x82 int more");
+	T_EQ_STR(m.lines.v[m.lines.n - 2].text, "\xE2\x94\x82 int more      \xE2\x94\x82");
 	mdview_append(&m, ";\n```\n", 6);
 	mdview_update(&m);
 	T_OK(!m.fast);
@@ -503,10 +507,119 @@ T_TEST(width_change_lays_tables_out_again)
 	mdview_release(&m);
 }
 
+/* A one-line block gets a box as wide as its text, closed on the right, not the pane's width. */
+T_TEST(code_frame_is_closed_at_the_block_width)
+{
+	struct slvec v;
+
+	slvec_init(&v);
+	mdview_render_width("```\nx\n```\n", 10, 80, &v);
+	T_EQ_INT(v.n, 3);
+	T_EQ_STR(line(&v, 0), "\xE2\x95\xAD\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80\xE2\x95\xAE");
+	T_EQ_STR(line(&v, 1), "\xE2\x94\x82 x \xE2\x94\x82");
+	T_EQ_STR(line(&v, 2), "\xE2\x95\xB0\xE2\x94\x80\xE2\x94\x80\xE2\x94\x80\xE2\x95\xAF");
+	T_OK(!(v.v[0].flags & SL_FILL));
+	T_OK(!(v.v[2].flags & SL_FILL));
+	T_EQ_INT(role_of(&v, 1, " \xE2\x94\x82"), ROLE_CODE_FRAME);
+	slvec_release(&v);
+	/* Its label widens it; the edges stay in one column. */
+	slvec_init(&v);
+	mdview_render_width("```python\nx\n```\n", 16, 80, &v);
+	T_EQ_INT(sline_width(&v.v[0]), sline_width(&v.v[1]));
+	T_EQ_INT(sline_width(&v.v[1]), sline_width(&v.v[2]));
+	slvec_release(&v);
+}
+
+/* A block wider than the pane keeps the open frame (to the edge) and wraps its lines. */
+T_TEST(code_frame_wider_than_the_pane_is_open)
+{
+	struct slvec v;
+	const char *md = "```\nabcdefghijklmnopqrstuvwxyz\n```\n";
+
+	slvec_init(&v);
+	mdview_render_width(md, strlen(md), 20, &v);
+	T_OK(v.v[0].flags & SL_FILL);
+	T_EQ_STR(line(&v, 1), "\xE2\x94\x82 abcdefghijklmnopqrstuvwxyz");
+	T_OK(v.v[2].flags & SL_FILL);
+	slvec_release(&v);
+}
+
+/* A code block is highlighted by the syntax its tag names, read from a nanorc. */
+T_TEST(code_block_is_highlighted_by_its_tag)
+{
+	char dir[] = "/tmp/test_tui_md.XXXXXX", path[256];
+	struct slvec v;
+	const char *md = "```tiny\nint x = \"s\"; /* a\nb */ int\n```\n";
+	FILE *f;
+
+	T_OK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/tiny.nanorc", dir);
+	T_OK((f = fopen(path, "w")) != NULL);
+	fputs("syntax tiny \"\\.tiny$\"\n"
+	    "color green \"\\<(int|char)\\>\"\n"
+	    "color brightyellow \"\"[^\"]*\"\"\n"
+	    "color blue start=\"/\\*\" end=\"\\*/\"\n"
+	    "header \"^#!.*tinyrun\"\n", f);
+	fclose(f);
+	synhl_configure(NULL, dir);
+	v = render(md);
+	T_EQ_INT(role_of(&v, 1, "int"), ROLE_SYNTAX_GREEN);
+	T_EQ_INT(role_of(&v, 1, "\"s\""), ROLE_SYNTAX_YELLOW);
+	T_EQ_INT(role_of(&v, 1, "x ="), ROLE_CODE);
+	T_EQ_INT(role_of(&v, 1, "/* a"), ROLE_SYNTAX_BLUE);
+	/* The comment goes on into the next line, and ends there. */
+	T_EQ_INT(role_of(&v, 2, "b */"), ROLE_SYNTAX_BLUE);
+	T_EQ_INT(role_of(&v, 2, " int"), ROLE_CODE);
+	T_EQ_INT(role_of(&v, 2, "int"), ROLE_SYNTAX_GREEN);
+	slvec_release(&v);
+	/* Without a tag, the syntax whose header the first line matches. */
+	v = render("```\n#!/usr/bin/tinyrun\nint y;\n```\n");
+	T_EQ_INT(role_of(&v, 2, "int"), ROLE_SYNTAX_GREEN);
+	slvec_release(&v);
+	/* Streamed in pieces (the open block drawn line by line), the same as whole. */
+	{
+		static const char *const streamed[] = {
+			"```tiny\nint x = \"s\"; /* a\nb */ int\nchar wider line here\n```\n",
+			"```\n#!/usr/bin/tinyrun\nint y; /* c\n*/\n",
+		};
+		size_t d, i, off;
+
+		for (d = 0; d < 2; d++)
+			for (i = 1; i <= 7; i += 3) {
+				struct slvec whole = render(streamed[d]);
+				struct mdview m;
+				size_t n = strlen(streamed[d]);
+
+				mdview_init(&m);
+				for (off = 0; off < n; off += i) {
+					mdview_append(&m, streamed[d] + off, off + i > n ? n - off : i);
+					mdview_update(&m);
+				}
+				if (!same(&whole, &m.lines))
+					T_FAIL("highlighted doc %zu in steps of %zu differs from the whole render", d, i);
+				mdview_release(&m);
+				slvec_release(&whole);
+			}
+	}
+	/* An unknown tag: plain, no error. */
+	v = render("```nosuch\nint x;\n```\n");
+	T_EQ_INT(role_of(&v, 1, "int"), ROLE_CODE);
+	slvec_release(&v);
+	/* No syntax files at all: plain. */
+	synhl_configure(NULL, NULL);
+	v = render(md);
+	T_EQ_INT(role_of(&v, 1, "int"), ROLE_CODE);
+	slvec_release(&v);
+	remove(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
+	/* Plain code unless a test names its syntax files: the system's may differ. */
+	synhl_configure(NULL, NULL);
 	T_RUN(heading_and_emphasis);
 	T_RUN(fenced_code_is_framed_with_language);
 	T_RUN(lists_nested_and_ordered);
@@ -527,5 +640,9 @@ main(void)
 	T_RUN(nul_bytes_keep_the_rest);
 	T_RUN(html5_entities_decode);
 	T_RUN(width_change_lays_tables_out_again);
+	T_RUN(code_frame_is_closed_at_the_block_width);
+	T_RUN(code_frame_wider_than_the_pane_is_open);
+	T_RUN(code_block_is_highlighted_by_its_tag);
+	synhl_shutdown();
 	return t_done();
 }

@@ -24,6 +24,7 @@ libtandem_tui_a_SOURCES = \
 	tui/mdview.c tui/mdview.h tui/mdentities.inc \
 	tui/mdline.c tui/mdline.h \
 	tui/udiff.c tui/udiff.h \
+	tui/synhl.c tui/synhl.h \
 	tui/editor.c tui/editor.h \
 	tui/transcript.c tui/transcript.h \
 	tui/toolview.c tui/toolview.h \
@@ -102,3 +103,11 @@ EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/s
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl tests/tui/emoji.jsonl \
 	tests/tui/editor.jsonl
 EXTRA_DIST += scripts/gen-entities.py
+# Syntax highlighting from nano's syntax files (tui/synhl.c).
+check_PROGRAMS += tests/test_tui_synhl
+TESTS += tests/test_tui_synhl
+tests_test_tui_synhl_SOURCES = tests/test_tui_synhl.c
+tests_test_tui_synhl_LDADD = $(TUI_TEST_LIBS)
+# Highlighted code blocks and diffs, the code frame's right edge, a tab to spaces shown.
+TUI_SCREEN_TESTS += tests/tui/syntax.sh
+EXTRA_DIST += tests/tui/syntax.jsonl

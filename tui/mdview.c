@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "mdline.h"
 #include "mdview.h"
+#include "synhl.h"
 #include "theme.h"
 #include "utf8.h"
 #include "wrap.h"
@@ -502,68 +503,173 @@ mdr_table_end(struct mdr *r)
 	r->table = NULL;
 }
 
-/* Expand tabs to 4-column stops from the start of the code line. */
+/*
+ * Expand tabs to 4-column stops from the start of the code line, in role;
+ * *col is the column reached so far.
+ */
 static void
-mdr_code_line(struct sline *l, const char *s, size_t n)
+mdr_code_piece(struct sline *l, const char *s, size_t n, size_t *col, int role)
 {
-	size_t i = 0, col = 0;
+	size_t i = 0;
 
 	while (i < n) {
 		size_t j = i;
 
 		while (j < n && s[j] != '\t' && s[j] != '\0')
 			j++;
-		sline_add(l, s + i, j - i, ROLE_CODE, 0);
-		col += utf8_width(s + i, j - i);
+		if (l != NULL)
+			sline_add(l, s + i, j - i, role, 0);
+		*col += utf8_width(s + i, j - i);
 		if (j < n && s[j] == '\0') {
 			/* As md4c's code blocks have it (the fast path draws the same). */
-			sline_add(l, "\xEF\xBF\xBD", 3, ROLE_CODE, 0);
-			col++;
+			if (l != NULL)
+				sline_add(l, "\xEF\xBF\xBD", 3, role, 0);
+			(*col)++;
 			j++;
 		} else if (j < n) {
-			size_t pad = 4 - col % 4;
+			size_t pad = 4 - *col % 4;
 
-			col += pad;
-			while (pad-- > 0)
-				sline_add(l, " ", 1, ROLE_CODE, 0);
+			*col += pad;
+			while (l != NULL && pad-- > 0)
+				sline_add(l, " ", 1, role, 0);
 			j++;
 		}
 		i = j;
 	}
 }
 
-/* "╭─ lang ─────" (filled to the pane's edge). */
-static void
-mdr_code_top(struct sline *l, const char *lang)
+/* A code line, highlighted by syn (NULL: plain); the columns it takes. */
+static size_t
+mdr_code_line(struct sline *l, const char *s, size_t n, const struct synhl_syntax *syn, uint64_t *state)
 {
+	const struct synhl_run *runs;
+	size_t col = 0, k, i;
+
+	if (syn == NULL) {
+		mdr_code_piece(l, s, n, &col, ROLE_CODE);
+		return col;
+	}
+	k = synhl_line(syn, s, n, state, &runs);
+	for (i = 0; i < k; i++) {
+		size_t from = runs[i].off, to = i + 1 < k ? runs[i + 1].off : n;
+
+		mdr_code_piece(l, s + from, to - from, &col, runs[i].role == SYNHL_BASE ? ROLE_CODE : runs[i].role);
+	}
+	return col;
+}
+
+/* The columns of a code line once its tabs are expanded. */
+static size_t
+mdr_code_cols(const char *s, size_t n)
+{
+	size_t col = 0;
+
+	mdr_code_piece(NULL, s, n, &col, ROLE_CODE);
+	return col;
+}
+
+static void
+mdr_rule(struct sline *l, size_t cols)
+{
+	while (cols-- > 0)
+		sline_adds(l, "\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+}
+
+/*
+ * "╭─ lang ─────": filled to the pane's edge (inner 0: the block is wider
+ * than the pane), or closed at inner + 4 columns with "╮".
+ */
+static void
+mdr_code_top(struct sline *l, const char *lang, size_t inner)
+{
+	size_t used = 1;
+
 	sline_adds(l, "\xE2\x95\xAD\xE2\x94\x80", ROLE_CODE_FRAME, 0);
 	if (lang[0] != '\0') {
 		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
 		sline_adds(l, lang, ROLE_CODE_FRAME, TA_BOLD);
 		sline_add(l, " ", 1, ROLE_CODE_FRAME, 0);
+		used += utf8_width(lang, strlen(lang)) + 2;
 	}
-	sline_adds(l, "\xE2\x94\x80", ROLE_CODE_FRAME, 0);
-	l->flags |= SL_FILL | SL_NOWRAP;
+	if (inner == 0) {
+		sline_adds(l, "\xE2\x94\x80", ROLE_CODE_FRAME, 0);
+		l->flags |= SL_FILL | SL_NOWRAP;
+		return;
+	}
+	mdr_rule(l, inner + 2 > used ? inner + 2 - used : 1);
+	sline_adds(l, "\xE2\x95\xAE", ROLE_CODE_FRAME, 0);
+	l->flags |= SL_NOWRAP;
 }
 
 static void
-mdr_code_bottom(struct sline *l)
+mdr_code_bottom(struct sline *l, size_t inner)
 {
 	sline_adds(l, "\xE2\x95\xB0\xE2\x94\x80", ROLE_CODE_FRAME, 0);
-	l->flags |= SL_FILL | SL_NOWRAP;
+	l->flags |= SL_NOWRAP;
+	if (inner == 0) {
+		l->flags |= SL_FILL;
+		return;
+	}
+	mdr_rule(l, inner + 1);
+	sline_adds(l, "\xE2\x95\xAF", ROLE_CODE_FRAME, 0);
+}
+
+/*
+ * The inner width of a code block's box: its widest line, at least its
+ * label; 0 when the box would not fit the pane (then the frame is open on
+ * the right and the lines wrap).
+ */
+static size_t
+mdr_code_inner(struct mdr *r, const char *s, const char *end)
+{
+	size_t inner = r->lang[0] != '\0' ? utf8_width(r->lang, strlen(r->lang)) + 2 : 1;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		size_t c = mdr_code_cols(s, (size_t)(le - s));
+
+		if (c > inner)
+			inner = c;
+		s = nl ? nl + 1 : end;
+	}
+	/* The box is laid out for the pane: a new width lays it out again. */
+	if (r->width > 0) {
+		r->tables = true;
+		if ((int)inner + 4 + mdr_prefix_width(r) > r->width)
+			return 0;
+	}
+	return inner;
+}
+
+/* The syntax a block's tag names; without a tag, the one whose header its first line matches. */
+static const struct synhl_syntax *
+mdr_code_syntax(const char *lang, const char *code, size_t n)
+{
+	const char *nl;
+
+	if (lang[0] != '\0')
+		return synhl_for_lang(lang, strlen(lang));
+	if ((nl = memchr(code, '\n', n)) != NULL)
+		n = (size_t)(nl - code);
+	return n > 0 ? synhl_for_file(NULL, code, n) : NULL;
 }
 
 static void
 mdr_code_emit(struct mdr *r)
 {
 	const char *s = buf_cstr(&r->code), *end = s + r->code.len;
+	const struct synhl_syntax *syn = mdr_code_syntax(r->lang, s, (size_t)(end - s));
 	struct buf cont = BUF_INIT(BUF_NOLIMIT);
 	struct sline *l = mdr_line(r, false);
+	size_t inner = mdr_code_inner(r, s, end);
+	uint64_t state = 0;
 
-	mdr_code_top(l, r->lang);
+	mdr_code_top(l, r->lang, inner);
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end;
+		size_t cols;
 
 		l = mdr_line(r, false);
 		sline_adds(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME, 0);
@@ -572,12 +678,17 @@ mdr_code_emit(struct mdr *r)
 		buf_puts(&cont, l->cont ? l->cont : "");
 		buf_puts(&cont, "\xE2\x94\x82 ");
 		sline_set_cont(l, buf_cstr(&cont), ROLE_CODE_FRAME);
-		mdr_code_line(l, s, (size_t)(le - s));
+		cols = mdr_code_line(l, s, (size_t)(le - s), syn, &state);
+		if (inner > 0) {
+			for (; cols < inner; cols++)
+				sline_add(l, " ", 1, ROLE_CODE, 0);
+			sline_adds(l, " \xE2\x94\x82", ROLE_CODE_FRAME, 0);
+		}
 		l->flags |= SL_CHARWRAP;
 		s = nl ? nl + 1 : end;
 	}
 	l = mdr_line(r, false);
-	mdr_code_bottom(l);
+	mdr_code_bottom(l, inner);
 	buf_reset(&r->code);
 	buf_release(&cont);
 }
@@ -1132,9 +1243,10 @@ mdview_append(struct mdview *m, const char *s, size_t n)
 }
 
 static void
-mdview_fast_line(struct mdview *m, const char *s, size_t n)
+mdview_fast_line(struct mdview *m, const char *s, size_t n, uint64_t *state)
 {
 	struct sline *l = slvec_push(&m->lines);
+	size_t cols;
 
 	/* A CRLF line ends before its CR, as md4c has it. */
 	if (n > 0 && s[n - 1] == '\r')
@@ -1142,23 +1254,46 @@ mdview_fast_line(struct mdview *m, const char *s, size_t n)
 	sline_adds(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME, 0);
 	sline_mark_body(l);
 	sline_set_cont(l, "\xE2\x94\x82 ", ROLE_CODE_FRAME);
-	mdr_code_line(l, s, n);
+	cols = mdr_code_line(l, s, n, m->fast_syn, state);
+	if (m->fast_inner > 0) {
+		for (; cols < m->fast_inner; cols++)
+			sline_add(l, " ", 1, ROLE_CODE, 0);
+		sline_adds(l, " \xE2\x94\x82", ROLE_CODE_FRAME, 0);
+	}
 	l->flags |= SL_CHARWRAP;
+}
+
+/* The widest line of s[0..n) (its last line may be unfinished), CRs at the ends left out. */
+static size_t
+mdview_fast_cols(const char *s, size_t n)
+{
+	const char *end = s + n, *nl;
+	size_t w = 0, c, len;
+
+	while (s < end) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		len = (size_t)((nl ? nl : end) - s);
+		if (len > 0 && s[len - 1] == '\r')
+			len--;
+		if ((c = mdr_code_cols(s, len)) > w)
+			w = c;
+		s = nl ? nl + 1 : end;
+	}
+	return w;
 }
 
 /*
  * The tail is a code fence still open, starting in column 0: draw only the
- * lines that arrived, as mdr_code_emit would.  False when it is not.
+ * lines that arrived, as mdr_code_emit would (its box is drawn again when
+ * a line widens it).  False when it is not.
  */
 static bool
 mdview_fast_fence(struct mdview *m)
 {
 	const char *s = m->src.data + m->stable, *end = m->src.data + m->src.len, *nl;
-	char lang[64];
 	struct sline *l;
-
-	size_t flen;
-	bool info;
+	size_t flen, want, inner;
+	bool info, redraw = false;
 	char fc;
 
 	if (m->fence_char == 0 || s[0] != m->fence_char)
@@ -1172,32 +1307,69 @@ mdview_fast_fence(struct mdview *m)
 	}
 	if (!m->fast) {
 		nl = memchr(s, '\n', (size_t)(end - s));
-		if (nl == NULL || !mdline_fence_lang(s, (size_t)(nl - s), lang, sizeof lang))
+		if (nl == NULL || !mdline_fence_lang(s, (size_t)(nl - s), m->fast_lang, sizeof m->fast_lang))
 			return false;
 		slvec_truncate(&m->lines, m->ncommitted);
 		if (m->ncommitted > 0)
 			slvec_push(&m->lines);
+		m->fast_syn = NULL;
+		m->fast = true;
+		m->fast_open = false;
+		m->fast_start = (size_t)(nl + 1 - m->src.data);
+		m->fast_base = m->lines.n + 1;
+		m->fast_widest = m->fast_lang[0] != '\0' ? utf8_width(m->fast_lang, strlen(m->fast_lang)) + 2 : 1;
+		m->fast_off = m->fast_start;
+		m->fast_inner = (size_t)-1;
+		redraw = true;
+	}
+	/* The box takes the widest line; one wider than the pane opens it, for good. */
+	want = mdview_fast_cols(m->src.data + m->fast_off, (size_t)(end - (m->src.data + m->fast_off)));
+	if (want > m->fast_widest)
+		m->fast_widest = want;
+	if (m->width > 0) {
+		m->tables = true;
+		if ((int)m->fast_widest + 4 > m->width)
+			m->fast_open = true;
+	}
+	inner = m->fast_open ? 0 : m->fast_widest;
+	if (inner != m->fast_inner)
+		redraw = true;
+	/* Until its first line is whole, an untagged block's syntax may change with it. */
+	if (m->fast_lines == 0 || redraw) {
+		const struct synhl_syntax *syn = mdr_code_syntax(m->fast_lang, m->src.data + m->fast_start,
+		    (size_t)(end - (m->src.data + m->fast_start)));
+
+		if (syn != m->fast_syn)
+			redraw = true;
+		m->fast_syn = syn;
+	}
+	if (redraw) {
+		slvec_truncate(&m->lines, m->fast_base - 1);
 		l = slvec_push(&m->lines);
 		sline_set_cont(l, "", ROLE_TEXT);
-		mdr_code_top(l, lang);
-		m->fast = true;
-		m->fast_base = m->lines.n;
+		m->fast_inner = inner;
+		mdr_code_top(l, m->fast_lang, inner);
 		m->fast_lines = 0;
-		m->fast_off = (size_t)(nl + 1 - m->src.data);
+		m->fast_off = m->fast_start;
+		m->fast_state = 0;
 	}
 	slvec_truncate(&m->lines, m->fast_base + m->fast_lines);
 	s = m->src.data + m->fast_off;
 	while ((nl = memchr(s, '\n', (size_t)(end - s))) != NULL) {
-		mdview_fast_line(m, s, (size_t)(nl - s));
+		mdview_fast_line(m, s, (size_t)(nl - s), &m->fast_state);
 		m->fast_lines++;
 		s = nl + 1;
 	}
 	m->fast_off = (size_t)(s - m->src.data);
-	if (s < end)
-		mdview_fast_line(m, s, (size_t)(end - s));
+	if (s < end) {
+		/* The unfinished line is drawn again when it grows: from the same state. */
+		uint64_t st = m->fast_state;
+
+		mdview_fast_line(m, s, (size_t)(end - s), &st);
+	}
 	l = slvec_push(&m->lines);
 	sline_set_cont(l, "", ROLE_TEXT);
-	mdr_code_bottom(l);
+	mdr_code_bottom(l, m->fast_inner);
 	return true;
 }
 

@@ -23,9 +23,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "sline.h"
+
+struct synhl_syntax;
 
 /* Render n bytes of Markdown, appending lines to out (tables at their natural width). */
 void	 mdview_render(const char *s, size_t n, struct slvec *out);
@@ -59,6 +62,13 @@ struct mdview {
 	 */
 	bool		 fast;
 	size_t		 fast_base, fast_lines, fast_off;
+	const struct synhl_syntax *fast_syn;	/* its language's syntax, or NULL */
+	uint64_t	 fast_state;	/* the syntax's regions open after fast_lines */
+	char		 fast_lang[64];
+	size_t		 fast_start;	/* its first code line's offset */
+	size_t		 fast_widest;	/* the box's inner width so far */
+	size_t		 fast_inner;	/* the width its lines were drawn for (0: open on the right) */
+	bool		 fast_open;	/* wider than the pane: open on the right until it ends */
 	/* Tables are laid out for width; a width change lays them out again. */
 	int		 width;
 	bool		 tables;	/* some rendered range held a table */

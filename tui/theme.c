@@ -67,6 +67,12 @@ static const struct theme_role {
 	[ROLE_TITLE]		= { "title", "245/white default", "pane titles" },
 	[ROLE_TITLE_FOCUS]	= { "title-focus", "75/cyan default bold mono:underline", "the focused pane's title" },
 	[ROLE_INPUT]		= { "input", "default default", "the input editor" },
+	[ROLE_SYNTAX_RED]	= { "syntax-red", "210/red default", "code nano's syntax files color red" },
+	[ROLE_SYNTAX_GREEN]	= { "syntax-green", "114/green default", "code they color green" },
+	[ROLE_SYNTAX_YELLOW]	= { "syntax-yellow", "221/yellow default", "code they color yellow" },
+	[ROLE_SYNTAX_BLUE]	= { "syntax-blue", "111/blue default", "code they color blue" },
+	[ROLE_SYNTAX_MAGENTA]	= { "syntax-magenta", "176/magenta default", "code they color magenta" },
+	[ROLE_SYNTAX_CYAN]	= { "syntax-cyan", "80/cyan default", "code they color cyan" },
 };
 
 /*

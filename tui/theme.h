@@ -63,6 +63,13 @@ enum role {
 	ROLE_TITLE,
 	ROLE_TITLE_FOCUS,
 	ROLE_INPUT,
+	/* What nano's syntax files call each hue (synhl.c maps the names). */
+	ROLE_SYNTAX_RED,
+	ROLE_SYNTAX_GREEN,
+	ROLE_SYNTAX_YELLOW,
+	ROLE_SYNTAX_BLUE,
+	ROLE_SYNTAX_MAGENTA,
+	ROLE_SYNTAX_CYAN,
 	ROLE_COUNT
 };
 

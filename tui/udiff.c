@@ -8,6 +8,7 @@
 
 #include "theme.h"
 #include "draw.h"
+#include "synhl.h"
 #include "udiff.h"
 #include "wrap.h"
 #include "xalloc.h"
@@ -32,7 +33,10 @@ udiff_push(struct udiff *d, enum udiff_kind kind, const char *text, size_t len)
 
 /*
  * Tabs become spaces to the next 4-column stop of the line's own text, so
- * that widths measured here agree with what is drawn.
+ * that widths measured here agree with what is drawn.  The changed span's
+ * offsets move with the text.  In a pair that differs only in whitespace
+ * the span shows it: a tab as "→" and the spaces to its stop, a space as
+ * "·", each one column as before.
  */
 static void
 udiff_expand_tabs(struct udiff *d)
@@ -42,31 +46,70 @@ udiff_expand_tabs(struct udiff *d)
 
 	for (i = 0; i < d->n; i++)
 		for (k = 0; k < d->lines[i].len; k++)
-			need += d->lines[i].text[k] == '\t' ? 4 : 1;
+			need += d->lines[i].text[k] == '\t' ? 6 : 2;
 	out = xmalloc(need + 1);
 	for (i = 0; i < d->n; i++) {
 		struct udiff_line *l = &d->lines[i];
-		size_t start = off, col = 0;
+		size_t start = off, col = 0, ss = l->span_start, se = l->span_end;
 
 		for (k = 0; k < l->len; k++) {
 			unsigned char c = (unsigned char)l->text[k];
+			bool shown = l->ws && k >= l->span_start && k < l->span_end;
 
+			if (k == l->span_start)
+				ss = off - start;
+			if (k == l->span_end)
+				se = off - start;
 			if (c == '\t') {
-				do
+				if (shown) {
+					memcpy(out + off, "\xE2\x86\x92", 3);
+					off += 3;
+				} else
 					out[off++] = ' ';
-				while (++col % 4 != 0);
+				while (++col % 4 != 0)
+					out[off++] = ' ';
+				continue;
+			}
+			if (c == ' ' && shown) {
+				memcpy(out + off, "\xC2\xB7", 2);
+				off += 2;
+				col++;
 				continue;
 			}
 			out[off++] = (char)c;
 			if ((c & 0xC0) != 0x80)
 				col++;
 		}
+		if (l->span_start >= l->len)
+			ss = off - start;
+		if (l->span_end >= l->len)
+			se = off - start;
 		l->text = out + start;
 		l->len = off - start;
+		l->span_start = ss;
+		l->span_end = se;
 	}
 	out[off] = '\0';
 	free(d->src);
 	d->src = out;
+}
+
+/* Whether a and b are the same once blanks are left out. */
+static bool
+udiff_same_but_blanks(const char *a, size_t an, const char *b, size_t bn)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < an && (a[i] == ' ' || a[i] == '\t'))
+			i++;
+		while (j < bn && (b[j] == ' ' || b[j] == '\t'))
+			j++;
+		if (i == an || j == bn)
+			return i == an && j == bn;
+		if (a[i++] != b[j++])
+			return false;
+	}
 }
 
 /* A number at *p (advanced past it); def when there is none. */
@@ -175,8 +218,10 @@ udiff_pair(struct udiff *d, size_t ds, size_t de, size_t as, size_t ae)
 		nw->pair = (long)(ds + k);
 		udiff_span(o->text, o->len, nw->text, nw->len, &pre, &suf);
 		/* Nothing in common: the whole line changed, which its color already says. */
-		if (pre + suf == 0)
+		if (pre + suf == 0 && !udiff_same_but_blanks(o->text, o->len, nw->text, nw->len))
 			continue;
+		/* Only blanks changed (a tab to spaces): the span will show them. */
+		o->ws = nw->ws = udiff_same_but_blanks(o->text, o->len, nw->text, nw->len);
 		o->span_start = pre;
 		o->span_end = o->len - suf;
 		nw->span_start = pre;
@@ -265,8 +310,9 @@ udiff_parse(struct udiff *d, const char *text, size_t n)
 		}
 		p = nl ? nl + 1 : end;
 	}
-	udiff_expand_tabs(d);
+	/* Paired before tabs are expanded: a tab that became spaces is a change. */
 	udiff_pair_all(d);
+	udiff_expand_tabs(d);
 }
 
 void
@@ -309,18 +355,97 @@ udiff_lineno(struct sline *l, int no, int digits)
 	sline_adds(l, tmp, ROLE_LINENO, 0);
 }
 
-/* The text of a +/-/context line, its changed span highlighted. */
+/*
+ * Syntax highlighting while a diff is rendered: the syntax of the file
+ * being shown, and the multi-line regions open on its old side (context
+ * and removed lines) and on its new side (context and added lines).
+ */
+struct udiff_hl {
+	const struct synhl_syntax *syn;
+	uint64_t	 old_st, new_st;
+	bool		 old_only;	/* the left half of the split view: context lines are the old side's */
+};
+
+/* A file header ("--- a/x.c", "+++ b/x.c") names the syntax; a hunk starts the regions afresh. */
 static void
-udiff_body(struct sline *l, const struct udiff_line *u, size_t from, size_t to)
+udiff_hl_header(struct udiff_hl *hl, const struct udiff_line *u)
+{
+	const struct synhl_syntax *syn;
+	char name[1024];
+	size_t i = 4, j;
+
+	hl->old_st = hl->new_st = 0;
+	if (u->kind != UD_FILE)
+		return;
+	if (u->len > 6 && (memcmp(u->text + 4, "a/", 2) == 0 || memcmp(u->text + 4, "b/", 2) == 0))
+		i = 6;
+	for (j = i; j < u->len && u->text[j] != '\t'; j++)
+		;
+	if (j == i || j - i >= sizeof name || (j - i == 9 && memcmp(u->text + i, "/dev/null", 9) == 0))
+		return;
+	memcpy(name, u->text + i, j - i);
+	name[j - i] = '\0';
+	/* "---" names the old file, "+++" the new: the new one's syntax when there is one. */
+	syn = synhl_for_file(name, NULL, 0);
+	if (u->text[0] == '-' || syn != NULL)
+		hl->syn = syn;
+}
+
+/* The runs of a +/-/context line, or 0 without a syntax; each side's regions go on. */
+static size_t
+udiff_hl_line(struct udiff_hl *hl, const struct udiff_line *u, const struct synhl_run **runs)
+{
+	if (hl == NULL || hl->syn == NULL)
+		return 0;
+	if (u->kind == UD_DEL || hl->old_only)
+		return synhl_line(hl->syn, u->text, u->len, &hl->old_st, runs);
+	if (u->kind == UD_CONTEXT)
+		(void)synhl_line(hl->syn, u->text, u->len, &hl->old_st, runs);
+	return synhl_line(hl->syn, u->text, u->len, &hl->new_st, runs);
+}
+
+/* Bytes [from, to) of a line in role, where the syntax colors them in its own. */
+static void
+udiff_add_hl(struct sline *l, const char *text, size_t from, size_t to, int role,
+    const struct synhl_run *runs, size_t nruns)
+{
+	size_t i;
+
+	if (nruns == 0) {
+		sline_add(l, text + from, to - from, role, 0);
+		return;
+	}
+	for (i = 0; i < nruns && from < to; i++) {
+		size_t rs = runs[i].off, re = i + 1 < nruns ? runs[i + 1].off : to;
+
+		if (re <= from)
+			continue;
+		if (rs < from)
+			rs = from;
+		if (re > to)
+			re = to;
+		if (re > rs)
+			sline_add(l, text + rs, re - rs, runs[i].role == SYNHL_BASE ? role : runs[i].role, 0);
+		from = re;
+	}
+	if (from < to)
+		sline_add(l, text + from, to - from, role, 0);
+}
+
+/* The text of a +/-/context line, its changed span highlighted, the rest in the syntax's colors. */
+static void
+udiff_body(struct sline *l, const struct udiff_line *u, size_t from, size_t to, struct udiff_hl *hl)
 {
 	int role = u->kind == UD_ADD ? ROLE_DIFF_ADD : u->kind == UD_DEL ? ROLE_DIFF_DEL : ROLE_DIFF_CONTEXT;
 	int span = u->kind == UD_ADD ? ROLE_DIFF_SPAN_ADD : ROLE_DIFF_SPAN_DEL;
 	size_t ss = u->span_start, se = u->span_end;
+	const struct synhl_run *runs = NULL;
+	size_t nruns = udiff_hl_line(hl, u, &runs);
 
 	if (to > u->len)
 		to = u->len;
 	if (ss >= se || u->kind == UD_CONTEXT) {
-		sline_add(l, u->text + from, to - from, role, 0);
+		udiff_add_hl(l, u->text, from, to, role, runs, nruns);
 		return;
 	}
 	if (ss < from)
@@ -331,9 +456,9 @@ udiff_body(struct sline *l, const struct udiff_line *u, size_t from, size_t to)
 		ss = to;
 	if (se < ss)
 		se = ss;
-	sline_add(l, u->text + from, ss - from, role, 0);
+	udiff_add_hl(l, u->text, from, ss, role, runs, nruns);
 	sline_add(l, u->text + ss, se - ss, span, 0);
-	sline_add(l, u->text + se, to - se, role, 0);
+	udiff_add_hl(l, u->text, se, to, role, runs, nruns);
 }
 
 static const char *
@@ -346,6 +471,7 @@ void
 udiff_render(const struct udiff *d, struct slvec *out)
 {
 	int digits = udiff_digits(d);
+	struct udiff_hl hl = { NULL, 0, 0, false };
 	char cont[64];
 	size_t i;
 
@@ -356,9 +482,11 @@ udiff_render(const struct udiff *d, struct slvec *out)
 
 		switch (u->kind) {
 		case UD_FILE:
+			udiff_hl_header(&hl, u);
 			sline_add(l, u->text, u->len, ROLE_DIFF_FILE, TA_BOLD);
 			break;
 		case UD_HUNK:
+			udiff_hl_header(&hl, u);
 			sline_add(l, u->text, u->len, ROLE_DIFF_HUNK, 0);
 			break;
 		case UD_NOTE:
@@ -374,7 +502,7 @@ udiff_render(const struct udiff *d, struct slvec *out)
 			sline_add(l, " ", 1, ROLE_DIFF_CONTEXT, 0);
 			sline_mark_body(l);
 			sline_set_cont(l, cont, ROLE_LINENO);
-			udiff_body(l, u, 0, u->len);
+			udiff_body(l, u, 0, u->len, &hl);
 			l->flags |= SL_CHARWRAP;
 			break;
 		}
@@ -383,7 +511,7 @@ udiff_render(const struct udiff *d, struct slvec *out)
 
 /* One half of a side-by-side row: number, marker and text cut to w columns. */
 static void
-udiff_half(struct sline *l, const struct udiff_line *u, bool left, int digits, int w)
+udiff_half(struct sline *l, const struct udiff_line *u, bool left, int digits, int w, struct udiff_hl *hl)
 {
 	int used = 0;
 
@@ -401,7 +529,7 @@ udiff_half(struct sline *l, const struct udiff_line *u, bool left, int digits, i
 	if (w > used) {
 		size_t fit = wrap_fit(u->text, u->len, w - used);
 
-		udiff_body(l, u, 0, fit);
+		udiff_body(l, u, 0, fit, hl);
 		used += (int)wrap_width(u->text, fit);
 	}
 	for (; used < w; used++)
@@ -412,6 +540,8 @@ void
 udiff_render_split(const struct udiff *d, int width, struct slvec *out)
 {
 	int digits = udiff_digits(d), half = (width - 1) / 2;
+	/* Each half keeps its own side's regions. */
+	struct udiff_hl hl_old = { NULL, 0, 0, true }, hl_new = { NULL, 0, 0, false };
 	size_t i = 0;
 
 	while (i < d->n) {
@@ -420,6 +550,10 @@ udiff_render_split(const struct udiff *d, int width, struct slvec *out)
 		struct sline *l;
 
 		if (u->kind == UD_FILE || u->kind == UD_HUNK || u->kind == UD_NOTE) {
+			if (u->kind != UD_NOTE) {
+				udiff_hl_header(&hl_old, u);
+				udiff_hl_header(&hl_new, u);
+			}
 			l = slvec_push(out);
 			sline_add(l, u->text, u->len, u->kind == UD_FILE ? ROLE_DIFF_FILE :
 			    u->kind == UD_HUNK ? ROLE_DIFF_HUNK : ROLE_DIM, u->kind == UD_FILE ? TA_BOLD : 0);
@@ -444,9 +578,9 @@ udiff_render_split(const struct udiff *d, int width, struct slvec *out)
 			i++;
 		}
 		l = slvec_push(out);
-		udiff_half(l, left, true, digits, half);
+		udiff_half(l, left, true, digits, half, &hl_old);
 		sline_adds(l, "\xE2\x94\x82", ROLE_BORDER, 0);
-		udiff_half(l, right, false, digits, width - 1 - half);
+		udiff_half(l, right, false, digits, width - 1 - half, &hl_new);
 		l->flags |= SL_NOWRAP;
 	}
 }

@@ -30,6 +30,7 @@ struct udiff_line {
 	int		 old_no, new_no;	/* 0: none */
 	long		 pair;		/* the paired line's index, or -1 */
 	size_t		 span_start, span_end;	/* the changed bytes; equal: none */
+	bool		 ws;		/* the pair differs only in blanks, shown in the span */
 };
 
 struct udiff {
