@@ -27,6 +27,7 @@ libtandem_tui_a_SOURCES = \
 	tui/editor.c tui/editor.h \
 	tui/transcript.c tui/transcript.h \
 	tui/toolview.c tui/toolview.h \
+	tui/toolshow.c tui/toolshow.h \
 	tui/status.c tui/status.h \
 	tui/layout.c tui/layout.h
 

@@ -140,6 +140,7 @@ tui_on_tool_use(struct app *a, const cJSON *ev)
 	summary = tv_summary(name, json_get(ev, "input"));
 	tr_end_block(a->tr);
 	tr_tool_use(a->tr, turn, id, name, summary);
+	tr_tool_input(a->tr, id, json_get(ev, "input"));
 	free(summary);
 	app_dirty(a, D_TOOLS | D_TRANSCRIPT | D_LAYOUT);
 }
@@ -158,6 +159,7 @@ static void
 tui_on_approval_request(struct app *a, const cJSON *ev)
 {
 	tv_waiting(&a->tools, json_str(ev, "id", ""));
+	tr_tool_diff(a->tr, json_str(ev, "id", ""), json_str(ev, "preview", NULL));
 	approve_request(a, ev);
 	notify_wait(a, false, "an approval waits for you");
 	app_dirty(a, D_TOOLS | D_LAYOUT);

@@ -521,7 +521,7 @@ udiff_view_paint(struct udiff_view *v, const struct draw_roles *roles, WINDOW *w
 			udiff_render(&v->d, &v->lines);
 		v->lines_w = split ? width : -1;
 	}
-	draw_title(roles, w, 0, width, v->live ? "diff" : "last diff", v->on ? v->title : "", focused);
+	draw_title(roles, w, 0, width, v->live ? "diff" : v->follows ? "result" : "last diff", v->on ? v->title : "", focused);
 	if (v->scroll > 0 && (size_t)v->scroll >= v->lines.n)
 		v->scroll = v->lines.n > 0 ? (int)v->lines.n - 1 : 0;
 	for (i = (size_t)v->scroll; v->on && i < v->lines.n && y < height; i++) {
