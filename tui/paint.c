@@ -163,6 +163,8 @@ paint_tool_shown(const struct app *a, const struct tv_entry *e)
 {
 	if (layout_wide(COLS) || a->zoom == PANE_TOOLS || a->focus == PANE_TOOLS)
 		return true;
+	if (e->state == TV_QUEUED)
+		return e->turn >= a->turn && app_busy(a);
 	return e->state == TV_RUNNING || e->state == TV_WAITING;
 }
 

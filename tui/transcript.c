@@ -442,8 +442,10 @@ tr_build_hunk(struct tr_item *it)
 		/* The line above names the file: a header is news only in a patch of several. */
 		if (u->kind == UD_FILE) {
 			after_file = true;
+			/* A deleted file is named on its "---" line. */
 			if (d.files > 1 && u->len > 4 && u->text[0] == '+')
-				tr_indent_line(&body, &v.v[i], "    ");
+				tr_indent_line(&body, &v.v[u->len == 13 && memcmp(u->text, "+++ /dev/null", 13) == 0 &&
+				    i > 0 ? i - 1 : i], "    ");
 			continue;
 		}
 		if (u->kind == UD_NOTE && d.hunks > 0)
