@@ -477,7 +477,7 @@ udiff_view_show(struct udiff_view *v, const char *title, const char *text, size_
 	udiff_render(&v->d, &v->lines);
 	v->lines_w = -1;
 	v->on = v->asked = true;
-	v->live = false;
+	v->live = v->follows = false;
 	v->scroll = 0;
 	/* a long title is cut, which is all it needs */
 	(void)snprintf(v->title, sizeof v->title, "%s  +%d \xE2\x88\x92%d", title, v->d.adds, v->d.dels);
