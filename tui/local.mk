@@ -90,7 +90,7 @@ TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 TUI_SCREEN_TESTS += tests/tui/bangsnap.sh
 # The transcript tells the story: inline hunks and output, Ctrl+O, the followed call, a waiting status.
 TUI_SCREEN_TESTS += tests/tui/story.sh
-EXTRA_DIST += tests/tui/story.jsonl
+EXTRA_DIST += tests/tui/story.jsonl tests/tui/denied.jsonl
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \

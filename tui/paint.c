@@ -37,6 +37,7 @@ static const struct paint_state {
 	[TV_DONE]	= { "\xE2\x9C\x93", ROLE_TOOL_DONE },
 	[TV_FAILED]	= { "\xE2\x9C\x97", ROLE_TOOL_FAILED },
 	[TV_DENIED]	= { "\xE2\x8A\x98", ROLE_TOOL_DENIED },
+	[TV_INTERRUPTED] = { "\xE2\x9C\x97", ROLE_WARNING },
 };
 
 /* The theme's glyphs, or the ASCII set where the terminal cannot draw them. */
@@ -332,7 +333,7 @@ paint_diff(struct app *a)
 static void
 paint_follow_title(struct udiff_view *v, const struct tr_call *c)
 {
-	const char *state = c->denied ? "  denied" : c->is_error ? "  failed" : "";
+	const char *state = c->denied ? "  denied" : c->interrupted ? "  interrupted" : c->is_error ? "  failed" : "";
 
 	if (c->done && !c->is_error && c->diff != NULL && v->d.file != NULL)
 		(void)snprintf(v->title, sizeof v->title, "%s  +%d \xE2\x88\x92%d", v->d.file, v->d.adds, v->d.dels);
@@ -358,6 +359,11 @@ paint_follow(struct app *a)
 		v->follows = false;
 		return;
 	}
+	/* Stacked, the pane would not be shown: nothing to make. */
+	if (!layout_wide(COLS)) {
+		v->on = v->follows = false;
+		return;
+	}
 	if (v->follows && v->follow_gen == tr_gen(a->tr))
 		return;
 	/* Nothing to follow: an answered approval's text does not stay. */
@@ -373,8 +379,7 @@ paint_follow(struct app *a)
 		(void)snprintf(denied, sizeof denied, "denied%s%s", c.reason != NULL ? ": " : "",
 		    c.reason != NULL ? c.reason : "");
 		text = denied;
-	}
-	else if (c.diff != NULL && !c.is_error)
+	} else if (c.diff != NULL && !c.is_error)
 		text = c.diff;
 	else
 		text = c.len > 0 ? c.text : "(no output)";

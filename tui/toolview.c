@@ -25,6 +25,7 @@ static const struct tv_key {
 static const char *const tv_names[] = {
 	[TV_QUEUED] = "queued", [TV_WAITING] = "approve?", [TV_RUNNING] = "running",
 	[TV_DONE] = "done", [TV_FAILED] = "failed", [TV_DENIED] = "denied",
+	[TV_INTERRUPTED] = "interrupted",
 };
 
 const char *
@@ -230,6 +231,15 @@ tv_result(struct toolview *tv, const char *id, bool is_error, int64_t duration_m
 	if (e->state != TV_DENIED)
 		e->state = is_error ? TV_FAILED : TV_DONE;
 	buf_release(&e->out);
+}
+
+void
+tv_interrupted(struct toolview *tv, const char *id)
+{
+	struct tv_entry *e = tv_find(tv, id);
+
+	if (e != NULL && e->state == TV_FAILED)
+		e->state = TV_INTERRUPTED;
 }
 
 bool

@@ -30,7 +30,7 @@ struct tr_item {
 	struct slvec	 lines;
 	int		 role;		/* TR_NOTICE */
 	char		*id, *name, *summary, *reason;
-	bool		 has_result, is_error, denied;
+	bool		 has_result, is_error, denied, interrupted;
 	cJSON		*input;		/* TR_TOOL: an edit's or a search's input, until its result */
 	char		*diff;		/* TR_TOOL: what an edit did, as a unified diff, or NULL */
 	char		 found[32];	/* TR_TOOL: what a search found ("3 files") */
@@ -305,6 +305,18 @@ tr_tool_denied(struct transcript *tr, const char *id, const char *reason)
 }
 
 void
+tr_tool_interrupted(struct transcript *tr, const char *id)
+{
+	size_t i = tr_find_tool(tr, id ? id : "");
+
+	if (i == SIZE_MAX)
+		return;
+	tr->items[i]->interrupted = true;
+	tr->gen++;
+	tr_mark(tr, i);
+}
+
+void
 tr_notice(struct transcript *tr, int role, const char *text)
 {
 	struct tr_item *it = tr_add(tr, TR_NOTICE, 0);
@@ -498,7 +510,8 @@ tr_build_call(struct tr_item *it)
 	struct sline *l = slvec_push(&it->lines);
 	char *mcp = ts_mcp_name(it->name, NULL);
 
-	sline_adds(l, it->glyphs->g[GLYPH_CALL], it->denied ? ROLE_TOOL_DENIED : it->is_error ? ROLE_TOOL_FAILED :
+	sline_adds(l, it->glyphs->g[GLYPH_CALL], it->denied ? ROLE_TOOL_DENIED : it->interrupted ? ROLE_WARNING :
+	    it->is_error ? ROLE_TOOL_FAILED :
 	    it->has_result ? ROLE_TOOL_DONE : ROLE_TOOL_QUEUED, 0);
 	sline_add(l, " ", 1, ROLE_TEXT, 0);
 	sline_mark_body(l);
@@ -521,7 +534,7 @@ tr_build_tool(struct tr_item *it)
 	const char *res = buf_cstr(&it->raw);
 	size_t nl = tr_count_lines(res, it->raw.len);
 	char more[96], lead[32];
-	int role = it->is_error ? ROLE_ERROR : ROLE_TOOL_OUTPUT;
+	int role = it->is_error && !it->interrupted ? ROLE_ERROR : ROLE_TOOL_OUTPUT;
 	struct sline *l;
 
 	snprintf(lead, sizeof lead, "  %s ", it->glyphs->g[GLYPH_RESULT]);
@@ -981,6 +994,7 @@ tr_call_of(const struct tr_item *it, struct tr_call *out)
 	out->reason = it->reason;
 	out->is_error = it->is_error;
 	out->denied = it->denied;
+	out->interrupted = it->interrupted;
 	out->done = it->has_result || it->denied;
 }
 

@@ -37,6 +37,8 @@ void	 tr_tool_use(struct transcript *, int turn, const char *id, const char *nam
 	    const char *summary);
 void	 tr_tool_result(struct transcript *, const char *id, bool is_error, const char *content);
 void	 tr_tool_denied(struct transcript *, const char *id, const char *reason);
+/* The user interrupted the call (Esc): marked so, not as failed. */
+void	 tr_tool_interrupted(struct transcript *, const char *id);
 /* The call's input (a copy is kept until its result, for edits and searches). */
 struct cJSON;
 void	 tr_tool_input(struct transcript *, const char *id, const struct cJSON *input);
@@ -79,7 +81,7 @@ struct tr_call {
 	size_t		 len;
 	const char	*diff;		/* an edit's unified diff, or NULL */
 	const char	*reason;	/* a denial's, or NULL */
-	bool		 is_error, denied, done;
+	bool		 is_error, denied, interrupted, done;
 };
 bool	 tr_call_followed(const struct transcript *, struct tr_call *out);
 uint64_t tr_gen(const struct transcript *);

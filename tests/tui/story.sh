@@ -68,4 +68,13 @@ story() {
 story 80 24
 story 160 45
 story 220 60
+
+# A resumed session's denied call is drawn as denied, with the user's reason,
+# not as failed; a command stopped with Esc is marked interrupted, not failed.
+tui_start 160 45 "$TUI_DATA/denied.jsonl"
+tui_check "a replayed denial shows as denied, with its reason" '└ denied: not now'
+tui_check "the tools pane says denied" '⊘ run_bash rm -rf build +denied'
+tui_check "a replayed failure still shows as failed" '✗ run_bash false +failed'
+tui_check "a command the user interrupted is marked interrupted" '✗ run_bash sleep 100 +interrupted'
+tui_absent "not failed" 'sleep 100 +failed'
 tui_done
