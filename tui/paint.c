@@ -333,7 +333,8 @@ paint_diff(struct app *a)
 static void
 paint_follow_title(struct udiff_view *v, const struct tr_call *c)
 {
-	const char *state = c->denied ? "  denied" : c->interrupted ? "  interrupted" : c->is_error ? "  failed" : "";
+	const char *state = c->denied ? "  denied" : c->interrupted ? "  interrupted" :
+	    c->is_error ? "  failed" : "";
 
 	if (c->done && !c->is_error && c->diff != NULL && v->d.file != NULL)
 		(void)snprintf(v->title, sizeof v->title, "%s  +%d \xE2\x88\x92%d", v->d.file, v->d.adds, v->d.dels);

@@ -152,9 +152,10 @@ ts_codex_hunk(struct buf *b, const char *s, size_t n)
 	while (p < end) {
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 
-		if (*p == ' ' || *p == '-' || *p == '\n')
+		/* Anything but an added or removed line is shown as context. */
+		if (*p != '+')
 			ol++;
-		if (*p == ' ' || *p == '+' || *p == '\n')
+		if (*p != '-')
 			nl++;
 		p = e ? e + 1 : end;
 	}

@@ -77,11 +77,14 @@ tv_read_range(const char *path, const cJSON *input)
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(input, "limit");
 	char *first = tv_first_line(path);
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	long from = cJSON_IsNumber(off) && off->valuedouble >= 1 ? (long)off->valuedouble : 1;
+	long from = 1;
 
+	if (cJSON_IsNumber(off) && off->valuedouble >= 1 && off->valuedouble < 1e9)
+		from = (long)off->valuedouble;
 	buf_puts(&b, first);
 	free(first);
-	if (cJSON_IsNumber(lim) && lim->valuedouble >= 1)
+	/* A number past any file's length says nothing worth the room. */
+	if (cJSON_IsNumber(lim) && lim->valuedouble >= 1 && lim->valuedouble < 1e9)
 		buf_printf(&b, ":%ld-%ld", from, from + (long)lim->valuedouble - 1);
 	else if (cJSON_IsNumber(off))
 		buf_printf(&b, ":%ld-", from);
