@@ -12,6 +12,8 @@
  *				at 10 and at 2,000 turns of transcript
  *	syntax highlighting	CPU a frame costs while C code streams into a
  *				block, highlighted and plain; the first frame
+ *	PgUp latency		the same for PgUp through 300 turns of long
+ *				command outputs and edits
  *
  *	tui_bench REPLAY_BINARY [WORKDIR]
  */
@@ -506,6 +508,67 @@ bench_syntax(void)
 	unsetenv("TANDEM_SYNTAX_DIR");
 }
 
+/* Turns whose calls have long results: a 2,000-line command output and a 40-line edit. */
+static void
+write_long_turns(FILE *f, int turns)
+{
+	int t, k;
+
+	for (t = 1; t <= turns; t++) {
+		fprintf(f, "{\"type\":\"turn_start\",\"turn\":%d,\"prompt\":\"build number %d\"}\n", t, t);
+		fprintf(f, "{\"type\":\"tool_use\",\"turn\":%d,\"id\":\"b%d\",\"name\":\"run_bash\",\"input\":{\"command\":\"make\"}}\n", t, t);
+		fprintf(f, "{\"type\":\"tool_result\",\"turn\":%d,\"id\":\"b%d\",\"name\":\"run_bash\",\"is_error\":false,\"content\":\"", t, t);
+		for (k = 0; k < 2000; k++)
+			fprintf(f, "CC src/file%d.o\\n", k);
+		fprintf(f, "done\",\"duration_ms\":3}\n");
+		fprintf(f, "{\"type\":\"tool_use\",\"turn\":%d,\"id\":\"e%d\",\"name\":\"edit_file\",\"input\":{\"path\":\"src/f%d.c\",\"old_string\":\"", t, t, t);
+		for (k = 0; k < 20; k++)
+			fprintf(f, "old line %d\\n", k);
+		fprintf(f, "\",\"new_string\":\"");
+		for (k = 0; k < 20; k++)
+			fprintf(f, "new line %d\\n", k);
+		fprintf(f, "\"}}\n");
+		fprintf(f, "{\"type\":\"tool_result\",\"turn\":%d,\"id\":\"e%d\",\"name\":\"edit_file\",\"is_error\":false,\"content\":\"edited src/f%d.c: 1 replacement at line 5 (+20 -20)\",\"duration_ms\":3}\n", t, t, t);
+		fprintf(f, "{\"type\":\"turn_end\",\"turn\":%d,\"stop_reason\":\"end_turn\"}\n", t);
+	}
+}
+
+/* PgUp through a transcript of long results: each key's redraw. */
+static void
+bench_scroll_long(int turns)
+{
+	char script[1200], name[64];
+	double lat[200];
+	struct child c;
+	int i, n = 200;
+	long rss;
+	FILE *f;
+
+	snprintf(name, sizeof name, "long-%d.jsonl", turns);
+	f = script_open(name, script, sizeof script);
+	write_long_turns(f, turns);
+	fclose(f);
+	if (child_start(&c, script, NULL) == -1)
+		exit(1);
+	child_settle(&c, 500, 120000);
+	rss = rss_kb(c.pid);
+	for (i = 0; i < n; i++) {
+		struct pollfd p = { c.fd, POLLIN, 0 };
+		double t0;
+
+		child_settle(&c, 30, 1000);
+		t0 = now_ms();
+		(void)!write(c.fd, "\x1b[5~", 4);
+		poll(&p, 1, 2000);
+		lat[i] = now_ms() - t0;
+	}
+	kill(c.pid, SIGTERM);
+	child_wait(&c, NULL);
+	qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+	printf("PgUp to screen at %d turns of 2,000-line outputs and 40-line edits: %.2f ms median,"
+	    " %.2f ms p95; RSS %.1f MB\n", turns, lat[n / 2], lat[n * 95 / 100], (double)rss / 1024.0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -529,5 +592,6 @@ main(int argc, char **argv)
 	bench_syntax();
 	bench_latency(10);
 	bench_latency(2000);
+	bench_scroll_long(300);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "status.h"
 #include "t.h"
 #include "theme.h"
+#include "toolshow.h"
 #include "toolview.h"
 #include "transcript.h"
 
@@ -168,15 +169,16 @@ T_TEST(tool_items_are_compact_until_expanded)
 	tr_paint(tr, collect, &r);
 	T_EQ_INT(r.n, 4);
 	T_EQ_STR(r.text[0], "\xE2\x97\x8F read_file src/a.c");
-	T_EQ_STR(r.text[1], "  \xE2\x94\x94 one \xE2\x80\xA6 +2 lines");
+	T_EQ_STR(r.text[1], "  \xE2\x94\x94 one \xE2\x80\xA6 +2 lines (Ctrl+O to expand)");
 	T_EQ_STR(r.text[3], "  \xE2\x94\x94 denied: no way");
 	tr_select(tr, -1);
 	T_OK(tr_toggle_selected(tr));
 	memset(&r, 0, sizeof r);
 	tr_paint(tr, collect, &r);
-	T_EQ_INT(r.n, 6);
+	T_EQ_INT(r.n, 7);
 	T_OK(r.sel[0]);
 	T_EQ_STR(r.text[3], "    three");
+	T_EQ_STR(r.text[4], "    (Ctrl+O to collapse)");
 	tr_expand_all(tr, false);
 	memset(&r, 0, sizeof r);
 	tr_paint(tr, collect, &r);
@@ -251,6 +253,110 @@ T_TEST(toolview_states)
 	cJSON_Delete(in);
 }
 
+/* Paint tr at 70 columns into r. */
+static void
+paint_all(struct transcript *tr, struct rows *r)
+{
+	tr_set_size(tr, 70, 40);
+	memset(r, 0, sizeof *r);
+	tr_paint(tr, collect, r);
+}
+
+T_TEST(a_command_shows_its_first_and_last_lines)
+{
+	struct transcript *tr = tr_new();
+	struct rows r;
+
+	tr_tool_use(tr, 1, "b", "run_bash", "make");
+	tr_tool_result(tr, "b", false, "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8");
+	paint_all(tr, &r);
+	T_EQ_INT(r.n, 7);
+	T_EQ_STR(r.text[1], "  \xE2\x94\x94 l1");
+	T_EQ_STR(r.text[3], "    l3");
+	T_EQ_STR(r.text[4], "    \xE2\x80\xA6 3 more lines (Ctrl+O to expand)");
+	T_EQ_STR(r.text[5], "    l7");
+	T_EQ_STR(r.text[6], "    l8");
+	tr_expand_all(tr, true);
+	paint_all(tr, &r);
+	T_EQ_INT(r.n, 10);
+	T_EQ_STR(r.text[9], "    (Ctrl+O to collapse)");
+	tr_free(tr);
+}
+
+T_TEST(an_edit_shows_its_hunk_folded_past_eight_lines)
+{
+	struct transcript *tr = tr_new();
+	cJSON *in = cJSON_Parse("{\"path\":\"a.c\",\"old_string\":\"x\\ny\",\"new_string\":\"X\\nY\\nZ\"}");
+	cJSON *big = cJSON_Parse("{\"path\":\"n.txt\",\"content\":\"1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11\\n\"}");
+	struct rows r;
+
+	tr_tool_use(tr, 1, "e", "edit_file", "a.c");
+	tr_tool_input(tr, "e", in);
+	tr_tool_result(tr, "e", false, "edited a.c: 1 replacement at line 6 (+3 -2)");
+	paint_all(tr, &r);
+	T_EQ_INT(r.n, 7);
+	T_EQ_STR(r.text[2], "    6   - x");
+	T_EQ_STR(r.text[4], "      6 + X");
+	T_EQ_STR(r.text[6], "      8 + Z");
+	tr_tool_use(tr, 1, "w", "write_file", "n.txt");
+	tr_tool_input(tr, "w", big);
+	tr_tool_result(tr, "w", false, "created n.txt (11 lines)");
+	paint_all(tr, &r);
+	T_EQ_STR(r.text[r.n - 1], "    \xE2\x80\xA6 3 more lines (Ctrl+O to expand)");
+	T_EQ_STR(r.text[r.n - 2], "        8 + 8");
+	tr_select(tr, -1);
+	T_OK(tr_toggle_selected(tr));
+	paint_all(tr, &r);
+	T_EQ_STR(r.text[r.n - 2], "       11 + 11");
+	T_EQ_STR(r.text[r.n - 1], "    (Ctrl+O to collapse)");
+	/* A failed edit shows its error, not a hunk. */
+	tr_tool_use(tr, 1, "f", "edit_file", "a.c");
+	tr_tool_input(tr, "f", in);
+	tr_tool_diff(tr, "f", "--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-x\n+X\n");
+	tr_tool_result(tr, "f", true, "old_string was not found in a.c.");
+	paint_all(tr, &r);
+	T_EQ_STR(r.text[r.n - 1], "  \xE2\x94\x94 old_string was not found in a.c.");
+	cJSON_Delete(in);
+	cJSON_Delete(big);
+	tr_free(tr);
+}
+
+T_TEST(a_codex_patch_is_named_and_shown)
+{
+	const char *patch = "*** Begin Patch\n*** Update File: src/a.c\n@@ int f\n-old\n+new\n"
+	    "*** Add File: b.txt\n+hi\n*** Delete File: c.c\n*** Update File: d.c\n@@\n ctx\n-q\n*** End Patch\n";
+	cJSON *in = cJSON_CreateObject();
+	char *s, found[32];
+	struct transcript *tr = tr_new();
+	struct rows r;
+
+	s = ts_patch_files(patch);
+	T_EQ_STR(s, "src/a.c, b.txt, c.c and 1 more");
+	free(s);
+	s = ts_patch_files("--- a/x.c\n+++ /dev/null\n");
+	T_EQ_STR(s, "x.c");
+	free(s);
+	cJSON_AddStringToObject(in, "patch", patch);
+	tr_tool_use(tr, 1, "p", "apply_patch", "src/a.c, b.txt, c.c and 1 more");
+	tr_tool_input(tr, "p", in);
+	tr_tool_result(tr, "p", false, "applied");
+	paint_all(tr, &r);
+	T_EQ_STR(r.text[0], "\xE2\x97\x8F apply_patch src/a.c, b.txt, c.c and 1 more");
+	T_EQ_STR(r.text[2], "    +++ b/src/a.c");
+	T_EQ_STR(r.text[3], "        - old");
+	T_EQ_STR(r.text[4], "        + new");
+	ts_found("grep", "content", "a.c:1:x\nb.c:2:y\n[stopped at max_results=2 lines]\n", found, sizeof found);
+	T_EQ_STR(found, "2 lines");
+	ts_found("glob", NULL, "No files match *.z in .", found, sizeof found);
+	T_EQ_STR(found, "no matches");
+	s = ts_mcp_name("mcp__every__echo", NULL);
+	T_EQ_STR(s, "every:echo (MCP)");
+	free(s);
+	T_OK(ts_mcp_name("read_file", NULL) == NULL);
+	cJSON_Delete(in);
+	tr_free(tr);
+}
+
 T_TEST(tool_summaries)
 {
 	cJSON *p = cJSON_Parse("{\"patch\":\"--- a/x.c\\n+++ b/x.c\\n@@\\n--- a/y\\n+++ b/y.c\\n\"}");
@@ -265,6 +371,12 @@ T_TEST(tool_summaries)
 	free(s);
 	s = tv_summary("read_file", o);
 	T_EQ_STR(s, "else");
+	free(s);
+	cJSON_AddNumberToObject(o, "offset", 10);
+	cJSON_AddNumberToObject(o, "limit", 40);
+	cJSON_AddStringToObject(o, "path", "src/a.c");
+	s = tv_summary("read_file", o);
+	T_EQ_STR(s, "src/a.c:10-49");
 	free(s);
 	s = tv_summary("read_file", NULL);
 	T_EQ_STR(s, "");
@@ -395,6 +507,9 @@ main(void)
 	T_RUN(wrapped_rows_scroll_one_at_a_time);
 	T_RUN(search_moves_the_view_to_matches);
 	T_RUN(tool_items_are_compact_until_expanded);
+	T_RUN(a_command_shows_its_first_and_last_lines);
+	T_RUN(an_edit_shows_its_hunk_folded_past_eight_lines);
+	T_RUN(a_codex_patch_is_named_and_shown);
 	T_RUN(thinking_is_collapsed);
 	T_RUN(toolview_states);
 	T_RUN(tool_summaries);

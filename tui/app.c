@@ -170,6 +170,9 @@ app_reset_view(struct app *a)
 	tv_init(&a->tools);
 	a->tools_scroll = 0;
 	a->expand_all = false;
+	/* What the diff pane showed belongs to the old view (a rewound turn's diff, a call): not kept. */
+	if (!a->diff.live)
+		a->diff.on = a->diff.asked = a->diff.follows = false;
 	app_dirty(a, D_PANES | D_LAYOUT);
 }
 

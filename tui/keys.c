@@ -583,6 +583,9 @@ key_copy(struct app *a, int key, struct app_action *act)
 static unsigned
 key_expand_all(struct app *a, int key, struct app_action *act)
 {
+	/* A selected item alone, as Enter does; else all of them. */
+	if (a->focus == PANE_TRANSCRIPT && tr_toggle_selected(a->tr))
+		return KR_REDRAW;
 	a->expand_all = !a->expand_all;
 	tr_expand_all(a->tr, a->expand_all);
 	app_set_hint(a, false, "%s", a->expand_all ? "tool results and thinking expanded" :
@@ -811,7 +814,7 @@ static const struct key_binding key_table[] = {
 	{ KC_FN | KEY_SR, C_ANY, key_line, NULL, NULL },
 	{ KC_FN | KEY_SF, C_ANY, key_line, NULL, NULL },
 	{ KC_CTRL('f'), C_ANY, key_search_start, "Ctrl+F", "search the transcript" },
-	{ KC_CTRL('o'), C_ANY, key_expand_all, "Ctrl+O", "expand or collapse all tool results and thinking" },
+	{ KC_CTRL('o'), C_ANY, key_expand_all, "Ctrl+O", "expand or collapse the selected item, else all outputs, edits and thinking" },
 	{ KC_ALT | 'v', C_EDIT, key_paste_image, "Alt+V", "paste an image from the clipboard (wl-paste, xclip) into the next prompt" },
 	{ KC_CTRL('y'), C_ANY, key_copy, "Ctrl+Y", "copy the selected item, else the newest reply, as written (/copy N: a code block)" },
 	{ KC_ALT | 'z', C_ANY, key_zoom, "Alt+Z, F2", "zoom the focused pane (transcript when typing)" },

@@ -28,6 +28,7 @@ libtandem_tui_a_SOURCES = \
 	tui/editor.c tui/editor.h \
 	tui/transcript.c tui/transcript.h \
 	tui/toolview.c tui/toolview.h \
+	tui/toolshow.c tui/toolshow.h \
 	tui/status.c tui/status.h \
 	tui/layout.c tui/layout.h
 
@@ -98,6 +99,9 @@ TUI_SCREEN_TESTS += tests/tui/bangcrash.sh
 TUI_SCREEN_TESTS += tests/tui/initreview.sh
 # A prompt-cache break's price in dollars: the note, the status bar, /cost.
 TUI_SCREEN_TESTS += tests/tui/breakprice.sh
+# The transcript tells the story: inline hunks and output, Ctrl+O, the followed call, a waiting status.
+TUI_SCREEN_TESTS += tests/tui/story.sh
+EXTRA_DIST += tests/tui/story.jsonl tests/tui/denied.jsonl
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl tests/tui/emoji.jsonl \

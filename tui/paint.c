@@ -37,6 +37,7 @@ static const struct paint_state {
 	[TV_DONE]	= { "\xE2\x9C\x93", ROLE_TOOL_DONE },
 	[TV_FAILED]	= { "\xE2\x9C\x97", ROLE_TOOL_FAILED },
 	[TV_DENIED]	= { "\xE2\x8A\x98", ROLE_TOOL_DENIED },
+	[TV_INTERRUPTED] = { "\xE2\x9C\x97", ROLE_WARNING },
 };
 
 /* The theme's glyphs, or the ASCII set where the terminal cannot draw them. */
@@ -154,12 +155,19 @@ paint_transcript(struct app *a)
 	wnoutrefresh(w);
 }
 
+/*
+ * Stacked, the tools pane gives its rows back to the transcript once
+ * nothing runs and nothing waits for the user: the transcript's lines
+ * say what each call did.
+ */
 static bool
 paint_tool_shown(const struct app *a, const struct tv_entry *e)
 {
-	if (layout_wide(COLS) || a->zoom == PANE_TOOLS)
+	if (layout_wide(COLS) || a->zoom == PANE_TOOLS || a->focus == PANE_TOOLS)
 		return true;
-	return e->turn >= a->turn || e->state == TV_RUNNING || e->state == TV_WAITING;
+	if (e->state == TV_QUEUED)
+		return e->turn >= a->turn && app_busy(a);
+	return e->state == TV_RUNNING || e->state == TV_WAITING;
 }
 
 static int
@@ -320,6 +328,70 @@ paint_diff(struct app *a)
 {
 	udiff_view_paint(&a->diff, &a->roles, a->win[PANE_DIFF], a->rect[PANE_DIFF].w, a->rect[PANE_DIFF].h,
 	    a->focus == PANE_DIFF);
+}
+
+/* The followed call's title: what it is and what it touched. */
+static void
+paint_follow_title(struct udiff_view *v, const struct tr_call *c)
+{
+	const char *state = c->denied ? "  denied" : c->interrupted ? "  interrupted" :
+	    c->is_error ? "  failed" : "";
+
+	if (c->done && !c->is_error && c->diff != NULL && v->d.file != NULL)
+		(void)snprintf(v->title, sizeof v->title, "%s  +%d \xE2\x88\x92%d", v->d.file, v->d.adds, v->d.dels);
+	else
+		(void)snprintf(v->title, sizeof v->title, "%s %s%s", c->name, c->summary, state);
+}
+
+/*
+ * The diff pane follows the selected call (else the newest finished one):
+ * an edit's diff, a command's output, a denial.  A pending approval or
+ * what the user asked for (/diff, a turn's diff) has it first.
+ */
+static void
+paint_follow(struct app *a)
+{
+	struct udiff_view *v = &a->diff;
+	struct tr_call c;
+	const char *text;
+	char denied[512];
+	size_t n;
+
+	if (v->live || (v->asked && !v->follows)) {
+		v->follows = false;
+		return;
+	}
+	/* Stacked, the pane would not be shown: nothing to make. */
+	if (!layout_wide(COLS)) {
+		v->on = v->follows = false;
+		return;
+	}
+	if (v->follows && v->follow_gen == tr_gen(a->tr))
+		return;
+	/* Nothing to follow: an answered approval's text does not stay. */
+	if (!tr_call_followed(a->tr, &c)) {
+		if (v->on)
+			app_dirty(a, D_DIFF | D_LAYOUT);
+		v->on = v->follows = false;
+		return;
+	}
+	if (!c.done)
+		text = "(running; its output shows here when it is done)";
+	else if (c.denied) {
+		(void)snprintf(denied, sizeof denied, "denied%s%s", c.reason != NULL ? ": " : "",
+		    c.reason != NULL ? c.reason : "");
+		text = denied;
+	} else if (c.diff != NULL && !c.is_error)
+		text = c.diff;
+	else
+		text = c.len > 0 ? c.text : "(no output)";
+	n = strlen(text);
+	udiff_view_show(v, c.name, text, n);
+	v->asked = false;
+	v->follows = true;
+	v->follow_gen = tr_gen(a->tr);
+	paint_follow_title(v, &c);
+	app_dirty(a, D_DIFF | D_LAYOUT);
 }
 
 /* The label before the text being edited, by mode. */
@@ -559,6 +631,10 @@ paint_frame(struct app *a)
 	bool show_cursor;
 
 	tr_update(a->tr);
+	paint_follow(a);
+	if (st_set_waiting(&a->st, approve_count(a) > 0 ? "waiting for your approval" : approve_asking(a) ?
+	    "waiting for your answer" : a->mode == MODE_REASON ? "waiting for your reason" : NULL))
+		a->dirty |= D_STATUS;
 	paint_place(a);
 	d = a->dirty;
 	a->dirty = 0;

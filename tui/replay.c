@@ -95,7 +95,8 @@ replay_step(struct ev_loop *loop, void *arg)
 	while (r->pos < r->n && !r->a->quit) {
 		cJSON *e = r->ev[r->pos++];
 
-		if (json_get(e, "replay") != NULL) {
+		/* A directive names itself; an event's "replay": true is the event's own. */
+		if (cJSON_IsString(json_get(e, "replay"))) {
 			if (replay_directive(r, e))
 				return;
 			continue;

@@ -220,7 +220,9 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 		st_seg(segs, n, 3, ROLE_WARNING, "retry %d in %llds%s%s", st->retry_attempt,
 		    (long long)(left > 0 ? (left + 999) / 1000 : 0), st->retry_reason[0] ? ": " : "",
 		    st->retry_reason);
-	} else if (st->busy)
+	} else if (st->waiting[0] != '\0')
+		st_seg(segs, n, 1, ROLE_TOOL_WAITING, "\xE2\x97\x86 %s", st->waiting);
+	else if (st->busy)
 		st_seg(segs, n, 4, ROLE_STATUS_BUSY, "\xE2\x97\x8F working");
 	if (st->unsaved)
 		st_seg(segs, n, 0, ROLE_ERROR, "\xE2\x9A\xA0 not saved: see the error, then send again to retry");
@@ -270,4 +272,15 @@ st_format(const struct status *st, int width, int64_t now, struct sline *out)
 	}
 	out->flags |= SL_NOWRAP | SL_FILL;
 	sline_add(out, " ", 1, ROLE_STATUS, 0);
+}
+
+bool
+st_set_waiting(struct status *st, const char *what)
+{
+	if (what == NULL)
+		what = "";
+	if (strcmp(st->waiting, what) == 0)
+		return false;
+	(void)snprintf(st->waiting, sizeof st->waiting, "%s", what);
+	return true;
 }

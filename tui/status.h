@@ -42,6 +42,7 @@ struct status {
 	char		 forked_from[64];	/* the session this one was forked from, or "" */
 	bool		 unsaved;	/* a write of the session failed: the next prompt retries */
 	int		 mcp_ready, mcp_total;	/* MCP servers ("mcp 2/3"); total 0: none */
+	char		 waiting[48];	/* what tandem waits for the user for ("" : nothing) */
 };
 
 void	 st_init(struct status *);
@@ -51,6 +52,8 @@ void	 st_set_mode(struct status *, const char *mode);
 void	 st_set_model(struct status *, const char *model);
 /* The fork's origin (NULL or "": not a fork). */
 void	 st_set_fork(struct status *, const char *from);
+/* What the user is waited for (an approval, an answer), said instead of "working"; NULL: nothing; true when it changed. */
+bool	 st_set_waiting(struct status *, const char *what);
 /* 1234 -> "1.2k", 41000 -> "41k", 2500000 -> "2.5M". */
 void	 st_tokens(int64_t n, char *out, size_t size);
 /* A cache break's price: "$0.12", "$0.0042", or "price unknown" (usd < 0). */

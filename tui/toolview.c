@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "toolshow.h"
 #include "toolview.h"
 #include "xalloc.h"
 
@@ -24,6 +25,7 @@ static const struct tv_key {
 static const char *const tv_names[] = {
 	[TV_QUEUED] = "queued", [TV_WAITING] = "approve?", [TV_RUNNING] = "running",
 	[TV_DONE] = "done", [TV_FAILED] = "failed", [TV_DENIED] = "denied",
+	[TV_INTERRUPTED] = "interrupted",
 };
 
 const char *
@@ -67,31 +69,25 @@ tv_first_line(const char *s)
 	return xstrndup(s, n);
 }
 
-/* apply_patch: the files a patch touches. */
+/* read_file: its path, and the lines asked for ("a.c:10-49"). */
 static char *
-tv_patch_files(const char *patch)
+tv_read_range(const char *path, const cJSON *input)
 {
-	struct buf b = BUF_INIT(TV_SUMMARY_MAX * 2);
-	const char *p = patch;
-	int files = 0;
+	const cJSON *off = cJSON_GetObjectItemCaseSensitive(input, "offset");
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(input, "limit");
+	char *first = tv_first_line(path);
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	long from = 1;
 
-	while ((p = strstr(p, "+++ ")) != NULL) {
-		const char *e = p + 4 + strcspn(p + 4, "\t\n");
-		const char *name = p + 4;
-
-		if (e - name > 2 && name[1] == '/' && (name[0] == 'b' || name[0] == 'a'))
-			name += 2;
-		if (files++ < 3) {
-			if (files > 1)
-				buf_puts(&b, ", ");
-			buf_append(&b, name, (size_t)(e - name));
-		}
-		p = e;
-	}
-	if (files > 3)
-		buf_printf(&b, " +%d more", files - 3);
-	if (files == 0)
-		return tv_first_line(patch);
+	if (cJSON_IsNumber(off) && off->valuedouble >= 1 && off->valuedouble < 1e9)
+		from = (long)off->valuedouble;
+	buf_puts(&b, first);
+	free(first);
+	/* A number past any file's length says nothing worth the room. */
+	if (cJSON_IsNumber(lim) && lim->valuedouble >= 1 && lim->valuedouble < 1e9)
+		buf_printf(&b, ":%ld-%ld", from, from + (long)lim->valuedouble - 1);
+	else if (cJSON_IsNumber(off))
+		buf_printf(&b, ":%ld-", from);
 	return buf_detach(&b, NULL);
 }
 
@@ -109,8 +105,13 @@ tv_summary(const char *name, const cJSON *input)
 		v = json_str(input, tv_keys[i].key, NULL);
 		if (v == NULL)
 			break;
-		if (strcmp(name, "apply_patch") == 0)
-			return tv_patch_files(v);
+		if (strcmp(name, "apply_patch") == 0) {
+			char *files = ts_patch_files(v);
+
+			return files != NULL ? files : tv_first_line(v);
+		}
+		if (strcmp(name, "read_file") == 0)
+			return tv_read_range(v, input);
 		return tv_first_line(v);
 	}
 	/* Another tool: its first string input. */
@@ -233,6 +234,15 @@ tv_result(struct toolview *tv, const char *id, bool is_error, int64_t duration_m
 	if (e->state != TV_DENIED)
 		e->state = is_error ? TV_FAILED : TV_DONE;
 	buf_release(&e->out);
+}
+
+void
+tv_interrupted(struct toolview *tv, const char *id)
+{
+	struct tv_entry *e = tv_find(tv, id);
+
+	if (e != NULL && e->state == TV_FAILED)
+		e->state = TV_INTERRUPTED;
 }
 
 bool

@@ -21,7 +21,7 @@
 
 #include "buf.h"
 
-enum tv_state { TV_QUEUED, TV_WAITING, TV_RUNNING, TV_DONE, TV_FAILED, TV_DENIED };
+enum tv_state { TV_QUEUED, TV_WAITING, TV_RUNNING, TV_DONE, TV_FAILED, TV_DENIED, TV_INTERRUPTED };
 
 struct tv_entry {
 	char		*id, *name, *summary;
@@ -54,6 +54,8 @@ void	 tv_decided(struct toolview *, const char *id, const char *decision, int64_
 void	 tv_progress(struct toolview *, const char *id, const char *out, size_t n, int64_t now);
 void	 tv_result(struct toolview *, const char *id, bool is_error, int64_t duration_ms,
 	    int64_t now);
+/* The user interrupted the finished call (Esc): not a failure of its own. */
+void	 tv_interrupted(struct toolview *, const char *id);
 /* Is any entry running (the spinner's timer runs only then)? */
 bool	 tv_any_running(const struct toolview *);
 /* The last n lines of an entry's output, copied into lines[] (pointers into out). */

@@ -6,9 +6,12 @@
 #include <strings.h>
 
 #include "buf.h"
+#include "json.h"
 #include "mdview.h"
 #include "theme.h"
+#include "toolshow.h"
 #include "transcript.h"
+#include "udiff.h"
 #include "xalloc.h"
 
 #define TR_RESULT_MAX	(256 * 1024)	/* what a result keeps for showing */
@@ -27,7 +30,10 @@ struct tr_item {
 	struct slvec	 lines;
 	int		 role;		/* TR_NOTICE */
 	char		*id, *name, *summary, *reason;
-	bool		 has_result, is_error, denied;
+	bool		 has_result, is_error, denied, interrupted;
+	cJSON		*input;		/* TR_TOOL: an edit's or a search's input, until its result */
+	char		*diff;		/* TR_TOOL: what an edit did, as a unified diff, or NULL */
+	char		 found[32];	/* TR_TOOL: what a search found ("3 files") */
 	const struct theme_glyphs *glyphs;	/* TR_TOOL: the transcript's */
 };
 
@@ -51,6 +57,7 @@ struct transcript {
 	struct tr_pos	 match;
 	bool		 has_match;
 	struct theme_glyphs glyphs;
+	uint64_t	 gen;		/* counts changes to tool items and the selection */
 };
 
 struct transcript *
@@ -78,6 +85,8 @@ tr_item_free(struct tr_item *it)
 	free(it->name);
 	free(it->summary);
 	free(it->reason);
+	cJSON_Delete(it->input);
+	free(it->diff);
 	free(it);
 }
 
@@ -195,6 +204,7 @@ tr_tool_use(struct transcript *tr, int turn, const char *id, const char *name, c
 	it->name = xstrdup(name ? name : "tool");
 	it->summary = xstrdup(summary ? summary : "");
 	it->glyphs = &tr->glyphs;
+	tr->gen++;
 }
 
 /* The newest tool item for id (results come soon after their call). */
@@ -226,6 +236,52 @@ tr_tool_result(struct transcript *tr, const char *id, bool is_error, const char 
 	if (n >= TR_RESULT_MAX)
 		n = TR_RESULT_MAX - 1;
 	buf_append(&it->raw, content ? content : "", n);
+	if (it->input != NULL && !is_error) {
+		ts_found(it->name, json_str(it->input, "output_mode", NULL), buf_cstr(&it->raw), it->found,
+		    sizeof it->found);
+		if (it->diff == NULL && ts_is_edit(it->name))
+			it->diff = ts_edit_diff(it->name, it->input, buf_cstr(&it->raw));
+	}
+	/* A failed edit changed nothing: its preview is not what happened. */
+	if (is_error) {
+		free(it->diff);
+		it->diff = NULL;
+	}
+	cJSON_Delete(it->input);
+	it->input = NULL;
+	tr->gen++;
+	tr_mark(tr, i);
+}
+
+void
+tr_tool_input(struct transcript *tr, const char *id, const cJSON *input)
+{
+	size_t i = tr_find_tool(tr, id ? id : "");
+	struct tr_item *it;
+
+	if (i == SIZE_MAX || input == NULL)
+		return;
+	it = tr->items[i];
+	/* Only what a finished call's lines are made from. */
+	if (!ts_is_edit(it->name) && strcmp(it->name, "glob") != 0 && strcmp(it->name, "grep") != 0)
+		return;
+	cJSON_Delete(it->input);
+	it->input = cJSON_Duplicate(input, 1);
+}
+
+void
+tr_tool_diff(struct transcript *tr, const char *id, const char *diff)
+{
+	size_t i = tr_find_tool(tr, id ? id : "");
+	struct tr_item *it;
+
+	if (i == SIZE_MAX || diff == NULL || *diff == '\0')
+		return;
+	it = tr->items[i];
+	if (!ts_is_edit(it->name))
+		return;
+	free(it->diff);
+	it->diff = xstrdup(diff);
 	tr_mark(tr, i);
 }
 
@@ -237,11 +293,26 @@ tr_tool_denied(struct transcript *tr, const char *id, const char *reason)
 	if (i == SIZE_MAX)
 		return;
 	tr->items[i]->denied = true;
+	free(tr->items[i]->diff);
+	tr->items[i]->diff = NULL;
+	tr->gen++;
 	/* The agent's own report of a denial carries no reason: keep the user's. */
 	if (reason != NULL && *reason != '\0') {
 		free(tr->items[i]->reason);
 		tr->items[i]->reason = xstrdup(reason);
 	}
+	tr_mark(tr, i);
+}
+
+void
+tr_tool_interrupted(struct transcript *tr, const char *id)
+{
+	size_t i = tr_find_tool(tr, id ? id : "");
+
+	if (i == SIZE_MAX)
+		return;
+	tr->items[i]->interrupted = true;
+	tr->gen++;
 	tr_mark(tr, i);
 }
 
@@ -339,25 +410,177 @@ tr_count_lines(const char *s, size_t n)
 	return k;
 }
 
+/* The byte offset where line k of s starts (n when s has fewer lines). */
+static size_t
+tr_line_start(const char *s, size_t n, size_t k)
+{
+	size_t i = 0;
+
+	while (k > 0 && i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+
+		if (nl == NULL)
+			return n;
+		i = (size_t)(nl - s) + 1;
+		k--;
+	}
+	return i;
+}
+
+/* The fold: how many lines it hides and the key that shows them, or folds them again. */
 static void
-tr_build_tool(struct tr_item *it)
+tr_fold_line(struct slvec *out, size_t hidden, bool expanded)
+{
+	struct sline *l = slvec_push(out);
+	char t[96];
+
+	if (expanded)
+		snprintf(t, sizeof t, "    (%s to collapse)", TS_EXPAND_KEY);
+	else
+		snprintf(t, sizeof t, "    \xE2\x80\xA6 %zu more line%s (%s to expand)", hidden, hidden == 1 ? "" : "s",
+		    TS_EXPAND_KEY);
+	sline_adds(l, t, ROLE_DIM, 0);
+	l->flags |= SL_NOWRAP;
+}
+
+/* A copy of src after indent (its wrapped rows too). */
+static void
+tr_indent_line(struct slvec *out, const struct sline *src, const char *indent)
+{
+	struct sline *l = slvec_push(out);
+	char cont[96];
+
+	sline_adds(l, indent, ROLE_DIM, 0);
+	sline_add_slice(l, src, 0, src->body);
+	sline_mark_body(l);
+	snprintf(cont, sizeof cont, "%s%s", indent, src->cont != NULL ? src->cont : "");
+	sline_set_cont(l, cont, src->cont != NULL ? src->cont_role : ROLE_DIM);
+	sline_add_slice(l, src, src->body, src->len);
+	l->flags = src->flags;
+}
+
+/* A hunk made without the file's line numbers ("@@ -0,3 ..."): its lines show none. */
+static void
+tr_unnumber(struct udiff *d)
+{
+	bool off = false;
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		struct udiff_line *u = &d->lines[i];
+
+		if (u->kind == UD_HUNK)
+			off = u->len > 6 && memcmp(u->text, "@@ -0,", 6) == 0 && u->text[6] != '0';
+		else if (off)
+			u->old_no = u->new_no = 0;
+	}
+}
+
+/* An edit's hunk under its result line, as the diff pane colours it; folded past TS_HUNK_LINES. */
+static void
+tr_build_hunk(struct tr_item *it)
+{
+	struct udiff d;
+	struct slvec v, body;
+	size_t i, shown;
+	bool after_file = true;
+
+	udiff_parse(&d, it->diff, strlen(it->diff));
+	tr_unnumber(&d);
+	slvec_init(&v);
+	slvec_init(&body);
+	udiff_render(&d, &v);
+	for (i = 0; i < d.n && i < v.n; i++) {
+		const struct udiff_line *u = &d.lines[i];
+
+		/* The line above names the file: a header is news only in a patch of several. */
+		if (u->kind == UD_FILE) {
+			after_file = true;
+			/* A deleted file is named on its "---" line. */
+			if (d.files > 1 && u->len > 4 && u->text[0] == '+')
+				tr_indent_line(&body, &v.v[u->len == 13 && memcmp(u->text, "+++ /dev/null", 13) == 0 &&
+				    i > 0 ? i - 1 : i], "    ");
+			continue;
+		}
+		if (u->kind == UD_NOTE && d.hunks > 0)
+			continue;
+		/* Between hunks their header says where the next one is; the first needs none. */
+		if (u->kind == UD_HUNK && (after_file || (u->len > 6 && memcmp(u->text, "@@ -0,", 6) == 0))) {
+			after_file = false;
+			continue;
+		}
+		after_file = false;
+		tr_indent_line(&body, &v.v[i], "    ");
+	}
+	shown = it->expanded || body.n <= TS_HUNK_LINES + 1 ? body.n : TS_HUNK_LINES;
+	for (i = 0; i < shown; i++) {
+		struct sline *l = slvec_push(&it->lines);
+
+		sline_copy(l, &body.v[i]);
+	}
+	if (body.n > TS_HUNK_LINES + 1)
+		tr_fold_line(&it->lines, body.n - shown, it->expanded);
+	slvec_release(&body);
+	slvec_release(&v);
+	udiff_release(&d);
+}
+
+/* A command's output: its first and last lines, the count of those between. */
+static void
+tr_build_output(struct tr_item *it, const char *lead, int role)
+{
+	const char *res = buf_cstr(&it->raw);
+	size_t n = it->raw.len, lines = tr_count_lines(res, n), tail;
+
+	if (it->expanded || lines <= TS_HEAD_LINES + TS_TAIL_LINES + 1) {
+		tr_add_lines(&it->lines, res, n, lead, ROLE_DIM, "    ", role, 0,
+		    it->expanded ? SL_CHARWRAP : SL_NOWRAP, SIZE_MAX);
+		if (it->expanded && lines > TS_HEAD_LINES + TS_TAIL_LINES + 1)
+			tr_fold_line(&it->lines, 0, true);
+		return;
+	}
+	tr_add_lines(&it->lines, res, n, lead, ROLE_DIM, "    ", role, 0, SL_NOWRAP, TS_HEAD_LINES);
+	tr_fold_line(&it->lines, lines - TS_HEAD_LINES - TS_TAIL_LINES, false);
+	tail = tr_line_start(res, n, lines - TS_TAIL_LINES);
+	tr_add_lines(&it->lines, res + tail, n - tail, "    ", ROLE_DIM, "    ", role, 0, SL_NOWRAP, TS_TAIL_LINES);
+}
+
+/* The call's line: what it is and what it touched (and, for a search, what it found). */
+static void
+tr_build_call(struct tr_item *it)
 {
 	struct sline *l = slvec_push(&it->lines);
-	const char *res = buf_cstr(&it->raw);
-	size_t nl = tr_count_lines(res, it->raw.len);
-	char more[64], lead[32];
+	char *mcp = ts_mcp_name(it->name, NULL);
 
-	snprintf(lead, sizeof lead, "  %s ", it->glyphs->g[GLYPH_RESULT]);
-	sline_adds(l, it->glyphs->g[GLYPH_CALL], it->denied ? ROLE_TOOL_DENIED : it->is_error ? ROLE_TOOL_FAILED :
+	sline_adds(l, it->glyphs->g[GLYPH_CALL], it->denied ? ROLE_TOOL_DENIED : it->interrupted ? ROLE_WARNING :
+	    it->is_error ? ROLE_TOOL_FAILED :
 	    it->has_result ? ROLE_TOOL_DONE : ROLE_TOOL_QUEUED, 0);
 	sline_add(l, " ", 1, ROLE_TEXT, 0);
 	sline_mark_body(l);
 	sline_set_cont(l, "  ", ROLE_DIM);
-	sline_adds(l, it->name, ROLE_ACCENT, TA_BOLD);
+	sline_adds(l, mcp != NULL ? mcp : it->name, ROLE_ACCENT, TA_BOLD);
 	if (it->summary[0] != '\0') {
 		sline_add(l, " ", 1, ROLE_TEXT, 0);
 		sline_adds(l, it->summary, ROLE_TEXT, 0);
 	}
+	if (it->found[0] != '\0') {
+		sline_adds(l, " \xC2\xB7 ", ROLE_DIM, 0);
+		sline_adds(l, it->found, ROLE_DIM, 0);
+	}
+	free(mcp);
+}
+
+static void
+tr_build_tool(struct tr_item *it)
+{
+	const char *res = buf_cstr(&it->raw);
+	size_t nl = tr_count_lines(res, it->raw.len);
+	char more[96], lead[32];
+	int role = it->is_error && !it->interrupted ? ROLE_ERROR : ROLE_TOOL_OUTPUT;
+	struct sline *l;
+
+	snprintf(lead, sizeof lead, "  %s ", it->glyphs->g[GLYPH_RESULT]);
+	tr_build_call(it);
 	if (it->denied) {
 		l = slvec_push(&it->lines);
 		sline_adds(l, lead, ROLE_DIM, 0);
@@ -370,15 +593,25 @@ tr_build_tool(struct tr_item *it)
 	}
 	if (!it->has_result)
 		return;
-	if (it->expanded) {
-		tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ",
-		    it->is_error ? ROLE_ERROR : ROLE_TOOL_OUTPUT, 0, SL_CHARWRAP, SIZE_MAX);
+	if (ts_is_command(it->name) || strcmp(it->name, "!") == 0) {
+		tr_build_output(it, lead, role);
 		return;
 	}
-	tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ",
-	    it->is_error ? ROLE_ERROR : ROLE_TOOL_OUTPUT, 0, SL_NOWRAP, 1);
+	if (it->diff != NULL) {
+		tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ", role, 0, SL_NOWRAP, 1);
+		tr_build_hunk(it);
+		return;
+	}
+	if (it->expanded) {
+		tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ", role, 0, SL_CHARWRAP, SIZE_MAX);
+		if (nl > 1)
+			tr_fold_line(&it->lines, 0, true);
+		return;
+	}
+	tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ", role, 0, SL_NOWRAP, 1);
 	if (nl > 1) {
-		snprintf(more, sizeof more, " \xE2\x80\xA6 +%zu lines", nl - 1);
+		snprintf(more, sizeof more, " \xE2\x80\xA6 +%zu line%s (%s to expand)", nl - 1, nl == 2 ? "" : "s",
+		    TS_EXPAND_KEY);
 		sline_adds(&it->lines.v[it->lines.n - 1], more, ROLE_DIM, 0);
 	}
 }
@@ -767,6 +1000,7 @@ tr_select(struct transcript *tr, int dir)
 			break;
 	}
 	tr->sel = i;
+	tr->gen++;
 	/* Bring it into view when it is above the view's top. */
 	if (tr_view_top(tr, &p) && i < p.item) {
 		tr->top.item = i;
@@ -784,7 +1018,51 @@ tr_select(struct transcript *tr, int dir)
 void
 tr_select_none(struct transcript *tr)
 {
+	if (tr->sel != SIZE_MAX)
+		tr->gen++;
 	tr->sel = SIZE_MAX;
+}
+
+static void
+tr_call_of(const struct tr_item *it, struct tr_call *out)
+{
+	out->id = it->id;
+	out->name = it->name;
+	out->summary = it->summary;
+	out->text = buf_cstr(&it->raw);
+	out->len = it->raw.len;
+	out->diff = it->diff;
+	out->reason = it->reason;
+	out->is_error = it->is_error;
+	out->denied = it->denied;
+	out->interrupted = it->interrupted;
+	out->done = it->has_result || it->denied;
+}
+
+bool
+tr_call_followed(const struct transcript *tr, struct tr_call *out)
+{
+	size_t i;
+
+	if (tr->sel < tr->n && tr->items[tr->sel]->kind == TR_TOOL) {
+		tr_call_of(tr->items[tr->sel], out);
+		return true;
+	}
+	for (i = tr->n; i-- > 0;) {
+		const struct tr_item *it = tr->items[i];
+
+		if (it->kind == TR_TOOL) {
+			tr_call_of(it, out);
+			return true;
+		}
+	}
+	return false;
+}
+
+uint64_t
+tr_gen(const struct transcript *tr)
+{
+	return tr->gen;
 }
 
 bool

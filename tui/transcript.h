@@ -37,6 +37,13 @@ void	 tr_tool_use(struct transcript *, int turn, const char *id, const char *nam
 	    const char *summary);
 void	 tr_tool_result(struct transcript *, const char *id, bool is_error, const char *content);
 void	 tr_tool_denied(struct transcript *, const char *id, const char *reason);
+/* The user interrupted the call (Esc): marked so, not as failed. */
+void	 tr_tool_interrupted(struct transcript *, const char *id);
+/* The call's input (a copy is kept until its result, for edits and searches). */
+struct cJSON;
+void	 tr_tool_input(struct transcript *, const char *id, const struct cJSON *input);
+/* What an edit will do, as a unified diff (its approval's preview); shown once it is done. */
+void	 tr_tool_diff(struct transcript *, const char *id, const char *diff);
 /* A notice: text (lines split at '\n') in role. */
 void	 tr_notice(struct transcript *, int role, const char *text);
 /* The reply being streamed ends: the next text starts a new block. */
@@ -62,6 +69,22 @@ void	 tr_expand_all(struct transcript *, bool expanded);
 void	 tr_select(struct transcript *, int dir);
 void	 tr_select_none(struct transcript *);
 bool	 tr_toggle_selected(struct transcript *);
+
+/*
+ * The call the side pane follows: the selected tool call, else the newest
+ * one.  The pointers are valid until the transcript changes;
+ * tr_gen counts the changes that may change what is followed.
+ */
+struct tr_call {
+	const char	*id, *name, *summary;
+	const char	*text;		/* the result */
+	size_t		 len;
+	const char	*diff;		/* an edit's unified diff, or NULL */
+	const char	*reason;	/* a denial's, or NULL */
+	bool		 is_error, denied, interrupted, done;
+};
+bool	 tr_call_followed(const struct transcript *, struct tr_call *out);
+uint64_t tr_gen(const struct transcript *);
 
 /* Search: the query is kept for highlighting; 0 when a match was shown. */
 int	 tr_search(struct transcript *, const char *query, bool older);

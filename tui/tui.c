@@ -141,6 +141,7 @@ tui_on_tool_use(struct app *a, const cJSON *ev)
 	summary = tv_summary(name, json_get(ev, "input"));
 	tr_end_block(a->tr);
 	tr_tool_use(a->tr, turn, id, name, summary);
+	tr_tool_input(a->tr, id, json_get(ev, "input"));
 	free(summary);
 	app_dirty(a, D_TOOLS | D_TRANSCRIPT | D_LAYOUT);
 }
@@ -159,6 +160,7 @@ static void
 tui_on_approval_request(struct app *a, const cJSON *ev)
 {
 	tv_waiting(&a->tools, json_str(ev, "id", ""));
+	tr_tool_diff(a->tr, json_str(ev, "id", ""), json_str(ev, "preview", NULL));
 	approve_request(a, ev);
 	notify_wait(a, false, "an approval waits for you");
 	app_dirty(a, D_TOOLS | D_LAYOUT);
@@ -177,13 +179,53 @@ tui_on_approval(struct app *a, const cJSON *ev)
 	app_dirty(a, D_TOOLS | D_TRANSCRIPT);
 }
 
+/*
+ * A replayed result (a resume, a rewind) carries no "denied" flag: the
+ * record keeps only the text the model was given, which says so.  The
+ * user's reason follows ", saying: ".
+ */
+static bool
+tui_replayed_denial(const cJSON *ev, const char *text, const char **reason)
+{
+	static const char lead[] = "the user denied this ";
+	const char *r;
+
+	*reason = NULL;
+	if (json_bool(ev, "denied", false))
+		return true;
+	if (!json_bool(ev, "replay", false) || !json_bool(ev, "is_error", false) || text == NULL ||
+	    strncmp(text, lead, sizeof lead - 1) != 0)
+		return false;
+	if ((r = strstr(text, ", saying: ")) != NULL)
+		*reason = r + 10;
+	return true;
+}
+
+/* A command the user stopped with Esc ends in run_bash's note: it did not fail of itself. */
+static void
+tui_mark_interrupted(struct app *a, const char *id, const cJSON *content)
+{
+	const struct tv_entry *e = tv_find(&a->tools, id);
+
+	if (e == NULL || e->state != TV_FAILED || !cJSON_IsString(content) ||
+	    strstr(content->valuestring, "[interrupted by the user;") == NULL)
+		return;
+	tv_interrupted(&a->tools, id);
+	tr_tool_interrupted(a->tr, id);
+}
+
 static void
 tui_on_tool_result(struct app *a, const cJSON *ev)
 {
 	const char *id = json_str(ev, "id", "");
 	const cJSON *content = json_get(ev, "content");
 	char *text = NULL;
+	const char *reason;
 
+	if (tui_replayed_denial(ev, cJSON_IsString(content) ? content->valuestring : NULL, &reason)) {
+		tv_decided(&a->tools, id, "deny", ev_now_ms());
+		tr_tool_denied(a->tr, id, reason);
+	}
 	/* A replayed result's duration is not known. */
 	tv_result(&a->tools, id, json_bool(ev, "is_error", false),
 	    json_bool(ev, "replay", false) ? -1 : json_int(ev, "duration_ms", -1), ev_now_ms());
@@ -207,6 +249,7 @@ tui_on_tool_result(struct app *a, const cJSON *ev)
 		tr_tool_result(a->tr, id, json_bool(ev, "is_error", false), text);
 		free(text);
 	}
+	tui_mark_interrupted(a, id, content);
 	approve_settled(a, id);
 	app_dirty(a, D_TOOLS | D_TRANSCRIPT | D_LAYOUT);
 }

@@ -611,7 +611,7 @@ udiff_view_show(struct udiff_view *v, const char *title, const char *text, size_
 	udiff_render(&v->d, &v->lines);
 	v->lines_w = -1;
 	v->on = v->asked = true;
-	v->live = false;
+	v->live = v->follows = false;
 	v->scroll = 0;
 	/* a long title is cut, which is all it needs */
 	(void)snprintf(v->title, sizeof v->title, "%s  +%d \xE2\x88\x92%d", title, v->d.adds, v->d.dels);
@@ -655,7 +655,7 @@ udiff_view_paint(struct udiff_view *v, const struct draw_roles *roles, WINDOW *w
 			udiff_render(&v->d, &v->lines);
 		v->lines_w = split ? width : -1;
 	}
-	draw_title(roles, w, 0, width, v->live ? "diff" : "last diff", v->on ? v->title : "", focused);
+	draw_title(roles, w, 0, width, v->live ? "diff" : v->follows ? "result" : "last diff", v->on ? v->title : "", focused);
 	if (v->scroll > 0 && (size_t)v->scroll >= v->lines.n)
 		v->scroll = v->lines.n > 0 ? (int)v->lines.n - 1 : 0;
 	for (i = (size_t)v->scroll; v->on && i < v->lines.n && y < height; i++) {

@@ -67,6 +67,8 @@ struct udiff_view {
 	bool		 on;		/* it has something */
 	bool		 live;		/* ... and it is the pending approval's */
 	bool		 asked;		/* ... or one the user asked for (/diff): shown in every layout until Esc */
+	bool		 follows;	/* ... or the transcript's followed call (paint.c), wide only */
+	unsigned long long follow_gen;	/* the transcript's tr_gen it was made at */
 	char		 title[256];
 	struct slvec	 lines;
 	int		 lines_w;	/* the width lines were made for (-1: unified) */

@@ -18,17 +18,22 @@ tui_next
 tui_check "new output arrives live" '│ PROGRESS-LINE-2'
 tui_check "the elapsed time counts" 'running [1-9][0-9]*s' 5
 tui_next
-tui_check "then it is done, with its duration" '✓ run_bash make check +2\.3s'
-tui_gone "its output tail goes away" 'PROGRESS-LINE'
-tui_check "the result is compact in the transcript" '└ PASS: 12 … \+1 lines'
-tui_check "a failed tool is marked" '✗ grep TODO +failed 5ms'
+tui_check "then it is done: its first and last lines show in the transcript" '└ PASS: 12'
+tui_gone "at 80x24 the tools pane gives way once nothing runs or waits" '─ tools ─'
+tui_check "the lines between are counted, with the key that shows them" '… 3 more lines \(Ctrl\+O to expand\)'
+tui_check "the last lines" 'all tests passed'
+tui_absent "and not the middle" 'ERROR: 0'
+tui_check "a failed tool shows its error" '└ grep: bad pattern'
 tui_keys Tab
 tui_keys Up
 tui_keys Up
 tui_keys Enter
-tui_check "Enter on a selected result expands it" 'FAIL: 0'
+tui_check "Enter on a selected result expands it" 'ERROR: 0'
+tui_check "and the fold names the key that collapses it" '\(Ctrl\+O to collapse\)'
+tui_keys Escape
 tui_keys C-o
 tui_keys C-o
-tui_check "Ctrl+O twice expands everything" 'grep: bad pattern'
+tui_check "Ctrl+O twice collapses everything again" '… 3 more lines \(Ctrl\+O to expand\)'
+tui_absent "the middle lines are folded again" 'ERROR: 0'
 tui_sane 80 24 "80x24 is laid out"
 tui_done
