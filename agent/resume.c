@@ -143,8 +143,7 @@ resume_reload(struct agent *a, struct buf *report)
 		return -1;
 	a->session = NULL;
 	resume_use_session(a, s);
-	cJSON_Delete(a->conv.messages);
-	a->conv.messages = session_take_messages(s);
+	conv_replace(&a->conv, session_take_messages(s));
 	if (session_turns(s) > a->turn)
 		a->turn = session_turns(s);
 	a->unsaved_told = false;
@@ -244,8 +243,7 @@ resume_start_session(struct agent *a, const char *resume_id, bool fork, char *er
 	}
 	resume_use_session(a, sess);
 	if (resume_id != NULL) {
-		cJSON_Delete(a->conv.messages);
-		a->conv.messages = session_take_messages(old != NULL ? old : sess);
+		conv_replace(&a->conv, session_take_messages(old != NULL ? old : sess));
 		if (old != NULL)
 			cJSON_ArrayForEach(m, a->conv.messages)
 				if (session_log_message(a->session, m) == -1)
@@ -312,8 +310,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 		return -1;
 	}
 	buf_release(&err);
-	cJSON_Delete(a->conv.messages);
-	a->conv.messages = session_take_messages(sess);
+	conv_replace(&a->conv, session_take_messages(sess));
 	resume_use_session(a, sess);
 	a->turn = session_turns(sess);
 	a->unsaved_told = false;

@@ -317,6 +317,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	}
 	while (conv_count(&a->conv) > keep)
 		cJSON_DeleteItemFromArray(a->conv.messages, conv_count(&a->conv) - 1);
+	conv_changed(&a->conv);
 	if ((what & REWIND_CONVERSATION) && nremoved > 0)
 		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
 	else if (what & REWIND_CONVERSATION)
@@ -424,6 +425,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		if (turn > 0 && json_int(m, "_turn", 0) > turn)
 			cJSON_Delete(cJSON_DetachItemViaPointer(a->conv.messages, m));
 	}
+	conv_changed(&a->conv);
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
 	resume_use_session(a, sess);
 	a->fork_dry_run = true;

@@ -72,3 +72,5 @@ IT_TESTS += tests/it/wsnap_bg.sh
 IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
 IT_TESTS += tests/it/turndiff.sh
+# Requests built from what the conversation keeps: byte for byte the whole build (TANDEM_DEBUG=conv).
+IT_TESTS += tests/it/reqcache.sh
