@@ -20,8 +20,7 @@ struct conv_entry {
 	const cJSON	*m;
 	int		 stamp;		/* also in m->valueint, see conv_sync */
 	unsigned	 have;		/* CONV_HAVE_* */
-	char		*wire[2];	/* CONV_WIRE_*: provider_message_wire's text, or NULL */
-	size_t		 wlen[2];
+	size_t		 at[2];		/* CONV_WIRE_*: where its text starts in the joined texts */
 	int64_t		 bytes;
 };
 
@@ -38,7 +37,12 @@ struct conv_cache {
 	uint64_t	  *hash;	/* of every message, the last one's made afresh */
 	int		   hcap;
 	int64_t		   bytes;	/* the sum of the entries' bytes that are known */
-	size_t		   wbytes[2];	/* and of their wire texts, by CONV_WIRE_* */
+	/*
+	 * The wire texts of the first nwire[w] entries, joined by commas in
+	 * one buffer (CONV_WIRE_*): a request copies them in one go.
+	 */
+	struct buf	   wires[2];
+	int		   nwire[2];
 	int		   stamp;	/* the last stamp given */
 	const cJSON	  *last;	/* the last message, as conv_sync found it */
 	int		   count;	/* and how many there are */
@@ -129,16 +133,15 @@ conv_drop(struct conv_cache *k, int from)
 {
 	int i;
 
-	for (i = from; i < k->nent; i++) {
-		if (k->ent[i].wire[0] != NULL)
-			k->wbytes[0] -= k->ent[i].wlen[0];
-		if (k->ent[i].wire[1] != NULL)
-			k->wbytes[1] -= k->ent[i].wlen[1];
-		free(k->ent[i].wire[0]);
-		free(k->ent[i].wire[1]);
+	for (i = 0; i < 2; i++) {
+		if (from < k->nwire[i]) {
+			buf_truncate(&k->wires[i], k->ent[from].at[i]);
+			k->nwire[i] = from;
+		}
+	}
+	for (i = from; i < k->nent; i++)
 		if (k->ent[i].have & CONV_HAVE_BYTES)
 			k->bytes -= k->ent[i].bytes;
-	}
 	if (from < k->nent)
 		k->nent = from;
 	if (k->checked > k->nent)
@@ -232,6 +235,8 @@ conv_init(struct conv *c)
 	if (c->messages == NULL)
 		fatal("out of memory");
 	c->cache = xcalloc(1, sizeof *c->cache);
+	buf_init(&c->cache->wires[0], BUF_NOLIMIT);
+	buf_init(&c->cache->wires[1], BUF_NOLIMIT);
 	conv_check_reset(c->cache);
 }
 
@@ -243,6 +248,8 @@ conv_release(struct conv *c)
 	if (c->cache != NULL) {
 		conv_drop(c->cache, 0);
 		conv_check_reset(c->cache);
+		buf_release(&c->cache->wires[0]);
+		buf_release(&c->cache->wires[1]);
 		free(c->cache->ent);
 		free(c->cache->hash);
 		free(c->cache);
@@ -286,35 +293,32 @@ conv_append_wires(const struct conv *c, enum stream_proto proto, conv_wire_fn *w
 {
 	struct conv_cache *k = conv_sync(c);
 	int w = conv_wire_index(proto), i, rc = 0;
+	struct buf *j = &k->wires[w];
 
 	*last = k->last;
-	for (i = 0; i < k->nent; i++) {
-		struct conv_entry *e = &k->ent[i];
+	for (i = k->nwire[w]; i < k->nent; i++) {
+		struct buf t = BUF_INIT(BUF_NOLIMIT);
 
-		if (e->wire[w] == NULL) {
-			struct buf t = BUF_INIT(BUF_NOLIMIT);
-
-			if (wire(proto, e->m, &t) == -1)
-				fatal("out of memory");
-			e->wlen[w] = t.len;
-			e->wire[w] = buf_detach(&t, NULL);
-			k->wbytes[w] += e->wlen[w];
-			k->made.texts++;
-		}
+		k->ent[i].at[w] = j->len;
+		if (wire(proto, k->ent[i].m, &t) == -1)
+			fatal("out of memory");
+		/* OpenAI's may be empty (a message that becomes none). */
+		if (t.len > 0 && j->len > 0)
+			buf_putc(j, ',');
+		if (buf_append(j, t.data, t.len) == -1)
+			fatal("out of memory");
+		buf_release(&t);
+		k->nwire[w] = i + 1;
+		k->made.texts++;
 	}
-	/* The texts, their commas and a little more (the last message, the end): one allocation. */
-	if (buf_reserve(out, k->wbytes[w] + (size_t)k->nent + 4096) == -1)
-		return -1;
-	for (i = 0; i < k->nent && rc == 0; i++) {
-		struct conv_entry *e = &k->ent[i];
-
-		if (e->wlen[w] == 0)
-			continue;
-		if (!*first)
-			rc |= buf_putc(out, ',');
-		*first = false;
-		rc |= buf_append(out, e->wire[w], e->wlen[w]);
-	}
+	if (j->len == 0)
+		return 0;
+	/* The texts and a little more (the last message, the end): one allocation. */
+	rc |= buf_reserve(out, j->len + 4096);
+	if (!*first)
+		rc |= buf_putc(out, ',');
+	*first = false;
+	rc |= buf_append(out, j->data, j->len);
 	return rc != 0 ? -1 : 0;
 }
 
