@@ -163,7 +163,7 @@ static struct conv_cache *
 conv_sync(const struct conv *c)
 {
 	struct conv_cache *k = c->cache;
-	cJSON *head = c->messages->child, *last = head != NULL ? head->prev : NULL, *m = NULL;
+	cJSON *head = c->messages->child, *last = conv_last(c), *m = NULL;
 	int i;
 
 	/* Messages taken away or put in at the front (compaction): all again. */
@@ -403,11 +403,17 @@ conv_count(const struct conv *c)
 	return cJSON_GetArraySize(c->messages);
 }
 
-/* cJSON keeps the last item of an array as its first item's prev. */
+/* cJSON (1.7.13 on) keeps the last item of an array as its first item's prev. */
 cJSON *
 conv_last(const struct conv *c)
 {
-	return c->messages->child != NULL ? c->messages->child->prev : NULL;
+	cJSON *m = c->messages->child;
+
+	if (m == NULL || m->prev != NULL)
+		return m != NULL ? m->prev : NULL;
+	while (m->next != NULL)
+		m = m->next;
+	return m;
 }
 
 /* The position of id in ids (an array of strings), or -1. */

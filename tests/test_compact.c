@@ -1113,7 +1113,8 @@ kept_is_fresh(const struct conv *c)
 		i++;
 	}
 	conv_append_wires(c, STREAM_ANTHROPIC, print_wire, &w, &first, &last);
-	ok &= last == conv_last(c) && w.len == fresh.len && memcmp(w.data, fresh.data, w.len) == 0;
+	ok &= last == conv_last(c) && w.len == fresh.len &&
+	    (w.len == 0 || memcmp(w.data, fresh.data, w.len) == 0);
 	ok &= conv_check(c, &why) == conv_check_messages(c->messages, true, NULL, &why);
 	ok &= conv_verify(c, &why) == 0;
 	if (!ok)
