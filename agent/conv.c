@@ -155,9 +155,10 @@ conv_drop(struct conv_cache *k, int from)
  * after it are new and get entries, but for the last.  A change at the
  * front (the first message is another) or at the end (the newest entry's
  * message is gone) drops them all; a change in place or in the middle is
- * not seen here: conv_changed() says so (and conv_verify() checks it).  The stamp, kept in the message object's
- * valueint (unused for an object, never printed), tells a new message
- * from one freed before it that had the same address.
+ * not seen here: conv_changed() says so (and conv_verify() checks it).
+ * The stamp, kept in the message object's valueint (unused for an
+ * object, never printed), tells a new message from one freed before it
+ * that had the same address.
  */
 static struct conv_cache *
 conv_sync(const struct conv *c)

@@ -26,8 +26,8 @@ struct conv_cache;
  * So building a request costs what is new in it.  The last message is
  * never kept: it may still grow (record_extend_last).  Messages added
  * with conv_add, or taken away from the end or the front, are noticed by
- * themselves; whoever changes a message in place, or replaces messages,
- * calls conv_changed() (or conv_replace()).
+ * themselves; whoever changes a message in place or takes one from the
+ * middle calls conv_changed(), and a new array comes with conv_replace().
  */
 struct conv {
 	cJSON			*messages;
@@ -70,9 +70,10 @@ typedef int conv_wire_fn(enum stream_proto, const cJSON *message, struct buf *ou
  * one for each kind every time (provider_message_wire, cachewatch_message_hash,
  * compact_message_bytes): conv.c knows the messages, not the wire.
  *
- * The wire texts of every message but the last, each preceded by a comma
- * unless *first, which they clear; made once each.  The last message in
- * *last (NULL: none).  0, or -1 when out is full.
+ * The wire texts of every message but the last, made once each, joined
+ * by commas, appended to out after a comma unless *first (then cleared;
+ * nothing at all when there are none).  The last message in *last (NULL:
+ * none).  0, or -1 when out is full.
  */
 int	conv_append_wires(const struct conv *, enum stream_proto, conv_wire_fn *,
 	    struct buf *out, bool *first, const cJSON **last);

@@ -413,7 +413,10 @@ openai_add_assistant(cJSON *out, const cJSON *content)
 	buf_release(&text);
 }
 
-/* The OpenAI messages one conversation message becomes (none or more), each after a comma unless *first. */
+/*
+ * The OpenAI messages one conversation message becomes (none or more),
+ * each after a comma unless *first.
+ */
 static int
 openai_append_message(struct buf *out, const cJSON *m, bool *first)
 {
