@@ -87,3 +87,9 @@ bench_wsnap_bench_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_
 bench: bench-wsnap
 bench-wsnap: bench/wsnap_bench$(EXEEXT)
 	./bench/wsnap_bench$(EXEEXT)
+# session: CPU per round at round 10 and at round 2,000 of one session, and peak RSS.
+EXTRA_DIST += bench/session_bench.sh
+.PHONY: bench-session
+bench: bench-session
+bench-session: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/session_bench.sh . 2000
