@@ -397,13 +397,48 @@ agent_next_call(struct agent *a)
 
 static void agent_call_ended(struct agent *, struct call *, const struct call_end *);
 
+/*
+ * TANDEM_DEBUG=conv: what the conversation keeps of its messages (the
+ * fingerprints, the size, the check) must be what they give afresh.
+ */
+static void
+agent_verify_conv(struct agent *a)
+{
+	struct buf why = BUF_INIT(4096);
+	const uint64_t *h;
+	const cJSON *m;
+	char *sys = prompt_system_text(a);
+	int n, i = 0;
+
+	if (conv_verify(&a->conv, &why) == -1)
+		fatal("TANDEM_DEBUG=conv: %s", buf_cstr(&why));
+	h = conv_hashes(&a->conv, cachewatch_message_hash, &n);
+	if (n != conv_count(&a->conv))
+		fatal("TANDEM_DEBUG=conv: %d fingerprints for %d messages", n, conv_count(&a->conv));
+	cJSON_ArrayForEach(m, a->conv.messages) {
+		if (h[i] != cachewatch_message_hash(m))
+			fatal("TANDEM_DEBUG=conv: the kept fingerprint of message %d is stale", i);
+		i++;
+	}
+	if (prompt_estimate(a) != compact_estimate(sys, a->tools, a->conv.messages))
+		fatal("TANDEM_DEBUG=conv: the kept size is %lld tokens, afresh %lld",
+		    (long long)prompt_estimate(a),
+		    (long long)compact_estimate(sys, a->tools, a->conv.messages));
+	if (conv_check_messages(a->conv.messages, true, NULL, &why) != conv_check(&a->conv, &why))
+		fatal("TANDEM_DEBUG=conv: the kept check differs from the whole one (%s)",
+		    buf_cstr(&why));
+	free(sys);
+	buf_release(&why);
+}
+
 void
 agent_call_model(struct agent *a)
 {
 	struct stream_handler sh = { agent_on_text, agent_on_thinking, agent_on_block, a };
 	struct call_request rq;
 	struct buf why = BUF_INIT(4096);
-	char *sys;
+	const uint64_t *hashes;
+	int nhashes;
 
 	if (session_error(a->session) != NULL) {
 		agent_halt(a);
@@ -432,15 +467,17 @@ agent_call_model(struct agent *a)
 		return;
 	}
 	buf_release(&why);
-	cachewatch_before(a->cw, a->sys_static, a->tools, a->model, a->conv.messages, call_clock_ms());
-	sys = prompt_system_text(a);
-	a->est_sent = compact_estimate(sys, a->tools, a->conv.messages);
-	free(sys);
+	hashes = conv_hashes(&a->conv, cachewatch_message_hash, &nhashes);
+	cachewatch_before_hashes(a->cw, a->sys_static, a->tools, a->model, hashes, nhashes,
+	    call_clock_ms());
+	a->est_sent = prompt_estimate(a);
+	if (prompt_listed(getenv("TANDEM_DEBUG"), "conv"))
+		agent_verify_conv(a);
 	memset(&rq, 0, sizeof rq);
 	rq.system_static = a->sys_static;
 	rq.system_dynamic = a->sys_dynamic;
 	rq.tools = a->tools;
-	rq.messages = a->conv.messages;
+	rq.conv = &a->conv;
 	rq.cache = a->proto == STREAM_ANTHROPIC;
 	rq.stall_on_progress = true;
 	rq.sh = &sh;

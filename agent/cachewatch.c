@@ -103,8 +103,8 @@ cw_hash_members(struct sha256_ctx *h, const cJSON *obj)
 	}
 }
 
-static uint64_t
-cw_hash_message(const cJSON *m)
+uint64_t
+cachewatch_message_hash(const cJSON *m)
 {
 	struct sha256_ctx *h = sha256_begin();
 	const char *role = json_str(m, "role", "");
@@ -132,9 +132,22 @@ void
 cachewatch_before(struct cachewatch *cw, const char *system_static, const cJSON *tools,
     const char *model, const cJSON *messages, int64_t now_ms)
 {
-	struct cw_note *n = &cw->next;
 	const cJSON *m;
-	int count = cJSON_IsArray(messages) ? cJSON_GetArraySize(messages) : 0;
+	int count = cJSON_IsArray(messages) ? cJSON_GetArraySize(messages) : 0, i = 0;
+	uint64_t *h = xcalloc((size_t)count + 1, sizeof *h);
+
+	if (count > 0)
+		cJSON_ArrayForEach(m, messages)
+			h[i++] = cachewatch_message_hash(m);
+	cachewatch_before_hashes(cw, system_static, tools, model, h, i, now_ms);
+	free(h);
+}
+
+void
+cachewatch_before_hashes(struct cachewatch *cw, const char *system_static, const cJSON *tools,
+    const char *model, const uint64_t *hashes, int count, int64_t now_ms)
+{
+	struct cw_note *n = &cw->next;
 
 	cw_hash_text(system_static, n->system);
 	cw_hash_json(tools, n->tools);
@@ -143,10 +156,9 @@ cachewatch_before(struct cachewatch *cw, const char *system_static, const cJSON 
 		n->msgs = xreallocarray(n->msgs, (size_t)count, sizeof *n->msgs);
 		n->cap = count;
 	}
-	n->nmsgs = 0;
-	if (count > 0)
-		cJSON_ArrayForEach(m, messages)
-			n->msgs[n->nmsgs++] = cw_hash_message(m);
+	n->nmsgs = count > 0 ? count : 0;
+	if (n->nmsgs > 0)
+		memcpy(n->msgs, hashes, (size_t)n->nmsgs * sizeof *n->msgs);
 	n->at_ms = now_ms;
 	n->set = true;
 }

@@ -83,6 +83,15 @@ void	cachewatch_before(struct cachewatch *, const char *system_static,
 	    const cJSON *tools, const char *model, const cJSON *messages,
 	    int64_t now_ms);
 /*
+ * The same, with the messages given by their fingerprints (a caller that
+ * keeps them, conv_hashes, hashes each message once).
+ */
+void	cachewatch_before_hashes(struct cachewatch *, const char *system_static,
+	    const cJSON *tools, const char *model, const uint64_t *hashes, int count,
+	    int64_t now_ms);
+/* The fingerprint of one message (its "_" keys left out). */
+uint64_t cachewatch_message_hash(const cJSON *message);
+/*
  * The response to the noted request arrived with usage u.  True when it
  * was a cache break, then *out (may be NULL) describes it.  Without a
  * note since the last call it does nothing and returns false.

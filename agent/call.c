@@ -3,6 +3,7 @@
  */
 #include "autoconf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +11,7 @@
 #include "agent_int.h"
 #include "call.h"
 #include "modelset.h"
+#include "prompt.h"
 
 static int64_t
 call_retry_base_ms(void)
@@ -282,6 +284,52 @@ call_on_done(void *arg, struct http_req *req, const struct http_result *r)
 	buf_release(&e.cause);
 }
 
+/*
+ * TANDEM_DEBUG=conv: a line for each request saying how much of it was
+ * made afresh, to TANDEM_DEBUG_FILE or standard error.
+ */
+static void
+call_trace_made(const struct conv *conv, size_t bytes)
+{
+	const char *path = getenv("TANDEM_DEBUG_FILE");
+	FILE *f = path != NULL && *path != '\0' ? fopen(path, "a") : NULL;
+	struct conv_made made;
+
+	conv_take_made(conv, &made);
+	fprintf(f != NULL ? f : stderr, "conv: request of %d messages, %zu bytes; made afresh: "
+	    "%d texts, %d fingerprints, %d sizes, %d checks\n", conv_count(conv), bytes,
+	    made.texts, made.hashes, made.sizes, made.checks);
+	if (f != NULL)
+		fclose(f);
+}
+
+/*
+ * TANDEM_DEBUG=conv: the body built from what the conversation keeps
+ * must be the one built from its messages alone, byte for byte.
+ */
+static void
+call_verify_body(const struct provider_request *kept, const struct buf *body)
+{
+	struct provider_request pr = *kept;
+	struct curl_slist *headers = NULL;
+	struct buf fresh = BUF_INIT(BUF_NOLIMIT);
+	char *url = NULL;
+	size_t i = 0;
+
+	pr.messages = kept->conv->messages;
+	pr.conv = NULL;
+	provider_build(&pr, &url, &headers, &fresh);
+	while (i < body->len && i < fresh.len && body->data[i] == fresh.data[i])
+		i++;
+	if (i != body->len || i != fresh.len)
+		fatal("TANDEM_DEBUG=conv: the request built from the kept messages differs at "
+		    "byte %zu of %zu from the one built afresh (%zu bytes)", i, body->len, fresh.len);
+	call_trace_made(kept->conv, body->len);
+	free(url);
+	curl_slist_free_all(headers);
+	buf_release(&fresh);
+}
+
 void
 call_start(struct agent *a, struct call *c, const struct call_request *rq, call_end_fn *end,
     int *max_tokens)
@@ -294,6 +342,7 @@ call_start(struct agent *a, struct call *c, const struct call_request *rq, call_
 	struct curl_slist *headers = NULL;
 	struct buf body = BUF_INIT(BUF_NOLIMIT);
 	char *url = NULL;
+	size_t len;
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(a, &pr);
@@ -305,8 +354,11 @@ call_start(struct agent *a, struct call *c, const struct call_request *rq, call_
 	pr.system_dynamic = rq->system_dynamic;
 	pr.tools = rq->tools;
 	pr.messages = rq->messages;
+	pr.conv = rq->conv;
 	pr.cache = rq->cache;
 	provider_build(&pr, &url, &headers, &body);
+	if (pr.conv != NULL && prompt_listed(getenv("TANDEM_DEBUG"), "conv"))
+		call_verify_body(&pr, &body);
 	if (max_tokens != NULL)
 		*max_tokens = pr.max_tokens;
 	modelset_timeouts(a, pr.max_tokens, rq->stall_on_progress, &to);
@@ -317,9 +369,9 @@ call_start(struct agent *a, struct call *c, const struct call_request *rq, call_
 	c->stall_on_progress = rq->stall_on_progress;
 	buf_init(&c->errbody, AGENT_ERRBODY_MAX);
 	c->stream = stream_new(a->proto, rq->sh != NULL ? rq->sh : &none);
-	c->req = http_post(a->http, url, headers, body.data, body.len, &to, &hh);
+	len = body.len;
+	c->req = http_post_take(a->http, url, headers, buf_detach(&body, NULL), len, &to, &hh);
 	free(url);
-	buf_release(&body);
 }
 
 void

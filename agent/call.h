@@ -66,6 +66,7 @@ struct call_request {
 	const char		*system_dynamic;	/* may be NULL */
 	const cJSON		*tools;			/* may be NULL */
 	const cJSON		*messages;
+	const struct conv	*conv;		/* or the conversation's, with what it keeps */
 	bool			 cache;		/* mark the prompt cache's breakpoints */
 	bool			 no_budget;	/* no thinking budget (a summary needs none) */
 	bool			 stall_on_progress;	/* only content keeps the stall timer off */

@@ -109,12 +109,24 @@ cm_json_bytes(const cJSON *j)
 }
 
 int64_t
-compact_estimate(const char *system, const cJSON *tools, const cJSON *messages)
+compact_estimate_bytes(const char *system, const cJSON *tools, int64_t message_bytes)
 {
 	int64_t bytes = (system != NULL ? (int64_t)strlen(system) : 0) +
-	    cm_json_bytes(tools) + cm_json_bytes(messages);
+	    cm_json_bytes(tools) + message_bytes;
 
 	return (bytes + 3) / 4;
+}
+
+int64_t
+compact_estimate(const char *system, const cJSON *tools, const cJSON *messages)
+{
+	return compact_estimate_bytes(system, tools, cm_json_bytes(messages));
+}
+
+int64_t
+compact_message_bytes(const cJSON *message)
+{
+	return cm_json_bytes(message);
 }
 
 enum compact_stage
@@ -795,11 +807,20 @@ void
 compact_auto(cJSON *messages, const char *system, const cJSON *tools, int64_t window,
     const struct compact_thresholds *th, bool summaries, struct compact_outcome *o)
 {
+	compact_auto_at(messages, system, tools, window, th, summaries,
+	    compact_estimate(system, tools, messages), o);
+}
+
+void
+compact_auto_at(cJSON *messages, const char *system, const cJSON *tools, int64_t window,
+    const struct compact_thresholds *th, bool summaries, int64_t tokens,
+    struct compact_outcome *o)
+{
 	struct compact_stats dry = { 0, 0, 0 };
 	enum compact_stage plan;
 
 	memset(o, 0, sizeof *o);
-	o->tokens_before = o->tokens_after = compact_estimate(system, tools, messages);
+	o->tokens_before = o->tokens_after = tokens;
 	plan = compact_plan(o->tokens_before, window, th);
 	if (plan >= COMPACT_MICRO && cm_micro(messages, COMPACT_KEEP_ROUNDS, false, &dry) > 0 &&
 	    (dry.bytes_saved / 4 >= window / 10 || plan >= COMPACT_COLLAPSE)) {

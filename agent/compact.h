@@ -102,6 +102,10 @@ const char *compact_stage_name(enum compact_stage);
  * with "_" are not counted (never sent).
  */
 int64_t	compact_estimate(const char *system, const cJSON *tools, const cJSON *messages);
+/* The same, with the messages counted by the caller (conv_json_bytes). */
+int64_t	compact_estimate_bytes(const char *system, const cJSON *tools, int64_t message_bytes);
+/* The bytes compact_estimate counts for one message. */
+int64_t	compact_message_bytes(const cJSON *message);
 
 /*
  * The stage the conversation is due for at tokens of window: the deepest
@@ -128,6 +132,10 @@ enum compact_stage compact_plan(int64_t tokens, int64_t window, const struct com
 void	compact_auto(cJSON *messages, const char *system, const cJSON *tools,
 	    int64_t window, const struct compact_thresholds *th, bool summaries,
 	    struct compact_outcome *out);
+/* The same, given compact_estimate of the request (a caller that keeps it). */
+void	compact_auto_at(cJSON *messages, const char *system, const cJSON *tools,
+	    int64_t window, const struct compact_thresholds *th, bool summaries,
+	    int64_t tokens, struct compact_outcome *out);
 
 /*
  * After an error answer to a request that was too big (HTTP 413, or a

@@ -17,6 +17,7 @@ compaction_applied(struct agent *a, enum compact_stage stage, int64_t before, in
 {
 	cJSON *rec = cJSON_CreateObject();
 
+	conv_changed(&a->conv);
 	cJSON_AddStringToObject(rec, "k", "replace");
 	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));
 	cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(a->conv.messages, 1));
@@ -39,6 +40,7 @@ compaction_finish(struct agent *a, const char *summary, const char *why)
 	if (summary != NULL && compact_apply_summary(a->conv.messages, a->sum.keep, summary, NULL) > 0) {
 		cJSON *rec = cJSON_CreateObject();
 
+		conv_changed(&a->conv);
 		cJSON_AddStringToObject(rec, "k", "summary");
 		cJSON_AddStringToObject(rec, "text", summary);
 		if (session_append(a->session, rec) == -1)
@@ -49,8 +51,10 @@ compaction_finish(struct agent *a, const char *summary, const char *why)
 		a->summary_failures++;
 		event_error(a->bus, 0, "the summary for compaction failed (%s); collapsing instead",
 		    why != NULL ? why : "no summary came back");
-		if (compact_collapse(a->conv.messages, a->sum.keep, NULL) > 0)
+		if (compact_collapse(a->conv.messages, a->sum.keep, NULL) > 0) {
+			conv_changed(&a->conv);
 			compaction_applied(a, COMPACT_COLLAPSE, a->sum.tokens_before, prompt_estimate(a));
+		}
 		if (a->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES)
 			event_error(a->bus, 0, "automatic compaction stopped after %d failed summaries "
 			    "in a row; use /compact to try again", a->summary_failures);
@@ -127,8 +131,8 @@ compaction_before_call(struct agent *a)
 	struct compact_outcome o;
 	char *sys = prompt_system_text(a);
 
-	compact_auto(a->conv.messages, sys, a->tools, modelset_est_window(a), &a->th,
-	    a->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, &o);
+	compact_auto_at(a->conv.messages, sys, a->tools, modelset_est_window(a), &a->th,
+	    a->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, prompt_estimate(a), &o);
 	free(sys);
 	if (o.stage != COMPACT_NONE)
 		compaction_applied(a, o.stage, o.tokens_before, o.tokens_after);
@@ -146,6 +150,7 @@ compaction_overflow(struct agent *a)
 	char *sys = prompt_system_text(a);
 
 	compact_overflow(a->conv.messages, sys, a->tools, &o);
+	conv_changed(&a->conv);
 	free(sys);
 	if (o.stage == COMPACT_NONE)
 		return false;
@@ -174,6 +179,7 @@ agent_compact(struct agent *a, const char *focus)
 	if (agent_busy(a))
 		return -1;
 	compact_micro(a->conv.messages, COMPACT_KEEP_ROUNDS, NULL);
+	conv_changed(&a->conv);
 	keep = compact_summary_keep(a->conv.messages);
 	if (keep < 0) {
 		event_error(a->bus, 0, "nothing to compact yet");

@@ -1,6 +1,8 @@
 /* The conversation model: see conv.h. */
 #include "autoconf.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -8,12 +10,235 @@
 #include "json.h"
 #include "xalloc.h"
 
+#define CONV_WIRE_ANTHROPIC	0
+#define CONV_WIRE_OPENAI	1
+#define CONV_HAVE_HASH		1u
+#define CONV_HAVE_BYTES		2u
+
+/* What is kept of one message (never the last). */
+struct conv_entry {
+	const cJSON	*m;
+	int		 stamp;		/* also in m->valueint, see conv_sync */
+	unsigned	 have;		/* CONV_HAVE_* */
+	size_t		 at[2];		/* CONV_WIRE_*: where its text starts in the joined texts */
+	int64_t		 bytes;
+};
+
+/* The tool_use ids of the messages checked: a set of strings, open addressing. */
+struct conv_ids {
+	char	**slot;
+	size_t	  cap;		/* a power of 2, or 0 */
+	size_t	  n;
+};
+
+struct conv_cache {
+	struct conv_entry *ent;
+	int		   nent, cap;
+	uint64_t	  *hash;	/* of every message, the last one's made afresh */
+	int		   hcap;
+	int64_t		   bytes;	/* the sum of the entries' bytes that are known */
+	/*
+	 * The wire texts of the first nwire[w] entries, joined by commas in
+	 * one buffer (CONV_WIRE_*): a request copies them in one go.
+	 */
+	struct buf	   wires[2];
+	int		   nwire[2];
+	int		   stamp;	/* the last stamp given */
+	const cJSON	  *last;	/* the last message, as conv_sync found it */
+	int		   count;	/* and how many there are */
+	/* conv_check's state after the first checked messages (all entries). */
+	int		   checked;
+	bool		   want_user;	/* the role of the next message */
+	cJSON		  *uses;	/* the tool_use ids of the last checked message */
+	struct conv_ids	   ids;
+	struct conv_made   made;	/* since conv_take_made */
+};
+
+static void
+conv_ids_clear(struct conv_ids *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		free(s->slot[i]);
+	free(s->slot);
+	memset(s, 0, sizeof *s);
+}
+
+/* FNV-1a. */
+static size_t
+conv_ids_hash(const char *id)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *id != '\0'; id++)
+		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static bool
+conv_ids_has(const struct conv_ids *s, const char *id)
+{
+	size_t i;
+
+	if (s->cap == 0)
+		return false;
+	for (i = conv_ids_hash(id) & (s->cap - 1); s->slot[i] != NULL; i = (i + 1) & (s->cap - 1))
+		if (strcmp(s->slot[i], id) == 0)
+			return true;
+	return false;
+}
+
+static void
+conv_ids_add(struct conv_ids *s, const char *id)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		struct conv_ids t = { NULL, s->cap > 0 ? s->cap * 2 : 64, 0 };
+		size_t k;
+
+		t.slot = xcalloc(t.cap, sizeof *t.slot);
+		for (k = 0; k < s->cap; k++) {
+			if (s->slot[k] == NULL)
+				continue;
+			for (i = conv_ids_hash(s->slot[k]) & (t.cap - 1); t.slot[i] != NULL;
+			    i = (i + 1) & (t.cap - 1))
+				;
+			t.slot[i] = s->slot[k];
+			t.n++;
+		}
+		free(s->slot);
+		*s = t;
+	}
+	for (i = conv_ids_hash(id) & (s->cap - 1); s->slot[i] != NULL; i = (i + 1) & (s->cap - 1))
+		;
+	s->slot[i] = xstrdup(id);
+	s->n++;
+}
+
+static void
+conv_check_reset(struct conv_cache *k)
+{
+	k->checked = 0;
+	k->want_user = true;
+	cJSON_Delete(k->uses);
+	k->uses = NULL;
+	conv_ids_clear(&k->ids);
+}
+
+/* Forget the entries from the index from on. */
+static void
+conv_drop(struct conv_cache *k, int from)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (from < k->nwire[i]) {
+			buf_truncate(&k->wires[i], k->ent[from].at[i]);
+			k->nwire[i] = from;
+		}
+	}
+	for (i = from; i < k->nent; i++)
+		if (k->ent[i].have & CONV_HAVE_BYTES)
+			k->bytes -= k->ent[i].bytes;
+	if (from < k->nent)
+		k->nent = from;
+	if (k->checked > k->nent)
+		conv_check_reset(k);
+}
+
+/*
+ * Line the entries up with the messages, at the cost of what is new: the
+ * newest entry's message is looked for from the end back (through live
+ * messages only, so a message freed since is never read); the messages
+ * after it are new and get entries, but for the last.  A change at the
+ * front (the first message is another) or at the end (the newest entry's
+ * message is gone) drops them all; a change in place or in the middle is
+ * not seen here: conv_changed() says so (and conv_verify() checks it).
+ * The stamp, kept in the message object's valueint (unused for an
+ * object, never printed), tells a new message from one freed before it
+ * that had the same address.
+ */
+static struct conv_cache *
+conv_sync(const struct conv *c)
+{
+	struct conv_cache *k = c->cache;
+	cJSON *head = c->messages->child, *last = conv_last(c), *m = NULL;
+	int i;
+
+	/* Messages taken away or put in at the front (compaction): all again. */
+	if (k->nent > 0 && (head != k->ent[0].m || head->valueint != k->ent[0].stamp))
+		conv_drop(k, 0);
+	if (k->nent > 0) {
+		const struct conv_entry *e = &k->ent[k->nent - 1];
+
+		for (m = last; m != NULL && m != e->m; m = m != head ? m->prev : NULL)
+			;
+		if (m == NULL || m->valueint != e->stamp) {
+			conv_drop(k, 0);
+			m = NULL;
+		} else if (m == last) {
+			/* The newest entry's message is the last again: it may grow. */
+			conv_drop(k, k->nent - 1);
+			m = m != head ? m->prev : NULL;
+		}
+	}
+	m = k->nent > 0 ? m->next : head;
+	for (i = k->nent; m != NULL && m->next != NULL; m = m->next, i++) {
+		struct conv_entry *e;
+
+		if (i >= k->cap) {
+			k->cap = k->cap > 0 ? 2 * k->cap : 64;
+			k->ent = xreallocarray(k->ent, (size_t)k->cap, sizeof *k->ent);
+		}
+		e = &k->ent[i];
+		memset(e, 0, sizeof *e);
+		k->stamp = k->stamp == INT_MAX ? 1 : k->stamp + 1;
+		e->m = m;
+		e->stamp = m->valueint = k->stamp;
+		k->nent = i + 1;
+	}
+	k->last = last;
+	k->count = last != NULL ? k->nent + 1 : 0;
+	return k;
+}
+
+int
+conv_verify(const struct conv *c, struct buf *why)
+{
+	struct conv_cache *k = conv_sync(c);
+	const cJSON *m, *last = NULL;
+	int i = 0;
+
+	cJSON_ArrayForEach(m, c->messages) {
+		if (m->next != NULL && (i >= k->nent || k->ent[i].m != m ||
+		    m->valueint != k->ent[i].stamp)) {
+			buf_printf(why, "message %d is not the one kept (a change was not told "
+			    "with conv_changed)", i);
+			return -1;
+		}
+		last = m;
+		i++;
+	}
+	if (i != k->count || last != k->last || last != conv_last(c)) {
+		buf_printf(why, "%d messages, %d kept; the last is %s", i, k->count,
+		    last == conv_last(c) ? "right" : "not cJSON's last");
+		return -1;
+	}
+	return 0;
+}
+
 void
 conv_init(struct conv *c)
 {
 	c->messages = cJSON_CreateArray();
 	if (c->messages == NULL)
 		fatal("out of memory");
+	c->cache = xcalloc(1, sizeof *c->cache);
+	buf_init(&c->cache->wires[0], BUF_NOLIMIT);
+	buf_init(&c->cache->wires[1], BUF_NOLIMIT);
+	conv_check_reset(c->cache);
 }
 
 void
@@ -21,6 +246,16 @@ conv_release(struct conv *c)
 {
 	cJSON_Delete(c->messages);
 	c->messages = NULL;
+	if (c->cache != NULL) {
+		conv_drop(c->cache, 0);
+		conv_check_reset(c->cache);
+		buf_release(&c->cache->wires[0]);
+		buf_release(&c->cache->wires[1]);
+		free(c->cache->ent);
+		free(c->cache->hash);
+		free(c->cache);
+	}
+	c->cache = NULL;
 }
 
 void
@@ -28,6 +263,117 @@ conv_clear(struct conv *c)
 {
 	conv_release(c);
 	conv_init(c);
+}
+
+void
+conv_replace(struct conv *c, cJSON *messages)
+{
+	cJSON_Delete(c->messages);
+	c->messages = messages != NULL ? messages : cJSON_CreateArray();
+	if (c->messages == NULL)
+		fatal("out of memory");
+	conv_changed(c);
+}
+
+void
+conv_changed(const struct conv *c)
+{
+	conv_drop(c->cache, 0);
+	conv_check_reset(c->cache);
+}
+
+static int
+conv_wire_index(enum stream_proto proto)
+{
+	return proto == STREAM_OPENAI ? CONV_WIRE_OPENAI : CONV_WIRE_ANTHROPIC;
+}
+
+int
+conv_append_wires(const struct conv *c, enum stream_proto proto, conv_wire_fn *wire,
+    struct buf *out, bool *first, const cJSON **last)
+{
+	struct conv_cache *k = conv_sync(c);
+	int w = conv_wire_index(proto), i, rc = 0;
+	struct buf *j = &k->wires[w];
+
+	*last = k->last;
+	for (i = k->nwire[w]; i < k->nent; i++) {
+		struct buf t = BUF_INIT(BUF_NOLIMIT);
+
+		k->ent[i].at[w] = j->len;
+		if (wire(proto, k->ent[i].m, &t) == -1)
+			fatal("out of memory");
+		/* OpenAI's may be empty (a message that becomes none). */
+		if (t.len > 0 && j->len > 0)
+			buf_putc(j, ',');
+		if (buf_append(j, t.data, t.len) == -1)
+			fatal("out of memory");
+		buf_release(&t);
+		k->nwire[w] = i + 1;
+		k->made.texts++;
+	}
+	if (j->len == 0)
+		return 0;
+	/* The texts and a little more (the last message, the end): one allocation. */
+	rc |= buf_reserve(out, j->len + 4096);
+	if (!*first)
+		rc |= buf_putc(out, ',');
+	*first = false;
+	rc |= buf_append(out, j->data, j->len);
+	return rc != 0 ? -1 : 0;
+}
+
+const uint64_t *
+conv_hashes(const struct conv *c, uint64_t (*hash)(const cJSON *), int *n)
+{
+	struct conv_cache *k = conv_sync(c);
+	int i, count = k->count;
+
+	if (count > k->hcap) {
+		k->hcap = count > 2 * k->hcap ? count : 2 * k->hcap;
+		k->hash = xreallocarray(k->hash, (size_t)k->hcap, sizeof *k->hash);
+	}
+	for (i = 0; i < k->nent; i++) {
+		if (!(k->ent[i].have & CONV_HAVE_HASH)) {
+			k->hash[i] = hash(k->ent[i].m);
+			k->ent[i].have |= CONV_HAVE_HASH;
+			k->made.hashes++;
+		}
+	}
+	if (count > 0) {
+		k->hash[count - 1] = hash(k->last);
+		k->made.hashes++;
+	}
+	*n = count;
+	return k->hash;
+}
+
+void
+conv_take_made(const struct conv *c, struct conv_made *out)
+{
+	*out = c->cache->made;
+	memset(&c->cache->made, 0, sizeof c->cache->made);
+}
+
+int64_t
+conv_json_bytes(const struct conv *c, int64_t (*size)(const cJSON *))
+{
+	struct conv_cache *k = conv_sync(c);
+	int i, count = k->count;
+
+	for (i = 0; i < k->nent; i++) {
+		struct conv_entry *e = &k->ent[i];
+
+		if (!(e->have & CONV_HAVE_BYTES)) {
+			e->bytes = size(e->m);
+			e->have |= CONV_HAVE_BYTES;
+			k->bytes += e->bytes;
+			k->made.sizes++;
+		}
+	}
+	k->made.sizes += count > 0;
+	/* As compact_estimate counts an array: brackets and commas. */
+	return 2 + k->bytes + (count > 0 ? size(k->last) + count - 1 : 0);
 }
 
 void
@@ -58,12 +404,17 @@ conv_count(const struct conv *c)
 	return cJSON_GetArraySize(c->messages);
 }
 
+/* cJSON (1.7.13 on) keeps the last item of an array as its first item's prev. */
 cJSON *
 conv_last(const struct conv *c)
 {
-	int n = cJSON_GetArraySize(c->messages);
+	cJSON *m = c->messages->child;
 
-	return n > 0 ? cJSON_GetArrayItem(c->messages, n - 1) : NULL;
+	if (m == NULL || m->prev != NULL)
+		return m != NULL ? m->prev : NULL;
+	while (m->next != NULL)
+		m = m->next;
+	return m;
 }
 
 /* The position of id in ids (an array of strings), or -1. */
@@ -179,8 +530,65 @@ out:
 	return rc;
 }
 
+/*
+ * One message against the state after the messages before it, as
+ * conv_check_messages checks it; commit: the state goes past it.
+ */
+static int
+conv_check_one(struct conv_cache *k, const cJSON *m, bool commit)
+{
+	struct buf scratch = BUF_INIT(4096);
+	const char *role = json_str(m, "role", "");
+	const cJSON *content = json_get(m, "content"), *b;
+	cJSON *uses = cJSON_CreateArray(), *empty = cJSON_CreateArray();
+	int rc = -1;
+
+	if (strcmp(role, k->want_user ? "user" : "assistant") != 0 ||
+	    conv_check_results(content, k->uses != NULL ? k->uses : empty, 0, &scratch) == -1)
+		goto out;
+	if (!k->want_user) {
+		cJSON_ArrayForEach(b, content) {
+			const char *id = json_str(b, "id", "");
+
+			if (strcmp(json_str(b, "type", ""), "tool_use") != 0)
+				continue;
+			if (conv_ids_has(&k->ids, id) || conv_id_index(uses, id) != -1)
+				goto out;
+			cJSON_AddItemToArray(uses, cJSON_CreateString(id));
+		}
+	}
+	rc = 0;
+	if (commit) {
+		cJSON_ArrayForEach(b, uses)
+			conv_ids_add(&k->ids, b->valuestring);
+		cJSON_Delete(k->uses);
+		k->uses = uses;
+		uses = NULL;
+		k->want_user = !k->want_user;
+	}
+out:
+	cJSON_Delete(uses);
+	cJSON_Delete(empty);
+	buf_release(&scratch);
+	return rc;
+}
+
 int
 conv_check(const struct conv *c, struct buf *why)
 {
+	struct conv_cache *k = conv_sync(c);
+	const cJSON *last = k->last;
+
+	for (; k->checked < k->nent; k->checked++) {
+		k->made.checks++;
+		if (conv_check_one(k, k->ent[k->checked].m, true) == -1)
+			goto full;
+	}
+	k->made.checks += last != NULL;
+	if (last == NULL || conv_check_one(k, last, false) == 0)
+		return 0;
+full:
+	/* A fault: the whole check again, for its sentence. */
+	conv_check_reset(k);
 	return conv_check_messages(c->messages, true, NULL, why);
 }

@@ -10,19 +10,38 @@
 #define TANDEM_CONV_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
-struct buf;
+#include "stream.h"
 
+struct buf;
+struct conv_cache;
+
+/*
+ * Besides the messages, what a request needs of each message but the last
+ * is kept (conv_cache, conv.c's): its text on the wire, its fingerprint
+ * for the cache watcher, its size for compaction, whether it was checked.
+ * So building a request costs what is new in it.  The last message is
+ * never kept: it may still grow (record_extend_last).  Messages added
+ * with conv_add, or taken away from the end or the front, are noticed by
+ * themselves; whoever changes a message in place or takes one from the
+ * middle calls conv_changed(), and a new array comes with conv_replace().
+ */
 struct conv {
-	cJSON	*messages;
+	cJSON			*messages;
+	struct conv_cache	*cache;
 };
 
 void	conv_init(struct conv *);
 void	conv_release(struct conv *);
 /* Drop every message. */
 void	conv_clear(struct conv *);
+/* Use messages (an array, taken) instead of the conversation's. */
+void	conv_replace(struct conv *, cJSON *messages);
+/* Messages were changed in place (compaction, a rewind): forget what was kept. */
+void	conv_changed(const struct conv *);
 void	conv_add_user_text(struct conv *, const char *text, int turn);
 /* content: an array of blocks (taken). */
 void	conv_add(struct conv *, const char *role, cJSON *content, int turn);
@@ -39,7 +58,43 @@ cJSON	*conv_last(const struct conv *);
  * (bad may be NULL).
  */
 int	conv_check_messages(const cJSON *messages, bool open_end, int *bad, struct buf *why);
-/* conv_check_messages of the whole conversation, with an open end. */
+/*
+ * conv_check_messages of the whole conversation, with an open end; the
+ * messages checked before are not checked again.
+ */
 int	conv_check(const struct conv *, struct buf *why);
+/* One message's text on the wire of proto, appended to out: 0, or -1. */
+typedef int conv_wire_fn(enum stream_proto, const cJSON *message, struct buf *out);
+/*
+ * What is kept of each message is made by the caller's function, the same
+ * one for each kind every time (provider_message_wire, cachewatch_message_hash,
+ * compact_message_bytes): conv.c knows the messages, not the wire.
+ *
+ * The wire texts of every message but the last, made once each, joined
+ * by commas, appended to out after a comma unless *first (then cleared;
+ * nothing at all when there are none).  The last message in *last (NULL:
+ * none).  0, or -1 when out is full.
+ */
+int	conv_append_wires(const struct conv *, enum stream_proto, conv_wire_fn *,
+	    struct buf *out, bool *first, const cJSON **last);
+/* The fingerprint of each message, *n of them (the last one's made afresh). */
+const uint64_t *conv_hashes(const struct conv *, uint64_t (*hash)(const cJSON *), int *n);
+/* The size of the messages as an array: 2 + the sizes + a comma between two. */
+int64_t	conv_json_bytes(const struct conv *, int64_t (*size)(const cJSON *));
+
+/* How much was made afresh, not taken from what was kept (TANDEM_DEBUG=conv). */
+struct conv_made {
+	int	texts;		/* wire texts */
+	int	hashes;		/* fingerprints */
+	int	sizes;		/* sizes */
+	int	checks;		/* messages checked */
+};
+/* Since the last call (which resets the counts). */
+void	conv_take_made(const struct conv *, struct conv_made *);
+/*
+ * Whether what is kept lines up with the messages, walking all of them
+ * (TANDEM_DEBUG=conv): 0, or -1 with why.
+ */
+int	conv_verify(const struct conv *, struct buf *why);
 
 #endif

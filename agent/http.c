@@ -403,17 +403,17 @@ http_start_failed(struct ev_loop *loop, void *arg)
 	http_req_free(req);
 }
 
-/* POST body, or GET when body is NULL. */
+/* POST body (taken), or GET when body is NULL. */
 static struct http_req *
 http_request(struct http *http, const char *url, struct curl_slist *headers,
-    const char *body, size_t len, const struct http_timeouts *to,
+    char *body, size_t len, const struct http_timeouts *to,
     const struct http_handler *h)
 {
 	struct http_req *req = xcalloc(1, sizeof *req);
 
 	req->http = http;
 	req->headers = headers;
-	req->body = body != NULL ? xmemdup(body, len) : NULL;
+	req->body = body;
 	req->h = *h;
 	req->to = *to;
 	req->next = http->reqs;
@@ -463,7 +463,14 @@ http_post(struct http *http, const char *url, struct curl_slist *headers,
     const char *body, size_t len, const struct http_timeouts *to,
     const struct http_handler *h)
 {
-	return http_request(http, url, headers, body != NULL ? body : "", len, to, h);
+	return http_request(http, url, headers, xmemdup(body != NULL ? body : "", len), len, to, h);
+}
+
+struct http_req *
+http_post_take(struct http *http, const char *url, struct curl_slist *headers,
+    char *body, size_t len, const struct http_timeouts *to, const struct http_handler *h)
+{
+	return http_request(http, url, headers, body != NULL ? body : xstrdup(""), len, to, h);
 }
 
 struct http_req *

@@ -70,6 +70,10 @@ void		 http_free(struct http *);
 struct http_req	*http_post(struct http *, const char *url, struct curl_slist *headers,
 		    const char *body, size_t len, const struct http_timeouts *,
 		    const struct http_handler *);
+/* The same with body taken over (malloc'd; freed with the request), not copied. */
+struct http_req	*http_post_take(struct http *, const char *url, struct curl_slist *headers,
+		    char *body, size_t len, const struct http_timeouts *,
+		    const struct http_handler *);
 /* GET url, likewise. */
 struct http_req	*http_get(struct http *, const char *url, struct curl_slist *headers,
 		    const struct http_timeouts *, const struct http_handler *);

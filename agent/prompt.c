@@ -205,7 +205,8 @@ int64_t
 prompt_estimate(const struct agent *a)
 {
 	char *sys = prompt_system_text(a);
-	int64_t t = compact_estimate(sys, a->tools, a->conv.messages);
+	int64_t t = compact_estimate_bytes(sys, a->tools,
+	    conv_json_bytes(&a->conv, compact_message_bytes));
 
 	free(sys);
 	return t;

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "attach.h"
+#include "conv.h"
 #include "provider.h"
 #include "xalloc.h"
 
@@ -69,55 +70,76 @@ provider_has_private_keys(const cJSON *block)
 }
 
 /*
- * The messages as the Anthropic API takes them, written straight into out
+ * One message as the Anthropic API takes it, written straight into out
  * (copying a long conversation block by block would cost more than
- * printing it); the newest block gets a cache breakpoint.
+ * printing it); mark: its last block gets a cache breakpoint.
  */
 static int
-anthropic_append_messages(struct buf *out, const cJSON *messages, bool cache)
+anthropic_append_message(struct buf *out, const cJSON *m, bool mark_last)
 {
-	const cJSON *m, *b;
-	int rc = buf_putc(out, '[');
+	const cJSON *content = json_get(m, "content"), *b;
+	const char *role = json_str(m, "role", "user");
+	int rc = buf_puts(out, "{\"role\":\"");
 
-	cJSON_ArrayForEach(m, messages) {
-		const cJSON *content = json_get(m, "content");
-		bool last_msg = m->next == NULL;
+	rc |= buf_json_escape(out, role, strlen(role));
+	rc |= buf_puts(out, "\",\"content\":[");
+	if (cJSON_IsString(content)) {
+		rc |= buf_puts(out, "{\"type\":\"text\",\"text\":\"");
+		rc |= buf_json_escape(out, content->valuestring, strlen(content->valuestring));
+		rc |= buf_puts(out, mark_last ?
+		    "\",\"cache_control\":{\"type\":\"ephemeral\"}}" : "\"}");
+	} else {
+		cJSON_ArrayForEach(b, content) {
+			const char *t = json_str(b, "type", "");
+			/* Thinking blocks cannot carry a breakpoint. */
+			bool mark = mark_last && b->next == NULL &&
+			    strcmp(t, "thinking") != 0 && strcmp(t, "redacted_thinking") != 0;
 
-		if (m != messages->child)
-			rc |= buf_putc(out, ',');
-		rc |= buf_puts(out, "{\"role\":\"");
-		rc |= buf_json_escape(out, json_str(m, "role", "user"), strlen(json_str(m, "role", "user")));
-		rc |= buf_puts(out, "\",\"content\":[");
-		if (cJSON_IsString(content)) {
-			rc |= buf_puts(out, "{\"type\":\"text\",\"text\":\"");
-			rc |= buf_json_escape(out, content->valuestring, strlen(content->valuestring));
-			rc |= buf_puts(out, last_msg && cache ?
-			    "\",\"cache_control\":{\"type\":\"ephemeral\"}}" : "\"}");
-		} else {
-			cJSON_ArrayForEach(b, content) {
-				const char *t = json_str(b, "type", "");
-				/* Thinking blocks cannot carry a breakpoint. */
-				bool mark = cache && last_msg && b->next == NULL &&
-				    strcmp(t, "thinking") != 0 && strcmp(t, "redacted_thinking") != 0;
+			if (b != content->child)
+				rc |= buf_putc(out, ',');
+			if (mark || provider_has_private_keys(b)) {
+				/* An image the conversation names by its file: its bytes now. */
+				cJSON *c = strcmp(t, "image") == 0 && json_get(b, "_file") != NULL ?
+				    attach_image_request(b) : json_get(b, "_images") != NULL ?
+				    attach_result_request(b) : provider_clean_block(b);
 
-				if (b != content->child)
-					rc |= buf_putc(out, ',');
-				if (mark || provider_has_private_keys(b)) {
-					/* An image the conversation names by its file: its bytes now. */
-					cJSON *c = strcmp(t, "image") == 0 && json_get(b, "_file") != NULL ?
-					    attach_image_request(b) : json_get(b, "_images") != NULL ?
-					    attach_result_request(b) : provider_clean_block(b);
-
-					if (mark)
-						cJSON_AddItemToObject(c, "cache_control", provider_ephemeral());
-					rc |= json_append(out, c);
-					cJSON_Delete(c);
-				} else {
-					rc |= json_append(out, b);
-				}
+				if (mark)
+					cJSON_AddItemToObject(c, "cache_control", provider_ephemeral());
+				rc |= json_append(out, c);
+				cJSON_Delete(c);
+			} else {
+				rc |= json_append(out, b);
 			}
 		}
-		rc |= buf_puts(out, "]}");
+	}
+	rc |= buf_puts(out, "]}");
+	return rc != 0 ? -1 : 0;
+}
+
+/*
+ * The messages, the newest block with a cache breakpoint.  Those of a
+ * conversation but the last come as it keeps them (conv_append_wires).
+ */
+static int
+anthropic_append_messages(struct buf *out, const struct provider_request *r)
+{
+	const cJSON *m, *last;
+	bool first = true;
+	int rc = buf_putc(out, '[');
+
+	if (r->conv != NULL) {
+		rc |= conv_append_wires(r->conv, STREAM_ANTHROPIC, provider_message_wire, out, &first, &last);
+		if (last != NULL) {
+			if (!first)
+				rc |= buf_putc(out, ',');
+			rc |= anthropic_append_message(out, last, r->cache);
+		}
+	} else {
+		cJSON_ArrayForEach(m, r->messages) {
+			if (m != r->messages->child)
+				rc |= buf_putc(out, ',');
+			rc |= anthropic_append_message(out, m, r->cache && m->next == NULL);
+		}
 	}
 	rc |= buf_putc(out, ']');
 	return rc != 0 ? -1 : 0;
@@ -260,7 +282,7 @@ anthropic_build(const struct provider_request *r, char **url,
 	buf_truncate(body, body->len - 1);
 	rc = buf_puts(body, ",\"messages\":");
 	if (rc == 0)
-		rc = anthropic_append_messages(body, r->messages, r->cache);
+		rc = anthropic_append_messages(body, r);
 	if (rc == 0)
 		rc = buf_putc(body, '}');
 	return rc;
@@ -391,12 +413,55 @@ openai_add_assistant(cJSON *out, const cJSON *content)
 	buf_release(&text);
 }
 
+/*
+ * The OpenAI messages one conversation message becomes (none or more),
+ * each after a comma unless *first.
+ */
+static int
+openai_append_message(struct buf *out, const cJSON *m, bool *first)
+{
+	cJSON *msgs = cJSON_CreateArray(), *it;
+	int rc = 0;
+
+	if (msgs == NULL)
+		fatal("out of memory");
+	if (strcmp(json_str(m, "role", ""), "assistant") == 0)
+		openai_add_assistant(msgs, json_get(m, "content"));
+	else
+		openai_add_user(msgs, json_get(m, "content"));
+	cJSON_ArrayForEach(it, msgs) {
+		if (!*first)
+			rc |= buf_putc(out, ',');
+		*first = false;
+		rc |= json_append(out, it);
+	}
+	cJSON_Delete(msgs);
+	return rc != 0 ? -1 : 0;
+}
+
+int
+provider_message_wire(enum stream_proto proto, const cJSON *m, struct buf *out)
+{
+	bool first = true;
+
+	if (proto == STREAM_OPENAI)
+		return openai_append_message(out, m, &first);
+	return anthropic_append_message(out, m, false);
+}
+
+/*
+ * The request object is printed whole but for its messages and tools,
+ * which follow in the order cJSON would print them: the messages but the
+ * newest come as the conversation keeps them.
+ */
 static int
 openai_build(const struct provider_request *r, char **url,
     struct curl_slist **headers, struct buf *body)
 {
-	cJSON *req = cJSON_CreateObject(), *msgs, *m, *so, *tools, *t;
+	cJSON *req = cJSON_CreateObject(), *m, *so, *tools, *t;
+	const cJSON *it, *last;
 	struct buf sys = BUF_INIT(BUF_NOLIMIT);
+	bool first = true;
 	int rc;
 
 	*url = provider_url(r->base_url, "/v1/chat/completions");
@@ -411,7 +476,12 @@ openai_build(const struct provider_request *r, char **url,
 	    r->max_tokens);
 	if (r->effort != NULL && r->effort[0] != '\0')
 		cJSON_AddStringToObject(req, "reasoning_effort", r->effort);
-	msgs = cJSON_AddArrayToObject(req, "messages");
+	rc = json_append(body, req);
+	cJSON_Delete(req);
+	if (rc == -1 || body->len == 0)
+		return -1;
+	buf_truncate(body, body->len - 1);
+	rc |= buf_puts(body, ",\"messages\":[");
 	buf_puts(&sys, r->system_static);
 	if (r->system_dynamic != NULL && r->system_dynamic[0] != '\0') {
 		buf_puts(&sys, "\n\n");
@@ -420,16 +490,21 @@ openai_build(const struct provider_request *r, char **url,
 	m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "role", "system");
 	cJSON_AddStringToObject(m, "content", buf_cstr(&sys));
-	cJSON_AddItemToArray(msgs, m);
+	rc |= json_append(body, m);
+	cJSON_Delete(m);
 	buf_release(&sys);
-	cJSON_ArrayForEach(m, r->messages) {
-		if (strcmp(json_str(m, "role", ""), "assistant") == 0)
-			openai_add_assistant(msgs, json_get(m, "content"));
-		else
-			openai_add_user(msgs, json_get(m, "content"));
+	first = false;
+	if (r->conv != NULL) {
+		rc |= conv_append_wires(r->conv, STREAM_OPENAI, provider_message_wire, body, &first, &last);
+		if (last != NULL)
+			rc |= openai_append_message(body, last, &first);
+	} else {
+		cJSON_ArrayForEach(it, r->messages)
+			rc |= openai_append_message(body, it, &first);
 	}
+	rc |= buf_putc(body, ']');
 	if (r->tools != NULL && cJSON_GetArraySize(r->tools) > 0) {
-		tools = cJSON_AddArrayToObject(req, "tools");
+		tools = cJSON_CreateArray();
 		cJSON_ArrayForEach(t, r->tools) {
 			cJSON *ot = cJSON_CreateObject(), *fn;
 
@@ -441,10 +516,12 @@ openai_build(const struct provider_request *r, char **url,
 			    cJSON_Duplicate(json_get(t, "input_schema"), 1));
 			cJSON_AddItemToArray(tools, ot);
 		}
+		rc |= buf_puts(body, ",\"tools\":");
+		rc |= json_append(body, tools);
+		cJSON_Delete(tools);
 	}
-	rc = json_append(body, req);
-	cJSON_Delete(req);
-	return rc;
+	rc |= buf_putc(body, '}');
+	return rc != 0 ? -1 : 0;
 }
 
 int

@@ -19,6 +19,8 @@
 #include "buf.h"
 #include "stream.h"
 
+struct conv;
+
 /* What the request says of thinking: only what the model takes (models.h). */
 enum provider_thinking {
 	PROVIDER_THINK_NONE,		/* nothing: the model's default */
@@ -44,6 +46,7 @@ struct provider_request {
 	const char	*system_dynamic;	/* date, cwd, branch, memory files */
 	const cJSON	*tools;		/* [{name, description, input_schema}] */
 	const cJSON	*messages;	/* Anthropic-shaped */
+	const struct conv *conv;	/* or these, with the texts it keeps (then messages is not read) */
 	bool		 cache;		/* place cache_control breakpoints */
 };
 
@@ -71,6 +74,13 @@ const char *provider_default_base(enum stream_proto);
  */
 void	provider_error_text(const char *body, size_t n, long status,
 	    struct buf *out, struct buf *type);
+
+/*
+ * One message of the Anthropic shape on the wire of proto, appended to
+ * out: Anthropic's without a cache breakpoint; OpenAI's none or more
+ * messages, joined by commas.  0, or -1 when out is full.
+ */
+int	provider_message_wire(enum stream_proto, const cJSON *message, struct buf *out);
 
 /* A deep copy of a content block without the "_" keys. */
 cJSON	*provider_clean_block(const cJSON *block);

@@ -147,8 +147,7 @@ resume_reload(struct agent *a, struct buf *report)
 		return -1;
 	a->session = NULL;
 	resume_use_session(a, s);
-	cJSON_Delete(a->conv.messages);
-	a->conv.messages = session_take_messages(s);
+	conv_replace(&a->conv, session_take_messages(s));
 	if (session_turns(s) > a->turn)
 		a->turn = session_turns(s);
 	a->unsaved_told = false;
@@ -360,8 +359,7 @@ resume_start_session(struct agent *a, const char *resume_id, bool fork, char *er
 	}
 	resume_use_session(a, sess);
 	if (resume_id != NULL) {
-		cJSON_Delete(a->conv.messages);
-		a->conv.messages = session_take_messages(old != NULL ? old : sess);
+		conv_replace(&a->conv, session_take_messages(old != NULL ? old : sess));
 		if (old != NULL) {
 			struct buf src = BUF_INIT(8192);
 
@@ -436,8 +434,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 		return -1;
 	}
 	buf_release(&err);
-	cJSON_Delete(a->conv.messages);
-	a->conv.messages = session_take_messages(sess);
+	conv_replace(&a->conv, session_take_messages(sess));
 	resume_use_session(a, sess);
 	a->turn = session_turns(sess);
 	a->unsaved_told = false;

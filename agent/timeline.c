@@ -351,6 +351,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	}
 	while (conv_count(&a->conv) > keep)
 		cJSON_DeleteItemFromArray(a->conv.messages, conv_count(&a->conv) - 1);
+	conv_changed(&a->conv);
 	if ((what & REWIND_CONVERSATION) && nremoved > 0)
 		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
 	else if (what & REWIND_CONVERSATION)
@@ -460,6 +461,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		if (turn > 0 && json_int(m, "_turn", 0) > turn)
 			cJSON_Delete(cJSON_DetachItemViaPointer(a->conv.messages, m));
 	}
+	conv_changed(&a->conv);
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
 	/* its turns keep their tools, files, tokens and times (read before the source is closed) */
 	hist = resume_fork_history(a->session, turn, a->conv.messages);

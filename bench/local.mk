@@ -106,3 +106,9 @@ EXTRA_DIST += bench/keeper_bench.sh
 bench: bench-keeper
 bench-keeper: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/keeper_bench.sh ./tandem$(EXEEXT) ./tests/mockmodel$(EXEEXT) 300
+# session: CPU per round at round 10 and at round 2,000 of one session, and peak RSS.
+EXTRA_DIST += bench/session_bench.sh
+.PHONY: bench-session
+bench: bench-session
+bench-session: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/session_bench.sh . 2000

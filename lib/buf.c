@@ -54,6 +54,12 @@ buf_grow(struct buf *b, size_t n)
 }
 
 int
+buf_reserve(struct buf *b, size_t n)
+{
+	return buf_grow(b, n);
+}
+
+int
 buf_append(struct buf *b, const void *p, size_t n)
 {
 	if (buf_grow(b, n) == -1)

@@ -33,6 +33,8 @@ void	 buf_release(struct buf *b);
 void	 buf_reset(struct buf *b);
 /* 0, or -1 when the limit would be passed (the buffer is then released). */
 int	 buf_append(struct buf *b, const void *p, size_t n);
+/* Room for n more bytes in one allocation (what is known to come); -1 past the limit. */
+int	 buf_reserve(struct buf *b, size_t n);
 int	 buf_puts(struct buf *b, const char *s);
 int	 buf_putc(struct buf *b, int c);
 int	 buf_printf(struct buf *b, const char *fmt, ...)

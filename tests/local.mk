@@ -93,3 +93,5 @@ kill-campaign: all
 	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) KILL_CASES=$${KILL_CASES:-150} \
 	    $(SHELL) $(srcdir)/tests/it/killcampaign.sh
 .PHONY: kill-campaign
+# Requests built from what the conversation keeps: byte for byte the whole build (TANDEM_DEBUG=conv).
+IT_TESTS += tests/it/reqcache.sh

@@ -1056,6 +1056,170 @@ T_TEST(digest_lists_are_capped_and_unique)
 	conv_release(&c);
 }
 
+/* --- what the conversation keeps of its messages (conv.c) -------------------- */
+
+static int made;
+
+static int64_t
+count_bytes(const cJSON *m)
+{
+	made++;
+	return compact_message_bytes(m);
+}
+
+static uint64_t
+count_hash(const cJSON *m)
+{
+	char *s = json_print(m);
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	made++;
+	for (i = 0; s[i] != '\0'; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	free(s);
+	return h;
+}
+
+static int
+print_wire(enum stream_proto proto, const cJSON *m, struct buf *out)
+{
+	(void)proto;
+	made++;
+	return json_append(out, m);
+}
+
+/* The size, the fingerprints, the wire and the check, against the messages afresh. */
+static bool
+kept_is_fresh(const struct conv *c)
+{
+	struct buf why = BUF_INIT(4096), w = BUF_INIT(BUF_NOLIMIT), fresh = BUF_INIT(BUF_NOLIMIT);
+	const uint64_t *h;
+	const cJSON *m, *last = NULL;
+	bool ok = true, first = true;
+	int n, i = 0;
+
+	ok &= compact_estimate_bytes(NULL, NULL, conv_json_bytes(c, count_bytes)) ==
+	    compact_estimate(NULL, NULL, c->messages);
+	h = conv_hashes(c, count_hash, &n);
+	ok &= n == conv_count(c);
+	cJSON_ArrayForEach(m, c->messages) {
+		ok &= i < n && h[i] == count_hash(m);
+		if (m->next != NULL) {
+			if (fresh.len > 0)
+				buf_putc(&fresh, ',');
+			json_append(&fresh, m);
+		}
+		i++;
+	}
+	conv_append_wires(c, STREAM_ANTHROPIC, print_wire, &w, &first, &last);
+	ok &= last == conv_last(c) && w.len == fresh.len &&
+	    (w.len == 0 || memcmp(w.data, fresh.data, w.len) == 0);
+	ok &= conv_check(c, &why) == conv_check_messages(c->messages, true, NULL, &why);
+	ok &= conv_verify(c, &why) == 0;
+	if (!ok)
+		printf("# kept state differs: %s\n", buf_cstr(&why));
+	buf_release(&why);
+	buf_release(&w);
+	buf_release(&fresh);
+	return ok;
+}
+
+T_TEST(conv_keeps_each_message_once)
+{
+	struct conv c;
+	cJSON *a;
+	int n;
+
+	ids = 0;
+	gen_session(&c, 3, 4, 300);
+	n = conv_count(&c);
+	made = 0;
+	T_EQ_INT((int)conv_json_bytes(&c, count_bytes), (int)conv_json_bytes(&c, count_bytes));
+	/* Every message the first time; then only the last, made afresh each time. */
+	T_EQ_INT(made, n + 1);
+	made = 0;
+	conv_hashes(&c, count_hash, &n);
+	conv_hashes(&c, count_hash, &n);
+	T_EQ_INT(made, n + 1);
+	T_OK(kept_is_fresh(&c));
+	/* Two more messages: the old last and the first new one are made, and the new last. */
+	gen_turn(&c, 4, 0, 300);
+	made = 0;
+	conv_hashes(&c, count_hash, &n);
+	T_EQ_INT(made, 3);
+	T_OK(kept_is_fresh(&c));
+	/* The last message grows (record_extend_last): never kept, so never stale. */
+	a = cJSON_CreateArray();
+	cJSON_AddItemToArray(a, text_block("And one more thing."));
+	conv_add(&c, "user", a, 5);
+	T_OK(kept_is_fresh(&c));
+	cJSON_AddItemToArray(json_get(conv_last(&c), "content"), text_block("Joined."));
+	T_OK(kept_is_fresh(&c));
+	/* Compaction changes the front: seen without being told. */
+	compact_collapse(c.messages, 1, NULL);
+	T_OK(kept_is_fresh(&c));
+	/* A change in place must be told. */
+	gen_turn(&c, 6, 6, 3000);
+	T_OK(kept_is_fresh(&c));
+	T_OK(compact_micro(c.messages, 1, NULL) > 0);
+	conv_changed(&c);
+	T_OK(kept_is_fresh(&c));
+	/* Messages taken from the end (a rewind), then others added at the same place. */
+	cJSON_DeleteItemFromArray(c.messages, conv_count(&c) - 1);
+	cJSON_DeleteItemFromArray(c.messages, conv_count(&c) - 1);
+	cJSON_DeleteItemFromArray(c.messages, conv_count(&c) - 1);
+	T_OK(kept_is_fresh(&c));
+	gen_turn(&c, 7, 2, 300);
+	T_OK(kept_is_fresh(&c));
+	conv_replace(&c, cJSON_Parse("[{\"role\":\"user\",\"content\":\"hi\"}]"));
+	T_OK(kept_is_fresh(&c));
+	conv_release(&c);
+}
+
+T_TEST(conv_check_kept_agrees_on_faults)
+{
+	struct conv c;
+	struct buf why = BUF_INIT(4096), whole = BUF_INIT(4096);
+	cJSON *uses, *results, *u;
+
+	ids = 0;
+	gen_session(&c, 2, 3, 100);
+	T_EQ_INT(conv_check(&c, &why), 0);
+	/* A tool_use id that an earlier message used: refused, with the whole check's words. */
+	conv_add_user_text(&c, "again", 3);
+	uses = cJSON_CreateArray();
+	results = cJSON_CreateArray();
+	tool_round_call(uses, results, "read_file", "{\"path\":\"a\"}", 10, false);
+	u = cJSON_GetArrayItem(uses, 0);
+	cJSON_ReplaceItemInObjectCaseSensitive(u, "id", cJSON_CreateString("toolu_0001"));
+	cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(results, 0), "tool_use_id",
+	    cJSON_CreateString("toolu_0001"));
+	conv_add(&c, "assistant", uses, 3);
+	T_EQ_INT(conv_check(&c, &why), -1);
+	T_EQ_INT(conv_check_messages(c.messages, true, NULL, &whole), -1);
+	T_EQ_STR(buf_cstr(&why), buf_cstr(&whole));
+	T_CONTAINS(buf_cstr(&why), "repeats the tool_use toolu_0001");
+	/* Answered and checked again: still the same fault, now inside what is kept. */
+	conv_add(&c, "user", results, 3);
+	buf_reset(&why);
+	T_EQ_INT(conv_check(&c, &why), -1);
+	T_CONTAINS(buf_cstr(&why), "repeats the tool_use toolu_0001");
+	/* Two user messages in a row. */
+	conv_release(&c);
+	ids = 0;
+	gen_session(&c, 1, 2, 100);
+	T_EQ_INT(conv_check(&c, &why), 0);
+	conv_add_user_text(&c, "one", 2);
+	conv_add_user_text(&c, "two", 2);
+	buf_reset(&why);
+	T_EQ_INT(conv_check(&c, &why), -1);
+	T_CONTAINS(buf_cstr(&why), "expected assistant");
+	conv_release(&c);
+	buf_release(&why);
+	buf_release(&whole);
+}
+
 int
 main(void)
 {
@@ -1081,5 +1245,7 @@ main(void)
 	T_RUN(hostile_input);
 	T_RUN(string_contents);
 	T_RUN(digest_lists_are_capped_and_unique);
+	T_RUN(conv_keeps_each_message_once);
+	T_RUN(conv_check_kept_agrees_on_faults);
 	return t_done();
 }

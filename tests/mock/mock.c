@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "sha256.h"
 #include "file.h"
 #include "json.h"
 #include "mock/mock.h"
@@ -401,6 +402,7 @@ call_log(struct call *k, const struct reply *r)
 {
 	struct mock *m = k->m;
 	struct req *rq = k->rq;
+	char hex[SHA256_HEX_LEN + 1];
 	cJSON *o;
 
 	if (m->log == NULL)
@@ -409,6 +411,9 @@ call_log(struct call *k, const struct reply *r)
 	cJSON_AddNumberToObject(o, "n", k->n);
 	mock_log_request_head(o, rq);
 	cJSON_AddNumberToObject(o, "body_bytes", (double)rq->body.len);
+	/* The bytes as sent, to compare two clients' requests byte for byte. */
+	sha256_hex(rq->body.data != NULL ? rq->body.data : "", rq->body.len, hex);
+	cJSON_AddStringToObject(o, "body_sha256", hex);
 	/* A reference, not a copy: a long session's bodies are large. */
 	if (m->log_no_body)
 		cJSON_AddNullToObject(o, "body");
