@@ -35,16 +35,22 @@ tui_keys Tab
 tui_check_input "Tab again takes the next" '› look at @[a-z/]*m[a-z/]*\.c$'
 tui_absent "the first is no longer the chosen one" '\[src/main\.c\]'
 tui_keys C-u
-# Once the index is older than 10 s, a Tab lists the workspace again: the cycle still goes on.
-sleep 11
-tui_type "look at @mc"
-tui_keys Tab
-tui_check_input "with an old index, Tab completes" '› look at @src/main\.c$'
-sleep 0.5
-tui_keys Tab
-tui_check_input "and Tab again still takes the next" '› look at @[a-z/]*m[a-z/]*\.c$'
-tui_absent "not the first again" '\[src/main\.c\]'
-tui_keys C-u
+# Once the index is older than 10 s, a Tab lists the workspace again: the
+# cycle still goes on, at each size.
+for size in "100 30" "160 45" "220 60"; do
+	set -- $size
+	tui_tmux resize-window -t t -x "$1" -y "$2"
+	sleep 11
+	tui_type "look at @mc"
+	tui_keys Tab
+	tui_check_input "$1x$2: with an old index, Tab completes" '› look at @src/main\.c$'
+	sleep 0.5
+	tui_keys Tab
+	tui_check_input "$1x$2: and Tab again still takes the next" '› look at @[a-z/]*m[a-z/]*\.c$'
+	tui_absent "$1x$2: not the first again" '\[src/main\.c\]'
+	tui_keys C-u
+done
+tui_tmux resize-window -t t -x 100 -y 30
 tui_type "@ignoredfile"
 tui_keys Tab
 tui_check "a git-ignored file is not in the index" 'no file in the workspace matches @ignoredfile'
