@@ -68,7 +68,7 @@ draw_ascii(uint32_t cp, int cols)
 		{ 0x25b8, ">" }, { 0x25b4, "^" }, { 0x25be, "v" }, { 0x25c0, "<" }, { 0x25cf, "*" },
 		{ 0x25e6, "o" }, { 0x2713, "v" }, { 0x2714, "v" }, { 0x2717, "x" }, { 0x2718, "x" },
 		{ 0x270e, "e" }, { 0x27f2, "@" }, { 0x2588, "#" }, { 0x2591, ":" }, { 0x2592, ":" },
-		{ 0x2593, "#" },
+		{ 0x2593, "#" }, { 0x26a0, "!" }, { 0x2234, ":" }, { 0x25cc, "o" }, { 0x25c6, "*" },
 	};
 	/* A spinner's braille frames, in their order, as a turning bar. */
 	static const uint32_t spin[] = {

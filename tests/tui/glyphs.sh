@@ -68,6 +68,11 @@ tui_keys '?'
 tui_wait 'Ctrl+T' >/dev/null
 tui_ok "$(ascii_only; echo $?)" "TERM=linux: nor in the key help"
 tui_keys Escape
+# An approval waiting (the status bar's mark, the diff, the approval line).
+tui_start 80 24 "$TUI_DATA/approval.jsonl"
+tui_next
+tui_wait 'Apply this edit' >/dev/null
+tui_ok "$(ascii_only; echo $?)" "TERM=linux: nor while an approval waits"
 for size in "160 45" "220 60"; do
 	set -- $size
 	tui_start "$1" "$2" "$TUI_DATA/tools.jsonl"
