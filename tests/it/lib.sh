@@ -93,3 +93,20 @@ node_tap() {
 }
 
 trap 'mock_stop' EXIT
+
+# bash_run ID COMMAND [tandem args...]: one run_bash call through the mock,
+# headless; its events in $T/ID.jsonl, its stderr in $T/ID.err.
+bash_run() {
+	local id=$1 cmd=$2
+	shift 2
+	mock_start "$(scenario "$id" <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_$id","name":"run_bash","input":$(jq -nc --arg c "$cmd" '{command:$c}')}],"stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+	"$TANDEM" -p x --output-format events "$@" >"$T/$id.jsonl" 2>"$T/$id.err"
+}
+# result ID: the tool result of bash_run ID.
+result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }

@@ -15,20 +15,6 @@ OUTSIDE="$top_builddir/sandbox-probe.$$"
 mkdir -p "$OUTSIDE"
 trap 'rm -rf "$OUTSIDE"; mock_stop' EXIT
 
-# bash_run ID COMMAND [tandem args...]: one run_bash call through the mock.
-bash_run() {
-	local id=$1 cmd=$2
-	shift 2
-	mock_start "$(scenario "$id" <<J
-{"responses":[
- {"tool_uses":[{"id":"toolu_$id","name":"run_bash","input":$(jq -nc --arg c "$cmd" '{command:$c}')}],"stop_reason":"tool_use"},
- {"text":"ok","stop_reason":"end_turn"}
-]}
-J
-)"
-	"$TANDEM" -p x --output-format events "$@" >"$T/$id.jsonl" 2>"$T/$id.err"
-}
-result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
 # check_all DESCRIPTION TEST...: ok when every TEST (shell text, run by eval) succeeds.
 check_all() { local d=$1 c; shift; for c in "$@"; do eval "$c" || { fail "$d"; return; }; done; ok "$d"; }
 sandbox_active() { jq -r 'select(.type=="sandbox") | .active' "$T/$1.jsonl"; }

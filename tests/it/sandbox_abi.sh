@@ -16,19 +16,6 @@ cd "$T/ws" || exit 1
 git init -q . && mkdir -p .tandem secret && echo hidden >secret/key
 trap 'kill $SERVERS 2>/dev/null; mock_stop' EXIT
 
-bash_run() {
-	local id=$1 cmd=$2
-	shift 2
-	mock_start "$(scenario "$id" <<J
-{"responses":[
- {"tool_uses":[{"id":"toolu_$id","name":"run_bash","input":$(jq -nc --arg c "$cmd" '{command:$c}')}],"stop_reason":"tool_use"},
- {"text":"ok","stop_reason":"end_turn"}
-]}
-J
-)"
-	"$TANDEM" -p x --output-format events "$@" >"$T/$id.jsonl" 2>"$T/$id.err"
-}
-result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
 line() { result "$1" | sed -n "s/^$2 //p" | head -n 1; }
 sandbox() { jq -r "select(.type==\"sandbox\") | .$2" "$T/$1.jsonl"; }
 SB=(--sandbox workspace-write --permission-mode yolo)

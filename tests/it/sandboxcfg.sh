@@ -8,20 +8,6 @@ cd "$T/ws" || exit 1
 git init -q . && mkdir -p .tandem "$XDG_CONFIG_HOME/tandem"
 USER_SETTINGS="$XDG_CONFIG_HOME/tandem/settings.json"
 
-# bash_run ID COMMAND [tandem args...]: one run_bash call through the mock.
-bash_run() {
-	local id=$1 cmd=$2
-	shift 2
-	mock_start "$(scenario "$id" <<J
-{"responses":[
- {"tool_uses":[{"id":"toolu_$id","name":"run_bash","input":$(jq -nc --arg c "$cmd" '{command:$c}')}],"stop_reason":"tool_use"},
- {"text":"ok","stop_reason":"end_turn"}
-]}
-J
-)"
-	"$TANDEM" -p x --output-format events "$@" >"$T/$id.jsonl" 2>"$T/$id.err"
-}
-result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
 # conf [--trust] [tandem args...]: `tandem config`, the project trusted for it with --trust.
 conf() {
 	if [ "${1-}" = --trust ]; then
