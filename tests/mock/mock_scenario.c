@@ -36,7 +36,7 @@ static const char *const resp_keys[] = {
 	"stop_reason", "usage", "model", "fixture", "status", "body",
 	"headers", "chunk", "delay_ms", "first_byte_delay_ms",
 	"close_after_bytes", "stall_after_bytes", "stall_ms",
-	"error_after_bytes", "close_at_end", "match", "repeat", "expect_contains",
+	"error_after_bytes", "close_at_end", "match", "match_last", "repeat", "expect_contains",
 	"expect_absent", "faults", "comment", NULL
 };
 
@@ -386,7 +386,9 @@ scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t er
 	r->headers = json_get(o, "headers");
 	r->expect = json_get(o, "expect_contains");
 	r->expect_absent = json_get(o, "expect_absent");
+	r->match_last = json_get(o, "match_last");
 	if (scen_headers(r->headers, r->index, err, errlen) == -1 ||
+	    scen_strings(r->match_last, "match_last", r->index, err, errlen) == -1 ||
 	    scen_strings(r->expect, "expect_contains", r->index, err, errlen) == -1 ||
 	    scen_strings(r->expect_absent, "expect_absent", r->index, err, errlen) == -1)
 		return -1;
