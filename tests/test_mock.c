@@ -338,6 +338,41 @@ T_TEST(match_last_branches_on_the_newest_input_and_after_quotes_it)
 	T_EQ_INT(stop_child(pid, stop_w), 0);
 }
 
+/* A step's matched answer uses up its fallback, and the fallback its matched answer. */
+T_TEST(a_group_is_used_up_by_any_of_its_responses)
+{
+	const char *scen = "{\"responses\": ["
+	    "{\"text\": \"first\"},"
+	    "{\"match_last\": \"MENTION\", \"group\": \"g\", \"text\": \"mentioned\"},"
+	    "{\"group\": \"g\", \"text\": \"not mentioned\"},"
+	    "{\"text\": \"the end\", \"repeat\": 3}]}";
+	const char *const prompts[][2] = {
+		{ "hi", "first" }, { "with MENTION", "mentioned" }, { "plain", "the end" },
+		{ "MENTION again", "the end" },
+	};
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	int port = 0, stop_w = -1;
+	pid_t pid = start_child(scen, &port, &stop_w);
+	char *reply, *text;
+	size_t i;
+
+	T_OK(pid > 0);
+	if (pid <= 0)
+		return;
+	for (i = 0; i < sizeof prompts / sizeof prompts[0]; i++) {
+		buf_reset(&b);
+		buf_printf(&b, "{\"model\": \"m\", \"max_tokens\": 16, \"stream\": true,"
+		    " \"messages\": [{\"role\": \"user\", \"content\": \"%s\"}]}", prompts[i][0]);
+		reply = http_post(port, "/v1/messages", anth_headers, buf_cstr(&b));
+		text = reply_text(reply);
+		T_EQ_STR(text, prompts[i][1]);
+		free(text);
+		free(reply);
+	}
+	buf_release(&b);
+	T_EQ_INT(stop_child(pid, stop_w), 0);
+}
+
 int
 main(void)
 {
@@ -348,5 +383,6 @@ main(void)
 	T_RUN(a_failed_check_makes_the_child_exit_1);
 	T_RUN(require_all_fails_when_a_response_is_left);
 	T_RUN(match_last_branches_on_the_newest_input_and_after_quotes_it);
+	T_RUN(a_group_is_used_up_by_any_of_its_responses);
 	return t_done();
 }

@@ -486,6 +486,7 @@ mock_call_select(struct call *k)
 	const char *body = buf_cstr(&k->rq->body);
 	char *newest = newest_input(k->body);
 	struct resp *r = pick(k->m, body, newest);
+	size_t i;
 
 	free(newest);
 	if (r == NULL) {
@@ -498,6 +499,10 @@ mock_call_select(struct call *k)
 		return;
 	k->resp = r;
 	r->remaining--;
+	/* the other branches of a step are not taken later by another request */
+	for (i = 0; r->group != NULL && i < k->m->nresps; i++)
+		if (k->m->resps[i].group != NULL && strcmp(k->m->resps[i].group, r->group) == 0)
+			k->m->resps[i].remaining = 0;
 	if (r->text != NULL)
 		k->text = fill_text(r->text, k->body);
 }

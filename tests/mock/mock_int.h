@@ -51,6 +51,7 @@ struct resp {
 	int		 index;
 	const char	*text, *thinking, *signature, *redacted;
 	const char	*stop_reason, *model, *match;
+	const char	*group;		/* serving one uses up the others of its group */
 	const cJSON	*tool_uses;	/* array of {id?, name, input?} */
 	const cJSON	*usage;		/* explicit figures, or NULL: auto */
 	const cJSON	*headers;	/* object of strings, or NULL */

@@ -36,7 +36,7 @@ static const char *const resp_keys[] = {
 	"stop_reason", "usage", "model", "fixture", "status", "body",
 	"headers", "chunk", "delay_ms", "first_byte_delay_ms",
 	"close_after_bytes", "stall_after_bytes", "stall_ms",
-	"error_after_bytes", "close_at_end", "match", "match_last", "repeat", "expect_contains",
+	"error_after_bytes", "close_at_end", "match", "match_last", "group", "repeat", "expect_contains",
 	"expect_absent", "faults", "comment", NULL
 };
 
@@ -360,10 +360,11 @@ scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t er
 	r->stop_reason = scen_str(o, "stop_reason", &bad);
 	r->model = scen_str(o, "model", &bad);
 	r->match = scen_str(o, "match", &bad);
+	r->group = scen_str(o, "group", &bad);
 	fixture = scen_str(o, "fixture", &bad);
 	if (bad) {
 		mock_errf(err, errlen, "responses[%d]: text, thinking, signature, redacted_thinking, stop_reason, "
-		    "model, match and fixture take strings", r->index);
+		    "model, match, group and fixture take strings", r->index);
 		return -1;
 	}
 	if (r->signature != NULL && r->thinking == NULL) {
