@@ -96,3 +96,5 @@ EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/s
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl \
 	tests/tui/editor.jsonl
 EXTRA_DIST += scripts/gen-entities.py
+# tandem --demo: a guided tour that follows the user's answers.
+TUI_SCREEN_TESTS += tests/tui/demo.sh
