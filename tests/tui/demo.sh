@@ -97,7 +97,7 @@ demo_tour() {
 	tui_keys Enter
 	tui_check "$1x$2 tour: a command that changes files asks" 'Run this command' 20
 	tui_keys y
-	tui_check "$1x$2 tour: the model says how to undo it" 'press f: the files it changed come back' 20
+	tui_check "$1x$2 tour: the model says how to undo it" 'Oops: README\.md is gone' 20
 	tui_ok "$([ -n "$d" ] && [ ! -e "$d/README.md" ]; echo $?)" "$1x$2 tour: the command deleted README.md"
 	demo_idle "$1x$2 tour: step 2 ends"
 	tui_keys C-t
