@@ -205,6 +205,28 @@ demo_write(const char *dir, const char *name, const char *text)
 	return rc;
 }
 
+/* nftw's callback: remove what is below the workspace, then the workspace. */
+static int
+demo_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) == -1 ? -1 : 0;
+	return unlink(path) == -1 ? -1 : 0;
+}
+
+/* Remove the workspace dir and all below it, without following a link out of it. */
+static int
+demo_remove(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) == -1 && errno == ENOENT)
+		return 0;
+	return nftw(dir, demo_rm, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 struct demo *
 demo_start(struct config *cfg, char *err, size_t errlen)
 {
@@ -243,30 +265,41 @@ demo_start(struct config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	d = xcalloc(1, sizeof *d);
+	real = realpath(dir, NULL);
+	d->dir = real != NULL ? real : xstrdup(dir);
 	d->pid = fork();
 	if (d->pid == -1) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		mock_free(m);
 		close(p[0]);
 		close(p[1]);
+		free(d->dir);
 		free(d);
 		return NULL;
 	}
 	if (d->pid == 0) {
 		int rc;
 
+		/*
+		 * The server outlives the terminal's signals and stops when
+		 * tandem closes the pipe, or dies: then it removes the workspace,
+		 * so a closed terminal window (SIGHUP to the whole group, and
+		 * tandem killed by a second one) leaves nothing behind.
+		 */
 		close(p[1]);
 		signal(SIGINT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
 		rc = mock_run(m);
 		mock_free(m);
+		if (demo_remove(d->dir) == -1)
+			rc = -1;
 		_exit(rc == 0 ? 0 : 1);
 	}
 	mock_free(m);
 	close(p[0]);
 	fcntl(p[1], F_SETFD, FD_CLOEXEC);
 	d->stop_fd = p[1];
-	real = realpath(dir, NULL);
-	d->dir = real != NULL ? real : xstrdup(dir);
 	free(cfg->root);
 	cfg->root = xstrdup(d->dir);
 	if (chdir(d->dir) == -1) {
@@ -284,33 +317,21 @@ demo_start(struct config *cfg, char *err, size_t errlen)
 	return d;
 }
 
-/* nftw's callback: remove what is below the workspace, then the workspace. */
-static int
-demo_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) == -1 ? -1 : 0;
-	return unlink(path) == -1 ? -1 : 0;
-}
-
 void
 demo_stop(struct demo *d)
 {
 	if (d == NULL)
 		return;
+	/* the server returns from its loop at once, and removes the workspace */
 	close(d->stop_fd);
-	if (d->pid > 0) {
-		kill(d->pid, SIGTERM);
+	if (d->pid > 0)
 		waitpid(d->pid, NULL, 0);
-	}
 	/*
 	 * The tour's commands create and delete files, and the user may have
-	 * asked for more: the whole scratch workspace goes, without following
-	 * a link out of it.  If it cannot, say where it is.
+	 * asked for more: the whole scratch workspace goes.  If it cannot,
+	 * say where it is.
 	 */
-	if (chdir("/") == -1 || nftw(d->dir, demo_rm, 16, FTW_DEPTH | FTW_PHYS) == -1)
+	if (chdir("/") == -1 || demo_remove(d->dir) == -1)
 		fprintf(stderr, "tandem: the demo's workspace could not be removed: %s\n", d->dir);
 	free(d->dir);
 	free(d);

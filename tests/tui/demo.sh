@@ -148,4 +148,18 @@ demo_tour() {
 
 demo_tour 80 24
 demo_tour 160 45 all
+
+# Closing the terminal (tmux gone: SIGHUP to tandem and the demo's server)
+# once a turn has ended still removes the workspace.
+demo_to_command 80 24
+d=$(demo_dir)
+demo_deny 80 24
+demo_idle "hangup: the turn ends"
+tui_cleanup
+i=0
+while [ -n "$d" ] && [ -e "$d" ] && [ "$i" -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+tui_ok "$([ -n "$d" ] && [ ! -e "$d" ]; echo $?)" "hangup: the workspace ($d) is removed"
 tui_mock_done
