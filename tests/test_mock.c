@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "json.h"
 #include "mock/mock.h"
 #include "t.h"
 
@@ -53,6 +54,7 @@ static const char *const bad_scenarios[][2] = {
 	{ "{\"responses\": [{\"headers\": {\"x-n\": 1}}]}", "responses[0].headers.x-n" },
 	{ "{\"responses\": [{\"signature\": \"s\"}]}", "\"signature\" needs \"thinking\"" },
 	{ "{\"responses\": [{\"expect_contains\": [1]}]}", "responses[0].expect_contains: expected strings" },
+	{ "{\"responses\": [{\"match_last\": 3}]}", "responses[0].match_last: expected a string or an array" },
 	{ "{\"responses\": [{\"fixture\": \"no/such/file.sse\"}]}", "responses[0].fixture: cannot open" },
 };
 
@@ -240,6 +242,137 @@ T_TEST(require_all_fails_when_a_response_is_left)
 		T_EQ_INT(stop_child(pid, stop_w), 1);
 }
 
+/* The text a streamed Anthropic reply carries, its text_deltas joined. */
+static char *
+reply_text(const char *reply)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT), line = BUF_INIT(BUF_NOLIMIT);
+	const char *p = reply, *nl;
+	const cJSON *t;
+	cJSON *ev;
+
+	while ((p = strstr(p, "data: ")) != NULL) {
+		p += 6;
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		buf_reset(&line);
+		buf_append(&line, p, (size_t)(nl - p));
+		ev = cJSON_Parse(buf_cstr(&line));
+		t = json_get(json_get(ev, "delta"), "text");
+		if (cJSON_IsString(t))
+			buf_puts(&b, t->valuestring);
+		cJSON_Delete(ev);
+		p = nl;
+	}
+	buf_release(&line);
+	return buf_detach(&b, NULL);
+}
+
+/* A conversation whose newest input is a tool result, then maybe more messages. */
+static void
+conv_body(struct buf *b, const char *is_error, const char *more)
+{
+	buf_reset(b);
+	buf_puts(b, "{\"model\": \"m\", \"max_tokens\": 16, \"stream\": true, \"messages\": ["
+	    "{\"role\": \"user\", \"content\": \"go\"},"
+	    "{\"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"Run it?\"},"
+	    "  {\"type\": \"tool_use\", \"id\": \"toolu_a\", \"name\": \"run_bash\", \"input\": {\"command\": \"make\"}}]},"
+	    "{\"role\": \"user\", \"content\": [{\"type\": \"tool_result\", \"tool_use_id\": \"toolu_a\","
+	    "  \"is_error\": ");
+	buf_puts(b, is_error);
+	buf_puts(b, ", \"content\": \"the user denied this run_bash call, saying: not on a Friday\"}]}");
+	buf_puts(b, more);
+	buf_puts(b, "]}");
+}
+
+/* A tour's branches: the newest input picks the answer, which quotes the result. */
+T_TEST(match_last_branches_on_the_newest_input_and_after_quotes_it)
+{
+	const char *scen = "{\"responses\": ["
+	    "{\"text\": \"Run it?\", \"tool_uses\": [{\"id\": \"toolu_a\", \"name\": \"run_bash\","
+	    "  \"input\": {\"command\": \"make\"}}]},"
+	    "{\"match_last\": [\"toolu_a\", \"\\\"is_error\\\":true\"],"
+	    "  \"text\": \"You said no: {{after:saying: }}. And {{after:absent}}.\"},"
+	    "{\"match_last\": \"toolu_a\", \"text\": \"It ran.\"},"
+	    "{\"text\": \"In order.\", \"repeat\": 2}]}";
+	const char *first = "{\"model\": \"m\", \"max_tokens\": 16, \"stream\": true,"
+	    " \"messages\": [{\"role\": \"user\", \"content\": \"go\"}]}";
+	const char *later = ",{\"role\": \"assistant\", \"content\": \"ok\"},"
+	    "{\"role\": \"user\", \"content\": \"next\"}";
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	int port = 0, stop_w = -1;
+	pid_t pid = start_child(scen, &port, &stop_w);
+	char *reply, *text;
+
+	T_OK(pid > 0);
+	if (pid <= 0)
+		return;
+	reply = http_post(port, "/v1/messages", anth_headers, first);
+	text = reply_text(reply);
+	T_EQ_STR(text, "Run it?");
+	free(text);
+	free(reply);
+	/* a denial: the first branch, quoting the reason; a missing key quotes nothing */
+	conv_body(&b, "true", "");
+	reply = http_post(port, "/v1/messages", anth_headers, buf_cstr(&b));
+	text = reply_text(reply);
+	T_EQ_STR(text, "You said no: not on a Friday. And .");
+	free(text);
+	free(reply);
+	/* the denial is still in the conversation, but not in its newest input */
+	conv_body(&b, "true", later);
+	reply = http_post(port, "/v1/messages", anth_headers, buf_cstr(&b));
+	text = reply_text(reply);
+	T_EQ_STR(text, "In order.");
+	free(text);
+	free(reply);
+	/* no error: the second branch */
+	conv_body(&b, "false", "");
+	reply = http_post(port, "/v1/messages", anth_headers, buf_cstr(&b));
+	text = reply_text(reply);
+	T_EQ_STR(text, "It ran.");
+	free(text);
+	free(reply);
+	buf_release(&b);
+	T_EQ_INT(stop_child(pid, stop_w), 0);
+}
+
+/* A step's matched answer uses up its fallback, and the fallback its matched answer. */
+T_TEST(a_group_is_used_up_by_any_of_its_responses)
+{
+	const char *scen = "{\"responses\": ["
+	    "{\"text\": \"first\"},"
+	    "{\"match_last\": \"MENTION\", \"group\": \"g\", \"text\": \"mentioned\"},"
+	    "{\"group\": \"g\", \"text\": \"not mentioned\"},"
+	    "{\"text\": \"the end\", \"repeat\": 3}]}";
+	const char *const prompts[][2] = {
+		{ "hi", "first" }, { "with MENTION", "mentioned" }, { "plain", "the end" },
+		{ "MENTION again", "the end" },
+	};
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	int port = 0, stop_w = -1;
+	pid_t pid = start_child(scen, &port, &stop_w);
+	char *reply, *text;
+	size_t i;
+
+	T_OK(pid > 0);
+	if (pid <= 0)
+		return;
+	for (i = 0; i < sizeof prompts / sizeof prompts[0]; i++) {
+		buf_reset(&b);
+		buf_printf(&b, "{\"model\": \"m\", \"max_tokens\": 16, \"stream\": true,"
+		    " \"messages\": [{\"role\": \"user\", \"content\": \"%s\"}]}", prompts[i][0]);
+		reply = http_post(port, "/v1/messages", anth_headers, buf_cstr(&b));
+		text = reply_text(reply);
+		T_EQ_STR(text, prompts[i][1]);
+		free(text);
+		free(reply);
+	}
+	buf_release(&b);
+	T_EQ_INT(stop_child(pid, stop_w), 0);
+}
+
 int
 main(void)
 {
@@ -249,5 +382,7 @@ main(void)
 	T_RUN(a_forked_child_serves_and_stops_through_stop_fd);
 	T_RUN(a_failed_check_makes_the_child_exit_1);
 	T_RUN(require_all_fails_when_a_response_is_left);
+	T_RUN(match_last_branches_on_the_newest_input_and_after_quotes_it);
+	T_RUN(a_group_is_used_up_by_any_of_its_responses);
 	return t_done();
 }

@@ -115,3 +115,5 @@ tests_test_tui_synhl_LDADD = $(TUI_TEST_LIBS)
 # Highlighted code blocks and diffs, the code frame's right edge, a tab to spaces shown.
 TUI_SCREEN_TESTS += tests/tui/syntax.sh
 EXTRA_DIST += tests/tui/syntax.jsonl
+# tandem --demo: a guided tour that follows the user's answers.
+TUI_SCREEN_TESTS += tests/tui/demo.sh

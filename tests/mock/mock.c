@@ -317,20 +317,145 @@ mock_call_check(struct call *k)
 	mock_check_models(k);
 }
 
-/* A response whose "match" is in the body, else the next one in order. */
+/*
+ * The newest input: the messages after the last assistant message (what
+ * the user typed, or the tools' results), each as compact JSON, so that a
+ * branching scenario can answer what was just said rather than anything
+ * said earlier in the conversation.
+ */
+static char *
+newest_input(const cJSON *body)
+{
+	const cJSON *msgs = json_get(body, "messages"), *m, *from = NULL;
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	char *s;
+
+	cJSON_ArrayForEach(m, (cJSON_IsArray(msgs) ? msgs : NULL)) {
+		const cJSON *role = json_get(m, "role");
+
+		if (cJSON_IsString(role) && strcmp(role->valuestring, "assistant") == 0)
+			from = m;
+	}
+	m = from != NULL ? from->next : cJSON_IsArray(msgs) ? msgs->child : NULL;
+	for (; m != NULL; m = m->next) {
+		s = json_print(m);
+		buf_puts(&b, s);
+		buf_putc(&b, '\n');
+		free(s);
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* Whether every string of v (a string or an array) is in hay. */
+static bool
+all_in(const cJSON *v, const char *hay)
+{
+	const cJSON *e;
+
+	if (cJSON_IsString(v))
+		return strstr(hay, v->valuestring) != NULL;
+	cJSON_ArrayForEach(e, (cJSON_IsArray(v) ? v : NULL))
+		if (strstr(hay, e->valuestring) == NULL)
+			return false;
+	return true;
+}
+
+static bool
+resp_matches(const struct resp *r, const char *body, const char *newest)
+{
+	if (r->match != NULL && strstr(body, r->match) == NULL)
+		return false;
+	return r->match_last == NULL || all_in(r->match_last, newest);
+}
+
+/* A response whose "match" and "match_last" hold, else the next one in order. */
 static struct resp *
-pick(struct mock *m, const char *body)
+pick(struct mock *m, const char *body, const char *newest)
 {
 	size_t i;
 
 	for (i = 0; i < m->nresps; i++)
-		if (m->resps[i].remaining > 0 && m->resps[i].match != NULL &&
-		    strstr(body, m->resps[i].match) != NULL)
+		if (m->resps[i].remaining > 0 &&
+		    (m->resps[i].match != NULL || m->resps[i].match_last != NULL) &&
+		    resp_matches(&m->resps[i], body, newest))
 			return &m->resps[i];
 	for (i = 0; i < m->nresps; i++)
-		if (m->resps[i].remaining > 0 && m->resps[i].match == NULL)
+		if (m->resps[i].remaining > 0 && m->resps[i].match == NULL &&
+		    m->resps[i].match_last == NULL)
 			return &m->resps[i];
 	return NULL;
+}
+
+/* The text of the request's last tool result, into b. */
+static void
+last_result(const cJSON *body, struct buf *b)
+{
+	const cJSON *msgs = json_get(body, "messages"), *m, *blk, *c, *t;
+	const cJSON *last = NULL;
+
+	cJSON_ArrayForEach(m, (cJSON_IsArray(msgs) ? msgs : NULL)) {
+		const cJSON *role = json_get(m, "role");
+
+		if (cJSON_IsString(role) && strcmp(role->valuestring, "tool") == 0)
+			last = json_get(m, "content");
+		cJSON_ArrayForEach(blk, (cJSON_IsArray(json_get(m, "content")) ? json_get(m, "content") : NULL)) {
+			t = json_get(blk, "type");
+			if (cJSON_IsString(t) && strcmp(t->valuestring, "tool_result") == 0)
+				last = json_get(blk, "content");
+		}
+	}
+	if (cJSON_IsString(last)) {
+		buf_puts(b, last->valuestring);
+		return;
+	}
+	cJSON_ArrayForEach(c, (cJSON_IsArray(last) ? last : NULL)) {
+		t = json_get(c, "text");
+		if (cJSON_IsString(t))
+			buf_puts(b, t->valuestring);
+	}
+}
+
+#define AFTER_MAX	200	/* bytes of a quote, at most */
+
+/*
+ * The response's text with each {{after:KEY}} replaced by what follows the
+ * first KEY in the last tool result, to the end of that line (empty when
+ * KEY is not there): a scripted model can quote the reason a user gave
+ * for a denial, or the command they edited.
+ */
+static char *
+fill_text(const char *text, const cJSON *body)
+{
+	struct buf out = BUF_INIT(BUF_NOLIMIT), res = BUF_INIT(BUF_NOLIMIT), key = BUF_INIT(BUF_NOLIMIT);
+	const char *p = text, *open, *close, *at;
+	size_t n;
+
+	if (strstr(text, "{{after:") == NULL)
+		return NULL;
+	last_result(body, &res);
+	while ((open = strstr(p, "{{after:")) != NULL &&
+	    (close = strstr(open + 8, "}}")) != NULL) {
+		buf_append(&out, p, (size_t)(open - p));
+		buf_reset(&key);
+		buf_append(&key, open + 8, (size_t)(close - open - 8));
+		at = key.len > 0 ? strstr(buf_cstr(&res), buf_cstr(&key)) : NULL;
+		if (at != NULL) {
+			at += key.len;
+			n = strcspn(at, "\n");
+			if (n > AFTER_MAX) {
+				n = AFTER_MAX;
+				/* not inside a UTF-8 sequence */
+				while (n > 0 && ((unsigned char)at[n] & 0xc0) == 0x80)
+					n--;
+			}
+			buf_append(&out, at, n);
+		}
+		p = close + 2;
+	}
+	buf_puts(&out, p);
+	buf_release(&res);
+	buf_release(&key);
+	return buf_detach(&out, NULL);
 }
 
 static void
@@ -360,8 +485,16 @@ void
 mock_call_select(struct call *k)
 {
 	const char *body = buf_cstr(&k->rq->body);
-	struct resp *r = pick(k->m, body);
+	struct resp *r;
+	char *newest = NULL;
+	size_t i;
 
+	/* printed only for a scenario that branches on it: a soak's bodies are large */
+	for (i = 0; i < k->m->nresps && newest == NULL; i++)
+		if (k->m->resps[i].match_last != NULL)
+			newest = newest_input(k->body);
+	r = pick(k->m, body, newest != NULL ? newest : "");
+	free(newest);
 	if (r == NULL) {
 		mock_problem(k, "the scenario has no response left for request %d (%zu scripted, all used)",
 		    k->n, k->m->nresps);
@@ -372,6 +505,12 @@ mock_call_select(struct call *k)
 		return;
 	k->resp = r;
 	r->remaining--;
+	/* the other branches of a step are not taken later by another request */
+	for (i = 0; r->group != NULL && i < k->m->nresps; i++)
+		if (k->m->resps[i].group != NULL && strcmp(k->m->resps[i].group, r->group) == 0)
+			k->m->resps[i].remaining = 0;
+	if (r->text != NULL)
+		k->text = fill_text(r->text, k->body);
 }
 
 /* The request's method, path, target and headers, into a log record. */
@@ -465,6 +604,8 @@ mock_call_finish(struct call *k, struct reply *r)
 	cJSON_Delete(k->problems);
 	cJSON_Delete(k->body);
 	cJSON_Delete(k->usage);
+	free(k->text);
+	k->text = NULL;
 }
 
 /* ---------------------------------------------------------------------

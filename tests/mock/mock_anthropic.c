@@ -629,12 +629,14 @@ mock_render_anthropic(struct call *k, struct reply *r, const struct usage *u, co
 	if (rs->thinking != NULL)
 		anth_thinking(r, index++, rs->thinking, sig);
 	if (rs->text != NULL) {
+		const char *text = k->text != NULL ? k->text : rs->text;
+
 		b = cJSON_CreateObject();
 		cJSON_AddStringToObject(b, "type", "text");
 		cJSON_AddStringToObject(b, "text", "");
 		anth_block_start(r, index, b);
-		if (rs->text[0] != '\0')
-			anth_split(r, index, "text_delta", "text", rs->text, false);
+		if (text[0] != '\0')
+			anth_split(r, index, "text_delta", "text", text, false);
 		anth_block_stop(r, index++);
 	}
 	cJSON_ArrayForEach(t, tools)

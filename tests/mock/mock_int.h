@@ -51,12 +51,14 @@ struct resp {
 	int		 index;
 	const char	*text, *thinking, *signature, *redacted;
 	const char	*stop_reason, *model, *match;
+	const char	*group;		/* serving one uses up the others of its group */
 	const cJSON	*tool_uses;	/* array of {id?, name, input?} */
 	const cJSON	*usage;		/* explicit figures, or NULL: auto */
 	const cJSON	*headers;	/* object of strings, or NULL */
 	const cJSON	*body;		/* error body, or NULL: the default */
 	const cJSON	*expect;	/* strings the request must contain */
 	const cJSON	*expect_absent;	/* strings it must not contain */
+	const cJSON	*match_last;	/* strings the newest input must contain */
 	char		*fixture;	/* owned */
 	size_t		 fixture_len;
 	int		 status;
@@ -183,6 +185,7 @@ struct call {
 	cJSON		*body;		/* the parsed request, or NULL */
 	cJSON		*problems;	/* array of strings */
 	struct resp	*resp;
+	char		*text;		/* resp's text with its {{after:...}} filled, or NULL */
 	cJSON		*usage;		/* as sent, or NULL */
 	bool		 not_found;	/* the model is not the scenario's: 404 */
 	char		 conv[MOCK_HASH_LEN];

@@ -325,7 +325,7 @@ mock_render_openai(struct call *k, struct reply *r, const struct usage *u, const
 	if (rs->thinking != NULL)
 		oai_split(k, r, "reasoning_content", rs->thinking, created);
 	if (rs->text != NULL)
-		oai_split(k, r, "content", rs->text, created);
+		oai_split(k, r, "content", k->text != NULL ? k->text : rs->text, created);
 	cJSON_ArrayForEach(t, tools)
 		oai_tool(k, r, index++, t, created);
 	mock_sse_event(r, NULL, oai_chunk(k, cJSON_CreateObject(),

@@ -36,7 +36,7 @@ static const char *const resp_keys[] = {
 	"stop_reason", "usage", "model", "fixture", "status", "body",
 	"headers", "chunk", "delay_ms", "first_byte_delay_ms",
 	"close_after_bytes", "stall_after_bytes", "stall_ms",
-	"error_after_bytes", "close_at_end", "match", "repeat", "expect_contains",
+	"error_after_bytes", "close_at_end", "match", "match_last", "group", "repeat", "expect_contains",
 	"expect_absent", "faults", "comment", NULL
 };
 
@@ -360,10 +360,11 @@ scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t er
 	r->stop_reason = scen_str(o, "stop_reason", &bad);
 	r->model = scen_str(o, "model", &bad);
 	r->match = scen_str(o, "match", &bad);
+	r->group = scen_str(o, "group", &bad);
 	fixture = scen_str(o, "fixture", &bad);
 	if (bad) {
 		mock_errf(err, errlen, "responses[%d]: text, thinking, signature, redacted_thinking, stop_reason, "
-		    "model, match and fixture take strings", r->index);
+		    "model, match, group and fixture take strings", r->index);
 		return -1;
 	}
 	if (r->signature != NULL && r->thinking == NULL) {
@@ -386,7 +387,9 @@ scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t er
 	r->headers = json_get(o, "headers");
 	r->expect = json_get(o, "expect_contains");
 	r->expect_absent = json_get(o, "expect_absent");
+	r->match_last = json_get(o, "match_last");
 	if (scen_headers(r->headers, r->index, err, errlen) == -1 ||
+	    scen_strings(r->match_last, "match_last", r->index, err, errlen) == -1 ||
 	    scen_strings(r->expect, "expect_contains", r->index, err, errlen) == -1 ||
 	    scen_strings(r->expect_absent, "expect_absent", r->index, err, errlen) == -1)
 		return -1;
