@@ -784,6 +784,8 @@ main(int argc, char **argv)
 		to.theme = cfg.theme;
 		to.mouse = cfg.mouse && !cli.no_mouse;
 		to.print_on_exit = cli.print_transcript;
+		/* The demo's workspace is gone when it ends: nothing to go on with. */
+		to.no_resume_line = cli.demo;
 		to.initial_prompt = cli.prompt != NULL ? cli.prompt : cli.demo ? demo_prompt() : NULL;
 		to.datadir = themes_dir();
 		to.cfg = &cfg;

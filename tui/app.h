@@ -193,6 +193,7 @@ struct app {
 	bool			 expand_all;
 	char			 cwd[PATH_MAX];
 	char			 session_id[64];	/* of the last session event */
+	bool			 no_resume_line;	/* tui_opts.no_resume_line */
 	int			 turn;		/* the newest turn seen */
 	bool			 local_busy;	/* a turn_start without its turn_end */
 

@@ -514,6 +514,7 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	a->cfg = agent != NULL ? opts->cfg : NULL;
 	a->mouse = opts->mouse;
 	a->print_on_exit = opts->print_on_exit;
+	a->no_resume_line = opts->no_resume_line;
 	a->stats = stats;
 	a->no_color = nc != NULL && *nc != '\0';
 	a->tr = tr_new();
@@ -755,7 +756,8 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 	}
 	tui_resume_hint(a);
 	/* Where to pick up again, after a quit: the session's id, once it holds a turn. */
-	if (a->end_signal == 0 && a->agent != NULL && a->session_id[0] != '\0' && a->turn > 0) {
+	if (a->end_signal == 0 && a->agent != NULL && a->session_id[0] != '\0' && a->turn > 0 &&
+	    !a->no_resume_line) {
 		printf("tandem: to go on with this session: tandem --resume %s\n", a->session_id);
 		fflush(stdout);
 	}

@@ -40,4 +40,12 @@ tui_keys C-c
 sleep 1
 tui_absent "a session with no turn is not offered to go on with" 'tandem --resume'
 tui_exited "220x60: quit with no turn"
+# The demo's workspace is gone when it ends: no session to go on with is offered.
+tui_start_tandem 80 24 --demo
+tui_check "the demo starts" 'Apply this edit' 30
+tui_keys C-c
+tui_keys C-c
+sleep 1
+tui_absent "the demo offers no session to go on with" 'tandem --resume'
+tui_exited "the demo quits"
 tui_done
