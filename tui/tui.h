@@ -24,7 +24,6 @@ struct tui_opts {
 	const char	*theme;		/* a theme name; NULL: "dark" (NO_COLOR: "mono") */
 	bool		 mouse;		/* capture the mouse (wheel scrolling, click to focus) */
 	bool		 print_on_exit;	/* write the transcript to stdout after leaving the screen */
-	bool		 no_resume_line; /* the session is not one to go on with (the demo's) */
 	const char	*initial_prompt; /* sent at once when not NULL */
 	const char	*datadir;	/* themes dir override, NULL: TANDEM_DATADIR "/themes" then ./themes */
 	/*
@@ -34,6 +33,7 @@ struct tui_opts {
 	 * them in effect (so cfg is changed, and must outlive the agent).
 	 */
 	struct config	*cfg;
+	bool		 no_resume_line; /* the session is not one to go on with (the demo's) */
 };
 
 /*

@@ -42,7 +42,7 @@ replay_usage(void)
 int
 main(int argc, char **argv)
 {
-	struct tui_opts opts = { NULL, true, false, NULL, NULL, NULL };
+	struct tui_opts opts = { .mouse = true };
 	struct tui_replay_opts ro = { NULL, 0, false, 0, NULL };
 	struct tui_stats stats;
 	const char *stats_path = NULL;
