@@ -9,7 +9,11 @@ printf 'text = red\nheading = chartreuse-ish\n' > "$BAD/broken.theme"
 trap 'tui_cleanup; rm -rf "$BAD"' EXIT
 
 EMPTY=$TUI_DATA/empty.jsonl
-TUI_CMD="$TUI_REPLAY --datadir $BAD --print $EMPTY"
+# tmux clears a dead pane, and may close its terminal before it has read
+# the last of what was printed: a shell that outlives the program a while
+# keeps the printed transcript on the screen to be read.
+printf '#!/bin/sh\n"$@"\nsleep 3\n' >"$BAD/linger.sh"
+TUI_CMD="sh $BAD/linger.sh $TUI_REPLAY --datadir $BAD --print $EMPTY"
 tui_start 80 24 "$EMPTY"
 tui_check "an empty prompt invites ? and /" '› \? for keys, / for commands'
 tui_type "first prompt"
@@ -79,9 +83,9 @@ tui_check "a bracketed paste keeps its newline" '^  text'
 tui_keys C-c
 tui_check "Ctrl+C clears the prompt and warns" 'press Ctrl\+C again to quit'
 tui_keys C-c
-tui_exited "a second Ctrl+C quits"
-tui_check "the transcript is printed after the screen is gone" '^theme: light'
+tui_check "a second Ctrl+C quits, and the transcript is printed after the screen is gone" '^theme: light'
 tui_absent "what is printed is the transcript, not the screen" '─ transcript'
+tui_exited "the program is gone"
 
 
 TUI_CMD=
