@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "config.h"
+#include "config/config.h"
 #include "demo.h"
 #include "mock/mock.h"
 #include "xalloc.h"

@@ -32,11 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jail.h"
+#include "jail/jail.h"
 #include "agent_int.h"
 #include "attach.h"
 #include "inbox.h"
-#include "mcp.h"
+#include "mcp/mcp.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -46,8 +46,8 @@
 #include "resume.h"
 #include "timeline.h"
 #include "tooluse.h"
-#include "wsnap.h"
-#include "protect.h"
+#include "store/wsnap.h"
+#include "jail/protect.h"
 #include "bgshell.h"
 
 static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);

@@ -12,7 +12,7 @@
 #include "fsutil.h"
 #include "image.h"
 #include "json.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "record.h"
 #include "sandbox.h"
 #include "tool.h"

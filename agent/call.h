@@ -19,8 +19,8 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
-#include "http.h"
-#include "stream.h"
+#include "model/http.h"
+#include "model/stream.h"
 
 struct agent;
 struct call;

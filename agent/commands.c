@@ -12,7 +12,7 @@
 #include "buf.h"
 #include "file.h"
 #include "commands.h"
-#include "config.h"
+#include "config/config.h"
 #include "xalloc.h"
 
 #define COMMANDS_DESC_MAX	80	/* a description taken from the text is cut here */

@@ -3,11 +3,11 @@
  */
 #include "autoconf.h"
 
-#include "cachewatch.h"
+#include "context/cachewatch.h"
 #include "emit.h"
 #include "event.h"
 #include "json.h"
-#include "stream.h"
+#include "model/stream.h"
 
 void
 emit_session(struct event_bus *bus, const char *id, const char *model, const char *provider,

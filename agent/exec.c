@@ -16,7 +16,7 @@
 #include "ev.h"
 #include "exec.h"
 #include "file.h"
-#include "jail.h"
+#include "jail/jail.h"
 #include "json.h"
 #include "proc.h"
 #include "redact.h"

@@ -17,13 +17,13 @@
 #include <pcre2.h>
 
 #include "buf.h"
-#include "config.h"
+#include "config/config.h"
 #include "ev.h"
 #include "event.h"
 #include "file.h"
 #include "hooks.h"
 #include "json.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "proc.h"
 #include "redact.h"
 #include "xalloc.h"

@@ -16,10 +16,10 @@
 #include "record.h"
 #include "event.h"
 #include "json.h"
-#include "protect.h"
-#include "session.h"
+#include "jail/protect.h"
+#include "store/session.h"
 #include "usercmd.h"
-#include "wsnap.h"
+#include "store/wsnap.h"
 #include "xalloc.h"
 
 /* What agent_attach kept goes with the prompt, in order. */

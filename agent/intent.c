@@ -12,7 +12,7 @@
 #include "intent.h"
 #include "resume.h"
 #include "patch.h"
-#include "wsnap.h"
+#include "store/wsnap.h"
 
 static bool intent_marked_is_done(const struct agent *, const char *id, const char *by);
 

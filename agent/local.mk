@@ -2,20 +2,20 @@ noinst_LIBRARIES += libtandem_agent.a
 libtandem_agent_a_SOURCES = \
 	agent/event.c agent/event.h \
 	agent/emit.c agent/emit.h \
-	agent/sse.c agent/sse.h \
-	agent/stream.c agent/stream.h agent/stream_int.h \
-	agent/stream_anthropic.c agent/stream_openai.c \
-	agent/http.c agent/http.h \
-	agent/provider.c agent/provider.h \
-	agent/conv.c agent/conv.h \
-	agent/models.c agent/models.h \
-	agent/modelcat.c agent/modelcat.h \
+	agent/model/sse.c agent/model/sse.h \
+	agent/model/stream.c agent/model/stream.h agent/model/stream_int.h \
+	agent/model/stream_anthropic.c agent/model/stream_openai.c \
+	agent/model/http.c agent/model/http.h \
+	agent/model/provider.c agent/model/provider.h \
+	agent/context/conv.c agent/context/conv.h \
+	agent/model/models.c agent/model/models.h \
+	agent/model/modelcat.c agent/model/modelcat.h \
 	agent/hooks.c agent/hooks.h \
-	agent/memory.c agent/memory.h \
+	agent/context/memory.c agent/context/memory.h \
 	agent/commands.c agent/commands.h \
 	agent/promptcmd.c agent/promptcmd.h \
-	agent/cachewatch.c agent/cachewatch.h \
-	agent/compact.c agent/compact.h \
+	agent/context/cachewatch.c agent/context/cachewatch.h \
+	agent/context/compact.c agent/context/compact.h \
 	agent/sched.c agent/sched.h \
 	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
@@ -23,15 +23,15 @@ libtandem_agent_a_SOURCES = \
 	agent/attach.c agent/attach.h \
 	agent/inbox.c agent/inbox.h \
 	agent/bgshell.c agent/bgshell.h \
-	agent/protect.c agent/protect.h \
-	agent/jail.c agent/jail.h \
-	agent/perm.c agent/perm.h \
-	agent/shparse.c agent/shparse.h agent/shparse_int.h \
-	agent/shparse_word.c agent/shparse_rules.c \
-	agent/config.c agent/config.h agent/config_keys.c agent/config_keys.h \
-	agent/session.c agent/session.h \
+	agent/jail/protect.c agent/jail/protect.h \
+	agent/jail/jail.c agent/jail/jail.h \
+	agent/rules/perm.c agent/rules/perm.h \
+	agent/rules/shparse.c agent/rules/shparse.h agent/rules/shparse_int.h \
+	agent/rules/shparse_word.c agent/rules/shparse_rules.c \
+	agent/config/config.c agent/config/config.h agent/config/config_keys.c agent/config/config_keys.h \
+	agent/store/session.c agent/store/session.h \
 	agent/intent.c agent/intent.h \
-	agent/wsnap.c agent/wsnap.h agent/wsnap_int.h agent/wsnap_restore.c agent/wsnap_walk.c \
+	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \
 	agent/agent.c agent/agent.h agent/agent_int.h \
 	agent/prompt.c agent/prompt.h \
 	agent/modelset.c agent/modelset.h \
@@ -48,33 +48,33 @@ libtandem_agent_a_SOURCES = \
 	agent/wire/sjson.c agent/wire/sjson.h \
 	agent/wire/ccflags.c agent/wire/ccflags.h \
 	agent/wire/acp.c agent/wire/acp.h \
-	agent/mcp.c agent/mcp.h agent/mcp_int.h agent/mcp_tools.c agent/mcp_cmd.c agent/mcp_res.c \
-	agent/mcp_config.c agent/mcp_config.h \
-	agent/mcp_stdio.c agent/mcp_stdio.h \
-	agent/mcp_http.c agent/mcp_http.h
+	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
+	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
+	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
+	agent/mcp/mcp_http.c agent/mcp/mcp_http.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 check_PROGRAMS += tests/test_cachewatch tests/test_compact
 TESTS += tests/test_cachewatch tests/test_compact
-tests_test_cachewatch_SOURCES = tests/test_cachewatch.c agent/cachewatch.c
+tests_test_cachewatch_SOURCES = tests/test_cachewatch.c agent/context/cachewatch.c
 tests_test_cachewatch_LDADD = $(LIB_LIBS)
-tests_test_compact_SOURCES = tests/test_compact.c agent/compact.c agent/conv.c
+tests_test_compact_SOURCES = tests/test_compact.c agent/context/compact.c agent/context/conv.c
 tests_test_compact_LDADD = $(LIB_LIBS)
-tests_test_sse_SOURCES = tests/test_sse.c agent/sse.c
+tests_test_sse_SOURCES = tests/test_sse.c agent/model/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
-tests_test_stream_SOURCES = tests/test_stream.c tests/t_stream.h agent/sse.c agent/stream.c \
-	agent/stream_anthropic.c agent/stream_openai.c
+tests_test_stream_SOURCES = tests/test_stream.c tests/t_stream.h agent/model/sse.c agent/model/stream.c \
+	agent/model/stream_anthropic.c agent/model/stream_openai.c
 tests_test_stream_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_stream_openai
 TESTS += tests/test_stream_openai
-tests_test_stream_openai_SOURCES = tests/test_stream_openai.c agent/sse.c agent/stream.c \
-	agent/stream_anthropic.c agent/stream_openai.c
+tests_test_stream_openai_SOURCES = tests/test_stream_openai.c agent/model/sse.c agent/model/stream.c \
+	agent/model/stream_anthropic.c agent/model/stream_openai.c
 tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
-tests_test_perm_SOURCES = tests/test_perm.c agent/perm.c tools/patch.c tools/sandbox.c
+tests_test_perm_SOURCES = tests/test_perm.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -85,25 +85,25 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config.c agent/config_keys.c \
-	agent/perm.c tools/patch.c tools/sandbox.c
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c \
+	agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/memory.c agent/config.c agent/config_keys.c agent/perm.c tools/patch.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/rules/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
-tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config.c agent/config_keys.c \
-	agent/perm.c tools/patch.c tools/sandbox.c
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c \
+	agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
-tests_test_config_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
-tests_test_hooks_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
-tests_test_memory_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
-tests_test_commands_SOURCES += agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
@@ -117,25 +117,25 @@ tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCR
 
 check_PROGRAMS += tests/test_mcp
 TESTS += tests/test_mcp
-tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp_config.c agent/mcp_stdio.c agent/perm.c \
-	agent/shparse.c agent/shparse_word.c agent/shparse_rules.c tools/patch.c tools/sandbox.c
+tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp/mcp_config.c agent/mcp/mcp_stdio.c agent/rules/perm.c \
+	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/patch.c tools/sandbox.c
 tests_test_mcp_LDADD = $(LIB_LIBS)
 
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
-tests_test_config_SOURCES += agent/jail.c agent/event.c
-tests_test_hooks_SOURCES += agent/jail.c
-tests_test_memory_SOURCES += agent/jail.c agent/event.c
-tests_test_commands_SOURCES += agent/jail.c agent/event.c
-tests_test_sched_SOURCES += agent/jail.c agent/event.c agent/perm.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c
+tests_test_config_SOURCES += agent/jail/jail.c agent/event.c
+tests_test_hooks_SOURCES += agent/jail/jail.c
+tests_test_memory_SOURCES += agent/jail/jail.c agent/event.c
+tests_test_commands_SOURCES += agent/jail/jail.c agent/event.c
+tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
 check_PROGRAMS += tests/test_jail
 TESTS += tests/test_jail
-tests_test_jail_SOURCES = tests/test_jail.c agent/jail.c agent/event.c agent/perm.c agent/shparse.c agent/shparse_word.c agent/shparse_rules.c \
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c \
 	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
 # Workspace snapshots: the stat index, the store, the changes and their restore.
 check_PROGRAMS += tests/test_wsnap
 TESTS += tests/test_wsnap
-tests_test_wsnap_SOURCES = tests/test_wsnap.c agent/wsnap.c agent/wsnap_restore.c agent/wsnap_walk.c agent/session.c agent/conv.c
+tests_test_wsnap_SOURCES = tests/test_wsnap.c agent/store/wsnap.c agent/store/wsnap_restore.c agent/store/wsnap_walk.c agent/store/session.c agent/context/conv.c
 tests_test_wsnap_LDADD = $(TOOLS_LIBS)
 check_PROGRAMS += tests/test_mcp_tools
 TESTS += tests/test_mcp_tools
@@ -143,5 +143,5 @@ tests_test_mcp_tools_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSO
 # Protected names a sandboxed command creates: the table, the watch, the quarantine, its cost.
 check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
-tests_test_protect_SOURCES = tests/test_protect.c agent/protect.c
+tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)

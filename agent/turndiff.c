@@ -29,11 +29,11 @@
 #include "fsutil.h"
 #include "gitbin.h"
 #include "json.h"
-#include "session.h"
+#include "store/session.h"
 #include "sha1.h"
 #include "xalloc.h"
 #include "agent_int.h"
-#include "wsnap.h"
+#include "store/wsnap.h"
 
 /* One side of a path's change. */
 struct turndiff_side {

@@ -34,8 +34,8 @@
 
 #include "agent.h"
 #include "buf.h"
-#include "perm.h"
-#include "shparse.h"
+#include "rules/perm.h"
+#include "rules/shparse.h"
 #include "tool.h"
 #include "xalloc.h"
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "jail.h"
+#include "jail/jail.h"
 #include "proc.h"
 
 static double

@@ -24,11 +24,11 @@
 
 #include "agent.h"
 #include "buf.h"
-#include "compact.h"
+#include "context/compact.h"
 #include "ev.h"
-#include "mcp.h"
-#include "mcp_config.h"
-#include "provider.h"
+#include "mcp/mcp.h"
+#include "mcp/mcp_config.h"
+#include "model/provider.h"
 #include "tool.h"
 #include "xalloc.h"
 

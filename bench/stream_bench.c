@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "buf.h"
-#include "stream.h"
+#include "model/stream.h"
 #include "xalloc.h"
 
 #define CHUNK (64 * 1024)

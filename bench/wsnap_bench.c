@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "wsnap.h"
+#include "store/wsnap.h"
 
 #define BENCH_BUDGET_MS	30.0
 

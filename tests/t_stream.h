@@ -53,8 +53,8 @@
 
 #include "buf.h"
 #include "json.h"
-#include "sse.h"
-#include "stream.h"
+#include "model/sse.h"
+#include "model/stream.h"
 #include "t.h"
 #include "t_fixtures.h"
 #include "xalloc.h"

@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
-#include "cachewatch.h"
+#include "context/cachewatch.h"
 #include "json.h"
 #include "t.h"
 

@@ -11,7 +11,7 @@
 
 #include "buf.h"
 #include "commands.h"
-#include "config.h"
+#include "config/config.h"
 #include "t.h"
 #include "t_tree.h"
 #include "xalloc.h"

@@ -16,8 +16,8 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
-#include "compact.h"
-#include "conv.h"
+#include "context/compact.h"
+#include "context/conv.h"
 #include "json.h"
 #include "t.h"
 #include "xalloc.h"

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "config.h"
+#include "config/config.h"
 #include "json.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "redact.h"
 #include "t.h"
 #include "t_tree.h"

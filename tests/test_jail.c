@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "jail.h"
-#include "perm.h"
+#include "jail/jail.h"
+#include "rules/perm.h"
 #include "t.h"
 
 static void

@@ -8,9 +8,9 @@
 
 #include "agent.h"
 #include "buf.h"
-#include "mcp_config.h"
-#include "mcp_stdio.h"
-#include "perm.h"
+#include "mcp/mcp_config.h"
+#include "mcp/mcp_stdio.h"
+#include "rules/perm.h"
 #include "t.h"
 
 static char *

@@ -7,8 +7,8 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
-#include "mcp.h"
-#include "mcp_config.h"
+#include "mcp/mcp.h"
+#include "mcp/mcp_config.h"
 #include "t.h"
 
 static struct mcp *

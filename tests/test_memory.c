@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "config.h"
-#include "memory.h"
+#include "config/config.h"
+#include "context/memory.h"
 #include "t.h"
 #include "t_tree.h"
 #include "utf8.h"

@@ -15,8 +15,8 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
-#include "modelcat.h"
-#include "models.h"
+#include "model/modelcat.h"
+#include "model/models.h"
 #include "t.h"
 
 static cJSON *

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "t.h"
 #include "xalloc.h"
 

@@ -16,7 +16,7 @@
 
 #include "buf.h"
 #include "ev.h"
-#include "protect.h"
+#include "jail/protect.h"
 #include "t.h"
 #include "t_tree.h"
 

@@ -67,7 +67,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "shparse.h"
+#include "rules/shparse.h"
 #include "xalloc.h"
 
 #define CASE_TIMEOUT_MS	10000

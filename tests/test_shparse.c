@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "shparse.h"
+#include "rules/shparse.h"
 #include "t.h"
 
 static struct buf out = BUF_INIT(BUF_NOLIMIT);

@@ -16,7 +16,7 @@
 
 #include "buf.h"
 #include "json.h"
-#include "sse.h"
+#include "model/sse.h"
 #include "t.h"
 #include "t_fixtures.h"
 #include "xalloc.h"

@@ -7,7 +7,7 @@ n=0
 failed=0
 for f in sprintf vsprintf strcpy strcat strtok atoi atol gets; do
 	n=$((n + 1))
-	hits=$(grep -nE "(^|[^_a-zA-Z0-9.>])$f[[:space:]]*\(" main.c demo.c lib/*.[ch] agent/*.[ch] \
+	hits=$(grep -nE "(^|[^_a-zA-Z0-9.>])$f[[:space:]]*\(" main.c demo.c lib/*.[ch] agent/*.[ch] agent/*/*.[ch] \
 	    tools/*.[ch] tui/*.[ch] tests/*.[ch] tests/mock/*.[ch] tests/tui/*.c bench/*.c 2>/dev/null |
 	    grep -v '^[^:]*:[0-9]*:[[:space:]]*\*' | grep -v '/\*.*'"$f"'.*\*/' | head -n 5)
 	if [ -z "$hits" ]; then

@@ -13,11 +13,11 @@
 #include "ev.h"
 #include "json.h"
 #include "redact.h"
-#include "session.h"
+#include "store/session.h"
 #include "sha256.h"
 #include "t.h"
 #include "t_tree.h"
-#include "wsnap.h"
+#include "store/wsnap.h"
 #include "xalloc.h"
 
 static char base[256], home[512];

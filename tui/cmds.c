@@ -16,7 +16,7 @@
 
 #include "app.h"
 #include "copy.h"
-#include "config.h"
+#include "config/config.h"
 #include "json.h"
 
 /* A command changes what it owns; what the loop should do next it puts in then. */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "app.h"
-#include "config.h"
+#include "config/config.h"
 #include "ev.h"
 #include "event.h"
 #include "file.h"

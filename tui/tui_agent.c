@@ -12,11 +12,11 @@
 #include "agent.h"
 #include "app.h"
 #include "commands.h"
-#include "config.h"
+#include "config/config.h"
 #include "filelist.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "promptcmd.h"
-#include "session.h"
+#include "store/session.h"
 
 /* Is path one the Read deny rules cover?  Such a file is not offered for @ completion. */
 static bool

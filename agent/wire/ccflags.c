@@ -7,7 +7,7 @@
 
 #include "buf.h"
 #include "ccflags.h"
-#include "config.h"
+#include "config/config.h"
 #include "xalloc.h"
 
 enum cc_what {

@@ -14,7 +14,7 @@
 #include "buf.h"
 #include "ev.h"
 #include "json.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "wire.h"
 #include "xalloc.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "config.h"
+#include "config/config.h"
 #include "fuzz.h"
 
 static char fz_dir[64];

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "wire/acp.h"
-#include "config.h"
+#include "config/config.h"
 #include "ev.h"
 #include "fuzz.h"
 #include "json.h"

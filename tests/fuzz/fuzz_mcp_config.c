@@ -18,7 +18,7 @@
 
 #include "buf.h"
 #include "fuzz.h"
-#include "mcp_config.h"
+#include "mcp/mcp_config.h"
 #include "xalloc.h"
 
 static bool

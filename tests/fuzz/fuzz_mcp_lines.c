@@ -14,7 +14,7 @@
 
 #include "buf.h"
 #include "fuzz.h"
-#include "mcp_stdio.h"
+#include "mcp/mcp_stdio.h"
 
 #define FZ_MAX 40
 

@@ -13,8 +13,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "modelcat.h"
-#include "models.h"
+#include "model/modelcat.h"
+#include "model/models.h"
 
 static void
 check_caps(const struct model_caps *c)

@@ -20,7 +20,7 @@
 
 #include "buf.h"
 #include "fuzz.h"
-#include "perm.h"
+#include "rules/perm.h"
 
 static const struct fz_call {
 	const char	*tool, *field, *value;

@@ -18,7 +18,7 @@
 #include "buf.h"
 #include "fuzz.h"
 #include "json.h"
-#include "session.h"
+#include "store/session.h"
 
 static char fz_home[64];
 static char fz_log[160];

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "config.h"
+#include "config/config.h"
 #include "ev.h"
 #include "event.h"
 #include "fuzz.h"

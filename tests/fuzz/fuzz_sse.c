@@ -12,7 +12,7 @@
 
 #include "buf.h"
 #include "fuzz.h"
-#include "sse.h"
+#include "model/sse.h"
 
 /* Each event as "name\0len:data\0". */
 static void

@@ -16,7 +16,7 @@
 #include "buf.h"
 #include "fuzz.h"
 #include "json.h"
-#include "stream.h"
+#include "model/stream.h"
 #include "utf8.h"
 
 static void

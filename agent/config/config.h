@@ -25,8 +25,8 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
-#include "jail.h"
-#include "wsnap.h"
+#include "jail/jail.h"
+#include "store/wsnap.h"
 
 struct buf;
 struct perm_rules;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "conv.h"
+#include "context/conv.h"
 #include "crc32.h"
 #include "file.h"
 #include "json.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "config.h"
+#include "config/config.h"
 #include "json.h"
 #include "mcp_config.h"
 #include "redact.h"

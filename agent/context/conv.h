@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "stream.h"
+#include "model/stream.h"
 
 struct buf;
 struct conv_cache;

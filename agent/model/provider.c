@@ -6,7 +6,7 @@
 
 #include "json.h"
 #include "attach.h"
-#include "conv.h"
+#include "context/conv.h"
 #include "provider.h"
 #include "xalloc.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "ev.h"
-#include "http.h"
+#include "model/http.h"
 #include "json.h"
 #include "mcp_int.h"
 #include "xalloc.h"

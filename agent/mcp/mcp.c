@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "config.h"
+#include "config/config.h"
 #include "ev.h"
 #include "json.h"
 #include "mcp.h"
-#include "http.h"
+#include "model/http.h"
 #include "mcp_config.h"
 #include "mcp_http.h"
 #include "mcp_stdio.h"

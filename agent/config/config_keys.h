@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "perm.h"
+#include "rules/perm.h"
 
 struct buf;
 struct config;

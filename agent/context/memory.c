@@ -11,7 +11,7 @@
 
 #include "buf.h"
 #include "file.h"
-#include "config.h"
+#include "config/config.h"
 #include "memory.h"
 #include "xalloc.h"
 

@@ -10,7 +10,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "json.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "redact.h"
 #include "xalloc.h"
 

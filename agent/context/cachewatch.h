@@ -36,7 +36,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "stream.h"
+#include "model/stream.h"
 
 struct buf;
 

@@ -30,7 +30,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "perm.h"
+#include "rules/perm.h"
 
 struct buf;
 struct event_bus;

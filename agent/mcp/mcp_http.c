@@ -8,10 +8,10 @@
 
 #include "buf.h"
 #include "ev.h"
-#include "http.h"
+#include "model/http.h"
 #include "mcp_config.h"
 #include "mcp_http.h"
-#include "sse.h"
+#include "model/sse.h"
 #include "xalloc.h"
 
 #define MCP_HTTP_BODY_MAX	(32u * 1024 * 1024)

@@ -17,9 +17,9 @@
 #include "config_keys.h"
 #include "file.h"
 #include "json.h"
-#include "perm.h"
+#include "rules/perm.h"
 #include "redact.h"
-#include "shparse.h"
+#include "rules/shparse.h"
 #include "xalloc.h"
 
 #define CFG_FILE_MAX	(1024 * 1024)	/* a settings file larger than this is refused */
