@@ -47,6 +47,7 @@ libtandem_agent_a_SOURCES = \
 	agent/wire/wire.c agent/wire/wire.h \
 	agent/wire/sjson.c agent/wire/sjson.h \
 	agent/wire/ccflags.c agent/wire/ccflags.h \
+	agent/wire/ccrun.c agent/wire/ccrun.h \
 	agent/wire/acp.c agent/wire/acp.h \
 	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \

@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "ccrun.h"
 #include "config/config.h"
 #include "ev.h"
 #include "event.h"
@@ -103,6 +104,11 @@ sjson_msg(struct sjson *s, const char *type)
 static void
 sjson_emit(struct sjson *s, cJSON *msg)
 {
+	/* --output-format json: Claude Code's one result object, nothing before it. */
+	if (s->o.result_only && strcmp(json_str(msg, "type", ""), "result") != 0) {
+		cJSON_Delete(msg);
+		return;
+	}
 	wire_out_json(s->out, msg);
 	cJSON_Delete(msg);
 }
@@ -628,7 +634,23 @@ sjson_result(struct sjson *s, const cJSON *ev)
 	const char *subtype = !is_error ? "success" :
 	    turns >= s->o.cfg->max_turns && strcmp(stop, "error") == 0 ? "error_max_turns" :
 	    "error_during_execution";
+	struct buf why = BUF_INIT(BUF_NOLIMIT);
+	cJSON *structured = NULL;
+	bool failed = json_bool(ev, "is_error", false);
 
+	if (ccrun_over_budget(s->o.run)) {
+		subtype = "error_max_budget_usd";
+		ccrun_budget_message(s->o.run, &why);
+		is_error = failed = true;
+		stop = "max_budget_usd";
+	} else if (!is_error && ccrun_has_schema(s->o.run) &&
+	    (structured = ccrun_structured(s->o.run, json_str(ev, "text", ""), &why)) == NULL) {
+		subtype = "error_max_structured_output_retries";
+		is_error = failed = true;
+	}
+	if (why.len > 0)
+		cJSON_AddItemToArray(s->errors, cJSON_CreateString(buf_cstr(&why)));
+	buf_release(&why);
 	sjson_flush_message(s, NULL);
 	cJSON_AddStringToObject(m, "subtype", subtype);
 	cJSON_AddBoolToObject(m, "is_error", is_error);
@@ -650,6 +672,8 @@ sjson_result(struct sjson *s, const cJSON *ev)
 	cJSON_AddNumberToObject(one, "costUSD", cost);
 	cJSON_AddItemToObject(m, "permission_denials", s->denials);
 	s->denials = cJSON_CreateArray();
+	if (structured != NULL)
+		cJSON_AddItemToObject(m, "structured_output", structured);
 	if (is_error) {
 		if (cJSON_GetArraySize(s->errors) == 0)
 			cJSON_AddItemToArray(s->errors, cJSON_CreateString(
@@ -659,7 +683,7 @@ sjson_result(struct sjson *s, const cJSON *ev)
 	}
 	sjson_emit(s, m);
 	s->in_turn = false;
-	s->failed = json_bool(ev, "is_error", false);
+	s->failed = failed;
 	s->interrupted = strcmp(stop, "interrupted") == 0;
 }
 
