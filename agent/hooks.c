@@ -22,6 +22,7 @@
 #include "event.h"
 #include "file.h"
 #include "hooks.h"
+#include "hooks/cctranscript.h"
 #include "json.h"
 #include "rules/perm.h"
 #include "proc.h"
@@ -77,6 +78,7 @@ struct hooks {
 	struct event_bus	*bus;
 	struct hook_run		*runs;
 	struct hook_pre		*pres;
+	struct cctr		*tr;		/* the transcript in Claude Code's shape */
 };
 
 struct hook_proc {
@@ -1176,6 +1178,7 @@ hooks_new(struct ev_loop *loop, const struct config *cfg)
 
 	h->loop = loop;
 	h->cfg = cfg;
+	h->tr = cctr_new(cfg->root);
 	return h;
 }
 
@@ -1193,6 +1196,7 @@ hooks_free(struct hooks *h)
 		event_unsubscribe(h->bus, hooks_on_event, h);
 	free(h->session_id);
 	free(h->transcript_path);
+	cctr_free(h->tr);
 	free(h);
 }
 
@@ -1207,6 +1211,7 @@ hooks_set_session(struct hooks *h, const char *session_id, const char *transcrip
 		free(h->transcript_path);
 		h->transcript_path = xstrdup(transcript_path);
 	}
+	cctr_set_session(h->tr, session_id, transcript_path);
 }
 
 static void
@@ -1243,6 +1248,9 @@ hooks_on_event(const cJSON *event, void *arg)
 	struct buf msg = BUF_INIT(BUF_NOLIMIT);
 	cJSON *fields;
 
+	/* Only hooks and a status line command read the transcript. */
+	if (h->cfg->hooks != NULL || h->cfg->status_line != NULL)
+		cctr_event(h->tr, event);
 	if (strcmp(json_str(event, "type", ""), "idle") == 0) {
 		hooks_idle(h, event);
 		return;

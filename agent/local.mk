@@ -11,6 +11,7 @@ libtandem_agent_a_SOURCES = \
 	agent/model/models.c agent/model/models.h \
 	agent/model/modelcat.c agent/model/modelcat.h \
 	agent/hooks.c agent/hooks.h \
+	agent/hooks/cctranscript.c agent/hooks/cctranscript.h \
 	agent/context/memory.c agent/context/memory.h \
 	agent/commands.c agent/commands.h \
 	agent/promptcmd.c agent/promptcmd.h \
@@ -146,3 +147,6 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+
+# hooks/: Claude Code's transcript shape, and the http and prompt hook types.
+tests_test_hooks_SOURCES += agent/hooks/cctranscript.c

@@ -808,6 +808,9 @@ config_release(struct config *cfg)
 	free(cfg->thinking);
 	free(cfg->effort);
 	cJSON_Delete(cfg->prices);
+	cJSON_Delete(cfg->status_line);
+	cJSON_Delete(cfg->http_hook_urls);
+	cJSON_Delete(cfg->http_hook_env);
 	cJSON_Delete(cfg->mcp_servers);
 	cJSON_Delete(cfg->mcp_flags);
 	free(cfg->root);
@@ -957,6 +960,7 @@ cfg_flag_value(const struct cfg_key *k, const char *s)
 			return NULL;
 		return cJSON_CreateNumber(d);
 	case CFG_OBJECT:
+	case CFG_JSON:
 		return cJSON_Parse(s);
 	default:
 		return cJSON_CreateString(s);

@@ -80,6 +80,9 @@ struct config {
 	struct jail_config sandbox;	/* the "sandbox" group: parsed and resolved by jail.c */
 	unsigned skip_layers;	/* settings files config_load leaves out: 1 the user's, 2 the
 				   project's, 4 the project's local one (--setting-sources) */
+	cJSON	*status_line;	/* statusLine: {"type": "command", "command", "padding"} (owned); NULL */
+	cJSON	*http_hook_urls;	/* allowedHttpHookUrls: patterns with *; NULL: any URL */
+	cJSON	*http_hook_env;	/* httpHookAllowedEnvVars: names an http hook's headers may use; NULL: its own list */
 
 	/* Internal to config.c. */
 	cJSON	*held;		/* the project's trust items, until config_apply_trusted() */
