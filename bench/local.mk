@@ -112,3 +112,12 @@ EXTRA_DIST += bench/session_bench.sh
 bench: bench-session
 bench-session: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/session_bench.sh . 2000
+
+# statusline: keypress to screen while a status line command sleeps.
+EXTRA_PROGRAMS += bench/statusline_bench
+bench_statusline_bench_SOURCES = bench/statusline_bench.c
+.PHONY: bench-statusline
+bench: bench-statusline
+bench-statusline: bench/statusline_bench$(EXEEXT) tandem$(EXEEXT)
+	d=$$(mktemp -d "$${TMPDIR:-/tmp}/tandem-sl-bench.XXXXXX") && \
+	./bench/statusline_bench$(EXEEXT) ./tandem$(EXEEXT) "$$d"; rc=$$?; rm -rf "$$d"; exit $$rc

@@ -223,6 +223,9 @@ struct app {
 	struct mention		 mention;	/* @path completion (mention.h) */
 	struct notify		 notify;	/* telling the user tandem waits (notify.h) */
 	struct paste		 clip;		/* an image from the clipboard (paste.h) */
+	struct statusline	*sl;		/* the statusLine command (statusline.h); NULL: none */
+	bool			 sl_warned;	/* its failure was said once */
+	int64_t			 opened_at;	/* ms, for the status line's duration */
 };
 
 /* tui.c */

@@ -30,6 +30,7 @@ libtandem_tui_a_SOURCES = \
 	tui/toolview.c tui/toolview.h \
 	tui/toolshow.c tui/toolshow.h \
 	tui/status.c tui/status.h \
+	tui/statusline.c tui/statusline.h \
 	tui/layout.c tui/layout.h
 
 # The replay driver for the screen tests (and bench/).
@@ -102,6 +103,8 @@ TUI_SCREEN_TESTS += tests/tui/breakprice.sh
 # The transcript tells the story: inline hunks and output, Ctrl+O, the followed call, a waiting status.
 TUI_SCREEN_TESTS += tests/tui/story.sh
 EXTRA_DIST += tests/tui/story.jsonl tests/tui/denied.jsonl
+# Claude Code's statusLine: the real ccstatusline as the bar, a sleeping command, a failing one.
+TUI_SCREEN_TESTS += tests/tui/statusline.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl tests/tui/emoji.jsonl \
