@@ -1041,8 +1041,9 @@ agent_free(struct agent *a)
 		cJSON_AddStringToObject(f, "reason", "exit");
 		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, a);
 		cJSON_Delete(f);
-		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	}
+	/* and the hooks the last events started (StopFailure, PermissionDenied, ...) finish */
+	hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	hooks_free(a->hooks);
 	jail_free(a->jail);
 	a->hooks = NULL;

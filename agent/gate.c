@@ -352,12 +352,43 @@ gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct b
  * 7. The slot for the host's decision: a front end that decides for the
  * person (the SDK protocol's can_use_tool) answers here: SCHED_GO,
  * SCHED_REFUSE with its reason, or SCHED_ASK while it decides (its answer
- * comes through agent_answer).  Nothing fills it yet.
+ * comes through agent_answer).  PermissionRequest hooks answer here
+ * (hooks.h); a call a deny rule could catch unseen, or a fork's first
+ * command, still goes to the person.
  */
 static int
 gate_host(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	return GATE_PASS;
+	struct hook_outcome ho;
+	int d = GATE_PASS;
+
+	if (hooks_permission_request(a->hooks, c->id, c->name, c->input, a->mode, gate_kick, a, &ho) == 1)
+		return SCHED_LATER;
+	agent_hook_notes(a, &ho);
+	if (ho.decision == HOOK_DENY) {
+		buf_reset(why);
+		buf_printf(why, "A PermissionRequest hook refused this call: %s",
+		    ho.reason != NULL ? ho.reason : "no reason given");
+		emit_approval(a->bus, c->id, "deny", "hook");
+		d = SCHED_REFUSE;
+	} else if (ho.decision == HOOK_ALLOW && !g->deny_unsure &&
+	    !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+		if (ho.updated_input != NULL) {
+			sched_call_set_input(c, ho.updated_input);
+			ho.updated_input = NULL;
+		}
+		/* A rewritten input is checked against the rules again; a deny rule still denies. */
+		if (perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why) ==
+		    PERM_VERDICT_DENY) {
+			emit_approval(a->bus, c->id, "deny", "rule");
+			d = SCHED_REFUSE;
+		} else {
+			emit_approval(a->bus, c->id, "allow", "hook");
+			d = SCHED_GO;
+		}
+	}
+	hook_outcome_release(&ho);
+	return d;
 }
 
 /* 8. The person: an approval_request, or, headless, a refusal that says how to allow it. */

@@ -23,10 +23,13 @@
 #include "file.h"
 #include "hooks.h"
 #include "hooks/cctranscript.h"
+#include "hooks/hooks_int.h"
 #include "json.h"
+#include "model/http.h"
 #include "rules/perm.h"
 #include "proc.h"
 #include "redact.h"
+#include "tool.h"
 #include "xalloc.h"
 
 #define HOOK_OUT_MAX	(1024u * 1024)	/* stdout kept; a longer answer is refused */
@@ -47,14 +50,42 @@ static const struct hook_event_def {
 	[HOOK_PRE_COMPACT] =		{ "PreCompact", "trigger", false },
 	[HOOK_SESSION_END] =		{ "SessionEnd", "reason", false },
 	[HOOK_NOTIFICATION] =		{ "Notification", "notification_type", false },
+	[HOOK_POST_TOOL_USE_FAILURE] =	{ "PostToolUseFailure", "tool_name", true },
+	[HOOK_PERMISSION_REQUEST] =	{ "PermissionRequest", "tool_name", true },
+	[HOOK_PERMISSION_DENIED] =	{ "PermissionDenied", "tool_name", false },
+	[HOOK_POST_COMPACT] =		{ "PostCompact", "trigger", false },
+	[HOOK_STOP_FAILURE] =		{ "StopFailure", "error", false },
+	[HOOK_INSTRUCTIONS_LOADED] =	{ "InstructionsLoaded", "load_reason", false },
+};
+
+/* The tool events: matched on the tool's names, and the only ones an "if" rule applies to. */
+static bool
+hooks_is_tool_event(enum hook_event ev)
+{
+	return ev == HOOK_PRE_TOOL_USE || ev == HOOK_POST_TOOL_USE ||
+	    ev == HOOK_POST_TOOL_USE_FAILURE || ev == HOOK_PERMISSION_REQUEST ||
+	    ev == HOOK_PERMISSION_DENIED;
+}
+
+/* The hook types: "command" runs a program, "http" posts to a URL, "prompt" asks the model. */
+enum hook_kind { HOOK_KIND_COMMAND, HOOK_KIND_HTTP, HOOK_KIND_PROMPT, HOOK_NKINDS };
+
+static const struct hook_kind_def {
+	const char	*type;
+	const char	*key;		/* the member that says what runs */
+} hook_kinds[HOOK_NKINDS] = {
+	[HOOK_KIND_COMMAND] =	{ "command", "command" },
+	[HOOK_KIND_HTTP] =	{ "http", "url" },
+	[HOOK_KIND_PROMPT] =	{ "prompt", "prompt" },
 };
 
 /* tandem's file tools whose Claude Code counterparts name the file "file_path". */
 static const char *const hook_file_tools[] = { "read_file", "edit_file", "write_file", NULL };
 
-/* A PreToolUse verdict being reached for one call, until its gate takes it. */
+/* A PreToolUse or PermissionRequest verdict being reached for one call, until its gate takes it. */
 struct hook_pre {
 	struct hooks		*h;
+	enum hook_event		 ev;
 	char			*id;
 	struct hook_run		*run;		/* NULL once done */
 	struct hook_outcome	 o;
@@ -79,11 +110,20 @@ struct hooks {
 	struct hook_run		*runs;
 	struct hook_pre		*pres;
 	struct cctr		*tr;		/* the transcript in Claude Code's shape */
+	struct http		*http;		/* http and prompt hooks' requests; made on first use */
+	struct agent		*agent;		/* answered for by PermissionRequest hooks; NULL */
+	cJSON			*calls;		/* tool_use id -> {name, input}, for the bus's events */
+	char			*last_error;	/* the turn's last fatal error, for StopFailure */
 };
 
 struct hook_proc {
 	struct hook_run	*run;
-	char		*command;
+	enum hook_kind	 kind;
+	cJSON		*hook;		/* the handler's settings (a copy) */
+	struct hook_remote *remote;	/* an http or prompt hook in flight */
+	long		 http_status;
+	char		*remote_error;
+	char		*command;	/* what runs: the command, URL or prompt */
 	int		 timeout_ms;
 	pid_t		 pid;
 	int		 out_fd, err_fd;
@@ -246,7 +286,7 @@ hooks_matches(const cJSON *entry, enum hook_event ev, const char *subject)
 		return true;
 	if ((re = hooks_compile(m->valuestring, NULL)) == NULL)
 		return false;
-	if (ev != HOOK_PRE_TOOL_USE && ev != HOOK_POST_TOOL_USE) {
+	if (!hooks_is_tool_event(ev)) {
 		yes = hooks_regex_full(re, subject);
 	} else {
 		canon = perm_canonical_tool(subject);
@@ -259,15 +299,58 @@ hooks_matches(const cJSON *entry, enum hook_event ev, const char *subject)
 	return yes;
 }
 
-/* A hook object that can run: {"type": "command" (or none), "command": "..."}. */
+/* A hook's type (-1: none tandem runs). */
+static int
+hooks_kind_of(const cJSON *hook)
+{
+	const char *type = json_str(hook, "type", "command");
+	int k;
+
+	for (k = 0; k < HOOK_NKINDS; k++)
+		if (strcmp(hook_kinds[k].type, type) == 0)
+			return k;
+	return -1;
+}
+
+/*
+ * What a hook object that can run runs: {"type": "command" (or none),
+ * "command"}, {"type": "http", "url"}, {"type": "prompt", "prompt"}.
+ */
 static const char *
 hooks_command_of(const cJSON *hook)
 {
-	const char *type = json_str(hook, "type", "command"), *cmd = json_str(hook, "command", "");
+	int k = cJSON_IsObject(hook) ? hooks_kind_of(hook) : -1;
+	const char *what = k >= 0 ? json_str(hook, hook_kinds[k].key, "") : "";
 
-	if (!cJSON_IsObject(hook) || strcmp(type, "command") != 0 || cmd[0] == '\0')
-		return NULL;
-	return cmd;
+	return what[0] != '\0' ? what : NULL;
+}
+
+/*
+ * Claude Code's "if": a permission rule ("Bash(git *)") the call must
+ * match, read by the same matcher as tandem's rules.  Only tool events
+ * have a call; on other events a hook with an "if" never runs.  Without
+ * the call (hooks_has) it is taken to hold.
+ */
+static bool
+hooks_if_holds(const struct hooks *h, const cJSON *hook, enum hook_event ev, const cJSON *fields)
+{
+	const char *rule = json_str(hook, "if", NULL);
+	struct perm_rules *r;
+	bool yes;
+
+	if (rule == NULL)
+		return true;
+	if (!hooks_is_tool_event(ev))
+		return false;
+	if (fields == NULL)
+		return true;
+	r = perm_rules_new();
+	perm_rules_set_root(r, h->cfg->root);
+	yes = perm_rules_add(r, PERM_LIST_DENY, rule, NULL) == 0 &&
+	    perm_check(r, PERM_ASK, perm_canonical_tool(json_str(fields, "tool_name", "")),
+	    TOOL_READ_ONLY, json_get(fields, "tool_input"), NULL) == PERM_VERDICT_DENY;
+	perm_rules_free(r);
+	return yes;
 }
 
 static int
@@ -281,6 +364,24 @@ hooks_timeout_ms(const cJSON *hook)
 	if (s > HOOK_TIMEOUT_MAX_S)
 		s = HOOK_TIMEOUT_MAX_S;
 	return s * 1000 < 1 ? 1 : (int)(s * 1000);
+}
+
+/* Is an "if" a rule tandem can read?  If not, why. */
+static bool
+hooks_if_valid(const cJSON *v, struct buf *why)
+{
+	struct perm_rules *r;
+	int rc;
+
+	buf_reset(why);
+	if (!cJSON_IsString(v)) {
+		buf_puts(why, "must be a permission rule such as \"Bash(git *)\"");
+		return false;
+	}
+	r = perm_rules_new();
+	rc = perm_rules_add(r, PERM_LIST_DENY, v->valuestring, why);
+	perm_rules_free(r);
+	return rc == 0;
 }
 
 static void
@@ -308,21 +409,104 @@ hooks_validate_entry(const char *event, int i, const cJSON *entry, struct buf *w
 		    event, i);
 		return;
 	}
+	buf_init(&why, 1024);
 	cJSON_ArrayForEach(hk, list) {
 		const cJSON *t = json_get(hk, "timeout");
 
 		if (!cJSON_IsObject(hk))
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: a hook must be an object\n", event, i, j);
-		else if (strcmp(json_str(hk, "type", "command"), "command") != 0)
+		else if (hooks_kind_of(hk) < 0)
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: type \"%s\" is not supported (only "
-			    "\"command\"); it never runs\n", event, i, j, json_str(hk, "type", "?"));
+			    "\"command\", \"http\" and \"prompt\"); it never runs\n", event, i, j,
+			    json_str(hk, "type", "?"));
 		else if (hooks_command_of(hk) == NULL)
-			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"command\" must be a non-empty string\n",
-			    event, i, j);
+			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"%s\" must be a non-empty string\n",
+			    event, i, j, hook_kinds[hooks_kind_of(hk)].key);
+		else if (json_get(hk, "if") != NULL && !hooks_is_tool_event(hooks_event_parse(event)))
+			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"if\" applies to tool events only; "
+			    "this hook never runs\n", event, i, j);
+		else if (json_get(hk, "if") != NULL && !hooks_if_valid(json_get(hk, "if"), &why))
+			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"if\": %s; this hook never runs\n",
+			    event, i, j, buf_cstr(&why));
 		else if (t != NULL && (!cJSON_IsNumber(t) || t->valuedouble <= 0))
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"timeout\" must be a number of seconds "
 			    "above 0; using %d\n", event, i, j, HOOK_TIMEOUT_DEFAULT_S);
 		j++;
+	}
+	buf_release(&why);
+}
+
+/* Claude Code's events tandem has no moment for, and why. */
+static const struct {
+	const char	*name;
+	const char	*why;
+} hook_absent_events[] = {
+	{ "Setup", "tandem has no setup or maintenance run" },
+	{ "SubagentStart", "tandem has no subagents yet" },
+	{ "SubagentStop", "tandem has no subagents yet" },
+	{ "TaskCreated", "tandem has no agent teams or shared task list" },
+	{ "TaskCompleted", "tandem has no agent teams or shared task list" },
+	{ "TeammateIdle", "tandem has no agent teams" },
+	{ "ConfigChange", "tandem reads its settings once, when it starts" },
+	{ "CwdChanged", "tandem's working directory is the project root and never changes" },
+	{ "FileChanged", "tandem watches no files for hooks" },
+	{ "WorktreeCreate", "tandem makes no git worktrees" },
+	{ "WorktreeRemove", "tandem makes no git worktrees" },
+	{ "Elicitation", "tandem's MCP client asks no elicitation of the user" },
+	{ "ElicitationResult", "tandem's MCP client asks no elicitation of the user" },
+};
+
+/* Handler fields of Claude Code's that tandem reads past, and why. */
+static const struct {
+	const char	*name;
+	const char	*why;
+} hook_absent_fields[] = {
+	{ "async", "tandem waits for every hook; none runs in the background" },
+	{ "asyncRewake", "tandem waits for every hook; none runs in the background" },
+	{ "once", "tandem runs a hook every time its event comes" },
+	{ "statusMessage", "tandem shows no message while a hook runs" },
+	{ "shell", "tandem runs command hooks with bash" },
+};
+
+static const char *
+hooks_absent_why(const char *event)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof hook_absent_events / sizeof hook_absent_events[0]; i++)
+		if (strcmp(hook_absent_events[i].name, event) == 0)
+			return hook_absent_events[i].why;
+	return NULL;
+}
+
+void
+hooks_unhonoured(const cJSON *hooks, hooks_unhonoured_fn *fn, void *arg)
+{
+	const cJSON *ev, *entry, *hk, *m;
+	const char *why;
+	size_t i;
+
+	cJSON_ArrayForEach(ev, hooks) {
+		if (hooks_event_parse(ev->string) < 0) {
+			why = hooks_absent_why(ev->string);
+			fn(arg, "hook event", ev->string, why != NULL ? why :
+			    "not an event tandem or Claude Code has");
+			continue;
+		}
+		cJSON_ArrayForEach(entry, ev) {
+			cJSON_ArrayForEach(hk, json_get(entry, "hooks")) {
+				if (cJSON_IsObject(hk) && hooks_kind_of(hk) < 0)
+					fn(arg, "hook type", json_str(hk, "type", "?"),
+					    strcmp(json_str(hk, "type", ""), "agent") == 0 ?
+					    "tandem has no agent hooks; a prompt hook asks the model" :
+					    "tandem runs command, http and prompt hooks");
+				for (i = 0; i < sizeof hook_absent_fields / sizeof hook_absent_fields[0]; i++)
+					if ((m = json_get(hk, hook_absent_fields[i].name)) != NULL &&
+					    !cJSON_IsFalse(m))
+						fn(arg, "hook field", hook_absent_fields[i].name,
+						    hook_absent_fields[i].why);
+			}
+		}
 	}
 }
 
@@ -330,12 +514,17 @@ void
 hooks_validate(const cJSON *hooks, struct buf *warnings)
 {
 	const cJSON *ev, *entry;
+	const char *why;
 	int i;
 
 	cJSON_ArrayForEach(ev, hooks) {
 		if (hooks_event_parse(ev->string) < 0) {
-			buf_printf(warnings, "hooks: unknown event \"%s\"; its hooks never run\n",
-			    ev->string);
+			why = hooks_absent_why(ev->string);
+			if (why != NULL)
+				buf_printf(warnings, "hooks: %s hooks never run: %s\n", ev->string, why);
+			else
+				buf_printf(warnings, "hooks: unknown event \"%s\"; its hooks never run\n",
+				    ev->string);
 			continue;
 		}
 		i = 0;
@@ -346,7 +535,7 @@ hooks_validate(const cJSON *hooks, struct buf *warnings)
 
 /* Call fn for each hook (each distinct command once) that matches ev and subject. */
 static size_t
-hooks_each(const struct hooks *h, enum hook_event ev, const char *subject,
+hooks_each(const struct hooks *h, enum hook_event ev, const char *subject, const cJSON *fields,
     void (*fn)(void *, const cJSON *hook, const char *cmd), void *arg)
 {
 	const cJSON *entry, *hk, *seen;
@@ -359,7 +548,7 @@ hooks_each(const struct hooks *h, enum hook_event ev, const char *subject,
 		if (!cJSON_IsArray(json_get(entry, "hooks")) || !hooks_matches(entry, ev, subject))
 			continue;
 		cJSON_ArrayForEach(hk, json_get(entry, "hooks")) {
-			if ((cmd = hooks_command_of(hk)) == NULL)
+			if ((cmd = hooks_command_of(hk)) == NULL || !hooks_if_holds(h, hk, ev, fields))
 				continue;
 			/* The same command from two settings files runs once. */
 			dup = false;
@@ -382,7 +571,7 @@ hooks_has(const struct hooks *h, enum hook_event ev, const char *subject)
 {
 	if (h == NULL || (unsigned)ev >= HOOK_NEVENTS || h->cfg->hooks == NULL)
 		return false;
-	return hooks_each(h, ev, subject, NULL, NULL) > 0;
+	return hooks_each(h, ev, subject, NULL, NULL, NULL) > 0;
 }
 
 /* --- the hook's input ---------------------------------------------------- */
@@ -620,6 +809,40 @@ hooks_spawn(struct hook_proc *p, const char *input, size_t n, struct buf *err)
 	return 0;
 }
 
+/* An http or prompt hook's answer: as if a command had printed it and exited. */
+static void
+hooks_remote_done(void *arg, long status, const char *body, size_t n, const char *error)
+{
+	struct hook_proc *p = arg;
+
+	p->remote = NULL;
+	p->http_status = status;
+	if (error != NULL)
+		p->remote_error = xstrdup(error);
+	else if (n <= HOOK_OUT_MAX)
+		buf_append(&p->out, body, n);
+	else
+		p->out_over = true;
+	p->exited = true;
+	hooks_proc_finish(p);
+}
+
+static int
+hooks_start_remote(struct hook_proc *p, const char *input, struct buf *err)
+{
+	struct hooks *h = p->run->h;
+
+	if (h->http == NULL)
+		h->http = http_new(h->loop);
+	if (p->kind == HOOK_KIND_HTTP)
+		p->remote = hook_http_start(h->http, h->cfg, p->hook, input, p->timeout_ms,
+		    hooks_remote_done, p, err);
+	else
+		p->remote = hook_prompt_start(h->http, h->cfg, p->hook, input, p->timeout_ms,
+		    hooks_remote_done, p, err);
+	return p->remote != NULL ? 0 : -1;
+}
+
 /* --- the outcome --------------------------------------------------------- */
 
 void
@@ -691,6 +914,26 @@ hooks_read_pre(const struct hook_run *run, const cJSON *j, const cJSON *hso, con
 		hooks_warn(one, "hook `%s`: \"updatedInput\" must be an object (ignored)", cmd);
 }
 
+/* PermissionRequest: hookSpecificOutput.decision {behavior allow|deny, updatedInput, message}. */
+static void
+hooks_read_permission(const struct hook_run *run, const cJSON *d, const char *cmd,
+    struct hook_outcome *one)
+{
+	const char *b = json_str(d, "behavior", NULL);
+	const cJSON *u = json_get(d, "updatedInput");
+
+	if (d == NULL)
+		return;
+	if (b != NULL && strcmp(b, "allow") == 0)
+		hooks_set_decision(one, HOOK_ALLOW, json_str(d, "message", NULL));
+	else if (b != NULL && strcmp(b, "deny") == 0)
+		hooks_set_decision(one, HOOK_DENY, json_str(d, "message", NULL));
+	else
+		hooks_warn(one, "hook `%s`: decision.behavior must be \"allow\" or \"deny\" (ignored)", cmd);
+	if (cJSON_IsObject(u) && one->decision == HOOK_ALLOW)
+		one->updated_input = hooks_updated_input(run, u);
+}
+
 static void
 hooks_read_json(const struct hook_run *run, const cJSON *j, const char *cmd,
     struct hook_outcome *one)
@@ -712,6 +955,10 @@ hooks_read_json(const struct hook_run *run, const cJSON *j, const char *cmd,
 		one->additional_context = xstrdup(ctx);
 	if (run->ev == HOOK_PRE_TOOL_USE) {
 		hooks_read_pre(run, j, hso, cmd, one);
+		return;
+	}
+	if (run->ev == HOOK_PERMISSION_REQUEST && hso != NULL) {
+		hooks_read_permission(run, json_get(hso, "decision"), cmd, one);
 		return;
 	}
 	d = json_str(j, "decision", NULL);
@@ -759,8 +1006,49 @@ hooks_read_block(const struct hook_run *run, const struct hook_proc *p, const ch
 		hooks_warn(one, "hook `%s` exited 2, but %s cannot be blocked%s%s", cmd,
 		    hook_events[run->ev].name, why[0] != '\0' ? ": " : "", why);
 	else
-		hooks_set_decision(one, run->ev == HOOK_PRE_TOOL_USE ? HOOK_DENY : HOOK_BLOCK, why);
+		hooks_set_decision(one, run->ev == HOOK_PRE_TOOL_USE ||
+		    run->ev == HOOK_PERMISSION_REQUEST ? HOOK_DENY : HOOK_BLOCK, why);
 	free(why);
+}
+
+/* A prompt hook's model said {"ok": false, "reason"}: the event's way of refusing. */
+static void
+hooks_read_verdict(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
+    struct hook_outcome *one)
+{
+	char *text = hooks_trim(p->out.data != NULL ? p->out.data : "", p->out.len);
+	const char *s = strchr(text, '{'), *e = strrchr(text, '}');
+	cJSON *j = s != NULL && e > s ? cJSON_ParseWithLength(s, (size_t)(e - s + 1)) : NULL;
+	const cJSON *ok = json_get(j, "ok");
+
+	if (!cJSON_IsBool(ok))
+		hooks_warn(one, "prompt hook `%s`: the model did not answer {\"ok\": ...} (ignored)", cmd);
+	else if (cJSON_IsFalse(ok) && !hook_events[run->ev].can_block)
+		hooks_warn(one, "prompt hook `%s` said no, but %s cannot be blocked", cmd,
+		    hook_events[run->ev].name);
+	else if (cJSON_IsFalse(ok))
+		hooks_set_decision(one, run->ev == HOOK_PRE_TOOL_USE ||
+		    run->ev == HOOK_PERMISSION_REQUEST ? HOOK_DENY : HOOK_BLOCK,
+		    json_str(j, "reason", NULL));
+	cJSON_Delete(j);
+	free(text);
+}
+
+/* An http hook's answer (2xx: its body as a command's stdout) or a prompt hook's verdict. */
+static void
+hooks_interpret_remote(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
+    struct hook_outcome *one)
+{
+	const char *what = p->kind == HOOK_KIND_HTTP ? "http" : "prompt";
+
+	if (p->remote_error != NULL)
+		hooks_warn(one, "%s hook `%s` failed: %s", what, cmd, p->remote_error);
+	else if (p->kind == HOOK_KIND_HTTP && (p->http_status < 200 || p->http_status > 299))
+		hooks_warn(one, "http hook `%s` answered HTTP %ld", cmd, p->http_status);
+	else if (p->kind == HOOK_KIND_HTTP)
+		hooks_read_stdout(run, p, cmd, one);
+	else
+		hooks_read_verdict(run, p, cmd, one);
 }
 
 static void
@@ -771,7 +1059,9 @@ hooks_interpret(const struct hook_run *run, const struct hook_proc *p, struct ho
 	int code;
 
 	hooks_show(p->command, &cmd);
-	if (p->spawn_error != NULL) {
+	if (p->kind != HOOK_KIND_COMMAND && p->spawn_error == NULL) {
+		hooks_interpret_remote(run, p, buf_cstr(&cmd), one);
+	} else if (p->spawn_error != NULL) {
 		hooks_warn(one, "hook `%s` could not start: %s", buf_cstr(&cmd), p->spawn_error);
 	} else if (p->timed_out) {
 		hooks_warn(one, "hook `%s` timed out after %g s and was killed", buf_cstr(&cmd),
@@ -858,6 +1148,9 @@ hooks_run_free(struct hook_run *run)
 			ev_timer_cancel(loop, p->timer);
 		hooks_close_fd(p, &p->out_fd);
 		hooks_close_fd(p, &p->err_fd);
+		hook_remote_cancel(p->remote);
+		cJSON_Delete(p->hook);
+		free(p->remote_error);
 		buf_release(&p->out);
 		buf_release(&p->err);
 		free(p->command);
@@ -942,6 +1235,8 @@ hooks_add_proc(void *arg, const cJSON *hook, const char *cmd)
 	struct hook_proc *p = &c->run->procs[c->n++];
 
 	p->run = c->run;
+	p->kind = (enum hook_kind)hooks_kind_of(hook);
+	p->hook = cJSON_Duplicate(hook, true);
 	p->command = xstrdup(cmd);
 	p->timeout_ms = hooks_timeout_ms(hook);
 	p->out_fd = p->err_fd = -1;
@@ -963,7 +1258,7 @@ hooks_run(struct hooks *h, enum hook_event ev, const cJSON *fields, hook_done_fn
 		return NULL;
 	subject = hook_events[ev].subject != NULL ?
 	    json_str(fields, hook_events[ev].subject, NULL) : NULL;
-	if ((n = hooks_each(h, ev, subject, NULL, NULL)) == 0)
+	if ((n = hooks_each(h, ev, subject, fields, NULL, NULL)) == 0)
 		return NULL;
 	run = xcalloc(1, sizeof *run);
 	run->h = h;
@@ -973,7 +1268,7 @@ hooks_run(struct hooks *h, enum hook_event ev, const cJSON *fields, hook_done_fn
 	run->procs = xcalloc(n, sizeof *run->procs);
 	c.run = run;
 	c.n = 0;
-	hooks_each(h, ev, subject, hooks_add_proc, &c);
+	hooks_each(h, ev, subject, fields, hooks_add_proc, &c);
 	run->nprocs = run->nleft = c.n;
 	run->next = h->runs;
 	h->runs = run;
@@ -984,7 +1279,8 @@ hooks_run(struct hooks *h, enum hook_event ev, const cJSON *fields, hook_done_fn
 		struct hook_proc *p = &run->procs[i];
 		struct buf err = BUF_INIT(4096);
 
-		if (hooks_spawn(p, text, strlen(text), &err) == -1) {
+		if ((p->kind == HOOK_KIND_COMMAND ? hooks_spawn(p, text, strlen(text), &err) :
+		    hooks_start_remote(p, text, &err)) == -1) {
 			p->spawn_error = buf_detach(&err, NULL);
 			p->finished = true;
 			run->nleft--;
@@ -1064,9 +1360,11 @@ hooks_pre_free(struct hook_pre *p)
 	free(p);
 }
 
-int
-hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *input,
-    enum perm_mode mode, void (*kick)(void *), void *arg, struct hook_outcome *out)
+/* The gate's hooks of one call (PreToolUse, PermissionRequest): see hooks_pre_tool. */
+static int
+hooks_gate_tool(struct hooks *h, enum hook_event ev, const char *id, const char *tool,
+    const cJSON *input, enum perm_mode mode, void (*kick)(void *), void *arg,
+    struct hook_outcome *out)
 {
 	struct hook_pre **pp, *p;
 	cJSON *f;
@@ -1074,7 +1372,7 @@ hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *i
 	memset(out, 0, sizeof *out);
 	for (pp = h != NULL ? &h->pres : NULL; pp != NULL && *pp != NULL; pp = &(*pp)->next) {
 		p = *pp;
-		if (strcmp(p->id, id) != 0)
+		if (p->ev != ev || strcmp(p->id, id) != 0)
 			continue;
 		if (p->run != NULL)
 			return 1;
@@ -1084,15 +1382,18 @@ hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *i
 		hooks_pre_free(p);
 		return 0;
 	}
-	if (!hooks_has(h, HOOK_PRE_TOOL_USE, tool))
+	if (!hooks_has(h, ev, tool))
 		return 0;
 	p = xcalloc(1, sizeof *p);
 	p->h = h;
+	p->ev = ev;
 	p->id = xstrdup(id);
 	p->kick = kick;
 	p->arg = arg;
 	f = hooks_tool_fields(id, tool, input, mode);
-	p->run = hooks_run(h, HOOK_PRE_TOOL_USE, f, hooks_pre_done, p);
+	if (ev == HOOK_PERMISSION_REQUEST)
+		cJSON_AddItemToObject(f, "permission_suggestions", cJSON_CreateArray());
+	p->run = hooks_run(h, ev, f, hooks_pre_done, p);
 	cJSON_Delete(f);
 	if (p->run == NULL) {
 		hooks_pre_free(p);
@@ -1101,6 +1402,20 @@ hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *i
 	p->next = h->pres;
 	h->pres = p;
 	return 1;
+}
+
+int
+hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *input,
+    enum perm_mode mode, void (*kick)(void *), void *arg, struct hook_outcome *out)
+{
+	return hooks_gate_tool(h, HOOK_PRE_TOOL_USE, id, tool, input, mode, kick, arg, out);
+}
+
+int
+hooks_permission_request(struct hooks *h, const char *id, const char *tool, const cJSON *input,
+    enum perm_mode mode, void (*kick)(void *), void *arg, struct hook_outcome *out)
+{
+	return hooks_gate_tool(h, HOOK_PERMISSION_REQUEST, id, tool, input, mode, kick, arg, out);
 }
 
 static void
@@ -1116,19 +1431,26 @@ hooks_post_tool(struct hooks *h, const char *id, const char *tool, const cJSON *
     const char *result, size_t n, bool is_error, enum perm_mode mode, hook_post_fn *done,
     void *arg)
 {
+	/* As in Claude Code: a call that failed is PostToolUseFailure's, not PostToolUse's. */
+	enum hook_event ev = is_error ? HOOK_POST_TOOL_USE_FAILURE : HOOK_POST_TOOL_USE;
 	struct hook_post *post;
 	struct hook_run *run;
 	cJSON *f;
 
-	if (!hooks_has(h, HOOK_POST_TOOL_USE, tool))
+	if (!hooks_has(h, ev, tool))
 		return 0;
 	post = xcalloc(1, sizeof *post);
 	post->id = xstrdup(id);
 	post->done = done;
 	post->arg = arg;
 	f = hooks_tool_fields(id, tool, input, mode);
-	cJSON_AddItemToObject(f, "tool_response", hooks_tool_response(tool, result, n, is_error));
-	run = hooks_run(h, HOOK_POST_TOOL_USE, f, hooks_post_done, post);
+	if (is_error) {
+		json_add_str_n(f, "error", result, n);
+		cJSON_AddBoolToObject(f, "is_interrupt", false);
+	} else {
+		cJSON_AddItemToObject(f, "tool_response", hooks_tool_response(tool, result, n, is_error));
+	}
+	run = hooks_run(h, ev, f, hooks_post_done, post);
 	cJSON_Delete(f);
 	if (run == NULL) {
 		free(post->id);
@@ -1197,6 +1519,9 @@ hooks_free(struct hooks *h)
 	free(h->session_id);
 	free(h->transcript_path);
 	cctr_free(h->tr);
+	http_free(h->http);
+	cJSON_Delete(h->calls);
+	free(h->last_error);
 	free(h);
 }
 
@@ -1240,6 +1565,158 @@ hooks_idle(struct hooks *h, const cJSON *event)
 	cJSON_Delete(fields);
 }
 
+/* Run ev's hooks for fields (taken) without waiting: their warnings are said on the bus. */
+static void
+hooks_fire(struct hooks *h, enum hook_event ev, cJSON *fields)
+{
+	const char *subject = json_str(fields, hook_events[ev].subject, NULL);
+
+	if (hooks_has(h, ev, subject))
+		hooks_run(h, ev, fields, hooks_notified, h);
+	cJSON_Delete(fields);
+}
+
+/* A call the bus named, for the events that follow it (PermissionDenied). */
+static void
+hooks_remember_call(struct hooks *h, const cJSON *ev)
+{
+	const char *id = json_str(ev, "id", NULL);
+	cJSON *c;
+
+	if (id == NULL)
+		return;
+	if (h->calls == NULL)
+		h->calls = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(h->calls, id);
+	c = cJSON_AddObjectToObject(h->calls, id);
+	cJSON_AddStringToObject(c, "name", json_str(ev, "name", ""));
+	cJSON_AddItemToObject(c, "input", json_get(ev, "input") != NULL ?
+	    cJSON_Duplicate(json_get(ev, "input"), true) : cJSON_CreateObject());
+}
+
+/* A rule or the mode refused a call: Claude Code's PermissionDenied. */
+static void
+hooks_denied(struct hooks *h, const cJSON *ev)
+{
+	const char *by = json_str(ev, "by", ""), *id = json_str(ev, "id", "");
+	const cJSON *c = json_get(h->calls, id);
+	cJSON *f;
+
+	if (strcmp(json_str(ev, "decision", ""), "deny") != 0 || c == NULL ||
+	    (strcmp(by, "rule") != 0 && strcmp(by, "mode") != 0))
+		return;
+	f = hooks_tool_fields(id, json_str(c, "name", ""), json_get(c, "input"), PERM_ASK);
+	cJSON_DeleteItemFromObjectCaseSensitive(f, "permission_mode");
+	cJSON_AddStringToObject(f, "reason", strcmp(by, "rule") == 0 ?
+	    "denied by a permission rule" : "denied by the permission mode (nobody to ask, or plan mode)");
+	hooks_fire(h, HOOK_PERMISSION_DENIED, f);
+}
+
+/* Claude Code's error kinds of StopFailure, from the error's sentence. */
+static const char *
+hooks_error_kind(const char *msg)
+{
+	static const struct { const char *word, *kind; } kinds[] = {
+		{ "429", "rate_limit" }, { "rate limit", "rate_limit" }, { "overloaded", "rate_limit" },
+		{ "401", "authentication_failed" }, { "403", "authentication_failed" },
+		{ "API key", "authentication_failed" }, { "credit", "billing_error" },
+		{ "400", "invalid_request" }, { "413", "invalid_request" },
+		{ "500", "server_error" }, { "502", "server_error" }, { "503", "server_error" },
+		{ "529", "server_error" }, { "max_tokens", "max_output_tokens" },
+	};
+	size_t i;
+
+	for (i = 0; msg != NULL && i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strstr(msg, kinds[i].word) != NULL)
+			return kinds[i].kind;
+	return "unknown";
+}
+
+static void
+hooks_turn_failed(struct hooks *h, const cJSON *ev)
+{
+	cJSON *f;
+
+	if (json_bool(ev, "is_error", false) &&
+	    strcmp(json_str(ev, "stop_reason", ""), "interrupted") != 0) {
+		f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "error", hooks_error_kind(h->last_error));
+		cJSON_AddStringToObject(f, "error_details", h->last_error != NULL ? h->last_error : "");
+		cJSON_AddStringToObject(f, "last_assistant_message", json_str(ev, "text", ""));
+		hooks_fire(h, HOOK_STOP_FAILURE, f);
+	}
+	free(h->last_error);
+	h->last_error = NULL;
+	cJSON_Delete(h->calls);
+	h->calls = NULL;
+}
+
+static void
+hooks_compacted(struct hooks *h, const cJSON *ev)
+{
+	cJSON *f = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(f, "trigger", "auto");
+	cJSON_AddStringToObject(f, "compact_summary", "");
+	cJSON_AddStringToObject(f, "stage", json_str(ev, "stage", ""));
+	cJSON_AddNumberToObject(f, "tokens_before", (double)json_int(ev, "tokens_before", 0));
+	cJSON_AddNumberToObject(f, "tokens_after", (double)json_int(ev, "tokens_after", 0));
+	hooks_fire(h, HOOK_POST_COMPACT, f);
+}
+
+/* The memory files a session starts with (context/memory.h reads them), one InstructionsLoaded each. */
+static void
+hooks_instructions(struct hooks *h)
+{
+	static const char *const names[] = { "AGENTS.md", "CLAUDE.md", "TANDEM.md" };
+	const char *dirs[2] = { h->cfg->config_dir, h->cfg->root };
+	struct buf path = BUF_INIT(BUF_NOLIMIT);
+	struct stat st;
+	size_t d, i;
+	cJSON *f;
+
+	if (!hooks_has(h, HOOK_INSTRUCTIONS_LOADED, NULL))
+		return;
+	for (d = 0; d < 2; d++) {
+		for (i = 0; dirs[d] != NULL && i < sizeof names / sizeof names[0]; i++) {
+			buf_reset(&path);
+			buf_printf(&path, "%s/%s", dirs[d], names[i]);
+			if (stat(buf_cstr(&path), &st) == -1 || !S_ISREG(st.st_mode))
+				continue;
+			f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "file_path", buf_cstr(&path));
+			cJSON_AddStringToObject(f, "memory_type", d == 0 ? "User" : "Project");
+			cJSON_AddStringToObject(f, "load_reason", "session_start");
+			hooks_fire(h, HOOK_INSTRUCTIONS_LOADED, f);
+		}
+	}
+	buf_release(&path);
+}
+
+/* The events the bus starts hooks for, besides the Notification ones. */
+static void
+hooks_on_bus(struct hooks *h, const cJSON *event)
+{
+	const char *type = json_str(event, "type", "");
+
+	if (json_bool(event, "replay", false))
+		return;
+	if (strcmp(type, "tool_use") == 0 || strcmp(type, "approval_request") == 0) {
+		hooks_remember_call(h, event);
+	} else if (strcmp(type, "approval") == 0) {
+		hooks_denied(h, event);
+	} else if (strcmp(type, "compaction") == 0) {
+		hooks_compacted(h, event);
+	} else if (strcmp(type, "error") == 0 && json_bool(event, "fatal", false)) {
+		free(h->last_error);
+		h->last_error = xstrdup(json_str(event, "message", ""));
+	} else if (strcmp(type, "result") == 0) {
+		hooks_turn_failed(h, event);
+	} else if (strcmp(type, "session") == 0) {
+		hooks_instructions(h);
+	}
+}
+
 static void
 hooks_on_event(const cJSON *event, void *arg)
 {
@@ -1251,6 +1728,8 @@ hooks_on_event(const cJSON *event, void *arg)
 	/* Only hooks and a status line command read the transcript. */
 	if (h->cfg->hooks != NULL || h->cfg->status_line != NULL)
 		cctr_event(h->tr, event);
+	if (h->cfg->hooks != NULL)
+		hooks_on_bus(h, event);
 	if (strcmp(json_str(event, "type", ""), "idle") == 0) {
 		hooks_idle(h, event);
 		return;

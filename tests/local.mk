@@ -69,7 +69,7 @@ IT_TESTS += tests/it/image.sh
 # The wire front ends driven by the real clients from tests/npm: the Agent
 # SDK's query() (stream-json) and the ACP SDK's client (tandem acp).
 IT_TESTS += tests/it/sdk.sh tests/it/acp.sh tests/it/streamjson.sh
-IT_TESTS += tests/it/ccheadless.sh
+IT_TESTS += tests/it/ccheadless.sh tests/it/cchooks.sh
 EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
 # Workspace snapshots: commands rewound and redone.
 IT_TESTS += tests/it/wsnap.sh

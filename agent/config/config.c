@@ -26,7 +26,13 @@
 
 static const char *const cfg_hook_events[] = {
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
-	"PreCompact", "SessionEnd", "Notification", NULL
+	"PreCompact", "SessionEnd", "Notification",
+	"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "PostCompact", "StopFailure",
+	"InstructionsLoaded",
+	/* Claude Code's, kept so that hooks.c names them with why they never run. */
+	"Setup", "SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle",
+	"ConfigChange", "CwdChanged", "FileChanged", "WorktreeCreate", "WorktreeRemove",
+	"Elicitation", "ElicitationResult", NULL
 };
 
 /* One settings file being applied. */
