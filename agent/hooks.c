@@ -32,16 +32,9 @@
 #include "tool.h"
 #include "xalloc.h"
 
-#define HOOK_OUT_MAX	(1024u * 1024)	/* stdout kept; a longer answer is refused */
-#define HOOK_ERR_MAX	(64u * 1024)	/* stderr kept (the block reason) */
 #define HOOK_LINGER_MS	200		/* after exit, how long a leftover child may hold the pipes */
-#define HOOK_SHOW_MAX	60		/* a command is named in warnings up to this many bytes */
 
-static const struct hook_event_def {
-	const char	*name;
-	const char	*subject;	/* the input member the matcher is tried on; NULL: none */
-	bool		 can_block;	/* exit 2 / "block" means something */
-} hook_events[HOOK_NEVENTS] = {
+const struct hook_event_def hook_events[HOOK_NEVENTS] = {
 	[HOOK_SESSION_START] =		{ "SessionStart", "source", false },
 	[HOOK_USER_PROMPT_SUBMIT] =	{ "UserPromptSubmit", NULL, true },
 	[HOOK_PRE_TOOL_USE] =		{ "PreToolUse", "tool_name", true },
@@ -58,17 +51,13 @@ static const struct hook_event_def {
 	[HOOK_INSTRUCTIONS_LOADED] =	{ "InstructionsLoaded", "load_reason", false },
 };
 
-/* The tool events: matched on the tool's names, and the only ones an "if" rule applies to. */
-static bool
+bool
 hooks_is_tool_event(enum hook_event ev)
 {
 	return ev == HOOK_PRE_TOOL_USE || ev == HOOK_POST_TOOL_USE ||
 	    ev == HOOK_POST_TOOL_USE_FAILURE || ev == HOOK_PERMISSION_REQUEST ||
 	    ev == HOOK_PERMISSION_DENIED;
 }
-
-/* The hook types: "command" runs a program, "http" posts to a URL, "prompt" asks the model. */
-enum hook_kind { HOOK_KIND_COMMAND, HOOK_KIND_HTTP, HOOK_KIND_PROMPT, HOOK_NKINDS };
 
 static const struct hook_kind_def {
 	const char	*type;
@@ -78,75 +67,8 @@ static const struct hook_kind_def {
 	[HOOK_KIND_HTTP] =	{ "http", "url" },
 	[HOOK_KIND_PROMPT] =	{ "prompt", "prompt" },
 };
-
 /* tandem's file tools whose Claude Code counterparts name the file "file_path". */
 static const char *const hook_file_tools[] = { "read_file", "edit_file", "write_file", NULL };
-
-/* A PreToolUse or PermissionRequest verdict being reached for one call, until its gate takes it. */
-struct hook_pre {
-	struct hooks		*h;
-	enum hook_event		 ev;
-	char			*id;
-	struct hook_run		*run;		/* NULL once done */
-	struct hook_outcome	 o;
-	void			(*kick)(void *);
-	void			*arg;
-	struct hook_pre		*next;
-};
-
-/* A PostToolUse run's caller. */
-struct hook_post {
-	char			*id;
-	hook_post_fn		*done;
-	void			*arg;
-};
-
-struct hooks {
-	struct ev_loop		*loop;
-	const struct config	*cfg;
-	char			*session_id;
-	char			*transcript_path;
-	struct event_bus	*bus;
-	struct hook_run		*runs;
-	struct hook_pre		*pres;
-	struct cctr		*tr;		/* the transcript in Claude Code's shape */
-	struct http		*http;		/* http and prompt hooks' requests; made on first use */
-	struct agent		*agent;		/* answered for by PermissionRequest hooks; NULL */
-	cJSON			*calls;		/* tool_use id -> {name, input}, for the bus's events */
-	char			*last_error;	/* the turn's last fatal error, for StopFailure */
-};
-
-struct hook_proc {
-	struct hook_run	*run;
-	enum hook_kind	 kind;
-	cJSON		*hook;		/* the handler's settings (a copy) */
-	struct hook_remote *remote;	/* an http or prompt hook in flight */
-	long		 http_status;
-	char		*remote_error;
-	char		*command;	/* what runs: the command, URL or prompt */
-	int		 timeout_ms;
-	pid_t		 pid;
-	int		 out_fd, err_fd;
-	struct buf	 out, err;
-	bool		 out_over;	/* stdout passed HOOK_OUT_MAX */
-	bool		 exited, timed_out, finished;
-	int		 status;
-	uint64_t	 timer;		/* the timeout; after exit, the linger */
-	char		*spawn_error;
-};
-
-struct hook_run {
-	struct hooks		*h;
-	enum hook_event		 ev;
-	hook_done_fn		*done;
-	void			*arg;
-	struct hook_proc	*procs;
-	size_t			 nprocs, nleft;
-	uint64_t		 deliver_timer;
-	char			*sent_file_path;	/* the absolute file_path the hooks saw */
-	struct hook_post	*post;			/* PostToolUse runs: the caller */
-	struct hook_run		*next;
-};
 
 const char *
 hooks_event_name(enum hook_event ev)
@@ -181,7 +103,7 @@ hooks_mode_name(enum perm_mode mode)
 	return "default";
 }
 
-static void
+void
 hooks_append_line(char **dst, const char *line)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
@@ -195,9 +117,7 @@ hooks_append_line(char **dst, const char *line)
 	*dst = buf_detach(&b, NULL);
 }
 
-static void hooks_warn(struct hook_outcome *, const char *, ...) __attribute__((format(printf, 2, 3)));
-
-static void
+void
 hooks_warn(struct hook_outcome *o, const char *fmt, ...)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
@@ -210,20 +130,7 @@ hooks_warn(struct hook_outcome *o, const char *fmt, ...)
 	buf_release(&b);
 }
 
-/* A command as warnings name it: its first line, shortened. */
-static void
-hooks_show(const char *cmd, struct buf *out)
-{
-	size_t n = strcspn(cmd, "\n");
-
-	if (n > HOOK_SHOW_MAX)
-		buf_printf(out, "%.*s...", HOOK_SHOW_MAX, cmd);
-	else
-		buf_printf(out, "%.*s%s", (int)n, cmd, cmd[n] != '\0' ? " ..." : "");
-}
-
-/* s without leading and trailing white space, copied. */
-static char *
+char *
 hooks_trim(const char *s, size_t n)
 {
 	while (n > 0 && strchr(" \t\r\n", s[0]) != NULL) {
@@ -843,281 +750,6 @@ hooks_start_remote(struct hook_proc *p, const char *input, struct buf *err)
 	return p->remote != NULL ? 0 : -1;
 }
 
-/* --- the outcome --------------------------------------------------------- */
-
-void
-hook_outcome_release(struct hook_outcome *o)
-{
-	free(o->reason);
-	cJSON_Delete(o->updated_input);
-	free(o->additional_context);
-	free(o->system_message);
-	free(o->stop_reason);
-	free(o->warnings);
-	memset(o, 0, sizeof *o);
-}
-
-/* A rewritten input back in tandem's terms: Claude Code's file_path becomes path. */
-static cJSON *
-hooks_updated_input(const struct hook_run *run, const cJSON *u)
-{
-	cJSON *in = cJSON_Duplicate(u, true), *fp = json_get(in, "file_path");
-	const char *root = run->h->cfg->root, *v;
-	size_t rl = strlen(root);
-
-	if (run->sent_file_path == NULL || !cJSON_IsString(fp))
-		return in;
-	if (strcmp(fp->valuestring, run->sent_file_path) != 0 || json_get(in, "path") == NULL) {
-		v = fp->valuestring;
-		if (strncmp(v, root, rl) == 0 && v[rl] == '/' && v[rl + 1] != '\0')
-			v += rl + 1;
-		cJSON_DeleteItemFromObjectCaseSensitive(in, "path");
-		cJSON_AddStringToObject(in, "path", v);
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(in, "file_path");
-	return in;
-}
-
-static void
-hooks_set_decision(struct hook_outcome *one, enum hook_decision d, const char *reason)
-{
-	one->decision = d;
-	free(one->reason);
-	one->reason = reason != NULL && reason[0] != '\0' ? xstrdup(reason) : NULL;
-}
-
-/* PreToolUse: permissionDecision (top level or hookSpecificOutput), else the older decision. */
-static void
-hooks_read_pre(const struct hook_run *run, const cJSON *j, const cJSON *hso, const char *cmd,
-    struct hook_outcome *one)
-{
-	const char *pd = json_str(hso, "permissionDecision", json_str(j, "permissionDecision", NULL));
-	const char *d = json_str(j, "decision", NULL);
-	const char *why = json_str(hso, "permissionDecisionReason",
-	    json_str(j, "permissionDecisionReason", json_str(j, "reason", NULL)));
-	const cJSON *u = json_get(hso, "updatedInput");
-	const char *v = pd != NULL ? pd : d;
-
-	if (u == NULL)
-		u = json_get(j, "updatedInput");
-	if (v != NULL && (strcmp(v, "allow") == 0 || strcmp(v, "approve") == 0))
-		hooks_set_decision(one, HOOK_ALLOW, why);
-	else if (v != NULL && strcmp(v, "ask") == 0)
-		hooks_set_decision(one, HOOK_ASK, why);
-	else if (v != NULL && (strcmp(v, "deny") == 0 || strcmp(v, "block") == 0))
-		hooks_set_decision(one, HOOK_DENY, why);
-	else if (v != NULL)
-		hooks_warn(one, "hook `%s`: unknown decision \"%s\" (ignored)", cmd, v);
-	if (cJSON_IsObject(u))
-		one->updated_input = hooks_updated_input(run, u);
-	else if (u != NULL && !cJSON_IsNull(u))
-		hooks_warn(one, "hook `%s`: \"updatedInput\" must be an object (ignored)", cmd);
-}
-
-/* PermissionRequest: hookSpecificOutput.decision {behavior allow|deny, updatedInput, message}. */
-static void
-hooks_read_permission(const struct hook_run *run, const cJSON *d, const char *cmd,
-    struct hook_outcome *one)
-{
-	const char *b = json_str(d, "behavior", NULL);
-	const cJSON *u = json_get(d, "updatedInput");
-
-	if (d == NULL)
-		return;
-	if (b != NULL && strcmp(b, "allow") == 0)
-		hooks_set_decision(one, HOOK_ALLOW, json_str(d, "message", NULL));
-	else if (b != NULL && strcmp(b, "deny") == 0)
-		hooks_set_decision(one, HOOK_DENY, json_str(d, "message", NULL));
-	else
-		hooks_warn(one, "hook `%s`: decision.behavior must be \"allow\" or \"deny\" (ignored)", cmd);
-	if (cJSON_IsObject(u) && one->decision == HOOK_ALLOW)
-		one->updated_input = hooks_updated_input(run, u);
-}
-
-static void
-hooks_read_json(const struct hook_run *run, const cJSON *j, const char *cmd,
-    struct hook_outcome *one)
-{
-	const cJSON *hso = json_get(j, "hookSpecificOutput");
-	const char *ctx, *d;
-
-	if (!cJSON_IsObject(hso))
-		hso = NULL;
-	if (cJSON_IsFalse(json_get(j, "continue"))) {
-		one->stop = true;
-		if (json_str(j, "stopReason", NULL) != NULL)
-			one->stop_reason = xstrdup(json_str(j, "stopReason", ""));
-	}
-	if (json_str(j, "systemMessage", NULL) != NULL)
-		one->system_message = xstrdup(json_str(j, "systemMessage", ""));
-	ctx = json_str(hso, "additionalContext", json_str(j, "additionalContext", NULL));
-	if (ctx != NULL && ctx[0] != '\0')
-		one->additional_context = xstrdup(ctx);
-	if (run->ev == HOOK_PRE_TOOL_USE) {
-		hooks_read_pre(run, j, hso, cmd, one);
-		return;
-	}
-	if (run->ev == HOOK_PERMISSION_REQUEST && hso != NULL) {
-		hooks_read_permission(run, json_get(hso, "decision"), cmd, one);
-		return;
-	}
-	d = json_str(j, "decision", NULL);
-	if (d == NULL || strcmp(d, "approve") == 0 || strcmp(d, "allow") == 0)
-		return;
-	if (strcmp(d, "block") != 0)
-		hooks_warn(one, "hook `%s`: unknown decision \"%s\" (ignored)", cmd, d);
-	else if (hook_events[run->ev].can_block)
-		hooks_set_decision(one, HOOK_BLOCK, json_str(j, "reason", NULL));
-}
-
-/* Exit 0: stdout is JSON, or plain text (context for the events that take it). */
-static void
-hooks_read_stdout(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
-    struct hook_outcome *one)
-{
-	char *text = hooks_trim(p->out.data != NULL ? p->out.data : "", p->out.len);
-	cJSON *j;
-
-	if (p->out_over)
-		hooks_warn(one, "hook `%s` printed more than %u bytes (ignored)", cmd, HOOK_OUT_MAX);
-	else if (text[0] == '{') {
-		j = cJSON_Parse(text);
-		if (!cJSON_IsObject(j))
-			hooks_warn(one, "hook `%s` printed malformed JSON (ignored)", cmd);
-		else
-			hooks_read_json(run, j, cmd, one);
-		cJSON_Delete(j);
-	} else if (text[0] != '\0' && (run->ev == HOOK_USER_PROMPT_SUBMIT ||
-	    run->ev == HOOK_SESSION_START)) {
-		one->additional_context = text;
-		text = NULL;
-	}
-	free(text);
-}
-
-/* Exit 2: block with stderr as the reason, where the event can be blocked. */
-static void
-hooks_read_block(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
-    struct hook_outcome *one)
-{
-	char *why = hooks_trim(p->err.data != NULL ? p->err.data : "", p->err.len);
-
-	if (!hook_events[run->ev].can_block)
-		hooks_warn(one, "hook `%s` exited 2, but %s cannot be blocked%s%s", cmd,
-		    hook_events[run->ev].name, why[0] != '\0' ? ": " : "", why);
-	else
-		hooks_set_decision(one, run->ev == HOOK_PRE_TOOL_USE ||
-		    run->ev == HOOK_PERMISSION_REQUEST ? HOOK_DENY : HOOK_BLOCK, why);
-	free(why);
-}
-
-/* A prompt hook's model said {"ok": false, "reason"}: the event's way of refusing. */
-static void
-hooks_read_verdict(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
-    struct hook_outcome *one)
-{
-	char *text = hooks_trim(p->out.data != NULL ? p->out.data : "", p->out.len);
-	const char *s = strchr(text, '{'), *e = strrchr(text, '}');
-	cJSON *j = s != NULL && e > s ? cJSON_ParseWithLength(s, (size_t)(e - s + 1)) : NULL;
-	const cJSON *ok = json_get(j, "ok");
-
-	if (!cJSON_IsBool(ok))
-		hooks_warn(one, "prompt hook `%s`: the model did not answer {\"ok\": ...} (ignored)", cmd);
-	else if (cJSON_IsFalse(ok) && !hook_events[run->ev].can_block)
-		hooks_warn(one, "prompt hook `%s` said no, but %s cannot be blocked", cmd,
-		    hook_events[run->ev].name);
-	else if (cJSON_IsFalse(ok))
-		hooks_set_decision(one, run->ev == HOOK_PRE_TOOL_USE ||
-		    run->ev == HOOK_PERMISSION_REQUEST ? HOOK_DENY : HOOK_BLOCK,
-		    json_str(j, "reason", NULL));
-	cJSON_Delete(j);
-	free(text);
-}
-
-/* An http hook's answer (2xx: its body as a command's stdout) or a prompt hook's verdict. */
-static void
-hooks_interpret_remote(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
-    struct hook_outcome *one)
-{
-	const char *what = p->kind == HOOK_KIND_HTTP ? "http" : "prompt";
-
-	if (p->remote_error != NULL)
-		hooks_warn(one, "%s hook `%s` failed: %s", what, cmd, p->remote_error);
-	else if (p->kind == HOOK_KIND_HTTP && (p->http_status < 200 || p->http_status > 299))
-		hooks_warn(one, "http hook `%s` answered HTTP %ld", cmd, p->http_status);
-	else if (p->kind == HOOK_KIND_HTTP)
-		hooks_read_stdout(run, p, cmd, one);
-	else
-		hooks_read_verdict(run, p, cmd, one);
-}
-
-static void
-hooks_interpret(const struct hook_run *run, const struct hook_proc *p, struct hook_outcome *one)
-{
-	struct buf cmd = BUF_INIT(BUF_NOLIMIT);
-	char *first;
-	int code;
-
-	hooks_show(p->command, &cmd);
-	if (p->kind != HOOK_KIND_COMMAND && p->spawn_error == NULL) {
-		hooks_interpret_remote(run, p, buf_cstr(&cmd), one);
-	} else if (p->spawn_error != NULL) {
-		hooks_warn(one, "hook `%s` could not start: %s", buf_cstr(&cmd), p->spawn_error);
-	} else if (p->timed_out) {
-		hooks_warn(one, "hook `%s` timed out after %g s and was killed", buf_cstr(&cmd),
-		    p->timeout_ms / 1000.0);
-	} else if (WIFSIGNALED(p->status)) {
-		hooks_warn(one, "hook `%s` was killed by signal %d", buf_cstr(&cmd),
-		    WTERMSIG(p->status));
-	} else if ((code = WEXITSTATUS(p->status)) == 0) {
-		hooks_read_stdout(run, p, buf_cstr(&cmd), one);
-	} else if (code == 2) {
-		hooks_read_block(run, p, buf_cstr(&cmd), one);
-	} else {
-		first = hooks_trim(p->err.data != NULL ? p->err.data : "", p->err.len);
-		first[strcspn(first, "\n")] = '\0';
-		hooks_warn(one, "hook `%s` failed (exit %d)%s%.200s", buf_cstr(&cmd), code,
-		    first[0] != '\0' ? ": " : "", first);
-		free(first);
-	}
-	if ((one->decision == HOOK_DENY || one->decision == HOOK_BLOCK) && one->reason == NULL) {
-		struct buf r = BUF_INIT(BUF_NOLIMIT);
-
-		buf_printf(&r, "blocked by the hook `%s`", buf_cstr(&cmd));
-		one->reason = buf_detach(&r, NULL);
-	}
-	buf_release(&cmd);
-}
-
-/* Fold one hook's answer (taken) into the total. */
-static void
-hooks_merge(struct hook_outcome *all, struct hook_outcome *one)
-{
-	if (one->decision > all->decision) {
-		all->decision = one->decision;
-		free(all->reason);
-		all->reason = one->reason;
-		one->reason = NULL;
-	} else if (one->decision == all->decision) {
-		hooks_append_line(&all->reason, one->reason);
-	}
-	if (one->updated_input != NULL) {
-		cJSON_Delete(all->updated_input);
-		all->updated_input = one->updated_input;
-		one->updated_input = NULL;
-	}
-	hooks_append_line(&all->additional_context, one->additional_context);
-	hooks_append_line(&all->system_message, one->system_message);
-	hooks_append_line(&all->warnings, one->warnings);
-	if (one->stop && !all->stop) {
-		all->stop = true;
-		all->stop_reason = one->stop_reason;
-		one->stop_reason = NULL;
-	}
-	all->nhooks++;
-	hook_outcome_release(one);
-}
-
 static void
 hooks_run_unlink(struct hook_run *run)
 {
@@ -1327,7 +959,7 @@ hooks_drain(struct hooks *h, int timeout_ms)
 
 /* --- tool calls ---------------------------------------------------------- */
 
-static cJSON *
+cJSON *
 hooks_tool_fields(const char *id, const char *tool, const cJSON *input, enum perm_mode mode)
 {
 	cJSON *f = cJSON_CreateObject();
@@ -1539,7 +1171,7 @@ hooks_set_session(struct hooks *h, const char *session_id, const char *transcrip
 	cctr_set_session(h->tr, session_id, transcript_path);
 }
 
-static void
+void
 hooks_notified(void *arg, struct hook_outcome *o)
 {
 	struct hooks *h = arg;
@@ -1563,158 +1195,6 @@ hooks_idle(struct hooks *h, const cJSON *event)
 	cJSON_AddStringToObject(fields, "notification_type", "idle_prompt");
 	hooks_run(h, HOOK_NOTIFICATION, fields, hooks_notified, h);
 	cJSON_Delete(fields);
-}
-
-/* Run ev's hooks for fields (taken) without waiting: their warnings are said on the bus. */
-static void
-hooks_fire(struct hooks *h, enum hook_event ev, cJSON *fields)
-{
-	const char *subject = json_str(fields, hook_events[ev].subject, NULL);
-
-	if (hooks_has(h, ev, subject))
-		hooks_run(h, ev, fields, hooks_notified, h);
-	cJSON_Delete(fields);
-}
-
-/* A call the bus named, for the events that follow it (PermissionDenied). */
-static void
-hooks_remember_call(struct hooks *h, const cJSON *ev)
-{
-	const char *id = json_str(ev, "id", NULL);
-	cJSON *c;
-
-	if (id == NULL)
-		return;
-	if (h->calls == NULL)
-		h->calls = cJSON_CreateObject();
-	cJSON_DeleteItemFromObjectCaseSensitive(h->calls, id);
-	c = cJSON_AddObjectToObject(h->calls, id);
-	cJSON_AddStringToObject(c, "name", json_str(ev, "name", ""));
-	cJSON_AddItemToObject(c, "input", json_get(ev, "input") != NULL ?
-	    cJSON_Duplicate(json_get(ev, "input"), true) : cJSON_CreateObject());
-}
-
-/* A rule or the mode refused a call: Claude Code's PermissionDenied. */
-static void
-hooks_denied(struct hooks *h, const cJSON *ev)
-{
-	const char *by = json_str(ev, "by", ""), *id = json_str(ev, "id", "");
-	const cJSON *c = json_get(h->calls, id);
-	cJSON *f;
-
-	if (strcmp(json_str(ev, "decision", ""), "deny") != 0 || c == NULL ||
-	    (strcmp(by, "rule") != 0 && strcmp(by, "mode") != 0))
-		return;
-	f = hooks_tool_fields(id, json_str(c, "name", ""), json_get(c, "input"), PERM_ASK);
-	cJSON_DeleteItemFromObjectCaseSensitive(f, "permission_mode");
-	cJSON_AddStringToObject(f, "reason", strcmp(by, "rule") == 0 ?
-	    "denied by a permission rule" : "denied by the permission mode (nobody to ask, or plan mode)");
-	hooks_fire(h, HOOK_PERMISSION_DENIED, f);
-}
-
-/* Claude Code's error kinds of StopFailure, from the error's sentence. */
-static const char *
-hooks_error_kind(const char *msg)
-{
-	static const struct { const char *word, *kind; } kinds[] = {
-		{ "429", "rate_limit" }, { "rate limit", "rate_limit" }, { "overloaded", "rate_limit" },
-		{ "401", "authentication_failed" }, { "403", "authentication_failed" },
-		{ "API key", "authentication_failed" }, { "credit", "billing_error" },
-		{ "400", "invalid_request" }, { "413", "invalid_request" },
-		{ "500", "server_error" }, { "502", "server_error" }, { "503", "server_error" },
-		{ "529", "server_error" }, { "max_tokens", "max_output_tokens" },
-	};
-	size_t i;
-
-	for (i = 0; msg != NULL && i < sizeof kinds / sizeof kinds[0]; i++)
-		if (strstr(msg, kinds[i].word) != NULL)
-			return kinds[i].kind;
-	return "unknown";
-}
-
-static void
-hooks_turn_failed(struct hooks *h, const cJSON *ev)
-{
-	cJSON *f;
-
-	if (json_bool(ev, "is_error", false) &&
-	    strcmp(json_str(ev, "stop_reason", ""), "interrupted") != 0) {
-		f = cJSON_CreateObject();
-		cJSON_AddStringToObject(f, "error", hooks_error_kind(h->last_error));
-		cJSON_AddStringToObject(f, "error_details", h->last_error != NULL ? h->last_error : "");
-		cJSON_AddStringToObject(f, "last_assistant_message", json_str(ev, "text", ""));
-		hooks_fire(h, HOOK_STOP_FAILURE, f);
-	}
-	free(h->last_error);
-	h->last_error = NULL;
-	cJSON_Delete(h->calls);
-	h->calls = NULL;
-}
-
-static void
-hooks_compacted(struct hooks *h, const cJSON *ev)
-{
-	cJSON *f = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(f, "trigger", "auto");
-	cJSON_AddStringToObject(f, "compact_summary", "");
-	cJSON_AddStringToObject(f, "stage", json_str(ev, "stage", ""));
-	cJSON_AddNumberToObject(f, "tokens_before", (double)json_int(ev, "tokens_before", 0));
-	cJSON_AddNumberToObject(f, "tokens_after", (double)json_int(ev, "tokens_after", 0));
-	hooks_fire(h, HOOK_POST_COMPACT, f);
-}
-
-/* The memory files a session starts with (context/memory.h reads them), one InstructionsLoaded each. */
-static void
-hooks_instructions(struct hooks *h)
-{
-	static const char *const names[] = { "AGENTS.md", "CLAUDE.md", "TANDEM.md" };
-	const char *dirs[2] = { h->cfg->config_dir, h->cfg->root };
-	struct buf path = BUF_INIT(BUF_NOLIMIT);
-	struct stat st;
-	size_t d, i;
-	cJSON *f;
-
-	if (!hooks_has(h, HOOK_INSTRUCTIONS_LOADED, NULL))
-		return;
-	for (d = 0; d < 2; d++) {
-		for (i = 0; dirs[d] != NULL && i < sizeof names / sizeof names[0]; i++) {
-			buf_reset(&path);
-			buf_printf(&path, "%s/%s", dirs[d], names[i]);
-			if (stat(buf_cstr(&path), &st) == -1 || !S_ISREG(st.st_mode))
-				continue;
-			f = cJSON_CreateObject();
-			cJSON_AddStringToObject(f, "file_path", buf_cstr(&path));
-			cJSON_AddStringToObject(f, "memory_type", d == 0 ? "User" : "Project");
-			cJSON_AddStringToObject(f, "load_reason", "session_start");
-			hooks_fire(h, HOOK_INSTRUCTIONS_LOADED, f);
-		}
-	}
-	buf_release(&path);
-}
-
-/* The events the bus starts hooks for, besides the Notification ones. */
-static void
-hooks_on_bus(struct hooks *h, const cJSON *event)
-{
-	const char *type = json_str(event, "type", "");
-
-	if (json_bool(event, "replay", false))
-		return;
-	if (strcmp(type, "tool_use") == 0 || strcmp(type, "approval_request") == 0) {
-		hooks_remember_call(h, event);
-	} else if (strcmp(type, "approval") == 0) {
-		hooks_denied(h, event);
-	} else if (strcmp(type, "compaction") == 0) {
-		hooks_compacted(h, event);
-	} else if (strcmp(type, "error") == 0 && json_bool(event, "fatal", false)) {
-		free(h->last_error);
-		h->last_error = xstrdup(json_str(event, "message", ""));
-	} else if (strcmp(type, "result") == 0) {
-		hooks_turn_failed(h, event);
-	} else if (strcmp(type, "session") == 0) {
-		hooks_instructions(h);
-	}
 }
 
 static void

@@ -13,6 +13,7 @@ libtandem_agent_a_SOURCES = \
 	agent/hooks.c agent/hooks.h \
 	agent/hooks/cctranscript.c agent/hooks/cctranscript.h \
 	agent/hooks/hooks_int.h agent/hooks/hook_remote.h agent/hooks/hook_http.c agent/hooks/hook_prompt.c \
+	agent/hooks/hook_output.c agent/hooks/hook_bus.c \
 	agent/context/memory.c agent/context/memory.h \
 	agent/commands.c agent/commands.h \
 	agent/promptcmd.c agent/promptcmd.h \
@@ -150,5 +151,6 @@ tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
 
 # hooks/: Claude Code's transcript shape, and the http and prompt hook types.
-tests_test_hooks_SOURCES += agent/hooks/cctranscript.c agent/hooks/hook_http.c agent/hooks/hook_prompt.c
+tests_test_hooks_SOURCES += agent/hooks/cctranscript.c agent/hooks/hook_http.c agent/hooks/hook_prompt.c \
+	agent/hooks/hook_output.c agent/hooks/hook_bus.c
 tests_test_hooks_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS)
