@@ -59,3 +59,8 @@ tests_test_proc_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_gitbin
 TESTS += tests/test_gitbin
 tests_test_gitbin_LDADD = $(LIB_LIBS)
+
+# JSON Schema checks for --json-schema (structured output).
+check_PROGRAMS += tests/test_jschema
+TESTS += tests/test_jschema
+tests_test_jschema_LDADD = $(LIB_LIBS)
