@@ -992,6 +992,19 @@ hooks_pre_free(struct hook_pre *p)
 	free(p);
 }
 
+/* A copy of what decides in o (decision, reasons, input, stop) into out. */
+static void
+hooks_outcome_verdict(const struct hook_outcome *o, struct hook_outcome *out)
+{
+	memset(out, 0, sizeof *out);
+	out->decision = o->decision;
+	out->reason = o->reason != NULL ? xstrdup(o->reason) : NULL;
+	out->updated_input = o->updated_input != NULL ? cJSON_Duplicate(o->updated_input, true) : NULL;
+	out->stop = o->stop;
+	out->stop_reason = o->stop_reason != NULL ? xstrdup(o->stop_reason) : NULL;
+	out->nhooks = o->nhooks;
+}
+
 /* The gate's hooks of one call (PreToolUse, PermissionRequest): see hooks_pre_tool. */
 static int
 hooks_gate_tool(struct hooks *h, enum hook_event ev, const char *id, const char *tool,
@@ -1008,6 +1021,24 @@ hooks_gate_tool(struct hooks *h, enum hook_event ev, const char *id, const char 
 			continue;
 		if (p->run != NULL)
 			return 1;
+		/*
+		 * The gate asks again from its first stage after a later one
+		 * waited: the PreToolUse verdict stands (its hooks do not run
+		 * twice), without the notes already shown.
+		 */
+		if (p->taken) {
+			hooks_outcome_verdict(&p->o, out);
+			return 0;
+		}
+		if (ev == HOOK_PRE_TOOL_USE) {
+			hooks_outcome_verdict(&p->o, out);
+			out->warnings = p->o.warnings != NULL ? xstrdup(p->o.warnings) : NULL;
+			out->system_message = p->o.system_message != NULL ? xstrdup(p->o.system_message) : NULL;
+			out->additional_context = p->o.additional_context != NULL ?
+			    xstrdup(p->o.additional_context) : NULL;
+			p->taken = true;
+			return 0;
+		}
 		*out = p->o;
 		memset(&p->o, 0, sizeof p->o);
 		*pp = p->next;

@@ -153,9 +153,11 @@ void		 hook_outcome_release(struct hook_outcome *);
  * after SCHED_LATER.  The first time the hooks start and this returns 1:
  * answer SCHED_LATER; kick(arg) is called when they are done (call
  * sched_kick there).  Asked again while they run: 1.  Once they are done:
- * 0, with their outcome moved to *out (release it with
- * hook_outcome_release); the call is then forgotten.  When no hook
- * matches: 0 at once, with an empty outcome (HOOK_CONTINUE, nhooks 0).
+ * 0, with their outcome in *out (release it with hook_outcome_release);
+ * asked again for the same call (the gate starts over after a later
+ * stage waited), the same verdict without its notes, until
+ * hooks_cancel_tools.  When no hook matches: 0 at once, with an empty
+ * outcome (HOOK_CONTINUE, nhooks 0).
  */
 int		 hooks_pre_tool(struct hooks *, const char *id, const char *tool,
 		    const cJSON *input, enum perm_mode, void (*kick)(void *), void *arg,

@@ -929,7 +929,15 @@ T_TEST(pre_tool_for_a_gate)
 	T_EQ_STR(o.reason, "no");
 	hook_outcome_release(&o);
 	T_OK(o.reason == NULL);
-	/* Forgotten once taken: asking again starts over. */
+	/* Asked again (the gate starts over after a later stage waited): the same verdict, no new run. */
+	T_EQ_INT(hooks_pre_tool(h, "t1", "run_bash", rm, PERM_YOLO, count_kick, NULL, &o), 0);
+	T_EQ_INT(o.decision, HOOK_DENY);
+	T_EQ_STR(o.reason, "no");
+	T_OK(o.warnings == NULL);
+	T_EQ_INT(hooks_pending(h), 0);
+	hook_outcome_release(&o);
+	/* Forgotten at the end of the turn: asking again starts over. */
+	hooks_cancel_tools(h);
 	T_EQ_INT(hooks_pre_tool(h, "t1", "run_bash", rm, PERM_YOLO, count_kick, NULL, &o), 1);
 	/* An interrupt kills what runs; no kick comes. */
 	hooks_cancel_tools(h);

@@ -76,6 +76,7 @@ struct hook_pre {
 	char			*id;
 	struct hook_run		*run;		/* NULL once done */
 	struct hook_outcome	 o;
+	bool			 taken;		/* given to the gate once: later asks get a copy */
 	void			(*kick)(void *);
 	void			*arg;
 	struct hook_pre		*next;

@@ -68,7 +68,8 @@ check "its additionalContext reaches the model" grep -q 'FAILURE-NOTE: Read fail
 check "no request problem" [ "$(mock_problems)" -eq 0 ]
 
 # 2. PermissionRequest: the hook answers where a person would be asked (headless: nobody).
-settings '{"hooks":{"PermissionRequest":[{"matcher":"Bash","hooks":[{"type":"command","command":"'"$T"'/hooks/log.sh"},{"type":"command","command":"'"$T"'/hooks/permission.sh"}]}]}}'
+settings '{"hooks":{"PermissionRequest":[{"matcher":"Bash","hooks":[{"type":"command","command":"'"$T"'/hooks/log.sh"},{"type":"command","command":"'"$T"'/hooks/permission.sh"}]}],
+ "PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"'"$T"'/hooks/log.sh"}]}]}}'
 mock_start "$(scenario perm <<'J'
 {"responses":[
  {"tool_uses":[{"id":"toolu_p1","name":"run_bash","input":{"command":"echo allowed >pr.txt"}},
@@ -84,6 +85,7 @@ check "PermissionRequest: the approval was the hook's" [ "$(ev approval 'select(
 check "PermissionRequest: deny refused the other" [ "$(ev tool_result 'select(.id=="toolu_p2") | .is_error')" = true ]
 check "PermissionRequest: the deny message reaches the model" grep -q 'PR-DENY: no rm here' <(ev tool_result 'select(.id=="toolu_p2") | .content')
 check "PermissionRequest: input as Claude Code's" [ "$(logged PermissionRequest | jq -r '.tool_name + ":" + .permission_mode' | sort -u)" = "Bash:default" ]
+check "PermissionRequest: PreToolUse ran once per call before it" [ "$(logged PreToolUse | jq -r .tool_use_id | sort | tr '\n' ' ')" = "toolu_p1 toolu_p2 " ]
 rm -f pr.txt
 
 # 3. PermissionDenied: a deny rule refuses a call.
