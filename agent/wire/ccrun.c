@@ -2,6 +2,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,9 @@ struct ccrun {
 	bool			 over;
 	uint64_t		 stop_timer;
 	cJSON			*schema;	/* NULL: none */
+	int			 retries;	/* answers sent back so far */
+	char			*again;		/* the prompt that sends one back, not yet submitted */
+	uint64_t		 again_timer;
 };
 
 static void
@@ -97,9 +101,56 @@ ccrun_free(struct ccrun *r)
 		return;
 	if (r->stop_timer != 0)
 		ev_timer_cancel(r->loop, r->stop_timer);
+	if (r->again_timer != 0)
+		ev_timer_cancel(r->loop, r->again_timer);
+	free(r->again);
 	event_unsubscribe(r->bus, ccrun_on_event, r);
 	cJSON_Delete(r->schema);
 	free(r);
+}
+
+static void
+ccrun_submit_again(struct ev_loop *loop, void *arg)
+{
+	struct ccrun *r = arg;
+
+	(void)loop;
+	r->again_timer = 0;
+	/* The turn that gave the answer is over: nothing else can be running.  If it is, say so. */
+	if (r->agent != NULL && r->again != NULL && agent_submit(r->agent, r->again) == -1) {
+		fputs("tandem: --json-schema: the answer could not be sent back to the model\n", stderr);
+		exit(1);
+	}
+	free(r->again);
+	r->again = NULL;
+}
+
+bool
+ccrun_retry(struct ccrun *r, const cJSON *result)
+{
+	struct buf why = BUF_INIT(BUF_NOLIMIT), p = BUF_INIT(BUF_NOLIMIT);
+	cJSON *v;
+
+	if (r == NULL || r->schema == NULL || r->over || r->agent == NULL ||
+	    r->retries >= CCRUN_SCHEMA_RETRIES || json_bool(result, "is_error", false) ||
+	    strcmp(json_str(result, "stop_reason", ""), "interrupted") == 0)
+		return false;
+	v = ccrun_structured(r, json_str(result, "text", ""), &why);
+	if (v != NULL) {
+		cJSON_Delete(v);
+		buf_release(&why);
+		return false;
+	}
+	r->retries++;
+	buf_printf(&p, "Your final answer is not what --json-schema asks: %s.  Reply again with "
+	    "only the JSON value, valid for the schema in your instructions, and nothing else.",
+	    buf_cstr(&why));
+	free(r->again);
+	r->again = buf_detach(&p, NULL);
+	if (r->again_timer == 0)
+		r->again_timer = ev_timer_add(r->loop, 0, ccrun_submit_again, r);
+	buf_release(&why);
+	return true;
 }
 
 void

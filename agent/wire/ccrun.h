@@ -10,7 +10,9 @@
  * --json-schema: the model is told (in the system prompt) to end with only
  * a JSON value valid for the schema; the final answer is then parsed (a
  * ```json fence around it is allowed) and checked (lib/jschema.h).  A valid
- * answer is the result's structured_output; anything else fails the run as
+ * answer is the result's structured_output.  An invalid one is sent back
+ * to the model with the problem, as a new prompt, up to
+ * CCRUN_SCHEMA_RETRIES times; then the run fails as
  * "error_max_structured_output_retries", with the problem named.
  *
  * struct ccrun owns its copy of the schema; the loop, bus and agent stay
@@ -52,5 +54,15 @@ bool		 ccrun_has_schema(const struct ccrun *);
  * or NULL with the problem in why.
  */
 cJSON		*ccrun_structured(const struct ccrun *, const char *text, struct buf *why);
+
+#define CCRUN_SCHEMA_RETRIES	2
+
+/*
+ * A turn's result (a result event) whose answer is not valid for the
+ * schema, with retries left: the problem goes back to the model as the
+ * next prompt (on the next loop turn) and true is returned: the run is
+ * not over, the caller waits for the next result.  False otherwise.
+ */
+bool		 ccrun_retry(struct ccrun *, const cJSON *result);
 
 #endif

@@ -29,7 +29,7 @@ struct headless {
 	bool			 interrupted;
 	bool			 signalled;
 	int64_t			 first_signal;	/* when the interrupt began (ms) */
-	const struct ccrun	*run;		/* --max-budget-usd, --json-schema; NULL: none */
+	struct ccrun		*run;		/* --max-budget-usd, --json-schema; NULL: none */
 };
 
 /* A second signal within this time is the same one delivered twice (timeout(1) does that). */
@@ -92,6 +92,9 @@ headless_on_event(const cJSON *ev, void *arg)
 	struct headless *h = arg;
 	const char *type = json_str(ev, "type", "");
 
+	/* An answer the schema refuses goes back to the model: the run goes on. */
+	if (strcmp(type, "result") == 0 && ccrun_retry(h->run, ev))
+		return;
 	if (h->stream_json) {
 		char *s = cJSON_PrintUnformatted(ev);
 
@@ -165,7 +168,7 @@ headless_new(struct ev_loop *loop, struct event_bus *bus, bool stream_json)
 }
 
 void
-headless_set_run(struct headless *h, const struct ccrun *run)
+headless_set_run(struct headless *h, struct ccrun *run)
 {
 	h->run = run;
 }

@@ -729,6 +729,9 @@ sjson_on_event(const cJSON *ev, void *arg)
 		else
 			sjson_deny_later(s, json_str(ev, "id", ""));
 	} else if (strcmp(type, "result") == 0) {
+		/* An answer the schema refuses goes back to the model: the run goes on. */
+		if (ccrun_retry(s->o.run, ev))
+			return;
 		sjson_result(s, ev);
 		s->done = true;
 		if (s->o.input_stream)

@@ -50,7 +50,7 @@ struct sjson_opts {
 	int			 out_fd;	/* usually 1 */
 	int			 in_fd;		/* usually 0; -1: none (tests, fuzzing) */
 	bool			 result_only;	/* --output-format json: only the result message */
-	const struct ccrun	*run;		/* the budget and schema (wire/ccrun.h); NULL: none */
+	struct ccrun		*run;		/* the budget and schema (wire/ccrun.h); NULL: none */
 };
 
 /* Subscribe to bus before the agent exists, so its session event is seen. */

@@ -81,20 +81,36 @@ mock_start "$T/schema.json"
 "$TANDEM" -p "list" --json-schema "$SCHEMA" >"$T/out.txt" 2>"$T/err"
 check "schema, text: prints the JSON answer" [ "$(jq -c . "$T/out.txt")" = '{"files":["notes.txt"],"count":1}' ]
 
+mock_start "$(scenario retry <<'J'
+{"responses":[
+ {"text":"Here: notes.txt","stop_reason":"end_turn"},
+ {"text":"```json\n{\"files\": [\"notes.txt\"], \"count\": 1}\n```","stop_reason":"end_turn",
+  "expect_contains":"is not what --json-schema asks: the final answer is not JSON"}
+]}
+J
+)"
+"$TANDEM" -p "list" --output-format json --json-schema "$SCHEMA" >"$T/out.json" 2>"$T/err"
+rc=$?
+check "an answer sent back once: then valid, exit 0" [ $rc -eq 0 ]
+check "an answer sent back once: structured_output" [ "$(jq -c .structured_output "$T/out.json")" = '{"files":["notes.txt"],"count":1}' ]
+check "an answer sent back once: one result object" [ "$(jq -s length "$T/out.json")" -eq 1 ]
+check "an answer sent back once: the mock saw the problem" [ "$(mock_requests)/$(mock_problems)" = 2/0 ]
+
 mock_start "$(scenario badschema <<'J'
 {"responses":[
- {"text":"```json\n{\"files\": \"notes.txt\", \"count\": 1}\n```","stop_reason":"end_turn"}
+ {"text":"```json\n{\"files\": \"notes.txt\", \"count\": 1}\n```","stop_reason":"end_turn","repeat":3}
 ]}
 J
 )"
 "$TANDEM" -p "list" --output-format json --json-schema "$SCHEMA" >"$T/out.json" 2>"$T/err"
 rc=$?
 check "invalid answer: exit 1" [ $rc -eq 1 ]
+check "invalid answer: asked twice more, then given up" [ "$(mock_requests)" -eq 3 ]
 check "invalid answer: Claude Code's subtype" [ "$(jq -r .subtype "$T/out.json")" = error_max_structured_output_retries ]
 check "invalid answer: the error says where" grep -qF '$.files: expected an array' <(jq -r '.errors[]' "$T/out.json")
 check "invalid answer: no structured_output" [ "$(jq -r 'has("structured_output")' "$T/out.json")" = false ]
 mock_start "$(scenario prose <<'J'
-{"responses":[{"text":"Here you go: notes.txt","stop_reason":"end_turn"}]}
+{"responses":[{"text":"Here you go: notes.txt","stop_reason":"end_turn","repeat":3}]}
 J
 )"
 "$TANDEM" -p "list" --json-schema "$SCHEMA" >"$T/out.txt" 2>"$T/err"
