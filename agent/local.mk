@@ -51,7 +51,8 @@ libtandem_agent_a_SOURCES = \
 	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
-	agent/mcp/mcp_http.c agent/mcp/mcp_http.h
+	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
+	agent/plan/plan.c agent/plan/plan.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config

@@ -56,6 +56,7 @@
 #include "intent.h"
 #include "timeline.h"
 #include "store/wsnap.h"
+#include "plan/plan.h"
 
 static cJSON * resume_reconcile_one(struct agent *a, const cJSON *use);
 static int resume_reconcile(struct agent *a);
@@ -493,4 +494,5 @@ resume_replay_history(struct agent *a)
 			emit_turn_end(a->bus, "end_turn", true);
 	}
 	event_set_turn(a->bus, a->turn);
+	plan_sync(a);
 }

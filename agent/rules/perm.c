@@ -31,6 +31,12 @@ const struct perm_alias perm_aliases[] = {
 	{ "BashOutput",	"bash_output" },
 	{ "KillShell",	"kill_shell" },
 	{ "KillBash",	"kill_shell" },
+	{ "TodoWrite",	"todo_write" },
+	{ "TaskCreate",	"todo_write" },
+	{ "TaskUpdate",	"todo_write" },
+	{ "TaskList",	"todo_write" },
+	{ "ExitPlanMode",	"exit_plan" },
+	{ "AskUserQuestion", "ask_user" },
 	{ NULL,		NULL }
 };
 
@@ -53,6 +59,9 @@ static const struct perm_tool {
 	/* Background shells: a rule covers the tool or not, patterns match nothing. */
 	{ "bash_output", PERM_KIND_NONE,  "shell_id" },
 	{ "kill_shell",	 PERM_KIND_NONE,  "shell_id" },
+	{ "todo_write",	 PERM_KIND_NONE,  "todos" },
+	{ "exit_plan",	 PERM_KIND_NONE,  "plan" },
+	{ "ask_user",	 PERM_KIND_NONE,  "questions" },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
@@ -83,13 +92,17 @@ static const struct perm_rule_name {
 	{ "NotebookRead",	{ NULL } },
 	{ "Task",		{ NULL } },
 	{ "Agent",		{ NULL } },
-	{ "TodoWrite",		{ NULL } },
+	{ "TodoWrite",		{ "todo_write" } },
+	{ "TaskCreate",		{ "todo_write" } },
+	{ "TaskUpdate",		{ "todo_write" } },
+	{ "TaskList",		{ "todo_write" } },
+	{ "AskUserQuestion",	{ "ask_user" } },
 	{ "BashOutput",		{ "bash_output" } },
 	{ "KillShell",		{ "kill_shell" } },
 	{ "KillBash",		{ "kill_shell" } },
 	{ "SlashCommand",	{ NULL } },
 	{ "Skill",		{ NULL } },
-	{ "ExitPlanMode",	{ NULL } },
+	{ "ExitPlanMode",	{ "exit_plan" } },
 };
 
 /* Where a path pattern is anchored. */
@@ -699,7 +712,8 @@ perm_check(const struct perm_rules *rules, enum perm_mode mode, const char *tool
 		    r->text);
 		v = PERM_VERDICT_DENY;
 	} else if (mode == PERM_PLAN && cls != TOOL_READ_ONLY) {
-		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made" :
+		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made (finish the plan, "
+		    "then ask for its approval with exit_plan)" :
 		    "plan mode: no commands are run");
 		v = PERM_VERDICT_DENY;
 	} else if (sub.parts.unsure &&
