@@ -503,7 +503,7 @@ agent_clear(struct agent *a)
 	}
 	buf_release(&err);
 	conv_clear(&a->conv);
-	plan_sync(a);
+	plan_sync(a, true);
 	resume_use_session(a, sess);
 	cachewatch_forget(a->cw);
 	a->stage = COMPACT_NONE;

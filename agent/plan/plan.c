@@ -163,9 +163,14 @@ plan_todos_of(const cJSON *messages)
 }
 
 void
-plan_sync(struct agent *a)
+plan_sync(struct agent *a, bool tell)
 {
-	plan_set(a, plan_todos_of(a->conv.messages), true);
+	if (tell) {
+		plan_set(a, plan_todos_of(a->conv.messages), true);
+		return;
+	}
+	cJSON_Delete(a->plan->todos);
+	a->plan->todos = plan_todos_of(a->conv.messages);
 }
 
 void

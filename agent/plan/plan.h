@@ -12,6 +12,8 @@
 #ifndef TANDEM_PLAN_H
 #define TANDEM_PLAN_H
 
+#include <stdbool.h>
+
 #include <cjson/cJSON.h>
 
 #include "buf.h"
@@ -39,8 +41,8 @@ const cJSON	*plan_todos(const struct plan *);
 int		 plan_gate(struct agent *, struct sched_call *, struct buf *why);
 /* A call has its result: a new list is kept and told; an approved plan ends plan mode. */
 void		 plan_call_done(struct agent *, const struct sched_call *);
-/* The conversation was replaced (resume, rewind, fork): its list, told with replay set. */
-void		 plan_sync(struct agent *);
+/* The conversation was replaced (resume, rewind, fork): its list; tell: a "todos" event, replay set. */
+void		 plan_sync(struct agent *, bool tell);
 /* The messages were compacted: when the list's tool_use went, a note keeps it. */
 void		 plan_compacted(struct agent *);
 
