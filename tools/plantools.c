@@ -68,8 +68,8 @@ plantools_todo_run(const struct tool_env *env, const cJSON *input, struct tool_o
 
 		n[strcmp(st, "completed") == 0 ? 2 : strcmp(st, "in_progress") == 0 ? 1 : 0]++;
 	}
-	buf_printf(&out->text, "The todo list is updated: %d done, %d in progress, %d pending. "
-	    "Keep it current: mark each step completed as soon as it is done.", n[2], n[1], n[0]);
+	buf_printf(&out->text, "Todo list updated: %d of %d done, %d in progress. Mark each step "
+	    "completed as soon as it is done.", n[2], n[0] + n[1] + n[2], n[1]);
 }
 
 int
