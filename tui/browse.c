@@ -329,14 +329,21 @@ browse_todos(const struct app *a, cJSON *turns)
 	const cJSON *list;
 
 	cJSON_ArrayForEach(t, turns) {
+		const char *plan = tdv_plan(&a->todo, (int)json_int(t, "turn", 0));
+
 		list = tdv_turn(&a->todo, (int)json_int(t, "turn", 0));
+		if (!cJSON_IsArray(changes = json_get(t, "changes")))
+			changes = cJSON_AddArrayToObject(t, "changes");
+		if (plan != NULL) {
+			buf_reset(&b);
+			buf_printf(&b, BROWSE_INDENT "plan approved: %s", plan);
+			cJSON_AddItemToArray(changes, cJSON_CreateString(buf_cstr(&b)));
+		}
 		if (list == NULL || cJSON_GetArraySize(list) == 0)
 			continue;
 		buf_reset(&b);
 		buf_puts(&b, BROWSE_INDENT "todo: ");
 		tdv_summary(list, &b);
-		if (!cJSON_IsArray(changes = json_get(t, "changes")))
-			changes = cJSON_AddArrayToObject(t, "changes");
 		cJSON_AddItemToArray(changes, cJSON_CreateString(buf_cstr(&b)));
 	}
 	buf_release(&b);

@@ -19,6 +19,7 @@ tdv_init(struct todoview *v)
 	v->current = cJSON_CreateArray();
 	v->turns = cJSON_CreateObject();
 	v->calls = cJSON_CreateObject();
+	v->plans = cJSON_CreateObject();
 }
 
 void
@@ -27,7 +28,8 @@ tdv_release(struct todoview *v)
 	cJSON_Delete(v->current);
 	cJSON_Delete(v->turns);
 	cJSON_Delete(v->calls);
-	v->current = v->turns = v->calls = NULL;
+	cJSON_Delete(v->plans);
+	v->current = v->turns = v->calls = v->plans = NULL;
 }
 
 void
@@ -67,6 +69,35 @@ tdv_event(struct todoview *v, const cJSON *ev)
 		cJSON_AddItemToObject(c, "todos", cJSON_Duplicate(todos, 1));
 		cJSON_DeleteItemFromObjectCaseSensitive(v->calls, id);
 		cJSON_AddItemToObject(v->calls, id, c);
+		return false;
+	}
+	if (strcmp(type, "tool_use") == 0 && strcmp(json_str(ev, "name", ""), "exit_plan") == 0) {
+		const char *plan = json_str(json_get(ev, "input"), "plan", "");
+		cJSON *c = cJSON_CreateObject();
+
+		plan += strspn(plan, "# \n");
+		cJSON_AddNumberToObject(c, "turn", (double)json_int(ev, "turn", 0));
+		json_add_str_n(c, "plan", plan, strcspn(plan, "\n"));
+		cJSON_DeleteItemFromObjectCaseSensitive(v->calls, id);
+		cJSON_AddItemToObject(v->calls, id, c);
+		return false;
+	}
+	if (strcmp(type, "tool_result") == 0 && json_get(json_get(v->calls, id), "plan") != NULL) {
+		cJSON *c = cJSON_DetachItemFromObjectCaseSensitive(v->calls, id);
+		char key[16];
+
+		if (!json_bool(ev, "is_error", false)) {
+			struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+			buf_puts(&b, json_str(c, "plan", ""));
+			if (strstr(json_str(ev, "content", ""), "changed this call") != NULL)
+				buf_puts(&b, ", edited");
+			snprintf(key, sizeof key, "%d", (int)json_int(c, "turn", 0));
+			cJSON_DeleteItemFromObjectCaseSensitive(v->plans, key);
+			cJSON_AddStringToObject(v->plans, key, buf_cstr(&b));
+			buf_release(&b);
+		}
+		cJSON_Delete(c);
 		return false;
 	}
 	if (strcmp(type, "tool_result") == 0 && json_get(v->calls, id) != NULL) {
@@ -179,6 +210,15 @@ tdv_turn(const struct todoview *v, int turn)
 
 	snprintf(key, sizeof key, "%d", turn);
 	return json_get(v->turns, key);
+}
+
+const char *
+tdv_plan(const struct todoview *v, int turn)
+{
+	char key[16];
+
+	snprintf(key, sizeof key, "%d", turn);
+	return json_str(v->plans, key, NULL);
 }
 
 void

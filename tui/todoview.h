@@ -18,7 +18,8 @@
 struct todoview {
 	cJSON	*current;	/* an array in TodoWrite's shape */
 	cJSON	*turns;		/* {"N": the list turn N left} */
-	cJSON	*calls;		/* {id: {turn, todos}}: todo_write calls waiting for their result */
+	cJSON	*calls;		/* {id: {turn, todos} or {turn, plan}}: calls waiting for their result */
+	cJSON	*plans;		/* {"N": the first line of the plan approved in turn N} */
 };
 
 void	 tdv_init(struct todoview *);
@@ -35,6 +36,8 @@ bool	 tdv_active(const struct todoview *);
 void	 tdv_lines(const struct todoview *, int rows, const char *spinner, struct slvec *out);
 /* The list turn left, or NULL when it wrote none; the view's. */
 const cJSON *tdv_turn(const struct todoview *, int turn);
+/* The first line of the plan approved in turn (", edited" added when the person changed it), or NULL. */
+const char *tdv_plan(const struct todoview *, int turn);
 /* One line for list: "✓ a · ▸ b · ☐ c". */
 void	 tdv_summary(const cJSON *list, struct buf *out);
 

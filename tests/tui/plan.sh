@@ -94,4 +94,8 @@ tui_check "into ask mode" '│ ask'
 last=$(tui_last_message)
 tui_jq "$last" '[.content[] | select(.type == "tool_result") | .content | tostring | test("step one, done by the person")] | any' \
     "the model is told what changed"
+tui_keys C-t
+tui_check "the turn browser keeps the approved plan with its turn" 'plan approved: Plan two'
+tui_check "and an edited one says so" 'plan approved: Plan three, edited'
+tui_keys Escape
 tui_mock_done
