@@ -71,8 +71,11 @@ tui_check "Other takes typed words" 'Other: teal'
 tui_keys Enter
 tui_check "the second question" '\[Toppings\] Which toppings\?'
 tui_keys 1
-tui_keys 3
-tui_check "digits tick a multi-select's options" '\[x\] Olives'
+tui_check "a digit ticks a multi-select's option" '\[x\] Cheese'
+tui_keys Down
+tui_keys Down
+tui_keys Space
+tui_check "Space ticks the one under the cursor" '\[x\] Olives'
 tui_keys Enter
 tui_check "the answers went back" 'ANSWERED-OK'
 last=$(tui_last_message)
