@@ -253,6 +253,7 @@ agent_send_prompt(struct agent *a, const char *text, cJSON *blocks, const char *
 	/* @path mentions and images, read now (attach.h). */
 	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
 	inbox_take(a, content);
+	plan_prompt_note(a, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
 	if (record_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {

@@ -277,9 +277,11 @@ askpick_lines(struct app *a, struct slvec *out)
 		sline_adds(l, p->cur == n ? "type your answer" : "your own answer", ROLE_DIM, TA_ITALIC);
 	l->flags |= SL_NOWRAP;
 	l = slvec_push(out);
-	sline_adds(l, multi ? " \xE2\x86\x91\xE2\x86\x93 move  1-5 or Space tick  Enter answers  "
-	    "Esc declines" : " \xE2\x86\x91\xE2\x86\x93 move  1-5 pick  Enter answers  Esc declines",
-	    ROLE_DIM, 0);
+	snprintf(num, sizeof num, "1-%d", n + 1);
+	sline_adds(l, " \xE2\x86\x91\xE2\x86\x93 move  ", ROLE_DIM, 0);
+	sline_adds(l, num, ROLE_DIM, 0);
+	sline_adds(l, multi ? " or Space tick  Enter answers  Esc declines" :
+	    " pick  Enter answers  Esc declines", ROLE_DIM, 0);
 	l->flags |= SL_NOWRAP;
 }
 

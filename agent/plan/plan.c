@@ -163,6 +163,20 @@ plan_todos_of(const cJSON *messages)
 }
 
 void
+plan_prompt_note(struct agent *a, cJSON *content)
+{
+	cJSON *b;
+
+	if (a->mode != PERM_PLAN)
+		return;
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", "(plan mode: explore and plan read-only, no edits or "
+	    "commands; when the plan is ready, present it with exit_plan for the user's approval)");
+	cJSON_AddItemToArray(content, b);
+}
+
+void
 plan_sync(struct agent *a, bool tell)
 {
 	if (tell) {

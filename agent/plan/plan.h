@@ -46,6 +46,13 @@ void		 plan_sync(struct agent *, bool tell);
 /* The messages were compacted: when the list's tool_use went, a note keeps it. */
 void		 plan_compacted(struct agent *);
 
+/*
+ * A prompt sent in plan mode says so, in a text block after it (content:
+ * the user message's blocks): the model explores read-only and ends with
+ * exit_plan.  In the message, not the system prompt, so the cache holds.
+ */
+void		 plan_prompt_note(struct agent *, cJSON *content);
+
 /* The list in messages: the last todo_write that did not fail, or a compaction's note; owned. */
 cJSON		*plan_todos_of(const cJSON *messages);
 

@@ -29,6 +29,8 @@ check "headless: ask_user is answered: no person to ask" grep -q 'no person to a
 check "headless: exit_plan too" grep -q 'no person to ask' <(res toolu_x1 content)
 check "headless: both are errors" [ "$(res toolu_q1 is_error)$(res toolu_x1 is_error)" = truetrue ]
 check "headless: the model got the answers" grep -q 'no person to ask' <(sed -n 2p "$MOCK_LOG")
+check "plan mode: the prompt tells the model to end with exit_plan" \
+    grep -q 'plan mode: explore and plan read-only.*exit_plan' <(mock_body 1 '.messages[0].content')
 
 # exit_plan outside plan mode: nothing to approve.
 mock_start "$(scenario noplan <<'J'
