@@ -3,7 +3,8 @@
 # three-step list updates through a turn (the checklist above the input:
 # done, the current step's activeForm, pending), the turn browser shows each
 # turn's list, a resumed session shows its list, and a rewind to a turn with
-# another list shows that one.
+# another list shows that one, a redo brings its list back, and a fork from
+# the first turn has the first turn's list.
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
@@ -69,4 +70,15 @@ tui_check "rewound" "is back to just before turn 2"
 tui_check "the first turn's list is back" 'todo 2/3'
 tui_check "with its current step" 'Run the tests|Running the tests'
 tui_absent "the second list is gone" 'Plan again'
+# Redo, then a fork from the first turn: the fork has the first turn's list.
+tui_keys C-t
+tui_keys u
+tui_check "redo brings the second turn's list back" 'todo 0/2'
+tui_keys C-t
+tui_check "the browser opens on the last turn" 'todo: ▸ Plan again'
+tui_keys Up
+tui_keys k
+tui_check "forked" 'forked '
+tui_check "the fork has the first turn's list" 'todo 2/3'
+tui_absent "and not the second's" 'Planning again'
 tui_mock_done
