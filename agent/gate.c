@@ -413,7 +413,8 @@ gate_asks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf 
 
 /* The stages, in their fixed order: the first that decides, decides. */
 static gate_stage_fn *const gate_stages[] = {
-	gate_health, gate_rules, gate_hooks, gate_asks, gate_always, gate_allowed, gate_sandbox, gate_host,
+	gate_health, gate_rules, gate_hooks, gate_asks, gate_always, gate_allowed, gate_sandbox,
+	gate_host,
 	gate_person
 };
 
