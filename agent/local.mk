@@ -55,7 +55,8 @@ libtandem_agent_a_SOURCES = \
 	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
-	agent/mcp/mcp_http.c agent/mcp/mcp_http.h
+	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
+	agent/plan/plan.c agent/plan/plan.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -100,14 +101,14 @@ tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/confi
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
@@ -122,7 +123,7 @@ tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCR
 check_PROGRAMS += tests/test_mcp
 TESTS += tests/test_mcp
 tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp/mcp_config.c agent/mcp/mcp_stdio.c agent/rules/perm.c \
-	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/patch.c tools/sandbox.c
+	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c tools/patch.c tools/sandbox.c
 tests_test_mcp_LDADD = $(LIB_LIBS)
 
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
@@ -130,10 +131,10 @@ tests_test_config_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_hooks_SOURCES += agent/jail/jail.c
 tests_test_memory_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_commands_SOURCES += agent/jail/jail.c agent/event.c
-tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_jail
 TESTS += tests/test_jail
-tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c \
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c \
 	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
 # Workspace snapshots: the stat index, the store, the changes and their restore.
@@ -149,6 +150,11 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+# The plan tools' checks and results, and the todo list a conversation holds.
+check_PROGRAMS += tests/test_plan
+TESTS += tests/test_plan
+tests_test_plan_SOURCES = tests/test_plan.c
+tests_test_plan_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
 
 # hooks/: Claude Code's transcript shape, and the http and prompt hook types.
 tests_test_hooks_SOURCES += agent/hooks/cctranscript.c agent/hooks/hook_http.c agent/hooks/hook_prompt.c \

@@ -50,7 +50,7 @@ EXTRA_DIST += tests/test_style.sh
 # The shell splitter against real bash (tests/test_shdiff.c says how).
 check_PROGRAMS += tests/test_shdiff
 TESTS += tests/test_shdiff
-tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shdiff_LDADD = $(LIB_LIBS)
 IT_TESTS += tests/it/shell.sh
 # The fault shim (tests/fault/): an LD_PRELOAD library that fails a chosen
@@ -96,3 +96,5 @@ kill-campaign: all
 .PHONY: kill-campaign
 # Requests built from what the conversation keeps: byte for byte the whole build (TANDEM_DEBUG=conv).
 IT_TESTS += tests/it/reqcache.sh
+# todo_write, exit_plan, ask_user headless: answered at once; Claude Code's names in rules and hooks; the list after a compaction.
+IT_TESTS += tests/it/plantools.sh

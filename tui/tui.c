@@ -403,6 +403,10 @@ tui_event(const cJSON *ev, void *arg)
 		app_dirty(a, D_STATUS);
 		tui_statusline_poke(a);
 	}
+	if (tdv_event(&a->todo, ev)) {
+		app_dirty(a, D_PLAN | D_LAYOUT);
+		app_tick_arm(a);
+	}
 	for (i = 0; i < sizeof tui_events / sizeof tui_events[0]; i++) {
 		if (strcmp(tui_events[i].type, type) == 0) {
 			tui_events[i].fn(a, ev);
@@ -591,6 +595,7 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	a->no_color = nc != NULL && *nc != '\0';
 	a->tr = tr_new();
 	tv_init(&a->tools);
+	tdv_init(&a->todo);
 	st_init(&a->st);
 	ed_init(&a->ed);
 	ed_init(&a->aux);
@@ -627,6 +632,8 @@ tui_free(struct app *a)
 	statusline_free(a->sl);
 	tr_free(a->tr);
 	tv_release(&a->tools);
+	tdv_release(&a->todo);
+	askpick_free(a);
 	ed_release(&a->ed);
 	ed_release(&a->aux);
 	buf_release(&a->hint);

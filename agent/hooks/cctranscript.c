@@ -13,7 +13,7 @@
 #include "file.h"
 #include "hooks/cctranscript.h"
 #include "json.h"
-#include "rules/perm.h"
+#include "toolnames.h"
 #include "xalloc.h"
 
 struct cctr {
@@ -164,9 +164,7 @@ cctr_write(struct cctr *t, const char *type, cJSON *message, cJSON *extra)
 static const char *
 cctr_tool_name(const char *name)
 {
-	const char *alias = perm_alias_of(name);
-
-	return alias != NULL ? alias : name;
+	return toolname_cc_or_self(name);
 }
 
 /* Close the text or thinking block being streamed into the response's content. */

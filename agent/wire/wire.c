@@ -14,7 +14,7 @@
 #include "buf.h"
 #include "ev.h"
 #include "json.h"
-#include "rules/perm.h"
+#include "toolnames.h"
 #include "wire.h"
 #include "xalloc.h"
 
@@ -352,14 +352,15 @@ static const struct {
 	{ "run_bash",	"execute" },
 	{ "bash_output", "read" },
 	{ "kill_shell",	"execute" },
+	{ "todo_write",	"think" },
+	{ "exit_plan",	"switch_mode" },
+	{ "ask_user",	"other" },
 };
 
 const char *
 wire_cc_tool(const char *tool)
 {
-	const char *cc = perm_alias_of(tool);
-
-	return cc != NULL ? cc : tool;
+	return toolname_cc_or_self(tool);
 }
 
 const char *
