@@ -51,7 +51,8 @@ libtandem_agent_a_SOURCES = \
 	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
-	agent/mcp/mcp_http.c agent/mcp/mcp_http.h
+	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
+	agent/web/webaddr.c agent/web/webaddr.h agent/web/html2md.c agent/web/html2md.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -145,3 +146,9 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+
+# The web tools (agent/web/): addresses, HTML to Markdown.
+check_PROGRAMS += tests/test_web
+TESTS += tests/test_web
+tests_test_web_SOURCES = tests/test_web.c agent/web/webaddr.c agent/web/html2md.c
+tests_test_web_LDADD = $(LIB_LIBS) $(CURL_LIBS)
