@@ -52,7 +52,8 @@ libtandem_agent_a_SOURCES = \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
 	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
-	agent/web/webaddr.c agent/web/webaddr.h agent/web/html2md.c agent/web/html2md.h
+	agent/web/webaddr.c agent/web/webaddr.h agent/web/html2md.c agent/web/html2md.h \
+	agent/web/web.c agent/web/web.h agent/web/web_int.h agent/web/webfetch.c agent/web/websearch.c
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
