@@ -40,6 +40,9 @@ IT_TESTS += tests/it/hostile.sh tests/it/output.sh
 IT_TESTS += tests/it/models.sh
 IT_TESTS += tests/it/mcp.sh
 IT_TESTS += tests/it/mcpres.sh
+# web_fetch against a web server on loopback (tests/it/webserve.mjs)
+IT_TESTS += tests/it/web.sh
+EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
