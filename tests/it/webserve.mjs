@@ -74,6 +74,16 @@ const routes = {
   '/toftp': (req, res) => send(res, 302, 'text/plain', '', { location: 'ftp://127.0.0.1/x' }),
   '/other': (req, res) => send(res, 302, 'text/plain', '', { location: `http://other.test:${port}/bzip2.html` }),
   '/secret': (req, res) => send(res, 200, 'text/plain', 'THE INTERNAL SECRET'),
+  // A SearXNG instance's JSON search.
+  '/search': (req, res) => {
+    const q = new URL(req.url, 'http://x').searchParams;
+    if (q.get('format') !== 'json') return send(res, 403, 'text/html', 'Forbidden');
+    send(res, 200, 'application/json', JSON.stringify({ query: q.get('q'), results: [
+      { title: 'tandem 1.4 released', url: 'https://example.com/news/tandem-1.4', content: 'Release notes for ' + q.get('q') },
+      { title: 'Mirror', url: 'https://mirror.example.org/tandem', content: 'A mirror' },
+      { title: 'Docs', url: 'https://docs.example.com/tandem', content: 'The manual' },
+    ] }));
+  },
 };
 
 const server = http.createServer((req, res) => {
