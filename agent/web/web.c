@@ -490,6 +490,17 @@ web_explain(struct web *w, const char *id, struct buf *reason)
 }
 
 void
+web_cc_tool_names(const struct config *cfg, cJSON *arr)
+{
+	const char *why;
+
+	if (!prompt_tool_disabled(cfg, "web_fetch"))
+		cJSON_AddItemToArray(arr, cJSON_CreateString("WebFetch"));
+	if (websearch_available(cfg, &why) && !prompt_tool_disabled(cfg, "web_search"))
+		cJSON_AddItemToArray(arr, cJSON_CreateString("WebSearch"));
+}
+
+void
 web_config_report(const struct config *cfg, struct buf *out)
 {
 	const char *why = NULL;

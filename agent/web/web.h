@@ -53,6 +53,8 @@ int		 web_gate(struct web *, struct sched_call *c, enum perm_verdict *v,
 bool		 web_person_only(struct web *, const char *id);
 /* Why call id asks, if the web has a reason: "; host resolves to ..." appended to reason. */
 void		 web_explain(struct web *, const char *id, struct buf *reason);
+/* Claude Code's names of the web tools this configuration offers, appended to arr (stream-json's init). */
+void		 web_cc_tool_names(const struct config *cfg, cJSON *arr);
 /* For `tandem config`: whether web_search is offered, and why (one line into out). */
 void		 web_config_report(const struct config *cfg, struct buf *out);
 
