@@ -112,3 +112,12 @@ EXTRA_DIST += bench/session_bench.sh
 bench: bench-session
 bench-session: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/session_bench.sh . 2000
+
+# html2md: HTML to Markdown on a 1 MB page (budget 50 ms), memory at the 10 MB read cap.
+EXTRA_PROGRAMS += bench/html2md_bench
+bench_html2md_bench_SOURCES = bench/html2md_bench.c agent/web/html2md.c
+bench_html2md_bench_LDADD = $(LIB_LIBS) $(CURL_LIBS)
+.PHONY: bench-html2md
+bench: bench-html2md
+bench-html2md: bench/html2md_bench$(EXEEXT)
+	./bench/html2md_bench$(EXEEXT)

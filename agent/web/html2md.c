@@ -700,9 +700,10 @@ md_cut(struct buf *b, size_t n)
 	buf_truncate(b, n);
 }
 
-int
-html2md(const char *html, size_t n, const char *base_url, size_t cap, struct buf *out,
-    struct html2md_result *res)
+/* One pass over html[0..n): the Markdown appended to out. */
+static int
+html2md_pass(const char *html, size_t n, const char *base_url, size_t cap, struct buf *out,
+    bool *truncated)
 {
 	GumboOptions opts = kGumboDefaultOptions;
 	GumboOutput *g;
@@ -711,7 +712,6 @@ html2md(const char *html, size_t n, const char *base_url, size_t cap, struct buf
 	struct md m;
 
 	memset(&m, 0, sizeof m);
-	memset(res, 0, sizeof *res);
 	opts.max_errors = 0;
 	g = gumbo_parse_with_options(&opts, html, n);
 	if (g == NULL)
@@ -742,11 +742,52 @@ html2md(const char *html, size_t n, const char *base_url, size_t cap, struct buf
 		md_cut(out, cap);
 		m.truncated = true;
 	}
-	res->truncated = m.truncated;
+	*truncated = m.truncated;
 	if (m.base != NULL)
 		curl_url_cleanup(m.base);
 	buf_release(&body);
 	buf_release(&t);
 	gumbo_destroy_output(&opts, g);
+	return 0;
+}
+
+/* The end of a prefix of html of about want bytes, before a tag (none is torn). */
+static size_t
+html2md_prefix(const char *html, size_t n, size_t want)
+{
+	size_t p = want;
+
+	if (want >= n)
+		return n;
+	while (p > want / 2 && html[p] != '<')
+		p--;
+	return p > want / 2 ? p : want;
+}
+
+int
+html2md(const char *html, size_t n, const char *base_url, size_t cap, struct buf *out,
+    struct html2md_result *res)
+{
+	size_t start = out->len, want = cap * 2 > HTML2MD_FIRST ? cap * 2 : HTML2MD_FIRST, p;
+	bool truncated = false;
+
+	memset(res, 0, sizeof *res);
+	/*
+	 * The parser's time and memory grow with the page, the Markdown kept
+	 * does not: a prefix is parsed first, and more only while the
+	 * Markdown falls short of the cap.
+	 */
+	for (;;) {
+		p = html2md_prefix(html, n, want < HTML2MD_PARSE_MAX ? want : HTML2MD_PARSE_MAX);
+		buf_truncate(out, start);
+		if (html2md_pass(html, p, base_url, cap, out, &truncated) == -1)
+			return -1;
+		if (truncated || p >= n || want >= HTML2MD_PARSE_MAX)
+			break;
+		want *= 4;
+	}
+	res->truncated = truncated;
+	res->parsed = p;
+	res->input_cut = !truncated && p < n;
 	return 0;
 }

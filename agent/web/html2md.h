@@ -17,15 +17,26 @@
 
 #include "buf.h"
 
+/*
+ * HTML parsed at first, and at most: the parser's time and memory grow
+ * with what it reads (about 9 bytes of memory per byte), the Markdown
+ * kept does not, so only as much of a page is parsed as fills the cap.
+ */
+#define HTML2MD_FIRST		(64u * 1024)
+#define HTML2MD_PARSE_MAX	(4u * 1024 * 1024)
+
 struct html2md_result {
 	bool	truncated;	/* the Markdown reached cap and the rest was left out */
+	bool	input_cut;	/* only the first HTML2MD_PARSE_MAX bytes of the page were parsed */
+	size_t	parsed;		/* bytes of the page parsed */
 };
 
 /*
  * html (n bytes of UTF-8) as Markdown appended to out, at most about cap
  * bytes; base_url (may be NULL) makes relative links absolute.  The
- * page's title, when it has one, comes first as "# title".  0, or -1 when
- * the parser failed (nothing appended).
+ * page's title, when it has one, comes first as "# title".  A prefix of
+ * the page is parsed first, longer ones only while the Markdown stays
+ * under cap.  0, or -1 when the parser failed.
  */
 int	html2md(const char *html, size_t n, const char *base_url, size_t cap, struct buf *out,
 	    struct html2md_result *res);

@@ -399,6 +399,8 @@ webfetch_text(struct webfetch_job *j, struct buf *text, bool *md_cut, bool *is_h
 	*md_cut = false;
 	if (*is_html && html2md(buf_cstr(&utf8), utf8.len, j->url, WEB_TEXT_CAP, text, &r) == 0) {
 		*md_cut = r.truncated;
+		/* Past html2md's parse limit the page is cut as if read no further. */
+		j->cut = j->cut || r.input_cut;
 	} else {
 		n = utf8.len;
 		if (n > WEB_TEXT_CAP) {
@@ -436,7 +438,7 @@ webfetch_frame(struct webfetch_job *j, const struct buf *text, bool md_cut, bool
 	buf_printf(out, "</%s>\n", tag);
 	if (j->cut)
 		buf_printf(out, "[cut: the page is longer than %u MB; only its start was read]\n",
-		    WEB_READ_CAP / (1024 * 1024));
+		    (j->body.len >= WEB_READ_CAP ? WEB_READ_CAP : HTML2MD_PARSE_MAX) / (1024 * 1024));
 	if (md_cut)
 		buf_printf(out, "[cut: the text is longer than %u KB; the rest is left out: give "
 		    "a prompt to have the whole page read]\n", WEB_TEXT_CAP / 1024);
