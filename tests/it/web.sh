@@ -17,8 +17,9 @@ WEB_LOG="$T/web.log"
 node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$WEB_LOG" 2>"$T/web.err" &
 WEB_PID=$!
 i=0
-while [ ! -s "$T/web.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 WP=$(cat "$T/web.port")
+[ -n "$WP" ] || { fail "the web test server started"; finish; exit 1; }
 W="http://127.0.0.1:$WP"
 trap 'kill $WEB_PID 2>/dev/null' EXIT
 

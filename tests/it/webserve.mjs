@@ -10,9 +10,15 @@ const files = {
   '/bzip2.html': '/usr/share/doc/bzip2/manual.html',
   '/tasn1/libtasn1-libtasn1.html': '/usr/share/gtk-doc/html/libtasn1/libtasn1-libtasn1.html',
 };
-// 200 MB of spaces, gzipped once (about 200 KB on the wire).
-const bomb = zlib.gzipSync(Buffer.alloc(200 * 1024 * 1024, 0x20), { level: 9 });
-const brBomb = zlib.brotliCompressSync(Buffer.alloc(100 * 1024 * 1024, 0x41));
+// 200 MB of spaces, gzipped once when first asked for (about 200 KB on the wire).
+let bombs = null;
+function bomb(kind) {
+  if (bombs === null)
+    bombs = { gzip: zlib.gzipSync(Buffer.alloc(200 * 1024 * 1024, 0x20)),
+      br: zlib.brotliCompressSync(Buffer.alloc(100 * 1024 * 1024, 0x41),
+        { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }) };
+  return bombs[kind];
+}
 let port = 0;
 
 function send(res, status, type, body, extra = {}) {
@@ -39,8 +45,8 @@ const routes = {
   '/md': (req, res) => send(res, 200, 'text/markdown; charset=utf-8', '# Plain markdown\n\n- kept as it is\n'),
   '/json': (req, res) => send(res, 200, 'application/json', '{"version":"3.2.1","ok":true}'),
   '/missing': (req, res) => send(res, 404, 'text/html', '<h1>Not Found</h1><p>No such page.</p>'),
-  '/bomb': (req, res) => send(res, 200, 'text/plain', bomb, { 'content-encoding': 'gzip' }),
-  '/brbomb': (req, res) => send(res, 200, 'text/plain', brBomb, { 'content-encoding': 'br' }),
+  '/bomb': (req, res) => send(res, 200, 'text/plain', bomb('gzip'), { 'content-encoding': 'gzip' }),
+  '/brbomb': (req, res) => send(res, 200, 'text/plain', bomb('br'), { 'content-encoding': 'br' }),
   '/gz': (req, res) => send(res, 200, 'text/html',
     zlib.gzipSync('<html><body><h2>Compressed</h2><p>gzip worked</p></body></html>'),
     { 'content-encoding': 'gzip' }),
