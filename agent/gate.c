@@ -105,7 +105,7 @@ gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bo
 		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
 	else if (fork_first)
 		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
-	web_explain(a->web, c->id, reason);
+	web_explain(a->web, c->id, reason, &always);
 	buf_release(&scratch);
 	return always;
 }

@@ -463,12 +463,14 @@ web_person_only(struct web *w, const char *id)
 }
 
 void
-web_explain(struct web *w, const char *id, struct buf *reason)
+web_explain(struct web *w, const char *id, struct buf *reason, char ***always)
 {
 	struct web_probe *p = w != NULL ? web_probe_find(w, id) : NULL;
 
 	if (p == NULL || !web_person_only(w, id))
 		return;
+	perm_strv_free(*always);
+	*always = xcalloc(1, sizeof **always);
 	if (p->literal)
 		buf_printf(reason, "%s%s is a %s address: tandem asks before every fetch from such "
 		    "an address", reason->len > 0 ? "; " : "", p->host, webaddr_class_name(p->worst));

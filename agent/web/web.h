@@ -51,8 +51,12 @@ int		 web_gate(struct web *, struct sched_call *c, enum perm_verdict *v,
 		    bool *person_only);
 /* Did the gate find that call id's host is not public (only a person may allow it)? */
 bool		 web_person_only(struct web *, const char *id);
-/* Why call id asks, if the web has a reason: "; host resolves to ..." appended to reason. */
-void		 web_explain(struct web *, const char *id, struct buf *reason);
+/*
+ * Why call id asks, if the web has a reason: "; host resolves to ..."
+ * appended to reason; the rules an "always" answer would add (*always,
+ * NULL-terminated, perm_strv_free's) are then emptied: none would apply.
+ */
+void		 web_explain(struct web *, const char *id, struct buf *reason, char ***always);
 /* Claude Code's names of the web tools this configuration offers, appended to arr (stream-json's init). */
 void		 web_cc_tool_names(const struct config *cfg, cJSON *arr);
 /* For `tandem config`: whether web_search is offered, and why (one line into out). */
