@@ -233,5 +233,16 @@ TANDEM_WEB_TEST_LOOPBACK=1 TANDEM_WEB_TEST_RESOLVE="public.test=127.0.0.1" \
     fetch pubmeta "http://public.test:$WP/tometa" -- --allow 'WebFetch(domain:public.test)'
 check "a public name redirecting to the metadata endpoint: not followed" has pubmeta "a cloud metadata address"
 
+# Behind a proxy from the environment: the name is looked up and checked by tandem first.
+TANDEM_WEB_TEST_RESOLVE="inside.test=10.1.2.3" http_proxy="http://127.0.0.1:$WP" no_proxy=127.0.0.1 \
+    fetch proxpriv "http://inside.test:$WP/secret" -- --permission-mode yolo
+check "with a proxy, a name resolving to a private address still asks" \
+    has proxpriv "inside.test resolves to 10.1.2.3, a private address"
+check "...and nothing went to the proxy" not grep -q 'inside.test' "$WEB_LOG"
+TANDEM_WEB_TEST_RESOLVE="outside.test=198.51.100.7" http_proxy="http://127.0.0.1:$WP" no_proxy=127.0.0.1 \
+    fetch proxpub "http://outside.test:$WP/md" -- --allow 'WebFetch(domain:outside.test)'
+check "with a proxy, a public name is handed on to the proxy (on loopback, not refused)" \
+    grep -q '"url":"http://outside.test:'"$WP"'/md"' "$WEB_LOG"
+
 kill $WEB_PID 2>/dev/null
 finish
