@@ -183,6 +183,18 @@ check "...with no tools and no thinking" \
 check "the side call's cost is counted" \
     bash -c "jq -s -e '[.[] | select(.type==\"result\")][0].usage.input_tokens >= 30000' '$T/ask.jsonl' >/dev/null"
 
+mock_start "$(scenario askoa <<J
+{"responses":[
+ {"tool_uses":[{"id":"call_p","name":"web_fetch","input":{"url":"$W/json","prompt":"Which version?"}}],"stop_reason":"tool_use"},
+ {"match":"The agent's question about this page","text":"Version 3.2.1."},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+timeout 60 "$TANDEM" -p go --provider openai --model local-m "${LOOP[@]}" --output-format events >"$T/askoa.jsonl" 2>&1
+check "OpenAI-compatible: the side call goes to the model in use and its answer is the result" \
+    bash -c "jq -r 'select(.type==\"tool_result\") | .content' '$T/askoa.jsonl' | grep -q 'Version 3.2.1.' && sed -n 2p '$MOCK_LOG' | jq -e '.path == \"/v1/chat/completions\" and .body.model == \"local-m\"' >/dev/null"
+
 # --- rules and hooks ------------------------------------------------------------
 fetch ask "$W/md" --
 check "ask mode, no rule: headless refuses, naming the rule that would allow it" \
