@@ -578,6 +578,13 @@ webfetch_redirect(struct webfetch_job *j, const char *loc)
 	in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "url", next);
 	v = perm_check(a->cfg->rules, a->mode, "web_fetch", TOOL_HIGH_IMPACT, in, &why);
+	/* What the person answered "never" to in this session holds for redirects too. */
+	if (v != PERM_VERDICT_DENY && perm_check(a->session_rules, PERM_ASK, "web_fetch",
+	    TOOL_HIGH_IMPACT, in, NULL) == PERM_VERDICT_DENY) {
+		buf_reset(&why);
+		buf_puts(&why, "refused by the user for this session");
+		v = PERM_VERDICT_DENY;
+	}
 	cJSON_Delete(in);
 	if (v == PERM_VERDICT_DENY) {
 		webfetch_finish(j, true, "%s redirects to %s, which is %s; nothing was fetched there",
