@@ -63,6 +63,25 @@ run_node never
 check "never: the model was told the calls are rejected for the session" grep -q 'rest of the session' <(sed -n 3p "$MOCK_LOG")
 check "never: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 
+# The web tools over ACP (a web server on loopback; loopback fetched as in tests/it/web.sh).
+node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$T/web.log" 2>/dev/null &
+WEB_PID=$!
+i=0
+while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+export WEB_URL="http://127.0.0.1:$(cat "$T/web.port")/md" TANDEM_WEB_TEST_LOOPBACK=1
+mock_start "$(scenario acpweb <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_f1","name":"web_fetch","input":{"url":"$WEB_URL"}},
+   {"id":"toolu_s1","name":"web_search","input":{"query":"tandem news"}}],"stop_reason":"tool_use","expect_contains":"read the web"},
+ {"match":"Search the web for","web_search":{"query":"tandem news","results":[{"title":"N","url":"https://example.com/n"}]}},
+ {"text":"Read.","stop_reason":"end_turn"}
+]}
+J
+)"
+run_node web
+unset WEB_URL TANDEM_WEB_TEST_LOOPBACK
+kill $WEB_PID 2>/dev/null
+
 # JSON-RPC framing errors, by hand.
 out=$(printf '%s\n' 'not json' '[1,2]' '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"x","prompt":[]}}' | "$TANDEM" acp 2>"$T/err")
 check "a line that is not JSON: parse error -32700" [ "$(echo "$out" | sed -n 1p | jq -r .error.code)" = -32700 ]
