@@ -354,6 +354,9 @@ static const struct {
 	{ "kill_shell",	"execute" },
 	{ "web_fetch",	"fetch" },
 	{ "web_search",	"fetch" },
+	{ "todo_write",	"think" },
+	{ "exit_plan",	"switch_mode" },
+	{ "ask_user",	"other" },
 };
 
 const char *
