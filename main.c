@@ -44,6 +44,7 @@
 #include "tui.h"
 #include "proc.h"
 #include "xalloc.h"
+#include "web/web.h"
 
 enum {
 	OPT_OUTPUT_FORMAT = 256,
@@ -443,6 +444,7 @@ run_config_command(struct config *cfg)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	config_print(cfg, &out);
+	web_config_report(cfg, &out);
 	fputs(buf_cstr(&out), stdout);
 	buf_release(&out);
 	return 0;

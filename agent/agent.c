@@ -49,6 +49,7 @@
 #include "store/wsnap.h"
 #include "jail/protect.h"
 #include "bgshell.h"
+#include "web/web.h"
 #include "plan/plan.h"
 
 static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);
@@ -1003,6 +1004,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
+	a->web = web_new(a);
 	tooluse_protect_warm(a);
 	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
@@ -1052,6 +1054,7 @@ agent_free(struct agent *a)
 	a->hooks = NULL;
 	cachewatch_free(a->cw);
 	sched_free(a->sched);
+	web_free(a->web);
 	plan_free(a->plan);
 	mcp_expand_cancel(a->mcp_expand);
 	free(a->mcp_context);

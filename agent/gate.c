@@ -62,6 +62,7 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "web/web.h"
 #include "plan/plan.h"
 
 /* A stage that does not decide: the next one looks at the call. */
@@ -105,6 +106,7 @@ gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bo
 		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
 	else if (fork_first)
 		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
+	web_explain(a->web, c->id, reason, &always);
 	buf_release(&scratch);
 	return always;
 }
@@ -149,7 +151,7 @@ static bool
 gate_deny_unsure(struct agent *a, const struct sched_call *c)
 {
 	return perm_deny_unsure(a->cfg->rules, c->name, c->input) ||
-	    perm_deny_unsure(a->session_rules, c->name, c->input);
+	    perm_deny_unsure(a->session_rules, c->name, c->input) || web_person_only(a->web, c->id);
 }
 
 /*
@@ -260,7 +262,7 @@ gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf
 		emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
-	return GATE_PASS;
+	return web_gate(a->web, c, &g->v, &g->deny_unsure);
 }
 
 /* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */

@@ -56,6 +56,8 @@ libtandem_agent_a_SOURCES = \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
 	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
+	agent/web/webaddr.c agent/web/webaddr.h agent/web/html2md.c agent/web/html2md.h \
+	agent/web/web.c agent/web/web.h agent/web/web_int.h agent/web/webfetch.c agent/web/websearch.c \
 	agent/plan/plan.c agent/plan/plan.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -150,6 +152,13 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+
+# The web tools (agent/web/): addresses, HTML to Markdown.
+check_PROGRAMS += tests/test_web
+TESTS += tests/test_web
+tests_test_web_SOURCES = tests/test_web.c agent/web/webaddr.c agent/web/html2md.c
+tests_test_web_LDADD = $(LIB_LIBS) $(CURL_LIBS)
+
 # The plan tools' checks and results, and the todo list a conversation holds.
 check_PROGRAMS += tests/test_plan
 TESTS += tests/test_plan

@@ -86,6 +86,8 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/mcp.sh \
 	tests/tui/mcpres.sh \
 	tests/tui/editor.sh
+# web_fetch and web_search on the screen: approvals, the tools pane, the browser.
+TUI_SCREEN_TESTS += tests/tui/web.sh
 # The command sandbox on the screen: the status bar, a refusal, the way outside.
 TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 # The user's ! commands in the workspace snapshots: recorded, listed, rewound and redone.

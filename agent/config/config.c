@@ -825,6 +825,8 @@ config_release(struct config *cfg)
 	free(cfg->theme);
 	free(cfg->notify_style);
 	free(cfg->disabled_tools);
+	free(cfg->web_search_url);
+	free(cfg->web_fetch_model);
 	for (i = 0; cfg->add_dirs != NULL && cfg->add_dirs[i] != NULL; i++)
 		free(cfg->add_dirs[i]);
 	free(cfg->add_dirs);

@@ -21,6 +21,7 @@
 #include "tool.h"
 #include "wire.h"
 #include "xalloc.h"
+#include "web/web.h"
 
 /* How long the output may take to drain at exit. */
 #define SJSON_FLUSH_MS		1500
@@ -171,6 +172,7 @@ sjson_init(struct sjson *s)
 			continue;
 		cJSON_AddItemToArray(tools, cJSON_CreateString(wire_cc_tool(name)));
 	}
+	web_cc_tool_names(s->o.cfg, tools);
 	mcp_servers_json(s->agent != NULL ? agent_mcp(s->agent) : NULL,
 	    cJSON_AddArrayToObject(m, "mcp_servers"));
 	cJSON_AddStringToObject(m, "model", s->model != NULL ? s->model : s->o.cfg->model);
