@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "claude/notice.h"
 #include "commands.h"
 #include "config/config.h"
 #include "demo.h"
@@ -567,6 +568,17 @@ main_slash_prompt(const struct config *cfg, const char **prompt, char **expanded
 	return r == -1 ? -1 : 0;
 }
 
+/* For -p: what was read and is not honoured, one line each on stderr (claude/notice.h). */
+static void
+main_notices(struct config *cfg)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	notice_take_new(cfg->notices, "tandem: ", &b);
+	fputs(buf_cstr(&b), stderr);
+	buf_release(&b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -767,6 +779,8 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (cli.headless)
+		main_notices(&cfg);
 	if (sj != NULL) {
 		char *hp = ccflags_host_prompt(&cli.cc);
 

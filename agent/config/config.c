@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "claude/notice.h"
 #include "config.h"
 #include "config_keys.h"
 #include "file.h"
@@ -750,6 +751,7 @@ config_init(struct config *cfg)
 	cfg->sources = cJSON_CreateObject();
 	cfg->held = cJSON_CreateObject();
 	cfg->rule_sources = cJSON_CreateArray();
+	cfg->notices = notice_new();
 	for (i = 0; i < cfg_nkeys; i++)
 		cfg_set_source(cfg, cfg_keys[i].name, "default");
 	cfg->provider = xstrdup("anthropic");
@@ -825,6 +827,7 @@ config_release(struct config *cfg)
 	cJSON_Delete(cfg->held);
 	cJSON_Delete(cfg->rule_sources);
 	jail_config_release(&cfg->sandbox);
+	notice_free(cfg->notices);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
