@@ -14,7 +14,8 @@ libtandem_lib_a_SOURCES = \
 	lib/proc.c lib/proc.h \
 	lib/fuzzy.c lib/fuzzy.h \
 	lib/image.c lib/image.h \
-	lib/file.c lib/file.h
+	lib/file.c lib/file.h \
+	lib/fmatter.c lib/fmatter.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)

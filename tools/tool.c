@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "skill.h"
 #include "tool.h"
 #include "utf8.h"
 
@@ -21,6 +22,7 @@ const struct tool_def *const tool_table[] = {
 	&tool_run_bash,
 	&tool_bash_output,
 	&tool_kill_shell,
+	&tool_skill,
 	NULL
 };
 

@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "claude/ccsettings.h"
+#include "claude/grant.h"
 #include "claude/notice.h"
 #include "config.h"
 #include "config_keys.h"
@@ -766,6 +767,7 @@ config_init(struct config *cfg)
 	cfg->held = cJSON_CreateObject();
 	cfg->rule_sources = cJSON_CreateArray();
 	cfg->notices = notice_new();
+	cfg->grants = grant_new();
 	for (i = 0; i < cfg_nkeys; i++)
 		cfg_set_source(cfg, cfg_keys[i].name, "default");
 	cfg->provider = xstrdup("anthropic");
@@ -842,6 +844,7 @@ config_release(struct config *cfg)
 	cJSON_Delete(cfg->rule_sources);
 	jail_config_release(&cfg->sandbox);
 	notice_free(cfg->notices);
+	grant_free(cfg->grants);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -79,6 +79,7 @@ struct config {
 	cJSON	*sources;	/* key -> "default" | file path | "flag" | "env", for `tandem config` */
 	struct jail_config sandbox;	/* the "sandbox" group: parsed and resolved by jail.c */
 	struct notices *notices;	/* what was read and is not honoured (claude/notice.h); owned */
+	struct grants *grants;	/* commands' and skills' allowed-tools while they run (claude/grant.h); owned */
 	unsigned skip_layers;	/* settings files config_load leaves out: 1 the user's, 2 the
 				   project's, 4 the project's local one (--setting-sources) */
 

@@ -31,6 +31,7 @@ const struct perm_alias perm_aliases[] = {
 	{ "BashOutput",	"bash_output" },
 	{ "KillShell",	"kill_shell" },
 	{ "KillBash",	"kill_shell" },
+	{ "Skill",	"skill" },
 	{ NULL,		NULL }
 };
 
@@ -53,6 +54,7 @@ static const struct perm_tool {
 	/* Background shells: a rule covers the tool or not, patterns match nothing. */
 	{ "bash_output", PERM_KIND_NONE,  "shell_id" },
 	{ "kill_shell",	 PERM_KIND_NONE,  "shell_id" },
+	{ "skill",	 PERM_KIND_NONE,  "name" },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
@@ -88,7 +90,7 @@ static const struct perm_rule_name {
 	{ "KillShell",		{ "kill_shell" } },
 	{ "KillBash",		{ "kill_shell" } },
 	{ "SlashCommand",	{ NULL } },
-	{ "Skill",		{ NULL } },
+	{ "Skill",		{ "skill" } },
 	{ "ExitPlanMode",	{ NULL } },
 };
 
