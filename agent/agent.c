@@ -34,6 +34,7 @@
 
 #include "jail/jail.h"
 #include "agent_int.h"
+#include "claude/claude.h"
 #include "attach.h"
 #include "inbox.h"
 #include "mcp/mcp.h"
@@ -963,6 +964,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		a->memory = buf_detach(&mem, NULL);
 		a->memory_report = buf_detach(&report, NULL);
 	}
+	a->claude = claude_new(cfg);
 	/* Retry jitter must differ between processes that fail together. */
 	{
 		struct timespec ts;
@@ -1083,6 +1085,7 @@ agent_free(struct agent *a)
 	free(a->session_context);
 	free(a->host_prompt);
 	free(a->memory);
+	claude_free(a->claude);
 	free(a->memory_report);
 	if (a->trace != NULL && a->trace != stderr)
 		fclose(a->trace);

@@ -30,7 +30,7 @@ libtandem_agent_a_SOURCES = \
 	agent/rules/shparse_word.c agent/rules/shparse_rules.c \
 	agent/config/config.c agent/config/config.h agent/config/config_keys.c agent/config/config_keys.h \
 	agent/claude/notice.c agent/claude/notice.h agent/claude/ccsettings.c agent/claude/ccsettings.h \
-	agent/claude/grant.c agent/claude/grant.h \
+	agent/claude/grant.c agent/claude/grant.h agent/claude/claude.c agent/claude/claude.h \
 	agent/store/session.c agent/store/session.h \
 	agent/intent.c agent/intent.h \
 	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \

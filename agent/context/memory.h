@@ -4,7 +4,10 @@
  *
  * Files: AGENTS.md, CLAUDE.md and TANDEM.md in the user's config
  * directory (cfg->config_dir), then in the project root, in that order,
- * so the project's more specific words come last.  A file may pull in
+ * so the project's more specific words come last; Claude Code's own come
+ * after each: ~/.claude/CLAUDE.md for the user, and the project's
+ * .claude/CLAUDE.md, .claude/rules/NAME.md (by name) and CLAUDE.local.md.
+ * A file may pull in
  * others with "@path" (a word of its own, outside code): the path is taken
  * relative to the importing file ("~/" is $HOME); imports nest at most
  * MEMORY_MAX_DEPTH deep; no file is read twice (symbolic links resolved);
