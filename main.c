@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "claude/claude.h"
 #include "claude/notice.h"
 #include "commands.h"
 #include "config/config.h"
@@ -434,6 +435,7 @@ run_config_command(struct config *cfg)
 {
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
+	claude_notices(cfg);
 	config_print(cfg, &out);
 	fputs(buf_cstr(&out), stdout);
 	buf_release(&out);

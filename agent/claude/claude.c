@@ -42,32 +42,42 @@ claude_agents(const char *base, struct notices *notices)
 	buf_release(&dir);
 }
 
+/* The skills' and commands' fields, and subagents, that tandem does not honour. */
 static void
-claude_scan(struct claude *c)
+claude_scan_notices(const struct config *cfg, const struct skill_list *skills)
 {
 	struct command_list cl;
 	struct buf path = BUF_INIT(BUF_NOLIMIT);
 	size_t i;
 
-	skill_scan(c->cfg->root, c->cfg->config_dir, getenv("HOME"), &c->skills);
-	for (i = 0; i < c->skills.n; i++) {
-		const struct skill_info *s = &c->skills.v[i];
+	for (i = 0; i < skills->n; i++) {
+		const struct skill_info *s = &skills->v[i];
 
 		buf_reset(&path);
 		buf_printf(&path, "%s/SKILL.md", s->dir);
 		if (s->unknown != NULL)
-			notice_add(c->cfg->notices, "skill field", s->unknown, buf_cstr(&path),
+			notice_add(cfg->notices, "skill field", s->unknown, buf_cstr(&path),
 			    "not a field tandem knows");
 		if (s->model != NULL)
-			notice_add(c->cfg->notices, "skill field", "model", buf_cstr(&path),
+			notice_add(cfg->notices, "skill field", "model", buf_cstr(&path),
 			    "the session's model answers; /model changes it");
 	}
-	claude_agents(c->cfg->root, c->cfg->notices);
-	claude_agents(getenv("HOME"), c->cfg->notices);
+	claude_agents(cfg->root, cfg->notices);
+	claude_agents(getenv("HOME"), cfg->notices);
 	buf_release(&path);
 	/* The commands' front matter goes on the list as they are read. */
-	commands_scan(c->cfg, &cl);
+	commands_scan(cfg, &cl);
 	commands_list_release(&cl);
+}
+
+void
+claude_notices(const struct config *cfg)
+{
+	struct skill_list l;
+
+	skill_scan(cfg->root, cfg->config_dir, getenv("HOME"), &l);
+	claude_scan_notices(cfg, &l);
+	skill_list_release(&l);
 }
 
 struct claude *
@@ -76,7 +86,8 @@ claude_new(const struct config *cfg)
 	struct claude *c = xcalloc(1, sizeof *c);
 
 	c->cfg = cfg;
-	claude_scan(c);
+	skill_scan(cfg->root, cfg->config_dir, getenv("HOME"), &c->skills);
+	claude_scan_notices(cfg, &c->skills);
 	return c;
 }
 

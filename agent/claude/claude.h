@@ -24,6 +24,8 @@ struct claude;
 struct config;
 
 struct claude *claude_new(const struct config *);
+/* Only the notices claude_new would add, for `tandem config`. */
+void	claude_notices(const struct config *);
 void	claude_free(struct claude *);
 /* Are there skills to offer (the skill tool is left out otherwise)? */
 bool	claude_has_skills(const struct config *);
