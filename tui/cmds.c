@@ -151,13 +151,14 @@ cmds_help(struct app *a)
 	}
 	cmds_custom(a, &list);
 	if (list.n > 0)
-		buf_puts(&b, "Custom commands (.tandem/commands/ and ~/.config/tandem/commands/):\n");
+		buf_puts(&b, "Custom commands (.tandem/commands/, .claude/commands/, ~/.config/tandem/commands/, ~/.claude/commands/, skills):\n");
 	for (i = 0; i < list.n; i++) {
 		const struct command_info *c = &list.v[i];
 
 		snprintf(head, sizeof head, "/%s %s", c->name, c->argument_hint ? c->argument_hint : "");
-		buf_printf(&b, "  %-18s %s%s(%s)\n", head, c->description, *c->description ? " " : "",
-		    c->project ? "project" : "user");
+		buf_printf(&b, "  %-18s %s%s(%s%s%s%s)\n", head, c->description, *c->description ? " " : "",
+		    c->project ? "project" : "user", c->folder ? ":" : "", c->folder ? c->folder : "",
+		    c->skill ? ", skill" : "");
 	}
 	cmds_custom_release(a, &list);
 	buf_puts(&b, "Press ? on an empty prompt for the keys.");
