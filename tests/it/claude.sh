@@ -179,4 +179,20 @@ mock_body 1 '.system' >"$T/m.sys"
 for w in RULE-ALPHA PROJECT-CLAUDE-DIR LOCAL-NOTES USER-CLAUDE; do
 	check "memory: $w is in the system prompt" grep -q "$w" "$T/m.sys"
 done
+
+# 6. Precedence of a single value: at each scope tandem's own file wins over
+# Claude Code's; the project's over the user's.
+W6="$T/prec"
+mkdir -p "$W6/.claude" "$W6/.tandem" "$XDG_CONFIG_HOME/tandem" && cd "$W6"
+echo '{"model": "claude-cc-user-1", "max_tokens": 111}' >"$HOME/.claude/settings.json"
+echo '{"model": "claude-tandem-user-1"}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+"$TANDEM" config >"$T/p1.out" 2>&1
+check "precedence: tandem's user file over ~/.claude's" grep -q '^model  *claude-tandem-user-1 ' "$T/p1.out"
+check "precedence: ~/.claude's value where tandem's says nothing" grep -q "^max_tokens  *111  \[$HOME/.claude/settings.json\]" "$T/p1.out"
+echo '{"model": "claude-cc-project-1"}' >.claude/settings.json
+"$TANDEM" config >"$T/p2.out" 2>&1
+check "precedence: the project's .claude over the user's files" grep -q '^model  *claude-cc-project-1 ' "$T/p2.out"
+echo '{"model": "claude-tandem-project-1"}' >.tandem/settings.json
+"$TANDEM" config >"$T/p3.out" 2>&1
+check "precedence: the project's .tandem over its .claude" grep -q '^model  *claude-tandem-project-1 ' "$T/p3.out"
 finish
