@@ -549,6 +549,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		cachewatch_report(a->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, a->memory_report != NULL ? a->memory_report : "");
+		claude_memory_report(a->claude, out);
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}

@@ -1,5 +1,8 @@
 /* A session's skills, and the agent's calls into agent/claude/: see claude.h. */
 #include <dirent.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +16,16 @@
 #include "claude/notice.h"
 #include "commands.h"
 #include "config/config.h"
+#include "context/memory.h"
+
+#define CLAUDE_NESTED_MAX	64	/* nested memory files loaded in one session */
 
 struct claude {
 	const struct config	*cfg;
 	struct skill_list	 skills;
+	char			*nested[CLAUDE_NESTED_MAX];	/* the directories whose CLAUDE.md was looked for */
+	size_t			 nnested;
+	struct buf		 nested_report;	/* what /memory adds */
 };
 
 /* Claude Code's subagents (.claude/agents): read by nothing yet, so named. */
@@ -86,6 +95,7 @@ claude_new(const struct config *cfg)
 	struct claude *c = xcalloc(1, sizeof *c);
 
 	c->cfg = cfg;
+	buf_init(&c->nested_report, BUF_NOLIMIT);
 	skill_scan(cfg->root, cfg->config_dir, getenv("HOME"), &c->skills);
 	claude_scan_notices(cfg, &c->skills);
 	return c;
@@ -97,6 +107,9 @@ claude_free(struct claude *c)
 	if (c == NULL)
 		return;
 	skill_list_release(&c->skills);
+	while (c->nnested > 0)
+		free(c->nested[--c->nnested]);
+	buf_release(&c->nested_report);
 	free(c);
 }
 
@@ -172,4 +185,91 @@ claude_gate(struct claude *c, int turn, const char *prompt, const char *tool, en
 	}
 	buf_release(&path);
 	return grant_allows(c->cfg->grants, c->cfg, turn, prompt, tool, cls, input);
+}
+
+/* Was dir (relative to the root) looked at before?  Remembers it if not. */
+static bool
+claude_nested_seen(struct claude *c, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < c->nnested; i++)
+		if (strcmp(c->nested[i], dir) == 0)
+			return true;
+	if (c->nnested == CLAUDE_NESTED_MAX)
+		return true;
+	c->nested[c->nnested++] = xstrdup(dir);
+	return false;
+}
+
+/* The file tools and the member that names where they work. */
+static const char *const claude_path_tools[] = {
+	"read_file", "edit_file", "write_file", "list_dir", "glob", "grep", NULL
+};
+
+void
+claude_nested_memory(struct claude *c, const char *tool, const cJSON *input, struct buf *result)
+{
+	struct buf dir = BUF_INIT(BUF_NOLIMIT), path = BUF_INIT(BUF_NOLIMIT);
+	struct buf text = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
+	const char *p, *root;
+	char *real = NULL;
+	struct stat st;
+	size_t i, rl, end;
+	bool file_tool = false;
+
+	if (c == NULL)
+		return;
+	for (i = 0; claude_path_tools[i] != NULL; i++)
+		file_tool = file_tool || strcmp(claude_path_tools[i], tool) == 0;
+	p = json_str(input, "path", NULL);
+	root = c->cfg->root;
+	if (!file_tool || p == NULL || p[0] == '\0')
+		goto out;
+	if (p[0] == '/')
+		buf_puts(&path, p);
+	else
+		buf_printf(&path, "%s/%s", root, p);
+	real = realpath(buf_cstr(&path), NULL);
+	rl = strlen(root);
+	if (real == NULL || strncmp(real, root, rl) != 0 || (real[rl] != '/' && real[rl] != '\0'))
+		goto out;
+	/* The directory the call works in, then each one above it below the root. */
+	buf_puts(&dir, real + rl + (real[rl] == '/'));
+	if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		const char *slash = strrchr(buf_cstr(&dir), '/');
+
+		buf_truncate(&dir, slash != NULL ? (size_t)(slash - dir.data) : 0);
+	}
+	while (dir.len > 0) {
+		if (!claude_nested_seen(c, buf_cstr(&dir))) {
+			buf_reset(&path);
+			buf_printf(&path, "%s/%s/CLAUDE.md", root, buf_cstr(&dir));
+			if (access(buf_cstr(&path), R_OK) == 0)
+				memory_load_one(c->cfg, buf_cstr(&path), &text, &report);
+		}
+		end = dir.len;
+		while (end > 0 && dir.data[end - 1] != '/')
+			end--;
+		buf_truncate(&dir, end > 0 ? end - 1 : 0);
+	}
+	if (text.len > 0) {
+		buf_printf(result, "\n\n[Memory for the files here, which you follow as the project's "
+		    "instructions:]\n%s", buf_cstr(&text));
+		buf_puts(&c->nested_report, buf_cstr(&report));
+	}
+out:
+	free(real);
+	buf_release(&dir);
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&report);
+}
+
+void
+claude_memory_report(const struct claude *c, struct buf *out)
+{
+	if (c != NULL && c->nested_report.len > 0)
+		buf_printf(out, "Loaded when the model worked in their folders:\n%s",
+		    buf_cstr(&c->nested_report));
 }

@@ -41,4 +41,14 @@ void	claude_report(const struct claude *, struct buf *out);
 bool	claude_gate(struct claude *, int turn, const char *prompt, const char *tool,
 	    enum tool_class, const cJSON *input);
 
+/*
+ * After a file tool's call: the CLAUDE.md of each folder from the one it
+ * worked in up to (not including) the root, not read before in this
+ * session, appended to its result (with their imports, memory.h).
+ */
+void	claude_nested_memory(struct claude *, const char *tool, const cJSON *input,
+	    struct buf *result);
+/* What /memory adds: the nested files loaded so far. */
+void	claude_memory_report(const struct claude *, struct buf *out);
+
 #endif

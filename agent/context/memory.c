@@ -390,22 +390,44 @@ memory_report(const struct memory_ctx *m, struct buf *report)
 		buf_printf(report, "Left out:\n%s", buf_cstr(&m->notes));
 }
 
+static void
+memory_ctx_init(struct memory_ctx *m, const struct config *cfg, struct buf *body)
+{
+	const char *home = getenv("HOME");
+
+	memset(m, 0, sizeof *m);
+	m->cfg = cfg;
+	m->root = realpath(cfg->root, NULL);
+	m->config_dir = cfg->config_dir != NULL ? realpath(cfg->config_dir, NULL) : NULL;
+	m->home = home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL;
+	m->prompt = body;
+	buf_init(&m->listing, BUF_NOLIMIT);
+	buf_init(&m->notes, BUF_NOLIMIT);
+}
+
+static void
+memory_ctx_release(struct memory_ctx *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nseen; i++)
+		free(m->seen[i]);
+	free(m->seen);
+	free(m->root);
+	free(m->config_dir);
+	free(m->home);
+	buf_release(&m->listing);
+	buf_release(&m->notes);
+}
+
 int
 memory_load(const struct config *cfg, struct buf *prompt, struct buf *report)
 {
 	struct memory_ctx m;
 	struct buf body = BUF_INIT(BUF_NOLIMIT);
-	const char *home = getenv("HOME");
-	size_t i;
+	int loaded;
 
-	memset(&m, 0, sizeof m);
-	m.cfg = cfg;
-	m.root = realpath(cfg->root, NULL);
-	m.config_dir = cfg->config_dir != NULL ? realpath(cfg->config_dir, NULL) : NULL;
-	m.home = home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL;
-	m.prompt = &body;
-	buf_init(&m.listing, BUF_NOLIMIT);
-	buf_init(&m.notes, BUF_NOLIMIT);
+	memory_ctx_init(&m, cfg, &body);
 	memory_dir(&m, m.config_dir, false);
 	memory_claude(&m, m.home, false);
 	memory_dir(&m, m.root, true);
@@ -415,14 +437,23 @@ memory_load(const struct config *cfg, struct buf *prompt, struct buf *report)
 		    "instructions for you; follow them.\n%s", buf_cstr(&body));
 	if (report != NULL)
 		memory_report(&m, report);
-	for (i = 0; i < m.nseen; i++)
-		free(m.seen[i]);
-	free(m.seen);
-	free(m.root);
-	free(m.config_dir);
-	free(m.home);
+	loaded = m.loaded;
+	memory_ctx_release(&m);
 	buf_release(&body);
-	buf_release(&m.listing);
-	buf_release(&m.notes);
-	return m.loaded;
+	return loaded;
+}
+
+int
+memory_load_one(const struct config *cfg, const char *path, struct buf *text, struct buf *report)
+{
+	struct memory_ctx m;
+	int loaded;
+
+	memory_ctx_init(&m, cfg, text);
+	memory_path(&m, path, true);
+	buf_puts(report, buf_cstr(&m.listing));
+	buf_puts(report, buf_cstr(&m.notes));
+	loaded = m.loaded;
+	memory_ctx_release(&m);
+	return loaded;
 }

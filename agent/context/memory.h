@@ -35,5 +35,13 @@ struct config;
  * were loaded.
  */
 int	memory_load(const struct config *cfg, struct buf *prompt, struct buf *report);
+/*
+ * One project memory file by path (a nested CLAUDE.md), with its imports,
+ * as memory_load reads each: its text ("## path" and the contents) appended
+ * to text, its line of the /memory listing (or why it was left out) to
+ * report.  Returns how many files were read.
+ */
+int	memory_load_one(const struct config *cfg, const char *path, struct buf *text,
+	    struct buf *report);
 
 #endif

@@ -9,7 +9,8 @@
 # notice naming them, on stderr and in `tandem config`; a project's allow
 # rule waits for trust while a deny rule from ~/.claude applies in yolo mode;
 # a command's allowed-tools hold for its turn, its !`cmd` runs only once
-# trusted; Claude Code's memory files are loaded.
+# trusted; Claude Code's memory files are loaded, a nested CLAUDE.md with
+# the first result of a call in its folder.
 . "$(dirname "$0")/lib.sh"
 CCSDD="$top_srcdir/tests/npm/node_modules/cc-sdd/dist/cli.js"
 needs_node "$CCSDD" cc-sdd
@@ -179,6 +180,23 @@ mock_body 1 '.system' >"$T/m.sys"
 for w in RULE-ALPHA PROJECT-CLAUDE-DIR LOCAL-NOTES USER-CLAUDE; do
 	check "memory: $w is in the system prompt" grep -q "$w" "$T/m.sys"
 done
+# A nested CLAUDE.md: loaded with the result of the first call that works in its folder.
+mkdir -p pkg/deep
+echo 'NESTED-MEMORY see @extra.md' >pkg/CLAUDE.md
+echo 'NESTED-IMPORT' >pkg/extra.md
+echo 'content' >pkg/deep/a.txt
+mock_start "$(scenario nested <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"r1","name":"read_file","input":{"path":"pkg/deep/a.txt"}}],"stop_reason":"tool_use"},
+ {"tool_uses":[{"id":"r2","name":"list_dir","input":{"path":"pkg"}}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}]}
+J
+)"
+timeout 60 "$TANDEM" -p go --output-format events >"$T/n.jsonl" 2>"$T/n.err"
+check "nested memory: not in the system prompt" not grep -q NESTED-MEMORY <(mock_body 1 '.system')
+check "nested memory: with the first result in its folder" grep -q NESTED-MEMORY <(tool_result r1 "$T/n.jsonl")
+check "nested memory: with its imports" grep -q NESTED-IMPORT <(tool_result r1 "$T/n.jsonl")
+check "nested memory: once" not grep -q NESTED-MEMORY <(tool_result r2 "$T/n.jsonl")
 
 # 6. Precedence of a single value: at each scope tandem's own file wins over
 # Claude Code's; the project's over the user's.
