@@ -327,7 +327,7 @@ T_TEST(grants)
 
 T_TEST(claude_settings)
 {
-	cJSON *cc = cJSON_Parse("{\"cleanupPeriodDays\": 9, \"statusLine\": {}, \"model\": \"opus\","
+	cJSON *cc = cJSON_Parse("{\"cleanupPeriodDays\": 9, \"outputStyle\": \"x\", \"model\": \"opus\","
 	    "\"permissions\": {\"allow\": [\"Read\"], \"defaultMode\": \"plan\", \"bogus\": 1},"
 	    "\"sandbox\": {\"enabled\": true, \"network\": {}}, \"alwaysThinkingEnabled\": false}");
 	struct notices *n = notice_new();
@@ -339,15 +339,15 @@ T_TEST(claude_settings)
 	T_OK(cJSON_IsArray(json_get(json_get(t, "permissions"), "allow")));
 	T_EQ_STR(json_str(json_get(t, "sandbox"), "mode", "?"), "workspace-write");
 	T_EQ_STR(json_str(t, "thinking", "?"), "off");
-	T_OK(json_get(t, "model") == NULL && json_get(t, "statusLine") == NULL);
+	T_OK(json_get(t, "model") == NULL && json_get(t, "outputStyle") == NULL);
 	notice_format(n, "", &b);
-	T_CONTAINS(buf_cstr(&b), "settings key \"statusLine\"");
+	T_CONTAINS(buf_cstr(&b), "settings key \"outputStyle\"");
 	T_CONTAINS(buf_cstr(&b), "settings key \"model\"");
 	T_CONTAINS(buf_cstr(&b), "settings key \"permissions.bogus\"");
 	T_CONTAINS(buf_cstr(&b), "settings key \"sandbox.network\"");
 	T_EQ_INT((int)notice_count(n), 4);
 	/* Named once. */
-	notice_add(n, "settings key", "statusLine", "/x/settings.json", "again");
+	notice_add(n, "settings key", "outputStyle", "/x/settings.json", "again");
 	T_EQ_INT((int)notice_count(n), 4);
 	T_EQ_INT((int)notice_pending(n), 4);
 	buf_reset(&b);

@@ -168,12 +168,13 @@ cc_walk(cJSON *out, const cJSON *obj, const char *prefix, const char *path, stru
 		for (i = 0; i < sizeof cc_renames / sizeof cc_renames[0]; i++)
 			if (strcmp(cc_renames[i].cc, buf_cstr(&name)) == 0)
 				tandem = cc_renames[i].tandem;
+		/* A key tandem has under the same name first: the table below names only the rest. */
 		if (tandem != NULL) {
 			cc_put(out, tandem, m);
-		} else if (cc_why(buf_cstr(&name)) != NULL) {
-			cc_notice(n, buf_cstr(&name), path, cc_why(buf_cstr(&name)));
 		} else if (strchr(m->string, '.') == NULL && cfg_key_find(buf_cstr(&name), false) != NULL) {
 			cc_put(out, buf_cstr(&name), m);
+		} else if (cc_why(buf_cstr(&name)) != NULL) {
+			cc_notice(n, buf_cstr(&name), path, cc_why(buf_cstr(&name)));
 		} else if (strchr(m->string, '.') == NULL && cfg_is_group(buf_cstr(&name)) &&
 		    cJSON_IsObject(m)) {
 			cc_walk(out, m, buf_cstr(&name), path, n);

@@ -9,7 +9,7 @@
 
 mkdir -p "$TUI_WS/.claude/commands/kiro" "$TUI_WS/.claude/skills/tidy-up"
 cat >"$TUI_WS/.claude/settings.json" <<'J'
-{"statusLine": {"type": "command", "command": "echo bar"}, "noSuchKey": 1,
+{"outputStyle": "Explanatory", "noSuchKey": 1,
  "permissions": {"deny": ["Bash(rm:*)"]}}
 J
 cat >"$TUI_WS/.claude/commands/kiro/hello.md" <<'M'
@@ -41,7 +41,7 @@ tui_mock_start "$SCEN"
 tui_start_tandem 160 45
 tui_check "the notice names what is not honoured" 'Read but not honoured'
 tui_screen >"$TUI_TMP/start.screen"
-tui_check "statusLine, with its file" 'claude/settings\.json: settings key "statusLine" is not honoured'
+tui_check "outputStyle, with its file" 'claude/settings\.json: settings key "outputStyle" is not honoured'
 tui_check "and the unknown key" 'settings key "noSuchKey" is not honoured'
 tui_absent "a key tandem honours is not named" 'settings key "permissions'
 tui_type "/help"
