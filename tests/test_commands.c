@@ -369,7 +369,12 @@ main(void)
 	cfg.root = t_tree_at("/proj");
 	cfg.config_dir = t_tree_at("/cfg");
 	/* No ~/.claude/commands or skills of whoever runs the tests. */
-	setenv("HOME", t_tree_at("/home"), 1);
+	{
+		char *home = t_tree_at("/home");
+
+		setenv("HOME", home, 1);
+		free(home);
+	}
 
 	T_RUN(arguments);
 	T_RUN(no_placeholder_appends);
