@@ -74,9 +74,9 @@ tests_test_stream_openai_SOURCES = tests/test_stream_openai.c agent/model/sse.c 
 	agent/model/stream_anthropic.c agent/model/stream_openai.c
 tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
-tests_test_perm_SOURCES = tests/test_perm.c agent/rules/perm.c tools/patch.c tools/sandbox.c tools/skill.c
+tests_test_perm_SOURCES = tests/test_perm.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c tools/sandbox.c tools/skill.c
+tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -88,24 +88,24 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
 tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
-	agent/rules/perm.c tools/patch.c tools/sandbox.c tools/skill.c
+	agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
 tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c \
-	tools/sandbox.c tools/skill.c
+	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
 tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
 	agent/rules/perm.c tools/patch.c tools/sandbox.c tools/skill.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
@@ -120,7 +120,7 @@ tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCR
 check_PROGRAMS += tests/test_mcp
 TESTS += tests/test_mcp
 tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp/mcp_config.c agent/mcp/mcp_stdio.c agent/rules/perm.c \
-	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/patch.c tools/sandbox.c tools/skill.c
+	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c tools/patch.c tools/sandbox.c
 tests_test_mcp_LDADD = $(LIB_LIBS)
 
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
@@ -128,11 +128,11 @@ tests_test_config_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_hooks_SOURCES += agent/jail/jail.c
 tests_test_memory_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_commands_SOURCES += agent/jail/jail.c agent/event.c
-tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_jail
 TESTS += tests/test_jail
-tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c \
-	tools/patch.c tools/sandbox.c tools/skill.c
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c \
+	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
 # Workspace snapshots: the stat index, the store, the changes and their restore.
 check_PROGRAMS += tests/test_wsnap
