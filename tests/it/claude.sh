@@ -9,7 +9,8 @@
 # notice naming them, on stderr and in `tandem config`; a project's allow
 # rule waits for trust while a deny rule from ~/.claude applies in yolo mode;
 # a command's allowed-tools hold for its turn, its !`cmd` runs only once
-# trusted; Claude Code's memory files are loaded, a nested CLAUDE.md with
+# trusted; the user's MCP servers of ~/.claude.json are read; Claude
+# Code's memory files are loaded, a nested CLAUDE.md with
 # the first result of a call in its folder.
 . "$(dirname "$0")/lib.sh"
 CCSDD="$top_srcdir/tests/npm/node_modules/cc-sdd/dist/cli.js"
@@ -213,4 +214,13 @@ check "precedence: the project's .claude over the user's files" grep -q '^model 
 echo '{"model": "claude-tandem-project-1"}' >.tandem/settings.json
 "$TANDEM" config >"$T/p3.out" 2>&1
 check "precedence: the project's .tandem over its .claude" grep -q '^model  *claude-tandem-project-1 ' "$T/p3.out"
+
+# 7. The user's MCP servers in ~/.claude.json: its own scope and this project's entry.
+jq -n --arg root "$W6" '{numStartups: 3, mcpServers: {fromclaude: {command: "/nonexistent/one"}},
+  projects: {($root): {mcpServers: {localone: {command: "/nonexistent/two"}}}, "/elsewhere": {mcpServers: {other: {command: "x"}}}}}' \
+    >"$HOME/.claude.json"
+timeout 60 "$TANDEM" mcp list >"$T/mcp.out" 2>&1
+check "~/.claude.json: the user's server is configured" grep -q "^fromclaude: .*from $HOME/.claude.json" "$T/mcp.out"
+check "~/.claude.json: this project's local server too" grep -q '^localone: ' "$T/mcp.out"
+check "~/.claude.json: not another project's" not grep -q '^other: ' "$T/mcp.out"
 finish
