@@ -215,6 +215,19 @@ echo '{"model": "claude-tandem-project-1"}' >.tandem/settings.json
 "$TANDEM" config >"$T/p3.out" 2>&1
 check "precedence: the project's .tandem over its .claude" grep -q '^model  *claude-tandem-project-1 ' "$T/p3.out"
 
+# A project can only tighten the sandbox: its "enabled": false leaves the user's on.
+W8="$T/sbx"
+mkdir -p "$W8/.claude" && cd "$W8"
+echo '{"sandbox": {"enabled": true}}' >"$HOME/.claude/settings.json"
+echo '{"sandbox": {"enabled": false}}' >.claude/settings.json
+"$TANDEM" config >"$T/sb.out" 2>&1
+check "sandbox: the project's enabled: false leaves ~/.claude's on" grep -q "^sandbox.mode  *workspace-write  \[$HOME/.claude/settings.json\]" "$T/sb.out"
+echo '{}' >"$HOME/.claude/settings.json"
+echo '{"sandbox": {"enabled": true}}' >.claude/settings.json
+"$TANDEM" config >"$T/sb2.out" 2>&1
+check "sandbox: a project may turn it on" grep -q "^sandbox.mode  *workspace-write  \[$W8/.claude/settings.json\]" "$T/sb2.out"
+cd "$W6"
+
 # 7. The user's MCP servers in ~/.claude.json: its own scope and this project's entry.
 jq -n --arg root "$W6" '{numStartups: 3, mcpServers: {fromclaude: {command: "/nonexistent/one"}},
   projects: {($root): {mcpServers: {localone: {command: "/nonexistent/two"}}}, "/elsewhere": {mcpServers: {other: {command: "x"}}}}}' \
