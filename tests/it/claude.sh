@@ -162,6 +162,25 @@ check "command: trusted, its allowed-tools allow the call" grep -q granted <(too
 mock_start "$T/grant.json"
 timeout 60 "$TANDEM" -p 'run printf yourself' --trust --output-format events >"$T/g4.jsonl" 2>"$T/g4.err"
 check "command: outside its turn the grant is gone" is_error pf "$T/g4.jsonl"
+# A skill's allowed-tools: from the moment the model loads it, in a trusted project only.
+mkdir -p .claude/skills/pf
+printf -- '---\nname: pf\ndescription: Print things\nallowed-tools: Bash(printf:*)\n---\nUse printf.\n' \
+    >.claude/skills/pf/SKILL.md
+jq -n '{responses: [
+ {tool_uses: [{id: "before", name: "run_bash", input: {command: "printf early"}}], stop_reason: "tool_use"},
+ {tool_uses: [{id: "load", name: "skill", input: {name: "pf"}}], stop_reason: "tool_use"},
+ {tool_uses: [{id: "after", name: "run_bash", input: {command: "printf skill-granted"}}], stop_reason: "tool_use"},
+ {text: "done", stop_reason: "end_turn"}]}' >"$T/skg.json"
+mock_start "$T/skg.json"
+timeout 60 "$TANDEM" -p 'print' --output-format events >"$T/s1.jsonl" 2>"$T/s1.err"
+check "skill grant: nothing before the skill is loaded" is_error before "$T/s1.jsonl"
+check "skill grant: its allowed-tools allow once it is" grep -q skill-granted <(tool_result after "$T/s1.jsonl")
+W9="$T/untrusted-skill"
+mkdir -p "$W9/.claude/skills" && cp -r .claude/skills/pf "$W9/.claude/skills/" && cd "$W9"
+mock_start "$T/skg.json"
+timeout 60 "$TANDEM" -p 'print' --output-format events >"$T/s2.jsonl" 2>"$T/s2.err"
+check "skill grant: an untrusted project's skill grants nothing" is_error after "$T/s2.jsonl"
+cd "$W4"
 "$TANDEM" config >/dev/null 2>&1
 
 # 5. Claude Code's memory files.
