@@ -162,6 +162,12 @@ check "command: trusted, its allowed-tools allow the call" grep -q granted <(too
 mock_start "$T/grant.json"
 timeout 60 "$TANDEM" -p 'run printf yourself' --trust --output-format events >"$T/g4.jsonl" 2>"$T/g4.err"
 check "command: outside its turn the grant is gone" is_error pf "$T/g4.jsonl"
+# @file in a command is read as in a typed prompt.
+printf -- '---\ndescription: Sum up\n---\nSum up @notes.txt for $1.\n' >.claude/commands/sumup.md
+echo 'ATTACHED-CONTENT' >notes.txt
+mock_start "$T/keys.json"
+timeout 60 "$TANDEM" -p '/sumup Ann' --output-format events >"$T/at.jsonl" 2>"$T/at.err"
+check "command: @file brings the file" grep -q ATTACHED-CONTENT <(mock_body 1 '.messages[0].content | tostring')
 # A skill's allowed-tools: from the moment the model loads it, in a trusted project only.
 mkdir -p .claude/skills/pf
 printf -- '---\nname: pf\ndescription: Print things\nallowed-tools: Bash(printf:*)\n---\nUse printf.\n' \
