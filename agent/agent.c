@@ -218,6 +218,7 @@ agent_submit(struct agent *a, const char *prompt)
 	agent_phase(a, PHASE_PROMPT);
 	free(a->turn_prompt);
 	a->turn_prompt = xstrdup(prompt);
+	claude_turn_start(a->claude, a, prompt);
 	a->turn_started = ev_now_ms();
 	cJSON_Delete(a->turn_tools);
 	a->turn_tools = cJSON_CreateArray();
@@ -927,6 +928,7 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 	hooks_cancel(a->hook_run);
 	a->hook_run = NULL;
 	sched_reset(a->sched);
+	claude_turn_end(a->claude, a);
 	emit_turn_end(a->bus, stop_reason, false);
 	emit_result(a->bus, buf_cstr(&a->answer), a->answer.len, stop_reason, failed, a->calls,
 	    &a->totals, a->cost, session_id(a->session));

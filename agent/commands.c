@@ -135,9 +135,13 @@ commands_parse(const char *text, struct commands_doc *doc, struct notices *notic
 		if (!known)
 			notice_add(notices, "command field", m->string, path, "not a field tandem knows");
 	}
-	if (doc->model != NULL)
-		notice_add(notices, "command field", "model", path,
-		    "the session's model answers; /model changes it");
+	/* "opus", "sonnet": Claude Code's aliases name no model tandem can ask for. */
+	if (doc->model != NULL && strchr(doc->model, '-') == NULL) {
+		notice_add(notices, "command field", "model", path, "a Claude Code alias, not a "
+		    "model's name; the session's model answers");
+		free(doc->model);
+		doc->model = NULL;
+	}
 	cJSON_Delete(fm);
 	if (doc->description == NULL || doc->description[0] == '\0') {
 		free(doc->description);
@@ -297,10 +301,10 @@ commands_add(struct command_list *l, const struct config *cfg, const char *dir, 
 	c->description = doc.description;
 	c->argument_hint = doc.hint;
 	c->allowed_tools = doc.allowed;
+	c->model = doc.model;
 	c->path = buf_detach(&path, NULL);
 	c->folder = folder != NULL && folder[0] != '\0' ? xstrdup(folder) : NULL;
 	c->project = project;
-	free(doc.model);
 	buf_release(&text);
 	buf_release(&err);
 }
@@ -407,6 +411,7 @@ commands_list_release(struct command_list *l)
 		free(l->v[i].description);
 		free(l->v[i].argument_hint);
 		free(l->v[i].allowed_tools);
+		free(l->v[i].model);
 		free(l->v[i].folder);
 		free(l->v[i].path);
 	}
@@ -604,6 +609,8 @@ commands_expand(const struct config *cfg, const char *line, struct buf *prompt, 
 		commands_trim(&out);
 		buf_append(prompt, buf_cstr(&out), out.len);
 		/* allowed-tools hold while this prompt's turn runs (grant.h). */
+		/* The turn runs on the command's model (claude/claude.h switches and back). */
+		grant_model_for_prompt(cfg->grants, buf_cstr(&out), c->model);
 		if (c->allowed_tools != NULL && (!c->project || cfg->trusted))
 			grant_for_prompt(cfg->grants, buf_cstr(&out),
 			    grant_rules(c->allowed_tools, cfg->root, c->path, cfg->notices));

@@ -22,7 +22,8 @@
  * code, run only in a trusted project and only when the rules allow the
  * command as they would the model's (allowed-tools counting as allow
  * rules), synchronously, for at most 10 seconds.  "@path" is left for the
- * prompt's own mention handling.  Other front matter fields (model, ...)
+ * prompt's own mention handling.  model is the model of the command's turn
+ * (grant.h; claude.h switches to it and back).  Other front matter fields
  * are named on the never-silent list (claude/notice.h).  Names
  * are letters, digits, '_', '-', '.' and ':' (not starting with '.').
  * Built-in commands are the front end's business: it asks here only for
@@ -48,6 +49,7 @@ struct command_info {
 	char	*argument_hint;	/* NULL if none */
 	char	*path;
 	char	*allowed_tools;	/* the front matter's allowed-tools; NULL: none */
+	char	*model;		/* the front matter's model: the model of the command's turn; NULL: none */
 	char	*folder;	/* the subfolder of .claude/commands it is in; NULL: none */
 	bool	 project;	/* from the project, not the user's config directory */
 	bool	 skill;		/* a skill the user may call (skill.h) */

@@ -215,7 +215,7 @@ T_TEST(claude_commands)
 	size_t i;
 
 	puts_file("proj/.claude/commands/kiro/spec.md", "---\ndescription: Write the spec\n"
-	    "argument-hint: [feature]\nallowed-tools: Bash(git add:*), Read\nmodel: claude-opus-9\n"
+	    "argument-hint: [feature]\nallowed-tools: Bash(git add:*), Read\nmodel: opus\n"
 	    "colour: blue\n---\nSpec for $1.\n");
 	puts_file("proj/.claude/commands/both.md", "CLAUDE BOTH\n");
 	commands_scan(&cfg, &l);
@@ -242,7 +242,7 @@ T_TEST(claude_commands)
 	buf_release(&out);
 	text = notices_text();
 	T_CONTAINS(text, "spec.md: command field \"colour\" is not honoured");
-	T_CONTAINS(text, "spec.md: command field \"model\" is not honoured");
+	T_CONTAINS(text, "spec.md: command field \"model\" is not honoured (a Claude Code alias");
 	free(text);
 	T_EQ_INT(expand("/spec login", &out), 0);
 	T_EQ_STR(buf_cstr(&out), "Spec for login.");

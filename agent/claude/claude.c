@@ -14,6 +14,7 @@
 #include "claude/claude.h"
 #include "claude/grant.h"
 #include "claude/notice.h"
+#include "agent.h"
 #include "commands.h"
 #include "config/config.h"
 #include "context/memory.h"
@@ -26,6 +27,7 @@ struct claude {
 	char			*nested[CLAUDE_NESTED_MAX];	/* the directories whose CLAUDE.md was looked for */
 	size_t			 nnested;
 	struct buf		 nested_report;	/* what /memory adds */
+	char			*model_before;	/* the session's model while a command's turn runs */
 };
 
 /* Claude Code's subagents (.claude/agents): read by nothing yet, so named. */
@@ -110,6 +112,7 @@ claude_free(struct claude *c)
 	while (c->nnested > 0)
 		free(c->nested[--c->nnested]);
 	buf_release(&c->nested_report);
+	free(c->model_before);
 	free(c);
 }
 
@@ -272,4 +275,27 @@ claude_memory_report(const struct claude *c, struct buf *out)
 	if (c != NULL && c->nested_report.len > 0)
 		buf_printf(out, "Loaded when the model worked in their folders:\n%s",
 		    buf_cstr(&c->nested_report));
+}
+
+void
+claude_turn_start(struct claude *c, struct agent *a, const char *prompt)
+{
+	const char *m;
+
+	if (c == NULL || (m = grant_model(c->cfg->grants, prompt)) == NULL ||
+	    strcmp(m, agent_model(a)) == 0)
+		return;
+	free(c->model_before);
+	c->model_before = xstrdup(agent_model(a));
+	agent_set_model(a, m);
+}
+
+void
+claude_turn_end(struct claude *c, struct agent *a)
+{
+	if (c == NULL || c->model_before == NULL)
+		return;
+	agent_set_model(a, c->model_before);
+	free(c->model_before);
+	c->model_before = NULL;
 }

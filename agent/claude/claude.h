@@ -19,6 +19,7 @@
 
 #include "tool.h"
 
+struct agent;
 struct buf;
 struct claude;
 struct config;
@@ -48,6 +49,12 @@ bool	claude_gate(struct claude *, int turn, const char *prompt, const char *tool
  */
 void	claude_nested_memory(struct claude *, const char *tool, const cJSON *input,
 	    struct buf *result);
+/*
+ * A turn starts with prompt: when a custom command's model was given for it
+ * (grant.h), the agent changes to that model; claude_turn_end changes back.
+ */
+void	claude_turn_start(struct claude *, struct agent *, const char *prompt);
+void	claude_turn_end(struct claude *, struct agent *);
 /* What /memory adds: the nested files loaded so far. */
 void	claude_memory_report(const struct claude *, struct buf *out);
 

@@ -20,9 +20,16 @@ struct grant {
 	struct perm_rules	*rules;
 };
 
+struct grant_model {
+	char	 key[65];
+	char	*model;
+};
+
 struct grants {
-	struct grant	 v[GRANT_KEEP];
-	size_t		 next;
+	struct grant		 v[GRANT_KEEP];
+	size_t			 next;
+	struct grant_model	 models[GRANT_KEEP];
+	size_t			 next_model;
 };
 
 struct grants *
@@ -38,8 +45,10 @@ grant_free(struct grants *g)
 
 	if (g == NULL)
 		return;
-	for (i = 0; i < GRANT_KEEP; i++)
+	for (i = 0; i < GRANT_KEEP; i++) {
 		perm_rules_free(g->v[i].rules);
+		free(g->models[i].model);
+	}
 	free(g);
 }
 
@@ -114,6 +123,35 @@ grant_for_prompt(struct grants *g, const char *prompt, struct perm_rules *rules)
 
 	sha256_hex(prompt, strlen(prompt), hex);
 	grant_put(g, hex, -1, rules);
+}
+
+void
+grant_model_for_prompt(struct grants *g, const char *prompt, const char *model)
+{
+	struct grant_model *m;
+
+	if (g == NULL || model == NULL)
+		return;
+	m = &g->models[g->next_model];
+	g->next_model = (g->next_model + 1) % GRANT_KEEP;
+	free(m->model);
+	sha256_hex(prompt, strlen(prompt), m->key);
+	m->model = xstrdup(model);
+}
+
+const char *
+grant_model(const struct grants *g, const char *prompt)
+{
+	char hex[65];
+	size_t i;
+
+	if (g == NULL || prompt == NULL)
+		return NULL;
+	sha256_hex(prompt, strlen(prompt), hex);
+	for (i = 0; i < GRANT_KEEP; i++)
+		if (g->models[i].model != NULL && strcmp(g->models[i].key, hex) == 0)
+			return g->models[i].model;
+	return NULL;
 }
 
 void

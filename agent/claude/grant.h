@@ -37,6 +37,10 @@ struct perm_rules *grant_rules(const char *allowed_tools, const char *root, cons
 	    struct notices *notices);
 /* While the turn whose prompt is prompt runs, rules allow (rules are taken). */
 void	grant_for_prompt(struct grants *, const char *prompt, struct perm_rules *rules);
+/* While the turn whose prompt is prompt runs, the model answers (a command's model). */
+void	grant_model_for_prompt(struct grants *, const char *prompt, const char *model);
+/* The model a grant names for the turn whose prompt is prompt; NULL: the session's. */
+const char *grant_model(const struct grants *, const char *prompt);
 /* From now to the end of turn number turn, rules allow (rules are taken). */
 void	grant_for_turn(struct grants *, int turn, struct perm_rules *rules);
 /*

@@ -2,7 +2,8 @@
 # Screen test of a Claude Code user's .claude folder in the TUI, with the
 # real tandem and the mock model: the settings keys tandem lacks are named
 # in a notice at start, once; /help lists .claude/commands with the
-# subfolder in the description; Tab completes one; it runs; /skills lists
+# subfolder in the description; Tab completes one; it runs on its model
+# and the next turn on the session's; /skills lists
 # the skills; /memory names .claude/CLAUDE.md.
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
@@ -17,6 +18,7 @@ cat >"$TUI_WS/.claude/commands/kiro/hello.md" <<'M'
 description: Says hello
 argument-hint: <name>
 allowed-tools: Read
+model: claude-haiku-9-9
 ---
 Greet $1 in one word.
 M
@@ -33,6 +35,7 @@ echo "CLAUDE-DIR-MEMORY" >"$TUI_WS/.claude/CLAUDE.md"
 SCEN=$(tui_scenario claude <<'J'
 {"check_echo":false,"responses":[
  {"match":"Greet Ann","text":"HELLO-ANN","stop_reason":"end_turn"},
+ {"match":"plain prompt","text":"PLAIN-ANSWER","stop_reason":"end_turn"},
  {"text":"ok","stop_reason":"end_turn","repeat":20}
 ]}
 J
@@ -61,6 +64,12 @@ tui_type " Ann"
 tui_keys Enter
 tui_check "its prompt is sent" '› Greet Ann in one word\.'
 tui_check "and answered" 'HELLO-ANN'
+tui_type "plain prompt"
+tui_keys Enter
+tui_check "a plain prompt after it" 'PLAIN-ANSWER'
+models=$(jq -r '.body.model' "$TUI_MOCK_LOG" | tr '\n' ' ')
+tui_ok "$(case $models in *"claude-haiku-9-9 claude-sonnet"*) echo 0 ;; *) echo 1 ;; esac)" \
+    "the command's turn runs on its model, the next on the session's ($models)"
 tui_keys C-c
 tui_keys C-c
 tui_exited "quit"
