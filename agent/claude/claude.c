@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "config/config.h"
 #include "context/memory.h"
+#include "rules/perm.h"
 
 #define CLAUDE_NESTED_MAX	64	/* nested memory files loaded in one session */
 
@@ -72,12 +73,18 @@ claude_scan_notices(const struct config *cfg, const struct skill_list *skills)
 		if (s->model != NULL)
 			notice_add(cfg->notices, "skill field", "model", buf_cstr(&path),
 			    "the session's model answers; /model changes it");
+		/* An allowed-tools entry tandem cannot read is named now, not when it is used. */
+		perm_rules_free(grant_rules(s->allowed_tools, cfg->root, buf_cstr(&path), cfg->notices));
 	}
 	claude_agents(cfg->root, cfg->notices);
 	claude_agents(getenv("HOME"), cfg->notices);
 	buf_release(&path);
 	/* The commands' front matter goes on the list as they are read. */
 	commands_scan(cfg, &cl);
+	for (i = 0; i < cl.n; i++)
+		if (!cl.v[i].skill)
+			perm_rules_free(grant_rules(cl.v[i].allowed_tools, cfg->root, cl.v[i].path,
+			    cfg->notices));
 	commands_list_release(&cl);
 }
 
