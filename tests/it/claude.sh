@@ -1,7 +1,7 @@
 #!/bin/bash
 # A Claude Code user's setup with the real tandem against the mock: the
 # .claude folder the npm package cc-sdd installs (commands in a subfolder,
-# subagents, skills) loads with no notice but the one for its subagents; a
+# subagents, skills) loads with no notice but two true ones; a
 # command runs with its arguments and its subfolder in the description; the
 # skills' names and descriptions, not their bodies, are in the first
 # request, and the skill tool gives a body and a file beside it on demand;
@@ -30,7 +30,12 @@ check "cc-sdd installs its skills" [ -f .claude/skills/kiro-validate-design/SKIL
 nskills=$(ls .claude/skills | wc -l)
 "$TANDEM" config >"$T/config.out" 2>"$T/config.err"
 notices "$T/config.out" >"$T/sdd.notices"
-check "cc-sdd: the one notice is for its subagents" [ "$(wc -l <"$T/sdd.notices")" -eq 1 ] && grep -q '\.claude/agents' "$T/sdd.notices"
+# Two notices, both true: tandem runs no subagents, and spec-status.md's
+# allowed-tools names "Update", which is no tool (Claude Code shows edits
+# as "Update"), so it allows nothing.  Nothing else is named.
+check "cc-sdd: exactly two notices" [ "$(wc -l <"$T/sdd.notices")" -eq 2 ]
+check "cc-sdd: one for its subagents" grep -q 'subagents folder ".*/\.claude/agents"' "$T/sdd.notices"
+check "cc-sdd: one for the tool name Update" grep -q 'kiro/spec-status\.md: allowed-tools entry "Update"' "$T/sdd.notices"
 diag "$T/sdd.notices"
 
 # Its /spec-status command, headless: the request holds its text with the argument.
@@ -45,7 +50,7 @@ check "cc-sdd /spec-status: the prompt is the command's text" grep -q 'Specifica
 check "cc-sdd /spec-status: \$1 is the argument" grep -q 'my-feature' "$T/sdd.msg"
 check "cc-sdd /spec-status: no front matter in the prompt" not grep -q 'allowed-tools' "$T/sdd.msg"
 notices "$T/sdd.err" >"$T/sdd.err.notices"
-check "cc-sdd -p: stderr names only the subagents folder" [ "$(wc -l <"$T/sdd.err.notices")" -eq 1 ]
+check "cc-sdd -p: stderr names the same two" diff "$T/sdd.notices" "$T/sdd.err.notices"
 
 # The skills: names and descriptions in the first request, bodies on demand.
 mock_start "$(scenario skills <<'J'
