@@ -53,7 +53,8 @@ libtandem_agent_a_SOURCES = \
 	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
-	agent/mcp/mcp_http.c agent/mcp/mcp_http.h
+	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
+	agent/plan/plan.c agent/plan/plan.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -147,3 +148,8 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+# The plan tools' checks and results, and the todo list a conversation holds.
+check_PROGRAMS += tests/test_plan
+TESTS += tests/test_plan
+tests_test_plan_SOURCES = tests/test_plan.c
+tests_test_plan_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)

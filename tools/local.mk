@@ -18,7 +18,8 @@ libtandem_tools_a_SOURCES = \
 	tools/patch.c tools/patch.h \
 	tools/apply_patch.c \
 	tools/skill.c tools/skill.h tools/skill_tool.c \
-	tools/filelist.c tools/filelist.h
+	tools/filelist.c tools/filelist.h \
+	tools/plantools.c tools/plantools.h
 
 # The tools tests link the whole tools library (tool.c's table names every tool).
 TOOLS_LIBS = libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)

@@ -352,6 +352,9 @@ static const struct {
 	{ "run_bash",	"execute" },
 	{ "bash_output", "read" },
 	{ "kill_shell",	"execute" },
+	{ "todo_write",	"think" },
+	{ "exit_plan",	"switch_mode" },
+	{ "ask_user",	"other" },
 };
 
 const char *
