@@ -34,6 +34,7 @@
 
 #include "jail/jail.h"
 #include "agent_int.h"
+#include "claude/claude.h"
 #include "attach.h"
 #include "inbox.h"
 #include "mcp/mcp.h"
@@ -219,6 +220,7 @@ agent_submit(struct agent *a, const char *prompt)
 	agent_phase(a, PHASE_PROMPT);
 	free(a->turn_prompt);
 	a->turn_prompt = xstrdup(prompt);
+	claude_turn_start(a->claude, a, prompt);
 	a->turn_started = ev_now_ms();
 	cJSON_Delete(a->turn_tools);
 	a->turn_tools = cJSON_CreateArray();
@@ -929,6 +931,7 @@ agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
 	hooks_cancel(a->hook_run);
 	a->hook_run = NULL;
 	sched_reset(a->sched);
+	claude_turn_end(a->claude, a);
 	emit_turn_end(a->bus, stop_reason, false);
 	emit_result(a->bus, buf_cstr(&a->answer), a->answer.len, stop_reason, failed, a->calls,
 	    &a->totals, a->cost, session_id(a->session));
@@ -967,6 +970,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		a->memory = buf_detach(&mem, NULL);
 		a->memory_report = buf_detach(&report, NULL);
 	}
+	a->claude = claude_new(cfg);
 	/* Retry jitter must differ between processes that fail together. */
 	{
 		struct timespec ts;
@@ -1091,6 +1095,7 @@ agent_free(struct agent *a)
 	free(a->session_context);
 	free(a->host_prompt);
 	free(a->memory);
+	claude_free(a->claude);
 	free(a->memory_report);
 	if (a->trace != NULL && a->trace != stderr)
 		fclose(a->trace);

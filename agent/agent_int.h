@@ -107,6 +107,7 @@ struct agent {
 	enum stream_proto	 proto;
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
+	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
 	struct redact_stream	 progress_redact;	/* the running call's output */
 
 	/* The turn in progress. */

@@ -32,6 +32,8 @@ libtandem_agent_a_SOURCES = \
 	agent/rules/shparse.c agent/rules/shparse.h agent/rules/shparse_int.h \
 	agent/rules/shparse_word.c agent/rules/shparse_rules.c \
 	agent/config/config.c agent/config/config.h agent/config/config_keys.c agent/config/config_keys.h \
+	agent/claude/notice.c agent/claude/notice.h agent/claude/ccsettings.c agent/claude/ccsettings.h \
+	agent/claude/grant.c agent/claude/grant.h agent/claude/claude.c agent/claude/claude.h \
 	agent/store/session.c agent/store/session.h \
 	agent/intent.c agent/intent.h \
 	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \
@@ -81,7 +83,7 @@ tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
 tests_test_perm_SOURCES = tests/test_perm.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/rules/perm.c tools/patch.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -92,14 +94,14 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c \
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
 	agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/rules/perm.c tools/patch.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
-tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c \
-	agent/rules/perm.c tools/patch.c tools/sandbox.c
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
+	agent/rules/perm.c tools/patch.c tools/sandbox.c tools/skill.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.

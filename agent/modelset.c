@@ -45,6 +45,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "agent_int.h"
+#include "claude/claude.h"
 #include "mcp/mcp.h"
 #include "call.h"
 #include "compaction.h"
@@ -504,6 +505,8 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 
 	if (strcmp(what, "mcp") == 0) {
 		mcp_report(a->mcp, true, out);
+	} else if (strcmp(what, "skills") == 0) {
+		claude_report(a->claude, out);
 	} else if (strcmp(what, "cost") == 0) {
 		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
@@ -546,6 +549,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		cachewatch_report(a->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, a->memory_report != NULL ? a->memory_report : "");
+		claude_memory_report(a->claude, out);
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}

@@ -45,6 +45,7 @@
 #include "xalloc.h"
 #include "web/web.h"
 #include "agent_int.h"
+#include "claude/claude.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -101,6 +102,8 @@ prompt_tool_disabled(const struct config *cfg, const char *name)
 
 	if (t != NULL && t->needs != NULL && prompt_listed(cfg->disabled_tools, t->needs))
 		return true;
+	if (strcmp(name, "skill") == 0 && !claude_has_skills(cfg))
+		return true;	/* no skill to load: the tool costs every request for nothing */
 	return prompt_listed(cfg->disabled_tools, name);
 }
 
@@ -148,6 +151,7 @@ prompt_build_dynamic(struct agent *a)
 		buf_printf(&d, "\n%s\n", a->session_context);
 	if (a->memory != NULL && a->memory[0] != '\0')
 		buf_printf(&d, "\n%s", a->memory);
+	claude_prompt(a->claude, &d);
 	if (a->host_prompt != NULL)
 		buf_printf(&d, "\n%s\n", a->host_prompt);
 	buf_release(&branch);

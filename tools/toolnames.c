@@ -37,7 +37,7 @@ const struct toolname toolnames[] = {
 	{ "NotebookEdit",	NULL,		{ NULL } },
 	{ "NotebookRead",	NULL,		{ NULL } },
 	{ "SlashCommand",	NULL,		{ NULL } },
-	{ "Skill",		NULL,		{ NULL } },
+	{ "Skill",		"skill",	{ NULL } },
 };
 
 const size_t toolnames_n = sizeof(toolnames) / sizeof(toolnames[0]);

@@ -104,6 +104,8 @@ TUI_SCREEN_TESTS += tests/tui/initreview.sh
 TUI_SCREEN_TESTS += tests/tui/breakprice.sh
 # The transcript tells the story: inline hunks and output, Ctrl+O, the followed call, a waiting status.
 TUI_SCREEN_TESTS += tests/tui/story.sh
+# A Claude Code user's .claude folder: the notice of what is not honoured, commands, skills, memory.
+TUI_SCREEN_TESTS += tests/tui/claude.sh
 EXTRA_DIST += tests/tui/story.jsonl tests/tui/denied.jsonl
 # Claude Code's statusLine: the real ccstatusline as the bar, a sleeping command, a failing one.
 TUI_SCREEN_TESTS += tests/tui/statusline.sh

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "claude/notice.h"
 #include "config.h"
 #include "config_keys.h"
 #include "json.h"
@@ -483,6 +484,10 @@ config_print(const struct config *cfg, struct buf *out)
 	if (cfg_holds_any(cfg)) {
 		buf_puts(out, "\nHeld back until this project is trusted:\n");
 		config_trust_items(cfg, out);
+	}
+	if (notice_count(cfg->notices) > 0) {
+		buf_puts(out, "\nNot honoured (read, and named here so that nothing is ignored silently):\n");
+		notice_format(cfg->notices, "  ", out);
 	}
 }
 

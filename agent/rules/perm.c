@@ -46,6 +46,7 @@ static const struct perm_tool {
 	{ "todo_write",	 PERM_KIND_NONE,  "todos" },
 	{ "exit_plan",	 PERM_KIND_NONE,  "plan" },
 	{ "ask_user",	 PERM_KIND_NONE,  "questions" },
+	{ "skill",	 PERM_KIND_NONE,  "name" },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
