@@ -19,6 +19,7 @@ libtandem_agent_a_SOURCES = \
 	agent/sched.c agent/sched.h \
 	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
+	agent/forksrv/forksrv.c agent/forksrv/forksrv.h \
 	agent/usercmd.c agent/usercmd.h \
 	agent/attach.c agent/attach.h \
 	agent/inbox.c agent/inbox.h \
@@ -84,7 +85,7 @@ tests_test_config_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_sched
 TESTS += tests/test_sched
 tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c agent/bgshell.c
-tests_test_sched_SOURCES += agent/inputnote.c
+tests_test_sched_SOURCES += agent/inputnote.c agent/forksrv/forksrv.c
 tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
