@@ -14,6 +14,9 @@
 #include "xalloc.h"
 
 #define HTTP_MAX_HEADERS 64
+/* curl's own upload buffer, and the one a large body gets (curl's most). */
+#define HTTP_UPLOAD_CHUNK	(64L * 1024)
+#define HTTP_UPLOAD_BUFFER	(2L * 1024 * 1024)
 
 struct http {
 	struct ev_loop	*loop;
@@ -526,6 +529,9 @@ http_set_body(struct http_req *req)
 		curl_easy_setopt(req->easy, CURLOPT_READDATA, req);
 		curl_easy_setopt(req->easy, CURLOPT_SEEKFUNCTION, http_seek_cb);
 		curl_easy_setopt(req->easy, CURLOPT_SEEKDATA, req);
+		/* A long conversation goes in a few large writes, not in many of 64 KB. */
+		if (b->len > HTTP_UPLOAD_CHUNK)
+			curl_easy_setopt(req->easy, CURLOPT_UPLOAD_BUFFERSIZE, (long)HTTP_UPLOAD_BUFFER);
 	}
 	curl_easy_setopt(req->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)b->len);
 }
