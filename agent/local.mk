@@ -62,7 +62,12 @@ tests_test_cachewatch_SOURCES = tests/test_cachewatch.c agent/context/cachewatch
 tests_test_cachewatch_LDADD = $(LIB_LIBS)
 tests_test_compact_SOURCES = tests/test_compact.c agent/context/compact.c agent/context/conv.c
 tests_test_compact_LDADD = $(LIB_LIBS)
-check_PROGRAMS += tests/test_conv
+check_PROGRAMS += tests/test_conv tests/test_forksrv
+TESTS += tests/test_forksrv
+tests_test_forksrv_SOURCES = tests/test_forksrv.c agent/forksrv/forksrv.c agent/exec.c agent/bgshell.c \
+	agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c \
+	agent/rules/shparse_rules.c
+tests_test_forksrv_LDADD = $(TOOLS_LIBS)
 TESTS += tests/test_conv
 tests_test_conv_SOURCES = tests/test_conv.c agent/context/conv.c
 tests_test_conv_LDADD = $(LIB_LIBS)
