@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -232,6 +233,8 @@ forksrv_main(void *arg)
 	size_t i;
 
 	close_range(3, ~0U, 0);
+	/* It holds a copy of tandem's memory, secrets too: nobody's to read or trace. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
