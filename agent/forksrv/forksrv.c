@@ -70,12 +70,13 @@ forksrv_serves(const struct tool_def *tool)
 	return false;
 }
 
-/* What a call's child would find in its copy: the environment and the rules of now. */
+/* What a call's child would find in its copy: the environment, the rules, the directory of now. */
 static char *
 forksrv_print(const struct tool_env *env)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 	const char *const *r;
+	char cwd[4096];
 
 	buf_printf(&b, "%p %p %p %p %p %lu\n", (const void *)env, (const void *)env->policy,
 	    env->policy != NULL ? (const void *)env->policy->denied : NULL,
@@ -86,6 +87,8 @@ forksrv_print(const struct tool_env *env)
 	    env->snap_dir != NULL ? env->snap_dir : "(none)");
 	for (r = env->extra_roots; r != NULL && *r != NULL; r++)
 		buf_printf(&b, "+%s\n", *r);
+	/* The directory it runs in (acp enters each session's). */
+	buf_printf(&b, "%s\n", getcwd(cwd, sizeof cwd) != NULL ? cwd : "(unknown)");
 	return buf_detach(&b, NULL);
 }
 

@@ -11,8 +11,8 @@
  * It serves the tools of forksrv.c's list only, whose work depends on
  * nothing but their input and the tool environment, and only while that
  * environment (the same struct, its paths, its policy, and every
- * permission rule: perm_rules_generation) is what it was when the server
- * started.  When it is not, a server with no call running is replaced by
+ * permission rule: perm_rules_generation) and tandem's working directory
+ * are what they were when the server started.  When it is not, a server with no call running is replaced by
  * a new one; otherwise the call is not served (the caller forks as before).
  *
  * It owns the server (its keeper's pid, reaped on the loop), the socket to
