@@ -22,6 +22,7 @@ libtandem_agent_a_SOURCES = \
 	agent/sched.c agent/sched.h \
 	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
+	agent/forksrv/forksrv.c agent/forksrv/forksrv.h \
 	agent/usercmd.c agent/usercmd.h \
 	agent/attach.c agent/attach.h \
 	agent/inbox.c agent/inbox.h \
@@ -70,6 +71,15 @@ tests_test_cachewatch_SOURCES = tests/test_cachewatch.c agent/context/cachewatch
 tests_test_cachewatch_LDADD = $(LIB_LIBS)
 tests_test_compact_SOURCES = tests/test_compact.c agent/context/compact.c agent/context/conv.c
 tests_test_compact_LDADD = $(LIB_LIBS)
+check_PROGRAMS += tests/test_conv tests/test_forksrv
+TESTS += tests/test_forksrv
+tests_test_forksrv_SOURCES = tests/test_forksrv.c agent/forksrv/forksrv.c agent/exec.c agent/bgshell.c \
+	agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c \
+	agent/rules/shparse_rules.c
+tests_test_forksrv_LDADD = $(TOOLS_LIBS)
+TESTS += tests/test_conv
+tests_test_conv_SOURCES = tests/test_conv.c agent/context/conv.c
+tests_test_conv_LDADD = $(LIB_LIBS)
 tests_test_sse_SOURCES = tests/test_sse.c agent/model/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
 tests_test_stream_SOURCES = tests/test_stream.c tests/t_stream.h agent/model/sse.c agent/model/stream.c \
@@ -89,7 +99,7 @@ tests_test_config_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_sched
 TESTS += tests/test_sched
 tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c agent/bgshell.c
-tests_test_sched_SOURCES += agent/inputnote.c
+tests_test_sched_SOURCES += agent/inputnote.c agent/forksrv/forksrv.c
 tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
