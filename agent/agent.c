@@ -37,6 +37,7 @@
 #include "attach.h"
 #include "inbox.h"
 #include "mcp/mcp.h"
+#include "lsp/lsp.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -1001,6 +1002,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
 	tooluse_protect_warm(a);
+	a->lsp = tooluse_lsp_start(a);
 	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
@@ -1047,6 +1049,7 @@ agent_free(struct agent *a)
 	jail_free(a->jail);
 	a->hooks = NULL;
 	cachewatch_free(a->cw);
+	lsp_free(a->lsp);
 	sched_free(a->sched);
 	mcp_expand_cancel(a->mcp_expand);
 	free(a->mcp_context);

@@ -17,6 +17,9 @@ libtandem_agent_a_SOURCES = \
 	agent/context/cachewatch.c agent/context/cachewatch.h \
 	agent/context/compact.c agent/context/compact.h \
 	agent/sched.c agent/sched.h \
+	agent/lsp/lsp.c agent/lsp/lsp.h agent/lsp/lsp_int.h \
+	agent/lsp/lsp_rpc.c agent/lsp/lsp_rpc.h \
+	agent/lsp/lsp_server.c agent/lsp/lsp_conf.c agent/lsp/lsp_tool.c \
 	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
 	agent/usercmd.c agent/usercmd.h \

@@ -26,6 +26,8 @@ struct sched {
 	const struct tool_def	*(*find)(void *, const char *);
 	int			(*resolve)(void *, char **, cJSON **, struct buf *);
 	void			*find_arg;
+	const struct tool_def	*(*more)(void *, const char *);
+	void			*more_arg;
 };
 
 static void sched_pump(struct sched *);
@@ -162,6 +164,8 @@ sched_lookup(struct sched *s, const char *name)
 
 	if (t == NULL && s->find != NULL)
 		t = s->find(s->find_arg, name);
+	if (t == NULL && s->more != NULL)
+		t = s->more(s->more_arg, name);
 	return t;
 }
 
@@ -202,10 +206,26 @@ sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
 		buf_puts(&c->result, "\n\n");
 	}
 	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
-	if (out->is_error && c->tool->cls == TOOL_WRITE)
+	c->is_error = out->is_error;
+	if (s->ops.hold != NULL && s->ops.hold(s->ops.arg, c))
+		return;
+	sched_release(s, c);
+}
+
+void
+sched_release(struct sched *s, struct sched_call *c)
+{
+	if (c->is_error && c->tool->cls == TOOL_WRITE)
 		s->skip_rest = true;
-	sched_finish(s, c, out->is_error, NULL);
+	sched_finish(s, c, c->is_error, NULL);
 	sched_pump(s);
+}
+
+void
+sched_set_more(struct sched *s, const struct tool_def *(*find)(void *, const char *), void *arg)
+{
+	s->more = find;
+	s->more_arg = arg;
 }
 
 static void

@@ -14,6 +14,7 @@
 #include "compaction.h"
 #include "gate.h"
 #include "jail/jail.h"
+#include "lsp/lsp.h"
 #include "intent.h"
 #include "modelset.h"
 #include "prompt.h"
@@ -327,6 +328,41 @@ tooluse_finished(void *arg, struct sched_call *c)
 		    c->result.len, c->is_error, a->mode, tooluse_post_hooked, a);
 }
 
+/* The language servers' errors join an edit's result before it is finished (lsp.h). */
+static void
+tooluse_lsp_release(void *arg, struct sched_call *c)
+{
+	struct agent *a = arg;
+
+	sched_release(a->sched, c);
+}
+
+static bool
+tooluse_hold(void *arg, struct sched_call *c)
+{
+	struct agent *a = arg;
+
+	return lsp_after_tool(a->lsp, c, tooluse_lsp_release, a);
+}
+
+static void
+tooluse_lsp_note(void *arg, const char *sentence)
+{
+	struct agent *a = arg;
+
+	event_error(a->bus, 0, "%s", sentence);
+}
+
+struct lsp *
+tooluse_lsp_start(struct agent *a)
+{
+	struct lsp *l = lsp_new(a->loop, a->cfg, &a->env, a->jail, tooluse_lsp_note, a);
+
+	sched_set_more(a->sched, lsp_find, l);
+	lsp_tools_json(l, a->tools);
+	return l;
+}
+
 static void
 tooluse_idle(void *arg)
 {
@@ -342,6 +378,7 @@ tooluse_ops(struct agent *a, struct sched_ops *ops)
 	ops->gate = gate_check;
 	ops->started = tooluse_started;
 	ops->progress = tooluse_progress;
+	ops->hold = tooluse_hold;
 	ops->finished = tooluse_finished;
 	ops->idle = tooluse_idle;
 	ops->arg = a;
