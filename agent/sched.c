@@ -28,6 +28,7 @@ struct sched {
 	void			*find_arg;
 	const struct tool_def	*(*more)(void *, const char *);
 	void			*more_arg;
+	bool			(*hold)(void *, struct sched_call *);
 };
 
 static void sched_pump(struct sched *);
@@ -207,7 +208,7 @@ sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
 	}
 	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
 	c->is_error = out->is_error;
-	if (s->ops.hold != NULL && s->ops.hold(s->ops.arg, c))
+	if (s->hold != NULL && s->hold(s->ops.arg, c))
 		return;
 	sched_release(s, c);
 }
@@ -219,6 +220,12 @@ sched_release(struct sched *s, struct sched_call *c)
 		s->skip_rest = true;
 	sched_finish(s, c, c->is_error, NULL);
 	sched_pump(s);
+}
+
+void
+sched_set_hold(struct sched *s, bool (*hold)(void *, struct sched_call *))
+{
+	s->hold = hold;
 }
 
 void

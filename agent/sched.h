@@ -67,12 +67,6 @@ struct sched_ops {
 	enum sched_gate	(*gate)(void *arg, struct sched_call *, struct buf *why);
 	void	(*started)(void *arg, struct sched_call *);
 	void	(*progress)(void *arg, struct sched_call *, const char *p, size_t n);
-	/*
-	 * The call's tool has returned and its result is in place: true when
-	 * the owner holds the call (still running) and lets it go later with
-	 * sched_release (the language servers' errors join an edit's result).
-	 */
-	bool	(*hold)(void *arg, struct sched_call *);
 	/* The call has its result (state SCHED_DONE). */
 	void	(*finished)(void *arg, struct sched_call *);
 	/* Every call added so far is done. */
@@ -95,7 +89,13 @@ void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, c
 /* One more finder, asked after the others (the language servers' code tool). */
 void		 sched_set_more(struct sched *, const struct tool_def *(*find)(void *, const char *),
 		    void *arg);
-/* A call the hold op kept is done now. */
+/*
+ * After a call's tool has returned, its result in place: hold (with the
+ * ops' arg) returns true when the owner keeps the call running and lets
+ * it go later with sched_release (the language servers' errors join an
+ * edit's result).
+ */
+void		 sched_set_hold(struct sched *, bool (*hold)(void *, struct sched_call *));
 void		 sched_release(struct sched *, struct sched_call *);
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
 void		 sched_add(struct sched *, const char *id, const char *name,

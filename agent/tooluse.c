@@ -359,6 +359,7 @@ tooluse_lsp_start(struct agent *a)
 	struct lsp *l = lsp_new(a->loop, a->cfg, &a->env, a->jail, tooluse_lsp_note, a);
 
 	sched_set_more(a->sched, lsp_find, l);
+	sched_set_hold(a->sched, tooluse_hold);
 	lsp_tools_json(l, a->tools);
 	return l;
 }
@@ -378,7 +379,6 @@ tooluse_ops(struct agent *a, struct sched_ops *ops)
 	ops->gate = gate_check;
 	ops->started = tooluse_started;
 	ops->progress = tooluse_progress;
-	ops->hold = tooluse_hold;
 	ops->finished = tooluse_finished;
 	ops->idle = tooluse_idle;
 	ops->arg = a;

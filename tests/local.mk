@@ -41,6 +41,8 @@ IT_TESTS += tests/it/models.sh
 IT_TESTS += tests/it/mcp.sh
 IT_TESTS += tests/it/mcpres.sh
 EXTRA_DIST += tests/mcp/fault.sh
+IT_TESTS += tests/it/lsp.sh
+EXTRA_DIST += tests/lsp/fault.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.

@@ -493,8 +493,9 @@ lsp_on_end(struct lsp_server *s, int status)
 		def->failures++;
 		if (def->failures > def->max_restarts) {
 			def->dropped = true;
-			lsp_note(l, "language server %s %s; it was dropped after %d restarts", def->name,
-			    s->why != NULL ? s->why : "ended", def->max_restarts);
+			lsp_note(l, "language server %s %s; it was dropped after %d restart%s", def->name,
+			    s->why != NULL ? s->why : "ended unexpectedly", def->max_restarts,
+			    def->max_restarts == 1 ? "" : "s");
 		} else {
 			def->retry_at = ev_now_ms() + ((int64_t)LSP_BACKOFF_MS << (def->failures - 1));
 			lsp_note(l, "language server %s %s; it restarts on next use", def->name,
@@ -748,12 +749,17 @@ lsp_hold_edit(struct lsp *l, struct sched_call *c, lsp_release_fn *release, void
 		struct buf err = BUF_INIT(1024);
 
 		free(rel);
-		if (d == NULL || lsp_doc_server(l, d, &why) == NULL)
+		/* in an untrusted project the user was told once; the model hears nothing */
+		if (d == NULL || (lsp_doc_server(l, d, &why) == NULL && !l->allowed))
 			continue;
 		w->items = xreallocarray(w->items, w->n + 1, sizeof *w->items);
 		it = &w->items[w->n++];
 		memset(it, 0, sizeof *it);
 		it->doc = d;
+		if (d->def->srv == NULL) {
+			it->stage = LSP_W_DONE;
+			it->note = why;
+		}
 		it->gone = json_get(f, "after") != NULL && cJSON_IsNull(json_get(f, "after"));
 		if (d->open_in == NULL && before != NULL && l->env->snap_dir != NULL &&
 		    fsutil_snapshot_load(l->env->snap_dir, before, &it->before, &it->before_len, &err) == -1)

@@ -26,6 +26,20 @@
 
 static void lsp_server_flush(struct lsp_server *);
 
+/* TANDEM_LSP_TRACE=FILE: every message in and out, for debugging a server. */
+static void
+lsp_trace(const struct lsp_server *s, const char *dir, const char *p, size_t n)
+{
+	const char *path = getenv("TANDEM_LSP_TRACE");
+	FILE *f;
+
+	if (path == NULL || path[0] == '\0' || (f = fopen(path, "a")) == NULL)
+		return;
+	fprintf(f, "%lld %s %s %.*s\n", (long long)ev_now_ms() % 100000, s->def->name, dir,
+	    (int)(n > 2000 ? 2000 : n), p);
+	fclose(f);
+}
+
 static void
 lsp_server_close_fd(struct lsp_server *s, int *fd)
 {
@@ -48,6 +62,7 @@ lsp_server_send_json(struct lsp_server *s, cJSON *msg)
 		free(text);
 		return;
 	}
+	lsp_trace(s, ">", text, strlen(text));
 	lsp_frame_put(&s->queue, text, strlen(text));
 	free(text);
 	lsp_server_flush(s);
@@ -196,6 +211,7 @@ lsp_server_on_body(void *arg, const char *body, size_t n)
 	cJSON *msg = cJSON_ParseWithLength(body, n);
 	const char *method;
 
+	lsp_trace(s, "<", body, n);
 	if (s->why != NULL || s->state == LSP_DEAD) {
 		cJSON_Delete(msg);
 		return;
@@ -446,13 +462,17 @@ lsp_server_initialized(struct lsp_server *s, void *arg, const cJSON *result, con
 	lsp_on_ready(s);
 }
 
+/*
+ * What tandem can do.  Not workspace.workspaceFolders: pyright, told so,
+ * waits for the folders to be sent again before it analyses anything.
+ */
 static cJSON *
 lsp_client_caps(void)
 {
 	static const char caps[] =
 	    "{\"general\":{\"positionEncodings\":[\"utf-8\",\"utf-16\"]},"
 	    "\"offsetEncoding\":[\"utf-8\",\"utf-16\"],"
-	    "\"workspace\":{\"configuration\":true,\"workspaceFolders\":true,"
+	    "\"workspace\":{\"configuration\":true,"
 	    "\"didChangeWatchedFiles\":{\"dynamicRegistration\":true},"
 	    "\"didChangeConfiguration\":{\"dynamicRegistration\":false},"
 	    "\"symbol\":{\"dynamicRegistration\":false}},"
