@@ -353,12 +353,21 @@ tooluse_lsp_note(void *arg, const char *sentence)
 	event_error(a->bus, 0, "%s", sentence);
 }
 
+static void
+tooluse_lsp_status(void *arg, const char *servers)
+{
+	struct agent *a = arg;
+
+	emit_lsp_status(a->bus, servers);
+}
+
 struct lsp *
 tooluse_lsp_start(struct agent *a)
 {
 	struct lsp *l = lsp_new(a->loop, a->cfg, &a->env, a->jail, tooluse_lsp_note, a);
 
 	sched_set_more(a->sched, lsp_find, l);
+	lsp_on_status(l, tooluse_lsp_status, a);
 	sched_set_hold(a->sched, tooluse_hold);
 	lsp_tools_json(l, a->tools);
 	return l;

@@ -434,6 +434,7 @@ lsp_doc_server(struct lsp *l, struct lsp_doc *d, const char **why)
 		return NULL;
 	}
 	def->srv = lsp_server_start(l, def, &err);
+	lsp_poke(l);
 	if (def->srv == NULL) {
 		lsp_note(l, "language server %s could not start: %s", def->name, buf_cstr(&err));
 		def->dropped = true;
@@ -694,6 +695,30 @@ lsp_wait_timeout(struct ev_loop *loop, void *arg)
 	lsp_wait_end(w->lsp, w, true);
 }
 
+/* The status bar hears of a change. */
+static void
+lsp_status_tell(struct lsp *l)
+{
+	struct buf b = BUF_INIT(4096);
+
+	lsp_status(l, &b);
+	if (l->status_fn != NULL && strcmp(buf_cstr(&b), l->status_last != NULL ? l->status_last : "") != 0) {
+		free(l->status_last);
+		l->status_last = xstrdup(buf_cstr(&b));
+		l->status_fn(l->status_arg, l->status_last);
+	}
+	buf_release(&b);
+}
+
+void
+lsp_on_status(struct lsp *l, lsp_note_fn *fn, void *arg)
+{
+	if (l == NULL)
+		return;
+	l->status_fn = fn;
+	l->status_arg = arg;
+}
+
 /* Every waiter one step on; those done are released on the next loop turn. */
 static void
 lsp_poke_now(struct ev_loop *loop, void *arg)
@@ -703,6 +728,7 @@ lsp_poke_now(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	l->poke_timer = 0;
+	lsp_status_tell(l);
 	for (w = l->waits; w != NULL; w = next) {
 		size_t i, done = 0;
 
@@ -904,6 +930,7 @@ lsp_free(struct lsp *l)
 		l->defs = def->next;
 		lsp_def_free(def);
 	}
+	free(l->status_last);
 	free(l);
 }
 

@@ -61,5 +61,7 @@ const struct tool_def *lsp_find(void *lsp, const char *name);
 void		 lsp_tools_json(const struct lsp *, cJSON *tools);
 /* "clangd ready, pyright starting" for the status bar; nothing when none ran. */
 void		 lsp_status(const struct lsp *, struct buf *out);
+/* fn hears lsp_status's text each time it changes. */
+void		 lsp_on_status(struct lsp *, lsp_note_fn *fn, void *arg);
 
 #endif

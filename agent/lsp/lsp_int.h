@@ -115,6 +115,9 @@ struct lsp {
 	struct lsp_wait		*waits;
 	struct lsp_job		*jobs;
 	uint64_t		 poke_timer;
+	lsp_note_fn		*status_fn;
+	void			*status_arg;
+	char			*status_last;
 	struct tool_def		 code;		/* the code tool, owner = this */
 };
 
