@@ -148,3 +148,8 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+# The language servers' base protocol: framing and positions (agent/lsp/lsp_rpc.c).
+check_PROGRAMS += tests/test_lsp
+TESTS += tests/test_lsp
+tests_test_lsp_SOURCES = tests/test_lsp.c agent/lsp/lsp_rpc.c
+tests_test_lsp_LDADD = $(LIB_LIBS)

@@ -104,74 +104,6 @@ lsp_uri_path(const struct lsp *l, const char *uri)
 	return s;
 }
 
-bool
-lsp_line_of(const char *text, size_t len, long ln, const char **p, size_t *n)
-{
-	size_t i = 0;
-	const char *nl;
-
-	for (; ln > 0; ln--) {
-		nl = i < len ? memchr(text + i, '\n', len - i) : NULL;
-		if (nl == NULL)
-			return false;
-		i = (size_t)(nl - text) + 1;
-	}
-	if (i > len)
-		return false;
-	nl = memchr(text + i, '\n', len - i);
-	*p = text + i;
-	*n = nl != NULL ? (size_t)(nl - (text + i)) : len - i;
-	return true;
-}
-
-/* The units one code point takes in enc. */
-static long
-lsp_units(uint32_t cp, size_t bytes, enum lsp_enc enc)
-{
-	if (enc == LSP_ENC_UTF8)
-		return (long)bytes;
-	if (enc == LSP_ENC_UTF32)
-		return 1;
-	return cp >= 0x10000 ? 2 : 1;
-}
-
-long
-lsp_col_to_chars(const char *line, size_t n, long units, enum lsp_enc enc)
-{
-	size_t i = 0;
-	long chars = 0, u = 0;
-
-	while (i < n && u < units) {
-		uint32_t cp;
-		size_t k = utf8_decode(line + i, n - i, &cp);
-
-		if (k == 0)
-			k = 1;
-		u += lsp_units(cp, k, enc);
-		i += k;
-		chars++;
-	}
-	return chars + (units > u ? units - u : 0) + 1;
-}
-
-long
-lsp_chars_to_col(const char *line, size_t n, long chars, enum lsp_enc enc)
-{
-	size_t i = 0;
-	long u = 0;
-
-	for (; i < n && chars > 1; chars--) {
-		uint32_t cp;
-		size_t k = utf8_decode(line + i, n - i, &cp);
-
-		if (k == 0)
-			k = 1;
-		u += lsp_units(cp, k, enc);
-		i += k;
-	}
-	return u + (chars > 1 ? chars - 1 : 0);
-}
-
 /* path (relative to the root, or absolute inside it) made relative; NULL outside. */
 static char *
 lsp_rel(const struct lsp *l, const char *path)
@@ -249,6 +181,7 @@ lsp_doc_free(struct lsp_doc *d)
 	free(d->rel);
 	free(d->uri);
 	free(d->text);
+	free(d->pending);
 	cJSON_Delete(d->diags);
 	cJSON_Delete(d->baseline);
 	free(d);
@@ -458,7 +391,11 @@ lsp_doc_ensure(struct lsp *l, struct lsp_doc *d)
 		return s->state == LSP_STARTING ? 0 : -1;
 	if (d->open_in == s)
 		return 1;
-	if (lsp_read_now(l, d->rel, &text, &len) != 0)
+	if (d->pending != NULL) {
+		text = d->pending;
+		len = d->pending_len;
+		d->pending = NULL;
+	} else if (lsp_read_now(l, d->rel, &text, &len) != 0)
 		return -1;
 	lsp_doc_open(s, d, text, len);
 	return 1;
@@ -615,7 +552,10 @@ lsp_item_step(struct lsp *l, struct lsp_item *it)
 		}
 		if (d->open_in != s) {
 			/* not open yet: the text before the edit is its baseline (a new file has none) */
-			if (d->baseline == NULL && it->before != NULL) {
+			if (d->baseline == NULL && d->pending != NULL) {
+				lsp_doc_open(s, d, d->pending, d->pending_len);
+				d->pending = NULL;
+			} else if (d->baseline == NULL && it->before != NULL) {
 				lsp_doc_open(s, d, it->before, it->before_len);
 				it->before = NULL;
 			} else if (lsp_read_now(l, d->rel, &text, &len) == 0) {
@@ -844,8 +784,10 @@ lsp_after_tool(struct lsp *l, struct sched_call *c, lsp_release_fn *release, voi
 		struct lsp_doc *d = rel != NULL ? lsp_doc_get(l, rel, true) : NULL;
 
 		free(rel);
-		if (d != NULL)
-			(void)lsp_doc_ensure(l, d);
+		/* a later edit may change the file before the server is up: keep what was read */
+		if (d != NULL && lsp_doc_ensure(l, d) == 0 && d->pending == NULL &&
+		    lsp_read_now(l, d->rel, &d->pending, &d->pending_len) != 0)
+			d->pending = NULL;
 		return false;
 	}
 	if (lsp_is_edit(c->name))

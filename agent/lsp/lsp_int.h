@@ -28,7 +28,6 @@
 #define LSP_MAX_RESTARTS	3
 #define LSP_ERRORS_SHOWN	10	/* new errors listed per file */
 
-enum lsp_enc { LSP_ENC_UTF16 = 0, LSP_ENC_UTF8, LSP_ENC_UTF32 };
 enum lsp_state { LSP_OFF = 0, LSP_STARTING, LSP_READY, LSP_STOPPING, LSP_DEAD };
 
 struct lsp_server;
@@ -62,6 +61,8 @@ struct lsp_doc {
 	int		 version;
 	char		*text;		/* as the server has it */
 	size_t		 len;
+	char		*pending;	/* as it was read while its server started: opened so */
+	size_t		 pending_len;
 	cJSON		*diags;		/* the newest diagnostics (an array), or NULL */
 	int		 diag_version;	/* their version; -1: none yet */
 	uint64_t	 diag_seq;	/* publications so far */
@@ -156,11 +157,6 @@ int	lsp_doc_ensure(struct lsp *, struct lsp_doc *);
 /* The server for d running (started when needed); NULL with the reason when it cannot be. */
 struct lsp_server *lsp_doc_server(struct lsp *, struct lsp_doc *, const char **why);
 
-/* Positions: a line's column in the server's units to 1-based characters, and back. */
-long	lsp_col_to_chars(const char *line, size_t n, long units, enum lsp_enc);
-long	lsp_chars_to_col(const char *line, size_t n, long chars, enum lsp_enc);
-/* The bytes of 0-based line ln of text (len), in *p and *n; false past the end. */
-bool	lsp_line_of(const char *text, size_t len, long ln, const char **p, size_t *n);
 /* The file of a file:// uri relative to the root (or absolute outside it); caller frees. */
 char	*lsp_uri_path(const struct lsp *, const char *uri);
 char	*lsp_path_uri(const char *abs);

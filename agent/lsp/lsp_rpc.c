@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "lsp_rpc.h"
+#include "utf8.h"
 
 void
 lsp_frames_init(struct lsp_frames *f, size_t max)
@@ -122,4 +123,74 @@ lsp_frame_put(struct buf *out, const char *body, size_t n)
 {
 	buf_printf(out, "Content-Length: %zu\r\n\r\n", n);
 	buf_append(out, body, n);
+}
+
+/* --- positions ------------------------------------------------------------ */
+
+bool
+lsp_line_of(const char *text, size_t len, long ln, const char **p, size_t *n)
+{
+	size_t i = 0;
+	const char *nl;
+
+	for (; ln > 0; ln--) {
+		nl = i < len ? memchr(text + i, '\n', len - i) : NULL;
+		if (nl == NULL)
+			return false;
+		i = (size_t)(nl - text) + 1;
+	}
+	if (i > len)
+		return false;
+	nl = memchr(text + i, '\n', len - i);
+	*p = text + i;
+	*n = nl != NULL ? (size_t)(nl - (text + i)) : len - i;
+	return true;
+}
+
+/* The units one code point takes in enc. */
+static long
+lsp_units(uint32_t cp, size_t bytes, enum lsp_enc enc)
+{
+	if (enc == LSP_ENC_UTF8)
+		return (long)bytes;
+	if (enc == LSP_ENC_UTF32)
+		return 1;
+	return cp >= 0x10000 ? 2 : 1;
+}
+
+long
+lsp_col_to_chars(const char *line, size_t n, long units, enum lsp_enc enc)
+{
+	size_t i = 0;
+	long chars = 0, u = 0;
+
+	while (i < n && u < units) {
+		uint32_t cp;
+		size_t k = utf8_decode(line + i, n - i, &cp);
+
+		if (k == 0)
+			k = 1;
+		u += lsp_units(cp, k, enc);
+		i += k;
+		chars++;
+	}
+	return chars + (units > u ? units - u : 0) + 1;
+}
+
+long
+lsp_chars_to_col(const char *line, size_t n, long chars, enum lsp_enc enc)
+{
+	size_t i = 0;
+	long u = 0;
+
+	for (; i < n && chars > 1; chars--) {
+		uint32_t cp;
+		size_t k = utf8_decode(line + i, n - i, &cp);
+
+		if (k == 0)
+			k = 1;
+		u += lsp_units(cp, k, enc);
+		i += k;
+	}
+	return u + (chars > 1 ? chars - 1 : 0);
 }

@@ -13,6 +13,8 @@ FUZZ_LIBS = libtandem_tui.a libtandem_agent.a libtandem_tools.a libtandem_lib.a
 EXTRA_DIST += tests/fuzz
 # git's index file reader (tools/gitindex.c)
 FUZZ_TARGETS += gitindex
+# the language servers' Content-Length framing (agent/lsp/lsp_rpc.c)
+FUZZ_TARGETS += lsp_frames
 
 if FUZZ
 FUZZ_ENV = CC='$(CC)' CPPFLAGS='$(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS)' \

@@ -56,8 +56,10 @@ run clangd "$(scenario clangd <<'J'
  {"tool_uses":[{"id":"e1","name":"edit_file","input":{"path":"main.c","old_string":"add(1, 2)","new_string":"add(1)"}}]},
  {"tool_uses":[{"id":"e2","name":"edit_file","input":{"path":"main.c","old_string":"add(1)","new_string":"add(1, 2)"}}]},
  {"tool_uses":[{"id":"e3","name":"edit_file","input":{"path":"extra.c","old_string":"/* tune */","new_string":"/* tuned */"}}]},
- {"tool_uses":[{"id":"d1","name":"code","input":{"operation":"definition","path":"main.c","line":6,"column":18}},
-   {"id":"f1","name":"code","input":{"operation":"references","path":"main.c","line":6,"column":18}},
+ {"tool_uses":[{"id":"e4","name":"edit_file","input":{"path":"main.c","old_string":"\"%d\\n\", add(1, 2)","new_string":"\"ö→%d\\n\", add(1)"}}]},
+ {"tool_uses":[{"id":"e5","name":"edit_file","input":{"path":"main.c","old_string":"add(1)","new_string":"add(1, 2)"}}]},
+ {"tool_uses":[{"id":"d1","name":"code","input":{"operation":"definition","path":"main.c","line":6,"column":19}},
+   {"id":"f1","name":"code","input":{"operation":"references","path":"main.c","line":6,"column":19}},
    {"id":"s1","name":"code","input":{"operation":"document_symbols","path":"util.c"}}]},
  {"text":"Done.","stop_reason":"end_turn"}
 ]}
@@ -70,13 +72,15 @@ check "the error is counted as new since the file was read" grep -q 'clangd: 1 n
 check "the fix clears it" not grep -q 'error' <(res clangd e2)
 check "an edit of a file clangd cannot build (no compile_commands.json) adds no error" \
     not grep -q 'error\|clangd' <(res clangd e3)
-check "definition: util.h line 1" grep -q '^util.h:1:5: int add(int a, int b);' <(res clangd d1)
+check "on a line with non-ASCII text the column counts characters (clangd speaks UTF-8 bytes)" \
+    grep -q '^  main.c:6:24: Too few arguments' <(res clangd e4)
+check "definition (asked on a non-ASCII line): util.h line 1" grep -q '^util.h:1:5: int add(int a, int b);' <(res clangd d1)
 check "references: the call in main.c" grep -q '^main.c:6:[0-9]*:.*add(1, 2)' <(res clangd f1)
 check "document symbols: add is a function" grep -q '^add (function) line 2' <(res clangd s1)
 check "the code tool is offered to the model" \
     [ "$(mock_body 1 '[.tools[].name] | index("code") != null')" = true ]
 check "the model got the error in the tool result" \
-    grep -q 'Too few arguments' <(mock_body 3 '.messages[-1].content[0].content')
+    grep -q 'Too few arguments' <(mock_body 3 '.messages[-1].content[0].content | tostring')
 check "clangd is gone when tandem is" not pgrep -x clangd
 
 # --- pyright, from the tests' npm peers -----------------------------------
@@ -94,6 +98,7 @@ PATH="$(dirname "$PYRIGHT"):$PATH" run pyright "$(scenario pyright <<'J'
  {"tool_uses":[{"id":"r1","name":"read_file","input":{"path":"app.py"}}]},
  {"tool_uses":[{"id":"e1","name":"edit_file","input":{"path":"app.py","old_string":"greet(\"world\")","new_string":"greet(\"world\", 2)"}}]},
  {"tool_uses":[{"id":"e2","name":"edit_file","input":{"path":"app.py","old_string":"greet(\"world\", 2)","new_string":"greet(\"wörld\")"}}]},
+ {"tool_uses":[{"id":"e3","name":"edit_file","input":{"path":"app.py","old_string":"greet(\"wörld\")","new_string":"greet(\"😀\", 2)"}}]},
  {"tool_uses":[{"id":"d1","name":"code","input":{"operation":"definition","path":"app.py","line":5,"column":7}},
    {"id":"f1","name":"code","input":{"operation":"references","path":"app.py","line":1,"column":5}}]},
  {"text":"Done.","stop_reason":"end_turn"}
@@ -104,6 +109,8 @@ check "pyright run exits 0" [ "$(cat "$T/pyright.rc")" = 0 ]
 check "pyright: the extra argument is an error on line 5, column 22" \
     grep -q '^  app.py:5:22: Expected 1 positional argument' <(res pyright e1)
 check "pyright: the fix clears it" not grep -q 'error' <(res pyright e2)
+check "pyright: after an emoji (two UTF-16 units) the column counts characters" \
+    grep -q '^  app.py:5:18: Expected 1 positional argument' <(res pyright e3)
 check "pyright: definition" grep -q '^app.py:1:5: def greet' <(res pyright d1)
 check "pyright: references, the definition and the call" \
     [ "$(res pyright f1 | grep -c '^app.py:[15]:')" = 2 ]
