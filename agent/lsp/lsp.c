@@ -48,6 +48,7 @@ struct lsp_wait {
 	struct lsp_item		*items;
 	size_t			 n;
 	uint64_t		 timer;
+	int64_t			 since;		/* when the hold began */
 	struct lsp_wait		*next;
 };
 
@@ -619,6 +620,9 @@ lsp_wait_end(struct lsp *l, struct lsp_wait *w, bool timed_out)
 	}
 	if (out.len > 0)
 		sched_call_append_result(w->call, buf_cstr(&out));
+	/* the call took as long as its result took to come: the wait counts */
+	w->call->duration_ms += ev_now_ms() - w->since;
+	lsp_trace_note("wait", ev_now_ms() - w->since);
 	buf_release(&out);
 	free(w->items);
 	w->release(w->arg, w->call);
@@ -742,6 +746,7 @@ lsp_hold_edit(struct lsp *l, struct sched_call *c, lsp_release_fn *release, void
 	w->arg = arg;
 	w->next = l->waits;
 	l->waits = w;
+	w->since = ev_now_ms();
 	w->timer = ev_timer_add(l->loop, l->wait_ms, lsp_wait_timeout, w);
 	lsp_poke(l);
 	return true;

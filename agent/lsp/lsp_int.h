@@ -131,6 +131,8 @@ const char	*lsp_def_lang(const struct lsp_def *, const char *rel);
 char		*lsp_which(const char *command);
 
 /* lsp_server.c */
+/* "WHAT N" to the trace file (TANDEM_LSP_TRACE), for bench/lsp_bench.sh. */
+void	lsp_trace_note(const char *what, long long n);
 struct lsp_server *lsp_server_start(struct lsp *, struct lsp_def *, struct buf *err);
 /* Send a request; fn gets the reply (or an error object when the server ends first). */
 void	lsp_server_request(struct lsp_server *, const char *method, cJSON *params,

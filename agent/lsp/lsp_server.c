@@ -40,6 +40,18 @@ lsp_trace(const struct lsp_server *s, const char *dir, const char *p, size_t n)
 	fclose(f);
 }
 
+void
+lsp_trace_note(const char *what, long long n)
+{
+	const char *path = getenv("TANDEM_LSP_TRACE");
+	FILE *f;
+
+	if (path == NULL || path[0] == '\0' || (f = fopen(path, "a")) == NULL)
+		return;
+	fprintf(f, "%lld - %s %lld\n", (long long)ev_now_ms() % 100000, what, n);
+	fclose(f);
+}
+
 static void
 lsp_server_close_fd(struct lsp_server *s, int *fd)
 {
