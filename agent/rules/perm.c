@@ -31,6 +31,7 @@ const struct perm_alias perm_aliases[] = {
 	{ "BashOutput",	"bash_output" },
 	{ "KillShell",	"kill_shell" },
 	{ "KillBash",	"kill_shell" },
+	{ "LSP",	"code" },
 	{ NULL,		NULL }
 };
 
@@ -87,6 +88,7 @@ static const struct perm_rule_name {
 	{ "BashOutput",		{ "bash_output" } },
 	{ "KillShell",		{ "kill_shell" } },
 	{ "KillBash",		{ "kill_shell" } },
+	{ "LSP",		{ "code" } },
 	{ "SlashCommand",	{ NULL } },
 	{ "Skill",		{ NULL } },
 	{ "ExitPlanMode",	{ NULL } },
