@@ -342,6 +342,13 @@ lsp_note(struct lsp *l, const char *fmt, ...)
 	buf_release(&b);
 }
 
+/* Servers may start: the project is trusted (asked now: the user may trust it later), or the sandbox confines them. */
+static bool
+lsp_allowed(const struct lsp *l)
+{
+	return l->cfg->trusted || (jail_usable(l->jail) && jail_mode(l->jail) != JAIL_OFF);
+}
+
 struct lsp_server *
 lsp_doc_server(struct lsp *l, struct lsp_doc *d, const char **why)
 {
@@ -355,7 +362,7 @@ lsp_doc_server(struct lsp *l, struct lsp_doc *d, const char **why)
 		*why = "its language server was dropped";
 		return NULL;
 	}
-	if (!l->allowed) {
+	if (!lsp_allowed(l)) {
 		if (!l->told_untrusted)
 			lsp_note(l, "language servers run project code, so they do not start in a "
 			    "project that is not trusted (rerun with --trust, or turn the sandbox on)");
@@ -720,7 +727,7 @@ lsp_hold_edit(struct lsp *l, struct sched_call *c, lsp_release_fn *release, void
 
 		free(rel);
 		/* in an untrusted project the user was told once; the model hears nothing */
-		if (d == NULL || (lsp_doc_server(l, d, &why) == NULL && !l->allowed))
+		if (d == NULL || (lsp_doc_server(l, d, &why) == NULL && !lsp_allowed(l)))
 			continue;
 		w->items = xreallocarray(w->items, w->n + 1, sizeof *w->items);
 		it = &w->items[w->n++];
@@ -829,7 +836,6 @@ lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *e
 	l->note_arg = arg;
 	l->defs = defs;
 	l->wait_ms = cfg->lsp_wait_ms > 0 ? cfg->lsp_wait_ms : 2000;
-	l->allowed = cfg->trusted || (jail_usable(jail) && jail_mode(jail) != JAIL_OFF);
 	l->code.name = "code";
 	l->code.description = lsp_code_description;
 	l->code.schema = lsp_code_schema;
@@ -878,6 +884,7 @@ lsp_free(struct lsp *l)
 		lsp_def_free(def);
 	}
 	free(l->status_last);
+	jail_free(l->ro_jail);
 	free(l);
 }
 

@@ -106,9 +106,9 @@ struct lsp {
 	const struct config	*cfg;
 	const struct tool_env	*env;
 	struct jail		*jail;
+	struct jail		*ro_jail;	/* untrusted: the servers' read-only sandbox; lazy */
 	lsp_note_fn		*note;
 	void			*note_arg;
-	bool			 allowed;	/* trusted, or the sandbox confines the servers */
 	bool			 told_untrusted;
 	int			 wait_ms;
 	struct lsp_def		*defs;

@@ -530,7 +530,7 @@ lsp_server_start(struct lsp *l, struct lsp_def *def, struct buf *err)
 	struct proc_spec spec;
 	struct proc p;
 	struct lsp_server *s;
-	const char **argv;
+	const char **argv, **envv = NULL;
 	char *program = lsp_which(def->command);
 	size_t i, n = 0;
 	int rc;
@@ -552,13 +552,44 @@ lsp_server_start(struct lsp *l, struct lsp_def *def, struct buf *err)
 	spec.redact_env = true;
 	spec.long_lived = true;
 	spec.env_set = (const char *const *)def->env;
-	/* an untrusted project's server runs confined, as its commands do */
+	for (n = 0; def->env != NULL && def->env[n] != NULL; n++)
+		;
+	/*
+	 * An untrusted project's server runs in the sandbox, read-only: it may
+	 * read the project, and what the project makes it run (a build
+	 * script, a plugin) can write nothing but a private /tmp.
+	 */
 	if (!l->cfg->trusted) {
+		if (l->ro_jail == NULL) {
+			struct jail_config jc = l->cfg->sandbox;
+
+			jc.layers[JAIL_LAYER_FLAG].has_mode = true;
+			jc.layers[JAIL_LAYER_FLAG].mode = JAIL_READ_ONLY;
+			jc.layers[JAIL_LAYER_FLAG].has_network = true;
+			jc.layers[JAIL_LAYER_FLAG].network = false;
+			l->ro_jail = jail_new(&jc, false, l->cfg->root, getenv("HOME"));
+		}
+		if (!jail_usable(l->ro_jail)) {
+			buf_printf(err, "the sandbox cannot run: %s", jail_unusable(l->ro_jail) != NULL ?
+			    jail_unusable(l->ro_jail) : "unknown");
+			free(program);
+			free(argv);
+			return NULL;
+		}
 		spec.pre_exec = jail_enter;
-		spec.arg = l->jail;
+		spec.arg = l->ro_jail;
 		spec.env_unset = jail_env_unset();
+		for (i = 0; jail_env_set()[i] != NULL; i++)
+			n++;
+		envv = xcalloc(n + i + 1, sizeof *envv);
+		for (n = 0; def->env != NULL && def->env[n] != NULL; n++)
+			envv[n] = def->env[n];
+		for (i = 0; jail_env_set()[i] != NULL; i++)
+			envv[n + i] = jail_env_set()[i];
+		spec.env_set = envv;
 	}
 	rc = proc_spawn(&spec, &p, err);
+	free(envv);
 	free(argv);
 	free(program);
 	if (rc == -1)

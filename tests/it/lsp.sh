@@ -197,4 +197,18 @@ sed -i s/BROKEN/hi/ src/main.rs
 run trusted "$(rust_scen)" --trust
 check "trusted: the project's server runs (the marker is there)" [ -e BUILD_RAN ]
 check "trusted: its error is in the edit's result" grep -q 'BROKEN is not a word' <(res trusted e1)
+
+# --- untrusted, with the sandbox on: the server runs, read-only -------------
+# (the user's own server, in the workspace: the sandbox's /tmp is private)
+export WS="$T/sb"
+mkdir -p "$WS/tools" && cd "$WS"
+cp "$FAULT" tools/fault.sh
+printf 'fn main() { println!("hi"); }\n' >main.rs
+settings '{"lsp":{"wait_ms":5000},"lspServers":{"rust":{"command":"'"$WS"'/tools/fault.sh",
+  "extensionToLanguage":{".rs":"rust"},"env":{"FAULT_MODE":"marker"}}}}'
+run confined "$(sed s,src/main.rs,main.rs,g "$(rust_scen)" | scenario confined)" --sandbox workspace-write
+check "confined: the edit applied" grep -q BROKEN main.rs
+check "confined: the server ran in the sandbox and found the error" \
+    grep -q 'BROKEN is not a word' <(res confined e1)
+check "confined: what it ran could not write the project (no marker)" [ ! -e BUILD_RAN ]
 finish
