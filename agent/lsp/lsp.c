@@ -418,8 +418,16 @@ lsp_on_ready(struct lsp_server *s)
 static void
 lsp_server_free_later(struct ev_loop *loop, void *arg)
 {
+	struct lsp_server *s = arg, **pp;
+
 	(void)loop;
-	lsp_server_close(arg);
+	s->free_timer = 0;
+	for (pp = &s->lsp->ended; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	lsp_server_close(s);
 }
 
 void
@@ -448,7 +456,10 @@ lsp_on_end(struct lsp_server *s, int status)
 			    s->why != NULL ? s->why : "ended unexpectedly");
 		}
 	}
-	ev_timer_add(l->loop, 0, lsp_server_free_later, s);
+	/* not here: its read callback is on the stack */
+	s->free_timer = ev_timer_add(l->loop, 0, lsp_server_free_later, s);
+	s->next = l->ended;
+	l->ended = s;
 	lsp_poke(l);
 }
 
@@ -865,13 +876,19 @@ lsp_free(struct lsp *l)
 		free(w);
 	}
 	lsp_jobs_cancel_all(l);
-	if (l->poke_timer != 0)
-		ev_timer_cancel(l->loop, l->poke_timer);
 	for (def = l->defs; def != NULL; def = def->next)
 		if (def->srv != NULL) {
 			lsp_server_close(def->srv);
 			def->srv = NULL;
 		}
+	while (l->ended != NULL) {
+		struct lsp_server *s = l->ended;
+
+		l->ended = s->next;
+		lsp_server_close(s);
+	}
+	if (l->poke_timer != 0)
+		ev_timer_cancel(l->loop, l->poke_timer);
 	while (l->docs != NULL) {
 		struct lsp_doc *d = l->docs;
 

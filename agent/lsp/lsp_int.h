@@ -99,6 +99,10 @@ struct lsp_server {
 	int64_t		 flood_at;	/* the second being counted */
 	size_t		 flood_bytes;
 	const char	*why;		/* the sentence of its end, when it was killed */
+	bool		 closing;	/* lsp_server_close runs: no event reaches lsp.c */
+	long		 shutdown_id;
+	uint64_t	 free_timer;	/* ended: freed on the next loop turn */
+	struct lsp_server *next;	/* in lsp's list of ended servers not yet freed */
 };
 
 struct lsp {
@@ -116,6 +120,7 @@ struct lsp {
 	struct lsp_wait		*waits;
 	struct lsp_job		*jobs;
 	uint64_t		 poke_timer;
+	struct lsp_server	*ended;		/* gone, freed on the next loop turn */
 	lsp_note_fn		*status_fn;
 	void			*status_arg;
 	char			*status_last;

@@ -236,7 +236,7 @@ lsp_server_on_body(void *arg, const char *body, size_t n)
 	method = json_str(msg, "method", NULL);
 	if (method != NULL && json_get(msg, "id") != NULL)
 		lsp_server_on_request(s, json_get(msg, "id"), method, json_get(msg, "params"));
-	else if (method != NULL)
+	else if (method != NULL && !s->closing)
 		lsp_on_notify(s, method, json_get(msg, "params"));
 	else
 		lsp_server_on_reply(s, msg);
@@ -382,7 +382,7 @@ lsp_server_drop_replies(struct lsp_server *s)
 static void
 lsp_server_gone(struct lsp_server *s)
 {
-	if (!s->reaped || s->out != -1 || s->state == LSP_DEAD)
+	if (!s->reaped || s->out != -1 || s->state == LSP_DEAD || s->closing)
 		return;
 	s->state = LSP_DEAD;
 	lsp_server_close_fd(s, &s->in);
@@ -626,11 +626,22 @@ lsp_server_drain_sync(struct lsp_server *s, int64_t until)
 	}
 }
 
+static bool
+lsp_server_waits_for(const struct lsp_server *s, long id)
+{
+	const struct lsp_req *r;
+
+	for (r = s->reqs; r != NULL; r = r->next)
+		if (r->id == id)
+			return true;
+	return false;
+}
+
 /* Read replies, blocking up to until, while the shutdown request is unanswered. */
 static void
 lsp_server_await_shutdown(struct lsp_server *s, int64_t until)
 {
-	while (s->out != -1 && s->reqs != NULL && ev_now_ms() < until) {
+	while (s->out != -1 && lsp_server_waits_for(s, s->shutdown_id) && ev_now_ms() < until) {
 		struct pollfd pfd = { s->out, POLLIN, 0 };
 
 		if (poll(&pfd, 1, 50) > 0)
@@ -663,11 +674,15 @@ lsp_server_close(struct lsp_server *s)
 	if (s == NULL)
 		return;
 	s->cleanly = true;
+	s->closing = true;
 	if (s->timer != 0)
 		ev_timer_cancel(s->lsp->loop, s->timer);
+	if (s->free_timer != 0)
+		ev_timer_cancel(s->lsp->loop, s->free_timer);
 	if (s->state == LSP_READY && s->in != -1 && s->why == NULL) {
 		s->state = LSP_STOPPING;
 		lsp_server_request(s, "shutdown", NULL, NULL, NULL);
+		s->shutdown_id = s->next_id;
 		lsp_server_drain_sync(s, now + 300);
 		lsp_server_await_shutdown(s, now + 500);
 		lsp_server_notify(s, "exit", NULL);
