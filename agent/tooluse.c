@@ -369,7 +369,8 @@ tooluse_lsp_start(struct agent *a)
 	sched_set_more(a->sched, lsp_find, l);
 	lsp_on_status(l, tooluse_lsp_status, a);
 	sched_set_hold(a->sched, tooluse_hold);
-	lsp_tools_json(l, a->tools);
+	if (!prompt_tool_disabled(a->cfg, "code"))
+		lsp_tools_json(l, a->tools);
 	return l;
 }
 

@@ -60,7 +60,9 @@ run clangd "$(scenario clangd <<'J'
  {"tool_uses":[{"id":"e5","name":"edit_file","input":{"path":"main.c","old_string":"add(1)","new_string":"add(1, 2)"}}]},
  {"tool_uses":[{"id":"d1","name":"code","input":{"operation":"definition","path":"main.c","line":6,"column":19}},
    {"id":"f1","name":"code","input":{"operation":"references","path":"main.c","line":6,"column":19}},
-   {"id":"s1","name":"code","input":{"operation":"document_symbols","path":"util.c"}}]},
+   {"id":"s1","name":"code","input":{"operation":"document_symbols","path":"util.c"}},
+   {"id":"h1","name":"code","input":{"operation":"hover","path":"main.c","line":6,"column":19}},
+   {"id":"w1","name":"code","input":{"operation":"workspace_symbols","path":"main.c","query":"main"}}]},
  {"text":"Done.","stop_reason":"end_turn"}
 ]}
 J
@@ -77,6 +79,8 @@ check "on a line with non-ASCII text the column counts characters (clangd speaks
 check "definition (asked on a non-ASCII line): util.h line 1" grep -q '^util.h:1:5: int add(int a, int b);' <(res clangd d1)
 check "references: the call in main.c" grep -q '^main.c:6:[0-9]*:.*add(1, 2)' <(res clangd f1)
 check "document symbols: add is a function" grep -q '^add (function) line 2' <(res clangd s1)
+check "hover: add's signature" grep -q 'int add(int a, int b)' <(res clangd h1)
+check "workspace symbols: main in main.c" grep -q '^main (function) main.c:4' <(res clangd w1)
 check "the code tool is offered to the model" \
     [ "$(mock_body 1 '[.tools[].name] | index("code") != null')" = true ]
 check "the model got the error in the tool result" \
@@ -145,6 +149,16 @@ check "and as the open document's new text: the next edit's error is on line 1" 
     grep -q '^  a.flt:1:1: BROKEN is not a word' <(res good e2)
 check "the server was shut down politely" grep -q '^shutdown$' fault-methods.log
 check "then told to exit" grep -q '^exit$' fault-methods.log
+
+reset_flt
+fault_settings pull
+run pull "$(fault_scen)" --trust --allow run_bash
+check "pull: the server that only answers textDocument/diagnostic was asked" \
+    grep -q '^textDocument/diagnostic$' fault-methods.log
+check "pull: the new error is in the edit's result" \
+    grep -q '^  a.flt:2:1: BROKEN is not a word' <(res pull e1)
+check "pull: and the next one, after the command" \
+    grep -q '^  a.flt:1:1: BROKEN is not a word' <(res pull e2)
 
 for mode in crash hang silent flood garbage; do
 	reset_flt

@@ -9,6 +9,8 @@
 #   flood     answers initialize, then writes 40 MB to stderr at once
 #   garbage   answers initialize, then a header with no Content-Length
 #   marker    writes ./BUILD_RAN at start (as a project's build script would), then good
+#   pull      offers pull diagnostics (diagnosticProvider) and answers
+#             textDocument/diagnostic from the newest text; never publishes
 # It logs each method it gets to ./fault-methods.log.
 export LC_ALL=C
 mode=${FAULT_MODE:-good}
@@ -18,15 +20,23 @@ send() {
 	printf 'Content-Length: %d\r\n\r\n%s' "${#1}" "$1"
 }
 
-publish() {	# uri version text
-	local uri=$1 version=$2 text=$3 line=-1 i=0 diags='[]'
+diags_of() {	# text: the diagnostics array
+	local line=-1 i=0
 	while IFS= read -r l; do
 		case $l in *BROKEN*) line=$i; break ;; esac
 		i=$((i + 1))
-	done <<<"$text"
-	[ $line -ge 0 ] && diags='[{"range":{"start":{"line":'$line',"character":0},"end":{"line":'$line',"character":6}},"severity":1,"message":"BROKEN is not a word"}]'
-	send '{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"'"$uri"'","version":'"$version"',"diagnostics":'"$diags"'}}'
+	done <<<"$1"
+	if [ $line -ge 0 ]; then
+		echo '[{"range":{"start":{"line":'$line',"character":0},"end":{"line":'$line',"character":6}},"severity":1,"message":"BROKEN is not a word"}]'
+	else
+		echo '[]'
+	fi
 }
+
+publish() {	# uri version text
+	send '{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"'"$1"'","version":'"$2"',"diagnostics":'"$(diags_of "$3")"'}}'
+}
+last=
 
 while :; do
 	len=
@@ -43,9 +53,13 @@ while :; do
 	case $method in
 	initialize)
 		[ "$mode" = hang ] && continue
-		send '{"jsonrpc":"2.0","id":'"$id"',"result":{"capabilities":{"textDocumentSync":1},"serverInfo":{"name":"fault"}}}'
+		caps='{"textDocumentSync":1}'
+		[ "$mode" = pull ] && caps='{"textDocumentSync":1,"diagnosticProvider":{"interFileDependencies":false,"workspaceDiagnostics":false}}'
+		send '{"jsonrpc":"2.0","id":'"$id"',"result":{"capabilities":'"$caps"',"serverInfo":{"name":"fault"}}}'
 		if [ "$mode" = flood ]; then head -c 40000000 /dev/zero | tr '\0' x >&2; fi
 		if [ "$mode" = garbage ]; then printf 'Hello: there\r\n\r\n'; fi ;;
+	textDocument/diagnostic)
+		send '{"jsonrpc":"2.0","id":'"$id"',"result":{"kind":"full","items":'"$(diags_of "$last")"'}}' ;;
 	shutdown)
 		send '{"jsonrpc":"2.0","id":'"$id"',"result":null}' ;;
 	exit)
@@ -56,6 +70,8 @@ while :; do
 		uri=$(printf '%s' "$body" | sed -n 's/.*"uri":"\([^"]*\)".*/\1/p')
 		version=$(printf '%s' "$body" | sed -n 's/.*"version":\([0-9]*\).*/\1/p')
 		text=$(printf '%s' "$body" | sed -n 's/.*"text":"\(.*\)"}.*/\1/p' | sed 's/\\n/\n/g')
+		last=$text
+		[ "$mode" = pull ] && continue
 		publish "$uri" "$version" "$text" ;;
 	esac
 done
