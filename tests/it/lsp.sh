@@ -150,6 +150,28 @@ check "and as the open document's new text: the next edit's error is on line 1" 
 check "the server was shut down politely" grep -q '^shutdown$' fault-methods.log
 check "then told to exit" grep -q '^exit$' fault-methods.log
 
+# SIGKILLed, tandem leaves no server behind: the keeper ends it
+reset_flt
+fault_settings good
+mock_start "$(scenario killed <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"r1","name":"read_file","input":{"path":"a.flt"}}]},
+ {"tool_uses":[{"id":"b1","name":"run_bash","input":{"command":"sleep 30"}}]},
+ {"text":"Done.","stop_reason":"end_turn"}
+]}
+J
+)"
+"$TANDEM" -p go --trust --allow run_bash --output-format events >"$T/killed.jsonl" 2>"$T/killed.err" &
+tp=$!
+i=0
+while ! grep -q didOpen fault-methods.log 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "killed: the server was running" not no_fault_left
+kill -9 $tp
+wait $tp 2>/dev/null
+i=0
+while pgrep -f "$FAULT" >/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+check "killed: tandem SIGKILLed, its server is gone too" no_fault_left
+
 reset_flt
 fault_settings pull
 run pull "$(fault_scen)" --trust --allow run_bash
