@@ -687,6 +687,7 @@ lsp_poke_now(struct ev_loop *loop, void *arg)
 {
 	struct lsp *l = arg;
 	struct lsp_wait *w, *next;
+	struct lsp_doc *d;
 
 	(void)loop;
 	l->poke_timer = 0;
@@ -702,7 +703,8 @@ lsp_poke_now(struct ev_loop *loop, void *arg)
 		if (done == w->n)
 			lsp_wait_end(l, w, false);
 	}
-	for (struct lsp_doc *d = l->docs; d != NULL; d = d->next)
+	/* files read while their server started are opened now, as they were read */
+	for (d = l->docs; d != NULL; d = d->next)
 		if (d->open_in == NULL && d->baseline == NULL && d->def->srv != NULL &&
 		    d->def->srv->state == LSP_READY)
 			(void)lsp_doc_ensure(l, d);
