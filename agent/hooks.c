@@ -26,6 +26,7 @@
 #include "rules/perm.h"
 #include "proc.h"
 #include "redact.h"
+#include "toolnames.h"
 #include "xalloc.h"
 
 #define HOOK_OUT_MAX	(1024u * 1024)	/* stdout kept; a longer answer is refused */
@@ -231,8 +232,8 @@ static bool
 hooks_matches(const cJSON *entry, enum hook_event ev, const char *subject)
 {
 	const cJSON *m = json_get(entry, "matcher");
-	const struct perm_alias *a;
-	const char *canon;
+	const char *canon, *cc;
+	size_t i = 0;
 	pcre2_code *re;
 	bool yes;
 
@@ -247,11 +248,10 @@ hooks_matches(const cJSON *entry, enum hook_event ev, const char *subject)
 	if (ev != HOOK_PRE_TOOL_USE && ev != HOOK_POST_TOOL_USE) {
 		yes = hooks_regex_full(re, subject);
 	} else {
-		canon = perm_canonical_tool(subject);
+		canon = toolname_tandem(subject);
 		yes = hooks_regex_full(re, canon);
-		for (a = perm_aliases; !yes && a->alias != NULL; a++)
-			if (strcmp(a->name, canon) == 0)
-				yes = hooks_regex_full(re, a->alias);
+		while (!yes && (cc = toolname_cc_next(canon, &i)) != NULL)
+			yes = hooks_regex_full(re, cc);
 	}
 	pcre2_code_free(re);
 	return yes;
@@ -423,7 +423,7 @@ static cJSON *
 hooks_input(struct hook_run *run, const cJSON *fields)
 {
 	const struct hooks *h = run->h;
-	const char *tool = perm_canonical_tool(json_str(fields, "tool_name", NULL));
+	const char *tool = toolname_tandem(json_str(fields, "tool_name", NULL));
 	cJSON *in = cJSON_CreateObject();
 	const cJSON *f;
 
@@ -436,7 +436,7 @@ hooks_input(struct hook_run *run, const cJSON *fields)
 		if (f->string == NULL || json_get(in, f->string) != NULL)
 			continue;
 		if (strcmp(f->string, "tool_name") == 0 && tool != NULL) {
-			const char *alias = perm_alias_of(tool);
+			const char *alias = toolname_cc(tool);
 
 			cJSON_AddStringToObject(in, "tool_name", alias != NULL ? alias : tool);
 			cJSON_AddStringToObject(in, "tandem_tool_name", tool);
@@ -1251,8 +1251,7 @@ hooks_on_event(const cJSON *event, void *arg)
 	    !hooks_has(h, HOOK_NOTIFICATION, "permission_prompt"))
 		return;
 	name = json_str(event, "name", "a tool");
-	if (perm_alias_of(name) != NULL)
-		name = perm_alias_of(name);
+	name = toolname_cc_or_self(name);
 	buf_printf(&msg, "tandem needs your permission to use %s", name);
 	fields = cJSON_CreateObject();
 	cJSON_AddStringToObject(fields, "message", buf_cstr(&msg));
@@ -1279,7 +1278,7 @@ hooks_tool_response(const char *tool_name, const char *content, size_t n, bool i
 	json_add_str_n(r, "content", content, n);
 	cJSON_AddBoolToObject(r, "is_error", is_error);
 	cJSON_AddBoolToObject(r, "success", !is_error);
-	if (tool_name != NULL && strcmp(perm_canonical_tool(tool_name), "run_bash") == 0) {
+	if (tool_name != NULL && strcmp(toolname_tandem(tool_name), "run_bash") == 0) {
 		json_add_str_n(r, "stdout", content, n);
 		cJSON_AddStringToObject(r, "stderr", "");
 		cJSON_AddBoolToObject(r, "interrupted", false);

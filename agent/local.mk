@@ -99,14 +99,14 @@ tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/confi
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
-tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
@@ -121,7 +121,7 @@ tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCR
 check_PROGRAMS += tests/test_mcp
 TESTS += tests/test_mcp
 tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp/mcp_config.c agent/mcp/mcp_stdio.c agent/rules/perm.c \
-	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/patch.c tools/sandbox.c
+	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c tools/patch.c tools/sandbox.c
 tests_test_mcp_LDADD = $(LIB_LIBS)
 
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
@@ -129,10 +129,10 @@ tests_test_config_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_hooks_SOURCES += agent/jail/jail.c
 tests_test_memory_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_commands_SOURCES += agent/jail/jail.c agent/event.c
-tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c
+tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_jail
 TESTS += tests/test_jail
-tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c \
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c \
 	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
 # Workspace snapshots: the stat index, the store, the changes and their restore.

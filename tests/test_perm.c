@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "rules/perm.h"
 #include "t.h"
+#include "toolnames.h"
 #include "xalloc.h"
 
 static struct buf why = BUF_INIT(BUF_NOLIMIT);
@@ -144,27 +145,45 @@ T_TEST(rule_syntax)
 
 T_TEST(aliases)
 {
-	const struct perm_alias *a;
+	size_t i, k;
+	const char *cc;
 	const char *allow[] = { "Edit(src/**)", "Bash(make*)", "Read(*.md)", NULL };
 	struct perm_rules *r = rules_of(allow, NULL, NULL);
 
-	T_EQ_STR(perm_canonical_tool("Bash"), "run_bash");
-	T_EQ_STR(perm_canonical_tool("Edit"), "edit_file");
-	T_EQ_STR(perm_canonical_tool("MultiEdit"), "edit_file");
-	T_EQ_STR(perm_canonical_tool("Write"), "write_file");
-	T_EQ_STR(perm_canonical_tool("Read"), "read_file");
-	T_EQ_STR(perm_canonical_tool("Grep"), "grep");
-	T_EQ_STR(perm_canonical_tool("Glob"), "glob");
-	T_EQ_STR(perm_canonical_tool("LS"), "list_dir");
-	T_EQ_STR(perm_canonical_tool("run_bash"), "run_bash");
-	T_EQ_STR(perm_canonical_tool("Whatever"), "Whatever");
-	T_OK(perm_canonical_tool(NULL) == NULL);
-	T_EQ_STR(perm_alias_of("run_bash"), "Bash");
-	T_EQ_STR(perm_alias_of("edit_file"), "Edit");
-	T_EQ_STR(perm_alias_of("list_dir"), "LS");
-	T_OK(perm_alias_of("apply_patch") == NULL);
-	for (a = perm_aliases; a->alias != NULL; a++)
-		T_EQ_STR(perm_canonical_tool(a->alias), a->name);
+	T_EQ_STR(toolname_tandem("Bash"), "run_bash");
+	T_EQ_STR(toolname_tandem("Edit"), "edit_file");
+	T_EQ_STR(toolname_tandem("MultiEdit"), "edit_file");
+	T_EQ_STR(toolname_tandem("Write"), "write_file");
+	T_EQ_STR(toolname_tandem("Read"), "read_file");
+	T_EQ_STR(toolname_tandem("Grep"), "grep");
+	T_EQ_STR(toolname_tandem("Glob"), "glob");
+	T_EQ_STR(toolname_tandem("LS"), "list_dir");
+	T_EQ_STR(toolname_tandem("run_bash"), "run_bash");
+	T_EQ_STR(toolname_tandem("Whatever"), "Whatever");
+	T_OK(toolname_tandem(NULL) == NULL);
+	T_EQ_STR(toolname_cc("run_bash"), "Bash");
+	T_EQ_STR(toolname_cc("edit_file"), "Edit");
+	T_EQ_STR(toolname_cc("list_dir"), "LS");
+	T_OK(toolname_cc("apply_patch") == NULL);
+	for (i = 0; i < toolnames_n; i++) {
+		if (toolnames[i].tandem == NULL) {
+			T_EQ_STR(toolname_tandem(toolnames[i].cc), toolnames[i].cc);
+			continue;
+		}
+		T_EQ_STR(toolname_tandem(toolnames[i].cc), toolnames[i].tandem);
+		/* Every name of a tool is found again among its names. */
+		for (k = 0; (cc = toolname_cc_next(toolnames[i].tandem, &k)) != NULL; )
+			if (strcmp(cc, toolnames[i].cc) == 0)
+				break;
+		T_OK(cc != NULL);
+	}
+	T_EQ_STR(toolname_cc("agent"), "Agent");
+	T_EQ_STR(toolname_tandem("Task"), "agent");
+	T_EQ_STR(toolname_tandem("TaskOutput"), "bash_output");
+	T_EQ_STR(toolname_tandem("TaskStop"), "kill_shell");
+	T_EQ_STR(toolname_tandem("TaskCreate"), "todo_write");
+	T_EQ_STR(toolname_cc_or_self("mcp__s__t"), "mcp__s__t");
+	T_OK(toolname_is_mcp("mcp__s__t") && !toolname_is_mcp("mcp__") && !toolname_is_mcp("Bash"));
 
 	T_EQ_INT(edit(r, PERM_ASK, "src/a.c"), PERM_VERDICT_ALLOW);
 	T_CONTAINS(buf_cstr(&why), "Edit(src/**)");
@@ -185,11 +204,11 @@ T_TEST(shell_tools)
 	struct perm_rules *r = rules_of(NULL, NULL, deny);
 	struct perm_rules *p = rules_of(allow, NULL, NULL);
 
-	T_EQ_STR(perm_canonical_tool("BashOutput"), "bash_output");
-	T_EQ_STR(perm_canonical_tool("KillShell"), "kill_shell");
-	T_EQ_STR(perm_canonical_tool("KillBash"), "kill_shell");
-	T_EQ_STR(perm_alias_of("bash_output"), "BashOutput");
-	T_EQ_STR(perm_alias_of("kill_shell"), "KillShell");
+	T_EQ_STR(toolname_tandem("BashOutput"), "bash_output");
+	T_EQ_STR(toolname_tandem("KillShell"), "kill_shell");
+	T_EQ_STR(toolname_tandem("KillBash"), "kill_shell");
+	T_EQ_STR(toolname_cc("bash_output"), "BashOutput");
+	T_EQ_STR(toolname_cc("kill_shell"), "KillShell");
 	T_EQ_INT(check(r, PERM_YOLO, "kill_shell", TOOL_READ_ONLY, "shell_id", "bash_1"),
 	    PERM_VERDICT_DENY);
 	T_CONTAINS(buf_cstr(&why), "KillShell");

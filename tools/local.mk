@@ -1,6 +1,7 @@
 noinst_LIBRARIES += libtandem_tools.a
 libtandem_tools_a_SOURCES = \
 	tools/tool.c tools/tool.h \
+	tools/toolnames.c tools/toolnames.h \
 	tools/sandbox.c tools/sandbox.h \
 	tools/fsutil.c tools/fsutil.h \
 	tools/diff.c tools/diff.h \

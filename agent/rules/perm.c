@@ -13,27 +13,12 @@
 #include "perm.h"
 #include "sandbox.h"
 #include "shparse.h"
+#include "toolnames.h"
 #include "xalloc.h"
 
 #define PERM_RULE_MAX	4096	/* bytes in one rule */
 #define PERM_SHORT_CMD	80	/* commands up to this long are remembered exactly */
 #define PERM_LOOSE_MAX	1024	/* bytes of a command a loose "never" rule spells out */
-
-const struct perm_alias perm_aliases[] = {
-	{ "Bash",	"run_bash" },
-	{ "Edit",	"edit_file" },
-	{ "MultiEdit",	"edit_file" },
-	{ "Write",	"write_file" },
-	{ "Read",	"read_file" },
-	{ "Grep",	"grep" },
-	{ "Glob",	"glob" },
-	{ "LS",		"list_dir" },
-	{ "BashOutput",	"bash_output" },
-	{ "KillShell",	"kill_shell" },
-	{ "KillBash",	"kill_shell" },
-	{ "LSP",	"code" },
-	{ NULL,		NULL }
-};
 
 /* What a tool's patterns are matched against; PERM_KIND_NONE: nothing (a rule that matches no call). */
 enum perm_kind { PERM_KIND_BASH, PERM_KIND_PATH, PERM_KIND_PATCH, PERM_KIND_NONE };
@@ -58,41 +43,6 @@ static const struct perm_tool {
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
 #define PERM_TOOL_READ_FILE	1	/* its index in perm_tools */
-
-/*
- * The names a rule may start with and the tools each covers, as Claude
- * Code means them: an Edit rule covers every tool that edits files, a Read
- * rule every tool that reads them.  tandem's own names cover one tool each
- * (perm_rule_names_of adds them).  Claude Code tools tandem lacks are
- * accepted and cover nothing, so a Claude Code settings file loads whole.
- */
-static const struct perm_rule_name {
-	const char	*name;
-	const char	*tools[4];
-} perm_rule_names[] = {
-	{ "Bash",		{ "run_bash" } },
-	{ "Edit",		{ "edit_file", "write_file", "apply_patch" } },
-	{ "MultiEdit",		{ "edit_file" } },
-	{ "Write",		{ "write_file" } },
-	{ "Read",		{ "read_file", "grep", "glob", "list_dir" } },
-	{ "Grep",		{ "grep" } },
-	{ "Glob",		{ "glob" } },
-	{ "LS",			{ "list_dir" } },
-	{ "WebFetch",		{ NULL } },
-	{ "WebSearch",		{ NULL } },
-	{ "NotebookEdit",	{ NULL } },
-	{ "NotebookRead",	{ NULL } },
-	{ "Task",		{ NULL } },
-	{ "Agent",		{ NULL } },
-	{ "TodoWrite",		{ NULL } },
-	{ "BashOutput",		{ "bash_output" } },
-	{ "KillShell",		{ "kill_shell" } },
-	{ "KillBash",		{ "kill_shell" } },
-	{ "LSP",		{ "code" } },
-	{ "SlashCommand",	{ NULL } },
-	{ "Skill",		{ NULL } },
-	{ "ExitPlanMode",	{ NULL } },
-};
 
 /* Where a path pattern is anchored. */
 enum perm_anchor {
@@ -154,36 +104,12 @@ struct perm_subject {
 	const char		*mcp;		/* an MCP tool's name (mcp__server__tool), or NULL */
 };
 
-const char *
-perm_canonical_tool(const char *name)
-{
-	const struct perm_alias *a;
-
-	if (name == NULL)
-		return NULL;
-	for (a = perm_aliases; a->alias != NULL; a++)
-		if (strcmp(a->alias, name) == 0)
-			return a->name;
-	return name;
-}
-
-const char *
-perm_alias_of(const char *tool_name)
-{
-	const struct perm_alias *a;
-
-	for (a = perm_aliases; a->alias != NULL; a++)
-		if (strcmp(a->name, tool_name) == 0)
-			return a->alias;
-	return NULL;
-}
-
 static const struct perm_tool *
 perm_tool_find(const char *name)
 {
 	size_t i;
 
-	name = perm_canonical_tool(name);
+	name = toolname_tandem(name);
 	for (i = 0; name != NULL && i < sizeof(perm_tools) / sizeof(perm_tools[0]); i++)
 		if (strcmp(perm_tools[i].name, name) == 0)
 			return &perm_tools[i];
@@ -934,20 +860,28 @@ perm_error(struct buf *err, const char *fmt, ...)
 	return -1;
 }
 
-/* The tools a rule name covers and their kind; -1 for a name that is no tool. */
+/*
+ * The tools a rule name covers and their kind; -1 for a name that is no
+ * tool.  Claude Code's names cover what they do there (toolnames.h); a
+ * Claude Code tool tandem lacks covers nothing, so its settings load whole.
+ */
 static int
 perm_rule_tools(const char *name, unsigned *tools, enum perm_kind *kind)
 {
+	const struct toolname *cc = toolname_find(name);
 	const struct perm_tool *t;
-	size_t i, k;
+	const char *covers[TOOLNAME_COVERS];
+	size_t k;
 
 	*tools = 0;
 	*kind = PERM_KIND_NONE;
-	for (i = 0; i < sizeof(perm_rule_names) / sizeof(perm_rule_names[0]); i++) {
-		if (strcmp(perm_rule_names[i].name, name) != 0)
-			continue;
-		for (k = 0; k < 4 && perm_rule_names[i].tools[k] != NULL; k++) {
-			t = perm_tool_find(perm_rule_names[i].tools[k]);
+	if (cc != NULL) {
+		covers[0] = cc->tandem;
+		for (k = 1; k < TOOLNAME_COVERS; k++)
+			covers[k] = cc->tandem != NULL ? cc->also[k - 1] : NULL;
+		for (k = 0; k < TOOLNAME_COVERS && covers[k] != NULL; k++) {
+			if ((t = perm_tool_find(covers[k])) == NULL)
+				continue;
 			*tools |= 1u << (t - perm_tools);
 			*kind = t->kind == PERM_KIND_BASH ? PERM_KIND_BASH : PERM_KIND_PATH;
 		}
@@ -959,7 +893,7 @@ perm_rule_tools(const char *name, unsigned *tools, enum perm_kind *kind)
 		return 0;
 	}
 	/* Claude Code's MCP tools: tandem has none of them yet. */
-	return strncmp(name, "mcp__", 5) == 0 && name[5] != '\0' ? 0 : -1;
+	return toolname_is_mcp(name) ? 0 : -1;
 }
 
 /* s with the characters special to patterns escaped by a backslash. */

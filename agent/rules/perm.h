@@ -6,7 +6,7 @@
  * write_file.  Claude Code's names mean what they mean there: Edit covers
  * edit_file, write_file and apply_patch; Read covers read_file, grep, glob
  * and list_dir; Write, MultiEdit, Grep, Glob, LS and Bash cover the one tool
- * perm_aliases maps them to.  Claude Code tools tandem lacks (WebFetch,
+ * toolnames.h maps them to.  Claude Code tools tandem lacks (WebFetch,
  * mcp__..., ...) are accepted and cover nothing.
  *
  * run_bash patterns are globs over the command: '*' matches anything, "\*"
@@ -61,18 +61,6 @@ struct perm_rules;
 
 enum perm_verdict { PERM_VERDICT_ALLOW, PERM_VERDICT_ASK, PERM_VERDICT_DENY };
 enum perm_list { PERM_LIST_ALLOW, PERM_LIST_ASK, PERM_LIST_DENY };
-
-/* Claude Code tool names and the tandem tools they stand for, NULL-terminated. */
-struct perm_alias {
-	const char	*alias;		/* "Bash" */
-	const char	*name;		/* "run_bash" */
-};
-extern const struct perm_alias perm_aliases[];
-
-/* The tandem name for a Claude Code alias; any other name is returned as is. */
-const char	*perm_canonical_tool(const char *name);
-/* The Claude Code name of a tandem tool ("run_bash" -> "Bash"), or NULL. */
-const char	*perm_alias_of(const char *tool_name);
 
 struct perm_rules *perm_rules_new(void);
 void		 perm_rules_free(struct perm_rules *);

@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "shparse.h"
 #include "shparse_int.h"
+#include "toolnames.h"
 #include "xalloc.h"
 
 /*
@@ -234,7 +235,7 @@ shparse_rule_runs_anything(const char *rule, struct buf *why)
 	struct buf probe = BUF_INIT(BUF_NOLIMIT);
 	char *raw, *pat, *alt = NULL, *first;
 	size_t n, k, pos = 0;
-	bool hit = false;
+	bool hit = false, bash;
 
 	while (sp_blank(*rule))
 		rule++;
@@ -245,7 +246,10 @@ shparse_rule_runs_anything(const char *rule, struct buf *why)
 	n = (size_t)(open - rule);
 	while (n > 0 && sp_blank(rule[n - 1]))
 		n--;
-	if (!((n == 8 && strncmp(rule, "run_bash", 8) == 0) || (n == 4 && strncmp(rule, "Bash", 4) == 0)))
+	raw = xstrndup(rule, n);
+	bash = strcmp(toolname_tandem(raw), "run_bash") == 0;
+	free(raw);
+	if (!bash)
 		return false;
 	raw = xstrndup(open + 1, (size_t)(close - open - 1));
 	n = strlen(raw);

@@ -14,7 +14,7 @@
 #include "buf.h"
 #include "ev.h"
 #include "json.h"
-#include "rules/perm.h"
+#include "toolnames.h"
 #include "wire.h"
 #include "xalloc.h"
 
@@ -358,9 +358,7 @@ static const struct {
 const char *
 wire_cc_tool(const char *tool)
 {
-	const char *cc = perm_alias_of(tool);
-
-	return cc != NULL ? cc : tool;
+	return toolname_cc_or_self(tool);
 }
 
 const char *
