@@ -430,12 +430,42 @@ lsp_server_free_later(struct ev_loop *loop, void *arg)
 	lsp_server_close(s);
 }
 
+/* "ended unexpectedly", with the last line of its stderr when it said something. */
+static void
+lsp_end_words(const struct lsp_server *s, struct buf *out)
+{
+	const char *log = lsp_server_log(s), *end = log + strlen(log), *p;
+	size_t i, start;
+
+	if (s->why != NULL) {
+		buf_puts(out, s->why);
+		return;
+	}
+	buf_puts(out, "ended unexpectedly");
+	while (end > log && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+		end--;
+	for (p = end; p > log && p[-1] != '\n'; p--)
+		;
+	if (p == end)
+		return;
+	if (end - p > 160)
+		end = p + utf8_floor(p, 160);
+	buf_puts(out, " (it said: ");
+	start = out->len;
+	buf_append(out, p, (size_t)(end - p));
+	for (i = start; i < out->len; i++)
+		if ((unsigned char)out->data[i] < 0x20 || out->data[i] == 0x7f)
+			out->data[i] = ' ';
+	buf_putc(out, ')');
+}
+
 void
 lsp_on_end(struct lsp_server *s, int status)
 {
 	struct lsp *l = s->lsp;
 	struct lsp_def *def = s->def;
 	struct lsp_doc *d;
+	struct buf words = BUF_INIT(4096);
 
 	(void)status;
 	for (d = l->docs; d != NULL; d = d->next)
@@ -444,18 +474,19 @@ lsp_on_end(struct lsp_server *s, int status)
 	if (def->srv == s)
 		def->srv = NULL;
 	if (!s->cleanly) {
+		lsp_end_words(s, &words);
 		def->failures++;
 		if (def->failures > def->max_restarts) {
 			def->dropped = true;
 			lsp_note(l, "language server %s %s; it was dropped after %d restart%s", def->name,
-			    s->why != NULL ? s->why : "ended unexpectedly", def->max_restarts,
-			    def->max_restarts == 1 ? "" : "s");
+			    buf_cstr(&words), def->max_restarts, def->max_restarts == 1 ? "" : "s");
 		} else {
 			def->retry_at = ev_now_ms() + ((int64_t)LSP_BACKOFF_MS << (def->failures - 1));
 			lsp_note(l, "language server %s %s; it restarts on next use", def->name,
-			    s->why != NULL ? s->why : "ended unexpectedly");
+			    buf_cstr(&words));
 		}
 	}
+	buf_release(&words);
 	/* not here: its read callback is on the stack */
 	s->free_timer = ev_timer_add(l->loop, 0, lsp_server_free_later, s);
 	s->next = l->ended;

@@ -194,8 +194,10 @@ for mode in crash hang silent flood garbage; do
 	    [ "$( (res $mode e1; res $mode e2) | grep -c '^\[fault: no diagnostics for a.flt: ')" = 2 ]
 	check "$mode: no fault server left" no_fault_left
 done
-check "crash: one sentence, then a restart" grep -q '^language server fault ended unexpectedly; it restarts on next use$' <(said crash)
-check "crash: dropped after its restarts" grep -q '^language server fault ended unexpectedly; it was dropped after 1 restart$' <(said crash)
+check "crash: one sentence with the server's last words, then a restart" \
+    grep -q '^language server fault ended unexpectedly (it said: fault: giving up on textDocument/didOpen); it restarts on next use$' <(said crash)
+check "crash: dropped after its restarts" \
+    grep -q '^language server fault ended unexpectedly (it said: .*); it was dropped after 1 restart$' <(said crash)
 check "hang: told it did not answer initialize" grep -q '^language server fault did not answer initialize in time; it restarts on next use$' <(said hang)
 check "hang: the first edit waited for the start, the second for the restart" \
     grep -q 'still starting\|is restarting' <(res hang e1)

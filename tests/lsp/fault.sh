@@ -3,7 +3,7 @@
 #   good      answers initialize; each didOpen or didChange of a text that
 #             holds BROKEN publishes one error on that line (its version
 #             echoed), and none otherwise
-#   crash     exits as soon as a document is opened
+#   crash     exits as soon as a document is opened, saying why on stderr
 #   hang      never answers initialize
 #   silent    answers initialize, never publishes anything
 #   flood     answers initialize, then writes 40 MB to stderr at once
@@ -65,7 +65,7 @@ while :; do
 	exit)
 		exit 0 ;;
 	textDocument/didOpen|textDocument/didChange)
-		[ "$mode" = crash ] && exit 3
+		[ "$mode" = crash ] && { echo "fault: giving up on $method" >&2; exit 3; }
 		[ "$mode" = silent ] && continue
 		uri=$(printf '%s' "$body" | sed -n 's/.*"uri":"\([^"]*\)".*/\1/p')
 		version=$(printf '%s' "$body" | sed -n 's/.*"version":\([0-9]*\).*/\1/p')
