@@ -29,6 +29,7 @@ struct sched {
 	const struct tool_def	*(*more)(void *, const char *);
 	void			*more_arg;
 	bool			(*hold)(void *, struct sched_call *);
+	void			(*unhold)(void *, struct sched_call *);
 };
 
 static void sched_pump(struct sched *);
@@ -208,14 +209,17 @@ sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
 	}
 	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
 	c->is_error = out->is_error;
-	if (s->hold != NULL && s->hold(s->ops.arg, c))
+	if (s->hold != NULL && s->hold(s->ops.arg, c)) {
+		c->held = true;
 		return;
+	}
 	sched_release(s, c);
 }
 
 void
 sched_release(struct sched *s, struct sched_call *c)
 {
+	c->held = false;
 	if (c->is_error && c->tool->cls == TOOL_WRITE)
 		s->skip_rest = true;
 	sched_finish(s, c, c->is_error, NULL);
@@ -223,9 +227,11 @@ sched_release(struct sched *s, struct sched_call *c)
 }
 
 void
-sched_set_hold(struct sched *s, bool (*hold)(void *, struct sched_call *))
+sched_set_hold(struct sched *s, bool (*hold)(void *, struct sched_call *),
+    void (*unhold)(void *, struct sched_call *))
 {
 	s->hold = hold;
+	s->unhold = unhold;
 }
 
 void
@@ -394,6 +400,8 @@ sched_interrupt(struct sched *s, const char *why)
 			exec_kill(c->job);
 		else if (c->state == SCHED_RUNNING && c->ajob != NULL)
 			c->tool->async->cancel(c->ajob);
+		else if (c->state == SCHED_RUNNING && c->held && s->unhold != NULL)
+			s->unhold(s->ops.arg, c);
 		else if (c->state == SCHED_QUEUED || c->state == SCHED_WAITING)
 			sched_finish(s, c, true, why);
 	}

@@ -57,6 +57,7 @@ struct sched_call {
 	cJSON			*meta;		/* from write tools */
 	cJSON			*blocks;	/* content blocks after the text (images), or NULL */
 	void			*ajob;		/* an asynchronous tool's call */
+	bool			 held;		/* its tool returned; the owner holds it (sched_set_hold) */
 	int64_t			 duration_ms;
 	struct exec_job		*job;
 	struct sched_call	*next;
@@ -93,9 +94,10 @@ void		 sched_set_more(struct sched *, const struct tool_def *(*find)(void *, con
  * After a call's tool has returned, its result in place: hold (with the
  * ops' arg) returns true when the owner keeps the call running and lets
  * it go later with sched_release (the language servers' errors join an
- * edit's result).
+ * edit's result).  sched_interrupt asks unhold to let a held call go now.
  */
-void		 sched_set_hold(struct sched *, bool (*hold)(void *, struct sched_call *));
+void		 sched_set_hold(struct sched *, bool (*hold)(void *, struct sched_call *),
+		    void (*unhold)(void *, struct sched_call *));
 void		 sched_release(struct sched *, struct sched_call *);
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
 void		 sched_add(struct sched *, const char *id, const char *name,

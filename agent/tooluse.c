@@ -345,6 +345,15 @@ tooluse_hold(void *arg, struct sched_call *c)
 	return lsp_after_tool(a->lsp, c, tooluse_lsp_release, a);
 }
 
+/* Esc: the edit's result goes now, with what the servers said so far. */
+static void
+tooluse_unhold(void *arg, struct sched_call *c)
+{
+	struct agent *a = arg;
+
+	lsp_unhold(a->lsp, c);
+}
+
 static void
 tooluse_lsp_note(void *arg, const char *sentence)
 {
@@ -368,7 +377,7 @@ tooluse_lsp_start(struct agent *a)
 
 	sched_set_more(a->sched, lsp_find, l);
 	lsp_on_status(l, tooluse_lsp_status, a);
-	sched_set_hold(a->sched, tooluse_hold);
+	sched_set_hold(a->sched, tooluse_hold, tooluse_unhold);
 	if (!prompt_tool_disabled(a->cfg, "code"))
 		lsp_tools_json(l, a->tools);
 	return l;

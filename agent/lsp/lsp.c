@@ -688,6 +688,21 @@ lsp_wait_timeout(struct ev_loop *loop, void *arg)
 	lsp_wait_end(w->lsp, w, true);
 }
 
+void
+lsp_unhold(struct lsp *l, struct sched_call *c)
+{
+	struct lsp_wait *w;
+
+	for (w = l != NULL ? l->waits : NULL; w != NULL; w = w->next)
+		if (w->call == c) {
+			/* not from inside the scheduler's loop over its calls */
+			if (w->timer != 0)
+				ev_timer_cancel(l->loop, w->timer);
+			w->timer = ev_timer_add(l->loop, 0, lsp_wait_timeout, w);
+			return;
+		}
+}
+
 /* The status bar hears of a change. */
 static void
 lsp_status_tell(struct lsp *l)

@@ -55,6 +55,8 @@ void		 lsp_free(struct lsp *);
  * completed), other writers' changes to open files are sent.
  */
 bool		 lsp_after_tool(struct lsp *, struct sched_call *, lsp_release_fn *, void *arg);
+/* Let a held call go on the next loop turn (an interrupt), with what the servers said so far. */
+void		 lsp_unhold(struct lsp *, struct sched_call *);
 /* The code tool, when a server is known (for the scheduler's finder). */
 const struct tool_def *lsp_find(void *lsp, const char *name);
 /* Append the code tool's definition to tools (the request's array). */

@@ -172,6 +172,29 @@ i=0
 while pgrep -f "$FAULT" >/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
 check "killed: tandem SIGKILLed, its server is gone too" no_fault_left
 
+# SIGINT while an edit waits on a silent server: the wait ends at once
+reset_flt
+settings '{"lsp":{"wait_ms":30000},"lspServers":{"fault":{"command":"'"$FAULT"'",
+  "extensionToLanguage":{".flt":"fault"},"env":{"FAULT_MODE":"silent"}}}}'
+mock_start "$(scenario held <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"e1","name":"edit_file","input":{"path":"a.flt","old_string":"fine","new_string":"BROKEN"}}]},
+ {"text":"Done.","stop_reason":"end_turn"}
+]}
+J
+)"
+"$TANDEM" -p go --trust --permission-mode accept-edits --output-format events >"$T/held.jsonl" 2>"$T/held.err" &
+tp=$!
+i=0
+while ! grep -q didChange fault-methods.log 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+t0=$(date +%s%N)
+kill -INT $tp
+wait $tp
+rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "held: SIGINT ends the run (status $rc) in less than 2 s, not after the 30 s bound ($ms ms)" [ "$rc" = 130 ] && [ "$ms" -lt 2000 ]
+check "held: the edit has its result" grep -q 'edited a.flt' <(res held e1)
+
 reset_flt
 fault_settings pull
 run pull "$(fault_scen)" --trust --allow run_bash
