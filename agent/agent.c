@@ -50,6 +50,7 @@
 #include "store/wsnap.h"
 #include "jail/protect.h"
 #include "bgshell.h"
+#include "plan/plan.h"
 
 static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);
 static void agent_proceed(struct agent *);
@@ -253,6 +254,7 @@ agent_send_prompt(struct agent *a, const char *text, cJSON *blocks, const char *
 	/* @path mentions and images, read now (attach.h). */
 	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
 	inbox_take(a, content);
+	plan_prompt_note(a, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
 	if (record_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {
@@ -953,6 +955,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->mode = cfg->mode;
 	a->session_rules = perm_rules_new();
+	a->plan = plan_new();
 	buf_init(&a->progress_redact.hold, BUF_NOLIMIT);
 	a->hooks = hooks_new(loop, cfg);
 	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
@@ -1051,6 +1054,7 @@ agent_free(struct agent *a)
 	cachewatch_free(a->cw);
 	lsp_free(a->lsp);
 	sched_free(a->sched);
+	plan_free(a->plan);
 	mcp_expand_cancel(a->mcp_expand);
 	free(a->mcp_context);
 	mcp_free(a->mcp);

@@ -175,6 +175,7 @@ struct agent {
 	char			*memory;	/* the memory files, for the dynamic system prompt */
 	char			*memory_report;	/* for /memory */
 	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
+	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
 };
 
 int	 agent_unsaved(struct agent *a);

@@ -11,12 +11,14 @@
 #include "compaction.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "plan/plan.h"
 
 void
 compaction_applied(struct agent *a, enum compact_stage stage, int64_t before, int64_t after)
 {
 	cJSON *rec = cJSON_CreateObject();
 
+	plan_compacted(a);
 	conv_changed(&a->conv);
 	cJSON_AddStringToObject(rec, "k", "replace");
 	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));

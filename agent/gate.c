@@ -62,6 +62,7 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "plan/plan.h"
 
 /* A stage that does not decide: the next one looks at the call. */
 #define GATE_PASS	(-1)
@@ -401,9 +402,19 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 	return SCHED_ASK;
 }
 
+/* 3b. The tools whose call is a question to the person (plan.h): they always ask. */
+static int
+gate_asks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	int d = plan_gate(a, c, why);
+
+	return d == -1 ? GATE_PASS : d;
+}
+
 /* The stages, in their fixed order: the first that decides, decides. */
 static gate_stage_fn *const gate_stages[] = {
-	gate_health, gate_rules, gate_hooks, gate_always, gate_allowed, gate_sandbox, gate_host,
+	gate_health, gate_rules, gate_hooks, gate_asks, gate_always, gate_allowed, gate_sandbox,
+	gate_host,
 	gate_person
 };
 

@@ -54,7 +54,8 @@ libtandem_agent_a_SOURCES = \
 	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
-	agent/mcp/mcp_http.c agent/mcp/mcp_http.h
+	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
+	agent/plan/plan.c agent/plan/plan.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -153,3 +154,8 @@ check_PROGRAMS += tests/test_lsp
 TESTS += tests/test_lsp
 tests_test_lsp_SOURCES = tests/test_lsp.c agent/lsp/lsp_rpc.c
 tests_test_lsp_LDADD = $(LIB_LIBS)
+# The plan tools' checks and results, and the todo list a conversation holds.
+check_PROGRAMS += tests/test_plan
+TESTS += tests/test_plan
+tests_test_plan_SOURCES = tests/test_plan.c
+tests_test_plan_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)

@@ -56,6 +56,7 @@
 #include "intent.h"
 #include "timeline.h"
 #include "store/wsnap.h"
+#include "plan/plan.h"
 
 static cJSON * resume_reconcile_one(struct agent *a, const cJSON *use);
 static int resume_reconcile(struct agent *a);
@@ -360,6 +361,7 @@ resume_start_session(struct agent *a, const char *resume_id, bool fork, char *er
 	resume_use_session(a, sess);
 	if (resume_id != NULL) {
 		conv_replace(&a->conv, session_take_messages(old != NULL ? old : sess));
+		plan_sync(a, false);
 		if (old != NULL) {
 			struct buf src = BUF_INIT(8192);
 
@@ -493,4 +495,5 @@ resume_replay_history(struct agent *a)
 			emit_turn_end(a->bus, "end_turn", true);
 	}
 	event_set_turn(a->bus, a->turn);
+	plan_sync(a, true);
 }

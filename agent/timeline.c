@@ -51,6 +51,7 @@
 #include "timeline.h"
 #include "utf8.h"
 #include "store/wsnap.h"
+#include "plan/plan.h"
 
 static int timeline_restore_file(struct agent *a, const char *path, const char *have, const char *want, bool force, struct buf *report);
 static int timeline_restore_records(struct agent *a, const cJSON *ids, bool undo, bool force, struct buf *report);
@@ -502,6 +503,7 @@ agent_clear(struct agent *a)
 	}
 	buf_release(&err);
 	conv_clear(&a->conv);
+	plan_sync(a, true);
 	resume_use_session(a, sess);
 	cachewatch_forget(a->cw);
 	a->stage = COMPACT_NONE;

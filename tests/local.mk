@@ -97,3 +97,5 @@ kill-campaign: all
 .PHONY: kill-campaign
 # Requests built from what the conversation keeps: byte for byte the whole build (TANDEM_DEBUG=conv).
 IT_TESTS += tests/it/reqcache.sh
+# todo_write, exit_plan, ask_user headless: answered at once; Claude Code's names in rules and hooks; the list after a compaction.
+IT_TESTS += tests/it/plantools.sh

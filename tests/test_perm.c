@@ -431,9 +431,9 @@ T_TEST(plan_mode)
 	struct perm_rules *r = rules_of(allow, ask, NULL);
 
 	T_EQ_INT(edit(r, PERM_PLAN, "src/a.c"), PERM_VERDICT_DENY);
-	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made");
+	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made (finish the plan, then ask for its approval with exit_plan)");
 	T_EQ_INT(check(r, PERM_PLAN, "write_file", TOOL_WRITE, "path", "x"), PERM_VERDICT_DENY);
-	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made");
+	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made (finish the plan, then ask for its approval with exit_plan)");
 	T_EQ_INT(patch(r, PERM_PLAN, "--- a/x\n+++ b/x\n"), PERM_VERDICT_DENY);
 	T_EQ_INT(bash(r, PERM_PLAN, "make"), PERM_VERDICT_DENY);
 	T_EQ_STR(buf_cstr(&why), "plan mode: no commands are run");

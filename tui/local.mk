@@ -9,7 +9,7 @@ libtandem_tui_a_SOURCES = \
 	tui/draw.c tui/draw.h \
 	tui/keys.c \
 	tui/cmds.c \
-	tui/approve.c \
+	tui/todoview.c tui/todoview.h tui/askpick.c tui/askpick.h tui/approve.c \
 	tui/bang.c tui/bang.h \
 	tui/queue.c tui/queue.h \
 	tui/mention.c tui/mention.h \
@@ -119,3 +119,5 @@ TUI_SCREEN_TESTS += tests/tui/syntax.sh
 EXTRA_DIST += tests/tui/syntax.jsonl
 # tandem --demo: a guided tour that follows the user's answers.
 TUI_SCREEN_TESTS += tests/tui/demo.sh
+# The todo list (per turn, resumed, rewound), plan approval, ask_user's picker.
+TUI_SCREEN_TESTS += tests/tui/todo.sh tests/tui/plan.sh

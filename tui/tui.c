@@ -334,6 +334,10 @@ tui_event(const cJSON *ev, void *arg)
 
 	if (st_event(&a->st, ev, ev_now_ms()))
 		app_dirty(a, D_STATUS);
+	if (tdv_event(&a->todo, ev)) {
+		app_dirty(a, D_PLAN | D_LAYOUT);
+		app_tick_arm(a);
+	}
 	for (i = 0; i < sizeof tui_events / sizeof tui_events[0]; i++) {
 		if (strcmp(tui_events[i].type, type) == 0) {
 			tui_events[i].fn(a, ev);
@@ -519,6 +523,7 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	a->no_color = nc != NULL && *nc != '\0';
 	a->tr = tr_new();
 	tv_init(&a->tools);
+	tdv_init(&a->todo);
 	st_init(&a->st);
 	ed_init(&a->ed);
 	ed_init(&a->aux);
@@ -554,6 +559,8 @@ tui_free(struct app *a)
 	free(a->deferred_prompt);
 	tr_free(a->tr);
 	tv_release(&a->tools);
+	tdv_release(&a->todo);
+	askpick_free(a);
 	ed_release(&a->ed);
 	ed_release(&a->aux);
 	buf_release(&a->hint);

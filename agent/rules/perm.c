@@ -39,6 +39,9 @@ static const struct perm_tool {
 	/* Background shells: a rule covers the tool or not, patterns match nothing. */
 	{ "bash_output", PERM_KIND_NONE,  "shell_id" },
 	{ "kill_shell",	 PERM_KIND_NONE,  "shell_id" },
+	{ "todo_write",	 PERM_KIND_NONE,  "todos" },
+	{ "exit_plan",	 PERM_KIND_NONE,  "plan" },
+	{ "ask_user",	 PERM_KIND_NONE,  "questions" },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
@@ -627,7 +630,8 @@ perm_check(const struct perm_rules *rules, enum perm_mode mode, const char *tool
 		    r->text);
 		v = PERM_VERDICT_DENY;
 	} else if (mode == PERM_PLAN && cls != TOOL_READ_ONLY) {
-		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made" :
+		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made (finish the plan, "
+		    "then ask for its approval with exit_plan)" :
 		    "plan mode: no commands are run");
 		v = PERM_VERDICT_DENY;
 	} else if (sub.parts.unsure &&

@@ -353,6 +353,9 @@ static const struct {
 	{ "bash_output", "read" },
 	{ "kill_shell",	"execute" },
 	{ "code",	"search" },
+	{ "todo_write",	"think" },
+	{ "exit_plan",	"switch_mode" },
+	{ "ask_user",	"other" },
 };
 
 const char *
