@@ -99,6 +99,7 @@ struct lsp_server {
 	int64_t		 flood_at;	/* the second being counted */
 	size_t		 flood_bytes;
 	const char	*why;		/* the sentence of its end, when it was killed */
+	char		 why_buf[128];	/* for a why made of parts */
 	bool		 closing;	/* lsp_server_close runs: no event reaches lsp.c */
 	long		 shutdown_id;
 	uint64_t	 free_timer;	/* ended: freed on the next loop turn */

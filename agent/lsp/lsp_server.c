@@ -304,10 +304,9 @@ lsp_server_on_out(struct ev_loop *loop, int fd, int revents, void *arg)
 			}
 			lsp_frames_feed(&s->frames, chunk, (size_t)r, lsp_server_on_body, s);
 			if (lsp_frames_broken(&s->frames) != NULL && s->why == NULL) {
-				static char why[128];
-
-				snprintf(why, sizeof why, "spoke garbage (%s)", lsp_frames_broken(&s->frames));
-				lsp_server_fail(s, why);
+				snprintf(s->why_buf, sizeof s->why_buf, "spoke garbage (%s)",
+				    lsp_frames_broken(&s->frames));
+				lsp_server_fail(s, s->why_buf);
 			}
 			if (s->out == -1 || s->why != NULL)
 				return;

@@ -116,7 +116,9 @@ lsp_put_location(struct lsp *l, enum lsp_enc enc, const char *uri, const cJSON *
 		buf_puts(&path, rel);
 	else
 		buf_printf(&path, "%s/%s", l->cfg->root, rel);
-	if (file_read(buf_cstr(&path), LSP_FILE_MAX, 0, &text, NULL) == 0 &&
+	/* a file the deny rules cover is named, never quoted */
+	if (!tool_denied(l->env, SANDBOX_READ, buf_cstr(&path)) &&
+	    file_read(buf_cstr(&path), LSP_FILE_MAX, 0, &text, NULL) == 0 &&
 	    lsp_line_of(text.data, text.len, ln, &lp, &n)) {
 		col = lsp_col_to_chars(lp, n, col - 1, enc);
 		while (n > 0 && (*lp == ' ' || *lp == '\t')) {

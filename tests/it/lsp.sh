@@ -87,6 +87,18 @@ check "the model got the error in the tool result" \
     grep -q 'Too few arguments' <(mock_body 3 '.messages[-1].content[0].content | tostring')
 check "clangd is gone when tandem is" not pgrep -x clangd
 
+# a deny rule: the code tool names a denied file, never quotes it, and refuses to ask about it
+run denied "$(scenario denied <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"d1","name":"code","input":{"operation":"definition","path":"main.c","line":6,"column":19}},
+   {"id":"s1","name":"code","input":{"operation":"document_symbols","path":"util.h"}}]},
+ {"text":"Done.","stop_reason":"end_turn"}
+]}
+J
+)" --trust --deny 'Read(util.h)'
+check "denied: the definition in a denied file is named, not quoted" [ "$(res denied d1)" = "util.h:1:5" ]
+check "denied: a denied file is not asked about" grep -q 'denied by a permission rule' <(res denied s1)
+
 # --- pyright, from the tests' npm peers -----------------------------------
 PYRIGHT="$top_srcdir/tests/npm/node_modules/.bin/pyright-langserver"
 needs_node "$PYRIGHT" pyright
