@@ -50,6 +50,7 @@
 #include "store/wsnap.h"
 #include "jail/protect.h"
 #include "bgshell.h"
+#include "web/web.h"
 #include "plan/plan.h"
 
 static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);
@@ -1004,6 +1005,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	tooluse_ops(a, &ops);
 	a->sched = sched_new(loop, &a->env, &ops);
+	a->web = web_new(a);
 	tooluse_protect_warm(a);
 	a->lsp = tooluse_lsp_start(a);
 	prompt_mcp_start(a);
@@ -1046,14 +1048,16 @@ agent_free(struct agent *a)
 		cJSON_AddStringToObject(f, "reason", "exit");
 		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, a);
 		cJSON_Delete(f);
-		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	}
+	/* and the hooks the last events started (StopFailure, PermissionDenied, ...) finish */
+	hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	hooks_free(a->hooks);
 	jail_free(a->jail);
 	a->hooks = NULL;
 	cachewatch_free(a->cw);
 	lsp_free(a->lsp);
 	sched_free(a->sched);
+	web_free(a->web);
 	plan_free(a->plan);
 	mcp_expand_cancel(a->mcp_expand);
 	free(a->mcp_context);

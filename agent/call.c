@@ -346,8 +346,12 @@ call_start(struct agent *a, struct call *c, const struct call_request *rq, call_
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(a, &pr);
-	pr.model = a->model;
+	pr.model = rq->model != NULL ? rq->model : a->model;
 	modelset_shape_request(a, &pr);
+	if (rq->model != NULL) {
+		pr.thinking = PROVIDER_THINK_NONE;
+		pr.effort = NULL;
+	}
 	if (rq->no_budget && pr.thinking == PROVIDER_THINK_BUDGET)
 		pr.thinking = PROVIDER_THINK_NONE;
 	pr.system_static = rq->system_static;

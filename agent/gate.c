@@ -62,6 +62,7 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "web/web.h"
 #include "plan/plan.h"
 
 /* A stage that does not decide: the next one looks at the call. */
@@ -105,6 +106,7 @@ gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bo
 		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
 	else if (fork_first)
 		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
+	web_explain(a->web, c->id, reason, &always);
 	buf_release(&scratch);
 	return always;
 }
@@ -149,7 +151,7 @@ static bool
 gate_deny_unsure(struct agent *a, const struct sched_call *c)
 {
 	return perm_deny_unsure(a->cfg->rules, c->name, c->input) ||
-	    perm_deny_unsure(a->session_rules, c->name, c->input);
+	    perm_deny_unsure(a->session_rules, c->name, c->input) || web_person_only(a->web, c->id);
 }
 
 /*
@@ -260,7 +262,7 @@ gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf
 		emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
-	return GATE_PASS;
+	return web_gate(a->web, c, &g->v, &g->deny_unsure);
 }
 
 /* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */
@@ -353,12 +355,43 @@ gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct b
  * 7. The slot for the host's decision: a front end that decides for the
  * person (the SDK protocol's can_use_tool) answers here: SCHED_GO,
  * SCHED_REFUSE with its reason, or SCHED_ASK while it decides (its answer
- * comes through agent_answer).  Nothing fills it yet.
+ * comes through agent_answer).  PermissionRequest hooks answer here
+ * (hooks.h); a call a deny rule could catch unseen, or a fork's first
+ * command, still goes to the person.
  */
 static int
 gate_host(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	return GATE_PASS;
+	struct hook_outcome ho;
+	int d = GATE_PASS;
+
+	if (hooks_permission_request(a->hooks, c->id, c->name, c->input, a->mode, gate_kick, a, &ho) == 1)
+		return SCHED_LATER;
+	agent_hook_notes(a, &ho);
+	if (ho.decision == HOOK_DENY) {
+		buf_reset(why);
+		buf_printf(why, "A PermissionRequest hook refused this call: %s",
+		    ho.reason != NULL ? ho.reason : "no reason given");
+		emit_approval(a->bus, c->id, "deny", "hook");
+		d = SCHED_REFUSE;
+	} else if (ho.decision == HOOK_ALLOW && !g->deny_unsure &&
+	    !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+		if (ho.updated_input != NULL) {
+			sched_call_set_input(c, ho.updated_input);
+			ho.updated_input = NULL;
+		}
+		/* A rewritten input is checked against the rules again; a deny rule still denies. */
+		if (perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why) ==
+		    PERM_VERDICT_DENY) {
+			emit_approval(a->bus, c->id, "deny", "rule");
+			d = SCHED_REFUSE;
+		} else {
+			emit_approval(a->bus, c->id, "allow", "hook");
+			d = SCHED_GO;
+		}
+	}
+	hook_outcome_release(&ho);
+	return d;
 }
 
 /* 8. The person: an approval_request, or, headless, a refusal that says how to allow it. */

@@ -43,6 +43,7 @@
 #include "store/session.h"
 #include "model/stream.h"
 #include "xalloc.h"
+#include "web/web.h"
 #include "agent_int.h"
 #include "call.h"
 #include "compaction.h"
@@ -283,6 +284,7 @@ agent_mcp_wait(struct agent *a)
 		a->tools = prompt_tools_json(a->cfg);
 		mcp_tools_json(a->mcp, a->tools);
 		lsp_tools_json(a->lsp, a->tools);
+		web_tools_json(a->web, a->tools);
 		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
 			if (prompt_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),
 			    "name", "")))

@@ -30,6 +30,7 @@
 #include "event.h"
 #include "model/http.h"
 #include "hooks.h"
+#include "hooks/cctranscript.h"
 #include "jail/jail.h"
 #include "json.h"
 #include "context/memory.h"
@@ -93,7 +94,7 @@ resume_use_session(struct agent *a, struct session *sess)
 	a->env.policy = &a->policy;
 	a->env.jail = a->jail;
 	buf_reset(&p);
-	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
+	buf_printf(&p, "%s/" CCTR_FILE, session_dir(sess));
 	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));
 	buf_release(&p);
 }

@@ -26,8 +26,10 @@ struct sched {
 	const struct tool_def	*(*find)(void *, const char *);
 	int			(*resolve)(void *, char **, cJSON **, struct buf *);
 	void			*find_arg;
-	const struct tool_def	*(*more)(void *, const char *);
-	void			*more_arg;
+	/* the agent's own async tools (the web tools, the language servers' code tool) */
+	const struct tool_def	*(*more[SCHED_MORE_MAX])(void *, const char *);
+	void			*more_arg[SCHED_MORE_MAX];
+	size_t			 nmore;
 	bool			(*hold)(void *, struct sched_call *);
 	void			(*unhold)(void *, struct sched_call *);
 };
@@ -163,11 +165,12 @@ static const struct tool_def *
 sched_lookup(struct sched *s, const char *name)
 {
 	const struct tool_def *t = s->lookup(name);
+	size_t i;
 
 	if (t == NULL && s->find != NULL)
 		t = s->find(s->find_arg, name);
-	if (t == NULL && s->more != NULL)
-		t = s->more(s->more_arg, name);
+	for (i = 0; t == NULL && i < s->nmore; i++)
+		t = s->more[i](s->more_arg[i], name);
 	return t;
 }
 
@@ -234,12 +237,6 @@ sched_set_hold(struct sched *s, bool (*hold)(void *, struct sched_call *),
 	s->unhold = unhold;
 }
 
-void
-sched_set_more(struct sched *s, const struct tool_def *(*find)(void *, const char *), void *arg)
-{
-	s->more = find;
-	s->more_arg = arg;
-}
 
 static void
 sched_start(struct sched *s, struct sched_call *c)
@@ -339,6 +336,15 @@ sched_set_finder(struct sched *s, const struct tool_def *(*find)(void *, const c
 	s->find = find;
 	s->resolve = resolve;
 	s->find_arg = arg;
+}
+
+void
+sched_set_more(struct sched *s, const struct tool_def *(*find)(void *, const char *), void *arg)
+{
+	if (s->nmore == SCHED_MORE_MAX)
+		fatal("more than %d extra tool finders", SCHED_MORE_MAX);
+	s->more[s->nmore] = find;
+	s->more_arg[s->nmore++] = arg;
 }
 
 void

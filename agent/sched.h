@@ -23,6 +23,7 @@
 #include "tool.h"
 
 #define SCHED_MAX_PARALLEL 4
+#define SCHED_MORE_MAX	4
 
 struct ev_loop;
 struct exec_job;
@@ -85,11 +86,15 @@ void		 sched_set_lookup(struct sched *, const struct tool_def *(*lookup)(const c
  * is gated (0: *name and *input replaced; 1: left alone; -1: the call
  * fails with why).
  */
-void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, const char *),
-		    int (*resolve)(void *, char **name, cJSON **input, struct buf *why), void *arg);
-/* One more finder, asked after the others (the language servers' code tool). */
+/*
+ * One more finder, asked last: tools the agent's own modules run on the
+ * loop (the web tools, the language servers' code tool); each call adds
+ * one, at most SCHED_MORE_MAX.
+ */
 void		 sched_set_more(struct sched *, const struct tool_def *(*find)(void *, const char *),
 		    void *arg);
+void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, const char *),
+		    int (*resolve)(void *, char **name, cJSON **input, struct buf *why), void *arg);
 /*
  * After a call's tool has returned, its result in place: hold (with the
  * ops' arg) returns true when the owner keeps the call running and lets

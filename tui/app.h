@@ -228,6 +228,9 @@ struct app {
 	struct paste		 clip;		/* an image from the clipboard (paste.h) */
 	struct todoview		 todo;		/* the model's todo list, now and per turn (todoview.h) */
 	struct askpick		*pick;		/* ask_user's questions being answered (askpick.h), or NULL */
+	struct statusline	*sl;		/* the statusLine command (statusline.h); NULL: none */
+	bool			 sl_warned;	/* its failure was said once */
+	int64_t			 opened_at;	/* ms, for the status line's duration */
 };
 
 /* tui.c */

@@ -39,6 +39,8 @@ static const struct approve_tool {
 	{ "write_file", "Write", "content", "path" },
 	{ "apply_patch", "Apply this patch", "patch", NULL },
 	{ "run_bash", "Run this command", "command", NULL },
+	{ "web_fetch", "Fetch", "url", "url" },
+	{ "web_search", "Search the web for", "query", "query" },
 	{ "exit_plan", "Approve this plan", "plan", NULL },
 };
 

@@ -16,6 +16,7 @@
 #include "draw.h"
 #include "ev.h"
 #include "json.h"
+#include "statusline.h"
 #include "utf8.h"
 #include "wrap.h"
 
@@ -520,7 +521,10 @@ paint_status(struct app *a)
 
 	werase(w);
 	sline_init(&l);
-	st_format(&a->st, r->w, ev_now_ms(), &l);
+	if (statusline_text(a->sl) != NULL)
+		st_format_custom(&a->st, statusline_text(a->sl), r->w, &l);
+	else
+		st_format(&a->st, r->w, ev_now_ms(), &l);
 	draw_row(&c, 0, &l, 0);
 	sline_release(&l);
 	wnoutrefresh(w);

@@ -180,6 +180,10 @@ acp_title(const char *name, const cJSON *input, struct buf *t)
 		buf_printf(t, "Write %s", path != NULL ? path : "a file");
 	else if (strcmp(name, "list_dir") == 0)
 		buf_printf(t, "List %s", path != NULL ? path : ".");
+	else if (strcmp(name, "web_fetch") == 0)
+		buf_printf(t, "Fetch %s", json_str(input, "url", ""));
+	else if (strcmp(name, "web_search") == 0)
+		buf_printf(t, "Search the web: %s", json_str(input, "query", ""));
 	else if (pat != NULL)
 		buf_printf(t, "%s %s", name, pat);
 	else

@@ -353,6 +353,8 @@ static const struct {
 	{ "bash_output", "read" },
 	{ "kill_shell",	"execute" },
 	{ "code",	"search" },
+	{ "web_fetch",	"fetch" },
+	{ "web_search",	"fetch" },
 	{ "todo_write",	"think" },
 	{ "exit_plan",	"switch_mode" },
 	{ "ask_user",	"other" },

@@ -197,6 +197,23 @@ async function neverPhase(ctx) {
 	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
 }
 
+// The web tools: kind fetch, a title with the URL or the query, asked and completed.
+async function webPhase(ctx) {
+	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+	const session = await ctx.buildSession({ cwd: ws, mcpServers: [] }).start();
+	policy = 'allow_once';
+	const r = await collect(session, 'read the web');
+	const calls = r.updates.filter((u) => u.sessionUpdate === 'tool_call');
+	const f = calls.find((u) => u.title === `Fetch ${process.env.WEB_URL}`);
+	ok(f && f.kind === 'fetch', `web_fetch: a tool_call of kind fetch titled with its URL (${f && f.title})`);
+	const s = calls.find((u) => u.title === 'Search the web: tandem news');
+	ok(s && s.kind === 'fetch', `web_search: kind fetch, titled with its query (${s && s.title})`);
+	ok(asked.length === 2 && asked.every((a) => a.toolCall.kind === 'fetch'), `both asked for permission (${asked.length})`);
+	const done = r.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+	ok(done.some((u) => /Plain markdown/.test(JSON.stringify(u))), 'the fetch completed with the page');
+	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
+}
+
 // Plan mode: the todo list as plan updates, two questions and a plan through request_permission.
 async function planPhase(ctx) {
 	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
@@ -241,6 +258,8 @@ try {
 			await planPhase(ctx);
 		} else if (phase === 'never') {
 			await neverPhase(ctx);
+		} else if (phase === 'web') {
+			await webPhase(ctx);
 		} else {
 			await sessionPhase(ctx);
 		}

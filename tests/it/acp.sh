@@ -63,6 +63,24 @@ run_node never
 check "never: the model was told the calls are rejected for the session" grep -q 'rest of the session' <(sed -n 3p "$MOCK_LOG")
 check "never: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 
+# The web tools over ACP (a web server on loopback; loopback fetched as in tests/it/web.sh).
+node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$T/web.log" 2>/dev/null &
+WEB_PID=$!
+i=0
+while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+export WEB_URL="http://127.0.0.1:$(cat "$T/web.port")/md" TANDEM_WEB_TEST_LOOPBACK=1
+mock_start "$(scenario acpweb <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_f1","name":"web_fetch","input":{"url":"$WEB_URL"}},
+   {"id":"toolu_s1","name":"web_search","input":{"query":"tandem news"}}],"stop_reason":"tool_use","expect_contains":"read the web"},
+ {"match":"Search the web for","web_search":{"query":"tandem news","results":[{"title":"N","url":"https://example.com/n"}]}},
+ {"text":"Read.","stop_reason":"end_turn"}
+]}
+J
+)"
+run_node web
+unset WEB_URL TANDEM_WEB_TEST_LOOPBACK
+kill $WEB_PID 2>/dev/null
 # Plan mode: the todo list as plan updates, questions and the plan through request_permission.
 echo hello >notes.txt
 todos() { printf '{"todos":[{"content":"Ask","status":"%s","activeForm":"Asking"},{"content":"Plan","status":"%s","activeForm":"Planning"}]}' "$1" "$2"; }
