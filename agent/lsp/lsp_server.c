@@ -383,6 +383,9 @@ lsp_server_gone(struct lsp_server *s)
 {
 	if (!s->reaped || s->out != -1 || s->state == LSP_DEAD || s->closing)
 		return;
+	/* its last words are in the pipe already: read them before its end is told */
+	if (s->err != -1)
+		lsp_server_on_out(s->lsp->loop, s->err, POLLIN, s);
 	s->state = LSP_DEAD;
 	lsp_server_close_fd(s, &s->in);
 	lsp_server_close_fd(s, &s->err);
