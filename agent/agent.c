@@ -1007,7 +1007,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->sched = sched_new(loop, &a->env, &ops);
 	a->web = web_new(a);
 	tooluse_protect_warm(a);
-	a->lsp = tooluse_lsp_start(a);
+	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, a->sched);
+	lsp_tools_json(a->lsp, a->tools);
 	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */

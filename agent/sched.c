@@ -32,6 +32,7 @@ struct sched {
 	size_t			 nmore;
 	bool			(*hold)(void *, struct sched_call *);
 	void			(*unhold)(void *, struct sched_call *);
+	void			*hold_arg;
 };
 
 static void sched_pump(struct sched *);
@@ -212,7 +213,7 @@ sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
 	}
 	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
 	c->is_error = out->is_error;
-	if (s->hold != NULL && s->hold(s->ops.arg, c)) {
+	if (s->hold != NULL && s->hold(s->hold_arg, c)) {
 		c->held = true;
 		return;
 	}
@@ -231,10 +232,11 @@ sched_release(struct sched *s, struct sched_call *c)
 
 void
 sched_set_hold(struct sched *s, bool (*hold)(void *, struct sched_call *),
-    void (*unhold)(void *, struct sched_call *))
+    void (*unhold)(void *, struct sched_call *), void *arg)
 {
 	s->hold = hold;
 	s->unhold = unhold;
+	s->hold_arg = arg;
 }
 
 
@@ -407,7 +409,7 @@ sched_interrupt(struct sched *s, const char *why)
 		else if (c->state == SCHED_RUNNING && c->ajob != NULL)
 			c->tool->async->cancel(c->ajob);
 		else if (c->state == SCHED_RUNNING && c->held && s->unhold != NULL)
-			s->unhold(s->ops.arg, c);
+			s->unhold(s->hold_arg, c);
 		else if (c->state == SCHED_QUEUED || c->state == SCHED_WAITING)
 			sched_finish(s, c, true, why);
 	}

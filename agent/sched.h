@@ -96,13 +96,13 @@ void		 sched_set_more(struct sched *, const struct tool_def *(*find)(void *, con
 void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, const char *),
 		    int (*resolve)(void *, char **name, cJSON **input, struct buf *why), void *arg);
 /*
- * After a call's tool has returned, its result in place: hold (with the
- * ops' arg) returns true when the owner keeps the call running and lets
- * it go later with sched_release (the language servers' errors join an
- * edit's result).  sched_interrupt asks unhold to let a held call go now.
+ * After a call's tool has returned, its result in place: hold (with arg)
+ * returns true when it keeps the call running and lets it go later with
+ * sched_release (the language servers' errors join an edit's result).
+ * sched_interrupt asks unhold to let a held call go now.
  */
 void		 sched_set_hold(struct sched *, bool (*hold)(void *, struct sched_call *),
-		    void (*unhold)(void *, struct sched_call *));
+		    void (*unhold)(void *, struct sched_call *), void *arg);
 void		 sched_release(struct sched *, struct sched_call *);
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
 void		 sched_add(struct sched *, const char *id, const char *name,

@@ -14,7 +14,6 @@
 #include "compaction.h"
 #include "gate.h"
 #include "jail/jail.h"
-#include "lsp/lsp.h"
 #include "intent.h"
 #include "modelset.h"
 #include "prompt.h"
@@ -328,61 +327,6 @@ tooluse_finished(void *arg, struct sched_call *c)
 	if (c->ran && session_error(a->session) == NULL)
 		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
 		    c->result.len, c->is_error, a->mode, tooluse_post_hooked, a);
-}
-
-/* The language servers' errors join an edit's result before it is finished (lsp.h). */
-static void
-tooluse_lsp_release(void *arg, struct sched_call *c)
-{
-	struct agent *a = arg;
-
-	sched_release(a->sched, c);
-}
-
-static bool
-tooluse_hold(void *arg, struct sched_call *c)
-{
-	struct agent *a = arg;
-
-	return lsp_after_tool(a->lsp, c, tooluse_lsp_release, a);
-}
-
-/* Esc: the edit's result goes now, with what the servers said so far. */
-static void
-tooluse_unhold(void *arg, struct sched_call *c)
-{
-	struct agent *a = arg;
-
-	lsp_unhold(a->lsp, c);
-}
-
-static void
-tooluse_lsp_note(void *arg, const char *sentence)
-{
-	struct agent *a = arg;
-
-	event_error(a->bus, 0, "%s", sentence);
-}
-
-static void
-tooluse_lsp_status(void *arg, const char *servers)
-{
-	struct agent *a = arg;
-
-	emit_lsp_status(a->bus, servers);
-}
-
-struct lsp *
-tooluse_lsp_start(struct agent *a)
-{
-	struct lsp *l = lsp_new(a->loop, a->cfg, &a->env, a->jail, tooluse_lsp_note, a);
-
-	sched_set_more(a->sched, lsp_find, l);
-	lsp_on_status(l, tooluse_lsp_status, a);
-	sched_set_hold(a->sched, tooluse_hold, tooluse_unhold);
-	if (!prompt_tool_disabled(a->cfg, "code"))
-		lsp_tools_json(l, a->tools);
-	return l;
 }
 
 static void

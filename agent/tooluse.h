@@ -23,7 +23,5 @@ void	 tooluse_ops(struct agent *a, struct sched_ops *ops);
 int	 tooluse_turn_end(struct agent *a);
 /* With the sandbox in workspace-write mode: the protected names' watch begins (protect.h). */
 void	 tooluse_protect_warm(struct agent *a);
-/* The language servers (lsp.h), their code tool found by the scheduler and offered. */
-struct lsp *tooluse_lsp_start(struct agent *a);
 
 #endif

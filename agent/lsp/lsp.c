@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 
 #include "config/config.h"
+#include "emit.h"
+#include "event.h"
 #include "ev.h"
 #include "file.h"
 #include "fsutil.h"
@@ -43,8 +45,6 @@ struct lsp_item {
 struct lsp_wait {
 	struct lsp		*lsp;
 	struct sched_call	*call;
-	lsp_release_fn		*release;
-	void			*arg;
 	struct lsp_item		*items;
 	size_t			 n;
 	uint64_t		 timer;
@@ -337,8 +337,7 @@ lsp_note(struct lsp *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	if (l->note != NULL)
-		l->note(l->note_arg, buf_cstr(&b));
+	event_error(l->bus, 0, "%s", buf_cstr(&b));
 	buf_release(&b);
 }
 
@@ -674,7 +673,7 @@ lsp_wait_end(struct lsp *l, struct lsp_wait *w, bool timed_out)
 	lsp_trace_note("wait", ev_now_ms() - w->since);
 	buf_release(&out);
 	free(w->items);
-	w->release(w->arg, w->call);
+	sched_release(l->sched, w->call);
 	free(w);
 }
 
@@ -688,9 +687,11 @@ lsp_wait_timeout(struct ev_loop *loop, void *arg)
 	lsp_wait_end(w->lsp, w, true);
 }
 
-void
-lsp_unhold(struct lsp *l, struct sched_call *c)
+/* sched_set_hold's unhold: an interrupt lets a held call go on the next loop turn. */
+static void
+lsp_unhold(void *arg, struct sched_call *c)
 {
+	struct lsp *l = arg;
 	struct lsp_wait *w;
 
 	for (w = l != NULL ? l->waits : NULL; w != NULL; w = w->next)
@@ -710,21 +711,12 @@ lsp_status_tell(struct lsp *l)
 	struct buf b = BUF_INIT(4096);
 
 	lsp_status(l, &b);
-	if (l->status_fn != NULL && strcmp(buf_cstr(&b), l->status_last != NULL ? l->status_last : "") != 0) {
+	if (strcmp(buf_cstr(&b), l->status_last != NULL ? l->status_last : "") != 0) {
 		free(l->status_last);
 		l->status_last = xstrdup(buf_cstr(&b));
-		l->status_fn(l->status_arg, l->status_last);
+		emit_lsp_status(l->bus, l->status_last);
 	}
 	buf_release(&b);
-}
-
-void
-lsp_on_status(struct lsp *l, lsp_note_fn *fn, void *arg)
-{
-	if (l == NULL)
-		return;
-	l->status_fn = fn;
-	l->status_arg = arg;
 }
 
 /* Every waiter one step on; those done are released on the next loop turn. */
@@ -772,7 +764,7 @@ lsp_is_edit(const char *name)
 
 /* Hold an edit: each changed file that a server takes becomes an item. */
 static bool
-lsp_hold_edit(struct lsp *l, struct sched_call *c, lsp_release_fn *release, void *arg)
+lsp_hold_edit(struct lsp *l, struct sched_call *c)
 {
 	struct lsp_wait *w = xcalloc(1, sizeof *w);
 	const cJSON *f;
@@ -808,8 +800,6 @@ lsp_hold_edit(struct lsp *l, struct sched_call *c, lsp_release_fn *release, void
 	}
 	w->lsp = l;
 	w->call = c;
-	w->release = release;
-	w->arg = arg;
 	w->next = l->waits;
 	l->waits = w;
 	w->since = ev_now_ms();
@@ -845,10 +835,13 @@ lsp_after_command(struct lsp *l)
 	}
 }
 
-bool
-lsp_after_tool(struct lsp *l, struct sched_call *c, lsp_release_fn *release, void *arg)
+/* sched_set_hold's hold: every call's end passes here. */
+static bool
+lsp_after_tool(void *arg, struct sched_call *c)
 {
-	if (l == NULL || c->tool == NULL)
+	struct lsp *l = arg;
+
+	if (c->tool == NULL)
 		return false;
 	if (strcmp(c->name, "read_file") == 0 && !c->is_error) {
 		char *rel = lsp_rel(l, json_str(c->input, "path", NULL));
@@ -862,7 +855,7 @@ lsp_after_tool(struct lsp *l, struct sched_call *c, lsp_release_fn *release, voi
 		return false;
 	}
 	if (lsp_is_edit(c->name))
-		return !c->is_error && lsp_hold_edit(l, c, release, arg);
+		return !c->is_error && lsp_hold_edit(l, c);
 	if (c->tool->cls != TOOL_READ_ONLY)
 		lsp_after_command(l);
 	return false;
@@ -870,9 +863,11 @@ lsp_after_tool(struct lsp *l, struct sched_call *c, lsp_release_fn *release, voi
 
 /* --- the set ------------------------------------------------------------------- */
 
+static const struct tool_def *lsp_find(void *, const char *);
+
 struct lsp *
 lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *env,
-    struct jail *jail, lsp_note_fn *note, void *arg)
+    struct jail *jail, struct event_bus *bus, struct sched *sched)
 {
 	struct lsp *l;
 	struct buf warnings = BUF_INIT(64 * 1024);
@@ -881,8 +876,8 @@ lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *e
 	if (!cfg->lsp_enabled)
 		return NULL;
 	defs = lsp_conf_load(cfg, &warnings);
-	if (warnings.len > 0 && note != NULL)
-		note(arg, buf_cstr(&warnings));
+	if (warnings.len > 0)
+		event_error(bus, 0, "%s", buf_cstr(&warnings));
 	buf_release(&warnings);
 	if (defs == NULL)
 		return NULL;
@@ -891,8 +886,8 @@ lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *e
 	l->cfg = cfg;
 	l->env = env;
 	l->jail = jail;
-	l->note = note;
-	l->note_arg = arg;
+	l->bus = bus;
+	l->sched = sched;
 	l->defs = defs;
 	l->wait_ms = cfg->lsp_wait_ms > 0 ? cfg->lsp_wait_ms : 2000;
 	l->code.name = "code";
@@ -901,6 +896,8 @@ lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *e
 	l->code.cls = TOOL_READ_ONLY;
 	l->code.async = &lsp_code_async;
 	l->code.owner = l;
+	sched_set_more(sched, lsp_find, l);
+	sched_set_hold(sched, lsp_after_tool, lsp_unhold, l);
 	return l;
 }
 
@@ -953,7 +950,8 @@ lsp_free(struct lsp *l)
 	free(l);
 }
 
-const struct tool_def *
+/* The scheduler's finder: the code tool. */
+static const struct tool_def *
 lsp_find(void *arg, const char *name)
 {
 	struct lsp *l = arg;
@@ -961,12 +959,32 @@ lsp_find(void *arg, const char *name)
 	return l != NULL && strcmp(name, "code") == 0 ? &l->code : NULL;
 }
 
+/* Is name in list (comma-separated, blanks around names allowed)? */
+static bool
+lsp_disabled(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (list != NULL && *list != '\0') {
+		size_t k;
+
+		list += strspn(list, " ,");
+		k = strcspn(list, ",");
+		while (k > 0 && list[k - 1] == ' ')
+			k--;
+		if (k == n && strncmp(list, name, n) == 0)
+			return true;
+		list += strcspn(list, ",");
+	}
+	return false;
+}
+
 void
 lsp_tools_json(const struct lsp *l, cJSON *tools)
 {
 	cJSON *o;
 
-	if (l == NULL || tools == NULL)
+	if (l == NULL || tools == NULL || lsp_disabled(l->cfg->disabled_tools, l->code.name))
 		return;
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", l->code.name);

@@ -30,6 +30,7 @@
 
 struct buf;
 struct config;
+struct event_bus;
 struct ev_loop;
 struct jail;
 struct sched;
@@ -40,30 +41,21 @@ struct lsp;
 struct lsp_wait;
 struct lsp_job;
 
-/* One sentence for the user (a server that failed, a server not started). */
-typedef void lsp_note_fn(void *arg, const char *sentence);
-/* A held call's result is complete: the owner lets it go (sched_release). */
-typedef void lsp_release_fn(void *arg, struct sched_call *);
-
-/* NULL when language servers are off (lsp.enabled false) or none is known. */
-struct lsp	*lsp_new(struct ev_loop *, const struct config *, const struct tool_env *,
-		    struct jail *, lsp_note_fn *note, void *arg);
-void		 lsp_free(struct lsp *);
 /*
- * A call's tool has returned: read_file opens the file (its baseline),
- * the edits are held (true: release comes later, with the result
- * completed), other writers' changes to open files are sent.
+ * The session's language servers, or NULL when they are off (lsp.enabled
+ * false) or none is known.  It joins sched: the code tool is found there
+ * (sched_set_more), and each call's end passes through it
+ * (sched_set_hold): a read opens the file (its baseline), an edit is held
+ * until its files' new errors are appended, another writer's changes to
+ * open files are sent.  Its sentences (a server that failed or was not
+ * started) and the servers' state (lsp_status events) go to bus.
  */
-bool		 lsp_after_tool(struct lsp *, struct sched_call *, lsp_release_fn *, void *arg);
-/* Let a held call go on the next loop turn (an interrupt), with what the servers said so far. */
-void		 lsp_unhold(struct lsp *, struct sched_call *);
-/* The code tool, when a server is known (for the scheduler's finder). */
-const struct tool_def *lsp_find(void *lsp, const char *name);
-/* Append the code tool's definition to tools (the request's array). */
+struct lsp	*lsp_new(struct ev_loop *, const struct config *, const struct tool_env *,
+		    struct jail *, struct event_bus *, struct sched *);
+void		 lsp_free(struct lsp *);
+/* Append the code tool's definition to tools (the request's array), unless disabled. */
 void		 lsp_tools_json(const struct lsp *, cJSON *tools);
 /* "clangd ready, pyright starting" for the status bar; nothing when none ran. */
 void		 lsp_status(const struct lsp *, struct buf *out);
-/* fn hears lsp_status's text each time it changes. */
-void		 lsp_on_status(struct lsp *, lsp_note_fn *fn, void *arg);
 
 #endif

@@ -112,8 +112,8 @@ struct lsp {
 	const struct tool_env	*env;
 	struct jail		*jail;
 	struct jail		*ro_jail;	/* untrusted: the servers' read-only sandbox; lazy */
-	lsp_note_fn		*note;
-	void			*note_arg;
+	struct event_bus	*bus;
+	struct sched		*sched;
 	bool			 told_untrusted;
 	int			 wait_ms;
 	struct lsp_def		*defs;
@@ -122,8 +122,6 @@ struct lsp {
 	struct lsp_job		*jobs;
 	uint64_t		 poke_timer;
 	struct lsp_server	*ended;		/* gone, freed on the next loop turn */
-	lsp_note_fn		*status_fn;
-	void			*status_arg;
 	char			*status_last;
 	struct tool_def		 code;		/* the code tool, owner = this */
 };
