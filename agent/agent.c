@@ -38,6 +38,7 @@
 #include "attach.h"
 #include "inbox.h"
 #include "mcp/mcp.h"
+#include "lsp/lsp.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -1010,6 +1011,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->sched = sched_new(loop, &a->env, &ops);
 	a->web = web_new(a);
 	tooluse_protect_warm(a);
+	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, a->sched);
+	lsp_tools_json(a->lsp, a->tools);
 	prompt_mcp_start(a);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
@@ -1057,6 +1060,7 @@ agent_free(struct agent *a)
 	jail_free(a->jail);
 	a->hooks = NULL;
 	cachewatch_free(a->cw);
+	lsp_free(a->lsp);
 	sched_free(a->sched);
 	web_free(a->web);
 	plan_free(a->plan);

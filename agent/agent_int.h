@@ -82,6 +82,7 @@ struct agent {
 	struct http		*http;
 	struct sched		*sched;
 	struct mcp		*mcp;		/* the MCP servers; NULL: none */
+	struct lsp		*lsp;		/* the language servers (lsp/lsp.h); NULL: none */
 	struct web		*web;		/* web_fetch and web_search (web/web.h) */
 	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
 	char			*mcp_context;	/* the hooks' context, kept while they are */

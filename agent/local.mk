@@ -20,6 +20,9 @@ libtandem_agent_a_SOURCES = \
 	agent/context/cachewatch.c agent/context/cachewatch.h \
 	agent/context/compact.c agent/context/compact.h \
 	agent/sched.c agent/sched.h \
+	agent/lsp/lsp.c agent/lsp/lsp.h agent/lsp/lsp_int.h \
+	agent/lsp/lsp_rpc.c agent/lsp/lsp_rpc.h \
+	agent/lsp/lsp_server.c agent/lsp/lsp_conf.c agent/lsp/lsp_tool.c \
 	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
 	agent/forksrv/forksrv.c agent/forksrv/forksrv.h \
@@ -164,6 +167,11 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+# The language servers' base protocol: framing and positions (agent/lsp/lsp_rpc.c).
+check_PROGRAMS += tests/test_lsp
+TESTS += tests/test_lsp
+tests_test_lsp_SOURCES = tests/test_lsp.c agent/lsp/lsp_rpc.c
+tests_test_lsp_LDADD = $(LIB_LIBS)
 
 # The web tools (agent/web/): addresses, HTML to Markdown.
 check_PROGRAMS += tests/test_web

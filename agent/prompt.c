@@ -51,6 +51,7 @@
 #include "gate.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "lsp/lsp.h"
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
@@ -286,6 +287,7 @@ agent_mcp_wait(struct agent *a)
 		cJSON_Delete(a->tools);
 		a->tools = prompt_tools_json(a->cfg);
 		mcp_tools_json(a->mcp, a->tools);
+		lsp_tools_json(a->lsp, a->tools);
 		web_tools_json(a->web, a->tools);
 		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
 			if (prompt_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),

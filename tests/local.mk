@@ -45,6 +45,8 @@ IT_TESTS += tests/it/mcpres.sh
 IT_TESTS += tests/it/web.sh tests/it/websearch.sh
 EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
+IT_TESTS += tests/it/lsp.sh
+EXTRA_DIST += tests/lsp/fault.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.

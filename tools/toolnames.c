@@ -34,6 +34,7 @@ const struct toolname toolnames[] = {
 	{ "Task",		"agent",	{ NULL } },
 	{ "AskUserQuestion",	"ask_user",	{ NULL } },
 	{ "ExitPlanMode",	"exit_plan",	{ NULL } },
+	{ "LSP",		"code",		{ NULL } },
 	{ "NotebookEdit",	NULL,		{ NULL } },
 	{ "NotebookRead",	NULL,		{ NULL } },
 	{ "SlashCommand",	NULL,		{ NULL } },

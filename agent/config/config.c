@@ -134,7 +134,8 @@ cfg_is_trust_item(const struct cfg_key *k, const cJSON *v)
 {
 	enum perm_mode mode;
 
-	if (strcmp(k->name, "base_url") == 0 || strcmp(k->name, "apiKeyHelper") == 0)
+	if (strcmp(k->name, "base_url") == 0 || strcmp(k->name, "apiKeyHelper") == 0 ||
+	    strcmp(k->name, "lspServers") == 0)
 		return true;
 	if (k->type == CFG_MODE && perm_mode_parse(v->valuestring, &mode) == 0)
 		return mode == PERM_ACCEPT_EDITS || mode == PERM_YOLO;
@@ -786,6 +787,7 @@ config_init(struct config *cfg)
 	cfg->notify_style = xstrdup("auto");
 	cfg->notify_idle_ms = 60000;
 	cfg->mouse = true;
+	cfg->lsp_enabled = true;
 	cfg->compact_micro = 0.50;
 	cfg->compact_collapse = 0.70;
 	cfg->compact_summary = 0.85;
@@ -836,6 +838,7 @@ config_release(struct config *cfg)
 	cJSON_Delete(cfg->http_hook_urls);
 	cJSON_Delete(cfg->http_hook_env);
 	cJSON_Delete(cfg->mcp_servers);
+	cJSON_Delete(cfg->lsp_servers);
 	cJSON_Delete(cfg->mcp_flags);
 	free(cfg->root);
 	free(cfg->home);
