@@ -10,9 +10,11 @@ BUDGET=${TANDEM_FIRSTREQ_BUDGET:-12288}
 . "$(dirname "$0")/firstreq_lib.sh"
 firstreq_setup
 
+# A new default tool fails the second check: measure it, then add it here.
 DEFAULT_TOOLS="apply_patch ask_user bash_output code edit_file exit_plan glob grep kill_shell list_dir read_file run_bash todo_write web_fetch web_search write_file"
 for proto in anthropic openai; do
 	first_request "$proto"
+	check "$proto: tandem -p ended well" test "$(cat "$T/$proto.rc")" = 0
 	check "$proto: the first request was logged" test -s "$T/$proto.log"
 	names=$(jq -r '[.body.tools[] | .name // .function.name] | sort | join(" ")' "$T/$proto.log")
 	check "$proto: every default tool is offered ($names)" test "$names" = "$DEFAULT_TOOLS"

@@ -21,7 +21,7 @@ J
 )"
 	[ "$proto" = openai ] && args=(--provider openai --model m)
 	(cd "$T/ws" && PATH="$T/bin:$PATH" timeout 60 "$TANDEM" -p hi "${args[@]}" \
-	    >"$T/$proto.out" 2>"$T/$proto.err")
+	    >"$T/$proto.out" 2>"$T/$proto.err"; echo $? >"$T/$proto.rc")
 	sed -n 1p "$MOCK_LOG" >"$T/$proto.log"
 }
 
