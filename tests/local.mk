@@ -46,6 +46,9 @@ EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 # The banned functions of STYLE.md.
 TESTS += tests/test_style.sh
 EXTRA_DIST += tests/test_style.sh
+# The include graph and the call graph (scripts/layers.py).
+TESTS += tests/test_layers.sh
+EXTRA_DIST += tests/test_layers.sh scripts/layers.py
 
 # The shell splitter against real bash (tests/test_shdiff.c says how).
 check_PROGRAMS += tests/test_shdiff
