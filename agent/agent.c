@@ -50,10 +50,10 @@
 #include "jail/protect.h"
 #include "bgshell.h"
 
-static void agent_end_turn(struct agent *, const char *stop_reason, bool failed);
-static void agent_proceed(struct agent *);
-static bool agent_next_call(struct agent *);
-static void agent_prompt_hooks(struct agent *);
+static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
+static void agent_proceed(struct conversation *);
+static bool agent_next_call(struct conversation *);
+static void agent_prompt_hooks(struct conversation *);
 
 /* --- phases --------------------------------------------------------------- */
 
@@ -101,84 +101,102 @@ agent_trace_open(void)
 
 /* The one place where the turn changes phase. */
 void
-agent_phase(struct agent *a, enum turn_phase to)
+agent_phase(struct conversation *cv, enum turn_phase to)
 {
-	if (a->phase == to)
+	if (cv->phase == to)
 		return;
-	if (a->trace != NULL) {
-		fprintf(a->trace, "turn %d: %s -> %s\n", a->turn, agent_phase_name(a->phase),
+	if (cv->a->trace != NULL) {
+		fprintf(cv->a->trace, "turn %d: %s -> %s\n", cv->turn, agent_phase_name(cv->phase),
 		    agent_phase_name(to));
-		fflush(a->trace);
+		fflush(cv->a->trace);
 	}
-	a->phase = to;
+	cv->phase = to;
 }
 
 bool
-agent_in_turn(const struct agent *a)
+agent_in_turn(const struct conversation *cv)
 {
-	return a->phase != PHASE_IDLE && a->phase != PHASE_SUMMARY;
+	return cv->phase != PHASE_IDLE && cv->phase != PHASE_SUMMARY;
+}
+
+bool
+conversation_busy(const struct conversation *cv)
+{
+	return cv->phase != PHASE_IDLE;
 }
 
 bool
 agent_busy(const struct agent *a)
 {
-	return a->phase != PHASE_IDLE;
+	return conversation_busy(a->main);
 }
 
 const char *
 agent_session_id(const struct agent *a)
 {
-	return session_id(a->session);
+	const struct conversation *cv = a->main;
+
+	return session_id(cv->a->session);
 }
 
 const char *
 agent_session_dir(const struct agent *a)
 {
-	return a->session != NULL ? session_dir(a->session) : NULL;
+	const struct conversation *cv = a->main;
+
+	return cv->a->session != NULL ? session_dir(cv->a->session) : NULL;
 }
 
 const char *
 agent_model(const struct agent *a)
 {
-	return a->model;
+	const struct conversation *cv = a->main;
+
+	return cv->a->model;
 }
 
 struct mcp *
 agent_mcp(const struct agent *a)
 {
-	return a->mcp;
+	const struct conversation *cv = a->main;
+
+	return cv->a->mcp;
 }
 
 enum perm_mode
 agent_mode(const struct agent *a)
 {
-	return a->mode;
+	const struct conversation *cv = a->main;
+
+	return cv->a->mode;
 }
 
 void
 agent_set_mode(struct agent *a, enum perm_mode mode)
 {
-	a->mode = mode;
+	struct conversation *cv = a->main;
+
+	cv->a->mode = mode;
 }
 
 void
-agent_emit_session(struct agent *a, bool resumed)
+agent_emit_session(struct conversation *cv, bool resumed)
 {
-	emit_session(a->bus, session_id(a->session), a->model,
-	    a->proto == STREAM_OPENAI ? "openai" : "anthropic", a->cfg->root, resumed, NULL);
+	emit_session(cv->bus, session_id(cv->a->session), cv->a->model,
+	    cv->a->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, resumed, NULL);
 }
 
 /* A hook's warnings and messages, for the user; "continue": false ends the turn. */
 void
-agent_hook_notes(struct agent *a, const struct hook_outcome *o)
+agent_hook_notes(struct conversation *cv, const struct hook_outcome *o)
 {
 	if (o->warnings != NULL)
-		event_error(a->bus, 0, "%s", o->warnings);
+		event_error(cv->bus, 0, "%s", o->warnings);
 	if (o->system_message != NULL)
-		event_error(a->bus, 0, "%s", o->system_message);
-	if (o->stop && !a->hook_stop) {
-		a->hook_stop = true;
-		event_error(a->bus, 0, "a hook ended the turn%s%s", o->stop_reason != NULL ? ": " : "",
+		event_error(cv->bus, 0, "%s", o->system_message);
+	if (o->stop && !cv->hook_stop) {
+		cv->hook_stop = true;
+		event_error(cv->bus, 0, "a hook ended the turn%s%s", o->stop_reason != NULL ? ": " : "",
 		    o->stop_reason != NULL ? o->stop_reason : "");
 	}
 }
@@ -194,44 +212,53 @@ agent_hooks_ignored(void *arg, struct hook_outcome *o)
 int
 agent_submit(struct agent *a, const char *prompt)
 {
-	if (agent_busy(a))
+	return conversation_submit(a->main, prompt);
+}
+
+int
+conversation_submit(struct conversation *cv, const char *prompt)
+{
+	if (conversation_busy(cv))
 		return -1;
 	/* The session could not be saved: try again now, from what is on disk. */
-	if (session_error(a->session) != NULL) {
+	if (session_error(cv->a->session) != NULL) {
 		struct buf why = BUF_INIT(8192);
 
-		if (resume_reload(a, &why) == -1) {
-			a->unsaved_told = false;
-			event_error(a->bus, 1, "%s", buf_cstr(&why));
+		if (cv != cv->a->main)
+			return -2;
+
+		if (resume_reload(cv, &why) == -1) {
+			cv->a->unsaved_told = false;
+			event_error(cv->bus, 1, "%s", buf_cstr(&why));
 			buf_release(&why);
 			return -2;
 		}
 		buf_release(&why);
 	}
-	a->failed = false;
-	a->overflow_retried = false;
+	cv->failed = false;
+	cv->overflow_retried = false;
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
-	if (session_turns(a->session) > a->turn)
-		a->turn = session_turns(a->session);
-	a->turn++;
-	agent_phase(a, PHASE_PROMPT);
-	free(a->turn_prompt);
-	a->turn_prompt = xstrdup(prompt);
-	a->turn_started = ev_now_ms();
-	cJSON_Delete(a->turn_tools);
-	a->turn_tools = cJSON_CreateArray();
-	a->turn_tokens = a->totals.input + a->totals.output + a->totals.cache_read +
-	    a->totals.cache_write;
-	a->calls = 0;
-	a->continuations = 0;
-	a->paused = a->continuing = false;
-	buf_reset(&a->answer);
-	a->attempt = 0;
-	a->stop_blocks = 0;
-	a->hook_stop = false;
-	event_set_turn(a->bus, a->turn);
-	emit_turn_start(a->bus, prompt, false);
-	agent_prompt_hooks(a);
+	if (session_turns(cv->a->session) > cv->turn)
+		cv->turn = session_turns(cv->a->session);
+	cv->turn++;
+	agent_phase(cv, PHASE_PROMPT);
+	free(cv->turn_prompt);
+	cv->turn_prompt = xstrdup(prompt);
+	cv->turn_started = ev_now_ms();
+	cJSON_Delete(cv->turn_tools);
+	cv->turn_tools = cJSON_CreateArray();
+	cv->turn_tokens = cv->totals.input + cv->totals.output + cv->totals.cache_read +
+	    cv->totals.cache_write;
+	cv->calls = 0;
+	cv->continuations = 0;
+	cv->paused = cv->continuing = false;
+	buf_reset(&cv->answer);
+	cv->attempt = 0;
+	cv->stop_blocks = 0;
+	cv->hook_stop = false;
+	event_set_turn(cv->bus, cv->turn);
+	emit_turn_start(cv->bus, prompt, false);
+	agent_prompt_hooks(cv);
 	return 0;
 }
 
@@ -240,9 +267,9 @@ agent_submit(struct agent *a, const char *prompt)
  * (blocks, taken) and what UserPromptSubmit hooks added go to the model.
  */
 static void
-agent_send_prompt(struct agent *a, const char *text, cJSON *blocks, const char *context)
+agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, const char *context)
 {
-	const char *prompt = a->turn_prompt;
+	const char *prompt = cv->turn_prompt;
 	cJSON *content = cJSON_CreateArray(), *b;
 
 	cJSON_AddItemToArray(content, record_text_block(text));
@@ -250,131 +277,131 @@ agent_send_prompt(struct agent *a, const char *text, cJSON *blocks, const char *
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
-	attach_mentions(&a->env, a->cfg->rules, a->mode, a->bus, a->caps.image_input, prompt, content);
-	inbox_take(a, content);
+	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, cv->a->caps.image_input, prompt, content);
+	inbox_take(cv, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
-	if (record_add_user(a, content) == -1 || session_note_turn(a->session, a->turn, prompt) == -1) {
-		agent_halt(a);
+	if (record_add_user(cv, content) == -1 || session_note_turn(cv->a->session, cv->turn, prompt) == -1) {
+		agent_halt(cv);
 		return;
 	}
-	prompt_build_dynamic(a);
-	agent_next_call(a);
+	prompt_build_dynamic(cv);
+	agent_next_call(cv);
 }
 
 static void
 agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *notes,
     const char *error)
 {
-	struct agent *a = arg;
-	char *context = a->mcp_context;
+	struct conversation *cv = arg;
+	char *context = cv->mcp_context;
 	const cJSON *n;
 
 	cJSON_ArrayForEach(n, notes) {
-		cJSON *ev = event_new(a->bus, "attachment"), *it;
+		cJSON *ev = event_new(cv->bus, "attachment"), *it;
 
 		cJSON_ArrayForEach(it, n)
 			cJSON_AddItemToObject(ev, it->string, cJSON_Duplicate(it, 1));
-		event_emit(a->bus, ev);
+		event_emit(cv->bus, ev);
 	}
 
-	a->mcp_expand = NULL;
-	a->mcp_context = NULL;
+	cv->mcp_expand = NULL;
+	cv->mcp_context = NULL;
 	if (error != NULL) {
 		cJSON_Delete(blocks);
 		free(context);
-		agent_fail(a, "%s", error);
+		agent_fail(cv, "%s", error);
 		return;
 	}
-	agent_send_prompt(a, text, blocks, context);
+	agent_send_prompt(cv, text, blocks, context);
 	free(context);
 }
 
 /* An MCP prompt (/mcp__server__prompt) or @server:uri mentions are read first (mcp.h). */
 static void
-agent_start_prompt(struct agent *a, const char *prompt, const char *context)
+agent_start_prompt(struct conversation *cv, const char *prompt, const char *context)
 {
-	a->mcp_expand = mcp_expand_start(a->mcp, prompt, agent_prompt_expanded, a);
-	if (a->mcp_expand != NULL) {
-		free(a->mcp_context);
-		a->mcp_context = context != NULL ? xstrdup(context) : NULL;
-		agent_phase(a, PHASE_MCP_FETCH);
+	cv->mcp_expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
+	if (cv->mcp_expand != NULL) {
+		free(cv->mcp_context);
+		cv->mcp_context = context != NULL ? xstrdup(context) : NULL;
+		agent_phase(cv, PHASE_MCP_FETCH);
 		return;
 	}
-	agent_send_prompt(a, prompt, NULL, context);
+	agent_send_prompt(cv, prompt, NULL, context);
 }
 
 static void
 agent_prompt_hooked(void *arg, struct hook_outcome *o)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	a->hook_run = NULL;
-	agent_hook_notes(a, o);
+	cv->hook_run = NULL;
+	agent_hook_notes(cv, o);
 	if (o->decision == HOOK_BLOCK || o->stop) {
-		event_error(a->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
+		event_error(cv->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
 		    o->reason != NULL ? o->reason : o->stop_reason != NULL ? o->stop_reason :
 		    "no reason given");
-		agent_end_turn(a, "blocked", true);
+		agent_end_turn(cv, "blocked", true);
 		return;
 	}
-	agent_start_prompt(a, a->turn_prompt, o->additional_context);
+	agent_start_prompt(cv, cv->turn_prompt, o->additional_context);
 }
 
 /* After SessionStart (if it still runs), UserPromptSubmit hooks see the prompt first. */
 static void
-agent_prompt_hooks(struct agent *a)
+agent_prompt_hooks(struct conversation *cv)
 {
 	cJSON *f;
 
-	if (a->start_run != NULL) {
-		agent_phase(a, PHASE_SESSION_WAIT);
+	if (cv->a->start_run != NULL) {
+		agent_phase(cv, PHASE_SESSION_WAIT);
 		return;
 	}
-	if (hooks_has(a->hooks, HOOK_USER_PROMPT_SUBMIT, NULL)) {
+	if (hooks_has(cv->a->hooks, HOOK_USER_PROMPT_SUBMIT, NULL)) {
 		f = cJSON_CreateObject();
-		cJSON_AddStringToObject(f, "prompt", a->turn_prompt);
-		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(a->mode));
-		a->hook_run = hooks_run(a->hooks, HOOK_USER_PROMPT_SUBMIT, f, agent_prompt_hooked, a);
+		cJSON_AddStringToObject(f, "prompt", cv->turn_prompt);
+		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+		cv->hook_run = hooks_run(cv->a->hooks, HOOK_USER_PROMPT_SUBMIT, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
-		if (a->hook_run != NULL) {
-			agent_phase(a, PHASE_PROMPT_HOOKS);
+		if (cv->hook_run != NULL) {
+			agent_phase(cv, PHASE_PROMPT_HOOKS);
 			return;
 		}
 	}
-	agent_start_prompt(a, a->turn_prompt, NULL);
+	agent_start_prompt(cv, cv->turn_prompt, NULL);
 }
 
 static void
 agent_session_started(void *arg, struct hook_outcome *o)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	a->start_run = NULL;
-	agent_hook_notes(a, o);
-	free(a->session_context);
-	a->session_context = o->additional_context;
+	cv->a->start_run = NULL;
+	agent_hook_notes(cv, o);
+	free(cv->a->session_context);
+	cv->a->session_context = o->additional_context;
 	o->additional_context = NULL;
-	if (a->phase == PHASE_SESSION_WAIT)
-		agent_prompt_hooks(a);
+	if (cv->phase == PHASE_SESSION_WAIT)
+		agent_prompt_hooks(cv);
 }
 
 /* SessionStart hooks (source: startup, resume, clear); their context joins the system prompt. */
 void
-agent_session_start(struct agent *a, const char *source)
+agent_session_start(struct conversation *cv, const char *source)
 {
 	cJSON *f;
 
-	free(a->session_context);
-	a->session_context = NULL;
-	hooks_cancel(a->start_run);
-	a->start_run = NULL;
-	if (!hooks_has(a->hooks, HOOK_SESSION_START, source))
+	free(cv->a->session_context);
+	cv->a->session_context = NULL;
+	hooks_cancel(cv->a->start_run);
+	cv->a->start_run = NULL;
+	if (!hooks_has(cv->a->hooks, HOOK_SESSION_START, source))
 		return;
 	f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "source", source);
-	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(a->mode));
-	a->start_run = hooks_run(a->hooks, HOOK_SESSION_START, f, agent_session_started, a);
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+	cv->a->start_run = hooks_run(cv->a->hooks, HOOK_SESSION_START, f, agent_session_started, cv);
 	cJSON_Delete(f);
 }
 
@@ -382,49 +409,49 @@ agent_session_start(struct agent *a, const char *source)
 
 /* One more model call for this turn, unless that would pass its cap (--max-turns). */
 static bool
-agent_next_call(struct agent *a)
+agent_next_call(struct conversation *cv)
 {
-	if (a->calls >= a->cfg->max_turns) {
-		agent_fail(a, "this turn reached its cap of %d model calls (--max-turns); "
-		    "send another prompt to go on", a->cfg->max_turns);
+	if (cv->calls >= cv->a->cfg->max_turns) {
+		agent_fail(cv, "this turn reached its cap of %d model calls (--max-turns); "
+		    "send another prompt to go on", cv->a->cfg->max_turns);
 		return false;
 	}
-	a->calls++;
-	a->attempt = 0;
-	agent_call_model(a);
+	cv->calls++;
+	cv->attempt = 0;
+	agent_call_model(cv);
 	return true;
 }
 
-static void agent_call_ended(struct agent *, struct call *, const struct call_end *);
+static void agent_call_ended(struct conversation *, struct call *, const struct call_end *);
 
 /*
  * TANDEM_DEBUG=conv: what the conversation keeps of its messages (the
  * fingerprints, the size, the check) must be what they give afresh.
  */
 static void
-agent_verify_conv(struct agent *a)
+agent_verify_conv(struct conversation *cv)
 {
 	struct buf why = BUF_INIT(4096);
 	const uint64_t *h;
 	const cJSON *m;
-	char *sys = prompt_system_text(a);
+	char *sys = prompt_system_text(cv);
 	int n, i = 0;
 
-	if (conv_verify(&a->conv, &why) == -1)
+	if (conv_verify(&cv->conv, &why) == -1)
 		fatal("TANDEM_DEBUG=conv: %s", buf_cstr(&why));
-	h = conv_hashes(&a->conv, cachewatch_message_hash, &n);
-	if (n != conv_count(&a->conv))
-		fatal("TANDEM_DEBUG=conv: %d fingerprints for %d messages", n, conv_count(&a->conv));
-	cJSON_ArrayForEach(m, a->conv.messages) {
+	h = conv_hashes(&cv->conv, cachewatch_message_hash, &n);
+	if (n != conv_count(&cv->conv))
+		fatal("TANDEM_DEBUG=conv: %d fingerprints for %d messages", n, conv_count(&cv->conv));
+	cJSON_ArrayForEach(m, cv->conv.messages) {
 		if (h[i] != cachewatch_message_hash(m))
 			fatal("TANDEM_DEBUG=conv: the kept fingerprint of message %d is stale", i);
 		i++;
 	}
-	if (prompt_estimate(a) != compact_estimate(sys, a->tools, a->conv.messages))
+	if (prompt_estimate(cv) != compact_estimate(sys, cv->tools, cv->conv.messages))
 		fatal("TANDEM_DEBUG=conv: the kept size is %lld tokens, afresh %lld",
-		    (long long)prompt_estimate(a),
-		    (long long)compact_estimate(sys, a->tools, a->conv.messages));
-	if (conv_check_messages(a->conv.messages, true, NULL, &why) != conv_check(&a->conv, &why))
+		    (long long)prompt_estimate(cv),
+		    (long long)compact_estimate(sys, cv->tools, cv->conv.messages));
+	if (conv_check_messages(cv->conv.messages, true, NULL, &why) != conv_check(&cv->conv, &why))
 		fatal("TANDEM_DEBUG=conv: the kept check differs from the whole one (%s)",
 		    buf_cstr(&why));
 	free(sys);
@@ -432,80 +459,80 @@ agent_verify_conv(struct agent *a)
 }
 
 void
-agent_call_model(struct agent *a)
+agent_call_model(struct conversation *cv)
 {
-	struct stream_handler sh = { agent_on_text, agent_on_thinking, agent_on_block, a };
+	struct stream_handler sh = { agent_on_text, agent_on_thinking, agent_on_block, cv };
 	struct call_request rq;
 	struct buf why = BUF_INIT(4096);
 	const uint64_t *hashes;
 	int nhashes;
 
-	if (session_error(a->session) != NULL) {
-		agent_halt(a);
+	if (session_error(cv->a->session) != NULL) {
+		agent_halt(cv);
 		return;
 	}
-	if (modelset_wait(a) || agent_mcp_wait(a)) {
-		agent_phase(a, PHASE_MODELS_WAIT);
+	if (modelset_wait(cv) || agent_mcp_wait(cv)) {
+		agent_phase(cv, PHASE_MODELS_WAIT);
 		return;
 	}
-	a->caps_sent = true;
-	if (compaction_before_call(a)) {
-		agent_phase(a, PHASE_COMPACTING);
+	cv->a->caps_sent = true;
+	if (compaction_before_call(cv)) {
+		agent_phase(cv, PHASE_COMPACTING);
 		return;
 	}
 	/* Nothing goes out before the log that explains it is on disk. */
-	if (session_sync(a->session) == -1) {
-		agent_halt(a);
+	if (session_sync(cv->a->session) == -1) {
+		agent_halt(cv);
 		return;
 	}
 	/* Nor a conversation the API would refuse, whatever put it in memory. */
-	if (conv_check(&a->conv, &why) == -1) {
-		agent_fail(a, "the conversation is not valid (%s), so it was not sent; go on "
+	if (conv_check(&cv->conv, &why) == -1) {
+		agent_fail(cv, "the conversation is not valid (%s), so it was not sent; go on "
 		    "from an earlier turn with tandem --resume %s --fork --rewind-to N",
-		    buf_cstr(&why), session_id(a->session));
+		    buf_cstr(&why), session_id(cv->a->session));
 		buf_release(&why);
 		return;
 	}
 	buf_release(&why);
-	hashes = conv_hashes(&a->conv, cachewatch_message_hash, &nhashes);
-	cachewatch_before_hashes(a->cw, a->sys_static, a->tools, a->model, hashes, nhashes,
+	hashes = conv_hashes(&cv->conv, cachewatch_message_hash, &nhashes);
+	cachewatch_before_hashes(cv->cw, cv->sys_static, cv->tools, cv->a->model, hashes, nhashes,
 	    call_clock_ms());
-	a->est_sent = prompt_estimate(a);
+	cv->est_sent = prompt_estimate(cv);
 	if (prompt_listed(getenv("TANDEM_DEBUG"), "conv"))
-		agent_verify_conv(a);
+		agent_verify_conv(cv);
 	memset(&rq, 0, sizeof rq);
-	rq.system_static = a->sys_static;
-	rq.system_dynamic = a->sys_dynamic;
-	rq.tools = a->tools;
-	rq.conv = &a->conv;
-	rq.cache = a->proto == STREAM_ANTHROPIC;
+	rq.system_static = cv->sys_static;
+	rq.system_dynamic = cv->sys_dynamic;
+	rq.tools = cv->tools;
+	rq.conv = &cv->conv;
+	rq.cache = cv->a->proto == STREAM_ANTHROPIC;
 	rq.stall_on_progress = true;
 	rq.sh = &sh;
-	a->checkpoint_a = false;
-	a->call.overflow_ok = !a->overflow_retried;
-	a->call.reauth_ok = a->cfg->api_key_helper != NULL && !a->helper_retried;
-	agent_phase(a, PHASE_STREAMING);
-	call_start(a, &a->call, &rq, agent_call_ended, NULL);
+	cv->checkpoint_a = false;
+	cv->call.overflow_ok = !cv->overflow_retried;
+	cv->call.reauth_ok = cv->a->cfg->api_key_helper != NULL && !cv->helper_retried;
+	agent_phase(cv, PHASE_STREAMING);
+	call_start(cv, &cv->call, &rq, agent_call_ended, NULL);
 	crash_point("request-sent");
 }
 
 /* A summary call ended; then_call: the turn's request waited for it (compacting). */
 void
-agent_summary_done(struct agent *a, bool then_call)
+agent_summary_done(struct conversation *cv, bool then_call)
 {
 	if (then_call) {
-		agent_call_model(a);
+		agent_call_model(cv);
 		return;
 	}
-	agent_phase(a, PHASE_IDLE);
-	emit_compaction_done(a->bus);
+	agent_phase(cv, PHASE_IDLE);
+	emit_compaction_done(cv->bus);
 }
 
 /* /compact started its summary outside a turn. */
 void
-agent_summary_started(struct agent *a)
+agent_summary_started(struct conversation *cv)
 {
-	agent_phase(a, PHASE_SUMMARY);
+	agent_phase(cv, PHASE_SUMMARY);
 }
 
 /* --- streaming ------------------------------------------------------------ */
@@ -513,133 +540,133 @@ agent_summary_started(struct agent *a)
 void
 agent_on_text(void *arg, int index, const char *s, size_t n)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	emit_text(a->bus, s, n, false);
+	emit_text(cv->bus, s, n, false);
 }
 
 void
 agent_on_thinking(void *arg, int index, const char *s, size_t n)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	emit_thinking(a->bus, s, n);
+	emit_thinking(cv->bus, s, n);
 }
 
 /* A block is complete: a tool call is scheduled at once (it runs when the gate lets it). */
 void
 agent_on_block(void *arg, int index, const cJSON *block)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
 	/* A call cut off before its block stopped is never run (nor recorded). */
-	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || a->phase == PHASE_ENDING ||
+	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || cv->phase == PHASE_ENDING ||
 	    json_bool(block, "_incomplete", false))
 		return;
-	emit_tool_use(a->bus, json_str(block, "id", ""), json_str(block, "name", ""),
+	emit_tool_use(cv->bus, json_str(block, "id", ""), json_str(block, "name", ""),
 	    json_get(block, "input"), false);
-	sched_add(a->sched, json_str(block, "id", ""), json_str(block, "name", ""),
+	sched_add(cv->sched, json_str(block, "id", ""), json_str(block, "name", ""),
 	    json_get(block, "input"), json_str(block, "_input_error", NULL));
 }
 
 static void
 agent_retry_now(struct ev_loop *loop, void *arg)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	a->retry_timer = 0;
-	agent_call_model(a);
+	cv->retry_timer = 0;
+	agent_call_model(cv);
 }
 
 /* streaming -> retry_wait: ask again after a backoff, or fail when out of attempts. */
 static void
-agent_retry(struct agent *a, struct http_req *req, const char *reason)
+agent_retry(struct conversation *cv, struct http_req *req, const char *reason)
 {
 	int64_t delay;
 
-	call_release(&a->call);
-	if (a->attempt >= a->cfg->retries) {
-		agent_fail(a, "%s (gave up after %d attempts)", reason, a->attempt + 1);
+	call_release(&cv->call);
+	if (cv->attempt >= cv->a->cfg->retries) {
+		agent_fail(cv, "%s (gave up after %d attempts)", reason, cv->attempt + 1);
 		return;
 	}
-	a->attempt++;
-	delay = call_backoff_ms(req, a->attempt);
-	emit_retry(a->bus, a->attempt, delay, reason);
-	agent_phase(a, PHASE_RETRY_WAIT);
-	a->retry_timer = ev_timer_add(a->loop, delay, agent_retry_now, a);
+	cv->attempt++;
+	delay = call_backoff_ms(req, cv->attempt);
+	emit_retry(cv->bus, cv->attempt, delay, reason);
+	agent_phase(cv, PHASE_RETRY_WAIT);
+	cv->retry_timer = ev_timer_add(cv->a->loop, delay, agent_retry_now, cv);
 }
 
 /* The turn's model call ended: what its end means for the turn. */
 static void
-agent_call_ended(struct agent *a, struct call *c, const struct call_end *e)
+agent_call_ended(struct conversation *cv, struct call *c, const struct call_end *e)
 {
 	const char *msg = buf_cstr(&e->msg);
 
 	if (e->kind == CALL_DONE) {
-		agent_response_done(a, e->stop_reason);
+		agent_response_done(cv, e->stop_reason);
 	} else if (e->kind == CALL_PARTIAL) {
-		event_error(a->bus, 0, "%s; continuing from the %d tool call%s it completed",
+		event_error(cv->bus, 0, "%s; continuing from the %d tool call%s it completed",
 		    msg, e->ntools, e->ntools == 1 ? "" : "s");
-		agent_response_done(a, "tool_use");
+		agent_response_done(cv, "tool_use");
 	} else if (e->kind == CALL_RETRY) {
-		agent_retry(a, e->req, msg);
+		agent_retry(cv, e->req, msg);
 	} else if (e->kind == CALL_OVERFLOW) {
 		/* Too big for the window: compact as hard as it goes and send it again, once. */
-		a->overflow_retried = true;
+		cv->overflow_retried = true;
 		call_release(c);
-		if (compaction_overflow(a))
-			agent_call_model(a);
+		if (compaction_overflow(cv))
+			agent_call_model(cv);
 		else if (e->status != 200)
-			agent_fail(a, "the conversation does not fit the model's context window, and "
+			agent_fail(cv, "the conversation does not fit the model's context window, and "
 			    "nothing more can be compacted: %s", msg);
 		else
-			agent_fail(a, "%s; nothing more can be compacted", msg);
+			agent_fail(cv, "%s; nothing more can be compacted", msg);
 	} else if (e->kind == CALL_REAUTH) {
 		struct buf kerr = BUF_INIT(4096);
 
 		/* The helper's key may have expired: ask it again, once. */
-		a->helper_retried = true;
+		cv->helper_retried = true;
 		call_release(c);
-		if (modelset_run_key_helper(a, &kerr) == 0)
-			agent_call_model(a);
+		if (modelset_run_key_helper(cv, &kerr) == 0)
+			agent_call_model(cv);
 		else
-			agent_fail(a, "the model server refused the key (HTTP 401), and %s",
+			agent_fail(cv, "the model server refused the key (HTTP 401), and %s",
 			    buf_cstr(&kerr));
 		buf_release(&kerr);
 	} else {
 		/* What tandem knew of the model was wrong: ask again next time. */
 		if (e->param_setting != NULL)
-			modelset_forget(a);
+			modelset_forget(cv);
 		call_release(c);
-		agent_fail(a, "%s", msg);
+		agent_fail(cv, "%s", msg);
 	}
 }
 
 /* streaming -> tools: the response is over; record it, then go on once the tools are done. */
 void
-agent_response_done(struct agent *a, const char *stop_reason)
+agent_response_done(struct conversation *cv, const char *stop_reason)
 {
 	cJSON *content;
 	int ntools;
 
-	call_record_usage(a);
-	content = record_complete_blocks(stream_take_content(a->call.stream), &ntools);
+	call_record_usage(cv);
+	content = record_complete_blocks(stream_take_content(cv->call.stream), &ntools);
 	if (cJSON_GetArraySize(content) == 0 && strcmp(stop_reason, "refusal") != 0 &&
 	    strcmp(stop_reason, "pause_turn") != 0)
-		event_error(a->bus, 0, "the model sent an empty answer (stop reason %s)", stop_reason);
+		event_error(cv->bus, 0, "the model sent an empty answer (stop reason %s)", stop_reason);
 	/* Not on disk: no tool runs and nothing more is sent. */
-	if (record_response(a, content) == -1 || session_error(a->session) != NULL ||
-	    (ntools > 0 && record_checkpoint_a(a) == -1)) {
-		call_release(&a->call);
-		agent_halt(a);
+	if (record_response(cv, content) == -1 || session_error(cv->a->session) != NULL ||
+	    (ntools > 0 && record_checkpoint_a(cv) == -1)) {
+		call_release(&cv->call);
+		agent_halt(cv);
 		return;
 	}
-	free(a->stop_reason);
-	a->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
+	free(cv->stop_reason);
+	cv->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
 	    "tool_use" : stop_reason);
-	call_release(&a->call);
-	agent_phase(a, PHASE_TOOLS);
-	agent_settle(a);
+	call_release(&cv->call);
+	agent_phase(cv, PHASE_TOOLS);
+	agent_settle(cv);
 }
 
 /* --- tools -> decide ------------------------------------------------------ */
@@ -650,122 +677,122 @@ agent_response_done(struct agent *a, const char *stop_reason)
  * moves on from its tools (or, ending, to its end).
  */
 void
-agent_settle(struct agent *a)
+agent_settle(struct conversation *cv)
 {
-	if ((a->phase == PHASE_TOOLS || a->phase == PHASE_ENDING) &&
-	    sched_pending(a->sched) == 0 && hooks_post_pending(a->hooks) == 0)
-		agent_proceed(a);
+	if ((cv->phase == PHASE_TOOLS || cv->phase == PHASE_ENDING) &&
+	    sched_pending(cv->sched) == 0 && hooks_post_pending(cv->a->hooks) == 0)
+		agent_proceed(cv);
 }
 
 static void
 agent_stop_hooked(void *arg, struct hook_outcome *o)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	a->hook_run = NULL;
-	agent_hook_notes(a, o);
-	if (o->decision != HOOK_BLOCK || a->hook_stop) {
-		agent_end_turn(a, "end_turn", false);
+	cv->hook_run = NULL;
+	agent_hook_notes(cv, o);
+	if (o->decision != HOOK_BLOCK || cv->hook_stop) {
+		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	if (a->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
-		event_error(a->bus, 0, "Stop hooks kept the turn going %d times in a row; "
-		    "stopping here", a->stop_blocks);
-		agent_end_turn(a, "end_turn", false);
+	if (cv->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+		event_error(cv->bus, 0, "Stop hooks kept the turn going %d times in a row; "
+		    "stopping here", cv->stop_blocks);
+		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	a->stop_blocks++;
-	if (record_add_text(a, o->reason) == -1) {
-		agent_halt(a);
+	cv->stop_blocks++;
+	if (record_add_text(cv, o->reason) == -1) {
+		agent_halt(cv);
 		return;
 	}
-	agent_next_call(a);
+	agent_next_call(cv);
 }
 
 /* tools -> stop_hooks: the model is done; Stop hooks may send it on.  True when they run. */
 static bool
-agent_stop_hooks(struct agent *a)
+agent_stop_hooks(struct conversation *cv)
 {
 	cJSON *f;
 
-	if (!hooks_has(a->hooks, HOOK_STOP, NULL))
+	if (!hooks_has(cv->a->hooks, HOOK_STOP, NULL))
 		return false;
 	f = cJSON_CreateObject();
-	cJSON_AddBoolToObject(f, "stop_hook_active", a->stop_blocks > 0);
-	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(a->mode));
-	a->hook_run = hooks_run(a->hooks, HOOK_STOP, f, agent_stop_hooked, a);
+	cJSON_AddBoolToObject(f, "stop_hook_active", cv->stop_blocks > 0);
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+	cv->hook_run = hooks_run(cv->a->hooks, HOOK_STOP, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
-	if (a->hook_run != NULL)
-		agent_phase(a, PHASE_STOP_HOOKS);
-	return a->hook_run != NULL;
+	if (cv->hook_run != NULL)
+		agent_phase(cv, PHASE_STOP_HOOKS);
+	return cv->hook_run != NULL;
 }
 
 /* The response and all its tools are done: the stop reason decides what comes next. */
 static void
-agent_proceed(struct agent *a)
+agent_proceed(struct conversation *cv)
 {
-	const char *sr = a->stop_reason != NULL ? a->stop_reason : "end_turn";
-	bool had_tools = sched_count(a->sched) > 0;
+	const char *sr = cv->stop_reason != NULL ? cv->stop_reason : "end_turn";
+	bool had_tools = sched_count(cv->sched) > 0;
 
 	if (had_tools) {
-		cJSON *last = conv_last(&a->conv);
+		cJSON *last = conv_last(&cv->conv);
 
 		/* Results answer the tool_use blocks of the assistant message just recorded. */
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
-		    session_error(a->session) == NULL &&
-		    record_add(a, "user", sched_results(a->sched)) == 0 &&
-		    session_checkpoint(a->session, 'B', a->turn, a->calls, record_tokens_used(a), NULL) == -1)
-			agent_unsaved(a);
-		sched_reset(a->sched);
+		    session_error(cv->a->session) == NULL &&
+		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
+		    session_checkpoint(cv->a->session, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
+			agent_unsaved(cv);
+		sched_reset(cv->sched);
 	}
-	if (session_error(a->session) != NULL) {
-		agent_unsaved(a);
-		agent_end_turn(a, "error", true);
+	if (session_error(cv->a->session) != NULL) {
+		agent_unsaved(cv);
+		agent_end_turn(cv, "error", true);
 		return;
 	}
-	if (a->phase == PHASE_ENDING) {
-		agent_end_turn(a, a->failed ? "error" : "interrupted", a->failed);
+	if (cv->phase == PHASE_ENDING) {
+		agent_end_turn(cv, cv->failed ? "error" : "interrupted", cv->failed);
 		return;
 	}
-	if (a->hook_stop) {
-		agent_end_turn(a, "stopped_by_hook", false);
+	if (cv->hook_stop) {
+		agent_end_turn(cv, "stopped_by_hook", false);
 		return;
 	}
 	if (strcmp(sr, "max_tokens") == 0) {
-		if (a->continuations >= AGENT_MAX_CONTINUATIONS) {
-			event_error(a->bus, 0, "the answer reached max_tokens %d times; stopping here",
-			    a->continuations + 1);
-			agent_end_turn(a, "max_tokens", false);
+		if (cv->continuations >= AGENT_MAX_CONTINUATIONS) {
+			event_error(cv->bus, 0, "the answer reached max_tokens %d times; stopping here",
+			    cv->continuations + 1);
+			agent_end_turn(cv, "max_tokens", false);
 			return;
 		}
-		a->continuations++;
-		event_error(a->bus, 0, "the answer reached the max_tokens limit; asking the model "
-		    "to continue (%d of %d)", a->continuations, AGENT_MAX_CONTINUATIONS);
+		cv->continuations++;
+		event_error(cv->bus, 0, "the answer reached the max_tokens limit; asking the model "
+		    "to continue (%d of %d)", cv->continuations, AGENT_MAX_CONTINUATIONS);
 		/* After tool results the next answer starts afresh; after text it goes on. */
-		a->continuing = !had_tools;
-		if (record_add_text(a, had_tools ? "Your answer was cut off by the output limit. "
+		cv->continuing = !had_tools;
+		if (record_add_text(cv, had_tools ? "Your answer was cut off by the output limit. "
 		    "Continue where you stopped; resend any tool call that was cut off." :
 		    "Your answer was cut off by the output limit. Continue exactly where you stopped.") == -1) {
-			agent_halt(a);
+			agent_halt(cv);
 			return;
 		}
 	} else if (strcmp(sr, "tool_use") == 0) {
 		if (!had_tools) {
-			agent_end_turn(a, "end_turn", false);
+			agent_end_turn(cv, "end_turn", false);
 			return;
 		}
 	} else if (strcmp(sr, "pause_turn") == 0) {
 		/* The server paused a long turn: send it back as it is; the rest joins it. */
-		a->paused = a->continuing = true;
+		cv->paused = cv->continuing = true;
 	} else {
 		if (strcmp(sr, "refusal") == 0)
-			event_error(a->bus, 0, "the model declined to answer this request");
-		if (strcmp(sr, "end_turn") == 0 && agent_stop_hooks(a))
+			event_error(cv->bus, 0, "the model declined to answer this request");
+		if (strcmp(sr, "end_turn") == 0 && agent_stop_hooks(cv))
 			return;
-		agent_end_turn(a, sr, false);
+		agent_end_turn(cv, sr, false);
 		return;
 	}
-	agent_next_call(a);
+	agent_next_call(cv);
 }
 
 /* --- ending: interrupt, failure, -> idle ------------------------------------ */
@@ -775,16 +802,16 @@ agent_proceed(struct agent *a)
  * session's sentence names the directory and the cause).  -1.
  */
 int
-agent_unsaved(struct agent *a)
+agent_unsaved(struct conversation *cv)
 {
-	const char *why = session_error(a->session);
+	const char *why = session_error(cv->a->session);
 
-	if (!a->unsaved_told) {
-		a->unsaved_told = true;
-		event_error(a->bus, 1, "%s", why != NULL ? why : "could not save the session");
-		emit_session_unsaved(a->bus, why != NULL ? why : "", session_dir(a->session));
+	if (!cv->a->unsaved_told) {
+		cv->a->unsaved_told = true;
+		event_error(cv->bus, 1, "%s", why != NULL ? why : "could not save the session");
+		emit_session_unsaved(cv->bus, why != NULL ? why : "", session_dir(cv->a->session));
 	}
-	a->failed = true;
+	cv->failed = true;
 	return -1;
 }
 
@@ -794,24 +821,24 @@ agent_unsaved(struct agent *a)
  * result.  -1.
  */
 int
-agent_halt(struct agent *a)
+agent_halt(struct conversation *cv)
 {
-	agent_unsaved(a);
-	if (!agent_in_turn(a))
+	agent_unsaved(cv);
+	if (!agent_in_turn(cv))
 		return -1;
-	if (sched_pending(a->sched) > 0) {
-		if (a->phase != PHASE_ENDING) {
-			agent_phase(a, PHASE_ENDING);
-			sched_interrupt(a->sched, AGENT_NOT_SAVED);
+	if (sched_pending(cv->sched) > 0) {
+		if (cv->phase != PHASE_ENDING) {
+			agent_phase(cv, PHASE_ENDING);
+			sched_interrupt(cv->sched, AGENT_NOT_SAVED);
 		}
 		return -1;
 	}
-	agent_end_turn(a, "error", true);
+	agent_end_turn(cv, "error", true);
 	return -1;
 }
 
 void
-agent_fail(struct agent *a, const char *fmt, ...)
+agent_fail(struct conversation *cv, const char *fmt, ...)
 {
 	struct buf m = BUF_INIT(64 * 1024);
 	va_list ap;
@@ -819,128 +846,225 @@ agent_fail(struct agent *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&m, fmt, ap);
 	va_end(ap);
-	event_error(a->bus, 1, "%s", buf_cstr(&m));
+	event_error(cv->bus, 1, "%s", buf_cstr(&m));
 	buf_release(&m);
-	a->failed = true;
+	cv->failed = true;
 	/* Every tool_use must still get its result before the turn ends. */
-	if (sched_pending(a->sched) > 0) {
-		agent_phase(a, PHASE_ENDING);
-		sched_interrupt(a->sched, "the turn failed before this call ran");
+	if (sched_pending(cv->sched) > 0) {
+		agent_phase(cv, PHASE_ENDING);
+		sched_interrupt(cv->sched, "the turn failed before this call ran");
 		return;
 	}
-	agent_end_turn(a, "error", true);
+	agent_end_turn(cv, "error", true);
 }
 
 void
 agent_interrupt(struct agent *a)
 {
-	enum turn_phase from = a->phase;
+	struct conversation *cv = a->main;
+	enum turn_phase from = cv->phase;
 
-	if (!agent_in_turn(a) || a->phase == PHASE_ENDING)
+	if (!agent_in_turn(cv) || cv->phase == PHASE_ENDING)
 		return;
-	agent_phase(a, PHASE_ENDING);
-	hooks_cancel_tools(a->hooks);
+	agent_phase(cv, PHASE_ENDING);
+	hooks_cancel_tools(cv->a->hooks);
 	if (from == PHASE_MCP_FETCH) {
-		mcp_expand_cancel(a->mcp_expand);
-		a->mcp_expand = NULL;
-		free(a->mcp_context);
-		a->mcp_context = NULL;
+		mcp_expand_cancel(cv->mcp_expand);
+		cv->mcp_expand = NULL;
+		free(cv->mcp_context);
+		cv->mcp_context = NULL;
 	}
 	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS ||
 	    from == PHASE_MCP_FETCH) {
 		/* The prompt or the Stop hooks had not let the model go on yet. */
-		agent_end_turn(a, "interrupted", false);
+		agent_end_turn(cv, "interrupted", false);
 		return;
 	}
-	if (a->retry_timer != 0) {
-		ev_timer_cancel(a->loop, a->retry_timer);
-		a->retry_timer = 0;
+	if (cv->retry_timer != 0) {
+		ev_timer_cancel(cv->a->loop, cv->retry_timer);
+		cv->retry_timer = 0;
 	}
-	if (a->models_timer != 0) {
-		ev_timer_cancel(a->loop, a->models_timer);
-		a->models_timer = 0;
+	if (cv->models_timer != 0) {
+		ev_timer_cancel(cv->a->loop, cv->models_timer);
+		cv->models_timer = 0;
 	}
 	/* A summary the next call waits for: the call will not come. */
-	if (compaction_running(a) && a->sum.then_call)
-		compaction_cancel(a);
-	if (a->call.req != NULL) {
+	if (compaction_running(cv) && cv->sum.then_call)
+		compaction_cancel(cv);
+	if (cv->call.req != NULL) {
 		cJSON *content;
 		int ntools;
 
-		call_abort(&a->call);
+		call_abort(&cv->call);
 		/*
 		 * Keep what was said: the blocks still open close as cut off (the
 		 * text the user saw stays; a tool call still streaming is dropped),
 		 * and every scheduled tool_use stays, to be answered.
 		 */
-		stream_finish(a->call.stream);
-		call_record_usage(a);
-		content = record_complete_blocks(stream_take_content(a->call.stream), &ntools);
+		stream_finish(cv->call.stream);
+		call_record_usage(cv);
+		content = record_complete_blocks(stream_take_content(cv->call.stream), &ntools);
 		/* A failure is reported; agent_proceed then ends the turn as failed. */
-		if (record_response(a, content) == 0 && ntools > 0)
-			record_checkpoint_a(a);
-		call_release(&a->call);
+		if (record_response(cv, content) == 0 && ntools > 0)
+			record_checkpoint_a(cv);
+		call_release(&cv->call);
 	}
-	if (sched_pending(a->sched) > 0)
-		sched_interrupt(a->sched, "interrupted by the user before this call ran");
+	if (sched_pending(cv->sched) > 0)
+		sched_interrupt(cv->sched, "interrupted by the user before this call ran");
 	else
-		agent_settle(a);
+		agent_settle(cv);
 }
 
 /* ending (or any phase of a turn) -> idle: the turn's record, and its end as events. */
 static void
-agent_end_turn(struct agent *a, const char *stop_reason, bool failed)
+agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 {
 	cJSON *rec;
 
-	if (session_error(a->session) == NULL && tooluse_turn_end(a) == -1)
-		agent_unsaved(a);
+	if (session_error(cv->a->session) == NULL && tooluse_turn_end(cv) == -1)
+		agent_unsaved(cv);
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "turn");
-	cJSON_AddNumberToObject(rec, "turn", a->turn);
-	cJSON_AddStringToObject(rec, "prompt", a->turn_prompt != NULL ? a->turn_prompt : "");
-	cJSON_AddItemToObject(rec, "tools", a->turn_tools != NULL ? a->turn_tools : cJSON_CreateArray());
-	a->turn_tools = NULL;
+	cJSON_AddNumberToObject(rec, "turn", cv->turn);
+	cJSON_AddStringToObject(rec, "prompt", cv->turn_prompt != NULL ? cv->turn_prompt : "");
+	cJSON_AddItemToObject(rec, "tools", cv->turn_tools != NULL ? cv->turn_tools : cJSON_CreateArray());
+	cv->turn_tools = NULL;
 	cJSON_AddNumberToObject(rec, "tokens",
-	    (double)(a->totals.input + a->totals.output + a->totals.cache_read +
-	    a->totals.cache_write - a->turn_tokens));
-	cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - a->turn_started));
+	    (double)(cv->totals.input + cv->totals.output + cv->totals.cache_read +
+	    cv->totals.cache_write - cv->turn_tokens));
+	cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - cv->turn_started));
 	cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
 	cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
 	/* A turn whose record is not on disk is not shown as done. */
-	if (session_error(a->session) != NULL) {
+	if (session_error(cv->a->session) != NULL) {
 		cJSON_Delete(rec);
-	} else if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1 ||
-	    resume_save_cache(a) == -1) {
-		agent_unsaved(a);
+	} else if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1 ||
+	    resume_save_cache(cv) == -1) {
+		agent_unsaved(cv);
 	}
-	if (session_error(a->session) != NULL) {
+	if (session_error(cv->a->session) != NULL) {
 		stop_reason = "error";
 		failed = true;
 	}
-	agent_phase(a, PHASE_IDLE);
-	if (a->retry_timer != 0)
-		ev_timer_cancel(a->loop, a->retry_timer);
-	a->retry_timer = 0;
-	hooks_cancel_tools(a->hooks);
-	hooks_cancel(a->hook_run);
-	a->hook_run = NULL;
-	sched_reset(a->sched);
-	emit_turn_end(a->bus, stop_reason, false);
-	emit_result(a->bus, buf_cstr(&a->answer), a->answer.len, stop_reason, failed, a->calls,
-	    &a->totals, a->cost, session_id(a->session));
+	agent_phase(cv, PHASE_IDLE);
+	if (cv->retry_timer != 0)
+		ev_timer_cancel(cv->a->loop, cv->retry_timer);
+	cv->retry_timer = 0;
+	hooks_cancel_tools(cv->a->hooks);
+	hooks_cancel(cv->hook_run);
+	cv->hook_run = NULL;
+	sched_reset(cv->sched);
+	emit_turn_end(cv->bus, stop_reason, false);
+	emit_result(cv->bus, buf_cstr(&cv->answer), cv->answer.len, stop_reason, failed, cv->calls,
+	    &cv->totals, cv->cost, session_id(cv->a->session));
 }
 
 /* --- the agent's life ------------------------------------------------------- */
+
+/* A conversation's own parts: its messages, scheduler, prompt, cache accounting. */
+static struct conversation *
+conversation_alloc(struct agent *a, struct event_bus *bus)
+{
+	struct conversation *cv = xcalloc(1, sizeof *cv);
+	const char *ttl = getenv("TANDEM_CACHE_TTL_MS");
+	char *end;
+	long long v = ttl != NULL ? strtoll(ttl, &end, 10) : 0;
+
+	cv->a = a;
+	cv->bus = bus != NULL ? bus : a->bus;
+	buf_init(&cv->answer, BUF_NOLIMIT);
+	buf_init(&cv->progress_redact.hold, BUF_NOLIMIT);
+	cv->sys_static = xstrdup(agent_system_prompt());
+	cv->tools = prompt_tools_json(a->cfg);
+	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
+	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
+	cv->th.micro = a->cfg->compact_micro;
+	cv->th.collapse = a->cfg->compact_collapse;
+	cv->th.summary = a->cfg->compact_summary;
+	conv_init(&cv->conv);
+	return cv;
+}
+
+/* Its scheduler, once the session's tool environment is set; it joins the session's list. */
+static void
+conversation_attach(struct conversation *cv)
+{
+	struct sched_ops ops;
+	struct conversation **p;
+
+	tooluse_ops(cv, &ops);
+	cv->sched = sched_new(cv->a->loop, &cv->a->env, &ops);
+	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
+		;
+	*p = cv;
+}
+
+struct conversation *
+conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_size)
+{
+	struct conversation *cv = conversation_alloc(a, bus);
+
+	(void)err;
+	(void)err_size;
+	cv->turn = session_turns(a->session);
+	conversation_attach(cv);
+	return cv;
+}
+
+/* Its calls, timers and hooks end; what it owns is freed. */
+static void
+conversation_release(struct conversation *cv)
+{
+	if (cv->retry_timer != 0)
+		ev_timer_cancel(cv->a->loop, cv->retry_timer);
+	if (cv->models_timer != 0)
+		ev_timer_cancel(cv->a->loop, cv->models_timer);
+	cv->retry_timer = cv->models_timer = 0;
+	call_cancel(&cv->call);
+	call_cancel(&cv->sum.call);
+	hooks_cancel(cv->hook_run);
+	cv->hook_run = NULL;
+	cachewatch_free(cv->cw);
+	sched_free(cv->sched);
+	mcp_expand_cancel(cv->mcp_expand);
+	free(cv->mcp_context);
+	conv_release(&cv->conv);
+	cJSON_Delete(cv->tools);
+	redact_stream_release(&cv->progress_redact);
+	free(cv->sys_static);
+	free(cv->sys_dynamic);
+	free(cv->stop_reason);
+	buf_release(&cv->answer);
+	free(cv->turn_prompt);
+	cJSON_Delete(cv->turn_tools);
+	cJSON_Delete(cv->attach);
+}
+
+void
+conversation_free(struct conversation *cv)
+{
+	struct conversation **p;
+
+	if (cv == NULL || cv == cv->a->main)
+		return;
+	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
+		if (*p == cv) {
+			*p = cv->next;
+			break;
+		}
+	if (agent_in_turn(cv))
+		agent_phase(cv, PHASE_ENDING);
+	conversation_release(cv);
+	free(cv);
+}
 
 struct agent *
 agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
     const char *resume_id, bool fork, bool interactive, char *err, size_t err_size)
 {
-	struct sched_ops ops;
 	struct agent *a = xcalloc(1, sizeof *a);
+	struct conversation *cv;
 
-	buf_init(&a->answer, BUF_NOLIMIT);
 	a->trace = agent_trace_open();
 	a->loop = loop;
 	a->bus = bus;
@@ -952,7 +1076,6 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->mode = cfg->mode;
 	a->session_rules = perm_rules_new();
-	buf_init(&a->progress_redact.hold, BUF_NOLIMIT);
 	a->hooks = hooks_new(loop, cfg);
 	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
 	hooks_attach(a->hooks, bus);
@@ -970,86 +1093,75 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		clock_gettime(CLOCK_REALTIME, &ts);
 		srand((unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec ^ ((unsigned)getpid() << 16));
 	}
+	a->main = cv = conversation_alloc(a, NULL);
 	a->http = http_new(loop);
 	if (a->http == NULL) {
 		snprintf(err, err_size, "libcurl could not be started");
 		agent_free(a);
 		return NULL;
 	}
-	if (modelset_init(a, err, err_size) == -1) {
+	if (modelset_init(cv, err, err_size) == -1) {
 		agent_free(a);
 		return NULL;
 	}
-	a->sys_static = xstrdup(agent_system_prompt());
-	a->tools = prompt_tools_json(cfg);
-	{
-		const char *ttl = getenv("TANDEM_CACHE_TTL_MS");
-		char *end;
-		long long v = ttl != NULL ? strtoll(ttl, &end, 10) : 0;
-
-		a->cw = cachewatch_new(cfg->cache_ttl_ms > 0 ? cfg->cache_ttl_ms :
-		    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
-	}
-	a->th.micro = cfg->compact_micro;
-	a->th.collapse = cfg->compact_collapse;
-	a->th.summary = cfg->compact_summary;
-	conv_init(&a->conv);
-	if (resume_start_session(a, resume_id, fork, err, err_size) == -1) {
+	if (resume_start_session(cv, resume_id, fork, err, err_size) == -1) {
 		agent_free(a);
 		return NULL;
 	}
-	tooluse_ops(a, &ops);
-	a->sched = sched_new(loop, &a->env, &ops);
-	tooluse_protect_warm(a);
-	prompt_mcp_start(a);
+	cv->log = a->session;
+	conversation_attach(cv);
+	tooluse_protect_warm(cv);
+	prompt_mcp_start(cv);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
-	agent_emit_session(a, a->resumed);
+	agent_emit_session(cv, a->resumed);
 	if (!interactive)
 		jail_announce(a->jail, a->bus);
 	if (session_note(a->session) != NULL)
 		event_error(a->bus, 0, "%s", session_note(a->session));
 	if (resume_id != NULL && !fork)
-		resume_load_cache(a);
-	agent_session_start(a, resume_id != NULL ? "resume" : "startup");
+		resume_load_cache(cv);
+	agent_session_start(cv, resume_id != NULL ? "resume" : "startup");
 	return a;
 }
 
 void
 agent_free(struct agent *a)
 {
+	struct conversation *cv;
+
 	if (a == NULL)
 		return;
-	if (a->retry_timer != 0)
-		ev_timer_cancel(a->loop, a->retry_timer);
-	if (a->models_timer != 0)
-		ev_timer_cancel(a->loop, a->models_timer);
-	a->models_timer = 0;
-	call_cancel(&a->call);
-	call_cancel(&a->sum.call);
-	a->retry_timer = 0;
-	/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
-	if (agent_in_turn(a))
-		agent_phase(a, PHASE_ENDING);
+	while (a->convs != NULL && a->convs->next != NULL)
+		conversation_free(a->convs->next);
+	cv = a->main;
+	if (cv != NULL) {
+		call_cancel(&cv->call);
+		call_cancel(&cv->sum.call);
+		/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
+		if (agent_in_turn(cv))
+			agent_phase(cv, PHASE_ENDING);
+	}
 	hooks_cancel_tools(a->hooks);
-	hooks_cancel(a->hook_run);
+	if (cv != NULL)
+		hooks_cancel(cv->hook_run);
 	hooks_cancel(a->start_run);
-	a->hook_run = a->start_run = NULL;
-	if (hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
+	a->start_run = NULL;
+	if (cv != NULL && hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
 		cJSON *f = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(f, "reason", "exit");
-		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, a);
+		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, cv);
 		cJSON_Delete(f);
 		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	}
 	hooks_free(a->hooks);
 	jail_free(a->jail);
 	a->hooks = NULL;
-	cachewatch_free(a->cw);
-	sched_free(a->sched);
-	mcp_expand_cancel(a->mcp_expand);
-	free(a->mcp_context);
+	if (cv != NULL) {
+		cv->hook_run = NULL;
+		conversation_release(cv);
+	}
 	mcp_free(a->mcp);
 	buf_release(&a->mcp_changed);
 	free(a->mcp_warnings);
@@ -1060,12 +1172,7 @@ agent_free(struct agent *a)
 	free(a->helper_key);
 	free(a->models_note);
 	http_free(a->http);
-	conv_release(&a->conv);
-	cJSON_Delete(a->tools);
 	perm_rules_free(a->session_rules);
-	redact_stream_release(&a->progress_redact);
-	free(a->sys_static);
-	free(a->sys_dynamic);
 	free(a->model);
 	free(a->base_url);
 	session_close(a->session);
@@ -1075,16 +1182,12 @@ agent_free(struct agent *a)
 		bgshell_end_all();
 	protect_free(a->protect);
 	wsnap_free(a->wsnap);
-	free(a->stop_reason);
-	buf_release(&a->answer);
-	free(a->turn_prompt);
-	cJSON_Delete(a->turn_tools);
-	cJSON_Delete(a->attach);
 	free(a->session_context);
 	free(a->host_prompt);
 	free(a->memory);
 	free(a->memory_report);
 	if (a->trace != NULL && a->trace != stderr)
 		fclose(a->trace);
+	free(cv);
 	free(a);
 }

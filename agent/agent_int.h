@@ -1,7 +1,8 @@
 /*
  * agent_int: what the agent's modules share (agent.c, prompt, modelset,
- * gate, call, timeline, resume, emit): struct agent and the turn's
- * functions the others call.  Not for front ends: they use agent.h.
+ * gate, call, timeline, resume, ...): the session (struct agent) and its
+ * conversations (struct conversation), and the turn's functions the
+ * others call.  Not for front ends: they use agent.h.
  */
 #ifndef TANDEM_AGENT_INT_H
 #define TANDEM_AGENT_INT_H
@@ -74,45 +75,88 @@ enum turn_phase {
 	PHASE_COUNT
 };
 
+/*
+ * The session: what its conversations share.  The loop, HTTP, the MCP
+ * servers, hooks, the sandbox, snapshots, the session log and ledger, the
+ * model catalogue and the model in use, the settings and the "always"
+ * answers.  main is the conversation the front ends talk to.
+ */
 struct agent {
 	struct ev_loop		*loop;
-	struct event_bus	*bus;
+	struct event_bus	*bus;		/* the session's events; a conversation may have its own */
 	const struct config	*cfg;
 	bool			 interactive;
 	struct http		*http;
-	struct sched		*sched;
 	struct mcp		*mcp;		/* the MCP servers; NULL: none */
-	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
-	char			*mcp_context;	/* the hooks' context, kept while they are */
 	struct buf		 mcp_changed;	/* servers whose tools changed before this request */
 	char			*mcp_warnings;	/* the MCP configuration's, again for a late subscriber */
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
-	struct conv		 conv;
-	cJSON			*tools;
-	char			*sys_static;
-	char			*sys_dynamic;
-	char			*model;
-	char			*base_url;
 	struct session		*session;
 	bool			 resumed;	/* the session was resumed, not started */
+	bool			 unsaved_told;	/* the session's failed write was reported */
 	char			*snap_dir;
 	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
 	struct protect		*protect;	/* what sandboxed commands create (protect.h); lazy */
 	bool			 protect_bg;	/* it is held for the background shells */
-	bool			 checkpoint_a;	/* side-effecting tools may run */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
-	int			 user_cmds;	/* the user's ! commands running (inbox.c) */
-	enum stream_proto	 proto;
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
+	FILE			*trace;		/* TANDEM_DEBUG=phase: where transitions are logged */
+
+	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
+	enum stream_proto	 proto;
+	char			*model;
+	char			*base_url;
+	struct modelcat		*cat;
+	struct model_caps	 caps;		/* of model, as best known now */
+	struct prices		*prices;
+	char			*effort;	/* /effort, else the setting; NULL: none */
+	char			*helper_key;	/* apiKeyHelper's output */
+	bool			 models_waited;	/* the first request of model waited once */
+	bool			 caps_sent;	/* a request of model went out with caps */
+	bool			 think_noted;	/* the note about an unused setting was given */
+	char			*models_note;	/* why the limits come from the table */
+
+	/* Hooks, the sandbox and memory files (hooks.h, jail.h, memory.h). */
+	struct hooks		*hooks;
+	struct jail		*jail;		/* the command sandbox (jail.h) */
+	struct hook_run		*start_run;	/* SessionStart */
+	char			*session_context;	/* SessionStart hooks' additionalContext */
+	char			*memory;	/* the memory files, for the dynamic system prompt */
+	char			*memory_report;	/* for /memory */
+	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
+
+	struct conversation	*main;		/* the front ends' conversation */
+	struct conversation	*convs;		/* every conversation of the session, main first */
+};
+
+/*
+ * One conversation of a session: its messages, its turn and phase, its
+ * model call, compaction and cache accounting, the turn's record, the
+ * next prompt's attachments, the answer and the usage.  It points to its
+ * session (a).  Only the main conversation writes the session's log; a
+ * second one keeps its messages in memory (log NULL).
+ */
+struct conversation {
+	struct agent		*a;		/* its session */
+	struct conversation	*next;		/* the session's next conversation */
+	struct event_bus	*bus;		/* where its events go */
+	struct session		*log;		/* its durable record; NULL: none */
+	struct conv		 conv;
+	struct sched		*sched;		/* one response's tool calls */
+	cJSON			*tools;
+	char			*sys_static;
+	char			*sys_dynamic;
+	bool			 checkpoint_a;	/* side-effecting tools may run */
+	int			 user_cmds;	/* the user's ! commands running (inbox.c) */
 	struct redact_stream	 progress_redact;	/* the running call's output */
+	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
+	char			*mcp_context;	/* the hooks' context, kept while they are */
 
 	/* The turn in progress. */
 	enum turn_phase		 phase;		/* changed only by agent_phase */
-	FILE			*trace;		/* TANDEM_DEBUG=phase: where transitions are logged */
 	bool			 failed;
-	bool			 unsaved_told;	/* the session's failed write was reported */
 	int			 turn;
 	int			 calls;		/* model calls in this turn */
 	int			 continuations;
@@ -123,24 +167,13 @@ struct agent {
 	bool			 continuing;	/* the next response's text goes on with the answer */
 	struct buf		 answer;	/* the text of the turn's answer: the result's */
 	uint64_t		 retry_timer;
+	uint64_t		 models_timer;	/* the request's wait for what the server says of the model */
 	size_t			 progress_bytes;
+	bool			 helper_retried; /* a 401 ran the helper again for this call */
+	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
 
 	struct usage		 last, totals;
 	double			 cost;
-
-	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
-	struct modelcat		*cat;
-	struct model_caps	 caps;		/* of model, as best known now */
-	struct prices		*prices;
-	char			*effort;	/* /effort, else the setting; NULL: none */
-	char			*helper_key;	/* apiKeyHelper's output */
-	bool			 helper_retried; /* a 401 ran the helper again for this call */
-	bool			 models_waited;	/* the first request of model waited once */
-	bool			 caps_sent;	/* a request of model went out with caps */
-	uint64_t		 models_timer;	/* that wait */
-	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
-	bool			 think_noted;	/* the note about an unused setting was given */
-	char			*models_note;	/* why the limits come from the table */
 
 	/* Context economy. */
 	struct cachewatch	*cw;
@@ -163,47 +196,48 @@ struct agent {
 	cJSON			*turn_tools;
 	int64_t			 turn_tokens;
 
-	/* Hooks and memory files (hooks.h, memory.h). */
-	struct hooks		*hooks;
-	struct jail		*jail;		/* the command sandbox (jail.h) */
 	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
-	struct hook_run		*start_run;	/* SessionStart */
 	bool			 hook_stop;	/* a hook said "continue": false */
 	int			 stop_blocks;	/* Stop hooks that kept this turn going */
-	char			*session_context;	/* SessionStart hooks' additionalContext */
-	char			*memory;	/* the memory files, for the dynamic system prompt */
-	char			*memory_report;	/* for /memory */
-	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
 };
 
-int	 agent_unsaved(struct agent *a);
-int	 agent_halt(struct agent *a);
-void	 agent_emit_session(struct agent *a, bool resumed);
-void	 agent_hook_notes(struct agent *a, const struct hook_outcome *o);
+/* A new conversation of the session a, on bus (NULL: the session's); NULL and err on failure. */
+struct conversation *conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_size);
+/* Remove it from its session and free it (not the main one: agent_free does). */
+void	 conversation_free(struct conversation *);
+/* Send a prompt in it, as agent_submit does in the main one. */
+int	 conversation_submit(struct conversation *, const char *prompt);
+/* The conversation is not idle. */
+bool	 conversation_busy(const struct conversation *);
+
+int	 agent_unsaved(struct conversation *cv);
+int	 agent_halt(struct conversation *cv);
+void	 agent_emit_session(struct conversation *cv, bool resumed);
+void	 agent_hook_notes(struct conversation *cv, const struct hook_outcome *o);
 void	 agent_on_text(void *arg, int index, const char *s, size_t n);
 void	 agent_on_thinking(void *arg, int index, const char *s, size_t n);
 void	 agent_on_block(void *arg, int index, const cJSON *block);
-void	 agent_fail(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void	 agent_response_done(struct agent *a, const char *stop_reason);
+void	 agent_fail(struct conversation *cv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void	 agent_response_done(struct conversation *cv, const char *stop_reason);
 /* The turn's next model call: compaction first if due, then the request. */
-void	 agent_call_model(struct agent *a);
+void	 agent_call_model(struct conversation *cv);
 /* Hooks nobody waits for (PreCompact, SessionEnd). */
 void	 agent_hooks_ignored(void *arg, struct hook_outcome *o);
 /* A /compact summary started; the summary call ended (then_call: a model call waits for it). */
-void	 agent_summary_started(struct agent *a);
-void	 agent_summary_done(struct agent *a, bool then_call);
-void	 agent_session_start(struct agent *a, const char *source);
+void	 agent_summary_started(struct conversation *cv);
+void	 agent_summary_done(struct conversation *cv, bool then_call);
+void	 agent_session_start(struct conversation *cv, const char *source);
 
 /* The one transition function of the turn. */
-void	 agent_phase(struct agent *a, enum turn_phase to);
+void	 agent_phase(struct conversation *cv, enum turn_phase to);
 const char *agent_phase_name(enum turn_phase);
 /* A turn is running (not idle, not a /compact summary outside a turn). */
-bool	 agent_in_turn(const struct agent *a);
+bool	 agent_in_turn(const struct conversation *cv);
 /* All done, go on: when the tools and their hooks are done, the turn moves on. */
-void	 agent_settle(struct agent *a);
+void	 agent_settle(struct conversation *cv);
 
 /* MCP (agent.c): the servers' status for a front end; the first request's wait. */
 void	agent_mcp_changed(void *agent, int ready, int total);
-bool	agent_mcp_wait(struct agent *);
+bool	agent_mcp_wait(struct conversation *);
 
 #endif

@@ -80,15 +80,15 @@ call_backoff_ms(struct http_req *req, int attempt)
 }
 
 double
-call_add_usage(struct agent *a, const struct usage *u)
+call_add_usage(struct conversation *cv, const struct usage *u)
 {
-	double cost = modelset_cost(a, u);
+	double cost = modelset_cost(cv, u);
 
-	a->totals.input += u->input;
-	a->totals.output += u->output;
-	a->totals.cache_write += u->cache_write;
-	a->totals.cache_read += u->cache_read;
-	a->cost += cost;
+	cv->totals.input += u->input;
+	cv->totals.output += u->output;
+	cv->totals.cache_write += u->cache_write;
+	cv->totals.cache_read += u->cache_read;
+	cv->cost += cost;
 	return cost;
 }
 
@@ -139,7 +139,7 @@ call_on_body(void *arg, struct http_req *req, const char *p, size_t n)
 static void
 call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 {
-	struct agent *a = c->a;
+	struct conversation *cv = c->cv;
 	struct buf msg = BUF_INIT(64 * 1024), type = BUF_INIT(256);
 	const char *retry = http_header(req, "x-should-retry");
 
@@ -156,7 +156,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 401 || c->status == 403) {
 		buf_printf(&e->msg, "the model server refused the API key (HTTP %ld: %s); check %s",
 		    c->status, buf_cstr(&msg),
-		    a->proto == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+		    cv->a->proto == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
 	} else if (c->status == 400 && modelcat_param_setting(buf_cstr(&msg)) != NULL) {
 		e->param_setting = modelcat_param_setting(buf_cstr(&msg));
 		buf_printf(&e->msg, "the model server refused a parameter of the request (HTTP 400: "
@@ -165,7 +165,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 404 && strcmp(buf_cstr(&type), "not_found_error") == 0 &&
 	    strstr(buf_cstr(&msg), "model") != NULL) {
 		buf_printf(&e->msg, "the model server does not know the model \"%s\" (HTTP 404: %s); "
-		    "`tandem models` lists the models it offers", a->model, buf_cstr(&msg));
+		    "`tandem models` lists the models it offers", cv->a->model, buf_cstr(&msg));
 	} else if (retry != NULL ? strcmp(retry, "true") != 0 : !call_retryable_status(c->status)) {
 		/* x-should-retry, when the server sends it, decides. */
 		buf_printf(&e->msg, "the model server answered HTTP %ld: %s", c->status, buf_cstr(&msg));
@@ -184,7 +184,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 static void
 call_classify(struct call *c, const struct http_result *r, struct call_end *e)
 {
-	struct agent *a = c->a;
+	struct conversation *cv = c->cv;
 	const cJSON *b;
 	bool broken = false;
 
@@ -223,7 +223,7 @@ call_classify(struct call *c, const struct http_result *r, struct call_end *e)
 		if (e->cause.len == 0)
 			buf_puts(&e->cause, stream_error(c->stream));
 		buf_printf(&e->msg, "%s (HTTP %ld from %s)", stream_error(c->stream), c->status,
-		    a->base_url);
+		    cv->a->base_url);
 		if (strcmp(et, "not_event_stream") == 0 || call_request_at_fault(et))
 			e->kind = CALL_FATAL;
 		else
@@ -279,7 +279,7 @@ call_on_done(void *arg, struct http_req *req, const struct http_result *r)
 	e.status = c->status;
 	call_classify(c, r, &e);
 	c->req = NULL;
-	c->end(c->a, c, &e);
+	c->end(c->cv, c, &e);
 	buf_release(&e.msg);
 	buf_release(&e.cause);
 }
@@ -331,7 +331,7 @@ call_verify_body(const struct provider_request *kept, const struct buf *body)
 }
 
 void
-call_start(struct agent *a, struct call *c, const struct call_request *rq, call_end_fn *end,
+call_start(struct conversation *cv, struct call *c, const struct call_request *rq, call_end_fn *end,
     int *max_tokens)
 {
 	static const struct http_handler proto = { call_on_headers, call_on_body, call_on_done, NULL };
@@ -345,9 +345,9 @@ call_start(struct agent *a, struct call *c, const struct call_request *rq, call_
 	size_t len;
 
 	memset(&pr, 0, sizeof pr);
-	modelset_auth(a, &pr);
-	pr.model = a->model;
-	modelset_shape_request(a, &pr);
+	modelset_auth(cv, &pr);
+	pr.model = cv->a->model;
+	modelset_shape_request(cv, &pr);
 	if (rq->no_budget && pr.thinking == PROVIDER_THINK_BUDGET)
 		pr.thinking = PROVIDER_THINK_NONE;
 	pr.system_static = rq->system_static;
@@ -361,16 +361,16 @@ call_start(struct agent *a, struct call *c, const struct call_request *rq, call_
 		call_verify_body(&pr, &body);
 	if (max_tokens != NULL)
 		*max_tokens = pr.max_tokens;
-	modelset_timeouts(a, pr.max_tokens, rq->stall_on_progress, &to);
+	modelset_timeouts(cv, pr.max_tokens, rq->stall_on_progress, &to);
 	hh.arg = c;
-	c->a = a;
+	c->cv = cv;
 	c->end = end;
 	c->status = 0;
 	c->stall_on_progress = rq->stall_on_progress;
 	buf_init(&c->errbody, AGENT_ERRBODY_MAX);
-	c->stream = stream_new(a->proto, rq->sh != NULL ? rq->sh : &none);
+	c->stream = stream_new(cv->a->proto, rq->sh != NULL ? rq->sh : &none);
 	len = body.len;
-	c->req = http_post_take(a->http, url, headers, buf_detach(&body, NULL), len, &to, &hh);
+	c->req = http_post_take(cv->a->http, url, headers, buf_detach(&body, NULL), len, &to, &hh);
 	free(url);
 }
 
@@ -402,34 +402,34 @@ call_release(struct call *c)
 
 /* What the response cost and how the prompt cache fared. */
 void
-call_record_usage(struct agent *a)
+call_record_usage(struct conversation *cv)
 {
 	bool has = false;
-	struct usage u = stream_usage(a->call.stream, &has);
+	struct usage u = stream_usage(cv->call.stream, &has);
 	struct cachewatch_break br;
 	double cost;
 
 	if (!has)
 		return;
-	a->last = u;
-	if (cachewatch_after(a->cw, &u, &br)) {
+	cv->last = u;
+	if (cachewatch_after(cv->cw, &u, &br)) {
 		cJSON *rec = cJSON_CreateObject();
 
-		br.cost_usd = modelset_break_cost(a, &br, &u);
-		cachewatch_price_last(a->cw, br.cost_usd);
+		br.cost_usd = modelset_break_cost(cv, &br, &u);
+		cachewatch_price_last(cv->cw, br.cost_usd);
 
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
-		emit_cache_break(a->bus, &br, a->mcp_changed.len > 0 ? buf_cstr(&a->mcp_changed) : NULL);
-		if (session_append(a->session, rec) == -1)
-			agent_unsaved(a);
+		emit_cache_break(cv->bus, &br, cv->a->mcp_changed.len > 0 ? buf_cstr(&cv->a->mcp_changed) : NULL);
+		if (session_append(cv->a->session, rec) == -1)
+			agent_unsaved(cv);
 	}
-	cost = call_add_usage(a, &u);
-	modelset_calibrate(a, &u);
-	a->helper_retried = false;
-	emit_usage(a->bus, &u, cost);
-	emit_context(a->bus, u.input + u.cache_write + u.cache_read + u.output, modelset_window(a),
-	    compact_stage_name(a->stage));
+	cost = call_add_usage(cv, &u);
+	modelset_calibrate(cv, &u);
+	cv->helper_retried = false;
+	emit_usage(cv->bus, &u, cost);
+	emit_context(cv->bus, u.input + u.cache_write + u.cache_read + u.output, modelset_window(cv),
+	    compact_stage_name(cv->stage));
 }
 
 /* Wall-clock time (the cache's age must survive a restart), shifted by TANDEM_CLOCK_OFFSET_MS. */

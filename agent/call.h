@@ -22,7 +22,7 @@
 #include "model/http.h"
 #include "model/stream.h"
 
-struct agent;
+struct conversation;
 struct call;
 
 enum call_end_kind {
@@ -47,7 +47,7 @@ struct call_end {
 };
 
 /* The call ended (exactly once, unless call_cancel came first). */
-typedef void call_end_fn(struct agent *, struct call *, const struct call_end *);
+typedef void call_end_fn(struct conversation *, struct call *, const struct call_end *);
 
 struct call {
 	struct http_req		*req;		/* NULL: no call in flight */
@@ -58,7 +58,7 @@ struct call {
 	bool			 overflow_ok;	/* an overflow ends as CALL_OVERFLOW */
 	bool			 reauth_ok;	/* an HTTP 401 ends as CALL_REAUTH */
 	call_end_fn		*end;
-	struct agent		*a;
+	struct conversation	*cv;
 };
 
 struct call_request {
@@ -74,14 +74,14 @@ struct call_request {
 };
 
 /* Send the request; end hears how it ended.  max_tokens of it in *max_tokens (may be NULL). */
-void	 call_start(struct agent *, struct call *, const struct call_request *, call_end_fn *end,
+void	 call_start(struct conversation *, struct call *, const struct call_request *, call_end_fn *end,
 	    int *max_tokens);
 /* Stop the call in flight; no callback comes from it after this. */
 void	 call_cancel(struct call *);
 /* Stop the transfer but keep what the stream holds (an interrupted answer); no callback comes. */
 void	 call_abort(struct call *);
 /* The turn's call: its usage into the totals, the prompt cache's watch and the calibration, as events. */
-void	 call_record_usage(struct agent *);
+void	 call_record_usage(struct conversation *);
 /* Wall-clock ms (the prompt cache's age survives a restart), shifted by TANDEM_CLOCK_OFFSET_MS. */
 int64_t	 call_clock_ms(void);
 /* Drop the stream and the error body of a call that ended (or never started). */
@@ -89,6 +89,6 @@ void	 call_release(struct call *);
 /* The delay before retry number attempt (1, 2, ...): Retry-After, else jittered backoff. */
 int64_t	 call_backoff_ms(struct http_req *, int attempt);
 /* Add a call's usage to the session's totals; its cost. */
-double	 call_add_usage(struct agent *, const struct usage *);
+double	 call_add_usage(struct conversation *, const struct usage *);
 
 #endif

@@ -14,18 +14,18 @@
 #include "agent_int.h"
 
 /* The messages were compacted to stage: log them, and say so.  A failed write is reported. */
-void	 compaction_applied(struct agent *, enum compact_stage, int64_t before, int64_t after);
+void	 compaction_applied(struct conversation *, enum compact_stage, int64_t before, int64_t after);
 /*
  * Before a request: compact if the conversation has grown past a
  * threshold.  True when a summary call was started (the request waits
  * for it: agent_summary_done).
  */
-bool	 compaction_before_call(struct agent *);
+bool	 compaction_before_call(struct conversation *);
 /* The server said the request overflowed: compact as hard as it goes.  True when anything was. */
-bool	 compaction_overflow(struct agent *);
+bool	 compaction_overflow(struct conversation *);
 /* Drop the summary call in flight; no callback comes from it after this. */
-void	 compaction_cancel(struct agent *);
+void	 compaction_cancel(struct conversation *);
 /* A summary call is in flight. */
-bool	 compaction_running(const struct agent *);
+bool	 compaction_running(const struct conversation *);
 
 #endif

@@ -80,23 +80,23 @@ struct gate_ctx {
 	char			*sandbox_note;	/* why the sandbox did not allow it, or NULL */
 };
 
-static char ** gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask, const char *hook_reason, struct buf *reason);
-static void gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note, struct buf *why);
+static char ** gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *input, bool hook_ask, const char *hook_reason, struct buf *reason);
+static void gate_headless_hint(struct conversation *cv, const struct sched_call *c, const char *note, struct buf *why);
 static void gate_kick(void *arg);
-static bool gate_deny_unsure(struct agent *a, const struct sched_call *c);
-static int gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho, struct gate_ctx *g, struct buf *why);
+static bool gate_deny_unsure(struct conversation *cv, const struct sched_call *c);
+static int gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcome *ho, struct gate_ctx *g, struct buf *why);
 
 /*
  * Why c asks, into reason, and the rules an "always" answer adds (see
  * perm_explain); hook_reason is set when a PreToolUse hook asked.
  */
 static char **
-gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bool hook_ask,
+gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *input, bool hook_ask,
     const char *hook_reason, struct buf *reason)
 {
 	struct buf scratch = BUF_INIT(4096);
-	bool fork_first = a->fork_dry_run && strcmp(c->name, "run_bash") == 0;
-	char **always = perm_explain(a->cfg->rules, a->mode, c->name, c->tool->cls, input,
+	bool fork_first = cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0;
+	char **always = perm_explain(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, input,
 	    hook_ask || fork_first ? &scratch : reason);
 
 	if (hook_ask)
@@ -109,10 +109,10 @@ gate_explain(struct agent *a, const struct sched_call *c, const cJSON *input, bo
 }
 
 static void
-gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note, struct buf *why)
+gate_headless_hint(struct conversation *cv, const struct sched_call *c, const char *note, struct buf *why)
 {
 	struct buf reason = BUF_INIT(4096), flags = BUF_INIT(BUF_NOLIMIT);
-	char **always = gate_explain(a, c, c->input, false, NULL, &reason);
+	char **always = gate_explain(cv, c, c->input, false, NULL, &reason);
 	size_t i;
 
 	if (note != NULL)
@@ -121,7 +121,7 @@ gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note
 		buf_printf(&flags, "%s--allow '%s'", i > 0 ? " " : "", always[i]);
 	buf_printf(why, "%s needs approval (%s), and in headless mode nobody can give it. ",
 	    c->name, buf_cstr(&reason));
-	if (gate_deny_unsure(a, c))
+	if (gate_deny_unsure(cv, c))
 		buf_puts(why, "No rule or mode can allow it: only a person, asked in an "
 		    "interactive session, can.");
 	else if (c->tool->cls == TOOL_WRITE)
@@ -138,17 +138,17 @@ gate_headless_hint(struct agent *a, const struct sched_call *c, const char *note
 static void
 gate_kick(void *arg)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	sched_kick(a->sched);
+	sched_kick(cv->sched);
 }
 
 /* Could a deny rule, the user's or the session's, catch c unseen? */
 static bool
-gate_deny_unsure(struct agent *a, const struct sched_call *c)
+gate_deny_unsure(struct conversation *cv, const struct sched_call *c)
 {
-	return perm_deny_unsure(a->cfg->rules, c->name, c->input) ||
-	    perm_deny_unsure(a->session_rules, c->name, c->input);
+	return perm_deny_unsure(cv->a->cfg->rules, c->name, c->input) ||
+	    perm_deny_unsure(cv->a->session_rules, c->name, c->input);
 }
 
 /*
@@ -157,27 +157,27 @@ gate_deny_unsure(struct agent *a, const struct sched_call *c)
  * and was then checked against the rules again).
  */
 static int
-gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
+gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcome *ho,
     struct gate_ctx *g, struct buf *why)
 {
 	enum perm_verdict *v = &g->v;
 
-	agent_hook_notes(a, ho);
+	agent_hook_notes(cv, ho);
 	if (ho->decision == HOOK_DENY || ho->stop) {
 		buf_reset(why);
 		buf_printf(why, "A PreToolUse hook refused this call: %s", ho->reason != NULL ?
 		    ho->reason : ho->stop_reason != NULL ? ho->stop_reason : "it ended the turn");
-		emit_approval(a->bus, c->id, "deny", "hook");
+		emit_approval(cv->bus, c->id, "deny", "hook");
 		return SCHED_REFUSE;
 	}
 	if (ho->updated_input != NULL) {
 		sched_call_set_input(c, ho->updated_input);
 		ho->updated_input = NULL;
 		buf_reset(why);
-		*v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
-		g->deny_unsure = gate_deny_unsure(a, c);
+		*v = perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, c->input, why);
+		g->deny_unsure = gate_deny_unsure(cv, c);
 		if (*v == PERM_VERDICT_DENY) {
-			emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+			emit_approval(cv->bus, c->id, "deny", cv->a->mode == PERM_PLAN ? "mode" : "rule");
 			return SCHED_REFUSE;
 		}
 	}
@@ -186,17 +186,17 @@ gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
 	 * deny rule could catch unseen: a hook's allow does not outweigh it.
 	 */
 	if (ho->decision == HOOK_ALLOW && !g->deny_unsure &&
-	    !(a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
-		emit_approval(a->bus, c->id, "allow", "hook");
+	    !(cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+		emit_approval(cv->bus, c->id, "allow", "hook");
 		return SCHED_GO;
 	}
-	if (ho->decision == HOOK_ASK && !a->interactive) {
+	if (ho->decision == HOOK_ASK && !cv->a->interactive) {
 		buf_reset(why);
 		buf_puts(why, "A PreToolUse hook asked for the user's approval of this call");
 		if (ho->reason != NULL)
 			buf_printf(why, " (%s)", ho->reason);
 		buf_puts(why, ", and in headless mode nobody can give it.");
-		emit_approval(a->bus, c->id, "deny", "hook");
+		emit_approval(cv->bus, c->id, "deny", "hook");
 		return SCHED_REFUSE;
 	}
 	if (ho->decision == HOOK_ASK)
@@ -204,38 +204,38 @@ gate_pre_hooks(struct agent *a, struct sched_call *c, struct hook_outcome *ho,
 	return -1;
 }
 
-typedef int gate_stage_fn(struct agent *, struct sched_call *, struct gate_ctx *, struct buf *why);
+typedef int gate_stage_fn(struct conversation *, struct sched_call *, struct gate_ctx *, struct buf *why);
 
 /* 1. The tool is on, the session can record what it does, checkpoint A is on disk. */
 static int
-gate_health(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	if (prompt_tool_disabled(a->cfg, c->name)) {
+	if (prompt_tool_disabled(cv->a->cfg, c->name)) {
 		buf_printf(why, "the tool %s is disabled in this session", c->name);
 		return SCHED_REFUSE;
 	}
 	/* Nothing runs that the session could not record. */
-	if (session_error(a->session) != NULL) {
+	if (session_error(cv->a->session) != NULL) {
 		buf_puts(why, AGENT_NOT_SAVED);
 		return SCHED_REFUSE;
 	}
 	/* Side effects wait until checkpoint A records who asked for them. */
-	if (c->tool->cls != TOOL_READ_ONLY && !a->checkpoint_a)
+	if (c->tool->cls != TOOL_READ_ONLY && !cv->checkpoint_a)
 		return SCHED_LATER;
 	return GATE_PASS;
 }
 
 /* 2. The rules and the mode; a fork's first command is shown before it runs. */
 static int
-gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	g->v = perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, c->input, why);
-	g->deny_unsure = gate_deny_unsure(a, c);
+	g->v = perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, c->input, why);
+	g->deny_unsure = gate_deny_unsure(cv, c);
 	/* what the person answered "never" to in this session */
-	if (g->v != PERM_VERDICT_DENY && perm_rules_count(a->session_rules, PERM_LIST_DENY) > 0) {
+	if (g->v != PERM_VERDICT_DENY && perm_rules_count(cv->a->session_rules, PERM_LIST_DENY) > 0) {
 		struct buf w2 = BUF_INIT(1024);
 
-		if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+		if (perm_check(cv->a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 		    PERM_VERDICT_DENY) {
 			buf_reset(why);
 			buf_printf(why, "the user rejected calls like this one for the rest of the "
@@ -244,19 +244,19 @@ gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf
 		}
 		buf_release(&w2);
 	}
-	if (a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
-		if (!a->interactive) {
+	if (cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
+		if (!cv->a->interactive) {
 			buf_reset(why);
 			buf_printf(why, "dry run: this session is a fork, so its first command is "
 			    "shown and not run: %s\nNothing was executed; ask the user to confirm "
 			    "before running commands here.", json_str(c->input, "command", ""));
-			a->fork_dry_run = false;
+			cv->a->fork_dry_run = false;
 			return SCHED_REFUSE;
 		}
 		g->v = PERM_VERDICT_ASK;
 	}
 	if (g->v == PERM_VERDICT_DENY) {
-		emit_approval(a->bus, c->id, "deny", a->mode == PERM_PLAN ? "mode" : "rule");
+		emit_approval(cv->bus, c->id, "deny", cv->a->mode == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
 	return GATE_PASS;
@@ -264,14 +264,14 @@ gate_rules(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf
 
 /* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */
 static int
-gate_hooks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_hooks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	struct hook_outcome ho;
 	int d;
 
-	if (hooks_pre_tool(a->hooks, c->id, c->name, c->input, a->mode, gate_kick, a, &ho) == 1)
+	if (hooks_pre_tool(cv->a->hooks, c->id, c->name, c->input, cv->a->mode, gate_kick, cv, &ho) == 1)
 		return SCHED_LATER;
-	d = gate_pre_hooks(a, c, &ho, g, why);
+	d = gate_pre_hooks(cv, c, &ho, g, why);
 	g->hook_ask = ho.decision == HOOK_ASK;
 	g->hook_reason = ho.reason != NULL ? xstrdup(ho.reason) : NULL;
 	hook_outcome_release(&ho);
@@ -285,23 +285,23 @@ gate_hooks(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf
  * catch unseen.
  */
 static int
-gate_always(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	struct buf w2 = BUF_INIT(1024);
 	struct perm_rules *session;
 	int d = GATE_PASS;
 
-	if (g->v != PERM_VERDICT_ASK || a->fork_dry_run || g->hook_ask || g->deny_unsure ||
-	    perm_rules_count(a->session_rules, PERM_LIST_ALLOW) == 0)
+	if (g->v != PERM_VERDICT_ASK || cv->a->fork_dry_run || g->hook_ask || g->deny_unsure ||
+	    perm_rules_count(cv->a->session_rules, PERM_LIST_ALLOW) == 0)
 		return GATE_PASS;
-	session = perm_rules_dup(a->session_rules);
-	perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ALLOW);
-	perm_rules_merge_list(session, a->cfg->rules, PERM_LIST_ASK);
-	if (perm_check(a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+	session = perm_rules_dup(cv->a->session_rules);
+	perm_rules_merge_list(session, cv->a->cfg->rules, PERM_LIST_ALLOW);
+	perm_rules_merge_list(session, cv->a->cfg->rules, PERM_LIST_ASK);
+	if (perm_check(cv->a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 	    PERM_VERDICT_ALLOW ||
 	    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 	    PERM_VERDICT_ALLOW) {
-		emit_approval(a->bus, c->id, "allow", "rule");
+		emit_approval(cv->bus, c->id, "allow", "rule");
 		d = SCHED_GO;
 	}
 	perm_rules_free(session);
@@ -311,13 +311,13 @@ gate_always(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 
 /* 5. The verdict allows it. */
 static int
-gate_allowed(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_allowed(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	if (g->v != PERM_VERDICT_ALLOW)
 		return GATE_PASS;
 	if (c->tool->cls != TOOL_READ_ONLY)
-		emit_approval(a->bus, c->id, "allow", a->mode == PERM_YOLO ||
-		    a->mode == PERM_ACCEPT_EDITS ? "mode" : "rule");
+		emit_approval(cv->bus, c->id, "allow", cv->a->mode == PERM_YOLO ||
+		    cv->a->mode == PERM_ACCEPT_EDITS ? "mode" : "rule");
 	return SCHED_GO;
 }
 
@@ -330,21 +330,21 @@ gate_allowed(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct b
  * a file the file tools' deny rules cover (the sandbox does not hide it).
  */
 static int
-gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_sandbox(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	struct buf note = BUF_INIT(1024);
 
-	if (g->v != PERM_VERDICT_ASK || g->hook_ask || a->fork_dry_run || g->deny_unsure ||
-	    !jail_auto_allow(a->jail, a->cfg->rules, a->mode, c->name, c->input, why))
+	if (g->v != PERM_VERDICT_ASK || g->hook_ask || cv->a->fork_dry_run || g->deny_unsure ||
+	    !jail_auto_allow(cv->a->jail, cv->a->cfg->rules, cv->a->mode, c->name, c->input, why))
 		return GATE_PASS;
 	/* The sandbox confines writes to the workspace; it does not hide what the deny rules cover. */
-	if (perm_command_touches_denied(a->cfg->rules, c->input, &note)) {
+	if (perm_command_touches_denied(cv->a->cfg->rules, c->input, &note)) {
 		buf_reset(why);
 		g->sandbox_note = buf_detach(&note, NULL);
 		return GATE_PASS;
 	}
 	buf_release(&note);
-	emit_approval(a->bus, c->id, "allow", "sandbox");
+	emit_approval(cv->bus, c->id, "allow", "sandbox");
 	return SCHED_GO;
 }
 
@@ -355,26 +355,26 @@ gate_sandbox(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct b
  * comes through agent_answer).  Nothing fills it yet.
  */
 static int
-gate_host(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	return GATE_PASS;
 }
 
 /* 8. The person: an approval_request, or, headless, a refusal that says how to allow it. */
 static int
-gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	struct buf preview = BUF_INIT(8u * 1024 * 1024), reason = BUF_INIT(4096);
 	char **always;
 
 	buf_reset(why);
-	if (!a->interactive) {
-		gate_headless_hint(a, c, g->sandbox_note, why);
-		emit_approval(a->bus, c->id, "deny", "mode");
+	if (!cv->a->interactive) {
+		gate_headless_hint(cv, c, g->sandbox_note, why);
+		emit_approval(cv->bus, c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
 	if (c->tool->preview != NULL) {
-		if (c->tool->preview(&a->env, c->input, &preview) == -1) {
+		if (c->tool->preview(&cv->a->env, c->input, &preview) == -1) {
 			/* The change cannot be made as asked: no need to ask anyone. */
 			buf_puts(why, buf_cstr(&preview));
 			buf_release(&preview);
@@ -386,15 +386,15 @@ gate_person(struct agent *a, struct sched_call *c, struct gate_ctx *g, struct bu
 		buf_printf(&preview, "%s %s", c->name, args);
 		free(args);
 	} else {
-		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), a->cfg->root);
+		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), cv->a->cfg->root);
 	}
-	always = gate_explain(a, c, c->input, g->hook_ask, g->hook_reason, &reason);
-	jail_explain(a->jail, c->name, c->input, &reason);
+	always = gate_explain(cv, c, c->input, g->hook_ask, g->hook_reason, &reason);
+	jail_explain(cv->a->jail, c->name, c->input, &reason);
 	if (g->sandbox_note != NULL)
 		buf_printf(&reason, "%snot run sandboxed without a prompt: %s",
 		    reason.len > 0 ? "; " : "", g->sandbox_note);
-	emit_approval_request(a->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
-	    a->cfg->root, buf_cstr(&reason), always);
+	emit_approval_request(cv->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
+	    cv->a->cfg->root, buf_cstr(&reason), always);
 	perm_strv_free(always);
 	buf_release(&reason);
 	buf_release(&preview);
@@ -410,32 +410,45 @@ static gate_stage_fn *const gate_stages[] = {
 enum sched_gate
 gate_check(void *arg, struct sched_call *c, struct buf *why)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 	struct gate_ctx g = { PERM_VERDICT_ASK, false, NULL, false, NULL };
 	size_t i;
 	int d = GATE_PASS;
 
 	for (i = 0; i < sizeof gate_stages / sizeof gate_stages[0] && d == GATE_PASS; i++)
-		d = gate_stages[i](a, c, &g, why);
+		d = gate_stages[i](cv, c, &g, why);
 	free(g.hook_reason);
 	free(g.sandbox_note);
 	return d == GATE_PASS ? SCHED_ASK : (enum sched_gate)d;
+}
+
+/* The conversation whose scheduler holds the call id: approvals name calls, not conversations. */
+static struct conversation *
+gate_owner(struct agent *a, const char *id)
+{
+	struct conversation *cv;
+
+	for (cv = a->convs; cv != NULL; cv = cv->next)
+		if (sched_find(cv->sched, id) != NULL)
+			return cv;
+	return a->main;
 }
 
 void
 agent_answer(struct agent *a, const char *id, enum approval decision, const char *reason,
     const cJSON *edited_input)
 {
-	struct sched_call *c = sched_find(a->sched, id);
+	struct conversation *cv = gate_owner(a, id);
+	struct sched_call *c = sched_find(cv->sched, id);
 	bool deny = decision == APPROVAL_DENY || decision == APPROVAL_NEVER;
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return;
-	emit_approval(a->bus, id, deny ? "deny" : decision == APPROVAL_ALWAYS ? "always" : "allow",
+	emit_approval(cv->bus, id, deny ? "deny" : decision == APPROVAL_ALWAYS ? "always" : "allow",
 	    "user");
 	if (decision == APPROVAL_NEVER) {
 		struct buf err = BUF_INIT(4096);
-		char **like = perm_never_rules(a->cfg->rules, a->mode, c->name, c->tool->cls,
+		char **like = perm_never_rules(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls,
 		    c->input);
 		size_t i;
 
@@ -444,10 +457,10 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		 * saved), each sure to deny this call again; paths are read against
 		 * the workspace root, as the user's rules are.
 		 */
-		perm_rules_set_root(a->session_rules, perm_rules_root(a->cfg->rules));
+		perm_rules_set_root(cv->a->session_rules, perm_rules_root(cv->a->cfg->rules));
 		for (i = 0; like[i] != NULL; i++) {
 			buf_reset(&err);
-			perm_rules_add(a->session_rules, PERM_LIST_DENY, like[i], &err);
+			perm_rules_add(cv->a->session_rules, PERM_LIST_DENY, like[i], &err);
 		}
 		perm_strv_free(like);
 		buf_release(&err);
@@ -459,19 +472,19 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	 * A call a deny rule could catch unseen is allowed this once: a rule
 	 * remembered for it would never apply (gate_always passes it on).
 	 */
-	if (decision == APPROVAL_ALWAYS && !gate_deny_unsure(a, c)) {
+	if (decision == APPROVAL_ALWAYS && !gate_deny_unsure(cv, c)) {
 		struct buf err = BUF_INIT(4096), asked = BUF_INIT(4096);
-		char **always = gate_explain(a, c, edited_input != NULL ? edited_input : c->input,
+		char **always = gate_explain(cv, c, edited_input != NULL ? edited_input : c->input,
 		    false, NULL, &asked);
 		size_t i;
 
-		perm_rules_set_root(a->session_rules, perm_rules_root(a->cfg->rules));
+		perm_rules_set_root(cv->a->session_rules, perm_rules_root(cv->a->cfg->rules));
 		for (i = 0; always[i] != NULL; i++) {
 			buf_reset(&err);
-			perm_rules_add(a->session_rules, PERM_LIST_ALLOW, always[i], &err);
+			perm_rules_add(cv->a->session_rules, PERM_LIST_ALLOW, always[i], &err);
 			if (strcmp(c->name, "run_bash") == 0 &&
-			    config_save_local_allow(a->cfg, always[i], &err) == -1)
-				event_error(a->bus, 0, "could not save the rule %s: %s", always[i],
+			    config_save_local_allow(cv->a->cfg, always[i], &err) == -1)
+				event_error(cv->bus, 0, "could not save the rule %s: %s", always[i],
 				    buf_cstr(&err));
 		}
 		perm_strv_free(always);
@@ -479,18 +492,19 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		buf_release(&asked);
 	}
 	if (strcmp(c->name, "run_bash") == 0 && !deny)
-		a->fork_dry_run = false;
-	sched_answer(a->sched, id, !deny, reason, edited_input);
+		cv->a->fork_dry_run = false;
+	sched_answer(cv->sched, id, !deny, reason, edited_input);
 }
 
 int
 agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct buf *why)
 {
-	struct sched_call *c = sched_find(a->sched, id);
+	struct conversation *cv = gate_owner(a, id);
+	struct sched_call *c = sched_find(cv->sched, id);
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return -1;
-	if (perm_check(a->cfg->rules, a->mode, c->name, c->tool->cls, input, why) ==
+	if (perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, input, why) ==
 	    PERM_VERDICT_DENY) {
 		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
 		return -1;

@@ -24,38 +24,41 @@
 
 /* What agent_attach kept goes with the prompt, in order. */
 void
-inbox_take(struct agent *a, cJSON *content)
+inbox_take(struct conversation *cv, cJSON *content)
 {
 	cJSON *b;
 
-	while (a->attach != NULL && (b = cJSON_DetachItemFromArray(a->attach, 0)) != NULL)
+	while (cv->attach != NULL && (b = cJSON_DetachItemFromArray(cv->attach, 0)) != NULL)
 		cJSON_AddItemToArray(content, b);
 }
 
 void
 agent_attach(struct agent *a, const char *text)
 {
-	if (a->attach == NULL)
-		a->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(a->attach, record_text_block(text));
+	struct conversation *cv = a->main;
+
+	if (cv->attach == NULL)
+		cv->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->attach, record_text_block(text));
 }
 
 int
 agent_attach_image(struct agent *a, const char *file, const char *name, struct buf *err)
 {
-	cJSON *b = attach_image_file(&a->env, file, name, err);
+	struct conversation *cv = a->main;
+	cJSON *b = attach_image_file(&cv->a->env, file, name, err);
 
 	if (b == NULL)
 		return -1;
-	if (a->attach == NULL)
-		a->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(a->attach, b);
+	if (cv->attach == NULL)
+		cv->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->attach, b);
 	return 0;
 }
 
 /* The user's "!command", snapshotted as run_bash is: its record goes with its output. */
 struct inbox_cmd {
-	struct agent		*a;
+	struct conversation	*cv;
 	usercmd_output_fn	*output;
 	usercmd_done_fn		*done;
 	void			*arg;
@@ -69,13 +72,13 @@ struct inbox_cmd {
 
 /* A user_cmd_<n> no record of the session has (a resumed session counts on). */
 static void
-inbox_cmd_id(struct agent *a, char *id, size_t size)
+inbox_cmd_id(struct conversation *cv, char *id, size_t size)
 {
 	static unsigned long serial;
 	const cJSON *f;
 	size_t n = strlen(INBOX_ID);
 
-	cJSON_ArrayForEach(f, session_files(a->session)) {
+	cJSON_ArrayForEach(f, session_files(cv->a->session)) {
 		const char *s = json_str(f, "id", "");
 		char *end;
 		unsigned long k;
@@ -111,18 +114,18 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
     bool failed, int64_t ms)
 {
 	struct inbox_cmd *c = arg;
-	struct agent *a = c->a;
-	int next = session_turns(a->session) > a->turn ? session_turns(a->session) : a->turn;
+	struct conversation *cv = c->cv;
+	int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
 
-	a->user_cmds--;
+	cv->user_cmds--;
 	/* what the user's own command made is theirs (protect.h) */
-	protect_resume(a->protect, true, NULL);
-	if (c->epoch != 0 && c->epoch == wsnap_epoch(a->wsnap) &&
-	    (wsnap_leave(a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
-	    intent_marked_done(a, c->id, INBOX_BY) == -1))
-		agent_unsaved(a);
-	else if (c->epoch != 0 && c->epoch != wsnap_epoch(a->wsnap))
-		event_error(a->bus, 0, "the ! command ended in another session than it began in: "
+	protect_resume(cv->a->protect, true, NULL);
+	if (c->epoch != 0 && c->epoch == wsnap_epoch(cv->a->wsnap) &&
+	    (wsnap_leave(cv->a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
+	    intent_marked_done(cv, c->id, INBOX_BY) == -1))
+		agent_unsaved(cv);
+	else if (c->epoch != 0 && c->epoch != wsnap_epoch(cv->a->wsnap))
+		event_error(cv->bus, 0, "the ! command ended in another session than it began in: "
 		    "what it changed is not recorded, and a rewind does not undo it");
 	c->done(c->arg, command, output, framed, failed, ms);
 	free(c);
@@ -132,32 +135,33 @@ struct usercmd *
 agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
     usercmd_done_fn *done, void *arg)
 {
+	struct conversation *cv = a->main;
 	struct inbox_cmd *c = xcalloc(1, sizeof *c);
 	struct buf err = BUF_INIT(4096);
 
-	c->a = a;
+	c->cv = cv;
 	c->output = output;
 	c->done = done;
 	c->arg = arg;
-	inbox_cmd_id(a, c->id, sizeof c->id);
-	if (a->wsnap != NULL) {
+	inbox_cmd_id(cv, c->id, sizeof c->id);
+	if (cv->a->wsnap != NULL) {
 		/* during a turn a tool may be running: the command joins its snapshot window */
-		int next = session_turns(a->session) > a->turn ? session_turns(a->session) : a->turn;
+		int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
 
-		if (wsnap_join(a->wsnap, agent_in_turn(a), &err) == 0) {
-			c->epoch = wsnap_epoch(a->wsnap);
+		if (wsnap_join(cv->a->wsnap, agent_in_turn(cv), &err) == 0) {
+			c->epoch = wsnap_epoch(cv->a->wsnap);
 			/* and its before-snapshot in the log, for a crash while it runs (intent.h) */
-			if (intent_marked_started(a, c->id, next + 1, INBOX_BY) == -1)
-				agent_unsaved(a);
+			if (intent_marked_started(cv, c->id, next + 1, INBOX_BY) == -1)
+				agent_unsaved(cv);
 		} else {
 			/* as for run_bash: the session is failed, and the user is told it runs untracked */
-			agent_unsaved(a);
-			event_error(a->bus, 0, "the ! command runs without a snapshot, since the session "
+			agent_unsaved(cv);
+			event_error(cv->bus, 0, "the ! command runs without a snapshot, since the session "
 			    "could not be saved: a rewind does not undo it");
 		}
 	}
 	buf_release(&err);
-	a->user_cmds++;
-	protect_pause(a->protect);
-	return usercmd_start(a->loop, &a->env, command, inbox_cmd_output, inbox_cmd_done, c);
+	cv->user_cmds++;
+	protect_pause(cv->a->protect);
+	return usercmd_start(cv->a->loop, &cv->a->env, command, inbox_cmd_output, inbox_cmd_done, c);
 }

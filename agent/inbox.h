@@ -17,6 +17,6 @@
 #include "agent_int.h"
 
 /* Move what is pending, in order, to the end of the prompt's content. */
-void	inbox_take(struct agent *a, cJSON *content);
+void	inbox_take(struct conversation *cv, cJSON *content);
 
 #endif

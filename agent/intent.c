@@ -14,7 +14,7 @@
 #include "patch.h"
 #include "store/wsnap.h"
 
-static bool intent_marked_is_done(const struct agent *, const char *id, const char *by);
+static bool intent_marked_is_done(const struct conversation *, const char *id, const char *by);
 
 /* The paths a write tool's input names: "path", or the names a patch reads and writes. */
 static void
@@ -50,9 +50,9 @@ intent_input_paths(const struct sched_call *c, cJSON *paths)
  * the path as the records name it (the caller frees it).
  */
 static int
-intent_state(struct agent *a, const char *path, bool keep, char hex[SHA256_HEX_LEN + 1], char **rel)
+intent_state(struct conversation *cv, const char *path, bool keep, char hex[SHA256_HEX_LEN + 1], char **rel)
 {
-	struct sandbox sb = { a->cfg->root, (const char *const *)a->cfg->add_dirs, NULL };
+	struct sandbox sb = { cv->a->cfg->root, (const char *const *)cv->a->cfg->add_dirs, NULL };
 	struct buf err = BUF_INIT(4096);
 	struct sandbox_at at;
 	char *data = NULL;
@@ -68,8 +68,8 @@ intent_state(struct agent *a, const char *path, bool keep, char hex[SHA256_HEX_L
 	sandbox_at_release(&at);
 	if (rc == 0 && keep) {
 		errno = 0;
-		if (fsutil_snapshot(a->snap_dir, data, len, hex, &err) == -1) {
-			session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+		if (fsutil_snapshot(cv->a->snap_dir, data, len, hex, &err) == -1) {
+			session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
 			rc = -1;
 		}
 	} else if (rc == 0) {
@@ -82,31 +82,31 @@ out:
 }
 
 int
-intent_mark(struct agent *a)
+intent_mark(struct conversation *cv)
 {
 	cJSON *rec;
 
-	if (cJSON_GetArraySize(session_intents(a->session)) > 0)
+	if (cJSON_GetArraySize(session_intents(cv->a->session)) > 0)
 		return 0;
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddBoolToObject(rec, "since", 1);
-	return session_append(a->session, rec);
+	return session_append(cv->a->session, rec);
 }
 
 int
-intent_started(struct agent *a, const struct sched_call *c, bool snapped)
+intent_started(struct conversation *cv, const struct sched_call *c, bool snapped)
 {
 	cJSON *rec = cJSON_CreateObject(), *paths = cJSON_CreateArray(), *files, *p;
 	char hex[SHA256_HEX_LEN + 1];
 	int rc = 0;
 
 	cJSON_AddStringToObject(rec, "k", "intent");
-	cJSON_AddNumberToObject(rec, "turn", a->turn);
+	cJSON_AddNumberToObject(rec, "turn", cv->turn);
 	cJSON_AddStringToObject(rec, "id", c->id);
 	cJSON_AddStringToObject(rec, "name", c->name);
-	if (snapped && a->wsnap != NULL) {
-		rc = wsnap_keep_before(a->wsnap, hex);
+	if (snapped && cv->a->wsnap != NULL) {
+		rc = wsnap_keep_before(cv->a->wsnap, hex);
 		if (rc == 0 && hex[0] != '\0')
 			cJSON_AddStringToObject(rec, "snap", hex);
 	}
@@ -120,8 +120,8 @@ intent_started(struct agent *a, const struct sched_call *c, bool snapped)
 
 		if (rc == -1)
 			break;
-		h = intent_state(a, p->valuestring, true, hex, &rel);
-		if (session_error(a->session) != NULL)
+		h = intent_state(cv, p->valuestring, true, hex, &rel);
+		if (session_error(cv->a->session) != NULL)
 			rc = -1;
 		/* a path the tool cannot reach either: it will fail there, changing nothing */
 		if (rel == NULL)
@@ -143,20 +143,20 @@ intent_started(struct agent *a, const struct sched_call *c, bool snapped)
 		return -1;
 	}
 	/* on disk before the call can change anything */
-	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1)
+	if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1)
 		return -1;
 	crash_point("tool-intent");
 	return 0;
 }
 
 int
-intent_marked_started(struct agent *a, const char *id, int turn, const char *by)
+intent_marked_started(struct conversation *cv, const char *id, int turn, const char *by)
 {
 	cJSON *rec;
 	char hex[SHA256_HEX_LEN + 1];
 
-	if (a->wsnap == NULL || wsnap_keep_before(a->wsnap, hex) == -1 || hex[0] == '\0')
-		return a->wsnap != NULL && session_error(a->session) != NULL ? -1 : 0;
+	if (cv->a->wsnap == NULL || wsnap_keep_before(cv->a->wsnap, hex) == -1 || hex[0] == '\0')
+		return cv->a->wsnap != NULL && session_error(cv->a->session) != NULL ? -1 : 0;
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddNumberToObject(rec, "turn", turn);
@@ -164,47 +164,47 @@ intent_marked_started(struct agent *a, const char *id, int turn, const char *by)
 	cJSON_AddStringToObject(rec, "name", by);
 	cJSON_AddStringToObject(rec, "snap", hex);
 	cJSON_AddBoolToObject(rec, "marked", 1);
-	if (session_append(a->session, rec) == -1 || session_sync(a->session) == -1)
+	if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1)
 		return -1;
 	return 0;
 }
 
 int
-intent_marked_done(struct agent *a, const char *id, const char *by)
+intent_marked_done(struct conversation *cv, const char *id, const char *by)
 {
 	cJSON *rec = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddStringToObject(rec, "done", id);
 	cJSON_AddStringToObject(rec, "by", by);
-	return session_append(a->session, rec);
+	return session_append(cv->a->session, rec);
 }
 
 int
-intent_marked_close(struct agent *a, const char *by)
+intent_marked_close(struct conversation *cv, const char *by)
 {
 	const cJSON *in;
 	cJSON *open = cJSON_CreateArray(), *id;
 	int rc = 0;
 
-	cJSON_ArrayForEach(in, session_intents(a->session))
+	cJSON_ArrayForEach(in, session_intents(cv->a->session))
 		if (json_bool(in, "marked", false) && strcmp(json_str(in, "name", ""), by) == 0 &&
-		    !intent_marked_is_done(a, json_str(in, "id", ""), by))
+		    !intent_marked_is_done(cv, json_str(in, "id", ""), by))
 			cJSON_AddItemToArray(open, cJSON_CreateString(json_str(in, "id", "")));
 	cJSON_ArrayForEach(id, open)
 		if (rc == 0)
-			rc = intent_marked_done(a, id->valuestring, by);
+			rc = intent_marked_done(cv, id->valuestring, by);
 	cJSON_Delete(open);
 	return rc;
 }
 
 /* Is the writer id of by marked done (intent_marked_done)? */
 static bool
-intent_marked_is_done(const struct agent *a, const char *id, const char *by)
+intent_marked_is_done(const struct conversation *cv, const char *id, const char *by)
 {
 	const cJSON *in;
 
-	cJSON_ArrayForEach(in, session_intents(a->session))
+	cJSON_ArrayForEach(in, session_intents(cv->a->session))
 		if (strcmp(json_str(in, "done", ""), id) == 0 && strcmp(json_str(in, "by", ""), by) == 0)
 			return true;
 	return false;
@@ -212,11 +212,11 @@ intent_marked_is_done(const struct agent *a, const char *id, const char *by)
 
 /* The first "files" record of id by the writer by (NULL: a file tool's, which has no "by"). */
 static const cJSON *
-intent_files_record(const struct agent *a, const char *id, const char *by)
+intent_files_record(const struct conversation *cv, const char *id, const char *by)
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, session_files(a->session))
+	cJSON_ArrayForEach(f, session_files(cv->a->session))
 		if (strcmp(json_str(f, "id", ""), id) == 0 &&
 		    (by == NULL ? !wsnap_is_record(f) : strcmp(json_str(f, "by", ""), by) == 0))
 			return f;
@@ -225,7 +225,7 @@ intent_files_record(const struct agent *a, const char *id, const char *by)
 
 /* A write tool's changes: its input's paths now against their content before. */
 static int
-intent_recover_files(struct agent *a, const cJSON *in)
+intent_recover_files(struct conversation *cv, const cJSON *in)
 {
 	cJSON *changes = cJSON_CreateArray(), *rec;
 	const cJSON *f;
@@ -238,8 +238,8 @@ intent_recover_files(struct agent *a, const cJSON *in)
 
 		if (json_bool(f, "lost", false))
 			continue;
-		h = intent_state(a, json_str(f, "path", ""), true, hex, &rel);
-		if (session_error(a->session) != NULL) {
+		h = intent_state(cv, json_str(f, "path", ""), true, hex, &rel);
+		if (session_error(cv->a->session) != NULL) {
 			free(rel);
 			cJSON_Delete(changes);
 			return -1;
@@ -271,12 +271,12 @@ intent_recover_files(struct agent *a, const cJSON *in)
 	cJSON_AddStringToObject(rec, "id", json_str(in, "id", ""));
 	cJSON_AddItemToObject(rec, "files", changes);
 	cJSON_AddBoolToObject(rec, "recovered", 1);
-	return session_append(a->session, rec);
+	return session_append(cv->a->session, rec);
 }
 
 /* One call a crash cut off: its records, then its ledger entry.  0 or -1. */
 static int
-intent_recover_one(struct agent *a, const cJSON *in)
+intent_recover_one(struct conversation *cv, const cJSON *in)
 {
 	const char *id = json_str(in, "id", ""), *name = json_str(in, "name", "");
 	const char *snap = json_str(in, "snap", NULL);
@@ -284,18 +284,18 @@ intent_recover_one(struct agent *a, const cJSON *in)
 	bool covered = true;
 	int rc = 0;
 
-	if (intent_files_record(a, id, NULL) == NULL && cJSON_GetArraySize(json_get(in, "files")) > 0)
-		rc = intent_recover_files(a, in);
-	if (rc == 0 && snap != NULL && intent_files_record(a, id, name) == NULL) {
+	if (intent_files_record(cv, id, NULL) == NULL && cJSON_GetArraySize(json_get(in, "files")) > 0)
+		rc = intent_recover_files(cv, in);
+	if (rc == 0 && snap != NULL && intent_files_record(cv, id, name) == NULL) {
 		/* the tree now against the before-snapshot, if wsnap.idx still is that one */
-		if (wsnap_rearm(a->wsnap, snap))
-			rc = wsnap_record(a->wsnap, (int)json_int(in, "turn", 0), id, name);
+		if (wsnap_rearm(cv->a->wsnap, snap))
+			rc = wsnap_record(cv->a->wsnap, (int)json_int(in, "turn", 0), id, name);
 		else
 			covered = false;
 	}
 	if (rc == -1)
 		goto out;
-	if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(a, id))
+	if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(cv, id))
 		buf_puts(&result, "stopped: tandem ended while this command was running, and the "
 		    "command and every process it started were killed then; it did not finish, "
 		    "so check what it did before running it again");
@@ -306,20 +306,20 @@ intent_recover_one(struct agent *a, const cJSON *in)
 		buf_puts(&result, " (what it changed in the files up to then is recorded: a rewind "
 		    "of this turn with its files undoes it)");
 	crash_point("intent-recover");
-	rc = session_effect(a->session, id, name, buf_cstr(&result), true);
+	rc = session_effect(cv->a->session, id, name, buf_cstr(&result), true);
 out:
 	buf_release(&result);
 	return rc;
 }
 
 int
-intent_recover(struct agent *a)
+intent_recover(struct conversation *cv)
 {
 	const cJSON *in;
 
-	if (session_error(a->session) != NULL)
+	if (session_error(cv->a->session) != NULL)
 		return -1;
-	cJSON_ArrayForEach(in, session_intents(a->session)) {
+	cJSON_ArrayForEach(in, session_intents(cv->a->session)) {
 		const char *id = json_str(in, "id", NULL);
 
 		if (id == NULL)
@@ -328,31 +328,31 @@ intent_recover(struct agent *a)
 		if (json_bool(in, "marked", false)) {
 			const char *by = json_str(in, "name", "");
 
-			if (intent_marked_is_done(a, id, by))
+			if (intent_marked_is_done(cv, id, by))
 				continue;
-			if (intent_files_record(a, id, by) == NULL &&
-			    wsnap_rearm(a->wsnap, json_str(in, "snap", NULL)) &&
-			    wsnap_record(a->wsnap, (int)json_int(in, "turn", 0), id, by) == -1)
+			if (intent_files_record(cv, id, by) == NULL &&
+			    wsnap_rearm(cv->a->wsnap, json_str(in, "snap", NULL)) &&
+			    wsnap_record(cv->a->wsnap, (int)json_int(in, "turn", 0), id, by) == -1)
 				return -1;
-			if (intent_marked_done(a, id, by) == -1)
+			if (intent_marked_done(cv, id, by) == -1)
 				return -1;
 			continue;
 		}
-		if (session_effect_find(a->session, id) != NULL)
+		if (session_effect_find(cv->a->session, id) != NULL)
 			continue;
-		if (intent_recover_one(a, in) == -1)
+		if (intent_recover_one(cv, in) == -1)
 			return -1;
 	}
 	return 0;
 }
 
 bool
-intent_never_started(const struct agent *a, const char *id)
+intent_never_started(const struct conversation *cv, const char *id)
 {
 	const cJSON *in;
 	bool since = false;
 
-	cJSON_ArrayForEach(in, session_intents(a->session)) {
+	cJSON_ArrayForEach(in, session_intents(cv->a->session)) {
 		if (json_bool(in, "since", false))
 			since = true;
 		else if (!json_bool(in, "marked", false) && strcmp(json_str(in, "id", ""), id) == 0)

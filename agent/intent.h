@@ -33,32 +33,32 @@
 
 #include <stdbool.h>
 
-struct agent;
+struct conversation;
 struct sched_call;
 
 /* The marker, once per session, before a response's calls may run.  0 or -1. */
-int	intent_mark(struct agent *);
+int	intent_mark(struct conversation *);
 /*
  * The intent of c, which is about to run; snapped: a workspace snapshot
  * was taken for it (wsnap_before).  Logged and synced.  0 or -1.
  */
-int	intent_started(struct agent *, const struct sched_call *c, bool snapped);
+int	intent_started(struct conversation *, const struct sched_call *c, bool snapped);
 /*
  * A snapshotted writer with no ledger entry (the user's "!command", a
  * PostToolUse hook), id and by as its record will name them, about to run
  * for turn: its before-snapshot in the log; and its end, after its record
  * (without a ledger entry, this mark says it ended).  0 or -1.
  */
-int	intent_marked_started(struct agent *, const char *id, int turn, const char *by);
-int	intent_marked_done(struct agent *, const char *id, const char *by);
+int	intent_marked_started(struct conversation *, const char *id, int turn, const char *by);
+int	intent_marked_done(struct conversation *, const char *id, const char *by);
 /* Every writer of by still open is done (the PostToolUse hooks' window closed).  0 or -1. */
-int	intent_marked_close(struct agent *, const char *by);
+int	intent_marked_close(struct conversation *, const char *by);
 /*
  * The session was opened: finish the records of every call that has an
  * intent and no ledger entry.  0 or -1 (the session is failed).
  */
-int	intent_recover(struct agent *);
+int	intent_recover(struct conversation *);
 /* Did the call id certainly never start (the session records intents and has none for it)? */
-bool	intent_never_started(const struct agent *, const char *id);
+bool	intent_never_started(const struct conversation *, const char *id);
 
 #endif

@@ -56,51 +56,58 @@
 #include "timeline.h"
 
 static void modelset_models_listed(void *arg, cJSON *list, const char *err);
-static void modelset_note_setting(struct agent *a, const char *setting, const char *why);
-static void modelset_emit_window(struct agent *a);
+static void modelset_note_setting(struct conversation *cv, const char *setting, const char *why);
+static void modelset_emit_window(struct conversation *cv);
 static void modelset_models_waited(struct ev_loop *loop, void *arg);
-static bool modelset_local_server(const struct agent *a);
+static bool modelset_local_server(const struct conversation *cv);
 
 void
 agent_set_model(struct agent *a, const char *model)
 {
-	int64_t before = modelset_window(a);
+	struct conversation *cv = a->main;
+	int64_t before = modelset_window(cv);
 
-	free(a->model);
-	a->model = xstrdup(model);
-	model_caps_release(&a->caps);
-	modelcat_get(a->cat, a->model, &a->caps);
-	a->models_waited = false;
-	a->caps_sent = false;
-	a->think_noted = false;
+	free(cv->a->model);
+	cv->a->model = xstrdup(model);
+	model_caps_release(&cv->a->caps);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	cv->a->models_waited = false;
+	cv->a->caps_sent = false;
+	cv->a->think_noted = false;
 	/* The next request is shaped, and compacted, for the new model's window. */
-	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
-	if (modelset_window(a) != before)
-		modelset_emit_window(a);
+	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
+	if (modelset_window(cv) != before)
+		modelset_emit_window(cv);
 }
 
 void
 agent_set_effort(struct agent *a, const char *level)
 {
-	free(a->effort);
-	a->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
-	a->think_noted = false;
+	struct conversation *cv = a->main;
+
+	free(cv->a->effort);
+	cv->a->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
+	cv->a->think_noted = false;
 }
 
 const char *
 agent_effort(const struct agent *a)
 {
-	return a->effort;
+	const struct conversation *cv = a->main;
+
+	return cv->a->effort;
 }
 
 const struct model_caps *
 agent_model_caps(const struct agent *a)
 {
-	return &a->caps;
+	const struct conversation *cv = a->main;
+
+	return &cv->a->caps;
 }
 
 struct modelset_models_req {
-	struct agent		*a;
+	struct conversation	*cv;
 	agent_models_fn		*fn;
 	void			*arg;
 };
@@ -112,7 +119,7 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	if (list != NULL) {
-		modelcat_format(list, r->a->prices, r->a->model, &out);
+		modelcat_format(list, r->cv->a->prices, r->cv->a->model, &out);
 		r->fn(r->arg, buf_cstr(&out), NULL);
 	} else {
 		r->fn(r->arg, NULL, err);
@@ -125,20 +132,21 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 void
 agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
 {
+	struct conversation *cv = a->main;
 	struct modelset_models_req *r = xcalloc(1, sizeof *r);
 
-	r->a = a;
+	r->cv = cv;
 	r->fn = fn;
 	r->arg = arg;
-	modelcat_list_start(a->cat, modelset_models_listed, r);
+	modelcat_list_start(cv->a->cat, modelset_models_listed, r);
 }
 
 /* The context window: the setting, else the model's. */
 int64_t
-modelset_window(const struct agent *a)
+modelset_window(const struct conversation *cv)
 {
-	return a->cfg->context_window > 0 ? a->cfg->context_window :
-	    a->caps.window > 0 ? a->caps.window : 128000;
+	return cv->a->cfg->context_window > 0 ? cv->a->cfg->context_window :
+	    cv->a->caps.window > 0 ? cv->a->caps.window : 128000;
 }
 
 /*
@@ -147,18 +155,18 @@ modelset_window(const struct agent *a)
  * under a tokenizer that counts more tokens for the same text.
  */
 int64_t
-modelset_est_window(const struct agent *a)
+modelset_est_window(const struct conversation *cv)
 {
-	double c = a->caps.calib > 0 ? a->caps.calib : 1.0;
+	double c = cv->a->caps.calib > 0 ? cv->a->caps.calib : 1.0;
 
-	return (int64_t)((double)modelset_window(a) / c);
+	return (int64_t)((double)modelset_window(cv) / c);
 }
 
 /* Tokens for an estimate of est (bytes / 4), calibrated. */
 int64_t
-modelset_est_tokens(const struct agent *a, int64_t est)
+modelset_est_tokens(const struct conversation *cv, int64_t est)
 {
-	return a->caps.calib > 0 ? (int64_t)((double)est * a->caps.calib) : est;
+	return cv->a->caps.calib > 0 ? (int64_t)((double)est * cv->a->caps.calib) : est;
 }
 
 /*
@@ -180,13 +188,13 @@ modelset_key_trim(char *key)
 
 /* Who is asking: the key (apiKeyHelper's output first), a gateway token, headers. */
 void
-modelset_auth(const struct agent *a, struct provider_request *pr)
+modelset_auth(const struct conversation *cv, struct provider_request *pr)
 {
-	pr->proto = a->proto;
-	pr->base_url = a->base_url;
-	pr->api_key = a->helper_key != NULL ? a->helper_key : a->cfg->api_key;
-	pr->auth_token = a->cfg->auth_token;
-	pr->custom_headers = a->cfg->custom_headers;
+	pr->proto = cv->a->proto;
+	pr->base_url = cv->a->base_url;
+	pr->api_key = cv->a->helper_key != NULL ? cv->a->helper_key : cv->a->cfg->api_key;
+	pr->auth_token = cv->a->cfg->auth_token;
+	pr->custom_headers = cv->a->cfg->custom_headers;
 }
 
 struct curl_slist *
@@ -285,27 +293,27 @@ agent_key_helper(const struct config *cfg, char **key, struct buf *err)
 }
 
 int
-modelset_run_key_helper(struct agent *a, struct buf *err)
+modelset_run_key_helper(struct conversation *cv, struct buf *err)
 {
 	char *key;
 
-	if (agent_key_helper(a->cfg, &key, err) == -1)
+	if (agent_key_helper(cv->a->cfg, &key, err) == -1)
 		return -1;
 	if (key != NULL) {
-		free(a->helper_key);
-		a->helper_key = key;
+		free(cv->a->helper_key);
+		cv->a->helper_key = key;
 	}
 	return 0;
 }
 
 /* Say once, as a notice, that a setting has no effect on this model. */
 static void
-modelset_note_setting(struct agent *a, const char *setting, const char *why)
+modelset_note_setting(struct conversation *cv, const char *setting, const char *why)
 {
-	if (a->think_noted)
+	if (cv->a->think_noted)
 		return;
-	a->think_noted = true;
-	event_error(a->bus, 0, "%s is not used: %s %s", setting, a->model, why);
+	cv->a->think_noted = true;
+	event_error(cv->bus, 0, "%s is not used: %s %s", setting, cv->a->model, why);
 }
 
 /*
@@ -313,98 +321,98 @@ modelset_note_setting(struct agent *a, const char *setting, const char *why)
  * this model takes (its caps), whatever the settings hold.
  */
 void
-modelset_shape_request(struct agent *a, struct provider_request *pr)
+modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 {
-	const struct model_caps *c = &a->caps;
-	const char *th = a->cfg->thinking != NULL ? a->cfg->thinking : "auto";
+	const struct model_caps *c = &cv->a->caps;
+	const char *th = cv->a->cfg->thinking != NULL ? cv->a->cfg->thinking : "auto";
 	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
 	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
 	bool want_budget = strcmp(th, "enabled") == 0 ||
-	    (strcmp(th, "auto") == 0 && a->cfg->thinking_budget > 0);
+	    (strcmp(th, "auto") == 0 && cv->a->cfg->thinking_budget > 0);
 
-	pr->max_tokens = a->cfg->max_tokens;
+	pr->max_tokens = cv->a->cfg->max_tokens;
 	if (c->max_output > 0 && pr->max_tokens > c->max_output)
 		pr->max_tokens = (int)c->max_output;
 	pr->max_output = (long)c->max_output;
-	pr->completion_tokens = a->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->completion_tokens = cv->a->proto == STREAM_OPENAI && c->completion_tokens;
 	pr->thinking = PROVIDER_THINK_NONE;
-	if (a->proto == STREAM_ANTHROPIC) {
+	if (cv->a->proto == STREAM_ANTHROPIC) {
 		if (strcmp(th, "off") == 0)
 			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
 		else if (want_budget && budget) {
 			pr->thinking = PROVIDER_THINK_BUDGET;
-			pr->thinking_budget = a->cfg->thinking_budget > 0 ? a->cfg->thinking_budget : 4096;
+			pr->thinking_budget = cv->a->cfg->thinking_budget > 0 ? cv->a->cfg->thinking_budget : 4096;
 		} else if (want_budget && adaptive) {
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
-			modelset_note_setting(a, "thinking_budget", "thinks adaptively and takes no "
+			modelset_note_setting(cv, "thinking_budget", "thinks adaptively and takes no "
 			    "thinking budget; set effort instead");
 		} else if (adaptive && strcmp(th, "enabled") != 0)
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 	}
 	pr->effort = NULL;
-	if (a->effort != NULL && (a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
-		if (a->proto == STREAM_OPENAI || model_has_effort(c, a->effort))
-			pr->effort = a->effort;
+	if (cv->a->effort != NULL && (cv->a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (cv->a->proto == STREAM_OPENAI || model_has_effort(c, cv->a->effort))
+			pr->effort = cv->a->effort;
 		else
-			modelset_note_setting(a, "effort", "does not list that level (`tandem models` "
+			modelset_note_setting(cv, "effort", "does not list that level (`tandem models` "
 			    "shows the levels it takes)");
 	}
 }
 
 /* A context event for a window that changed (the status bar shows it). */
 static void
-modelset_emit_window(struct agent *a)
+modelset_emit_window(struct conversation *cv)
 {
-	emit_context(a->bus, a->last.input + a->last.cache_write + a->last.cache_read +
-	    a->last.output, modelset_window(a), compact_stage_name(a->stage));
+	emit_context(cv->bus, cv->last.input + cv->last.cache_write + cv->last.cache_read +
+	    cv->last.output, modelset_window(cv), compact_stage_name(cv->stage));
 }
 
 /* The catalogue answered for model: take the new caps, and send a request that waited. */
 void
 modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, const char *note)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	int64_t before = modelset_window(a);
+	int64_t before = modelset_window(cv);
 
-	if (strcmp(model, a->model) != 0)
+	if (strcmp(model, cv->a->model) != 0)
 		return;
 	/*
 	 * Once a request went out with what was known, the session keeps it
 	 * (a change of thinking or max_tokens mid-session breaks the prompt
 	 * cache); the answer is cached for the next session.
 	 */
-	if (a->caps_sent) {
-		if (a->models_timer != 0) {
-			ev_timer_cancel(a->loop, a->models_timer);
-			a->models_timer = 0;
-			agent_call_model(a);
+	if (cv->a->caps_sent) {
+		if (cv->models_timer != 0) {
+			ev_timer_cancel(cv->a->loop, cv->models_timer);
+			cv->models_timer = 0;
+			agent_call_model(cv);
 		}
 		return;
 	}
-	model_caps_release(&a->caps);
-	modelcat_get(a->cat, a->model, &a->caps);
-	if (modelset_window(a) != before)
-		modelset_emit_window(a);
-	free(a->models_note);
-	a->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	model_caps_release(&cv->a->caps);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	if (modelset_window(cv) != before)
+		modelset_emit_window(cv);
+	free(cv->a->models_note);
+	cv->a->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
 	if (out == MODELCAT_UNKNOWN_MODEL)
-		event_error(a->bus, 0, "%s", note);
-	if (a->models_timer != 0) {
-		ev_timer_cancel(a->loop, a->models_timer);
-		a->models_timer = 0;
-		agent_call_model(a);
+		event_error(cv->bus, 0, "%s", note);
+	if (cv->models_timer != 0) {
+		ev_timer_cancel(cv->a->loop, cv->models_timer);
+		cv->models_timer = 0;
+		agent_call_model(cv);
 	}
 }
 
 static void
 modelset_models_waited(struct ev_loop *loop, void *arg)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
 	(void)loop;
-	a->models_timer = 0;
-	agent_call_model(a);
+	cv->models_timer = 0;
+	agent_call_model(cv);
 }
 
 /*
@@ -412,44 +420,44 @@ modelset_models_waited(struct ev_loop *loop, void *arg)
  * the first request waits a bounded time for it.  True: it waits.
  */
 bool
-modelset_wait(struct agent *a)
+modelset_wait(struct conversation *cv)
 {
-	if (a->models_waited || a->caps.source != MODEL_TABLE || a->cfg->models_wait_ms <= 0 ||
-	    !modelcat_busy(a->cat, a->model))
+	if (cv->a->models_waited || cv->a->caps.source != MODEL_TABLE || cv->a->cfg->models_wait_ms <= 0 ||
+	    !modelcat_busy(cv->a->cat, cv->a->model))
 		return false;
-	a->models_waited = true;
-	a->models_timer = ev_timer_add(a->loop, a->cfg->models_wait_ms, modelset_models_waited, a);
+	cv->a->models_waited = true;
+	cv->models_timer = ev_timer_add(cv->a->loop, cv->a->cfg->models_wait_ms, modelset_models_waited, cv);
 	return true;
 }
 
 /* Learn how many real tokens an estimated one is, from the usage of the last request. */
 void
-modelset_calibrate(struct agent *a, const struct usage *u)
+modelset_calibrate(struct conversation *cv, const struct usage *u)
 {
 	int64_t real = u->input + u->cache_read + u->cache_write;
 	double r, c;
 
-	if (a->est_sent < 256 || real <= 0)
+	if (cv->est_sent < 256 || real <= 0)
 		return;
-	r = (double)real / (double)a->est_sent;
+	r = (double)real / (double)cv->est_sent;
 	if (r < 0.25 || r > 4.0)
 		return;
-	c = a->caps.calib > 0 ? 0.5 * a->caps.calib + 0.5 * r : r;
-	a->caps.calib = c;
-	modelcat_calibrate(a->cat, a->model, c);
+	c = cv->a->caps.calib > 0 ? 0.5 * cv->a->caps.calib + 0.5 * r : r;
+	cv->a->caps.calib = c;
+	modelcat_calibrate(cv->a->cat, cv->a->model, c);
 }
 
 double
-modelset_cost(const struct agent *a, const struct usage *u)
+modelset_cost(const struct conversation *cv, const struct usage *u)
 {
-	return prices_cost(prices_find(a->prices, a->model), u, a->cfg->cache_ttl_ms > 300000);
+	return prices_cost(prices_find(cv->a->prices, cv->a->model), u, cv->a->cfg->cache_ttl_ms > 300000);
 }
 
 double
-modelset_break_cost(const struct agent *a, const struct cachewatch_break *br, const struct usage *u)
+modelset_break_cost(const struct conversation *cv, const struct cachewatch_break *br, const struct usage *u)
 {
-	return prices_break_cost(prices_find(a->prices, a->model), br->dropped_tokens,
-	    u->input + u->cache_read + u->cache_write, a->cfg->cache_ttl_ms > 300000);
+	return prices_break_cost(prices_find(cv->a->prices, cv->a->model), br->dropped_tokens,
+	    u->input + u->cache_read + u->cache_write, cv->a->cfg->cache_ttl_ms > 300000);
 }
 
 /*
@@ -457,13 +465,13 @@ modelset_break_cost(const struct agent *a, const struct cachewatch_break *br, co
  * stream a token a second: no overall deadline unless one is set.
  */
 static bool
-modelset_local_server(const struct agent *a)
+modelset_local_server(const struct conversation *cv)
 {
 	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
-	const char *host = strstr(a->base_url, "://");
+	const char *host = strstr(cv->a->base_url, "://");
 	size_t i;
 
-	if (a->proto != STREAM_OPENAI || host == NULL)
+	if (cv->a->proto != STREAM_OPENAI || host == NULL)
 		return false;
 	host += 3;
 	for (i = 0; i < sizeof local / sizeof local[0]; i++)
@@ -474,111 +482,112 @@ modelset_local_server(const struct agent *a)
 
 /* The timeouts of a model call that may write max_tokens tokens. */
 void
-modelset_timeouts(const struct agent *a, int max_tokens, bool stall_on_progress,
+modelset_timeouts(const struct conversation *cv, int max_tokens, bool stall_on_progress,
     struct http_timeouts *to)
 {
-	long long d = a->cfg->deadline_ms;
+	long long d = cv->a->cfg->deadline_ms;
 
-	to->connect_ms = a->cfg->connect_timeout_ms;
-	to->first_byte_ms = a->cfg->first_byte_timeout_ms;
-	to->stall_ms = a->cfg->stall_timeout_ms;
+	to->connect_ms = cv->a->cfg->connect_timeout_ms;
+	to->first_byte_ms = cv->a->cfg->first_byte_timeout_ms;
+	to->stall_ms = cv->a->cfg->stall_timeout_ms;
 	to->stall_on_progress = stall_on_progress;
 	if (d < 0)
-		d = modelset_local_server(a) ? 0 : (long long)a->cfg->first_byte_timeout_ms +
-		    (long long)max_tokens * a->cfg->ms_per_token;
+		d = modelset_local_server(cv) ? 0 : (long long)cv->a->cfg->first_byte_timeout_ms +
+		    (long long)max_tokens * cv->a->cfg->ms_per_token;
 	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
 }
 
 void
-modelset_forget(struct agent *a)
+modelset_forget(struct conversation *cv)
 {
-	modelcat_forget(a->cat, a->model);
-	model_caps_release(&a->caps);
-	modelcat_get(a->cat, a->model, &a->caps);
-	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
+	modelcat_forget(cv->a->cat, cv->a->model);
+	model_caps_release(&cv->a->caps);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
 }
 
 void
 agent_report(struct agent *a, const char *what, struct buf *out)
 {
+	struct conversation *cv = a->main;
 
 	if (strcmp(what, "mcp") == 0) {
-		mcp_report(a->mcp, true, out);
+		mcp_report(cv->a->mcp, true, out);
 	} else if (strcmp(what, "cost") == 0) {
-		buf_printf(out, "Session %s, model %s\n", session_id(a->session), a->model);
+		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), cv->a->model);
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)a->last.input, (long long)a->last.output,
-		    (long long)a->last.cache_read, (long long)a->last.cache_write);
+		    (long long)cv->last.input, (long long)cv->last.output,
+		    (long long)cv->last.cache_read, (long long)cv->last.cache_write);
 		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)a->totals.input, (long long)a->totals.output,
-		    (long long)a->totals.cache_read, (long long)a->totals.cache_write);
-		buf_printf(out, "Cost: $%.4f\n", a->cost);
-		cachewatch_cost_report(a->cw, out);
-		if (prices_find(a->prices, a->model) == NULL)
+		    (long long)cv->totals.input, (long long)cv->totals.output,
+		    (long long)cv->totals.cache_read, (long long)cv->totals.cache_write);
+		buf_printf(out, "Cost: $%.4f\n", cv->cost);
+		cachewatch_cost_report(cv->cw, out);
+		if (prices_find(cv->a->prices, cv->a->model) == NULL)
 			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-			    "the settings)\n", a->model, a->prices->path != NULL ? a->prices->path : "(none)");
+			    "the settings)\n", cv->a->model, cv->a->prices->path != NULL ? cv->a->prices->path : "(none)");
 		else
-			buf_printf(out, "Prices from %s, checked %s\n", a->prices->path != NULL ?
-			    a->prices->path : "the settings", a->prices->checked != NULL ? a->prices->checked : "?");
+			buf_printf(out, "Prices from %s, checked %s\n", cv->a->prices->path != NULL ?
+			    cv->a->prices->path : "the settings", cv->a->prices->checked != NULL ? cv->a->prices->checked : "?");
 	} else if (strcmp(what, "context") == 0) {
-		int64_t used = a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
+		int64_t used = cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
 
 		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
-		    (long long)used, (long long)modelset_window(a),
-		    modelset_window(a) > 0 ? 100.0 * (double)used / (double)modelset_window(a) : 0.0,
-		    conv_count(&a->conv));
+		    (long long)used, (long long)modelset_window(cv),
+		    modelset_window(cv) > 0 ? 100.0 * (double)used / (double)modelset_window(cv) : 0.0,
+		    conv_count(&cv->conv));
 		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
-		    (long long)modelset_est_tokens(a, prompt_estimate(a)));
+		    (long long)modelset_est_tokens(cv, prompt_estimate(cv)));
 		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
-		    a->model, (long long)modelset_window(a), (long long)a->caps.max_output,
-		    model_thinking_name(&a->caps),
-		    a->caps.source == MODEL_SERVER ? "the server" : a->caps.source == MODEL_CACHE ?
-		    "the server (cached)" : "tandem's table", a->models_note != NULL ? ": " : "",
-		    a->models_note != NULL ? a->models_note : "");
-		if (a->caps.calib > 0)
+		    cv->a->model, (long long)modelset_window(cv), (long long)cv->a->caps.max_output,
+		    model_thinking_name(&cv->a->caps),
+		    cv->a->caps.source == MODEL_SERVER ? "the server" : cv->a->caps.source == MODEL_CACHE ?
+		    "the server (cached)" : "tandem's table", cv->a->models_note != NULL ? ": " : "",
+		    cv->a->models_note != NULL ? cv->a->models_note : "");
+		if (cv->a->caps.calib > 0)
 			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
-			    a->caps.calib);
+			    cv->a->caps.calib);
 		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
-		    "summary %.0f%%%s\n", compact_stage_name(a->stage), a->th.micro * 100,
-		    a->th.collapse * 100, a->th.summary * 100,
-		    a->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
+		    "summary %.0f%%%s\n", compact_stage_name(cv->stage), cv->th.micro * 100,
+		    cv->th.collapse * 100, cv->th.summary * 100,
+		    cv->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
 		    " (automatic summaries stopped after failures)" : "");
-		cachewatch_report(a->cw, out);
+		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
-		buf_puts(out, a->memory_report != NULL ? a->memory_report : "");
+		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}
 }
 
 int
-modelset_init(struct agent *a, char *err, size_t err_size)
+modelset_init(struct conversation *cv, char *err, size_t err_size)
 {
 	struct modelcat_opts mo;
 	struct buf perr = BUF_INIT(4096);
 
 	memset(&mo, 0, sizeof mo);
-	mo.loop = a->loop;
-	mo.http = a->http;
-	mo.proto = a->proto;
-	mo.base_url = a->base_url;
-	mo.home = a->cfg->home;
+	mo.loop = cv->a->loop;
+	mo.http = cv->a->http;
+	mo.proto = cv->a->proto;
+	mo.base_url = cv->a->base_url;
+	mo.home = cv->a->cfg->home;
 	mo.headers = modelset_auth_headers;
-	mo.headers_arg = a;
-	a->cat = modelcat_new(&mo);
-	modelcat_get(a->cat, a->model, &a->caps);
-	a->prices = prices_load(NULL, a->cfg->prices, &perr);
-	if (a->prices == NULL) {
+	mo.headers_arg = cv;
+	cv->a->cat = modelcat_new(&mo);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	cv->a->prices = prices_load(NULL, cv->a->cfg->prices, &perr);
+	if (cv->a->prices == NULL) {
 		snprintf(err, err_size, "%s", buf_cstr(&perr));
 		buf_release(&perr);
 		return -1;
 	}
 	buf_release(&perr);
-	a->effort = a->cfg->effort != NULL ? xstrdup(a->cfg->effort) : NULL;
-	if (a->cfg->api_key_helper != NULL) {
+	cv->a->effort = cv->a->cfg->effort != NULL ? xstrdup(cv->a->cfg->effort) : NULL;
+	if (cv->a->cfg->api_key_helper != NULL) {
 		struct buf kerr = BUF_INIT(4096);
 
-		if (modelset_run_key_helper(a, &kerr) == -1) {
+		if (modelset_run_key_helper(cv, &kerr) == -1) {
 			snprintf(err, err_size, "%s", buf_cstr(&kerr));
 			buf_release(&kerr);
 			return -1;
@@ -586,6 +595,6 @@ modelset_init(struct agent *a, char *err, size_t err_size)
 		buf_release(&kerr);
 	}
 	/* In the background: the first frame never waits for the provider. */
-	(void)modelcat_refresh(a->cat, a->model, modelset_models_done, a);
+	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
 	return 0;
 }

@@ -126,7 +126,7 @@ prompt_git_branch(const char *root, struct buf *out)
 }
 
 void
-prompt_build_dynamic(struct agent *a)
+prompt_build_dynamic(struct conversation *cv)
 {
 	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
 	char date[64];
@@ -136,29 +136,31 @@ prompt_build_dynamic(struct agent *a)
 
 	localtime_r(&now, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
-	prompt_git_branch(a->cfg->root, &branch);
-	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, a->cfg->root);
-	for (i = 0; a->cfg->add_dirs != NULL && a->cfg->add_dirs[i] != NULL; i++)
+	prompt_git_branch(cv->a->cfg->root, &branch);
+	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, cv->a->cfg->root);
+	for (i = 0; cv->a->cfg->add_dirs != NULL && cv->a->cfg->add_dirs[i] != NULL; i++)
 		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
-		    a->cfg->add_dirs[i]);
+		    cv->a->cfg->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
-	if (a->session_context != NULL)
-		buf_printf(&d, "\n%s\n", a->session_context);
-	if (a->memory != NULL && a->memory[0] != '\0')
-		buf_printf(&d, "\n%s", a->memory);
-	if (a->host_prompt != NULL)
-		buf_printf(&d, "\n%s\n", a->host_prompt);
+	if (cv->a->session_context != NULL)
+		buf_printf(&d, "\n%s\n", cv->a->session_context);
+	if (cv->a->memory != NULL && cv->a->memory[0] != '\0')
+		buf_printf(&d, "\n%s", cv->a->memory);
+	if (cv->a->host_prompt != NULL)
+		buf_printf(&d, "\n%s\n", cv->a->host_prompt);
 	buf_release(&branch);
-	free(a->sys_dynamic);
-	a->sys_dynamic = buf_detach(&d, NULL);
+	free(cv->sys_dynamic);
+	cv->sys_dynamic = buf_detach(&d, NULL);
 }
 
 void
 agent_set_host_prompt(struct agent *a, const char *text)
 {
-	free(a->host_prompt);
-	a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
+	struct conversation *cv = a->main;
+
+	free(cv->a->host_prompt);
+	cv->a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
 }
 
 cJSON *
@@ -189,24 +191,24 @@ prompt_tools_json(const struct config *cfg)
 /* --- context economy: compaction and the summary call -------------------- */
 
 char *
-prompt_system_text(const struct agent *a)
+prompt_system_text(const struct conversation *cv)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 
-	buf_puts(&b, a->sys_static);
-	if (a->sys_dynamic != NULL) {
+	buf_puts(&b, cv->sys_static);
+	if (cv->sys_dynamic != NULL) {
 		buf_puts(&b, "\n\n");
-		buf_puts(&b, a->sys_dynamic);
+		buf_puts(&b, cv->sys_dynamic);
 	}
 	return buf_detach(&b, NULL);
 }
 
 int64_t
-prompt_estimate(const struct agent *a)
+prompt_estimate(const struct conversation *cv)
 {
-	char *sys = prompt_system_text(a);
-	int64_t t = compact_estimate_bytes(sys, a->tools,
-	    conv_json_bytes(&a->conv, compact_message_bytes));
+	char *sys = prompt_system_text(cv);
+	int64_t t = compact_estimate_bytes(sys, cv->tools,
+	    conv_json_bytes(&cv->conv, compact_message_bytes));
 
 	free(sys);
 	return t;
@@ -217,47 +219,51 @@ prompt_estimate(const struct agent *a)
 void
 agent_mcp_changed(void *arg, int ready, int total)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	emit_mcp_status(a->bus, ready, total);
+	emit_mcp_status(cv->bus, ready, total);
 }
 
 void
-prompt_mcp_start(struct agent *a)
+prompt_mcp_start(struct conversation *cv)
 {
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 
-	buf_init(&a->mcp_changed, 4096);
-	a->mcp = mcp_from_config(a->loop, a->http, a->cfg, &a->env, &w);
-	mcp_on_change(a->mcp, agent_mcp_changed, a);
+	buf_init(&cv->a->mcp_changed, 4096);
+	cv->a->mcp = mcp_from_config(cv->a->loop, cv->a->http, cv->a->cfg, &cv->a->env, &w);
+	mcp_on_change(cv->a->mcp, agent_mcp_changed, cv);
 	if (w.len > 0) {
-		event_error(a->bus, 0, "%s", buf_cstr(&w));
-		a->mcp_warnings = buf_detach(&w, NULL);
+		event_error(cv->bus, 0, "%s", buf_cstr(&w));
+		cv->a->mcp_warnings = buf_detach(&w, NULL);
 	}
 	buf_release(&w);
-	sched_set_finder(a->sched, mcp_find, mcp_resolve_cb, a->mcp);
-	mcp_start(a->mcp);
+	sched_set_finder(cv->sched, mcp_find, mcp_resolve_cb, cv->a->mcp);
+	mcp_start(cv->a->mcp);
 }
 
 int
 agent_mcp_restart(struct agent *a)
 {
-	if (agent_busy(a))
+	struct conversation *cv = a->main;
+
+	if (conversation_busy(cv))
 		return -1;
-	sched_set_finder(a->sched, NULL, NULL, NULL);
-	mcp_free(a->mcp);
-	a->mcp = NULL;
-	buf_release(&a->mcp_changed);
-	free(a->mcp_warnings);
-	a->mcp_warnings = NULL;
-	prompt_mcp_start(a);
+	sched_set_finder(cv->sched, NULL, NULL, NULL);
+	mcp_free(cv->a->mcp);
+	cv->a->mcp = NULL;
+	buf_release(&cv->a->mcp_changed);
+	free(cv->a->mcp_warnings);
+	cv->a->mcp_warnings = NULL;
+	prompt_mcp_start(cv);
 	return 0;
 }
 
 void
 agent_mcp_mentions(struct agent *a, struct buf *out)
 {
-	mcp_mentions(a->mcp, out);
+	struct conversation *cv = a->main;
+
+	mcp_mentions(cv->a->mcp, out);
 }
 
 static void
@@ -268,23 +274,23 @@ agent_mcp_ready(void *arg)
 
 /* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
 bool
-agent_mcp_wait(struct agent *a)
+agent_mcp_wait(struct conversation *cv)
 {
 	int i;
 
-	if (a->mcp == NULL || a->calls > 1)
+	if (cv->a->mcp == NULL || cv->calls > 1)
 		return false;
-	if (mcp_wait(a->mcp, agent_mcp_ready, a))
+	if (mcp_wait(cv->a->mcp, agent_mcp_ready, cv))
 		return true;
-	buf_release(&a->mcp_changed);
-	if (mcp_sync(a->mcp, &a->mcp_changed)) {
-		cJSON_Delete(a->tools);
-		a->tools = prompt_tools_json(a->cfg);
-		mcp_tools_json(a->mcp, a->tools);
-		for (i = cJSON_GetArraySize(a->tools) - 1; i >= 0; i--)
-			if (prompt_tool_disabled(a->cfg, json_str(cJSON_GetArrayItem(a->tools, i),
+	buf_release(&cv->a->mcp_changed);
+	if (mcp_sync(cv->a->mcp, &cv->a->mcp_changed)) {
+		cJSON_Delete(cv->tools);
+		cv->tools = prompt_tools_json(cv->a->cfg);
+		mcp_tools_json(cv->a->mcp, cv->tools);
+		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
+			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
 			    "name", "")))
-				cJSON_DeleteItemFromArray(a->tools, i);
+				cJSON_DeleteItemFromArray(cv->tools, i);
 	}
 	return false;
 }

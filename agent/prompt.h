@@ -16,15 +16,15 @@ bool	 prompt_listed(const char *list, const char *word);
 /* Is the tool name disabled by the settings (disabled_tools), itself or the tool it needs? */
 bool	 prompt_tool_disabled(const struct config *cfg, const char *name);
 /* Build the dynamic part of the system prompt again (before each prompt's first call). */
-void	 prompt_build_dynamic(struct agent *a);
+void	 prompt_build_dynamic(struct conversation *cv);
 /* The schemas of the tools the settings leave on, as the request sends them. */
 cJSON	*prompt_tools_json(const struct config *cfg);
 /* The whole system prompt as one text (the caller frees it). */
-char	*prompt_system_text(const struct agent *a);
+char	*prompt_system_text(const struct conversation *cv);
 /* The estimated tokens (bytes / 4) of the next request: system prompt, tools, messages. */
-int64_t	 prompt_estimate(const struct agent *a);
+int64_t	 prompt_estimate(const struct conversation *cv);
 
 /* Start the configured MCP servers in the background; their tools are taken at the first request (agent_mcp_wait). */
-void	 prompt_mcp_start(struct agent *a);
+void	 prompt_mcp_start(struct conversation *cv);
 
 #endif

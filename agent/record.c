@@ -20,34 +20,34 @@
 
 /* Add a message to the conversation and to the log.  0, or -1 (reported). */
 int
-record_add(struct agent *a, const char *role, cJSON *content)
+record_add(struct conversation *cv, const char *role, cJSON *content)
 {
-	conv_add(&a->conv, role, content, a->turn);
-	if (session_log_message(a->session, conv_last(&a->conv)) == -1)
-		return agent_unsaved(a);
+	conv_add(&cv->conv, role, content, cv->turn);
+	if (session_log_message(cv->a->session, conv_last(&cv->conv)) == -1)
+		return agent_unsaved(cv);
 	return 0;
 }
 
 /* Append blocks (an array, taken) to the last message, in memory and in the log. */
 int
-record_extend_last(struct agent *a, cJSON *blocks)
+record_extend_last(struct conversation *cv, cJSON *blocks)
 {
-	cJSON *rec = cJSON_CreateObject(), *dst = json_get(conv_last(&a->conv), "content"), *b;
+	cJSON *rec = cJSON_CreateObject(), *dst = json_get(conv_last(&cv->conv), "content"), *b;
 
 	cJSON_AddStringToObject(rec, "k", "extend");
 	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(blocks, 1));
 	while ((b = blocks->child) != NULL)
 		cJSON_AddItemToArray(dst, cJSON_DetachItemViaPointer(blocks, b));
 	cJSON_Delete(blocks);
-	if (session_append(a->session, rec) == -1)
-		return agent_unsaved(a);
+	if (session_append(cv->a->session, rec) == -1)
+		return agent_unsaved(cv);
 	return 0;
 }
 
 bool
-record_last_is(const struct agent *a, const char *role)
+record_last_is(const struct conversation *cv, const char *role)
 {
-	const cJSON *last = conv_last(&a->conv);
+	const cJSON *last = conv_last(&cv->conv);
 
 	return last != NULL && strcmp(json_str(last, "role", ""), role) == 0;
 }
@@ -58,11 +58,11 @@ record_last_is(const struct agent *a, const char *role)
  * two user messages in a row would make the next request invalid.
  */
 int
-record_add_user(struct agent *a, cJSON *content)
+record_add_user(struct conversation *cv, cJSON *content)
 {
-	if (record_last_is(a, "user"))
-		return record_extend_last(a, content);
-	return record_add(a, "user", content);
+	if (record_last_is(cv, "user"))
+		return record_extend_last(cv, content);
+	return record_add(cv, "user", content);
 }
 
 cJSON *
@@ -76,18 +76,18 @@ record_text_block(const char *text)
 }
 
 int
-record_add_text(struct agent *a, const char *text)
+record_add_text(struct conversation *cv, const char *text)
 {
 	cJSON *content = cJSON_CreateArray();
 
 	cJSON_AddItemToArray(content, record_text_block(text));
-	return record_add_user(a, content);
+	return record_add_user(cv, content);
 }
 
 int64_t
-record_tokens_used(const struct agent *a)
+record_tokens_used(const struct conversation *cv)
 {
-	return a->last.input + a->last.cache_read + a->last.cache_write + a->last.output;
+	return cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
 }
 
 static bool
@@ -131,24 +131,24 @@ record_complete_blocks(cJSON *content, int *ntools)
  * invalid.  Its text becomes the answer, or goes on with it.
  */
 int
-record_response(struct agent *a, cJSON *content)
+record_response(struct conversation *cv, cJSON *content)
 {
 	const cJSON *b;
-	bool extend = a->paused && record_last_is(a, "assistant");
+	bool extend = cv->paused && record_last_is(cv, "assistant");
 
-	if (!a->continuing)
-		buf_reset(&a->answer);
-	a->paused = a->continuing = false;
+	if (!cv->continuing)
+		buf_reset(&cv->answer);
+	cv->paused = cv->continuing = false;
 	cJSON_ArrayForEach(b, content)
 		if (strcmp(json_str(b, "type", ""), "text") == 0)
-			buf_puts(&a->answer, json_str(b, "text", ""));
+			buf_puts(&cv->answer, json_str(b, "text", ""));
 	if (cJSON_GetArraySize(content) == 0) {
 		cJSON_Delete(content);
 		return 0;
 	}
 	if (extend)
-		return record_extend_last(a, content);
-	return record_add(a, "assistant", content);
+		return record_extend_last(cv, content);
+	return record_add(cv, "assistant", content);
 }
 
 /*
@@ -156,25 +156,25 @@ record_response(struct agent *a, cJSON *content)
  * which side-effecting tools may run (read-only ones may already have).
  */
 int
-record_checkpoint_a(struct agent *a)
+record_checkpoint_a(struct conversation *cv)
 {
 	cJSON *pending = cJSON_CreateArray(), *b;
 	int rc;
 
-	cJSON_ArrayForEach(b, json_get(conv_last(&a->conv), "content"))
+	cJSON_ArrayForEach(b, json_get(conv_last(&cv->conv), "content"))
 		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
 	/* from here on a call that started has an intent: one without never started */
-	rc = cJSON_GetArraySize(pending) > 0 ? intent_mark(a) : 0;
+	rc = cJSON_GetArraySize(pending) > 0 ? intent_mark(cv) : 0;
 	if (rc == 0)
-		rc = session_checkpoint(a->session, 'A', a->turn, a->calls, record_tokens_used(a), pending);
+		rc = session_checkpoint(cv->a->session, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)
-		return agent_unsaved(a);
-	a->checkpoint_a = true;
+		return agent_unsaved(cv);
+	cv->checkpoint_a = true;
 	/* An interrupted turn starts nothing: its waiting calls end unrun. */
-	if (a->phase != PHASE_ENDING)
-		sched_kick(a->sched);
+	if (cv->phase != PHASE_ENDING)
+		sched_kick(cv->sched);
 	return 0;
 }

@@ -14,21 +14,21 @@
 #include "agent_int.h"
 
 /* Add a message to the conversation and to the log. */
-int	 record_add(struct agent *, const char *role, cJSON *content);
+int	 record_add(struct conversation *, const char *role, cJSON *content);
 /* Append blocks (an array, taken) to the last message. */
-int	 record_extend_last(struct agent *, cJSON *blocks);
-bool	 record_last_is(const struct agent *, const char *role);
+int	 record_extend_last(struct conversation *, cJSON *blocks);
+bool	 record_last_is(const struct conversation *, const char *role);
 /* Blocks (an array, taken) from the user's side: a new message, or joined to the last. */
-int	 record_add_user(struct agent *, cJSON *content);
-int	 record_add_text(struct agent *, const char *text);
+int	 record_add_user(struct conversation *, cJSON *content);
+int	 record_add_text(struct conversation *, const char *text);
 cJSON	*record_text_block(const char *text);
 /* The tokens of the last request and its answer. */
-int64_t	 record_tokens_used(const struct agent *);
+int64_t	 record_tokens_used(const struct conversation *);
 /* The blocks of content that can go back to the model; *ntools: its complete tool calls. */
 cJSON	*record_complete_blocks(cJSON *content, int *ntools);
 /* Record a response's content (taken) and take its text as the answer. */
-int	 record_response(struct agent *, cJSON *content);
+int	 record_response(struct conversation *, cJSON *content);
 /* Checkpoint A: the response's tool calls are on disk; side-effecting tools may run. */
-int	 record_checkpoint_a(struct agent *);
+int	 record_checkpoint_a(struct conversation *);
 
 #endif

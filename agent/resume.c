@@ -57,8 +57,8 @@
 #include "timeline.h"
 #include "store/wsnap.h"
 
-static cJSON * resume_reconcile_one(struct agent *a, const cJSON *use);
-static int resume_reconcile(struct agent *a);
+static cJSON * resume_reconcile_one(struct conversation *cv, const cJSON *use);
+static int resume_reconcile(struct conversation *cv);
 
 /* The tools' policy: the configured deny rules, on the path a walk reached. */
 static bool
@@ -68,47 +68,47 @@ resume_path_denied(void *arg, enum sandbox_access access, const char *path)
 }
 
 void
-resume_use_session(struct agent *a, struct session *sess)
+resume_use_session(struct conversation *cv, struct session *sess)
 {
 	struct buf p = BUF_INIT(8192);
 
-	session_close(a->session);
-	a->session = sess;
+	session_close(cv->a->session);
+	cv->a->session = sess;
 	buf_printf(&p, "%s/files", session_dir(sess));
-	free(a->snap_dir);
-	a->snap_dir = buf_detach(&p, NULL);
-	a->env.root = a->cfg->root;
-	a->env.session_dir = session_dir(sess);
-	a->env.snap_dir = a->snap_dir;
-	wsnap_free(a->wsnap);
-	a->wsnap = wsnap_new(a->cfg->home, a->cfg->root, sess, &a->cfg->snap);
-	wsnap_set_roots(a->wsnap, (const char *const *)a->cfg->add_dirs);
+	free(cv->a->snap_dir);
+	cv->a->snap_dir = buf_detach(&p, NULL);
+	cv->a->env.root = cv->a->cfg->root;
+	cv->a->env.session_dir = session_dir(sess);
+	cv->a->env.snap_dir = cv->a->snap_dir;
+	wsnap_free(cv->a->wsnap);
+	cv->a->wsnap = wsnap_new(cv->a->cfg->home, cv->a->cfg->root, sess, &cv->a->cfg->snap);
+	wsnap_set_roots(cv->a->wsnap, (const char *const *)cv->a->cfg->add_dirs);
 	/* before the first warm walk moves wsnap.idx past a cut-off command's before-snapshot */
-	intent_recover(a);
-	wsnap_warm(a->wsnap, a->loop);
-	a->env.extra_roots = (const char *const *)a->cfg->add_dirs;
-	a->policy.denied = resume_path_denied;
-	a->policy.arg = a->cfg->rules;
-	a->env.policy = &a->policy;
-	a->env.jail = a->jail;
+	intent_recover(cv);
+	wsnap_warm(cv->a->wsnap, cv->a->loop);
+	cv->a->env.extra_roots = (const char *const *)cv->a->cfg->add_dirs;
+	cv->a->policy.denied = resume_path_denied;
+	cv->a->policy.arg = cv->a->cfg->rules;
+	cv->a->env.policy = &cv->a->policy;
+	cv->a->env.jail = cv->a->jail;
 	buf_reset(&p);
 	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
-	hooks_set_session(a->hooks, session_id(sess), buf_cstr(&p));
+	hooks_set_session(cv->a->hooks, session_id(sess), buf_cstr(&p));
 	buf_release(&p);
 }
 
 /* The prompt cache's fingerprint, for the next process that resumes this session. */
 int
-resume_save_cache(struct agent *a)
+resume_save_cache(struct conversation *cv)
 {
 	struct buf path = BUF_INIT(8192);
-	cJSON *st = cachewatch_save(a->cw);
+	cJSON *st = cachewatch_save(cv->cw);
 	char *text = cJSON_PrintUnformatted(st);
 	int rc = 0;
 
-	buf_printf(&path, "%s/cache.json", session_dir(a->session));
+	buf_printf(&path, "%s/cache.json", session_dir(cv->a->session));
 	if (session_write_atomic(buf_cstr(&path), text, strlen(text), NULL) == -1)
-		rc = session_fail(a->session, "cache.json", errno);
+		rc = session_fail(cv->a->session, "cache.json", errno);
 	cJSON_free(text);
 	cJSON_Delete(st);
 	buf_release(&path);
@@ -116,17 +116,17 @@ resume_save_cache(struct agent *a)
 }
 
 void
-resume_load_cache(struct agent *a)
+resume_load_cache(struct conversation *cv)
 {
 	struct buf path = BUF_INIT(8192), all = BUF_INIT(BUF_NOLIMIT);
 	struct file_status st;
 
-	buf_printf(&path, "%s/cache.json", session_dir(a->session));
+	buf_printf(&path, "%s/cache.json", session_dir(cv->a->session));
 	if (file_read(buf_cstr(&path), 64u * 1024 * 1024, FILE_REGULAR, &all, &st) == 0) {
 		cJSON *j = cJSON_ParseWithLength(buf_cstr(&all), all.len);
 
 		if (j != NULL)
-			cachewatch_load(a->cw, j);	/* advisory: a bad file is ignored */
+			cachewatch_load(cv->cw, j);	/* advisory: a bad file is ignored */
 		cJSON_Delete(j);
 	}
 	buf_release(&all);
@@ -139,27 +139,27 @@ resume_load_cache(struct agent *a)
  * reason in report.
  */
 int
-resume_reload(struct agent *a, struct buf *report)
+resume_reload(struct conversation *cv, struct buf *report)
 {
-	struct session *s = a->session;
+	struct session *s = cv->a->session;
 
 	if (session_reopen(&s, report) == -1)
 		return -1;
-	a->session = NULL;
-	resume_use_session(a, s);
-	conv_replace(&a->conv, session_take_messages(s));
-	if (session_turns(s) > a->turn)
-		a->turn = session_turns(s);
-	a->unsaved_told = false;
-	a->failed = false;
+	cv->a->session = NULL;
+	resume_use_session(cv, s);
+	conv_replace(&cv->conv, session_take_messages(s));
+	if (session_turns(s) > cv->turn)
+		cv->turn = session_turns(s);
+	cv->a->unsaved_told = false;
+	cv->failed = false;
 	if (session_note(s) != NULL)
-		event_error(a->bus, 0, "%s", session_note(s));
-	if (resume_reconcile(a) == -1) {
+		event_error(cv->bus, 0, "%s", session_note(s));
+	if (resume_reconcile(cv) == -1) {
 		buf_puts(report, session_error(s));
 		return -1;
 	}
-	a->resumed = true;
-	agent_replay(a);
+	cv->a->resumed = true;
+	agent_replay(cv->a);
 	return 0;
 }
 
@@ -168,14 +168,14 @@ resume_reload(struct agent *a, struct buf *report)
  * the command ran, and the keeper killed the command and all it started.
  */
 bool
-resume_keeper_ended(const struct agent *a, const char *id)
+resume_keeper_ended(const struct conversation *cv, const char *id)
 {
 	struct buf path = BUF_INIT(8192);
 	bool ended;
 
-	if (a->env.session_dir == NULL)
+	if (cv->a->env.session_dir == NULL)
 		return false;
-	buf_printf(&path, "%s/", a->env.session_dir);
+	buf_printf(&path, "%s/", cv->a->env.session_dir);
 	bash_note_name(&path, id);
 	ended = access(buf_cstr(&path), F_OK) == 0;
 	buf_release(&path);
@@ -188,11 +188,11 @@ resume_keeper_ended(const struct agent *a, const char *id)
  * side-effecting one gets an error saying its state is unknown.
  */
 static cJSON *
-resume_reconcile_one(struct agent *a, const cJSON *use)
+resume_reconcile_one(struct conversation *cv, const cJSON *use)
 {
 	const char *id = json_str(use, "id", ""), *name = json_str(use, "name", "");
 	const struct tool_def *tool = tool_find(name);
-	const cJSON *fx = session_effect_find(a->session, id);
+	const cJSON *fx = session_effect_find(cv->a->session, id);
 	cJSON *r = cJSON_CreateObject();
 	struct tool_out out;
 
@@ -201,11 +201,11 @@ resume_reconcile_one(struct agent *a, const cJSON *use)
 		buf_puts(&out.text, json_str(fx, "result", ""));
 		out.is_error = json_bool(fx, "is_error", false);
 	} else if (tool != NULL && tool->cls == TOOL_READ_ONLY && tool->run != NULL) {
-		tool->run(&a->env, json_get(use, "input"), &out);
-	} else if (intent_never_started(a, id)) {
+		tool->run(&cv->a->env, json_get(use, "input"), &out);
+	} else if (intent_never_started(cv, id)) {
 		tool_out_error(&out, "not run: tandem stopped before this %s call started, so it "
 		    "changed nothing; call it again if it is still needed", name);
-	} else if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(a, id)) {
+	} else if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(cv, id)) {
 		tool_out_error(&out, "stopped: tandem ended while this command was running, and the "
 		    "command and every process it started were killed then; it did not finish, "
 		    "so check what it did before running it again");
@@ -223,9 +223,9 @@ resume_reconcile_one(struct agent *a, const cJSON *use)
 }
 
 static int
-resume_reconcile(struct agent *a)
+resume_reconcile(struct conversation *cv)
 {
-	cJSON *last = conv_last(&a->conv), *results, *b;
+	cJSON *last = conv_last(&cv->conv), *results, *b;
 	bool any = false;
 
 	if (last == NULL || strcmp(json_str(last, "role", ""), "assistant") != 0)
@@ -234,16 +234,16 @@ resume_reconcile(struct agent *a)
 	cJSON_ArrayForEach(b, json_get(last, "content")) {
 		if (strcmp(json_str(b, "type", ""), "tool_use") != 0)
 			continue;
-		cJSON_AddItemToArray(results, resume_reconcile_one(a, b));
+		cJSON_AddItemToArray(results, resume_reconcile_one(cv, b));
 		any = true;
 	}
 	if (!any) {
 		cJSON_Delete(results);
 		return 0;
 	}
-	if (record_add(a, "user", results) == -1 ||
-	    session_checkpoint(a->session, 'B', a->turn, 0, 0, NULL) == -1 ||
-	    session_sync(a->session) == -1)
+	if (record_add(cv, "user", results) == -1 ||
+	    session_checkpoint(cv->a->session, 'B', cv->turn, 0, 0, NULL) == -1 ||
+	    session_sync(cv->a->session) == -1)
 		return -1;
 	return 0;
 }
@@ -286,7 +286,7 @@ resume_fork_history(const struct session *from, int through, const cJSON *messag
 
 /* The content an edit's record names, copied from the source's files/ into this session's. */
 static int
-resume_copy_content(struct agent *a, const cJSON *rec, const char *src_snap_dir)
+resume_copy_content(struct conversation *cv, const cJSON *rec, const char *src_snap_dir)
 {
 	static const char *const sides[] = { "before", "after" };
 	struct buf err = BUF_INIT(4096);
@@ -306,8 +306,8 @@ resume_copy_content(struct agent *a, const cJSON *rec, const char *src_snap_dir)
 				buf_reset(&err);
 				continue;
 			}
-			if (fsutil_snapshot(a->snap_dir, data, len, hex, &err) == -1)
-				rc = session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+			if (fsutil_snapshot(cv->a->snap_dir, data, len, hex, &err) == -1)
+				rc = session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
 			free(data);
 		}
 	buf_release(&err);
@@ -315,18 +315,18 @@ resume_copy_content(struct agent *a, const cJSON *rec, const char *src_snap_dir)
 }
 
 int
-resume_adopt_history(struct agent *a, cJSON *hist, const char *src_snap_dir)
+resume_adopt_history(struct conversation *cv, cJSON *hist, const char *src_snap_dir)
 {
 	cJSON *r;
 	int rc = 0;
 
 	while (rc == 0 && (r = cJSON_DetachItemFromArray(hist, 0)) != NULL) {
 		if (strcmp(json_str(r, "k", ""), "files") != 0)
-			rc = session_append(a->session, r);
+			rc = session_append(cv->a->session, r);
 		else if (wsnap_is_record(r))
-			rc = wsnap_adopt(a->wsnap, r);
-		else if ((rc = resume_copy_content(a, r, src_snap_dir)) == 0)
-			rc = session_append(a->session, r);
+			rc = wsnap_adopt(cv->a->wsnap, r);
+		else if ((rc = resume_copy_content(cv, r, src_snap_dir)) == 0)
+			rc = session_append(cv->a->session, r);
 		else
 			cJSON_Delete(r);
 	}
@@ -335,7 +335,7 @@ resume_adopt_history(struct agent *a, cJSON *hist, const char *src_snap_dir)
 }
 
 int
-resume_start_session(struct agent *a, const char *resume_id, bool fork, char *err, size_t err_size)
+resume_start_session(struct conversation *cv, const char *resume_id, bool fork, char *err, size_t err_size)
 {
 	struct buf e = BUF_INIT(4096);
 	struct session *old = NULL, *sess;
@@ -343,7 +343,7 @@ resume_start_session(struct agent *a, const char *resume_id, bool fork, char *er
 
 	if (resume_id != NULL) {
 		/* A fork only reads its source: that may be in use, or damaged (--rewind-to repairs). */
-		old = session_open(a->cfg->home, resume_id,
+		old = session_open(cv->a->cfg->home, resume_id,
 		    fork ? SESSION_OPEN_READ_ONLY | SESSION_OPEN_DAMAGED_OK : 0, &e);
 		if (old == NULL)
 			goto fail;
@@ -352,36 +352,36 @@ resume_start_session(struct agent *a, const char *resume_id, bool fork, char *er
 		sess = old;
 		old = NULL;
 	} else {
-		sess = session_create(a->cfg->home, a->cfg->root, a->model,
+		sess = session_create(cv->a->cfg->home, cv->a->cfg->root, cv->a->model,
 		    old != NULL ? session_id(old) : NULL, &e);
 		if (sess == NULL)
 			goto fail;
 	}
-	resume_use_session(a, sess);
+	resume_use_session(cv, sess);
 	if (resume_id != NULL) {
-		conv_replace(&a->conv, session_take_messages(old != NULL ? old : sess));
+		conv_replace(&cv->conv, session_take_messages(old != NULL ? old : sess));
 		if (old != NULL) {
 			struct buf src = BUF_INIT(8192);
 
-			cJSON_ArrayForEach(m, a->conv.messages)
-				if (session_log_message(a->session, m) == -1)
+			cJSON_ArrayForEach(m, cv->conv.messages)
+				if (session_log_message(cv->a->session, m) == -1)
 					break;
 			/* the fork's turns keep their tools, files, tokens and times */
 			buf_printf(&src, "%s/files", session_dir(old));
-			resume_adopt_history(a, resume_fork_history(old, 0, a->conv.messages),
+			resume_adopt_history(cv, resume_fork_history(old, 0, cv->conv.messages),
 			    buf_cstr(&src));
 			buf_release(&src);
 		}
-		a->turn = old != NULL ? session_turns(old) : session_turns(sess);
+		cv->turn = old != NULL ? session_turns(old) : session_turns(sess);
 		if (old != NULL)
-			session_note_turn(a->session, a->turn, json_str(session_meta(old), "first_prompt", ""));
-		event_set_turn(a->bus, a->turn);
-		if (session_error(a->session) == NULL)
-			resume_reconcile(a);
-		a->fork_dry_run = old != NULL;
+			session_note_turn(cv->a->session, cv->turn, json_str(session_meta(old), "first_prompt", ""));
+		event_set_turn(cv->bus, cv->turn);
+		if (session_error(cv->a->session) == NULL)
+			resume_reconcile(cv);
+		cv->a->fork_dry_run = old != NULL;
 	}
-	if (session_error(a->session) != NULL) {
-		buf_puts(&e, session_error(a->session));
+	if (session_error(cv->a->session) != NULL) {
+		buf_puts(&e, session_error(cv->a->session));
 		goto fail;
 	}
 	session_close(old);
@@ -397,100 +397,103 @@ fail:
 void
 agent_replay(struct agent *a)
 {
-	agent_emit_session(a, a->resumed);
-	jail_announce(a->jail, a->bus);
-	if (a->mcp != NULL) {
-		int ready, total = mcp_count(a->mcp, &ready);
+	struct conversation *cv = a->main;
 
-		agent_mcp_changed(a, ready, total);
+	agent_emit_session(cv, cv->a->resumed);
+	jail_announce(cv->a->jail, cv->bus);
+	if (cv->a->mcp != NULL) {
+		int ready, total = mcp_count(cv->a->mcp, &ready);
+
+		agent_mcp_changed(cv, ready, total);
 	}
-	if (a->mcp_warnings != NULL) {
-		event_error(a->bus, 0, "%s", a->mcp_warnings);
-		free(a->mcp_warnings);
-		a->mcp_warnings = NULL;
+	if (cv->a->mcp_warnings != NULL) {
+		event_error(cv->bus, 0, "%s", cv->a->mcp_warnings);
+		free(cv->a->mcp_warnings);
+		cv->a->mcp_warnings = NULL;
 	}
-	if (conv_count(&a->conv) > 0)
-		resume_replay_history(a);
+	if (conv_count(&cv->conv) > 0)
+		resume_replay_history(cv);
 }
 
 int
 agent_resume(struct agent *a, const char *id, struct buf *report)
 {
+	struct conversation *cv = a->main;
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;
 
-	if (agent_busy(a)) {
+	if (conversation_busy(cv)) {
 		buf_puts(report, "a turn is running: interrupt it first");
 		return -1;
 	}
-	if (strcmp(id, session_id(a->session)) == 0) {
+	if (strcmp(id, session_id(cv->a->session)) == 0) {
 		buf_printf(report, "already in session %s", id);
 		return -1;
 	}
-	sess = session_open(a->cfg->home, id, 0, &err);
+	sess = session_open(cv->a->cfg->home, id, 0, &err);
 	if (sess == NULL) {
 		buf_puts(report, buf_cstr(&err));
 		buf_release(&err);
 		return -1;
 	}
 	buf_release(&err);
-	conv_replace(&a->conv, session_take_messages(sess));
-	resume_use_session(a, sess);
-	a->turn = session_turns(sess);
-	a->unsaved_told = false;
-	event_set_turn(a->bus, a->turn);
+	conv_replace(&cv->conv, session_take_messages(sess));
+	resume_use_session(cv, sess);
+	cv->turn = session_turns(sess);
+	cv->a->unsaved_told = false;
+	event_set_turn(cv->bus, cv->turn);
 	if (session_note(sess) != NULL)
-		event_error(a->bus, 0, "%s", session_note(sess));
-	if (resume_reconcile(a) == -1)
-		agent_unsaved(a);
+		event_error(cv->bus, 0, "%s", session_note(sess));
+	if (resume_reconcile(cv) == -1)
+		agent_unsaved(cv);
 	/* What was said and allowed in the other conversation does not carry over. */
-	perm_rules_free(a->session_rules);
-	a->session_rules = perm_rules_new();
-	a->fork_dry_run = false;
-	memset(&a->last, 0, sizeof a->last);
-	a->stage = COMPACT_NONE;
-	a->summary_failures = 0;
-	cachewatch_forget(a->cw);
-	resume_load_cache(a);
-	a->resumed = true;
-	agent_session_start(a, "resume");
-	agent_replay(a);
+	perm_rules_free(cv->a->session_rules);
+	cv->a->session_rules = perm_rules_new();
+	cv->a->fork_dry_run = false;
+	memset(&cv->last, 0, sizeof cv->last);
+	cv->stage = COMPACT_NONE;
+	cv->summary_failures = 0;
+	cachewatch_forget(cv->cw);
+	resume_load_cache(cv);
+	cv->a->resumed = true;
+	agent_session_start(cv, "resume");
+	agent_replay(cv->a);
 	return 0;
 }
 
 /* Show a resumed conversation to the front end, as the events that made it. */
 void
-resume_replay_history(struct agent *a)
+resume_replay_history(struct conversation *cv)
 {
 	const cJSON *m, *b;
 	int turn = -1;
 
-	cJSON_ArrayForEach(m, a->conv.messages) {
+	cJSON_ArrayForEach(m, cv->conv.messages) {
 		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
 		int t = (int)json_int(m, "_turn", 0);
 
-		event_set_turn(a->bus, t);
+		event_set_turn(cv->bus, t);
 		cJSON_ArrayForEach(b, json_get(m, "content")) {
 			const char *type = json_str(b, "type", "");
 
 			if (user && strcmp(type, "text") == 0 && t != turn) {
 				turn = t;
-				emit_turn_start(a->bus, json_str(b, "text", ""), true);
+				emit_turn_start(cv->bus, json_str(b, "text", ""), true);
 			} else if (!user && strcmp(type, "text") == 0) {
-				emit_text(a->bus, json_str(b, "text", ""), 0, true);
+				emit_text(cv->bus, json_str(b, "text", ""), 0, true);
 			} else if (!user && strcmp(type, "tool_use") == 0) {
-				emit_tool_use(a->bus, json_str(b, "id", ""), json_str(b, "name", ""),
+				emit_tool_use(cv->bus, json_str(b, "id", ""), json_str(b, "name", ""),
 				    json_get(b, "input"), true);
 			} else if (user && strcmp(type, "tool_result") == 0) {
 				const cJSON *c = json_get(b, "content");
 
-				emit_tool_result(a->bus, json_str(b, "tool_use_id", ""), "",
+				emit_tool_result(cv->bus, json_str(b, "tool_use_id", ""), "",
 				    json_bool(b, "is_error", false), cJSON_IsString(c) ? c->valuestring : "",
 				    0, 0, false, true);
 			}
 		}
 		if (!user)
-			emit_turn_end(a->bus, "end_turn", true);
+			emit_turn_end(cv->bus, "end_turn", true);
 	}
-	event_set_turn(a->bus, a->turn);
+	event_set_turn(cv->bus, cv->turn);
 }

@@ -13,21 +13,21 @@
 #include "agent_int.h"
 
 /* Use sess from now on (the old one is closed): its files, the tools' roots, the hooks. */
-void	 resume_use_session(struct agent *a, struct session *sess);
+void	 resume_use_session(struct conversation *cv, struct session *sess);
 /* The prompt cache's fingerprint into the session (cache.json), for a later resume.  0 or -1. */
-int	 resume_save_cache(struct agent *a);
+int	 resume_save_cache(struct conversation *cv);
 /* And back (a bad file is ignored: it is advisory). */
-void	 resume_load_cache(struct agent *a);
+void	 resume_load_cache(struct conversation *cv);
 /*
  * After a failed write: read the session again from disk (keeping its
  * lock) and show that conversation.  0, or -1 with the reason in report.
  */
-int	 resume_reload(struct agent *a, struct buf *report);
+int	 resume_reload(struct conversation *cv, struct buf *report);
 /*
  * At agent_new: a new session, the session resume_id, or (fork) a new
  * session copied from it.  0, or -1 with a sentence in err.
  */
-int	 resume_start_session(struct agent *a, const char *resume_id, bool fork, char *err,
+int	 resume_start_session(struct conversation *cv, const char *resume_id, bool fork, char *err,
 	    size_t err_size);
 /*
  * What a fork keeps of its source's history beside the messages: the
@@ -40,13 +40,13 @@ cJSON	*resume_fork_history(const struct session *from, int through, const cJSON 
  * copied from src_snap_dir, a command's content named in the store's refs.
  * 0, or -1 with the session failed.
  */
-int	 resume_adopt_history(struct agent *a, cJSON *hist, const char *src_snap_dir);
+int	 resume_adopt_history(struct conversation *cv, cJSON *hist, const char *src_snap_dir);
 /*
  * Whether the keeper of call id's command left its note: tandem ended while
  * the command ran, and the keeper killed the command and all it started.
  */
-bool	 resume_keeper_ended(const struct agent *a, const char *id);
+bool	 resume_keeper_ended(const struct conversation *cv, const char *id);
 /* Show the conversation to the front end as the events that made it (replay: true). */
-void	 resume_replay_history(struct agent *a);
+void	 resume_replay_history(struct conversation *cv);
 
 #endif

@@ -43,77 +43,77 @@ tooluse_snapped(const struct sched_call *c)
 
 /* Does c run in the sandbox (run_bash that the jail applies to)? */
 static bool
-tooluse_jailed(const struct agent *a, const struct sched_call *c)
+tooluse_jailed(const struct conversation *cv, const struct sched_call *c)
 {
-	return strcmp(c->name, "run_bash") == 0 && jail_applies(a->env.jail, c->input);
+	return strcmp(c->name, "run_bash") == 0 && jail_applies(cv->a->env.jail, c->input);
 }
 
 /* Is c watched: a sandboxed command that may write the workspace (not read-only mode)? */
 static bool
-tooluse_watched(const struct agent *a, const struct sched_call *c)
+tooluse_watched(const struct conversation *cv, const struct sched_call *c)
 {
-	return tooluse_jailed(a, c) && jail_mode(a->env.jail) == JAIL_WORKSPACE_WRITE;
+	return tooluse_jailed(cv, c) && jail_mode(cv->a->env.jail) == JAIL_WORKSPACE_WRITE;
 }
 
 /* Is c a writer tandem trusts: a file tool, or a command run outside the sandbox? */
 static bool
-tooluse_trusted_writer(const struct agent *a, const struct sched_call *c)
+tooluse_trusted_writer(const struct conversation *cv, const struct sched_call *c)
 {
-	return c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && !tooluse_jailed(a, c);
+	return c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && !tooluse_jailed(cv, c);
 }
 
 static void
 tooluse_protect_notify(void *arg, const char *sentence)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	event_error(a->bus, 0, "%s", sentence);
+	event_error(cv->bus, 0, "%s", sentence);
 }
 
 /* The last background shell ended: its hold on the protected names goes. */
 static void
 tooluse_protect_bg_end(void *arg)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	if (a->protect_bg && bgshell_running() == 0) {
-		a->protect_bg = false;
-		protect_release(a->protect, true);
+	if (cv->a->protect_bg && bgshell_running() == 0) {
+		cv->a->protect_bg = false;
+		protect_release(cv->a->protect, true);
 	}
 }
 
 /* The guard of the protected names (protect.h), made when a sandboxed command first runs. */
 static struct protect *
-tooluse_protect(struct agent *a)
+tooluse_protect(struct conversation *cv)
 {
 	struct buf q = BUF_INIT(BUF_NOLIMIT);
 
-	if (a->session == NULL)
-		return a->protect;
-	buf_printf(&q, "%s/quarantine", session_dir(a->session));
-	if (a->protect == NULL) {
-		a->protect = protect_new(a->loop, a->cfg->root, buf_cstr(&q), tooluse_protect_notify, a);
-		bgshell_on_end(tooluse_protect_bg_end, a);
+	if (cv->a->session == NULL)
+		return cv->a->protect;
+	buf_printf(&q, "%s/quarantine", session_dir(cv->a->session));
+	if (cv->a->protect == NULL) {
+		cv->a->protect = protect_new(cv->a->loop, cv->a->cfg->root, buf_cstr(&q), tooluse_protect_notify, cv);
+		bgshell_on_end(tooluse_protect_bg_end, cv);
 	} else
-		protect_set_quarantine(a->protect, buf_cstr(&q));
+		protect_set_quarantine(cv->a->protect, buf_cstr(&q));
 	buf_release(&q);
-	return a->protect;
+	return cv->a->protect;
 }
 
 void
-tooluse_protect_warm(struct agent *a)
+tooluse_protect_warm(struct conversation *cv)
 {
-	if (jail_usable(a->env.jail) && jail_mode(a->env.jail) == JAIL_WORKSPACE_WRITE)
-		protect_warm(tooluse_protect(a));
+	if (jail_usable(cv->a->env.jail) && jail_mode(cv->a->env.jail) == JAIL_WORKSPACE_WRITE)
+		protect_warm(tooluse_protect(cv));
 }
 
 /* The paths a file tool wrote (its input's and its "files"), relative to the root. */
 static char **
-tooluse_paths_of(const struct agent *a, const struct sched_call *c)
+tooluse_paths_of(const struct conversation *cv, const struct sched_call *c)
 {
 	const cJSON *f;
 	char **v = NULL;
-	size_t n = 0, rl = strlen(a->cfg->root);
+	size_t n = 0, rl = strlen(cv->a->cfg->root);
 	const char *s[2] = { json_str(c->input, "path", NULL), NULL };
 	int i;
 
@@ -126,49 +126,49 @@ tooluse_paths_of(const struct agent *a, const struct sched_call *c)
 		v[n++] = xstrdup(s[i]);
 	}
 	for (i = 0; (size_t)i < n; i++)
-		if (strncmp(v[i], a->cfg->root, rl) == 0 && v[i][rl] == '/')
+		if (strncmp(v[i], cv->a->cfg->root, rl) == 0 && v[i][rl] == '/')
 			memmove(v[i], v[i] + rl + 1, strlen(v[i] + rl + 1) + 1);
 	if (v != NULL)
 		v[n] = NULL;
 	return v;
 }
 
-static void tooluse_protect_ran(struct agent *, struct sched_call *);
+static void tooluse_protect_ran(struct conversation *, struct sched_call *);
 
 /* Around each call: the sandboxed ones are watched, the trusted writers pause the catching. */
 static void
-tooluse_protect_start(struct agent *a, const struct sched_call *c)
+tooluse_protect_start(struct conversation *cv, const struct sched_call *c)
 {
-	if (tooluse_watched(a, c))
-		protect_hold(tooluse_protect(a), json_bool(c->input, "run_in_background", false));
-	else if (tooluse_trusted_writer(a, c))
-		protect_pause(a->protect);
+	if (tooluse_watched(cv, c))
+		protect_hold(tooluse_protect(cv), json_bool(c->input, "run_in_background", false));
+	else if (tooluse_trusted_writer(cv, c))
+		protect_pause(cv->a->protect);
 }
 
 static void
-tooluse_protect_end(struct agent *a, struct sched_call *c)
+tooluse_protect_end(struct conversation *cv, struct sched_call *c)
 {
 	/* a call refused before it ran was never held or paused */
 	if (c->ran)
-		tooluse_protect_ran(a, c);
+		tooluse_protect_ran(cv, c);
 	/* a background shell's catch is told with whatever result comes next */
-	(void)protect_take(a->protect, &c->result);
+	(void)protect_take(cv->a->protect, &c->result);
 }
 
 static void
-tooluse_protect_ran(struct agent *a, struct sched_call *c)
+tooluse_protect_ran(struct conversation *cv, struct sched_call *c)
 {
-	if (tooluse_watched(a, c) && json_bool(c->input, "run_in_background", false) &&
-	    !a->protect_bg && bgshell_running() > 0)
-		a->protect_bg = true;	/* the hold stays while a background shell runs */
-	else if (tooluse_watched(a, c))
-		protect_release(a->protect, json_bool(c->input, "run_in_background", false));
-	else if (tooluse_trusted_writer(a, c)) {
-		char **mine = tooluse_paths_of(a, c);
+	if (tooluse_watched(cv, c) && json_bool(c->input, "run_in_background", false) &&
+	    !cv->a->protect_bg && bgshell_running() > 0)
+		cv->a->protect_bg = true;	/* the hold stays while a background shell runs */
+	else if (tooluse_watched(cv, c))
+		protect_release(cv->a->protect, json_bool(c->input, "run_in_background", false));
+	else if (tooluse_trusted_writer(cv, c)) {
+		char **mine = tooluse_paths_of(cv, c);
 		size_t i;
 
 		/* a command the user let run outside, an MCP server: all it made is theirs */
-		protect_resume(a->protect, strcmp(c->name, "run_bash") == 0 ||
+		protect_resume(cv->a->protect, strcmp(c->name, "run_bash") == 0 ||
 		    strncmp(c->name, "mcp__", 5) == 0, (const char *const *)mine);
 		for (i = 0; mine != NULL && mine[i] != NULL; i++)
 			free(mine[i]);
@@ -179,35 +179,35 @@ tooluse_protect_ran(struct agent *a, struct sched_call *c)
 static void
 tooluse_started(void *arg, struct sched_call *c)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 	bool snapped = tooluse_snapped(c);
 
-	a->progress_bytes = 0;
+	cv->progress_bytes = 0;
 	crash_point("tool-started");
-	tooluse_protect_start(a, c);
-	if (snapped && wsnap_before(a->wsnap, NULL) == -1)
-		agent_unsaved(a);
+	tooluse_protect_start(cv, c);
+	if (snapped && wsnap_before(cv->a->wsnap, NULL) == -1)
+		agent_unsaved(cv);
 	/* what a rewind needs if tandem dies while the call runs (intent.h) */
-	else if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && intent_started(a, c, snapped) == -1)
-		agent_unsaved(a);
+	else if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && intent_started(cv, c, snapped) == -1)
+		agent_unsaved(cv);
 }
 
 static void
 tooluse_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 	struct buf clean = BUF_INIT(BUF_NOLIMIT);
 
 	/* Past a few MB only the newest bytes matter to anyone watching. */
-	a->progress_bytes += n;
-	if (a->progress_bytes > AGENT_PROGRESS_FULL && n > 2048) {
+	cv->progress_bytes += n;
+	if (cv->progress_bytes > AGENT_PROGRESS_FULL && n > 2048) {
 		p += n - 2048;
 		n = 2048;
 	}
 	/* A key is replaced before anyone sees it, even split across two reads. */
-	redact_stream_feed(&a->progress_redact, p, n, &clean);
+	redact_stream_feed(&cv->progress_redact, p, n, &clean);
 	if (clean.len > 0)
-		emit_tool_progress(a->bus, c->id, clean.data, clean.len);
+		emit_tool_progress(cv->bus, c->id, clean.data, clean.len);
 	buf_release(&clean);
 }
 
@@ -217,14 +217,14 @@ tooluse_progress(void *arg, struct sched_call *c, const char *p, size_t n)
  * what it cannot restore.  0 or -1.
  */
 static int
-tooluse_snapshot_after(struct agent *a, const cJSON *files)
+tooluse_snapshot_after(struct conversation *cv, const cJSON *files)
 {
 	const cJSON *f;
 	int rc = 0;
 
 	cJSON_ArrayForEach(f, files) {
 		struct buf err = BUF_INIT(4096);
-		struct sandbox sb = { a->cfg->root, (const char *const *)a->cfg->add_dirs, NULL };
+		struct sandbox sb = { cv->a->cfg->root, (const char *const *)cv->a->cfg->add_dirs, NULL };
 		struct sandbox_at at;
 		char *data = NULL, hex[SHA256_HEX_LEN + 1];
 		size_t len = 0;
@@ -235,8 +235,8 @@ tooluse_snapshot_after(struct agent *a, const cJSON *files)
 		    &at, &err) == 0) {
 			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
 				errno = 0;
-				if (fsutil_snapshot(a->snap_dir, data, len, hex, &err) == -1)
-					rc = session_fail(a->session, "files/", errno != 0 ? errno : EIO);
+				if (fsutil_snapshot(cv->a->snap_dir, data, len, hex, &err) == -1)
+					rc = session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
 			}
 			sandbox_at_release(&at);
 		}
@@ -250,13 +250,13 @@ tooluse_snapshot_after(struct agent *a, const cJSON *files)
 static void
 tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 {
-	struct agent *a = arg;
-	struct sched_call *c = sched_find(a->sched, id);
+	struct conversation *cv = arg;
+	struct sched_call *c = sched_find(cv->sched, id);
 
-	if (hooks_post_pending(a->hooks) == 0 && (wsnap_record(a->wsnap, a->turn, id, TOOLUSE_HOOK_BY) == -1 ||
-	    intent_marked_close(a, TOOLUSE_HOOK_BY) == -1))
-		agent_unsaved(a);
-	agent_hook_notes(a, o);
+	if (hooks_post_pending(cv->a->hooks) == 0 && (wsnap_record(cv->a->wsnap, cv->turn, id, TOOLUSE_HOOK_BY) == -1 ||
+	    intent_marked_close(cv, TOOLUSE_HOOK_BY) == -1))
+		agent_unsaved(cv);
+	agent_hook_notes(cv, o);
 	if (c != NULL && o->decision == HOOK_BLOCK && o->reason != NULL) {
 		sched_call_append_result(c, "\n\nPostToolUse hook: ");
 		sched_call_append_result(c, o->reason);
@@ -267,23 +267,23 @@ tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 	}
 	if (c != NULL)
 		sched_call_redact_result(c);
-	agent_settle(a);
+	agent_settle(cv);
 }
 
 static void
 tooluse_finished(void *arg, struct sched_call *c)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 	struct buf rest = BUF_INIT(BUF_NOLIMIT);
 
-	redact_stream_flush(&a->progress_redact, &rest);
+	redact_stream_flush(&cv->progress_redact, &rest);
 	if (rest.len > 0)
-		emit_tool_progress(a->bus, c->id, rest.data, rest.len);
+		emit_tool_progress(cv->bus, c->id, rest.data, rest.len);
 	buf_release(&rest);
-	tooluse_protect_end(a, c);
+	tooluse_protect_end(cv, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
-		attach_tool_image(&a->env, a->cfg->rules, a->mode, a->caps.image_input, c->name, c->input,
+		attach_tool_image(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->a->caps.image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
@@ -298,45 +298,45 @@ tooluse_finished(void *arg, struct sched_call *c)
 		cJSON *rec = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(rec, "k", "files");
-		cJSON_AddNumberToObject(rec, "turn", a->turn);
+		cJSON_AddNumberToObject(rec, "turn", cv->turn);
 		cJSON_AddStringToObject(rec, "id", c->id);
 		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
 		/* The calls after this one are refused by the gate; the turn ends when they are. */
-		if (tooluse_snapshot_after(a, json_get(c->meta, "files")) == -1 ||
-		    session_append(a->session, rec) == -1)
-			agent_unsaved(a);
+		if (tooluse_snapshot_after(cv, json_get(c->meta, "files")) == -1 ||
+		    session_append(cv->a->session, rec) == -1)
+			agent_unsaved(cv);
 	}
-	if (tooluse_snapped(c) && wsnap_record(a->wsnap, a->turn, c->id, c->name) == -1)
-		agent_unsaved(a);
+	if (tooluse_snapped(c) && wsnap_record(cv->a->wsnap, cv->turn, c->id, c->name) == -1)
+		agent_unsaved(cv);
 	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
 		crash_point("tool-recorded");
-		if (session_effect(a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
-			agent_unsaved(a);
+		if (session_effect(cv->a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
+			agent_unsaved(cv);
 	}
-	if (a->turn_tools != NULL)
-		cJSON_AddItemToArray(a->turn_tools, cJSON_CreateString(c->name));
-	emit_tool_result(a->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
+	if (cv->turn_tools != NULL)
+		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(c->name));
+	emit_tool_result(cv->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
 	    c->duration_ms, c->denied, false);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
-	if (c->ran && session_error(a->session) == NULL && hooks_post_pending(a->hooks) == 0 &&
-	    hooks_has(a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(a->wsnap, NULL) == -1 ||
-	    intent_marked_started(a, c->id, a->turn, TOOLUSE_HOOK_BY) == -1))
-		agent_unsaved(a);
-	if (c->ran && session_error(a->session) == NULL)
-		hooks_post_tool(a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
-		    c->result.len, c->is_error, a->mode, tooluse_post_hooked, a);
+	if (c->ran && session_error(cv->a->session) == NULL && hooks_post_pending(cv->a->hooks) == 0 &&
+	    hooks_has(cv->a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(cv->a->wsnap, NULL) == -1 ||
+	    intent_marked_started(cv, c->id, cv->turn, TOOLUSE_HOOK_BY) == -1))
+		agent_unsaved(cv);
+	if (c->ran && session_error(cv->a->session) == NULL)
+		hooks_post_tool(cv->a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
+		    c->result.len, c->is_error, cv->a->mode, tooluse_post_hooked, cv);
 }
 
 static void
 tooluse_idle(void *arg)
 {
-	struct agent *a = arg;
+	struct conversation *cv = arg;
 
-	agent_settle(a);
+	agent_settle(cv);
 }
 
 void
-tooluse_ops(struct agent *a, struct sched_ops *ops)
+tooluse_ops(struct conversation *cv, struct sched_ops *ops)
 {
 	memset(ops, 0, sizeof *ops);
 	ops->gate = gate_check;
@@ -344,22 +344,22 @@ tooluse_ops(struct agent *a, struct sched_ops *ops)
 	ops->progress = tooluse_progress;
 	ops->finished = tooluse_finished;
 	ops->idle = tooluse_idle;
-	ops->arg = a;
+	ops->arg = cv;
 }
 
 int
-tooluse_turn_end(struct agent *a)
+tooluse_turn_end(struct conversation *cv)
 {
 	struct buf shells = BUF_INIT(64 * 1024), note = BUF_INIT(64 * 1024), id = BUF_INIT(64);
 	int n, rc = 0;
 
-	if (a->wsnap == NULL || (n = bgshell_describe(&shells)) == 0)
+	if (cv->a->wsnap == NULL || (n = bgshell_describe(&shells)) == 0)
 		goto out;
 	buf_printf(&note, "background shell%s %s %s still running when turn %d ended: what %s "
 	    "from then on is in no snapshot, so a rewind does not undo it", n > 1 ? "s" : "",
-	    buf_cstr(&shells), n > 1 ? "were" : "was", a->turn, n > 1 ? "they change" : "it changes");
-	buf_printf(&id, "background_%d", a->turn);
-	rc = wsnap_note_record(a->wsnap, a->turn, buf_cstr(&id), "background shells", buf_cstr(&note));
+	    buf_cstr(&shells), n > 1 ? "were" : "was", cv->turn, n > 1 ? "they change" : "it changes");
+	buf_printf(&id, "background_%d", cv->turn);
+	rc = wsnap_note_record(cv->a->wsnap, cv->turn, buf_cstr(&id), "background shells", buf_cstr(&note));
 out:
 	buf_release(&shells);
 	buf_release(&note);

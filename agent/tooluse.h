@@ -14,14 +14,14 @@
 #include "agent_int.h"
 
 /* The scheduler's callbacks for agent a: the gate, then these. */
-void	 tooluse_ops(struct agent *a, struct sched_ops *ops);
+void	 tooluse_ops(struct conversation *cv, struct sched_ops *ops);
 /*
  * At the end of a turn: the background shells still running are named in
  * a record of the turn (wsnap_note_record), since what they change from
  * then on is in no snapshot.  0, or -1 when the log could not be written.
  */
-int	 tooluse_turn_end(struct agent *a);
+int	 tooluse_turn_end(struct conversation *cv);
 /* With the sandbox in workspace-write mode: the protected names' watch begins (protect.h). */
-void	 tooluse_protect_warm(struct agent *a);
+void	 tooluse_protect_warm(struct conversation *cv);
 
 #endif

@@ -67,16 +67,16 @@ turndiff_side(const cJSON *f, bool after, bool ws, struct turndiff_side *s)
  * -1 with the sentence for the file's "# " line in err.
  */
 static int
-turndiff_load(struct agent *a, const char *hash, char **data, size_t *len, struct buf *err)
+turndiff_load(struct conversation *cv, const char *hash, char **data, size_t *len, struct buf *err)
 {
 	struct buf why = BUF_INIT(4096);
 
 	buf_reset(err);
-	if (fsutil_snapshot_load(a->snap_dir, hash, data, len, &why) == 0)
+	if (fsutil_snapshot_load(cv->a->snap_dir, hash, data, len, &why) == 0)
 		goto found;
-	if (a->wsnap != NULL) {
+	if (cv->a->wsnap != NULL) {
 		buf_reset(&why);
-		if (fsutil_snapshot_load(wsnap_store(a->wsnap), hash, data, len, &why) == 0)
+		if (fsutil_snapshot_load(wsnap_store(cv->a->wsnap), hash, data, len, &why) == 0)
 			goto found;
 	}
 	buf_printf(err, "changed; its content cannot be read from the snapshots (%s)", buf_cstr(&why));
@@ -127,7 +127,7 @@ turndiff_binpatch(const struct turndiff_path *tp, bool bfile, bool ffile, const 
 }
 
 static void
-turndiff_one(struct agent *a, const struct turndiff_path *tp, struct buf *out, struct buf *err)
+turndiff_one(struct conversation *cv, const struct turndiff_path *tp, struct buf *out, struct buf *err)
 {
 	const struct turndiff_side *b = &tp->before, *f = &tp->after;
 	bool bfile = b->kind != NULL && strcmp(b->kind, "file") == 0;
@@ -149,9 +149,9 @@ turndiff_one(struct agent *a, const struct turndiff_path *tp, struct buf *out, s
 		buf_printf(out, "# %s: changed; its content was not kept\n", tp->path);
 		return;
 	}
-	if (bfile && turndiff_load(a, b->hash, &od, &on, err) == -1)
+	if (bfile && turndiff_load(cv, b->hash, &od, &on, err) == -1)
 		goto out;
-	if (ffile && turndiff_load(a, f->hash, &nd, &nn, err) == -1)
+	if (ffile && turndiff_load(cv, f->hash, &nd, &nn, err) == -1)
 		goto out;
 	same = bfile && ffile && on == nn && (on == 0 || memcmp(od, nd, on) == 0);
 	if (same && (b->mode < 0 || f->mode < 0 || b->mode == f->mode)) {
@@ -201,6 +201,7 @@ out:
 int
 agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 {
+	struct conversation *cv = a->main;
 	struct turndiff_path *tab = NULL;
 	size_t n = 0, cap = 0, i;
 	const cJSON *rec, *f;
@@ -208,7 +209,7 @@ agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 	cJSON *turns, *t;
 	bool known = false;
 
-	turns = agent_turns(a);
+	turns = agent_turns(cv->a);
 	cJSON_ArrayForEach(t, turns)
 		if (json_int(t, "turn", 0) == turn)
 			known = true;
@@ -217,7 +218,7 @@ agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 		buf_printf(err, "there is no turn %d in this conversation", turn);
 		return -1;
 	}
-	cJSON_ArrayForEach(rec, session_files(a->session)) {
+	cJSON_ArrayForEach(rec, session_files(cv->a->session)) {
 		bool ws = wsnap_is_record(rec);
 
 		if (json_int(rec, "turn", -1) != turn)
@@ -243,7 +244,7 @@ agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 		}
 	}
 	for (i = 0; i < n; i++)
-		turndiff_one(a, &tab[i], out, &e);
+		turndiff_one(cv, &tab[i], out, &e);
 	free(tab);
 	buf_release(&e);
 	return 0;
