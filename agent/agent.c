@@ -741,7 +741,7 @@ agent_proceed(struct conversation *cv)
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
 		    session_error(cv->a->session) == NULL &&
 		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
-		    session_checkpoint(cv->a->session, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
+		    cv->log != NULL && session_checkpoint(cv->log, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
 			agent_unsaved(cv);
 		sched_reset(cv->sched);
 	}
@@ -938,8 +938,8 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	/* A turn whose record is not on disk is not shown as done. */
 	if (session_error(cv->a->session) != NULL) {
 		cJSON_Delete(rec);
-	} else if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1 ||
-	    resume_save_cache(cv) == -1) {
+	} else if (record_log(cv, rec) == -1 || record_sync(cv) == -1 ||
+	    (cv->log != NULL && resume_save_cache(cv) == -1)) {
 		agent_unsaved(cv);
 	}
 	if (session_error(cv->a->session) != NULL) {

@@ -12,6 +12,7 @@
 #include "call.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 
 static int64_t
 call_retry_base_ms(void)
@@ -421,7 +422,7 @@ call_record_usage(struct conversation *cv)
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
 		emit_cache_break(cv->bus, &br, cv->a->mcp_changed.len > 0 ? buf_cstr(&cv->a->mcp_changed) : NULL);
-		if (session_append(cv->a->session, rec) == -1)
+		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
 	}
 	cost = call_add_usage(cv, &u);

@@ -11,6 +11,7 @@
 #include "compaction.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 
 void
 compaction_applied(struct conversation *cv, enum compact_stage stage, int64_t before, int64_t after)
@@ -21,7 +22,7 @@ compaction_applied(struct conversation *cv, enum compact_stage stage, int64_t be
 	cJSON_AddStringToObject(rec, "k", "replace");
 	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));
 	cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(cv->conv.messages, 1));
-	if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1) {
+	if (record_log(cv, rec) == -1 || record_sync(cv) == -1) {
 		agent_unsaved(cv);
 		return;
 	}
@@ -43,7 +44,7 @@ compaction_finish(struct conversation *cv, const char *summary, const char *why)
 		conv_changed(&cv->conv);
 		cJSON_AddStringToObject(rec, "k", "summary");
 		cJSON_AddStringToObject(rec, "text", summary);
-		if (session_append(cv->a->session, rec) == -1)
+		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
 		cv->summary_failures = 0;
 		compaction_applied(cv, COMPACT_SUMMARY, cv->sum.tokens_before, prompt_estimate(cv));

@@ -145,3 +145,10 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+
+# Two conversations of one session, their turns interleaved, against the mock server.
+check_PROGRAMS += tests/test_convs
+TESTS += tests/test_convs
+tests_test_convs_SOURCES = tests/test_convs.c
+tests_test_convs_LDADD = libtandem_mock.a libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS) \
+	$(CRYPTO_LIBS) $(MD4C_LIBS)

@@ -18,12 +18,28 @@
 #include "timeline.h"
 #include "tooluse.h"
 
+int
+record_log(struct conversation *cv, cJSON *rec)
+{
+	if (cv->log == NULL) {
+		cJSON_Delete(rec);
+		return 0;
+	}
+	return session_append(cv->log, rec);
+}
+
+int
+record_sync(struct conversation *cv)
+{
+	return cv->log != NULL ? session_sync(cv->log) : 0;
+}
+
 /* Add a message to the conversation and to the log.  0, or -1 (reported). */
 int
 record_add(struct conversation *cv, const char *role, cJSON *content)
 {
 	conv_add(&cv->conv, role, content, cv->turn);
-	if (session_log_message(cv->a->session, conv_last(&cv->conv)) == -1)
+	if (cv->log != NULL && session_log_message(cv->log, conv_last(&cv->conv)) == -1)
 		return agent_unsaved(cv);
 	return 0;
 }
@@ -39,7 +55,7 @@ record_extend_last(struct conversation *cv, cJSON *blocks)
 	while ((b = blocks->child) != NULL)
 		cJSON_AddItemToArray(dst, cJSON_DetachItemViaPointer(blocks, b));
 	cJSON_Delete(blocks);
-	if (session_append(cv->a->session, rec) == -1)
+	if (record_log(cv, rec) == -1)
 		return agent_unsaved(cv);
 	return 0;
 }
@@ -165,9 +181,9 @@ record_checkpoint_a(struct conversation *cv)
 		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
 	/* from here on a call that started has an intent: one without never started */
-	rc = cJSON_GetArraySize(pending) > 0 ? intent_mark(cv) : 0;
-	if (rc == 0)
-		rc = session_checkpoint(cv->a->session, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
+	rc = cJSON_GetArraySize(pending) > 0 && cv->log != NULL ? intent_mark(cv) : 0;
+	if (rc == 0 && cv->log != NULL)
+		rc = session_checkpoint(cv->log, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)

@@ -14,6 +14,10 @@
 #include "agent_int.h"
 
 /* Add a message to the conversation and to the log. */
+/* Append a record (taken) to the conversation's log; 0 when it keeps none; -1, not reported. */
+int	 record_log(struct conversation *, cJSON *rec);
+/* The conversation's log on disk (fsync); 0 when it keeps none. */
+int	 record_sync(struct conversation *);
 int	 record_add(struct conversation *, const char *role, cJSON *content);
 /* Append blocks (an array, taken) to the last message. */
 int	 record_extend_last(struct conversation *, cJSON *blocks);

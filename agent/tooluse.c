@@ -303,7 +303,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
 		/* The calls after this one are refused by the gate; the turn ends when they are. */
 		if (tooluse_snapshot_after(cv, json_get(c->meta, "files")) == -1 ||
-		    session_append(cv->a->session, rec) == -1)
+		    record_log(cv, rec) == -1)
 			agent_unsaved(cv);
 	}
 	if (tooluse_snapped(c) && wsnap_record(cv->a->wsnap, cv->turn, c->id, c->name) == -1)
