@@ -54,158 +54,9 @@ static void agent_end_turn(struct conversation *, const char *stop_reason, bool 
 static void agent_proceed(struct conversation *);
 static bool agent_next_call(struct conversation *);
 static void agent_prompt_hooks(struct conversation *);
+static void turn_call_model(struct conversation *);
+static void turn_settle(struct conversation *);
 
-/* --- phases --------------------------------------------------------------- */
-
-static const char *const agent_phase_names[PHASE_COUNT] = {
-	[PHASE_IDLE] = "idle",
-	[PHASE_PROMPT] = "prompt",
-	[PHASE_SESSION_WAIT] = "session_wait",
-	[PHASE_PROMPT_HOOKS] = "prompt_hooks",
-	[PHASE_MCP_FETCH] = "mcp_fetch",
-	[PHASE_MODELS_WAIT] = "models_wait",
-	[PHASE_COMPACTING] = "compacting",
-	[PHASE_STREAMING] = "streaming",
-	[PHASE_RETRY_WAIT] = "retry_wait",
-	[PHASE_TOOLS] = "tools",
-	[PHASE_STOP_HOOKS] = "stop_hooks",
-	[PHASE_ENDING] = "ending",
-	[PHASE_SUMMARY] = "summary"
-};
-
-const char *
-agent_phase_name(enum turn_phase p)
-{
-	return (unsigned)p < PHASE_COUNT ? agent_phase_names[p] : "?";
-}
-
-/* Where phase transitions are logged: TANDEM_DEBUG=phase, to TANDEM_DEBUG_FILE or stderr. */
-static FILE *
-agent_trace_open(void)
-{
-	const char *path = getenv("TANDEM_DEBUG_FILE");
-	FILE *f;
-
-	if (!prompt_listed(getenv("TANDEM_DEBUG"), "phase"))
-		return NULL;
-	if (path == NULL || *path == '\0')
-		return stderr;
-	f = fopen(path, "a");
-	if (f == NULL) {
-		fprintf(stderr, "tandem: TANDEM_DEBUG_FILE %s cannot be opened (%s); phase "
-		    "transitions go to standard error\n", path, strerror(errno));
-		return stderr;
-	}
-	return f;
-}
-
-/* The one place where the turn changes phase. */
-void
-agent_phase(struct conversation *cv, enum turn_phase to)
-{
-	if (cv->phase == to)
-		return;
-	if (cv->a->trace != NULL) {
-		fprintf(cv->a->trace, "turn %d: %s -> %s\n", cv->turn, agent_phase_name(cv->phase),
-		    agent_phase_name(to));
-		fflush(cv->a->trace);
-	}
-	cv->phase = to;
-}
-
-bool
-agent_in_turn(const struct conversation *cv)
-{
-	return cv->phase != PHASE_IDLE && cv->phase != PHASE_SUMMARY;
-}
-
-bool
-conversation_busy(const struct conversation *cv)
-{
-	return cv->phase != PHASE_IDLE;
-}
-
-bool
-agent_busy(const struct agent *a)
-{
-	return conversation_busy(a->main);
-}
-
-const char *
-agent_session_id(const struct agent *a)
-{
-	const struct conversation *cv = a->main;
-
-	return session_id(cv->a->session);
-}
-
-const char *
-agent_session_dir(const struct agent *a)
-{
-	const struct conversation *cv = a->main;
-
-	return cv->a->session != NULL ? session_dir(cv->a->session) : NULL;
-}
-
-const char *
-agent_model(const struct agent *a)
-{
-	const struct conversation *cv = a->main;
-
-	return cv->a->model;
-}
-
-struct mcp *
-agent_mcp(const struct agent *a)
-{
-	const struct conversation *cv = a->main;
-
-	return cv->a->mcp;
-}
-
-enum perm_mode
-agent_mode(const struct agent *a)
-{
-	const struct conversation *cv = a->main;
-
-	return cv->a->mode;
-}
-
-void
-agent_set_mode(struct agent *a, enum perm_mode mode)
-{
-	struct conversation *cv = a->main;
-
-	cv->a->mode = mode;
-}
-
-void
-agent_emit_session(struct conversation *cv, bool resumed)
-{
-	emit_session(cv->bus, session_id(cv->a->session), cv->a->model,
-	    cv->a->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, resumed, NULL);
-}
-
-/* A hook's warnings and messages, for the user; "continue": false ends the turn. */
-void
-agent_hook_notes(struct conversation *cv, const struct hook_outcome *o)
-{
-	if (o->warnings != NULL)
-		event_error(cv->bus, 0, "%s", o->warnings);
-	if (o->system_message != NULL)
-		event_error(cv->bus, 0, "%s", o->system_message);
-	if (o->stop && !cv->hook_stop) {
-		cv->hook_stop = true;
-		event_error(cv->bus, 0, "a hook ended the turn%s%s", o->stop_reason != NULL ? ": " : "",
-		    o->stop_reason != NULL ? o->stop_reason : "");
-	}
-}
-
-/* Hooks nobody waits for (PreCompact, SessionEnd): their answer changes nothing. */
-void
-agent_hooks_ignored(void *arg, struct hook_outcome *o)
-{
-}
 
 /* --- idle -> prompt: the front end's prompt ------------------------------- */
 
@@ -387,8 +238,8 @@ agent_session_started(void *arg, struct hook_outcome *o)
 }
 
 /* SessionStart hooks (source: startup, resume, clear); their context joins the system prompt. */
-void
-agent_session_start(struct conversation *cv, const char *source)
+static void
+turn_session_start(struct conversation *cv, const char *source)
 {
 	cJSON *f;
 
@@ -418,7 +269,7 @@ agent_next_call(struct conversation *cv)
 	}
 	cv->calls++;
 	cv->attempt = 0;
-	agent_call_model(cv);
+	turn_call_model(cv);
 	return true;
 }
 
@@ -458,8 +309,8 @@ agent_verify_conv(struct conversation *cv)
 	buf_release(&why);
 }
 
-void
-agent_call_model(struct conversation *cv)
+static void
+turn_call_model(struct conversation *cv)
 {
 	struct stream_handler sh = { agent_on_text, agent_on_thinking, agent_on_block, cv };
 	struct call_request rq;
@@ -516,25 +367,6 @@ agent_call_model(struct conversation *cv)
 	crash_point("request-sent");
 }
 
-/* A summary call ended; then_call: the turn's request waited for it (compacting). */
-void
-agent_summary_done(struct conversation *cv, bool then_call)
-{
-	if (then_call) {
-		agent_call_model(cv);
-		return;
-	}
-	agent_phase(cv, PHASE_IDLE);
-	emit_compaction_done(cv->bus);
-}
-
-/* /compact started its summary outside a turn. */
-void
-agent_summary_started(struct conversation *cv)
-{
-	agent_phase(cv, PHASE_SUMMARY);
-}
-
 /* --- streaming ------------------------------------------------------------ */
 
 void
@@ -575,7 +407,7 @@ agent_retry_now(struct ev_loop *loop, void *arg)
 	struct conversation *cv = arg;
 
 	cv->retry_timer = 0;
-	agent_call_model(cv);
+	turn_call_model(cv);
 }
 
 /* streaming -> retry_wait: ask again after a backoff, or fail when out of attempts. */
@@ -615,7 +447,7 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 		cv->overflow_retried = true;
 		call_release(c);
 		if (compaction_overflow(cv))
-			agent_call_model(cv);
+			turn_call_model(cv);
 		else if (e->status != 200)
 			agent_fail(cv, "the conversation does not fit the model's context window, and "
 			    "nothing more can be compacted: %s", msg);
@@ -628,7 +460,7 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 		cv->helper_retried = true;
 		call_release(c);
 		if (modelset_run_key_helper(cv, &kerr) == 0)
-			agent_call_model(cv);
+			turn_call_model(cv);
 		else
 			agent_fail(cv, "the model server refused the key (HTTP 401), and %s",
 			    buf_cstr(&kerr));
@@ -666,7 +498,7 @@ agent_response_done(struct conversation *cv, const char *stop_reason)
 	    "tool_use" : stop_reason);
 	call_release(&cv->call);
 	agent_phase(cv, PHASE_TOOLS);
-	agent_settle(cv);
+	turn_settle(cv);
 }
 
 /* --- tools -> decide ------------------------------------------------------ */
@@ -676,8 +508,8 @@ agent_response_done(struct conversation *cv, const char *stop_reason)
  * result and the PostToolUse hooks have spoken.  The one place a turn
  * moves on from its tools (or, ending, to its end).
  */
-void
-agent_settle(struct conversation *cv)
+static void
+turn_settle(struct conversation *cv)
 {
 	if ((cv->phase == PHASE_TOOLS || cv->phase == PHASE_ENDING) &&
 	    sched_pending(cv->sched) == 0 && hooks_post_pending(cv->a->hooks) == 0)
@@ -798,24 +630,6 @@ agent_proceed(struct conversation *cv)
 /* --- ending: interrupt, failure, -> idle ------------------------------------ */
 
 /*
- * A write the session's promises rest on failed: say so once (the
- * session's sentence names the directory and the cause).  -1.
- */
-int
-agent_unsaved(struct conversation *cv)
-{
-	const char *why = session_error(cv->a->session);
-
-	if (!cv->a->unsaved_told) {
-		cv->a->unsaved_told = true;
-		event_error(cv->bus, 1, "%s", why != NULL ? why : "could not save the session");
-		emit_session_unsaved(cv->bus, why != NULL ? why : "", session_dir(cv->a->session));
-	}
-	cv->failed = true;
-	return -1;
-}
-
-/*
  * After agent_unsaved: stop the turn before anything more is sent or
  * run.  Calls not yet run end unrun; the turn ends once each has its
  * result.  -1.
@@ -912,7 +726,7 @@ agent_interrupt(struct agent *a)
 	if (sched_pending(cv->sched) > 0)
 		sched_interrupt(cv->sched, "interrupted by the user before this call ran");
 	else
-		agent_settle(cv);
+		turn_settle(cv);
 }
 
 /* ending (or any phase of a turn) -> idle: the turn's record, and its end as events. */
@@ -961,233 +775,9 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 
 /* --- the agent's life ------------------------------------------------------- */
 
-/* A conversation's own parts: its messages, scheduler, prompt, cache accounting. */
-static struct conversation *
-conversation_alloc(struct agent *a, struct event_bus *bus)
-{
-	struct conversation *cv = xcalloc(1, sizeof *cv);
-	const char *ttl = getenv("TANDEM_CACHE_TTL_MS");
-	char *end;
-	long long v = ttl != NULL ? strtoll(ttl, &end, 10) : 0;
-
-	cv->a = a;
-	cv->bus = bus != NULL ? bus : a->bus;
-	buf_init(&cv->answer, BUF_NOLIMIT);
-	buf_init(&cv->progress_redact.hold, BUF_NOLIMIT);
-	cv->sys_static = xstrdup(agent_system_prompt());
-	cv->tools = prompt_tools_json(a->cfg);
-	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
-	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
-	cv->th.micro = a->cfg->compact_micro;
-	cv->th.collapse = a->cfg->compact_collapse;
-	cv->th.summary = a->cfg->compact_summary;
-	conv_init(&cv->conv);
-	return cv;
-}
-
-/* Its scheduler, once the session's tool environment is set; it joins the session's list. */
-static void
-conversation_attach(struct conversation *cv)
-{
-	struct sched_ops ops;
-	struct conversation **p;
-
-	tooluse_ops(cv, &ops);
-	cv->sched = sched_new(cv->a->loop, &cv->a->env, &ops);
-	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
-		;
-	*p = cv;
-}
-
-struct conversation *
-conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_size)
-{
-	struct conversation *cv = conversation_alloc(a, bus);
-
-	(void)err;
-	(void)err_size;
-	cv->turn = session_turns(a->session);
-	conversation_attach(cv);
-	return cv;
-}
-
-/* Its calls, timers and hooks end; what it owns is freed. */
-static void
-conversation_release(struct conversation *cv)
-{
-	if (cv->retry_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->retry_timer);
-	if (cv->models_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->models_timer);
-	cv->retry_timer = cv->models_timer = 0;
-	call_cancel(&cv->call);
-	call_cancel(&cv->sum.call);
-	hooks_cancel(cv->hook_run);
-	cv->hook_run = NULL;
-	cachewatch_free(cv->cw);
-	sched_free(cv->sched);
-	mcp_expand_cancel(cv->mcp_expand);
-	free(cv->mcp_context);
-	conv_release(&cv->conv);
-	cJSON_Delete(cv->tools);
-	redact_stream_release(&cv->progress_redact);
-	free(cv->sys_static);
-	free(cv->sys_dynamic);
-	free(cv->stop_reason);
-	buf_release(&cv->answer);
-	free(cv->turn_prompt);
-	cJSON_Delete(cv->turn_tools);
-	cJSON_Delete(cv->attach);
-}
-
-void
-conversation_free(struct conversation *cv)
-{
-	struct conversation **p;
-
-	if (cv == NULL || cv == cv->a->main)
-		return;
-	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
-		if (*p == cv) {
-			*p = cv->next;
-			break;
-		}
-	if (agent_in_turn(cv))
-		agent_phase(cv, PHASE_ENDING);
-	conversation_release(cv);
-	free(cv);
-}
-
-struct agent *
-agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
-    const char *resume_id, bool fork, bool interactive, char *err, size_t err_size)
-{
-	struct agent *a = xcalloc(1, sizeof *a);
-	struct conversation *cv;
-
-	a->trace = agent_trace_open();
-	a->loop = loop;
-	a->bus = bus;
-	a->cfg = cfg;
-	a->interactive = interactive;
-	a->proto = cfg->provider != NULL && strcmp(cfg->provider, "openai") == 0 ?
-	    STREAM_OPENAI : STREAM_ANTHROPIC;
-	a->model = xstrdup(cfg->model);
-	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
-	a->mode = cfg->mode;
-	a->session_rules = perm_rules_new();
-	a->hooks = hooks_new(loop, cfg);
-	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
-	hooks_attach(a->hooks, bus);
-	{
-		struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
-
-		memory_load(cfg, &mem, &report);
-		a->memory = buf_detach(&mem, NULL);
-		a->memory_report = buf_detach(&report, NULL);
-	}
-	/* Retry jitter must differ between processes that fail together. */
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		srand((unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec ^ ((unsigned)getpid() << 16));
-	}
-	a->main = cv = conversation_alloc(a, NULL);
-	a->http = http_new(loop);
-	if (a->http == NULL) {
-		snprintf(err, err_size, "libcurl could not be started");
-		agent_free(a);
-		return NULL;
-	}
-	if (modelset_init(cv, err, err_size) == -1) {
-		agent_free(a);
-		return NULL;
-	}
-	if (resume_start_session(cv, resume_id, fork, err, err_size) == -1) {
-		agent_free(a);
-		return NULL;
-	}
-	cv->log = a->session;
-	conversation_attach(cv);
-	tooluse_protect_warm(cv);
-	prompt_mcp_start(cv);
-	a->resumed = resume_id != NULL;
-	/* A front end that subscribes later asks for the replay (agent_replay). */
-	agent_emit_session(cv, a->resumed);
-	if (!interactive)
-		jail_announce(a->jail, a->bus);
-	if (session_note(a->session) != NULL)
-		event_error(a->bus, 0, "%s", session_note(a->session));
-	if (resume_id != NULL && !fork)
-		resume_load_cache(cv);
-	agent_session_start(cv, resume_id != NULL ? "resume" : "startup");
-	return a;
-}
-
-void
-agent_free(struct agent *a)
-{
-	struct conversation *cv;
-
-	if (a == NULL)
-		return;
-	while (a->convs != NULL && a->convs->next != NULL)
-		conversation_free(a->convs->next);
-	cv = a->main;
-	if (cv != NULL) {
-		call_cancel(&cv->call);
-		call_cancel(&cv->sum.call);
-		/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
-		if (agent_in_turn(cv))
-			agent_phase(cv, PHASE_ENDING);
-	}
-	hooks_cancel_tools(a->hooks);
-	if (cv != NULL)
-		hooks_cancel(cv->hook_run);
-	hooks_cancel(a->start_run);
-	a->start_run = NULL;
-	if (cv != NULL && hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
-		cJSON *f = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(f, "reason", "exit");
-		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, cv);
-		cJSON_Delete(f);
-		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
-	}
-	hooks_free(a->hooks);
-	jail_free(a->jail);
-	a->hooks = NULL;
-	if (cv != NULL) {
-		cv->hook_run = NULL;
-		conversation_release(cv);
-	}
-	mcp_free(a->mcp);
-	buf_release(&a->mcp_changed);
-	free(a->mcp_warnings);
-	modelcat_free(a->cat);
-	model_caps_release(&a->caps);
-	prices_free(a->prices);
-	free(a->effort);
-	free(a->helper_key);
-	free(a->models_note);
-	http_free(a->http);
-	perm_rules_free(a->session_rules);
-	free(a->model);
-	free(a->base_url);
-	session_close(a->session);
-	free(a->snap_dir);
-	/* the background shells end with tandem: what they did is looked at first */
-	if (a->protect_bg)
-		bgshell_end_all();
-	protect_free(a->protect);
-	wsnap_free(a->wsnap);
-	free(a->session_context);
-	free(a->host_prompt);
-	free(a->memory);
-	free(a->memory_report);
-	if (a->trace != NULL && a->trace != stderr)
-		fclose(a->trace);
-	free(cv);
-	free(a);
-}
+/* What the turn's modules may ask of it (conversation.c calls through it). */
+const struct turn_ops agent_turn_ops = {
+	.call_model = turn_call_model,
+	.settle = turn_settle,
+	.session_start = turn_session_start,
+};

@@ -81,7 +81,18 @@ enum turn_phase {
  * model catalogue and the model in use, the settings and the "always"
  * answers.  main is the conversation the front ends talk to.
  */
+struct conversation;
+
+/* What the turn's modules may ask of it; agent.c's agent_turn_ops. */
+struct turn_ops {
+	void	(*call_model)(struct conversation *);
+	void	(*settle)(struct conversation *);
+	void	(*session_start)(struct conversation *, const char *source);
+};
+extern const struct turn_ops agent_turn_ops;
+
 struct agent {
+	const struct turn_ops	*ops;		/* the turn's, for its modules */
 	struct ev_loop		*loop;
 	struct event_bus	*bus;		/* the session's events; a conversation may have its own */
 	const struct config	*cfg;

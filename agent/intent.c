@@ -7,10 +7,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent_int.h"
 #include "intent.h"
-#include "resume.h"
+#include "run_bash.h"
 #include "patch.h"
 #include "store/wsnap.h"
 
@@ -295,7 +296,7 @@ intent_recover_one(struct conversation *cv, const cJSON *in)
 	}
 	if (rc == -1)
 		goto out;
-	if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(cv, id))
+	if (strcmp(name, "run_bash") == 0 && intent_keeper_ended(cv, id))
 		buf_puts(&result, "stopped: tandem ended while this command was running, and the "
 		    "command and every process it started were killed then; it did not finish, "
 		    "so check what it did before running it again");
@@ -359,4 +360,23 @@ intent_never_started(const struct conversation *cv, const char *id)
 			return false;
 	}
 	return since;
+}
+
+/*
+ * Whether the keeper of call id's command left its note: tandem ended while
+ * the command ran, and the keeper killed the command and all it started.
+ */
+bool
+intent_keeper_ended(const struct conversation *cv, const char *id)
+{
+	struct buf path = BUF_INIT(8192);
+	bool ended;
+
+	if (cv->a->env.session_dir == NULL)
+		return false;
+	buf_printf(&path, "%s/", cv->a->env.session_dir);
+	bash_note_name(&path, id);
+	ended = access(buf_cstr(&path), F_OK) == 0;
+	buf_release(&path);
+	return ended;
 }

@@ -61,4 +61,7 @@ int	intent_recover(struct conversation *);
 /* Did the call id certainly never start (the session records intents and has none for it)? */
 bool	intent_never_started(const struct conversation *, const char *id);
 
+/* Whether the keeper of call id's command left its note: tandem ended while it ran. */
+bool	intent_keeper_ended(const struct conversation *, const char *id);
+
 #endif

@@ -164,25 +164,6 @@ resume_reload(struct conversation *cv, struct buf *report)
 }
 
 /*
- * Whether the keeper of call id's command left its note: tandem ended while
- * the command ran, and the keeper killed the command and all it started.
- */
-bool
-resume_keeper_ended(const struct conversation *cv, const char *id)
-{
-	struct buf path = BUF_INIT(8192);
-	bool ended;
-
-	if (cv->a->env.session_dir == NULL)
-		return false;
-	buf_printf(&path, "%s/", cv->a->env.session_dir);
-	bash_note_name(&path, id);
-	ended = access(buf_cstr(&path), F_OK) == 0;
-	buf_release(&path);
-	return ended;
-}
-
-/*
  * A tool call the log shows but whose result it does not (the process died
  * while tools ran): the ledger's result; a read-only tool runs again; a
  * side-effecting one gets an error saying its state is unknown.
@@ -205,7 +186,7 @@ resume_reconcile_one(struct conversation *cv, const cJSON *use)
 	} else if (intent_never_started(cv, id)) {
 		tool_out_error(&out, "not run: tandem stopped before this %s call started, so it "
 		    "changed nothing; call it again if it is still needed", name);
-	} else if (strcmp(name, "run_bash") == 0 && resume_keeper_ended(cv, id)) {
+	} else if (strcmp(name, "run_bash") == 0 && intent_keeper_ended(cv, id)) {
 		tool_out_error(&out, "stopped: tandem ended while this command was running, and the "
 		    "command and every process it started were killed then; it did not finish, "
 		    "so check what it did before running it again");

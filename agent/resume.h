@@ -41,11 +41,6 @@ cJSON	*resume_fork_history(const struct session *from, int through, const cJSON 
  * 0, or -1 with the session failed.
  */
 int	 resume_adopt_history(struct conversation *cv, cJSON *hist, const char *src_snap_dir);
-/*
- * Whether the keeper of call id's command left its note: tandem ended while
- * the command ran, and the keeper killed the command and all it started.
- */
-bool	 resume_keeper_ended(const struct conversation *cv, const char *id);
 /* Show the conversation to the front end as the events that made it (replay: true). */
 void	 resume_replay_history(struct conversation *cv);
 

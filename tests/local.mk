@@ -53,7 +53,7 @@ EXTRA_DIST += tests/test_layers.sh scripts/layers.py
 # The shell splitter against real bash (tests/test_shdiff.c says how).
 check_PROGRAMS += tests/test_shdiff
 TESTS += tests/test_shdiff
-tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shdiff_LDADD = $(LIB_LIBS)
 IT_TESTS += tests/it/shell.sh
 # The fault shim (tests/fault/): an LD_PRELOAD library that fails a chosen

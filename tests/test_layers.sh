@@ -8,4 +8,4 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "1..0 # SKIP python3 is not installed"
 	exit 0
 fi
-exec python3 "$top/scripts/layers.py" --top "$top" ${LAYERS_CHECK:-includes}
+exec python3 "$top/scripts/layers.py" --top "$top" ${LAYERS_CHECK:-all}
