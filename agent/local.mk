@@ -20,8 +20,8 @@ libtandem_agent_a_SOURCES = \
 	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
 	agent/usercmd.c agent/usercmd.h \
-	agent/attach.c agent/attach.h \
-	agent/inbox.c agent/inbox.h \
+	agent/turn/attach.c agent/turn/attach.h \
+	agent/turn/inbox.c agent/turn/inbox.h \
 	agent/bgshell.c agent/bgshell.h \
 	agent/jail/protect.c agent/jail/protect.h \
 	agent/jail/jail.c agent/jail/jail.h \
@@ -30,20 +30,20 @@ libtandem_agent_a_SOURCES = \
 	agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c \
 	agent/config/config.c agent/config/config.h agent/config/config_keys.c agent/config/config_keys.h \
 	agent/store/session.c agent/store/session.h \
-	agent/intent.c agent/intent.h \
+	agent/turn/intent.c agent/turn/intent.h \
 	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \
-	agent/agent.c agent/agent.h agent/agent_int.h \
-	agent/conversation.c agent/life.c \
-	agent/prompt.c agent/prompt.h \
-	agent/modelset.c agent/modelset.h \
-	agent/gate.c agent/gate.h \
-	agent/call.c agent/call.h \
-	agent/compaction.c agent/compaction.h \
-	agent/record.c agent/record.h \
-	agent/tooluse.c agent/tooluse.h \
-	agent/timeline.c agent/timeline.h \
-	agent/turndiff.c \
-	agent/resume.c agent/resume.h \
+	agent/turn/agent.c agent/agent.h agent/turn/turn_int.h \
+	agent/turn/conversation.c agent/turn/life.c \
+	agent/turn/prompt.c agent/turn/prompt.h \
+	agent/turn/modelset.c agent/turn/modelset.h \
+	agent/turn/gate.c agent/turn/gate.h \
+	agent/turn/call.c agent/turn/call.h \
+	agent/turn/compaction.c agent/turn/compaction.h \
+	agent/turn/record.c agent/turn/record.h \
+	agent/turn/tooluse.c agent/turn/tooluse.h \
+	agent/turn/timeline.c agent/turn/timeline.h \
+	agent/turn/turndiff.c \
+	agent/turn/resume.c agent/turn/resume.h \
 	agent/wire/headless.c agent/wire/headless.h \
 	agent/wire/wire.c agent/wire/wire.h \
 	agent/wire/sjson.c agent/wire/sjson.h \

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "agent_int.h"
+#include "turn/turn_int.h"
 #include "buf.h"
 #include "ev.h"
 #include "event.h"

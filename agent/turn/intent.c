@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent_int.h"
+#include "turn_int.h"
 #include "intent.h"
 #include "run_bash.h"
 #include "patch.h"

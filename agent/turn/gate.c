@@ -53,7 +53,7 @@
 #include "store/session.h"
 #include "model/stream.h"
 #include "xalloc.h"
-#include "agent_int.h"
+#include "turn_int.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"

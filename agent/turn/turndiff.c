@@ -32,7 +32,7 @@
 #include "store/session.h"
 #include "sha1.h"
 #include "xalloc.h"
-#include "agent_int.h"
+#include "turn_int.h"
 #include "store/wsnap.h"
 
 /* One side of a path's change. */

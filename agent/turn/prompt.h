@@ -9,7 +9,7 @@
 #ifndef TANDEM_PROMPT_H
 #define TANDEM_PROMPT_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /* Does the comma-separated list (NULL: empty) hold word? */
 bool	 prompt_listed(const char *list, const char *word);

@@ -1,7 +1,7 @@
 /*
  * The agent: one conversation and its turn (DESIGN.md §4).
  *
- * A turn is a sequence of phases (enum turn_phase, agent_int.h), and every
+ * A turn is a sequence of phases (enum turn_phase, turn_int.h), and every
  * change of phase goes through agent_phase(), which TANDEM_DEBUG=phase
  * logs.  This file reads as the turn does:
  *
@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "jail/jail.h"
-#include "agent_int.h"
+#include "turn_int.h"
 #include "attach.h"
 #include "inbox.h"
 #include "mcp/mcp.h"

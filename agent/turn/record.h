@@ -11,7 +11,7 @@
 #ifndef TANDEM_RECORD_H
 #define TANDEM_RECORD_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /* Add a message to the conversation and to the log. */
 /* Append a record (taken) to the conversation's log; 0 when it keeps none; -1, not reported. */

@@ -9,7 +9,7 @@
 #ifndef TANDEM_TIMELINE_H
 #define TANDEM_TIMELINE_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /*
  * The functions are agent.h's: agent_turns, agent_rewind, agent_redo,

@@ -14,7 +14,7 @@
 #ifndef TANDEM_INBOX_H
 #define TANDEM_INBOX_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /* Move what is pending, in order, to the end of the prompt's content. */
 void	inbox_take(struct conversation *cv, cJSON *content);

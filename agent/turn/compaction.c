@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_int.h"
+#include "turn_int.h"
 #include "call.h"
 #include "compaction.h"
 #include "modelset.h"

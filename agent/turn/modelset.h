@@ -10,7 +10,7 @@
 #ifndef TANDEM_MODELSET_H
 #define TANDEM_MODELSET_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /* The context window: the setting, else the model's. */
 int64_t	 modelset_window(const struct conversation *cv);

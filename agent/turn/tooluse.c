@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_int.h"
+#include "turn_int.h"
 #include "attach.h"
 #include "bgshell.h"
 #include "call.h"

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_int.h"
+#include "turn_int.h"
 #include "bgshell.h"
 #include "jail/jail.h"
 #include "jail/protect.h"

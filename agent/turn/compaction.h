@@ -11,7 +11,7 @@
 #ifndef TANDEM_COMPACTION_H
 #define TANDEM_COMPACTION_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /* The messages were compacted to stage: log them, and say so.  A failed write is reported. */
 void	 compaction_applied(struct conversation *, enum compact_stage, int64_t before, int64_t after);

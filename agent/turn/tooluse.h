@@ -11,7 +11,7 @@
 #ifndef TANDEM_TOOLUSE_H
 #define TANDEM_TOOLUSE_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /* The scheduler's callbacks for agent a: the gate, then these. */
 void	 tooluse_ops(struct conversation *cv, struct sched_ops *ops);

@@ -1,11 +1,11 @@
 /*
- * agent_int: what the agent's modules share (agent.c, prompt, modelset,
+ * turn_int: what the turn's modules share (agent.c, prompt, modelset,
  * gate, call, timeline, resume, ...): the session (struct agent) and its
  * conversations (struct conversation), and the turn's functions the
  * others call.  Not for front ends: they use agent.h.
  */
-#ifndef TANDEM_AGENT_INT_H
-#define TANDEM_AGENT_INT_H
+#ifndef TANDEM_TURN_INT_H
+#define TANDEM_TURN_INT_H
 
 #include <errno.h>
 #include <fcntl.h>

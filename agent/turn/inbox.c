@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
-#include "agent_int.h"
+#include "turn_int.h"
 #include "attach.h"
 #include "inbox.h"
 #include "intent.h"

@@ -4,14 +4,14 @@
  * session's failed write told once (agent_unsaved), a hook's notes, and
  * what the modules may ask of the turn (agent_call_model, agent_settle,
  * agent_session_start) through the session's turn_ops, so that no module
- * calls back up into the turn (agent.c).  See agent_int.h.
+ * calls back up into the turn (agent.c).  See turn_int.h.
  */
 #include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 static const char *const agent_phase_names[PHASE_COUNT] = {
 	[PHASE_IDLE] = "idle",

@@ -10,7 +10,7 @@
 #ifndef TANDEM_RESUME_H
 #define TANDEM_RESUME_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /* Use sess from now on (the old one is closed): its files, the tools' roots, the hooks. */
 void	 resume_use_session(struct conversation *cv, struct session *sess);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent_int.h"
+#include "turn_int.h"
 #include "call.h"
 #include "modelset.h"
 #include "prompt.h"

@@ -23,7 +23,7 @@
 #ifndef TANDEM_GATE_H
 #define TANDEM_GATE_H
 
-#include "agent_int.h"
+#include "turn_int.h"
 
 /*
  * The scheduler's gate (sched_ops.gate; arg: the agent): may call c run
