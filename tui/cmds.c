@@ -47,6 +47,7 @@ static void cmd_redo(struct app *, const char *, struct app_action *);
 static void cmd_fork(struct app *, const char *, struct app_action *);
 static void cmd_resume(struct app *, const char *, struct app_action *);
 static void cmd_memory(struct app *, const char *, struct app_action *);
+static void cmd_agents(struct app *, const char *, struct app_action *);
 static void cmd_mcp(struct app *, const char *, struct app_action *);
 static void cmd_mode(struct app *, const char *, struct app_action *);
 static void cmd_init(struct app *, const char *, struct app_action *);
@@ -65,6 +66,7 @@ static const struct cmd cmd_table[] = {
 	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
+	{ "/agents", "", "the subagent types (built in, .claude/agents, .tandem/agents) and their sources", cmd_agents },
 	{ "/mcp", "", "the MCP servers: state, errors, tools, prompts, resources", cmd_mcp },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
 	{ "/diff", "[N]", "what turn N (default: the last) changed, as a diff: its tools' and commands' files", cmd_diff },
@@ -235,6 +237,12 @@ static void
 cmd_memory(struct app *a, const char *arg, struct app_action *then)
 {
 	cmd_report(a, "memory");
+}
+
+static void
+cmd_agents(struct app *a, const char *arg, struct app_action *then)
+{
+	cmd_report(a, "agents");
 }
 
 static void

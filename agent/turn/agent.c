@@ -675,7 +675,12 @@ agent_fail(struct conversation *cv, const char *fmt, ...)
 void
 agent_interrupt(struct agent *a)
 {
-	struct conversation *cv = a->main;
+	conversation_interrupt(a->main);
+}
+
+void
+conversation_interrupt(struct conversation *cv)
+{
 	enum turn_phase from = cv->phase;
 
 	if (!agent_in_turn(cv) || cv->phase == PHASE_ENDING)

@@ -54,6 +54,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
+#include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -401,9 +402,27 @@ gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	return SCHED_ASK;
 }
 
+/*
+ * A subagent calls only its type's tools; a call that changes things
+ * waits while another conversation's runs (sub/subagent.h).
+ */
+static int
+gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	(void)g;
+	switch (sub_gate(cv->a->subs, cv, c->name, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {
+	case SUB_REFUSE:
+		return SCHED_REFUSE;
+	case SUB_LATER:
+		return SCHED_LATER;
+	default:
+		return GATE_PASS;
+	}
+}
+
 /* The stages, in their fixed order: the first that decides, decides. */
 static gate_stage_fn *const gate_stages[] = {
-	gate_health, gate_rules, gate_hooks, gate_always, gate_allowed, gate_sandbox, gate_host,
+	gate_health, gate_subagent, gate_rules, gate_hooks, gate_always, gate_allowed, gate_sandbox, gate_host,
 	gate_person
 };
 

@@ -21,6 +21,8 @@
 #include "prompt.h"
 #include "resume.h"
 #include "store/wsnap.h"
+#include "sub/subagent.h"
+#include "subhost.h"
 #include "tooluse.h"
 
 /* Where phase transitions are logged: TANDEM_DEBUG=phase, to TANDEM_DEBUG_FILE or stderr. */
@@ -130,6 +132,7 @@ conversation_attach(struct conversation *cv)
 
 	tooluse_ops(cv, &ops);
 	cv->sched = sched_new(cv->a->loop, &cv->a->env, &ops);
+	sched_set_finder(cv->sched, subhost_find, subhost_resolve, cv);
 	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
 		;
 	*p = cv;
@@ -246,7 +249,9 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		return NULL;
 	}
 	cv->log = a->session;
+	subhost_start(a);
 	conversation_attach(cv);
+	subhost_tools(cv);
 	tooluse_protect_warm(cv);
 	prompt_mcp_start(cv);
 	a->resumed = resume_id != NULL;
@@ -269,6 +274,8 @@ agent_free(struct agent *a)
 
 	if (a == NULL)
 		return;
+	sub_free(a->subs);
+	a->subs = NULL;
 	while (a->convs != NULL && a->convs->next != NULL)
 		conversation_free(a->convs->next);
 	cv = a->main;

@@ -45,6 +45,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
+#include "sub/subagent.h"
 #include "mcp/mcp.h"
 #include "call.h"
 #include "compaction.h"
@@ -555,6 +556,8 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
+	} else if (strcmp(what, "agents") == 0) {
+		sub_describe(cv->a->subs, out);
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}

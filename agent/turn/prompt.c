@@ -44,6 +44,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
+#include "subhost.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -237,7 +238,7 @@ prompt_mcp_start(struct conversation *cv)
 		cv->a->mcp_warnings = buf_detach(&w, NULL);
 	}
 	buf_release(&w);
-	sched_set_finder(cv->sched, mcp_find, mcp_resolve_cb, cv->a->mcp);
+	sched_set_finder(cv->sched, subhost_find, subhost_resolve, cv);
 	mcp_start(cv->a->mcp);
 }
 
@@ -248,7 +249,6 @@ agent_mcp_restart(struct agent *a)
 
 	if (conversation_busy(cv))
 		return -1;
-	sched_set_finder(cv->sched, NULL, NULL, NULL);
 	mcp_free(cv->a->mcp);
 	cv->a->mcp = NULL;
 	buf_release(&cv->a->mcp_changed);
@@ -287,6 +287,7 @@ agent_mcp_wait(struct conversation *cv)
 		cJSON_Delete(cv->tools);
 		cv->tools = prompt_tools_json(cv->a->cfg);
 		mcp_tools_json(cv->a->mcp, cv->tools);
+		subhost_tools(cv);
 		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
 			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
 			    "name", "")))

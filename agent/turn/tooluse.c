@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "sub/subagent.h"
 #include "attach.h"
 #include "bgshell.h"
 #include "call.h"
@@ -39,6 +40,13 @@ tooluse_snapped(const struct sched_call *c)
 		return true;
 	return c->tool != NULL && c->tool->async != NULL && !c->tool->parallel &&
 	    strncmp(c->name, "mcp__", 5) == 0;
+}
+
+/* Does c run alone: a writer the scheduler (and the session's gate) keeps apart? */
+static bool
+tooluse_exclusive(const struct sched_call *c)
+{
+	return c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel;
 }
 
 /* Does c run in the sandbox (run_bash that the jail applies to)? */
@@ -184,6 +192,7 @@ tooluse_started(void *arg, struct sched_call *c)
 
 	cv->progress_bytes = 0;
 	crash_point("tool-started");
+	sub_started(cv->a->subs, cv, tooluse_exclusive(c));
 	tooluse_protect_start(cv, c);
 	if (snapped && wsnap_before(cv->a->wsnap, NULL) == -1)
 		agent_unsaved(cv);
@@ -322,6 +331,8 @@ tooluse_finished(void *arg, struct sched_call *c)
 	    hooks_has(cv->a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(cv->a->wsnap, NULL) == -1 ||
 	    intent_marked_started(cv, c->id, cv->turn, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
+	if (c->ran)
+		sub_finished(cv->a->subs, cv, tooluse_exclusive(c));
 	if (c->ran && session_error(cv->a->session) == NULL)
 		hooks_post_tool(cv->a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
 		    c->result.len, c->is_error, cv->a->mode, tooluse_post_hooked, cv);

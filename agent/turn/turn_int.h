@@ -82,6 +82,7 @@ enum turn_phase {
  * answers.  main is the conversation the front ends talk to.
  */
 struct conversation;
+struct subagents;
 
 /* What the turn's modules may ask of it; agent.c's agent_turn_ops. */
 struct turn_ops {
@@ -139,6 +140,7 @@ struct agent {
 	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
 
 	struct conversation	*main;		/* the front ends' conversation */
+	struct subagents	*subs;		/* the agent tool's subagents (sub/subagent.h) */
 	struct conversation	*convs;		/* every conversation of the session, main first */
 };
 
@@ -218,6 +220,8 @@ struct conversation *conversation_new(struct agent *a, struct event_bus *bus, ch
 void	 conversation_free(struct conversation *);
 /* Send a prompt in it, as agent_submit does in the main one. */
 int	 conversation_submit(struct conversation *, const char *prompt);
+/* Stop its turn, as agent_interrupt does the main one's. */
+void	 conversation_interrupt(struct conversation *);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 

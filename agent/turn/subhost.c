@@ -1,0 +1,138 @@
+/*
+ * subhost: what the subagents (agent/sub/subagent.h) may ask of the
+ * session's conversations: open one with a type's prompt and tools, send
+ * it a prompt as part of the caller's turn, stop it, close it; and the
+ * session's tool finder, which knows the agent tool and the MCP tools.
+ */
+#include "autoconf.h"
+
+#include <string.h>
+
+#include "turn_int.h"
+#include "mcp/mcp.h"
+#include "sub/subagent.h"
+#include "sub/subtype.h"
+#include "subhost.h"
+
+static struct conversation *
+subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
+{
+	struct agent *a = session;
+	char err[256];
+	struct conversation *cv = conversation_new(a, bus, err, sizeof err);
+	int i;
+
+	if (cv == NULL)
+		return NULL;
+	free(cv->sys_static);
+	cv->sys_static = xstrdup(spec->system != NULL && spec->system[0] != '\0' ? spec->system :
+	    agent_system_prompt());
+	for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
+		if (!subtype_allows(spec->type, json_str(cJSON_GetArrayItem(cv->tools, i), "name", "")))
+			cJSON_DeleteItemFromArray(cv->tools, i);
+	if (subtype_allows(spec->type, "agent"))
+		sub_tool_json(a->subs, cv->tools);
+	return cv;
+}
+
+static int
+subhost_submit(struct conversation *cv, struct conversation *parent, const char *prompt)
+{
+	if (conversation_submit(cv, prompt) != 0)
+		return -1;
+	/* its effects are the caller's turn's: a rewind of that turn undoes them */
+	if (parent != NULL) {
+		cv->turn = parent->turn;
+		event_set_turn(cv->bus, cv->turn);
+	}
+	return 0;
+}
+
+static void
+subhost_stop(struct conversation *cv)
+{
+	conversation_interrupt(cv);
+}
+
+static void
+subhost_close(struct conversation *cv)
+{
+	conversation_free(cv);
+}
+
+static struct conversation *
+subhost_owner(void *session, const char *id)
+{
+	struct agent *a = session;
+	struct conversation *cv;
+
+	for (cv = a->convs; cv != NULL; cv = cv->next)
+		if (sched_find(cv->sched, id) != NULL)
+			return cv;
+	return NULL;
+}
+
+static struct event_bus *
+subhost_bus(struct conversation *cv)
+{
+	return cv->bus;
+}
+
+static void
+subhost_kick(void *session)
+{
+	struct agent *a = session;
+	struct conversation *cv;
+
+	for (cv = a->convs; cv != NULL; cv = cv->next)
+		sched_kick(cv->sched);
+}
+
+static const char *
+subhost_model_for(void *session, const char *alias)
+{
+	(void)session;
+	(void)alias;
+	return NULL;
+}
+
+static const struct sub_host subhost = {
+	.open = subhost_open,
+	.submit = subhost_submit,
+	.stop = subhost_stop,
+	.close = subhost_close,
+	.owner = subhost_owner,
+	.bus = subhost_bus,
+	.kick = subhost_kick,
+	.model_for = subhost_model_for,
+};
+
+void
+subhost_start(struct agent *a)
+{
+	a->subs = sub_new(a->loop, &subhost, a, a->cfg->root, getenv("HOME"));
+}
+
+const struct tool_def *
+subhost_find(void *arg, const char *name)
+{
+	struct conversation *cv = arg;
+	const struct tool_def *t = sub_tool(cv->a->subs, name);
+
+	return t != NULL ? t : mcp_find(cv->a->mcp, name);
+}
+
+int
+subhost_resolve(void *arg, char **name, cJSON **input, struct buf *why)
+{
+	struct conversation *cv = arg;
+
+	return mcp_resolve_cb(cv->a->mcp, name, input, why);
+}
+
+void
+subhost_tools(struct conversation *cv)
+{
+	if (cv == cv->a->main)
+		sub_tool_json(cv->a->subs, cv->tools);
+}
