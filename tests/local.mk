@@ -21,6 +21,7 @@ IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rew
 	tests/it/turns.sh
 IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/soak.sh
 IT_TESTS += tests/it/bgshell.sh
+IT_TESTS += tests/it/subagents.sh
 IT_TESTS += tests/it/reaper.sh
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 # Deny rules on every route that allows without the person; keys on two more routes.

@@ -1,0 +1,91 @@
+#!/bin/bash
+# Subagents through the real binary against the mock: two Explore
+# subagents of one response run at once (their searches interleave) and
+# each answer comes back to its own call; a type from .claude/agents
+# gets its own system prompt and only its tools, and a tool it may not
+# use is refused even in yolo mode.
+. "$(dirname "$0")/lib.sh"
+cd "$T/ws"
+printf 'int ALPHA_MARK = 1;\n' >alpha.c
+printf 'int BETA_MARK = 2;\n' >beta.c
+printf 'int main(void) { return 0; }\n' >hello.c
+
+scen=$(scenario two <<'J'
+{"responses":[
+ {"match_last":"find both marks","text":"Asking two subagents.","tool_uses":[
+   {"id":"toolu_A","name":"agent","input":{"description":"find alpha","prompt":"Find where ALPHA_MARK is defined.","subagent_type":"Explore"}},
+   {"id":"toolu_B","name":"agent","input":{"description":"find beta","prompt":"Find where BETA_MARK is defined.","subagent_type":"Explore"}}],
+  "stop_reason":"tool_use"},
+ {"match_last":"Find where ALPHA_MARK is defined.","first_byte_delay_ms":300,
+  "expect_contains":["search subagent"],"expect_absent":["\"name\":\"run_bash\"","\"name\":\"edit_file\"","\"name\":\"agent\""],
+  "tool_uses":[{"id":"toolu_a1","name":"grep","input":{"pattern":"ALPHA_MARK","output_mode":"content"}}],"stop_reason":"tool_use"},
+ {"match_last":"Find where BETA_MARK is defined.","first_byte_delay_ms":300,
+  "tool_uses":[{"id":"toolu_b1","name":"grep","input":{"pattern":"BETA_MARK","output_mode":"content"}}],"stop_reason":"tool_use"},
+ {"match_last":"ALPHA_MARK = 1","text":"ALPHA is in alpha.c, line 1."},
+ {"match_last":"BETA_MARK = 2","text":"BETA is in beta.c, line 1."},
+ {"match_last":["ALPHA is in alpha.c","BETA is in beta.c"],"text":"Both found."}
+],"require_all":true}
+J
+)
+mock_start "$scen"
+"$TANDEM" -p "find both marks" --output-format events >"$T/out.jsonl" 2>"$T/err"
+check "the run exits 0" [ $? -eq 0 ]
+diag "$T/err"
+check "the mock saw six requests, none with a problem" [ "$(mock_requests)" -eq 6 ] && [ "$(mock_problems)" -eq 0 ]
+# interleaved: both subagents asked before either got its first answer back
+order=$(jq -r '.body.messages[0].content | if type=="string" then . else .[0].text end' "$MOCK_LOG" | cut -c1-24 | tr '\n' '|')
+check "the searches interleave (both first requests before either's second)" \
+    [ "$(jq -r '.body.messages | length' "$MOCK_LOG" | tr '\n' ' ')" = "1 1 1 3 3 3 " ]
+echo "# order: $order"
+a=$(jq -r 'select(.type=="tool_result" and .id=="toolu_A") | .content' "$T/out.jsonl")
+b=$(jq -r 'select(.type=="tool_result" and .id=="toolu_B") | .content' "$T/out.jsonl")
+check "alpha's answer is alpha's call's" grep -q 'ALPHA is in alpha.c' <<<"$a"
+check "beta's answer is beta's call's" grep -q 'BETA is in beta.c' <<<"$b"
+check "and not the other's" not grep -q 'BETA' <<<"$a"
+check "a result carries a line of its cost" grep -q 'Explore subagent: end_turn, 2 model calls, [0-9]* tokens, \$' <<<"$a"
+check "the parent's second request answers each call with its own" \
+    [ "$(mock_body 6 '[.messages[2].content[] | select(.type=="tool_result") | .tool_use_id] | join(",")')" = '"toolu_A,toolu_B"' ]
+check "subagent events name their parent call" \
+    [ "$(jq -r 'select(.type=="subagent" and .state=="tool") | .parent_tool_use_id' "$T/out.jsonl" | sort | tr '\n' ' ')" = "toolu_A toolu_B " ]
+check "the subagent's calls show as its call's progress" \
+    grep -q 'Explore · Grep' <(jq -r 'select(.type=="tool_progress" and .id=="toolu_A") | .output' "$T/out.jsonl")
+check "the answer is the parent's" [ "$(jq -r 'select(.type=="result") | .text' "$T/out.jsonl")" = "Both found." ]
+
+# A project type from .claude/agents: its prompt, only its tools, the rest refused.
+mkdir -p .claude/agents
+cat >.claude/agents/reviewer.md <<'MD'
+---
+name: code-reviewer
+description: Reviews code for bugs. Use after a change.
+tools: Read, Grep, Glob
+disallowedTools: Bash
+model: inherit
+---
+You are a meticulous reviewer of C code. Report bugs only.
+MD
+scen=$(scenario custom <<'J'
+{"responses":[
+ {"match_last":"review it","tool_uses":[
+   {"id":"toolu_R","name":"Task","input":{"description":"review hello","prompt":"Review hello.c for bugs.","subagent_type":"code-reviewer"}}],
+  "stop_reason":"tool_use"},
+ {"match_last":"Review hello.c for bugs.","expect_contains":["meticulous reviewer of C code","\"name\":\"read_file\""],
+  "expect_absent":["\"name\":\"run_bash\"","\"name\":\"list_dir\"","\"name\":\"edit_file\""],
+  "tool_uses":[{"id":"toolu_r1","name":"run_bash","input":{"command":"echo pwned > pwned.txt"}}],"stop_reason":"tool_use"},
+ {"match_last":["may not use Bash","\"is_error\":true"],"text":"I could not run Bash; hello.c has no bugs."},
+ {"match_last":"I could not run Bash","text":"Reviewed."}
+],"require_all":true}
+J
+)
+mock_start "$scen"
+"$TANDEM" -p "review it" --permission-mode yolo --output-format events >"$T/out2.jsonl" 2>"$T/err2"
+check "the custom run exits 0" [ $? -eq 0 ]
+diag "$T/err2"
+check "the mock saw four requests, none with a problem" [ "$(mock_requests)" -eq 4 ] && [ "$(mock_problems)" -eq 0 ]
+check "the disallowed command never ran" [ ! -e pwned.txt ]
+check "its refusal was a denial" \
+    [ "$(jq -r 'select(.type=="subagent" and .state=="tool_result") | .event.denied' "$T/out2.jsonl")" = true ]
+check "the reviewer's answer reached the Task call" \
+    grep -q 'hello.c has no bugs' <(jq -r 'select(.type=="tool_result" and .id=="toolu_R") | .content' "$T/out2.jsonl")
+check "its cost line names the type" \
+    grep -q 'code-reviewer subagent' <(jq -r 'select(.type=="tool_result" and .id=="toolu_R") | .content' "$T/out2.jsonl")
+finish
