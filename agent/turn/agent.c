@@ -785,4 +785,6 @@ const struct turn_ops agent_turn_ops = {
 	.call_model = turn_call_model,
 	.settle = turn_settle,
 	.session_start = turn_session_start,
+	.submit = conversation_submit,
+	.interrupt = conversation_interrupt,
 };

@@ -132,7 +132,7 @@ conversation_attach(struct conversation *cv)
 
 	tooluse_ops(cv, &ops);
 	cv->sched = sched_new(cv->a->loop, &cv->a->env, &ops);
-	sched_set_finder(cv->sched, subhost_find, subhost_resolve, cv);
+	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
 	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
 		;
 	*p = cv;
@@ -251,7 +251,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	cv->log = a->session;
 	subhost_start(a);
 	conversation_attach(cv);
-	subhost_tools(cv);
+	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
 	prompt_mcp_start(cv);
 	a->resumed = resume_id != NULL;

@@ -44,7 +44,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
-#include "subhost.h"
+#include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -238,7 +238,7 @@ prompt_mcp_start(struct conversation *cv)
 		cv->a->mcp_warnings = buf_detach(&w, NULL);
 	}
 	buf_release(&w);
-	sched_set_finder(cv->sched, subhost_find, subhost_resolve, cv);
+	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
 	mcp_start(cv->a->mcp);
 }
 
@@ -287,11 +287,35 @@ agent_mcp_wait(struct conversation *cv)
 		cJSON_Delete(cv->tools);
 		cv->tools = prompt_tools_json(cv->a->cfg);
 		mcp_tools_json(cv->a->mcp, cv->tools);
-		subhost_tools(cv);
+		prompt_sub_tools(cv);
 		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
 			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
 			    "name", "")))
 				cJSON_DeleteItemFromArray(cv->tools, i);
 	}
 	return false;
+}
+
+const struct tool_def *
+prompt_find(void *arg, const char *name)
+{
+	struct conversation *cv = arg;
+	const struct tool_def *t = sub_tool(cv->a->subs, name);
+
+	return t != NULL ? t : mcp_find(cv->a->mcp, name);
+}
+
+int
+prompt_resolve(void *arg, char **name, cJSON **input, struct buf *why)
+{
+	struct conversation *cv = arg;
+
+	return mcp_resolve_cb(cv->a->mcp, name, input, why);
+}
+
+void
+prompt_sub_tools(struct conversation *cv)
+{
+	if (cv == cv->a->main)
+		sub_tool_json(cv->a->subs, cv->tools);
 }

@@ -1,15 +1,13 @@
 /*
  * subhost: what the subagents (agent/sub/subagent.h) may ask of the
  * session's conversations: open one with a type's prompt and tools, send
- * it a prompt as part of the caller's turn, stop it, close it; and the
- * session's tool finder, which knows the agent tool and the MCP tools.
+ * it a prompt as part of the caller's turn, stop it, close it.
  */
 #include "autoconf.h"
 
 #include <string.h>
 
 #include "turn_int.h"
-#include "mcp/mcp.h"
 #include "sub/subagent.h"
 #include "sub/subtype.h"
 #include "subhost.h"
@@ -38,7 +36,7 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 static int
 subhost_submit(struct conversation *cv, struct conversation *parent, const char *prompt)
 {
-	if (conversation_submit(cv, prompt) != 0)
+	if (cv->a->ops->submit(cv, prompt) != 0)
 		return -1;
 	/* its effects are the caller's turn's: a rewind of that turn undoes them */
 	if (parent != NULL) {
@@ -51,7 +49,7 @@ subhost_submit(struct conversation *cv, struct conversation *parent, const char 
 static void
 subhost_stop(struct conversation *cv)
 {
-	conversation_interrupt(cv);
+	cv->a->ops->interrupt(cv);
 }
 
 static void
@@ -111,28 +109,4 @@ void
 subhost_start(struct agent *a)
 {
 	a->subs = sub_new(a->loop, &subhost, a, a->cfg->root, getenv("HOME"));
-}
-
-const struct tool_def *
-subhost_find(void *arg, const char *name)
-{
-	struct conversation *cv = arg;
-	const struct tool_def *t = sub_tool(cv->a->subs, name);
-
-	return t != NULL ? t : mcp_find(cv->a->mcp, name);
-}
-
-int
-subhost_resolve(void *arg, char **name, cJSON **input, struct buf *why)
-{
-	struct conversation *cv = arg;
-
-	return mcp_resolve_cb(cv->a->mcp, name, input, why);
-}
-
-void
-subhost_tools(struct conversation *cv)
-{
-	if (cv == cv->a->main)
-		sub_tool_json(cv->a->subs, cv->tools);
 }

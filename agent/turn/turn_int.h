@@ -89,6 +89,8 @@ struct turn_ops {
 	void	(*call_model)(struct conversation *);
 	void	(*settle)(struct conversation *);
 	void	(*session_start)(struct conversation *, const char *source);
+	int	(*submit)(struct conversation *, const char *prompt);
+	void	(*interrupt)(struct conversation *);
 };
 extern const struct turn_ops agent_turn_ops;
 
