@@ -287,6 +287,32 @@ sub_tell(struct sub_run *r, const char *state, const cJSON *inner)
 	event_emit(bus, ev);
 }
 
+/* The subagent in the session's log: its start, and at its end its messages and answer. */
+static void
+sub_log(struct sub_run *r, const char *state, bool end)
+{
+	cJSON *rec;
+
+	if (r->cv == NULL)
+		return;
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "subagent");
+	cJSON_AddStringToObject(rec, "state", state);
+	cJSON_AddNumberToObject(rec, "turn", event_turn(r->bus));
+	cJSON_AddStringToObject(rec, "parent", r->id);
+	cJSON_AddStringToObject(rec, "agent", r->type->name);
+	cJSON_AddStringToObject(rec, "who", r->who);
+	if (end) {
+		json_add_str_n(rec, "answer", r->answer.data != NULL ? r->answer.data : "", r->answer.len);
+		cJSON_AddStringToObject(rec, "stop_reason", r->stop_reason != NULL ? r->stop_reason : "");
+		cJSON_AddNumberToObject(rec, "calls", r->calls);
+		cJSON_AddNumberToObject(rec, "tokens", (double)r->tokens);
+		cJSON_AddNumberToObject(rec, "cost_usd", r->cost);
+	}
+	/* a log that cannot be written is the turn's to report; the answer still goes back */
+	(void)r->s->host->log(r->cv, rec, end);
+}
+
 /* The agent call's result: the answer and a line of its cost; then the subagent goes. */
 static void
 sub_finish(struct ev_loop *loop, void *arg)
@@ -315,6 +341,7 @@ sub_finish(struct ev_loop *loop, void *arg)
 		out.is_error = r->is_error;
 	}
 	sub_tell(r, "end", NULL);
+	sub_log(r, "end", true);
 	sub_run_free(r);
 	done(darg, &out, ms);
 	tool_out_release(&out);
@@ -497,6 +524,7 @@ sub_start(const struct tool_def *def, const cJSON *input, const char *id,
 		r->error = xstrdup("the subagent could not be started: the session could not be saved");
 		goto fail;
 	}
+	sub_log(r, "start", false);
 	return r;
 fail:
 	sub_end_soon(r);

@@ -58,6 +58,8 @@ struct sub_host {
 	struct event_bus *(*bus)(struct conversation *);
 	/* Gate again every conversation's calls that were told to wait. */
 	void	(*kick)(void *session);
+	/* Append rec (taken) to the session's log; with_messages: the conversation's messages join it. */
+	int	(*log)(struct conversation *, cJSON *rec, bool with_messages);
 	/* The model id an alias (haiku, sonnet, opus) means with the session's provider; NULL: keep. */
 	const char *(*model_for)(void *session, const char *alias);
 };

@@ -410,6 +410,9 @@ static int
 gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
 	(void)g;
+	/* a subagent's effects are its caller's: they wait for the checkpoint that names the call */
+	if (c->tool == sub_tool(cv->a->subs, c->name) && !cv->checkpoint_a)
+		return SCHED_LATER;
 	switch (sub_gate(cv->a->subs, cv, c->name, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {
 	case SUB_REFUSE:
 		return SCHED_REFUSE;

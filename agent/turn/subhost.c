@@ -94,7 +94,20 @@ subhost_model_for(void *session, const char *alias)
 	return NULL;
 }
 
+static int
+subhost_log(struct conversation *cv, cJSON *rec, bool with_messages)
+{
+	if (with_messages)
+		cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(cv->conv.messages, 1));
+	if (session_error(cv->a->session) != NULL) {
+		cJSON_Delete(rec);
+		return -1;
+	}
+	return session_append(cv->a->session, rec);
+}
+
 static const struct sub_host subhost = {
+	.log = subhost_log,
 	.open = subhost_open,
 	.submit = subhost_submit,
 	.stop = subhost_stop,

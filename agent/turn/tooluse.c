@@ -49,6 +49,13 @@ tooluse_exclusive(const struct sched_call *c)
 	return c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel;
 }
 
+/* Is c's result kept in the ledger (and its start in an intent): a writer, or a subagent's call? */
+static bool
+tooluse_ledgered(const struct conversation *cv, const struct sched_call *c)
+{
+	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY || c->tool == sub_tool(cv->a->subs, c->name));
+}
+
 /* Does c run in the sandbox (run_bash that the jail applies to)? */
 static bool
 tooluse_jailed(const struct conversation *cv, const struct sched_call *c)
@@ -197,7 +204,7 @@ tooluse_started(void *arg, struct sched_call *c)
 	if (snapped && wsnap_before(cv->a->wsnap, NULL) == -1)
 		agent_unsaved(cv);
 	/* what a rewind needs if tandem dies while the call runs (intent.h) */
-	else if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && intent_started(cv, c, snapped) == -1)
+	else if (tooluse_ledgered(cv, c) && intent_started(cv, c, snapped) == -1)
 		agent_unsaved(cv);
 }
 
@@ -296,7 +303,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		    &c->result, &c->is_error, &c->blocks);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
-	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran)
+	if (tooluse_ledgered(cv, c) && c->ran)
 		crash_point("tool-done");
 	/*
 	 * What the call changed is logged before its result reaches the
@@ -310,14 +317,17 @@ tooluse_finished(void *arg, struct sched_call *c)
 		cJSON_AddNumberToObject(rec, "turn", cv->turn);
 		cJSON_AddStringToObject(rec, "id", c->id);
 		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
-		/* The calls after this one are refused by the gate; the turn ends when they are. */
+		/*
+		 * The calls after this one are refused by the gate; the turn ends when they are.
+		 * A subagent's edits are the session's too: they go in its log, for a rewind.
+		 */
 		if (tooluse_snapshot_after(cv, json_get(c->meta, "files")) == -1 ||
-		    record_log(cv, rec) == -1)
+		    session_append(cv->a->session, rec) == -1)
 			agent_unsaved(cv);
 	}
 	if (tooluse_snapped(c) && wsnap_record(cv->a->wsnap, cv->turn, c->id, c->name) == -1)
 		agent_unsaved(cv);
-	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
+	if (tooluse_ledgered(cv, c) && c->ran) {
 		crash_point("tool-recorded");
 		if (session_effect(cv->a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
 			agent_unsaved(cv);

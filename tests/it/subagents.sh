@@ -50,6 +50,13 @@ check "subagent events name their parent call" \
 check "the subagent's calls show as its call's progress" \
     grep -q 'Explore · Grep' <(jq -r 'select(.type=="tool_progress" and .id=="toolu_A") | .output' "$T/out.jsonl")
 check "the answer is the parent's" [ "$(jq -r 'select(.type=="result") | .text' "$T/out.jsonl")" = "Both found." ]
+log=$(ls "$TANDEM_HOME"/sessions/*/log.jsonl | head -1)
+check "each subagent's conversation is in the session's log with its parent call" \
+    [ "$(jq -r 'select(.k=="subagent" and .state=="end") | "\(.parent):\(.messages | length):\(.turn)"' "$log" | sort | tr '\n' ' ')" = "toolu_A:4:1 toolu_B:4:1 " ]
+check "and only the parent's messages are the conversation's" \
+    [ "$(grep -c '"k":"msg"' "$log")" -eq 4 ]
+check "a subagent starts after the checkpoint that names its call" \
+    [ "$(jq -r 'select(.k=="subagent" or (.k=="msg" and .role=="assistant")) | .k' "$log" | head -1)" = msg ]
 
 # A project type from .claude/agents: its prompt, only its tools, the rest refused.
 mkdir -p .claude/agents
