@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "tui.h"
 #include "config/config.h"
 #include "ev.h"
 #include "event.h"

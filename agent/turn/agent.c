@@ -1,9 +1,10 @@
 /*
- * The agent: one conversation and its turn (DESIGN.md §4).
+ * The agent: a conversation's turn (DESIGN.md §4), for the main
+ * conversation and any other of the session alike.
  *
  * A turn is a sequence of phases (enum turn_phase, turn_int.h), and every
- * change of phase goes through agent_phase(), which TANDEM_DEBUG=phase
- * logs.  This file reads as the turn does:
+ * change of phase goes through agent_phase() (conversation.c), which
+ * TANDEM_DEBUG=phase logs.  This file reads as the turn does:
  *
  *   idle --submit--> prompt --> [session_wait] --> [prompt_hooks] --> [mcp_fetch]
  *     --> request: [models_wait] [compacting] --> streaming
@@ -20,7 +21,9 @@
  * call), compaction, gate (whether a tool call may run), tooluse (the
  * scheduler's other callbacks), record (the conversation and its log),
  * timeline (rewind, redo, fork), resume (sessions on disk, replay) and
- * emit (every event's constructor).
+ * emit (every event's constructor).  They never call back up into this
+ * file: what they ask of the turn (call the model, settle, SessionStart)
+ * goes through agent_turn_ops, at the end of it.
  */
 #include "autoconf.h"
 
@@ -573,7 +576,7 @@ agent_proceed(struct conversation *cv)
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
 		    session_error(cv->a->session) == NULL &&
 		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
-		    cv->log != NULL && session_checkpoint(cv->log, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
+		    cv->durable && session_checkpoint(cv->a->session, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
 			agent_unsaved(cv);
 		sched_reset(cv->sched);
 	}
@@ -758,7 +761,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	if (session_error(cv->a->session) != NULL) {
 		cJSON_Delete(rec);
 	} else if (record_log(cv, rec) == -1 || record_sync(cv) == -1 ||
-	    (cv->log != NULL && resume_save_cache(cv) == -1)) {
+	    (cv->durable && resume_save_cache(cv) == -1)) {
 		agent_unsaved(cv);
 	}
 	if (session_error(cv->a->session) != NULL) {

@@ -234,6 +234,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		srand((unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec ^ ((unsigned)getpid() << 16));
 	}
 	a->main = cv = conversation_alloc(a, NULL);
+	cv->durable = true;
 	a->http = http_new(loop);
 	if (a->http == NULL) {
 		snprintf(err, err_size, "libcurl could not be started");
@@ -248,7 +249,6 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		agent_free(a);
 		return NULL;
 	}
-	cv->log = a->session;
 	subhost_start(a);
 	conversation_attach(cv);
 	prompt_sub_tools(cv);

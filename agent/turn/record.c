@@ -21,17 +21,17 @@
 int
 record_log(struct conversation *cv, cJSON *rec)
 {
-	if (cv->log == NULL) {
+	if (!cv->durable) {
 		cJSON_Delete(rec);
 		return 0;
 	}
-	return session_append(cv->log, rec);
+	return session_append(cv->a->session, rec);
 }
 
 int
 record_sync(struct conversation *cv)
 {
-	return cv->log != NULL ? session_sync(cv->log) : 0;
+	return cv->durable ? session_sync(cv->a->session) : 0;
 }
 
 /* Add a message to the conversation and to the log.  0, or -1 (reported). */
@@ -39,7 +39,7 @@ int
 record_add(struct conversation *cv, const char *role, cJSON *content)
 {
 	conv_add(&cv->conv, role, content, cv->turn);
-	if (cv->log != NULL && session_log_message(cv->log, conv_last(&cv->conv)) == -1)
+	if (cv->durable && session_log_message(cv->a->session, conv_last(&cv->conv)) == -1)
 		return agent_unsaved(cv);
 	return 0;
 }
@@ -181,9 +181,9 @@ record_checkpoint_a(struct conversation *cv)
 		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
 	/* from here on a call that started has an intent: one without never started */
-	rc = cJSON_GetArraySize(pending) > 0 && cv->log != NULL ? intent_mark(cv) : 0;
-	if (rc == 0 && cv->log != NULL)
-		rc = session_checkpoint(cv->log, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
+	rc = cJSON_GetArraySize(pending) > 0 && cv->durable ? intent_mark(cv) : 0;
+	if (rc == 0 && cv->durable)
+		rc = session_checkpoint(cv->a->session, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)

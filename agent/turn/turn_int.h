@@ -151,13 +151,13 @@ struct agent {
  * model call, compaction and cache accounting, the turn's record, the
  * next prompt's attachments, the answer and the usage.  It points to its
  * session (a).  Only the main conversation writes the session's log; a
- * second one keeps its messages in memory (log NULL).
+ * second one keeps its messages in memory (durable false).
  */
 struct conversation {
 	struct agent		*a;		/* its session */
 	struct conversation	*next;		/* the session's next conversation */
 	struct event_bus	*bus;		/* where its events go */
-	struct session		*log;		/* its durable record; NULL: none */
+	bool			 durable;	/* its records go to the session's log */
 	struct conv		 conv;
 	struct sched		*sched;		/* one response's tool calls */
 	cJSON			*tools;
