@@ -1,0 +1,63 @@
+#!/bin/sh
+# Screen test of subagents with the real tandem and the mock model: the
+# agent call shows its subagent's calls live under it; the subagent's edit
+# asks in the TUI, saying which subagent asks; approved, it applies and
+# the parent answers; /agents lists the types and where each came from;
+# rewinding the parent's turn in the turn browser undoes the subagent's
+# edit too.
+. "$top_srcdir/tests/tui/lib.sh"
+. "$top_srcdir/tests/tui/mock.sh"
+
+SCEN=$(tui_scenario sub <<'J'
+{"responses":[
+ {"match_last":"fix the typo please","text":"Handing it to a subagent.","tool_uses":[
+   {"id":"toolu_P","name":"agent","input":{"description":"fix typo","prompt":"Fix the typo teh in notes.txt.","subagent_type":"general-purpose"}}]},
+ {"match_last":"Fix the typo teh in notes.txt.","tool_uses":[
+   {"id":"toolu_s1","name":"edit_file","input":{"path":"notes.txt","old_string":"teh","new_string":"the"}}]},
+ {"match_last":"toolu_s1","text":"Fixed the typo in notes.txt."},
+ {"match_last":"Fixed the typo in notes.txt.","text":"SUBAGENT-DID-IT","stop_reason":"end_turn"},
+ {"text":"ok","stop_reason":"end_turn","repeat":5}
+]}
+J
+)
+tui_mock_start "$SCEN"
+printf 'fix teh typo\n' >"$TUI_WS/notes.txt"
+mkdir -p "$TUI_WS/.claude/agents"
+cat >"$TUI_WS/.claude/agents/reviewer.md" <<'MD'
+---
+name: code-reviewer
+description: Reviews code for bugs.
+tools: Read, Grep
+---
+You review code.
+MD
+
+file_is() {
+	printf '%s\n' "$2" >"$TUI_TMP/want"
+	cmp -s "$1" "$TUI_TMP/want"
+}
+
+tui_start_tandem 100 30
+tui_check "tandem is up" 'for keys'
+tui_type "fix the typo please"
+tui_keys Enter
+tui_check "the subagent's edit asks" 'Apply this edit to notes\.txt\?'
+tui_check "saying which subagent asks" 'general-purpose: fix typo subagent asks'
+tui_check "the agent call shows its subagent's call live" 'general-purpose · Edit'
+tui_keys y
+tui_check "approved, the parent answers with the subagent's work" 'SUBAGENT-DID-IT'
+file_is "$TUI_WS/notes.txt" "fix the typo"
+tui_ok $? "the subagent's edit applied"
+
+tui_type "/agents"
+tui_keys Enter
+tui_check "/agents lists the built-in types" 'Explore  \(built-in\)'
+tui_check "and the project's, with its file" 'code-reviewer  \(.*\.claude/agents/reviewer\.md\)'
+
+tui_keys C-t
+tui_check "the turn browser opens" '─ turns ─'
+tui_keys b
+tui_check "b rewinds the parent's turn" 'rewound \(both\) to before turn 1'
+file_is "$TUI_WS/notes.txt" "fix teh typo"
+tui_ok $? "and the subagent's edit with it"
+tui_mock_done
