@@ -95,4 +95,40 @@ check "the reviewer's answer reached the Task call" \
     grep -q 'hello.c has no bugs' <(jq -r 'select(.type=="tool_result" and .id=="toolu_R") | .content' "$T/out2.jsonl")
 check "its cost line names the type" \
     grep -q 'code-reviewer subagent' <(jq -r 'select(.type=="tool_result" and .id=="toolu_R") | .content' "$T/out2.jsonl")
+
+# SIGKILL while a subagent's command runs, then resume: the command ran
+# once, the parent's call got a result, the conversation is valid.
+scen=$(scenario kill <<'J'
+{"check_echo":false,"responses":[
+ {"match_last":"run the slow step","tool_uses":[
+   {"id":"toolu_K","name":"agent","input":{"description":"slow step","prompt":"Run the slow step.","subagent_type":"general-purpose"}}]},
+ {"match_last":"Run the slow step.","tool_uses":[
+   {"id":"toolu_k1","name":"run_bash","input":{"command":"echo ran >>count; touch started; sleep 30"}}]},
+ {"match_last":"go on","text":"Resumed after the kill."}
+]}
+J
+)
+mock_start "$scen"
+rm -f count started
+"$TANDEM" -p "run the slow step" --permission-mode yolo >/dev/null 2>"$T/err3" &
+pid=$!
+i=0
+while [ ! -e started ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+check "the subagent's command started" [ -e started ]
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+"$TANDEM" -c -p "go on" --permission-mode yolo --output-format events >"$T/resume.jsonl" 2>"$T/resume.err"
+check "resume exits 0" [ $? -eq 0 ]
+diag "$T/resume.err"
+check "the command ran once" [ "$(wc -l <count)" -eq 1 ]
+check "the resumed turn answers" [ "$(jq -r 'select(.type=="result") | .text' "$T/resume.jsonl")" = "Resumed after the kill." ]
+last=$(sed -n '$p' "$MOCK_LOG")
+check "the parent's agent call has its one result, saying it was cut off" \
+    [ "$(jq -r '[.body.messages[] | select(.role=="user") | .content[]? | select(.type=="tool_result" and .tool_use_id=="toolu_K")] | length' <<<"$last")" -eq 1 ]
+check "which says its state is unknown" \
+    grep -q 'interrupted' <(jq -r '.body.messages[] | select(.role=="user") | .content[]? | select(.type=="tool_result" and .tool_use_id=="toolu_K") | .content' <<<"$last")
+check "the mock found the resumed conversation valid" [ "$(mock_problems)" -eq 0 ]
+sess=$(ls -dt "$TANDEM_HOME"/sessions/*/ | head -1)
+check "the subagent's command is in the ledger, not to run again" \
+    grep -q '"toolu_k1"' "$sess/effects.jsonl"
 finish
