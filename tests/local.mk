@@ -27,6 +27,7 @@ IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 # Deny rules on every route that allows without the person; keys on two more routes.
 IT_TESTS += tests/it/denywins.sh tests/it/leaks.sh
 EXTRA_DIST += tests/it/denywins.mjs
+EXTRA_DIST += tests/it/subsdk.mjs
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/phases.sh

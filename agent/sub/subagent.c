@@ -284,6 +284,8 @@ sub_tell(struct sub_run *r, const char *state, const cJSON *inner)
 	cJSON_AddNumberToObject(ev, "cost_usd", r->cost);
 	if (inner != NULL)
 		cJSON_AddItemToObject(ev, "event", cJSON_Duplicate(inner, 1));
+	if (strcmp(state, "end") == 0 && r->answer.len > 0)
+		json_add_str_n(ev, "answer", r->answer.data, r->answer.len);
 	event_emit(bus, ev);
 }
 

@@ -131,4 +131,12 @@ check "the mock found the resumed conversation valid" [ "$(mock_problems)" -eq 0
 sess=$(ls -dt "$TANDEM_HOME"/sessions/*/ | head -1)
 check "the subagent's command is in the ledger, not to run again" \
     grep -q '"toolu_k1"' "$sess/effects.jsonl"
+
+# The official Agent SDK sees the subagents' messages under their calls.
+SDK="$top_srcdir/tests/npm/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"
+needs_node "$SDK" "the Agent SDK"
+mock_start "$T/two.json"
+export SDK_PATH="$SDK" TANDEM WS="$T/ws"
+node_tap "$top_srcdir/tests/it/subsdk.mjs"
+check "sdk: the mock found no problem" [ "$(mock_problems)" -eq 0 ]
 finish
