@@ -100,6 +100,15 @@ def sccs(g):
 
 # Private headers still reached from outside their folder through another header.
 PRIVATE_EXCEPTIONS = set()
+# Files outside a folder that still include its private header, each with the
+# folder it may reach into: to go, once the folder's module headers offer
+# what they read (a prefix of the file's path, the header).
+PRIVATE_ALLOWED = [
+]
+
+
+def allowed(f, h):
+    return any(f.startswith(p) and h == hh for p, hh in PRIVATE_ALLOWED)
 
 
 def reached(g, f):
@@ -122,8 +131,10 @@ def private_breaches(g):
                 continue
             if os.path.dirname(f) == os.path.dirname(h):
                 continue
-            if h in direct:
+            if h in direct and not allowed(f, h):
                 bad.append("%s includes %s" % (f, h))
+            elif h in direct:
+                continue
             elif h not in PRIVATE_EXCEPTIONS:
                 bad.append("%s reaches %s through another header" % (f, h))
     return bad
@@ -240,7 +251,8 @@ def main(argv):
         lines.append("# modules (NAME.c with NAME.h), for the record: %d circles, the largest of %d: %s"
                      % (len(mods), len(big), " ".join(big)))
         breaches = private_breaches(g)
-        case(not breaches, "no file outside a folder includes its private header", breaches)
+        case(not breaches, "no file outside a folder includes its private header",
+             breaches + ["allowed for now: %s* includes %s" % a for a in PRIVATE_ALLOWED])
     if what in ("calls", "all"):
         g = call_graph(top, files)
         notes = []
