@@ -201,6 +201,12 @@ sub_who(struct subagents *s, const struct conversation *cv)
 	return r != NULL ? r->who : NULL;
 }
 
+const char *
+sub_warnings(const struct subagents *s)
+{
+	return s != NULL && s->warn.len > 0 ? buf_cstr(&s->warn) : NULL;
+}
+
 int
 sub_running(const struct subagents *s)
 {

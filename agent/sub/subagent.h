@@ -92,6 +92,8 @@ void		 sub_finished(struct subagents *, struct conversation *cv, bool exclusive)
 const char	*sub_who(struct subagents *, const struct conversation *cv);
 /* The types and their sources for /agents. */
 void		 sub_describe(struct subagents *, struct buf *out);
+/* The definition files' problems (a sentence a line), or NULL: for the user at start. */
+const char	*sub_warnings(const struct subagents *);
 /* Subagents running now. */
 int		 sub_running(const struct subagents *);
 

@@ -143,6 +143,7 @@ subtype_free(struct subtype *t)
 	subtype_strv_free(t->disallowed);
 	free(t->model);
 	free(t->source);
+	free(t->ignored);
 	free(t);
 }
 
@@ -188,6 +189,12 @@ subtype_set(struct subtype *t, const char *key, const char *val, bool item)
 
 		if (*end == '\0' && v > 0 && v < 10000)
 			t->max_turns = (int)v;
+	} else if (!item) {
+		struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+		buf_printf(&b, "%s%s%s", t->ignored != NULL ? t->ignored : "", t->ignored != NULL ? ", " : "", key);
+		free(t->ignored);
+		t->ignored = buf_detach(&b, NULL);
 	}
 }
 
@@ -423,5 +430,7 @@ subtype_describe(const struct subtype *t, struct buf *out)
 			buf_printf(out, "    model: %s\n", t->model);
 		if (t->max_turns > 0)
 			buf_printf(out, "    maxTurns: %d\n", t->max_turns);
+		if (t->ignored != NULL)
+			buf_printf(out, "    not honoured: %s\n", t->ignored);
 	}
 }

@@ -30,6 +30,7 @@ struct subtype {
 	bool		 read_only;	/* only the tools that change nothing */
 	bool		 may_spawn;	/* it may start subagents of its own */
 	char		*source;	/* "built-in", or the file it came from */
+	char		*ignored;	/* the frontmatter's keys tandem does not honour ("color"), or NULL */
 	struct subtype	*next;
 };
 

@@ -122,4 +122,6 @@ void
 subhost_start(struct agent *a)
 {
 	a->subs = sub_new(a->loop, &subhost, a, a->cfg->root, getenv("HOME"));
+	if (sub_warnings(a->subs) != NULL)
+		event_error(a->bus, 0, "%s", sub_warnings(a->subs));
 }

@@ -132,6 +132,33 @@ sess=$(ls -dt "$TANDEM_HOME"/sessions/*/ | head -1)
 check "the subagent's command is in the ledger, not to run again" \
     grep -q '"toolu_k1"' "$sess/effects.jsonl"
 
+# Real material: the Claude Code agent definitions cc-sdd ships (tests/npm)
+# load, are listed to the model and run with their tools.
+CC_SDD=${CC_SDD_DIR:-$top_srcdir/tests/npm/node_modules/cc-sdd}/templates/agents/claude-code-agent/agents
+if [ -f "$CC_SDD/validate-design.md" ]; then
+	rm -rf .claude/agents && mkdir -p .claude/agents && cp "$CC_SDD"/*.md .claude/agents/
+	scen=$(scenario sdd <<'J'
+{"responses":[
+ {"match_last":"review the design","expect_contains":["validate-design-agent: Interactive technical design quality review","spec-tdd-impl-agent: Execute implementation tasks"],
+  "tool_uses":[{"id":"toolu_D","name":"Agent","input":{"description":"validate design","prompt":"Validate the design of feature demo.","subagent_type":"validate-design-agent"}}]},
+ {"match_last":"Validate the design of feature demo.","expect_contains":["interactive quality review of technical design","\"name\":\"read_file\"","\"name\":\"grep\"","\"name\":\"glob\""],
+  "expect_absent":["\"name\":\"run_bash\"","\"name\":\"edit_file\"","\"name\":\"write_file\""],"text":"GO: the design is ready."},
+ {"match_last":"GO: the design is ready.","text":"The design passed."}
+],"require_all":true}
+J
+)
+	mock_start "$scen"
+	"$TANDEM" -p "review the design" --output-format events >"$T/sdd.jsonl" 2>"$T/sdd.err"
+	check "cc-sdd: the run exits 0" [ $? -eq 0 ]
+	diag "$T/sdd.err"
+	check "cc-sdd: its nine agents load, are listed, and one runs with its tools only" \
+	    [ "$(mock_requests)" -eq 3 ] && [ "$(mock_problems)" -eq 0 ]
+	check "cc-sdd: no definition was refused" not grep -q 'agent definition' "$T/sdd.err"
+	check "cc-sdd: the answer came back" [ "$(jq -r 'select(.type=="result") | .text' "$T/sdd.jsonl")" = "The design passed." ]
+else
+	fail "cc-sdd is installed in tests/npm (npm ci in tests/npm; the ccset branch adds it)"
+fi
+
 # The official Agent SDK sees the subagents' messages under their calls.
 SDK="$top_srcdir/tests/npm/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"
 needs_node "$SDK" "the Agent SDK"
