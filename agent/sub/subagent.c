@@ -54,6 +54,10 @@ struct subagents {
 	struct tool_def		 def;
 	struct sub_run		*runs;
 	struct conversation	*writer;	/* holds the slot of calls that change things */
+	bool			 closing;	/* sub_free: nothing more is told or started */
+	int			 done_runs;	/* for /cost: the subagents that ended */
+	int64_t			 tokens;
+	double			 cost;
 	int			 writes;
 };
 
@@ -121,7 +125,8 @@ sub_run_free(struct sub_run *r)
 		ev_timer_cancel(r->s->loop, r->timer);
 	if (r->stop_timer != 0)
 		ev_timer_cancel(r->s->loop, r->stop_timer);
-	if (r->cv != NULL)
+	/* closing: the session frees its conversations itself */
+	if (r->cv != NULL && !r->s->closing)
 		r->s->host->close(r->cv);
 	if (r->s->writer == r->cv && r->cv != NULL) {
 		r->s->writer = NULL;
@@ -138,10 +143,18 @@ sub_run_free(struct sub_run *r)
 }
 
 void
+sub_close(struct subagents *s)
+{
+	if (s != NULL)
+		s->closing = true;
+}
+
+void
 sub_free(struct subagents *s)
 {
 	if (s == NULL)
 		return;
+	s->closing = true;
 	while (s->runs != NULL)
 		sub_run_free(s->runs);
 	subtype_list_free(s->types);
@@ -199,6 +212,15 @@ sub_who(struct subagents *s, const struct conversation *cv)
 	struct sub_run *r = sub_run_of(s, cv);
 
 	return r != NULL ? r->who : NULL;
+}
+
+void
+sub_cost_report(const struct subagents *s, struct buf *out)
+{
+	if (s == NULL || s->done_runs == 0)
+		return;
+	buf_printf(out, "Subagents: %d run%s, %lld tokens, $%.4f (in the cost above)\n", s->done_runs,
+	    s->done_runs == 1 ? "" : "s", (long long)s->tokens, s->cost);
 }
 
 const char *
@@ -350,6 +372,13 @@ sub_finish(struct ev_loop *loop, void *arg)
 	}
 	sub_tell(r, "end", NULL);
 	sub_log(r, "end", true);
+	if (r->cv != NULL) {
+		r->s->done_runs++;
+		r->s->tokens += r->tokens;
+		r->s->cost += r->cost;
+		if (r->parent != NULL)
+			r->s->host->charge(r->parent, r->cost);
+	}
 	sub_run_free(r);
 	done(darg, &out, ms);
 	tool_out_release(&out);
@@ -359,6 +388,8 @@ static void
 sub_end_soon(struct sub_run *r)
 {
 	r->ended = true;
+	if (r->s->closing)
+		return;
 	if (r->timer == 0)
 		r->timer = ev_timer_add(r->s->loop, 0, sub_finish, r);
 }
@@ -418,7 +449,7 @@ sub_event(const cJSON *ev, void *arg)
 	struct sub_run *r = arg;
 	const char *type = json_str(ev, "type", "");
 
-	if (r->ended)
+	if (r->ended || r->s->closing)
 		return;
 	if (strcmp(type, "tool_use") == 0) {
 		sub_tool_line(r, ev);
@@ -544,6 +575,8 @@ sub_cancel(void *job)
 {
 	struct sub_run *r = job;
 
+	if (r->s->closing)
+		return;
 	if (r->ended || r->cv == NULL) {
 		sub_end_soon(r);
 		return;

@@ -58,6 +58,8 @@ struct sub_host {
 	struct event_bus *(*bus)(struct conversation *);
 	/* Gate again every conversation's calls that were told to wait. */
 	void	(*kick)(void *session);
+	/* A subagent's cost joins its caller's (the session's total); its tokens stay apart. */
+	void	(*charge)(struct conversation *, double cost);
 	/* Append rec (taken) to the session's log; with_messages: the conversation's messages join it. */
 	int	(*log)(struct conversation *, cJSON *rec, bool with_messages);
 	/* The model id an alias (haiku, sonnet, opus) means with the session's provider; NULL: keep. */
@@ -76,7 +78,12 @@ struct subagents;
 /* The session's subagents; root and home find the agent definition files. */
 struct subagents *sub_new(struct ev_loop *, const struct sub_host *, void *session,
 		    const char *root, const char *home);
-/* Every subagent is stopped and closed without its result; then it is freed. */
+/*
+ * The session ends: from now on the subagents tell nothing, start nothing
+ * and their calls' cancels do nothing, while the session frees every
+ * conversation.  Then sub_free frees them (their conversations are gone).
+ */
+void		 sub_close(struct subagents *);
 void		 sub_free(struct subagents *);
 /* The agent tool (its tandem name "agent", or Agent and Task), else NULL. */
 const struct tool_def *sub_tool(struct subagents *, const char *name);
@@ -92,6 +99,8 @@ void		 sub_finished(struct subagents *, struct conversation *cv, bool exclusive)
 const char	*sub_who(struct subagents *, const struct conversation *cv);
 /* The types and their sources for /agents. */
 void		 sub_describe(struct subagents *, struct buf *out);
+/* The subagents' runs, tokens and cost so far, a line for /cost (nothing before the first). */
+void		 sub_cost_report(const struct subagents *, struct buf *out);
 /* The definition files' problems (a sentence a line), or NULL: for the user at start. */
 const char	*sub_warnings(const struct subagents *);
 /* Subagents running now. */

@@ -274,8 +274,7 @@ agent_free(struct agent *a)
 
 	if (a == NULL)
 		return;
-	sub_free(a->subs);
-	a->subs = NULL;
+	sub_close(a->subs);
 	while (a->convs != NULL && a->convs->next != NULL)
 		conversation_free(a->convs->next);
 	cv = a->main;
@@ -332,6 +331,7 @@ agent_free(struct agent *a)
 	free(a->memory_report);
 	if (a->trace != NULL && a->trace != stderr)
 		fclose(a->trace);
+	sub_free(a->subs);
 	free(cv);
 	free(a);
 }

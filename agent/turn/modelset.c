@@ -523,6 +523,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    (long long)cv->totals.input, (long long)cv->totals.output,
 		    (long long)cv->totals.cache_read, (long long)cv->totals.cache_write);
 		buf_printf(out, "Cost: $%.4f\n", cv->cost);
+		sub_cost_report(cv->a->subs, out);
 		cachewatch_cost_report(cv->cw, out);
 		if (prices_find(cv->a->prices, cv->a->model) == NULL)
 			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "

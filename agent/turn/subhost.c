@@ -106,7 +106,14 @@ subhost_log(struct conversation *cv, cJSON *rec, bool with_messages)
 	return session_append(cv->a->session, rec);
 }
 
+static void
+subhost_charge(struct conversation *cv, double cost)
+{
+	cv->cost += cost;
+}
+
 static const struct sub_host subhost = {
+	.charge = subhost_charge,
 	.log = subhost_log,
 	.open = subhost_open,
 	.submit = subhost_submit,

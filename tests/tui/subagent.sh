@@ -49,6 +49,10 @@ tui_check "approved, the parent answers with the subagent's work" 'SUBAGENT-DID-
 file_is "$TUI_WS/notes.txt" "fix the typo"
 tui_ok $? "the subagent's edit applied"
 
+tui_type "/cost"
+tui_keys Enter
+tui_check "/cost shows the subagents apart" 'Subagents: 1 run, [0-9]+ tokens, \$[0-9.]+ \(in the cost above\)'
+
 tui_type "/agents"
 tui_keys Enter
 tui_check "/agents lists the built-in types" 'Explore  \(built-in\)'
