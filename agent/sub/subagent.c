@@ -495,9 +495,7 @@ sub_event(const cJSON *ev, void *arg)
 static const char *
 sub_model(struct subagents *s, const char *want)
 {
-	if (want == NULL || want[0] == '\0' || strcmp(want, "inherit") == 0)
-		return NULL;
-	return s->host->model_for(s->session, want);
+	return s->host->model_for(s->session, want == NULL || want[0] == '\0' ? "inherit" : want);
 }
 
 static void *

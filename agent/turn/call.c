@@ -347,7 +347,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(cv, &pr);
-	pr.model = cv->a->model;
+	pr.model = cv->model != NULL ? cv->model : cv->a->model;
 	modelset_shape_request(cv, &pr);
 	if (rq->no_budget && pr.thinking == PROVIDER_THINK_BUDGET)
 		pr.thinking = PROVIDER_THINK_NONE;

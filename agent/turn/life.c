@@ -173,6 +173,7 @@ conversation_release(struct conversation *cv)
 	free(cv->sys_static);
 	free(cv->sys_dynamic);
 	free(cv->stop_reason);
+	free(cv->model);
 	buf_release(&cv->answer);
 	free(cv->turn_prompt);
 	cJSON_Delete(cv->turn_tools);

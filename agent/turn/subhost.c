@@ -30,6 +30,8 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 			cJSON_DeleteItemFromArray(cv->tools, i);
 	if (subtype_allows(spec->type, "agent"))
 		sub_tool_json(a->subs, cv->tools);
+	if (spec->model != NULL && strcmp(spec->model, a->model) != 0)
+		cv->model = xstrdup(spec->model);
 	return cv;
 }
 
@@ -86,12 +88,41 @@ subhost_kick(void *session)
 		sched_kick(cv->sched);
 }
 
+/* Claude Code's aliases, as the Anthropic API names the models they mean today. */
+static const struct {
+	const char	*alias;
+	const char	*env;		/* Claude Code's variable that names the model for it */
+	const char	*anthropic;
+} subhost_aliases[] = {
+	{ "haiku",	"ANTHROPIC_DEFAULT_HAIKU_MODEL",	"claude-haiku-4-5" },
+	{ "sonnet",	"ANTHROPIC_DEFAULT_SONNET_MODEL",	"claude-sonnet-4-5" },
+	{ "opus",	"ANTHROPIC_DEFAULT_OPUS_MODEL",		"claude-opus-4-1" },
+};
+
+/*
+ * The model a type names: CLAUDE_CODE_SUBAGENT_MODEL over every type's;
+ * an alias through its ANTHROPIC_DEFAULT_*_MODEL (set in the environment
+ * or a settings file's env), else on Anthropic its model, else (an
+ * OpenAI-compatible server, which has no such models) the session's; an
+ * id as it is.
+ */
 static const char *
-subhost_model_for(void *session, const char *alias)
+subhost_model_for(void *session, const char *want)
 {
-	(void)session;
-	(void)alias;
-	return NULL;
+	struct agent *a = session;
+	const char *all = getenv("CLAUDE_CODE_SUBAGENT_MODEL"), *v;
+	size_t i;
+
+	if (all != NULL && all[0] != '\0')
+		want = all;
+	for (i = 0; i < sizeof subhost_aliases / sizeof subhost_aliases[0]; i++) {
+		if (strcmp(want, subhost_aliases[i].alias) != 0)
+			continue;
+		if ((v = getenv(subhost_aliases[i].env)) != NULL && v[0] != '\0')
+			return v;
+		return a->proto == STREAM_ANTHROPIC ? subhost_aliases[i].anthropic : NULL;
+	}
+	return strcmp(want, "inherit") == 0 ? NULL : want;
 }
 
 static int

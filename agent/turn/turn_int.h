@@ -160,6 +160,7 @@ struct conversation {
 	bool			 durable;	/* its records go to the session's log */
 	struct conv		 conv;
 	struct sched		*sched;		/* one response's tool calls */
+	char			*model;		/* its own model (a subagent's); NULL: the session's */
 	cJSON			*tools;
 	char			*sys_static;
 	char			*sys_dynamic;

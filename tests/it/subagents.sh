@@ -37,6 +37,8 @@ order=$(jq -r '.body.messages[0].content | if type=="string" then . else .[0].te
 check "the searches interleave (both first requests before either's second)" \
     [ "$(jq -r '.body.messages | length' "$MOCK_LOG" | tr '\n' ' ')" = "1 1 1 3 3 3 " ]
 echo "# order: $order"
+check "Explore asks the fast model; the parent its own" \
+    [ "$(jq -r '.body.model' "$MOCK_LOG" | tr '\n' ' ')" = "$(mock_body 1 .model | tr -d '"') claude-haiku-4-5 claude-haiku-4-5 claude-haiku-4-5 claude-haiku-4-5 $(mock_body 1 .model | tr -d '"') " ]
 a=$(jq -r 'select(.type=="tool_result" and .id=="toolu_A") | .content' "$T/out.jsonl")
 b=$(jq -r 'select(.type=="tool_result" and .id=="toolu_B") | .content' "$T/out.jsonl")
 check "alpha's answer is alpha's call's" grep -q 'ALPHA is in alpha.c' <<<"$a"
@@ -89,6 +91,7 @@ check "the custom run exits 0" [ $? -eq 0 ]
 diag "$T/err2"
 check "the mock saw four requests, none with a problem" [ "$(mock_requests)" -eq 4 ] && [ "$(mock_problems)" -eq 0 ]
 check "the disallowed command never ran" [ ! -e pwned.txt ]
+check "model: inherit is the session's model" [ "$(mock_body 2 .model)" = "$(mock_body 1 .model)" ]
 check "its refusal was a denial" \
     [ "$(jq -r 'select(.type=="subagent" and .state=="tool_result") | .event.denied' "$T/out2.jsonl")" = true ]
 check "the reviewer's answer reached the Task call" \
