@@ -402,9 +402,10 @@ sub_tool_line(struct sub_run *r, const cJSON *ev)
 	char *in = json_print(json_get(ev, "input"));
 	size_t n = in != NULL ? strlen(in) : 0;
 
-	buf_printf(&line, "%s · %s %.*s%s\n", r->type->name,
+	buf_printf(&line, "%s · %s %.*s%s · %d call%s, %lld tokens\n", r->type->name,
 	    toolname_cc_or_self(json_str(ev, "name", "?")), (int)(n > SUB_LINE_MAX ? SUB_LINE_MAX : n),
-	    in != NULL ? in : "", n > SUB_LINE_MAX ? "…" : "");
+	    in != NULL ? in : "", n > SUB_LINE_MAX ? "…" : "", r->calls + 1, r->calls + 1 == 1 ? "" : "s",
+	    (long long)r->tokens);
 	r->progress(r->arg, buf_cstr(&line), line.len);
 	free(in);
 	buf_release(&line);

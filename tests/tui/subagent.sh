@@ -16,6 +16,9 @@ SCEN=$(tui_scenario sub <<'J'
    {"id":"toolu_s1","name":"edit_file","input":{"path":"notes.txt","old_string":"teh","new_string":"the"}}]},
  {"match_last":"toolu_s1","text":"Fixed the typo in notes.txt."},
  {"match_last":"Fixed the typo in notes.txt.","text":"SUBAGENT-DID-IT","stop_reason":"end_turn"},
+ {"match_last":"a slow job","tool_uses":[
+   {"id":"toolu_Q","name":"agent","input":{"description":"slow","prompt":"Do the slow job.","subagent_type":"Explore"}}]},
+ {"match_last":"Do the slow job.","first_byte_delay_ms":20000,"text":"too late"},
  {"text":"ok","stop_reason":"end_turn","repeat":5}
 ]}
 J
@@ -64,4 +67,16 @@ tui_keys b
 tui_check "b rewinds the parent's turn" 'rewound \(both\) to before turn 1'
 file_is "$TUI_WS/notes.txt" "fix teh typo"
 tui_ok $? "and the subagent's edit with it"
+
+# Esc stops the subagents with the turn.
+tui_type "a slow job"
+tui_keys Enter
+tui_check "the slow subagent runs" '● agent slow'
+sleep 0.5
+tui_keys Escape
+tui_check "Esc ends the turn" 'interrupted'
+n=$(wc -l <"$TUI_MOCK_LOG")
+sleep 1
+[ "$(wc -l <"$TUI_MOCK_LOG")" -eq "$n" ]
+tui_ok $? "and the subagent asks nothing more"
 tui_mock_done
