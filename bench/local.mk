@@ -112,3 +112,10 @@ EXTRA_DIST += bench/session_bench.sh
 bench: bench-session
 bench-session: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/session_bench.sh . 2000
+
+# sub_bench: the parent's first request with the agent tool, and the memory of a running subagent.
+EXTRA_DIST += bench/sub_bench.sh
+.PHONY: bench-sub
+bench: bench-sub
+bench-sub: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/sub_bench.sh .

@@ -69,12 +69,10 @@ static const struct tool_async sub_async = { sub_start, sub_cancel };
 
 static const char sub_schema[] =
     "{\"type\":\"object\",\"properties\":{"
-    "\"description\":{\"type\":\"string\",\"description\":\"The task in 3 to 5 words\"},"
-    "\"prompt\":{\"type\":\"string\",\"description\":\"The whole task: the subagent sees nothing "
-    "of this conversation\"},"
-    "\"subagent_type\":{\"type\":\"string\",\"description\":\"The type of subagent\"},"
-    "\"model\":{\"type\":\"string\",\"description\":\"haiku, sonnet, opus or inherit; "
-    "default: the type's\"}},"
+    "\"description\":{\"type\":\"string\",\"description\":\"3-5 words\"},"
+    "\"prompt\":{\"type\":\"string\",\"description\":\"the whole task; it sees nothing else\"},"
+    "\"subagent_type\":{\"type\":\"string\"},"
+    "\"model\":{\"type\":\"string\",\"description\":\"haiku, sonnet, opus, inherit\"}},"
     "\"required\":[\"description\",\"prompt\",\"subagent_type\"]}";
 
 /* The types, read again when no subagent runs (their files may have changed). */
@@ -182,9 +180,8 @@ sub_tool_json(struct subagents *s, cJSON *tools)
 	if (s == NULL)
 		return;
 	sub_reload(s);
-	buf_puts(&d, "Start a subagent: a fresh conversation that does one task with its own "
-	    "tools and returns only its final answer. Use it for searches that would fill this "
-	    "conversation, or side tasks. Several calls in one response run at once. Types:");
+	buf_puts(&d, "Hand a task to a subagent: a fresh context that returns only its final "
+	    "answer. Calls in one response run at once. Types:");
 	for (t = s->types; t != NULL; t = t->next)
 		buf_printf(&d, "\n- %s: %s", t->name, t->description);
 	o = cJSON_CreateObject();

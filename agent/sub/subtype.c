@@ -26,15 +26,14 @@ struct subtype_builtin {
 
 static const struct subtype_builtin subtype_builtins[] = {
 	{ "general-purpose",
-	  "For a task of several steps: research, searches, changes; has the tools you have.",
+	  "a task of several steps (research, changes), with your tools",
 	  false, NULL,
 	  "You are a subagent of tandem, a coding agent. Another agent gave you the task "
 	  "below. Do it with the tools you have, then answer with what you found or did: "
 	  "your final message is all the other agent sees, so make it complete and short. "
 	  "Give file paths relative to the workspace root." },
 	{ "Explore",
-	  "Fast searches of the code base: finds files and code, answers questions about it. "
-	  "Read-only. Say how thorough to be (quick, medium, very thorough).",
+	  "fast read-only searches of the code; say how thorough",
 	  true, "haiku",
 	  "You are a search subagent of tandem, a coding agent. Find what the task below "
 	  "asks for in the workspace with the read-only tools you have (glob, grep, "
@@ -43,8 +42,7 @@ static const struct subtype_builtin subtype_builtins[] = {
 	  "and lines that matter and a short explanation; your final message is all the "
 	  "other agent sees." },
 	{ "Plan",
-	  "Designs how to carry out a change: reads the code, returns a step-by-step plan "
-	  "with the files to touch. Read-only.",
+	  "read-only; returns a step-by-step plan for a change",
 	  true, NULL,
 	  "You are a planning subagent of tandem, a coding agent. Read what you need of the "
 	  "workspace with the read-only tools you have, then answer with a plan for the task "
