@@ -47,6 +47,8 @@ static const struct hook_event_def {
 	[HOOK_PRE_COMPACT] =		{ "PreCompact", "trigger", false },
 	[HOOK_SESSION_END] =		{ "SessionEnd", "reason", false },
 	[HOOK_NOTIFICATION] =		{ "Notification", "notification_type", false },
+	[HOOK_SUBAGENT_START] =		{ "SubagentStart", "agent_type", false },
+	[HOOK_SUBAGENT_STOP] =		{ "SubagentStop", "agent_type", true },
 };
 
 /* tandem's file tools whose Claude Code counterparts name the file "file_path". */

@@ -26,7 +26,7 @@
 
 static const char *const cfg_hook_events[] = {
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
-	"PreCompact", "SessionEnd", "Notification", NULL
+	"PreCompact", "SessionEnd", "Notification", "SubagentStart", "SubagentStop", NULL
 };
 
 /* One settings file being applied. */

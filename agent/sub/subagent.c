@@ -246,6 +246,23 @@ sub_describe(struct subagents *s, struct buf *out)
 		buf_printf(out, "\n%s", buf_cstr(&s->warn));
 }
 
+enum hook_event
+sub_hook_event(struct subagents *s, const struct conversation *cv, bool stop, const char **type,
+    cJSON *fields)
+{
+	struct sub_run *r = sub_run_of(s, cv);
+
+	*type = NULL;
+	if (r == NULL)
+		return stop ? HOOK_STOP : HOOK_USER_PROMPT_SUBMIT;
+	*type = r->type->name;
+	if (fields != NULL) {
+		cJSON_AddStringToObject(fields, "agent_id", r->id);
+		cJSON_AddStringToObject(fields, "agent_type", r->type->name);
+	}
+	return stop ? HOOK_SUBAGENT_STOP : HOOK_SUBAGENT_START;
+}
+
 enum sub_verdict
 sub_gate(struct subagents *s, struct conversation *cv, const char *tool, bool exclusive,
     struct buf *why)

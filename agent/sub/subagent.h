@@ -30,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "hooks.h"
 #include "tool.h"
 
 struct conversation;
@@ -97,6 +98,14 @@ void		 sub_started(struct subagents *, struct conversation *cv, bool exclusive);
 void		 sub_finished(struct subagents *, struct conversation *cv, bool exclusive);
 /* Whether cv is a subagent's conversation; its description for an approval ("Explore: ..."). */
 const char	*sub_who(struct subagents *, const struct conversation *cv);
+/*
+ * The hooks a conversation's turn runs: UserPromptSubmit and Stop for the
+ * main one, SubagentStart and SubagentStop for a subagent, whose type is
+ * then *type (the matcher's subject) and whose agent_id and agent_type
+ * join fields (when not NULL).
+ */
+enum hook_event	 sub_hook_event(struct subagents *, const struct conversation *cv, bool stop,
+		    const char **type, cJSON *fields);
 /* The types and their sources for /agents. */
 void		 sub_describe(struct subagents *, struct buf *out);
 /* The subagents' runs, tokens and cost so far, a line for /cost (nothing before the first). */

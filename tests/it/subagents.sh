@@ -100,6 +100,41 @@ check "the reviewer's answer reached the Task call" \
 check "its cost line names the type" \
     grep -q 'code-reviewer subagent' <(jq -r 'select(.type=="tool_result" and .id=="toolu_R") | .content' "$T/out2.jsonl")
 
+# Hooks in Claude Code's contract: SubagentStart (its additionalContext
+# joins the subagent's prompt) and SubagentStop for the subagent, matched
+# on its type; UserPromptSubmit and Stop for the parent only.
+mkdir -p "$XDG_CONFIG_HOME/tandem" "$T/hooks"
+cat >"$XDG_CONFIG_HOME/tandem/settings.json" <<JSON
+{"hooks": {
+ "SubagentStart": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "cat >$T/hooks/start.json; echo '{\\"hookSpecificOutput\\": {\\"hookEventName\\": \\"SubagentStart\\", \\"additionalContext\\": \\"HOOK-CONTEXT-42\\"}}'"}]}],
+ "SubagentStop": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "cat >>$T/hooks/stop.jsonl; echo >>$T/hooks/stop.jsonl"}]}],
+ "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >>$T/hooks/prompt.jsonl; echo >>$T/hooks/prompt.jsonl"}]}],
+ "Stop": [{"hooks": [{"type": "command", "command": "cat >>$T/hooks/mainstop.jsonl; echo >>$T/hooks/mainstop.jsonl"}]}]
+}}
+JSON
+scen=$(scenario hooks <<'J'
+{"responses":[
+ {"match_last":"hooked search","tool_uses":[
+   {"id":"toolu_H","name":"agent","input":{"description":"hooked","prompt":"Search with hooks.","subagent_type":"Explore"}}]},
+ {"match_last":["Search with hooks.","HOOK-CONTEXT-42"],"text":"Searched with hooks."},
+ {"match_last":"Searched with hooks.","text":"Hooks done."}
+],"require_all":true}
+J
+)
+mock_start "$scen"
+"$TANDEM" -p "hooked search" --output-format events >"$T/hooks.jsonl" 2>"$T/hooks.err"
+check "hooks: the run exits 0" [ $? -eq 0 ]
+diag "$T/hooks.err"
+check "hooks: SubagentStart's context reached the subagent" [ "$(mock_problems)" -eq 0 ] && [ "$(mock_requests)" -eq 3 ]
+check "hooks: SubagentStart got agent_id and agent_type" \
+    [ "$(jq -r '"\(.hook_event_name) \(.agent_id) \(.agent_type)"' "$T/hooks/start.json")" = "SubagentStart toolu_H Explore" ]
+check "hooks: SubagentStop ran once, with the subagent's answer" \
+    [ "$(jq -r 'select(.hook_event_name) | "\(.hook_event_name) \(.agent_type) \(.last_assistant_message)"' "$T/hooks/stop.jsonl")" = "SubagentStop Explore Searched with hooks." ]
+check "hooks: UserPromptSubmit saw the user's prompt only" \
+    [ "$(jq -r 'select(.prompt) | .prompt' "$T/hooks/prompt.jsonl")" = "hooked search" ]
+check "hooks: Stop ran for the parent only" [ "$(jq -r 'select(.hook_event_name) | .hook_event_name' "$T/hooks/mainstop.jsonl")" = Stop ]
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+
 # SIGKILL while a subagent's command runs, then resume: the command ran
 # once, the parent's call got a result, the conversation is valid.
 scen=$(scenario kill <<'J'
