@@ -218,6 +218,9 @@ struct conversation *conversation_new(struct agent *a, struct event_bus *bus, ch
 void	 conversation_free(struct conversation *);
 /* Send a prompt in it, as agent_submit does in the main one. */
 int	 conversation_submit(struct conversation *, const char *prompt);
+/* Whether TANDEM_DEBUG lists what; whether a comma-separated list holds word. */
+bool	 agent_debug(const char *what);
+bool	 agent_listed(const char *list, const char *word);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 
