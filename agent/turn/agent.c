@@ -359,7 +359,7 @@ turn_call_model(struct conversation *cv)
 	cachewatch_before_hashes(cv->cw, cv->sys_static, cv->tools, cv->a->model, hashes, nhashes,
 	    call_clock_ms());
 	cv->est_sent = prompt_estimate(cv);
-	if (prompt_listed(getenv("TANDEM_DEBUG"), "conv"))
+	if (agent_debug("conv"))
 		agent_verify_conv(cv);
 	memset(&rq, 0, sizeof rq);
 	rq.system_static = cv->sys_static;

@@ -358,7 +358,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 	pr.conv = rq->conv;
 	pr.cache = rq->cache;
 	provider_build(&pr, &url, &headers, &body);
-	if (pr.conv != NULL && prompt_listed(getenv("TANDEM_DEBUG"), "conv"))
+	if (pr.conv != NULL && agent_debug("conv"))
 		call_verify_body(&pr, &body);
 	if (max_tokens != NULL)
 		*max_tokens = pr.max_tokens;

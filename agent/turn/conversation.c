@@ -4,12 +4,14 @@
  * session's failed write told once (agent_unsaved), a hook's notes, and
  * what the modules may ask of the turn (agent_call_model, agent_settle,
  * agent_session_start) through the session's turn_ops, so that no module
- * calls back up into the turn (agent.c).  See turn_int.h.
+ * calls back up into the turn (agent.c); and the session's getters, which
+ * any module may call.  It calls nothing of the turn.  See turn_int.h.
  */
 #include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "turn_int.h"
 
@@ -124,6 +126,85 @@ agent_unsaved(struct conversation *cv)
 	}
 	cv->failed = true;
 	return -1;
+}
+
+/* The words of a comma-separated list (TANDEM_DEBUG's, a setting's). */
+bool
+agent_listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (list != NULL && *list != '\0') {
+		size_t k = strcspn(list, ", ");
+
+		if (k == n && strncmp(list, word, n) == 0)
+			return true;
+		list += k;
+		list += strspn(list, ", ");
+	}
+	return false;
+}
+
+bool
+agent_debug(const char *what)
+{
+	return agent_listed(getenv("TANDEM_DEBUG"), what);
+}
+
+/* --- the session's getters for the front ends (agent.h) -------------------- */
+
+const char *
+agent_session_id(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return session_id(cv->a->session);
+}
+
+const char *
+agent_session_dir(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->session != NULL ? session_dir(cv->a->session) : NULL;
+}
+
+const char *
+agent_model(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->model;
+}
+
+struct mcp *
+agent_mcp(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->mcp;
+}
+
+enum perm_mode
+agent_mode(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->mode;
+}
+
+void
+agent_set_mode(struct agent *a, enum perm_mode mode)
+{
+	struct conversation *cv = a->main;
+
+	cv->a->mode = mode;
+}
+
+bool
+agent_busy(const struct agent *a)
+{
+	return conversation_busy(a->main);
 }
 
 /* --- what the modules may ask of the turn (agent.c's turn_ops) -------------- */

@@ -45,7 +45,6 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
-#include "sub/subagent.h"
 #include "mcp/mcp.h"
 #include "call.h"
 #include "compaction.h"
@@ -506,63 +505,6 @@ modelset_forget(struct conversation *cv)
 	model_caps_release(&cv->a->caps);
 	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
 	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
-}
-
-void
-agent_report(struct agent *a, const char *what, struct buf *out)
-{
-	struct conversation *cv = a->main;
-
-	if (strcmp(what, "mcp") == 0) {
-		mcp_report(cv->a->mcp, true, out);
-	} else if (strcmp(what, "cost") == 0) {
-		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), cv->a->model);
-		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)cv->last.input, (long long)cv->last.output,
-		    (long long)cv->last.cache_read, (long long)cv->last.cache_write);
-		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)cv->totals.input, (long long)cv->totals.output,
-		    (long long)cv->totals.cache_read, (long long)cv->totals.cache_write);
-		buf_printf(out, "Cost: $%.4f\n", cv->cost);
-		sub_cost_report(cv->a->subs, out);
-		cachewatch_cost_report(cv->cw, out);
-		if (prices_find(cv->a->prices, cv->a->model) == NULL)
-			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-			    "the settings)\n", cv->a->model, cv->a->prices->path != NULL ? cv->a->prices->path : "(none)");
-		else
-			buf_printf(out, "Prices from %s, checked %s\n", cv->a->prices->path != NULL ?
-			    cv->a->prices->path : "the settings", cv->a->prices->checked != NULL ? cv->a->prices->checked : "?");
-	} else if (strcmp(what, "context") == 0) {
-		int64_t used = cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
-
-		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
-		    (long long)used, (long long)modelset_window(cv),
-		    modelset_window(cv) > 0 ? 100.0 * (double)used / (double)modelset_window(cv) : 0.0,
-		    conv_count(&cv->conv));
-		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
-		    (long long)modelset_est_tokens(cv, prompt_estimate(cv)));
-		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
-		    cv->a->model, (long long)modelset_window(cv), (long long)cv->a->caps.max_output,
-		    model_thinking_name(&cv->a->caps),
-		    cv->a->caps.source == MODEL_SERVER ? "the server" : cv->a->caps.source == MODEL_CACHE ?
-		    "the server (cached)" : "tandem's table", cv->a->models_note != NULL ? ": " : "",
-		    cv->a->models_note != NULL ? cv->a->models_note : "");
-		if (cv->a->caps.calib > 0)
-			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
-			    cv->a->caps.calib);
-		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
-		    "summary %.0f%%%s\n", compact_stage_name(cv->stage), cv->th.micro * 100,
-		    cv->th.collapse * 100, cv->th.summary * 100,
-		    cv->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
-		    " (automatic summaries stopped after failures)" : "");
-		cachewatch_report(cv->cw, out);
-	} else if (strcmp(what, "memory") == 0) {
-		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
-	} else if (strcmp(what, "agents") == 0) {
-		sub_describe(cv->a->subs, out);
-	} else {
-		buf_printf(out, "Nothing to report for \"%s\".\n", what);
-	}
 }
 
 int

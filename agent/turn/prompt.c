@@ -80,17 +80,7 @@ agent_system_prompt(void)
 bool
 prompt_listed(const char *list, const char *word)
 {
-	size_t n = strlen(word);
-
-	while (list != NULL && *list != '\0') {
-		size_t k = strcspn(list, ", ");
-
-		if (k == n && strncmp(list, word, n) == 0)
-			return true;
-		list += k;
-		list += strspn(list, ", ");
-	}
-	return false;
+	return agent_listed(list, word);
 }
 
 /* Is name in the comma-separated list of disabled tools, or a tool it needs? */

@@ -225,6 +225,9 @@ void	 conversation_free(struct conversation *);
 int	 conversation_submit(struct conversation *, const char *prompt);
 /* Stop its turn, as agent_interrupt does the main one's. */
 void	 conversation_interrupt(struct conversation *);
+/* Whether TANDEM_DEBUG lists what; whether a comma-separated list holds word. */
+bool	 agent_debug(const char *what);
+bool	 agent_listed(const char *list, const char *word);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 
