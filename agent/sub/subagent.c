@@ -467,8 +467,14 @@ sub_event(const cJSON *ev, void *arg)
 	if (r->ended || r->s->closing)
 		return;
 	if (strcmp(type, "tool_use") == 0) {
+		struct buf name = BUF_INIT(BUF_NOLIMIT);
+
 		sub_tool_line(r, ev);
 		sub_tell(r, "tool", ev);
+		buf_printf(&name, "%s:%s", r->type->name, json_str(ev, "name", "?"));
+		if (r->parent != NULL)
+			r->s->host->note_tool(r->parent, buf_cstr(&name));
+		buf_release(&name);
 	} else if (strcmp(type, "tool_result") == 0) {
 		sub_tell(r, "tool_result", ev);
 	} else if (strcmp(type, "approval_request") == 0) {

@@ -61,6 +61,8 @@ struct sub_host {
 	void	(*kick)(void *session);
 	/* A subagent's cost joins its caller's (the session's total); its tokens stay apart. */
 	void	(*charge)(struct conversation *, double cost);
+	/* A subagent's call joins its caller's turn's list of tools (the turn browser's). */
+	void	(*note_tool)(struct conversation *, const char *name);
 	/* Append rec (taken) to the session's log; with_messages: the conversation's messages join it. */
 	int	(*log)(struct conversation *, cJSON *rec, bool with_messages);
 	/* The model id an alias (haiku, sonnet, opus) means with the session's provider; NULL: keep. */

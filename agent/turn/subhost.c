@@ -143,7 +143,15 @@ subhost_charge(struct conversation *cv, double cost)
 	cv->cost += cost;
 }
 
+static void
+subhost_note_tool(struct conversation *cv, const char *name)
+{
+	if (cv->turn_tools != NULL)
+		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(name));
+}
+
 static const struct sub_host subhost = {
+	.note_tool = subhost_note_tool,
 	.charge = subhost_charge,
 	.log = subhost_log,
 	.open = subhost_open,

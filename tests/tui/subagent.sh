@@ -63,6 +63,7 @@ tui_check "and the project's, with its file" 'code-reviewer  \(.*\.claude/agents
 
 tui_keys C-t
 tui_check "the turn browser opens" '─ turns ─'
+tui_check "it lists the subagent's files in the parent's turn" 'agent  files: notes\.txt'
 tui_keys b
 tui_check "b rewinds the parent's turn" 'rewound \(both\) to before turn 1'
 file_is "$TUI_WS/notes.txt" "fix teh typo"
