@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bgshell.h"
 #include "ev.h"
 #include "event.h"
 #include "json.h"
@@ -38,6 +39,12 @@ struct sub_run {
 	bool			 is_error;
 	bool			 ended;
 	bool			 stopping;
+	bool			 background;	/* run_in_background: the call returned at its start */
+	bool			 detached;	/* and its call has its result: no progress, no done */
+	int			 n;		/* agent_N, for bash_output and kill_shell */
+	struct buf		 bglog;		/* a background run's calls, not yet read */
+	char			*final;		/* a background run's result, once it ended */
+	uint64_t		 detach_timer;
 	uint64_t		 timer;
 	uint64_t		 stop_timer;
 	struct sub_run		*next;
@@ -55,6 +62,7 @@ struct subagents {
 	struct sub_run		*runs;
 	struct conversation	*writer;	/* holds the slot of calls that change things */
 	bool			 closing;	/* sub_free: nothing more is told or started */
+	int			 serial;	/* the last agent_N */
 	int			 done_runs;	/* for /cost: the subagents that ended */
 	int64_t			 tokens;
 	double			 cost;
@@ -64,6 +72,7 @@ struct subagents {
 static void *sub_start(const struct tool_def *, const cJSON *input, const char *id,
     tool_async_progress_fn *progress, tool_async_done_fn *done, void *arg);
 static void sub_cancel(void *job);
+static bool sub_shell_op(void *arg, enum tool_shell_op op, const char *id, struct tool_out *out);
 
 static const struct tool_async sub_async = { sub_start, sub_cancel };
 
@@ -105,6 +114,7 @@ sub_new(struct ev_loop *loop, const struct sub_host *host, void *session, const 
 	s->def.parallel = true;
 	s->def.async = &sub_async;
 	s->def.owner = s;
+	bgshell_on_other(sub_shell_op, s);
 	sub_reload(s);
 	return s;
 }
@@ -123,6 +133,8 @@ sub_run_free(struct sub_run *r)
 		ev_timer_cancel(r->s->loop, r->timer);
 	if (r->stop_timer != 0)
 		ev_timer_cancel(r->s->loop, r->stop_timer);
+	if (r->detach_timer != 0)
+		ev_timer_cancel(r->s->loop, r->detach_timer);
 	/* closing: the session frees its conversations itself */
 	if (r->cv != NULL && !r->s->closing)
 		r->s->host->close(r->cv);
@@ -137,6 +149,8 @@ sub_run_free(struct sub_run *r)
 	buf_release(&r->answer);
 	free(r->stop_reason);
 	free(r->error);
+	buf_release(&r->bglog);
+	free(r->final);
 	free(r);
 }
 
@@ -153,6 +167,7 @@ sub_free(struct subagents *s)
 	if (s == NULL)
 		return;
 	s->closing = true;
+	bgshell_on_other(NULL, NULL);
 	while (s->runs != NULL)
 		sub_run_free(s->runs);
 	subtype_list_free(s->types);
@@ -393,8 +408,45 @@ sub_finish(struct ev_loop *loop, void *arg)
 		if (r->parent != NULL)
 			r->s->host->charge(r->parent, r->cost);
 	}
+	if (r->detached) {
+		struct buf note = BUF_INIT(BUF_NOLIMIT);
+
+		/* the parent's next turn gets it; bash_output still can */
+		buf_printf(&note, "The background subagent agent_%d (%s) ended:\n\n%s", r->n, r->who,
+		    buf_cstr(&out.text));
+		r->s->host->inbox(r->parent, buf_cstr(&note));
+		buf_release(&note);
+		r->final = xstrdup(buf_cstr(&out.text));
+		if (r->cv != NULL)
+			r->s->host->close(r->cv);
+		r->cv = NULL;
+		tool_out_release(&out);
+		return;
+	}
 	sub_run_free(r);
 	done(darg, &out, ms);
+	tool_out_release(&out);
+}
+
+/* A background run's call returns at once, with the id its output and end answer to. */
+static void
+sub_detach(struct ev_loop *loop, void *arg)
+{
+	struct sub_run *r = arg;
+	struct tool_out out;
+
+	(void)loop;
+	r->detach_timer = 0;
+	if (r->ended)
+		return;		/* it ended before: sub_finish gives the call its result */
+	tool_out_init(&out);
+	buf_printf(&out.text, "The %s subagent runs in the background as agent_%d. Its answer comes "
+	    "with the next prompt; bash_output with shell_id agent_%d shows what it did so far, "
+	    "kill_shell stops it.", r->type->name, r->n, r->n);
+	r->detached = true;
+	r->progress = NULL;
+	r->done(r->arg, &out, ev_now_ms() - r->started);
+	r->done = NULL;
 	tool_out_release(&out);
 }
 
@@ -420,7 +472,10 @@ sub_tool_line(struct sub_run *r, const cJSON *ev)
 	    toolname_cc_or_self(json_str(ev, "name", "?")), (int)(n > SUB_LINE_MAX ? SUB_LINE_MAX : n),
 	    in != NULL ? in : "", n > SUB_LINE_MAX ? "…" : "", r->calls + 1, r->calls + 1 == 1 ? "" : "s",
 	    (long long)r->tokens);
-	r->progress(r->arg, buf_cstr(&line), line.len);
+	if (r->progress != NULL)
+		r->progress(r->arg, buf_cstr(&line), line.len);
+	if (r->background)
+		buf_append(&r->bglog, line.data, line.len);
 	free(in);
 	buf_release(&line);
 }
@@ -561,9 +616,14 @@ sub_start(const struct tool_def *def, const cJSON *input, const char *id,
 		goto fail;
 	}
 	if (json_bool(input, "run_in_background", false)) {
-		r->error = xstrdup("run_in_background is not supported for subagents yet: call the "
-		    "agent tool without it (several calls in one response run at once)");
-		goto fail;
+		if (r->parent == NULL || !s->host->is_main(r->parent)) {
+			r->error = xstrdup("a subagent cannot start a subagent in the background: call the "
+			    "agent tool without run_in_background");
+			goto fail;
+		}
+		r->background = true;
+		r->n = ++s->serial;
+		buf_init(&r->bglog, 64 * 1024);
 	}
 	r->bus = event_bus_new();
 	event_subscribe(r->bus, sub_event, r);
@@ -583,10 +643,57 @@ sub_start(const struct tool_def *def, const cJSON *input, const char *id,
 		goto fail;
 	}
 	sub_log(r, "start", false);
+	if (r->background)
+		r->detach_timer = ev_timer_add(s->loop, 0, sub_detach, r);
 	return r;
 fail:
 	sub_end_soon(r);
 	return r;
+}
+
+/* bash_output and kill_shell for agent_N (bgshell.h's other ids). */
+static bool
+sub_shell_op(void *arg, enum tool_shell_op op, const char *id, struct tool_out *out)
+{
+	struct subagents *s = arg;
+	struct sub_run *r;
+	char *end;
+	long n;
+
+	if (strncmp(id, "agent_", 6) != 0)
+		return false;
+	n = strtol(id + 6, &end, 10);
+	for (r = s->runs; r != NULL; r = r->next)
+		if (r->background && r->n == n && *end == '\0')
+			break;
+	if (r == NULL) {
+		tool_out_error(out, "there is no background subagent %s; the agent tool with "
+		    "run_in_background true returns the id (like agent_1)", id);
+		return true;
+	}
+	if (op == TOOL_SHELL_KILL) {
+		if (r->final != NULL) {
+			buf_printf(&out->text, "agent_%d had already ended.", r->n);
+			return true;
+		}
+		free(r->error);
+		r->error = xstrdup("stopped by kill_shell");
+		s->host->stop(r->cv);
+		buf_printf(&out->text, "agent_%d (%s) is stopped: its calls end interrupted, and what "
+		    "it did so far comes with the next prompt.", r->n, r->who);
+		return true;
+	}
+	if (r->bglog.len > 0)
+		buf_append(&out->text, r->bglog.data, r->bglog.len);
+	buf_reset(&r->bglog);
+	if (r->final != NULL)
+		buf_printf(&out->text, "%sagent_%d ended:\n\n%s", out->text.len > 0 ? "\n" : "", r->n,
+		    r->final);
+	else
+		buf_printf(&out->text, "%sagent_%d (%s) is still running: %d model call%s, %lld tokens "
+		    "so far.", out->text.len > 0 ? "\n" : "", r->n, r->who, r->calls,
+		    r->calls == 1 ? "" : "s", (long long)r->tokens);
+	return true;
 }
 
 static void

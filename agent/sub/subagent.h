@@ -18,6 +18,9 @@
  * tool calls as the agent call's progress (one line each), its approval
  * requests with "subagent" saying who asks, and a "subagent" event per
  * change of its state (start, tool, usage, end) with parent_tool_use_id.
+ * A background run (run_in_background) gives its call a result at once
+ * (agent_N); bash_output and kill_shell reach it through bgshell's hook
+ * for other ids, and its end goes to the caller's next prompt.
  *
  * The subagents reach their conversations only through the host's
  * functions (struct sub_host, given by the turn), never its structs.
@@ -61,6 +64,10 @@ struct sub_host {
 	void	(*kick)(void *session);
 	/* A subagent's cost joins its caller's (the session's total); its tokens stay apart. */
 	void	(*charge)(struct conversation *, double cost);
+	/* Whether the conversation is the front ends' (background runs are its only). */
+	bool	(*is_main)(struct conversation *);
+	/* Text for the conversation's next prompt (a background run's end). */
+	void	(*inbox)(struct conversation *, const char *text);
 	/* A subagent's call joins its caller's turn's list of tools (the turn browser's). */
 	void	(*note_tool)(struct conversation *, const char *name);
 	/* Append rec (taken) to the session's log; with_messages: the conversation's messages join it. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "record.h"
 #include "sub/subagent.h"
 #include "sub/subtype.h"
 #include "subhost.h"
@@ -150,7 +151,23 @@ subhost_note_tool(struct conversation *cv, const char *name)
 		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(name));
 }
 
+static bool
+subhost_is_main(struct conversation *cv)
+{
+	return cv == cv->a->main;
+}
+
+static void
+subhost_inbox(struct conversation *cv, const char *text)
+{
+	if (cv->attach == NULL)
+		cv->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->attach, record_text_block(text));
+}
+
 static const struct sub_host subhost = {
+	.is_main = subhost_is_main,
+	.inbox = subhost_inbox,
 	.note_tool = subhost_note_tool,
 	.charge = subhost_charge,
 	.log = subhost_log,

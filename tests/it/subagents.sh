@@ -135,6 +135,31 @@ check "hooks: UserPromptSubmit saw the user's prompt only" \
 check "hooks: Stop ran for the parent only" [ "$(jq -r 'select(.hook_event_name) | .hook_event_name' "$T/hooks/mainstop.jsonl")" = Stop ]
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 
+# A background subagent: the call returns at once with agent_1; bash_output
+# shows it running, then its answer; kill_shell stops another.
+scen=$(scenario bg <<'J'
+{"responses":[
+ {"match_last":"search in the background","tool_uses":[
+   {"id":"toolu_G","name":"agent","input":{"description":"bg search","prompt":"Search slowly.","subagent_type":"Explore","run_in_background":true}},
+   {"id":"toolu_G2","name":"agent","input":{"description":"bg forever","prompt":"Search forever.","subagent_type":"Explore","run_in_background":true}}]},
+ {"match_last":"Search slowly.","first_byte_delay_ms":600,"text":"Slow search found it."},
+ {"match_last":"Search forever.","first_byte_delay_ms":20000,"text":"never"},
+ {"match_last":"runs in the background as agent_1","tool_uses":[{"id":"toolu_o1","name":"bash_output","input":{"shell_id":"agent_1"}}]},
+ {"match_last":"agent_1 (Explore: bg search) is still running","tool_uses":[{"id":"toolu_w1","name":"run_bash","input":{"command":"sleep 1"}}]},
+ {"match_last":"toolu_w1","tool_uses":[{"id":"toolu_o2","name":"bash_output","input":{"shell_id":"agent_1"}},{"id":"toolu_k2","name":"kill_shell","input":{"shell_id":"agent_2"}}]},
+ {"match_last":["agent_1 ended","Slow search found it.","agent_2 (Explore: bg forever) is stopped"],"text":"Background done."}
+],"require_all":true}
+J
+)
+mock_start "$scen"
+"$TANDEM" -p "search in the background" --permission-mode yolo --output-format events >"$T/bg.jsonl" 2>"$T/bg.err"
+check "background: the run exits 0" [ $? -eq 0 ]
+diag "$T/bg.err"
+check "background: every response served, no problem" [ "$(mock_problems)" -eq 0 ]
+check "background: the call returned before the subagent answered" \
+    [ "$(jq -r 'select(.type=="tool_result" and .id=="toolu_G") | .duration_ms' "$T/bg.jsonl")" -lt 500 ]
+check "background: the answer is the parent's" [ "$(jq -r 'select(.type=="result") | .text' "$T/bg.jsonl")" = "Background done." ]
+
 # SIGKILL while a subagent's command runs, then resume: the command ran
 # once, the parent's call got a result, the conversation is valid.
 scen=$(scenario kill <<'J'

@@ -19,6 +19,11 @@ SCEN=$(tui_scenario sub <<'J'
  {"match_last":"a slow job","tool_uses":[
    {"id":"toolu_Q","name":"agent","input":{"description":"slow","prompt":"Do the slow job.","subagent_type":"Explore"}}]},
  {"match_last":"Do the slow job.","first_byte_delay_ms":20000,"text":"too late"},
+ {"match_last":"start a background one","tool_uses":[
+   {"id":"toolu_BG","name":"agent","input":{"description":"bg","prompt":"Look in the background.","subagent_type":"Explore","run_in_background":true}}]},
+ {"match_last":"Look in the background.","first_byte_delay_ms":300,"text":"BG-ANSWER"},
+ {"match_last":"runs in the background as agent_1","text":"STARTED-IN-BACKGROUND"},
+ {"match_last":["what did it find","BG-ANSWER","background subagent agent_1"],"text":"IT-FOUND-BG"},
  {"text":"ok","stop_reason":"end_turn","repeat":5}
 ]}
 J
@@ -80,4 +85,13 @@ n=$(wc -l <"$TUI_MOCK_LOG")
 sleep 1
 [ "$(wc -l <"$TUI_MOCK_LOG")" -eq "$n" ]
 tui_ok $? "and the subagent asks nothing more"
+
+# A background subagent's answer reaches the parent's next turn.
+tui_type "start a background one"
+tui_keys Enter
+tui_check "the background subagent's call returns at once" 'STARTED-IN-BACKGROUND'
+sleep 1
+tui_type "what did it find"
+tui_keys Enter
+tui_check "its answer came with the next prompt" 'IT-FOUND-BG'
 tui_mock_done
