@@ -86,11 +86,7 @@ prompt_listed(const char *list, const char *word)
 bool
 prompt_tool_disabled(const struct config *cfg, const char *name)
 {
-	const struct tool_def *t = tool_find(name);
-
-	if (t != NULL && t->needs != NULL && prompt_listed(cfg->disabled_tools, t->needs))
-		return true;
-	return prompt_listed(cfg->disabled_tools, name);
+	return agent_tool_disabled(cfg, name);
 }
 
 /* The git branch, read from .git/HEAD without starting a process. */

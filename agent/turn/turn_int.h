@@ -221,6 +221,8 @@ int	 conversation_submit(struct conversation *, const char *prompt);
 /* Whether TANDEM_DEBUG lists what; whether a comma-separated list holds word. */
 bool	 agent_debug(const char *what);
 bool	 agent_listed(const char *list, const char *word);
+/* Whether the settings disable tool name (disabled_tools), or a tool it needs. */
+bool	 agent_tool_disabled(const struct config *cfg, const char *name);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 
