@@ -19,6 +19,10 @@ import sys
 DIRS = ["lib", "tools", "agent", "tui"]
 QUOTE = ["lib", "tools", "agent", "tui", "tests"]	# Makefile.am's -iquote order
 CALL_SCC_MAX = 2
+# Circles of more than CALL_SCC_MAX files still allowed, each a set of files:
+# a circle passes when all its files are in one set.  To go.
+CALL_ALLOWED = [
+]
 
 
 def sources(top):
@@ -210,7 +214,8 @@ def call_graph(top, files):
 
 def report(kind, comps, limit, out):
     big = sorted((c for c in comps if len(c) > 1), key=len, reverse=True)
-    bad = [c for c in big if len(c) > limit]
+    bad = [c for c in big if len(c) > limit and
+           not (kind == "calls" and any(set(c) <= set(a) for a in CALL_ALLOWED))]
     for c in big[:3]:
         out.append("%s: a circle of %d files: %s" % (kind, len(c), " ".join(c)))
     if not big:
@@ -257,7 +262,8 @@ def main(argv):
         g = call_graph(top, files)
         notes = []
         bad = report("calls", sccs(g), CALL_SCC_MAX, notes)
-        case(not bad, "no circle of more than %d files in the call graph" % CALL_SCC_MAX, notes)
+        case(not bad, "no circle of more than %d files in the call graph" % CALL_SCC_MAX,
+             notes + ["allowed for now: " + " ".join(sorted(a)) for a in CALL_ALLOWED])
     lines.append("1..%d" % n)
     print("\n".join(lines))
     return 1 if failed else 0
