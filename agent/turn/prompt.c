@@ -43,6 +43,7 @@
 #include "store/session.h"
 #include "model/stream.h"
 #include "xalloc.h"
+#include "web/web.h"
 #include "turn_int.h"
 #include "call.h"
 #include "compaction.h"
@@ -273,6 +274,7 @@ agent_mcp_wait(struct conversation *cv)
 		cJSON_Delete(cv->tools);
 		cv->tools = prompt_tools_json(cv->a->cfg);
 		mcp_tools_json(cv->a->mcp, cv->tools);
+		web_tools_json(cv->a->web, cv->tools);
 		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
 			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
 			    "name", "")))

@@ -137,6 +137,7 @@ struct agent {
 	char			*memory;	/* the memory files, for the dynamic system prompt */
 	char			*memory_report;	/* for /memory */
 	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
+	struct web		*web;		/* web_fetch and web_search (web/web.h) */
 
 	struct conversation	*main;		/* the front ends' conversation */
 	struct conversation	*convs;		/* every conversation of the session, main first */
@@ -200,6 +201,7 @@ struct conversation {
 	} sum;
 
 	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
 
 	/* For the turn's record in the log (the turn browser reads it). */
 	char			*turn_prompt;
