@@ -213,7 +213,7 @@ typedef int gate_stage_fn(struct conversation *, struct sched_call *, struct gat
 static int
 gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	if (agent_tool_disabled(cv->a->cfg, c->name)) {
+	if (prompt_tool_disabled(cv->a->cfg, c->name)) {
 		buf_printf(why, "the tool %s is disabled in this session", c->name);
 		return SCHED_REFUSE;
 	}
