@@ -25,6 +25,7 @@
 #include "ev.h"
 #include "event.h"
 #include "wire/ccflags.h"
+#include "wire/ccrun.h"
 #include "wire/headless.h"
 #include "wire/sjson.h"
 #include "wire/acp.h"
@@ -43,6 +44,7 @@
 #include "tui.h"
 #include "proc.h"
 #include "xalloc.h"
+#include "web/web.h"
 
 enum {
 	OPT_OUTPUT_FORMAT = 256,
@@ -113,7 +115,7 @@ static const char usage_text[] =
     "       tandem mcp list|approve            the MCP servers and their tools; approve the project's\n"
     "\n"
     "  -p, --print PROMPT                 run PROMPT headless\n"
-    "      --output-format text|events|stream-json\n"
+    "      --output-format text|json|events|stream-json\n"
     "      --input-format stream-json         user messages and control requests on stdin (the Agent SDKs)\n"
     "      --provider anthropic|openai\n"
     "      --model NAME\n"
@@ -144,6 +146,7 @@ struct cli {
 	bool		 headless;
 	bool		 stream_json;
 	bool		 cc_json;	/* --output-format stream-json: Claude Code's shapes */
+	bool		 result_only;	/* --output-format json: only its result object */
 	struct ccflags	 cc;
 	bool		 demo;
 	bool		 trust;
@@ -247,8 +250,10 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 				cli->stream_json = true;
 			else if (strcmp(optarg, "stream-json") == 0)
 				cli->cc_json = true;
+			else if (strcmp(optarg, "json") == 0)
+				cli->cc_json = cli->result_only = true;
 			else if (strcmp(optarg, "text") != 0)
-				return usage_error("--output-format must be text, events or stream-json, not \"%s\"", optarg);
+				return usage_error("--output-format must be text, json, events or stream-json, not \"%s\"", optarg);
 			break;
 		case OPT_PROVIDER:
 			if (set_flag(cfg, "provider", optarg) == -1)
@@ -395,6 +400,11 @@ parse_args(int argc, char **argv, struct config *cfg, struct cli *cli)
 	if (cli->cc.host_permissions && !cli->cc.input_stream)
 		return usage_error("%s", "--permission-prompt-tool stdio goes with --input-format stream-json "
 		    "(the host answers on stdin)");
+	if (!cli->headless && (cli->cc.max_budget_usd != NULL || cli->cc.json_schema != NULL))
+		return usage_error("%s", cli->cc.json_schema != NULL ? "--json-schema goes with -p" :
+		    "--max-budget-usd goes with -p");
+	if (cli->result_only && cli->cc.input_stream)
+		return usage_error("%s", "--input-format stream-json goes with --output-format stream-json");
 	if (cli->headless && !cli->cc.input_stream && (cli->prompt == NULL || cli->prompt[0] == '\0'))
 		return usage_error("%s", "-p needs a prompt");
 	if (cli->fork && !cli->cont && !cli->resume)
@@ -434,6 +444,7 @@ run_config_command(struct config *cfg)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	config_print(cfg, &out);
+	web_config_report(cfg, &out);
 	fputs(buf_cstr(&out), stdout);
 	buf_release(&out);
 	return 0;
@@ -577,6 +588,7 @@ main(int argc, char **argv)
 	struct event_bus *bus = NULL;
 	struct headless *hl = NULL;
 	struct sjson *sj = NULL;
+	struct ccrun *run = NULL;
 	struct agent *agent = NULL;
 	struct demo *demo = NULL;
 	char msg[1024], *newest = NULL, *slash_prompt = NULL;
@@ -705,13 +717,21 @@ main(int argc, char **argv)
 		rc = acp_run(loop, &cfg);
 		goto out;
 	}
+	if (cli.headless) {
+		run = ccrun_new(loop, bus, cli.cc.max_budget_usd, cli.cc.json_schema, &err);
+		if (run == NULL) {
+			rc = usage_error("%s", buf_cstr(&err));
+			goto out;
+		}
+	}
 	if (cli.headless && cli.cc_json) {
 		struct sjson_opts so = { &cfg, cli.cc.input_stream, cli.cc.partial,
-		    cli.cc.host_permissions, STDOUT_FILENO, STDIN_FILENO };
+		    cli.cc.host_permissions, STDOUT_FILENO, STDIN_FILENO, cli.result_only, run };
 
 		sj = sjson_new(loop, bus, &so);
 	} else if (cli.headless) {
 		hl = headless_new(loop, bus, cli.stream_json);
+		headless_set_run(hl, run);
 	}
 	agent = agent_new(loop, bus, &cfg, cli.resume_id, cli.fork,
 	    !cli.headless || cli.cc.host_permissions, msg, sizeof msg);
@@ -767,11 +787,20 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (sj != NULL) {
-		char *hp = ccflags_host_prompt(&cli.cc);
+	ccrun_set_agent(run, agent);
+	if (cli.headless) {
+		char *hp = ccflags_host_prompt(&cli.cc), *sp = ccrun_prompt(run);
+		struct buf p = BUF_INIT(BUF_NOLIMIT);
 
-		agent_set_host_prompt(agent, hp);
+		buf_printf(&p, "%s%s%s", hp != NULL ? hp : "", hp != NULL && sp != NULL ? "\n\n" : "",
+		    sp != NULL ? sp : "");
+		if (p.len > 0)
+			agent_set_host_prompt(agent, buf_cstr(&p));
+		buf_release(&p);
 		free(hp);
+		free(sp);
+	}
+	if (sj != NULL) {
 		rc = sjson_run(sj, agent, cli.prompt);
 		main_resume_hint(agent, rc);
 	} else if (cli.headless) {
@@ -796,6 +825,7 @@ out:
 	agent_free(agent);
 	headless_free(hl);
 	sjson_free(sj);
+	ccrun_free(run);
 	event_bus_free(bus);
 	demo_stop(demo);
 	ev_loop_free(loop);

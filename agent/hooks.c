@@ -22,23 +22,20 @@
 #include "event.h"
 #include "file.h"
 #include "hooks.h"
+#include "hooks/cctranscript.h"
+#include "hooks/hooks_int.h"
 #include "json.h"
+#include "model/http.h"
 #include "rules/perm.h"
 #include "proc.h"
 #include "redact.h"
+#include "tool.h"
 #include "toolnames.h"
 #include "xalloc.h"
 
-#define HOOK_OUT_MAX	(1024u * 1024)	/* stdout kept; a longer answer is refused */
-#define HOOK_ERR_MAX	(64u * 1024)	/* stderr kept (the block reason) */
 #define HOOK_LINGER_MS	200		/* after exit, how long a leftover child may hold the pipes */
-#define HOOK_SHOW_MAX	60		/* a command is named in warnings up to this many bytes */
 
-static const struct hook_event_def {
-	const char	*name;
-	const char	*subject;	/* the input member the matcher is tried on; NULL: none */
-	bool		 can_block;	/* exit 2 / "block" means something */
-} hook_events[HOOK_NEVENTS] = {
+const struct hook_event_def hook_events[HOOK_NEVENTS] = {
 	[HOOK_SESSION_START] =		{ "SessionStart", "source", false },
 	[HOOK_USER_PROMPT_SUBMIT] =	{ "UserPromptSubmit", NULL, true },
 	[HOOK_PRE_TOOL_USE] =		{ "PreToolUse", "tool_name", true },
@@ -47,67 +44,34 @@ static const struct hook_event_def {
 	[HOOK_PRE_COMPACT] =		{ "PreCompact", "trigger", false },
 	[HOOK_SESSION_END] =		{ "SessionEnd", "reason", false },
 	[HOOK_NOTIFICATION] =		{ "Notification", "notification_type", false },
+	[HOOK_POST_TOOL_USE_FAILURE] =	{ "PostToolUseFailure", "tool_name", true },
+	[HOOK_PERMISSION_REQUEST] =	{ "PermissionRequest", "tool_name", true },
+	[HOOK_PERMISSION_DENIED] =	{ "PermissionDenied", "tool_name", false },
+	[HOOK_POST_COMPACT] =		{ "PostCompact", "trigger", false },
+	[HOOK_STOP_FAILURE] =		{ "StopFailure", "error", false },
+	[HOOK_INSTRUCTIONS_LOADED] =	{ "InstructionsLoaded", "load_reason", false },
 	[HOOK_SUBAGENT_START] =		{ "SubagentStart", "agent_type", false },
 	[HOOK_SUBAGENT_STOP] =		{ "SubagentStop", "agent_type", true },
 };
 
+bool
+hooks_is_tool_event(enum hook_event ev)
+{
+	return ev == HOOK_PRE_TOOL_USE || ev == HOOK_POST_TOOL_USE ||
+	    ev == HOOK_POST_TOOL_USE_FAILURE || ev == HOOK_PERMISSION_REQUEST ||
+	    ev == HOOK_PERMISSION_DENIED;
+}
+
+static const struct hook_kind_def {
+	const char	*type;
+	const char	*key;		/* the member that says what runs */
+} hook_kinds[HOOK_NKINDS] = {
+	[HOOK_KIND_COMMAND] =	{ "command", "command" },
+	[HOOK_KIND_HTTP] =	{ "http", "url" },
+	[HOOK_KIND_PROMPT] =	{ "prompt", "prompt" },
+};
 /* tandem's file tools whose Claude Code counterparts name the file "file_path". */
 static const char *const hook_file_tools[] = { "read_file", "edit_file", "write_file", NULL };
-
-/* A PreToolUse verdict being reached for one call, until its gate takes it. */
-struct hook_pre {
-	struct hooks		*h;
-	char			*id;
-	struct hook_run		*run;		/* NULL once done */
-	struct hook_outcome	 o;
-	void			(*kick)(void *);
-	void			*arg;
-	struct hook_pre		*next;
-};
-
-/* A PostToolUse run's caller. */
-struct hook_post {
-	char			*id;
-	hook_post_fn		*done;
-	void			*arg;
-};
-
-struct hooks {
-	struct ev_loop		*loop;
-	const struct config	*cfg;
-	char			*session_id;
-	char			*transcript_path;
-	struct event_bus	*bus;
-	struct hook_run		*runs;
-	struct hook_pre		*pres;
-};
-
-struct hook_proc {
-	struct hook_run	*run;
-	char		*command;
-	int		 timeout_ms;
-	pid_t		 pid;
-	int		 out_fd, err_fd;
-	struct buf	 out, err;
-	bool		 out_over;	/* stdout passed HOOK_OUT_MAX */
-	bool		 exited, timed_out, finished;
-	int		 status;
-	uint64_t	 timer;		/* the timeout; after exit, the linger */
-	char		*spawn_error;
-};
-
-struct hook_run {
-	struct hooks		*h;
-	enum hook_event		 ev;
-	hook_done_fn		*done;
-	void			*arg;
-	struct hook_proc	*procs;
-	size_t			 nprocs, nleft;
-	uint64_t		 deliver_timer;
-	char			*sent_file_path;	/* the absolute file_path the hooks saw */
-	struct hook_post	*post;			/* PostToolUse runs: the caller */
-	struct hook_run		*next;
-};
 
 const char *
 hooks_event_name(enum hook_event ev)
@@ -142,7 +106,7 @@ hooks_mode_name(enum perm_mode mode)
 	return "default";
 }
 
-static void
+void
 hooks_append_line(char **dst, const char *line)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
@@ -156,9 +120,7 @@ hooks_append_line(char **dst, const char *line)
 	*dst = buf_detach(&b, NULL);
 }
 
-static void hooks_warn(struct hook_outcome *, const char *, ...) __attribute__((format(printf, 2, 3)));
-
-static void
+void
 hooks_warn(struct hook_outcome *o, const char *fmt, ...)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
@@ -171,20 +133,7 @@ hooks_warn(struct hook_outcome *o, const char *fmt, ...)
 	buf_release(&b);
 }
 
-/* A command as warnings name it: its first line, shortened. */
-static void
-hooks_show(const char *cmd, struct buf *out)
-{
-	size_t n = strcspn(cmd, "\n");
-
-	if (n > HOOK_SHOW_MAX)
-		buf_printf(out, "%.*s...", HOOK_SHOW_MAX, cmd);
-	else
-		buf_printf(out, "%.*s%s", (int)n, cmd, cmd[n] != '\0' ? " ..." : "");
-}
-
-/* s without leading and trailing white space, copied. */
-static char *
+char *
 hooks_trim(const char *s, size_t n)
 {
 	while (n > 0 && strchr(" \t\r\n", s[0]) != NULL) {
@@ -247,7 +196,7 @@ hooks_matches(const cJSON *entry, enum hook_event ev, const char *subject)
 		return true;
 	if ((re = hooks_compile(m->valuestring, NULL)) == NULL)
 		return false;
-	if (ev != HOOK_PRE_TOOL_USE && ev != HOOK_POST_TOOL_USE) {
+	if (!hooks_is_tool_event(ev)) {
 		yes = hooks_regex_full(re, subject);
 	} else {
 		canon = toolname_tandem(subject);
@@ -259,15 +208,58 @@ hooks_matches(const cJSON *entry, enum hook_event ev, const char *subject)
 	return yes;
 }
 
-/* A hook object that can run: {"type": "command" (or none), "command": "..."}. */
+/* A hook's type (-1: none tandem runs). */
+static int
+hooks_kind_of(const cJSON *hook)
+{
+	const char *type = json_str(hook, "type", "command");
+	int k;
+
+	for (k = 0; k < HOOK_NKINDS; k++)
+		if (strcmp(hook_kinds[k].type, type) == 0)
+			return k;
+	return -1;
+}
+
+/*
+ * What a hook object that can run runs: {"type": "command" (or none),
+ * "command"}, {"type": "http", "url"}, {"type": "prompt", "prompt"}.
+ */
 static const char *
 hooks_command_of(const cJSON *hook)
 {
-	const char *type = json_str(hook, "type", "command"), *cmd = json_str(hook, "command", "");
+	int k = cJSON_IsObject(hook) ? hooks_kind_of(hook) : -1;
+	const char *what = k >= 0 ? json_str(hook, hook_kinds[k].key, "") : "";
 
-	if (!cJSON_IsObject(hook) || strcmp(type, "command") != 0 || cmd[0] == '\0')
-		return NULL;
-	return cmd;
+	return what[0] != '\0' ? what : NULL;
+}
+
+/*
+ * Claude Code's "if": a permission rule ("Bash(git *)") the call must
+ * match, read by the same matcher as tandem's rules.  Only tool events
+ * have a call; on other events a hook with an "if" never runs.  Without
+ * the call (hooks_has) it is taken to hold.
+ */
+static bool
+hooks_if_holds(const struct hooks *h, const cJSON *hook, enum hook_event ev, const cJSON *fields)
+{
+	const char *rule = json_str(hook, "if", NULL);
+	struct perm_rules *r;
+	bool yes;
+
+	if (rule == NULL)
+		return true;
+	if (!hooks_is_tool_event(ev))
+		return false;
+	if (fields == NULL)
+		return true;
+	r = perm_rules_new();
+	perm_rules_set_root(r, h->cfg->root);
+	yes = perm_rules_add(r, PERM_LIST_DENY, rule, NULL) == 0 &&
+	    perm_check(r, PERM_ASK, toolname_tandem(json_str(fields, "tool_name", "")),
+	    TOOL_READ_ONLY, json_get(fields, "tool_input"), NULL) == PERM_VERDICT_DENY;
+	perm_rules_free(r);
+	return yes;
 }
 
 static int
@@ -281,6 +273,24 @@ hooks_timeout_ms(const cJSON *hook)
 	if (s > HOOK_TIMEOUT_MAX_S)
 		s = HOOK_TIMEOUT_MAX_S;
 	return s * 1000 < 1 ? 1 : (int)(s * 1000);
+}
+
+/* Is an "if" a rule tandem can read?  If not, why. */
+static bool
+hooks_if_valid(const cJSON *v, struct buf *why)
+{
+	struct perm_rules *r;
+	int rc;
+
+	buf_reset(why);
+	if (!cJSON_IsString(v)) {
+		buf_puts(why, "must be a permission rule such as \"Bash(git *)\"");
+		return false;
+	}
+	r = perm_rules_new();
+	rc = perm_rules_add(r, PERM_LIST_DENY, v->valuestring, why);
+	perm_rules_free(r);
+	return rc == 0;
 }
 
 static void
@@ -308,21 +318,102 @@ hooks_validate_entry(const char *event, int i, const cJSON *entry, struct buf *w
 		    event, i);
 		return;
 	}
+	buf_init(&why, 1024);
 	cJSON_ArrayForEach(hk, list) {
 		const cJSON *t = json_get(hk, "timeout");
 
 		if (!cJSON_IsObject(hk))
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: a hook must be an object\n", event, i, j);
-		else if (strcmp(json_str(hk, "type", "command"), "command") != 0)
+		else if (hooks_kind_of(hk) < 0)
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: type \"%s\" is not supported (only "
-			    "\"command\"); it never runs\n", event, i, j, json_str(hk, "type", "?"));
+			    "\"command\", \"http\" and \"prompt\"); it never runs\n", event, i, j,
+			    json_str(hk, "type", "?"));
 		else if (hooks_command_of(hk) == NULL)
-			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"command\" must be a non-empty string\n",
-			    event, i, j);
+			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"%s\" must be a non-empty string\n",
+			    event, i, j, hook_kinds[hooks_kind_of(hk)].key);
+		else if (json_get(hk, "if") != NULL && !hooks_is_tool_event(hooks_event_parse(event)))
+			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"if\" applies to tool events only; "
+			    "this hook never runs\n", event, i, j);
+		else if (json_get(hk, "if") != NULL && !hooks_if_valid(json_get(hk, "if"), &why))
+			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"if\": %s; this hook never runs\n",
+			    event, i, j, buf_cstr(&why));
 		else if (t != NULL && (!cJSON_IsNumber(t) || t->valuedouble <= 0))
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"timeout\" must be a number of seconds "
 			    "above 0; using %d\n", event, i, j, HOOK_TIMEOUT_DEFAULT_S);
 		j++;
+	}
+	buf_release(&why);
+}
+
+/* Claude Code's events tandem has no moment for, and why. */
+static const struct {
+	const char	*name;
+	const char	*why;
+} hook_absent_events[] = {
+	{ "Setup", "tandem has no setup or maintenance run" },
+	{ "TaskCreated", "tandem has no agent teams or shared task list" },
+	{ "TaskCompleted", "tandem has no agent teams or shared task list" },
+	{ "TeammateIdle", "tandem has no agent teams" },
+	{ "ConfigChange", "tandem reads its settings once, when it starts" },
+	{ "CwdChanged", "tandem's working directory is the project root and never changes" },
+	{ "FileChanged", "tandem watches no files for hooks" },
+	{ "WorktreeCreate", "tandem makes no git worktrees" },
+	{ "WorktreeRemove", "tandem makes no git worktrees" },
+	{ "Elicitation", "tandem's MCP client asks no elicitation of the user" },
+	{ "ElicitationResult", "tandem's MCP client asks no elicitation of the user" },
+};
+
+/* Handler fields of Claude Code's that tandem reads past, and why. */
+static const struct {
+	const char	*name;
+	const char	*why;
+} hook_absent_fields[] = {
+	{ "async", "tandem waits for every hook; none runs in the background" },
+	{ "asyncRewake", "tandem waits for every hook; none runs in the background" },
+	{ "once", "tandem runs a hook every time its event comes" },
+	{ "statusMessage", "tandem shows no message while a hook runs" },
+	{ "shell", "tandem runs command hooks with bash" },
+};
+
+static const char *
+hooks_absent_why(const char *event)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof hook_absent_events / sizeof hook_absent_events[0]; i++)
+		if (strcmp(hook_absent_events[i].name, event) == 0)
+			return hook_absent_events[i].why;
+	return NULL;
+}
+
+void
+hooks_unhonoured(const cJSON *hooks, hooks_unhonoured_fn *fn, void *arg)
+{
+	const cJSON *ev, *entry, *hk, *m;
+	const char *why;
+	size_t i;
+
+	cJSON_ArrayForEach(ev, hooks) {
+		if (hooks_event_parse(ev->string) < 0) {
+			why = hooks_absent_why(ev->string);
+			fn(arg, "hook event", ev->string, why != NULL ? why :
+			    "not an event tandem or Claude Code has");
+			continue;
+		}
+		cJSON_ArrayForEach(entry, ev) {
+			cJSON_ArrayForEach(hk, json_get(entry, "hooks")) {
+				if (cJSON_IsObject(hk) && hooks_kind_of(hk) < 0)
+					fn(arg, "hook type", json_str(hk, "type", "?"),
+					    strcmp(json_str(hk, "type", ""), "agent") == 0 ?
+					    "tandem has no agent hooks; a prompt hook asks the model" :
+					    "tandem runs command, http and prompt hooks");
+				for (i = 0; i < sizeof hook_absent_fields / sizeof hook_absent_fields[0]; i++)
+					if ((m = json_get(hk, hook_absent_fields[i].name)) != NULL &&
+					    !cJSON_IsFalse(m))
+						fn(arg, "hook field", hook_absent_fields[i].name,
+						    hook_absent_fields[i].why);
+			}
+		}
 	}
 }
 
@@ -330,12 +421,17 @@ void
 hooks_validate(const cJSON *hooks, struct buf *warnings)
 {
 	const cJSON *ev, *entry;
+	const char *why;
 	int i;
 
 	cJSON_ArrayForEach(ev, hooks) {
 		if (hooks_event_parse(ev->string) < 0) {
-			buf_printf(warnings, "hooks: unknown event \"%s\"; its hooks never run\n",
-			    ev->string);
+			why = hooks_absent_why(ev->string);
+			if (why != NULL)
+				buf_printf(warnings, "hooks: %s hooks never run: %s\n", ev->string, why);
+			else
+				buf_printf(warnings, "hooks: unknown event \"%s\"; its hooks never run\n",
+				    ev->string);
 			continue;
 		}
 		i = 0;
@@ -346,7 +442,7 @@ hooks_validate(const cJSON *hooks, struct buf *warnings)
 
 /* Call fn for each hook (each distinct command once) that matches ev and subject. */
 static size_t
-hooks_each(const struct hooks *h, enum hook_event ev, const char *subject,
+hooks_each(const struct hooks *h, enum hook_event ev, const char *subject, const cJSON *fields,
     void (*fn)(void *, const cJSON *hook, const char *cmd), void *arg)
 {
 	const cJSON *entry, *hk, *seen;
@@ -359,7 +455,7 @@ hooks_each(const struct hooks *h, enum hook_event ev, const char *subject,
 		if (!cJSON_IsArray(json_get(entry, "hooks")) || !hooks_matches(entry, ev, subject))
 			continue;
 		cJSON_ArrayForEach(hk, json_get(entry, "hooks")) {
-			if ((cmd = hooks_command_of(hk)) == NULL)
+			if ((cmd = hooks_command_of(hk)) == NULL || !hooks_if_holds(h, hk, ev, fields))
 				continue;
 			/* The same command from two settings files runs once. */
 			dup = false;
@@ -382,7 +478,7 @@ hooks_has(const struct hooks *h, enum hook_event ev, const char *subject)
 {
 	if (h == NULL || (unsigned)ev >= HOOK_NEVENTS || h->cfg->hooks == NULL)
 		return false;
-	return hooks_each(h, ev, subject, NULL, NULL) > 0;
+	return hooks_each(h, ev, subject, NULL, NULL, NULL) > 0;
 }
 
 /* --- the hook's input ---------------------------------------------------- */
@@ -620,212 +716,38 @@ hooks_spawn(struct hook_proc *p, const char *input, size_t n, struct buf *err)
 	return 0;
 }
 
-/* --- the outcome --------------------------------------------------------- */
-
-void
-hook_outcome_release(struct hook_outcome *o)
-{
-	free(o->reason);
-	cJSON_Delete(o->updated_input);
-	free(o->additional_context);
-	free(o->system_message);
-	free(o->stop_reason);
-	free(o->warnings);
-	memset(o, 0, sizeof *o);
-}
-
-/* A rewritten input back in tandem's terms: Claude Code's file_path becomes path. */
-static cJSON *
-hooks_updated_input(const struct hook_run *run, const cJSON *u)
-{
-	cJSON *in = cJSON_Duplicate(u, true), *fp = json_get(in, "file_path");
-	const char *root = run->h->cfg->root, *v;
-	size_t rl = strlen(root);
-
-	if (run->sent_file_path == NULL || !cJSON_IsString(fp))
-		return in;
-	if (strcmp(fp->valuestring, run->sent_file_path) != 0 || json_get(in, "path") == NULL) {
-		v = fp->valuestring;
-		if (strncmp(v, root, rl) == 0 && v[rl] == '/' && v[rl + 1] != '\0')
-			v += rl + 1;
-		cJSON_DeleteItemFromObjectCaseSensitive(in, "path");
-		cJSON_AddStringToObject(in, "path", v);
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(in, "file_path");
-	return in;
-}
-
+/* An http or prompt hook's answer: as if a command had printed it and exited. */
 static void
-hooks_set_decision(struct hook_outcome *one, enum hook_decision d, const char *reason)
+hooks_remote_done(void *arg, long status, const char *body, size_t n, const char *error)
 {
-	one->decision = d;
-	free(one->reason);
-	one->reason = reason != NULL && reason[0] != '\0' ? xstrdup(reason) : NULL;
-}
+	struct hook_proc *p = arg;
 
-/* PreToolUse: permissionDecision (top level or hookSpecificOutput), else the older decision. */
-static void
-hooks_read_pre(const struct hook_run *run, const cJSON *j, const cJSON *hso, const char *cmd,
-    struct hook_outcome *one)
-{
-	const char *pd = json_str(hso, "permissionDecision", json_str(j, "permissionDecision", NULL));
-	const char *d = json_str(j, "decision", NULL);
-	const char *why = json_str(hso, "permissionDecisionReason",
-	    json_str(j, "permissionDecisionReason", json_str(j, "reason", NULL)));
-	const cJSON *u = json_get(hso, "updatedInput");
-	const char *v = pd != NULL ? pd : d;
-
-	if (u == NULL)
-		u = json_get(j, "updatedInput");
-	if (v != NULL && (strcmp(v, "allow") == 0 || strcmp(v, "approve") == 0))
-		hooks_set_decision(one, HOOK_ALLOW, why);
-	else if (v != NULL && strcmp(v, "ask") == 0)
-		hooks_set_decision(one, HOOK_ASK, why);
-	else if (v != NULL && (strcmp(v, "deny") == 0 || strcmp(v, "block") == 0))
-		hooks_set_decision(one, HOOK_DENY, why);
-	else if (v != NULL)
-		hooks_warn(one, "hook `%s`: unknown decision \"%s\" (ignored)", cmd, v);
-	if (cJSON_IsObject(u))
-		one->updated_input = hooks_updated_input(run, u);
-	else if (u != NULL && !cJSON_IsNull(u))
-		hooks_warn(one, "hook `%s`: \"updatedInput\" must be an object (ignored)", cmd);
-}
-
-static void
-hooks_read_json(const struct hook_run *run, const cJSON *j, const char *cmd,
-    struct hook_outcome *one)
-{
-	const cJSON *hso = json_get(j, "hookSpecificOutput");
-	const char *ctx, *d;
-
-	if (!cJSON_IsObject(hso))
-		hso = NULL;
-	if (cJSON_IsFalse(json_get(j, "continue"))) {
-		one->stop = true;
-		if (json_str(j, "stopReason", NULL) != NULL)
-			one->stop_reason = xstrdup(json_str(j, "stopReason", ""));
-	}
-	if (json_str(j, "systemMessage", NULL) != NULL)
-		one->system_message = xstrdup(json_str(j, "systemMessage", ""));
-	ctx = json_str(hso, "additionalContext", json_str(j, "additionalContext", NULL));
-	if (ctx != NULL && ctx[0] != '\0')
-		one->additional_context = xstrdup(ctx);
-	if (run->ev == HOOK_PRE_TOOL_USE) {
-		hooks_read_pre(run, j, hso, cmd, one);
-		return;
-	}
-	d = json_str(j, "decision", NULL);
-	if (d == NULL || strcmp(d, "approve") == 0 || strcmp(d, "allow") == 0)
-		return;
-	if (strcmp(d, "block") != 0)
-		hooks_warn(one, "hook `%s`: unknown decision \"%s\" (ignored)", cmd, d);
-	else if (hook_events[run->ev].can_block)
-		hooks_set_decision(one, HOOK_BLOCK, json_str(j, "reason", NULL));
-}
-
-/* Exit 0: stdout is JSON, or plain text (context for the events that take it). */
-static void
-hooks_read_stdout(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
-    struct hook_outcome *one)
-{
-	char *text = hooks_trim(p->out.data != NULL ? p->out.data : "", p->out.len);
-	cJSON *j;
-
-	if (p->out_over)
-		hooks_warn(one, "hook `%s` printed more than %u bytes (ignored)", cmd, HOOK_OUT_MAX);
-	else if (text[0] == '{') {
-		j = cJSON_Parse(text);
-		if (!cJSON_IsObject(j))
-			hooks_warn(one, "hook `%s` printed malformed JSON (ignored)", cmd);
-		else
-			hooks_read_json(run, j, cmd, one);
-		cJSON_Delete(j);
-	} else if (text[0] != '\0' && (run->ev == HOOK_USER_PROMPT_SUBMIT ||
-	    run->ev == HOOK_SESSION_START)) {
-		one->additional_context = text;
-		text = NULL;
-	}
-	free(text);
-}
-
-/* Exit 2: block with stderr as the reason, where the event can be blocked. */
-static void
-hooks_read_block(const struct hook_run *run, const struct hook_proc *p, const char *cmd,
-    struct hook_outcome *one)
-{
-	char *why = hooks_trim(p->err.data != NULL ? p->err.data : "", p->err.len);
-
-	if (!hook_events[run->ev].can_block)
-		hooks_warn(one, "hook `%s` exited 2, but %s cannot be blocked%s%s", cmd,
-		    hook_events[run->ev].name, why[0] != '\0' ? ": " : "", why);
+	p->remote = NULL;
+	p->http_status = status;
+	if (error != NULL)
+		p->remote_error = xstrdup(error);
+	else if (n <= HOOK_OUT_MAX)
+		buf_append(&p->out, body, n);
 	else
-		hooks_set_decision(one, run->ev == HOOK_PRE_TOOL_USE ? HOOK_DENY : HOOK_BLOCK, why);
-	free(why);
+		p->out_over = true;
+	p->exited = true;
+	hooks_proc_finish(p);
 }
 
-static void
-hooks_interpret(const struct hook_run *run, const struct hook_proc *p, struct hook_outcome *one)
+static int
+hooks_start_remote(struct hook_proc *p, const char *input, struct buf *err)
 {
-	struct buf cmd = BUF_INIT(BUF_NOLIMIT);
-	char *first;
-	int code;
+	struct hooks *h = p->run->h;
 
-	hooks_show(p->command, &cmd);
-	if (p->spawn_error != NULL) {
-		hooks_warn(one, "hook `%s` could not start: %s", buf_cstr(&cmd), p->spawn_error);
-	} else if (p->timed_out) {
-		hooks_warn(one, "hook `%s` timed out after %g s and was killed", buf_cstr(&cmd),
-		    p->timeout_ms / 1000.0);
-	} else if (WIFSIGNALED(p->status)) {
-		hooks_warn(one, "hook `%s` was killed by signal %d", buf_cstr(&cmd),
-		    WTERMSIG(p->status));
-	} else if ((code = WEXITSTATUS(p->status)) == 0) {
-		hooks_read_stdout(run, p, buf_cstr(&cmd), one);
-	} else if (code == 2) {
-		hooks_read_block(run, p, buf_cstr(&cmd), one);
-	} else {
-		first = hooks_trim(p->err.data != NULL ? p->err.data : "", p->err.len);
-		first[strcspn(first, "\n")] = '\0';
-		hooks_warn(one, "hook `%s` failed (exit %d)%s%.200s", buf_cstr(&cmd), code,
-		    first[0] != '\0' ? ": " : "", first);
-		free(first);
-	}
-	if ((one->decision == HOOK_DENY || one->decision == HOOK_BLOCK) && one->reason == NULL) {
-		struct buf r = BUF_INIT(BUF_NOLIMIT);
-
-		buf_printf(&r, "blocked by the hook `%s`", buf_cstr(&cmd));
-		one->reason = buf_detach(&r, NULL);
-	}
-	buf_release(&cmd);
-}
-
-/* Fold one hook's answer (taken) into the total. */
-static void
-hooks_merge(struct hook_outcome *all, struct hook_outcome *one)
-{
-	if (one->decision > all->decision) {
-		all->decision = one->decision;
-		free(all->reason);
-		all->reason = one->reason;
-		one->reason = NULL;
-	} else if (one->decision == all->decision) {
-		hooks_append_line(&all->reason, one->reason);
-	}
-	if (one->updated_input != NULL) {
-		cJSON_Delete(all->updated_input);
-		all->updated_input = one->updated_input;
-		one->updated_input = NULL;
-	}
-	hooks_append_line(&all->additional_context, one->additional_context);
-	hooks_append_line(&all->system_message, one->system_message);
-	hooks_append_line(&all->warnings, one->warnings);
-	if (one->stop && !all->stop) {
-		all->stop = true;
-		all->stop_reason = one->stop_reason;
-		one->stop_reason = NULL;
-	}
-	all->nhooks++;
-	hook_outcome_release(one);
+	if (h->http == NULL)
+		h->http = http_new(h->loop);
+	if (p->kind == HOOK_KIND_HTTP)
+		p->remote = hook_http_start(h->http, h->cfg, p->hook, input, p->timeout_ms,
+		    hooks_remote_done, p, err);
+	else
+		p->remote = hook_prompt_start(h->http, h->cfg, p->hook, input, p->timeout_ms,
+		    hooks_remote_done, p, err);
+	return p->remote != NULL ? 0 : -1;
 }
 
 static void
@@ -858,6 +780,9 @@ hooks_run_free(struct hook_run *run)
 			ev_timer_cancel(loop, p->timer);
 		hooks_close_fd(p, &p->out_fd);
 		hooks_close_fd(p, &p->err_fd);
+		hook_remote_cancel(p->remote);
+		cJSON_Delete(p->hook);
+		free(p->remote_error);
 		buf_release(&p->out);
 		buf_release(&p->err);
 		free(p->command);
@@ -942,6 +867,8 @@ hooks_add_proc(void *arg, const cJSON *hook, const char *cmd)
 	struct hook_proc *p = &c->run->procs[c->n++];
 
 	p->run = c->run;
+	p->kind = (enum hook_kind)hooks_kind_of(hook);
+	p->hook = cJSON_Duplicate(hook, true);
 	p->command = xstrdup(cmd);
 	p->timeout_ms = hooks_timeout_ms(hook);
 	p->out_fd = p->err_fd = -1;
@@ -963,7 +890,7 @@ hooks_run(struct hooks *h, enum hook_event ev, const cJSON *fields, hook_done_fn
 		return NULL;
 	subject = hook_events[ev].subject != NULL ?
 	    json_str(fields, hook_events[ev].subject, NULL) : NULL;
-	if ((n = hooks_each(h, ev, subject, NULL, NULL)) == 0)
+	if ((n = hooks_each(h, ev, subject, fields, NULL, NULL)) == 0)
 		return NULL;
 	run = xcalloc(1, sizeof *run);
 	run->h = h;
@@ -973,7 +900,7 @@ hooks_run(struct hooks *h, enum hook_event ev, const cJSON *fields, hook_done_fn
 	run->procs = xcalloc(n, sizeof *run->procs);
 	c.run = run;
 	c.n = 0;
-	hooks_each(h, ev, subject, hooks_add_proc, &c);
+	hooks_each(h, ev, subject, fields, hooks_add_proc, &c);
 	run->nprocs = run->nleft = c.n;
 	run->next = h->runs;
 	h->runs = run;
@@ -984,7 +911,8 @@ hooks_run(struct hooks *h, enum hook_event ev, const cJSON *fields, hook_done_fn
 		struct hook_proc *p = &run->procs[i];
 		struct buf err = BUF_INIT(4096);
 
-		if (hooks_spawn(p, text, strlen(text), &err) == -1) {
+		if ((p->kind == HOOK_KIND_COMMAND ? hooks_spawn(p, text, strlen(text), &err) :
+		    hooks_start_remote(p, text, &err)) == -1) {
 			p->spawn_error = buf_detach(&err, NULL);
 			p->finished = true;
 			run->nleft--;
@@ -1031,7 +959,7 @@ hooks_drain(struct hooks *h, int timeout_ms)
 
 /* --- tool calls ---------------------------------------------------------- */
 
-static cJSON *
+cJSON *
 hooks_tool_fields(const char *id, const char *tool, const cJSON *input, enum perm_mode mode)
 {
 	cJSON *f = cJSON_CreateObject();
@@ -1064,9 +992,24 @@ hooks_pre_free(struct hook_pre *p)
 	free(p);
 }
 
-int
-hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *input,
-    enum perm_mode mode, void (*kick)(void *), void *arg, struct hook_outcome *out)
+/* A copy of what decides in o (decision, reasons, input, stop) into out. */
+static void
+hooks_outcome_verdict(const struct hook_outcome *o, struct hook_outcome *out)
+{
+	memset(out, 0, sizeof *out);
+	out->decision = o->decision;
+	out->reason = o->reason != NULL ? xstrdup(o->reason) : NULL;
+	out->updated_input = o->updated_input != NULL ? cJSON_Duplicate(o->updated_input, true) : NULL;
+	out->stop = o->stop;
+	out->stop_reason = o->stop_reason != NULL ? xstrdup(o->stop_reason) : NULL;
+	out->nhooks = o->nhooks;
+}
+
+/* The gate's hooks of one call (PreToolUse, PermissionRequest): see hooks_pre_tool. */
+static int
+hooks_gate_tool(struct hooks *h, enum hook_event ev, const char *id, const char *tool,
+    const cJSON *input, enum perm_mode mode, void (*kick)(void *), void *arg,
+    struct hook_outcome *out)
 {
 	struct hook_pre **pp, *p;
 	cJSON *f;
@@ -1074,25 +1017,46 @@ hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *i
 	memset(out, 0, sizeof *out);
 	for (pp = h != NULL ? &h->pres : NULL; pp != NULL && *pp != NULL; pp = &(*pp)->next) {
 		p = *pp;
-		if (strcmp(p->id, id) != 0)
+		if (p->ev != ev || strcmp(p->id, id) != 0)
 			continue;
 		if (p->run != NULL)
 			return 1;
+		/*
+		 * The gate asks again from its first stage after a later one
+		 * waited: the PreToolUse verdict stands (its hooks do not run
+		 * twice), without the notes already shown.
+		 */
+		if (p->taken) {
+			hooks_outcome_verdict(&p->o, out);
+			return 0;
+		}
+		if (ev == HOOK_PRE_TOOL_USE) {
+			hooks_outcome_verdict(&p->o, out);
+			out->warnings = p->o.warnings != NULL ? xstrdup(p->o.warnings) : NULL;
+			out->system_message = p->o.system_message != NULL ? xstrdup(p->o.system_message) : NULL;
+			out->additional_context = p->o.additional_context != NULL ?
+			    xstrdup(p->o.additional_context) : NULL;
+			p->taken = true;
+			return 0;
+		}
 		*out = p->o;
 		memset(&p->o, 0, sizeof p->o);
 		*pp = p->next;
 		hooks_pre_free(p);
 		return 0;
 	}
-	if (!hooks_has(h, HOOK_PRE_TOOL_USE, tool))
+	if (!hooks_has(h, ev, tool))
 		return 0;
 	p = xcalloc(1, sizeof *p);
 	p->h = h;
+	p->ev = ev;
 	p->id = xstrdup(id);
 	p->kick = kick;
 	p->arg = arg;
 	f = hooks_tool_fields(id, tool, input, mode);
-	p->run = hooks_run(h, HOOK_PRE_TOOL_USE, f, hooks_pre_done, p);
+	if (ev == HOOK_PERMISSION_REQUEST)
+		cJSON_AddItemToObject(f, "permission_suggestions", cJSON_CreateArray());
+	p->run = hooks_run(h, ev, f, hooks_pre_done, p);
 	cJSON_Delete(f);
 	if (p->run == NULL) {
 		hooks_pre_free(p);
@@ -1101,6 +1065,20 @@ hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *i
 	p->next = h->pres;
 	h->pres = p;
 	return 1;
+}
+
+int
+hooks_pre_tool(struct hooks *h, const char *id, const char *tool, const cJSON *input,
+    enum perm_mode mode, void (*kick)(void *), void *arg, struct hook_outcome *out)
+{
+	return hooks_gate_tool(h, HOOK_PRE_TOOL_USE, id, tool, input, mode, kick, arg, out);
+}
+
+int
+hooks_permission_request(struct hooks *h, const char *id, const char *tool, const cJSON *input,
+    enum perm_mode mode, void (*kick)(void *), void *arg, struct hook_outcome *out)
+{
+	return hooks_gate_tool(h, HOOK_PERMISSION_REQUEST, id, tool, input, mode, kick, arg, out);
 }
 
 static void
@@ -1116,19 +1094,26 @@ hooks_post_tool(struct hooks *h, const char *id, const char *tool, const cJSON *
     const char *result, size_t n, bool is_error, enum perm_mode mode, hook_post_fn *done,
     void *arg)
 {
+	/* As in Claude Code: a call that failed is PostToolUseFailure's, not PostToolUse's. */
+	enum hook_event ev = is_error ? HOOK_POST_TOOL_USE_FAILURE : HOOK_POST_TOOL_USE;
 	struct hook_post *post;
 	struct hook_run *run;
 	cJSON *f;
 
-	if (!hooks_has(h, HOOK_POST_TOOL_USE, tool))
+	if (!hooks_has(h, ev, tool))
 		return 0;
 	post = xcalloc(1, sizeof *post);
 	post->id = xstrdup(id);
 	post->done = done;
 	post->arg = arg;
 	f = hooks_tool_fields(id, tool, input, mode);
-	cJSON_AddItemToObject(f, "tool_response", hooks_tool_response(tool, result, n, is_error));
-	run = hooks_run(h, HOOK_POST_TOOL_USE, f, hooks_post_done, post);
+	if (is_error) {
+		json_add_str_n(f, "error", result, n);
+		cJSON_AddBoolToObject(f, "is_interrupt", false);
+	} else {
+		cJSON_AddItemToObject(f, "tool_response", hooks_tool_response(tool, result, n, is_error));
+	}
+	run = hooks_run(h, ev, f, hooks_post_done, post);
 	cJSON_Delete(f);
 	if (run == NULL) {
 		free(post->id);
@@ -1178,6 +1163,7 @@ hooks_new(struct ev_loop *loop, const struct config *cfg)
 
 	h->loop = loop;
 	h->cfg = cfg;
+	h->tr = cctr_new(cfg->root);
 	return h;
 }
 
@@ -1195,6 +1181,10 @@ hooks_free(struct hooks *h)
 		event_unsubscribe(h->bus, hooks_on_event, h);
 	free(h->session_id);
 	free(h->transcript_path);
+	cctr_free(h->tr);
+	http_free(h->http);
+	cJSON_Delete(h->calls);
+	free(h->last_error);
 	free(h);
 }
 
@@ -1209,9 +1199,10 @@ hooks_set_session(struct hooks *h, const char *session_id, const char *transcrip
 		free(h->transcript_path);
 		h->transcript_path = xstrdup(transcript_path);
 	}
+	cctr_set_session(h->tr, session_id, transcript_path);
 }
 
-static void
+void
 hooks_notified(void *arg, struct hook_outcome *o)
 {
 	struct hooks *h = arg;
@@ -1245,6 +1236,11 @@ hooks_on_event(const cJSON *event, void *arg)
 	struct buf msg = BUF_INIT(BUF_NOLIMIT);
 	cJSON *fields;
 
+	/* Only hooks and a status line command read the transcript. */
+	if (h->cfg->hooks != NULL || h->cfg->status_line != NULL)
+		cctr_event(h->tr, event);
+	if (h->cfg->hooks != NULL)
+		hooks_on_bus(h, event);
 	if (strcmp(json_str(event, "type", ""), "idle") == 0) {
 		hooks_idle(h, event);
 		return;

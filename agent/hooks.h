@@ -54,6 +54,12 @@ enum hook_event {
 	HOOK_PRE_COMPACT,
 	HOOK_SESSION_END,
 	HOOK_NOTIFICATION,
+	HOOK_POST_TOOL_USE_FAILURE,	/* a call's result is an error (instead of PostToolUse) */
+	HOOK_PERMISSION_REQUEST,	/* a call needs a person: a hook may answer instead */
+	HOOK_PERMISSION_DENIED,		/* a rule or the mode refused a call */
+	HOOK_POST_COMPACT,
+	HOOK_STOP_FAILURE,		/* the turn ended on an API error */
+	HOOK_INSTRUCTIONS_LOADED,	/* a memory file went into the prompt */
 	HOOK_SUBAGENT_START,		/* a subagent's prompt: its context may grow (instead of UserPromptSubmit) */
 	HOOK_SUBAGENT_STOP,		/* a subagent is done: "block" sends it on (instead of Stop) */
 	HOOK_NEVENTS
@@ -106,10 +112,25 @@ void		 hooks_free(struct hooks *);
 void		 hooks_set_session(struct hooks *, const char *session_id, const char *transcript_path);
 /*
  * Run Notification hooks for the approval requests on bus (the same
- * moment Claude Code notifies: the agent waits for the user); warnings
- * become non-fatal error events.
+ * moment Claude Code notifies: the agent waits for the user), and, not
+ * waited for, PermissionDenied (an approval denied by a rule or the
+ * mode), PostCompact (a compaction), StopFailure (a turn that ended on an
+ * error), InstructionsLoaded (each memory file, when the session starts);
+ * warnings become non-fatal error events.  The events also feed the
+ * transcript (hooks/cctranscript.h).
  */
 void		 hooks_attach(struct hooks *, struct event_bus *);
+
+/*
+ * What a "hooks" settings object (may be NULL) holds that tandem does not
+ * honour: Claude Code's events tandem has no moment for (and unknown ones),
+ * hook types other than command, http and prompt, and handler fields
+ * tandem ignores.  fn is called once per item with its kind ("hook event",
+ * "hook type", "hook field"), its name and why; the never-silent notice
+ * (claude/notice.h) takes them with the settings file's name.
+ */
+typedef void hooks_unhonoured_fn(void *arg, const char *kind, const char *name, const char *why);
+void		 hooks_unhonoured(const cJSON *hooks, hooks_unhonoured_fn *, void *arg);
 
 /* Would any hook run for ev and this subject (tool name, source, ...; NULL: any)? */
 bool		 hooks_has(const struct hooks *, enum hook_event, const char *subject);
@@ -135,15 +156,28 @@ void		 hook_outcome_release(struct hook_outcome *);
  * after SCHED_LATER.  The first time the hooks start and this returns 1:
  * answer SCHED_LATER; kick(arg) is called when they are done (call
  * sched_kick there).  Asked again while they run: 1.  Once they are done:
- * 0, with their outcome moved to *out (release it with
- * hook_outcome_release); the call is then forgotten.  When no hook
- * matches: 0 at once, with an empty outcome (HOOK_CONTINUE, nhooks 0).
+ * 0, with their outcome in *out (release it with hook_outcome_release);
+ * asked again for the same call (the gate starts over after a later
+ * stage waited), the same verdict without its notes, until
+ * hooks_cancel_tools.  When no hook matches: 0 at once, with an empty
+ * outcome (HOOK_CONTINUE, nhooks 0).
  */
 int		 hooks_pre_tool(struct hooks *, const char *id, const char *tool,
 		    const cJSON *input, enum perm_mode, void (*kick)(void *), void *arg,
 		    struct hook_outcome *out);
 /*
- * PostToolUse for a finished call (result: what the model will see).
+ * PermissionRequest from the gate, just before a call would wait for a
+ * person: as hooks_pre_tool.  An outcome of HOOK_ALLOW (with its
+ * updated_input, may be NULL) runs the call without asking; HOOK_DENY
+ * refuses it with the reason; anything else asks the person.
+ */
+int		 hooks_permission_request(struct hooks *, const char *id, const char *tool,
+		    const cJSON *input, enum perm_mode, void (*kick)(void *), void *arg,
+		    struct hook_outcome *out);
+/*
+ * PostToolUse for a finished call (result: what the model will see); for
+ * a call whose result is an error, PostToolUseFailure (with "error" and
+ * "is_interrupt" instead of "tool_response"), as Claude Code does.
  * done(arg, id, outcome) comes on a later loop turn; 0 when no hook
  * matches (done never comes), else 1.
  */

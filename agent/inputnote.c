@@ -76,6 +76,7 @@ inputnote_build(const cJSON *proposed, const cJSON *ran)
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 	const cJSON *it;
 	size_t cut, more;
+	int changed = 0;
 
 	if (proposed == NULL || ran == NULL || cJSON_Compare(proposed, ran, true))
 		return NULL;
@@ -84,12 +85,23 @@ inputnote_build(const cJSON *proposed, const cJSON *ran)
 	cJSON_ArrayForEach(it, ran) {
 		const cJSON *mine = cJSON_GetObjectItemCaseSensitive(proposed, it->string);
 
-		if (mine == NULL || !cJSON_Compare(mine, it, true))
+		/* ask_user's answers are the person's reply, which its result gives, not a change */
+		if (mine == NULL && strcmp(it->string, "answers") == 0)
+			continue;
+		if (mine == NULL || !cJSON_Compare(mine, it, true)) {
 			inputnote_field(&b, it->string, mine, it);
+			changed++;
+		}
 	}
 	cJSON_ArrayForEach(it, proposed)
-		if (cJSON_GetObjectItemCaseSensitive(ran, it->string) == NULL)
+		if (cJSON_GetObjectItemCaseSensitive(ran, it->string) == NULL) {
 			inputnote_field(&b, it->string, it, NULL);
+			changed++;
+		}
+	if (changed == 0) {
+		buf_release(&b);
+		return NULL;
+	}
 	if (b.len > INPUTNOTE_MAX) {
 		/* cut at a line's end, and say how much is left out */
 		cut = INPUTNOTE_MAX;

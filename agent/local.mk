@@ -11,6 +11,9 @@ libtandem_agent_a_SOURCES = \
 	agent/model/models.c agent/model/models.h \
 	agent/model/modelcat.c agent/model/modelcat.h \
 	agent/hooks.c agent/hooks.h \
+	agent/hooks/cctranscript.c agent/hooks/cctranscript.h \
+	agent/hooks/hooks_int.h agent/hooks/hook_remote.h agent/hooks/hook_http.c agent/hooks/hook_prompt.c \
+	agent/hooks/hook_output.c agent/hooks/hook_bus.c \
 	agent/context/memory.c agent/context/memory.h \
 	agent/commands.c agent/commands.h \
 	agent/promptcmd.c agent/promptcmd.h \
@@ -51,11 +54,15 @@ libtandem_agent_a_SOURCES = \
 	agent/wire/wire.c agent/wire/wire.h \
 	agent/wire/sjson.c agent/wire/sjson.h \
 	agent/wire/ccflags.c agent/wire/ccflags.h \
+	agent/wire/ccrun.c agent/wire/ccrun.h \
 	agent/wire/acp.c agent/wire/acp.h \
 	agent/mcp/mcp.c agent/mcp/mcp.h agent/mcp/mcp_int.h agent/mcp/mcp_tools.c agent/mcp/mcp_cmd.c agent/mcp/mcp_res.c \
 	agent/mcp/mcp_config.c agent/mcp/mcp_config.h \
 	agent/mcp/mcp_stdio.c agent/mcp/mcp_stdio.h \
-	agent/mcp/mcp_http.c agent/mcp/mcp_http.h
+	agent/mcp/mcp_http.c agent/mcp/mcp_http.h \
+	agent/web/webaddr.c agent/web/webaddr.h agent/web/html2md.c agent/web/html2md.h \
+	agent/web/web.c agent/web/web.h agent/web/web_int.h agent/web/webfetch.c agent/web/websearch.c \
+	agent/plan/plan.c agent/plan/plan.h
 
 check_PROGRAMS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
 TESTS += tests/test_sse tests/test_stream tests/test_perm tests/test_config
@@ -156,3 +163,20 @@ TESTS += tests/test_convs
 tests_test_convs_SOURCES = tests/test_convs.c
 tests_test_convs_LDADD = libtandem_mock.a libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS) \
 	$(CRYPTO_LIBS) $(MD4C_LIBS)
+
+# The web tools (agent/web/): addresses, HTML to Markdown.
+check_PROGRAMS += tests/test_web
+TESTS += tests/test_web
+tests_test_web_SOURCES = tests/test_web.c agent/web/webaddr.c agent/web/html2md.c
+tests_test_web_LDADD = $(LIB_LIBS) $(CURL_LIBS)
+
+# The plan tools' checks and results, and the todo list a conversation holds.
+check_PROGRAMS += tests/test_plan
+TESTS += tests/test_plan
+tests_test_plan_SOURCES = tests/test_plan.c
+tests_test_plan_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+
+# hooks/: Claude Code's transcript shape, and the http and prompt hook types.
+tests_test_hooks_SOURCES += agent/hooks/cctranscript.c agent/hooks/hook_http.c agent/hooks/hook_prompt.c \
+	agent/hooks/hook_output.c agent/hooks/hook_bus.c
+tests_test_hooks_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS)

@@ -26,6 +26,8 @@ struct sched {
 	const struct tool_def	*(*find)(void *, const char *);
 	int			(*resolve)(void *, char **, cJSON **, struct buf *);
 	void			*find_arg;
+	const struct tool_def	*(*more)(void *, const char *);	/* the agent's own async tools */
+	void			*more_arg;
 };
 
 static void sched_pump(struct sched *);
@@ -162,6 +164,8 @@ sched_lookup(struct sched *s, const char *name)
 
 	if (t == NULL && s->find != NULL)
 		t = s->find(s->find_arg, name);
+	if (t == NULL && s->more != NULL)
+		t = s->more(s->more_arg, name);
 	return t;
 }
 
@@ -306,6 +310,13 @@ sched_set_finder(struct sched *s, const struct tool_def *(*find)(void *, const c
 	s->find = find;
 	s->resolve = resolve;
 	s->find_arg = arg;
+}
+
+void
+sched_set_more(struct sched *s, const struct tool_def *(*find)(void *, const char *), void *arg)
+{
+	s->more = find;
+	s->more_arg = arg;
 }
 
 void

@@ -84,6 +84,9 @@ void		 sched_set_lookup(struct sched *, const struct tool_def *(*lookup)(const c
  * is gated (0: *name and *input replaced; 1: left alone; -1: the call
  * fails with why).
  */
+/* One more finder, asked last: tools the agent's own modules run on the loop (the web tools). */
+void		 sched_set_more(struct sched *, const struct tool_def *(*find)(void *, const char *),
+		    void *arg);
 void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, const char *),
 		    int (*resolve)(void *, char **name, cJSON **input, struct buf *why), void *arg);
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */

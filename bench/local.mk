@@ -113,6 +113,22 @@ bench: bench-session
 bench-session: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/session_bench.sh . 2000
 
+# statusline: keypress to screen while a status line command sleeps.
+EXTRA_PROGRAMS += bench/statusline_bench
+bench_statusline_bench_SOURCES = bench/statusline_bench.c
+.PHONY: bench-statusline
+bench: bench-statusline
+bench-statusline: bench/statusline_bench$(EXEEXT) tandem$(EXEEXT)
+	d=$$(mktemp -d "$${TMPDIR:-/tmp}/tandem-sl-bench.XXXXXX") && \
+	./bench/statusline_bench$(EXEEXT) ./tandem$(EXEEXT) "$$d"; rc=$$?; rm -rf "$$d"; exit $$rc
+# html2md: HTML to Markdown on a 1 MB page (budget 50 ms), memory at the 10 MB read cap.
+EXTRA_PROGRAMS += bench/html2md_bench
+bench_html2md_bench_SOURCES = bench/html2md_bench.c agent/web/html2md.c
+bench_html2md_bench_LDADD = $(LIB_LIBS) $(CURL_LIBS)
+.PHONY: bench-html2md
+bench: bench-html2md
+bench-html2md: bench/html2md_bench$(EXEEXT)
+	./bench/html2md_bench$(EXEEXT)
 # sub_bench: the parent's first request with the agent tool, and the memory of a running subagent.
 EXTRA_DIST += bench/sub_bench.sh
 .PHONY: bench-sub

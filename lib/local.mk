@@ -14,7 +14,8 @@ libtandem_lib_a_SOURCES = \
 	lib/proc.c lib/proc.h \
 	lib/fuzzy.c lib/fuzzy.h \
 	lib/image.c lib/image.h \
-	lib/file.c lib/file.h
+	lib/file.c lib/file.h \
+	lib/jschema.c lib/jschema.h
 
 # Unit tests link only the modules they test, plus lib/.
 LIB_LIBS = libtandem_lib.a $(CJSON_LIBS) $(CRYPTO_LIBS)
@@ -58,3 +59,8 @@ tests_test_proc_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_gitbin
 TESTS += tests/test_gitbin
 tests_test_gitbin_LDADD = $(LIB_LIBS)
+
+# JSON Schema checks for --json-schema (structured output).
+check_PROGRAMS += tests/test_jschema
+TESTS += tests/test_jschema
+tests_test_jschema_LDADD = $(LIB_LIBS)

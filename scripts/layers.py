@@ -19,6 +19,10 @@ import sys
 DIRS = ["lib", "tools", "agent", "tui"]
 QUOTE = ["lib", "tools", "agent", "tui", "tests"]	# Makefile.am's -iquote order
 CALL_SCC_MAX = 2
+# Circles of more than CALL_SCC_MAX files still allowed, each a set of files:
+# a circle passes when all its files are in one set.  To go.
+CALL_ALLOWED = [
+]
 
 
 def sources(top):
@@ -104,6 +108,9 @@ PRIVATE_EXCEPTIONS = set()
 # folder it may reach into: to go, once the folder's module headers offer
 # what they read (a prefix of the file's path, the header).
 PRIVATE_ALLOWED = [
+    ("agent/plan/", "agent/turn/turn_int.h"),
+    ("agent/web/", "agent/turn/turn_int.h"),
+    ("agent/hooks.c", "agent/hooks/hooks_int.h"),
 ]
 
 
@@ -208,11 +215,39 @@ def call_graph(top, files):
     return g
 
 
-def report(kind, comps, limit, out):
+def long_circle(g, comp, limit):
+    """A simple circle through more than limit files of comp, or None.
+
+    A component can hold more files than its longest circle (a module
+    and two helpers that each call it back: two circles of two), so the
+    circles themselves are looked for; components are small."""
+    nodes = set(comp)
+    if len(comp) > 40:
+        return comp
+    for start in sorted(comp):
+        stack = [(start, [start])]
+        while stack:
+            v, path = stack.pop()
+            for w in sorted(set(g.get(v, ())) & nodes):
+                if w == start and len(path) > limit:
+                    return path
+                if w not in path and w > start:
+                    stack.append((w, path + [w]))
+    return None
+
+
+def report(kind, comps, limit, out, g=None):
     big = sorted((c for c in comps if len(c) > 1), key=len, reverse=True)
-    bad = [c for c in big if len(c) > limit]
+    bad = []
+    for c in big:
+        if len(c) <= limit or (kind == "calls" and any(set(c) <= set(a) for a in CALL_ALLOWED)):
+            continue
+        circle = long_circle(g, c, limit) if g is not None else c
+        if circle is not None:
+            bad.append(circle)
+            out.append("%s: a circle of %d files: %s" % (kind, len(circle), " -> ".join(circle)))
     for c in big[:3]:
-        out.append("%s: a circle of %d files: %s" % (kind, len(c), " ".join(c)))
+        out.append("%s: a component of %d files: %s" % (kind, len(c), " ".join(c)))
     if not big:
         out.append("%s: no circle" % kind)
     return bad
@@ -256,8 +291,9 @@ def main(argv):
     if what in ("calls", "all"):
         g = call_graph(top, files)
         notes = []
-        bad = report("calls", sccs(g), CALL_SCC_MAX, notes)
-        case(not bad, "no circle of more than %d files in the call graph" % CALL_SCC_MAX, notes)
+        bad = report("calls", sccs(g), CALL_SCC_MAX, notes, g)
+        case(not bad, "no circle of more than %d files in the call graph" % CALL_SCC_MAX,
+             notes + ["allowed for now: " + " ".join(sorted(a)) for a in CALL_ALLOWED])
     lines.append("1..%d" % n)
     print("\n".join(lines))
     return 1 if failed else 0

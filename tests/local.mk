@@ -4,7 +4,7 @@ noinst_LIBRARIES += libtandem_mock.a
 libtandem_mock_a_SOURCES = tests/mock/mock.c tests/mock/mock.h tests/mock/mock_int.h \
 	tests/mock/mock_scenario.c tests/mock/mock_anthropic.c tests/mock/mock_openai.c \
 	tests/mock/mock_echo.c tests/mock/mock_cache.c tests/mock/mock_render.c \
-	tests/mock/mock_models.c tests/mock/mock_http.c
+	tests/mock/mock_models.c tests/mock/mock_http.c tests/mock/mock_websearch.c
 noinst_PROGRAMS += tests/mockmodel
 tests_mockmodel_SOURCES = tests/mock/main.c
 tests_mockmodel_LDADD = libtandem_mock.a $(LIB_LIBS)
@@ -42,6 +42,9 @@ IT_TESTS += tests/it/hostile.sh tests/it/output.sh
 IT_TESTS += tests/it/models.sh
 IT_TESTS += tests/it/mcp.sh
 IT_TESTS += tests/it/mcpres.sh
+# web_fetch against a web server on loopback (tests/it/webserve.mjs)
+IT_TESTS += tests/it/web.sh tests/it/websearch.sh
+EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
@@ -74,6 +77,7 @@ IT_TESTS += tests/it/image.sh
 # The wire front ends driven by the real clients from tests/npm: the Agent
 # SDK's query() (stream-json) and the ACP SDK's client (tandem acp).
 IT_TESTS += tests/it/sdk.sh tests/it/acp.sh tests/it/streamjson.sh
+IT_TESTS += tests/it/ccheadless.sh tests/it/cchooks.sh
 EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
 # Workspace snapshots: commands rewound and redone.
 IT_TESTS += tests/it/wsnap.sh
@@ -100,3 +104,5 @@ kill-campaign: all
 .PHONY: kill-campaign
 # Requests built from what the conversation keeps: byte for byte the whole build (TANDEM_DEBUG=conv).
 IT_TESTS += tests/it/reqcache.sh
+# todo_write, exit_plan, ask_user headless: answered at once; Claude Code's names in rules and hooks; the list after a compaction.
+IT_TESTS += tests/it/plantools.sh

@@ -208,14 +208,20 @@ T_TEST(validate)
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 	cJSON *j = cJSON_Parse("{\"PreToolUse\":[{\"matcher\":\"(\",\"hooks\":[{\"command\":\"true\"}]},"
 	    "{\"matcher\":\"grep\"},"
-	    "{\"hooks\":[{\"type\":\"prompt\",\"prompt\":\"x\"},{\"command\":\"\"},"
+	    "{\"hooks\":[{\"type\":\"agent\",\"prompt\":\"x\"},{\"command\":\"\"},"
 	    "{\"command\":\"true\",\"timeout\":-1},{\"command\":\"true\",\"timeout\":5}]}],"
-	    "\"Bogus\":[]}");
+	    "\"Stop\":[{\"hooks\":[{\"command\":\"true\",\"if\":\"Bash(git *)\"}]}],"
+	    "\"PostToolUse\":[{\"hooks\":[{\"type\":\"http\",\"url\":\"\"},{\"command\":\"true\",\"if\":3}]}],"
+	    "\"CwdChanged\":[],\"Bogus\":[]}");
 
 	hooks_validate(j, &w);
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[0]: the matcher \"(\" is not a valid regular expression");
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[1]: \"hooks\" must be an array");
-	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[2].hooks[0]: type \"prompt\" is not supported");
+	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[2].hooks[0]: type \"agent\" is not supported");
+	T_CONTAINS(buf_cstr(&w), "hooks.Stop[0].hooks[0]: \"if\" applies to tool events only");
+	T_CONTAINS(buf_cstr(&w), "hooks.PostToolUse[0].hooks[0]: \"url\" must be a non-empty string");
+	T_CONTAINS(buf_cstr(&w), "hooks.PostToolUse[0].hooks[1]: \"if\": must be a permission rule");
+	T_CONTAINS(buf_cstr(&w), "CwdChanged hooks never run: tandem's working directory");
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[2].hooks[1]: \"command\" must be a non-empty string");
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[2].hooks[2]: \"timeout\" must be a number");
 	T_OK(strstr(buf_cstr(&w), "hooks[3]") == NULL);
@@ -223,6 +229,30 @@ T_TEST(validate)
 	buf_reset(&w);
 	hooks_validate(NULL, &w);
 	T_EQ_INT(w.len, 0);
+	cJSON_Delete(j);
+	buf_release(&w);
+}
+
+static void
+got_unhonoured(void *arg, const char *kind, const char *name, const char *why)
+{
+	buf_printf(arg, "%s %s: %s\n", kind, name, why);
+}
+
+T_TEST(unhonoured)
+{
+	struct buf w = BUF_INIT(BUF_NOLIMIT);
+	cJSON *j = cJSON_Parse("{\"PreToolUse\":[{\"hooks\":[{\"command\":\"true\",\"async\":true},"
+	    "{\"type\":\"agent\",\"prompt\":\"x\"},{\"type\":\"http\",\"url\":\"http://x\"}]}],"
+	    "\"SubagentStop\":[],\"Nonsense\":[],\"PostCompact\":[]}");
+
+	hooks_unhonoured(j, got_unhonoured, &w);
+	T_CONTAINS(buf_cstr(&w), "hook field async: tandem waits for every hook");
+	T_CONTAINS(buf_cstr(&w), "hook type agent: tandem has no agent hooks");
+	T_CONTAINS(buf_cstr(&w), "hook event SubagentStop: tandem has no subagents yet");
+	T_CONTAINS(buf_cstr(&w), "hook event Nonsense: not an event");
+	T_OK(strstr(buf_cstr(&w), "http") == NULL);
+	T_OK(strstr(buf_cstr(&w), "PostCompact") == NULL);
 	cJSON_Delete(j);
 	buf_release(&w);
 }
@@ -899,7 +929,15 @@ T_TEST(pre_tool_for_a_gate)
 	T_EQ_STR(o.reason, "no");
 	hook_outcome_release(&o);
 	T_OK(o.reason == NULL);
-	/* Forgotten once taken: asking again starts over. */
+	/* Asked again (the gate starts over after a later stage waited): the same verdict, no new run. */
+	T_EQ_INT(hooks_pre_tool(h, "t1", "run_bash", rm, PERM_YOLO, count_kick, NULL, &o), 0);
+	T_EQ_INT(o.decision, HOOK_DENY);
+	T_EQ_STR(o.reason, "no");
+	T_OK(o.warnings == NULL);
+	T_EQ_INT(hooks_pending(h), 0);
+	hook_outcome_release(&o);
+	/* Forgotten at the end of the turn: asking again starts over. */
+	hooks_cancel_tools(h);
 	T_EQ_INT(hooks_pre_tool(h, "t1", "run_bash", rm, PERM_YOLO, count_kick, NULL, &o), 1);
 	/* An interrupt kills what runs; no kick comes. */
 	hooks_cancel_tools(h);
@@ -1031,6 +1069,7 @@ main(void)
 	T_RUN(pre_tool_for_a_gate);
 	T_RUN(post_tool_for_results);
 	T_RUN(tool_response_shape);
+	T_RUN(unhonoured);
 
 	config_release(&cfg);
 	ev_loop_free(loop);

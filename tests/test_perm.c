@@ -431,9 +431,9 @@ T_TEST(plan_mode)
 	struct perm_rules *r = rules_of(allow, ask, NULL);
 
 	T_EQ_INT(edit(r, PERM_PLAN, "src/a.c"), PERM_VERDICT_DENY);
-	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made");
+	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made (finish the plan, then ask for its approval with exit_plan)");
 	T_EQ_INT(check(r, PERM_PLAN, "write_file", TOOL_WRITE, "path", "x"), PERM_VERDICT_DENY);
-	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made");
+	T_EQ_STR(buf_cstr(&why), "plan mode: no changes are made (finish the plan, then ask for its approval with exit_plan)");
 	T_EQ_INT(patch(r, PERM_PLAN, "--- a/x\n+++ b/x\n"), PERM_VERDICT_DENY);
 	T_EQ_INT(bash(r, PERM_PLAN, "make"), PERM_VERDICT_DENY);
 	T_EQ_STR(buf_cstr(&why), "plan mode: no commands are run");
@@ -902,7 +902,7 @@ T_TEST(claude_code_meanings)
 		perm_rules_free(r);
 	}
 
-	/* Claude Code tools tandem lacks load, and decide nothing. */
+	/* Claude Code tools tandem lacks load, and decide nothing (WebFetch is web_fetch). */
 	r = perm_rules_new();
 	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "WebFetch", &err), 0);
 	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "WebFetch(domain:example.com)", &err), 0);
@@ -914,6 +914,8 @@ T_TEST(claude_code_meanings)
 	T_EQ_INT(bash(r, PERM_YOLO, "curl example.com"), PERM_VERDICT_ALLOW);
 	T_EQ_INT(tool(r, PERM_YOLO, "write_file", "x"), PERM_VERDICT_ALLOW);
 	T_EQ_INT(check(r, PERM_YOLO, "WebFetch", TOOL_HIGH_IMPACT, "url", "x"),
+	    PERM_VERDICT_DENY);
+	T_EQ_INT(check(r, PERM_YOLO, "NotebookEdit", TOOL_HIGH_IMPACT, "path", "x"),
 	    PERM_VERDICT_ALLOW);
 	/* An alias and the tandem name it shares a tool with are two rules. */
 	T_EQ_INT(perm_rules_add(r, PERM_LIST_DENY, "Edit(a)", &err), 0);
@@ -1097,6 +1099,50 @@ explain(const struct perm_rules *r, enum perm_mode mode, const char *tool, enum 
 	perm_strv_free(rules);
 	cJSON_Delete(in);
 	return buf_detach(&all, NULL);
+}
+
+/* WebFetch(domain:...) rules against web_fetch's URL: the host, exact or below a "*.". */
+T_TEST(web_domains)
+{
+	const char *allow[] = { "WebFetch(domain:example.com)", "WebFetch(domain:*.docs.rs)", NULL };
+	const char *deny[] = { "WebFetch(domain:evil.example.com)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, deny);
+	struct buf err = BUF_INIT(4096);
+	cJSON *in;
+	char *rule;
+
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://example.com/a"),
+	    PERM_VERDICT_ALLOW);
+	T_CONTAINS(buf_cstr(&why), "WebFetch(domain:example.com)");
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://EXAMPLE.com.:8443/a"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://user@example.com/"),
+	    PERM_VERDICT_ALLOW);
+	/* The host is what counts, not a look-alike in the user part or the path. */
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url",
+	    "https://example.com@attacker.net/"), PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url",
+	    "https://attacker.net/example.com"), PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://www.example.com/"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://serde.docs.rs/"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_ASK, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://docs.rs/"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_YOLO, "web_fetch", TOOL_HIGH_IMPACT, "url",
+	    "https://evil.example.com/"), PERM_VERDICT_DENY);
+	T_EQ_INT(check(r, PERM_ASK, "WebFetch", TOOL_HIGH_IMPACT, "url", "http://[::1]:80/"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(perm_rules_add(r, PERM_LIST_ALLOW, "WebFetch(example.com)", &err), -1);
+	T_CONTAINS(buf_cstr(&err), "domain:NAME");
+	in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "url", "https://Docs.Example.org:8443/x?y");
+	rule = perm_rule_for("web_fetch", in);
+	T_EQ_STR(rule, "WebFetch(domain:docs.example.org)");
+	free(rule);
+	cJSON_Delete(in);
+	perm_rules_free(r);
+	buf_release(&err);
 }
 
 T_TEST(explain)
@@ -1451,6 +1497,7 @@ main(void)
 	T_RUN(rules_copy_and_merge);
 	T_RUN(hostile_commands);
 	T_RUN(claude_code_meanings);
+	T_RUN(web_domains);
 	T_RUN(shell_tools);
 	T_RUN(path_anchors);
 	T_RUN(meaning_changes);

@@ -454,7 +454,7 @@ check_rects(const struct rect *r, int rows, int cols)
 
 T_TEST(layout_narrow_wide_zoom_and_tiny)
 {
-	struct layout_req q = { 24, 80, 2, 0, 0, 0, -1 };
+	struct layout_req q = { 24, 80, 2, 0, 0, 0, -1, 0 };
 	struct rect r[PANE_COUNT];
 
 	layout_compute(&q, r);

@@ -17,7 +17,8 @@ libtandem_tools_a_SOURCES = \
 	tools/write_file.c \
 	tools/patch.c tools/patch.h \
 	tools/apply_patch.c \
-	tools/filelist.c tools/filelist.h
+	tools/filelist.c tools/filelist.h \
+	tools/plantools.c tools/plantools.h
 
 # The tools tests link the whole tools library (tool.c's table names every tool).
 TOOLS_LIBS = libtandem_tools.a $(LIB_LIBS) $(PCRE2_LIBS)

@@ -21,6 +21,9 @@ const struct tool_def *const tool_table[] = {
 	&tool_run_bash,
 	&tool_bash_output,
 	&tool_kill_shell,
+	&tool_todo_write,
+	&tool_exit_plan,
+	&tool_ask_user,
 	NULL
 };
 

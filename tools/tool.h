@@ -135,5 +135,8 @@ extern const struct tool_def tool_write_file;
 extern const struct tool_def tool_apply_patch;
 extern const struct tool_def tool_bash_output;
 extern const struct tool_def tool_kill_shell;
+extern const struct tool_def tool_todo_write;
+extern const struct tool_def tool_exit_plan;
+extern const struct tool_def tool_ask_user;
 
 #endif

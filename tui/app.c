@@ -75,7 +75,7 @@ app_dirty(struct app *a, unsigned what)
 static bool
 app_needs_tick(const struct app *a)
 {
-	return tv_any_running(&a->tools) ||
+	return tv_any_running(&a->tools) || (tdv_active(&a->todo) && app_busy(a)) ||
 	    (a->st.retrying && ev_now_ms() < a->st.retry_until + 1000);
 }
 
@@ -86,7 +86,7 @@ app_tick(struct ev_loop *loop, void *arg)
 
 	a->tick_timer = 0;
 	a->spin++;
-	app_dirty(a, D_TOOLS | D_STATUS);
+	app_dirty(a, D_TOOLS | D_STATUS | D_PLAN);
 	app_tick_arm(a);
 }
 
@@ -168,6 +168,7 @@ app_reset_view(struct app *a)
 	a->tr = tr_new();
 	tv_release(&a->tools);
 	tv_init(&a->tools);
+	tdv_reset(&a->todo);
 	a->tools_scroll = 0;
 	a->expand_all = false;
 	/* What the diff pane showed belongs to the old view (a rewound turn's diff, a call): not kept. */

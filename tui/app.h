@@ -34,6 +34,7 @@
 
 #include "agent.h"
 #include "approve.h"
+#include "askpick.h"
 #include "bang.h"
 #include "browse.h"
 #include "buf.h"
@@ -48,6 +49,7 @@
 #include "sline.h"
 #include "status.h"
 #include "theme.h"
+#include "todoview.h"
 #include "toolview.h"
 #include "transcript.h"
 #include "udiff.h"
@@ -121,6 +123,7 @@ enum {
 	D_APPROVAL	= 1 << PANE_APPROVAL,
 	D_INPUT		= 1 << PANE_INPUT,
 	D_STATUS	= 1 << PANE_STATUS,
+	D_PLAN		= 1 << PANE_PLAN,
 	D_PANES		= (1 << PANE_COUNT) - 1,
 	D_LAYOUT	= 1 << 8,	/* place the windows again */
 	D_CLEAR		= 1 << 9	/* the terminal lost its contents: send everything */
@@ -225,6 +228,11 @@ struct app {
 	struct mention		 mention;	/* @path completion (mention.h) */
 	struct notify		 notify;	/* telling the user tandem waits (notify.h) */
 	struct paste		 clip;		/* an image from the clipboard (paste.h) */
+	struct todoview		 todo;		/* the model's todo list, now and per turn (todoview.h) */
+	struct askpick		*pick;		/* ask_user's questions being answered (askpick.h), or NULL */
+	struct statusline	*sl;		/* the statusLine command (statusline.h); NULL: none */
+	bool			 sl_warned;	/* its failure was said once */
+	int64_t			 opened_at;	/* ms, for the status line's duration */
 };
 
 /* tui.c */

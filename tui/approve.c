@@ -20,7 +20,9 @@
 #include "draw.h"
 #include "ev.h"
 #include "event.h"
+#include "askpick.h"
 #include "json.h"
+#include "mdview.h"
 #include "utf8.h"
 #include "visual.h"
 
@@ -37,6 +39,9 @@ static const struct approve_tool {
 	{ "write_file", "Write", "content", "path" },
 	{ "apply_patch", "Apply this patch", "patch", NULL },
 	{ "run_bash", "Run this command", "command", NULL },
+	{ "web_fetch", "Fetch", "url", "url" },
+	{ "web_search", "Search the web for", "query", "query" },
+	{ "exit_plan", "Approve this plan", "plan", NULL },
 };
 
 static const struct approve_tool *
@@ -206,6 +211,13 @@ approve_show(struct app *a)
 	a->diff.scroll = 0;
 	if (strcmp(p->name, "run_bash") == 0) {
 		approve_show_command(a, p);
+	} else if (strcmp(p->name, "exit_plan") == 0) {
+		const char *plan = json_str(p->input, "plan", "");
+
+		/* the plan as the model wrote it, rendered */
+		mdview_render(plan, strlen(plan), &a->diff.lines);
+		snprintf(a->diff.title, sizeof a->diff.title, "%s", "plan");
+		a->diff.lines_w = -1;
 	} else {
 		const char *text = p->preview ? p->preview : "";
 
@@ -230,6 +242,11 @@ approve_request(struct app *a, const cJSON *ev)
 	const cJSON *input = json_get(ev, "input"), *rule;
 	struct buf always = BUF_INIT(BUF_NOLIMIT);
 
+	if (strcmp(json_str(ev, "name", ""), "ask_user") == 0) {
+		buf_release(&always);
+		askpick_open(a, ev);
+		return;
+	}
 	if (a->ap.n == a->ap.cap) {
 		a->ap.cap = a->ap.cap ? a->ap.cap * 2 : 4;
 		a->ap.pend = xreallocarray(a->ap.pend, a->ap.cap, sizeof *a->ap.pend);
@@ -257,6 +274,7 @@ approve_settled(struct app *a, const char *id)
 {
 	size_t i;
 
+	askpick_settled(a, id);
 	for (i = 0; i < a->ap.n; i++) {
 		if (strcmp(a->ap.pend[i].id, id) != 0)
 			continue;
@@ -289,11 +307,32 @@ approve_answer(struct app *a, enum approval d, const char *reason, const cJSON *
 		approve_answer_at(a, 0, d, reason, edited);
 }
 
+/*
+ * exit_plan: y approves into ask, a into accept-edits, e approves the
+ * edited plan (into ask), n sends it back with the reason.
+ */
+static enum approval
+approve_plan_answer(struct app *a, enum approval d, const char **reason, struct buf *why)
+{
+	if (d == APPROVAL_DENY || d == APPROVAL_NEVER) {
+		buf_printf(why, "the plan is sent back%s%s. Revise it (still in plan mode: "
+		    "read-only) and call exit_plan again", *reason != NULL ? ": " : "",
+		    *reason != NULL ? *reason : "");
+		*reason = buf_cstr(why);
+		return APPROVAL_DENY;
+	}
+	app_mode_change(a, d == APPROVAL_ALWAYS ? PERM_ACCEPT_EDITS : PERM_ASK);
+	return APPROVAL_ALLOW;
+}
+
 static void
 approve_answer_at(struct app *a, size_t i, enum approval d, const char *reason, const cJSON *edited)
 {
+	struct buf why = BUF_INIT(BUF_NOLIMIT);
 	char *id;
 
+	if (strcmp(a->ap.pend[i].name, "exit_plan") == 0)
+		d = approve_plan_answer(a, d, &reason, &why);
 	id = xstrdup(a->ap.pend[i].id);
 	if (d == APPROVAL_DENY || d == APPROVAL_NEVER)
 		tr_tool_denied(a->tr, id, reason != NULL ? reason :
@@ -314,6 +353,7 @@ approve_answer_at(struct app *a, size_t i, enum approval d, const char *reason, 
 	approve_settled(a, id);
 	app_tick_arm(a);
 	app_dirty(a, D_TOOLS | D_TRANSCRIPT);
+	buf_release(&why);
 	free(id);
 }
 
@@ -349,6 +389,25 @@ approve_reason_fit(struct sline *out, const char *reason, int width)
 		sline_adds(out, "\xE2\x80\xA6", ROLE_APPROVAL, 0);
 }
 
+/* exit_plan's question and keys. */
+static void
+approve_plan_prompt(struct sline *out)
+{
+	static const char *const keys[][2] = {
+		{ "y", "es, then ask" }, { "a", "ccept edits" }, { "n", "o, revise (say why)" },
+		{ "e", "dit it" },
+	};
+	size_t i;
+
+	sline_adds(out, "Approve this plan?  ", ROLE_APPROVAL, 0);
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		sline_adds(out, keys[i][0], ROLE_APPROVAL_KEY, TA_BOLD);
+		sline_adds(out, keys[i][1], ROLE_APPROVAL, 0);
+		sline_adds(out, "  ", ROLE_APPROVAL, 0);
+	}
+	out->flags |= SL_NOWRAP;
+}
+
 void
 approve_prompt(struct app *a, struct sline *out)
 {
@@ -372,6 +431,10 @@ approve_prompt(struct app *a, struct sline *out)
 	if (a->mode == MODE_REASON) {
 		sline_adds(out, "Deny: say why below (optional), Enter sends, Esc goes back", ROLE_APPROVAL, 0);
 		out->flags |= SL_NOWRAP;
+		return;
+	}
+	if (strcmp(p->name, "exit_plan") == 0 && ed_empty(&a->ed)) {
+		approve_plan_prompt(out);
 		return;
 	}
 	if (t == NULL) {

@@ -320,6 +320,35 @@ browse_render(struct app *a)
 	app_dirty(a, D_TRANSCRIPT);
 }
 
+/* Each turn that wrote a todo list shows it, as the list stood at the turn's end. */
+static void
+browse_todos(const struct app *a, cJSON *turns)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	cJSON *t, *changes;
+	const cJSON *list;
+
+	cJSON_ArrayForEach(t, turns) {
+		const char *plan = tdv_plan(&a->todo, (int)json_int(t, "turn", 0));
+
+		list = tdv_turn(&a->todo, (int)json_int(t, "turn", 0));
+		if (!cJSON_IsArray(changes = json_get(t, "changes")))
+			changes = cJSON_AddArrayToObject(t, "changes");
+		if (plan != NULL) {
+			buf_reset(&b);
+			buf_printf(&b, BROWSE_INDENT "plan approved: %s", plan);
+			cJSON_AddItemToArray(changes, cJSON_CreateString(buf_cstr(&b)));
+		}
+		if (list == NULL || cJSON_GetArraySize(list) == 0)
+			continue;
+		buf_reset(&b);
+		buf_puts(&b, BROWSE_INDENT "todo: ");
+		tdv_summary(list, &b);
+		cJSON_AddItemToArray(changes, cJSON_CreateString(buf_cstr(&b)));
+	}
+	buf_release(&b);
+}
+
 void
 browse_open(struct app *a, bool pick)
 {
@@ -339,6 +368,7 @@ browse_open(struct app *a, bool pick)
 	}
 	browse_release(&a->br);
 	browse_init(&a->br);
+	browse_todos(a, turns);
 	a->br.turns = turns;
 	a->br.on = true;
 	a->br.pick = pick;

@@ -50,6 +50,7 @@ static void cmd_memory(struct app *, const char *, struct app_action *);
 static void cmd_agents(struct app *, const char *, struct app_action *);
 static void cmd_mcp(struct app *, const char *, struct app_action *);
 static void cmd_mode(struct app *, const char *, struct app_action *);
+static void cmd_plan(struct app *, const char *, struct app_action *);
 static void cmd_init(struct app *, const char *, struct app_action *);
 static void cmd_review(struct app *, const char *, struct app_action *);
 
@@ -61,6 +62,8 @@ static const struct cmd cmd_table[] = {
 	{ "/cost", "", "tokens and dollars, last request and session", cmd_cost },
 	{ "/model", "[name]", "list the server's models, or change to one", cmd_model },
 	{ "/mode", "[name]", "list the permission modes, or change to one (yolo asks to be sure)", cmd_mode },
+	{ "/plan", "[prompt]", "plan mode: the model explores read-only and asks you to approve its plan",
+	    cmd_plan },
 	{ "/effort", "[level]", "show or set the effort level (off: the model's default)", cmd_effort },
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
@@ -295,6 +298,18 @@ cmd_mode(struct app *a, const char *arg, struct app_action *then)
 		return;
 	}
 	app_mode_change(a, m);
+}
+
+/* Plan mode, and the rest of the line sent as the prompt to plan for. */
+static void
+cmd_plan(struct app *a, const char *arg, struct app_action *then)
+{
+	if (strcmp(a->st.mode, app_mode_name(a, PERM_PLAN)) != 0)
+		app_mode_change(a, PERM_PLAN);
+	if (arg != NULL && arg[0] != '\0') {
+		then->what = DO_SUBMIT;
+		then->text = xstrdup(arg);
+	}
 }
 
 static void

@@ -885,6 +885,31 @@ keys_apply(struct app *a, unsigned r)
 		app_dirty(a, D_INPUT);
 }
 
+/* A key as the picker takes it (askpick.h). */
+static int
+keys_pick(int key)
+{
+	switch (key) {
+	case KC_FN | KEY_UP:
+		return ASKPICK_UP;
+	case KC_FN | KEY_DOWN:
+	case '\t':
+		return ASKPICK_DOWN;
+	case '\r':
+	case '\n':
+	case KC_FN | KEY_ENTER:
+		return ASKPICK_ENTER;
+	case KC_ESC:
+	case KC_ALT | KC_ESC:
+		return ASKPICK_CANCEL;
+	case 127:
+	case KC_CTRL('h'):
+	case KC_FN | KEY_BACKSPACE:
+		return ASKPICK_BACKSPACE;
+	}
+	return (key & (KC_FN | KC_ALT)) != 0 || key < 0x20 ? ASKPICK_OTHER : key;
+}
+
 static void
 keys_dispatch(struct app *a, int key, struct app_action *act)
 {
@@ -912,6 +937,12 @@ keys_dispatch(struct app *a, int key, struct app_action *act)
 		else
 			app_notice(a, ROLE_DIM, "mode stays %s", a->st.mode);
 		keys_apply(a, KR_REDRAW);
+		return;
+	}
+	/* ask_user's picker takes every key but those that work everywhere (Ctrl+C, Ctrl+L, Ctrl+Z). */
+	if (askpick_on(a) && !a->br.on && key != KC_CTRL('c') && key != KC_CTRL('l') &&
+	    key != KC_CTRL('z')) {
+		askpick_key(a, keys_pick(key));
 		return;
 	}
 	for (i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {

@@ -73,7 +73,7 @@ layout_stack(const struct layout_req *q, int area, struct rect *out)
 void
 layout_compute(const struct layout_req *q, struct rect out[PANE_COUNT])
 {
-	int rows = q->rows > 1 ? q->rows : 1, cols = q->cols, y, input, approval, area;
+	int rows = q->rows > 1 ? q->rows : 1, cols = q->cols, y, input, approval, plan, area;
 
 	memset(out, 0, sizeof *out * PANE_COUNT);
 	y = rows - 1;
@@ -88,6 +88,9 @@ layout_compute(const struct layout_req *q, struct rect out[PANE_COUNT])
 		approval = y;
 	y -= approval;
 	layout_set(&out[PANE_APPROVAL], y, 0, approval, cols);
+	plan = layout_clamp(q->plan_rows, 0, y / 2);
+	y -= plan;
+	layout_set(&out[PANE_PLAN], y, 0, plan, cols);
 	area = y;
 	if (area <= 0)
 		return;

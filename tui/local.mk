@@ -9,7 +9,7 @@ libtandem_tui_a_SOURCES = \
 	tui/draw.c tui/draw.h \
 	tui/keys.c \
 	tui/cmds.c \
-	tui/approve.c \
+	tui/todoview.c tui/todoview.h tui/askpick.c tui/askpick.h tui/approve.c \
 	tui/bang.c tui/bang.h \
 	tui/queue.c tui/queue.h \
 	tui/mention.c tui/mention.h \
@@ -30,6 +30,7 @@ libtandem_tui_a_SOURCES = \
 	tui/toolview.c tui/toolview.h \
 	tui/toolshow.c tui/toolshow.h \
 	tui/status.c tui/status.h \
+	tui/statusline.c tui/statusline.h \
 	tui/layout.c tui/layout.h
 
 # The replay driver for the screen tests (and bench/).
@@ -85,6 +86,8 @@ TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh 
 	tests/tui/mcp.sh \
 	tests/tui/mcpres.sh \
 	tests/tui/editor.sh
+# web_fetch and web_search on the screen: approvals, the tools pane, the browser.
+TUI_SCREEN_TESTS += tests/tui/web.sh
 # The command sandbox on the screen: the status bar, a refusal, the way outside.
 TUI_SCREEN_TESTS += tests/tui/sandbox.sh
 # The user's ! commands in the workspace snapshots: recorded, listed, rewound and redone.
@@ -104,6 +107,8 @@ TUI_SCREEN_TESTS += tests/tui/breakprice.sh
 # The transcript tells the story: inline hunks and output, Ctrl+O, the followed call, a waiting status.
 TUI_SCREEN_TESTS += tests/tui/story.sh
 EXTRA_DIST += tests/tui/story.jsonl tests/tui/denied.jsonl
+# Claude Code's statusLine: the real ccstatusline as the bar, a sleeping command, a failing one.
+TUI_SCREEN_TESTS += tests/tui/statusline.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl tests/tui/emoji.jsonl \
@@ -119,3 +124,5 @@ TUI_SCREEN_TESTS += tests/tui/syntax.sh
 EXTRA_DIST += tests/tui/syntax.jsonl
 # tandem --demo: a guided tour that follows the user's answers.
 TUI_SCREEN_TESTS += tests/tui/demo.sh
+# The todo list (per turn, resumed, rewound), plan approval, ask_user's picker.
+TUI_SCREEN_TESTS += tests/tui/todo.sh tests/tui/plan.sh

@@ -16,6 +16,7 @@
 #include "draw.h"
 #include "ev.h"
 #include "json.h"
+#include "statusline.h"
 #include "utf8.h"
 #include "wrap.h"
 
@@ -520,7 +521,10 @@ paint_status(struct app *a)
 
 	werase(w);
 	sline_init(&l);
-	st_format(&a->st, r->w, ev_now_ms(), &l);
+	if (statusline_text(a->sl) != NULL)
+		st_format_custom(&a->st, statusline_text(a->sl), r->w, &l);
+	else
+		st_format(&a->st, r->w, ev_now_ms(), &l);
 	draw_row(&c, 0, &l, 0);
 	sline_release(&l);
 	wnoutrefresh(w);
@@ -570,6 +574,7 @@ paint_place(struct app *a)
 	if (q.diff_rows > 0 && q.diff_rows < 3)
 		q.diff_rows = 3;
 	q.zoom = a->br.on ? PANE_TRANSCRIPT : a->zoom;
+	q.plan_rows = a->br.on ? 0 : askpick_rows(a);
 	if (memcmp(&q, &a->req, sizeof q) == 0 && !(a->dirty & D_LAYOUT))
 		return;
 	a->req = q;
@@ -620,6 +625,7 @@ static const struct paint_pane {
 	{ PANE_DIFF, D_DIFF, paint_diff },
 	{ PANE_APPROVAL, D_APPROVAL, approve_paint },
 	{ PANE_STATUS, D_STATUS, paint_status },
+	{ PANE_PLAN, D_PLAN, askpick_paint },
 };
 
 void
@@ -632,8 +638,8 @@ paint_frame(struct app *a)
 
 	tr_update(a->tr);
 	paint_follow(a);
-	if (st_set_waiting(&a->st, approve_count(a) > 0 ? "waiting for your approval" : approve_asking(a) ?
-	    "waiting for your answer" : a->mode == MODE_REASON ? "waiting for your reason" : NULL))
+	if (st_set_waiting(&a->st, approve_count(a) > 0 ? "waiting for your approval" : approve_asking(a) ||
+	    askpick_on(a) ? "waiting for your answer" : a->mode == MODE_REASON ? "waiting for your reason" : NULL))
 		a->dirty |= D_STATUS;
 	paint_place(a);
 	d = a->dirty;

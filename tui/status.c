@@ -236,6 +236,40 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 	}
 }
 
+/* What stays beside a status line command's text: the mode and what tandem waits for. */
+static void
+st_custom_segments(const struct status *st, struct st_seg *segs, int *n)
+{
+	st_seg(segs, n, 2, ROLE_STATUS_MODE, "%s", st->mode);
+	if (st->waiting[0] != '\0')
+		st_seg(segs, n, 1, ROLE_TOOL_WAITING, "\xE2\x97\x86 %s", st->waiting);
+	else if (st->busy)
+		st_seg(segs, n, 4, ROLE_STATUS_BUSY, "\xE2\x97\x8F working");
+	if (st->unsaved)
+		st_seg(segs, n, 0, ROLE_ERROR, "\xE2\x9A\xA0 not saved: see the error, then send again to retry");
+}
+
+void
+st_format_custom(const struct status *st, const char *text, int width, struct sline *out)
+{
+	struct st_seg segs[ST_MAXSEG];
+	int n = 0, i, right = 0, room;
+
+	st_custom_segments(st, segs, &n);
+	for (i = 0; i < n; i++)
+		right += (int)wrap_width(segs[i].text, strlen(segs[i].text)) + 3;
+	room = width - right - 1;
+	if (room < 0)
+		room = 0;
+	sline_add(out, text, wrap_fit(text, strlen(text), room), ROLE_STATUS, 0);
+	for (i = 0; i < n; i++) {
+		sline_adds(out, " \xE2\x94\x82 ", ROLE_STATUS, 0);
+		sline_adds(out, segs[i].text, segs[i].role, 0);
+	}
+	out->flags |= SL_NOWRAP | SL_FILL;
+	sline_add(out, " ", 1, ROLE_STATUS, 0);
+}
+
 void
 st_format(const struct status *st, int width, int64_t now, struct sline *out)
 {

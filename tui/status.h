@@ -58,6 +58,11 @@ bool	 st_set_waiting(struct status *, const char *what);
 void	 st_tokens(int64_t n, char *out, size_t size);
 /* A cache break's price: "$0.12", "$0.0042", or "price unknown" (usd < 0). */
 void	 st_break_price(double usd, char *out, size_t size);
+/*
+ * A status line command's text (statusline.h) for width columns, cut to
+ * leave room for the mode and what tandem waits for, which follow it.
+ */
+void	 st_format_custom(const struct status *, const char *text, int width, struct sline *out);
 /* The bar for width columns at time now. */
 void	 st_format(const struct status *, int width, int64_t now, struct sline *out);
 

@@ -20,6 +20,7 @@ static const struct tv_key {
 	{ "read_file", "path" }, { "list_dir", "path" }, { "glob", "pattern" },
 	{ "grep", "pattern" }, { "run_bash", "command" }, { "edit_file", "path" },
 	{ "write_file", "path" }, { "apply_patch", "patch" },
+	{ "web_fetch", "url" }, { "web_search", "query" },
 };
 
 static const char *const tv_names[] = {

@@ -25,9 +25,11 @@
 #include "app.h"
 #include "tui.h"
 #include "config/config.h"
+#include "hooks/cctranscript.h"
 #include "ev.h"
 #include "event.h"
 #include "json.h"
+#include "statusline.h"
 
 /* The one app, for the allocation failure hook (which takes no argument). */
 static struct app *tui_current;
@@ -326,6 +328,71 @@ static const struct tui_event {
 	{ "attachment", mention_on_attachment },
 };
 
+/* A project's status line command is project code: it runs once the project is trusted. */
+static bool
+tui_statusline_allowed(const struct app *a)
+{
+	const char *src = json_str(a->cfg->sources, "statusLine", "");
+	size_t n = strlen(a->cfg->root);
+
+	return a->cfg->trusted || strncmp(src, a->cfg->root, n) != 0 || src[n] != '/';
+}
+
+/* The session changed: the status line command runs again (debounced, off the loop). */
+static void
+tui_statusline_poke(struct app *a)
+{
+	struct sl_info in;
+	struct buf tp = BUF_INIT(BUF_NOLIMIT);
+
+	if (a->sl == NULL || !tui_statusline_allowed(a))
+		return;
+	memset(&in, 0, sizeof in);
+	if (a->session_id[0] != '\0')
+		buf_printf(&tp, "%s/sessions/%s/" CCTR_FILE, a->cfg->home, a->session_id);
+	in.session_id = a->session_id;
+	in.transcript_path = buf_cstr(&tp);
+	in.cwd = a->cfg->root;
+	in.model = a->st.model;
+	in.cost_usd = a->st.cost;
+	in.duration_ms = ev_now_ms() - a->opened_at;
+	in.ctx_tokens = a->st.ctx_tokens;
+	in.ctx_window = a->st.ctx_window;
+	in.total_in = a->st.total.in + a->st.total.cache_read + a->st.total.cache_write;
+	in.total_out = a->st.total.out;
+	statusline_update(a->sl, &in);
+	buf_release(&tp);
+}
+
+static void
+tui_statusline_changed(void *arg)
+{
+	struct app *a = arg;
+	const char *why = statusline_error(a->sl);
+
+	if (why != NULL && !a->sl_warned) {
+		a->sl_warned = true;
+		app_notice(a, ROLE_WARNING, "%s; tandem's own status bar is shown until it works", why);
+	}
+	app_dirty(a, D_STATUS);
+}
+
+static void
+tui_statusline_start(struct app *a)
+{
+	struct buf why = BUF_INIT(1024);
+
+	if (a->cfg == NULL || a->cfg->status_line == NULL)
+		return;
+	a->sl = statusline_new(a->loop, a->cfg->status_line, a->cfg->root, tui_statusline_changed, a, &why);
+	if (why.len > 0)
+		app_notice(a, ROLE_WARNING, "%s", buf_cstr(&why));
+	else if (!tui_statusline_allowed(a))
+		app_notice(a, ROLE_DIM, "this project's statusLine command runs once the project is trusted");
+	buf_release(&why);
+	tui_statusline_poke(a);
+}
+
 static void
 tui_event(const cJSON *ev, void *arg)
 {
@@ -333,14 +400,23 @@ tui_event(const cJSON *ev, void *arg)
 	const char *type = json_str(ev, "type", "");
 	size_t i;
 
-	if (st_event(&a->st, ev, ev_now_ms()))
+	if (st_event(&a->st, ev, ev_now_ms())) {
 		app_dirty(a, D_STATUS);
+		tui_statusline_poke(a);
+	}
+	if (tdv_event(&a->todo, ev)) {
+		app_dirty(a, D_PLAN | D_LAYOUT);
+		app_tick_arm(a);
+	}
 	for (i = 0; i < sizeof tui_events / sizeof tui_events[0]; i++) {
 		if (strcmp(tui_events[i].type, type) == 0) {
 			tui_events[i].fn(a, ev);
 			break;
 		}
 	}
+	/* The session's id is known once its event is taken in. */
+	if (strcmp(type, "session") == 0)
+		tui_statusline_poke(a);
 }
 
 /* ---- the terminal ---- */
@@ -520,6 +596,7 @@ tui_new(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *b
 	a->no_color = nc != NULL && *nc != '\0';
 	a->tr = tr_new();
 	tv_init(&a->tools);
+	tdv_init(&a->todo);
 	st_init(&a->st);
 	ed_init(&a->ed);
 	ed_init(&a->aux);
@@ -553,8 +630,11 @@ tui_free(struct app *a)
 	notify_free(a);
 	paste_free(a);
 	free(a->deferred_prompt);
+	statusline_free(a->sl);
 	tr_free(a->tr);
 	tv_release(&a->tools);
+	tdv_release(&a->todo);
+	askpick_free(a);
 	ed_release(&a->ed);
 	ed_release(&a->aux);
 	buf_release(&a->hint);
@@ -621,6 +701,7 @@ tui_trust_answer(struct app *a, bool yes, const int arg[2])
 			st_set_mode(&a->st, app_mode_name(a, a->be->mode(a->agent)));
 		}
 		app_notice(a, ROLE_DIM, "trusted %s: its hooks and allow rules are in effect", a->cfg->root);
+		tui_statusline_poke(a);
 	} else {
 		app_notice(a, ROLE_DIM, "not trusted: this project's hooks and allow rules are ignored "
 		    "(tandem asks again next time; --trust honours them)");
@@ -724,6 +805,8 @@ tui_main(struct ev_loop *loop, struct event_bus *bus, const struct tui_backend *
 		app_notice(a, ROLE_ERROR, "%s", buf_cstr(&warn));
 	buf_release(&warn);
 	event_subscribe(bus, tui_event, a);
+	a->opened_at = ev_now_ms();
+	tui_statusline_start(a);
 	ev_io_add(loop, STDIN_FILENO, POLLIN, tui_on_stdin, a);
 	for (i = 0; i < sizeof tui_signals / sizeof tui_signals[0]; i++)
 		ev_signal_add(loop, tui_signals[i], tui_on_signal, a);

@@ -26,7 +26,13 @@
 
 static const char *const cfg_hook_events[] = {
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
-	"PreCompact", "SessionEnd", "Notification", "SubagentStart", "SubagentStop", NULL
+	"PreCompact", "SessionEnd", "Notification",
+	"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "PostCompact", "StopFailure",
+	"InstructionsLoaded",
+	/* Claude Code's, kept so that hooks.c names them with why they never run. */
+	"Setup", "SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle",
+	"ConfigChange", "CwdChanged", "FileChanged", "WorktreeCreate", "WorktreeRemove",
+	"Elicitation", "ElicitationResult", NULL
 };
 
 /* One settings file being applied. */
@@ -808,6 +814,9 @@ config_release(struct config *cfg)
 	free(cfg->thinking);
 	free(cfg->effort);
 	cJSON_Delete(cfg->prices);
+	cJSON_Delete(cfg->status_line);
+	cJSON_Delete(cfg->http_hook_urls);
+	cJSON_Delete(cfg->http_hook_env);
 	cJSON_Delete(cfg->mcp_servers);
 	cJSON_Delete(cfg->mcp_flags);
 	free(cfg->root);
@@ -816,6 +825,8 @@ config_release(struct config *cfg)
 	free(cfg->theme);
 	free(cfg->notify_style);
 	free(cfg->disabled_tools);
+	free(cfg->web_search_url);
+	free(cfg->web_fetch_model);
 	for (i = 0; cfg->add_dirs != NULL && cfg->add_dirs[i] != NULL; i++)
 		free(cfg->add_dirs[i]);
 	free(cfg->add_dirs);
@@ -957,6 +968,7 @@ cfg_flag_value(const struct cfg_key *k, const char *s)
 			return NULL;
 		return cJSON_CreateNumber(d);
 	case CFG_OBJECT:
+	case CFG_JSON:
 		return cJSON_Parse(s);
 	default:
 		return cJSON_CreateString(s);

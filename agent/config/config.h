@@ -68,6 +68,9 @@ struct config {
 	struct wsnap_settings snap;	/* snapshots.*: workspace snapshots around commands */
 	char	**add_dirs;		/* extra roots (real paths), NULL-terminated; NULL: none */
 	char	*disabled_tools;	/* comma-separated tool names the model does not get; NULL: none */
+	char	*web_search_url;	/* web.search_url: a SearXNG instance for web_search; NULL: none */
+	char	*web_fetch_model;	/* web.fetch_model: the model that answers web_fetch's prompt; NULL: the fast one */
+	int	 web_max_searches;	/* web.max_searches: searches per web_search call; 0: 5 */
 	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */
 	bool	 trusted;	/* the project's own hooks/allow rules may be honoured */
 	bool	 project_defines_trust_items;	/* project settings define hooks or allow rules */
@@ -80,6 +83,9 @@ struct config {
 	struct jail_config sandbox;	/* the "sandbox" group: parsed and resolved by jail.c */
 	unsigned skip_layers;	/* settings files config_load leaves out: 1 the user's, 2 the
 				   project's, 4 the project's local one (--setting-sources) */
+	cJSON	*status_line;	/* statusLine: {"type": "command", "command", "padding"} (owned); NULL */
+	cJSON	*http_hook_urls;	/* allowedHttpHookUrls: patterns with *; NULL: any URL */
+	cJSON	*http_hook_env;	/* httpHookAllowedEnvVars: names an http hook's headers may use; NULL: its own list */
 
 	/* Internal to config.c. */
 	cJSON	*held;		/* the project's trust items, until config_apply_trusted() */

@@ -52,6 +52,9 @@ const struct cfg_key cfg_keys[] = {
 	{ "context_window", CFG_INT, offsetof(struct config, context_window), 0, 100000000, 0 },
 	{ "cache_ttl_ms", CFG_INT, offsetof(struct config, cache_ttl_ms), 0, 86400000, 0 },
 	{ "disabled_tools", CFG_STRING, offsetof(struct config, disabled_tools), 0, 0, 0 },
+	{ "web.search_url", CFG_STRING, offsetof(struct config, web_search_url), 0, 0, 0 },
+	{ "web.fetch_model", CFG_STRING, offsetof(struct config, web_fetch_model), 0, 0, 0 },
+	{ "web.max_searches", CFG_INT, offsetof(struct config, web_max_searches), 0, 20, 0 },
 	{ "snapshots.enabled", CFG_BOOL, offsetof(struct config, snap.enabled), 0, 0, 0 },
 	{ "snapshots.max_file_mb", CFG_INT, offsetof(struct config, snap.max_file_mb), 0, 4096, 0 },
 	{ "snapshots.max_snapshot_mb", CFG_INT, offsetof(struct config, snap.max_snapshot_mb), 0, 1048576, 0 },
@@ -62,6 +65,10 @@ const struct cfg_key cfg_keys[] = {
 	{ "mcp.timeout_ms", CFG_INT, offsetof(struct config, mcp_timeout_ms), 1, 86400000, 0 },
 	{ "mcp.defer_bytes", CFG_INT, offsetof(struct config, mcp_defer_bytes), -1, 100000000, 0 },
 	{ "mcp.start_wait_ms", CFG_INT, offsetof(struct config, mcp_start_wait_ms), 1, 600000, 0 },
+	/* Claude Code's status line command and the URLs http hooks may post to (hooks.h). */
+	{ "statusLine", CFG_JSON, offsetof(struct config, status_line), 0, 0, 0 },
+	{ "allowedHttpHookUrls", CFG_JSON, offsetof(struct config, http_hook_urls), 0, 0, 0 },
+	{ "httpHookAllowedEnvVars", CFG_JSON, offsetof(struct config, http_hook_env), 0, 0, 0 },
 };
 
 const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);
@@ -253,6 +260,11 @@ cfg_valid(const struct cfg_key *k, const cJSON *v, struct buf *why)
 			return true;
 		buf_puts(why, "must be a JSON object");
 		return false;
+	case CFG_JSON:
+		if (cJSON_IsObject(v) || cJSON_IsArray(v))
+			return true;
+		buf_puts(why, "must be a JSON object or array");
+		return false;
 	case CFG_CHOICE:
 		if (cJSON_IsString(v) && cfg_choice_ok(cfg_choices_of(k->name), v->valuestring))
 			return true;
@@ -289,6 +301,10 @@ cfg_store(struct config *cfg, const struct cfg_key *k, const cJSON *v, const cha
 		}
 		break;
 	}
+	case CFG_JSON:
+		cJSON_Delete(*CFG_MEMBER(cfg, k, cJSON *));
+		*CFG_MEMBER(cfg, k, cJSON *) = cJSON_Duplicate(v, 1);
+		break;
 	case CFG_BOOL:
 		*CFG_MEMBER(cfg, k, bool) = cJSON_IsTrue(v);
 		break;
@@ -327,6 +343,7 @@ cfg_print_scalar(const struct config *cfg, const struct cfg_key *k, struct buf *
 	const char *s;
 
 	switch (k->type) {
+	case CFG_JSON:
 	case CFG_OBJECT: {
 		char *t = *CFG_MEMBER(cfg, k, cJSON *) != NULL ?
 		    cJSON_PrintUnformatted(*CFG_MEMBER(cfg, k, cJSON *)) : NULL;

@@ -33,7 +33,8 @@ enum cfg_type {
 	CFG_ENV_NAMES,	/* names or patterns of environment variables; min 1: to keep */
 	CFG_DIRS,	/* directories, added up across layers and flags */
 	CFG_OBJECT,	/* a JSON object; a later layer's members replace an earlier one's */
-	CFG_CHOICE	/* one of the words of the key's choices */
+	CFG_CHOICE,	/* one of the words of the key's choices */
+	CFG_JSON	/* a JSON object or array, taken whole: a later layer's replaces it */
 };
 
 /* One setting; the table drives loading, flags and printing. */

@@ -407,7 +407,7 @@ http_start_failed(struct ev_loop *loop, void *arg)
 static struct http_req *
 http_request(struct http *http, const char *url, struct curl_slist *headers,
     char *body, size_t len, const struct http_timeouts *to,
-    const struct http_handler *h)
+    const struct http_handler *h, void (*setup)(void *, CURL *), void *setup_arg)
 {
 	struct http_req *req = xcalloc(1, sizeof *req);
 
@@ -445,6 +445,8 @@ http_request(struct http *http, const char *url, struct curl_slist *headers,
 	curl_easy_setopt(req->easy, CURLOPT_USERAGENT, "tandem/" PACKAGE_VERSION);
 	if (to->connect_ms > 0)
 		curl_easy_setopt(req->easy, CURLOPT_CONNECTTIMEOUT_MS, to->connect_ms);
+	if (setup != NULL)
+		setup(setup_arg, req->easy);
 	if (curl_multi_add_handle(http->multi, req->easy) != CURLM_OK) {
 		curl_easy_cleanup(req->easy);
 		req->easy = NULL;
@@ -463,21 +465,29 @@ http_post(struct http *http, const char *url, struct curl_slist *headers,
     const char *body, size_t len, const struct http_timeouts *to,
     const struct http_handler *h)
 {
-	return http_request(http, url, headers, xmemdup(body != NULL ? body : "", len), len, to, h);
+	return http_request(http, url, headers, xmemdup(body != NULL ? body : "", len), len, to, h, NULL, NULL);
 }
 
 struct http_req *
 http_post_take(struct http *http, const char *url, struct curl_slist *headers,
     char *body, size_t len, const struct http_timeouts *to, const struct http_handler *h)
 {
-	return http_request(http, url, headers, body != NULL ? body : xstrdup(""), len, to, h);
+	return http_request(http, url, headers, body != NULL ? body : xstrdup(""), len, to, h, NULL, NULL);
 }
 
 struct http_req *
 http_get(struct http *http, const char *url, struct curl_slist *headers,
     const struct http_timeouts *to, const struct http_handler *h)
 {
-	return http_request(http, url, headers, NULL, 0, to, h);
+	return http_request(http, url, headers, NULL, 0, to, h, NULL, NULL);
+}
+
+struct http_req *
+http_get_with(struct http *http, const char *url, struct curl_slist *headers,
+    const struct http_timeouts *to, const struct http_handler *h,
+    void (*setup)(void *, CURL *), void *setup_arg)
+{
+	return http_request(http, url, headers, NULL, 0, to, h, setup, setup_arg);
 }
 
 static void

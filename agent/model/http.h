@@ -77,6 +77,10 @@ struct http_req	*http_post_take(struct http *, const char *url, struct curl_slis
 /* GET url, likewise. */
 struct http_req	*http_get(struct http *, const char *url, struct curl_slist *headers,
 		    const struct http_timeouts *, const struct http_handler *);
+/* GET url, with setup(setup_arg, easy) called on curl's handle before it starts (more options). */
+struct http_req	*http_get_with(struct http *, const char *url, struct curl_slist *headers,
+		    const struct http_timeouts *, const struct http_handler *,
+		    void (*setup)(void *, CURL *), void *setup_arg);
 /* Stop the request; no callback fires after this returns. */
 void		 http_cancel(struct http_req *);
 /* The response made progress: re-arm the stall timer (see stall_on_progress). */

@@ -582,6 +582,12 @@ stream_usage(const struct stream *s, bool *has)
 	return s->usage;
 }
 
+int64_t
+stream_web_searches(const struct stream *s)
+{
+	return s->web_searches;
+}
+
 bool
 stream_complete(const struct stream *s)
 {

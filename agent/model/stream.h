@@ -73,6 +73,8 @@ const char	*stream_message_id(const struct stream *);
 const char	*stream_model(const struct stream *);
 /* Cumulative usage; *has is set when the stream reported any. */
 struct usage	 stream_usage(const struct stream *, bool *has);
+/* The searches the API's web search server tool made (usage.server_tool_use.web_search_requests). */
+int64_t		 stream_web_searches(const struct stream *);
 /*
  * The stream reached its proper end: message_stop (Anthropic), or [DONE]
  * or a finish_reason (OpenAI).  False after EOF means it was cut short.

@@ -136,6 +136,8 @@ anth_usage(struct stream *s, const cJSON *u)
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (cJSON_IsNumber(json_get(u, keys[i])))
 			*dst[i] = json_int(u, keys[i], 0);
+	if (cJSON_IsNumber(json_get(json_get(u, "server_tool_use"), "web_search_requests")))
+		s->web_searches = json_int(json_get(u, "server_tool_use"), "web_search_requests", 0);
 }
 
 static void

@@ -63,6 +63,7 @@ struct stream {
 	char		*err_msg;
 	struct usage	 usage;
 	bool		 has_usage;
+	int64_t		 web_searches;	/* usage.server_tool_use.web_search_requests */
 	bool		 complete;
 	bool		 finished;
 	bool		 failed;	/* stream_feed returns -1 from now on */

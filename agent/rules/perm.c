@@ -21,7 +21,9 @@
 #define PERM_LOOSE_MAX	1024	/* bytes of a command a loose "never" rule spells out */
 
 /* What a tool's patterns are matched against; PERM_KIND_NONE: nothing (a rule that matches no call). */
-enum perm_kind { PERM_KIND_BASH, PERM_KIND_PATH, PERM_KIND_PATCH, PERM_KIND_NONE };
+enum perm_kind { PERM_KIND_BASH, PERM_KIND_PATH, PERM_KIND_PATCH, PERM_KIND_NONE,
+	PERM_KIND_DOMAIN	/* web_fetch: "domain:host" patterns against the URL's host */
+};
 
 static const struct perm_tool {
 	const char	*name;
@@ -39,6 +41,11 @@ static const struct perm_tool {
 	/* Background shells: a rule covers the tool or not, patterns match nothing. */
 	{ "bash_output", PERM_KIND_NONE,  "shell_id" },
 	{ "kill_shell",	 PERM_KIND_NONE,  "shell_id" },
+	{ "web_fetch",	 PERM_KIND_DOMAIN, "url" },
+	{ "web_search",	 PERM_KIND_NONE,  "query" },
+	{ "todo_write",	 PERM_KIND_NONE,  "todos" },
+	{ "exit_plan",	 PERM_KIND_NONE,  "plan" },
+	{ "ask_user",	 PERM_KIND_NONE,  "questions" },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
@@ -350,6 +357,54 @@ perm_patch_names_release(struct perm_patch_names *ns)
 	free(ns->read);
 }
 
+/* The host of a URL ("scheme://user@host:port/..."), lowercase; NULL if none. */
+static char *
+perm_url_host(const char *url)
+{
+	const char *p, *e, *q, *colon;
+	char *h, *c;
+
+	if (url == NULL || (p = strstr(url, "://")) == NULL)
+		return NULL;
+	p += 3;
+	e = p + strcspn(p, "/?#");
+	for (q = p; q < e; q++)
+		if (*q == '@')
+			p = q + 1;
+	if (*p == '[') {
+		for (q = p; q < e && *q != ']'; q++)
+			;
+		e = q < e ? q + 1 : e;
+	} else if ((colon = memchr(p, ':', (size_t)(e - p))) != NULL)
+		e = colon;
+	if (e == p)
+		return NULL;
+	h = xstrndup(p, (size_t)(e - p));
+	for (c = h; *c != '\0'; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	while (c > h && c[-1] == '.')
+		*--c = '\0';
+	return h;
+}
+
+/* Does "domain:" pattern pat ("example.com", or "*.example.com" for the names below it) match host? */
+static bool
+perm_domain_match(const char *pat, const char *host)
+{
+	size_t n, hl;
+
+	if (host == NULL)
+		return false;
+	if (strcmp(pat, "*") == 0)
+		return true;
+	if (strncmp(pat, "*.", 2) != 0)
+		return strcmp(pat, host) == 0;
+	n = strlen(pat + 1);
+	hl = strlen(host);
+	return hl > n && strcmp(host + hl - n, pat + 1) == 0;
+}
+
 /*
  * The subject of one call.
  */
@@ -391,6 +446,9 @@ subject_init(struct perm_subject *sub, const struct perm_rules *rules, const cha
 				sub->paths[k].read = ns.read[i];
 		}
 		perm_patch_names_release(&ns);
+		break;
+	case PERM_KIND_DOMAIN:
+		sub->whole = perm_url_host(v);
 		break;
 	case PERM_KIND_NONE:
 		break;
@@ -464,6 +522,8 @@ rule_hits_any(const struct perm_rule *r, const struct perm_subject *sub)
 			    (r->pattern == NULL || rule_path_match(r, &sub->paths[i])))
 				return true;
 		return false;
+	case PERM_KIND_DOMAIN:
+		return covers && perm_domain_match(r->pattern, sub->whole);
 	case PERM_KIND_NONE:
 		return false;
 	}
@@ -504,7 +564,10 @@ allow_covering(const struct perm_ruleset *set, const struct perm_subject *sub, s
 		r = &set->v[k];
 		if (!rule_covers(r, sub) || r->pattern == NULL)
 			continue;
-		if (r->kind != PERM_KIND_BASH) {
+		if (r->kind == PERM_KIND_DOMAIN) {
+			if (perm_domain_match(r->pattern, sub->whole))
+				return r;
+		} else if (r->kind != PERM_KIND_BASH) {
 			if (rule_path_match(r, &sub->paths[i]))
 				return r;
 		} else if ((!sub->parts.v[i].redirect || strchr(r->pattern, '>') != NULL) &&
@@ -556,6 +619,8 @@ allow_whole(const struct perm_ruleset *set, const struct perm_subject *sub)
 static size_t
 subject_count(const struct perm_subject *sub)
 {
+	if (sub->tool->kind == PERM_KIND_DOMAIN)
+		return sub->whole != NULL ? 1 : 0;
 	return sub->tool->kind == PERM_KIND_BASH ? sub->parts.n : sub->npaths;
 }
 
@@ -627,7 +692,8 @@ perm_check(const struct perm_rules *rules, enum perm_mode mode, const char *tool
 		    r->text);
 		v = PERM_VERDICT_DENY;
 	} else if (mode == PERM_PLAN && cls != TOOL_READ_ONLY) {
-		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made" :
+		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made (finish the plan, "
+		    "then ask for its approval with exit_plan)" :
 		    "plan mode: no commands are run");
 		v = PERM_VERDICT_DENY;
 	} else if (sub.parts.unsure &&
@@ -883,13 +949,15 @@ perm_rule_tools(const char *name, unsigned *tools, enum perm_kind *kind)
 			if ((t = perm_tool_find(covers[k])) == NULL)
 				continue;
 			*tools |= 1u << (t - perm_tools);
-			*kind = t->kind == PERM_KIND_BASH ? PERM_KIND_BASH : PERM_KIND_PATH;
+			*kind = t->kind == PERM_KIND_BASH || t->kind == PERM_KIND_DOMAIN ? t->kind :
+			    PERM_KIND_PATH;
 		}
 		return 0;
 	}
 	if ((t = perm_tool_find(name)) != NULL && strcmp(t->name, name) == 0) {
 		*tools = 1u << (t - perm_tools);
-		*kind = t->kind == PERM_KIND_BASH ? PERM_KIND_BASH : PERM_KIND_PATH;
+		*kind = t->kind == PERM_KIND_BASH || t->kind == PERM_KIND_DOMAIN ? t->kind :
+		    PERM_KIND_PATH;
 		return 0;
 	}
 	/* Claude Code's MCP tools: tandem has none of them yet. */
@@ -1035,6 +1103,21 @@ perm_rule_parse(const char *rule, struct perm_rule *r, struct buf *err)
 	}
 	if (r->kind == PERM_KIND_NONE) {
 		r->pattern = xstrndup(s, (size_t)(e - s));
+		return 0;
+	}
+	if (r->kind == PERM_KIND_DOMAIN) {
+		char *c;
+
+		if ((size_t)(e - s) <= 7 || strncmp(s, "domain:", 7) != 0) {
+			buf_printf(err, "rule \"%s\": a WebFetch pattern is domain:NAME "
+			    "(WebFetch(domain:example.com), or domain:*.example.com for the names "
+			    "below it)", r->text);
+			goto fail;
+		}
+		r->pattern = xstrndup(s + 7, (size_t)(e - s) - 7);
+		for (c = r->pattern; *c != '\0'; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
 		return 0;
 	}
 	if (r->kind != PERM_KIND_BASH) {
@@ -1444,6 +1527,8 @@ perm_explain(const struct perm_rules *rules, enum perm_mode mode, const char *to
 				perm_strv_push(&always, &nalways, rule);
 			else
 				free(rule);
+		} else if (sub.tool->kind == PERM_KIND_DOMAIN) {
+			perm_strv_push(&missed, &nmissed, xstrdup(sub.whole));
 		} else {
 			name = sub.paths[i].rel != NULL ? sub.paths[i].rel : sub.paths[i].abs;
 			if (name != NULL)
@@ -1598,6 +1683,16 @@ perm_rule_for(const char *tool_name, const cJSON *input)
 			free(dir);
 		}
 		perm_patch_names_release(&ns);
+		return rule;
+	case PERM_KIND_DOMAIN:
+		clean = perm_url_host(v);
+		if (clean != NULL) {
+			struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+			buf_printf(&b, "WebFetch(domain:%s)", clean);
+			rule = buf_detach(&b, NULL);
+		}
+		free(clean);
 		return rule;
 	case PERM_KIND_NONE:
 		break;

@@ -395,6 +395,9 @@ subtype_allows(const struct subtype *t, const char *tool)
 
 	if (subtype_listed(t->disallowed, tool))
 		return false;
+	/* the person is the parent's to ask, and plan mode the parent's to leave */
+	if (strcmp(tool, "ask_user") == 0 || strcmp(tool, "exit_plan") == 0)
+		return false;
 	if (strcmp(tool, "agent") == 0)
 		return t->may_spawn && !subtype_listed(t->disallowed, tool);
 	if (t->tools != NULL)

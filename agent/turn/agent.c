@@ -52,6 +52,7 @@
 #include "store/wsnap.h"
 #include "jail/protect.h"
 #include "bgshell.h"
+#include "plan/plan.h"
 #include "sub/subagent.h"
 
 static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
@@ -134,6 +135,7 @@ agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, cons
 	/* @path mentions and images, read now (attach.h). */
 	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, cv->a->caps.image_input, prompt, content);
 	inbox_take(cv, content);
+	plan_prompt_note(cv, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
 	if (record_add_user(cv, content) == -1 || session_note_turn(cv->a->session, cv->turn, prompt) == -1) {

@@ -71,6 +71,7 @@ struct call_request {
 	bool			 no_budget;	/* no thinking budget (a summary needs none) */
 	bool			 stall_on_progress;	/* only content keeps the stall timer off */
 	const struct stream_handler *sh;	/* where the stream's text and blocks go */
+	const char		*model;		/* a side call's own model (no thinking, no effort); NULL: the agent's */
 };
 
 /* Send the request; end hears how it ended.  max_tokens of it in *max_tokens (may be NULL). */

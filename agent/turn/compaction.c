@@ -11,6 +11,7 @@
 #include "compaction.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "plan/plan.h"
 #include "record.h"
 
 void
@@ -18,6 +19,7 @@ compaction_applied(struct conversation *cv, enum compact_stage stage, int64_t be
 {
 	cJSON *rec = cJSON_CreateObject();
 
+	plan_compacted(cv);
 	conv_changed(&cv->conv);
 	cJSON_AddStringToObject(rec, "k", "replace");
 	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "tool.h"
 
 static const char *const agent_phase_names[PHASE_COUNT] = {
 	[PHASE_IDLE] = "idle",
@@ -143,6 +144,17 @@ agent_listed(const char *list, const char *word)
 		list += strspn(list, ", ");
 	}
 	return false;
+}
+
+/* Is name in the comma-separated list of disabled tools, or a tool it needs? */
+bool
+agent_tool_disabled(const struct config *cfg, const char *name)
+{
+	const struct tool_def *t = tool_find(name);
+
+	if (t != NULL && t->needs != NULL && agent_listed(cfg->disabled_tools, t->needs))
+		return true;
+	return agent_listed(cfg->disabled_tools, name);
 }
 
 bool

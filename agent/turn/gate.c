@@ -63,6 +63,8 @@
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
+#include "web/web.h"
+#include "plan/plan.h"
 
 /* A stage that does not decide: the next one looks at the call. */
 #define GATE_PASS	(-1)
@@ -105,6 +107,7 @@ gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *i
 		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
 	else if (fork_first)
 		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
+	web_explain(cv->a->web, c->id, reason, &always);
 	buf_release(&scratch);
 	return always;
 }
@@ -149,7 +152,7 @@ static bool
 gate_deny_unsure(struct conversation *cv, const struct sched_call *c)
 {
 	return perm_deny_unsure(cv->a->cfg->rules, c->name, c->input) ||
-	    perm_deny_unsure(cv->a->session_rules, c->name, c->input);
+	    perm_deny_unsure(cv->a->session_rules, c->name, c->input) || web_person_only(cv->a->web, c->id);
 }
 
 /*
@@ -260,7 +263,7 @@ gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 		emit_approval(cv->bus, c->id, "deny", cv->a->mode == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
-	return GATE_PASS;
+	return web_gate(cv->a->web, c, &g->v, &g->deny_unsure);
 }
 
 /* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */
@@ -353,12 +356,43 @@ gate_sandbox(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, 
  * 7. The slot for the host's decision: a front end that decides for the
  * person (the SDK protocol's can_use_tool) answers here: SCHED_GO,
  * SCHED_REFUSE with its reason, or SCHED_ASK while it decides (its answer
- * comes through agent_answer).  Nothing fills it yet.
+ * comes through agent_answer).  PermissionRequest hooks answer here
+ * (hooks.h); a call a deny rule could catch unseen, or a fork's first
+ * command, still goes to the person.
  */
 static int
 gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	return GATE_PASS;
+	struct hook_outcome ho;
+	int d = GATE_PASS;
+
+	if (hooks_permission_request(cv->a->hooks, c->id, c->name, c->input, cv->a->mode, gate_kick, cv, &ho) == 1)
+		return SCHED_LATER;
+	agent_hook_notes(cv, &ho);
+	if (ho.decision == HOOK_DENY) {
+		buf_reset(why);
+		buf_printf(why, "A PermissionRequest hook refused this call: %s",
+		    ho.reason != NULL ? ho.reason : "no reason given");
+		emit_approval(cv->bus, c->id, "deny", "hook");
+		d = SCHED_REFUSE;
+	} else if (ho.decision == HOOK_ALLOW && !g->deny_unsure &&
+	    !(cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+		if (ho.updated_input != NULL) {
+			sched_call_set_input(c, ho.updated_input);
+			ho.updated_input = NULL;
+		}
+		/* A rewritten input is checked against the rules again; a deny rule still denies. */
+		if (perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, c->input, why) ==
+		    PERM_VERDICT_DENY) {
+			emit_approval(cv->bus, c->id, "deny", "rule");
+			d = SCHED_REFUSE;
+		} else {
+			emit_approval(cv->bus, c->id, "allow", "hook");
+			d = SCHED_GO;
+		}
+	}
+	hook_outcome_release(&ho);
+	return d;
 }
 
 /* 8. The person: an approval_request, or, headless, a refusal that says how to allow it. */
@@ -423,9 +457,19 @@ gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g,
 	}
 }
 
+/* 3b. The tools whose call is a question to the person (plan.h): they always ask. */
+static int
+gate_asks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	int d = plan_gate(cv, c, why);
+
+	return d == -1 ? GATE_PASS : d;
+}
+
 /* The stages, in their fixed order: the first that decides, decides. */
 static gate_stage_fn *const gate_stages[] = {
-	gate_health, gate_subagent, gate_rules, gate_hooks, gate_always, gate_allowed, gate_sandbox, gate_host,
+	gate_health, gate_subagent, gate_rules, gate_hooks, gate_asks, gate_always, gate_allowed,
+	gate_sandbox, gate_host,
 	gate_person
 };
 

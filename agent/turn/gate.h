@@ -8,6 +8,9 @@
  *      first command, which is shown before it runs;
  *   3. hooks: PreToolUse hooks (hooks.h) may deny, allow, ask or rewrite
  *      the input (rewritten input is checked against the rules again);
+ *   3b. asks: ask_user and exit_plan are questions to the person
+ *      (plan/plan.h): asked whatever the rules allow, refused at once
+ *      when nobody can answer;
  *   4. always: the session's "always" answers;
  *   5. allowed: the verdict of the rules and the mode allows it;
  *   6. sandbox: the slot for sandbox auto-allow (a call the sandbox

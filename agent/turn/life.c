@@ -17,6 +17,7 @@
 #include "jail/jail.h"
 #include "jail/protect.h"
 #include "mcp/mcp.h"
+#include "plan/plan.h"
 #include "modelset.h"
 #include "prompt.h"
 #include "resume.h"
@@ -24,6 +25,7 @@
 #include "sub/subagent.h"
 #include "subhost.h"
 #include "tooluse.h"
+#include "web/web.h"
 
 /* Where phase transitions are logged: TANDEM_DEBUG=phase, to TANDEM_DEBUG_FILE or stderr. */
 static FILE *
@@ -66,6 +68,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->th.collapse = a->cfg->compact_collapse;
 	cv->th.summary = a->cfg->compact_summary;
 	conv_init(&cv->conv);
+	cv->plan = plan_new();
 	return cv;
 }
 
@@ -124,6 +127,7 @@ conversation_release(struct conversation *cv)
 	free(cv->turn_prompt);
 	cJSON_Delete(cv->turn_tools);
 	cJSON_Delete(cv->attach);
+	plan_free(cv->plan);
 }
 
 void
@@ -198,6 +202,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	subhost_start(a);
 	conversation_attach(cv);
+	a->web = web_new(a);
 	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
 	prompt_mcp_start(cv);
@@ -243,8 +248,9 @@ agent_free(struct agent *a)
 		cJSON_AddStringToObject(f, "reason", "exit");
 		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, cv);
 		cJSON_Delete(f);
-		hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	}
+	/* and the hooks the last events started (StopFailure, PermissionDenied, ...) finish */
+	hooks_drain(a->hooks, AGENT_SESSION_END_MS);
 	hooks_free(a->hooks);
 	jail_free(a->jail);
 	a->hooks = NULL;
@@ -252,6 +258,7 @@ agent_free(struct agent *a)
 		cv->hook_run = NULL;
 		conversation_release(cv);
 	}
+	web_free(a->web);
 	mcp_free(a->mcp);
 	buf_release(&a->mcp_changed);
 	free(a->mcp_warnings);

@@ -43,6 +43,7 @@
 #include "store/session.h"
 #include "model/stream.h"
 #include "xalloc.h"
+#include "web/web.h"
 #include "turn_int.h"
 #include "sub/subagent.h"
 #include "call.h"
@@ -87,11 +88,7 @@ prompt_listed(const char *list, const char *word)
 bool
 prompt_tool_disabled(const struct config *cfg, const char *name)
 {
-	const struct tool_def *t = tool_find(name);
-
-	if (t != NULL && t->needs != NULL && prompt_listed(cfg->disabled_tools, t->needs))
-		return true;
-	return prompt_listed(cfg->disabled_tools, name);
+	return agent_tool_disabled(cfg, name);
 }
 
 /* The git branch, read from .git/HEAD without starting a process. */
@@ -277,6 +274,7 @@ agent_mcp_wait(struct conversation *cv)
 		cJSON_Delete(cv->tools);
 		cv->tools = prompt_tools_json(cv->a->cfg);
 		mcp_tools_json(cv->a->mcp, cv->tools);
+		web_tools_json(cv->a->web, cv->tools);
 		prompt_sub_tools(cv);
 		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
 			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),

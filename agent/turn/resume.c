@@ -30,6 +30,7 @@
 #include "event.h"
 #include "model/http.h"
 #include "hooks.h"
+#include "hooks/cctranscript.h"
 #include "jail/jail.h"
 #include "json.h"
 #include "context/memory.h"
@@ -56,6 +57,7 @@
 #include "intent.h"
 #include "timeline.h"
 #include "store/wsnap.h"
+#include "plan/plan.h"
 
 static cJSON * resume_reconcile_one(struct conversation *cv, const cJSON *use);
 static int resume_reconcile(struct conversation *cv);
@@ -92,7 +94,7 @@ resume_use_session(struct conversation *cv, struct session *sess)
 	cv->a->env.policy = &cv->a->policy;
 	cv->a->env.jail = cv->a->jail;
 	buf_reset(&p);
-	buf_printf(&p, "%s/log.jsonl", session_dir(sess));
+	buf_printf(&p, "%s/" CCTR_FILE, session_dir(sess));
 	hooks_set_session(cv->a->hooks, session_id(sess), buf_cstr(&p));
 	buf_release(&p);
 }
@@ -341,6 +343,7 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 	resume_use_session(cv, sess);
 	if (resume_id != NULL) {
 		conv_replace(&cv->conv, session_take_messages(old != NULL ? old : sess));
+		plan_sync(cv, false);
 		if (old != NULL) {
 			struct buf src = BUF_INIT(8192);
 
@@ -477,4 +480,5 @@ resume_replay_history(struct conversation *cv)
 			emit_turn_end(cv->bus, "end_turn", true);
 	}
 	event_set_turn(cv->bus, cv->turn);
+	plan_sync(cv, true);
 }

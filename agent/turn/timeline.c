@@ -51,6 +51,7 @@
 #include "timeline.h"
 #include "utf8.h"
 #include "store/wsnap.h"
+#include "plan/plan.h"
 
 static int timeline_restore_file(struct conversation *cv, const char *path, const char *have, const char *want, bool force, struct buf *report);
 static int timeline_restore_records(struct conversation *cv, const cJSON *ids, bool undo, bool force, struct buf *report);
@@ -510,6 +511,7 @@ agent_clear(struct agent *a)
 	}
 	buf_release(&err);
 	conv_clear(&cv->conv);
+	plan_sync(cv, true);
 	resume_use_session(cv, sess);
 	cachewatch_forget(cv->cw);
 	cv->stage = COMPACT_NONE;

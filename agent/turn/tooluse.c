@@ -24,6 +24,7 @@
 #include "timeline.h"
 #include "tooluse.h"
 #include "store/wsnap.h"
+#include "plan/plan.h"
 
 /* The "by" of a PostToolUse hook's records. */
 #define TOOLUSE_HOOK_BY	"PostToolUse hook"
@@ -336,6 +337,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(c->name));
 	emit_tool_result(cv->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
 	    c->duration_ms, c->denied, false);
+	plan_call_done(cv, c);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
 	if (c->ran && session_error(cv->a->session) == NULL && hooks_post_pending(cv->a->hooks) == 0 &&
 	    hooks_has(cv->a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(cv->a->wsnap, NULL) == -1 ||

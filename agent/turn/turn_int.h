@@ -140,6 +140,7 @@ struct agent {
 	char			*memory;	/* the memory files, for the dynamic system prompt */
 	char			*memory_report;	/* for /memory */
 	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
+	struct web		*web;		/* web_fetch and web_search (web/web.h) */
 
 	struct conversation	*main;		/* the front ends' conversation */
 	struct subagents	*subs;		/* the agent tool's subagents (sub/subagent.h) */
@@ -205,6 +206,7 @@ struct conversation {
 	} sum;
 
 	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
 
 	/* For the turn's record in the log (the turn browser reads it). */
 	char			*turn_prompt;
@@ -228,6 +230,8 @@ void	 conversation_interrupt(struct conversation *);
 /* Whether TANDEM_DEBUG lists what; whether a comma-separated list holds word. */
 bool	 agent_debug(const char *what);
 bool	 agent_listed(const char *list, const char *word);
+/* Whether the settings disable tool name (disabled_tools), or a tool it needs. */
+bool	 agent_tool_disabled(const struct config *cfg, const char *name);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 

@@ -55,7 +55,14 @@ struct acp_perm {
 	char		*tool_id;
 	bool		 settled;	/* cancelled on our side: the answer is ignored */
 	struct acp_perm	*next;
+	cJSON		*ask;		/* exit_plan's or ask_user's approval_request, or NULL */
+	int		 q;		/* ask_user: the question asked */
+	cJSON		*answers;	/* ask_user: {question: label} so far */
 };
+
+static bool acp_plan_ask(struct acp *, const cJSON *ev);
+static void acp_plan_answered(struct acp *, struct acp_perm *, bool picked, const char *opt);
+static void acp_on_todos(struct acp *, const cJSON *ev);
 
 struct acp {
 	struct ev_loop		*loop;
@@ -173,6 +180,10 @@ acp_title(const char *name, const cJSON *input, struct buf *t)
 		buf_printf(t, "Write %s", path != NULL ? path : "a file");
 	else if (strcmp(name, "list_dir") == 0)
 		buf_printf(t, "List %s", path != NULL ? path : ".");
+	else if (strcmp(name, "web_fetch") == 0)
+		buf_printf(t, "Fetch %s", json_str(input, "url", ""));
+	else if (strcmp(name, "web_search") == 0)
+		buf_printf(t, "Search the web: %s", json_str(input, "query", ""));
 	else if (pat != NULL)
 		buf_printf(t, "%s %s", name, pat);
 	else
@@ -375,10 +386,14 @@ static const struct {
 static void
 acp_ask(struct acp *p, const cJSON *ev)
 {
-	struct acp_perm *k = xcalloc(1, sizeof *k);
-	cJSON *m = cJSON_CreateObject(), *params, *opts;
+	struct acp_perm *k;
+	cJSON *m, *params, *opts;
 	size_t i;
 
+	if (acp_plan_ask(p, ev))
+		return;
+	k = xcalloc(1, sizeof *k);
+	m = cJSON_CreateObject();
 	k->rpc_id = ++p->next_rpc;
 	k->tool_id = xstrdup(json_str(ev, "id", ""));
 	k->next = p->perms;
@@ -418,6 +433,8 @@ static void
 acp_perm_free(struct acp_perm *k)
 {
 	free(k->tool_id);
+	cJSON_Delete(k->ask);
+	cJSON_Delete(k->answers);
 	free(k);
 }
 
@@ -432,6 +449,11 @@ acp_answered(struct acp *p, const cJSON *msg)
 
 	if (k == NULL)
 		return;
+	if (k->ask != NULL && !k->settled && p->agent != NULL) {
+		acp_plan_answered(p, k, json_get(msg, "error") == NULL && strcmp(what, "selected") == 0,
+		    opt);
+		return;
+	}
 	if (!k->settled && p->agent != NULL) {
 		if (json_get(msg, "error") != NULL || strcmp(what, "selected") != 0)
 			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, "the prompt was cancelled", NULL);
@@ -523,6 +545,8 @@ acp_on_event(const cJSON *ev, void *arg)
 		acp_on_tool_result(p, ev);
 	} else if (strcmp(type, "approval_request") == 0) {
 		acp_ask(p, ev);
+	} else if (strcmp(type, "todos") == 0) {
+		acp_on_todos(p, ev);
 	} else if (strcmp(type, "error") == 0 && json_bool(ev, "fatal", false) && p->errors != NULL) {
 		cJSON_AddItemToArray(p->errors, cJSON_CreateString(json_str(ev, "message", "")));
 	} else if (strcmp(type, "result") == 0) {
@@ -1085,4 +1109,175 @@ acp_run(struct ev_loop *loop, struct config *base)
 	ev_signal_del(loop, SIGHUP);
 	acp_free(p);
 	return 0;
+}
+
+/* --- the plan the pair shares: the todo list, a plan's approval, questions --- */
+
+/*
+ * ACP's permission request is a pick among fixed options, so the plan and
+ * the questions fit it only partly: exit_plan offers "approve, accept
+ * edits", "approve, ask" and "keep planning" (no reason, no edit);
+ * ask_user asks its questions one request at a time, an option each: a
+ * multi-select takes one option (its answer says so) and there is no
+ * "other" (the client cannot type an answer into a permission request).
+ */
+
+/* The todo list as a plan update: each entry's content, priority and status. */
+static void
+acp_on_todos(struct acp *p, const cJSON *ev)
+{
+	cJSON *u = cJSON_CreateObject(), *entries;
+	const cJSON *t;
+
+	cJSON_AddStringToObject(u, "sessionUpdate", "plan");
+	entries = cJSON_AddArrayToObject(u, "entries");
+	cJSON_ArrayForEach(t, json_get(ev, "todos")) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "content", json_str(t, "content", ""));
+		cJSON_AddStringToObject(e, "priority", "medium");
+		cJSON_AddStringToObject(e, "status", json_str(t, "status", "pending"));
+		cJSON_AddItemToArray(entries, e);
+	}
+	acp_update(p, u);
+}
+
+static void
+acp_plan_option(cJSON *opts, const char *id, const char *name, const char *kind)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "optionId", id);
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "kind", kind);
+	cJSON_AddItemToArray(opts, o);
+}
+
+/* The request for k as it stands: the plan, or its question k->q. */
+static void
+acp_plan_request(struct acp *p, struct acp_perm *k)
+{
+	const char *name = json_str(k->ask, "name", "");
+	const cJSON *input = json_get(k->ask, "input"), *q, *o;
+	cJSON *m = cJSON_CreateObject(), *params, *opts, *call, *content, *c;
+	struct buf text = BUF_INIT(BUF_NOLIMIT), label = BUF_INIT(BUF_NOLIMIT);
+	char id[32];
+	int i = 0;
+
+	k->rpc_id = ++p->next_rpc;
+	k->next = p->perms;
+	p->perms = k;
+	cJSON_AddNumberToObject(m, "id", k->rpc_id);
+	cJSON_AddStringToObject(m, "method", "session/request_permission");
+	params = cJSON_AddObjectToObject(m, "params");
+	cJSON_AddStringToObject(params, "sessionId", p->session_id);
+	call = acp_tool_call(p, k->tool_id, name, input, "pending");
+	opts = cJSON_AddArrayToObject(params, "options");
+	if (strcmp(name, "exit_plan") == 0) {
+		buf_puts(&text, json_str(input, "plan", ""));
+		cJSON_ReplaceItemInObject(call, "title", cJSON_CreateString("Approve the plan"));
+		acp_plan_option(opts, "plan_accept_edits", "Approve, and accept edits", "allow_always");
+		acp_plan_option(opts, "plan_ask", "Approve, and ask before each edit", "allow_once");
+		acp_plan_option(opts, "plan_keep", "Keep planning", "reject_once");
+	} else {
+		q = cJSON_GetArrayItem(json_get(input, "questions"), k->q);
+		buf_printf(&text, "[%s] %s%s", json_str(q, "header", ""), json_str(q, "question", ""),
+		    json_bool(q, "multiSelect", false) ? " (pick one)" : "");
+		cJSON_ReplaceItemInObject(call, "title", cJSON_CreateString(buf_cstr(&text)));
+		cJSON_ArrayForEach(o, json_get(q, "options")) {
+			snprintf(id, sizeof id, "answer_%d", i++);
+			buf_reset(&label);
+			buf_printf(&label, "%s: %s", json_str(o, "label", ""), json_str(o, "description", ""));
+			acp_plan_option(opts, id, buf_cstr(&label), "allow_once");
+		}
+		acp_plan_option(opts, "decline", "Decline to answer", "reject_once");
+	}
+	content = cJSON_CreateArray();
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "type", "content");
+	cJSON_AddItemToObject(c, "content", acp_text_block(buf_cstr(&text)));
+	cJSON_AddItemToArray(content, c);
+	cJSON_ReplaceItemInObject(call, "content", content);
+	cJSON_AddItemToObject(params, "toolCall", call);
+	buf_release(&text);
+	buf_release(&label);
+	acp_send(p, m);
+}
+
+/* exit_plan and ask_user ask through their own requests; false for any other call. */
+static bool
+acp_plan_ask(struct acp *p, const cJSON *ev)
+{
+	const char *name = json_str(ev, "name", "");
+	struct acp_perm *k;
+
+	if (strcmp(name, "exit_plan") != 0 && strcmp(name, "ask_user") != 0)
+		return false;
+	k = xcalloc(1, sizeof *k);
+	k->tool_id = xstrdup(json_str(ev, "id", ""));
+	k->ask = cJSON_Duplicate(ev, 1);
+	k->answers = cJSON_CreateObject();
+	acp_plan_request(p, k);
+	return true;
+}
+
+static void
+acp_plan_mode(struct acp *p, enum perm_mode m)
+{
+	cJSON *u = cJSON_CreateObject();
+
+	agent_set_mode(p->agent, m);
+	cJSON_AddStringToObject(u, "sessionUpdate", "current_mode_update");
+	cJSON_AddStringToObject(u, "currentModeId", perm_mode_name(m));
+	acp_update(p, u);
+}
+
+/* The client picked opt (picked false: it cancelled or failed) for k, taken off the list. */
+static void
+acp_plan_answered(struct acp *p, struct acp_perm *k, bool picked, const char *opt)
+{
+	const cJSON *input = json_get(k->ask, "input"), *q, *o;
+	struct buf a = BUF_INIT(BUF_NOLIMIT);
+	cJSON *in;
+	char *end;
+	long n;
+
+	if (strcmp(json_str(k->ask, "name", ""), "exit_plan") == 0) {
+		if (picked && strncmp(opt, "plan_", 5) == 0 && strcmp(opt, "plan_keep") != 0) {
+			acp_plan_mode(p, strcmp(opt, "plan_accept_edits") == 0 ? PERM_ACCEPT_EDITS :
+			    PERM_ASK);
+			agent_answer(p->agent, k->tool_id, APPROVAL_ALLOW, NULL, NULL);
+		} else {
+			agent_answer(p->agent, k->tool_id, APPROVAL_DENY, picked ? "the plan is sent "
+			    "back: the user keeps planning. Revise it (still in plan mode: read-only) "
+			    "and call exit_plan again" : "the prompt was cancelled", NULL);
+		}
+		acp_perm_free(k);
+		return;
+	}
+	q = cJSON_GetArrayItem(json_get(input, "questions"), k->q);
+	n = picked && strncmp(opt, "answer_", 7) == 0 ? strtol(opt + 7, &end, 10) : -1;
+	o = n >= 0 && *end == '\0' ? cJSON_GetArrayItem(json_get(q, "options"), (int)n) : NULL;
+	if (o == NULL) {
+		agent_answer(p->agent, k->tool_id, APPROVAL_DENY, picked ? "the user declined to "
+		    "answer: go on with your best judgement, or ask in words" :
+		    "the prompt was cancelled", NULL);
+		acp_perm_free(k);
+		return;
+	}
+	buf_puts(&a, json_str(o, "label", ""));
+	if (json_bool(q, "multiSelect", false))
+		buf_puts(&a, " (the editor lets the user pick one option only)");
+	cJSON_AddStringToObject(k->answers, json_str(q, "question", ""), buf_cstr(&a));
+	buf_release(&a);
+	if (++k->q < cJSON_GetArraySize(json_get(input, "questions"))) {
+		acp_plan_request(p, k);
+		return;
+	}
+	in = cJSON_Duplicate(input, 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(in, "answers");
+	cJSON_AddItemToObject(in, "answers", cJSON_Duplicate(k->answers, 1));
+	agent_answer(p->agent, k->tool_id, APPROVAL_ALLOW, NULL, in);
+	cJSON_Delete(in);
+	acp_perm_free(k);
 }

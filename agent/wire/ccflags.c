@@ -23,7 +23,9 @@ enum cc_what {
 	CC_THINKING_TOKENS,
 	CC_FORK,
 	CC_YOLO,
-	CC_SOURCES
+	CC_SOURCES,
+	CC_BUDGET,
+	CC_SCHEMA
 };
 
 static const struct cc_flag {
@@ -44,6 +46,8 @@ static const struct cc_flag {
 	{ "max-thinking-tokens",		true,	CC_THINKING_TOKENS },
 	{ "fork-session",			false,	CC_FORK },
 	{ "dangerously-skip-permissions",	false,	CC_YOLO },
+	{ "max-budget-usd",			true,	CC_BUDGET },
+	{ "json-schema",			true,	CC_SCHEMA },
 	/* Accepted, and ignored (tandem(1) says why). */
 	{ "verbose",				false,	CC_IGNORE },
 	{ "setting-sources",			true,	CC_SOURCES },
@@ -57,13 +61,11 @@ static const struct cc_flag {
 	{ "no-session-persistence",		false,	CC_IGNORE },
 	{ "managed-settings-in-initialize",	false,	CC_IGNORE },
 	{ "thinking-display",			true,	CC_IGNORE },
-	{ "max-budget-usd",			true,	CC_IGNORE },
 	{ "task-budget",			true,	CC_IGNORE },
 	{ "fallback-model",			true,	CC_IGNORE },
 	{ "agent",				true,	CC_IGNORE },
 	{ "agents",				true,	CC_IGNORE },
 	{ "betas",				true,	CC_IGNORE },
-	{ "json-schema",			true,	CC_IGNORE },
 	{ "permission-prompts",			true,	CC_IGNORE },
 	{ "channels",				true,	CC_IGNORE },
 	{ "tools",				true,	CC_IGNORE },
@@ -118,6 +120,8 @@ cc_set(struct ccflags *cc, const struct cc_flag *f, const char *v, struct buf *e
 	case CC_FORK:		cc->fork = true; break;
 	case CC_YOLO:		cc->yolo = true; break;
 	case CC_SOURCES:	cc->setting_sources = v; break;
+	case CC_BUDGET:	cc->max_budget_usd = v; break;
+	case CC_SCHEMA:	cc->json_schema = v; break;
 	case CC_IGNORE:		break;
 	}
 	return 0;

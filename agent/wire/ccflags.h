@@ -10,7 +10,8 @@
  * --disallowedTools (allow and deny rules), --thinking,
  * --max-thinking-tokens, --fork-session, --dangerously-skip-permissions
  * (yolo), --setting-sources (user, project, local: which of tandem's own
- * settings files are read).  Accepted and ignored, as tandem(1) says:
+ * settings files are read), --max-budget-usd and --json-schema (kept for
+ * wire/ccrun.h).  Accepted and ignored, as tandem(1) says:
  * --verbose, --debug,
  * --debug-file, --strict-mcp-config, --include-hook-events and the other
  * flags of ccflags.c's table.
@@ -38,6 +39,8 @@ struct ccflags {
 	const char	*thinking;		/* adaptive, enabled, disabled */
 	const char	*thinking_tokens;
 	const char	*setting_sources;	/* NULL: all */
+	const char	*max_budget_usd;	/* --max-budget-usd (wire/ccrun.h); NULL: none */
+	const char	*json_schema;		/* --json-schema, the schema's text; NULL: none */
 };
 
 /* Take the flags out of argv (argc updated); 0, or -1 with a sentence in err. */

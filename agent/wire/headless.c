@@ -12,6 +12,7 @@
 #include "event.h"
 #include "headless.h"
 #include "buf.h"
+#include "ccrun.h"
 #include "json.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -28,6 +29,7 @@ struct headless {
 	bool			 interrupted;
 	bool			 signalled;
 	int64_t			 first_signal;	/* when the interrupt began (ms) */
+	struct ccrun		*run;		/* --max-budget-usd, --json-schema; NULL: none */
 };
 
 /* A second signal within this time is the same one delivered twice (timeout(1) does that). */
@@ -53,12 +55,46 @@ headless_put(FILE *f, bool tty, const char *s)
 	buf_release(&clean);
 }
 
+/*
+ * The end of a run that passed --max-budget-usd, or whose answer is not
+ * valid for --json-schema: one sentence on stderr, exit 1; true when so.
+ */
+static bool
+headless_limits(struct headless *h, const cJSON *ev)
+{
+	struct buf why = BUF_INIT(BUF_NOLIMIT);
+	cJSON *v = NULL;
+	bool failed = false;
+
+	if (ccrun_over_budget(h->run)) {
+		ccrun_budget_message(h->run, &why);
+		failed = true;
+	} else if (!json_bool(ev, "is_error", false) && ccrun_has_schema(h->run) &&
+	    strcmp(json_str(ev, "stop_reason", ""), "interrupted") != 0) {
+		v = ccrun_structured(h->run, json_str(ev, "text", ""), &why);
+		failed = v == NULL;
+		cJSON_Delete(v);
+	}
+	if (failed) {
+		fputs("tandem: ", stderr);
+		headless_put(stderr, h->err_tty, buf_cstr(&why));
+		fputc('\n', stderr);
+		h->done = h->failed = true;
+		ev_break(h->loop);
+	}
+	buf_release(&why);
+	return failed;
+}
+
 static void
 headless_on_event(const cJSON *ev, void *arg)
 {
 	struct headless *h = arg;
 	const char *type = json_str(ev, "type", "");
 
+	/* An answer the schema refuses goes back to the model: the run goes on. */
+	if (strcmp(type, "result") == 0 && ccrun_retry(h->run, ev))
+		return;
 	if (h->stream_json) {
 		char *s = cJSON_PrintUnformatted(ev);
 
@@ -72,7 +108,7 @@ headless_on_event(const cJSON *ev, void *arg)
 		fputs("tandem: ", stderr);
 		headless_put(stderr, h->err_tty, json_str(ev, "message", ""));
 		fputc('\n', stderr);
-	} else if (strcmp(type, "result") == 0) {
+	} else if (strcmp(type, "result") == 0 && !headless_limits(h, ev)) {
 		const char *text = json_str(ev, "text", "");
 
 		headless_put(stdout, h->out_tty, text);
@@ -83,7 +119,9 @@ headless_on_event(const cJSON *ev, void *arg)
 		if (strcmp(json_str(ev, "stop_reason", ""), "interrupted") == 0)
 			fputs("tandem: interrupted\n", stderr);
 	}
-	if (strcmp(type, "result") == 0) {
+	if (strcmp(type, "result") == 0 && h->stream_json)
+		headless_limits(h, ev);
+	if (strcmp(type, "result") == 0 && !h->done) {
 		h->done = true;
 		h->failed = json_bool(ev, "is_error", false);
 		if (strcmp(json_str(ev, "stop_reason", ""), "interrupted") == 0)
@@ -127,6 +165,12 @@ headless_new(struct ev_loop *loop, struct event_bus *bus, bool stream_json)
 	h->err_tty = isatty(STDERR_FILENO) == 1;
 	event_subscribe(bus, headless_on_event, h);
 	return h;
+}
+
+void
+headless_set_run(struct headless *h, struct ccrun *run)
+{
+	h->run = run;
 }
 
 int

@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "ccrun.h"
 #include "config/config.h"
 #include "ev.h"
 #include "event.h"
@@ -20,6 +21,7 @@
 #include "tool.h"
 #include "wire.h"
 #include "xalloc.h"
+#include "web/web.h"
 
 /* How long the output may take to drain at exit. */
 #define SJSON_FLUSH_MS		1500
@@ -103,6 +105,11 @@ sjson_msg(struct sjson *s, const char *type)
 static void
 sjson_emit(struct sjson *s, cJSON *msg)
 {
+	/* --output-format json: Claude Code's one result object, nothing before it. */
+	if (s->o.result_only && strcmp(json_str(msg, "type", ""), "result") != 0) {
+		cJSON_Delete(msg);
+		return;
+	}
 	wire_out_json(s->out, msg);
 	cJSON_Delete(msg);
 }
@@ -165,6 +172,7 @@ sjson_init(struct sjson *s)
 			continue;
 		cJSON_AddItemToArray(tools, cJSON_CreateString(wire_cc_tool(name)));
 	}
+	web_cc_tool_names(s->o.cfg, tools);
 	mcp_servers_json(s->agent != NULL ? agent_mcp(s->agent) : NULL,
 	    cJSON_AddArrayToObject(m, "mcp_servers"));
 	cJSON_AddStringToObject(m, "model", s->model != NULL ? s->model : s->o.cfg->model);
@@ -681,7 +689,23 @@ sjson_result(struct sjson *s, const cJSON *ev)
 	const char *subtype = !is_error ? "success" :
 	    turns >= s->o.cfg->max_turns && strcmp(stop, "error") == 0 ? "error_max_turns" :
 	    "error_during_execution";
+	struct buf why = BUF_INIT(BUF_NOLIMIT);
+	cJSON *structured = NULL;
+	bool failed = json_bool(ev, "is_error", false);
 
+	if (ccrun_over_budget(s->o.run)) {
+		subtype = "error_max_budget_usd";
+		ccrun_budget_message(s->o.run, &why);
+		is_error = failed = true;
+		stop = "max_budget_usd";
+	} else if (!is_error && ccrun_has_schema(s->o.run) &&
+	    (structured = ccrun_structured(s->o.run, json_str(ev, "text", ""), &why)) == NULL) {
+		subtype = "error_max_structured_output_retries";
+		is_error = failed = true;
+	}
+	if (why.len > 0)
+		cJSON_AddItemToArray(s->errors, cJSON_CreateString(buf_cstr(&why)));
+	buf_release(&why);
 	sjson_flush_message(s, NULL);
 	cJSON_AddStringToObject(m, "subtype", subtype);
 	cJSON_AddBoolToObject(m, "is_error", is_error);
@@ -703,6 +727,8 @@ sjson_result(struct sjson *s, const cJSON *ev)
 	cJSON_AddNumberToObject(one, "costUSD", cost);
 	cJSON_AddItemToObject(m, "permission_denials", s->denials);
 	s->denials = cJSON_CreateArray();
+	if (structured != NULL)
+		cJSON_AddItemToObject(m, "structured_output", structured);
 	if (is_error) {
 		if (cJSON_GetArraySize(s->errors) == 0)
 			cJSON_AddItemToArray(s->errors, cJSON_CreateString(
@@ -712,7 +738,7 @@ sjson_result(struct sjson *s, const cJSON *ev)
 	}
 	sjson_emit(s, m);
 	s->in_turn = false;
-	s->failed = json_bool(ev, "is_error", false);
+	s->failed = failed;
 	s->interrupted = strcmp(stop, "interrupted") == 0;
 }
 
@@ -760,6 +786,9 @@ sjson_on_event(const cJSON *ev, void *arg)
 		else
 			sjson_deny_later(s, json_str(ev, "id", ""));
 	} else if (strcmp(type, "result") == 0) {
+		/* An answer the schema refuses goes back to the model: the run goes on. */
+		if (ccrun_retry(s->o.run, ev))
+			return;
 		sjson_result(s, ev);
 		s->done = true;
 		if (s->o.input_stream)

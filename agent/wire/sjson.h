@@ -7,7 +7,10 @@
  * API message) per model response; a user message per tool result;
  * stream_event messages with --include-partial-messages; a result at the end
  * of each turn (subtype success, error_max_turns or error_during_execution,
- * with usage, modelUsage, total_cost_usd and permission_denials).  tandem's
+ * with usage, modelUsage, total_cost_usd and permission_denials; with
+ * --max-budget-usd or --json-schema also error_max_budget_usd,
+ * error_max_structured_output_retries and structured_output, wire/ccrun.h).
+ * With result_only (--output-format json) the result is all that is written.  tandem's
  * own events (approval, tool_progress, cache_break, compaction, retry,
  * rewind, context, error) are system messages of that subtype.  Every
  * message carries uuid, session_id and parent_tool_use_id.  Tools are named
@@ -37,6 +40,7 @@ struct config;
 struct ev_loop;
 struct event_bus;
 struct sjson;
+struct ccrun;
 
 struct sjson_opts {
 	struct config		*cfg;		/* must outlive the sjson; initialize's mcpServers join its mcp_flags */
@@ -45,6 +49,8 @@ struct sjson_opts {
 	bool			 host_permissions; /* --permission-prompt-tool stdio */
 	int			 out_fd;	/* usually 1 */
 	int			 in_fd;		/* usually 0; -1: none (tests, fuzzing) */
+	bool			 result_only;	/* --output-format json: only the result message */
+	struct ccrun		*run;		/* the budget and schema (wire/ccrun.h); NULL: none */
 };
 
 /* Subscribe to bus before the agent exists, so its session event is seen. */

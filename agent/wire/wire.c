@@ -352,6 +352,11 @@ static const struct {
 	{ "run_bash",	"execute" },
 	{ "bash_output", "read" },
 	{ "kill_shell",	"execute" },
+	{ "web_fetch",	"fetch" },
+	{ "web_search",	"fetch" },
+	{ "todo_write",	"think" },
+	{ "exit_plan",	"switch_mode" },
+	{ "ask_user",	"other" },
 	{ "agent",	"think" },
 };
 

@@ -13,6 +13,8 @@ FUZZ_LIBS = libtandem_tui.a libtandem_agent.a libtandem_tools.a libtandem_lib.a
 EXTRA_DIST += tests/fuzz
 # git's index file reader (tools/gitindex.c)
 FUZZ_TARGETS += gitindex
+# HTML to Markdown (agent/web/html2md.c)
+FUZZ_TARGETS += html2md
 
 if FUZZ
 FUZZ_ENV = CC='$(CC)' CPPFLAGS='$(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS)' \

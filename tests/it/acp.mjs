@@ -37,7 +37,7 @@ const app = acp.client({ name: 'tandem-test' })
 			cancelledAnswered = true;
 			return { outcome: { outcome: 'cancelled' } };
 		}
-		return { outcome: { outcome: 'selected', optionId: policy } };
+		return { outcome: { outcome: 'selected', optionId: typeof policy === 'function' ? policy(params) : policy } };
 	})
 	.onRequest('fs/read_text_file', async () => ({ content: '' }))
 	.onRequest('fs/write_text_file', async () => ({}));
@@ -197,6 +197,54 @@ async function neverPhase(ctx) {
 	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
 }
 
+// The web tools: kind fetch, a title with the URL or the query, asked and completed.
+async function webPhase(ctx) {
+	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+	const session = await ctx.buildSession({ cwd: ws, mcpServers: [] }).start();
+	policy = 'allow_once';
+	const r = await collect(session, 'read the web');
+	const calls = r.updates.filter((u) => u.sessionUpdate === 'tool_call');
+	const f = calls.find((u) => u.title === `Fetch ${process.env.WEB_URL}`);
+	ok(f && f.kind === 'fetch', `web_fetch: a tool_call of kind fetch titled with its URL (${f && f.title})`);
+	const s = calls.find((u) => u.title === 'Search the web: tandem news');
+	ok(s && s.kind === 'fetch', `web_search: kind fetch, titled with its query (${s && s.title})`);
+	ok(asked.length === 2 && asked.every((a) => a.toolCall.kind === 'fetch'), `both asked for permission (${asked.length})`);
+	const done = r.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+	ok(done.some((u) => /Plain markdown/.test(JSON.stringify(u))), 'the fetch completed with the page');
+	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
+}
+
+// Plan mode: the todo list as plan updates, two questions and a plan through request_permission.
+async function planPhase(ctx) {
+	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+	const session = await ctx.buildSession({ cwd: ws, mcpServers: [] }).start();
+	await ctx.request('session/set_mode', { sessionId: session.sessionId, modeId: 'plan' });
+	policy = (params) => /^\[Color\]/.test(params.toolCall.title) ? 'answer_1' :
+	    /^\[Toppings\]/.test(params.toolCall.title) ? 'answer_2' : 'plan_accept_edits';
+	const r = await collect(session, 'plan with todos');
+	const plans = r.updates.filter((u) => u.sessionUpdate === 'plan');
+	const st = plans.map((u) => u.entries.map((e) => e.status).join(','));
+	ok(plans.length === 3 && st[0] === 'in_progress,pending' && st[1] === 'completed,in_progress' &&
+	    st[2] === 'completed,completed', `plan updates follow the entries' status (${st.join(' | ')})`);
+	ok(plans.every((u) => u.entries.every((e) => e.content && e.priority === 'medium')),
+	    'each entry has content and priority');
+	const qs = asked.filter((a) => /^\[/.test(a.toolCall.title));
+	ok(qs.length === 2 && qs[0].toolCall.title === '[Color] Which color?' &&
+	    qs[0].options.map((o) => o.optionId).join(',') === 'answer_0,answer_1,answer_2,decline',
+	    'a question asks with an option each and decline');
+	ok(qs[1] && /\(pick one\)$/.test(qs[1].toolCall.title) && qs[0].options[1].name === 'Green: calm',
+	    'a multi-select says only one can be picked; options show label and description');
+	const pl = asked.find((a) => a.toolCall.title === 'Approve the plan');
+	ok(pl && pl.toolCall.kind === 'switch_mode' && /Paint it green/.test(pl.toolCall.content[0].content.text) &&
+	    pl.options.map((o) => o.optionId).join(',') === 'plan_accept_edits,plan_ask,plan_keep',
+	    'the plan asks for approval with the plan shown and three choices');
+	ok(r.updates.some((u) => u.sessionUpdate === 'current_mode_update' && u.currentModeId === 'accept-edits'),
+	    'approving into accept-edits is told as current_mode_update');
+	ok(asked.length === 3, `the edit after the plan asked nothing (${asked.length} requests)`);
+	ok(readFileSync(`${ws}/notes.txt`, 'utf8') === 'green\n', 'the edit was made');
+	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
+}
+
 const updatesSeen = [];
 app.onNotification('session/update', ({ params }) => { updatesSeen.push({ update: params.update, at: Date.now() }); });
 
@@ -206,8 +254,12 @@ try {
 			await loadPhase(ctx);
 		} else if (phase === 'mcp') {
 			await mcpPhase(ctx);
+		} else if (phase === 'plan') {
+			await planPhase(ctx);
 		} else if (phase === 'never') {
 			await neverPhase(ctx);
+		} else if (phase === 'web') {
+			await webPhase(ctx);
 		} else {
 			await sessionPhase(ctx);
 		}

@@ -63,6 +63,43 @@ run_node never
 check "never: the model was told the calls are rejected for the session" grep -q 'rest of the session' <(sed -n 3p "$MOCK_LOG")
 check "never: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 
+# The web tools over ACP (a web server on loopback; loopback fetched as in tests/it/web.sh).
+node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$T/web.log" 2>/dev/null &
+WEB_PID=$!
+i=0
+while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+export WEB_URL="http://127.0.0.1:$(cat "$T/web.port")/md" TANDEM_WEB_TEST_LOOPBACK=1
+mock_start "$(scenario acpweb <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_f1","name":"web_fetch","input":{"url":"$WEB_URL"}},
+   {"id":"toolu_s1","name":"web_search","input":{"query":"tandem news"}}],"stop_reason":"tool_use","expect_contains":"read the web"},
+ {"match":"Search the web for","web_search":{"query":"tandem news","results":[{"title":"N","url":"https://example.com/n"}]}},
+ {"text":"Read.","stop_reason":"end_turn"}
+]}
+J
+)"
+run_node web
+unset WEB_URL TANDEM_WEB_TEST_LOOPBACK
+kill $WEB_PID 2>/dev/null
+# Plan mode: the todo list as plan updates, questions and the plan through request_permission.
+echo hello >notes.txt
+todos() { printf '{"todos":[{"content":"Ask","status":"%s","activeForm":"Asking"},{"content":"Plan","status":"%s","activeForm":"Planning"}]}' "$1" "$2"; }
+mock_start "$(scenario acpplan <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_t1","name":"todo_write","input":$(todos in_progress pending)},
+   {"id":"toolu_q1","name":"ask_user","input":{"questions":[
+     {"question":"Which color?","header":"Color","multiSelect":false,"options":[{"label":"Red","description":"warm"},{"label":"Green","description":"calm"},{"label":"Blue","description":"cool"}]},
+     {"question":"Which toppings?","header":"Toppings","multiSelect":true,"options":[{"label":"Cheese","description":"soft"},{"label":"Ham","description":"salty"},{"label":"Olives","description":"bitter"}]}]}}],
+  "stop_reason":"tool_use","expect_contains":"plan with todos"},
+ {"tool_uses":[{"id":"toolu_t2","name":"todo_write","input":$(todos completed in_progress)},{"id":"toolu_x1","name":"exit_plan","input":{"plan":"# Plan\\n\\n1. Paint it green"}}],"stop_reason":"tool_use","expect_contains":["-> Green","-> Olives (the editor lets the user pick one option only)"]},
+ {"tool_uses":[{"id":"toolu_t3","name":"todo_write","input":$(todos completed completed)},{"id":"toolu_e9","name":"edit_file","input":{"path":"notes.txt","old_string":"hello","new_string":"green"}}],"stop_reason":"tool_use","expect_contains":"approved the plan"},
+ {"text":"Planned over ACP.","stop_reason":"end_turn"}
+]}
+J
+)"
+run_node plan
+check "plan: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+
 # JSON-RPC framing errors, by hand.
 out=$(printf '%s\n' 'not json' '[1,2]' '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"x","prompt":[]}}' | "$TANDEM" acp 2>"$T/err")
 check "a line that is not JSON: parse error -32700" [ "$(echo "$out" | sed -n 1p | jq -r .error.code)" = -32700 ]

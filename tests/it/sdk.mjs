@@ -188,8 +188,61 @@ async function mcp(argv) {
 	ok(res && res.subtype === 'success', 'the turn ends as a success');
 }
 
+async function plan() {
+	// Plan mode: the host answers AskUserQuestion (answers in updatedInput, as
+	// Claude Code's SDK sends them) and approves ExitPlanMode; TodoWrite is named so.
+	const asked = [];
+	const q = query({
+		prompt: 'plan and ask',
+		options: {
+			pathToClaudeCodeExecutable: tandem,
+			cwd: ws,
+			permissionMode: 'plan',
+			canUseTool: async (name, input) => {
+				asked.push({ name, input });
+				if (name === 'AskUserQuestion')
+					return { behavior: 'allow', updatedInput: { ...input,
+					    answers: { [input.questions[0].question]: input.questions[0].options[1].label } } };
+				if (name === 'ExitPlanMode' || name === 'Edit')
+					return { behavior: 'allow', updatedInput: input };
+				return { behavior: 'deny', message: 'not this' };
+			},
+		},
+	});
+	const msgs = [];
+	for await (const m of q)
+		msgs.push(m);
+	const init = msgs.find((m) => m.type === 'system' && m.subtype === 'init');
+	ok(init && ['TodoWrite', 'AskUserQuestion', 'ExitPlanMode'].every((t) => init.tools.includes(t)) &&
+	    init.permissionMode === 'plan', 'init: TodoWrite, AskUserQuestion, ExitPlanMode, in plan mode');
+	const ask = asked.find((a) => a.name === 'AskUserQuestion');
+	ok(ask && ask.input.questions.length === 1 && ask.input.questions[0].header === 'Color' &&
+	    ask.input.questions[0].options.length === 3 && ask.input.questions[0].multiSelect === false,
+	    'canUseTool saw AskUserQuestion in its shape (header, options, multiSelect)');
+	const plan = asked.find((a) => a.name === 'ExitPlanMode');
+	ok(plan && /# The plan/.test(plan.input.plan), 'canUseTool saw ExitPlanMode with the plan');
+	ok(!asked.some((a) => a.name === 'TodoWrite'), 'TodoWrite asks nobody');
+	const results = msgs.filter((m) => m.type === 'user' && Array.isArray(m.message.content))
+	    .flatMap((m) => m.message.content).filter((b) => b.type === 'tool_result');
+	const text = (b) => typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
+	const answer = results.find((b) => b.tool_use_id === 'toolu_q1');
+	ok(answer && !answer.is_error && /"Which color\?" -> Green/.test(text(answer)),
+	    `the answer went back as the tool's result (${answer && text(answer)})`);
+	const approved = results.find((b) => b.tool_use_id === 'toolu_x1');
+	ok(approved && !approved.is_error && /approved the plan/.test(text(approved)), 'the plan was approved');
+	const edit = results.find((b) => b.tool_use_id === 'toolu_pe1');
+	ok(edit && !edit.is_error, 'after the approval the edit could run (plan mode is over)');
+	const assistants = msgs.filter((m) => m.type === 'assistant').flatMap((m) => m.message.content);
+	ok(assistants.some((b) => b.type === 'tool_use' && b.name === 'TodoWrite' && Array.isArray(b.input.todos)),
+	    'the assistant message names the tool TodoWrite with its todos');
+	const res = msgs.find((m) => m.type === 'result');
+	ok(res && res.subtype === 'success' && res.result === 'PLANNED', 'the turn ends as a success');
+}
+
 try {
-	if (phase === 'conversation')
+	if (phase === 'plan')
+		await plan();
+	else if (phase === 'conversation')
 		await conversation();
 	else if (phase === 'mcp')
 		await mcp(true);

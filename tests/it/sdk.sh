@@ -75,4 +75,19 @@ run_node mcpinit
 check "mcpinit: the first request offered the server's echo" \
     [ "$(mock_body 1 '[.tools[].name | select(. == "mcp__every__echo")] | length')" -eq 1 ]
 check "mcpinit: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
+
+# Plan mode: a question answered and a plan approved through canUseTool.
+echo hello >notes.txt
+mock_start "$(scenario plan <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"toolu_t1","name":"todo_write","input":{"todos":[{"content":"Ask","status":"in_progress","activeForm":"Asking"},{"content":"Plan","status":"pending","activeForm":"Planning"}]}},
+   {"id":"toolu_q1","name":"ask_user","input":{"questions":[{"question":"Which color?","header":"Color","multiSelect":false,"options":[{"label":"Red","description":"warm"},{"label":"Green","description":"calm"},{"label":"Blue","description":"cool"}]}]}}],"stop_reason":"tool_use","expect_contains":"plan and ask"},
+ {"tool_uses":[{"id":"toolu_x1","name":"exit_plan","input":{"plan":"# The plan\n\n1. Paint it green"}}],"stop_reason":"tool_use","expect_contains":"-> Green"},
+ {"tool_uses":[{"id":"toolu_pe1","name":"edit_file","input":{"path":"notes.txt","old_string":"hello","new_string":"green"}}],"stop_reason":"tool_use","expect_contains":"approved the plan"},
+ {"text":"PLANNED","stop_reason":"end_turn"}
+]}
+J
+)"
+run_node plan
+check "plan: the mock found no problem in the requests" [ "$(mock_problems)" -eq 0 ]
 finish

@@ -46,7 +46,7 @@ J
 )"
 "$TANDEM" -p x --output-format stream-json --disable-tools run_bash,write_file >"$T/out" 2>"$T/err"
 check "init lists the tools the model has: not the disabled ones" \
-    [ "$(head -n 1 "$T/out" | jq -c '.tools')" = '["Read","LS","Glob","Grep","Edit","apply_patch","BashOutput","KillShell"]' ]
+    [ "$(head -n 1 "$T/out" | jq -c '.tools')" = '["Read","LS","Glob","Grep","Edit","apply_patch","BashOutput","KillShell","TodoWrite","ExitPlanMode","AskUserQuestion","WebFetch","WebSearch"]' ]
 
 # 3. Tools as Claude Code names them; --allowedTools and --disallowedTools; tandem's own events as system subtypes.
 mock_start "$(scenario tools <<'J'

@@ -479,6 +479,7 @@ call_expect(struct call *k, const struct resp *r, const char *body)
 			mock_problem(k, "the request contains \"%s\" (scenario response %d forbids it)",
 			    e->valuestring, r->index);
 	}
+	mock_websearch_check_request(k, r);
 }
 
 void

@@ -628,6 +628,8 @@ mock_render_anthropic(struct call *k, struct reply *r, const struct usage *u, co
 	}
 	if (rs->thinking != NULL)
 		anth_thinking(r, index++, rs->thinking, sig);
+	if (rs->web_search != NULL)
+		index = mock_websearch_render(k, r, index);
 	if (rs->text != NULL) {
 		const char *text = k->text != NULL ? k->text : rs->text;
 
@@ -646,6 +648,7 @@ mock_render_anthropic(struct call *k, struct reply *r, const struct usage *u, co
 	cJSON_AddStringToObject(d, "stop_reason", mock_stop_reason(rs, cJSON_GetArraySize(tools) > 0, 0));
 	cJSON_AddNullToObject(d, "stop_sequence");
 	cJSON_AddItemToObject(ev, "usage", anth_usage(u, false));
+	mock_websearch_usage(k, json_get(ev, "usage"));
 	k->usage = cJSON_Duplicate(json_get(ev, "usage"), true);
 	mock_sse_event(r, "message_delta", ev);
 	mock_sse_event(r, "message_stop", anth_event("message_stop", -1));

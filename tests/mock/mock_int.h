@@ -59,6 +59,7 @@ struct resp {
 	const cJSON	*expect;	/* strings the request must contain */
 	const cJSON	*expect_absent;	/* strings it must not contain */
 	const cJSON	*match_last;	/* strings the newest input must contain */
+	const cJSON	*web_search;	/* the server tool's blocks to send (mock_websearch.c), or NULL */
 	char		*fixture;	/* owned */
 	size_t		 fixture_len;
 	int		 status;
@@ -288,6 +289,12 @@ int mock_call_ref_cmp(const void *a, const void *b);
 bool mock_tool_name_ok(const char *s);
 
 void mock_check_anthropic(struct call *k);
+/* The web search server tool (mock_websearch.c): a scenario's "web_search", its check and blocks. */
+int mock_websearch_check(const cJSON *ws, int index, char *err, size_t errlen);
+void mock_websearch_check_request(struct call *k, const struct resp *r);
+/* The blocks from index on; the next index. */
+int mock_websearch_render(struct call *k, struct reply *r, int index);
+void mock_websearch_usage(const struct call *k, cJSON *usage);
 
 void mock_render_anthropic(struct call *k, struct reply *r, const struct usage *u, const cJSON *tools, const char *sig);
 

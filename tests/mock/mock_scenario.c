@@ -37,13 +37,13 @@ static const char *const resp_keys[] = {
 	"headers", "chunk", "delay_ms", "first_byte_delay_ms",
 	"close_after_bytes", "stall_after_bytes", "stall_ms",
 	"error_after_bytes", "close_at_end", "match", "match_last", "group", "repeat", "expect_contains",
-	"expect_absent", "faults", "comment", NULL
+	"expect_absent", "faults", "comment", "web_search", NULL
 };
 
 /* Keys that only a scripted message may carry. */
 static const char *const message_keys[] = {
 	"text", "thinking", "signature", "redacted_thinking", "tool_uses",
-	"stop_reason", "usage", "model", NULL
+	"stop_reason", "usage", "model", "web_search", NULL
 };
 
 static const char *const usage_keys[] = {
@@ -373,6 +373,9 @@ scen_resp(struct resp *r, const cJSON *o, const char *base, char *err, size_t er
 	}
 	r->tool_uses = json_get(o, "tool_uses");
 	if (r->tool_uses != NULL && scen_tool_uses(r->tool_uses, r->index, err, errlen) == -1)
+		return -1;
+	r->web_search = json_get(o, "web_search");
+	if (mock_websearch_check(r->web_search, r->index, err, errlen) == -1)
 		return -1;
 	r->usage = json_get(o, "usage");
 	if (scen_usage(r->usage, r->index, err, errlen) == -1)
