@@ -232,4 +232,12 @@ mock_start "$T/two.json"
 export SDK_PATH="$SDK" TANDEM WS="$T/ws"
 node_tap "$top_srcdir/tests/it/subsdk.mjs"
 check "sdk: the mock found no problem" [ "$(mock_problems)" -eq 0 ]
+
+# ACP: each agent call is a tool call, its subagent's calls its progress.
+ACP="$top_srcdir/tests/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js"
+needs_node "$ACP" "the ACP SDK"
+mock_start "$T/two.json"
+export ACP_PATH="$ACP"
+node_tap "$top_srcdir/tests/it/acp.mjs" sub
+check "acp: the mock found no problem" [ "$(mock_problems)" -eq 0 ]
 finish
