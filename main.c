@@ -19,6 +19,8 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "claude/claude.h"
+#include "claude/notice.h"
 #include "commands.h"
 #include "config/config.h"
 #include "demo.h"
@@ -443,6 +445,7 @@ run_config_command(struct config *cfg)
 {
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
+	claude_notices(cfg);
 	config_print(cfg, &out);
 	web_config_report(cfg, &out);
 	fputs(buf_cstr(&out), stdout);
@@ -576,6 +579,17 @@ main_slash_prompt(const struct config *cfg, const char **prompt, char **expanded
 	buf_release(&out);
 	buf_release(&err);
 	return r == -1 ? -1 : 0;
+}
+
+/* For -p: what was read and is not honoured, one line each on stderr (claude/notice.h). */
+static void
+main_notices(struct config *cfg)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	notice_take_new(cfg->notices, "tandem: ", &b);
+	fputs(buf_cstr(&b), stderr);
+	buf_release(&b);
 }
 
 int
@@ -787,6 +801,8 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (cli.headless)
+		main_notices(&cfg);
 	ccrun_set_agent(run, agent);
 	if (cli.headless) {
 		char *hp = ccflags_host_prompt(&cli.cc), *sp = ccrun_prompt(run);

@@ -4,15 +4,26 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "file.h"
+#include "fmatter.h"
+#include "json.h"
+#include "proc.h"
+#include "skill.h"
 #include "commands.h"
+#include "claude/grant.h"
+#include "claude/notice.h"
 #include "config/config.h"
+#include "rules/perm.h"
 #include "xalloc.h"
 
 #define COMMANDS_DESC_MAX	80	/* a description taken from the text is cut here */
@@ -22,7 +33,14 @@
 struct commands_doc {
 	char		*description;
 	char		*hint;
+	char		*allowed;	/* allowed-tools; NULL: none */
+	char		*model;
 	const char	*body;
+};
+
+/* Front matter fields a command file may have (model is read to be named as not honoured). */
+static const char *const commands_fields[] = {
+	"description", "argument-hint", "allowed-tools", "model", "disable-model-invocation", NULL
 };
 
 static bool
@@ -61,31 +79,6 @@ commands_read(const char *path, struct buf *text, struct buf *err)
 	return -1;
 }
 
-/* A copy of s[0..n) without surrounding blanks or one pair of quotes. */
-static char *
-commands_value(const char *s, size_t n)
-{
-	while (n > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		n--;
-	}
-	while (n > 0 && strchr(" \t\r", s[n - 1]) != NULL)
-		n--;
-	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
-		s++;
-		n -= 2;
-	}
-	return xmemdup(s, n);
-}
-
-static bool
-commands_is_rule(const char *line, size_t n)
-{
-	while (n > 0 && strchr(" \t\r", line[n - 1]) != NULL)
-		n--;
-	return n == 3 && strncmp(line, "---", 3) == 0;
-}
-
 /* The first line of text that says something, cut short: a description when none is given. */
 static char *
 commands_first_line(const char *text)
@@ -112,46 +105,57 @@ commands_first_line(const char *text)
 	return xstrdup("");
 }
 
-static void
-commands_parse(const char *text, struct commands_doc *doc)
+static char *
+commands_opt(const cJSON *fm, const char *key)
 {
-	const char *line, *end, *colon;
-	size_t n;
+	const char *v = json_str(fm, key, NULL);
+
+	return v != NULL && v[0] != '\0' ? xstrdup(v) : NULL;
+}
+
+/* Parse text; front matter fields tandem does not know are named on notices (may be NULL). */
+static void
+commands_parse(const char *text, struct commands_doc *doc, struct notices *notices, const char *path)
+{
+	const cJSON *m;
+	cJSON *fm;
+	size_t i;
 
 	memset(doc, 0, sizeof *doc);
-	doc->body = text;
-	end = text + strcspn(text, "\n");
-	if (!commands_is_rule(text, (size_t)(end - text)) || *end == '\0')
-		goto out;
-	for (line = end + 1; *line != '\0'; line = end + 1) {
-		end = line + strcspn(line, "\n");
-		n = (size_t)(end - line);
-		if (commands_is_rule(line, n)) {
-			doc->body = *end != '\0' ? end + 1 : end;
-			goto out;
-		}
-		colon = memchr(line, ':', n);
-		if (colon != NULL && colon - line == 11 && strncmp(line, "description", 11) == 0) {
-			free(doc->description);
-			doc->description = commands_value(colon + 1, (size_t)(end - colon - 1));
-		} else if (colon != NULL && colon - line == 13 &&
-		    strncmp(line, "argument-hint", 13) == 0) {
-			free(doc->hint);
-			doc->hint = commands_value(colon + 1, (size_t)(end - colon - 1));
-		}
-		if (*end == '\0')
-			break;
+	fm = fmatter_parse(text, &doc->body);
+	doc->description = commands_opt(fm, "description");
+	doc->hint = commands_opt(fm, "argument-hint");
+	doc->allowed = commands_opt(fm, "allowed-tools");
+	doc->model = commands_opt(fm, "model");
+	cJSON_ArrayForEach(m, fm) {
+		bool known = false;
+
+		for (i = 0; commands_fields[i] != NULL; i++)
+			known = known || strcmp(commands_fields[i], m->string) == 0;
+		if (!known)
+			notice_add(notices, "command field", m->string, path, "not a field tandem knows");
 	}
-	/* No closing "---": it was not a header after all. */
-	free(doc->description);
-	free(doc->hint);
-	doc->description = doc->hint = NULL;
-	doc->body = text;
-out:
+	/* "opus", "sonnet": Claude Code's aliases name no model tandem can ask for. */
+	if (doc->model != NULL && strchr(doc->model, '-') == NULL) {
+		notice_add(notices, "command field", "model", path, "a Claude Code alias, not a "
+		    "model's name; the session's model answers");
+		free(doc->model);
+		doc->model = NULL;
+	}
+	cJSON_Delete(fm);
 	if (doc->description == NULL || doc->description[0] == '\0') {
 		free(doc->description);
 		doc->description = commands_first_line(doc->body);
 	}
+}
+
+static void
+commands_doc_release(struct commands_doc *doc)
+{
+	free(doc->description);
+	free(doc->hint);
+	free(doc->allowed);
+	free(doc->model);
 }
 
 /* Split args into at most COMMANDS_MAX_WORDS words; quotes group, and are dropped. */
@@ -213,18 +217,6 @@ commands_fill(const char *body, const char *args, struct buf *out)
 	return used;
 }
 
-static char *
-commands_path(const char *dir, const char *sub, const char *name, size_t n)
-{
-	struct buf p = BUF_INIT(BUF_NOLIMIT);
-
-	if (sub != NULL)
-		buf_printf(&p, "%s/%s/%.*s.md", dir, sub, (int)n, name);
-	else
-		buf_printf(&p, "%s/%.*s.md", dir, (int)n, name);
-	return buf_detach(&p, NULL);
-}
-
 /* Trim blank lines and spaces at both ends of out. */
 static void
 commands_trim(struct buf *out)
@@ -238,53 +230,26 @@ commands_trim(struct buf *out)
 	buf_consume(out, start);
 }
 
-int
-commands_expand(const struct config *cfg, const char *line, struct buf *prompt, struct buf *err)
-{
-	const char *dirs[2] = { cfg->root, cfg->config_dir };
-	const char *subs[2] = { ".tandem/commands", "commands" };
-	struct buf text = BUF_INIT(COMMANDS_FILE_MAX), out = BUF_INIT(BUF_NOLIMIT);
-	struct commands_doc doc;
-	const char *args;
-	size_t n, i;
-	char *path, *trimmed;
-	int r = 0;
+/*
+ * Sources, the first of a name winning: the project's, then the user's;
+ * tandem's folder before Claude Code's, whose subfolders are read too (a
+ * subfolder shows in the description, not in the name).
+ */
+enum { CMD_ROOT, CMD_CONFIG, CMD_HOME };
+static const struct {
+	int		 base;
+	const char	*sub;
+	bool		 project, deep;
+} commands_sources[] = {
+	{ CMD_ROOT, ".tandem/commands", true, false },
+	{ CMD_ROOT, ".claude/commands", true, true },
+	{ CMD_CONFIG, "commands", false, false },
+	{ CMD_HOME, ".claude/commands", false, true },
+};
 
-	if (line == NULL || line[0] != '/')
-		return 1;
-	n = strcspn(line + 1, " \t\n");
-	if (!commands_valid_name(line + 1, n))
-		return 1;
-	for (i = 0; i < 2 && r == 0; i++) {
-		if (dirs[i] == NULL)
-			continue;
-		path = commands_path(dirs[i], subs[i], line + 1, n);
-		r = commands_read(path, &text, err);
-		free(path);
-	}
-	if (r != 1)
-		return r == 0 ? 1 : -1;
-	args = line + 1 + n;
-	while (*args == ' ' || *args == '\t' || *args == '\n')
-		args++;
-	trimmed = xstrdup(args);
-	n = strlen(trimmed);
-	while (n > 0 && strchr(" \t\r\n", trimmed[n - 1]) != NULL)
-		trimmed[--n] = '\0';
-	commands_parse(buf_cstr(&text), &doc);
-	if (!commands_fill(doc.body, trimmed, &out) && trimmed[0] != '\0') {
-		commands_trim(&out);
-		buf_printf(&out, "\n\nARGUMENTS: %s", trimmed);
-	}
-	commands_trim(&out);
-	buf_append(prompt, buf_cstr(&out), out.len);
-	free(doc.description);
-	free(doc.hint);
-	free(trimmed);
-	buf_release(&text);
-	buf_release(&out);
-	return 0;
-}
+#define COMMANDS_DEPTH_MAX	4
+#define COMMANDS_SHELL_MS	10000	/* a !`command` line may run this long */
+#define COMMANDS_SHELL_MAX	(16 * 1024)
 
 static bool
 commands_known(const struct command_list *l, const char *name)
@@ -298,13 +263,14 @@ commands_known(const struct command_list *l, const char *name)
 }
 
 static void
-commands_add(struct command_list *l, const char *dir, const char *file, bool project)
+commands_add(struct command_list *l, const struct config *cfg, const char *dir, const char *folder,
+    const char *file, bool project)
 {
-	struct buf text = BUF_INIT(COMMANDS_FILE_MAX), err = BUF_INIT(1024);
+	struct buf text = BUF_INIT(COMMANDS_FILE_MAX), err = BUF_INIT(1024), path = BUF_INIT(BUF_NOLIMIT);
 	size_t n = strlen(file);
 	struct command_info *c;
 	struct commands_doc doc;
-	char *name, *path;
+	char *name;
 
 	if (n <= 3 || strcmp(file + n - 3, ".md") != 0 || !commands_valid_name(file, n - 3))
 		return;
@@ -313,41 +279,94 @@ commands_add(struct command_list *l, const char *dir, const char *file, bool pro
 		free(name);
 		return;
 	}
-	path = commands_path(dir, NULL, name, strlen(name));
-	if (commands_read(path, &text, &err) != 1) {
+	buf_printf(&path, "%s/%s", dir, file);
+	switch (commands_read(buf_cstr(&path), &text, &err)) {
+	case 0:
 		free(name);
-		free(path);
+		buf_release(&path);
 		buf_release(&err);
 		return;
+	case -1:
+		/* Listed with what is wrong: using it says so (commands_expand). */
+		memset(&doc, 0, sizeof doc);
+		doc.description = buf_detach(&err, NULL);
+		break;
+	default:
+		commands_parse(buf_cstr(&text), &doc, cfg->notices, buf_cstr(&path));
 	}
-	commands_parse(buf_cstr(&text), &doc);
 	l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
 	c = &l->v[l->n++];
+	memset(c, 0, sizeof *c);
 	c->name = name;
 	c->description = doc.description;
 	c->argument_hint = doc.hint;
-	c->path = path;
+	c->allowed_tools = doc.allowed;
+	c->model = doc.model;
+	c->path = buf_detach(&path, NULL);
+	c->folder = folder != NULL && folder[0] != '\0' ? xstrdup(folder) : NULL;
 	c->project = project;
 	buf_release(&text);
 	buf_release(&err);
 }
 
 static void
-commands_scan_dir(struct command_list *l, const char *base, const char *sub, bool project)
+commands_scan_dir(struct command_list *l, const struct config *cfg, const char *dir,
+    const char *folder, bool project, int depth)
 {
-	struct buf dir = BUF_INIT(BUF_NOLIMIT);
+	struct buf sub = BUF_INIT(BUF_NOLIMIT), rel = BUF_INIT(BUF_NOLIMIT);
 	struct dirent *e;
+	struct stat st;
 	DIR *d;
 
-	if (base == NULL)
-		return;
-	buf_printf(&dir, "%s/%s", base, sub);
-	if ((d = opendir(buf_cstr(&dir))) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			commands_add(l, buf_cstr(&dir), e->d_name, project);
-		closedir(d);
+	if ((d = opendir(dir)) == NULL)
+		goto out;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		buf_reset(&sub);
+		buf_printf(&sub, "%s/%s", dir, e->d_name);
+		if (depth > 0 && stat(buf_cstr(&sub), &st) == 0 && S_ISDIR(st.st_mode)) {
+			buf_reset(&rel);
+			buf_printf(&rel, "%s%s%s", folder ? folder : "", folder ? "/" : "", e->d_name);
+			commands_scan_dir(l, cfg, buf_cstr(&sub), buf_cstr(&rel), project, depth - 1);
+		} else
+			commands_add(l, cfg, dir, folder, e->d_name, project);
 	}
-	buf_release(&dir);
+	closedir(d);
+out:
+	buf_release(&sub);
+	buf_release(&rel);
+}
+
+/* A skill that the user may call is a command too (its body is the prompt). */
+static void
+commands_add_skills(struct command_list *l, const struct config *cfg)
+{
+	struct skill_list sk;
+	struct command_info *c;
+	size_t i;
+
+	skill_scan(cfg->root, cfg->config_dir, getenv("HOME"), &sk);
+	for (i = 0; i < sk.n; i++) {
+		if (!sk.v[i].user_invocable || commands_known(l, sk.v[i].name))
+			continue;
+		l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+		c = &l->v[l->n++];
+		memset(c, 0, sizeof *c);
+		c->name = xstrdup(sk.v[i].name);
+		c->description = xstrdup(sk.v[i].description);
+		c->argument_hint = sk.v[i].argument_hint ? xstrdup(sk.v[i].argument_hint) : NULL;
+		c->allowed_tools = sk.v[i].allowed_tools ? xstrdup(sk.v[i].allowed_tools) : NULL;
+		{
+			struct buf p = BUF_INIT(BUF_NOLIMIT);
+
+			buf_printf(&p, "%s/SKILL.md", sk.v[i].dir);
+			c->path = buf_detach(&p, NULL);
+		}
+		c->project = sk.v[i].project;
+		c->skill = true;
+	}
+	skill_list_release(&sk);
 }
 
 static int
@@ -359,10 +378,25 @@ commands_cmp(const void *a, const void *b)
 void
 commands_scan(const struct config *cfg, struct command_list *l)
 {
+	const char *home = getenv("HOME");
+	struct buf dir = BUF_INIT(BUF_NOLIMIT);
+	const char *base;
+	size_t i;
+
 	l->v = NULL;
 	l->n = 0;
-	commands_scan_dir(l, cfg->root, ".tandem/commands", true);
-	commands_scan_dir(l, cfg->config_dir, "commands", false);
+	for (i = 0; i < sizeof commands_sources / sizeof commands_sources[0]; i++) {
+		base = commands_sources[i].base == CMD_ROOT ? cfg->root :
+		    commands_sources[i].base == CMD_CONFIG ? cfg->config_dir : home;
+		if (base == NULL)
+			continue;
+		buf_reset(&dir);
+		buf_printf(&dir, "%s/%s", base, commands_sources[i].sub);
+		commands_scan_dir(l, cfg, buf_cstr(&dir), NULL, commands_sources[i].project,
+		    commands_sources[i].deep ? COMMANDS_DEPTH_MAX : 0);
+	}
+	buf_release(&dir);
+	commands_add_skills(l, cfg);
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof *l->v, commands_cmp);
 }
@@ -376,6 +410,9 @@ commands_list_release(struct command_list *l)
 		free(l->v[i].name);
 		free(l->v[i].description);
 		free(l->v[i].argument_hint);
+		free(l->v[i].allowed_tools);
+		free(l->v[i].model);
+		free(l->v[i].folder);
 		free(l->v[i].path);
 	}
 	free(l->v);
@@ -396,9 +433,193 @@ commands_list(const struct config *cfg, struct buf *out)
 		buf_printf(&head, "/%s", l.v[i].name);
 		if (l.v[i].argument_hint != NULL && l.v[i].argument_hint[0] != '\0')
 			buf_printf(&head, " %s", l.v[i].argument_hint);
-		buf_printf(out, "%-24s %s%s(%s)\n", buf_cstr(&head), l.v[i].description,
-		    l.v[i].description[0] != '\0' ? "  " : "", l.v[i].project ? "project" : "user");
+		buf_printf(out, "%-24s %s%s(%s%s%s%s)\n", buf_cstr(&head), l.v[i].description,
+		    l.v[i].description[0] != '\0' ? "  " : "", l.v[i].project ? "project" : "user",
+		    l.v[i].folder != NULL ? ":" : "", l.v[i].folder != NULL ? l.v[i].folder : "",
+		    l.v[i].skill ? ", skill" : "");
 	}
 	buf_release(&head);
 	commands_list_release(&l);
+}
+
+/*
+ * Expansion.
+ */
+
+/* Run one !`command` of a command file, synchronously and bounded: its output into out. */
+static int
+commands_shell_run(const struct config *cfg, const char *cmd, struct buf *out, struct buf *err)
+{
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
+	struct proc_spec spec;
+	struct proc p;
+	struct timespec t0, t1;
+	char chunk[4096];
+	int status = 0, left;
+	ssize_t r;
+
+	memset(&spec, 0, sizeof spec);
+	spec.argv = argv;
+	spec.alt_path = "/bin/sh";
+	spec.dir = cfg->root;
+	spec.in = PROC_IO_NULL;
+	spec.out = PROC_IO_PIPE;
+	spec.err = PROC_IO_STDOUT;
+	spec.redact_env = true;
+	if (proc_spawn(&spec, &p, err) == -1)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { p.out, POLLIN, 0 };
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left = COMMANDS_SHELL_MS - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
+		    (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || (poll(&pfd, 1, left) == -1 && errno != EINTR)) {
+			proc_kill(p.pid, SIGKILL);
+			buf_printf(err, "!`%s` did not end within %d seconds", cmd,
+			    COMMANDS_SHELL_MS / 1000);
+			break;
+		}
+		r = read(p.out, chunk, sizeof chunk);
+		if (r == -1 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r <= 0)
+			break;
+		if (out->len < COMMANDS_SHELL_MAX)
+			buf_append(out, chunk, (size_t)r);
+	}
+	close(p.out);
+	while (waitpid(p.pid, &status, 0) == -1 && errno == EINTR)
+		;
+	proc_forget(p.pid);
+	if (out->len > COMMANDS_SHELL_MAX)
+		buf_truncate(out, COMMANDS_SHELL_MAX);
+	while (out->len > 0 && out->data[out->len - 1] == '\n')
+		buf_truncate(out, out->len - 1);
+	return err->len > 0 ? -1 : 0;
+}
+
+/*
+ * The !`command` parts of text, run and replaced by their output.  They are
+ * the project's code: only in a trusted project (or the user's own file),
+ * and only when the rules allow the command as they would the model's
+ * (the command's allowed-tools counting as allow rules; deny rules deny).
+ */
+static int
+commands_shell(const struct config *cfg, const struct command_info *c, const char *text,
+    struct buf *out, struct buf *err)
+{
+	const char *p = text, *open, *close;
+	struct perm_rules *rules = NULL, *extra;
+	struct buf why = BUF_INIT(4096), cmd = BUF_INIT(BUF_NOLIMIT);
+	cJSON *input;
+	int r = 0;
+
+	while (r == 0 && (open = strstr(p, "!`")) != NULL &&
+	    (close = strchr(open + 2, '`')) != NULL && memchr(open + 2, '\n', (size_t)(close - open - 2)) == NULL) {
+		buf_append(out, p, (size_t)(open - p));
+		buf_reset(&cmd);
+		buf_append(&cmd, open + 2, (size_t)(close - open - 2));
+		buf_puts(&cmd, "");
+		p = close + 1;
+		if (c->project && !cfg->trusted) {
+			buf_printf(err, "/%s runs shell commands (!`%s`); tandem runs a project's only "
+			    "once the project is trusted (--trust)", c->name, buf_cstr(&cmd));
+			r = -1;
+			break;
+		}
+		if (rules == NULL) {
+			rules = perm_rules_dup(cfg->rules);
+			extra = grant_rules(c->allowed_tools, cfg->root, c->path, NULL);
+			if (extra != NULL)
+				perm_rules_merge_list(rules, extra, PERM_LIST_ALLOW);
+			perm_rules_free(extra);
+		}
+		input = cJSON_CreateObject();
+		cJSON_AddStringToObject(input, "command", buf_cstr(&cmd));
+		buf_reset(&why);
+		if (perm_check(rules, cfg->mode, "run_bash", TOOL_HIGH_IMPACT, input, &why) !=
+		    PERM_VERDICT_ALLOW) {
+			buf_printf(err, "/%s: !`%s` is not run: %s; allow it in the file's allowed-tools "
+			    "(Bash(%s)) or in permissions.allow", c->name, buf_cstr(&cmd),
+			    why.len ? buf_cstr(&why) : "no rule allows it", buf_cstr(&cmd));
+			r = -1;
+		} else
+			r = commands_shell_run(cfg, buf_cstr(&cmd), out, err);
+		cJSON_Delete(input);
+	}
+	if (r == 0)
+		buf_puts(out, p);
+	perm_rules_free(rules);
+	buf_release(&why);
+	buf_release(&cmd);
+	return r;
+}
+
+int
+commands_expand(const struct config *cfg, const char *line, struct buf *prompt, struct buf *err)
+{
+	struct buf text = BUF_INIT(COMMANDS_FILE_MAX), out = BUF_INIT(BUF_NOLIMIT);
+	struct buf shelled = BUF_INIT(BUF_NOLIMIT);
+	struct commands_doc doc;
+	struct command_list l;
+	const struct command_info *c = NULL;
+	const char *args;
+	size_t n, i;
+	char *trimmed, *name;
+	int r;
+
+	if (line == NULL || line[0] != '/')
+		return 1;
+	n = strcspn(line + 1, " \t\n");
+	if (!commands_valid_name(line + 1, n))
+		return 1;
+	name = xmemdup(line + 1, n);
+	commands_scan(cfg, &l);
+	for (i = 0; i < l.n && c == NULL; i++)
+		if (strcmp(l.v[i].name, name) == 0)
+			c = &l.v[i];
+	free(name);
+	if (c == NULL) {
+		commands_list_release(&l);
+		return 1;
+	}
+	r = commands_read(c->path, &text, err);
+	if (r != 1) {
+		if (r == 0)
+			buf_printf(err, "%s is gone", c->path);
+		commands_list_release(&l);
+		return -1;
+	}
+	args = line + 1 + n;
+	while (*args == ' ' || *args == '\t' || *args == '\n')
+		args++;
+	trimmed = xstrdup(args);
+	n = strlen(trimmed);
+	while (n > 0 && strchr(" \t\r\n", trimmed[n - 1]) != NULL)
+		trimmed[--n] = '\0';
+	commands_parse(buf_cstr(&text), &doc, NULL, c->path);
+	r = commands_shell(cfg, c, doc.body, &shelled, err);
+	if (r == 0) {
+		if (!commands_fill(buf_cstr(&shelled), trimmed, &out) && trimmed[0] != '\0') {
+			commands_trim(&out);
+			buf_printf(&out, "\n\nARGUMENTS: %s", trimmed);
+		}
+		commands_trim(&out);
+		buf_append(prompt, buf_cstr(&out), out.len);
+		/* allowed-tools hold while this prompt's turn runs (grant.h). */
+		/* The turn runs on the command's model (claude/claude.h switches and back). */
+		grant_model_for_prompt(cfg->grants, buf_cstr(&out), c->model);
+		if (c->allowed_tools != NULL && (!c->project || cfg->trusted))
+			grant_for_prompt(cfg->grants, buf_cstr(&out),
+			    grant_rules(c->allowed_tools, cfg->root, c->path, cfg->notices));
+	}
+	commands_doc_release(&doc);
+	free(trimmed);
+	commands_list_release(&l);
+	buf_release(&text);
+	buf_release(&out);
+	buf_release(&shelled);
+	return r;
 }

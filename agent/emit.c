@@ -263,6 +263,15 @@ emit_rewind(struct event_bus *bus, const char *what, int to_turn)
 }
 
 void
+emit_lsp_status(struct event_bus *bus, const char *servers)
+{
+	cJSON *ev = event_new(bus, "lsp_status");
+
+	cJSON_AddStringToObject(ev, "servers", servers);
+	event_emit(bus, ev);
+}
+
+void
 emit_mcp_status(struct event_bus *bus, int ready, int total)
 {
 	cJSON *ev = event_new(bus, "mcp_status");

@@ -56,5 +56,7 @@ cJSON	*emit_usage_json(const struct usage *);
 
 /* mcp_status: how many of the configured MCP servers are ready. */
 void	emit_mcp_status(struct event_bus *bus, int ready, int total);
+/* lsp_status: the language servers' state ("clangd ready, gopls starting"). */
+void	emit_lsp_status(struct event_bus *bus, const char *servers);
 
 #endif

@@ -16,6 +16,7 @@
 #include "ev.h"
 #include "exec.h"
 #include "file.h"
+#include "forksrv/forksrv.h"
 #include "jail/jail.h"
 #include "json.h"
 #include "proc.h"
@@ -48,6 +49,7 @@ struct exec_job {
 	char			 tag[48];	/* run_bash: TANDEM_COMMAND_ID=n, for the orphan sweep */
 	const struct jail	*jail;		/* run_bash: the sandbox it runs in; NULL: none */
 	struct buf		 note;		/* run_bash: the keeper's note if tandem ends first */
+	int			 srv_call;	/* a built-in in the fork server (forksrv): its call */
 };
 
 static int exec_nalive;
@@ -63,7 +65,9 @@ static void exec_maybe_finish(struct exec_job *);
 static void
 exec_kill_group(struct exec_job *job, int sig)
 {
-	if (job->w.pid > 0)
+	if (job->srv_call > 0 && !job->w.exited)
+		forksrv_kill(job->srv_call, sig);
+	else if (job->srv_call == 0 && job->w.pid > 0)
 		proc_kill(job->w.pid, sig);
 }
 
@@ -152,13 +156,24 @@ exec_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 {
 	struct exec_job *job = arg;
 
-	proc_watch_exit(&job->w, status);
+	if (job->srv_call > 0) {
+		/* Not one of proc's children: the server's, which reaped it. */
+		job->w.exited = true;
+		job->w.status = status;
+	} else
+		proc_watch_exit(&job->w, status);
 	if (job->timer != 0)
 		ev_timer_cancel(loop, job->timer);
 	job->timer = 0;
 	if (!job->w.eof)
 		job->timer = ev_timer_add(loop, EXEC_LINGER_MS, exec_linger_over, job);
 	exec_maybe_finish(job);
+}
+
+static void
+exec_on_server_exit(struct ev_loop *loop, int call, int status, void *arg)
+{
+	exec_on_exit(loop, call, status, arg);
 }
 
 static void
@@ -383,6 +398,13 @@ exec_start(struct ev_loop *loop, const struct tool_def *tool, const cJSON *input
 			goto fail;
 		}
 		job->timer = ev_timer_add(loop, job->timeout_ms, exec_on_timeout, job);
+	} else if ((job->srv_call = forksrv_call(loop, tool, input, env, exec_child,
+	    exec_on_server_exit, job, &job->w.fd)) > 0) {
+		/* In a child of the fork server: no copy of tandem as it is now. */
+		job->w.pid = job->srv_call;
+		ev_io_add(loop, job->w.fd, POLLIN, exec_on_read, job);
+		buf_release(&err);
+		return job;
 	} else {
 		job->w.pid = exec_fork_builtin(job, input, env, &err);
 		if (job->w.pid == -1)

@@ -2,7 +2,9 @@
  * exec: run one tool call in a child process watched by the loop.
  *
  * Built-in tools run their function in a forked child, which writes its
- * tool_out as one JSON object to a pipe; run_bash is spawned with
+ * tool_out as one JSON object to a pipe (the file tools in a child of the
+ * fork server, forksrv.h, when it may serve them; the others, and those
+ * it may not, in a fork of tandem under a keeper); run_bash is spawned with
  * bash -c and its output streamed.  Either can be killed (its whole process
  * group) at any time.  The done callback fires exactly once per job, also
  * after exec_kill; after it the job is freed.

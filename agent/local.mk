@@ -20,8 +20,12 @@ libtandem_agent_a_SOURCES = \
 	agent/context/cachewatch.c agent/context/cachewatch.h \
 	agent/context/compact.c agent/context/compact.h \
 	agent/sched.c agent/sched.h \
+	agent/lsp/lsp.c agent/lsp/lsp.h agent/lsp/lsp_int.h \
+	agent/lsp/lsp_rpc.c agent/lsp/lsp_rpc.h \
+	agent/lsp/lsp_server.c agent/lsp/lsp_conf.c agent/lsp/lsp_tool.c \
 	agent/inputnote.c agent/inputnote.h \
 	agent/exec.c agent/exec.h \
+	agent/forksrv/forksrv.c agent/forksrv/forksrv.h \
 	agent/usercmd.c agent/usercmd.h \
 	agent/turn/attach.c agent/turn/attach.h \
 	agent/turn/inbox.c agent/turn/inbox.h \
@@ -32,6 +36,8 @@ libtandem_agent_a_SOURCES = \
 	agent/rules/shparse.c agent/rules/shparse.h agent/rules/shparse_int.h \
 	agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c \
 	agent/config/config.c agent/config/config.h agent/config/config_keys.c agent/config/config_keys.h \
+	agent/claude/notice.c agent/claude/notice.h agent/claude/ccsettings.c agent/claude/ccsettings.h \
+	agent/claude/grant.c agent/claude/grant.h agent/claude/claude.c agent/claude/claude.h \
 	agent/store/session.c agent/store/session.h \
 	agent/turn/intent.c agent/turn/intent.h \
 	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \
@@ -72,6 +78,15 @@ tests_test_cachewatch_SOURCES = tests/test_cachewatch.c agent/context/cachewatch
 tests_test_cachewatch_LDADD = $(LIB_LIBS)
 tests_test_compact_SOURCES = tests/test_compact.c agent/context/compact.c agent/context/conv.c
 tests_test_compact_LDADD = $(LIB_LIBS)
+check_PROGRAMS += tests/test_conv tests/test_forksrv
+TESTS += tests/test_forksrv
+tests_test_forksrv_SOURCES = tests/test_forksrv.c agent/forksrv/forksrv.c agent/exec.c agent/bgshell.c \
+	agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c \
+	agent/rules/shparse_rules.c
+tests_test_forksrv_LDADD = $(TOOLS_LIBS)
+TESTS += tests/test_conv
+tests_test_conv_SOURCES = tests/test_conv.c agent/context/conv.c
+tests_test_conv_LDADD = $(LIB_LIBS)
 tests_test_sse_SOURCES = tests/test_sse.c agent/model/sse.c
 tests_test_sse_LDADD = $(LIB_LIBS)
 tests_test_stream_SOURCES = tests/test_stream.c tests/t_stream.h agent/model/sse.c agent/model/stream.c \
@@ -85,25 +100,25 @@ tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
 tests_test_perm_SOURCES = tests/test_perm.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/rules/perm.c tools/patch.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
 TESTS += tests/test_sched
 tests_test_sched_SOURCES = tests/test_sched.c agent/sched.c agent/exec.c agent/bgshell.c
-tests_test_sched_SOURCES += agent/inputnote.c
+tests_test_sched_SOURCES += agent/inputnote.c agent/forksrv/forksrv.c
 tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c \
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
 	agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/rules/perm.c tools/patch.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
-tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c \
-	agent/rules/perm.c tools/patch.c tools/sandbox.c
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
+	agent/rules/perm.c tools/patch.c tools/sandbox.c tools/skill.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
@@ -156,6 +171,11 @@ check_PROGRAMS += tests/test_protect
 TESTS += tests/test_protect
 tests_test_protect_SOURCES = tests/test_protect.c agent/jail/protect.c
 tests_test_protect_LDADD = $(LIB_LIBS)
+# The language servers' base protocol: framing and positions (agent/lsp/lsp_rpc.c).
+check_PROGRAMS += tests/test_lsp
+TESTS += tests/test_lsp
+tests_test_lsp_SOURCES = tests/test_lsp.c agent/lsp/lsp_rpc.c
+tests_test_lsp_LDADD = $(LIB_LIBS)
 
 # Two conversations of one session, their turns interleaved, against the mock server.
 check_PROGRAMS += tests/test_convs

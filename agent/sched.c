@@ -26,8 +26,13 @@ struct sched {
 	const struct tool_def	*(*find)(void *, const char *);
 	int			(*resolve)(void *, char **, cJSON **, struct buf *);
 	void			*find_arg;
-	const struct tool_def	*(*more)(void *, const char *);	/* the agent's own async tools */
-	void			*more_arg;
+	/* the agent's own async tools (the web tools, the language servers' code tool) */
+	const struct tool_def	*(*more[SCHED_MORE_MAX])(void *, const char *);
+	void			*more_arg[SCHED_MORE_MAX];
+	size_t			 nmore;
+	bool			(*hold)(void *, struct sched_call *);
+	void			(*unhold)(void *, struct sched_call *);
+	void			*hold_arg;
 };
 
 static void sched_pump(struct sched *);
@@ -161,11 +166,12 @@ static const struct tool_def *
 sched_lookup(struct sched *s, const char *name)
 {
 	const struct tool_def *t = s->lookup(name);
+	size_t i;
 
 	if (t == NULL && s->find != NULL)
 		t = s->find(s->find_arg, name);
-	if (t == NULL && s->more != NULL)
-		t = s->more(s->more_arg, name);
+	for (i = 0; t == NULL && i < s->nmore; i++)
+		t = s->more[i](s->more_arg[i], name);
 	return t;
 }
 
@@ -206,11 +212,33 @@ sched_ctx_done(void *arg, struct tool_out *out, int64_t ms)
 		buf_puts(&c->result, "\n\n");
 	}
 	buf_append(&c->result, buf_cstr(&out->text), out->text.len);
-	if (out->is_error && c->tool->cls == TOOL_WRITE)
+	c->is_error = out->is_error;
+	if (s->hold != NULL && s->hold(s->hold_arg, c)) {
+		c->held = true;
+		return;
+	}
+	sched_release(s, c);
+}
+
+void
+sched_release(struct sched *s, struct sched_call *c)
+{
+	c->held = false;
+	if (c->is_error && c->tool->cls == TOOL_WRITE)
 		s->skip_rest = true;
-	sched_finish(s, c, out->is_error, NULL);
+	sched_finish(s, c, c->is_error, NULL);
 	sched_pump(s);
 }
+
+void
+sched_set_hold(struct sched *s, bool (*hold)(void *, struct sched_call *),
+    void (*unhold)(void *, struct sched_call *), void *arg)
+{
+	s->hold = hold;
+	s->unhold = unhold;
+	s->hold_arg = arg;
+}
+
 
 static void
 sched_start(struct sched *s, struct sched_call *c)
@@ -315,8 +343,10 @@ sched_set_finder(struct sched *s, const struct tool_def *(*find)(void *, const c
 void
 sched_set_more(struct sched *s, const struct tool_def *(*find)(void *, const char *), void *arg)
 {
-	s->more = find;
-	s->more_arg = arg;
+	if (s->nmore == SCHED_MORE_MAX)
+		fatal("more than %d extra tool finders", SCHED_MORE_MAX);
+	s->more[s->nmore] = find;
+	s->more_arg[s->nmore++] = arg;
 }
 
 void
@@ -378,6 +408,8 @@ sched_interrupt(struct sched *s, const char *why)
 			exec_kill(c->job);
 		else if (c->state == SCHED_RUNNING && c->ajob != NULL)
 			c->tool->async->cancel(c->ajob);
+		else if (c->state == SCHED_RUNNING && c->held && s->unhold != NULL)
+			s->unhold(s->hold_arg, c);
 		else if (c->state == SCHED_QUEUED || c->state == SCHED_WAITING)
 			sched_finish(s, c, true, why);
 	}

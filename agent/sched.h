@@ -23,6 +23,7 @@
 #include "tool.h"
 
 #define SCHED_MAX_PARALLEL 4
+#define SCHED_MORE_MAX	4
 
 struct ev_loop;
 struct exec_job;
@@ -57,6 +58,7 @@ struct sched_call {
 	cJSON			*meta;		/* from write tools */
 	cJSON			*blocks;	/* content blocks after the text (images), or NULL */
 	void			*ajob;		/* an asynchronous tool's call */
+	bool			 held;		/* its tool returned; the owner holds it (sched_set_hold) */
 	int64_t			 duration_ms;
 	struct exec_job		*job;
 	struct sched_call	*next;
@@ -84,11 +86,24 @@ void		 sched_set_lookup(struct sched *, const struct tool_def *(*lookup)(const c
  * is gated (0: *name and *input replaced; 1: left alone; -1: the call
  * fails with why).
  */
-/* One more finder, asked last: tools the agent's own modules run on the loop (the web tools). */
+/*
+ * One more finder, asked last: tools the agent's own modules run on the
+ * loop (the web tools, the language servers' code tool); each call adds
+ * one, at most SCHED_MORE_MAX.
+ */
 void		 sched_set_more(struct sched *, const struct tool_def *(*find)(void *, const char *),
 		    void *arg);
 void		 sched_set_finder(struct sched *, const struct tool_def *(*find)(void *, const char *),
 		    int (*resolve)(void *, char **name, cJSON **input, struct buf *why), void *arg);
+/*
+ * After a call's tool has returned, its result in place: hold (with arg)
+ * returns true when it keeps the call running and lets it go later with
+ * sched_release (the language servers' errors join an edit's result).
+ * sched_interrupt asks unhold to let a held call go now.
+ */
+void		 sched_set_hold(struct sched *, bool (*hold)(void *, struct sched_call *),
+		    void (*unhold)(void *, struct sched_call *), void *arg);
+void		 sched_release(struct sched *, struct sched_call *);
 /* Add a call (input copied); parse_error non-NULL means the input was not valid JSON. */
 void		 sched_add(struct sched *, const char *id, const char *name,
 		    const cJSON *input, const char *parse_error);

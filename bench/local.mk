@@ -113,6 +113,12 @@ bench: bench-session
 bench-session: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/session_bench.sh . 2000
 
+# The language servers: an edit's wait for its diagnostics (clangd warm), tandem's memory with two servers.
+EXTRA_DIST += bench/lsp_bench.sh
+.PHONY: bench-lsp
+bench: bench-lsp
+bench-lsp: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/lsp_bench.sh ./tandem$(EXEEXT) ./tests/mockmodel$(EXEEXT)
 # statusline: keypress to screen while a status line command sleeps.
 EXTRA_PROGRAMS += bench/statusline_bench
 bench_statusline_bench_SOURCES = bench/statusline_bench.c

@@ -12,6 +12,8 @@
  * sent whole and deferred behind the proxy tool (mcp.h), and whether the
  * deferred request stays the same when the server's list changes; the
  * exit status is 1 when deferral passes its budget (DESIGN.md section 13).
+ * Last, the first request with 40 skills installed (.claude/skills): it grows
+ * by their names and descriptions and the skill tool; 1 if a body is sent.
  */
 #include "autoconf.h"
 
@@ -23,6 +25,9 @@
 #include <curl/curl.h>
 
 #include "agent.h"
+#include "claude/claude.h"
+#include "config/config.h"
+#include "skill.h"
 #include "buf.h"
 #include "context/compact.h"
 #include "ev.h"
@@ -43,7 +48,13 @@ prompt_tools(void)
 	size_t i;
 
 	for (i = 0; tool_table[i] != NULL; i++) {
-		cJSON *o = cJSON_CreateObject(), *schema = cJSON_Parse(tool_table[i]->schema);
+		cJSON *o, *schema;
+
+		/* The skill tool is offered only when there are skills (prompt_tool_disabled). */
+		if (strcmp(tool_table[i]->name, "skill") == 0)
+			continue;
+		o = cJSON_CreateObject();
+		schema = cJSON_Parse(tool_table[i]->schema);
 
 		if (schema == NULL)
 			fatal("the input schema of %s is not valid JSON", tool_table[i]->name);
@@ -54,6 +65,8 @@ prompt_tools(void)
 	}
 	return arr;
 }
+
+static const char *prompt_dynamic = typical_dynamic;
 
 static size_t
 prompt_body(enum stream_proto proto, const char *sys, const cJSON *tools, const cJSON *msgs)
@@ -71,7 +84,7 @@ prompt_body(enum stream_proto proto, const char *sys, const cJSON *tools, const 
 	r.model = proto == STREAM_OPENAI ? "gpt-4o-mini" : "claude-sonnet-4-5";
 	r.max_tokens = 8192;
 	r.system_static = sys;
-	r.system_dynamic = typical_dynamic;
+	r.system_dynamic = prompt_dynamic;
 	r.tools = tools;
 	r.messages = msgs;
 	r.cache = proto == STREAM_ANTHROPIC;
@@ -150,6 +163,101 @@ prompt_mcp(const char *sys, int n, long defer_bytes, char **tools_json)
 	return bytes;
 }
 
+/* Write n skills shaped like real ones (a description, a 4 KB body, a file beside it) under root. */
+static void
+skills_write(const char *root, int n, size_t *names_descs, size_t *bodies)
+{
+	char path[4096], name[64], desc[256];
+	struct buf body = BUF_INIT(BUF_NOLIMIT);
+	FILE *f;
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "skill-%02d-review", i);
+		snprintf(desc, sizeof desc, "Review a change for kind %d of problem: read the diff, "
+		    "list what breaks, propose the smallest fix. Use before a commit.", i);
+		snprintf(path, sizeof path, "mkdir -p %s/.claude/skills/%s/templates", root, name);
+		if (system(path) != 0)
+			fatal("cannot make %s", path);
+		buf_reset(&body);
+		for (k = 0; k < 40; k++)
+			buf_printf(&body, "Step %d of skill %s: look at the code again, carefully, "
+			    "and write down what you see.\n", k, name);
+		snprintf(path, sizeof path, "%s/.claude/skills/%s/SKILL.md", root, name);
+		if ((f = fopen(path, "w")) == NULL)
+			fatal("cannot write %s", path);
+		fprintf(f, "---\nname: %s\ndescription: %s\nallowed-tools: Read, Grep\n---\n%s", name,
+		    desc, buf_cstr(&body));
+		fclose(f);
+		snprintf(path, sizeof path, "%s/.claude/skills/%s/templates/report.md", root, name);
+		if ((f = fopen(path, "w")) != NULL) {
+			fputs("# Report\n", f);
+			fclose(f);
+		}
+		*names_descs += strlen(name) + strlen(desc);
+		*bodies += body.len;
+	}
+	buf_release(&body);
+}
+
+/*
+ * The first request with 40 skills installed, against none: what grows is
+ * the skills' names and descriptions (with their list's heading and the
+ * skill tool's definition), never their bodies.  1 when a body is sent.
+ */
+static int
+prompt_skills(const char *sys, size_t base)
+{
+	char tmpl[] = "/tmp/tandem-prompt-skills.XXXXXX", *root = mkdtemp(tmpl), cmd[256];
+	struct buf dyn = BUF_INIT(BUF_NOLIMIT), section = BUF_INIT(BUF_NOLIMIT);
+	size_t names_descs = 0, bodies = 0, with, tool_bytes;
+	struct config cfg;
+	struct claude *c;
+	cJSON *tools = prompt_tools(), *msgs = cJSON_CreateArray(), *t;
+	char *tj;
+	int rc = 0;
+
+	if (root == NULL)
+		fatal("mkdtemp failed");
+	skills_write(root, 40, &names_descs, &bodies);
+	config_init(&cfg);
+	free(cfg.root);
+	cfg.root = xstrdup(root);
+	c = claude_new(&cfg);
+	claude_prompt(c, &section);
+	buf_printf(&dyn, "%s%s", typical_dynamic, buf_cstr(&section));
+	t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "name", tool_skill.name);
+	cJSON_AddStringToObject(t, "description", tool_skill.description);
+	cJSON_AddItemToObject(t, "input_schema", cJSON_Parse(tool_skill.schema));
+	tj = cJSON_PrintUnformatted(t);
+	tool_bytes = strlen(tj) + 1;
+	cJSON_free(tj);
+	cJSON_AddItemToArray(tools, t);
+	prompt_dynamic = buf_cstr(&dyn);
+	with = prompt_body(STREAM_ANTHROPIC, sys, tools, msgs);
+	prompt_dynamic = typical_dynamic;
+	printf("%-36s %6zu bytes (+%zu)\n", "anthropic, 40 skills installed:", with, with - base);
+	printf("%-36s %6zu bytes (names and descriptions %zu, list %zu)\n", "  of which the skills' list:",
+	    section.len, names_descs, section.len - names_descs);
+	printf("%-36s %6zu bytes\n", "  of which the skill tool:", tool_bytes);
+	printf("%-36s %6zu bytes (none sent)\n", "  the skills' bodies, on disk:", bodies);
+	if (strstr(buf_cstr(&dyn), "Step 0 of skill") != NULL) {
+		printf("a skill's body is in the first request\n");
+		rc = 1;
+	}
+	claude_free(c);
+	config_release(&cfg);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	if (system(cmd) != 0)
+		rc = 1;
+	cJSON_Delete(tools);
+	cJSON_Delete(msgs);
+	buf_release(&dyn);
+	buf_release(&section);
+	return rc;
+}
+
 int
 main(void)
 {
@@ -191,6 +299,8 @@ main(void)
 		free(t50);
 		free(t51);
 	}
+	if (prompt_skills(buf_cstr(&sys), a) != 0)
+		return 1;
 	cJSON_free(tj);
 	cJSON_Delete(tools);
 	cJSON_Delete(msgs);

@@ -15,6 +15,7 @@ libtandem_lib_a_SOURCES = \
 	lib/fuzzy.c lib/fuzzy.h \
 	lib/image.c lib/image.h \
 	lib/file.c lib/file.h \
+	lib/fmatter.c lib/fmatter.h \
 	lib/jschema.c lib/jschema.h
 
 # Unit tests link only the modules they test, plus lib/.

@@ -24,6 +24,7 @@ IT_TESTS += tests/it/bgshell.sh
 IT_TESTS += tests/it/subagents.sh
 IT_TESTS += tests/it/reaper.sh
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
+IT_TESTS += tests/it/claude.sh
 # Deny rules on every route that allows without the person; keys on two more routes.
 IT_TESTS += tests/it/denywins.sh tests/it/leaks.sh
 EXTRA_DIST += tests/it/denywins.mjs
@@ -46,6 +47,8 @@ IT_TESTS += tests/it/mcpres.sh
 IT_TESTS += tests/it/web.sh tests/it/websearch.sh
 EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
+IT_TESTS += tests/it/lsp.sh
+EXTRA_DIST += tests/lsp/fault.sh
 EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.

@@ -10,7 +10,13 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "claude/ccsettings.h"
+#include "claude/grant.h"
+#include "claude/notice.h"
 #include "commands.h"
+#include "fmatter.h"
+#include "json.h"
+#include "rules/perm.h"
 #include "config/config.h"
 #include "t.h"
 #include "t_tree.h"
@@ -190,6 +196,169 @@ T_TEST(listing)
 	buf_release(&out);
 }
 
+/* The notices as text. */
+static char *
+notices_text(void)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	notice_format(cfg.notices, "", &b);
+	return buf_detach(&b, NULL);
+}
+
+T_TEST(claude_commands)
+{
+	struct command_list l;
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+	const struct command_info *spec = NULL, *both = NULL;
+	char *text;
+	size_t i;
+
+	puts_file("proj/.claude/commands/kiro/spec.md", "---\ndescription: Write the spec\n"
+	    "argument-hint: [feature]\nallowed-tools: Bash(git add:*), Read\nmodel: opus\n"
+	    "colour: blue\n---\nSpec for $1.\n");
+	puts_file("proj/.claude/commands/both.md", "CLAUDE BOTH\n");
+	commands_scan(&cfg, &l);
+	for (i = 0; i < l.n; i++) {
+		if (strcmp(l.v[i].name, "spec") == 0)
+			spec = &l.v[i];
+		if (strcmp(l.v[i].name, "both") == 0)
+			both = &l.v[i];
+		T_OK(strchr(l.v[i].name, '/') == NULL);
+	}
+	T_OK(spec != NULL && both != NULL);
+	if (spec != NULL) {
+		T_EQ_STR(spec->folder, "kiro");
+		T_EQ_STR(spec->argument_hint, "[feature]");
+		T_EQ_STR(spec->allowed_tools, "Bash(git add:*), Read");
+		T_OK(spec->project);
+	}
+	/* .tandem/commands comes before .claude/commands. */
+	if (both != NULL)
+		T_EQ_STR(both->description, "PROJECT $ARGUMENTS");
+	commands_list_release(&l);
+	commands_list(&cfg, &out);
+	T_CONTAINS(buf_cstr(&out), "Write the spec  (project:kiro)");
+	buf_release(&out);
+	text = notices_text();
+	T_CONTAINS(text, "spec.md: command field \"colour\" is not honoured");
+	T_CONTAINS(text, "spec.md: command field \"model\" is not honoured (a Claude Code alias");
+	free(text);
+	T_EQ_INT(expand("/spec login", &out), 0);
+	T_EQ_STR(buf_cstr(&out), "Spec for login.");
+	buf_release(&out);
+}
+
+T_TEST(skill_commands)
+{
+	struct command_list l;
+	bool saw = false, hidden = false;
+	struct buf out;
+	size_t i;
+
+	puts_file("proj/.claude/skills/tidy/SKILL.md", "---\nname: tidy\ndescription: Tidy up\n---\n"
+	    "Tidy $ARGUMENTS now.\n");
+	puts_file("proj/.claude/skills/quiet/SKILL.md", "---\ndescription: Not a command\n"
+	    "user-invocable: false\n---\nNo.\n");
+	commands_scan(&cfg, &l);
+	for (i = 0; i < l.n; i++) {
+		saw = saw || (strcmp(l.v[i].name, "tidy") == 0 && l.v[i].skill);
+		hidden = hidden || strcmp(l.v[i].name, "quiet") == 0;
+	}
+	T_OK(saw);
+	T_OK(!hidden);
+	commands_list_release(&l);
+	T_EQ_INT(expand("/tidy src", &out), 0);
+	T_EQ_STR(buf_cstr(&out), "Tidy src now.");
+	buf_release(&out);
+}
+
+T_TEST(front_matter)
+{
+	const char *body;
+	cJSON *fm;
+
+	fm = fmatter_parse("---\nname: \"x\"\nargument-hint: [file]\nallowed-tools:\n  - Read\n"
+	    "  - Bash(ls:*)\nmetadata:\n  version: 1\n---\nBODY\n", &body);
+	T_EQ_STR(json_str(fm, "name", "?"), "x");
+	T_EQ_STR(json_str(fm, "argument-hint", "?"), "[file]");
+	T_EQ_STR(json_str(fm, "allowed-tools", "?"), "Read, Bash(ls:*)");
+	T_EQ_STR(json_str(fm, "metadata", "?"), "version: 1");
+	T_EQ_STR(body, "BODY\n");
+	cJSON_Delete(fm);
+	/* Never closed: no header at all. */
+	fm = fmatter_parse("---\nname: x\nno end\n", &body);
+	T_OK(fm->child == NULL);
+	T_EQ_STR(body, "---\nname: x\nno end\n");
+	cJSON_Delete(fm);
+}
+
+T_TEST(grants)
+{
+	struct perm_rules *r = grant_rules("[Bash(git add:*), \"Read\"]", cfg.root, "x.md", cfg.notices);
+	cJSON *add = cJSON_Parse("{\"command\":\"git add a.c\"}"), *push = cJSON_Parse("{\"command\":\"git push\"}");
+	cJSON *rm = cJSON_Parse("{\"command\":\"git add a.c; rm -rf /\"}");
+	struct buf err = BUF_INIT(1024);
+
+	T_OK(r != NULL);
+	T_EQ_INT((int)perm_rules_count(r, PERM_LIST_ALLOW), 2);
+	grant_for_prompt(cfg.grants, "the prompt", r);
+	T_OK(grant_allows(cfg.grants, &cfg, 1, "the prompt", "run_bash", TOOL_HIGH_IMPACT, add));
+	T_OK(!grant_allows(cfg.grants, &cfg, 1, "the prompt", "run_bash", TOOL_HIGH_IMPACT, push));
+	/* Part by part: the rule never covers a command joined to it. */
+	T_OK(!grant_allows(cfg.grants, &cfg, 1, "the prompt", "run_bash", TOOL_HIGH_IMPACT, rm));
+	T_OK(!grant_allows(cfg.grants, &cfg, 1, "another prompt", "run_bash", TOOL_HIGH_IMPACT, add));
+	/* The settings' ask rules still ask. */
+	perm_rules_add(cfg.rules, PERM_LIST_ASK, "Bash(git add secret*)", &err);
+	cJSON_Delete(add);
+	add = cJSON_Parse("{\"command\":\"git add secret.txt\"}");
+	T_OK(!grant_allows(cfg.grants, &cfg, 1, "the prompt", "run_bash", TOOL_HIGH_IMPACT, add));
+	/* A turn's grant (a skill's) holds for that turn only. */
+	grant_for_turn(cfg.grants, 7, grant_rules("Bash(make:*)", cfg.root, "s.md", NULL));
+	cJSON_Delete(push);
+	push = cJSON_Parse("{\"command\":\"make check\"}");
+	T_OK(grant_allows(cfg.grants, &cfg, 7, "x", "run_bash", TOOL_HIGH_IMPACT, push));
+	T_OK(!grant_allows(cfg.grants, &cfg, 8, "x", "run_bash", TOOL_HIGH_IMPACT, push));
+	cJSON_Delete(add);
+	cJSON_Delete(push);
+	cJSON_Delete(rm);
+	buf_release(&err);
+}
+
+T_TEST(claude_settings)
+{
+	cJSON *cc = cJSON_Parse("{\"cleanupPeriodDays\": 9, \"outputStyle\": \"x\", \"model\": \"opus\","
+	    "\"permissions\": {\"allow\": [\"Read\"], \"defaultMode\": \"plan\", \"bogus\": 1},"
+	    "\"sandbox\": {\"enabled\": true, \"network\": {}}, \"alwaysThinkingEnabled\": false}");
+	struct notices *n = notice_new();
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	cJSON *t = ccsettings_translate(cc, "/x/settings.json", n);
+
+	T_EQ_INT(json_get(t, "retention_days")->valueint, 9);
+	T_EQ_STR(json_str(json_get(t, "permissions"), "mode", "?"), "plan");
+	T_OK(cJSON_IsArray(json_get(json_get(t, "permissions"), "allow")));
+	T_EQ_STR(json_str(json_get(t, "sandbox"), "mode", "?"), "workspace-write");
+	T_EQ_STR(json_str(t, "thinking", "?"), "off");
+	T_OK(json_get(t, "model") == NULL && json_get(t, "outputStyle") == NULL);
+	notice_format(n, "", &b);
+	T_CONTAINS(buf_cstr(&b), "settings key \"outputStyle\"");
+	T_CONTAINS(buf_cstr(&b), "settings key \"model\"");
+	T_CONTAINS(buf_cstr(&b), "settings key \"permissions.bogus\"");
+	T_CONTAINS(buf_cstr(&b), "settings key \"sandbox.network\"");
+	T_EQ_INT((int)notice_count(n), 4);
+	/* Named once. */
+	notice_add(n, "settings key", "outputStyle", "/x/settings.json", "again");
+	T_EQ_INT((int)notice_count(n), 4);
+	T_EQ_INT((int)notice_pending(n), 4);
+	buf_reset(&b);
+	notice_take_new(n, "", &b);
+	T_EQ_INT((int)notice_pending(n), 0);
+	cJSON_Delete(cc);
+	cJSON_Delete(t);
+	notice_free(n);
+	buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -199,6 +368,13 @@ main(void)
 	free(cfg.config_dir);
 	cfg.root = t_tree_at("/proj");
 	cfg.config_dir = t_tree_at("/cfg");
+	/* No ~/.claude/commands or skills of whoever runs the tests. */
+	{
+		char *home = t_tree_at("/home");
+
+		setenv("HOME", home, 1);
+		free(home);
+	}
 
 	T_RUN(arguments);
 	T_RUN(no_placeholder_appends);
@@ -207,6 +383,11 @@ main(void)
 	T_RUN(errors);
 	T_RUN(frontmatter);
 	T_RUN(listing);
+	T_RUN(claude_commands);
+	T_RUN(skill_commands);
+	T_RUN(front_matter);
+	T_RUN(grants);
+	T_RUN(claude_settings);
 
 	config_release(&cfg);
 	t_tree_remove(root);

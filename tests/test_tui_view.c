@@ -349,6 +349,16 @@ T_TEST(a_codex_patch_is_named_and_shown)
 	T_EQ_STR(found, "2 lines");
 	ts_found("glob", NULL, "No files match *.z in .", found, sizeof found);
 	T_EQ_STR(found, "no matches");
+	/* an edit's language-server errors (agent/lsp), summed over its files */
+	ts_found("apply_patch", NULL, "applied\n\nclangd: 2 new errors in a.c since it was read:\n"
+	    "  a.c:1:1: x\n  a.c:2:1: y\n\nclangd: 1 new error in b.c since it was read:\n  b.c:3:1: z",
+	    found, sizeof found);
+	T_EQ_STR(found, "3 new errors");
+	ts_found("edit_file", NULL, "edited a.c: 1 replacement at line 6 (+1 -1)", found, sizeof found);
+	T_EQ_STR(found, "");
+	ts_found("edit_file", NULL, "edited a.c: 1 replacement at line 6 (+1 -1)\n\n"
+	    "[clangd: no diagnostics for a.c: its language server is still starting]", found, sizeof found);
+	T_EQ_STR(found, "");
 	s = ts_mcp_name("mcp__every__echo", NULL);
 	T_EQ_STR(s, "every:echo (MCP)");
 	free(s);

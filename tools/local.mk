@@ -17,6 +17,7 @@ libtandem_tools_a_SOURCES = \
 	tools/write_file.c \
 	tools/patch.c tools/patch.h \
 	tools/apply_patch.c \
+	tools/skill.c tools/skill.h tools/skill_tool.c \
 	tools/filelist.c tools/filelist.h \
 	tools/plantools.c tools/plantools.h
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "skill.h"
 #include "tool.h"
 #include "utf8.h"
 
@@ -24,6 +25,7 @@ const struct tool_def *const tool_table[] = {
 	&tool_todo_write,
 	&tool_exit_plan,
 	&tool_ask_user,
+	&tool_skill,
 	NULL
 };
 

@@ -34,10 +34,11 @@ const struct toolname toolnames[] = {
 	{ "Task",		"agent",	{ NULL } },
 	{ "AskUserQuestion",	"ask_user",	{ NULL } },
 	{ "ExitPlanMode",	"exit_plan",	{ NULL } },
+	{ "LSP",		"code",		{ NULL } },
 	{ "NotebookEdit",	NULL,		{ NULL } },
 	{ "NotebookRead",	NULL,		{ NULL } },
 	{ "SlashCommand",	NULL,		{ NULL } },
-	{ "Skill",		NULL,		{ NULL } },
+	{ "Skill",		"skill",	{ NULL } },
 };
 
 const size_t toolnames_n = sizeof(toolnames) / sizeof(toolnames[0]);

@@ -47,6 +47,7 @@ static void cmd_redo(struct app *, const char *, struct app_action *);
 static void cmd_fork(struct app *, const char *, struct app_action *);
 static void cmd_resume(struct app *, const char *, struct app_action *);
 static void cmd_memory(struct app *, const char *, struct app_action *);
+static void cmd_skills(struct app *, const char *, struct app_action *);
 static void cmd_agents(struct app *, const char *, struct app_action *);
 static void cmd_mcp(struct app *, const char *, struct app_action *);
 static void cmd_mode(struct app *, const char *, struct app_action *);
@@ -68,9 +69,10 @@ static const struct cmd cmd_table[] = {
 	{ "/theme", "[name]", "list the themes or switch to one", cmd_theme },
 	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
 	{ "/keys", "", "the keys", cmd_keys },
-	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md)", cmd_memory },
+	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md, .claude/)", cmd_memory },
 	{ "/agents", "", "the subagent types (built in, .claude/agents, .tandem/agents) and their sources", cmd_agents },
 	{ "/mcp", "", "the MCP servers: state, errors, tools, prompts, resources", cmd_mcp },
+	{ "/skills", "", "the skills: .tandem/skills, .claude/skills, yours", cmd_skills },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
 	{ "/diff", "[N]", "what turn N (default: the last) changed, as a diff: its tools' and commands' files", cmd_diff },
 	{ "/rewind", "[N] [what]", "the turn browser; or back to before turn N (conversation, files, both)",
@@ -154,13 +156,14 @@ cmds_help(struct app *a)
 	}
 	cmds_custom(a, &list);
 	if (list.n > 0)
-		buf_puts(&b, "Custom commands (.tandem/commands/ and ~/.config/tandem/commands/):\n");
+		buf_puts(&b, "Custom commands (.tandem/commands/, .claude/commands/, ~/.config/tandem/commands/, ~/.claude/commands/, skills):\n");
 	for (i = 0; i < list.n; i++) {
 		const struct command_info *c = &list.v[i];
 
 		snprintf(head, sizeof head, "/%s %s", c->name, c->argument_hint ? c->argument_hint : "");
-		buf_printf(&b, "  %-18s %s%s(%s)\n", head, c->description, *c->description ? " " : "",
-		    c->project ? "project" : "user");
+		buf_printf(&b, "  %-18s %s%s(%s%s%s%s)\n", head, c->description, *c->description ? " " : "",
+		    c->project ? "project" : "user", c->folder ? ":" : "", c->folder ? c->folder : "",
+		    c->skill ? ", skill" : "");
 	}
 	cmds_custom_release(a, &list);
 	buf_puts(&b, "Press ? on an empty prompt for the keys.");
@@ -240,6 +243,12 @@ static void
 cmd_memory(struct app *a, const char *arg, struct app_action *then)
 {
 	cmd_report(a, "memory");
+}
+
+static void
+cmd_skills(struct app *a, const char *arg, struct app_action *then)
+{
+	cmd_report(a, "skills");
 }
 
 static void

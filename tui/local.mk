@@ -106,6 +106,10 @@ TUI_SCREEN_TESTS += tests/tui/initreview.sh
 TUI_SCREEN_TESTS += tests/tui/breakprice.sh
 # The transcript tells the story: inline hunks and output, Ctrl+O, the followed call, a waiting status.
 TUI_SCREEN_TESTS += tests/tui/story.sh
+# A language server's new errors: counted on the edit's line, shown on Ctrl+O; its state on the status bar.
+TUI_SCREEN_TESTS += tests/tui/lsp.sh
+# A Claude Code user's .claude folder: the notice of what is not honoured, commands, skills, memory.
+TUI_SCREEN_TESTS += tests/tui/claude.sh
 EXTRA_DIST += tests/tui/story.jsonl tests/tui/denied.jsonl
 # Claude Code's statusLine: the real ccstatusline as the bar, a sleeping command, a failing one.
 TUI_SCREEN_TESTS += tests/tui/statusline.sh

@@ -137,6 +137,8 @@ st_event(struct status *st, const cJSON *ev, int64_t now)
 	} else if (strcmp(type, "mcp_status") == 0) {
 		st->mcp_ready = (int)json_int(ev, "ready", 0);
 		st->mcp_total = (int)json_int(ev, "total", 0);
+	} else if (strcmp(type, "lsp_status") == 0) {
+		snprintf(st->lsp, sizeof st->lsp, "%s", json_str(ev, "servers", ""));
 	} else if (strcmp(type, "turn_start") == 0) {
 		st->busy = true;
 	} else if (strcmp(type, "turn_end") == 0) {
@@ -208,6 +210,8 @@ st_segments(const struct status *st, int64_t now, struct st_seg *segs, int *n)
 		    "%s", st->sandbox);
 	if (st->mcp_total > 0)
 		st_seg(segs, n, 7, ROLE_STATUS_STAGE, "mcp %d/%d", st->mcp_ready, st->mcp_total);
+	if (st->lsp[0] != '\0')
+		st_seg(segs, n, 7, ROLE_STATUS_STAGE, "lsp %s", st->lsp);
 	/* Ids are date-time-random: the date is the least telling part on a narrow bar. */
 	if (st->forked_from[0] != '\0')
 		st_seg(segs, n, 4, ROLE_STATUS_STAGE, "fork of %s", strlen(st->forked_from) == 22 &&

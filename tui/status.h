@@ -42,6 +42,7 @@ struct status {
 	char		 forked_from[64];	/* the session this one was forked from, or "" */
 	bool		 unsaved;	/* a write of the session failed: the next prompt retries */
 	int		 mcp_ready, mcp_total;	/* MCP servers ("mcp 2/3"); total 0: none */
+	char		 lsp[96];	/* language servers ("clangd ready"); "": none ran */
 	char		 waiting[48];	/* what tandem waits for the user for ("" : nothing) */
 };
 

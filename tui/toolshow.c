@@ -34,6 +34,29 @@ ts_is_command(const char *name)
 	return strcmp(name, "run_bash") == 0;
 }
 
+/*
+ * The language servers' count on an edit's line: each "SERVER: N new
+ * error(s) in FILE" line of its result (agent/lsp) summed; "" when none.
+ */
+static void
+ts_diag_count(const char *result, char *out, size_t size)
+{
+	const char *p = result;
+	long total = 0;
+
+	while ((p = strstr(p, " new error")) != NULL) {
+		const char *q = p;
+
+		while (q > result && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		if (q < p && q > result + 1 && q[-1] == ' ' && q[-2] == ':')
+			total += strtol(q, NULL, 10);
+		p += 10;
+	}
+	if (total > 0)
+		snprintf(out, size, "%ld new error%s", total, total == 1 ? "" : "s");
+}
+
 /* Lines of s (a last line without '\n' counts; a trailing '\n' ends the last). */
 static long
 ts_lines(const char *s, size_t n)
@@ -300,6 +323,10 @@ ts_found(const char *name, const char *mode, const char *result, char *out, size
 	long n = 0;
 
 	out[0] = '\0';
+	if (result != NULL && ts_is_edit(name)) {
+		ts_diag_count(result, out, size);
+		return;
+	}
 	if (result == NULL || (strcmp(name, "glob") != 0 && strcmp(name, "grep") != 0))
 		return;
 	if (strncmp(result, "No files match", 14) == 0 || strncmp(result, "No matches", 10) == 0) {

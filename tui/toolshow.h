@@ -43,6 +43,7 @@ char	*ts_patch_files(const char *patch);
 
 /*
  * What a search found, for its line: "3 files", "12 lines", "no matches";
+ * for an edit, the new errors its language servers saw ("2 new errors");
  * "" for other tools or a result it cannot read.
  */
 void	 ts_found(const char *name, const char *mode, const char *result, char *out, size_t size);

@@ -570,6 +570,26 @@ tr_build_call(struct tr_item *it)
 	free(mcp);
 }
 
+/* An edit's language-server errors (what follows its first paragraph), once expanded. */
+static void
+tr_build_diags(struct tr_item *it, const char *res)
+{
+	const char *p = it->found[0] != '\0' ? strstr(res, "\n\n") : NULL;
+
+	if (p == NULL)
+		return;
+	if (!it->expanded) {
+		char more[96];
+		struct sline *l = slvec_push(&it->lines);
+
+		snprintf(more, sizeof more, "    \xE2\x80\xA6 %s (%s to expand)", it->found, TS_EXPAND_KEY);
+		sline_adds(l, more, ROLE_DIM, 0);
+		return;
+	}
+	p += 2;
+	tr_add_lines(&it->lines, p, strlen(p), "    ", ROLE_DIM, "    ", ROLE_ERROR, 0, SL_CHARWRAP, SIZE_MAX);
+}
+
 static void
 tr_build_tool(struct tr_item *it)
 {
@@ -600,6 +620,7 @@ tr_build_tool(struct tr_item *it)
 	if (it->diff != NULL) {
 		tr_add_lines(&it->lines, res, it->raw.len, lead, ROLE_DIM, "    ", role, 0, SL_NOWRAP, 1);
 		tr_build_hunk(it);
+		tr_build_diags(it, res);
 		return;
 	}
 	if (it->expanded) {

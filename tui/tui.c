@@ -24,6 +24,7 @@
 
 #include "app.h"
 #include "tui.h"
+#include "claude/notice.h"
 #include "config/config.h"
 #include "hooks/cctranscript.h"
 #include "ev.h"
@@ -760,6 +761,22 @@ tui_resume_hint(const struct app *a)
 	    a->end_signal == SIGHUP ? "SIGHUP" : "SIGTERM", id + 1);
 }
 
+/* What was read and is not honoured, named once (claude/notice.h). */
+static void
+tui_notices(struct app *a)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	if (a->cfg == NULL || notice_pending(a->cfg->notices) == 0)
+		return;
+	notice_take_new(a->cfg->notices, "  ", &b);
+	while (b.len > 0 && b.data[b.len - 1] == '\n')
+		b.data[--b.len] = '\0';
+	app_notice(a, ROLE_WARNING, "Read but not honoured (`tandem config` lists them too):\n%s",
+	    buf_cstr(&b));
+	buf_release(&b);
+}
+
 /* The bearings a session starts with: version, model, directory, session, mode, sandbox. */
 static void
 tui_start_line(struct app *a)
@@ -775,6 +792,7 @@ tui_start_line(struct app *a)
 	app_notice(a, ROLE_DIM, "tandem %s · %s · %s · session %s · mode %s · %s", PACKAGE_VERSION,
 	    a->st.model, dir, a->session_id[0] != '\0' ? a->session_id : "(new)", a->st.mode,
 	    a->st.sandbox[0] != '\0' ? a->st.sandbox : "no sandbox");
+	tui_notices(a);
 }
 
 static const int tui_signals[] = { SIGWINCH, SIGCONT, SIGTERM, SIGHUP };

@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "claude/ccsettings.h"
+#include "claude/grant.h"
+#include "claude/notice.h"
 #include "config.h"
 #include "config_keys.h"
 #include "file.h"
@@ -39,6 +42,8 @@ static const char *const cfg_hook_events[] = {
 struct cfg_layer {
 	const char	*path;
 	bool		 project;	/* the project's: trust items are held back */
+	bool		 claude;	/* Claude Code's file (claude/ccsettings.h) */
+	struct notices	*notices;
 	struct buf	*warnings;
 };
 
@@ -129,7 +134,8 @@ cfg_is_trust_item(const struct cfg_key *k, const cJSON *v)
 {
 	enum perm_mode mode;
 
-	if (strcmp(k->name, "base_url") == 0 || strcmp(k->name, "apiKeyHelper") == 0)
+	if (strcmp(k->name, "base_url") == 0 || strcmp(k->name, "apiKeyHelper") == 0 ||
+	    strcmp(k->name, "lspServers") == 0)
 		return true;
 	if (k->type == CFG_MODE && perm_mode_parse(v->valuestring, &mode) == 0)
 		return mode == PERM_ACCEPT_EDITS || mode == PERM_YOLO;
@@ -416,6 +422,11 @@ cfg_apply_hooks(struct config *cfg, struct cfg_layer *L, const cJSON *v)
 
 		for (i = 0; cfg_hook_events[i] != NULL; i++)
 			known = known || strcmp(cfg_hook_events[i], ev->string) == 0;
+		if (!known && L->claude) {
+			notice_add(L->notices, "hook event", ev->string, L->path,
+			    "tandem has no such moment");
+			continue;
+		}
 		if (!known) {
 			cfg_warn(L, "unknown hook event \"%s\" (ignored)", ev->string);
 			continue;
@@ -608,6 +619,12 @@ cfg_load_file(struct config *cfg, struct cfg_layer *L, struct buf *err)
 	free(text);
 	if (j == NULL)
 		return -1;
+	if (L->claude) {
+		cJSON *t = ccsettings_translate(j, L->path, cfg->notices);
+
+		cJSON_Delete(j);
+		j = t;
+	}
 	cfg_apply_object(cfg, L, j, NULL);
 	cJSON_Delete(j);
 	return 0;
@@ -756,6 +773,8 @@ config_init(struct config *cfg)
 	cfg->sources = cJSON_CreateObject();
 	cfg->held = cJSON_CreateObject();
 	cfg->rule_sources = cJSON_CreateArray();
+	cfg->notices = notice_new();
+	cfg->grants = grant_new();
 	for (i = 0; i < cfg_nkeys; i++)
 		cfg_set_source(cfg, cfg_keys[i].name, "default");
 	cfg->provider = xstrdup("anthropic");
@@ -768,6 +787,7 @@ config_init(struct config *cfg)
 	cfg->notify_style = xstrdup("auto");
 	cfg->notify_idle_ms = 60000;
 	cfg->mouse = true;
+	cfg->lsp_enabled = true;
 	cfg->compact_micro = 0.50;
 	cfg->compact_collapse = 0.70;
 	cfg->compact_summary = 0.85;
@@ -818,6 +838,7 @@ config_release(struct config *cfg)
 	cJSON_Delete(cfg->http_hook_urls);
 	cJSON_Delete(cfg->http_hook_env);
 	cJSON_Delete(cfg->mcp_servers);
+	cJSON_Delete(cfg->lsp_servers);
 	cJSON_Delete(cfg->mcp_flags);
 	free(cfg->root);
 	free(cfg->home);
@@ -836,6 +857,8 @@ config_release(struct config *cfg)
 	cJSON_Delete(cfg->held);
 	cJSON_Delete(cfg->rule_sources);
 	jail_config_release(&cfg->sandbox);
+	notice_free(cfg->notices);
+	grant_free(cfg->grants);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -855,23 +878,43 @@ cfg_holds_any(const struct config *cfg)
 int
 config_load(struct config *cfg, struct buf *warnings, struct buf *err)
 {
-	char *paths[3];
+	/*
+	 * Claude Code's file of each scope just before tandem's: for a single
+	 * value tandem's own wins (ccsettings.h).  scope: the --setting-sources bit.
+	 */
+	static const struct {
+		const char	*file;
+		int		 scope;
+		bool		 claude, in_home;
+	} layers[] = {
+		{ ".claude/settings.json", 0, true, true },
+		{ "settings.json", 0, false, false },
+		{ ".claude/settings.json", 1, true, false },
+		{ ".tandem/settings.json", 1, false, false },
+		{ ".claude/settings.local.json", 2, true, false },
+		{ ".tandem/settings.local.json", 2, false, false },
+	};
+	enum { NLAYERS = sizeof layers / sizeof layers[0] };
+	char *paths[NLAYERS], *home = cfg_home_dir();
 	struct cfg_layer L;
 	size_t i;
 	int r = 0;
 
-	paths[0] = cfg_join(cfg->config_dir, "settings.json");
-	paths[1] = cfg_join(cfg->root, ".tandem/settings.json");
-	paths[2] = cfg_join(cfg->root, ".tandem/settings.local.json");
-	for (i = 0; i < 3 && r == 0; i++) {
-		if (cfg->skip_layers & (1u << i))
+	for (i = 0; i < NLAYERS; i++)
+		paths[i] = cfg_join(layers[i].in_home ? home : layers[i].scope == 0 ?
+		    cfg->config_dir : cfg->root, layers[i].file);
+	free(home);
+	for (i = 0; i < NLAYERS && r == 0; i++) {
+		if (cfg->skip_layers & (1u << layers[i].scope))
 			continue;
 		L.path = paths[i];
-		L.project = i > 0;
+		L.project = layers[i].scope > 0;
+		L.claude = layers[i].claude;
+		L.notices = cfg->notices;
 		L.warnings = warnings;
 		r = cfg_load_file(cfg, &L, err);
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NLAYERS; i++)
 		free(paths[i]);
 	if (r == -1)
 		return -1;

@@ -79,8 +79,13 @@ struct config {
 	int	 mcp_timeout_ms;	/* one MCP call; 0: 120000 */
 	int	 mcp_defer_bytes;	/* MCP tool definitions past this are deferred; 0: 8192; -1: never */
 	int	 mcp_start_wait_ms;	/* how long the first request waits for servers starting; 0: 5000 */
+	cJSON	*lsp_servers;	/* the settings' lspServers, merged; NULL: none */
+	bool	 lsp_enabled;	/* lsp.enabled: language servers at all; default true */
+	int	 lsp_wait_ms;	/* lsp.wait_ms: an edit's wait for diagnostics; 0: 2000 */
 	cJSON	*sources;	/* key -> "default" | file path | "flag" | "env", for `tandem config` */
 	struct jail_config sandbox;	/* the "sandbox" group: parsed and resolved by jail.c */
+	struct notices *notices;	/* what was read and is not honoured (claude/notice.h); owned */
+	struct grants *grants;	/* commands' and skills' allowed-tools while they run (claude/grant.h); owned */
 	unsigned skip_layers;	/* settings files config_load leaves out: 1 the user's, 2 the
 				   project's, 4 the project's local one (--setting-sources) */
 	cJSON	*status_line;	/* statusLine: {"type": "command", "command", "padding"} (owned); NULL */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "claude/notice.h"
 #include "config.h"
 #include "config_keys.h"
 #include "json.h"
@@ -65,6 +66,10 @@ const struct cfg_key cfg_keys[] = {
 	{ "mcp.timeout_ms", CFG_INT, offsetof(struct config, mcp_timeout_ms), 1, 86400000, 0 },
 	{ "mcp.defer_bytes", CFG_INT, offsetof(struct config, mcp_defer_bytes), -1, 100000000, 0 },
 	{ "mcp.start_wait_ms", CFG_INT, offsetof(struct config, mcp_start_wait_ms), 1, 600000, 0 },
+	/* Language servers (agent/lsp/): Claude Code's plugin shape; a project's waits for trust. */
+	{ "lspServers", CFG_OBJECT, offsetof(struct config, lsp_servers), 0, 0, 0 },
+	{ "lsp.enabled", CFG_BOOL, offsetof(struct config, lsp_enabled), 0, 0, 0 },
+	{ "lsp.wait_ms", CFG_INT, offsetof(struct config, lsp_wait_ms), 1, 60000, 0 },
 	/* Claude Code's status line command and the URLs http hooks may post to (hooks.h). */
 	{ "statusLine", CFG_JSON, offsetof(struct config, status_line), 0, 0, 0 },
 	{ "allowedHttpHookUrls", CFG_JSON, offsetof(struct config, http_hook_urls), 0, 0, 0 },
@@ -483,6 +488,10 @@ config_print(const struct config *cfg, struct buf *out)
 	if (cfg_holds_any(cfg)) {
 		buf_puts(out, "\nHeld back until this project is trusted:\n");
 		config_trust_items(cfg, out);
+	}
+	if (notice_count(cfg->notices) > 0) {
+		buf_puts(out, "\nNot honoured (read, and named here so that nothing is ignored silently):\n");
+		notice_format(cfg->notices, "  ", out);
 	}
 }
 

@@ -24,6 +24,18 @@ struct conv_entry {
 	int64_t		 bytes;
 };
 
+/*
+ * The wire texts of one protocol's kept messages, joined by commas: the
+ * conversation's, and each request's that sends them while it is in
+ * flight (conv_pin_wires).  A request reads its first len bytes; texts
+ * may be appended behind them (the buffer may move), never changed: a
+ * change of what is held goes to a copy.
+ */
+struct conv_text {
+	struct buf	b;
+	int		refs;
+};
+
 /* The tool_use ids of the messages checked: a set of strings, open addressing. */
 struct conv_ids {
 	char	**slot;
@@ -41,7 +53,7 @@ struct conv_cache {
 	 * The wire texts of the first nwire[w] entries, joined by commas in
 	 * one buffer (CONV_WIRE_*): a request copies them in one go.
 	 */
-	struct buf	   wires[2];
+	struct conv_text  *wires[2];
 	int		   nwire[2];
 	int		   stamp;	/* the last stamp given */
 	const cJSON	  *last;	/* the last message, as conv_sync found it */
@@ -117,6 +129,48 @@ conv_ids_add(struct conv_ids *s, const char *id)
 	s->n++;
 }
 
+static struct conv_text *
+conv_text_new(void)
+{
+	struct conv_text *t = xcalloc(1, sizeof *t);
+
+	buf_init(&t->b, BUF_NOLIMIT);
+	t->refs = 1;
+	return t;
+}
+
+void
+conv_text_unref(struct conv_text *t)
+{
+	if (t == NULL || --t->refs > 0)
+		return;
+	buf_release(&t->b);
+	free(t);
+}
+
+const char *
+conv_text_data(const struct conv_text *t)
+{
+	return t->b.data;
+}
+
+/* Keep the first n bytes of *tp: in place, or in a copy when a request holds them too. */
+static void
+conv_text_truncate(struct conv_text **tp, size_t n)
+{
+	struct conv_text *t = *tp, *c;
+
+	if (t->refs == 1) {
+		buf_truncate(&t->b, n);
+		return;
+	}
+	c = conv_text_new();
+	if (buf_append(&c->b, t->b.data, n) == -1)
+		fatal("out of memory");
+	conv_text_unref(t);
+	*tp = c;
+}
+
 static void
 conv_check_reset(struct conv_cache *k)
 {
@@ -135,7 +189,7 @@ conv_drop(struct conv_cache *k, int from)
 
 	for (i = 0; i < 2; i++) {
 		if (from < k->nwire[i]) {
-			buf_truncate(&k->wires[i], k->ent[from].at[i]);
+			conv_text_truncate(&k->wires[i], k->ent[from].at[i]);
 			k->nwire[i] = from;
 		}
 	}
@@ -236,8 +290,8 @@ conv_init(struct conv *c)
 	if (c->messages == NULL)
 		fatal("out of memory");
 	c->cache = xcalloc(1, sizeof *c->cache);
-	buf_init(&c->cache->wires[0], BUF_NOLIMIT);
-	buf_init(&c->cache->wires[1], BUF_NOLIMIT);
+	c->cache->wires[0] = conv_text_new();
+	c->cache->wires[1] = conv_text_new();
 	conv_check_reset(c->cache);
 }
 
@@ -249,8 +303,8 @@ conv_release(struct conv *c)
 	if (c->cache != NULL) {
 		conv_drop(c->cache, 0);
 		conv_check_reset(c->cache);
-		buf_release(&c->cache->wires[0]);
-		buf_release(&c->cache->wires[1]);
+		conv_text_unref(c->cache->wires[0]);
+		conv_text_unref(c->cache->wires[1]);
 		free(c->cache->ent);
 		free(c->cache->hash);
 		free(c->cache);
@@ -288,30 +342,40 @@ conv_wire_index(enum stream_proto proto)
 	return proto == STREAM_OPENAI ? CONV_WIRE_OPENAI : CONV_WIRE_ANTHROPIC;
 }
 
+/* Make the wire texts of the entries not made yet: the joined texts of proto's kind. */
+static struct buf *
+conv_make_wires(struct conv_cache *k, enum stream_proto proto, conv_wire_fn *wire)
+{
+	int w = conv_wire_index(proto), i;
+	struct buf *j = &k->wires[w]->b;
+
+	for (i = k->nwire[w]; i < k->nent; i++) {
+		size_t at = j->len, start;
+
+		k->ent[i].at[w] = at;
+		if (at > 0 && buf_putc(j, ',') == -1)
+			fatal("out of memory");
+		start = j->len;
+		if (wire(proto, k->ent[i].m, j) == -1)
+			fatal("out of memory");
+		/* OpenAI's may be empty (a message that becomes none): no comma then. */
+		if (j->len == start)
+			buf_truncate(j, at);
+		k->nwire[w] = i + 1;
+		k->made.texts++;
+	}
+	return j;
+}
+
 int
 conv_append_wires(const struct conv *c, enum stream_proto proto, conv_wire_fn *wire,
     struct buf *out, bool *first, const cJSON **last)
 {
 	struct conv_cache *k = conv_sync(c);
-	int w = conv_wire_index(proto), i, rc = 0;
-	struct buf *j = &k->wires[w];
+	struct buf *j = conv_make_wires(k, proto, wire);
+	int rc = 0;
 
 	*last = k->last;
-	for (i = k->nwire[w]; i < k->nent; i++) {
-		struct buf t = BUF_INIT(BUF_NOLIMIT);
-
-		k->ent[i].at[w] = j->len;
-		if (wire(proto, k->ent[i].m, &t) == -1)
-			fatal("out of memory");
-		/* OpenAI's may be empty (a message that becomes none). */
-		if (t.len > 0 && j->len > 0)
-			buf_putc(j, ',');
-		if (buf_append(j, t.data, t.len) == -1)
-			fatal("out of memory");
-		buf_release(&t);
-		k->nwire[w] = i + 1;
-		k->made.texts++;
-	}
 	if (j->len == 0)
 		return 0;
 	/* The texts and a little more (the last message, the end): one allocation. */
@@ -321,6 +385,22 @@ conv_append_wires(const struct conv *c, enum stream_proto proto, conv_wire_fn *w
 	*first = false;
 	rc |= buf_append(out, j->data, j->len);
 	return rc != 0 ? -1 : 0;
+}
+
+struct conv_text *
+conv_pin_wires(const struct conv *c, enum stream_proto proto, conv_wire_fn *wire,
+    size_t *len, const cJSON **last)
+{
+	struct conv_cache *k = conv_sync(c);
+	struct buf *j = conv_make_wires(k, proto, wire);
+	struct conv_text *t = k->wires[conv_wire_index(proto)];
+
+	*last = k->last;
+	*len = j->len;
+	if (j->len == 0)
+		return NULL;
+	t->refs++;
+	return t;
 }
 
 const uint64_t *

@@ -18,6 +18,7 @@
 
 struct buf;
 struct conv_cache;
+struct conv_text;
 
 /*
  * Besides the messages, what a request needs of each message but the last
@@ -77,6 +78,20 @@ typedef int conv_wire_fn(enum stream_proto, const cJSON *message, struct buf *ou
  */
 int	conv_append_wires(const struct conv *, enum stream_proto, conv_wire_fn *,
 	    struct buf *out, bool *first, const cJSON **last);
+/*
+ * The same texts (without the comma in front), not copied: the
+ * conversation's own joined texts, held for the caller until
+ * conv_text_unref, *len bytes of them from conv_text_data (which may move
+ * when later texts are added; those bytes never change: a change of the
+ * conversation makes its texts anew).  NULL when there are none (*len 0).
+ * The last message in *last.
+ */
+struct conv_text *conv_pin_wires(const struct conv *, enum stream_proto, conv_wire_fn *,
+	    size_t *len, const cJSON **last);
+/* Where the held texts are now: read them here each time, not once. */
+const char *conv_text_data(const struct conv_text *);
+/* Let go of texts conv_pin_wires gave (NULL: nothing). */
+void	conv_text_unref(struct conv_text *);
 /* The fingerprint of each message, *n of them (the last one's made afresh). */
 const uint64_t *conv_hashes(const struct conv *, uint64_t (*hash)(const cJSON *), int *n);
 /* The size of the messages as an array: 2 + the sizes + a comma between two. */

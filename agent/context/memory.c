@@ -1,6 +1,7 @@
 /* Memory files and their imports: see memory.h. */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -278,27 +279,99 @@ out:
 	buf_release(&by);
 }
 
+/* One memory file by path (it may be missing). */
+static void
+memory_path(struct memory_ctx *m, const char *path, bool project)
+{
+	const char *why;
+	char *real = realpath(path, NULL);
+
+	/* A project's AGENTS.md may be a link: where it leads is checked like an import. */
+	if (real != NULL && project && (why = memory_refused(m, real, true)) != NULL)
+		buf_printf(&m->notes, "  %s: refused: it leads to %s, %s\n", path, real, why);
+	else if (real != NULL)
+		memory_file(m, real, NULL, 0, project);
+	else if (errno != ENOENT && errno != ENOTDIR)
+		buf_printf(&m->notes, "  %s: cannot read: %s\n", path, strerror(errno));
+	free(real);
+}
+
 static void
 memory_dir(struct memory_ctx *m, const char *dir, bool project)
 {
 	struct buf p = BUF_INIT(BUF_NOLIMIT);
-	const char *why;
-	char *real;
 	size_t i;
 
 	for (i = 0; dir != NULL && memory_names[i] != NULL; i++) {
 		buf_reset(&p);
 		buf_printf(&p, "%s/%s", dir, memory_names[i]);
-		real = realpath(buf_cstr(&p), NULL);
-		/* A project's AGENTS.md may be a link: where it leads is checked like an import. */
-		if (real != NULL && project && (why = memory_refused(m, real, true)) != NULL)
-			buf_printf(&m->notes, "  %s: refused: it leads to %s, %s\n", buf_cstr(&p),
-			    real, why);
-		else if (real != NULL)
-			memory_file(m, real, NULL, 0, project);
-		else if (errno != ENOENT && errno != ENOTDIR)
-			buf_printf(&m->notes, "  %s: cannot read: %s\n", buf_cstr(&p), strerror(errno));
-		free(real);
+		memory_path(m, buf_cstr(&p), project);
+	}
+	buf_release(&p);
+}
+
+static int
+memory_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .md files of <dir>/<sub> in name order (Claude Code's .claude/rules). */
+static void
+memory_rules(struct memory_ctx *m, const char *dir, const char *sub, bool project)
+{
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+	char **names = NULL;
+	size_t n = 0, i, len;
+	struct dirent *e;
+	DIR *d;
+
+	if (dir == NULL)
+		return;
+	buf_printf(&p, "%s/%s", dir, sub);
+	if ((d = opendir(buf_cstr(&p))) == NULL) {
+		buf_release(&p);
+		return;
+	}
+	while ((e = readdir(d)) != NULL && n < 256) {
+		len = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".md") != 0)
+			continue;
+		names = xreallocarray(names, n + 1, sizeof *names);
+		names[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof *names, memory_cmp);
+	for (i = 0; i < n; i++) {
+		buf_reset(&p);
+		buf_printf(&p, "%s/%s/%s", dir, sub, names[i]);
+		memory_path(m, buf_cstr(&p), project);
+		free(names[i]);
+	}
+	free(names);
+	buf_release(&p);
+}
+
+/*
+ * Claude Code's memory files: ~/.claude/CLAUDE.md for the user; the
+ * project's .claude/CLAUDE.md, the .md files of .claude/rules and CLAUDE.local.md
+ * (the user's own notes for this project, last: the most specific).
+ */
+static void
+memory_claude(struct memory_ctx *m, const char *dir, bool project)
+{
+	struct buf p = BUF_INIT(BUF_NOLIMIT);
+
+	if (dir == NULL)
+		return;
+	buf_printf(&p, "%s/.claude/CLAUDE.md", dir);
+	memory_path(m, buf_cstr(&p), project);
+	if (project) {
+		memory_rules(m, dir, ".claude/rules", true);
+		buf_reset(&p);
+		buf_printf(&p, "%s/CLAUDE.local.md", dir);
+		memory_path(m, buf_cstr(&p), true);
 	}
 	buf_release(&p);
 }
@@ -308,7 +381,8 @@ memory_report(const struct memory_ctx *m, struct buf *report)
 {
 	if (m->loaded == 0)
 		buf_printf(report, "No memory files: none of AGENTS.md, CLAUDE.md, TANDEM.md in %s "
-		    "or %s.\n", m->cfg->root, m->cfg->config_dir);
+		    "or %s, nor Claude Code's .claude/CLAUDE.md, .claude/rules/*.md, CLAUDE.local.md, "
+		    "~/.claude/CLAUDE.md.\n", m->cfg->root, m->cfg->config_dir);
 	else
 		buf_printf(report, "Memory files (%d, %zu bytes in the system prompt):\n%s",
 		    m->loaded, m->total, buf_cstr(&m->listing));
@@ -316,37 +390,70 @@ memory_report(const struct memory_ctx *m, struct buf *report)
 		buf_printf(report, "Left out:\n%s", buf_cstr(&m->notes));
 }
 
+static void
+memory_ctx_init(struct memory_ctx *m, const struct config *cfg, struct buf *body)
+{
+	const char *home = getenv("HOME");
+
+	memset(m, 0, sizeof *m);
+	m->cfg = cfg;
+	m->root = realpath(cfg->root, NULL);
+	m->config_dir = cfg->config_dir != NULL ? realpath(cfg->config_dir, NULL) : NULL;
+	m->home = home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL;
+	m->prompt = body;
+	buf_init(&m->listing, BUF_NOLIMIT);
+	buf_init(&m->notes, BUF_NOLIMIT);
+}
+
+static void
+memory_ctx_release(struct memory_ctx *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nseen; i++)
+		free(m->seen[i]);
+	free(m->seen);
+	free(m->root);
+	free(m->config_dir);
+	free(m->home);
+	buf_release(&m->listing);
+	buf_release(&m->notes);
+}
+
 int
 memory_load(const struct config *cfg, struct buf *prompt, struct buf *report)
 {
 	struct memory_ctx m;
 	struct buf body = BUF_INIT(BUF_NOLIMIT);
-	const char *home = getenv("HOME");
-	size_t i;
+	int loaded;
 
-	memset(&m, 0, sizeof m);
-	m.cfg = cfg;
-	m.root = realpath(cfg->root, NULL);
-	m.config_dir = cfg->config_dir != NULL ? realpath(cfg->config_dir, NULL) : NULL;
-	m.home = home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL;
-	m.prompt = &body;
-	buf_init(&m.listing, BUF_NOLIMIT);
-	buf_init(&m.notes, BUF_NOLIMIT);
+	memory_ctx_init(&m, cfg, &body);
 	memory_dir(&m, m.config_dir, false);
+	memory_claude(&m, m.home, false);
 	memory_dir(&m, m.root, true);
+	memory_claude(&m, m.root, true);
 	if (m.loaded > 0)
 		buf_printf(prompt, "# Memory files\n\nThe user and the project keep these "
 		    "instructions for you; follow them.\n%s", buf_cstr(&body));
 	if (report != NULL)
 		memory_report(&m, report);
-	for (i = 0; i < m.nseen; i++)
-		free(m.seen[i]);
-	free(m.seen);
-	free(m.root);
-	free(m.config_dir);
-	free(m.home);
+	loaded = m.loaded;
+	memory_ctx_release(&m);
 	buf_release(&body);
-	buf_release(&m.listing);
-	buf_release(&m.notes);
-	return m.loaded;
+	return loaded;
+}
+
+int
+memory_load_one(const struct config *cfg, const char *path, struct buf *text, struct buf *report)
+{
+	struct memory_ctx m;
+	int loaded;
+
+	memory_ctx_init(&m, cfg, text);
+	memory_path(&m, path, true);
+	buf_puts(report, buf_cstr(&m.listing));
+	buf_puts(report, buf_cstr(&m.notes));
+	loaded = m.loaded;
+	memory_ctx_release(&m);
+	return loaded;
 }

@@ -4,7 +4,10 @@
  *
  * Files: AGENTS.md, CLAUDE.md and TANDEM.md in the user's config
  * directory (cfg->config_dir), then in the project root, in that order,
- * so the project's more specific words come last.  A file may pull in
+ * so the project's more specific words come last; Claude Code's own come
+ * after each: ~/.claude/CLAUDE.md for the user, and the project's
+ * .claude/CLAUDE.md, .claude/rules/NAME.md (by name) and CLAUDE.local.md.
+ * A file may pull in
  * others with "@path" (a word of its own, outside code): the path is taken
  * relative to the importing file ("~/" is $HOME); imports nest at most
  * MEMORY_MAX_DEPTH deep; no file is read twice (symbolic links resolved);
@@ -32,5 +35,13 @@ struct config;
  * were loaded.
  */
 int	memory_load(const struct config *cfg, struct buf *prompt, struct buf *report);
+/*
+ * One project memory file by path (a nested CLAUDE.md), with its imports,
+ * as memory_load reads each: its text ("## path" and the contents) appended
+ * to text, its line of the /memory listing (or why it was left out) to
+ * report.  Returns how many files were read.
+ */
+int	memory_load_one(const struct config *cfg, const char *path, struct buf *text,
+	    struct buf *report);
 
 #endif

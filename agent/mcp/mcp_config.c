@@ -537,6 +537,42 @@ mcp_approvals_find(const cJSON *list, const struct config *cfg, const char *hash
 	return found;
 }
 
+/*
+ * The user's servers in Claude Code's ~/.claude.json: its "mcpServers" (the
+ * user's scope) and projects[root].mcpServers (the local scope: the user's
+ * own, for this project).  The rest of that file is Claude Code's state.
+ */
+static void
+mcp_config_add_claude_json(struct mcp_config *mc, const struct config *cfg, struct buf *warnings)
+{
+	const char *home = getenv("HOME");
+	struct buf err = BUF_INIT(8192);
+	char *path, *text;
+	const cJSON *local;
+	cJSON *doc;
+
+	if (home == NULL || home[0] != '/')
+		return;
+	path = mcp_path(home, ".claude.json");
+	text = mcp_read_file(path);
+	doc = text != NULL ? cJSON_Parse(text) : NULL;
+	if (text == NULL && errno != ENOENT)
+		buf_printf(warnings, "tandem: %s: %s\n", path, strerror(errno));
+	else if (text != NULL && doc == NULL)
+		buf_printf(warnings, "tandem: %s: not valid JSON; its MCP servers are not read\n", path);
+	if (json_get(doc, "mcpServers") != NULL && mcp_config_add_json(mc, doc, path, false, &err) == -1)
+		buf_printf(warnings, "tandem: %s\n", buf_cstr(&err));
+	local = json_get(json_get(doc, "projects"), cfg->root);
+	buf_reset(&err);
+	if (json_get(local, "mcpServers") != NULL &&
+	    mcp_config_add_json(mc, local, path, false, &err) == -1)
+		buf_printf(warnings, "tandem: %s\n", buf_cstr(&err));
+	cJSON_Delete(doc);
+	free(text);
+	free(path);
+	buf_release(&err);
+}
+
 void
 mcp_config_load(struct mcp_config *mc, const struct config *cfg, struct buf *warnings)
 {
@@ -550,6 +586,8 @@ mcp_config_load(struct mcp_config *mc, const struct config *cfg, struct buf *war
 	paths[1] = mcp_path(cfg->root, ".tandem/settings.json");
 	paths[2] = mcp_path(cfg->root, ".tandem/settings.local.json");
 	paths[3] = mcp_path(cfg->root, ".mcp.json");
+	if (!(cfg->skip_layers & 1u))
+		mcp_config_add_claude_json(mc, cfg, warnings);
 	for (i = 0; i < 4; i++) {
 		if (paths[i] == NULL)
 			continue;

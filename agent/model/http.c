@@ -2,6 +2,8 @@
 #include "autoconf.h"
 
 #include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +14,9 @@
 #include "xalloc.h"
 
 #define HTTP_MAX_HEADERS 64
+/* curl's own upload buffer, and the one a large body gets (curl's most). */
+#define HTTP_UPLOAD_CHUNK	(64L * 1024)
+#define HTTP_UPLOAD_BUFFER	(2L * 1024 * 1024)
 
 struct http {
 	struct ev_loop	*loop;
@@ -27,7 +32,8 @@ struct http_req {
 	struct http_req		*next;
 	CURL			*easy;
 	struct curl_slist	*headers;
-	char			*body;
+	struct http_body	 body;		/* n 0: a GET */
+	size_t			 sent;		/* where curl reads the body next */
 	struct http_handler	 h;
 	struct http_timeouts	 to;
 	char			 errbuf[CURL_ERROR_SIZE];
@@ -164,7 +170,7 @@ http_req_free(struct http_req *req)
 		free(req->hdr_name[i]);
 		free(req->hdr_value[i]);
 	}
-	free(req->body);
+	http_body_release(&req->body);
 	free(req);
 }
 
@@ -403,17 +409,145 @@ http_start_failed(struct ev_loop *loop, void *arg)
 	http_req_free(req);
 }
 
-/* POST body (taken), or GET when body is NULL. */
+int
+http_body_take(struct http_body *b, struct buf *t)
+{
+	struct http_part *p;
+
+	if (b->n == HTTP_PARTS_MAX) {
+		buf_release(t);
+		return -1;
+	}
+	p = &b->part[b->n++];
+	memset(p, 0, sizeof *p);
+	p->own = buf_detach(t, &p->len);
+	if (p->own == NULL)
+		p->own = xstrdup("");
+	b->len += p->len;
+	return 0;
+}
+
+int
+http_body_hold(struct http_body *b, const char *(*at)(void *), void (*release)(void *),
+    void *arg, size_t len)
+{
+	struct http_part *p;
+
+	if (b->n == HTTP_PARTS_MAX) {
+		if (release != NULL)
+			release(arg);
+		return -1;
+	}
+	p = &b->part[b->n++];
+	memset(p, 0, sizeof *p);
+	p->at = at;
+	p->release = release;
+	p->arg = arg;
+	p->len = len;
+	b->len += len;
+	return 0;
+}
+
+/* Where part p's bytes are now. */
+static const char *
+http_part_data(const struct http_part *p)
+{
+	return p->own != NULL ? p->own : p->at(p->arg);
+}
+
+int
+http_body_join(const struct http_body *b, struct buf *out)
+{
+	int i, rc = buf_reserve(out, b->len);
+
+	for (i = 0; i < b->n && rc == 0; i++)
+		rc = buf_append(out, http_part_data(&b->part[i]), b->part[i].len);
+	return rc;
+}
+
+void
+http_body_release(struct http_body *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		free(b->part[i].own);
+		if (b->part[i].own == NULL && b->part[i].release != NULL)
+			b->part[i].release(b->part[i].arg);
+	}
+	memset(b, 0, sizeof *b);
+}
+
+/* curl asks for the next bytes of the body: copied from the parts where they are. */
+static size_t
+http_read_cb(char *to, size_t size, size_t nitems, void *arg)
+{
+	struct http_req *req = arg;
+	size_t room = size * nitems, got = 0, skip = req->sent;
+	int i;
+
+	for (i = 0; i < req->body.n && got < room; i++) {
+		const struct http_part *p = &req->body.part[i];
+		size_t n;
+
+		if (skip >= p->len) {
+			skip -= p->len;
+			continue;
+		}
+		n = p->len - skip < room - got ? p->len - skip : room - got;
+		memcpy(to + got, http_part_data(p) + skip, n);
+		got += n;
+		skip = 0;
+	}
+	req->sent += got;
+	return got;
+}
+
+/* curl sends the body again (a connection that was gone, a redirect): from offset. */
+static int
+http_seek_cb(void *arg, curl_off_t offset, int origin)
+{
+	struct http_req *req = arg;
+
+	if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > req->body.len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	req->sent = (size_t)offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+/* The body as curl takes it: one buffer of its own in place, pieces through the callback. */
+static void
+http_set_body(struct http_req *req)
+{
+	const struct http_body *b = &req->body;
+
+	curl_easy_setopt(req->easy, CURLOPT_POST, 1L);
+	if (b->n == 1 && b->part[0].own != NULL) {
+		curl_easy_setopt(req->easy, CURLOPT_POSTFIELDS, b->part[0].own);
+	} else {
+		curl_easy_setopt(req->easy, CURLOPT_READFUNCTION, http_read_cb);
+		curl_easy_setopt(req->easy, CURLOPT_READDATA, req);
+		curl_easy_setopt(req->easy, CURLOPT_SEEKFUNCTION, http_seek_cb);
+		curl_easy_setopt(req->easy, CURLOPT_SEEKDATA, req);
+		/* A long conversation goes in a few large writes, not in many of 64 KB. */
+		if (b->len > HTTP_UPLOAD_CHUNK)
+			curl_easy_setopt(req->easy, CURLOPT_UPLOAD_BUFFERSIZE, (long)HTTP_UPLOAD_BUFFER);
+	}
+	curl_easy_setopt(req->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)b->len);
+}
+
+/* POST body (taken; a body of no parts is a GET). */
 static struct http_req *
 http_request(struct http *http, const char *url, struct curl_slist *headers,
-    char *body, size_t len, const struct http_timeouts *to,
+    struct http_body *body, const struct http_timeouts *to,
     const struct http_handler *h, void (*setup)(void *, CURL *), void *setup_arg)
 {
 	struct http_req *req = xcalloc(1, sizeof *req);
 
 	req->http = http;
 	req->headers = headers;
-	req->body = body;
+	req->body = *body;
+	memset(body, 0, sizeof *body);
 	req->h = *h;
 	req->to = *to;
 	req->next = http->reqs;
@@ -425,13 +559,10 @@ http_request(struct http *http, const char *url, struct curl_slist *headers,
 	}
 	http->nactive++;
 	curl_easy_setopt(req->easy, CURLOPT_URL, url);
-	if (body != NULL) {
-		curl_easy_setopt(req->easy, CURLOPT_POST, 1L);
-		curl_easy_setopt(req->easy, CURLOPT_POSTFIELDS, req->body);
-		curl_easy_setopt(req->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	} else {
+	if (req->body.n > 0)
+		http_set_body(req);
+	else
 		curl_easy_setopt(req->easy, CURLOPT_HTTPGET, 1L);
-	}
 	curl_easy_setopt(req->easy, CURLOPT_HTTPHEADER, req->headers);
 	curl_easy_setopt(req->easy, CURLOPT_WRITEFUNCTION, http_write_cb);
 	curl_easy_setopt(req->easy, CURLOPT_WRITEDATA, req);
@@ -465,21 +596,44 @@ http_post(struct http *http, const char *url, struct curl_slist *headers,
     const char *body, size_t len, const struct http_timeouts *to,
     const struct http_handler *h)
 {
-	return http_request(http, url, headers, xmemdup(body != NULL ? body : "", len), len, to, h, NULL, NULL);
+	return http_post_take(http, url, headers, xmemdup(body != NULL ? body : "", len), len, to, h);
 }
 
 struct http_req *
 http_post_take(struct http *http, const char *url, struct curl_slist *headers,
     char *body, size_t len, const struct http_timeouts *to, const struct http_handler *h)
 {
-	return http_request(http, url, headers, body != NULL ? body : xstrdup(""), len, to, h, NULL, NULL);
+	struct http_body b;
+	struct http_part *p = &b.part[0];
+
+	memset(&b, 0, sizeof b);
+	p->own = body != NULL ? body : xstrdup("");
+	p->len = body != NULL ? len : 0;
+	b.n = 1;
+	b.len = p->len;
+	return http_request(http, url, headers, &b, to, h, NULL, NULL);
+}
+
+struct http_req *
+http_post_body(struct http *http, const char *url, struct curl_slist *headers,
+    struct http_body *body, const struct http_timeouts *to, const struct http_handler *h)
+{
+	struct buf none = BUF_INIT(1);
+
+	/* No parts at all is still a POST, of nothing. */
+	if (body->n == 0)
+		http_body_take(body, &none);
+	return http_request(http, url, headers, body, to, h, NULL, NULL);
 }
 
 struct http_req *
 http_get(struct http *http, const char *url, struct curl_slist *headers,
     const struct http_timeouts *to, const struct http_handler *h)
 {
-	return http_request(http, url, headers, NULL, 0, to, h, NULL, NULL);
+	struct http_body none;
+
+	memset(&none, 0, sizeof none);
+	return http_request(http, url, headers, &none, to, h, NULL, NULL);
 }
 
 struct http_req *
@@ -487,7 +641,10 @@ http_get_with(struct http *http, const char *url, struct curl_slist *headers,
     const struct http_timeouts *to, const struct http_handler *h,
     void (*setup)(void *, CURL *), void *setup_arg)
 {
-	return http_request(http, url, headers, NULL, 0, to, h, setup, setup_arg);
+	struct http_body none;
+
+	memset(&none, 0, sizeof none);
+	return http_request(http, url, headers, &none, to, h, setup, setup_arg);
 }
 
 static void

@@ -16,6 +16,7 @@
 
 #include <curl/curl.h>
 
+struct buf;
 struct ev_loop;
 struct http;
 struct http_req;
@@ -73,6 +74,39 @@ struct http_req	*http_post(struct http *, const char *url, struct curl_slist *he
 /* The same with body taken over (malloc'd; freed with the request), not copied. */
 struct http_req	*http_post_take(struct http *, const char *url, struct curl_slist *headers,
 		    char *body, size_t len, const struct http_timeouts *,
+		    const struct http_handler *);
+/*
+ * A body in pieces, sent one after the other without being joined: bytes
+ * of the body's own (a head and a tail built for this request) and bytes
+ * held elsewhere (the conversation's kept texts), read where at() says
+ * each time curl asks for more (they may move, they must not change)
+ * and let go with release() when the request is over.
+ */
+#define HTTP_PARTS_MAX	4
+struct http_part {
+	char		*own;			/* malloc'd, the body's; or NULL */
+	const char	*(*at)(void *arg);	/* with own NULL: where the bytes are now */
+	void		(*release)(void *arg);	/* with own NULL: when done; may be NULL */
+	void		*arg;
+	size_t		 len;
+};
+struct http_body {
+	struct http_part part[HTTP_PARTS_MAX];
+	int		 n;
+	size_t		 len;			/* of all parts */
+};
+/* Add the bytes of b (taken: b is left empty) as the body's next part: 0, or -1 when full. */
+int		 http_body_take(struct http_body *, struct buf *b);
+/* Add len bytes held elsewhere (see struct http_part): 0, or -1 when full (released then). */
+int		 http_body_hold(struct http_body *, const char *(*at)(void *),
+		    void (*release)(void *), void *arg, size_t len);
+/* Append the whole body to out (a check, a log): 0, or -1 when out is full. */
+int		 http_body_join(const struct http_body *, struct buf *out);
+/* Let go of every part (what http_post_body does once the request is over). */
+void		 http_body_release(struct http_body *);
+/* POST body (taken over: *body is left empty), likewise; curl reads the parts in place. */
+struct http_req	*http_post_body(struct http *, const char *url, struct curl_slist *headers,
+		    struct http_body *body, const struct http_timeouts *,
 		    const struct http_handler *);
 /* GET url, likewise. */
 struct http_req	*http_get(struct http *, const char *url, struct curl_slist *headers,

@@ -7,6 +7,7 @@
 #include "json.h"
 #include "turn/attach.h"
 #include "context/conv.h"
+#include "http.h"
 #include "provider.h"
 #include "xalloc.h"
 
@@ -69,6 +70,45 @@ provider_has_private_keys(const cJSON *block)
 	return false;
 }
 
+static const char *
+provider_kept_at(void *arg)
+{
+	return conv_text_data(arg);
+}
+
+static void
+provider_kept_release(void *arg)
+{
+	conv_text_unref(arg);
+}
+
+/*
+ * The kept messages of the conversation (all but the last), after a
+ * comma unless *first: copied into out, or, with held, not copied at all:
+ * what out holds so far becomes held's next part, the kept texts the one
+ * after it, and out goes on empty with what follows them.
+ */
+static int
+provider_kept(const struct provider_request *r, enum stream_proto proto, struct buf *out,
+    struct http_body *held, bool *first, const cJSON **last)
+{
+	struct conv_text *t;
+	size_t len;
+	int rc = 0;
+
+	if (held == NULL)
+		return conv_append_wires(r->conv, proto, provider_message_wire, out, first, last);
+	t = conv_pin_wires(r->conv, proto, provider_message_wire, &len, last);
+	if (t == NULL)
+		return 0;
+	if (!*first)
+		rc = buf_putc(out, ',');
+	*first = false;
+	rc |= http_body_take(held, out);
+	rc |= http_body_hold(held, provider_kept_at, provider_kept_release, t, len);
+	return rc != 0 ? -1 : 0;
+}
+
 /*
  * One message as the Anthropic API takes it, written straight into out
  * (copying a long conversation block by block would cost more than
@@ -121,14 +161,15 @@ anthropic_append_message(struct buf *out, const cJSON *m, bool mark_last)
  * conversation but the last come as it keeps them (conv_append_wires).
  */
 static int
-anthropic_append_messages(struct buf *out, const struct provider_request *r)
+anthropic_append_messages(struct buf *out, const struct provider_request *r,
+    struct http_body *held)
 {
 	const cJSON *m, *last;
 	bool first = true;
 	int rc = buf_putc(out, '[');
 
 	if (r->conv != NULL) {
-		rc |= conv_append_wires(r->conv, STREAM_ANTHROPIC, provider_message_wire, out, &first, &last);
+		rc |= provider_kept(r, STREAM_ANTHROPIC, out, held, &first, &last);
 		if (last != NULL) {
 			if (!first)
 				rc |= buf_putc(out, ',');
@@ -224,7 +265,7 @@ anthropic_limits(const struct provider_request *r, int *max_tokens, int *budget)
 
 static int
 anthropic_build(const struct provider_request *r, char **url,
-    struct curl_slist **headers, struct buf *body)
+    struct curl_slist **headers, struct buf *body, struct http_body *held)
 {
 	cJSON *req = cJSON_CreateObject(), *sys, *blk, *tools, *t;
 	int rc, max_tokens, budget;
@@ -282,7 +323,7 @@ anthropic_build(const struct provider_request *r, char **url,
 	buf_truncate(body, body->len - 1);
 	rc = buf_puts(body, ",\"messages\":");
 	if (rc == 0)
-		rc = anthropic_append_messages(body, r);
+		rc = anthropic_append_messages(body, r, held);
 	if (rc == 0)
 		rc = buf_putc(body, '}');
 	return rc;
@@ -456,7 +497,7 @@ provider_message_wire(enum stream_proto proto, const cJSON *m, struct buf *out)
  */
 static int
 openai_build(const struct provider_request *r, char **url,
-    struct curl_slist **headers, struct buf *body)
+    struct curl_slist **headers, struct buf *body, struct http_body *held)
 {
 	cJSON *req = cJSON_CreateObject(), *m, *so, *tools, *t;
 	const cJSON *it, *last;
@@ -495,7 +536,7 @@ openai_build(const struct provider_request *r, char **url,
 	buf_release(&sys);
 	first = false;
 	if (r->conv != NULL) {
-		rc |= conv_append_wires(r->conv, STREAM_OPENAI, provider_message_wire, body, &first, &last);
+		rc |= provider_kept(r, STREAM_OPENAI, body, held, &first, &last);
 		if (last != NULL)
 			rc |= openai_append_message(body, last, &first);
 	} else {
@@ -529,8 +570,23 @@ provider_build(const struct provider_request *r, char **url,
     struct curl_slist **headers, struct buf *body)
 {
 	if (r->proto == STREAM_OPENAI)
-		return openai_build(r, url, headers, body);
-	return anthropic_build(r, url, headers, body);
+		return openai_build(r, url, headers, body, NULL);
+	return anthropic_build(r, url, headers, body, NULL);
+}
+
+int
+provider_build_body(const struct provider_request *r, char **url,
+    struct curl_slist **headers, struct http_body *body)
+{
+	struct buf rest = BUF_INIT(BUF_NOLIMIT);
+	int rc;
+
+	memset(body, 0, sizeof *body);
+	rc = r->proto == STREAM_OPENAI ? openai_build(r, url, headers, &rest, body) :
+	    anthropic_build(r, url, headers, &rest, body);
+	if (http_body_take(body, &rest) == -1)
+		rc = -1;
+	return rc;
 }
 
 void

@@ -19,6 +19,8 @@
 #include "buf.h"
 #include "stream.h"
 
+struct http_body;
+
 struct conv;
 
 /* What the request says of thinking: only what the model takes (models.h). */
@@ -56,6 +58,13 @@ struct provider_request {
  */
 int	provider_build(const struct provider_request *, char **url,
 	    struct curl_slist **headers, struct buf *body);
+/*
+ * The same request as a body in parts (emptied first; the caller
+ * releases it, or hands it to http_post_body): the conversation's kept
+ * texts are held, not copied.  The same bytes as provider_build's.
+ */
+int	provider_build_body(const struct provider_request *, char **url,
+	    struct curl_slist **headers, struct http_body *body);
 
 /*
  * The headers that say who is asking (the key or token, the API version,

@@ -46,6 +46,7 @@ static const struct perm_tool {
 	{ "todo_write",	 PERM_KIND_NONE,  "todos" },
 	{ "exit_plan",	 PERM_KIND_NONE,  "plan" },
 	{ "ask_user",	 PERM_KIND_NONE,  "questions" },
+	{ "skill",	 PERM_KIND_NONE,  "name" },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
@@ -92,6 +93,9 @@ struct perm_rules {
 	struct perm_ruleset	 lists[3];
 	char			*root;
 };
+
+/* Bumped by every change of any rules (see perm_rules_generation). */
+static unsigned long perm_generation;
 
 /* One way of naming a file: relative to the root and absolute. */
 struct perm_path {
@@ -869,6 +873,7 @@ perm_rules_free(struct perm_rules *rules)
 	}
 	free(rules->root);
 	free(rules);
+	perm_generation++;
 }
 
 const char *
@@ -882,6 +887,7 @@ perm_rules_set_root(struct perm_rules *rules, const char *root)
 {
 	free(rules->root);
 	rules->root = root != NULL ? xstrdup(root) : NULL;
+	perm_generation++;
 }
 
 /* A path pattern without "./" in front, doubled slashes or a trailing slash. */
@@ -1159,6 +1165,12 @@ perm_rule_same(const struct perm_rule *a, const struct perm_rule *b)
 	    (a->alt == NULL || strcmp(a->alt, b->alt) == 0));
 }
 
+unsigned long
+perm_rules_generation(void)
+{
+	return perm_generation;
+}
+
 static void
 ruleset_push(struct perm_ruleset *set, struct perm_rule *r)
 {
@@ -1174,6 +1186,7 @@ ruleset_push(struct perm_ruleset *set, struct perm_rule *r)
 		set->v = xreallocarray(set->v, set->cap, sizeof(*set->v));
 	}
 	set->v[set->n++] = *r;
+	perm_generation++;
 }
 
 bool

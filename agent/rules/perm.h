@@ -63,6 +63,12 @@ enum perm_verdict { PERM_VERDICT_ALLOW, PERM_VERDICT_ASK, PERM_VERDICT_DENY };
 enum perm_list { PERM_LIST_ALLOW, PERM_LIST_ASK, PERM_LIST_DENY };
 
 struct perm_rules *perm_rules_new(void);
+/*
+ * A number that changes whenever any rules change (one added, a root set,
+ * rules freed): what holds a copy of tandem taken earlier (the tools'
+ * fork server) knows its copy of the rules is the rules of now.
+ */
+unsigned long	 perm_rules_generation(void);
 void		 perm_rules_free(struct perm_rules *);
 /* A deep copy (rules and root). */
 struct perm_rules *perm_rules_dup(const struct perm_rules *);

@@ -52,6 +52,7 @@
 #include "store/wsnap.h"
 #include "jail/protect.h"
 #include "bgshell.h"
+#include "claude/claude.h"
 #include "plan/plan.h"
 #include "sub/subagent.h"
 
@@ -100,6 +101,9 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	agent_phase(cv, PHASE_PROMPT);
 	free(cv->turn_prompt);
 	cv->turn_prompt = xstrdup(prompt);
+	/* A command's model holds for the main conversation's turn (claude.h). */
+	if (cv == cv->a->main)
+		claude_turn_start(cv->a->claude, cv->a, prompt);
 	cv->turn_started = ev_now_ms();
 	cJSON_Delete(cv->turn_tools);
 	cv->turn_tools = cJSON_CreateArray();
@@ -791,6 +795,8 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	hooks_cancel(cv->hook_run);
 	cv->hook_run = NULL;
 	sched_reset(cv->sched);
+	if (cv == cv->a->main)
+		claude_turn_end(cv->a->claude, cv->a);
 	emit_turn_end(cv->bus, stop_reason, false);
 	emit_result(cv->bus, buf_cstr(&cv->answer), cv->answer.len, stop_reason, failed, cv->calls,
 	    &cv->totals, cv->cost, session_id(cv->a->session));

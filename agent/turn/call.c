@@ -309,14 +309,16 @@ call_trace_made(const struct conv *conv, size_t bytes)
  * must be the one built from its messages alone, byte for byte.
  */
 static void
-call_verify_body(const struct provider_request *kept, const struct buf *body)
+call_verify_body(const struct provider_request *kept, const struct http_body *parts)
 {
 	struct provider_request pr = *kept;
 	struct curl_slist *headers = NULL;
-	struct buf fresh = BUF_INIT(BUF_NOLIMIT);
+	struct buf fresh = BUF_INIT(BUF_NOLIMIT), joined = BUF_INIT(BUF_NOLIMIT);
+	const struct buf *body = &joined;
 	char *url = NULL;
 	size_t i = 0;
 
+	http_body_join(parts, &joined);
 	pr.messages = kept->conv->messages;
 	pr.conv = NULL;
 	provider_build(&pr, &url, &headers, &fresh);
@@ -329,6 +331,7 @@ call_verify_body(const struct provider_request *kept, const struct buf *body)
 	free(url);
 	curl_slist_free_all(headers);
 	buf_release(&fresh);
+	buf_release(&joined);
 }
 
 void
@@ -341,9 +344,8 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 	struct provider_request pr;
 	struct http_timeouts to;
 	struct curl_slist *headers = NULL;
-	struct buf body = BUF_INIT(BUF_NOLIMIT);
+	struct http_body body;
 	char *url = NULL;
-	size_t len;
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(cv, &pr);
@@ -361,7 +363,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 	pr.messages = rq->messages;
 	pr.conv = rq->conv;
 	pr.cache = rq->cache;
-	provider_build(&pr, &url, &headers, &body);
+	provider_build_body(&pr, &url, &headers, &body);
 	if (pr.conv != NULL && agent_debug("conv"))
 		call_verify_body(&pr, &body);
 	if (max_tokens != NULL)
@@ -374,8 +376,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 	c->stall_on_progress = rq->stall_on_progress;
 	buf_init(&c->errbody, AGENT_ERRBODY_MAX);
 	c->stream = stream_new(cv->a->proto, rq->sh != NULL ? rq->sh : &none);
-	len = body.len;
-	c->req = http_post_take(cv->a->http, url, headers, buf_detach(&body, NULL), len, &to, &hh);
+	c->req = http_post_body(cv->a->http, url, headers, &body, &to, &hh);
 	free(url);
 }
 

@@ -54,6 +54,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
+#include "claude/claude.h"
 #include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
@@ -295,6 +296,12 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	struct perm_rules *session;
 	int d = GATE_PASS;
 
+	/* A command's or a loaded skill's allowed-tools, for this turn (claude/claude.h). */
+	if (claude_gate(cv->a->claude, cv->turn, cv->turn_prompt, c->name, c->tool->cls, c->input) &&
+	    g->v == PERM_VERDICT_ASK && !cv->a->fork_dry_run && !g->hook_ask && !g->deny_unsure) {
+		emit_approval(cv->bus, c->id, "allow", "rule");
+		return SCHED_GO;
+	}
 	if (g->v != PERM_VERDICT_ASK || cv->a->fork_dry_run || g->hook_ask || g->deny_unsure ||
 	    perm_rules_count(cv->a->session_rules, PERM_LIST_ALLOW) == 0)
 		return GATE_PASS;

@@ -14,8 +14,10 @@
 
 #include "turn_int.h"
 #include "bgshell.h"
+#include "claude/claude.h"
 #include "jail/jail.h"
 #include "jail/protect.h"
+#include "lsp/lsp.h"
 #include "mcp/mcp.h"
 #include "plan/plan.h"
 #include "modelset.h"
@@ -167,6 +169,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->mode = cfg->mode;
 	a->session_rules = perm_rules_new();
+	a->claude = claude_new(cfg);
 	a->hooks = hooks_new(loop, cfg);
 	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
 	hooks_attach(a->hooks, bus);
@@ -205,6 +208,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->web = web_new(a);
 	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
+	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, cv->sched);
+	lsp_tools_json(a->lsp, cv->tools);
 	prompt_mcp_start(cv);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */
@@ -254,10 +259,12 @@ agent_free(struct agent *a)
 	hooks_free(a->hooks);
 	jail_free(a->jail);
 	a->hooks = NULL;
+	lsp_free(a->lsp);
 	if (cv != NULL) {
 		cv->hook_run = NULL;
 		conversation_release(cv);
 	}
+	claude_free(a->claude);
 	web_free(a->web);
 	mcp_free(a->mcp);
 	buf_release(&a->mcp_changed);
@@ -297,6 +304,8 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 
 	if (strcmp(what, "mcp") == 0) {
 		mcp_report(cv->a->mcp, true, out);
+	} else if (strcmp(what, "skills") == 0) {
+		claude_report(cv->a->claude, out);
 	} else if (strcmp(what, "cost") == 0) {
 		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), cv->a->model);
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
@@ -340,6 +349,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
+		claude_memory_report(cv->a->claude, out);
 	} else if (strcmp(what, "agents") == 0) {
 		sub_describe(cv->a->subs, out);
 	} else {

@@ -45,6 +45,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
+#include "claude/claude.h"
 #include "mcp/mcp.h"
 #include "call.h"
 #include "compaction.h"

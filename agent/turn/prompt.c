@@ -45,12 +45,14 @@
 #include "xalloc.h"
 #include "web/web.h"
 #include "turn_int.h"
+#include "claude/claude.h"
 #include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "lsp/lsp.h"
 #include "record.h"
 #include "resume.h"
 #include "timeline.h"
@@ -88,6 +90,8 @@ prompt_listed(const char *list, const char *word)
 bool
 prompt_tool_disabled(const struct config *cfg, const char *name)
 {
+	if (strcmp(name, "skill") == 0 && !claude_has_skills(cfg))
+		return true;	/* no skill to load: the tool costs every request for nothing */
 	return agent_tool_disabled(cfg, name);
 }
 
@@ -135,6 +139,7 @@ prompt_build_dynamic(struct conversation *cv)
 		buf_printf(&d, "\n%s\n", cv->a->session_context);
 	if (cv->a->memory != NULL && cv->a->memory[0] != '\0')
 		buf_printf(&d, "\n%s", cv->a->memory);
+	claude_prompt(cv->a->claude, &d);
 	if (cv->a->host_prompt != NULL)
 		buf_printf(&d, "\n%s\n", cv->a->host_prompt);
 	buf_release(&branch);
@@ -274,6 +279,7 @@ agent_mcp_wait(struct conversation *cv)
 		cJSON_Delete(cv->tools);
 		cv->tools = prompt_tools_json(cv->a->cfg);
 		mcp_tools_json(cv->a->mcp, cv->tools);
+		lsp_tools_json(cv->a->lsp, cv->tools);
 		web_tools_json(cv->a->web, cv->tools);
 		prompt_sub_tools(cv);
 		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "claude/claude.h"
 #include "sub/subagent.h"
 #include "attach.h"
 #include "bgshell.h"
@@ -302,6 +303,9 @@ tooluse_finished(void *arg, struct sched_call *c)
 	if (c->ran)
 		attach_tool_image(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->a->caps.image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
+	/* A CLAUDE.md of the folder it worked in, the first time (claude/claude.h). */
+	if (c->ran && !c->is_error)
+		claude_nested_memory(cv->a->claude, c->name, c->input, &c->result);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
 	if (tooluse_ledgered(cv, c) && c->ran)

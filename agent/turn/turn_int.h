@@ -141,6 +141,8 @@ struct agent {
 	char			*memory_report;	/* for /memory */
 	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
 	struct web		*web;		/* web_fetch and web_search (web/web.h) */
+	struct lsp		*lsp;		/* the language servers (lsp/lsp.h); NULL: none */
+	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
 
 	struct conversation	*main;		/* the front ends' conversation */
 	struct subagents	*subs;		/* the agent tool's subagents (sub/subagent.h) */

@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "claude/claude.h"
 #include "ccrun.h"
 #include "config/config.h"
 #include "ev.h"
@@ -168,7 +169,7 @@ sjson_init(struct sjson *s)
 		const char *name = tool_table[i]->name;
 		const char *dis = s->o.cfg->disabled_tools;
 
-		if (sjson_listed(dis, name))
+		if (sjson_listed(dis, name) || (strcmp(name, "skill") == 0 && !claude_has_skills(s->o.cfg)))
 			continue;
 		cJSON_AddItemToArray(tools, cJSON_CreateString(wire_cc_tool(name)));
 	}

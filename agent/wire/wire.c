@@ -352,6 +352,7 @@ static const struct {
 	{ "run_bash",	"execute" },
 	{ "bash_output", "read" },
 	{ "kill_shell",	"execute" },
+	{ "code",	"search" },
 	{ "web_fetch",	"fetch" },
 	{ "web_search",	"fetch" },
 	{ "todo_write",	"think" },

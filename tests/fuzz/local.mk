@@ -15,6 +15,8 @@ EXTRA_DIST += tests/fuzz
 FUZZ_TARGETS += gitindex
 # HTML to Markdown (agent/web/html2md.c)
 FUZZ_TARGETS += html2md
+# the language servers' Content-Length framing (agent/lsp/lsp_rpc.c)
+FUZZ_TARGETS += lsp_frames
 
 if FUZZ
 FUZZ_ENV = CC='$(CC)' CPPFLAGS='$(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS)' \

@@ -209,10 +209,12 @@ mock_start "$(scenario outside2 <"$T/outside.json")"
 "$TANDEM" -p x --output-format events --sandbox workspace-write --permission-mode yolo >"$T/outside2.jsonl" 2>&1
 check "allowed, it runs outside the sandbox" [ "$(cat "$OUTSIDE/o" 2>/dev/null)" = out ]
 
-# Hooks are not sandboxed: a PostToolUse hook writes where a command cannot.
+# Hooks are not sandboxed: a PostToolUse hook writes where a command cannot
+# (the command exits 0 though its write was refused: a failed call would run
+# PostToolUseFailure instead).
 echo '{"sandbox":{"mode":"workspace-write"},"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo hook >'"$OUTSIDE"'/hook"}]}]}}' \
     >"$XDG_CONFIG_HOME/tandem/settings.json"
-bash_run hook 'echo cmd >"'"$OUTSIDE"'/cmd"' --permission-mode yolo
+bash_run hook 'echo cmd >"'"$OUTSIDE"'/cmd" || true' --permission-mode yolo
 check_all "a hook runs unconfined while the command was confined" \
     '[ "$(cat "$OUTSIDE/hook" 2>/dev/null)" = hook ]' '[ ! -e "$OUTSIDE/cmd" ]'
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
