@@ -162,6 +162,28 @@ check "background: the call returned before the subagent answered" \
     [ "$(jq -r 'select(.type=="tool_result" and .id=="toolu_G") | .duration_ms' "$T/bg.jsonl")" -lt 500 ]
 check "background: the answer is the parent's" [ "$(jq -r 'select(.type=="result") | .text' "$T/bg.jsonl")" = "Background done." ]
 
+# Depth: a type whose tools list Agent may start subagents; theirs may not.
+mkdir -p .claude/agents
+printf -- '---\nname: nester\ndescription: starts others\ntools: Read, Agent\n---\nYou nest.\n' >.claude/agents/nester.md
+scen=$(scenario nest <<'J'
+{"responses":[
+ {"match_last":"go nest","tool_uses":[{"id":"toolu_N","name":"agent","input":{"description":"nest","prompt":"Nest once.","subagent_type":"nester"}}]},
+ {"match_last":"Nest once.","expect_contains":"\"name\":\"agent\"","tool_uses":[{"id":"toolu_N2","name":"agent","input":{"description":"inner","prompt":"Inner search.","subagent_type":"Explore"}}]},
+ {"match_last":"Inner search.","expect_absent":"\"name\":\"agent\"","tool_uses":[{"id":"toolu_N3","name":"agent","input":{"description":"deeper","prompt":"Deeper.","subagent_type":"Explore"}}]},
+ {"match_last":["may not use Agent","\"is_error\":true"],"text":"inner answer"},
+ {"match_last":"inner answer","text":"nester answer"},
+ {"match_last":"nester answer","text":"top answer"}
+],"require_all":true}
+J
+)
+mock_start "$scen"
+"$TANDEM" -p "go nest" --permission-mode yolo --output-format events >"$T/nest.jsonl" 2>"$T/nest.err"
+check "depth: the run exits 0" [ $? -eq 0 ]
+check "depth: nester started an Explore, which could not start another" \
+    [ "$(mock_requests)" -eq 6 ] && [ "$(mock_problems)" -eq 0 ]
+check "depth: the answer came up both levels" [ "$(jq -r 'select(.type=="result") | .text' "$T/nest.jsonl")" = "top answer" ]
+rm -f .claude/agents/nester.md
+
 # SIGKILL while a subagent's command runs, then resume: the command ran
 # once, the parent's call got a result, the conversation is valid.
 scen=$(scenario kill <<'J'
