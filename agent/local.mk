@@ -41,7 +41,7 @@ libtandem_agent_a_SOURCES = \
 	agent/store/session.c agent/store/session.h \
 	agent/turn/intent.c agent/turn/intent.h \
 	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \
-	agent/turn/agent.c agent/agent.h agent/turn/turn_int.h \
+	agent/turn/agent.c agent/agent.h agent/turn/turn_int.h agent/turn/turn.h \
 	agent/turn/conversation.c agent/turn/life.c \
 	agent/turn/prompt.c agent/turn/prompt.h \
 	agent/turn/modelset.c agent/turn/modelset.h \
