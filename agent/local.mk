@@ -197,3 +197,8 @@ tests_test_plan_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LI
 tests_test_hooks_SOURCES += agent/hooks/cctranscript.c agent/hooks/hook_http.c agent/hooks/hook_prompt.c \
 	agent/hooks/hook_output.c agent/hooks/hook_bus.c
 tests_test_hooks_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS)
+
+# config_load names what a layer's hooks hold that tandem does not honour (hooks_unhonoured).
+tests_test_config_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(PCRE2_LIBS)
+tests_test_memory_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(PCRE2_LIBS)
+tests_test_commands_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(PCRE2_LIBS)
