@@ -23,6 +23,7 @@
 #include "claude/grant.h"
 #include "claude/notice.h"
 #include "config/config.h"
+#include "jail/jail.h"
 #include "rules/perm.h"
 #include "xalloc.h"
 
@@ -446,9 +447,14 @@ commands_list(const struct config *cfg, struct buf *out)
  * Expansion.
  */
 
-/* Run one !`command` of a command file, synchronously and bounded: its output into out. */
+/*
+ * Run one !`command` of a command file, synchronously and bounded: its
+ * output into out.  In the sandbox (jail.h) when one is on, as run_bash
+ * runs the model's commands: a trusted project's file still runs its code.
+ */
 static int
-commands_shell_run(const struct config *cfg, const char *cmd, struct buf *out, struct buf *err)
+commands_shell_run(const struct config *cfg, struct jail *jail, const char *cmd, struct buf *out,
+    struct buf *err)
 {
 	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
 	struct proc_spec spec;
@@ -466,6 +472,12 @@ commands_shell_run(const struct config *cfg, const char *cmd, struct buf *out, s
 	spec.out = PROC_IO_PIPE;
 	spec.err = PROC_IO_STDOUT;
 	spec.redact_env = true;
+	if (jail_usable(jail)) {
+		spec.env_set = jail_env_set();
+		spec.env_unset = jail_env_unset();
+		spec.pre_exec = jail_enter;
+		spec.arg = jail;
+	}
 	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -504,7 +516,9 @@ commands_shell_run(const struct config *cfg, const char *cmd, struct buf *out, s
  * The !`command` parts of text, run and replaced by their output.  They are
  * the project's code: only in a trusted project (or the user's own file),
  * and only when the rules allow the command as they would the model's
- * (the command's allowed-tools counting as allow rules; deny rules deny).
+ * (the command's allowed-tools counting as allow rules; deny rules deny),
+ * in the sandbox when one is on (none runs when it is on and cannot run).
+ * PreToolUse hooks do not see them: they run on the loop, this before it.
  */
 static int
 commands_shell(const struct config *cfg, const struct command_info *c, const char *text,
@@ -512,6 +526,7 @@ commands_shell(const struct config *cfg, const struct command_info *c, const cha
 {
 	const char *p = text, *open, *close;
 	struct perm_rules *rules = NULL, *extra;
+	struct jail *jail = NULL;
 	struct buf why = BUF_INIT(4096), cmd = BUF_INIT(BUF_NOLIMIT);
 	cJSON *input;
 	int r = 0;
@@ -535,6 +550,7 @@ commands_shell(const struct config *cfg, const struct command_info *c, const cha
 			if (extra != NULL)
 				perm_rules_merge_list(rules, extra, PERM_LIST_ALLOW);
 			perm_rules_free(extra);
+			jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
 		}
 		input = cJSON_CreateObject();
 		cJSON_AddStringToObject(input, "command", buf_cstr(&cmd));
@@ -545,13 +561,19 @@ commands_shell(const struct config *cfg, const struct command_info *c, const cha
 			    "(Bash(%s)) or in permissions.allow", c->name, buf_cstr(&cmd),
 			    why.len ? buf_cstr(&why) : "no rule allows it", buf_cstr(&cmd));
 			r = -1;
+		} else if (jail_unusable(jail) != NULL) {
+			buf_printf(err, "/%s: !`%s` is not run: the sandbox is on (%s) but cannot run "
+			    "here: %s", c->name, buf_cstr(&cmd), jail_mode_name(jail_mode(jail)),
+			    jail_unusable(jail));
+			r = -1;
 		} else
-			r = commands_shell_run(cfg, buf_cstr(&cmd), out, err);
+			r = commands_shell_run(cfg, jail, buf_cstr(&cmd), out, err);
 		cJSON_Delete(input);
 	}
 	if (r == 0)
 		buf_puts(out, p);
 	perm_rules_free(rules);
+	jail_free(jail);
 	buf_release(&why);
 	buf_release(&cmd);
 	return r;

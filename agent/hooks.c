@@ -325,9 +325,7 @@ hooks_validate_entry(const char *event, int i, const cJSON *entry, struct buf *w
 		if (!cJSON_IsObject(hk))
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: a hook must be an object\n", event, i, j);
 		else if (hooks_kind_of(hk) < 0)
-			buf_printf(w, "hooks.%s[%d].hooks[%d]: type \"%s\" is not supported (only "
-			    "\"command\", \"http\" and \"prompt\"); it never runs\n", event, i, j,
-			    json_str(hk, "type", "?"));
+			;	/* a notice names it (hooks_unhonoured) */
 		else if (hooks_command_of(hk) == NULL)
 			buf_printf(w, "hooks.%s[%d].hooks[%d]: \"%s\" must be a non-empty string\n",
 			    event, i, j, hook_kinds[hooks_kind_of(hk)].key);
@@ -421,19 +419,12 @@ void
 hooks_validate(const cJSON *hooks, struct buf *warnings)
 {
 	const cJSON *ev, *entry;
-	const char *why;
 	int i;
 
 	cJSON_ArrayForEach(ev, hooks) {
-		if (hooks_event_parse(ev->string) < 0) {
-			why = hooks_absent_why(ev->string);
-			if (why != NULL)
-				buf_printf(warnings, "hooks: %s hooks never run: %s\n", ev->string, why);
-			else
-				buf_printf(warnings, "hooks: unknown event \"%s\"; its hooks never run\n",
-				    ev->string);
+		/* An event tandem has no moment for is a notice (hooks_unhonoured). */
+		if (hooks_event_parse(ev->string) < 0)
 			continue;
-		}
 		i = 0;
 		cJSON_ArrayForEach(entry, ev)
 			hooks_validate_entry(ev->string, i++, entry, warnings);

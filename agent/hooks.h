@@ -99,8 +99,10 @@ const char	*hooks_mode_name(enum perm_mode);
 /*
  * Problems in a "hooks" settings object (may be NULL), one line each, into
  * warnings: a matcher that is not a valid expression, an entry without
- * hooks, a hook without a command, an unsupported type, a bad timeout.
- * Such entries never run.
+ * hooks, a hook without a command, a bad timeout.  Such entries never run.
+ * What tandem reads and does not honour (an event it has no moment for, a
+ * hook type it lacks) is not here: config_load names it as a notice
+ * through hooks_unhonoured, once, with its settings file.
  */
 void		 hooks_validate(const cJSON *hooks, struct buf *warnings);
 

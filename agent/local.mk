@@ -41,7 +41,7 @@ libtandem_agent_a_SOURCES = \
 	agent/store/session.c agent/store/session.h \
 	agent/turn/intent.c agent/turn/intent.h \
 	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \
-	agent/turn/agent.c agent/agent.h agent/turn/turn_int.h \
+	agent/turn/agent.c agent/agent.h agent/turn/turn_int.h agent/turn/turn.h \
 	agent/turn/conversation.c agent/turn/life.c \
 	agent/turn/prompt.c agent/turn/prompt.h \
 	agent/turn/modelset.c agent/turn/modelset.h \
@@ -200,3 +200,8 @@ tests_test_plan_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LI
 tests_test_hooks_SOURCES += agent/hooks/cctranscript.c agent/hooks/hook_http.c agent/hooks/hook_prompt.c \
 	agent/hooks/hook_output.c agent/hooks/hook_bus.c
 tests_test_hooks_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS)
+
+# config_load names what a layer's hooks hold that tandem does not honour (hooks_unhonoured).
+tests_test_config_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(PCRE2_LIBS)
+tests_test_memory_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(PCRE2_LIBS)
+tests_test_commands_LDADD += libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(PCRE2_LIBS)

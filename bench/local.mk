@@ -17,8 +17,9 @@ bench_prompt_bytes_SOURCES = bench/prompt_bytes.c
 bench_prompt_bytes_LDADD = libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
 .PHONY: bench-prompt
 bench: bench-prompt
-bench-prompt: bench/prompt_bytes$(EXEEXT)
-	./bench/prompt_bytes$(EXEEXT)
+EXTRA_DIST += bench/prompt_bytes.sh
+bench-prompt: bench/prompt_bytes$(EXEEXT) tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/prompt_bytes.sh . $(srcdir)
 
 # The TUI's benchmarks: startup, idle RSS and wakeups, streaming cost and
 # keypress latency, measured through a pty around the replay driver.

@@ -5,6 +5,8 @@
  *
  *	prompt_bytes
  *
+ * Only tool_table here: bench/prompt_bytes.sh measures the real first
+ * request (every default tool) and runs this for the lines below.
  * The static system prompt is the agent's own (agent_system_prompt()).
  * The dynamic part is a typical one (date, workspace root, git branch; no
  * memory files).  Tokens are estimated as bytes / 4, compact_estimate()'s
@@ -274,10 +276,10 @@ main(void)
 	o = prompt_body(STREAM_OPENAI, buf_cstr(&sys), tools, msgs);
 	printf("%-36s %6zu bytes\n", "system prompt, static:", sys.len);
 	printf("%-36s %6zu bytes\n", "system prompt, dynamic (typical):", strlen(typical_dynamic));
-	printf("tool definitions (%d tools):%*s %6zu bytes\n", cJSON_GetArraySize(tools),
-	    cJSON_GetArraySize(tools) < 10 ? 9 : 8, "", strlen(tj));
-	printf("%-36s %6zu bytes, ~%zu tokens\n", "anthropic request, no messages:", a, (a + 3) / 4);
-	printf("%-36s %6zu bytes, ~%zu tokens\n", "openai request, no messages:", o, (o + 3) / 4);
+	printf("tool_table only (%d tools):%*s %6zu bytes\n", cJSON_GetArraySize(tools),
+	    cJSON_GetArraySize(tools) < 10 ? 10 : 9, "", strlen(tj));
+	printf("%-36s %6zu bytes, ~%zu tokens\n", "anthropic, tool_table only:", a, (a + 3) / 4);
+	printf("%-36s %6zu bytes, ~%zu tokens\n", "openai, tool_table only:", o, (o + 3) / 4);
 	printf("%-36s %6lld tokens\n", "compact_estimate(static, tools):",
 	    (long long)compact_estimate(buf_cstr(&sys), tools, msgs));
 	{

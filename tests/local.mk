@@ -48,8 +48,10 @@ IT_TESTS += tests/it/web.sh tests/it/websearch.sh
 EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
 IT_TESTS += tests/it/lsp.sh
+# The first request stays under its budget with every default tool (bench/prompt_bytes.sh).
+IT_TESTS += tests/it/firstreq.sh
 EXTRA_DIST += tests/lsp/fault.sh
-EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh $(IT_TESTS)
+EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh tests/it/firstreq_lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.
 TESTS += tests/test_style.sh

@@ -217,15 +217,16 @@ T_TEST(validate)
 	hooks_validate(j, &w);
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[0]: the matcher \"(\" is not a valid regular expression");
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[1]: \"hooks\" must be an array");
-	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[2].hooks[0]: type \"agent\" is not supported");
+	/* What tandem does not honour is a notice (hooks_unhonoured), not a warning too. */
+	T_OK(strstr(buf_cstr(&w), "agent") == NULL);
 	T_CONTAINS(buf_cstr(&w), "hooks.Stop[0].hooks[0]: \"if\" applies to tool events only");
 	T_CONTAINS(buf_cstr(&w), "hooks.PostToolUse[0].hooks[0]: \"url\" must be a non-empty string");
 	T_CONTAINS(buf_cstr(&w), "hooks.PostToolUse[0].hooks[1]: \"if\": must be a permission rule");
-	T_CONTAINS(buf_cstr(&w), "CwdChanged hooks never run: tandem's working directory");
+	T_OK(strstr(buf_cstr(&w), "CwdChanged") == NULL);
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[2].hooks[1]: \"command\" must be a non-empty string");
 	T_CONTAINS(buf_cstr(&w), "hooks.PreToolUse[2].hooks[2]: \"timeout\" must be a number");
 	T_OK(strstr(buf_cstr(&w), "hooks[3]") == NULL);
-	T_CONTAINS(buf_cstr(&w), "unknown event \"Bogus\"");
+	T_OK(strstr(buf_cstr(&w), "Bogus") == NULL);
 	buf_reset(&w);
 	hooks_validate(NULL, &w);
 	T_EQ_INT(w.len, 0);

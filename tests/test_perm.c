@@ -446,6 +446,28 @@ T_TEST(plan_mode)
 	perm_rules_free(r);
 }
 
+/* Plan mode looks things up on the web: the web tools ask as in ask mode, rules hold. */
+T_TEST(plan_mode_web)
+{
+	const char *allow[] = { "WebFetch(domain:docs.example)", NULL };
+	const char *deny[] = { "WebFetch(domain:evil.example)", NULL };
+	struct perm_rules *r = rules_of(allow, NULL, deny);
+
+	T_EQ_INT(check(r, PERM_PLAN, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://docs.example/a"),
+	    PERM_VERDICT_ALLOW);
+	T_EQ_INT(check(r, PERM_PLAN, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://other.example/"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_PLAN, "web_fetch", TOOL_HIGH_IMPACT, "url", "https://evil.example/"),
+	    PERM_VERDICT_DENY);
+	T_EQ_STR(buf_cstr(&why), "denied by rule WebFetch(domain:evil.example)");
+	T_EQ_INT(check(r, PERM_PLAN, "web_search", TOOL_HIGH_IMPACT, "query", "ncurses"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(check(r, PERM_ASK, "web_search", TOOL_HIGH_IMPACT, "query", "ncurses"),
+	    PERM_VERDICT_ASK);
+	T_EQ_INT(bash(r, PERM_PLAN, "true"), PERM_VERDICT_DENY);
+	perm_rules_free(r);
+}
+
 T_TEST(ask_rules)
 {
 	const char *allow[] = { "run_bash(git *)", NULL };
@@ -1487,6 +1509,7 @@ main(void)
 	T_RUN(bash_deny_everywhere);
 	T_RUN(deny_wins_in_every_mode);
 	T_RUN(plan_mode);
+	T_RUN(plan_mode_web);
 	T_RUN(ask_rules);
 	T_RUN(mode_defaults);
 	T_RUN(path_globs);

@@ -1525,28 +1525,21 @@ out:
 const struct tool_def tool_apply_patch = {
 	.name = "apply_patch",
 	.description =
-	    "Apply a patch to one or more files: the way to make several changes, or "
-	    "changes to several files, in one step. A unified diff: each file starts with "
-	    "\"--- a/path\" and \"+++ b/path\" (paths relative to the workspace root; "
-	    "\"--- /dev/null\" creates a file, \"+++ /dev/null\" deletes one), followed by "
-	    "hunks: \"@@ -old_line,count +new_line,count @@\" (the counts must be right), "
-	    "then lines starting with \" \" (context, unchanged), \"-\" (removed) or \"+\" "
-	    "(added). git's extended headers work too (rename from/to, copy from/to, new "
-	    "file mode, old/new mode, symbolic links), and so does the \"*** Begin Patch\" "
-	    "envelope (*** Add File:, *** Update File: with @@ context lines, *** Move to:, "
-	    "*** Delete File:, *** End Patch). Give about 3 lines of context around each "
-	    "change, copied exactly from the current file. A hunk found a few lines away "
-	    "from its stated line is still applied (the offset is reported); one that fits "
-	    "two places equally well is refused. A hunk already in the file is reported "
-	    "as already applied and left as it is. If anything does not fit, nothing is "
-	    "written and the error says what to fix. Binary files are not supported.",
+	    "Change one or more files in one step. A unified diff: per file \"--- "
+	    "a/path\" and \"+++ b/path\" (\"--- /dev/null\" creates, \"+++ "
+	    "/dev/null\" deletes), then hunks \"@@ -line,count +line,count @@\" "
+	    "(counts must be right) of \" \" context, \"-\" removed and \"+\" added "
+	    "lines; git's extended headers (rename, copy, mode, symlinks) work. Also "
+	    "accepted: the \"*** Begin Patch\" envelope (*** Add File:, *** Update "
+	    "File: with @@ context, *** Move to:, *** Delete File:, *** End Patch). "
+	    "Give 3 context lines copied exactly. A hunk a few lines off still "
+	    "applies (reported); one fitting two places is refused; one already "
+	    "applied is left as is. If anything does not fit, nothing is written and "
+	    "the error says what to fix. No binary files.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"patch\":{\"type\":\"string\",\"description\":"
-	    "\"The patch: a unified diff for one or more files, or a *** Begin Patch "
-	    "envelope\"}},"
-	    "\"required\":[\"patch\"],"
-	    "\"additionalProperties\":false}",
+	    "{\"type\":\"object\",\"properties\":{\"patch\":{\"type\":\"string\","
+	    "\"description\":\"A unified diff or a *** Begin Patch envelope\"}},"
+	    "\"required\":[\"patch\"],\"additionalProperties\":false}",
 	.cls = TOOL_WRITE,
 	.run = ap_run,
 	.preview = ap_preview,

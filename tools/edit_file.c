@@ -331,24 +331,20 @@ out:
 const struct tool_def tool_edit_file = {
 	.name = "edit_file",
 	.description =
-	    "Replace an exact piece of text in a file. old_string must match the file's "
-	    "current text exactly, character for character, including indentation (tabs "
-	    "or spaces) and line breaks; read the file first. It must occur exactly once: "
-	    "include a few surrounding lines to make it unique, or set replace_all to "
-	    "change every occurrence (e.g. to rename something). new_string replaces it "
-	    "(empty to delete it). Files with CRLF line ends keep them. To create a file "
-	    "or rewrite a whole file use write_file; to change several places or files "
-	    "at once, apply_patch. The user sees the change as a diff before it is made.",
+	    "Replace exact text in a file. old_string must match the current file "
+	    "character for character, indentation and line breaks included (read the "
+	    "file first), and occur exactly once: add surrounding lines to make it "
+	    "unique, or set replace_all to change every occurrence. new_string "
+	    "replaces it (empty deletes it). CRLF line ends are kept. To create or "
+	    "rewrite a whole file use write_file; for several places at once, "
+	    "apply_patch. The user sees a diff first.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"path\":{\"type\":\"string\",\"description\":"
-	    "\"The file to change, relative to the workspace root\"},"
-	    "\"old_string\":{\"type\":\"string\",\"description\":"
-	    "\"The exact text to replace, as it is in the file now\"},"
-	    "\"new_string\":{\"type\":\"string\",\"description\":"
-	    "\"The text to put in its place\"},"
-	    "\"replace_all\":{\"type\":\"boolean\",\"description\":"
-	    "\"Replace every occurrence of old_string (default false: it must be unique)\"}},"
+	    "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
+	    "\"description\":\"The file to change\"},"
+	    "\"old_string\":{\"type\":\"string\",\"description\":\"The exact text to "
+	    "replace, as it is now\"},\"new_string\":{\"type\":\"string\"},"
+	    "\"replace_all\":{\"type\":\"boolean\",\"description\":\"Replace every "
+	    "occurrence (default false: it must be unique)\"}},"
 	    "\"required\":[\"path\",\"old_string\",\"new_string\"],"
 	    "\"additionalProperties\":false}",
 	.cls = TOOL_WRITE,

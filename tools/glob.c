@@ -442,21 +442,18 @@ out:
 const struct tool_def tool_glob = {
 	.name = "glob",
 	.description =
-	    "Find files by path pattern. The pattern is matched against paths "
-	    "relative to path (default: the workspace root): \"*\" and \"?\" match "
-	    "within one directory level, \"**\" matches any number of levels, "
-	    "\"[abc]\" a set of characters, \"{c,h}\" alternatives. So \"*.c\" finds "
-	    "only the top level's C files and \"**/*.c\" finds them everywhere. "
-	    "Lists files (not directories), as paths relative to the workspace root, "
-	    "newest first, at most 200. Git-ignored files and .git are skipped. Use "
-	    "grep to search file contents.",
+	    "Find files by path pattern, matched against paths below path (default: "
+	    "the workspace root): \"*\" and \"?\" stay within one directory, \"**\" "
+	    "spans any number, \"[abc]\" is a set, \"{c,h}\" alternatives; so "
+	    "\"*.c\" is the top level only, \"**/*.c\" everywhere. Lists files (not "
+	    "directories) relative to the root, newest first, at most 200; skips "
+	    ".git and git-ignored files. grep searches contents.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"pattern\":{\"type\":\"string\",\"description\":"
-	    "\"The glob pattern, e.g. \\\"src/**/*.{c,h}\\\".\"},"
-	    "\"path\":{\"type\":\"string\",\"description\":"
-	    "\"The directory to search in, relative to the workspace root (default: the root).\"}},"
-	    "\"required\":[\"pattern\"],\"additionalProperties\":false}",
+	    "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\"string\","
+	    "\"description\":\"e.g. \\\"src/**/*.{c,h}\\\"\"},"
+	    "\"path\":{\"type\":\"string\",\"description\":\"The directory to search "
+	    "(default: the root)\"}},\"required\":[\"pattern\"],"
+	    "\"additionalProperties\":false}",
 	.cls = TOOL_READ_ONLY,
 	.run = glob_run,
 	.preview = NULL,

@@ -661,33 +661,26 @@ out:
 const struct tool_def tool_grep = {
 	.name = "grep",
 	.description =
-	    "Search file contents with a regular expression (PCRE2 syntax: \\b, \\d, "
-	    "(?i), lookarounds; escape literal characters such as . ( [ { with a "
-	    "backslash). Searches path (a directory, recursively, or one file; "
+	    "Search file contents with a PCRE2 regular expression (\\b, \\d, (?i), "
+	    "lookarounds; escape a literal . ( [ { with a backslash); a match is "
+	    "within one line. Searches path (a directory, recursively, or a file; "
 	    "default: the workspace root), skipping .git, git-ignored and binary "
-	    "files; symbolic links are not followed. A match is within one line. glob keeps only the files whose "
-	    "name (or, if it has a \"/\", path below path) matches, e.g. \"*.c\", "
-	    "\"*.{c,h}\", \"src/**/*.py\"; a leading \"!\" excludes instead. "
-	    "output_mode: \"files\" (default) lists the matching files; \"content\" "
-	    "prints matching lines as path:line:text, with context lines before and "
-	    "after as path-line-text; \"count\" prints path:count. Results stop at "
-	    "max_results (default 100) and at about 20 KB, with a note.",
+	    "files, not following symlinks. glob keeps files whose name (or, with a "
+	    "\"/\", path) matches, e.g. \"*.{c,h}\", \"src/**/*.py\"; \"!\" first "
+	    "excludes. output_mode: \"files\" (default) lists matching files, "
+	    "\"content\" prints path:line:text (context lines path-line-text), "
+	    "\"count\" path:count. Stops at max_results (default 100) or about 20 "
+	    "KB, with a note.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"pattern\":{\"type\":\"string\",\"description\":"
-	    "\"The regular expression (PCRE2).\"},"
-	    "\"path\":{\"type\":\"string\",\"description\":"
-	    "\"A directory or file, relative to the workspace root (default: the root).\"},"
-	    "\"glob\":{\"type\":\"string\",\"description\":"
-	    "\"Only search files matching this glob, e.g. \\\"*.{c,h}\\\"; \\\"!\\\" first excludes.\"},"
-	    "\"ignore_case\":{\"type\":\"boolean\",\"description\":"
-	    "\"Match case-insensitively (default false).\"},"
-	    "\"output_mode\":{\"type\":\"string\",\"enum\":[\"files\",\"content\",\"count\"],"
-	    "\"description\":\"files (default), content or count.\"},"
-	    "\"context\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":20,\"description\":"
-	    "\"Lines of context before and after each match (content mode).\"},"
-	    "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
-	    "\"Most matching lines (content) or files (files, count); default 100.\"}},"
+	    "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\"string\"},"
+	    "\"path\":{\"type\":\"string\",\"description\":\"A directory or file "
+	    "(default: the root)\"},\"glob\":{\"type\":\"string\"},"
+	    "\"ignore_case\":{\"type\":\"boolean\"},"
+	    "\"output_mode\":{\"type\":\"string\",\"enum\":[\"files\",\"content\","
+	    "\"count\"]},\"context\":{\"type\":\"integer\",\"minimum\":0,"
+	    "\"maximum\":20,\"description\":\"Lines before and after a match "
+	    "(content)\"},\"max_results\":{\"type\":\"integer\",\"minimum\":1,"
+	    "\"description\":\"Lines (content) or files; default 100\"}},"
 	    "\"required\":[\"pattern\"],\"additionalProperties\":false}",
 	.cls = TOOL_READ_ONLY,
 	.run = grep_run,

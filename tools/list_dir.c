@@ -238,15 +238,13 @@ out:
 const struct tool_def tool_list_dir = {
 	.name = "list_dir",
 	.description =
-	    "List one directory of the workspace (default: the root), sorted by "
-	    "name, one entry a line: directories end with \"/\", files show their "
-	    "size, symbolic links show \"-> target\". .git and git-ignored entries "
-	    "are left out (the last line says how many). Not recursive: use glob "
-	    "(e.g. \"src/**/*.c\") to find files deeper down.",
+	    "List one directory (default: the workspace root) by name: directories "
+	    "end in \"/\", files show their size, symlinks \"-> target\". Leaves out "
+	    ".git and git-ignored entries (the last line counts them). Not "
+	    "recursive: glob (\"src/**/*.c\") looks deeper.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"path\":{\"type\":\"string\",\"description\":"
-	    "\"The directory, relative to the workspace root (default: the root).\"}},"
+	    "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
+	    "\"description\":\"The directory (default: the root)\"}},"
 	    "\"additionalProperties\":false}",
 	.cls = TOOL_READ_ONLY,
 	.run = list_dir_run,

@@ -278,22 +278,17 @@ out:
 const struct tool_def tool_read_file = {
 	.name = "read_file",
 	.description =
-	    "Read a text file of the workspace. Lines come numbered like `cat -n` "
-	    "(the number, a tab, the line); the numbers are not part of the file. "
-	    "By default the first 2000 lines are shown; give offset (the first line "
-	    "to show, 1-based) and limit (how many lines) to read a part of a long "
-	    "file. Lines longer than 2000 bytes are cut, and the output stops near "
-	    "20 KB with a note giving the offset to continue from. Binary files and "
-	    "directories are refused (use list_dir for a directory). Read a file "
-	    "before editing it.",
+	    "Read a text file. Lines come numbered like `cat -n` (number, tab, line; "
+	    "the numbers are not in the file). Shows 2000 lines from offset; lines "
+	    "over 2000 bytes are cut, and output stops near 20 KB with a note giving "
+	    "the offset to continue from. Refuses binary files and directories (use "
+	    "list_dir). Read a file before editing it.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"path\":{\"type\":\"string\",\"description\":"
-	    "\"The file, relative to the workspace root (or absolute inside it).\"},"
-	    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
-	    "\"The first line to show, 1-based (default 1).\"},"
-	    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
-	    "\"How many lines to show (default 2000).\"}},"
+	    "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
+	    "\"description\":\"The file; absolute only inside the workspace\"},"
+	    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"First "
+	    "line, 1-based (default 1)\"},\"limit\":{\"type\":\"integer\","
+	    "\"minimum\":1,\"description\":\"Lines to show (default 2000)\"}},"
 	    "\"required\":[\"path\"],\"additionalProperties\":false}",
 	.cls = TOOL_READ_ONLY,
 	.run = read_file_run,

@@ -21,28 +21,24 @@
 const struct tool_def tool_run_bash = {
 	.name = "run_bash",
 	.description =
-	    "Run a shell command with bash -c in the workspace root and return its "
-	    "combined stdout and stderr and its exit status. Each call is a fresh "
-	    "shell: cd and variables do not persist. Output over 30 KB keeps its "
-	    "head and tail; the whole output is saved to a file named in the result. "
-	    "Colour and cursor escape sequences are removed, carriage-return redraws "
-	    "(progress bars) keep their last state, and other control bytes are shown "
-	    "as \\xNN; the file has the raw bytes. "
-	    "The default timeout is 120000 ms (at most 600000); the command and all "
-	    "its children are killed when it passes. Prefer read_file, grep and glob "
-	    "for reading and searching; use this to build, test and run programs. "
-	    "With run_in_background true the command (a dev server, a watcher) keeps "
-	    "running: the call returns at once with a shell id; read what it writes "
-	    "with bash_output and end it with kill_shell. Background shells end when "
-	    "tandem exits.",
+	    "Run a command with bash -c in the workspace root; returns stdout and "
+	    "stderr combined and the exit status. Each call is a fresh shell (cd and "
+	    "variables do not persist). Output over 30 KB keeps head and tail, all "
+	    "of it saved to a file the result names; escape sequences are removed, "
+	    "other control bytes shown as \\xNN. timeout_ms: default 120000, at most "
+	    "600000; then the command and its children are killed. Use read_file, "
+	    "grep and glob to read and search, this to build, test and run. "
+	    "run_in_background true (a server, a watcher) returns a shell id at "
+	    "once, no timeout: read it with bash_output, end it with kill_shell; it "
+	    "ends when tandem exits.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"command\":{\"type\":\"string\",\"description\":\"the command line\"},"
-	    "\"timeout_ms\":{\"type\":\"integer\",\"description\":\"timeout in milliseconds (default 120000, max 600000)\"},"
-	    "\"description\":{\"type\":\"string\",\"description\":\"what the command does, in a few words\"},"
-	    "\"run_in_background\":{\"type\":\"boolean\",\"description\":\"true: start it and return a shell id at once (no timeout); read it with bash_output, end it with kill_shell\"},"
-	    "\"sandbox\":{\"type\":\"boolean\",\"description\":\"false: run outside the command sandbox (the user is asked first); only after a result said the sandbox refused something\"}"
-	    "},\"required\":[\"command\"]}",
+	    "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
+	    "\"timeout_ms\":{\"type\":\"integer\"},"
+	    "\"description\":{\"type\":\"string\",\"description\":\"What it does, in "
+	    "a few words\"},\"run_in_background\":{\"type\":\"boolean\"},"
+	    "\"sandbox\":{\"type\":\"boolean\",\"description\":\"false: run outside "
+	    "the sandbox (the user is asked); only after a result said the sandbox "
+	    "refused something\"}},\"required\":[\"command\"]}",
 	.cls = TOOL_HIGH_IMPACT,
 	.run = NULL,
 	.preview = NULL,
@@ -437,15 +433,14 @@ bash_clean_text(struct buf *out, const char *p, size_t n)
 const struct tool_def tool_bash_output = {
 	.name = "bash_output",
 	.description =
-	    "Read what a background shell (run_bash with run_in_background) wrote "
-	    "since the last read, and whether it is running, exited (with its "
-	    "status) or killed. filter, a regular expression (POSIX extended), "
-	    "keeps only the lines that match; the others are dropped for good.",
+	    "Read what a background shell wrote since the last read, and whether it "
+	    "is running, exited (with its status) or killed. filter (a POSIX "
+	    "extended regular expression) keeps only the lines that match; the "
+	    "others are dropped for good.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"shell_id\":{\"type\":\"string\",\"description\":\"the id run_bash returned, e.g. bash_1\"},"
-	    "\"filter\":{\"type\":\"string\",\"description\":\"keep only the lines matching this regular expression\"}"
-	    "},\"required\":[\"shell_id\"]}",
+	    "{\"type\":\"object\",\"properties\":{\"shell_id\":{\"type\":\"string\","
+	    "\"description\":\"e.g. bash_1\"},\"filter\":{\"type\":\"string\"}},"
+	    "\"required\":[\"shell_id\"]}",
 	.cls = TOOL_READ_ONLY,
 	.shell_op = TOOL_SHELL_OUTPUT,
 	.needs = "run_bash",
@@ -454,12 +449,11 @@ const struct tool_def tool_bash_output = {
 const struct tool_def tool_kill_shell = {
 	.name = "kill_shell",
 	.description =
-	    "End a background shell started by run_bash with run_in_background: "
-	    "its whole process tree is killed. Says what it ended.",
+	    "End a background shell of run_bash and its whole process tree. Says "
+	    "what it ended.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"shell_id\":{\"type\":\"string\",\"description\":\"the id run_bash returned, e.g. bash_1\"}"
-	    "},\"required\":[\"shell_id\"]}",
+	    "{\"type\":\"object\",\"properties\":{\"shell_id\":{\"type\":\"string\","
+	    "\"description\":\"e.g. bash_1\"}},\"required\":[\"shell_id\"]}",
 	/* It changes nothing in the workspace: it ends only what the model started. */
 	.cls = TOOL_READ_ONLY,
 	.shell_op = TOOL_SHELL_KILL,

@@ -188,20 +188,16 @@ out:
 const struct tool_def tool_write_file = {
 	.name = "write_file",
 	.description =
-	    "Write a whole file: create it (and any missing parent directories), or "
-	    "replace all of its content. content is the complete new text, exactly as it "
-	    "should be saved; nothing is added, so end it with a newline if the file "
-	    "should have one. For a small change to an existing file prefer edit_file, "
-	    "which does not need the whole text. The user sees the change as a diff "
-	    "before it is made, and the old content is kept so it can be restored.",
+	    "Write a whole file: create it (and missing parent directories) or "
+	    "replace all its content. content is the exact new text; nothing is "
+	    "added, so end it with a newline if the file should have one. For a "
+	    "small change prefer edit_file. The user sees a diff first; the old "
+	    "content is kept for undo.",
 	.schema =
-	    "{\"type\":\"object\",\"properties\":{"
-	    "\"path\":{\"type\":\"string\",\"description\":"
-	    "\"The file to write, relative to the workspace root\"},"
-	    "\"content\":{\"type\":\"string\",\"description\":"
-	    "\"The complete text of the file\"}},"
-	    "\"required\":[\"path\",\"content\"],"
-	    "\"additionalProperties\":false}",
+	    "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
+	    "\"description\":\"The file to write\"},\"content\":{\"type\":\"string\","
+	    "\"description\":\"The complete text\"}},\"required\":[\"path\","
+	    "\"content\"],\"additionalProperties\":false}",
 	.cls = TOOL_WRITE,
 	.run = write_run,
 	.preview = write_preview,

@@ -25,7 +25,6 @@ static const struct {
 	const char	*why;
 } cc_unhonoured[] = {
 	{ "env", "tandem sets no environment variables from settings; export them before it starts" },
-	{ "statusLine", "tandem's status bar runs no command" },
 	{ "outputStyle", "tandem has no output styles" },
 	{ "enabledPlugins", "tandem has no plugins" },
 	{ "extraKnownMarketplaces", "tandem has no plugin marketplaces" },

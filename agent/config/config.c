@@ -19,6 +19,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "file.h"
+#include "hooks.h"
 #include "json.h"
 #include "rules/perm.h"
 #include "redact.h"
@@ -406,6 +407,15 @@ cfg_merge_hooks(cJSON **dst, const cJSON *src)
 	}
 }
 
+/* One item of a layer's hooks that tandem reads and does not honour. */
+static void
+cfg_hook_notice(void *arg, const char *kind, const char *name, const char *why)
+{
+	struct cfg_layer *L = arg;
+
+	notice_add(L->notices, kind, name, L->path, why);
+}
+
 static void
 cfg_apply_hooks(struct config *cfg, struct cfg_layer *L, const cJSON *v)
 {
@@ -446,6 +456,8 @@ cfg_apply_hooks(struct config *cfg, struct cfg_layer *L, const cJSON *v)
 				    ev->string);
 		}
 	}
+	/* Named whether or not the project is trusted: it is read either way. */
+	hooks_unhonoured(good, cfg_hook_notice, L);
 	if (good->child == NULL) {
 		cJSON_Delete(good);
 		return;

@@ -21,20 +21,20 @@
 #define LSP_TOOL_RESULTS	50	/* locations or symbols listed */
 
 const char lsp_code_description[] =
-    "Ask the project's language server about code: operation \"definition\" (where the "
-    "symbol at path:line:column is defined), \"references\" (every use of it), \"hover\" (its "
-    "type and documentation), \"document_symbols\" (the outline of path), or "
-    "\"workspace_symbols\" (symbols matching query). line and column are 1-based, column in "
-    "characters of that line. Read-only.";
+    "Ask the language server: operation \"definition\" (where the symbol at "
+    "path:line:column is defined), \"references\" (its uses), \"hover\" (its "
+    "type and docs), \"document_symbols\" (path's outline), "
+    "\"workspace_symbols\" (symbols matching query). line and column are "
+    "1-based, column in characters. Read-only.";
 
 const char lsp_code_schema[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"operation\":{\"type\":\"string\",\"enum\":[\"definition\",\"references\",\"hover\","
     "\"document_symbols\",\"workspace_symbols\"]},"
-    "\"path\":{\"type\":\"string\",\"description\":\"the file\"},"
+    "\"path\":{\"type\":\"string\"},"
     "\"line\":{\"type\":\"integer\",\"minimum\":1},"
     "\"column\":{\"type\":\"integer\",\"minimum\":1},"
-    "\"query\":{\"type\":\"string\",\"description\":\"workspace_symbols: the name to look for\"}},"
+    "\"query\":{\"type\":\"string\"}},"
     "\"required\":[\"operation\"]}";
 
 static const struct lsp_op {

@@ -29,24 +29,29 @@ static const struct perm_tool {
 	const char	*name;
 	enum perm_kind	 kind;
 	const char	*field;		/* the input member patterns look at */
+	/*
+	 * Plan mode lets it run although it asks as a command does: it only
+	 * looks things up (the web tools), as Claude Code's plan mode may.
+	 */
+	bool		 looks_up;
 } perm_tools[] = {
-	{ "run_bash",	 PERM_KIND_BASH,  "command" },
-	{ "read_file",	 PERM_KIND_PATH,  "path" },
-	{ "list_dir",	 PERM_KIND_PATH,  "path" },
-	{ "glob",	 PERM_KIND_PATH,  "path" },
-	{ "grep",	 PERM_KIND_PATH,  "path" },
-	{ "edit_file",	 PERM_KIND_PATH,  "path" },
-	{ "write_file",	 PERM_KIND_PATH,  "path" },
-	{ "apply_patch", PERM_KIND_PATCH, "patch" },
+	{ "run_bash",	 PERM_KIND_BASH,  "command", false },
+	{ "read_file",	 PERM_KIND_PATH,  "path", false },
+	{ "list_dir",	 PERM_KIND_PATH,  "path", false },
+	{ "glob",	 PERM_KIND_PATH,  "path", false },
+	{ "grep",	 PERM_KIND_PATH,  "path", false },
+	{ "edit_file",	 PERM_KIND_PATH,  "path", false },
+	{ "write_file",	 PERM_KIND_PATH,  "path", false },
+	{ "apply_patch", PERM_KIND_PATCH, "patch", false },
 	/* Background shells: a rule covers the tool or not, patterns match nothing. */
-	{ "bash_output", PERM_KIND_NONE,  "shell_id" },
-	{ "kill_shell",	 PERM_KIND_NONE,  "shell_id" },
-	{ "web_fetch",	 PERM_KIND_DOMAIN, "url" },
-	{ "web_search",	 PERM_KIND_NONE,  "query" },
-	{ "todo_write",	 PERM_KIND_NONE,  "todos" },
-	{ "exit_plan",	 PERM_KIND_NONE,  "plan" },
-	{ "ask_user",	 PERM_KIND_NONE,  "questions" },
-	{ "skill",	 PERM_KIND_NONE,  "name" },
+	{ "bash_output", PERM_KIND_NONE,  "shell_id", false },
+	{ "kill_shell",	 PERM_KIND_NONE,  "shell_id", false },
+	{ "web_fetch",	 PERM_KIND_DOMAIN, "url", true },
+	{ "web_search",	 PERM_KIND_NONE,  "query", true },
+	{ "todo_write",	 PERM_KIND_NONE,  "todos", false },
+	{ "exit_plan",	 PERM_KIND_NONE,  "plan", false },
+	{ "ask_user",	 PERM_KIND_NONE,  "questions", false },
+	{ "skill",	 PERM_KIND_NONE,  "name", false },
 };
 
 #define PERM_NTOOLS	(sizeof(perm_tools) / sizeof(perm_tools[0]))
@@ -695,7 +700,8 @@ perm_check(const struct perm_rules *rules, enum perm_mode mode, const char *tool
 		    "against rule %s",
 		    r->text);
 		v = PERM_VERDICT_DENY;
-	} else if (mode == PERM_PLAN && cls != TOOL_READ_ONLY) {
+	} else if (mode == PERM_PLAN && cls != TOOL_READ_ONLY &&
+	    (sub.tool == NULL || !sub.tool->looks_up)) {
 		buf_puts(why, cls == TOOL_WRITE ? "plan mode: no changes are made (finish the plan, "
 		    "then ask for its approval with exit_plan)" :
 		    "plan mode: no commands are run");

@@ -37,7 +37,8 @@
  * allow only if both do.  For apply_patch every file the patch names counts.
  *
  * The decision (perm_check), in order: a deny rule denies (in every mode,
- * yolo included); plan mode refuses writes and commands; an ask rule asks
+ * yolo included); plan mode refuses writes and commands (not the web tools,
+ * which look things up and go on to ask as in ask mode); an ask rule asks
  * (except in yolo, which allows everything not denied); an allow rule
  * allows; then the mode decides: read-only tools are allowed; writes ask in
  * ask mode and are allowed in accept-edits and yolo; commands (high-impact)

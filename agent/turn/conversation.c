@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "turn.h"
 #include "tool.h"
 
 static const char *const agent_phase_names[PHASE_COUNT] = {
@@ -217,6 +218,92 @@ bool
 agent_busy(const struct agent *a)
 {
 	return conversation_busy(a->main);
+}
+
+/* --- for the modules outside turn/ (turn.h) -------------------------------- */
+
+struct conversation *
+agent_main(struct agent *a)
+{
+	return a->main;
+}
+
+struct ev_loop *
+agent_loop(const struct agent *a)
+{
+	return a->loop;
+}
+
+const struct config *
+agent_config(const struct agent *a)
+{
+	return a->cfg;
+}
+
+struct http *
+agent_http(const struct agent *a)
+{
+	return a->http;
+}
+
+enum stream_proto
+agent_proto(const struct agent *a)
+{
+	return a->proto;
+}
+
+bool
+agent_interactive(const struct agent *a)
+{
+	return a->interactive;
+}
+
+struct perm_rules *
+agent_session_rules(const struct agent *a)
+{
+	return a->session_rules;
+}
+
+struct agent *
+conversation_agent(const struct conversation *cv)
+{
+	return cv->a;
+}
+
+struct event_bus *
+conversation_bus(const struct conversation *cv)
+{
+	return cv->bus;
+}
+
+struct conv *
+conversation_conv(struct conversation *cv)
+{
+	return &cv->conv;
+}
+
+struct sched *
+conversation_sched(const struct conversation *cv)
+{
+	return cv->sched;
+}
+
+cJSON *
+conversation_tools(const struct conversation *cv)
+{
+	return cv->tools;
+}
+
+struct plan *
+conversation_plan(const struct conversation *cv)
+{
+	return cv->plan;
+}
+
+void
+conversation_add_cost(struct conversation *cv, double usd)
+{
+	cv->cost += usd;
 }
 
 /* --- what the modules may ask of the turn (agent.c's turn_ops) -------------- */

@@ -41,6 +41,7 @@
 #include "store/session.h"
 #include "model/stream.h"
 #include "xalloc.h"
+#include "turn.h"
 
 #define AGENT_MAX_CONTINUATIONS	3
 #define AGENT_MAX_STOP_BLOCKS	3	/* Stop hooks that keep a turn going, in a row */
@@ -229,11 +230,6 @@ void	 conversation_free(struct conversation *);
 int	 conversation_submit(struct conversation *, const char *prompt);
 /* Stop its turn, as agent_interrupt does the main one's. */
 void	 conversation_interrupt(struct conversation *);
-/* Whether TANDEM_DEBUG lists what; whether a comma-separated list holds word. */
-bool	 agent_debug(const char *what);
-bool	 agent_listed(const char *list, const char *word);
-/* Whether the settings disable tool name (disabled_tools), or a tool it needs. */
-bool	 agent_tool_disabled(const struct config *cfg, const char *name);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 

@@ -231,14 +231,29 @@ check "prompt: its event is the Stop event" grep -q '"hook_event_name":"Stop"' <
 check "prompt: its reason went on to the model" grep -q 'PROMPT-NO: run the tests first' <(mock_body 3 '.messages[-1]')
 check "prompt: no request problem" [ "$(mock_problems)" -eq 0 ]
 
-# 10. Never silent: Claude Code's events tandem has no moment for, and other hook types.
+# 10. Never silent: Claude Code's events tandem has no moment for, other hook
+# types and fields, each named once as a notice with its settings file (on
+# stderr for -p, in tandem config), and no warning line beside it.
 settings '{"hooks":{"CwdChanged":[{"hooks":[{"type":"command","command":"true"}]}],
  "SubagentStop":[{"hooks":[{"type":"command","command":"true"}]}],
- "Stop":[{"hooks":[{"type":"agent","prompt":"check"}]}]}}'
+ "Stop":[{"hooks":[{"type":"agent","prompt":"check"},{"type":"command","command":"true","async":true}]}]}}'
+mkdir -p .claude
+echo '{"hooks":{"FileChanged":[{"matcher":"*.md","hooks":[{"type":"command","command":"true"}]}]}}' \
+    >.claude/settings.json
 mock_start "$T/mem.json"
 "$TANDEM" -p "x" >/dev/null 2>"$T/err"
-check "CwdChanged is named with why" grep -q 'CwdChanged hooks never run: .*never changes' "$T/err"
-check "SubagentStop is named" grep -q 'SubagentStop hooks never run' "$T/err"
-check "the agent type is named" grep -q 'type "agent" is not supported' "$T/err"
+"$TANDEM" config >"$T/config.out" 2>"$T/config.err"
+cwd_notice="tandem: $USER_SETTINGS: hook event \"CwdChanged\" is not honoured (tandem's working directory is the project root and never changes)"
+fc_notice="$PWD/.claude/settings.json: hook event \"FileChanged\" is not honoured (tandem watches no files for hooks)"
+check "CwdChanged: the exact notice on stderr, once" [ "$(grep -cxF "$cwd_notice" "$T/err")" -eq 1 ]
+check "SubagentStop: a notice" [ "$(grep -c "$USER_SETTINGS: hook event \"SubagentStop\" is not honoured (tandem has no subagents yet)" "$T/err")" -eq 1 ]
+check "the agent type: a notice" [ "$(grep -c "$USER_SETTINGS: hook type \"agent\" is not honoured" "$T/err")" -eq 1 ]
+check "the async field: a notice" [ "$(grep -c "$USER_SETTINGS: hook field \"async\" is not honoured" "$T/err")" -eq 1 ]
+check "FileChanged in .claude/settings.json: the exact notice on stderr, once" [ "$(grep -cxF "tandem: $fc_notice" "$T/err")" -eq 1 ]
+check "no warning line beside the notices" not grep -q 'never run\|not supported' "$T/err"
+check "tandem config: the CwdChanged notice, once" [ "$(grep -c "$USER_SETTINGS: hook event \"CwdChanged\" is not honoured" "$T/config.out")" -eq 1 ]
+check "tandem config: the FileChanged notice, once" [ "$(grep -cF "$fc_notice" "$T/config.out")" -eq 1 ]
+diag "$T/err"
+rm -r .claude
 
 finish

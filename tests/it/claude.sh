@@ -9,7 +9,7 @@
 # notice naming them, on stderr and in `tandem config`; a project's allow
 # rule waits for trust while a deny rule from ~/.claude applies in yolo mode;
 # a command's allowed-tools hold for its turn, its !`cmd` runs only once
-# trusted; the user's MCP servers of ~/.claude.json are read; Claude
+# trusted, and in the sandbox when one is on; the user's MCP servers of ~/.claude.json are read; Claude
 # Code's memory files are loaded, a nested CLAUDE.md with
 # the first result of a call in its folder.
 . "$(dirname "$0")/lib.sh"
@@ -163,6 +163,20 @@ mock_start "$T/grant.json"
 timeout 60 "$TANDEM" -p '/tell x' --trust --output-format events >"$T/g3.jsonl" 2>"$T/g3.err"
 check "command: trusted, !\`cmd\`'s output is in the prompt" grep -q 'shell-said-hi' <(mock_body 1 '.messages[0].content')
 check "command: trusted, its allowed-tools allow the call" grep -q granted <(tool_result pf "$T/g3.jsonl")
+# A trusted project's !`cmd` still runs its code: in the sandbox when one is on.
+PROBE="$top_builddir/cmd-probe.$$"
+mkdir -p "$PROBE"
+printf -- '---\nallowed-tools: Bash(touch:*)\n---\nTouched: !`touch %s/escaped`\n' "$PROBE" \
+    >.claude/commands/touch.md
+mock_start "$T/keys.json"
+timeout 60 "$TANDEM" -p '/touch' --trust --sandbox workspace-write --output-format events \
+    >"$T/sbx.jsonl" 2>"$T/sbx.err"
+check "command: with the sandbox on, !\`cmd\` cannot write outside the workspace" [ ! -e "$PROBE/escaped" ]
+check "command: ...and its refusal is in the prompt" grep -q 'cannot touch' <(mock_body 1 '.messages[0].content')
+mock_start "$T/keys.json"
+timeout 60 "$TANDEM" -p '/touch' --trust --output-format events >"$T/sbx2.jsonl" 2>"$T/sbx2.err"
+check "command: with the sandbox off, it does" [ -e "$PROBE/escaped" ]
+rm -rf "$PROBE" .claude/commands/touch.md
 mock_start "$T/grant.json"
 timeout 60 "$TANDEM" -p 'run printf yourself' --trust --output-format events >"$T/g4.jsonl" 2>"$T/g4.err"
 check "command: outside its turn the grant is gone" is_error pf "$T/g4.jsonl"

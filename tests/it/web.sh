@@ -202,6 +202,17 @@ check "ask mode, no rule: headless refuses, naming the rule that would allow it"
 check "...and nothing was fetched" [ "$(grep -c '"url":"/md"' "$WEB_LOG")" -eq $((n_before + 1)) ]
 fetch denied "$W/md" -- --permission-mode yolo --deny 'WebFetch(domain:127.0.0.1)'
 check "a deny rule beats yolo" has denied "denied by rule WebFetch(domain:127.0.0.1)"
+# Plan mode looks things up on the web: a fetch asks as in ask mode, a rule allows it.
+n_plan=$(grep -c '"url":"/md"' "$WEB_LOG")
+fetch planok "$W/md" -- --permission-mode plan "${LOOP[@]}"
+check "plan mode: a fetch an allow rule covers runs" not_err planok
+check "plan mode: ...and was served" [ "$(grep -c '"url":"/md"' "$WEB_LOG")" -eq $((n_plan + 1)) ]
+fetch planask "$W/md" -- --permission-mode plan
+check "plan mode, no rule: the fetch is asked (headless: refused, naming the rule), not refused by the mode" \
+    bash -c "grep -q 'WebFetch(domain:127.0.0.1)' '$T/planask.txt' && ! grep -q 'plan mode' '$T/planask.txt'"
+fetch plandeny "$W/md" -- --permission-mode plan "${LOOP[@]}" --deny 'WebFetch(domain:127.0.0.1)'
+check "plan mode: a deny rule still denies" has plandeny "denied by rule WebFetch(domain:127.0.0.1)"
+check "a deny rule beats yolo" has denied "denied by rule WebFetch(domain:127.0.0.1)"
 mkdir -p "$XDG_CONFIG_HOME/tandem"
 cat >"$T/hook.sh" <<S
 #!/bin/sh

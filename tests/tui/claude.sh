@@ -1,7 +1,7 @@
 #!/bin/sh
 # Screen test of a Claude Code user's .claude folder in the TUI, with the
 # real tandem and the mock model: the settings keys tandem lacks are named
-# in a notice at start, once; /help lists .claude/commands with the
+# in a notice at start, once, and a hook event it has no moment for; /help lists .claude/commands with the
 # subfolder in the description; Tab completes one; it runs on its model
 # and the next turn on the session's; /skills lists
 # the skills; /memory names .claude/CLAUDE.md.
@@ -31,6 +31,10 @@ description: Tidies a source tree before a release
 Remove what is not needed.
 M
 echo "CLAUDE-DIR-MEMORY" >"$TUI_WS/.claude/CLAUDE.md"
+# A hook event tandem has no moment for, in the user's settings: named once too.
+mkdir -p "$XDG_CONFIG_HOME/tandem"
+echo '{"hooks":{"CwdChanged":[{"hooks":[{"type":"command","command":"true"}]}]}}' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
 
 SCEN=$(tui_scenario claude <<'J'
 {"check_echo":false,"responses":[
@@ -47,6 +51,8 @@ tui_screen >"$TUI_TMP/start.screen"
 tui_check "outputStyle, with its file" 'claude/settings\.json: settings key "outputStyle" is not honoured'
 tui_check "and the unknown key" 'settings key "noSuchKey" is not honoured'
 tui_absent "a key tandem honours is not named" 'settings key "permissions'
+tui_check "the hook event tandem has no moment for, with its file" 'tandem/settings\.json: hook event "CwdChanged" is not honoured'
+tui_absent "and no warning line beside it" 'CwdChanged hooks never run'
 tui_type "/help"
 tui_keys Enter
 tui_check "/help lists the Claude Code command, its subfolder in the description" '/hello <name> +Says hello +\(project:kiro\)'
