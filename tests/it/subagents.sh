@@ -39,7 +39,8 @@ check "the searches interleave (both first requests before either's second)" \
 echo "# order: $order"
 check "the agent tool with the built-in types adds under 800 bytes to the first request" \
     [ "$(sed -n 1p "$MOCK_LOG" | jq -c '.body.tools[] | select(.name=="agent")' | wc -c)" -lt 800 ]
-echo "# the first request: $(sed -n 1p "$MOCK_LOG" | jq .body_bytes) bytes"
+check "the parent's first request, agent tool and all, is under 12 KB (DESIGN.md 13)" \
+    [ "$(sed -n 1p "$MOCK_LOG" | jq .body_bytes)" -lt 12288 ]
 check "Explore asks the fast model; the parent its own" \
     [ "$(jq -r '.body.model' "$MOCK_LOG" | tr '\n' ' ')" = "$(mock_body 1 .model | tr -d '"') claude-haiku-4-5 claude-haiku-4-5 claude-haiku-4-5 claude-haiku-4-5 $(mock_body 1 .model | tr -d '"') " ]
 a=$(jq -r 'select(.type=="tool_result" and .id=="toolu_A") | .content' "$T/out.jsonl")
