@@ -27,31 +27,35 @@ libtandem_agent_a_SOURCES = \
 	agent/exec.c agent/exec.h \
 	agent/forksrv/forksrv.c agent/forksrv/forksrv.h \
 	agent/usercmd.c agent/usercmd.h \
-	agent/attach.c agent/attach.h \
-	agent/inbox.c agent/inbox.h \
+	agent/turn/attach.c agent/turn/attach.h \
+	agent/turn/inbox.c agent/turn/inbox.h \
 	agent/bgshell.c agent/bgshell.h \
 	agent/jail/protect.c agent/jail/protect.h \
 	agent/jail/jail.c agent/jail/jail.h \
 	agent/rules/perm.c agent/rules/perm.h \
 	agent/rules/shparse.c agent/rules/shparse.h agent/rules/shparse_int.h \
-	agent/rules/shparse_word.c agent/rules/shparse_rules.c \
+	agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c \
 	agent/config/config.c agent/config/config.h agent/config/config_keys.c agent/config/config_keys.h \
 	agent/claude/notice.c agent/claude/notice.h agent/claude/ccsettings.c agent/claude/ccsettings.h \
 	agent/claude/grant.c agent/claude/grant.h agent/claude/claude.c agent/claude/claude.h \
 	agent/store/session.c agent/store/session.h \
-	agent/intent.c agent/intent.h \
+	agent/turn/intent.c agent/turn/intent.h \
 	agent/store/wsnap.c agent/store/wsnap.h agent/store/wsnap_int.h agent/store/wsnap_restore.c agent/store/wsnap_walk.c \
-	agent/agent.c agent/agent.h agent/agent_int.h \
-	agent/prompt.c agent/prompt.h \
-	agent/modelset.c agent/modelset.h \
-	agent/gate.c agent/gate.h \
-	agent/call.c agent/call.h \
-	agent/compaction.c agent/compaction.h \
-	agent/record.c agent/record.h \
-	agent/tooluse.c agent/tooluse.h \
-	agent/timeline.c agent/timeline.h \
-	agent/turndiff.c \
-	agent/resume.c agent/resume.h \
+	agent/turn/agent.c agent/agent.h agent/turn/turn_int.h agent/turn/turn.h \
+	agent/turn/conversation.c agent/turn/life.c \
+	agent/turn/prompt.c agent/turn/prompt.h \
+	agent/turn/modelset.c agent/turn/modelset.h \
+	agent/turn/gate.c agent/turn/gate.h \
+	agent/turn/call.c agent/turn/call.h \
+	agent/turn/compaction.c agent/turn/compaction.h \
+	agent/turn/record.c agent/turn/record.h \
+	agent/turn/tooluse.c agent/turn/tooluse.h \
+	agent/turn/timeline.c agent/turn/timeline.h \
+	agent/turn/turndiff.c \
+	agent/turn/resume.c agent/turn/resume.h \
+	agent/turn/subhost.c agent/turn/subhost.h \
+	agent/sub/subtype.c agent/sub/subtype.h \
+	agent/sub/subagent.c agent/sub/subagent.h \
 	agent/wire/headless.c agent/wire/headless.h \
 	agent/wire/wire.c agent/wire/wire.h \
 	agent/wire/sjson.c agent/wire/sjson.h \
@@ -77,7 +81,7 @@ tests_test_compact_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_conv tests/test_forksrv
 TESTS += tests/test_forksrv
 tests_test_forksrv_SOURCES = tests/test_forksrv.c agent/forksrv/forksrv.c agent/exec.c agent/bgshell.c \
-	agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c \
+	agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c \
 	agent/rules/shparse_rules.c
 tests_test_forksrv_LDADD = $(TOOLS_LIBS)
 TESTS += tests/test_conv
@@ -118,14 +122,14 @@ tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/confi
 tests_test_commands_LDADD = $(LIB_LIBS)
 
 # The shell splitter, used by perm.c.
-tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
-tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
-tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
-tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
-tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_perm_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_config_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_hooks_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_memory_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_commands_SOURCES += agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_shparse
 TESTS += tests/test_shparse
-tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_shparse_SOURCES = tests/test_shparse.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shparse_LDADD = $(LIB_LIBS)
 check_PROGRAMS += tests/test_models
 TESTS += tests/test_models
@@ -140,7 +144,7 @@ tests_test_usercmd_LDADD = libtandem_agent.a libtandem_tools.a $(LIB_LIBS) $(PCR
 check_PROGRAMS += tests/test_mcp
 TESTS += tests/test_mcp
 tests_test_mcp_SOURCES = tests/test_mcp.c agent/mcp/mcp_config.c agent/mcp/mcp_stdio.c agent/rules/perm.c \
-	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c tools/patch.c tools/sandbox.c
+	agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c tools/patch.c tools/sandbox.c
 tests_test_mcp_LDADD = $(LIB_LIBS)
 
 # The command sandbox: config.c parses its settings, exec.c runs commands in it.
@@ -148,10 +152,10 @@ tests_test_config_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_hooks_SOURCES += agent/jail/jail.c
 tests_test_memory_SOURCES += agent/jail/jail.c agent/event.c
 tests_test_commands_SOURCES += agent/jail/jail.c agent/event.c
-tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_sched_SOURCES += agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
 check_PROGRAMS += tests/test_jail
 TESTS += tests/test_jail
-tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c \
+tests_test_jail_SOURCES = tests/test_jail.c agent/jail/jail.c agent/event.c agent/rules/perm.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c \
 	tools/patch.c tools/sandbox.c
 tests_test_jail_LDADD = $(LIB_LIBS)
 # Workspace snapshots: the stat index, the store, the changes and their restore.
@@ -172,6 +176,13 @@ check_PROGRAMS += tests/test_lsp
 TESTS += tests/test_lsp
 tests_test_lsp_SOURCES = tests/test_lsp.c agent/lsp/lsp_rpc.c
 tests_test_lsp_LDADD = $(LIB_LIBS)
+
+# Two conversations of one session, their turns interleaved, against the mock server.
+check_PROGRAMS += tests/test_convs
+TESTS += tests/test_convs
+tests_test_convs_SOURCES = tests/test_convs.c
+tests_test_convs_LDADD = libtandem_mock.a libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS) \
+	$(CRYPTO_LIBS) $(MD4C_LIBS)
 
 # The web tools (agent/web/): addresses, HTML to Markdown.
 check_PROGRAMS += tests/test_web

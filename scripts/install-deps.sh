@@ -5,7 +5,8 @@ pkgs="build-essential autoconf automake pkg-config libncurses-dev libcurl4-opens
 libcjson-dev libpcre2-dev libmd4c-dev libssl-dev tmux jq curl valgrind time bc git patch
 clang libclang-rt-14-dev fontconfig fonts-dejavu-core faketime
 nano
-libgumbo-dev bzip2-doc libtasn1-doc clangd"
+libgumbo-dev bzip2-doc libtasn1-doc clangd
+python3"
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 # Skip the network when everything is already there.
 missing=""

@@ -21,12 +21,14 @@ IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rew
 	tests/it/turns.sh
 IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/soak.sh
 IT_TESTS += tests/it/bgshell.sh
+IT_TESTS += tests/it/subagents.sh
 IT_TESTS += tests/it/reaper.sh
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 IT_TESTS += tests/it/claude.sh
 # Deny rules on every route that allows without the person; keys on two more routes.
 IT_TESTS += tests/it/denywins.sh tests/it/leaks.sh
 EXTRA_DIST += tests/it/denywins.mjs
+EXTRA_DIST += tests/it/subsdk.mjs
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/phases.sh
@@ -54,11 +56,14 @@ EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh tests/it/firstreq_lib.sh 
 # The banned functions of STYLE.md.
 TESTS += tests/test_style.sh
 EXTRA_DIST += tests/test_style.sh
+# The include graph and the call graph (scripts/layers.py).
+TESTS += tests/test_layers.sh
+EXTRA_DIST += tests/test_layers.sh scripts/layers.py
 
 # The shell splitter against real bash (tests/test_shdiff.c says how).
 check_PROGRAMS += tests/test_shdiff
 TESTS += tests/test_shdiff
-tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_rules.c tools/toolnames.c
+tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shdiff_LDADD = $(LIB_LIBS)
 IT_TESTS += tests/it/shell.sh
 # The fault shim (tests/fault/): an LD_PRELOAD library that fails a chosen

@@ -52,9 +52,11 @@
 #include "todoview.h"
 #include "toolview.h"
 #include "transcript.h"
-#include "tui.h"
 #include "udiff.h"
 #include "xalloc.h"
+
+struct tui_opts;
+struct tui_stats;
 
 #define APP_FRAME_MS	16	/* at most ~60 frames a second */
 #define APP_TICK_MS	100	/* the spinner, while a tool runs or a retry waits */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "tui.h"
 #include "ev.h"
 #include "event.h"
 #include "json.h"

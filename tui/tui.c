@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "tui.h"
 #include "claude/notice.h"
 #include "config/config.h"
 #include "hooks/cctranscript.h"

@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "app.h"
+#include "tui.h"
 #include "commands.h"
 #include "config/config.h"
 #include "filelist.h"

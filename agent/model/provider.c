@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "attach.h"
+#include "turn/attach.h"
 #include "context/conv.h"
 #include "http.h"
 #include "provider.h"

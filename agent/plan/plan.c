@@ -4,7 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_int.h"
+#include "turn/turn.h"
+#include "buf.h"
+#include "config/config.h"
+#include "context/conv.h"
+#include "emit.h"
+#include "event.h"
+#include "ev.h"
+#include "json.h"
+#include "model/http.h"
+#include "rules/perm.h"
+#include "sched.h"
+#include "xalloc.h"
 #include "plan/plan.h"
 #include "plantools.h"
 
@@ -38,17 +49,17 @@ plan_todos(const struct plan *p)
 
 /* Keep list (taken) and tell the front ends. */
 static void
-plan_set(struct agent *a, cJSON *list, bool replay)
+plan_set(struct conversation *cv, cJSON *list, bool replay)
 {
 	cJSON *ev;
 
-	cJSON_Delete(a->plan->todos);
-	a->plan->todos = list;
-	ev = event_new(a->bus, "todos");
+	cJSON_Delete(conversation_plan(cv)->todos);
+	conversation_plan(cv)->todos = list;
+	ev = event_new(conversation_bus(cv), "todos");
 	cJSON_AddItemToObject(ev, "todos", cJSON_Duplicate(list, 1));
 	if (replay)
 		cJSON_AddBoolToObject(ev, "replay", true);
-	event_emit(a->bus, ev);
+	event_emit(conversation_bus(cv), ev);
 }
 
 /* What the person sees in the approval request: the plan, or the questions. */
@@ -71,7 +82,7 @@ plan_preview(const struct sched_call *c, struct buf *out)
 }
 
 int
-plan_gate(struct agent *a, struct sched_call *c, struct buf *why)
+plan_gate(struct conversation *cv, struct sched_call *c, struct buf *why)
 {
 	struct buf preview = BUF_INIT(BUF_NOLIMIT);
 	char *none[] = { NULL };
@@ -80,37 +91,37 @@ plan_gate(struct agent *a, struct sched_call *c, struct buf *why)
 	if (!plan && strcmp(c->name, "ask_user") != 0)
 		return -1;
 	buf_reset(why);
-	if (plan && a->mode != PERM_PLAN) {
+	if (plan && agent_mode(conversation_agent(cv)) != PERM_PLAN) {
 		buf_printf(why, "not in plan mode (the mode is %s): no approval is needed, go on "
-		    "with the work", perm_mode_name(a->mode));
+		    "with the work", perm_mode_name(agent_mode(conversation_agent(cv))));
 		return SCHED_REFUSE;
 	}
 	if (!plan && plantools_check_questions(json_get(c->input, "questions"), why) == -1)
 		return SCHED_REFUSE;
-	if (!a->interactive) {
+	if (!agent_interactive(conversation_agent(cv))) {
 		buf_puts(why, plan ? "no person to ask: this run is headless, so nobody can approve "
 		    "the plan; stay in plan mode and give the plan as your answer" :
 		    "no person to ask: this run is headless; go on with your best judgement and "
 		    "say which choice you made");
-		emit_approval(a->bus, c->id, "deny", "mode");
+		emit_approval(conversation_bus(cv), c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
 	plan_preview(c, &preview);
-	emit_approval_request(a->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
-	    a->cfg->root, plan ? "the plan waits for your approval" : "the model asks you", none);
+	emit_approval_request(conversation_bus(cv), c->id, c->name, c->input, buf_cstr(&preview), preview.len,
+	    agent_config(conversation_agent(cv))->root, plan ? "the plan waits for your approval" : "the model asks you", none);
 	buf_release(&preview);
 	return SCHED_ASK;
 }
 
 void
-plan_call_done(struct agent *a, const struct sched_call *c)
+plan_call_done(struct conversation *cv, const struct sched_call *c)
 {
 	if (c->is_error || !c->ran)
 		return;
 	if (strcmp(c->name, "todo_write") == 0)
-		plan_set(a, cJSON_Duplicate(json_get(c->input, "todos"), 1), false);
-	else if (strcmp(c->name, "exit_plan") == 0 && a->mode == PERM_PLAN)
-		a->mode = PERM_ASK;	/* a front end that chose the mode has set it already */
+		plan_set(cv, cJSON_Duplicate(json_get(c->input, "todos"), 1), false);
+	else if (strcmp(c->name, "exit_plan") == 0 && agent_mode(conversation_agent(cv)) == PERM_PLAN)
+		agent_set_mode(conversation_agent(cv), PERM_ASK);	/* a front end that chose the mode has set it already */
 }
 
 /* The ids of todo_write calls whose result was not an error, in messages. */
@@ -163,11 +174,11 @@ plan_todos_of(const cJSON *messages)
 }
 
 void
-plan_prompt_note(struct agent *a, cJSON *content)
+plan_prompt_note(struct conversation *cv, cJSON *content)
 {
 	cJSON *b;
 
-	if (a->mode != PERM_PLAN)
+	if (agent_mode(conversation_agent(cv)) != PERM_PLAN)
 		return;
 	b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "type", "text");
@@ -177,26 +188,26 @@ plan_prompt_note(struct agent *a, cJSON *content)
 }
 
 void
-plan_sync(struct agent *a, bool tell)
+plan_sync(struct conversation *cv, bool tell)
 {
 	if (tell) {
-		plan_set(a, plan_todos_of(a->conv.messages), true);
+		plan_set(cv, plan_todos_of(conversation_conv(cv)->messages), true);
 		return;
 	}
-	cJSON_Delete(a->plan->todos);
-	a->plan->todos = plan_todos_of(a->conv.messages);
+	cJSON_Delete(conversation_plan(cv)->todos);
+	conversation_plan(cv)->todos = plan_todos_of(conversation_conv(cv)->messages);
 }
 
 void
-plan_compacted(struct agent *a)
+plan_compacted(struct conversation *cv)
 {
-	cJSON *have = plan_todos_of(a->conv.messages), *first, *content, *block;
+	cJSON *have = plan_todos_of(conversation_conv(cv)->messages), *first, *content, *block;
 	char *list;
 	struct buf text = BUF_INIT(BUF_NOLIMIT);
 
-	first = cJSON_GetArrayItem(a->conv.messages, 0);
+	first = cJSON_GetArrayItem(conversation_conv(cv)->messages, 0);
 	content = json_get(first, "content");
-	if (cJSON_GetArraySize(a->plan->todos) == 0 || cJSON_Compare(have, a->plan->todos, true) ||
+	if (cJSON_GetArraySize(conversation_plan(cv)->todos) == 0 || cJSON_Compare(have, conversation_plan(cv)->todos, true) ||
 	    strcmp(json_str(first, "role", ""), "user") != 0) {
 		cJSON_Delete(have);
 		return;
@@ -212,7 +223,7 @@ plan_compacted(struct agent *a)
 	}
 	if (!cJSON_IsArray(content))
 		return;
-	list = cJSON_PrintUnformatted(a->plan->todos);
+	list = cJSON_PrintUnformatted(conversation_plan(cv)->todos);
 	buf_printf(&text, "%s%s", PLAN_TODO_NOTE, list);
 	free(list);
 	block = cJSON_CreateObject();
@@ -220,5 +231,5 @@ plan_compacted(struct agent *a)
 	cJSON_AddStringToObject(block, "text", buf_cstr(&text));
 	cJSON_AddItemToArray(content, block);
 	buf_release(&text);
-	conv_changed(&a->conv);
+	conv_changed(conversation_conv(cv));
 }

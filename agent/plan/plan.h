@@ -18,7 +18,7 @@
 
 #include "buf.h"
 
-struct agent;
+struct conversation;
 struct plan;
 struct sched_call;
 
@@ -38,20 +38,20 @@ const cJSON	*plan_todos(const struct plan *);
  * the answers or the edited plan in its input, comes by agent_answer),
  * or SCHED_REFUSE with why (nobody to ask; not in plan mode).
  */
-int		 plan_gate(struct agent *, struct sched_call *, struct buf *why);
+int		 plan_gate(struct conversation *, struct sched_call *, struct buf *why);
 /* A call has its result: a new list is kept and told; an approved plan ends plan mode. */
-void		 plan_call_done(struct agent *, const struct sched_call *);
+void		 plan_call_done(struct conversation *, const struct sched_call *);
 /* The conversation was replaced (resume, rewind, fork): its list; tell: a "todos" event, replay set. */
-void		 plan_sync(struct agent *, bool tell);
+void		 plan_sync(struct conversation *, bool tell);
 /* The messages were compacted: when the list's tool_use went, a note keeps it. */
-void		 plan_compacted(struct agent *);
+void		 plan_compacted(struct conversation *);
 
 /*
  * A prompt sent in plan mode says so, in a text block after it (content:
  * the user message's blocks): the model explores read-only and ends with
  * exit_plan.  In the message, not the system prompt, so the cache holds.
  */
-void		 plan_prompt_note(struct agent *, cJSON *content);
+void		 plan_prompt_note(struct conversation *, cJSON *content);
 
 /* The list in messages: the last todo_write that did not fail, or a compaction's note; owned. */
 cJSON		*plan_todos_of(const cJSON *messages);

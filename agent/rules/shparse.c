@@ -203,32 +203,6 @@ sp_is_assignment(const char *raw)
 	return raw[i] == '=';
 }
 
-/* Variables whose value bash runs or expands as a prompt later. */
-static const char *const sp_code_vars[] = {
-	"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", NULL
-};
-
-bool
-sp_assign_evals(const char *raw)
-{
-	size_t i = 0, open;
-	char name[32];
-
-	while (sp_name_char(raw[i]))
-		i++;
-	if (i < sizeof(name)) {
-		memcpy(name, raw, i);
-		name[i] = '\0';
-		if (sp_in(sp_code_vars, name))
-			return true;
-	}
-	if (raw[i] != '[')
-		return false;
-	open = i + 1;
-	while (raw[i] != '\0' && raw[i] != ']')
-		i++;
-	return sp_subscript_reads(raw + open, i - open);
-}
 
 static void
 sp_add_part(struct shparse_parts *out, struct shparse_part *p)
@@ -331,34 +305,6 @@ sp_judge(struct shparse_part *p)
 	/* Code in a string that bash runs later: as unknown as $c. */
 	if (sp_runs_later(p->words, p->nwords, k))
 		p->dynamic = p->unsure = true;
-}
-
-/*
- * trap's action (trap [--] ACTION SIGNAL...): the code bash runs when the
- * signal comes; NULL for none ("-", "", -l, -p, a lone signal).
- */
-char *
-sp_trap_code(const struct shparse_word *w, size_t n, size_t k, bool *dynamic)
-{
-	size_t j, ops = 0, action = 0;
-
-	for (j = k + 1; j < n; j++) {
-		if (w[j].flags & SHPARSE_W_REDIR)
-			continue;
-		if (ops == 0 && action == 0 && strcmp(w[j].plain, "--") == 0) {
-			action = j + 1;
-			continue;
-		}
-		if (ops == 0 && action == 0 && w[j].plain[0] == '-' && w[j].plain[1] != '\0')
-			return NULL;	/* -l, -p, -P: nothing is set */
-		if (ops++ == 0)
-			action = j;
-	}
-	if (ops < 2 || action >= n || strcmp(w[action].plain, "-") == 0 ||
-	    w[action].plain[0] == '\0')
-		return NULL;
-	*dynamic = (w[action].flags & SHPARSE_W_EXPAND) != 0;
-	return xstrdup(w[action].plain);
 }
 
 /*

@@ -9,41 +9,6 @@
 #include "shparse_int.h"
 #include "xalloc.h"
 
-bool
-sp_in(const char *const *list, const char *word)
-{
-	for (; *list != NULL; list++)
-		if (strcmp(*list, word) == 0)
-			return true;
-	return false;
-}
-
-const char *
-sp_basename(const char *w)
-{
-	const char *slash = strrchr(w, '/');
-
-	return slash != NULL && slash[1] != '\0' ? slash + 1 : w;
-}
-
-bool
-sp_name_start(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-
-bool
-sp_name_char(char c)
-{
-	return sp_name_start(c) || (c >= '0' && c <= '9');
-}
-
-bool
-sp_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 void
 sp_opaque(struct sp_scan *sc)
 {
@@ -91,46 +56,6 @@ sp_raw_slice(struct sp_scan *sc, struct sp_word *w, size_t from)
 /*
  * What bash evaluates again.
  */
-
-bool
-sp_arith_reads(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		char c = s[i];
-
-		if (c >= '0' && c <= '9') {
-			/* A number: 10, 0x1f, 16#ff, 64#_@ */
-			while (i < n && (sp_name_char(s[i]) || s[i] == '#' || s[i] == '@'))
-				i++;
-			continue;
-		}
-		if (sp_name_start(c) || c == '`')
-			return true;
-		if (c == '$') {
-			if (i + 1 < n && strchr("#?$!", s[i + 1]) != NULL) {
-				i += 2;
-				continue;
-			}
-			return true;
-		}
-		i++;
-	}
-	return false;
-}
-
-bool
-sp_subscript_reads(const char *s, size_t n)
-{
-	while (n > 0 && sp_blank(*s)) {
-		s++;
-		n--;
-	}
-	if (n == 1 && (*s == '@' || *s == '*'))
-		return false;
-	return sp_arith_reads(s, n);
-}
 
 /*
  * Does the ${...} whose inside starts at p make bash evaluate more than

@@ -5,12 +5,16 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent_int.h"
+#include "turn/turn.h"
+#include "buf.h"
 #include "config/config.h"
+#include "context/conv.h"
+#include "emit.h"
+#include "event.h"
 #include "ev.h"
 #include "json.h"
 #include "model/http.h"
-#include "prompt.h"
+#include "rules/perm.h"
 #include "sched.h"
 #include "xalloc.h"
 #include "web/web_int.h"
@@ -87,13 +91,13 @@ web_new(struct agent *a)
 	w->search.parallel = true;
 	w->search.async = &websearch_async;
 	w->search.owner = w;
-	w->search_on = websearch_available(a->cfg, &why);
+	w->search_on = websearch_available(agent_config(a), &why);
 	w->test_loopback = getenv("TANDEM_WEB_TEST_LOOPBACK") != NULL &&
 	    strcmp(getenv("TANDEM_WEB_TEST_LOOPBACK"), "1") == 0;
 	if (spec != NULL)
 		web_test_names_parse(w, spec);
-	sched_set_more(a->sched, web_find, w);
-	web_tools_json(w, a->tools);
+	sched_set_more(conversation_sched(agent_main(a)), web_find, w);
+	web_tools_json(w, conversation_tools(agent_main(a)));
 	return w;
 }
 
@@ -155,9 +159,9 @@ web_tools_json(struct web *w, cJSON *arr)
 {
 	if (w == NULL)
 		return;
-	if (!prompt_tool_disabled(w->a->cfg, "web_fetch"))
+	if (!agent_tool_disabled(agent_config(w->a), "web_fetch"))
 		web_tool_json(arr, &w->fetch);
-	if (w->search_on && !prompt_tool_disabled(w->a->cfg, "web_search"))
+	if (w->search_on && !agent_tool_disabled(agent_config(w->a), "web_search"))
 		web_tool_json(arr, &w->search);
 }
 
@@ -359,7 +363,7 @@ web_probe_done(void *arg, struct http_req *req, const struct http_result *r)
 
 	p->req = NULL;
 	p->done = true;
-	sched_kick(p->w->a->sched);
+	sched_kick(conversation_sched(agent_main(p->w->a)));
 }
 
 /* The host of an http or https URL (lowercase, brackets kept), or NULL. */
@@ -419,7 +423,7 @@ web_probe_start(struct web *w, const char *id, const char *url, char *host)
 		return p;
 	}
 	hh.arg = p;
-	p->req = http_get_with(w->a->http, url, NULL, &to, &hh, web_probe_setup, p);
+	p->req = http_get_with(agent_http(w->a), url, NULL, &to, &hh, web_probe_setup, p);
 	return p;
 }
 
@@ -485,9 +489,9 @@ web_cc_tool_names(const struct config *cfg, cJSON *arr)
 {
 	const char *why;
 
-	if (!prompt_tool_disabled(cfg, "web_fetch"))
+	if (!agent_tool_disabled(cfg, "web_fetch"))
 		cJSON_AddItemToArray(arr, cJSON_CreateString("WebFetch"));
-	if (websearch_available(cfg, &why) && !prompt_tool_disabled(cfg, "web_search"))
+	if (websearch_available(cfg, &why) && !agent_tool_disabled(cfg, "web_search"))
 		cJSON_AddItemToArray(arr, cJSON_CreateString("WebSearch"));
 }
 

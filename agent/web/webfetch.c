@@ -17,16 +17,22 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include "agent_int.h"
-#include "call.h"
+#include "turn/turn.h"
+#include "buf.h"
 #include "config/config.h"
+#include "context/conv.h"
+#include "emit.h"
+#include "event.h"
 #include "ev.h"
 #include "json.h"
 #include "model/http.h"
+#include "rules/perm.h"
+#include "sched.h"
+#include "xalloc.h"
+#include "turn/call.h"
 #include "model/stream.h"
 #include "sha256.h"
 #include "utf8.h"
-#include "xalloc.h"
 #include "web/html2md.h"
 #include "web/web_int.h"
 
@@ -96,7 +102,7 @@ webfetch_free(struct webfetch_job *j)
 	if (j->calling)
 		call_cancel(&j->call);
 	if (j->fire != 0)
-		ev_timer_cancel(j->w->a->loop, j->fire);
+		ev_timer_cancel(agent_loop(j->w->a), j->fire);
 	curl_slist_free_all(j->resolve);
 	curl_slist_free_all(j->headers);
 	web_probe_free(j->probe);
@@ -141,7 +147,7 @@ webfetch_finish(struct webfetch_job *j, bool is_error, const char *fmt, ...)
 	buf_vprintf(&j->out.text, fmt, ap);
 	va_end(ap);
 	j->out.is_error = is_error;
-	j->fire = ev_timer_add(j->w->a->loop, 0, webfetch_fire, j);
+	j->fire = ev_timer_add(agent_loop(j->w->a), 0, webfetch_fire, j);
 }
 
 /* --- the connection ------------------------------------------------------------ */
@@ -447,8 +453,9 @@ webfetch_frame(struct webfetch_job *j, const struct buf *text, bool md_cut, bool
 /* --- a prompt: the small model answers from the page --------------------------- */
 
 static void
-webfetch_answered(struct agent *a, struct call *c, const struct call_end *e)
+webfetch_answered(struct conversation *cv, struct call *c, const struct call_end *e)
 {
+	struct agent *a = conversation_agent(cv);
 	struct webfetch_job *j = (struct webfetch_job *)(void *)((char *)c -
 	    offsetof(struct webfetch_job, call));
 	struct buf answer = BUF_INIT(BUF_NOLIMIT);
@@ -459,7 +466,7 @@ webfetch_answered(struct agent *a, struct call *c, const struct call_end *e)
 	j->calling = false;
 	u = stream_usage(c->stream, &has);
 	if (has)
-		call_add_usage(a, &u);
+		call_add_usage(agent_main(a), &u);
 	content = c->stream != NULL ? stream_content(c->stream) : NULL;
 	cJSON_ArrayForEach(b, content)
 		if (strcmp(json_str(b, "type", ""), "text") == 0)
@@ -481,9 +488,9 @@ webfetch_model(const struct web *w)
 {
 	const struct agent *a = w->a;
 
-	if (a->cfg->web_fetch_model != NULL && a->cfg->web_fetch_model[0] != '\0')
-		return a->cfg->web_fetch_model;
-	return a->proto == STREAM_ANTHROPIC ? WEBFETCH_SIDE_MODEL : a->model;
+	if (agent_config(a)->web_fetch_model != NULL && agent_config(a)->web_fetch_model[0] != '\0')
+		return agent_config(a)->web_fetch_model;
+	return agent_proto(a) == STREAM_ANTHROPIC ? WEBFETCH_SIDE_MODEL : agent_model(a);
 }
 
 static void
@@ -513,7 +520,7 @@ webfetch_deliver(struct webfetch_job *j, const char *framed)
 	rq.no_budget = true;
 	rq.model = webfetch_model(j->w);
 	j->calling = true;
-	call_start(j->w->a, &j->call, &rq, webfetch_answered, NULL);
+	call_start(agent_main(j->w->a), &j->call, &rq, webfetch_answered, NULL);
 	cJSON_Delete(msgs);
 	buf_release(&q);
 }
@@ -577,9 +584,9 @@ webfetch_redirect(struct webfetch_job *j, const char *loc)
 	}
 	in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "url", next);
-	v = perm_check(a->cfg->rules, a->mode, "web_fetch", TOOL_HIGH_IMPACT, in, &why);
+	v = perm_check(agent_config(a)->rules, agent_mode(a), "web_fetch", TOOL_HIGH_IMPACT, in, &why);
 	/* What the person answered "never" to in this session holds for redirects too. */
-	if (v != PERM_VERDICT_DENY && perm_check(a->session_rules, PERM_ASK, "web_fetch",
+	if (v != PERM_VERDICT_DENY && perm_check(agent_session_rules(a), PERM_ASK, "web_fetch",
 	    TOOL_HIGH_IMPACT, in, NULL) == PERM_VERDICT_DENY) {
 		buf_reset(&why);
 		buf_puts(&why, "refused by the user for this session");
@@ -706,7 +713,7 @@ webfetch_request(struct webfetch_job *j)
 	    "application/json;q=0.8, */*;q=0.1");
 	webfetch_timeouts(&to);
 	h.arg = j;
-	j->req = http_get_with(j->w->a->http, j->url, headers, &to, &h, webfetch_setup, j);
+	j->req = http_get_with(agent_http(j->w->a), j->url, headers, &to, &h, webfetch_setup, j);
 }
 
 static void *

@@ -14,15 +14,20 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent_int.h"
-#include "call.h"
+#include "turn/turn.h"
+#include "buf.h"
 #include "config/config.h"
+#include "context/conv.h"
+#include "emit.h"
+#include "event.h"
 #include "ev.h"
 #include "json.h"
 #include "model/http.h"
-#include "model/stream.h"
-#include "prompt.h"
+#include "rules/perm.h"
+#include "sched.h"
 #include "xalloc.h"
+#include "turn/call.h"
+#include "model/stream.h"
 #include "web/web_int.h"
 
 #define WEBSEARCH_TOOL		"web_search_20250305"
@@ -89,7 +94,7 @@ websearch_free(struct websearch_job *j)
 	if (j->calling)
 		call_cancel(&j->call);
 	if (j->fire != 0)
-		ev_timer_cancel(j->w->a->loop, j->fire);
+		ev_timer_cancel(agent_loop(j->w->a), j->fire);
 	free(j->query);
 	cJSON_Delete(j->allowed);
 	cJSON_Delete(j->blocked);
@@ -127,7 +132,7 @@ websearch_finish(struct websearch_job *j, bool is_error, const char *fmt, ...)
 	buf_vprintf(&j->out.text, fmt, ap);
 	va_end(ap);
 	j->out.is_error = is_error;
-	j->fire = ev_timer_add(j->w->a->loop, 0, websearch_fire, j);
+	j->fire = ev_timer_add(agent_loop(j->w->a), 0, websearch_fire, j);
 }
 
 /* --- what the server tool brought -------------------------------------------- */
@@ -246,8 +251,9 @@ websearch_not_enabled(const struct call_end *e)
 static void websearch_ask(struct websearch_job *);
 
 static void
-websearch_answered(struct agent *a, struct call *c, const struct call_end *e)
+websearch_answered(struct conversation *cv, struct call *c, const struct call_end *e)
 {
+	struct agent *a = conversation_agent(cv);
 	struct websearch_job *j = (struct websearch_job *)(void *)((char *)c -
 	    offsetof(struct websearch_job, call));
 	struct buf report = BUF_INIT(BUF_NOLIMIT);
@@ -259,9 +265,9 @@ websearch_answered(struct agent *a, struct call *c, const struct call_end *e)
 	j->calling = false;
 	u = stream_usage(c->stream, &has);
 	if (has)
-		call_add_usage(a, &u);
+		call_add_usage(agent_main(a), &u);
 	j->searches += stream_web_searches(c->stream);
-	a->cost += (double)stream_web_searches(c->stream) * WEBSEARCH_PRICE;
+	conversation_add_cost(agent_main(a), (double)stream_web_searches(c->stream) * WEBSEARCH_PRICE);
 	if (e->kind != CALL_DONE && e->kind != CALL_PARTIAL) {
 		if (websearch_not_enabled(e))
 			websearch_finish(j, true, "Web search is not enabled for this organisation: an "
@@ -298,7 +304,7 @@ static cJSON *
 websearch_server_tool(const struct websearch_job *j)
 {
 	cJSON *tools = cJSON_CreateArray(), *t = cJSON_CreateObject();
-	int max = j->w->a->cfg->web_max_searches > 0 ? j->w->a->cfg->web_max_searches : 5;
+	int max = agent_config(j->w->a)->web_max_searches > 0 ? agent_config(j->w->a)->web_max_searches : 5;
 
 	cJSON_AddStringToObject(t, "type", WEBSEARCH_TOOL);
 	cJSON_AddStringToObject(t, "name", "web_search");
@@ -322,10 +328,10 @@ websearch_ask(struct websearch_job *j)
 	rq.messages = j->messages;
 	rq.tools = tools;
 	rq.no_budget = true;
-	rq.model = j->w->a->cfg->web_fetch_model != NULL && j->w->a->cfg->web_fetch_model[0] ?
-	    j->w->a->cfg->web_fetch_model : NULL;
+	rq.model = agent_config(j->w->a)->web_fetch_model != NULL && agent_config(j->w->a)->web_fetch_model[0] ?
+	    agent_config(j->w->a)->web_fetch_model : NULL;
 	j->calling = true;
-	call_start(j->w->a, &j->call, &rq, websearch_answered, NULL);
+	call_start(agent_main(j->w->a), &j->call, &rq, websearch_answered, NULL);
 	cJSON_Delete(tools);
 }
 
@@ -413,7 +419,7 @@ websearch_searxng(struct websearch_job *j)
 		websearch_searxng_done, NULL };
 	struct http_handler h = proto;
 	struct http_timeouts to = { 10000, 30000, 30000, 60000, false };
-	const char *base = j->w->a->cfg->web_search_url;
+	const char *base = agent_config(j->w->a)->web_search_url;
 	struct buf url = BUF_INIT(BUF_NOLIMIT);
 	char *q = curl_easy_escape(NULL, j->query, 0);
 	size_t n = strlen(base);
@@ -423,7 +429,7 @@ websearch_searxng(struct websearch_job *j)
 	buf_printf(&url, "%.*s/search?q=%s&format=json", (int)n, base, q != NULL ? q : "");
 	curl_free(q);
 	h.arg = j;
-	j->req = http_get(j->w->a->http, buf_cstr(&url),
+	j->req = http_get(agent_http(j->w->a), buf_cstr(&url),
 	    curl_slist_append(NULL, "Accept: application/json"), &to, &h);
 	buf_release(&url);
 }
@@ -469,7 +475,7 @@ websearch_start(const struct tool_def *def, const cJSON *input, const char *id,
 		    "both: give one of them");
 		return j;
 	}
-	if (w->a->proto == STREAM_OPENAI) {
+	if (agent_proto(w->a) == STREAM_OPENAI) {
 		websearch_searxng(j);
 		return j;
 	}

@@ -1,0 +1,814 @@
+/*
+ * The agent: a conversation's turn (DESIGN.md §4), for the main
+ * conversation and any other of the session alike.
+ *
+ * A turn is a sequence of phases (enum turn_phase, turn_int.h), and every
+ * change of phase goes through agent_phase() (conversation.c), which
+ * TANDEM_DEBUG=phase logs.  This file reads as the turn does:
+ *
+ *   idle --submit--> prompt --> [session_wait] --> [prompt_hooks] --> [mcp_fetch]
+ *     --> request: [models_wait] [compacting] --> streaming
+ *     streaming --(end of the call, call.h)--> tools | retry_wait | ending
+ *     retry_wait --> streaming
+ *     tools --(every call has its result: agent_settle)--> decide:
+ *       results or max_tokens or pause_turn --> streaming (the next call)
+ *       end_turn --> [stop_hooks] --> idle
+ *     any phase of a turn --interrupt or failure--> ending --> idle
+ *   idle --/compact--> summary --> idle
+ *
+ * The modules around it: prompt (the system prompt and tool schemas),
+ * modelset (the model and the request's shape), call (one streamed model
+ * call), compaction, gate (whether a tool call may run), tooluse (the
+ * scheduler's other callbacks), record (the conversation and its log),
+ * timeline (rewind, redo, fork), resume (sessions on disk, replay) and
+ * emit (every event's constructor).  They never call back up into this
+ * file: what they ask of the turn (call the model, settle, SessionStart)
+ * goes through agent_turn_ops, at the end of it.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jail/jail.h"
+#include "turn_int.h"
+#include "attach.h"
+#include "inbox.h"
+#include "mcp/mcp.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+#include "tooluse.h"
+#include "store/wsnap.h"
+#include "jail/protect.h"
+#include "bgshell.h"
+#include "claude/claude.h"
+#include "plan/plan.h"
+#include "sub/subagent.h"
+
+static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
+static void agent_proceed(struct conversation *);
+static bool agent_next_call(struct conversation *);
+static void agent_prompt_hooks(struct conversation *);
+static void turn_call_model(struct conversation *);
+static void turn_settle(struct conversation *);
+
+
+/* --- idle -> prompt: the front end's prompt ------------------------------- */
+
+int
+agent_submit(struct agent *a, const char *prompt)
+{
+	return conversation_submit(a->main, prompt);
+}
+
+int
+conversation_submit(struct conversation *cv, const char *prompt)
+{
+	if (conversation_busy(cv))
+		return -1;
+	/* The session could not be saved: try again now, from what is on disk. */
+	if (session_error(cv->a->session) != NULL) {
+		struct buf why = BUF_INIT(8192);
+
+		if (cv != cv->a->main)
+			return -2;
+
+		if (resume_reload(cv, &why) == -1) {
+			cv->a->unsaved_told = false;
+			event_error(cv->bus, 1, "%s", buf_cstr(&why));
+			buf_release(&why);
+			return -2;
+		}
+		buf_release(&why);
+	}
+	cv->failed = false;
+	cv->overflow_retried = false;
+	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
+	if (session_turns(cv->a->session) > cv->turn)
+		cv->turn = session_turns(cv->a->session);
+	cv->turn++;
+	agent_phase(cv, PHASE_PROMPT);
+	free(cv->turn_prompt);
+	cv->turn_prompt = xstrdup(prompt);
+	/* A command's model holds for the main conversation's turn (claude.h). */
+	if (cv == cv->a->main)
+		claude_turn_start(cv->a->claude, cv->a, prompt);
+	cv->turn_started = ev_now_ms();
+	cJSON_Delete(cv->turn_tools);
+	cv->turn_tools = cJSON_CreateArray();
+	cv->turn_tokens = cv->totals.input + cv->totals.output + cv->totals.cache_read +
+	    cv->totals.cache_write;
+	cv->calls = 0;
+	cv->continuations = 0;
+	cv->paused = cv->continuing = false;
+	buf_reset(&cv->answer);
+	cv->attempt = 0;
+	cv->stop_blocks = 0;
+	cv->hook_stop = false;
+	event_set_turn(cv->bus, cv->turn);
+	emit_turn_start(cv->bus, prompt, false);
+	agent_prompt_hooks(cv);
+	return 0;
+}
+
+/*
+ * The prompt's text (the user's, or an MCP prompt's), its MCP resources
+ * (blocks, taken) and what UserPromptSubmit hooks added go to the model.
+ */
+static void
+agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, const char *context)
+{
+	const char *prompt = cv->turn_prompt;
+	cJSON *content = cJSON_CreateArray(), *b;
+
+	cJSON_AddItemToArray(content, record_text_block(text));
+	while (blocks != NULL && (b = cJSON_DetachItemFromArray(blocks, 0)) != NULL)
+		cJSON_AddItemToArray(content, b);
+	cJSON_Delete(blocks);
+	/* @path mentions and images, read now (attach.h). */
+	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, cv->a->caps.image_input, prompt, content);
+	inbox_take(cv, content);
+	plan_prompt_note(cv, content);
+	if (context != NULL)
+		cJSON_AddItemToArray(content, record_text_block(context));
+	if (record_add_user(cv, content) == -1 || session_note_turn(cv->a->session, cv->turn, prompt) == -1) {
+		agent_halt(cv);
+		return;
+	}
+	prompt_build_dynamic(cv);
+	agent_next_call(cv);
+}
+
+static void
+agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *notes,
+    const char *error)
+{
+	struct conversation *cv = arg;
+	char *context = cv->mcp_context;
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, notes) {
+		cJSON *ev = event_new(cv->bus, "attachment"), *it;
+
+		cJSON_ArrayForEach(it, n)
+			cJSON_AddItemToObject(ev, it->string, cJSON_Duplicate(it, 1));
+		event_emit(cv->bus, ev);
+	}
+
+	cv->mcp_expand = NULL;
+	cv->mcp_context = NULL;
+	if (error != NULL) {
+		cJSON_Delete(blocks);
+		free(context);
+		agent_fail(cv, "%s", error);
+		return;
+	}
+	agent_send_prompt(cv, text, blocks, context);
+	free(context);
+}
+
+/* An MCP prompt (/mcp__server__prompt) or @server:uri mentions are read first (mcp.h). */
+static void
+agent_start_prompt(struct conversation *cv, const char *prompt, const char *context)
+{
+	cv->mcp_expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
+	if (cv->mcp_expand != NULL) {
+		free(cv->mcp_context);
+		cv->mcp_context = context != NULL ? xstrdup(context) : NULL;
+		agent_phase(cv, PHASE_MCP_FETCH);
+		return;
+	}
+	agent_send_prompt(cv, prompt, NULL, context);
+}
+
+static void
+agent_prompt_hooked(void *arg, struct hook_outcome *o)
+{
+	struct conversation *cv = arg;
+
+	cv->hook_run = NULL;
+	agent_hook_notes(cv, o);
+	if (o->decision == HOOK_BLOCK || o->stop) {
+		event_error(cv->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
+		    o->reason != NULL ? o->reason : o->stop_reason != NULL ? o->stop_reason :
+		    "no reason given");
+		agent_end_turn(cv, "blocked", true);
+		return;
+	}
+	agent_start_prompt(cv, cv->turn_prompt, o->additional_context);
+}
+
+/* After SessionStart (if it still runs), UserPromptSubmit hooks see the prompt first. */
+static void
+agent_prompt_hooks(struct conversation *cv)
+{
+	cJSON *f;
+	enum hook_event ev;
+	const char *type;
+
+	if (cv->a->start_run != NULL) {
+		agent_phase(cv, PHASE_SESSION_WAIT);
+		return;
+	}
+	/* a subagent's prompt is not the user's: SubagentStart instead (sub/subagent.h) */
+	ev = sub_hook_event(cv->a->subs, cv, false, &type, NULL);
+	if (hooks_has(cv->a->hooks, ev, type)) {
+		f = cJSON_CreateObject();
+		if (ev == HOOK_USER_PROMPT_SUBMIT)
+			cJSON_AddStringToObject(f, "prompt", cv->turn_prompt);
+		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
+		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+		cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
+		cJSON_Delete(f);
+		if (cv->hook_run != NULL) {
+			agent_phase(cv, PHASE_PROMPT_HOOKS);
+			return;
+		}
+	}
+	agent_start_prompt(cv, cv->turn_prompt, NULL);
+}
+
+static void
+agent_session_started(void *arg, struct hook_outcome *o)
+{
+	struct conversation *cv = arg;
+
+	cv->a->start_run = NULL;
+	agent_hook_notes(cv, o);
+	free(cv->a->session_context);
+	cv->a->session_context = o->additional_context;
+	o->additional_context = NULL;
+	if (cv->phase == PHASE_SESSION_WAIT)
+		agent_prompt_hooks(cv);
+}
+
+/* SessionStart hooks (source: startup, resume, clear); their context joins the system prompt. */
+static void
+turn_session_start(struct conversation *cv, const char *source)
+{
+	cJSON *f;
+
+	free(cv->a->session_context);
+	cv->a->session_context = NULL;
+	hooks_cancel(cv->a->start_run);
+	cv->a->start_run = NULL;
+	if (!hooks_has(cv->a->hooks, HOOK_SESSION_START, source))
+		return;
+	f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "source", source);
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+	cv->a->start_run = hooks_run(cv->a->hooks, HOOK_SESSION_START, f, agent_session_started, cv);
+	cJSON_Delete(f);
+}
+
+/* --- request: [models_wait] [compacting] -> streaming ---------------------- */
+
+/* One more model call for this turn, unless that would pass its cap (--max-turns). */
+static bool
+agent_next_call(struct conversation *cv)
+{
+	if (cv->calls >= cv->a->cfg->max_turns) {
+		agent_fail(cv, "this turn reached its cap of %d model calls (--max-turns); "
+		    "send another prompt to go on", cv->a->cfg->max_turns);
+		return false;
+	}
+	cv->calls++;
+	cv->attempt = 0;
+	turn_call_model(cv);
+	return true;
+}
+
+static void agent_call_ended(struct conversation *, struct call *, const struct call_end *);
+
+/*
+ * TANDEM_DEBUG=conv: what the conversation keeps of its messages (the
+ * fingerprints, the size, the check) must be what they give afresh.
+ */
+static void
+agent_verify_conv(struct conversation *cv)
+{
+	struct buf why = BUF_INIT(4096);
+	const uint64_t *h;
+	const cJSON *m;
+	char *sys = prompt_system_text(cv);
+	int n, i = 0;
+
+	if (conv_verify(&cv->conv, &why) == -1)
+		fatal("TANDEM_DEBUG=conv: %s", buf_cstr(&why));
+	h = conv_hashes(&cv->conv, cachewatch_message_hash, &n);
+	if (n != conv_count(&cv->conv))
+		fatal("TANDEM_DEBUG=conv: %d fingerprints for %d messages", n, conv_count(&cv->conv));
+	cJSON_ArrayForEach(m, cv->conv.messages) {
+		if (h[i] != cachewatch_message_hash(m))
+			fatal("TANDEM_DEBUG=conv: the kept fingerprint of message %d is stale", i);
+		i++;
+	}
+	if (prompt_estimate(cv) != compact_estimate(sys, cv->tools, cv->conv.messages))
+		fatal("TANDEM_DEBUG=conv: the kept size is %lld tokens, afresh %lld",
+		    (long long)prompt_estimate(cv),
+		    (long long)compact_estimate(sys, cv->tools, cv->conv.messages));
+	if (conv_check_messages(cv->conv.messages, true, NULL, &why) != conv_check(&cv->conv, &why))
+		fatal("TANDEM_DEBUG=conv: the kept check differs from the whole one (%s)",
+		    buf_cstr(&why));
+	free(sys);
+	buf_release(&why);
+}
+
+static void
+turn_call_model(struct conversation *cv)
+{
+	struct stream_handler sh = { agent_on_text, agent_on_thinking, agent_on_block, cv };
+	struct call_request rq;
+	struct buf why = BUF_INIT(4096);
+	const uint64_t *hashes;
+	int nhashes;
+
+	if (session_error(cv->a->session) != NULL) {
+		agent_halt(cv);
+		return;
+	}
+	if (modelset_wait(cv) || agent_mcp_wait(cv)) {
+		agent_phase(cv, PHASE_MODELS_WAIT);
+		return;
+	}
+	cv->a->caps_sent = true;
+	if (compaction_before_call(cv)) {
+		agent_phase(cv, PHASE_COMPACTING);
+		return;
+	}
+	/* Nothing goes out before the log that explains it is on disk. */
+	if (session_sync(cv->a->session) == -1) {
+		agent_halt(cv);
+		return;
+	}
+	/* Nor a conversation the API would refuse, whatever put it in memory. */
+	if (conv_check(&cv->conv, &why) == -1) {
+		agent_fail(cv, "the conversation is not valid (%s), so it was not sent; go on "
+		    "from an earlier turn with tandem --resume %s --fork --rewind-to N",
+		    buf_cstr(&why), session_id(cv->a->session));
+		buf_release(&why);
+		return;
+	}
+	buf_release(&why);
+	hashes = conv_hashes(&cv->conv, cachewatch_message_hash, &nhashes);
+	cachewatch_before_hashes(cv->cw, cv->sys_static, cv->tools, cv->a->model, hashes, nhashes,
+	    call_clock_ms());
+	cv->est_sent = prompt_estimate(cv);
+	if (agent_debug("conv"))
+		agent_verify_conv(cv);
+	memset(&rq, 0, sizeof rq);
+	rq.system_static = cv->sys_static;
+	rq.system_dynamic = cv->sys_dynamic;
+	rq.tools = cv->tools;
+	rq.conv = &cv->conv;
+	rq.cache = cv->a->proto == STREAM_ANTHROPIC;
+	rq.stall_on_progress = true;
+	rq.sh = &sh;
+	cv->checkpoint_a = false;
+	cv->call.overflow_ok = !cv->overflow_retried;
+	cv->call.reauth_ok = cv->a->cfg->api_key_helper != NULL && !cv->helper_retried;
+	agent_phase(cv, PHASE_STREAMING);
+	call_start(cv, &cv->call, &rq, agent_call_ended, NULL);
+	crash_point("request-sent");
+}
+
+/* --- streaming ------------------------------------------------------------ */
+
+void
+agent_on_text(void *arg, int index, const char *s, size_t n)
+{
+	struct conversation *cv = arg;
+
+	emit_text(cv->bus, s, n, false);
+}
+
+void
+agent_on_thinking(void *arg, int index, const char *s, size_t n)
+{
+	struct conversation *cv = arg;
+
+	emit_thinking(cv->bus, s, n);
+}
+
+/* A block is complete: a tool call is scheduled at once (it runs when the gate lets it). */
+void
+agent_on_block(void *arg, int index, const cJSON *block)
+{
+	struct conversation *cv = arg;
+
+	/* A call cut off before its block stopped is never run (nor recorded). */
+	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || cv->phase == PHASE_ENDING ||
+	    json_bool(block, "_incomplete", false))
+		return;
+	emit_tool_use(cv->bus, json_str(block, "id", ""), json_str(block, "name", ""),
+	    json_get(block, "input"), false);
+	sched_add(cv->sched, json_str(block, "id", ""), json_str(block, "name", ""),
+	    json_get(block, "input"), json_str(block, "_input_error", NULL));
+}
+
+static void
+agent_retry_now(struct ev_loop *loop, void *arg)
+{
+	struct conversation *cv = arg;
+
+	cv->retry_timer = 0;
+	turn_call_model(cv);
+}
+
+/* streaming -> retry_wait: ask again after a backoff, or fail when out of attempts. */
+static void
+agent_retry(struct conversation *cv, struct http_req *req, const char *reason)
+{
+	int64_t delay;
+
+	call_release(&cv->call);
+	if (cv->attempt >= cv->a->cfg->retries) {
+		agent_fail(cv, "%s (gave up after %d attempts)", reason, cv->attempt + 1);
+		return;
+	}
+	cv->attempt++;
+	delay = call_backoff_ms(req, cv->attempt);
+	emit_retry(cv->bus, cv->attempt, delay, reason);
+	agent_phase(cv, PHASE_RETRY_WAIT);
+	cv->retry_timer = ev_timer_add(cv->a->loop, delay, agent_retry_now, cv);
+}
+
+/* The turn's model call ended: what its end means for the turn. */
+static void
+agent_call_ended(struct conversation *cv, struct call *c, const struct call_end *e)
+{
+	const char *msg = buf_cstr(&e->msg);
+
+	if (e->kind == CALL_DONE) {
+		agent_response_done(cv, e->stop_reason);
+	} else if (e->kind == CALL_PARTIAL) {
+		event_error(cv->bus, 0, "%s; continuing from the %d tool call%s it completed",
+		    msg, e->ntools, e->ntools == 1 ? "" : "s");
+		agent_response_done(cv, "tool_use");
+	} else if (e->kind == CALL_RETRY) {
+		agent_retry(cv, e->req, msg);
+	} else if (e->kind == CALL_OVERFLOW) {
+		/* Too big for the window: compact as hard as it goes and send it again, once. */
+		cv->overflow_retried = true;
+		call_release(c);
+		if (compaction_overflow(cv))
+			turn_call_model(cv);
+		else if (e->status != 200)
+			agent_fail(cv, "the conversation does not fit the model's context window, and "
+			    "nothing more can be compacted: %s", msg);
+		else
+			agent_fail(cv, "%s; nothing more can be compacted", msg);
+	} else if (e->kind == CALL_REAUTH) {
+		struct buf kerr = BUF_INIT(4096);
+
+		/* The helper's key may have expired: ask it again, once. */
+		cv->helper_retried = true;
+		call_release(c);
+		if (modelset_run_key_helper(cv, &kerr) == 0)
+			turn_call_model(cv);
+		else
+			agent_fail(cv, "the model server refused the key (HTTP 401), and %s",
+			    buf_cstr(&kerr));
+		buf_release(&kerr);
+	} else {
+		/* What tandem knew of the model was wrong: ask again next time. */
+		if (e->param_setting != NULL)
+			modelset_forget(cv);
+		call_release(c);
+		agent_fail(cv, "%s", msg);
+	}
+}
+
+/* streaming -> tools: the response is over; record it, then go on once the tools are done. */
+void
+agent_response_done(struct conversation *cv, const char *stop_reason)
+{
+	cJSON *content;
+	int ntools;
+
+	call_record_usage(cv);
+	content = record_complete_blocks(stream_take_content(cv->call.stream), &ntools);
+	if (cJSON_GetArraySize(content) == 0 && strcmp(stop_reason, "refusal") != 0 &&
+	    strcmp(stop_reason, "pause_turn") != 0)
+		event_error(cv->bus, 0, "the model sent an empty answer (stop reason %s)", stop_reason);
+	/* Not on disk: no tool runs and nothing more is sent. */
+	if (record_response(cv, content) == -1 || session_error(cv->a->session) != NULL ||
+	    (ntools > 0 && record_checkpoint_a(cv) == -1)) {
+		call_release(&cv->call);
+		agent_halt(cv);
+		return;
+	}
+	free(cv->stop_reason);
+	cv->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
+	    "tool_use" : stop_reason);
+	call_release(&cv->call);
+	agent_phase(cv, PHASE_TOOLS);
+	turn_settle(cv);
+}
+
+/* --- tools -> decide ------------------------------------------------------ */
+
+/*
+ * All done, go on: the response is recorded, every tool call has its
+ * result and the PostToolUse hooks have spoken.  The one place a turn
+ * moves on from its tools (or, ending, to its end).
+ */
+static void
+turn_settle(struct conversation *cv)
+{
+	if ((cv->phase == PHASE_TOOLS || cv->phase == PHASE_ENDING) &&
+	    sched_pending(cv->sched) == 0 && hooks_post_pending(cv->a->hooks) == 0)
+		agent_proceed(cv);
+}
+
+static void
+agent_stop_hooked(void *arg, struct hook_outcome *o)
+{
+	struct conversation *cv = arg;
+
+	cv->hook_run = NULL;
+	agent_hook_notes(cv, o);
+	if (o->decision != HOOK_BLOCK || cv->hook_stop) {
+		agent_end_turn(cv, "end_turn", false);
+		return;
+	}
+	if (cv->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+		event_error(cv->bus, 0, "Stop hooks kept the turn going %d times in a row; "
+		    "stopping here", cv->stop_blocks);
+		agent_end_turn(cv, "end_turn", false);
+		return;
+	}
+	cv->stop_blocks++;
+	if (record_add_text(cv, o->reason) == -1) {
+		agent_halt(cv);
+		return;
+	}
+	agent_next_call(cv);
+}
+
+/* tools -> stop_hooks: the model is done; Stop hooks may send it on.  True when they run. */
+static bool
+agent_stop_hooks(struct conversation *cv)
+{
+	cJSON *f;
+	const char *type;
+	enum hook_event ev = sub_hook_event(cv->a->subs, cv, true, &type, NULL);
+
+	if (!hooks_has(cv->a->hooks, ev, type))
+		return false;
+	f = cJSON_CreateObject();
+	cJSON_AddBoolToObject(f, "stop_hook_active", cv->stop_blocks > 0);
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+	if (ev == HOOK_SUBAGENT_STOP) {
+		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
+		json_add_str_n(f, "last_assistant_message", buf_cstr(&cv->answer), cv->answer.len);
+	}
+	cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
+	cJSON_Delete(f);
+	if (cv->hook_run != NULL)
+		agent_phase(cv, PHASE_STOP_HOOKS);
+	return cv->hook_run != NULL;
+}
+
+/* The response and all its tools are done: the stop reason decides what comes next. */
+static void
+agent_proceed(struct conversation *cv)
+{
+	const char *sr = cv->stop_reason != NULL ? cv->stop_reason : "end_turn";
+	bool had_tools = sched_count(cv->sched) > 0;
+
+	if (had_tools) {
+		cJSON *last = conv_last(&cv->conv);
+
+		/* Results answer the tool_use blocks of the assistant message just recorded. */
+		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
+		    session_error(cv->a->session) == NULL &&
+		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
+		    cv->durable && session_checkpoint(cv->a->session, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
+			agent_unsaved(cv);
+		sched_reset(cv->sched);
+	}
+	if (session_error(cv->a->session) != NULL) {
+		agent_unsaved(cv);
+		agent_end_turn(cv, "error", true);
+		return;
+	}
+	if (cv->phase == PHASE_ENDING) {
+		agent_end_turn(cv, cv->failed ? "error" : "interrupted", cv->failed);
+		return;
+	}
+	if (cv->hook_stop) {
+		agent_end_turn(cv, "stopped_by_hook", false);
+		return;
+	}
+	if (strcmp(sr, "max_tokens") == 0) {
+		if (cv->continuations >= AGENT_MAX_CONTINUATIONS) {
+			event_error(cv->bus, 0, "the answer reached max_tokens %d times; stopping here",
+			    cv->continuations + 1);
+			agent_end_turn(cv, "max_tokens", false);
+			return;
+		}
+		cv->continuations++;
+		event_error(cv->bus, 0, "the answer reached the max_tokens limit; asking the model "
+		    "to continue (%d of %d)", cv->continuations, AGENT_MAX_CONTINUATIONS);
+		/* After tool results the next answer starts afresh; after text it goes on. */
+		cv->continuing = !had_tools;
+		if (record_add_text(cv, had_tools ? "Your answer was cut off by the output limit. "
+		    "Continue where you stopped; resend any tool call that was cut off." :
+		    "Your answer was cut off by the output limit. Continue exactly where you stopped.") == -1) {
+			agent_halt(cv);
+			return;
+		}
+	} else if (strcmp(sr, "tool_use") == 0) {
+		if (!had_tools) {
+			agent_end_turn(cv, "end_turn", false);
+			return;
+		}
+	} else if (strcmp(sr, "pause_turn") == 0) {
+		/* The server paused a long turn: send it back as it is; the rest joins it. */
+		cv->paused = cv->continuing = true;
+	} else {
+		if (strcmp(sr, "refusal") == 0)
+			event_error(cv->bus, 0, "the model declined to answer this request");
+		if (strcmp(sr, "end_turn") == 0 && agent_stop_hooks(cv))
+			return;
+		agent_end_turn(cv, sr, false);
+		return;
+	}
+	agent_next_call(cv);
+}
+
+/* --- ending: interrupt, failure, -> idle ------------------------------------ */
+
+/*
+ * After agent_unsaved: stop the turn before anything more is sent or
+ * run.  Calls not yet run end unrun; the turn ends once each has its
+ * result.  -1.
+ */
+int
+agent_halt(struct conversation *cv)
+{
+	agent_unsaved(cv);
+	if (!agent_in_turn(cv))
+		return -1;
+	if (sched_pending(cv->sched) > 0) {
+		if (cv->phase != PHASE_ENDING) {
+			agent_phase(cv, PHASE_ENDING);
+			sched_interrupt(cv->sched, AGENT_NOT_SAVED);
+		}
+		return -1;
+	}
+	agent_end_turn(cv, "error", true);
+	return -1;
+}
+
+void
+agent_fail(struct conversation *cv, const char *fmt, ...)
+{
+	struct buf m = BUF_INIT(64 * 1024);
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&m, fmt, ap);
+	va_end(ap);
+	event_error(cv->bus, 1, "%s", buf_cstr(&m));
+	buf_release(&m);
+	cv->failed = true;
+	/* Every tool_use must still get its result before the turn ends. */
+	if (sched_pending(cv->sched) > 0) {
+		agent_phase(cv, PHASE_ENDING);
+		sched_interrupt(cv->sched, "the turn failed before this call ran");
+		return;
+	}
+	agent_end_turn(cv, "error", true);
+}
+
+void
+agent_interrupt(struct agent *a)
+{
+	conversation_interrupt(a->main);
+}
+
+void
+conversation_interrupt(struct conversation *cv)
+{
+	enum turn_phase from = cv->phase;
+
+	if (!agent_in_turn(cv) || cv->phase == PHASE_ENDING)
+		return;
+	agent_phase(cv, PHASE_ENDING);
+	hooks_cancel_tools(cv->a->hooks);
+	if (from == PHASE_MCP_FETCH) {
+		mcp_expand_cancel(cv->mcp_expand);
+		cv->mcp_expand = NULL;
+		free(cv->mcp_context);
+		cv->mcp_context = NULL;
+	}
+	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS ||
+	    from == PHASE_MCP_FETCH) {
+		/* The prompt or the Stop hooks had not let the model go on yet. */
+		agent_end_turn(cv, "interrupted", false);
+		return;
+	}
+	if (cv->retry_timer != 0) {
+		ev_timer_cancel(cv->a->loop, cv->retry_timer);
+		cv->retry_timer = 0;
+	}
+	if (cv->models_timer != 0) {
+		ev_timer_cancel(cv->a->loop, cv->models_timer);
+		cv->models_timer = 0;
+	}
+	/* A summary the next call waits for: the call will not come. */
+	if (compaction_running(cv) && cv->sum.then_call)
+		compaction_cancel(cv);
+	if (cv->call.req != NULL) {
+		cJSON *content;
+		int ntools;
+
+		call_abort(&cv->call);
+		/*
+		 * Keep what was said: the blocks still open close as cut off (the
+		 * text the user saw stays; a tool call still streaming is dropped),
+		 * and every scheduled tool_use stays, to be answered.
+		 */
+		stream_finish(cv->call.stream);
+		call_record_usage(cv);
+		content = record_complete_blocks(stream_take_content(cv->call.stream), &ntools);
+		/* A failure is reported; agent_proceed then ends the turn as failed. */
+		if (record_response(cv, content) == 0 && ntools > 0)
+			record_checkpoint_a(cv);
+		call_release(&cv->call);
+	}
+	if (sched_pending(cv->sched) > 0)
+		sched_interrupt(cv->sched, "interrupted by the user before this call ran");
+	else
+		turn_settle(cv);
+}
+
+/* ending (or any phase of a turn) -> idle: the turn's record, and its end as events. */
+static void
+agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
+{
+	cJSON *rec;
+
+	if (session_error(cv->a->session) == NULL && tooluse_turn_end(cv) == -1)
+		agent_unsaved(cv);
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "turn");
+	cJSON_AddNumberToObject(rec, "turn", cv->turn);
+	cJSON_AddStringToObject(rec, "prompt", cv->turn_prompt != NULL ? cv->turn_prompt : "");
+	cJSON_AddItemToObject(rec, "tools", cv->turn_tools != NULL ? cv->turn_tools : cJSON_CreateArray());
+	cv->turn_tools = NULL;
+	cJSON_AddNumberToObject(rec, "tokens",
+	    (double)(cv->totals.input + cv->totals.output + cv->totals.cache_read +
+	    cv->totals.cache_write - cv->turn_tokens));
+	cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - cv->turn_started));
+	cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
+	cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
+	/* A turn whose record is not on disk is not shown as done. */
+	if (session_error(cv->a->session) != NULL) {
+		cJSON_Delete(rec);
+	} else if (record_log(cv, rec) == -1 || record_sync(cv) == -1 ||
+	    (cv->durable && resume_save_cache(cv) == -1)) {
+		agent_unsaved(cv);
+	}
+	if (session_error(cv->a->session) != NULL) {
+		stop_reason = "error";
+		failed = true;
+	}
+	agent_phase(cv, PHASE_IDLE);
+	if (cv->retry_timer != 0)
+		ev_timer_cancel(cv->a->loop, cv->retry_timer);
+	cv->retry_timer = 0;
+	hooks_cancel_tools(cv->a->hooks);
+	hooks_cancel(cv->hook_run);
+	cv->hook_run = NULL;
+	sched_reset(cv->sched);
+	if (cv == cv->a->main)
+		claude_turn_end(cv->a->claude, cv->a);
+	emit_turn_end(cv->bus, stop_reason, false);
+	emit_result(cv->bus, buf_cstr(&cv->answer), cv->answer.len, stop_reason, failed, cv->calls,
+	    &cv->totals, cv->cost, session_id(cv->a->session));
+}
+
+/* --- the agent's life ------------------------------------------------------- */
+
+/* What the turn's modules may ask of it (conversation.c calls through it). */
+const struct turn_ops agent_turn_ops = {
+	.call_model = turn_call_model,
+	.settle = turn_settle,
+	.session_start = turn_session_start,
+	.submit = conversation_submit,
+	.interrupt = conversation_interrupt,
+};

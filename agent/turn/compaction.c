@@ -1,0 +1,203 @@
+/*
+ * compaction: keeping the agent's conversation inside the model's window.
+ */
+#include "autoconf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "turn_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "plan/plan.h"
+#include "record.h"
+
+void
+compaction_applied(struct conversation *cv, enum compact_stage stage, int64_t before, int64_t after)
+{
+	cJSON *rec = cJSON_CreateObject();
+
+	plan_compacted(cv);
+	conv_changed(&cv->conv);
+	cJSON_AddStringToObject(rec, "k", "replace");
+	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));
+	cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(cv->conv.messages, 1));
+	if (record_log(cv, rec) == -1 || record_sync(cv) == -1) {
+		agent_unsaved(cv);
+		return;
+	}
+	crash_point("compaction");
+	if (stage > cv->stage)
+		cv->stage = stage;
+	emit_compaction(cv->bus, compact_stage_name(stage), before, after);
+	emit_context(cv->bus, modelset_est_tokens(cv, after), modelset_window(cv),
+	    compact_stage_name(cv->stage));
+}
+
+/* What the summary call brought: the summary replaces the old turns, or they collapse. */
+static void
+compaction_finish(struct conversation *cv, const char *summary, const char *why)
+{
+	if (summary != NULL && compact_apply_summary(cv->conv.messages, cv->sum.keep, summary, NULL) > 0) {
+		cJSON *rec = cJSON_CreateObject();
+
+		conv_changed(&cv->conv);
+		cJSON_AddStringToObject(rec, "k", "summary");
+		cJSON_AddStringToObject(rec, "text", summary);
+		if (record_log(cv, rec) == -1)
+			agent_unsaved(cv);
+		cv->summary_failures = 0;
+		compaction_applied(cv, COMPACT_SUMMARY, cv->sum.tokens_before, prompt_estimate(cv));
+	} else {
+		cv->summary_failures++;
+		event_error(cv->bus, 0, "the summary for compaction failed (%s); collapsing instead",
+		    why != NULL ? why : "no summary came back");
+		if (compact_collapse(cv->conv.messages, cv->sum.keep, NULL) > 0) {
+			conv_changed(&cv->conv);
+			compaction_applied(cv, COMPACT_COLLAPSE, cv->sum.tokens_before, prompt_estimate(cv));
+		}
+		if (cv->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES)
+			event_error(cv->bus, 0, "automatic compaction stopped after %d failed summaries "
+			    "in a row; use /compact to try again", cv->summary_failures);
+	}
+}
+
+/* The summary call ended: a summary is not asked for twice, whatever the end. */
+static void
+compaction_summary_ended(struct conversation *cv, struct call *c, const struct call_end *e)
+{
+	struct buf text = BUF_INIT(BUF_NOLIMIT);
+	bool then_call = cv->sum.then_call;
+	const cJSON *b;
+
+	if (e->fail == HTTP_OK && c->status == 200) {
+		bool has = false;
+		struct usage u = stream_usage(c->stream, &has);
+
+		cJSON_ArrayForEach(b, stream_content(c->stream))
+			if (strcmp(json_str(b, "type", ""), "text") == 0)
+				buf_puts(&text, json_str(b, "text", ""));
+		if (has)
+			(void)call_add_usage(cv, &u);
+	}
+	compaction_finish(cv, e->cause.len == 0 && text.len > 0 ? buf_cstr(&text) : NULL,
+	    e->cause.len > 0 ? buf_cstr(&e->cause) : NULL);
+	call_release(c);
+	buf_release(&text);
+	agent_summary_done(cv, then_call);
+}
+
+/* Ask the model for a summary of all but the newest keep turns. */
+static int
+compaction_start(struct conversation *cv, int keep, const char *focus, bool then_call)
+{
+	struct call_request rq;
+	cJSON *msgs;
+
+	msgs = compact_summary_request(cv->conv.messages, keep, focus,
+	    (size_t)modelset_est_window(cv) * 2);
+	if (msgs == NULL)
+		return -1;
+	memset(&rq, 0, sizeof rq);
+	rq.system_static = compact_summary_system();
+	rq.messages = msgs;
+	/* A summary needs no thinking: only what the model would do anyway. */
+	rq.no_budget = true;
+	cv->sum.keep = keep;
+	cv->sum.then_call = then_call;
+	cv->sum.tokens_before = prompt_estimate(cv);
+	call_start(cv, &cv->sum.call, &rq, compaction_summary_ended, NULL);
+	cJSON_Delete(msgs);
+	return 0;
+}
+
+/* PreCompact hooks hear of a summary; their answer changes nothing. */
+static void
+compaction_pre_hooks(struct conversation *cv, const char *trigger, const char *focus)
+{
+	cJSON *f;
+
+	if (!hooks_has(cv->a->hooks, HOOK_PRE_COMPACT, trigger))
+		return;
+	f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "trigger", trigger);
+	cJSON_AddStringToObject(f, "custom_instructions", focus != NULL ? focus : "");
+	hooks_run(cv->a->hooks, HOOK_PRE_COMPACT, f, agent_hooks_ignored, cv);
+	cJSON_Delete(f);
+}
+
+bool
+compaction_before_call(struct conversation *cv)
+{
+	struct compact_outcome o;
+	char *sys = prompt_system_text(cv);
+
+	compact_auto_at(cv->conv.messages, sys, cv->tools, modelset_est_window(cv), &cv->th,
+	    cv->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, prompt_estimate(cv), &o);
+	free(sys);
+	if (o.stage != COMPACT_NONE)
+		compaction_applied(cv, o.stage, o.tokens_before, o.tokens_after);
+	if (o.need_summary)
+		compaction_pre_hooks(cv, "auto", NULL);
+	if (o.need_summary && compaction_start(cv, o.keep_turns, NULL, true) == 0)
+		return true;
+	return false;
+}
+
+bool
+compaction_overflow(struct conversation *cv)
+{
+	struct compact_outcome o;
+	char *sys = prompt_system_text(cv);
+
+	compact_overflow(cv->conv.messages, sys, cv->tools, &o);
+	conv_changed(&cv->conv);
+	free(sys);
+	if (o.stage == COMPACT_NONE)
+		return false;
+	compaction_applied(cv, o.stage, o.tokens_before, o.tokens_after);
+	return true;
+}
+
+void
+compaction_cancel(struct conversation *cv)
+{
+	call_cancel(&cv->sum.call);
+	cv->sum.then_call = false;
+}
+
+bool
+compaction_running(const struct conversation *cv)
+{
+	return cv->sum.call.req != NULL;
+}
+
+int
+agent_compact(struct agent *a, const char *focus)
+{
+	struct conversation *cv = a->main;
+	int keep;
+
+	if (conversation_busy(cv))
+		return -1;
+	compact_micro(cv->conv.messages, COMPACT_KEEP_ROUNDS, NULL);
+	conv_changed(&cv->conv);
+	keep = compact_summary_keep(cv->conv.messages);
+	if (keep < 0) {
+		event_error(cv->bus, 0, "nothing to compact yet");
+		return 0;
+	}
+	/* Asked for by the user: summaries are on again. */
+	cv->summary_failures = 0;
+	compaction_pre_hooks(cv, "manual", focus);
+	if (cv->sys_dynamic == NULL)
+		prompt_build_dynamic(cv);
+	if (compaction_start(cv, keep, focus, false) == -1) {
+		event_error(cv->bus, 0, "nothing to compact yet");
+		return 0;
+	}
+	agent_summary_started(cv);
+	return 0;
+}

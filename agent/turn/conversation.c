@@ -1,0 +1,327 @@
+/*
+ * conversation: one conversation's state as its modules see it: its phase
+ * (agent_phase, the one transition function), whether it is busy, the
+ * session's failed write told once (agent_unsaved), a hook's notes, and
+ * what the modules may ask of the turn (agent_call_model, agent_settle,
+ * agent_session_start) through the session's turn_ops, so that no module
+ * calls back up into the turn (agent.c); and the session's getters, which
+ * any module may call.  It calls nothing of the turn.  See turn_int.h.
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "turn_int.h"
+#include "turn.h"
+#include "tool.h"
+
+static const char *const agent_phase_names[PHASE_COUNT] = {
+	[PHASE_IDLE] = "idle",
+	[PHASE_PROMPT] = "prompt",
+	[PHASE_SESSION_WAIT] = "session_wait",
+	[PHASE_PROMPT_HOOKS] = "prompt_hooks",
+	[PHASE_MCP_FETCH] = "mcp_fetch",
+	[PHASE_MODELS_WAIT] = "models_wait",
+	[PHASE_COMPACTING] = "compacting",
+	[PHASE_STREAMING] = "streaming",
+	[PHASE_RETRY_WAIT] = "retry_wait",
+	[PHASE_TOOLS] = "tools",
+	[PHASE_STOP_HOOKS] = "stop_hooks",
+	[PHASE_ENDING] = "ending",
+	[PHASE_SUMMARY] = "summary"
+};
+
+const char *
+agent_phase_name(enum turn_phase p)
+{
+	return (unsigned)p < PHASE_COUNT ? agent_phase_names[p] : "?";
+}
+
+/* The one place where the turn changes phase. */
+void
+agent_phase(struct conversation *cv, enum turn_phase to)
+{
+	if (cv->phase == to)
+		return;
+	if (cv->a->trace != NULL) {
+		fprintf(cv->a->trace, "turn %d: %s -> %s\n", cv->turn, agent_phase_name(cv->phase),
+		    agent_phase_name(to));
+		fflush(cv->a->trace);
+	}
+	cv->phase = to;
+}
+
+bool
+agent_in_turn(const struct conversation *cv)
+{
+	return cv->phase != PHASE_IDLE && cv->phase != PHASE_SUMMARY;
+}
+
+bool
+conversation_busy(const struct conversation *cv)
+{
+	return cv->phase != PHASE_IDLE;
+}
+
+void
+agent_emit_session(struct conversation *cv, bool resumed)
+{
+	emit_session(cv->bus, session_id(cv->a->session), cv->a->model,
+	    cv->a->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, resumed, NULL);
+}
+
+/* A hook's warnings and messages, for the user; "continue": false ends the turn. */
+void
+agent_hook_notes(struct conversation *cv, const struct hook_outcome *o)
+{
+	if (o->warnings != NULL)
+		event_error(cv->bus, 0, "%s", o->warnings);
+	if (o->system_message != NULL)
+		event_error(cv->bus, 0, "%s", o->system_message);
+	if (o->stop && !cv->hook_stop) {
+		cv->hook_stop = true;
+		event_error(cv->bus, 0, "a hook ended the turn%s%s", o->stop_reason != NULL ? ": " : "",
+		    o->stop_reason != NULL ? o->stop_reason : "");
+	}
+}
+
+/* Hooks nobody waits for (PreCompact, SessionEnd): their answer changes nothing. */
+void
+agent_hooks_ignored(void *arg, struct hook_outcome *o)
+{
+}
+
+/* A summary call ended; then_call: the turn's request waited for it (compacting). */
+void
+agent_summary_done(struct conversation *cv, bool then_call)
+{
+	if (then_call) {
+		agent_call_model(cv);
+		return;
+	}
+	agent_phase(cv, PHASE_IDLE);
+	emit_compaction_done(cv->bus);
+}
+
+/* /compact started its summary outside a turn. */
+void
+agent_summary_started(struct conversation *cv)
+{
+	agent_phase(cv, PHASE_SUMMARY);
+}
+
+/*
+ * A write the session's promises rest on failed: say so once (the
+ * session's sentence names the directory and the cause).  -1.
+ */
+int
+agent_unsaved(struct conversation *cv)
+{
+	const char *why = session_error(cv->a->session);
+
+	if (!cv->a->unsaved_told) {
+		cv->a->unsaved_told = true;
+		event_error(cv->bus, 1, "%s", why != NULL ? why : "could not save the session");
+		emit_session_unsaved(cv->bus, why != NULL ? why : "", session_dir(cv->a->session));
+	}
+	cv->failed = true;
+	return -1;
+}
+
+/* The words of a comma-separated list (TANDEM_DEBUG's, a setting's). */
+bool
+agent_listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (list != NULL && *list != '\0') {
+		size_t k = strcspn(list, ", ");
+
+		if (k == n && strncmp(list, word, n) == 0)
+			return true;
+		list += k;
+		list += strspn(list, ", ");
+	}
+	return false;
+}
+
+/* Is name in the comma-separated list of disabled tools, or a tool it needs? */
+bool
+agent_tool_disabled(const struct config *cfg, const char *name)
+{
+	const struct tool_def *t = tool_find(name);
+
+	if (t != NULL && t->needs != NULL && agent_listed(cfg->disabled_tools, t->needs))
+		return true;
+	return agent_listed(cfg->disabled_tools, name);
+}
+
+bool
+agent_debug(const char *what)
+{
+	return agent_listed(getenv("TANDEM_DEBUG"), what);
+}
+
+/* --- the session's getters for the front ends (agent.h) -------------------- */
+
+const char *
+agent_session_id(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return session_id(cv->a->session);
+}
+
+const char *
+agent_session_dir(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->session != NULL ? session_dir(cv->a->session) : NULL;
+}
+
+const char *
+agent_model(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->model;
+}
+
+struct mcp *
+agent_mcp(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->mcp;
+}
+
+enum perm_mode
+agent_mode(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->mode;
+}
+
+void
+agent_set_mode(struct agent *a, enum perm_mode mode)
+{
+	struct conversation *cv = a->main;
+
+	cv->a->mode = mode;
+}
+
+bool
+agent_busy(const struct agent *a)
+{
+	return conversation_busy(a->main);
+}
+
+/* --- for the modules outside turn/ (turn.h) -------------------------------- */
+
+struct conversation *
+agent_main(struct agent *a)
+{
+	return a->main;
+}
+
+struct ev_loop *
+agent_loop(const struct agent *a)
+{
+	return a->loop;
+}
+
+const struct config *
+agent_config(const struct agent *a)
+{
+	return a->cfg;
+}
+
+struct http *
+agent_http(const struct agent *a)
+{
+	return a->http;
+}
+
+enum stream_proto
+agent_proto(const struct agent *a)
+{
+	return a->proto;
+}
+
+bool
+agent_interactive(const struct agent *a)
+{
+	return a->interactive;
+}
+
+struct perm_rules *
+agent_session_rules(const struct agent *a)
+{
+	return a->session_rules;
+}
+
+struct agent *
+conversation_agent(const struct conversation *cv)
+{
+	return cv->a;
+}
+
+struct event_bus *
+conversation_bus(const struct conversation *cv)
+{
+	return cv->bus;
+}
+
+struct conv *
+conversation_conv(struct conversation *cv)
+{
+	return &cv->conv;
+}
+
+struct sched *
+conversation_sched(const struct conversation *cv)
+{
+	return cv->sched;
+}
+
+cJSON *
+conversation_tools(const struct conversation *cv)
+{
+	return cv->tools;
+}
+
+struct plan *
+conversation_plan(const struct conversation *cv)
+{
+	return cv->plan;
+}
+
+void
+conversation_add_cost(struct conversation *cv, double usd)
+{
+	cv->cost += usd;
+}
+
+/* --- what the modules may ask of the turn (agent.c's turn_ops) -------------- */
+
+void
+agent_call_model(struct conversation *cv)
+{
+	cv->a->ops->call_model(cv);
+}
+
+void
+agent_settle(struct conversation *cv)
+{
+	cv->a->ops->settle(cv);
+}
+
+void
+agent_session_start(struct conversation *cv, const char *source)
+{
+	cv->a->ops->session_start(cv, source);
+}

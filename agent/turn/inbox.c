@@ -1,0 +1,167 @@
+/* inbox: what the user adds to the next prompt besides its text (inbox.h). */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent.h"
+#include "turn_int.h"
+#include "attach.h"
+#include "inbox.h"
+#include "intent.h"
+#include "record.h"
+#include "event.h"
+#include "json.h"
+#include "jail/protect.h"
+#include "store/session.h"
+#include "usercmd.h"
+#include "store/wsnap.h"
+#include "xalloc.h"
+
+/* What agent_attach kept goes with the prompt, in order. */
+void
+inbox_take(struct conversation *cv, cJSON *content)
+{
+	cJSON *b;
+
+	while (cv->attach != NULL && (b = cJSON_DetachItemFromArray(cv->attach, 0)) != NULL)
+		cJSON_AddItemToArray(content, b);
+}
+
+void
+agent_attach(struct agent *a, const char *text)
+{
+	struct conversation *cv = a->main;
+
+	if (cv->attach == NULL)
+		cv->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->attach, record_text_block(text));
+}
+
+int
+agent_attach_image(struct agent *a, const char *file, const char *name, struct buf *err)
+{
+	struct conversation *cv = a->main;
+	cJSON *b = attach_image_file(&cv->a->env, file, name, err);
+
+	if (b == NULL)
+		return -1;
+	if (cv->attach == NULL)
+		cv->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->attach, b);
+	return 0;
+}
+
+/* The user's "!command", snapshotted as run_bash is: its record goes with its output. */
+struct inbox_cmd {
+	struct conversation	*cv;
+	usercmd_output_fn	*output;
+	usercmd_done_fn		*done;
+	void			*arg;
+	uint64_t		 epoch;		/* the snapshots it joined (wsnap_epoch), or 0 */
+	char			 id[40];
+};
+
+/* What a "!command" record is called in the log and the turn browser. */
+#define INBOX_BY	"!command"
+#define INBOX_ID	"user_cmd_"
+
+/* A user_cmd_<n> no record of the session has (a resumed session counts on). */
+static void
+inbox_cmd_id(struct conversation *cv, char *id, size_t size)
+{
+	static unsigned long serial;
+	const cJSON *f;
+	size_t n = strlen(INBOX_ID);
+
+	cJSON_ArrayForEach(f, session_files(cv->a->session)) {
+		const char *s = json_str(f, "id", "");
+		char *end;
+		unsigned long k;
+
+		if (strncmp(s, INBOX_ID, n) != 0 || s[n] < '0' || s[n] > '9')
+			continue;
+		errno = 0;
+		k = strtoul(s + n, &end, 10);
+		if (errno == 0 && *end == '\0' && k > serial)
+			serial = k;
+	}
+	if (snprintf(id, size, "%s%lu", INBOX_ID, ++serial) >= (int)size)
+		id[0] = '\0';
+}
+
+static void
+inbox_cmd_output(void *arg, const char *p, size_t n)
+{
+	struct inbox_cmd *c = arg;
+
+	if (c->output != NULL)
+		c->output(c->arg, p, n);
+}
+
+/*
+ * The command ended (or was killed, or did not start): what it changed is
+ * recorded for the turn its output goes with, the next prompt's.  With no
+ * next prompt yet that turn has no messages, and a rewind of the last turn
+ * (turn >= N) covers the record too.
+ */
+static void
+inbox_cmd_done(void *arg, const char *command, const char *output, const char *framed,
+    bool failed, int64_t ms)
+{
+	struct inbox_cmd *c = arg;
+	struct conversation *cv = c->cv;
+	int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
+
+	cv->user_cmds--;
+	/* what the user's own command made is theirs (protect.h) */
+	protect_resume(cv->a->protect, true, NULL);
+	if (c->epoch != 0 && c->epoch == wsnap_epoch(cv->a->wsnap) &&
+	    (wsnap_leave(cv->a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
+	    intent_marked_done(cv, c->id, INBOX_BY) == -1))
+		agent_unsaved(cv);
+	else if (c->epoch != 0 && c->epoch != wsnap_epoch(cv->a->wsnap))
+		event_error(cv->bus, 0, "the ! command ended in another session than it began in: "
+		    "what it changed is not recorded, and a rewind does not undo it");
+	c->done(c->arg, command, output, framed, failed, ms);
+	free(c);
+}
+
+struct usercmd *
+agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
+    usercmd_done_fn *done, void *arg)
+{
+	struct conversation *cv = a->main;
+	struct inbox_cmd *c = xcalloc(1, sizeof *c);
+	struct buf err = BUF_INIT(4096);
+
+	c->cv = cv;
+	c->output = output;
+	c->done = done;
+	c->arg = arg;
+	inbox_cmd_id(cv, c->id, sizeof c->id);
+	if (cv->a->wsnap != NULL) {
+		/* during a turn a tool may be running: the command joins its snapshot window */
+		int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
+
+		if (wsnap_join(cv->a->wsnap, agent_in_turn(cv), &err) == 0) {
+			c->epoch = wsnap_epoch(cv->a->wsnap);
+			/* and its before-snapshot in the log, for a crash while it runs (intent.h) */
+			if (intent_marked_started(cv, c->id, next + 1, INBOX_BY) == -1)
+				agent_unsaved(cv);
+		} else {
+			/* as for run_bash: the session is failed, and the user is told it runs untracked */
+			agent_unsaved(cv);
+			event_error(cv->bus, 0, "the ! command runs without a snapshot, since the session "
+			    "could not be saved: a rewind does not undo it");
+		}
+	}
+	buf_release(&err);
+	cv->user_cmds++;
+	protect_pause(cv->a->protect);
+	return usercmd_start(cv->a->loop, &cv->a->env, command, inbox_cmd_output, inbox_cmd_done, c);
+}

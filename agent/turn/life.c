@@ -1,0 +1,358 @@
+/*
+ * life: a session's life and its conversations': agent_new and agent_free,
+ * conversation_new and conversation_free, and the session's report for
+ * the front ends (agent_report).  Nothing below the front ends calls it.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "turn_int.h"
+#include "bgshell.h"
+#include "claude/claude.h"
+#include "jail/jail.h"
+#include "jail/protect.h"
+#include "lsp/lsp.h"
+#include "mcp/mcp.h"
+#include "plan/plan.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "resume.h"
+#include "store/wsnap.h"
+#include "sub/subagent.h"
+#include "subhost.h"
+#include "tooluse.h"
+#include "web/web.h"
+
+/* Where phase transitions are logged: TANDEM_DEBUG=phase, to TANDEM_DEBUG_FILE or stderr. */
+static FILE *
+agent_trace_open(void)
+{
+	const char *path = getenv("TANDEM_DEBUG_FILE");
+	FILE *f;
+
+	if (!agent_debug("phase"))
+		return NULL;
+	if (path == NULL || *path == '\0')
+		return stderr;
+	f = fopen(path, "a");
+	if (f == NULL) {
+		fprintf(stderr, "tandem: TANDEM_DEBUG_FILE %s cannot be opened (%s); phase "
+		    "transitions go to standard error\n", path, strerror(errno));
+		return stderr;
+	}
+	return f;
+}
+
+/* A conversation's own parts: its messages, scheduler, prompt, cache accounting. */
+static struct conversation *
+conversation_alloc(struct agent *a, struct event_bus *bus)
+{
+	struct conversation *cv = xcalloc(1, sizeof *cv);
+	const char *ttl = getenv("TANDEM_CACHE_TTL_MS");
+	char *end;
+	long long v = ttl != NULL ? strtoll(ttl, &end, 10) : 0;
+
+	cv->a = a;
+	cv->bus = bus != NULL ? bus : a->bus;
+	buf_init(&cv->answer, BUF_NOLIMIT);
+	buf_init(&cv->progress_redact.hold, BUF_NOLIMIT);
+	cv->sys_static = xstrdup(agent_system_prompt());
+	cv->tools = prompt_tools_json(a->cfg);
+	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
+	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
+	cv->th.micro = a->cfg->compact_micro;
+	cv->th.collapse = a->cfg->compact_collapse;
+	cv->th.summary = a->cfg->compact_summary;
+	conv_init(&cv->conv);
+	cv->plan = plan_new();
+	return cv;
+}
+
+/* Its scheduler, once the session's tool environment is set; it joins the session's list. */
+static void
+conversation_attach(struct conversation *cv)
+{
+	struct sched_ops ops;
+	struct conversation **p;
+
+	tooluse_ops(cv, &ops);
+	cv->sched = sched_new(cv->a->loop, &cv->a->env, &ops);
+	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
+	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
+		;
+	*p = cv;
+}
+
+struct conversation *
+conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_size)
+{
+	struct conversation *cv = conversation_alloc(a, bus);
+
+	(void)err;
+	(void)err_size;
+	cv->turn = session_turns(a->session);
+	conversation_attach(cv);
+	return cv;
+}
+
+/* Its calls, timers and hooks end; what it owns is freed. */
+static void
+conversation_release(struct conversation *cv)
+{
+	if (cv->retry_timer != 0)
+		ev_timer_cancel(cv->a->loop, cv->retry_timer);
+	if (cv->models_timer != 0)
+		ev_timer_cancel(cv->a->loop, cv->models_timer);
+	cv->retry_timer = cv->models_timer = 0;
+	call_cancel(&cv->call);
+	call_cancel(&cv->sum.call);
+	hooks_cancel(cv->hook_run);
+	cv->hook_run = NULL;
+	cachewatch_free(cv->cw);
+	sched_free(cv->sched);
+	mcp_expand_cancel(cv->mcp_expand);
+	free(cv->mcp_context);
+	conv_release(&cv->conv);
+	cJSON_Delete(cv->tools);
+	redact_stream_release(&cv->progress_redact);
+	free(cv->sys_static);
+	free(cv->sys_dynamic);
+	free(cv->stop_reason);
+	free(cv->model);
+	buf_release(&cv->answer);
+	free(cv->turn_prompt);
+	cJSON_Delete(cv->turn_tools);
+	cJSON_Delete(cv->attach);
+	plan_free(cv->plan);
+}
+
+void
+conversation_free(struct conversation *cv)
+{
+	struct conversation **p;
+
+	if (cv == NULL || cv == cv->a->main)
+		return;
+	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
+		if (*p == cv) {
+			*p = cv->next;
+			break;
+		}
+	if (agent_in_turn(cv))
+		agent_phase(cv, PHASE_ENDING);
+	conversation_release(cv);
+	free(cv);
+}
+
+struct agent *
+agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
+    const char *resume_id, bool fork, bool interactive, char *err, size_t err_size)
+{
+	struct agent *a = xcalloc(1, sizeof *a);
+	struct conversation *cv;
+
+	a->trace = agent_trace_open();
+	a->ops = &agent_turn_ops;
+	a->loop = loop;
+	a->bus = bus;
+	a->cfg = cfg;
+	a->interactive = interactive;
+	a->proto = cfg->provider != NULL && strcmp(cfg->provider, "openai") == 0 ?
+	    STREAM_OPENAI : STREAM_ANTHROPIC;
+	a->model = xstrdup(cfg->model);
+	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
+	a->mode = cfg->mode;
+	a->session_rules = perm_rules_new();
+	a->claude = claude_new(cfg);
+	a->hooks = hooks_new(loop, cfg);
+	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
+	hooks_attach(a->hooks, bus);
+	{
+		struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
+
+		memory_load(cfg, &mem, &report);
+		a->memory = buf_detach(&mem, NULL);
+		a->memory_report = buf_detach(&report, NULL);
+	}
+	/* Retry jitter must differ between processes that fail together. */
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		srand((unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec ^ ((unsigned)getpid() << 16));
+	}
+	a->main = cv = conversation_alloc(a, NULL);
+	cv->durable = true;
+	a->http = http_new(loop);
+	if (a->http == NULL) {
+		snprintf(err, err_size, "libcurl could not be started");
+		agent_free(a);
+		return NULL;
+	}
+	if (modelset_init(cv, err, err_size) == -1) {
+		agent_free(a);
+		return NULL;
+	}
+	if (resume_start_session(cv, resume_id, fork, err, err_size) == -1) {
+		agent_free(a);
+		return NULL;
+	}
+	subhost_start(a);
+	conversation_attach(cv);
+	a->web = web_new(a);
+	prompt_sub_tools(cv);
+	tooluse_protect_warm(cv);
+	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, cv->sched);
+	lsp_tools_json(a->lsp, cv->tools);
+	prompt_mcp_start(cv);
+	a->resumed = resume_id != NULL;
+	/* A front end that subscribes later asks for the replay (agent_replay). */
+	agent_emit_session(cv, a->resumed);
+	if (!interactive)
+		jail_announce(a->jail, a->bus);
+	if (session_note(a->session) != NULL)
+		event_error(a->bus, 0, "%s", session_note(a->session));
+	if (resume_id != NULL && !fork)
+		resume_load_cache(cv);
+	agent_session_start(cv, resume_id != NULL ? "resume" : "startup");
+	return a;
+}
+
+void
+agent_free(struct agent *a)
+{
+	struct conversation *cv;
+
+	if (a == NULL)
+		return;
+	sub_close(a->subs);
+	while (a->convs != NULL && a->convs->next != NULL)
+		conversation_free(a->convs->next);
+	cv = a->main;
+	if (cv != NULL) {
+		call_cancel(&cv->call);
+		call_cancel(&cv->sum.call);
+		/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
+		if (agent_in_turn(cv))
+			agent_phase(cv, PHASE_ENDING);
+	}
+	hooks_cancel_tools(a->hooks);
+	if (cv != NULL)
+		hooks_cancel(cv->hook_run);
+	hooks_cancel(a->start_run);
+	a->start_run = NULL;
+	if (cv != NULL && hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
+		cJSON *f = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(f, "reason", "exit");
+		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, cv);
+		cJSON_Delete(f);
+	}
+	/* and the hooks the last events started (StopFailure, PermissionDenied, ...) finish */
+	hooks_drain(a->hooks, AGENT_SESSION_END_MS);
+	hooks_free(a->hooks);
+	jail_free(a->jail);
+	a->hooks = NULL;
+	lsp_free(a->lsp);
+	if (cv != NULL) {
+		cv->hook_run = NULL;
+		conversation_release(cv);
+	}
+	claude_free(a->claude);
+	web_free(a->web);
+	mcp_free(a->mcp);
+	buf_release(&a->mcp_changed);
+	free(a->mcp_warnings);
+	modelcat_free(a->cat);
+	model_caps_release(&a->caps);
+	prices_free(a->prices);
+	free(a->effort);
+	free(a->helper_key);
+	free(a->models_note);
+	http_free(a->http);
+	perm_rules_free(a->session_rules);
+	free(a->model);
+	free(a->base_url);
+	session_close(a->session);
+	free(a->snap_dir);
+	/* the background shells end with tandem: what they did is looked at first */
+	if (a->protect_bg)
+		bgshell_end_all();
+	protect_free(a->protect);
+	wsnap_free(a->wsnap);
+	free(a->session_context);
+	free(a->host_prompt);
+	free(a->memory);
+	free(a->memory_report);
+	if (a->trace != NULL && a->trace != stderr)
+		fclose(a->trace);
+	sub_free(a->subs);
+	free(cv);
+	free(a);
+}
+
+void
+agent_report(struct agent *a, const char *what, struct buf *out)
+{
+	struct conversation *cv = a->main;
+
+	if (strcmp(what, "mcp") == 0) {
+		mcp_report(cv->a->mcp, true, out);
+	} else if (strcmp(what, "skills") == 0) {
+		claude_report(cv->a->claude, out);
+	} else if (strcmp(what, "cost") == 0) {
+		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), cv->a->model);
+		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)cv->last.input, (long long)cv->last.output,
+		    (long long)cv->last.cache_read, (long long)cv->last.cache_write);
+		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
+		    (long long)cv->totals.input, (long long)cv->totals.output,
+		    (long long)cv->totals.cache_read, (long long)cv->totals.cache_write);
+		buf_printf(out, "Cost: $%.4f\n", cv->cost);
+		sub_cost_report(cv->a->subs, out);
+		cachewatch_cost_report(cv->cw, out);
+		if (prices_find(cv->a->prices, cv->a->model) == NULL)
+			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
+			    "the settings)\n", cv->a->model, cv->a->prices->path != NULL ? cv->a->prices->path : "(none)");
+		else
+			buf_printf(out, "Prices from %s, checked %s\n", cv->a->prices->path != NULL ?
+			    cv->a->prices->path : "the settings", cv->a->prices->checked != NULL ? cv->a->prices->checked : "?");
+	} else if (strcmp(what, "context") == 0) {
+		int64_t used = cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
+
+		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
+		    (long long)used, (long long)modelset_window(cv),
+		    modelset_window(cv) > 0 ? 100.0 * (double)used / (double)modelset_window(cv) : 0.0,
+		    conv_count(&cv->conv));
+		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
+		    (long long)modelset_est_tokens(cv, prompt_estimate(cv)));
+		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
+		    cv->a->model, (long long)modelset_window(cv), (long long)cv->a->caps.max_output,
+		    model_thinking_name(&cv->a->caps),
+		    cv->a->caps.source == MODEL_SERVER ? "the server" : cv->a->caps.source == MODEL_CACHE ?
+		    "the server (cached)" : "tandem's table", cv->a->models_note != NULL ? ": " : "",
+		    cv->a->models_note != NULL ? cv->a->models_note : "");
+		if (cv->a->caps.calib > 0)
+			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
+			    cv->a->caps.calib);
+		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
+		    "summary %.0f%%%s\n", compact_stage_name(cv->stage), cv->th.micro * 100,
+		    cv->th.collapse * 100, cv->th.summary * 100,
+		    cv->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
+		    " (automatic summaries stopped after failures)" : "");
+		cachewatch_report(cv->cw, out);
+	} else if (strcmp(what, "memory") == 0) {
+		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
+		claude_memory_report(cv->a->claude, out);
+	} else if (strcmp(what, "agents") == 0) {
+		sub_describe(cv->a->subs, out);
+	} else {
+		buf_printf(out, "Nothing to report for \"%s\".\n", what);
+	}
+}

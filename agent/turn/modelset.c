@@ -1,0 +1,548 @@
+/*
+ * modelset: the model the agent talks to and how a request is shaped for it.
+ *
+ * Owns the model and effort in use, what is known of the model (its caps
+ * from the catalogue, the bounded wait for them), the window and the
+ * calibration of the token estimate, the credentials (the key, the
+ * apiKeyHelper's key, gateway headers), the request's output, thinking
+ * and effort fields, the call's timeouts, and the price of a usage.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "context/cachewatch.h"
+#include "context/compact.h"
+#include "config/config.h"
+#include "context/conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "event.h"
+#include "model/http.h"
+#include "hooks.h"
+#include "json.h"
+#include "context/memory.h"
+#include "model/modelcat.h"
+#include "model/models.h"
+#include "rules/perm.h"
+#include "proc.h"
+#include "model/provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "store/session.h"
+#include "model/stream.h"
+#include "xalloc.h"
+#include "turn_int.h"
+#include "claude/claude.h"
+#include "mcp/mcp.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+
+static void modelset_models_listed(void *arg, cJSON *list, const char *err);
+static void modelset_note_setting(struct conversation *cv, const char *setting, const char *why);
+static void modelset_emit_window(struct conversation *cv);
+static void modelset_models_waited(struct ev_loop *loop, void *arg);
+static bool modelset_local_server(const struct conversation *cv);
+
+void
+agent_set_model(struct agent *a, const char *model)
+{
+	struct conversation *cv = a->main;
+	int64_t before = modelset_window(cv);
+
+	free(cv->a->model);
+	cv->a->model = xstrdup(model);
+	model_caps_release(&cv->a->caps);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	cv->a->models_waited = false;
+	cv->a->caps_sent = false;
+	cv->a->think_noted = false;
+	/* The next request is shaped, and compacted, for the new model's window. */
+	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
+	if (modelset_window(cv) != before)
+		modelset_emit_window(cv);
+}
+
+void
+agent_set_effort(struct agent *a, const char *level)
+{
+	struct conversation *cv = a->main;
+
+	free(cv->a->effort);
+	cv->a->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
+	cv->a->think_noted = false;
+}
+
+const char *
+agent_effort(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return cv->a->effort;
+}
+
+const struct model_caps *
+agent_model_caps(const struct agent *a)
+{
+	const struct conversation *cv = a->main;
+
+	return &cv->a->caps;
+}
+
+struct modelset_models_req {
+	struct conversation	*cv;
+	agent_models_fn		*fn;
+	void			*arg;
+};
+
+static void
+modelset_models_listed(void *arg, cJSON *list, const char *err)
+{
+	struct modelset_models_req *r = arg;
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+
+	if (list != NULL) {
+		modelcat_format(list, r->cv->a->prices, r->cv->a->model, &out);
+		r->fn(r->arg, buf_cstr(&out), NULL);
+	} else {
+		r->fn(r->arg, NULL, err);
+	}
+	cJSON_Delete(list);
+	buf_release(&out);
+	free(r);
+}
+
+void
+agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
+{
+	struct conversation *cv = a->main;
+	struct modelset_models_req *r = xcalloc(1, sizeof *r);
+
+	r->cv = cv;
+	r->fn = fn;
+	r->arg = arg;
+	modelcat_list_start(cv->a->cat, modelset_models_listed, r);
+}
+
+/* The context window: the setting, else the model's. */
+int64_t
+modelset_window(const struct conversation *cv)
+{
+	return cv->a->cfg->context_window > 0 ? cv->a->cfg->context_window :
+	    cv->a->caps.window > 0 ? cv->a->caps.window : 128000;
+}
+
+/*
+ * The window in the units of compact_estimate (bytes / 4): the estimate is
+ * calibrated per model by the usage the server reports, so thresholds hold
+ * under a tokenizer that counts more tokens for the same text.
+ */
+int64_t
+modelset_est_window(const struct conversation *cv)
+{
+	double c = cv->a->caps.calib > 0 ? cv->a->caps.calib : 1.0;
+
+	return (int64_t)((double)modelset_window(cv) / c);
+}
+
+/* Tokens for an estimate of est (bytes / 4), calibrated. */
+int64_t
+modelset_est_tokens(const struct conversation *cv, int64_t est)
+{
+	return cv->a->caps.calib > 0 ? (int64_t)((double)est * cv->a->caps.calib) : est;
+}
+
+/*
+ * apiKeyHelper's key without the blanks around it, in place; its length.
+ * HTTP drops them from the header anyway, and the redaction must know the
+ * key as it appears elsewhere, not with a helper's stray spaces.
+ */
+static size_t
+modelset_key_trim(char *key)
+{
+	size_t n = strlen(key), skip = strspn(key, " \t");
+
+	while (n > skip && (key[n - 1] == ' ' || key[n - 1] == '\t'))
+		n--;
+	memmove(key, key + skip, n - skip);
+	key[n - skip] = '\0';
+	return n - skip;
+}
+
+/* Who is asking: the key (apiKeyHelper's output first), a gateway token, headers. */
+void
+modelset_auth(const struct conversation *cv, struct provider_request *pr)
+{
+	pr->proto = cv->a->proto;
+	pr->base_url = cv->a->base_url;
+	pr->api_key = cv->a->helper_key != NULL ? cv->a->helper_key : cv->a->cfg->api_key;
+	pr->auth_token = cv->a->cfg->auth_token;
+	pr->custom_headers = cv->a->cfg->custom_headers;
+}
+
+struct curl_slist *
+modelset_auth_headers(void *arg)
+{
+	struct provider_request pr;
+
+	memset(&pr, 0, sizeof pr);
+	modelset_auth(arg, &pr);
+	return provider_auth_headers(&pr);
+}
+
+/*
+ * The helper's standard output, as proc runs every child (under a keeper,
+ * so it does not outlive tandem; no descriptor of tandem's; its own
+ * session); its stderr is tandem's.  Returns its wait status, or -1 with
+ * err filled when it could not start.
+ */
+static int
+modelset_helper_output(const char *command, struct buf *out, struct buf *err)
+{
+	const char *argv[] = { "/bin/sh", "-c", command, NULL };
+	struct proc_spec spec = {
+		.argv = argv, .in = PROC_IO_NULL, .out = PROC_IO_PIPE, .err = PROC_IO_FD, .err_fd = 2,
+	};
+	struct pollfd pf;
+	struct proc p;
+	char chunk[4096];
+	int st = -1;
+
+	if (fcntl(2, F_GETFD) == -1)
+		spec.err = PROC_IO_NULL;
+	if (proc_spawn(&spec, &p, err) == -1)
+		return -1;
+	pf.fd = p.out;
+	pf.events = POLLIN;
+	for (;;) {
+		ssize_t n = read(p.out, chunk, sizeof chunk);
+
+		if (n > 0) {
+			(void)buf_append(out, chunk, (size_t)n);
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			(void)poll(&pf, 1, -1);
+			continue;
+		}
+		break;
+	}
+	close(p.out);
+	while (waitpid(p.pid, &st, 0) == -1 && errno == EINTR)
+		;
+	proc_forget(p.pid);
+	return st;
+}
+
+int
+agent_key_helper(const struct config *cfg, char **key, struct buf *err)
+{
+	struct buf out = BUF_INIT(64 * 1024), why = BUF_INIT(1024);
+	size_t n;
+	int st;
+
+	*key = NULL;
+	if (cfg->api_key_helper == NULL)
+		return 0;
+	st = modelset_helper_output(cfg->api_key_helper, &out, &why);
+	if (st == -1 && why.len > 0) {
+		buf_printf(err, "apiKeyHelper could not be run: %s", buf_cstr(&why));
+		buf_release(&why);
+		buf_release(&out);
+		return -1;
+	}
+	buf_release(&why);
+	n = strcspn(buf_cstr(&out), "\r\n");
+	if (st != 0 || n == 0) {
+		buf_printf(err, "apiKeyHelper (%s) %s", cfg->api_key_helper,
+		    st != 0 ? "failed" : "printed no key");
+		buf_release(&out);
+		return -1;
+	}
+	*key = xstrndup(buf_cstr(&out), n);
+	if (modelset_key_trim(*key) == 0) {
+		buf_printf(err, "apiKeyHelper (%s) printed no key", cfg->api_key_helper);
+		free(*key);
+		*key = NULL;
+		buf_release(&out);
+		return -1;
+	}
+	/* The helper's key is a secret like the environment's: never shown, logged or sent on. */
+	redact_add(*key);
+	buf_release(&out);
+	return 0;
+}
+
+int
+modelset_run_key_helper(struct conversation *cv, struct buf *err)
+{
+	char *key;
+
+	if (agent_key_helper(cv->a->cfg, &key, err) == -1)
+		return -1;
+	if (key != NULL) {
+		free(cv->a->helper_key);
+		cv->a->helper_key = key;
+	}
+	return 0;
+}
+
+/* Say once, as a notice, that a setting has no effect on this model. */
+static void
+modelset_note_setting(struct conversation *cv, const char *setting, const char *why)
+{
+	if (cv->a->think_noted)
+		return;
+	cv->a->think_noted = true;
+	event_error(cv->bus, 0, "%s is not used: %s %s", setting, cv->a->model, why);
+}
+
+/*
+ * What the request says of output length, thinking and effort: only what
+ * this model takes (its caps), whatever the settings hold.
+ */
+void
+modelset_shape_request(struct conversation *cv, struct provider_request *pr)
+{
+	const struct model_caps *c = &cv->a->caps;
+	const char *th = cv->a->cfg->thinking != NULL ? cv->a->cfg->thinking : "auto";
+	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
+	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
+	bool want_budget = strcmp(th, "enabled") == 0 ||
+	    (strcmp(th, "auto") == 0 && cv->a->cfg->thinking_budget > 0);
+
+	pr->max_tokens = cv->a->cfg->max_tokens;
+	if (c->max_output > 0 && pr->max_tokens > c->max_output)
+		pr->max_tokens = (int)c->max_output;
+	pr->max_output = (long)c->max_output;
+	pr->completion_tokens = cv->a->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->thinking = PROVIDER_THINK_NONE;
+	if (cv->a->proto == STREAM_ANTHROPIC) {
+		if (strcmp(th, "off") == 0)
+			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
+		else if (want_budget && budget) {
+			pr->thinking = PROVIDER_THINK_BUDGET;
+			pr->thinking_budget = cv->a->cfg->thinking_budget > 0 ? cv->a->cfg->thinking_budget : 4096;
+		} else if (want_budget && adaptive) {
+			pr->thinking = PROVIDER_THINK_ADAPTIVE;
+			modelset_note_setting(cv, "thinking_budget", "thinks adaptively and takes no "
+			    "thinking budget; set effort instead");
+		} else if (adaptive && strcmp(th, "enabled") != 0)
+			pr->thinking = PROVIDER_THINK_ADAPTIVE;
+	}
+	pr->effort = NULL;
+	if (cv->a->effort != NULL && (cv->a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (cv->a->proto == STREAM_OPENAI || model_has_effort(c, cv->a->effort))
+			pr->effort = cv->a->effort;
+		else
+			modelset_note_setting(cv, "effort", "does not list that level (`tandem models` "
+			    "shows the levels it takes)");
+	}
+}
+
+/* A context event for a window that changed (the status bar shows it). */
+static void
+modelset_emit_window(struct conversation *cv)
+{
+	emit_context(cv->bus, cv->last.input + cv->last.cache_write + cv->last.cache_read +
+	    cv->last.output, modelset_window(cv), compact_stage_name(cv->stage));
+}
+
+/* The catalogue answered for model: take the new caps, and send a request that waited. */
+void
+modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, const char *note)
+{
+	struct conversation *cv = arg;
+
+	int64_t before = modelset_window(cv);
+
+	if (strcmp(model, cv->a->model) != 0)
+		return;
+	/*
+	 * Once a request went out with what was known, the session keeps it
+	 * (a change of thinking or max_tokens mid-session breaks the prompt
+	 * cache); the answer is cached for the next session.
+	 */
+	if (cv->a->caps_sent) {
+		if (cv->models_timer != 0) {
+			ev_timer_cancel(cv->a->loop, cv->models_timer);
+			cv->models_timer = 0;
+			agent_call_model(cv);
+		}
+		return;
+	}
+	model_caps_release(&cv->a->caps);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	if (modelset_window(cv) != before)
+		modelset_emit_window(cv);
+	free(cv->a->models_note);
+	cv->a->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	if (out == MODELCAT_UNKNOWN_MODEL)
+		event_error(cv->bus, 0, "%s", note);
+	if (cv->models_timer != 0) {
+		ev_timer_cancel(cv->a->loop, cv->models_timer);
+		cv->models_timer = 0;
+		agent_call_model(cv);
+	}
+}
+
+static void
+modelset_models_waited(struct ev_loop *loop, void *arg)
+{
+	struct conversation *cv = arg;
+
+	(void)loop;
+	cv->models_timer = 0;
+	agent_call_model(cv);
+}
+
+/*
+ * With nothing known of the model but the table and its answer on the way,
+ * the first request waits a bounded time for it.  True: it waits.
+ */
+bool
+modelset_wait(struct conversation *cv)
+{
+	if (cv->a->models_waited || cv->a->caps.source != MODEL_TABLE || cv->a->cfg->models_wait_ms <= 0 ||
+	    !modelcat_busy(cv->a->cat, cv->a->model))
+		return false;
+	cv->a->models_waited = true;
+	cv->models_timer = ev_timer_add(cv->a->loop, cv->a->cfg->models_wait_ms, modelset_models_waited, cv);
+	return true;
+}
+
+/* Learn how many real tokens an estimated one is, from the usage of the last request. */
+void
+modelset_calibrate(struct conversation *cv, const struct usage *u)
+{
+	int64_t real = u->input + u->cache_read + u->cache_write;
+	double r, c;
+
+	if (cv->est_sent < 256 || real <= 0)
+		return;
+	r = (double)real / (double)cv->est_sent;
+	if (r < 0.25 || r > 4.0)
+		return;
+	c = cv->a->caps.calib > 0 ? 0.5 * cv->a->caps.calib + 0.5 * r : r;
+	cv->a->caps.calib = c;
+	modelcat_calibrate(cv->a->cat, cv->a->model, c);
+}
+
+double
+modelset_cost(const struct conversation *cv, const struct usage *u)
+{
+	return prices_cost(prices_find(cv->a->prices, cv->model != NULL ? cv->model : cv->a->model), u,
+	    cv->a->cfg->cache_ttl_ms > 300000);
+}
+
+double
+modelset_break_cost(const struct conversation *cv, const struct cachewatch_break *br, const struct usage *u)
+{
+	return prices_break_cost(prices_find(cv->a->prices, cv->a->model), br->dropped_tokens,
+	    u->input + u->cache_read + u->cache_write, cv->a->cfg->cache_ttl_ms > 300000);
+}
+
+/*
+ * A local OpenAI-compatible server (llama.cpp, Ollama on this machine) may
+ * stream a token a second: no overall deadline unless one is set.
+ */
+static bool
+modelset_local_server(const struct conversation *cv)
+{
+	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
+	const char *host = strstr(cv->a->base_url, "://");
+	size_t i;
+
+	if (cv->a->proto != STREAM_OPENAI || host == NULL)
+		return false;
+	host += 3;
+	for (i = 0; i < sizeof local / sizeof local[0]; i++)
+		if (strncmp(host, local[i], strlen(local[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The timeouts of a model call that may write max_tokens tokens. */
+void
+modelset_timeouts(const struct conversation *cv, int max_tokens, bool stall_on_progress,
+    struct http_timeouts *to)
+{
+	long long d = cv->a->cfg->deadline_ms;
+
+	to->connect_ms = cv->a->cfg->connect_timeout_ms;
+	to->first_byte_ms = cv->a->cfg->first_byte_timeout_ms;
+	to->stall_ms = cv->a->cfg->stall_timeout_ms;
+	to->stall_on_progress = stall_on_progress;
+	if (d < 0)
+		d = modelset_local_server(cv) ? 0 : (long long)cv->a->cfg->first_byte_timeout_ms +
+		    (long long)max_tokens * cv->a->cfg->ms_per_token;
+	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
+}
+
+void
+modelset_forget(struct conversation *cv)
+{
+	modelcat_forget(cv->a->cat, cv->a->model);
+	model_caps_release(&cv->a->caps);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
+}
+
+int
+modelset_init(struct conversation *cv, char *err, size_t err_size)
+{
+	struct modelcat_opts mo;
+	struct buf perr = BUF_INIT(4096);
+
+	memset(&mo, 0, sizeof mo);
+	mo.loop = cv->a->loop;
+	mo.http = cv->a->http;
+	mo.proto = cv->a->proto;
+	mo.base_url = cv->a->base_url;
+	mo.home = cv->a->cfg->home;
+	mo.headers = modelset_auth_headers;
+	mo.headers_arg = cv;
+	cv->a->cat = modelcat_new(&mo);
+	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	cv->a->prices = prices_load(NULL, cv->a->cfg->prices, &perr);
+	if (cv->a->prices == NULL) {
+		snprintf(err, err_size, "%s", buf_cstr(&perr));
+		buf_release(&perr);
+		return -1;
+	}
+	buf_release(&perr);
+	cv->a->effort = cv->a->cfg->effort != NULL ? xstrdup(cv->a->cfg->effort) : NULL;
+	if (cv->a->cfg->api_key_helper != NULL) {
+		struct buf kerr = BUF_INIT(4096);
+
+		if (modelset_run_key_helper(cv, &kerr) == -1) {
+			snprintf(err, err_size, "%s", buf_cstr(&kerr));
+			buf_release(&kerr);
+			return -1;
+		}
+		buf_release(&kerr);
+	}
+	/* In the background: the first frame never waits for the provider. */
+	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
+	return 0;
+}

@@ -1,0 +1,312 @@
+/*
+ * prompt: what the model is told before the conversation.
+ *
+ * Owns the static system prompt (cacheable, the same for every session),
+ * the dynamic part (date, workspace, git branch, SessionStart context,
+ * memory files), the tools' schemas as the request sends them, and which
+ * tools the settings disable.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "context/cachewatch.h"
+#include "context/compact.h"
+#include "config/config.h"
+#include "context/conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "file.h"
+#include "event.h"
+#include "model/http.h"
+#include "hooks.h"
+#include "emit.h"
+#include "mcp/mcp.h"
+#include "json.h"
+#include "context/memory.h"
+#include "model/modelcat.h"
+#include "model/models.h"
+#include "rules/perm.h"
+#include "model/provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "store/session.h"
+#include "model/stream.h"
+#include "xalloc.h"
+#include "web/web.h"
+#include "turn_int.h"
+#include "claude/claude.h"
+#include "sub/subagent.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "lsp/lsp.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+
+static void prompt_git_branch(const char *root, struct buf *out);
+
+static const char prompt_static[] =
+    "You are tandem, a coding agent pair-programming with a developer in their "
+    "terminal, working in their repository through tools. The developer sees every "
+    "tool call, approves edits and commands, and can rewind any turn.\n\n"
+    "Work like a careful senior engineer: read before you edit, make the smallest "
+    "change that does the job, keep the code's existing style, and run the tests "
+    "when there are any. Use paths relative to the workspace root. Several "
+    "independent read-only tool calls may be made in one response; they run in "
+    "parallel. When a tool fails, read its message: it says what to do next. If "
+    "the user denies a call, do not retry it unchanged. Be brief: say what you did "
+    "and what is left, without repeating file contents the user can see.";
+
+const char *
+agent_system_prompt(void)
+{
+	return prompt_static;
+}
+
+bool
+prompt_listed(const char *list, const char *word)
+{
+	return agent_listed(list, word);
+}
+
+/* Is name in the comma-separated list of disabled tools, or a tool it needs? */
+bool
+prompt_tool_disabled(const struct config *cfg, const char *name)
+{
+	if (strcmp(name, "skill") == 0 && !claude_has_skills(cfg))
+		return true;	/* no skill to load: the tool costs every request for nothing */
+	return agent_tool_disabled(cfg, name);
+}
+
+/* The git branch, read from .git/HEAD without starting a process. */
+static void
+prompt_git_branch(const char *root, struct buf *out)
+{
+	struct buf path = BUF_INIT(8192), head = BUF_INIT(BUF_NOLIMIT);
+	struct file_status st;
+	char *line;
+
+	buf_printf(&path, "%s/.git/HEAD", root);
+	if (file_read(buf_cstr(&path), 511, FILE_REGULAR | FILE_TRUNCATE, &head, &st) == 0 &&
+	    head.len > 0) {
+		line = head.data;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strncmp(line, "ref: refs/heads/", 16) == 0)
+			buf_puts(out, line + 16);
+		else
+			buf_printf(out, "(detached at %.12s)", line);
+	}
+	buf_release(&head);
+	buf_release(&path);
+}
+
+void
+prompt_build_dynamic(struct conversation *cv)
+{
+	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
+	char date[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i;
+
+	localtime_r(&now, &tm);
+	strftime(date, sizeof date, "%Y-%m-%d", &tm);
+	prompt_git_branch(cv->a->cfg->root, &branch);
+	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, cv->a->cfg->root);
+	for (i = 0; cv->a->cfg->add_dirs != NULL && cv->a->cfg->add_dirs[i] != NULL; i++)
+		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
+		    cv->a->cfg->add_dirs[i]);
+	if (branch.len > 0)
+		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
+	if (cv->a->session_context != NULL)
+		buf_printf(&d, "\n%s\n", cv->a->session_context);
+	if (cv->a->memory != NULL && cv->a->memory[0] != '\0')
+		buf_printf(&d, "\n%s", cv->a->memory);
+	claude_prompt(cv->a->claude, &d);
+	if (cv->a->host_prompt != NULL)
+		buf_printf(&d, "\n%s\n", cv->a->host_prompt);
+	buf_release(&branch);
+	free(cv->sys_dynamic);
+	cv->sys_dynamic = buf_detach(&d, NULL);
+}
+
+void
+agent_set_host_prompt(struct agent *a, const char *text)
+{
+	struct conversation *cv = a->main;
+
+	free(cv->a->host_prompt);
+	cv->a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
+}
+
+cJSON *
+prompt_tools_json(const struct config *cfg)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; tool_table[i] != NULL; i++) {
+		const struct tool_def *t = tool_table[i];
+		cJSON *o, *schema;
+
+		if (prompt_tool_disabled(cfg, t->name))
+			continue;
+		o = cJSON_CreateObject();
+		schema = cJSON_Parse(t->schema);
+
+		if (schema == NULL)
+			fatal("the input schema of tool %s is not valid JSON", t->name);
+		cJSON_AddStringToObject(o, "name", t->name);
+		cJSON_AddStringToObject(o, "description", t->description);
+		cJSON_AddItemToObject(o, "input_schema", schema);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+/* --- context economy: compaction and the summary call -------------------- */
+
+char *
+prompt_system_text(const struct conversation *cv)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	buf_puts(&b, cv->sys_static);
+	if (cv->sys_dynamic != NULL) {
+		buf_puts(&b, "\n\n");
+		buf_puts(&b, cv->sys_dynamic);
+	}
+	return buf_detach(&b, NULL);
+}
+
+int64_t
+prompt_estimate(const struct conversation *cv)
+{
+	char *sys = prompt_system_text(cv);
+	int64_t t = compact_estimate_bytes(sys, cv->tools,
+	    conv_json_bytes(&cv->conv, compact_message_bytes));
+
+	free(sys);
+	return t;
+}
+
+/* The MCP servers' tools join the schemas: servers start in the background, their tools are taken between turns. */
+
+void
+agent_mcp_changed(void *arg, int ready, int total)
+{
+	struct conversation *cv = arg;
+
+	emit_mcp_status(cv->bus, ready, total);
+}
+
+void
+prompt_mcp_start(struct conversation *cv)
+{
+	struct buf w = BUF_INIT(BUF_NOLIMIT);
+
+	buf_init(&cv->a->mcp_changed, 4096);
+	cv->a->mcp = mcp_from_config(cv->a->loop, cv->a->http, cv->a->cfg, &cv->a->env, &w);
+	mcp_on_change(cv->a->mcp, agent_mcp_changed, cv);
+	if (w.len > 0) {
+		event_error(cv->bus, 0, "%s", buf_cstr(&w));
+		cv->a->mcp_warnings = buf_detach(&w, NULL);
+	}
+	buf_release(&w);
+	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
+	mcp_start(cv->a->mcp);
+}
+
+int
+agent_mcp_restart(struct agent *a)
+{
+	struct conversation *cv = a->main;
+
+	if (conversation_busy(cv))
+		return -1;
+	mcp_free(cv->a->mcp);
+	cv->a->mcp = NULL;
+	buf_release(&cv->a->mcp_changed);
+	free(cv->a->mcp_warnings);
+	cv->a->mcp_warnings = NULL;
+	prompt_mcp_start(cv);
+	return 0;
+}
+
+void
+agent_mcp_mentions(struct agent *a, struct buf *out)
+{
+	struct conversation *cv = a->main;
+
+	mcp_mentions(cv->a->mcp, out);
+}
+
+static void
+agent_mcp_ready(void *arg)
+{
+	agent_call_model(arg);
+}
+
+/* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
+bool
+agent_mcp_wait(struct conversation *cv)
+{
+	int i;
+
+	if (cv->a->mcp == NULL || cv->calls > 1)
+		return false;
+	if (mcp_wait(cv->a->mcp, agent_mcp_ready, cv))
+		return true;
+	buf_release(&cv->a->mcp_changed);
+	if (mcp_sync(cv->a->mcp, &cv->a->mcp_changed)) {
+		cJSON_Delete(cv->tools);
+		cv->tools = prompt_tools_json(cv->a->cfg);
+		mcp_tools_json(cv->a->mcp, cv->tools);
+		lsp_tools_json(cv->a->lsp, cv->tools);
+		web_tools_json(cv->a->web, cv->tools);
+		prompt_sub_tools(cv);
+		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
+			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
+			    "name", "")))
+				cJSON_DeleteItemFromArray(cv->tools, i);
+	}
+	return false;
+}
+
+const struct tool_def *
+prompt_find(void *arg, const char *name)
+{
+	struct conversation *cv = arg;
+	const struct tool_def *t = sub_tool(cv->a->subs, name);
+
+	return t != NULL ? t : mcp_find(cv->a->mcp, name);
+}
+
+int
+prompt_resolve(void *arg, char **name, cJSON **input, struct buf *why)
+{
+	struct conversation *cv = arg;
+
+	return mcp_resolve_cb(cv->a->mcp, name, input, why);
+}
+
+void
+prompt_sub_tools(struct conversation *cv)
+{
+	if (cv == cv->a->main)
+		sub_tool_json(cv->a->subs, cv->tools);
+}

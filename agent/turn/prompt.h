@@ -1,0 +1,36 @@
+/*
+ * prompt: what the model is told before the conversation.
+ *
+ * Owns the static system prompt (cacheable, the same for every session),
+ * the dynamic part (date, workspace, git branch, SessionStart context,
+ * memory files), the tools' schemas as the request sends them, and which
+ * tools the settings disable, and when the MCP servers' tools join them.
+ */
+#ifndef TANDEM_PROMPT_H
+#define TANDEM_PROMPT_H
+
+#include "turn_int.h"
+
+/* Does the comma-separated list (NULL: empty) hold word? */
+bool	 prompt_listed(const char *list, const char *word);
+/* Is the tool name disabled by the settings (disabled_tools), itself or the tool it needs? */
+bool	 prompt_tool_disabled(const struct config *cfg, const char *name);
+/* Build the dynamic part of the system prompt again (before each prompt's first call). */
+void	 prompt_build_dynamic(struct conversation *cv);
+/* The schemas of the tools the settings leave on, as the request sends them. */
+cJSON	*prompt_tools_json(const struct config *cfg);
+/* The whole system prompt as one text (the caller frees it). */
+char	*prompt_system_text(const struct conversation *cv);
+/* The estimated tokens (bytes / 4) of the next request: system prompt, tools, messages. */
+int64_t	 prompt_estimate(const struct conversation *cv);
+
+/* Start the configured MCP servers in the background; their tools are taken at the first request (agent_mcp_wait). */
+void	 prompt_mcp_start(struct conversation *cv);
+
+/* The scheduler's finder (arg: the conversation): the agent tool, then the MCP tools. */
+const struct tool_def *prompt_find(void *arg, const char *name);
+int	 prompt_resolve(void *arg, char **name, cJSON **input, struct buf *why);
+/* The agent tool joins the conversation's tools (the main one's). */
+void	 prompt_sub_tools(struct conversation *);
+
+#endif

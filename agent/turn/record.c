@@ -1,0 +1,196 @@
+/*
+ * record: the conversation, in memory and in the session's log.
+ */
+#include "autoconf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "turn_int.h"
+#include "call.h"
+#include "compaction.h"
+#include "gate.h"
+#include "intent.h"
+#include "modelset.h"
+#include "prompt.h"
+#include "record.h"
+#include "resume.h"
+#include "timeline.h"
+#include "tooluse.h"
+
+int
+record_log(struct conversation *cv, cJSON *rec)
+{
+	if (!cv->durable) {
+		cJSON_Delete(rec);
+		return 0;
+	}
+	return session_append(cv->a->session, rec);
+}
+
+int
+record_sync(struct conversation *cv)
+{
+	return cv->durable ? session_sync(cv->a->session) : 0;
+}
+
+/* Add a message to the conversation and to the log.  0, or -1 (reported). */
+int
+record_add(struct conversation *cv, const char *role, cJSON *content)
+{
+	conv_add(&cv->conv, role, content, cv->turn);
+	if (cv->durable && session_log_message(cv->a->session, conv_last(&cv->conv)) == -1)
+		return agent_unsaved(cv);
+	return 0;
+}
+
+/* Append blocks (an array, taken) to the last message, in memory and in the log. */
+int
+record_extend_last(struct conversation *cv, cJSON *blocks)
+{
+	cJSON *rec = cJSON_CreateObject(), *dst = json_get(conv_last(&cv->conv), "content"), *b;
+
+	cJSON_AddStringToObject(rec, "k", "extend");
+	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(blocks, 1));
+	while ((b = blocks->child) != NULL)
+		cJSON_AddItemToArray(dst, cJSON_DetachItemViaPointer(blocks, b));
+	cJSON_Delete(blocks);
+	if (record_log(cv, rec) == -1)
+		return agent_unsaved(cv);
+	return 0;
+}
+
+bool
+record_last_is(const struct conversation *cv, const char *role)
+{
+	const cJSON *last = conv_last(&cv->conv);
+
+	return last != NULL && strcmp(json_str(last, "role", ""), role) == 0;
+}
+
+/*
+ * Blocks (an array, taken) for the model.  After an answer that was empty
+ * or interrupted the last message is already the user's: they join it, as
+ * two user messages in a row would make the next request invalid.
+ */
+int
+record_add_user(struct conversation *cv, cJSON *content)
+{
+	if (record_last_is(cv, "user"))
+		return record_extend_last(cv, content);
+	return record_add(cv, "user", content);
+}
+
+cJSON *
+record_text_block(const char *text)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	return b;
+}
+
+int
+record_add_text(struct conversation *cv, const char *text)
+{
+	cJSON *content = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(content, record_text_block(text));
+	return record_add_user(cv, content);
+}
+
+int64_t
+record_tokens_used(const struct conversation *cv)
+{
+	return cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
+}
+
+static bool
+record_blank(const char *s)
+{
+	return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+/*
+ * Keep the blocks that can go back to the model.  A tool_use or thinking
+ * block cut off before its content_block_stop cannot (broken input, no
+ * signature); cut-off text can, and is what the user saw; a text block
+ * with nothing but white space cannot (the API refuses it).
+ */
+cJSON *
+record_complete_blocks(cJSON *content, int *ntools)
+{
+	cJSON *b, *next;
+
+	*ntools = 0;
+	for (b = content->child; b != NULL; b = next) {
+		bool text = strcmp(json_str(b, "type", ""), "text") == 0;
+
+		next = b->next;
+		if (text && record_blank(json_str(b, "text", "")))
+			cJSON_Delete(cJSON_DetachItemViaPointer(content, b));
+		else if (text)
+			cJSON_DeleteItemFromObjectCaseSensitive(b, "_incomplete");
+		else if (json_bool(b, "_incomplete", false))
+			cJSON_Delete(cJSON_DetachItemViaPointer(content, b));
+		else if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
+			(*ntools)++;
+	}
+	return content;
+}
+
+/*
+ * Record a response's content (taken): a new assistant message, or more
+ * of the paused one after pause_turn.  Nothing is recorded for an empty
+ * response: an empty assistant message would make the next request
+ * invalid.  Its text becomes the answer, or goes on with it.
+ */
+int
+record_response(struct conversation *cv, cJSON *content)
+{
+	const cJSON *b;
+	bool extend = cv->paused && record_last_is(cv, "assistant");
+
+	if (!cv->continuing)
+		buf_reset(&cv->answer);
+	cv->paused = cv->continuing = false;
+	cJSON_ArrayForEach(b, content)
+		if (strcmp(json_str(b, "type", ""), "text") == 0)
+			buf_puts(&cv->answer, json_str(b, "text", ""));
+	if (cJSON_GetArraySize(content) == 0) {
+		cJSON_Delete(content);
+		return 0;
+	}
+	if (extend)
+		return record_extend_last(cv, content);
+	return record_add(cv, "assistant", content);
+}
+
+/*
+ * The response named its tools and is in the log: checkpoint A, after
+ * which side-effecting tools may run (read-only ones may already have).
+ */
+int
+record_checkpoint_a(struct conversation *cv)
+{
+	cJSON *pending = cJSON_CreateArray(), *b;
+	int rc;
+
+	cJSON_ArrayForEach(b, json_get(conv_last(&cv->conv), "content"))
+		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
+			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
+	/* from here on a call that started has an intent: one without never started */
+	rc = cJSON_GetArraySize(pending) > 0 && cv->durable ? intent_mark(cv) : 0;
+	if (rc == 0 && cv->durable)
+		rc = session_checkpoint(cv->a->session, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
+	cJSON_Delete(pending);
+	/* Without checkpoint A on disk nothing with side effects may run. */
+	if (rc == -1)
+		return agent_unsaved(cv);
+	cv->checkpoint_a = true;
+	/* An interrupted turn starts nothing: its waiting calls end unrun. */
+	if (cv->phase != PHASE_ENDING)
+		sched_kick(cv->sched);
+	return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * record: the conversation, in memory and in the session's log.
+ *
+ * Owns adding messages (a new one, or blocks joined to the last one, so
+ * that two user messages never follow each other), keeping of a cut-off
+ * response only the blocks that can go back to the model, recording a
+ * response as the turn's answer, and checkpoint A (the response's tool
+ * calls are on disk; side effects may start).  Each write that fails is
+ * reported (agent_unsaved) and returns -1.
+ */
+#ifndef TANDEM_RECORD_H
+#define TANDEM_RECORD_H
+
+#include "turn_int.h"
+
+/* Add a message to the conversation and to the log. */
+/* Append a record (taken) to the conversation's log; 0 when it keeps none; -1, not reported. */
+int	 record_log(struct conversation *, cJSON *rec);
+/* The conversation's log on disk (fsync); 0 when it keeps none. */
+int	 record_sync(struct conversation *);
+int	 record_add(struct conversation *, const char *role, cJSON *content);
+/* Append blocks (an array, taken) to the last message. */
+int	 record_extend_last(struct conversation *, cJSON *blocks);
+bool	 record_last_is(const struct conversation *, const char *role);
+/* Blocks (an array, taken) from the user's side: a new message, or joined to the last. */
+int	 record_add_user(struct conversation *, cJSON *content);
+int	 record_add_text(struct conversation *, const char *text);
+cJSON	*record_text_block(const char *text);
+/* The tokens of the last request and its answer. */
+int64_t	 record_tokens_used(const struct conversation *);
+/* The blocks of content that can go back to the model; *ntools: its complete tool calls. */
+cJSON	*record_complete_blocks(cJSON *content, int *ntools);
+/* Record a response's content (taken) and take its text as the answer. */
+int	 record_response(struct conversation *, cJSON *content);
+/* Checkpoint A: the response's tool calls are on disk; side-effecting tools may run. */
+int	 record_checkpoint_a(struct conversation *);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * turn_int: what the turn's modules share (agent.c, prompt, modelset,
+ * gate, call, timeline, resume, ...): the session (struct agent) and its
+ * conversations (struct conversation), and the turn's functions the
+ * others call.  Not for front ends: they use agent.h.
+ */
+#ifndef TANDEM_TURN_INT_H
+#define TANDEM_TURN_INT_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "context/cachewatch.h"
+#include "call.h"
+#include "context/compact.h"
+#include "config/config.h"
+#include "context/conv.h"
+#include "ev.h"
+#include "fsutil.h"
+#include "emit.h"
+#include "event.h"
+#include "model/http.h"
+#include "hooks.h"
+#include "json.h"
+#include "context/memory.h"
+#include "model/modelcat.h"
+#include "model/models.h"
+#include "rules/perm.h"
+#include "model/provider.h"
+#include "redact.h"
+#include "sandbox.h"
+#include "sched.h"
+#include "store/session.h"
+#include "model/stream.h"
+#include "xalloc.h"
+#include "turn.h"
+
+#define AGENT_MAX_CONTINUATIONS	3
+#define AGENT_MAX_STOP_BLOCKS	3	/* Stop hooks that keep a turn going, in a row */
+#define AGENT_SESSION_END_MS	5000	/* how long SessionEnd hooks may hold the exit */
+#define AGENT_ERRBODY_MAX	(256 * 1024)
+#define AGENT_PROGRESS_FULL	(2u * 1024 * 1024)
+#define AGENT_NOT_SAVED "not run: the session could not be saved, so nothing more runs in this turn"
+
+
+/*
+ * The phases of a turn.  Every change goes through agent_phase(), the one
+ * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
+ * are not phases stay flags: checkpoint_a (the response's checkpoint A is
+ * on disk: side effects may run), hook_stop (a hook said "continue":
+ * false), overflow_retried, paused and continuing (how the next response
+ * is recorded), failed (how the turn will end).
+ */
+enum turn_phase {
+	PHASE_IDLE,		/* no turn: a prompt may come */
+	PHASE_PROMPT,		/* the prompt is taken; its hooks and the request come next */
+	PHASE_SESSION_WAIT,	/* the prompt waits for the SessionStart hooks */
+	PHASE_PROMPT_HOOKS,	/* UserPromptSubmit hooks see the prompt */
+	PHASE_MCP_FETCH,	/* the prompt waits for its MCP prompt and resources (mcp_expand) */
+	PHASE_MODELS_WAIT,	/* the request waits (bounded) for what the server says of the model */
+	PHASE_COMPACTING,	/* a summary call runs; the request waits for it */
+	PHASE_STREAMING,	/* the model call is in flight; tools start as their blocks complete */
+	PHASE_RETRY_WAIT,	/* the backoff before the call is made again */
+	PHASE_TOOLS,		/* the response is recorded; its tools and PostToolUse hooks finish */
+	PHASE_STOP_HOOKS,	/* Stop hooks say whether the turn ends */
+	PHASE_ENDING,		/* interrupted or failed: every call gets its result, then the turn ends */
+	PHASE_SUMMARY,		/* no turn: a /compact summary runs */
+	PHASE_COUNT
+};
+
+/*
+ * The session: what its conversations share.  The loop, HTTP, the MCP
+ * servers, hooks, the sandbox, snapshots, the session log and ledger, the
+ * model catalogue and the model in use, the settings and the "always"
+ * answers.  main is the conversation the front ends talk to.
+ */
+struct conversation;
+struct subagents;
+
+/* What the turn's modules may ask of it; agent.c's agent_turn_ops. */
+struct turn_ops {
+	void	(*call_model)(struct conversation *);
+	void	(*settle)(struct conversation *);
+	void	(*session_start)(struct conversation *, const char *source);
+	int	(*submit)(struct conversation *, const char *prompt);
+	void	(*interrupt)(struct conversation *);
+};
+extern const struct turn_ops agent_turn_ops;
+
+struct agent {
+	const struct turn_ops	*ops;		/* the turn's, for its modules */
+	struct ev_loop		*loop;
+	struct event_bus	*bus;		/* the session's events; a conversation may have its own */
+	const struct config	*cfg;
+	bool			 interactive;
+	struct http		*http;
+	struct mcp		*mcp;		/* the MCP servers; NULL: none */
+	struct buf		 mcp_changed;	/* servers whose tools changed before this request */
+	char			*mcp_warnings;	/* the MCP configuration's, again for a late subscriber */
+	struct tool_env		 env;
+	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
+	struct session		*session;
+	bool			 resumed;	/* the session was resumed, not started */
+	bool			 unsaved_told;	/* the session's failed write was reported */
+	char			*snap_dir;
+	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
+	struct protect		*protect;	/* what sandboxed commands create (protect.h); lazy */
+	bool			 protect_bg;	/* it is held for the background shells */
+	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
+	enum perm_mode		 mode;
+	struct perm_rules	*session_rules;	/* "always" answers */
+	FILE			*trace;		/* TANDEM_DEBUG=phase: where transitions are logged */
+
+	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
+	enum stream_proto	 proto;
+	char			*model;
+	char			*base_url;
+	struct modelcat		*cat;
+	struct model_caps	 caps;		/* of model, as best known now */
+	struct prices		*prices;
+	char			*effort;	/* /effort, else the setting; NULL: none */
+	char			*helper_key;	/* apiKeyHelper's output */
+	bool			 models_waited;	/* the first request of model waited once */
+	bool			 caps_sent;	/* a request of model went out with caps */
+	bool			 think_noted;	/* the note about an unused setting was given */
+	char			*models_note;	/* why the limits come from the table */
+
+	/* Hooks, the sandbox and memory files (hooks.h, jail.h, memory.h). */
+	struct hooks		*hooks;
+	struct jail		*jail;		/* the command sandbox (jail.h) */
+	struct hook_run		*start_run;	/* SessionStart */
+	char			*session_context;	/* SessionStart hooks' additionalContext */
+	char			*memory;	/* the memory files, for the dynamic system prompt */
+	char			*memory_report;	/* for /memory */
+	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
+	struct web		*web;		/* web_fetch and web_search (web/web.h) */
+	struct lsp		*lsp;		/* the language servers (lsp/lsp.h); NULL: none */
+	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
+
+	struct conversation	*main;		/* the front ends' conversation */
+	struct subagents	*subs;		/* the agent tool's subagents (sub/subagent.h) */
+	struct conversation	*convs;		/* every conversation of the session, main first */
+};
+
+/*
+ * One conversation of a session: its messages, its turn and phase, its
+ * model call, compaction and cache accounting, the turn's record, the
+ * next prompt's attachments, the answer and the usage.  It points to its
+ * session (a).  Only the main conversation writes the session's log; a
+ * second one keeps its messages in memory (durable false).
+ */
+struct conversation {
+	struct agent		*a;		/* its session */
+	struct conversation	*next;		/* the session's next conversation */
+	struct event_bus	*bus;		/* where its events go */
+	bool			 durable;	/* its records go to the session's log */
+	struct conv		 conv;
+	struct sched		*sched;		/* one response's tool calls */
+	char			*model;		/* its own model (a subagent's); NULL: the session's */
+	cJSON			*tools;
+	char			*sys_static;
+	char			*sys_dynamic;
+	bool			 checkpoint_a;	/* side-effecting tools may run */
+	int			 user_cmds;	/* the user's ! commands running (inbox.c) */
+	struct redact_stream	 progress_redact;	/* the running call's output */
+	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
+	char			*mcp_context;	/* the hooks' context, kept while they are */
+
+	/* The turn in progress. */
+	enum turn_phase		 phase;		/* changed only by agent_phase */
+	bool			 failed;
+	int			 turn;
+	int			 calls;		/* model calls in this turn */
+	int			 continuations;
+	int			 attempt;	/* retries of this call */
+	struct call		 call;		/* the turn's model call (call.h) */
+	char			*stop_reason;
+	bool			 paused;	/* pause_turn: the next response goes on with this one */
+	bool			 continuing;	/* the next response's text goes on with the answer */
+	struct buf		 answer;	/* the text of the turn's answer: the result's */
+	uint64_t		 retry_timer;
+	uint64_t		 models_timer;	/* the request's wait for what the server says of the model */
+	size_t			 progress_bytes;
+	bool			 helper_retried; /* a 401 ran the helper again for this call */
+	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
+
+	struct usage		 last, totals;
+	double			 cost;
+
+	/* Context economy. */
+	struct cachewatch	*cw;
+	struct compact_thresholds th;
+	enum compact_stage	 stage;		/* the deepest stage applied */
+	int			 summary_failures;
+	bool			 overflow_retried;
+	struct {
+		struct call	 call;		/* the summary call (compaction.h) */
+		int		 keep;
+		int64_t		 tokens_before;
+		bool		 then_call;	/* a model call waits for it */
+	} sum;
+
+	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
+
+	/* For the turn's record in the log (the turn browser reads it). */
+	char			*turn_prompt;
+	int64_t			 turn_started;
+	cJSON			*turn_tools;
+	int64_t			 turn_tokens;
+
+	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
+	bool			 hook_stop;	/* a hook said "continue": false */
+	int			 stop_blocks;	/* Stop hooks that kept this turn going */
+};
+
+/* A new conversation of the session a, on bus (NULL: the session's); NULL and err on failure. */
+struct conversation *conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_size);
+/* Remove it from its session and free it (not the main one: agent_free does). */
+void	 conversation_free(struct conversation *);
+/* Send a prompt in it, as agent_submit does in the main one. */
+int	 conversation_submit(struct conversation *, const char *prompt);
+/* Stop its turn, as agent_interrupt does the main one's. */
+void	 conversation_interrupt(struct conversation *);
+/* The conversation is not idle. */
+bool	 conversation_busy(const struct conversation *);
+
+int	 agent_unsaved(struct conversation *cv);
+int	 agent_halt(struct conversation *cv);
+void	 agent_emit_session(struct conversation *cv, bool resumed);
+void	 agent_hook_notes(struct conversation *cv, const struct hook_outcome *o);
+void	 agent_on_text(void *arg, int index, const char *s, size_t n);
+void	 agent_on_thinking(void *arg, int index, const char *s, size_t n);
+void	 agent_on_block(void *arg, int index, const cJSON *block);
+void	 agent_fail(struct conversation *cv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void	 agent_response_done(struct conversation *cv, const char *stop_reason);
+/* The turn's next model call: compaction first if due, then the request. */
+void	 agent_call_model(struct conversation *cv);
+/* Hooks nobody waits for (PreCompact, SessionEnd). */
+void	 agent_hooks_ignored(void *arg, struct hook_outcome *o);
+/* A /compact summary started; the summary call ended (then_call: a model call waits for it). */
+void	 agent_summary_started(struct conversation *cv);
+void	 agent_summary_done(struct conversation *cv, bool then_call);
+void	 agent_session_start(struct conversation *cv, const char *source);
+
+/* The one transition function of the turn. */
+void	 agent_phase(struct conversation *cv, enum turn_phase to);
+const char *agent_phase_name(enum turn_phase);
+/* A turn is running (not idle, not a /compact summary outside a turn). */
+bool	 agent_in_turn(const struct conversation *cv);
+/* All done, go on: when the tools and their hooks are done, the turn moves on. */
+void	 agent_settle(struct conversation *cv);
+
+/* MCP (agent.c): the servers' status for a front end; the first request's wait. */
+void	agent_mcp_changed(void *agent, int ready, int total);
+bool	agent_mcp_wait(struct conversation *);
+
+#endif
