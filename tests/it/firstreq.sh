@@ -11,7 +11,7 @@ BUDGET=${TANDEM_FIRSTREQ_BUDGET:-12288}
 firstreq_setup
 
 # A new default tool fails the second check: measure it, then add it here.
-DEFAULT_TOOLS="apply_patch ask_user bash_output code edit_file exit_plan glob grep kill_shell list_dir read_file run_bash todo_write web_fetch web_search write_file"
+DEFAULT_TOOLS="agent apply_patch ask_user bash_output code edit_file exit_plan glob grep kill_shell list_dir read_file run_bash todo_write web_fetch web_search write_file"
 for proto in anthropic openai; do
 	first_request "$proto"
 	check "$proto: tandem -p ended well" test "$(cat "$T/$proto.rc")" = 0
