@@ -332,6 +332,7 @@ conv_replace(struct conv *c, cJSON *messages)
 void
 conv_changed(const struct conv *c)
 {
+	c->cache->made.changes++;
 	conv_drop(c->cache, 0);
 	conv_check_reset(c->cache);
 }

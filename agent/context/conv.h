@@ -103,6 +103,7 @@ struct conv_made {
 	int	hashes;		/* fingerprints */
 	int	sizes;		/* sizes */
 	int	checks;		/* messages checked */
+	int	changes;	/* conv_changed() calls: what was kept is forgotten */
 };
 /* Since the last call (which resets the counts). */
 void	conv_take_made(const struct conv *, struct conv_made *);

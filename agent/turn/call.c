@@ -298,8 +298,8 @@ call_trace_made(const struct conv *conv, size_t bytes)
 
 	conv_take_made(conv, &made);
 	fprintf(f != NULL ? f : stderr, "conv: request of %d messages, %zu bytes; made afresh: "
-	    "%d texts, %d fingerprints, %d sizes, %d checks\n", conv_count(conv), bytes,
-	    made.texts, made.hashes, made.sizes, made.checks);
+	    "%d texts, %d fingerprints, %d sizes, %d checks; %d changes\n", conv_count(conv), bytes,
+	    made.texts, made.hashes, made.sizes, made.checks, made.changes);
 	if (f != NULL)
 		fclose(f);
 }
