@@ -39,6 +39,8 @@ struct bgshell {
 static struct bgshell *bgshell_list;
 static int bgshell_serial;
 static void (*bgshell_end_fn)(void *);
+static bool (*bgshell_other_fn)(void *, enum tool_shell_op, const char *, struct tool_out *);
+static void *bgshell_other_arg;
 static void *bgshell_end_arg;
 
 static struct bgshell *
@@ -123,6 +125,13 @@ bgshell_on_exit(struct ev_loop *loop, pid_t pid, int status, void *arg)
 	sh->kill_timer = 0;
 	if (bgshell_end_fn != NULL)
 		bgshell_end_fn(bgshell_end_arg);
+}
+
+void
+bgshell_on_other(bool (*fn)(void *, enum tool_shell_op, const char *, struct tool_out *), void *arg)
+{
+	bgshell_other_fn = fn;
+	bgshell_other_arg = arg;
 }
 
 void
@@ -266,6 +275,9 @@ bgshell_run(const struct tool_def *tool, const cJSON *input, struct tool_out *ou
 	char msg[256];
 	int rc;
 
+	if (sh == NULL && id != NULL && bgshell_other_fn != NULL &&
+	    bgshell_other_fn(bgshell_other_arg, tool->shell_op, id, out))
+		return;
 	if (sh == NULL) {
 		tool_out_error(out, "there is no background shell %s%s%s; run_bash with "
 		    "run_in_background true returns the id (like bash_1)",

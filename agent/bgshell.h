@@ -34,6 +34,13 @@ int	bgshell_adopt(struct ev_loop *, pid_t pid, int fd, const char *tag,
 void	bgshell_run(const struct tool_def *, const cJSON *input, struct tool_out *out);
 /* End every shell now (also done at exit). */
 void	bgshell_end_all(void);
+/*
+ * bash_output and kill_shell for ids that are not a shell's (a background
+ * subagent's agent_N): fn(arg, op, id, out) returns true when it knew the
+ * id (one hook; NULL: none).
+ */
+void	bgshell_on_other(bool (*fn)(void *, enum tool_shell_op, const char *id, struct tool_out *),
+	    void *arg);
 /* Call fn(arg) each time a shell ends (one hook; NULL: none). */
 void	bgshell_on_end(void (*fn)(void *), void *arg);
 /* How many shells are still running. */

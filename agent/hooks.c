@@ -50,6 +50,8 @@ const struct hook_event_def hook_events[HOOK_NEVENTS] = {
 	[HOOK_POST_COMPACT] =		{ "PostCompact", "trigger", false },
 	[HOOK_STOP_FAILURE] =		{ "StopFailure", "error", false },
 	[HOOK_INSTRUCTIONS_LOADED] =	{ "InstructionsLoaded", "load_reason", false },
+	[HOOK_SUBAGENT_START] =		{ "SubagentStart", "agent_type", false },
+	[HOOK_SUBAGENT_STOP] =		{ "SubagentStop", "agent_type", true },
 };
 
 bool
@@ -347,8 +349,6 @@ static const struct {
 	const char	*why;
 } hook_absent_events[] = {
 	{ "Setup", "tandem has no setup or maintenance run" },
-	{ "SubagentStart", "tandem has no subagents yet" },
-	{ "SubagentStop", "tandem has no subagents yet" },
 	{ "TaskCreated", "tandem has no agent teams or shared task list" },
 	{ "TaskCompleted", "tandem has no agent teams or shared task list" },
 	{ "TeammateIdle", "tandem has no agent teams" },

@@ -16,7 +16,8 @@
  * for PreToolUse and PostToolUse the tool's (tandem's name or any Claude
  * Code alias of it, so "Bash" and "run_bash" both match run_bash); for
  * SessionStart the source, PreCompact the trigger, SessionEnd the reason,
- * Notification the notification_type.  Missing, "" and "*" match anything;
+ * Notification the notification_type, SubagentStart and SubagentStop the
+ * agent_type.  Missing, "" and "*" match anything;
  * other events ignore the matcher.
  *
  * The hooks are read from cfg->hooks each time (so a project trusted after
@@ -59,6 +60,8 @@ enum hook_event {
 	HOOK_POST_COMPACT,
 	HOOK_STOP_FAILURE,		/* the turn ended on an API error */
 	HOOK_INSTRUCTIONS_LOADED,	/* a memory file went into the prompt */
+	HOOK_SUBAGENT_START,		/* a subagent's prompt: its context may grow (instead of UserPromptSubmit) */
+	HOOK_SUBAGENT_STOP,		/* a subagent is done: "block" sends it on (instead of Stop) */
 	HOOK_NEVENTS
 };
 

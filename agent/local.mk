@@ -53,6 +53,9 @@ libtandem_agent_a_SOURCES = \
 	agent/turn/timeline.c agent/turn/timeline.h \
 	agent/turn/turndiff.c \
 	agent/turn/resume.c agent/turn/resume.h \
+	agent/turn/subhost.c agent/turn/subhost.h \
+	agent/sub/subtype.c agent/sub/subtype.h \
+	agent/sub/subagent.c agent/sub/subagent.h \
 	agent/wire/headless.c agent/wire/headless.h \
 	agent/wire/wire.c agent/wire/wire.h \
 	agent/wire/sjson.c agent/wire/sjson.h \

@@ -136,3 +136,9 @@ bench_html2md_bench_LDADD = $(LIB_LIBS) $(CURL_LIBS)
 bench: bench-html2md
 bench-html2md: bench/html2md_bench$(EXEEXT)
 	./bench/html2md_bench$(EXEEXT)
+# sub_bench: the parent's first request with the agent tool, and the memory of a running subagent.
+EXTRA_DIST += bench/sub_bench.sh
+.PHONY: bench-sub
+bench: bench-sub
+bench-sub: tandem$(EXEEXT) tests/mockmodel$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/sub_bench.sh .

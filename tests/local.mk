@@ -21,12 +21,14 @@ IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rew
 	tests/it/turns.sh
 IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/soak.sh
 IT_TESTS += tests/it/bgshell.sh
+IT_TESTS += tests/it/subagents.sh
 IT_TESTS += tests/it/reaper.sh
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 IT_TESTS += tests/it/claude.sh
 # Deny rules on every route that allows without the person; keys on two more routes.
 IT_TESTS += tests/it/denywins.sh tests/it/leaks.sh
 EXTRA_DIST += tests/it/denywins.mjs
+EXTRA_DIST += tests/it/subsdk.mjs
 # apply_patch and its permission check through the real binary.
 IT_TESTS += tests/it/patch.sh
 IT_TESTS += tests/it/phases.sh

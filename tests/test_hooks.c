@@ -245,12 +245,14 @@ T_TEST(unhonoured)
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 	cJSON *j = cJSON_Parse("{\"PreToolUse\":[{\"hooks\":[{\"command\":\"true\",\"async\":true},"
 	    "{\"type\":\"agent\",\"prompt\":\"x\"},{\"type\":\"http\",\"url\":\"http://x\"}]}],"
-	    "\"SubagentStop\":[],\"Nonsense\":[],\"PostCompact\":[]}");
+	    "\"SubagentStop\":[],\"TeammateIdle\":[],\"Nonsense\":[],\"PostCompact\":[]}");
 
 	hooks_unhonoured(j, got_unhonoured, &w);
 	T_CONTAINS(buf_cstr(&w), "hook field async: tandem waits for every hook");
 	T_CONTAINS(buf_cstr(&w), "hook type agent: tandem has no agent hooks");
-	T_CONTAINS(buf_cstr(&w), "hook event SubagentStop: tandem has no subagents yet");
+	T_CONTAINS(buf_cstr(&w), "hook event TeammateIdle: tandem has no agent teams");
+	/* subagents are tandem's: their events are honoured */
+	T_OK(strstr(buf_cstr(&w), "SubagentStop") == NULL);
 	T_CONTAINS(buf_cstr(&w), "hook event Nonsense: not an event");
 	T_OK(strstr(buf_cstr(&w), "http") == NULL);
 	T_OK(strstr(buf_cstr(&w), "PostCompact") == NULL);

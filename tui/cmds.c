@@ -48,6 +48,7 @@ static void cmd_fork(struct app *, const char *, struct app_action *);
 static void cmd_resume(struct app *, const char *, struct app_action *);
 static void cmd_memory(struct app *, const char *, struct app_action *);
 static void cmd_skills(struct app *, const char *, struct app_action *);
+static void cmd_agents(struct app *, const char *, struct app_action *);
 static void cmd_mcp(struct app *, const char *, struct app_action *);
 static void cmd_mode(struct app *, const char *, struct app_action *);
 static void cmd_plan(struct app *, const char *, struct app_action *);
@@ -69,6 +70,7 @@ static const struct cmd cmd_table[] = {
 	{ "/copy", "[N]", "copy the newest reply (or its Nth code block; -1 the last) as written", cmd_copy },
 	{ "/keys", "", "the keys", cmd_keys },
 	{ "/memory", "", "the memory files loaded (AGENTS.md, CLAUDE.md, TANDEM.md, .claude/)", cmd_memory },
+	{ "/agents", "", "the subagent types (built in, .claude/agents, .tandem/agents) and their sources", cmd_agents },
 	{ "/mcp", "", "the MCP servers: state, errors, tools, prompts, resources", cmd_mcp },
 	{ "/skills", "", "the skills: .tandem/skills, .claude/skills, yours", cmd_skills },
 	{ "/turns", "", "the turns so far: prompts, tools, files, tokens", cmd_turns },
@@ -247,6 +249,12 @@ static void
 cmd_skills(struct app *a, const char *arg, struct app_action *then)
 {
 	cmd_report(a, "skills");
+}
+
+static void
+cmd_agents(struct app *a, const char *arg, struct app_action *then)
+{
+	cmd_report(a, "agents");
 }
 
 static void

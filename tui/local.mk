@@ -96,6 +96,8 @@ TUI_SCREEN_TESTS += tests/tui/bangsnap.sh
 TUI_SCREEN_TESTS += tests/tui/editnote.sh
 # The @path index shows files git tracks under an ignore rule.
 TUI_SCREEN_TESTS += tests/tui/mentiongit.sh
+# Subagents: the live line, an approval that names its subagent, /agents, rewind with the parent.
+TUI_SCREEN_TESTS += tests/tui/subagent.sh
 # SIGKILL while a ! command runs, then a rewind of its turn.
 TUI_SCREEN_TESTS += tests/tui/bangcrash.sh
 # /init and /review: their prompts, AGENTS.md's edit approved, the diff a planted git config cannot turn into a program run.

@@ -1,5 +1,4 @@
 /* A session's skills, and the agent's calls into agent/claude/: see claude.h. */
-#include <dirent.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,29 +31,7 @@ struct claude {
 };
 
 /* Claude Code's subagents (.claude/agents): read by nothing yet, so named. */
-static void
-claude_agents(const char *base, struct notices *notices)
-{
-	struct buf dir = BUF_INIT(BUF_NOLIMIT);
-	struct dirent *e;
-	size_t n = 0;
-	DIR *d;
-
-	if (base == NULL)
-		return;
-	buf_printf(&dir, "%s/.claude/agents", base);
-	if ((d = opendir(buf_cstr(&dir))) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			n += e->d_name[0] != '.';
-		closedir(d);
-	}
-	if (n > 0)
-		notice_add(notices, "subagents folder", buf_cstr(&dir), NULL,
-		    "tandem runs no subagents yet; their prompts are not read");
-	buf_release(&dir);
-}
-
-/* The skills' and commands' fields, and subagents, that tandem does not honour. */
+/* The skills' and commands' fields that tandem does not honour (subagents: sub/subtype.h). */
 static void
 claude_scan_notices(const struct config *cfg, const struct skill_list *skills)
 {
@@ -76,8 +53,6 @@ claude_scan_notices(const struct config *cfg, const struct skill_list *skills)
 		/* An allowed-tools entry tandem cannot read is named now, not when it is used. */
 		perm_rules_free(grant_rules(s->allowed_tools, cfg->root, buf_cstr(&path), cfg->notices));
 	}
-	claude_agents(cfg->root, cfg->notices);
-	claude_agents(getenv("HOME"), cfg->notices);
 	buf_release(&path);
 	/* The commands' front matter goes on the list as they are read. */
 	commands_scan(cfg, &cl);

@@ -54,6 +54,7 @@
 #include "bgshell.h"
 #include "claude/claude.h"
 #include "plan/plan.h"
+#include "sub/subagent.h"
 
 static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
 static void agent_proceed(struct conversation *);
@@ -213,16 +214,22 @@ static void
 agent_prompt_hooks(struct conversation *cv)
 {
 	cJSON *f;
+	enum hook_event ev;
+	const char *type;
 
 	if (cv->a->start_run != NULL) {
 		agent_phase(cv, PHASE_SESSION_WAIT);
 		return;
 	}
-	if (hooks_has(cv->a->hooks, HOOK_USER_PROMPT_SUBMIT, NULL)) {
+	/* a subagent's prompt is not the user's: SubagentStart instead (sub/subagent.h) */
+	ev = sub_hook_event(cv->a->subs, cv, false, &type, NULL);
+	if (hooks_has(cv->a->hooks, ev, type)) {
 		f = cJSON_CreateObject();
-		cJSON_AddStringToObject(f, "prompt", cv->turn_prompt);
+		if (ev == HOOK_USER_PROMPT_SUBMIT)
+			cJSON_AddStringToObject(f, "prompt", cv->turn_prompt);
+		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
 		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
-		cv->hook_run = hooks_run(cv->a->hooks, HOOK_USER_PROMPT_SUBMIT, f, agent_prompt_hooked, cv);
+		cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
 		if (cv->hook_run != NULL) {
 			agent_phase(cv, PHASE_PROMPT_HOOKS);
@@ -555,13 +562,19 @@ static bool
 agent_stop_hooks(struct conversation *cv)
 {
 	cJSON *f;
+	const char *type;
+	enum hook_event ev = sub_hook_event(cv->a->subs, cv, true, &type, NULL);
 
-	if (!hooks_has(cv->a->hooks, HOOK_STOP, NULL))
+	if (!hooks_has(cv->a->hooks, ev, type))
 		return false;
 	f = cJSON_CreateObject();
 	cJSON_AddBoolToObject(f, "stop_hook_active", cv->stop_blocks > 0);
 	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
-	cv->hook_run = hooks_run(cv->a->hooks, HOOK_STOP, f, agent_stop_hooked, cv);
+	if (ev == HOOK_SUBAGENT_STOP) {
+		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
+		json_add_str_n(f, "last_assistant_message", buf_cstr(&cv->answer), cv->answer.len);
+	}
+	cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
 	if (cv->hook_run != NULL)
 		agent_phase(cv, PHASE_STOP_HOOKS);
@@ -684,7 +697,12 @@ agent_fail(struct conversation *cv, const char *fmt, ...)
 void
 agent_interrupt(struct agent *a)
 {
-	struct conversation *cv = a->main;
+	conversation_interrupt(a->main);
+}
+
+void
+conversation_interrupt(struct conversation *cv)
+{
 	enum turn_phase from = cv->phase;
 
 	if (!agent_in_turn(cv) || cv->phase == PHASE_ENDING)
@@ -791,4 +809,6 @@ const struct turn_ops agent_turn_ops = {
 	.call_model = turn_call_model,
 	.settle = turn_settle,
 	.session_start = turn_session_start,
+	.submit = conversation_submit,
+	.interrupt = conversation_interrupt,
 };

@@ -349,7 +349,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(cv, &pr);
-	pr.model = rq->model != NULL ? rq->model : cv->a->model;
+	pr.model = rq->model != NULL ? rq->model : cv->model != NULL ? cv->model : cv->a->model;
 	modelset_shape_request(cv, &pr);
 	if (rq->model != NULL) {
 		pr.thinking = PROVIDER_THINK_NONE;

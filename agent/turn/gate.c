@@ -55,6 +55,7 @@
 #include "xalloc.h"
 #include "turn_int.h"
 #include "claude/claude.h"
+#include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -442,6 +443,27 @@ gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	return SCHED_ASK;
 }
 
+/*
+ * A subagent calls only its type's tools; a call that changes things
+ * waits while another conversation's runs (sub/subagent.h).
+ */
+static int
+gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
+{
+	(void)g;
+	/* a subagent's effects are its caller's: they wait for the checkpoint that names the call */
+	if (c->tool == sub_tool(cv->a->subs, c->name) && !cv->checkpoint_a)
+		return SCHED_LATER;
+	switch (sub_gate(cv->a->subs, cv, c->name, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {
+	case SUB_REFUSE:
+		return SCHED_REFUSE;
+	case SUB_LATER:
+		return SCHED_LATER;
+	default:
+		return GATE_PASS;
+	}
+}
+
 /* 3b. The tools whose call is a question to the person (plan.h): they always ask. */
 static int
 gate_asks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
@@ -453,8 +475,8 @@ gate_asks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 
 /* The stages, in their fixed order: the first that decides, decides. */
 static gate_stage_fn *const gate_stages[] = {
-	gate_health, gate_rules, gate_hooks, gate_asks, gate_always, gate_allowed, gate_sandbox,
-	gate_host,
+	gate_health, gate_subagent, gate_rules, gate_hooks, gate_asks, gate_always, gate_allowed,
+	gate_sandbox, gate_host,
 	gate_person
 };
 

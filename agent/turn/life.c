@@ -24,6 +24,8 @@
 #include "prompt.h"
 #include "resume.h"
 #include "store/wsnap.h"
+#include "sub/subagent.h"
+#include "subhost.h"
 #include "tooluse.h"
 #include "web/web.h"
 
@@ -81,6 +83,7 @@ conversation_attach(struct conversation *cv)
 
 	tooluse_ops(cv, &ops);
 	cv->sched = sched_new(cv->a->loop, &cv->a->env, &ops);
+	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
 	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
 		;
 	*p = cv;
@@ -121,6 +124,7 @@ conversation_release(struct conversation *cv)
 	free(cv->sys_static);
 	free(cv->sys_dynamic);
 	free(cv->stop_reason);
+	free(cv->model);
 	buf_release(&cv->answer);
 	free(cv->turn_prompt);
 	cJSON_Delete(cv->turn_tools);
@@ -199,8 +203,10 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		agent_free(a);
 		return NULL;
 	}
+	subhost_start(a);
 	conversation_attach(cv);
 	a->web = web_new(a);
+	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
 	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, cv->sched);
 	lsp_tools_json(a->lsp, cv->tools);
@@ -225,6 +231,7 @@ agent_free(struct agent *a)
 
 	if (a == NULL)
 		return;
+	sub_close(a->subs);
 	while (a->convs != NULL && a->convs->next != NULL)
 		conversation_free(a->convs->next);
 	cv = a->main;
@@ -285,6 +292,7 @@ agent_free(struct agent *a)
 	free(a->memory_report);
 	if (a->trace != NULL && a->trace != stderr)
 		fclose(a->trace);
+	sub_free(a->subs);
 	free(cv);
 	free(a);
 }
@@ -307,6 +315,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    (long long)cv->totals.input, (long long)cv->totals.output,
 		    (long long)cv->totals.cache_read, (long long)cv->totals.cache_write);
 		buf_printf(out, "Cost: $%.4f\n", cv->cost);
+		sub_cost_report(cv->a->subs, out);
 		cachewatch_cost_report(cv->cw, out);
 		if (prices_find(cv->a->prices, cv->a->model) == NULL)
 			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
@@ -341,6 +350,8 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
 		claude_memory_report(cv->a->claude, out);
+	} else if (strcmp(what, "agents") == 0) {
+		sub_describe(cv->a->subs, out);
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}

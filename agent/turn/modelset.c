@@ -451,7 +451,8 @@ modelset_calibrate(struct conversation *cv, const struct usage *u)
 double
 modelset_cost(const struct conversation *cv, const struct usage *u)
 {
-	return prices_cost(prices_find(cv->a->prices, cv->a->model), u, cv->a->cfg->cache_ttl_ms > 300000);
+	return prices_cost(prices_find(cv->a->prices, cv->model != NULL ? cv->model : cv->a->model), u,
+	    cv->a->cfg->cache_ttl_ms > 300000);
 }
 
 double

@@ -46,6 +46,7 @@
 #include "web/web.h"
 #include "turn_int.h"
 #include "claude/claude.h"
+#include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -226,7 +227,7 @@ prompt_mcp_start(struct conversation *cv)
 		cv->a->mcp_warnings = buf_detach(&w, NULL);
 	}
 	buf_release(&w);
-	sched_set_finder(cv->sched, mcp_find, mcp_resolve_cb, cv->a->mcp);
+	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
 	mcp_start(cv->a->mcp);
 }
 
@@ -237,7 +238,6 @@ agent_mcp_restart(struct agent *a)
 
 	if (conversation_busy(cv))
 		return -1;
-	sched_set_finder(cv->sched, NULL, NULL, NULL);
 	mcp_free(cv->a->mcp);
 	cv->a->mcp = NULL;
 	buf_release(&cv->a->mcp_changed);
@@ -278,10 +278,35 @@ agent_mcp_wait(struct conversation *cv)
 		mcp_tools_json(cv->a->mcp, cv->tools);
 		lsp_tools_json(cv->a->lsp, cv->tools);
 		web_tools_json(cv->a->web, cv->tools);
+		prompt_sub_tools(cv);
 		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
 			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
 			    "name", "")))
 				cJSON_DeleteItemFromArray(cv->tools, i);
 	}
 	return false;
+}
+
+const struct tool_def *
+prompt_find(void *arg, const char *name)
+{
+	struct conversation *cv = arg;
+	const struct tool_def *t = sub_tool(cv->a->subs, name);
+
+	return t != NULL ? t : mcp_find(cv->a->mcp, name);
+}
+
+int
+prompt_resolve(void *arg, char **name, cJSON **input, struct buf *why)
+{
+	struct conversation *cv = arg;
+
+	return mcp_resolve_cb(cv->a->mcp, name, input, why);
+}
+
+void
+prompt_sub_tools(struct conversation *cv)
+{
+	if (cv == cv->a->main)
+		sub_tool_json(cv->a->subs, cv->tools);
 }

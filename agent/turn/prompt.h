@@ -27,4 +27,10 @@ int64_t	 prompt_estimate(const struct conversation *cv);
 /* Start the configured MCP servers in the background; their tools are taken at the first request (agent_mcp_wait). */
 void	 prompt_mcp_start(struct conversation *cv);
 
+/* The scheduler's finder (arg: the conversation): the agent tool, then the MCP tools. */
+const struct tool_def *prompt_find(void *arg, const char *name);
+int	 prompt_resolve(void *arg, char **name, cJSON **input, struct buf *why);
+/* The agent tool joins the conversation's tools (the main one's). */
+void	 prompt_sub_tools(struct conversation *);
+
 #endif

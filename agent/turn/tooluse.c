@@ -9,6 +9,7 @@
 
 #include "turn_int.h"
 #include "claude/claude.h"
+#include "sub/subagent.h"
 #include "attach.h"
 #include "bgshell.h"
 #include "call.h"
@@ -41,6 +42,20 @@ tooluse_snapped(const struct sched_call *c)
 		return true;
 	return c->tool != NULL && c->tool->async != NULL && !c->tool->parallel &&
 	    strncmp(c->name, "mcp__", 5) == 0;
+}
+
+/* Does c run alone: a writer the scheduler (and the session's gate) keeps apart? */
+static bool
+tooluse_exclusive(const struct sched_call *c)
+{
+	return c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel;
+}
+
+/* Is c's result kept in the ledger (and its start in an intent): a writer, or a subagent's call? */
+static bool
+tooluse_ledgered(const struct conversation *cv, const struct sched_call *c)
+{
+	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY || c->tool == sub_tool(cv->a->subs, c->name));
 }
 
 /* Does c run in the sandbox (run_bash that the jail applies to)? */
@@ -186,11 +201,12 @@ tooluse_started(void *arg, struct sched_call *c)
 
 	cv->progress_bytes = 0;
 	crash_point("tool-started");
+	sub_started(cv->a->subs, cv, tooluse_exclusive(c));
 	tooluse_protect_start(cv, c);
 	if (snapped && wsnap_before(cv->a->wsnap, NULL) == -1)
 		agent_unsaved(cv);
 	/* what a rewind needs if tandem dies while the call runs (intent.h) */
-	else if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && intent_started(cv, c, snapped) == -1)
+	else if (tooluse_ledgered(cv, c) && intent_started(cv, c, snapped) == -1)
 		agent_unsaved(cv);
 }
 
@@ -292,7 +308,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		claude_nested_memory(cv->a->claude, c->name, c->input, &c->result);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
-	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran)
+	if (tooluse_ledgered(cv, c) && c->ran)
 		crash_point("tool-done");
 	/*
 	 * What the call changed is logged before its result reaches the
@@ -306,14 +322,17 @@ tooluse_finished(void *arg, struct sched_call *c)
 		cJSON_AddNumberToObject(rec, "turn", cv->turn);
 		cJSON_AddStringToObject(rec, "id", c->id);
 		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
-		/* The calls after this one are refused by the gate; the turn ends when they are. */
+		/*
+		 * The calls after this one are refused by the gate; the turn ends when they are.
+		 * A subagent's edits are the session's too: they go in its log, for a rewind.
+		 */
 		if (tooluse_snapshot_after(cv, json_get(c->meta, "files")) == -1 ||
-		    record_log(cv, rec) == -1)
+		    session_append(cv->a->session, rec) == -1)
 			agent_unsaved(cv);
 	}
 	if (tooluse_snapped(c) && wsnap_record(cv->a->wsnap, cv->turn, c->id, c->name) == -1)
 		agent_unsaved(cv);
-	if (c->tool != NULL && c->tool->cls != TOOL_READ_ONLY && c->ran) {
+	if (tooluse_ledgered(cv, c) && c->ran) {
 		crash_point("tool-recorded");
 		if (session_effect(cv->a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
 			agent_unsaved(cv);
@@ -328,6 +347,8 @@ tooluse_finished(void *arg, struct sched_call *c)
 	    hooks_has(cv->a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(cv->a->wsnap, NULL) == -1 ||
 	    intent_marked_started(cv, c->id, cv->turn, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
+	if (c->ran)
+		sub_finished(cv->a->subs, cv, tooluse_exclusive(c));
 	if (c->ran && session_error(cv->a->session) == NULL)
 		hooks_post_tool(cv->a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
 		    c->result.len, c->is_error, cv->a->mode, tooluse_post_hooked, cv);

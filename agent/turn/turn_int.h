@@ -83,12 +83,15 @@ enum turn_phase {
  * answers.  main is the conversation the front ends talk to.
  */
 struct conversation;
+struct subagents;
 
 /* What the turn's modules may ask of it; agent.c's agent_turn_ops. */
 struct turn_ops {
 	void	(*call_model)(struct conversation *);
 	void	(*settle)(struct conversation *);
 	void	(*session_start)(struct conversation *, const char *source);
+	int	(*submit)(struct conversation *, const char *prompt);
+	void	(*interrupt)(struct conversation *);
 };
 extern const struct turn_ops agent_turn_ops;
 
@@ -143,6 +146,7 @@ struct agent {
 	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
 
 	struct conversation	*main;		/* the front ends' conversation */
+	struct subagents	*subs;		/* the agent tool's subagents (sub/subagent.h) */
 	struct conversation	*convs;		/* every conversation of the session, main first */
 };
 
@@ -160,6 +164,7 @@ struct conversation {
 	bool			 durable;	/* its records go to the session's log */
 	struct conv		 conv;
 	struct sched		*sched;		/* one response's tool calls */
+	char			*model;		/* its own model (a subagent's); NULL: the session's */
 	cJSON			*tools;
 	char			*sys_static;
 	char			*sys_dynamic;
@@ -223,6 +228,8 @@ struct conversation *conversation_new(struct agent *a, struct event_bus *bus, ch
 void	 conversation_free(struct conversation *);
 /* Send a prompt in it, as agent_submit does in the main one. */
 int	 conversation_submit(struct conversation *, const char *prompt);
+/* Stop its turn, as agent_interrupt does the main one's. */
+void	 conversation_interrupt(struct conversation *);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 

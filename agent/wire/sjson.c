@@ -386,6 +386,59 @@ sjson_flush_message(struct sjson *s, const cJSON *usage)
 		sjson_emit(s, cJSON_DetachItemFromArray(s->held, 0));
 }
 
+/*
+ * A subagent's call, result or answer, as Claude Code shows a subagent's
+ * messages: whole messages whose parent_tool_use_id is the agent call's.
+ */
+static void
+sjson_subagent(struct sjson *s, const cJSON *ev)
+{
+	const char *state = json_str(ev, "state", ""), *parent = json_str(ev, "parent_tool_use_id", "");
+	const cJSON *in = json_get(ev, "event");
+	cJSON *m, *msg, *content, *b;
+	char uuid[37];
+
+	if (strcmp(state, "tool") == 0 || (strcmp(state, "end") == 0 && json_str(ev, "answer", NULL) != NULL)) {
+		m = sjson_msg(s, "assistant");
+		msg = cJSON_AddObjectToObject(m, "message");
+		wire_uuid(uuid);
+		cJSON_AddStringToObject(msg, "id", uuid);
+		cJSON_AddStringToObject(msg, "type", "message");
+		cJSON_AddStringToObject(msg, "role", "assistant");
+		cJSON_AddStringToObject(msg, "model", s->model != NULL ? s->model : "");
+		content = cJSON_AddArrayToObject(msg, "content");
+		b = cJSON_CreateObject();
+		if (strcmp(state, "tool") == 0) {
+			cJSON_AddStringToObject(b, "type", "tool_use");
+			cJSON_AddStringToObject(b, "id", json_str(in, "id", ""));
+			cJSON_AddStringToObject(b, "name", wire_cc_tool(json_str(in, "name", "")));
+			cJSON_AddItemToObject(b, "input", wire_cc_input(s->o.cfg->root, json_str(in, "name", ""),
+			    json_get(in, "input")));
+		} else {
+			cJSON_AddStringToObject(b, "type", "text");
+			cJSON_AddStringToObject(b, "text", json_str(ev, "answer", ""));
+		}
+		cJSON_AddItemToArray(content, b);
+		cJSON_AddStringToObject(msg, "stop_reason", strcmp(state, "tool") == 0 ? "tool_use" : "end_turn");
+		cJSON_AddNullToObject(msg, "stop_sequence");
+		cJSON_AddItemToObject(msg, "usage", sjson_usage(0, 0, 0, 0));
+	} else if (strcmp(state, "tool_result") == 0) {
+		m = sjson_msg(s, "user");
+		msg = cJSON_AddObjectToObject(m, "message");
+		cJSON_AddStringToObject(msg, "role", "user");
+		content = cJSON_AddArrayToObject(msg, "content");
+		b = cJSON_CreateObject();
+		cJSON_AddStringToObject(b, "type", "tool_result");
+		cJSON_AddStringToObject(b, "tool_use_id", json_str(in, "id", ""));
+		cJSON_AddStringToObject(b, "content", json_str(in, "content", ""));
+		cJSON_AddBoolToObject(b, "is_error", json_bool(in, "is_error", false));
+		cJSON_AddItemToArray(content, b);
+	} else
+		return;
+	cJSON_ReplaceItemInObjectCaseSensitive(m, "parent_tool_use_id", cJSON_CreateString(parent));
+	sjson_emit(s, m);
+}
+
 /* --- the host's approvals ------------------------------------------------ */
 
 static void
@@ -726,6 +779,8 @@ sjson_on_event(const cJSON *ev, void *arg)
 		sjson_flush_message(s, ev);
 	} else if (strcmp(type, "tool_result") == 0) {
 		sjson_tool_result(s, ev);
+	} else if (strcmp(type, "subagent") == 0) {
+		sjson_subagent(s, ev);
 	} else if (strcmp(type, "approval_request") == 0) {
 		if (s->o.host_permissions && !s->eof)
 			sjson_ask_host(s, ev);

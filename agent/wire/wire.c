@@ -358,6 +358,7 @@ static const struct {
 	{ "todo_write",	"think" },
 	{ "exit_plan",	"switch_mode" },
 	{ "ask_user",	"other" },
+	{ "agent",	"think" },
 };
 
 const char *

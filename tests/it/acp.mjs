@@ -245,6 +245,22 @@ async function planPhase(ctx) {
 	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
 }
 
+// Subagents: each agent call is a tool call whose progress is its subagent's calls.
+async function subPhase(ctx) {
+	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+	const session = await ctx.buildSession({ cwd: ws, mcpServers: [] }).start();
+	const r = await collect(session, 'find both marks');
+	for (const id of ['toolu_A', 'toolu_B']) {
+		const call = r.updates.find((u) => u.sessionUpdate === 'tool_call' && u.toolCallId === id);
+		ok(call && call.kind === 'think', `the agent call ${id} is a tool call of kind think (${call && call.kind})`);
+		const upd = r.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id);
+		ok(upd.some((u) => /Explore · Grep/.test(JSON.stringify(u))), `${id}'s progress shows its subagent's Grep`);
+		ok(upd.some((u) => u.status === 'completed' && /is in (alpha|beta)\.c/.test(JSON.stringify(u))),
+		    `${id} completes with its subagent's answer`);
+	}
+	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
+}
+
 const updatesSeen = [];
 app.onNotification('session/update', ({ params }) => { updatesSeen.push({ update: params.update, at: Date.now() }); });
 
@@ -260,6 +276,8 @@ try {
 			await neverPhase(ctx);
 		} else if (phase === 'web') {
 			await webPhase(ctx);
+		} else if (phase === 'sub') {
+			await subPhase(ctx);
 		} else {
 			await sessionPhase(ctx);
 		}

@@ -1,0 +1,190 @@
+/*
+ * subhost: what the subagents (agent/sub/subagent.h) may ask of the
+ * session's conversations: open one with a type's prompt and tools, send
+ * it a prompt as part of the caller's turn, stop it, close it.
+ */
+#include "autoconf.h"
+
+#include <string.h>
+
+#include "turn_int.h"
+#include "record.h"
+#include "sub/subagent.h"
+#include "sub/subtype.h"
+#include "subhost.h"
+
+static struct conversation *
+subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
+{
+	struct agent *a = session;
+	char err[256];
+	struct conversation *cv = conversation_new(a, bus, err, sizeof err);
+	int i;
+
+	if (cv == NULL)
+		return NULL;
+	free(cv->sys_static);
+	cv->sys_static = xstrdup(spec->system != NULL && spec->system[0] != '\0' ? spec->system :
+	    agent_system_prompt());
+	for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
+		if (!subtype_allows(spec->type, json_str(cJSON_GetArrayItem(cv->tools, i), "name", "")))
+			cJSON_DeleteItemFromArray(cv->tools, i);
+	if (subtype_allows(spec->type, "agent"))
+		sub_tool_json(a->subs, cv->tools);
+	if (spec->model != NULL && strcmp(spec->model, a->model) != 0)
+		cv->model = xstrdup(spec->model);
+	return cv;
+}
+
+static int
+subhost_submit(struct conversation *cv, struct conversation *parent, const char *prompt)
+{
+	if (cv->a->ops->submit(cv, prompt) != 0)
+		return -1;
+	/* its effects are the caller's turn's: a rewind of that turn undoes them */
+	if (parent != NULL) {
+		cv->turn = parent->turn;
+		event_set_turn(cv->bus, cv->turn);
+	}
+	return 0;
+}
+
+static void
+subhost_stop(struct conversation *cv)
+{
+	cv->a->ops->interrupt(cv);
+}
+
+static void
+subhost_close(struct conversation *cv)
+{
+	conversation_free(cv);
+}
+
+static struct conversation *
+subhost_owner(void *session, const char *id)
+{
+	struct agent *a = session;
+	struct conversation *cv;
+
+	for (cv = a->convs; cv != NULL; cv = cv->next)
+		if (sched_find(cv->sched, id) != NULL)
+			return cv;
+	return NULL;
+}
+
+static struct event_bus *
+subhost_bus(struct conversation *cv)
+{
+	return cv->bus;
+}
+
+static void
+subhost_kick(void *session)
+{
+	struct agent *a = session;
+	struct conversation *cv;
+
+	for (cv = a->convs; cv != NULL; cv = cv->next)
+		sched_kick(cv->sched);
+}
+
+/* Claude Code's aliases, as the Anthropic API names the models they mean today. */
+static const struct {
+	const char	*alias;
+	const char	*env;		/* Claude Code's variable that names the model for it */
+	const char	*anthropic;
+} subhost_aliases[] = {
+	{ "haiku",	"ANTHROPIC_DEFAULT_HAIKU_MODEL",	"claude-haiku-4-5" },
+	{ "sonnet",	"ANTHROPIC_DEFAULT_SONNET_MODEL",	"claude-sonnet-4-5" },
+	{ "opus",	"ANTHROPIC_DEFAULT_OPUS_MODEL",		"claude-opus-4-1" },
+};
+
+/*
+ * The model a type names: CLAUDE_CODE_SUBAGENT_MODEL over every type's;
+ * an alias through its ANTHROPIC_DEFAULT_*_MODEL (set in the environment
+ * or a settings file's env), else on Anthropic its model, else (an
+ * OpenAI-compatible server, which has no such models) the session's; an
+ * id as it is.
+ */
+static const char *
+subhost_model_for(void *session, const char *want)
+{
+	struct agent *a = session;
+	const char *all = getenv("CLAUDE_CODE_SUBAGENT_MODEL"), *v;
+	size_t i;
+
+	if (all != NULL && all[0] != '\0')
+		want = all;
+	for (i = 0; i < sizeof subhost_aliases / sizeof subhost_aliases[0]; i++) {
+		if (strcmp(want, subhost_aliases[i].alias) != 0)
+			continue;
+		if ((v = getenv(subhost_aliases[i].env)) != NULL && v[0] != '\0')
+			return v;
+		return a->proto == STREAM_ANTHROPIC ? subhost_aliases[i].anthropic : NULL;
+	}
+	return strcmp(want, "inherit") == 0 ? NULL : want;
+}
+
+static int
+subhost_log(struct conversation *cv, cJSON *rec, bool with_messages)
+{
+	if (with_messages)
+		cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(cv->conv.messages, 1));
+	if (session_error(cv->a->session) != NULL) {
+		cJSON_Delete(rec);
+		return -1;
+	}
+	return session_append(cv->a->session, rec);
+}
+
+static void
+subhost_charge(struct conversation *cv, double cost)
+{
+	cv->cost += cost;
+}
+
+static void
+subhost_note_tool(struct conversation *cv, const char *name)
+{
+	if (cv->turn_tools != NULL)
+		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(name));
+}
+
+static bool
+subhost_is_main(struct conversation *cv)
+{
+	return cv == cv->a->main;
+}
+
+static void
+subhost_inbox(struct conversation *cv, const char *text)
+{
+	if (cv->attach == NULL)
+		cv->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->attach, record_text_block(text));
+}
+
+static const struct sub_host subhost = {
+	.is_main = subhost_is_main,
+	.inbox = subhost_inbox,
+	.note_tool = subhost_note_tool,
+	.charge = subhost_charge,
+	.log = subhost_log,
+	.open = subhost_open,
+	.submit = subhost_submit,
+	.stop = subhost_stop,
+	.close = subhost_close,
+	.owner = subhost_owner,
+	.bus = subhost_bus,
+	.kick = subhost_kick,
+	.model_for = subhost_model_for,
+};
+
+void
+subhost_start(struct agent *a)
+{
+	a->subs = sub_new(a->loop, &subhost, a, a->cfg->root, getenv("HOME"));
+	if (sub_warnings(a->subs) != NULL)
+		event_error(a->bus, 0, "%s", sub_warnings(a->subs));
+}

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Screen test of subagents with the real tandem and the mock model: the
+# agent call shows its subagent's calls live under it; the subagent's edit
+# asks in the TUI, saying which subagent asks; approved, it applies and
+# the parent answers; /agents lists the types and where each came from;
+# rewinding the parent's turn in the turn browser undoes the subagent's
+# edit too.
+. "$top_srcdir/tests/tui/lib.sh"
+. "$top_srcdir/tests/tui/mock.sh"
+
+SCEN=$(tui_scenario sub <<'J'
+{"responses":[
+ {"match_last":"fix the typo please","text":"Handing it to a subagent.","tool_uses":[
+   {"id":"toolu_P","name":"agent","input":{"description":"fix typo","prompt":"Fix the typo teh in notes.txt.","subagent_type":"general-purpose"}}]},
+ {"match_last":"Fix the typo teh in notes.txt.","tool_uses":[
+   {"id":"toolu_s1","name":"edit_file","input":{"path":"notes.txt","old_string":"teh","new_string":"the"}}]},
+ {"match_last":"toolu_s1","text":"Fixed the typo in notes.txt."},
+ {"match_last":"Fixed the typo in notes.txt.","text":"SUBAGENT-DID-IT","stop_reason":"end_turn"},
+ {"match_last":"a slow job","tool_uses":[
+   {"id":"toolu_Q","name":"agent","input":{"description":"slow","prompt":"Do the slow job.","subagent_type":"Explore"}}]},
+ {"match_last":"Do the slow job.","first_byte_delay_ms":20000,"text":"too late"},
+ {"match_last":"start a background one","tool_uses":[
+   {"id":"toolu_BG","name":"agent","input":{"description":"bg","prompt":"Look in the background.","subagent_type":"Explore","run_in_background":true}}]},
+ {"match_last":"Look in the background.","first_byte_delay_ms":300,"text":"BG-ANSWER"},
+ {"match_last":"runs in the background as agent_1","text":"STARTED-IN-BACKGROUND"},
+ {"match_last":["what did it find","BG-ANSWER","background subagent agent_1"],"text":"IT-FOUND-BG"},
+ {"text":"ok","stop_reason":"end_turn","repeat":5}
+]}
+J
+)
+tui_mock_start "$SCEN"
+printf 'fix teh typo\n' >"$TUI_WS/notes.txt"
+mkdir -p "$TUI_WS/.claude/agents"
+cat >"$TUI_WS/.claude/agents/reviewer.md" <<'MD'
+---
+name: code-reviewer
+description: Reviews code for bugs.
+tools: Read, Grep
+---
+You review code.
+MD
+
+file_is() {
+	printf '%s\n' "$2" >"$TUI_TMP/want"
+	cmp -s "$1" "$TUI_TMP/want"
+}
+
+tui_start_tandem 100 30
+tui_check "tandem is up" 'for keys'
+tui_type "fix the typo please"
+tui_keys Enter
+tui_check "the subagent's edit asks" 'Apply this edit to notes\.txt\?'
+tui_check "saying which subagent asks" 'general-purpose: fix typo subagent asks'
+tui_check "the agent call shows its subagent's call live" 'general-purpose · Edit'
+tui_keys y
+tui_check "approved, the parent answers with the subagent's work" 'SUBAGENT-DID-IT'
+file_is "$TUI_WS/notes.txt" "fix the typo"
+tui_ok $? "the subagent's edit applied"
+
+tui_type "/cost"
+tui_keys Enter
+tui_check "/cost shows the subagents apart" 'Subagents: 1 run, [0-9]+ tokens, \$[0-9.]+ \(in the cost above\)'
+
+tui_type "/agents"
+tui_keys Enter
+tui_check "/agents lists the built-in types" 'Explore  \(built-in\)'
+tui_check "and the project's, with its file" 'code-reviewer  \(.*\.claude/agents/reviewer\.md\)'
+
+tui_keys C-t
+tui_check "the turn browser opens" '─ turns ─'
+tui_check "it lists the subagent's files in the parent's turn" 'agent  files: notes\.txt'
+tui_keys b
+tui_check "b rewinds the parent's turn" 'rewound \(both\) to before turn 1'
+file_is "$TUI_WS/notes.txt" "fix teh typo"
+tui_ok $? "and the subagent's edit with it"
+
+# Esc stops the subagents with the turn.
+tui_type "a slow job"
+tui_keys Enter
+tui_check "the slow subagent runs" '● agent slow'
+sleep 0.5
+tui_keys Escape
+tui_check "Esc ends the turn" 'interrupted'
+n=$(wc -l <"$TUI_MOCK_LOG")
+sleep 1
+[ "$(wc -l <"$TUI_MOCK_LOG")" -eq "$n" ]
+tui_ok $? "and the subagent asks nothing more"
+
+# A background subagent's answer reaches the parent's next turn.
+tui_type "start a background one"
+tui_keys Enter
+tui_check "the background subagent's call returns at once" 'STARTED-IN-BACKGROUND'
+sleep 1
+tui_type "what did it find"
+tui_keys Enter
+tui_check "its answer came with the next prompt" 'IT-FOUND-BG'
+tui_mock_done
