@@ -14,7 +14,7 @@
 #include "xalloc.h"
 
 #define HTTP_MAX_HEADERS 64
-/* curl's own upload buffer, and the one a large body gets (curl's most). */
+/* curl's own upload buffer, and the larger one a big body is given (curl's most). */
 #define HTTP_UPLOAD_CHUNK	(64L * 1024)
 #define HTTP_UPLOAD_BUFFER	(2L * 1024 * 1024)
 
