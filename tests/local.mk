@@ -27,6 +27,8 @@ IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 IT_TESTS += tests/it/claude.sh
 # Deny rules on every route that allows without the person; keys on two more routes.
 IT_TESTS += tests/it/denywins.sh tests/it/leaks.sh
+# apiKeyHelper failing with a key on its stderr: one redacted sentence, the key nowhere.
+IT_TESTS += tests/it/keyhelper.sh
 EXTRA_DIST += tests/it/denywins.mjs
 EXTRA_DIST += tests/it/subsdk.mjs
 # apply_patch and its permission check through the real binary.
