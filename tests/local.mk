@@ -48,7 +48,7 @@ IT_TESTS += tests/it/mcpres.sh
 # web_fetch against a web server on loopback (tests/it/webserve.mjs)
 IT_TESTS += tests/it/web.sh tests/it/websearch.sh
 # Routes past the promises: host spellings against WebFetch rules, and more.
-IT_TESTS += tests/it/attack_web.sh tests/it/attack_trust.sh
+IT_TESTS += tests/it/attack_web.sh tests/it/attack_trust.sh tests/it/attack_memory.sh
 EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
 IT_TESTS += tests/it/lsp.sh
