@@ -2,7 +2,9 @@
 # What a project that is not yet trusted can do through its own settings
 # files: it cannot choose where web_search sends the model's queries (a
 # .claude/settings.json or .tandem/settings.json web.search_url waits for
-# trust, as base_url does), and once trusted its value is used.
+# trust, as base_url does), nor switch the provider the user chose (the
+# conversation would go to another company's API with the key in the
+# environment); once trusted its values are used.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
@@ -45,4 +47,24 @@ for f in .claude/settings.json .tandem/settings.json; do
 	search_run trusted --trust
 	check "$f: trusted, web_search asks the project's SearXNG" [ "$(searched)" -eq $((n + 1)) ]
 done
+
+# The provider: the user's is OpenAI-compatible (a local server); the project names Anthropic.
+rm -rf .claude .tandem "$TANDEM_HOME/trusted.json"
+mkdir -p .claude "$XDG_CONFIG_HOME/tandem"
+echo '{"provider": "openai", "model": "local-m"}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"provider": "anthropic", "model": "claude-sonnet-4-5"}' >.claude/settings.json
+mock_start "$(scenario prov <<'J'
+{"responses":[{"text":"ok","stop_reason":"end_turn"}]}
+J
+)"
+timeout 60 "$TANDEM" -p hi >"$T/prov.out" 2>"$T/prov.err"
+check "provider: untrusted, the request goes to the user's provider" \
+    [ "$(sed -n 1p "$MOCK_LOG" | jq -r .path)" = /v1/chat/completions ]
+"$TANDEM" config >"$T/pcfg.out" 2>&1
+check "provider: the project's is held back until the project is trusted" \
+    grep -q "^provider from $T/ws/.claude/settings.json" "$T/pcfg.out"
+mock_start "$T/prov.json"
+timeout 60 "$TANDEM" -p hi --trust >"$T/prov2.out" 2>"$T/prov2.err"
+check "provider: trusted, the project's is used" [ "$(sed -n 1p "$MOCK_LOG" | jq -r .path)" = /v1/messages ]
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 finish
