@@ -51,7 +51,7 @@ IT_TESTS += tests/it/web.sh tests/it/websearch.sh
 IT_TESTS += tests/it/attack_web.sh tests/it/attack_trust.sh tests/it/attack_memory.sh
 EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
-IT_TESTS += tests/it/lsp.sh
+IT_TESTS += tests/it/lsp.sh tests/it/attack_lsp.sh
 # The first request stays under its budget with every default tool (bench/prompt_bytes.sh).
 IT_TESTS += tests/it/firstreq.sh
 EXTRA_DIST += tests/lsp/fault.sh

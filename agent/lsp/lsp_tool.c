@@ -352,6 +352,9 @@ lsp_code_start(const struct tool_def *def, const cJSON *input, const char *id,
 			rel += 2;
 		if (rel[0] == '/' || strncmp(rel, "../", 3) == 0 || strstr(rel, "/../") != NULL)
 			tool_out_error(&j->out, "%s is outside the workspace", path);
+		else if (!lsp_inside(l, rel))
+			tool_out_error(&j->out, "%s leads outside the workspace through a symbolic "
+			    "link; use a path inside it", path);
 		else if ((j->doc = lsp_doc_get(l, rel, true)) == NULL)
 			tool_out_error(&j->out, "no language server handles %s", path);
 		else if (j->op->position && json_get(input, "line") == NULL)
