@@ -2,8 +2,9 @@
 # web_fetch's WebFetch(domain:...) rules against hosts spelt so that a rule
 # and the connection could read them differently: percent-encoded letters,
 # an encoded dot, upper case, a trailing dot, userinfo, a backslash.  A
-# deny rule denies every spelling of the host it names; an allow rule for
-# one host allows no fetch that connects to another.
+# deny rule denies every spelling of the host it names, also where a
+# redirect leads; an allow rule for one host allows no fetch that connects
+# to another.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
@@ -57,6 +58,14 @@ for u in "http://%65vil.test:$WP/md" "http://evil%2etest:$WP/md" "http://EVIL.TE
 	check "deny: $u is denied" is_err "sp$k"
 	check "deny: ...and $u was not served" [ "$(hits)" -eq "$n" ]
 done
+
+# A redirect to an encoded spelling of the denied host (curl hands the Location on decoded).
+n=$(hits)
+fetch redir "http://good.test:$WP/toencoded" -- --allow 'WebFetch(domain:*.test)' \
+    --deny 'WebFetch(domain:evil.test)'
+check "redirect: to http://%65vil.test/ is denied by the rule for evil.test" \
+    bash -c "[ \"\$(cat '$T/redir.e')\" = true ] && grep -q 'denied by rule WebFetch(domain:evil.test)' '$T/redir.txt'"
+check "redirect: ...and only the first URL was served" [ "$(hits)" -eq $((n + 1)) ]
 
 # A name outside ASCII: curl would connect to its IDNA form (fullwidth "ｅ" is "e"),
 # which no rule reads: refused before any lookup, asking for the xn-- form.
