@@ -127,10 +127,8 @@ subhost_model_for(void *session, const char *want)
 }
 
 static int
-subhost_log(struct conversation *cv, cJSON *rec, bool with_messages)
+subhost_log(struct conversation *cv, cJSON *rec)
 {
-	if (with_messages)
-		cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(cv->conv.messages, 1));
 	if (session_error(cv->a->session) != NULL) {
 		cJSON_Delete(rec);
 		return -1;

@@ -58,7 +58,11 @@ check "the subagent's calls show as its call's progress" \
 check "the answer is the parent's" [ "$(jq -r 'select(.type=="result") | .text' "$T/out.jsonl")" = "Both found." ]
 log=$(ls "$TANDEM_HOME"/sessions/*/log.jsonl | head -1)
 check "each subagent's conversation is in the session's log with its parent call" \
-    [ "$(jq -r 'select(.k=="subagent" and .state=="end") | "\(.parent):\(.messages | length):\(.turn)"' "$log" | sort | tr '\n' ' ')" = "toolu_A:4:1 toolu_B:4:1 " ]
+    [ "$(jq -r 'select(.k=="subagent" and .state=="end") | "\(.parent):\(.turn)"' "$log" | sort | tr '\n' ' ')" = "toolu_A:1 toolu_B:1 " ]
+check "its messages went there one by one, as they were said, with their parent call" \
+    [ "$(jq -r 'select(.k=="submsg") | "\(.parent):\(.role):\(.turn)"' "$log" | sort | uniq -c | awk '{ printf "%s*%s ", $1, $2 }')" = "2*toolu_A:assistant:1 2*toolu_A:user:1 2*toolu_B:assistant:1 2*toolu_B:user:1 " ]
+check "each before its subagent's end" \
+    [ "$(jq -r 'select((.k=="submsg" or .k=="subagent") and .parent=="toolu_A") | .k + (.state // "")' "$log" | tr '\n' ' ')" = "subagentstart submsg submsg submsg submsg subagentend " ]
 check "and only the parent's messages are the conversation's" \
     [ "$(grep -c '"k":"msg"' "$log")" -eq 4 ]
 check "a subagent starts after the checkpoint that names its call" \
@@ -220,6 +224,8 @@ check "the mock found the resumed conversation valid" [ "$(mock_problems)" -eq 0
 sess=$(ls -dt "$TANDEM_HOME"/sessions/*/ | head -1)
 check "the subagent's command is in the ledger, not to run again" \
     grep -q '"toolu_k1"' "$sess/effects.jsonl"
+check "what the subagent had done before the kill is in the log with its parent call" \
+    [ "$(jq -r 'select(.k=="submsg" and .parent=="toolu_K") | .role + ":" + ([.content[] | .type] | join(","))' "$sess/log.jsonl" | head -2 | tr '\n' ' ')" = "user:text assistant:tool_use " ]
 
 # Real material: the Claude Code agent definitions cc-sdd ships (tests/npm)
 # load, are listed to the model and run with their tools.
