@@ -4,7 +4,8 @@
 # asks in the TUI, saying which subagent asks; approved, it applies and
 # the parent answers; /agents lists the types and where each came from;
 # rewinding the parent's turn in the turn browser undoes the subagent's
-# edit too.
+# edit too; the agent call expands to its subagent's transcript (Ctrl+O); after a
+# SIGKILL mid-subagent, the resumed transcript and turn browser show what it did.
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
@@ -52,8 +53,18 @@ tui_keys Enter
 tui_check "the subagent's edit asks" 'Apply this edit to notes\.txt\?'
 tui_check "saying which subagent asks" 'general-purpose: fix typo subagent asks'
 tui_check "the agent call shows its subagent's call live" 'general-purpose · Edit'
+tui_check "the transcript shows the running subagent as a live line under its call" \
+    '└ general-purpose · edit_file notes\.txt · 1 model call, [0-9]+ tokens'
 tui_keys y
 tui_check "approved, the parent answers with the subagent's work" 'SUBAGENT-DID-IT'
+tui_check "the agent call says how to see its subagent's transcript" \
+    "… its subagent's transcript: 1 call \(Ctrl\+O to expand\)"
+tui_keys C-o
+tui_check "Ctrl+O shows the subagent's call as the transcript shows calls" '^    ● edit_file notes\.txt'
+tui_check "with its result and its diff" '^      └ edited notes\.txt'
+tui_check "and the subagent's own text" '^    Fixed the typo in notes\.txt\.'
+tui_keys C-o
+tui_gone "Ctrl+O again folds it" '^    ● edit_file notes\.txt'
 file_is "$TUI_WS/notes.txt" "fix the typo"
 tui_ok $? "the subagent's edit applied"
 
@@ -68,7 +79,8 @@ tui_check "and the project's, with its file" 'code-reviewer  \(.*\.claude/agents
 
 tui_keys C-t
 tui_check "the turn browser opens" '─ turns ─'
-tui_check "it lists the subagent's files in the parent's turn" 'agent  files: notes\.txt'
+tui_check "it lists the subagent's tools and files in the parent's turn" \
+    'agent, edit_file \(general-purpose\)  files: notes\.txt'
 tui_keys b
 tui_check "b rewinds the parent's turn" 'rewound \(both\) to before turn 1'
 file_is "$TUI_WS/notes.txt" "fix teh typo"
@@ -94,4 +106,43 @@ sleep 1
 tui_type "what did it find"
 tui_keys Enter
 tui_check "its answer came with the next prompt" 'IT-FOUND-BG'
+tui_keys C-c
+tui_keys C-c
+tui_exited "tandem quits"
+
+# SIGKILL while a subagent's command runs; resumed, the transcript shows
+# what the subagent had done under its call, and the turn browser lists it.
+SCEN=$(tui_scenario kill <<'J'
+{"check_echo":false,"responses":[
+ {"match_last":"run the slow step","tool_uses":[
+   {"id":"toolu_K","name":"agent","input":{"description":"slow step","prompt":"Run the slow step.","subagent_type":"general-purpose"}}]},
+ {"match_last":"Run the slow step.","text":"Running it now.","tool_uses":[
+   {"id":"toolu_k1","name":"run_bash","input":{"command":"touch started; sleep 8"}}]},
+ {"text":"ok","stop_reason":"end_turn","repeat":5}
+]}
+J
+)
+tui_mock_start "$SCEN"
+rm -f "$TUI_WS/started"
+tui_start_tandem 100 30 --permission-mode yolo
+tui_check "tandem is up again" 'for keys'
+tui_type "run the slow step"
+tui_keys Enter
+i=0
+while [ ! -e "$TUI_WS/started" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+[ -e "$TUI_WS/started" ]
+tui_ok $? "the subagent's command started"
+kill -9 "$TUI_PID"
+sleep 0.3
+tui_start_tandem 100 30 -c --permission-mode yolo
+tui_check "resumed, the agent call shows its subagent's transcript folded" \
+    "… its subagent's transcript: 1 call \(Ctrl\+O to expand\)"
+tui_keys C-o
+tui_check "expanded, the subagent's command from before the kill" '^    ● run_bash touch started; sleep 8'
+tui_check "and its text" '^    Running it now\.'
+tui_keys C-o
+tui_keys C-t
+tui_check "the turn browser lists the subagent's command in the parent's turn" \
+    'agent, run_bash \(general-purpose\)'
+tui_keys Escape
 tui_mock_done
