@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "lsp/lsp.h"
+#include "web/web.h"
 #include "record.h"
 #include "sub/subagent.h"
 #include "sub/subtype.h"
@@ -23,6 +25,11 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 
 	if (cv == NULL)
 		return NULL;
+	/* the session's other tools, as the main conversation has them, then the type's filter */
+	sched_set_more(cv->sched, web_find, a->web);
+	sched_set_more(cv->sched, lsp_find, a->lsp);
+	web_tools_json(a->web, cv->tools);
+	lsp_tools_json(a->lsp, cv->tools);
 	free(cv->sys_static);
 	cv->sys_static = xstrdup(spec->system != NULL && spec->system[0] != '\0' ? spec->system :
 	    agent_system_prompt());
@@ -82,11 +89,7 @@ subhost_bus(struct conversation *cv)
 static void
 subhost_kick(void *session)
 {
-	struct agent *a = session;
-	struct conversation *cv;
-
-	for (cv = a->convs; cv != NULL; cv = cv->next)
-		sched_kick(cv->sched);
+	agent_kick_all(session);
 }
 
 /* Claude Code's aliases, as the Anthropic API names the models they mean today. */
