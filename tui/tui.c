@@ -160,6 +160,18 @@ tui_on_tool_progress(struct app *a, const cJSON *ev)
 	app_dirty(a, D_TOOLS);
 }
 
+/* An approved call waits for another conversation's change: its line says so. */
+static void
+tui_on_tool_wait(struct app *a, const cJSON *ev)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	buf_printf(&b, "%s\n", json_str(ev, "note", "approved; waits"));
+	tv_progress(&a->tools, json_str(ev, "id", ""), b.data, b.len, ev_now_ms());
+	buf_release(&b);
+	app_dirty(a, D_TOOLS);
+}
+
 static void
 tui_on_approval_request(struct app *a, const cJSON *ev)
 {
@@ -352,6 +364,7 @@ static const struct tui_event {
 	{ "thinking", tui_on_thinking },
 	{ "tool_use", tui_on_tool_use },
 	{ "tool_progress", tui_on_tool_progress },
+	{ "tool_wait", tui_on_tool_wait },
 	{ "approval_request", tui_on_approval_request },
 	{ "approval", tui_on_approval },
 	{ "tool_result", tui_on_tool_result },

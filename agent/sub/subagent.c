@@ -292,8 +292,15 @@ sub_gate(struct subagents *s, struct conversation *cv, const char *tool, bool ex
 		    toolname_cc_or_self(tool));
 		return SUB_REFUSE;
 	}
-	if (exclusive && s->writer != NULL && s->writer != cv)
+	if (exclusive && s->writer != NULL && s->writer != cv) {
+		const char *who = sub_who(s, s->writer);
+
+		if (who != NULL)
+			buf_printf(why, "waits for the %s subagent to finish its change", who);
+		else
+			buf_puts(why, "waits for the main conversation to finish its change");
 		return SUB_LATER;
+	}
 	return SUB_PASS;
 }
 
@@ -579,6 +586,21 @@ sub_tool_line(struct sub_run *r, const cJSON *ev)
 	buf_release(&line);
 }
 
+/* The subagent's approved call waits for another's change: a line of the agent call's progress. */
+static void
+sub_wait_line(struct sub_run *r, const cJSON *ev)
+{
+	struct buf line = BUF_INIT(64 * 1024);
+
+	buf_printf(&line, "%s · %s %s\n", r->type->name, toolname_cc_or_self(json_str(ev, "name", "?")),
+	    json_str(ev, "note", ""));
+	if (r->progress != NULL)
+		r->progress(r->arg, buf_cstr(&line), line.len);
+	if (r->background)
+		buf_append(&r->bglog, line.data, line.len);
+	buf_release(&line);
+}
+
 /* An approval the subagent waits for, asked on the caller's bus, saying who asks. */
 static void
 sub_forward_approval(struct sub_run *r, const cJSON *ev)
@@ -633,6 +655,9 @@ sub_event(const cJSON *ev, void *arg)
 		sub_tell(r, "tool_result", ev);
 	} else if (strcmp(type, "text") == 0) {
 		sub_tell(r, "text", ev);
+	} else if (strcmp(type, "tool_wait") == 0) {
+		sub_wait_line(r, ev);
+		sub_tell(r, "tool_wait", ev);
 	} else if (strcmp(type, "approval_request") == 0) {
 		sub_forward_approval(r, ev);
 	} else if (strcmp(type, "approval") == 0) {

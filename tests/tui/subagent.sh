@@ -110,6 +110,56 @@ tui_keys C-c
 tui_keys C-c
 tui_exited "tandem quits"
 
+# Two subagents: one's edit waits for approval while the other's command
+# writes; approved then, the edit waits for the command to end (its line
+# says so), and the log attributes each change to its own call.
+SCEN=$(tui_scenario slot <<'J'
+{"check_echo":false,"responses":[
+ {"match_last":"two writers","tool_uses":[
+   {"id":"toolu_EA","name":"agent","input":{"description":"edit a","prompt":"Edit a.txt.","subagent_type":"general-purpose"}},
+   {"id":"toolu_EB","name":"agent","input":{"description":"write b","prompt":"Write b.txt.","subagent_type":"general-purpose"}}]},
+ {"match_last":"Edit a.txt.","tool_uses":[
+   {"id":"toolu_a1","name":"edit_file","input":{"path":"a.txt","old_string":"old a","new_string":"new a"}}]},
+ {"match_last":"Write b.txt.","first_byte_delay_ms":800,"tool_uses":[
+   {"id":"toolu_b1","name":"run_bash","input":{"command":"sh slow.sh"}}]},
+ {"match_last":"toolu_a1","text":"a is edited"},
+ {"match_last":"toolu_b1","text":"b is written"},
+ {"match_last":["a is edited","b is written"],"text":"BOTH-WRITERS-DONE"},
+ {"text":"ok","stop_reason":"end_turn","repeat":5}
+]}
+J
+)
+tui_mock_start "$SCEN"
+printf 'old a\n' >"$TUI_WS/a.txt"
+printf 'touch started; sleep 3; echo b >b.txt\n' >"$TUI_WS/slow.sh"
+rm -f "$TUI_WS/started" "$TUI_WS/b.txt"
+tui_start_tandem 100 40 --allow "'Bash(sh slow.sh)'"
+tui_check "tandem is up for two writers" 'for keys'
+tui_type "two writers"
+tui_keys Enter
+tui_check "one subagent's edit asks" 'Apply this edit to a\.txt\?'
+i=0
+while [ ! -e "$TUI_WS/started" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+[ -e "$TUI_WS/started" ]
+tui_ok $? "while the other's command runs"
+tui_keys y
+sleep 0.5
+tui_screen >/tmp/sub-wait.txt
+grep -qx 'old a' "$TUI_WS/a.txt"
+tui_ok $? "approved, the edit waits: a.txt is unchanged while the command runs"
+tui_check "and its line says so" 'Edit approved; waits for the general-purpose: write b'
+
+tui_check "both end" 'BOTH-WRITERS-DONE'
+grep -qx 'new a' "$TUI_WS/a.txt"
+tui_ok $? "then the edit applied"
+log=$(ls -t "$TANDEM_HOME"/sessions/*/log.jsonl | head -1)
+[ "$(jq -r 'select(.k=="files") | .id + ":" + ([.files[].path] | join(","))' "$log" | sort | tr '\n' ' ')" = \
+    "toolu_a1:a.txt toolu_b1:b.txt,started " ]
+tui_ok $? "the log attributes each change to its own call ($(jq -c 'select(.k=="files") | [.id, [.files[].path]]' "$log" | tr '\n' ' '))"
+tui_keys C-c
+tui_keys C-c
+tui_exited "tandem quits"
+
 # SIGKILL while a subagent's command runs; resumed, the transcript shows
 # what the subagent had done under its call, and the turn browser lists it.
 SCEN=$(tui_scenario kill <<'J'
