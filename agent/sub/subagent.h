@@ -45,7 +45,7 @@ struct subtype;
 struct sub_spec {
 	const char	*system;	/* its system prompt */
 	const struct subtype *type;	/* its tools: subtype_allows */
-	const char	*model;		/* a model id; NULL: the session's */
+	const char	*model;		/* a model id; NULL: the session's as the subagent starts */
 };
 
 /* What the turn gives the subagents (agent/turn/subhost.c). */

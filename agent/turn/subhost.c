@@ -38,8 +38,12 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 			cJSON_DeleteItemFromArray(cv->tools, i);
 	if (subtype_allows(spec->type, "agent"))
 		sub_tool_json(a->subs, cv->tools);
-	if (spec->model != NULL && strcmp(spec->model, a->model) != 0)
-		cv->model = xstrdup(spec->model);
+	/*
+	 * inherit is the caller's model as it starts: a command's model that
+	 * the main conversation changes to and back (claude/claude.h) is the
+	 * main conversation's, not a running subagent's
+	 */
+	cv->model = xstrdup(spec->model != NULL ? spec->model : a->model);
 	return cv;
 }
 

@@ -25,6 +25,13 @@ SCEN=$(tui_scenario sub <<'J'
  {"match_last":"Look in the background.","first_byte_delay_ms":300,"text":"BG-ANSWER"},
  {"match_last":"runs in the background as agent_1","text":"STARTED-IN-BACKGROUND"},
  {"match_last":["what did it find","BG-ANSWER","background subagent agent_1"],"text":"IT-FOUND-BG"},
+ {"match_last":"Start the model job.","tool_uses":[
+   {"id":"toolu_MJ","name":"agent","input":{"description":"model job","prompt":"Work on the model job.","subagent_type":"general-purpose","run_in_background":true}}]},
+ {"match_last":"Work on the model job.","first_byte_delay_ms":800,"tool_uses":[
+   {"id":"toolu_mj1","name":"read_file","input":{"path":"notes.txt"}}]},
+ {"match_last":"runs in the background as agent_2","text":"MODELJOB-STARTED"},
+ {"match_last":"toolu_mj1","text":"MODELJOB-DONE"},
+ {"match_last":"and now","text":"AND-NOW"},
  {"text":"ok","stop_reason":"end_turn","repeat":5}
 ]}
 J
@@ -106,6 +113,21 @@ sleep 1
 tui_type "what did it find"
 tui_keys Enter
 tui_check "its answer came with the next prompt" 'IT-FOUND-BG'
+
+# A command's model is its turn's: a background subagent started in that
+# turn keeps it after the turn ends and the main conversation goes back.
+mkdir -p "$TUI_WS/.claude/commands"
+printf -- '---\nmodel: claude-cmd-model\n---\nStart the model job.\n' >"$TUI_WS/.claude/commands/modeljob.md"
+tui_type "/modeljob"
+tui_keys Enter
+tui_check "the command's turn ends while its background subagent runs" 'MODELJOB-STARTED'
+sleep 2
+tui_type "and now"
+tui_keys Enter
+tui_check "the next turn answers" 'AND-NOW'
+m=$(jq -r 'select(.body.messages != null) | [.body.model, (.body.messages[0].content | if type=="string" then . else .[0].text end)] | join(" ")' "$TUI_MOCK_LOG" | grep 'Work on the model job' | awk '{print $1}' | sort -u | tr '\n' ' ')
+[ "$m" = "claude-cmd-model " ]
+tui_ok $? "both of the subagent's requests asked the command's model, not only the first ($m)"
 tui_keys C-c
 tui_keys C-c
 tui_exited "tandem quits"
