@@ -302,6 +302,10 @@ sched_pump(struct sched *s)
 			enum sched_gate g = s->ops.gate != NULL ?
 			    s->ops.gate(s->ops.arg, c, &why) : SCHED_GO;
 
+			/* the person said yes: the gate's only word left is when */
+			if (c->approved && g == SCHED_ASK)
+				g = SCHED_GO;
+
 			if (g == SCHED_GO)
 				sched_start(s, c);
 			else if (g == SCHED_ASK)
@@ -381,7 +385,8 @@ sched_answer(struct sched *s, const char *id, bool allow, const char *reason,
 		c->input = cJSON_Duplicate(edited_input, 1);
 	}
 	if (allow) {
-		sched_start(s, c);
+		c->approved = true;
+		c->state = SCHED_QUEUED;
 	} else {
 		struct buf b = BUF_INIT(64 * 1024);
 

@@ -59,6 +59,12 @@ struct sched_call {
 	cJSON			*blocks;	/* content blocks after the text (images), or NULL */
 	void			*ajob;		/* an asynchronous tool's call */
 	bool			 held;		/* its tool returned; the owner holds it (sched_set_hold) */
+	/*
+	 * The person allowed it (sched_answer): it is gated again only for
+	 * when it may run (a SCHED_ASK then means go); wait_told: the gate
+	 * said why it waits.
+	 */
+	bool			 approved, wait_told;
 	int64_t			 duration_ms;
 	struct exec_job		*job;
 	struct sched_call	*next;
@@ -108,7 +114,9 @@ void		 sched_release(struct sched *, struct sched_call *);
 void		 sched_add(struct sched *, const char *id, const char *name,
 		    const cJSON *input, const char *parse_error);
 /*
- * The answer to a SCHED_ASK; edited_input (copied) replaces the input if
+ * The answer to a SCHED_ASK: an allowed call is queued again, approved,
+ * and runs when the gate lets it (another conversation's write may hold
+ * it back); edited_input (copied) replaces the input if
  * not NULL, and when it differs the result starts with a note saying so
  * and showing the change (inputnote.h), as the model sees only its own
  * input in the conversation.

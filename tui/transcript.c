@@ -15,6 +15,7 @@
 #include "xalloc.h"
 
 #define TR_RESULT_MAX	(256 * 1024)	/* what a result keeps for showing */
+#define TR_SUB_INDENT	4		/* columns a subagent's transcript is indented by */
 
 enum tr_kind { TR_PROMPT, TR_TEXT, TR_THINKING, TR_TOOL, TR_NOTICE };
 
@@ -35,6 +36,13 @@ struct tr_item {
 	char		*diff;		/* TR_TOOL: what an edit did, as a unified diff, or NULL */
 	char		 found[32];	/* TR_TOOL: what a search found ("3 files") */
 	const struct theme_glyphs *glyphs;	/* TR_TOOL: the transcript's */
+	/* TR_TOOL, an agent call: its subagent's transcript and its state */
+	struct tr_item	**kids;
+	size_t		 nkids, capkids;
+	char		*sub_agent;	/* its type; NULL: no subagent (yet) */
+	int		 sub_calls;
+	int64_t		 sub_tokens;
+	bool		 sub_running;
 };
 
 struct tr_pos {
@@ -77,6 +85,12 @@ tr_new(void)
 static void
 tr_item_free(struct tr_item *it)
 {
+	size_t k;
+
+	for (k = 0; k < it->nkids; k++)
+		tr_item_free(it->kids[k]);
+	free(it->kids);
+	free(it->sub_agent);
 	if (it->kind == TR_TEXT)
 		mdview_release(&it->md);
 	buf_release(&it->raw);
@@ -207,28 +221,42 @@ tr_tool_use(struct transcript *tr, int turn, const char *id, const char *name, c
 	tr->gen++;
 }
 
-/* The newest tool item for id (results come soon after their call). */
-static size_t
-tr_find_tool(const struct transcript *tr, const char *id)
+/*
+ * The newest tool item for id (results come soon after their call), or a
+ * subagent's call under its agent call; *top: the transcript's item it is
+ * or is under.  NULL when there is none.
+ */
+static struct tr_item *
+tr_find_tool(const struct transcript *tr, const char *id, size_t *top)
 {
-	size_t i = tr->n;
+	size_t i = tr->n, k;
 
-	while (i-- > 0)
-		if (tr->items[i]->kind == TR_TOOL && strcmp(tr->items[i]->id, id) == 0)
-			return i;
-	return SIZE_MAX;
+	if (id == NULL)
+		return NULL;
+	while (i-- > 0) {
+		struct tr_item *it = tr->items[i];
+
+		if (it->kind != TR_TOOL)
+			continue;
+		*top = i;
+		if (strcmp(it->id, id) == 0)
+			return it;
+		for (k = it->nkids; k-- > 0;)
+			if (it->kids[k]->kind == TR_TOOL && strcmp(it->kids[k]->id, id) == 0)
+				return it->kids[k];
+	}
+	return NULL;
 }
 
 void
 tr_tool_result(struct transcript *tr, const char *id, bool is_error, const char *content)
 {
-	size_t i = tr_find_tool(tr, id ? id : "");
-	struct tr_item *it;
+	size_t i;
+	struct tr_item *it = tr_find_tool(tr, id, &i);
 	size_t n;
 
-	if (i == SIZE_MAX)
+	if (it == NULL)
 		return;
-	it = tr->items[i];
 	it->has_result = true;
 	it->is_error = is_error;
 	buf_reset(&it->raw);
@@ -249,6 +277,7 @@ tr_tool_result(struct transcript *tr, const char *id, bool is_error, const char 
 	}
 	cJSON_Delete(it->input);
 	it->input = NULL;
+	it->stale = true;
 	tr->gen++;
 	tr_mark(tr, i);
 }
@@ -256,12 +285,11 @@ tr_tool_result(struct transcript *tr, const char *id, bool is_error, const char 
 void
 tr_tool_input(struct transcript *tr, const char *id, const cJSON *input)
 {
-	size_t i = tr_find_tool(tr, id ? id : "");
-	struct tr_item *it;
+	size_t i;
+	struct tr_item *it = tr_find_tool(tr, id, &i);
 
-	if (i == SIZE_MAX || input == NULL)
+	if (it == NULL || input == NULL)
 		return;
-	it = tr->items[i];
 	/* Only what a finished call's lines are made from. */
 	if (!ts_is_edit(it->name) && strcmp(it->name, "glob") != 0 && strcmp(it->name, "grep") != 0)
 		return;
@@ -272,46 +300,144 @@ tr_tool_input(struct transcript *tr, const char *id, const cJSON *input)
 void
 tr_tool_diff(struct transcript *tr, const char *id, const char *diff)
 {
-	size_t i = tr_find_tool(tr, id ? id : "");
-	struct tr_item *it;
+	size_t i;
+	struct tr_item *it = tr_find_tool(tr, id, &i);
 
-	if (i == SIZE_MAX || diff == NULL || *diff == '\0')
+	if (it == NULL || diff == NULL || *diff == '\0')
 		return;
-	it = tr->items[i];
 	if (!ts_is_edit(it->name))
 		return;
 	free(it->diff);
 	it->diff = xstrdup(diff);
+	it->stale = true;
 	tr_mark(tr, i);
 }
 
 void
 tr_tool_denied(struct transcript *tr, const char *id, const char *reason)
 {
-	size_t i = tr_find_tool(tr, id ? id : "");
+	size_t i;
+	struct tr_item *it = tr_find_tool(tr, id, &i);
 
-	if (i == SIZE_MAX)
+	if (it == NULL)
 		return;
-	tr->items[i]->denied = true;
-	free(tr->items[i]->diff);
-	tr->items[i]->diff = NULL;
+	it->denied = true;
+	free(it->diff);
+	it->diff = NULL;
 	tr->gen++;
 	/* The agent's own report of a denial carries no reason: keep the user's. */
 	if (reason != NULL && *reason != '\0') {
-		free(tr->items[i]->reason);
-		tr->items[i]->reason = xstrdup(reason);
+		free(it->reason);
+		it->reason = xstrdup(reason);
 	}
+	it->stale = true;
 	tr_mark(tr, i);
 }
 
 void
 tr_tool_interrupted(struct transcript *tr, const char *id)
 {
-	size_t i = tr_find_tool(tr, id ? id : "");
+	size_t i;
+	struct tr_item *it = tr_find_tool(tr, id, &i);
 
-	if (i == SIZE_MAX)
+	if (it == NULL)
 		return;
-	tr->items[i]->interrupted = true;
+	it->interrupted = true;
+	it->stale = true;
+	tr->gen++;
+	tr_mark(tr, i);
+}
+
+/* ---- a subagent's transcript, under its agent call ---- */
+
+/* The agent call parent's item and its index, or NULL. */
+static struct tr_item *
+tr_sub_parent(const struct transcript *tr, const char *parent, size_t *top)
+{
+	size_t i = tr->n;
+
+	while (parent != NULL && i-- > 0)
+		if (tr->items[i]->kind == TR_TOOL && strcmp(tr->items[i]->id, parent) == 0) {
+			*top = i;
+			return tr->items[i];
+		}
+	return NULL;
+}
+
+static struct tr_item *
+tr_sub_add(struct transcript *tr, struct tr_item *p, enum tr_kind kind)
+{
+	struct tr_item *it = xcalloc(1, sizeof *it);
+
+	it->kind = kind;
+	it->turn = p->turn;
+	it->stale = true;
+	buf_init(&it->raw, TR_RESULT_MAX);
+	slvec_init(&it->lines);
+	if (kind == TR_TEXT) {
+		mdview_init(&it->md);
+		mdview_set_width(&it->md, tr->width > TR_SUB_INDENT + 8 ? tr->width - TR_SUB_INDENT : 8);
+	}
+	it->glyphs = &tr->glyphs;
+	if (p->nkids == p->capkids) {
+		p->capkids = p->capkids ? p->capkids * 2 : 8;
+		p->kids = xreallocarray(p->kids, p->capkids, sizeof *p->kids);
+	}
+	p->kids[p->nkids++] = it;
+	return it;
+}
+
+void
+tr_sub_state(struct transcript *tr, const char *parent, const char *agent, int calls, int64_t tokens,
+    bool running)
+{
+	size_t i;
+	struct tr_item *p = tr_sub_parent(tr, parent, &i);
+
+	if (p == NULL)
+		return;
+	free(p->sub_agent);
+	p->sub_agent = xstrdup(agent != NULL ? agent : "");
+	p->sub_calls = calls;
+	p->sub_tokens = tokens;
+	p->sub_running = running;
+	p->stale = true;
+	tr->gen++;
+	tr_mark(tr, i);
+}
+
+void
+tr_sub_text(struct transcript *tr, const char *parent, const char *s, size_t n)
+{
+	size_t i;
+	struct tr_item *p = tr_sub_parent(tr, parent, &i), *it;
+
+	if (p == NULL || n == 0)
+		return;
+	it = p->nkids > 0 ? p->kids[p->nkids - 1] : NULL;
+	if (it == NULL || it->kind != TR_TEXT)
+		it = tr_sub_add(tr, p, TR_TEXT);
+	mdview_append(&it->md, s, n);
+	it->stale = true;
+	p->stale = true;
+	tr_mark(tr, i);
+}
+
+void
+tr_sub_tool_use(struct transcript *tr, const char *parent, const char *id, const char *name,
+    const char *summary)
+{
+	size_t i;
+	struct tr_item *p = tr_sub_parent(tr, parent, &i), *it;
+
+	if (p == NULL)
+		return;
+	it = tr_sub_add(tr, p, TR_TOOL);
+	it->id = xstrdup(id ? id : "");
+	it->name = xstrdup(name ? name : "tool");
+	it->summary = xstrdup(summary ? summary : "");
+	/* the first text after a call is a new block */
+	p->stale = true;
 	tr->gen++;
 	tr_mark(tr, i);
 }
@@ -590,6 +716,64 @@ tr_build_diags(struct tr_item *it, const char *res)
 	tr_add_lines(&it->lines, p, strlen(p), "    ", ROLE_DIM, "    ", ROLE_ERROR, 0, SL_CHARWRAP, SIZE_MAX);
 }
 
+static struct slvec *tr_lines(struct tr_item *);
+
+/*
+ * An agent call's subagent: folded, a live line while it runs (its type,
+ * its current call, its figures) and how to see the rest; expanded, its
+ * own transcript (its text, its calls as the transcript shows calls).
+ */
+static void
+tr_build_sub(struct tr_item *it, const char *lead)
+{
+	struct tr_item *cur = NULL;
+	struct sline *l;
+	char figs[96];
+	size_t k, j, calls = 0;
+
+	for (k = 0; k < it->nkids; k++)
+		if (it->kids[k]->kind == TR_TOOL) {
+			cur = it->kids[k];
+			calls++;
+		}
+	if (it->expanded)
+		for (k = 0; k < it->nkids; k++) {
+			struct slvec *v = tr_lines(it->kids[k]);
+
+			for (j = 0; j < v->n; j++)
+				tr_indent_line(&it->lines, &v->v[j], "    ");
+		}
+	snprintf(figs, sizeof figs, " \xC2\xB7 %d model call%s, %lld tokens", it->sub_calls,
+	    it->sub_calls == 1 ? "" : "s", (long long)it->sub_tokens);
+	if (it->sub_running) {
+		l = slvec_push(&it->lines);
+		sline_adds(l, lead, ROLE_DIM, 0);
+		sline_mark_body(l);
+		sline_set_cont(l, "    ", ROLE_DIM);
+		sline_adds(l, it->sub_agent != NULL ? it->sub_agent : "subagent", ROLE_ACCENT, 0);
+		sline_adds(l, " \xC2\xB7 ", ROLE_DIM, 0);
+		if (cur != NULL) {
+			sline_adds(l, cur->name, ROLE_TEXT, TA_BOLD);
+			if (cur->summary[0] != '\0') {
+				sline_add(l, " ", 1, ROLE_TEXT, 0);
+				sline_adds(l, cur->summary, ROLE_TEXT, 0);
+			}
+		} else
+			sline_adds(l, "starting", ROLE_DIM, 0);
+		sline_adds(l, figs, ROLE_DIM, 0);
+		l->flags |= SL_NOWRAP;
+	}
+	if (!it->expanded && it->nkids > 0) {
+		char t[128];
+
+		l = slvec_push(&it->lines);
+		snprintf(t, sizeof t, "    \xE2\x80\xA6 its subagent's transcript: %zu call%s (%s to expand)", calls,
+		    calls == 1 ? "" : "s", TS_EXPAND_KEY);
+		sline_adds(l, t, ROLE_DIM, 0);
+		l->flags |= SL_NOWRAP;
+	}
+}
+
 static void
 tr_build_tool(struct tr_item *it)
 {
@@ -601,6 +785,8 @@ tr_build_tool(struct tr_item *it)
 
 	snprintf(lead, sizeof lead, "  %s ", it->glyphs->g[GLYPH_RESULT]);
 	tr_build_call(it);
+	if (it->sub_agent != NULL || it->nkids > 0)
+		tr_build_sub(it, lead);
 	if (it->denied) {
 		l = slvec_push(&it->lines);
 		sline_adds(l, lead, ROLE_DIM, 0);
@@ -859,9 +1045,19 @@ tr_set_size(struct transcript *tr, int width, int height)
 	width = width > 0 ? width : 1;
 	/* Tables are laid out for the width: the replies that hold one are drawn again. */
 	if (width != tr->width)
-		for (i = 0; i < tr->n; i++)
-			if (tr->items[i]->kind == TR_TEXT && mdview_set_width(&tr->items[i]->md, width))
+		for (i = 0; i < tr->n; i++) {
+			struct tr_item *it = tr->items[i];
+			size_t k;
+
+			if (it->kind == TR_TEXT && mdview_set_width(&it->md, width))
 				tr_mark(tr, i);
+			for (k = 0; k < it->nkids; k++)
+				if (it->kids[k]->kind == TR_TEXT && mdview_set_width(&it->kids[k]->md,
+				    width > TR_SUB_INDENT + 8 ? width - TR_SUB_INDENT : 8)) {
+					it->kids[k]->stale = true;
+					tr_mark(tr, i);
+				}
+		}
 	tr->width = width;
 	tr->height = height > 0 ? height : 1;
 }
@@ -1002,7 +1198,7 @@ tr_set_glyphs(struct transcript *tr, const struct theme_glyphs *g)
 static bool
 tr_expandable(const struct tr_item *it)
 {
-	return (it->kind == TR_TOOL && it->has_result) || it->kind == TR_THINKING;
+	return (it->kind == TR_TOOL && (it->has_result || it->nkids > 0)) || it->kind == TR_THINKING;
 }
 
 void

@@ -44,6 +44,18 @@ struct cJSON;
 void	 tr_tool_input(struct transcript *, const char *id, const struct cJSON *input);
 /* What an edit will do, as a unified diff (its approval's preview); shown once it is done. */
 void	 tr_tool_diff(struct transcript *, const char *id, const char *diff);
+/*
+ * An agent call's subagent (parent: the call's id): its state (its type,
+ * model calls, tokens, whether it runs), its text, its calls.  The calls'
+ * input, result, diff and denial then come through tr_tool_* by their ids.
+ * Folded, the call shows a live line while its subagent runs; expanded,
+ * the subagent's own transcript.
+ */
+void	 tr_sub_state(struct transcript *, const char *parent, const char *agent, int calls,
+	    int64_t tokens, bool running);
+void	 tr_sub_text(struct transcript *, const char *parent, const char *s, size_t n);
+void	 tr_sub_tool_use(struct transcript *, const char *parent, const char *id, const char *name,
+	    const char *summary);
 /* A notice: text (lines split at '\n') in role. */
 void	 tr_notice(struct transcript *, int role, const char *text);
 /* The reply being streamed ends: the next text starts a new block. */

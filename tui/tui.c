@@ -160,6 +160,18 @@ tui_on_tool_progress(struct app *a, const cJSON *ev)
 	app_dirty(a, D_TOOLS);
 }
 
+/* An approved call waits for another conversation's change: its line says so. */
+static void
+tui_on_tool_wait(struct app *a, const cJSON *ev)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	buf_printf(&b, "%s\n", json_str(ev, "note", "approved; waits"));
+	tv_progress(&a->tools, json_str(ev, "id", ""), b.data, b.len, ev_now_ms());
+	buf_release(&b);
+	app_dirty(a, D_TOOLS);
+}
+
 static void
 tui_on_approval_request(struct app *a, const cJSON *ev)
 {
@@ -258,6 +270,41 @@ tui_on_tool_result(struct app *a, const cJSON *ev)
 	app_dirty(a, D_TOOLS | D_TRANSCRIPT | D_LAYOUT);
 }
 
+/*
+ * A subagent's state, text and calls, under its agent call: the call's
+ * live line and its transcript (tr_sub_*); its calls' results, diffs and
+ * denials then find them by their ids.
+ */
+static void
+tui_on_subagent(struct app *a, const cJSON *ev)
+{
+	const char *parent = json_str(ev, "parent_tool_use_id", ""), *state = json_str(ev, "state", "");
+	const cJSON *in = json_get(ev, "event");
+
+	if (strcmp(state, "text") == 0) {
+		const char *t = json_str(in, "text", "");
+
+		tr_sub_text(a->tr, parent, t, strlen(t));
+	} else if (strcmp(state, "tool") == 0) {
+		const char *name = json_str(in, "name", "tool");
+		char *summary = tv_summary(name, json_get(in, "input"));
+
+		tr_sub_tool_use(a->tr, parent, json_str(in, "id", ""), name, summary);
+		tr_tool_input(a->tr, json_str(in, "id", ""), json_get(in, "input"));
+		free(summary);
+	} else if (strcmp(state, "tool_result") == 0) {
+		const char *id = json_str(in, "id", "");
+
+		if (json_bool(in, "denied", false))
+			tr_tool_denied(a->tr, id, NULL);
+		tr_tool_result(a->tr, id, json_bool(in, "is_error", false), json_str(in, "content", ""));
+	}
+	if (!json_bool(ev, "replay", false))
+		tr_sub_state(a->tr, parent, json_str(ev, "agent", ""), (int)json_int(ev, "calls", 0),
+		    json_int(ev, "tokens", 0), strcmp(state, "end") != 0);
+	app_dirty(a, D_TRANSCRIPT);
+}
+
 static void
 tui_on_compaction(struct app *a, const cJSON *ev)
 {
@@ -317,9 +364,11 @@ static const struct tui_event {
 	{ "thinking", tui_on_thinking },
 	{ "tool_use", tui_on_tool_use },
 	{ "tool_progress", tui_on_tool_progress },
+	{ "tool_wait", tui_on_tool_wait },
 	{ "approval_request", tui_on_approval_request },
 	{ "approval", tui_on_approval },
 	{ "tool_result", tui_on_tool_result },
+	{ "subagent", tui_on_subagent },
 	{ "compaction", tui_on_compaction },
 	{ "cache_break", tui_on_cache_break },
 	{ "retry", tui_on_retry },

@@ -896,8 +896,6 @@ lsp_after_tool(void *arg, struct sched_call *c)
 
 /* --- the set ------------------------------------------------------------------- */
 
-static const struct tool_def *lsp_find(void *, const char *);
-
 struct lsp *
 lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *env,
     struct jail *jail, struct event_bus *bus, struct sched *sched)
@@ -983,8 +981,7 @@ lsp_free(struct lsp *l)
 	free(l);
 }
 
-/* The scheduler's finder: the code tool. */
-static const struct tool_def *
+const struct tool_def *
 lsp_find(void *arg, const char *name)
 {
 	struct lsp *l = arg;

@@ -53,6 +53,8 @@ struct lsp_job;
 struct lsp	*lsp_new(struct ev_loop *, const struct config *, const struct tool_env *,
 		    struct jail *, struct event_bus *, struct sched *);
 void		 lsp_free(struct lsp *);
+/* The scheduler's finder (arg: the lsp, or NULL): the code tool for its name, else NULL. */
+const struct tool_def *lsp_find(void *arg, const char *name);
 /* Append the code tool's definition to tools (the request's array), unless disabled. */
 void		 lsp_tools_json(const struct lsp *, cJSON *tools);
 /* "clangd ready, pyright starting" for the status bar; nothing when none ran. */

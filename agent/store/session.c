@@ -19,6 +19,7 @@
 #include "file.h"
 #include "json.h"
 #include "session.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 struct session {
@@ -41,6 +42,7 @@ struct session {
 	cJSON	*turninfo;	/* "turn" records: prompt, tools, tokens, time */
 	cJSON	*rewinds;	/* "rewind" records not undone, newest last */
 	cJSON	*intents;	/* "intent" records: writers that started (intent.h) */
+	cJSON	*submsgs;	/* "submsg" records: the subagents' messages (sub/subagent.h) */
 };
 
 void
@@ -237,6 +239,7 @@ session_alloc(const char *home, const char *id)
 	s->turninfo = cJSON_CreateArray();
 	s->rewinds = cJSON_CreateArray();
 	s->intents = cJSON_CreateArray();
+	s->submsgs = cJSON_CreateArray();
 	return s;
 }
 
@@ -355,6 +358,7 @@ session_append_fd(int fd, int64_t *size, const char *line, size_t n)
  * "ck":"XXXXXXXX", the CRC-32 of every byte before ",\"ck\"".  A flipped
  * bit anywhere in the line, inside a string too, then fails the check.
  */
+#define SESSION_SUBMSG_KEEP (16 * 1024)	/* of a subagent's tool result, what the head keeps */
 #define SESSION_SEAL_LEN 17	/* ,"ck":"XXXXXXXX"} */
 
 /* rec (its own "ck" dropped first) as one sealed line, newline included; caller frees. */
@@ -689,6 +693,7 @@ session_close(struct session *s)
 	cJSON_Delete(s->turninfo);
 	cJSON_Delete(s->rewinds);
 	cJSON_Delete(s->intents);
+	cJSON_Delete(s->submsgs);
 	free(s->id);
 	free(s->dir);
 	free(s);
@@ -775,6 +780,12 @@ session_intents(const struct session *s)
 }
 
 const cJSON *
+session_submsgs(const struct session *s)
+{
+	return s->submsgs;
+}
+
+const cJSON *
 session_turninfo(const struct session *s)
 {
 	return s->turninfo;
@@ -797,6 +808,25 @@ session_mark_line(struct session *s, cJSON *m)
 		cJSON_AddNumberToObject(m, "_line", s->line);
 	}
 	return m;
+}
+
+/* What is kept of a subagent's message: all of it, but a tool's result past SESSION_SUBMSG_KEEP bytes cut. */
+static cJSON *
+session_submsg_copy(const cJSON *rec)
+{
+	cJSON *c = cJSON_Duplicate(rec, 1), *b;
+
+	cJSON_ArrayForEach(b, json_get(c, "content")) {
+		const cJSON *t = json_get(b, "content");
+
+		if (cJSON_IsString(t) && strlen(t->valuestring) > SESSION_SUBMSG_KEEP) {
+			char *cut = xstrndup(t->valuestring, utf8_floor(t->valuestring, SESSION_SUBMSG_KEEP));
+
+			cJSON_ReplaceItemInObjectCaseSensitive(b, "content", cJSON_CreateString(cut));
+			free(cut);
+		}
+	}
+	return c;
 }
 
 /*
@@ -824,7 +854,8 @@ session_apply(struct session *s, cJSON *rec)
 			cJSON_AddItemToArray(s->messages, m);
 		}
 	} else if (s->messages == NULL && strcmp(k, "rewind") != 0 && strcmp(k, "redo") != 0 &&
-	    strcmp(k, "files") != 0 && strcmp(k, "turn") != 0 && strcmp(k, "intent") != 0) {
+	    strcmp(k, "files") != 0 && strcmp(k, "turn") != 0 && strcmp(k, "intent") != 0 &&
+	    strcmp(k, "submsg") != 0) {
 		return;
 	} else if (strcmp(k, "extend") == 0) {
 		cJSON *last = cJSON_GetArrayItem(s->messages, cJSON_GetArraySize(s->messages) - 1);
@@ -859,6 +890,8 @@ session_apply(struct session *s, cJSON *rec)
 		cJSON_AddItemToArray(s->files, cJSON_Duplicate(rec, 1));
 	} else if (strcmp(k, "intent") == 0) {
 		cJSON_AddItemToArray(s->intents, cJSON_Duplicate(rec, 1));
+	} else if (strcmp(k, "submsg") == 0) {
+		cJSON_AddItemToArray(s->submsgs, session_submsg_copy(rec));
 	} else if (strcmp(k, "turn") == 0) {
 		cJSON_AddItemToArray(s->turninfo, cJSON_Duplicate(rec, 1));
 		if (json_int(rec, "turn", 0) > s->turns)

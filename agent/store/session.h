@@ -118,6 +118,8 @@ const cJSON	*session_turninfo(const struct session *);
 const cJSON	*session_last_rewind(const struct session *);
 /* The "intent" records, in log order (intent.h), owned by the session. */
 const cJSON	*session_intents(const struct session *);
+/* The subagents' messages as logged ("submsg" records: parent, agent, role, content), oldest first. */
+const cJSON	*session_submsgs(const struct session *);
 /* The last turn number in the log. */
 int		 session_turns(const struct session *);
 /* Update meta.json (atomic): first prompt, turns.  0 or -1. */

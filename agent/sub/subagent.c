@@ -292,8 +292,15 @@ sub_gate(struct subagents *s, struct conversation *cv, const char *tool, bool ex
 		    toolname_cc_or_self(tool));
 		return SUB_REFUSE;
 	}
-	if (exclusive && s->writer != NULL && s->writer != cv)
+	if (exclusive && s->writer != NULL && s->writer != cv) {
+		const char *who = sub_who(s, s->writer);
+
+		if (who != NULL)
+			buf_printf(why, "waits for the %s subagent to finish its change", who);
+		else
+			buf_puts(why, "waits for the main conversation to finish its change");
 		return SUB_LATER;
+	}
 	return SUB_PASS;
 }
 
@@ -346,7 +353,10 @@ sub_tell(struct sub_run *r, const char *state, const cJSON *inner)
 	event_emit(bus, ev);
 }
 
-/* The subagent in the session's log: its start, and at its end its messages and answer. */
+/*
+ * The subagent in the session's log: its start, and at its end its answer
+ * (its messages went there as they were said: sub_record).
+ */
 static void
 sub_log(struct sub_run *r, const char *state, bool end)
 {
@@ -357,7 +367,8 @@ sub_log(struct sub_run *r, const char *state, bool end)
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "subagent");
 	cJSON_AddStringToObject(rec, "state", state);
-	cJSON_AddNumberToObject(rec, "turn", event_turn(r->bus));
+	cJSON_AddNumberToObject(rec, "turn", r->parent != NULL ? event_turn(r->s->host->bus(r->parent)) :
+	    event_turn(r->bus));
 	cJSON_AddStringToObject(rec, "parent", r->id);
 	cJSON_AddStringToObject(rec, "agent", r->type->name);
 	cJSON_AddStringToObject(rec, "who", r->who);
@@ -369,7 +380,102 @@ sub_log(struct sub_run *r, const char *state, bool end)
 		cJSON_AddNumberToObject(rec, "cost_usd", r->cost);
 	}
 	/* a log that cannot be written is the turn's to report; the answer still goes back */
-	(void)r->s->host->log(r->cv, rec, end);
+	(void)r->s->host->log(r->cv, rec);
+}
+
+int
+sub_record(struct subagents *s, struct conversation *cv, const char *role, const cJSON *content)
+{
+	struct sub_run *r = sub_run_of(s, cv);
+	cJSON *rec;
+
+	if (r == NULL || s->closing)
+		return 0;
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "k", "submsg");
+	cJSON_AddNumberToObject(rec, "turn", r->parent != NULL ? event_turn(s->host->bus(r->parent)) : 0);
+	cJSON_AddStringToObject(rec, "parent", r->id);
+	cJSON_AddStringToObject(rec, "agent", r->type->name);
+	cJSON_AddStringToObject(rec, "who", r->who);
+	cJSON_AddStringToObject(rec, "role", role);
+	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(content, 1));
+	return s->host->log(cv, rec);
+}
+
+/* A replayed "subagent" event of the record rec for its parent call. */
+static cJSON *
+sub_replay_event(struct event_bus *bus, const cJSON *rec, const char *state)
+{
+	cJSON *ev = event_new(bus, "subagent");
+
+	cJSON_AddStringToObject(ev, "parent_tool_use_id", json_str(rec, "parent", ""));
+	cJSON_AddStringToObject(ev, "state", state);
+	cJSON_AddStringToObject(ev, "agent", json_str(rec, "agent", ""));
+	cJSON_AddStringToObject(ev, "who", json_str(rec, "who", ""));
+	cJSON_AddBoolToObject(ev, "replay", 1);
+	return ev;
+}
+
+void
+sub_replay(const cJSON *submsgs, const char *parent, struct event_bus *bus)
+{
+	const cJSON *rec, *b;
+
+	cJSON_ArrayForEach(rec, submsgs) {
+		bool user = strcmp(json_str(rec, "role", ""), "user") == 0;
+
+		if (strcmp(json_str(rec, "parent", ""), parent) != 0)
+			continue;
+		cJSON_ArrayForEach(b, json_get(rec, "content")) {
+			const char *type = json_str(b, "type", "");
+			cJSON *ev, *in;
+
+			if (!user && strcmp(type, "text") == 0) {
+				ev = sub_replay_event(bus, rec, "text");
+				in = cJSON_AddObjectToObject(ev, "event");
+				cJSON_AddStringToObject(in, "type", "text");
+				cJSON_AddStringToObject(in, "text", json_str(b, "text", ""));
+			} else if (!user && strcmp(type, "tool_use") == 0) {
+				ev = sub_replay_event(bus, rec, "tool");
+				in = cJSON_AddObjectToObject(ev, "event");
+				cJSON_AddStringToObject(in, "type", "tool_use");
+				cJSON_AddStringToObject(in, "id", json_str(b, "id", ""));
+				cJSON_AddStringToObject(in, "name", json_str(b, "name", ""));
+				cJSON_AddItemToObject(in, "input", cJSON_Duplicate(json_get(b, "input"), 1));
+			} else if (user && strcmp(type, "tool_result") == 0) {
+				const cJSON *c = json_get(b, "content");
+
+				ev = sub_replay_event(bus, rec, "tool_result");
+				in = cJSON_AddObjectToObject(ev, "event");
+				cJSON_AddStringToObject(in, "type", "tool_result");
+				cJSON_AddStringToObject(in, "id", json_str(b, "tool_use_id", ""));
+				cJSON_AddStringToObject(in, "content", cJSON_IsString(c) ? c->valuestring : "");
+				cJSON_AddBoolToObject(in, "is_error", json_bool(b, "is_error", false));
+			} else
+				continue;
+			event_emit(bus, ev);
+		}
+	}
+}
+
+void
+sub_tool_names(const cJSON *submsgs, const char *parent, cJSON *names)
+{
+	const cJSON *rec, *b;
+	struct buf n = BUF_INIT(BUF_NOLIMIT);
+
+	cJSON_ArrayForEach(rec, submsgs) {
+		if (strcmp(json_str(rec, "parent", ""), parent) != 0 ||
+		    strcmp(json_str(rec, "role", ""), "assistant") != 0)
+			continue;
+		cJSON_ArrayForEach(b, json_get(rec, "content"))
+			if (strcmp(json_str(b, "type", ""), "tool_use") == 0) {
+				buf_reset(&n);
+				buf_printf(&n, "%s (%s)", json_str(b, "name", "?"), json_str(rec, "agent", "?"));
+				cJSON_AddItemToArray(names, cJSON_CreateString(buf_cstr(&n)));
+			}
+	}
+	buf_release(&n);
 }
 
 /* The agent call's result: the answer and a line of its cost; then the subagent goes. */
@@ -480,6 +586,21 @@ sub_tool_line(struct sub_run *r, const cJSON *ev)
 	buf_release(&line);
 }
 
+/* The subagent's approved call waits for another's change: a line of the agent call's progress. */
+static void
+sub_wait_line(struct sub_run *r, const cJSON *ev)
+{
+	struct buf line = BUF_INIT(64 * 1024);
+
+	buf_printf(&line, "%s · %s %s\n", r->type->name, toolname_cc_or_self(json_str(ev, "name", "?")),
+	    json_str(ev, "note", ""));
+	if (r->progress != NULL)
+		r->progress(r->arg, buf_cstr(&line), line.len);
+	if (r->background)
+		buf_append(&r->bglog, line.data, line.len);
+	buf_release(&line);
+}
+
 /* An approval the subagent waits for, asked on the caller's bus, saying who asks. */
 static void
 sub_forward_approval(struct sub_run *r, const cJSON *ev)
@@ -532,6 +653,11 @@ sub_event(const cJSON *ev, void *arg)
 		buf_release(&name);
 	} else if (strcmp(type, "tool_result") == 0) {
 		sub_tell(r, "tool_result", ev);
+	} else if (strcmp(type, "text") == 0) {
+		sub_tell(r, "text", ev);
+	} else if (strcmp(type, "tool_wait") == 0) {
+		sub_wait_line(r, ev);
+		sub_tell(r, "tool_wait", ev);
 	} else if (strcmp(type, "approval_request") == 0) {
 		sub_forward_approval(r, ev);
 	} else if (strcmp(type, "approval") == 0) {
@@ -636,13 +762,13 @@ sub_start(const struct tool_def *def, const cJSON *input, const char *id,
 		goto fail;
 	}
 	sub_tell(r, "start", NULL);
+	sub_log(r, "start", false);
 	if (s->host->submit(r->cv, r->parent, prompt) == -1) {
 		s->host->close(r->cv);
 		r->cv = NULL;
 		r->error = xstrdup("the subagent could not be started: the session could not be saved");
 		goto fail;
 	}
-	sub_log(r, "start", false);
 	if (r->background)
 		r->detach_timer = ev_timer_add(s->loop, 0, sub_detach, r);
 	return r;

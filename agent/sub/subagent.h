@@ -45,7 +45,7 @@ struct subtype;
 struct sub_spec {
 	const char	*system;	/* its system prompt */
 	const struct subtype *type;	/* its tools: subtype_allows */
-	const char	*model;		/* a model id; NULL: the session's */
+	const char	*model;		/* a model id; NULL: the session's as the subagent starts */
 };
 
 /* What the turn gives the subagents (agent/turn/subhost.c). */
@@ -70,8 +70,8 @@ struct sub_host {
 	void	(*inbox)(struct conversation *, const char *text);
 	/* A subagent's call joins its caller's turn's list of tools (the turn browser's). */
 	void	(*note_tool)(struct conversation *, const char *name);
-	/* Append rec (taken) to the session's log; with_messages: the conversation's messages join it. */
-	int	(*log)(struct conversation *, cJSON *rec, bool with_messages);
+	/* Append rec (taken) to the session's log: 0, or -1. */
+	int	(*log)(struct conversation *, cJSON *rec);
 	/* The model id an alias (haiku, sonnet, opus) means with the session's provider; NULL: keep. */
 	const char *(*model_for)(void *session, const char *alias);
 };
@@ -121,6 +121,22 @@ void		 sub_describe(struct subagents *, struct buf *out);
 void		 sub_cost_report(const struct subagents *, struct buf *out);
 /* The definition files' problems (a sentence a line), or NULL: for the user at start. */
 const char	*sub_warnings(const struct subagents *);
+/*
+ * A message of cv's (role and its content), or blocks joined to its last
+ * message: if cv is a subagent's, to the session's log now, as a "submsg"
+ * record with its parent call (so a crash loses none of what it did).
+ * 0, or -1 when the log could not be written.
+ */
+int		 sub_record(struct subagents *, struct conversation *cv, const char *role,
+		    const cJSON *content);
+/*
+ * What the subagent of the agent call parent said and did, from the
+ * session's "submsg" records: "subagent" events with replay set on bus
+ * (text, tool, tool_result), for a front end showing a resumed session.
+ */
+void		 sub_replay(const cJSON *submsgs, const char *parent, struct event_bus *bus);
+/* Its calls' names, attributed ("grep (Explore)"), added to names (an array). */
+void		 sub_tool_names(const cJSON *submsgs, const char *parent, cJSON *names);
 /* Subagents running now. */
 int		 sub_running(const struct subagents *);
 

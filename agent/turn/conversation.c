@@ -288,6 +288,15 @@ conversation_sched(const struct conversation *cv)
 	return cv->sched;
 }
 
+void
+agent_kick_all(struct agent *a)
+{
+	struct conversation *cv;
+
+	for (cv = a->convs; cv != NULL; cv = cv->next)
+		sched_kick(cv->sched);
+}
+
 cJSON *
 conversation_tools(const struct conversation *cv)
 {

@@ -473,6 +473,36 @@ gate_asks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 	return d == -1 ? GATE_PASS : d;
 }
 
+/*
+ * An approved call that changes things waits while another conversation's
+ * such call runs, and says so once on its line ("tool_wait"; a subagent's
+ * reaches its agent call's line).
+ */
+static enum sched_gate
+gate_approved(struct conversation *cv, struct sched_call *c, struct buf *why)
+{
+	struct buf note = BUF_INIT(BUF_NOLIMIT);
+	cJSON *ev;
+
+	buf_puts(&note, "approved; ");
+	if (sub_gate(cv->a->subs, cv, c->name, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
+	    &note) != SUB_LATER) {
+		buf_release(&note);
+		return SCHED_GO;
+	}
+	(void)why;
+	if (!c->wait_told) {
+		c->wait_told = true;
+		ev = event_new(cv->bus, "tool_wait");
+		cJSON_AddStringToObject(ev, "id", c->id);
+		cJSON_AddStringToObject(ev, "name", c->name);
+		cJSON_AddStringToObject(ev, "note", buf_cstr(&note));
+		event_emit(cv->bus, ev);
+	}
+	buf_release(&note);
+	return SCHED_LATER;
+}
+
 /* The stages, in their fixed order: the first that decides, decides. */
 static gate_stage_fn *const gate_stages[] = {
 	gate_health, gate_subagent, gate_rules, gate_hooks, gate_asks, gate_always, gate_allowed,
@@ -488,6 +518,9 @@ gate_check(void *arg, struct sched_call *c, struct buf *why)
 	size_t i;
 	int d = GATE_PASS;
 
+	/* allowed by the person: it runs when no other conversation is changing things */
+	if (c->approved)
+		return gate_approved(cv, c, why);
 	for (i = 0; i < sizeof gate_stages / sizeof gate_stages[0] && d == GATE_PASS; i++)
 		d = gate_stages[i](cv, c, &g, why);
 	free(g.hook_reason);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -41,6 +42,9 @@ record_add(struct conversation *cv, const char *role, cJSON *content)
 	conv_add(&cv->conv, role, content, cv->turn);
 	if (cv->durable && session_log_message(cv->a->session, conv_last(&cv->conv)) == -1)
 		return agent_unsaved(cv);
+	/* a subagent's goes in the log as it is said, with its parent call */
+	if (!cv->durable && sub_record(cv->a->subs, cv, role, content) == -1)
+		return agent_unsaved(cv);
 	return 0;
 }
 
@@ -52,6 +56,12 @@ record_extend_last(struct conversation *cv, cJSON *blocks)
 
 	cJSON_AddStringToObject(rec, "k", "extend");
 	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(blocks, 1));
+	if (!cv->durable && sub_record(cv->a->subs, cv, json_str(conv_last(&cv->conv), "role", "user"),
+	    blocks) == -1) {
+		cJSON_Delete(blocks);
+		cJSON_Delete(rec);
+		return agent_unsaved(cv);
+	}
 	while ((b = blocks->child) != NULL)
 		cJSON_AddItemToArray(dst, cJSON_DetachItemViaPointer(blocks, b));
 	cJSON_Delete(blocks);

@@ -46,6 +46,7 @@
 #include "xalloc.h"
 #include "turn_int.h"
 #include "mcp/mcp.h"
+#include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -468,6 +469,7 @@ resume_replay_history(struct conversation *cv)
 			} else if (!user && strcmp(type, "tool_use") == 0) {
 				emit_tool_use(cv->bus, json_str(b, "id", ""), json_str(b, "name", ""),
 				    json_get(b, "input"), true);
+				sub_replay(session_submsgs(cv->a->session), json_str(b, "id", ""), cv->bus);
 			} else if (user && strcmp(type, "tool_result") == 0) {
 				const cJSON *c = json_get(b, "content");
 

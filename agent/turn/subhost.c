@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "lsp/lsp.h"
+#include "web/web.h"
 #include "record.h"
 #include "sub/subagent.h"
 #include "sub/subtype.h"
@@ -23,6 +25,11 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 
 	if (cv == NULL)
 		return NULL;
+	/* the session's other tools, as the main conversation has them, then the type's filter */
+	sched_set_more(cv->sched, web_find, a->web);
+	sched_set_more(cv->sched, lsp_find, a->lsp);
+	web_tools_json(a->web, cv->tools);
+	lsp_tools_json(a->lsp, cv->tools);
 	free(cv->sys_static);
 	cv->sys_static = xstrdup(spec->system != NULL && spec->system[0] != '\0' ? spec->system :
 	    agent_system_prompt());
@@ -31,8 +38,12 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 			cJSON_DeleteItemFromArray(cv->tools, i);
 	if (subtype_allows(spec->type, "agent"))
 		sub_tool_json(a->subs, cv->tools);
-	if (spec->model != NULL && strcmp(spec->model, a->model) != 0)
-		cv->model = xstrdup(spec->model);
+	/*
+	 * inherit is the caller's model as it starts: a command's model that
+	 * the main conversation changes to and back (claude/claude.h) is the
+	 * main conversation's, not a running subagent's
+	 */
+	cv->model = xstrdup(spec->model != NULL ? spec->model : a->model);
 	return cv;
 }
 
@@ -82,11 +93,7 @@ subhost_bus(struct conversation *cv)
 static void
 subhost_kick(void *session)
 {
-	struct agent *a = session;
-	struct conversation *cv;
-
-	for (cv = a->convs; cv != NULL; cv = cv->next)
-		sched_kick(cv->sched);
+	agent_kick_all(session);
 }
 
 /* Claude Code's aliases, as the Anthropic API names the models they mean today. */
@@ -127,10 +134,8 @@ subhost_model_for(void *session, const char *want)
 }
 
 static int
-subhost_log(struct conversation *cv, cJSON *rec, bool with_messages)
+subhost_log(struct conversation *cv, cJSON *rec)
 {
-	if (with_messages)
-		cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(cv->conv.messages, 1));
 	if (session_error(cv->a->session) != NULL) {
 		cJSON_Delete(rec);
 		return -1;

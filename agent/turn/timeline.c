@@ -41,6 +41,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
+#include "sub/subagent.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -134,6 +135,9 @@ agent_turns(struct agent *a)
 			if (!user && strcmp(type, "tool_use") == 0) {
 				cJSON_AddItemToArray(json_get(cur, "tools"),
 				    cJSON_CreateString(json_str(b, "name", "")));
+				/* a subagent's calls are its caller's turn's */
+				sub_tool_names(session_submsgs(cv->a->session), json_str(b, "id", ""),
+				    json_get(cur, "tools"));
 				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && cv->a->wsnap == NULL)
 					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
 			}

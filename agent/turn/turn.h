@@ -37,6 +37,8 @@ struct http		*agent_http(const struct agent *);
 enum stream_proto	 agent_proto(const struct agent *);
 bool			 agent_interactive(const struct agent *);
 struct perm_rules	*agent_session_rules(const struct agent *);
+/* Gate again the calls that wait in every conversation (a web host was looked up). */
+void			 agent_kick_all(struct agent *);
 
 /* A conversation's. */
 struct agent		*conversation_agent(const struct conversation *);

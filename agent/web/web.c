@@ -363,7 +363,8 @@ web_probe_done(void *arg, struct http_req *req, const struct http_result *r)
 
 	p->req = NULL;
 	p->done = true;
-	sched_kick(conversation_sched(agent_main(p->w->a)));
+	/* a subagent's fetch may be the one that waits */
+	agent_kick_all(p->w->a);
 }
 
 /*

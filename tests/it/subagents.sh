@@ -58,7 +58,11 @@ check "the subagent's calls show as its call's progress" \
 check "the answer is the parent's" [ "$(jq -r 'select(.type=="result") | .text' "$T/out.jsonl")" = "Both found." ]
 log=$(ls "$TANDEM_HOME"/sessions/*/log.jsonl | head -1)
 check "each subagent's conversation is in the session's log with its parent call" \
-    [ "$(jq -r 'select(.k=="subagent" and .state=="end") | "\(.parent):\(.messages | length):\(.turn)"' "$log" | sort | tr '\n' ' ')" = "toolu_A:4:1 toolu_B:4:1 " ]
+    [ "$(jq -r 'select(.k=="subagent" and .state=="end") | "\(.parent):\(.turn)"' "$log" | sort | tr '\n' ' ')" = "toolu_A:1 toolu_B:1 " ]
+check "its messages went there one by one, as they were said, with their parent call" \
+    [ "$(jq -r 'select(.k=="submsg") | "\(.parent):\(.role):\(.turn)"' "$log" | sort | uniq -c | awk '{ printf "%s*%s ", $1, $2 }')" = "2*toolu_A:assistant:1 2*toolu_A:user:1 2*toolu_B:assistant:1 2*toolu_B:user:1 " ]
+check "each before its subagent's end" \
+    [ "$(jq -r 'select((.k=="submsg" or .k=="subagent") and .parent=="toolu_A") | .k + (.state // "")' "$log" | tr '\n' ' ')" = "subagentstart submsg submsg submsg submsg subagentend " ]
 check "and only the parent's messages are the conversation's" \
     [ "$(grep -c '"k":"msg"' "$log")" -eq 4 ]
 check "a subagent starts after the checkpoint that names its call" \
@@ -220,6 +224,54 @@ check "the mock found the resumed conversation valid" [ "$(mock_problems)" -eq 0
 sess=$(ls -dt "$TANDEM_HOME"/sessions/*/ | head -1)
 check "the subagent's command is in the ledger, not to run again" \
     grep -q '"toolu_k1"' "$sess/effects.jsonl"
+check "what the subagent had done before the kill is in the log with its parent call" \
+    [ "$(jq -r 'select(.k=="submsg" and .parent=="toolu_K") | .role + ":" + ([.content[] | .type] | join(","))' "$sess/log.jsonl" | head -2 | tr '\n' ' ')" = "user:text assistant:tool_use " ]
+
+# The session's other tools: Explore may fetch and search the web (and
+# query the code tool), as Claude Code's may; a type's tools: list gives
+# WebFetch alone, its disallowedTools: takes the web away.
+needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
+WEB_LOG="$T/web.log"
+: >"$WEB_LOG"
+node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$WEB_LOG" 2>"$T/web.err" &
+WEB_PID=$!
+i=0
+while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+W="http://docs.test:$(cat "$T/web.port")"
+mkdir -p .claude/agents
+printf -- '---\nname: fetcher\ndescription: fetches pages\ntools: Read, WebFetch\n---\nYou fetch.\n' >.claude/agents/fetcher.md
+printf -- '---\nname: noweb\ndescription: works offline\ndisallowedTools: WebFetch, WebSearch\n---\nYou stay offline.\n' >.claude/agents/noweb.md
+scen=$(scenario web <<J
+{"responses":[
+ {"match_last":"read the manual","tool_uses":[
+   {"id":"toolu_W","name":"agent","input":{"description":"read manual","prompt":"Read the bzip2 manual.","subagent_type":"Explore"}},
+   {"id":"toolu_F","name":"agent","input":{"description":"fetcher","prompt":"Fetch nothing yet.","subagent_type":"fetcher"}},
+   {"id":"toolu_O","name":"agent","input":{"description":"offline","prompt":"Stay offline.","subagent_type":"noweb"}}]},
+ {"match_last":"Read the bzip2 manual.","expect_contains":["\"name\":\"web_fetch\"","\"name\":\"web_search\""],
+  "expect_absent":["\"name\":\"run_bash\"","\"name\":\"edit_file\""],
+  "tool_uses":[{"id":"toolu_wf","name":"web_fetch","input":{"url":"$W/bzip2.html"}}]},
+ {"match_last":"Fetch nothing yet.","expect_contains":"\"name\":\"web_fetch\"","expect_absent":["\"name\":\"web_search\"","\"name\":\"grep\""],
+  "text":"fetcher ready"},
+ {"match_last":"Stay offline.","expect_contains":"\"name\":\"run_bash\"","expect_absent":["\"name\":\"web_fetch\"","\"name\":\"web_search\""],
+  "text":"offline ready"},
+ {"match_last":"bzip2 and libbzip2, version 1.0.8","text":"The manual is for bzip2 1.0.8."},
+ {"match_last":["The manual is for bzip2 1.0.8.","fetcher ready","offline ready"],"text":"Read through a subagent."}
+],"require_all":true}
+J
+)
+mock_start "$scen"
+# a name: the gate looks it up first, and the subagent's call waits for that
+TANDEM_WEB_TEST_LOOPBACK=1 TANDEM_WEB_TEST_RESOLVE="docs.test=127.0.0.1" \
+    timeout 60 "$TANDEM" -p "read the manual" --allow 'WebFetch(domain:docs.test)' \
+    --output-format events >"$T/web.jsonl" 2>"$T/web.stderr"
+check "web: the run exits 0" [ $? -eq 0 ]
+diag "$T/web.stderr"
+check "web: Explore had the web tools, fetcher WebFetch alone, noweb none" \
+    [ "$(mock_requests)" -eq 6 ] && [ "$(mock_problems)" -eq 0 ]
+check "web: Explore's fetch reached the server" grep -qF '"url":"/bzip2.html"' "$WEB_LOG"
+check "web: the answer came up" [ "$(jq -r 'select(.type=="result") | .text' "$T/web.jsonl")" = "Read through a subagent." ]
+kill "$WEB_PID" 2>/dev/null
+rm -f .claude/agents/fetcher.md .claude/agents/noweb.md
 
 # Real material: the Claude Code agent definitions cc-sdd ships (tests/npm)
 # load, are listed to the model and run with their tools.
