@@ -93,7 +93,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 		buf_release(&why);
 	}
 	cv->failed = false;
-	cv->overflow_retried = false;
+	compaction_turn_start(cv);
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
 	if (session_turns(cv->a->session) > cv->turn)
 		cv->turn = session_turns(cv->a->session);
@@ -376,7 +376,7 @@ turn_call_model(struct conversation *cv)
 	rq.stall_on_progress = true;
 	rq.sh = &sh;
 	cv->checkpoint_a = false;
-	cv->call.overflow_ok = !cv->overflow_retried;
+	cv->call.overflow_ok = compaction_overflow_ok(cv);
 	cv->call.reauth_ok = cv->a->cfg->api_key_helper != NULL && !cv->helper_retried;
 	agent_phase(cv, PHASE_STREAMING);
 	call_start(cv, &cv->call, &rq, agent_call_ended, NULL);
@@ -460,7 +460,6 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 		agent_retry(cv, e->req, msg);
 	} else if (e->kind == CALL_OVERFLOW) {
 		/* Too big for the window: compact as hard as it goes and send it again, once. */
-		cv->overflow_retried = true;
 		call_release(c);
 		if (compaction_overflow(cv))
 			turn_call_model(cv);
@@ -730,7 +729,7 @@ conversation_interrupt(struct conversation *cv)
 		cv->models_timer = 0;
 	}
 	/* A summary the next call waits for: the call will not come. */
-	if (compaction_running(cv) && cv->sum.then_call)
+	if (compaction_call_waits(cv))
 		compaction_cancel(cv);
 	if (cv->call.req != NULL) {
 		cJSON *content;

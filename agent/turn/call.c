@@ -435,7 +435,7 @@ call_record_usage(struct conversation *cv)
 	cv->helper_retried = false;
 	emit_usage(cv->bus, &u, cost);
 	emit_context(cv->bus, u.input + u.cache_write + u.cache_read + u.output, modelset_window(cv),
-	    compact_stage_name(cv->stage));
+	    compact_stage_name(conv_stage(&cv->conv)));
 }
 
 /* Wall-clock time (the cache's age must survive a restart), shifted by TANDEM_CLOCK_OFFSET_MS. */

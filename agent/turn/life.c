@@ -20,6 +20,7 @@
 #include "lsp/lsp.h"
 #include "mcp/mcp.h"
 #include "plan/plan.h"
+#include "compaction.h"
 #include "modelset.h"
 #include "prompt.h"
 #include "resume.h"
@@ -66,9 +67,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->tools = prompt_tools_json(a->cfg);
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
-	cv->th.micro = a->cfg->compact_micro;
-	cv->th.collapse = a->cfg->compact_collapse;
-	cv->th.summary = a->cfg->compact_summary;
+	cv->cmp = compaction_new(a->cfg);
 	conv_init(&cv->conv);
 	cv->plan = plan_new();
 	return cv;
@@ -111,7 +110,8 @@ conversation_release(struct conversation *cv)
 		ev_timer_cancel(cv->a->loop, cv->models_timer);
 	cv->retry_timer = cv->models_timer = 0;
 	call_cancel(&cv->call);
-	call_cancel(&cv->sum.call);
+	compaction_free(cv->cmp);
+	cv->cmp = NULL;
 	hooks_cancel(cv->hook_run);
 	cv->hook_run = NULL;
 	cachewatch_free(cv->cw);
@@ -237,7 +237,7 @@ agent_free(struct agent *a)
 	cv = a->main;
 	if (cv != NULL) {
 		call_cancel(&cv->call);
-		call_cancel(&cv->sum.call);
+		compaction_cancel(cv);
 		/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
 		if (agent_in_turn(cv))
 			agent_phase(cv, PHASE_ENDING);
@@ -341,11 +341,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		if (cv->a->caps.calib > 0)
 			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
 			    cv->a->caps.calib);
-		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
-		    "summary %.0f%%%s\n", compact_stage_name(cv->stage), cv->th.micro * 100,
-		    cv->th.collapse * 100, cv->th.summary * 100,
-		    cv->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
-		    " (automatic summaries stopped after failures)" : "");
+		compaction_report(cv, out);
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");

@@ -365,7 +365,7 @@ static void
 modelset_emit_window(struct conversation *cv)
 {
 	emit_context(cv->bus, cv->last.input + cv->last.cache_write + cv->last.cache_read +
-	    cv->last.output, modelset_window(cv), compact_stage_name(cv->stage));
+	    cv->last.output, modelset_window(cv), compact_stage_name(conv_stage(&cv->conv)));
 }
 
 /* The catalogue answered for model: take the new caps, and send a request that waited. */

@@ -514,8 +514,7 @@ agent_clear(struct agent *a)
 	plan_sync(cv, true);
 	resume_use_session(cv, sess);
 	cachewatch_forget(cv->cw);
-	cv->stage = COMPACT_NONE;
-	cv->summary_failures = 0;
+	compaction_reset(cv);
 	cv->turn = 0;
 	cv->a->resumed = false;
 	event_set_turn(cv->bus, 0);

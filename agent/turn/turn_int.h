@@ -56,8 +56,9 @@
  * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
  * are not phases stay flags: checkpoint_a (the response's checkpoint A is
  * on disk: side effects may run), hook_stop (a hook said "continue":
- * false), overflow_retried, paused and continuing (how the next response
- * is recorded), failed (how the turn will end).
+ * false), paused and continuing (how the next response is recorded),
+ * failed (how the turn will end); whether the turn's one hard compaction
+ * was made is compaction's (compaction_overflow_ok).
  */
 enum turn_phase {
 	PHASE_IDLE,		/* no turn: a prompt may come */
@@ -197,16 +198,7 @@ struct conversation {
 
 	/* Context economy. */
 	struct cachewatch	*cw;
-	struct compact_thresholds th;
-	enum compact_stage	 stage;		/* the deepest stage applied */
-	int			 summary_failures;
-	bool			 overflow_retried;
-	struct {
-		struct call	 call;		/* the summary call (compaction.h) */
-		int		 keep;
-		int64_t		 tokens_before;
-		bool		 then_call;	/* a model call waits for it */
-	} sum;
+	struct compaction	*cmp;		/* its compaction's state (compaction.c) */
 
 	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
 	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
