@@ -99,16 +99,10 @@ conversation_submit(struct conversation *cv, const char *prompt)
 		cv->turn = session_turns(cv->a->session);
 	cv->turn++;
 	agent_phase(cv, PHASE_PROMPT);
-	free(cv->turn_prompt);
-	cv->turn_prompt = xstrdup(prompt);
+	record_turn_start(cv, prompt);
 	/* A command's model holds for the main conversation's turn (claude.h). */
 	if (cv == cv->a->main)
 		claude_turn_start(cv->a->claude, cv->a, prompt);
-	cv->turn_started = ev_now_ms();
-	cJSON_Delete(cv->turn_tools);
-	cv->turn_tools = cJSON_CreateArray();
-	cv->turn_tokens = cv->totals.input + cv->totals.output + cv->totals.cache_read +
-	    cv->totals.cache_write;
 	cv->calls = 0;
 	cv->continuations = 0;
 	cv->paused = cv->continuing = false;
@@ -129,7 +123,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 static void
 agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, const char *context)
 {
-	const char *prompt = cv->turn_prompt;
+	const char *prompt = record_turn_prompt(cv);
 	cJSON *content = cJSON_CreateArray(), *b;
 
 	cJSON_AddItemToArray(content, record_text_block(text));
@@ -206,7 +200,7 @@ agent_prompt_hooked(void *arg, struct hook_outcome *o)
 		agent_end_turn(cv, "blocked", true);
 		return;
 	}
-	agent_start_prompt(cv, cv->turn_prompt, o->additional_context);
+	agent_start_prompt(cv, record_turn_prompt(cv), o->additional_context);
 }
 
 /* After SessionStart (if it still runs), UserPromptSubmit hooks see the prompt first. */
@@ -226,7 +220,7 @@ agent_prompt_hooks(struct conversation *cv)
 	if (hooks_has(cv->a->hooks, ev, type)) {
 		f = cJSON_CreateObject();
 		if (ev == HOOK_USER_PROMPT_SUBMIT)
-			cJSON_AddStringToObject(f, "prompt", cv->turn_prompt);
+			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
 		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
 		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
 		cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
@@ -236,7 +230,7 @@ agent_prompt_hooks(struct conversation *cv)
 			return;
 		}
 	}
-	agent_start_prompt(cv, cv->turn_prompt, NULL);
+	agent_start_prompt(cv, record_turn_prompt(cv), NULL);
 }
 
 static void
@@ -763,18 +757,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 
 	if (session_error(cv->a->session) == NULL && tooluse_turn_end(cv) == -1)
 		agent_unsaved(cv);
-	rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "k", "turn");
-	cJSON_AddNumberToObject(rec, "turn", cv->turn);
-	cJSON_AddStringToObject(rec, "prompt", cv->turn_prompt != NULL ? cv->turn_prompt : "");
-	cJSON_AddItemToObject(rec, "tools", cv->turn_tools != NULL ? cv->turn_tools : cJSON_CreateArray());
-	cv->turn_tools = NULL;
-	cJSON_AddNumberToObject(rec, "tokens",
-	    (double)(cv->totals.input + cv->totals.output + cv->totals.cache_read +
-	    cv->totals.cache_write - cv->turn_tokens));
-	cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - cv->turn_started));
-	cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
-	cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
+	rec = record_turn(cv, stop_reason);
 	/* A turn whose record is not on disk is not shown as done. */
 	if (session_error(cv->a->session) != NULL) {
 		cJSON_Delete(rec);

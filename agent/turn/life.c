@@ -23,6 +23,7 @@
 #include "compaction.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 #include "resume.h"
 #include "store/wsnap.h"
 #include "sub/subagent.h"
@@ -68,6 +69,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
 	cv->cmp = compaction_new(a->cfg);
+	cv->record = record_new();
 	conv_init(&cv->conv);
 	cv->plan = plan_new();
 	return cv;
@@ -126,8 +128,8 @@ conversation_release(struct conversation *cv)
 	free(cv->stop_reason);
 	free(cv->model);
 	buf_release(&cv->answer);
-	free(cv->turn_prompt);
-	cJSON_Delete(cv->turn_tools);
+	record_free(cv->record);
+	cv->record = NULL;
 	cJSON_Delete(cv->attach);
 	plan_free(cv->plan);
 }

@@ -147,8 +147,7 @@ subhost_charge(struct conversation *cv, double cost)
 static void
 subhost_note_tool(struct conversation *cv, const char *name)
 {
-	if (cv->turn_tools != NULL)
-		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(name));
+	record_turn_tool(cv, name);
 }
 
 static bool

@@ -337,8 +337,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		if (session_effect(cv->a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
 			agent_unsaved(cv);
 	}
-	if (cv->turn_tools != NULL)
-		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(c->name));
+	record_turn_tool(cv, c->name);
 	emit_tool_result(cv->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
 	    c->duration_ms, c->denied, false);
 	plan_call_done(cv, c);

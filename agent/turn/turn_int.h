@@ -203,11 +203,7 @@ struct conversation {
 	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
 	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
 
-	/* For the turn's record in the log (the turn browser reads it). */
-	char			*turn_prompt;
-	int64_t			 turn_started;
-	cJSON			*turn_tools;
-	int64_t			 turn_tokens;
+	struct turn_record	*record;	/* the turn's record in the log (record.c) */
 
 	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
 	bool			 hook_stop;	/* a hook said "continue": false */
