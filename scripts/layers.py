@@ -261,6 +261,7 @@ def report(kind, comps, limit, out, g=None):
 TURN_OWNED = {
     "compaction": "agent/turn/compaction.c",
     "turn_record": "agent/turn/record.c",
+    "inbox": "agent/turn/inbox.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -278,10 +279,10 @@ TURN_SHARED = {
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model tools sys_static
-        sys_dynamic checkpoint_a user_cmds progress_redact mcp_expand
+        sys_dynamic checkpoint_a progress_redact mcp_expand
         mcp_context phase failed turn calls continuations attempt call
         stop_reason paused continuing answer retry_timer models_timer
-        progress_bytes helper_retried est_sent last totals cost cw cmp attach
+        progress_bytes helper_retried est_sent last totals cost cw cmp inbox
         plan record hook_run hook_stop stop_blocks""",
 }
 

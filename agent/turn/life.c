@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "turn_int.h"
+#include "inbox.h"
 #include "bgshell.h"
 #include "claude/claude.h"
 #include "jail/jail.h"
@@ -70,6 +71,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
 	cv->cmp = compaction_new(a->cfg);
 	cv->record = record_new();
+	cv->inbox = inbox_new();
 	conv_init(&cv->conv);
 	cv->plan = plan_new();
 	return cv;
@@ -130,7 +132,8 @@ conversation_release(struct conversation *cv)
 	buf_release(&cv->answer);
 	record_free(cv->record);
 	cv->record = NULL;
-	cJSON_Delete(cv->attach);
+	inbox_free(cv->inbox);
+	cv->inbox = NULL;
 	plan_free(cv->plan);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "inbox.h"
 #include "record.h"
 #include "sub/subagent.h"
 #include "sub/subtype.h"
@@ -159,9 +160,7 @@ subhost_is_main(struct conversation *cv)
 static void
 subhost_inbox(struct conversation *cv, const char *text)
 {
-	if (cv->attach == NULL)
-		cv->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(cv->attach, record_text_block(text));
+	inbox_add_text(cv, text);
 }
 
 static const struct sub_host subhost = {

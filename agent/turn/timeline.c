@@ -41,6 +41,7 @@
 #include "model/stream.h"
 #include "xalloc.h"
 #include "turn_int.h"
+#include "inbox.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -302,7 +303,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		return -1;
 	}
 	/* what it changes meanwhile would be taken for its own changes */
-	if (cv->user_cmds > 0) {
+	if (inbox_commands_running(cv)) {
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
@@ -382,7 +383,7 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 		return -1;
 	}
 	/* what it changes meanwhile would be taken for its own changes */
-	if (cv->user_cmds > 0) {
+	if (inbox_commands_running(cv)) {
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
@@ -432,7 +433,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		return -1;
 	}
 	/* what it changes meanwhile would be taken for its own changes */
-	if (cv->user_cmds > 0) {
+	if (inbox_commands_running(cv)) {
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}

@@ -170,7 +170,6 @@ struct conversation {
 	char			*sys_static;
 	char			*sys_dynamic;
 	bool			 checkpoint_a;	/* side-effecting tools may run */
-	int			 user_cmds;	/* the user's ! commands running (inbox.c) */
 	struct redact_stream	 progress_redact;	/* the running call's output */
 	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
 	char			*mcp_context;	/* the hooks' context, kept while they are */
@@ -200,7 +199,7 @@ struct conversation {
 	struct cachewatch	*cw;
 	struct compaction	*cmp;		/* its compaction's state (compaction.c) */
 
-	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+	struct inbox		*inbox;		/* the next prompt's attachments, the ! commands (inbox.c) */
 	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
 
 	struct turn_record	*record;	/* the turn's record in the log (record.c) */
