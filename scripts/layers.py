@@ -262,6 +262,7 @@ TURN_OWNED = {
     "compaction": "agent/turn/compaction.c",
     "turn_record": "agent/turn/record.c",
     "inbox": "agent/turn/inbox.c",
+    "modelset": "agent/turn/modelset.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -274,8 +275,7 @@ TURN_SHARED = {
     "turn_ops": None,
     "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
         policy session resumed unsaved_told snap_dir wsnap protect protect_bg
-        fork_dry_run mode session_rules trace proto model base_url cat caps
-        prices effort helper_key models_waited caps_sent think_noted models_note
+        fork_dry_run mode session_rules trace proto model base_url ms
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model tools sys_static

@@ -131,7 +131,7 @@ agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, cons
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
-	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, cv->a->caps.image_input, prompt, content);
+	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, agent_model_caps(cv->a)->image_input, prompt, content);
 	inbox_take(cv, content);
 	plan_prompt_note(cv, content);
 	if (context != NULL)
@@ -336,7 +336,7 @@ turn_call_model(struct conversation *cv)
 		agent_phase(cv, PHASE_MODELS_WAIT);
 		return;
 	}
-	cv->a->caps_sent = true;
+	modelset_caps_used(cv);
 	if (compaction_before_call(cv)) {
 		agent_phase(cv, PHASE_COMPACTING);
 		return;

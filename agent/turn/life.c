@@ -163,6 +163,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	struct conversation *cv;
 
 	a->trace = agent_trace_open();
+	a->ms = modelset_new();
 	a->ops = &agent_turn_ops;
 	a->loop = loop;
 	a->bus = bus;
@@ -274,12 +275,7 @@ agent_free(struct agent *a)
 	mcp_free(a->mcp);
 	buf_release(&a->mcp_changed);
 	free(a->mcp_warnings);
-	modelcat_free(a->cat);
-	model_caps_release(&a->caps);
-	prices_free(a->prices);
-	free(a->effort);
-	free(a->helper_key);
-	free(a->models_note);
+	modelset_free(a->ms);
 	http_free(a->http);
 	perm_rules_free(a->session_rules);
 	free(a->model);
@@ -322,12 +318,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		buf_printf(out, "Cost: $%.4f\n", cv->cost);
 		sub_cost_report(cv->a->subs, out);
 		cachewatch_cost_report(cv->cw, out);
-		if (prices_find(cv->a->prices, cv->a->model) == NULL)
-			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-			    "the settings)\n", cv->a->model, cv->a->prices->path != NULL ? cv->a->prices->path : "(none)");
-		else
-			buf_printf(out, "Prices from %s, checked %s\n", cv->a->prices->path != NULL ?
-			    cv->a->prices->path : "the settings", cv->a->prices->checked != NULL ? cv->a->prices->checked : "?");
+		modelset_report_prices(cv, out);
 	} else if (strcmp(what, "context") == 0) {
 		int64_t used = cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
 
@@ -337,15 +328,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    conv_count(&cv->conv));
 		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
 		    (long long)modelset_est_tokens(cv, prompt_estimate(cv)));
-		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
-		    cv->a->model, (long long)modelset_window(cv), (long long)cv->a->caps.max_output,
-		    model_thinking_name(&cv->a->caps),
-		    cv->a->caps.source == MODEL_SERVER ? "the server" : cv->a->caps.source == MODEL_CACHE ?
-		    "the server (cached)" : "tandem's table", cv->a->models_note != NULL ? ": " : "",
-		    cv->a->models_note != NULL ? cv->a->models_note : "");
-		if (cv->a->caps.calib > 0)
-			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
-			    cv->a->caps.calib);
+		modelset_report_model(cv, out);
 		compaction_report(cv, out);
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {

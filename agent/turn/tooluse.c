@@ -301,7 +301,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 	tooluse_protect_end(cv, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
-		attach_tool_image(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->a->caps.image_input, c->name, c->input,
+		attach_tool_image(&cv->a->env, cv->a->cfg->rules, cv->a->mode, agent_model_caps(cv->a)->image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
 	/* A CLAUDE.md of the folder it worked in, the first time (claude/claude.h). */
 	if (c->ran && !c->is_error)

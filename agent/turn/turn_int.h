@@ -124,15 +124,7 @@ struct agent {
 	enum stream_proto	 proto;
 	char			*model;
 	char			*base_url;
-	struct modelcat		*cat;
-	struct model_caps	 caps;		/* of model, as best known now */
-	struct prices		*prices;
-	char			*effort;	/* /effort, else the setting; NULL: none */
-	char			*helper_key;	/* apiKeyHelper's output */
-	bool			 models_waited;	/* the first request of model waited once */
-	bool			 caps_sent;	/* a request of model went out with caps */
-	bool			 think_noted;	/* the note about an unused setting was given */
-	char			*models_note;	/* why the limits come from the table */
+	struct modelset		*ms;		/* what is known of it, its prices, effort, key (modelset.c) */
 
 	/* Hooks, the sandbox and memory files (hooks.h, jail.h, memory.h). */
 	struct hooks		*hooks;
