@@ -263,6 +263,7 @@ TURN_OWNED = {
     "turn_record": "agent/turn/record.c",
     "inbox": "agent/turn/inbox.c",
     "modelset": "agent/turn/modelset.c",
+    "usage_acct": "agent/turn/conversation.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -282,7 +283,7 @@ TURN_SHARED = {
         sys_dynamic checkpoint_a progress_redact mcp_expand
         mcp_context phase failed turn calls continuations attempt call
         stop_reason paused continuing answer retry_timer models_timer
-        progress_bytes helper_retried est_sent last totals cost cw cmp inbox
+        progress_bytes helper_retried est_sent usage cw cmp inbox
         plan record hook_run hook_stop stop_blocks""",
 }
 

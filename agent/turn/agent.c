@@ -781,7 +781,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 		claude_turn_end(cv->a->claude, cv->a);
 	emit_turn_end(cv->bus, stop_reason, false);
 	emit_result(cv->bus, buf_cstr(&cv->answer), cv->answer.len, stop_reason, failed, cv->calls,
-	    &cv->totals, cv->cost, session_id(cv->a->session));
+	    conversation_totals(cv), conversation_cost(cv), session_id(cv->a->session));
 }
 
 /* --- the agent's life ------------------------------------------------------- */

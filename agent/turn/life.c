@@ -72,6 +72,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->cmp = compaction_new(a->cfg);
 	cv->record = record_new();
 	cv->inbox = inbox_new();
+	cv->usage = conversation_usage_new();
 	conv_init(&cv->conv);
 	cv->plan = plan_new();
 	return cv;
@@ -134,6 +135,8 @@ conversation_release(struct conversation *cv)
 	cv->record = NULL;
 	inbox_free(cv->inbox);
 	cv->inbox = NULL;
+	free(cv->usage);
+	cv->usage = NULL;
 	plan_free(cv->plan);
 }
 
@@ -308,19 +311,21 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 	} else if (strcmp(what, "skills") == 0) {
 		claude_report(cv->a->claude, out);
 	} else if (strcmp(what, "cost") == 0) {
+		const struct usage *l = conversation_last_usage(cv), *t = conversation_totals(cv);
+
 		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), cv->a->model);
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)cv->last.input, (long long)cv->last.output,
-		    (long long)cv->last.cache_read, (long long)cv->last.cache_write);
+		    (long long)l->input, (long long)l->output,
+		    (long long)l->cache_read, (long long)l->cache_write);
 		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)cv->totals.input, (long long)cv->totals.output,
-		    (long long)cv->totals.cache_read, (long long)cv->totals.cache_write);
-		buf_printf(out, "Cost: $%.4f\n", cv->cost);
+		    (long long)t->input, (long long)t->output,
+		    (long long)t->cache_read, (long long)t->cache_write);
+		buf_printf(out, "Cost: $%.4f\n", conversation_cost(cv));
 		sub_cost_report(cv->a->subs, out);
 		cachewatch_cost_report(cv->cw, out);
 		modelset_report_prices(cv, out);
 	} else if (strcmp(what, "context") == 0) {
-		int64_t used = cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
+		int64_t used = record_tokens_used(cv);
 
 		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
 		    (long long)used, (long long)modelset_window(cv),

@@ -432,8 +432,10 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 static void
 modelset_emit_window(struct conversation *cv)
 {
-	emit_context(cv->bus, cv->last.input + cv->last.cache_write + cv->last.cache_read +
-	    cv->last.output, modelset_window(cv), compact_stage_name(conv_stage(&cv->conv)));
+	const struct usage *l = conversation_last_usage(cv);
+
+	emit_context(cv->bus, l->input + l->cache_write + l->cache_read + l->output,
+	    modelset_window(cv), compact_stage_name(conv_stage(&cv->conv)));
 }
 
 /* The catalogue answered for model: take the new caps, and send a request that waited. */

@@ -46,7 +46,9 @@ record_free(struct turn_record *tr)
 static int64_t
 record_tokens_total(const struct conversation *cv)
 {
-	return cv->totals.input + cv->totals.output + cv->totals.cache_read + cv->totals.cache_write;
+	const struct usage *t = conversation_totals(cv);
+
+	return t->input + t->output + t->cache_read + t->cache_write;
 }
 
 void
@@ -178,7 +180,9 @@ record_add_text(struct conversation *cv, const char *text)
 int64_t
 record_tokens_used(const struct conversation *cv)
 {
-	return cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
+	const struct usage *l = conversation_last_usage(cv);
+
+	return l->input + l->cache_read + l->cache_write + l->output;
 }
 
 static bool

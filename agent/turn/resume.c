@@ -434,7 +434,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	perm_rules_free(cv->a->session_rules);
 	cv->a->session_rules = perm_rules_new();
 	cv->a->fork_dry_run = false;
-	memset(&cv->last, 0, sizeof cv->last);
+	conversation_set_last_usage(cv, NULL);
 	compaction_reset(cv);
 	cachewatch_forget(cv->cw);
 	resume_load_cache(cv);

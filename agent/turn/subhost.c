@@ -142,7 +142,7 @@ subhost_log(struct conversation *cv, cJSON *rec, bool with_messages)
 static void
 subhost_charge(struct conversation *cv, double cost)
 {
-	cv->cost += cost;
+	conversation_add_cost(cv, cost);
 }
 
 static void

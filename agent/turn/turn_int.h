@@ -184,8 +184,7 @@ struct conversation {
 	bool			 helper_retried; /* a 401 ran the helper again for this call */
 	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
 
-	struct usage		 last, totals;
-	double			 cost;
+	struct usage_acct	*usage;		/* the last request's, the totals, the cost (conversation.c) */
 
 	/* Context economy. */
 	struct cachewatch	*cw;
@@ -211,6 +210,19 @@ int	 conversation_submit(struct conversation *, const char *prompt);
 void	 conversation_interrupt(struct conversation *);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
+
+/*
+ * Its usage (conversation.c's struct usage_acct): the last request's, the
+ * sum of every call's (turns, summaries, web tools) and what they cost
+ * (conversation_add_cost, turn.h, adds a cost alone).
+ */
+struct usage_acct *conversation_usage_new(void);
+void	 conversation_count_usage(struct conversation *, const struct usage *, double cost);
+/* The last request's usage is u (NULL: none yet). */
+void	 conversation_set_last_usage(struct conversation *, const struct usage *u);
+const struct usage *conversation_last_usage(const struct conversation *);
+const struct usage *conversation_totals(const struct conversation *);
+double	 conversation_cost(const struct conversation *);
 
 int	 agent_unsaved(struct conversation *cv);
 int	 agent_halt(struct conversation *cv);
