@@ -264,6 +264,8 @@ TURN_OWNED = {
     "inbox": "agent/turn/inbox.c",
     "modelset": "agent/turn/modelset.c",
     "usage_acct": "agent/turn/conversation.c",
+    "tooluse_guard": "agent/turn/tooluse.c",
+    "tooluse_progress": "agent/turn/tooluse.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -275,15 +277,15 @@ TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 TURN_SHARED = {
     "turn_ops": None,
     "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
-        policy session resumed unsaved_told snap_dir wsnap protect protect_bg
+        policy session resumed unsaved_told snap_dir wsnap guard
         fork_dry_run mode session_rules trace proto model base_url ms
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model tools sys_static
-        sys_dynamic checkpoint_a progress_redact mcp_expand
+        sys_dynamic checkpoint_a progress mcp_expand
         mcp_context phase failed turn calls continuations attempt call
         stop_reason paused continuing answer retry_timer models_timer
-        progress_bytes helper_retried est_sent usage cw cmp inbox
+        helper_retried est_sent usage cw cmp inbox
         plan record hook_run hook_stop stop_blocks""",
 }
 

@@ -14,6 +14,7 @@
 #include "inbox.h"
 #include "intent.h"
 #include "record.h"
+#include "tooluse.h"
 #include "event.h"
 #include "json.h"
 #include "jail/protect.h"
@@ -150,7 +151,7 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 
 	cv->inbox->user_cmds--;
 	/* what the user's own command made is theirs (protect.h) */
-	protect_resume(cv->a->protect, true, NULL);
+	tooluse_guard_resume_user(cv);
 	if (c->epoch != 0 && c->epoch == wsnap_epoch(cv->a->wsnap) &&
 	    (wsnap_leave(cv->a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
 	    intent_marked_done(cv, c->id, INBOX_BY) == -1))
@@ -193,6 +194,6 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	}
 	buf_release(&err);
 	cv->inbox->user_cmds++;
-	protect_pause(cv->a->protect);
+	tooluse_guard_pause(cv);
 	return usercmd_start(cv->a->loop, &cv->a->env, command, inbox_cmd_output, inbox_cmd_done, c);
 }

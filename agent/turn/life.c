@@ -14,10 +14,8 @@
 
 #include "turn_int.h"
 #include "inbox.h"
-#include "bgshell.h"
 #include "claude/claude.h"
 #include "jail/jail.h"
-#include "jail/protect.h"
 #include "lsp/lsp.h"
 #include "mcp/mcp.h"
 #include "plan/plan.h"
@@ -64,7 +62,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->a = a;
 	cv->bus = bus != NULL ? bus : a->bus;
 	buf_init(&cv->answer, BUF_NOLIMIT);
-	buf_init(&cv->progress_redact.hold, BUF_NOLIMIT);
+	cv->progress = tooluse_progress_new();
 	cv->sys_static = xstrdup(agent_system_prompt());
 	cv->tools = prompt_tools_json(a->cfg);
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
@@ -125,7 +123,8 @@ conversation_release(struct conversation *cv)
 	free(cv->mcp_context);
 	conv_release(&cv->conv);
 	cJSON_Delete(cv->tools);
-	redact_stream_release(&cv->progress_redact);
+	tooluse_progress_free(cv->progress);
+	cv->progress = NULL;
 	free(cv->sys_static);
 	free(cv->sys_dynamic);
 	free(cv->stop_reason);
@@ -167,6 +166,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 
 	a->trace = agent_trace_open();
 	a->ms = modelset_new();
+	a->guard = tooluse_guard_new();
 	a->ops = &agent_turn_ops;
 	a->loop = loop;
 	a->bus = bus;
@@ -285,10 +285,7 @@ agent_free(struct agent *a)
 	free(a->base_url);
 	session_close(a->session);
 	free(a->snap_dir);
-	/* the background shells end with tandem: what they did is looked at first */
-	if (a->protect_bg)
-		bgshell_end_all();
-	protect_free(a->protect);
+	tooluse_guard_free(a->guard);
 	wsnap_free(a->wsnap);
 	free(a->session_context);
 	free(a->host_prompt);

@@ -113,8 +113,7 @@ struct agent {
 	bool			 unsaved_told;	/* the session's failed write was reported */
 	char			*snap_dir;
 	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
-	struct protect		*protect;	/* what sandboxed commands create (protect.h); lazy */
-	bool			 protect_bg;	/* it is held for the background shells */
+	struct tooluse_guard	*guard;		/* what sandboxed commands create (tooluse.c, protect.h) */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
@@ -162,7 +161,7 @@ struct conversation {
 	char			*sys_static;
 	char			*sys_dynamic;
 	bool			 checkpoint_a;	/* side-effecting tools may run */
-	struct redact_stream	 progress_redact;	/* the running call's output */
+	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
 	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
 	char			*mcp_context;	/* the hooks' context, kept while they are */
 
@@ -180,7 +179,6 @@ struct conversation {
 	struct buf		 answer;	/* the text of the turn's answer: the result's */
 	uint64_t		 retry_timer;
 	uint64_t		 models_timer;	/* the request's wait for what the server says of the model */
-	size_t			 progress_bytes;
 	bool			 helper_retried; /* a 401 ran the helper again for this call */
 	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
 
