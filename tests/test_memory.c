@@ -179,9 +179,13 @@ T_TEST(where_imports_may_come_from)
 	puts_file("home/notes.md", "HOME NOTES\n");
 	puts_file("home/.ssh/id_rsa.md", "PRIVATE KEY\n");
 	puts_file("home/.config/tandem/shared.md", "SHARED\n");
+	puts_file("home/.config/tandem/settings.json", "{\"TOKEN\": 1}\n");
 	puts_file("home/proj/AGENTS.md", "@../../outside/secret.md @~/notes.md @~/.ssh/id_rsa.md "
-	    "@~/.config/tandem/shared.md\n");
+	    "@~/.config/tandem/shared.md @~/.config/tandem/settings.json\n");
 	load(&l);
+	/* Nor, from the config directory, what is not Markdown (settings.json holds keys). */
+	T_OK(strstr(buf_cstr(&l.prompt), "TOKEN") == NULL);
+	T_CONTAINS(buf_cstr(&l.report), "settings.json: refused: not a Markdown file");
 	T_OK(strstr(buf_cstr(&l.prompt), "OUTSIDE") == NULL);
 	T_CONTAINS(buf_cstr(&l.report), "@../../outside/secret.md: refused: outside the project");
 	T_CONTAINS(buf_cstr(&l.prompt), "HOME NOTES");

@@ -135,8 +135,14 @@ cfg_is_trust_item(const struct cfg_key *k, const cJSON *v)
 {
 	enum perm_mode mode;
 
-	if (strcmp(k->name, "base_url") == 0 || strcmp(k->name, "apiKeyHelper") == 0 ||
-	    strcmp(k->name, "lspServers") == 0)
+	/*
+	 * Where the conversation goes: base_url and the provider (another
+	 * company's API, with the key in the environment); where the model's
+	 * queries go: web.search_url.
+	 */
+	if (strcmp(k->name, "base_url") == 0 || strcmp(k->name, "provider") == 0 ||
+	    strcmp(k->name, "apiKeyHelper") == 0 || strcmp(k->name, "lspServers") == 0 ||
+	    strcmp(k->name, "web.search_url") == 0)
 		return true;
 	if (k->type == CFG_MODE && perm_mode_parse(v->valuestring, &mode) == 0)
 		return mode == PERM_ACCEPT_EDITS || mode == PERM_YOLO;

@@ -138,16 +138,25 @@ memory_hidden(const char *rest)
 
 /*
  * Why real may not be read, or NULL.  A chain that started in an untrusted
- * project may not reach hidden files in $HOME: they are where keys live.
+ * project may not reach hidden files in $HOME, nor what tandem's config
+ * directory holds besides Markdown: they are where keys live (an MCP
+ * server's token in settings.json).
  */
 static const char *
 memory_refused(const struct memory_ctx *m, const char *real, bool project)
 {
-	if (memory_under(m->root, real) || memory_under(m->config_dir, real))
+	bool untrusted = project && !m->cfg->trusted;
+	size_t n = strlen(real);
+
+	if (memory_under(m->root, real))
 		return NULL;
+	if (memory_under(m->config_dir, real))
+		return untrusted && (n < 3 || strcmp(real + n - 3, ".md") != 0) ?
+		    "not a Markdown file of tandem's config directory, and this project is not "
+		    "trusted" : NULL;
 	if (!memory_under(m->home, real))
 		return "outside the project, the config directory and $HOME";
-	if (project && !m->cfg->trusted && memory_hidden(real + strlen(m->home)))
+	if (untrusted && memory_hidden(real + strlen(m->home)))
 		return "a hidden path in $HOME, and this project is not trusted";
 	return NULL;
 }

@@ -108,7 +108,35 @@ lsp_rel(const struct lsp *l, const char *path)
 	return xstrdup(path);
 }
 
-/* The file rel as it is on disk now: 0, 1 when it is gone, -1 when it cannot be read. */
+bool
+lsp_inside(const struct lsp *l, const char *rel)
+{
+	struct buf path = BUF_INIT(BUF_NOLIMIT);
+	char *real, *root = realpath(l->cfg->root, NULL);
+	size_t n;
+	bool in;
+
+	buf_printf(&path, "%s/%s", l->cfg->root, rel);
+	real = realpath(buf_cstr(&path), NULL);
+	buf_release(&path);
+	/* a file not there yet is inside: its name was checked (lsp_rel) */
+	if (real == NULL && errno == ENOENT) {
+		free(root);
+		return true;
+	}
+	n = root != NULL ? strlen(root) : 0;
+	in = real != NULL && root != NULL && strncmp(real, root, n) == 0 &&
+	    (real[n] == '/' || real[n] == '\0');
+	free(real);
+	free(root);
+	return in;
+}
+
+/*
+ * The file rel as it is on disk now: 0, 1 when it is gone, -1 when it
+ * cannot be read.  A file that leads out of the workspace through a
+ * link is not read: the server is given only what the file tools may read.
+ */
 static int
 lsp_read_now(const struct lsp *l, const char *rel, char **text, size_t *len)
 {
@@ -116,6 +144,11 @@ lsp_read_now(const struct lsp *l, const char *rel, char **text, size_t *len)
 	struct file_status st;
 	int rc;
 
+	if (!lsp_inside(l, rel)) {
+		buf_release(&path);
+		buf_release(&b);
+		return -1;
+	}
 	buf_printf(&path, "%s/%s", l->cfg->root, rel);
 	rc = file_read(buf_cstr(&path), LSP_FILE_MAX, 0, &b, &st);
 	buf_release(&path);

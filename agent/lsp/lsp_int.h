@@ -168,6 +168,8 @@ const char *lsp_server_log(const struct lsp_server *);
 void	lsp_poke(struct lsp *);
 /* The document for rel (made when mk), with its server definition; NULL when no server takes it. */
 struct lsp_doc *lsp_doc_get(struct lsp *, const char *rel, bool mk);
+/* Does rel, links followed, stay inside the workspace (or not exist yet)? */
+bool lsp_inside(const struct lsp *, const char *rel);
 /* Make sure d is open in a ready server: 1 open, 0 not yet (starting), -1 never (no server). */
 int	lsp_doc_ensure(struct lsp *, struct lsp_doc *);
 /* The server for d running (started when needed); NULL with the reason when it cannot be. */

@@ -101,7 +101,33 @@ lsp_kind(int k)
 	return k >= 1 && k < (int)(sizeof lsp_kinds / sizeof lsp_kinds[0]) ? lsp_kinds[k] : "?";
 }
 
-/* "path:line:col: text of the line" for a location, read from the file on disk. */
+/* Is path, links followed, in the workspace or a directory added to it: where read_file reads? */
+static bool
+lsp_quotable(const struct lsp *l, const char *path)
+{
+	char *real = realpath(path, NULL), *root = realpath(l->cfg->root, NULL);
+	char *const *d;
+	bool in = false;
+	size_t n;
+
+	if (real != NULL && root != NULL) {
+		n = strlen(root);
+		in = strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+		for (d = l->cfg->add_dirs; !in && d != NULL && *d != NULL; d++) {
+			n = strlen(*d);
+			in = strncmp(real, *d, n) == 0 && (real[n] == '/' || real[n] == '\0');
+		}
+	}
+	free(real);
+	free(root);
+	return in;
+}
+
+/*
+ * "path:line:col: text of the line" for a location, read from the file on
+ * disk; a file outside the workspace (a header the server found, or one
+ * a project's #include reaches in ~/.ssh) is named without its text.
+ */
 static void
 lsp_put_location(struct lsp *l, enum lsp_enc enc, const char *uri, const cJSON *range, struct buf *out)
 {
@@ -117,7 +143,8 @@ lsp_put_location(struct lsp *l, enum lsp_enc enc, const char *uri, const cJSON *
 	else
 		buf_printf(&path, "%s/%s", l->cfg->root, rel);
 	/* a file the deny rules cover is named, never quoted */
-	if (!tool_denied(l->env, SANDBOX_READ, buf_cstr(&path)) &&
+	if (lsp_quotable(l, buf_cstr(&path)) &&
+	    !tool_denied(l->env, SANDBOX_READ, buf_cstr(&path)) &&
 	    file_read(buf_cstr(&path), LSP_FILE_MAX, 0, &text, NULL) == 0 &&
 	    lsp_line_of(text.data, text.len, ln, &lp, &n)) {
 		col = lsp_col_to_chars(lp, n, col - 1, enc);
@@ -352,6 +379,9 @@ lsp_code_start(const struct tool_def *def, const cJSON *input, const char *id,
 			rel += 2;
 		if (rel[0] == '/' || strncmp(rel, "../", 3) == 0 || strstr(rel, "/../") != NULL)
 			tool_out_error(&j->out, "%s is outside the workspace", path);
+		else if (!lsp_inside(l, rel))
+			tool_out_error(&j->out, "%s leads outside the workspace through a symbolic "
+			    "link; use a path inside it", path);
 		else if ((j->doc = lsp_doc_get(l, rel, true)) == NULL)
 			tool_out_error(&j->out, "no language server handles %s", path);
 		else if (j->op->position && json_get(input, "line") == NULL)

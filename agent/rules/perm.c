@@ -366,12 +366,29 @@ perm_patch_names_release(struct perm_patch_names *ns)
 	free(ns->read);
 }
 
-/* The host of a URL ("scheme://user@host:port/..."), lowercase; NULL if none. */
+/* The value of a hex digit, or -1. */
+static int
+perm_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The host of a URL ("scheme://user@host:port/..."), lowercase; NULL if
+ * none.  Escapes are decoded as the connection decodes them ("%65vil.com"
+ * is evil.com), so that a rule reads the host the fetch goes to.
+ */
 static char *
 perm_url_host(const char *url)
 {
 	const char *p, *e, *q, *colon;
-	char *h, *c;
+	char *h, *c, *d;
 
 	if (url == NULL || (p = strstr(url, "://")) == NULL)
 		return NULL;
@@ -389,9 +406,17 @@ perm_url_host(const char *url)
 	if (e == p)
 		return NULL;
 	h = xstrndup(p, (size_t)(e - p));
-	for (c = h; *c != '\0'; c++)
-		if (*c >= 'A' && *c <= 'Z')
-			*c = (char)(*c - 'A' + 'a');
+	for (c = d = h; *c != '\0'; c++, d++) {
+		if (c[0] == '%' && perm_hex(c[1]) >= 0 && perm_hex(c[2]) >= 0) {
+			*d = (char)(perm_hex(c[1]) * 16 + perm_hex(c[2]));
+			c += 2;
+		} else
+			*d = *c;
+		if (*d >= 'A' && *d <= 'Z')
+			*d = (char)(*d - 'A' + 'a');
+	}
+	*d = '\0';
+	c = d;
 	while (c > h && c[-1] == '.')
 		*--c = '\0';
 	return h;

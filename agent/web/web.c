@@ -366,17 +366,30 @@ web_probe_done(void *arg, struct http_req *req, const struct http_result *r)
 	sched_kick(conversation_sched(agent_main(p->w->a)));
 }
 
-/* The host of an http or https URL (lowercase, brackets kept), or NULL. */
+/*
+ * The host of an http or https URL (lowercase, brackets kept), or NULL.
+ * A host outside ASCII is NULL too: curl would connect to its IDNA form
+ * ("ｅvil.com" is evil.com), which no WebFetch(domain:...) rule reads.
+ */
 char *
 web_url_host(const char *url)
 {
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL, *out = NULL;
+	const char *q;
 
+	for (q = url; q != NULL && *q != '\0' && strchr("/?#", *q) == NULL; q++)
+		;
+	for (q = q != NULL && strncmp(q, "//", 2) == 0 ? q + 2 : q; q != NULL && *q != '\0' &&
+	    strchr("/?#", *q) == NULL; q++)
+		if ((unsigned char)*q >= 0x80)
+			url = NULL;
 	if (u != NULL && url != NULL && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
 	    (strcasecmp(scheme, "http") == 0 || strcasecmp(scheme, "https") == 0) &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host[0] != '\0') {
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host[0] != '\0' &&
+	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_[]:%") ==
+	    strlen(host)) {
 		char *c;
 
 		out = xstrdup(host);

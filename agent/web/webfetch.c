@@ -740,7 +740,8 @@ webfetch_start(const struct tool_def *def, const cJSON *input, const char *id,
 		j->url = xstrdup(url != NULL ? url : "");
 		j->first_url = xstrdup(j->url);
 		webfetch_finish(j, true, "web_fetch needs a url that starts with http:// or "
-		    "https:// and names a host (got \"%s\")", j->url);
+		    "https:// and names a host in ASCII (an international name in its xn-- "
+		    "form; got \"%s\")", j->url);
 		return j;
 	}
 	j->url = xstrdup(url);

@@ -79,6 +79,7 @@ const routes = {
   '/tomapped': (req, res) => send(res, 307, 'text/plain', '', { location: 'http://[::ffff:192.168.1.1]/' }),
   '/toftp': (req, res) => send(res, 302, 'text/plain', '', { location: 'ftp://127.0.0.1/x' }),
   '/other': (req, res) => send(res, 302, 'text/plain', '', { location: `http://other.test:${port}/bzip2.html` }),
+  '/toencoded': (req, res) => send(res, 302, 'text/plain', '', { location: `http://%65vil.test:${port}/md` }),
   '/secret': (req, res) => send(res, 200, 'text/plain', 'THE INTERNAL SECRET'),
   // A SearXNG instance's JSON search.
   '/search': (req, res) => {
