@@ -10,7 +10,7 @@ libtandem_agent_a_SOURCES = \
 	agent/context/conv.c agent/context/conv.h \
 	agent/model/models.c agent/model/models.h \
 	agent/model/modelcat.c agent/model/modelcat.h \
-	agent/hooks.c agent/hooks.h \
+	agent/hooks/hooks.c agent/hooks.h \
 	agent/hooks/cctranscript.c agent/hooks/cctranscript.h \
 	agent/hooks/hooks_int.h agent/hooks/hook_remote.h agent/hooks/hook_http.c agent/hooks/hook_prompt.c \
 	agent/hooks/hook_output.c agent/hooks/hook_bus.c \
@@ -111,7 +111,7 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
 	agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
 tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c \

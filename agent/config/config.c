@@ -880,19 +880,6 @@ config_release(struct config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-bool
-cfg_holds_any(const struct config *cfg)
-{
-	static const char *const what[] = { "scalars", "allow", "hooks" };
-	const cJSON *h;
-	size_t i;
-
-	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++)
-		if ((h = json_get(cfg->held, what[i])) != NULL && h->child != NULL)
-			return true;
-	return false;
-}
-
 int
 config_load(struct config *cfg, struct buf *warnings, struct buf *err)
 {
@@ -973,23 +960,6 @@ config_apply_trusted(struct config *cfg)
 	cfg->trusted = true;
 	buf_release(&err);
 	cfg_resolve(cfg);
-}
-
-void
-config_trust_items(const struct config *cfg, struct buf *out)
-{
-	const cJSON *item, *ev;
-
-	cJSON_ArrayForEach(item, json_get(cfg->held, "scalars"))
-		buf_printf(out, "%s from %s\n", item->string, json_str(item, "source", "?"));
-	cJSON_ArrayForEach(item, json_get(cfg->held, "allow"))
-		buf_printf(out, "permissions.allow %s from %s\n",
-		    cJSON_GetArrayItem(item, 0)->valuestring,
-		    cJSON_GetArrayItem(item, 1)->valuestring);
-	cJSON_ArrayForEach(item, json_get(cfg->held, "hooks"))
-		cJSON_ArrayForEach(ev, cJSON_GetArrayItem(item, 1))
-			buf_printf(out, "hooks.%s from %s\n", ev->string,
-			    cJSON_GetArrayItem(item, 0)->valuestring);
 }
 
 /*

@@ -82,7 +82,7 @@ bool	cfg_valid(const struct cfg_key *k, const cJSON *v, struct buf *why);
 /* Store a valid scalar v for k, from source. */
 void	cfg_store(struct config *cfg, const struct cfg_key *k, const cJSON *v, const char *source);
 
-/* Does the project hold anything back until it is trusted?  (config.c) */
+/* Does the project hold anything back until it is trusted? */
 bool	cfg_holds_any(const struct config *cfg);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "compact.h"
 #include "conv.h"
 #include "json.h"
 #include "xalloc.h"
@@ -56,6 +57,7 @@ struct conv_cache {
 	struct conv_text  *wires[2];
 	int		   nwire[2];
 	int		   stamp;	/* the last stamp given */
+	enum compact_stage stage;	/* the deepest compaction applied */
 	const cJSON	  *last;	/* the last message, as conv_sync found it */
 	int		   count;	/* and how many there are */
 	/* conv_check's state after the first checked messages (all entries). */
@@ -327,6 +329,19 @@ conv_replace(struct conv *c, cJSON *messages)
 	if (c->messages == NULL)
 		fatal("out of memory");
 	conv_changed(c);
+}
+
+enum compact_stage
+conv_stage(const struct conv *c)
+{
+	return c->cache->stage;
+}
+
+void
+conv_compacted(struct conv *c, enum compact_stage stage)
+{
+	if (stage > c->cache->stage || stage == COMPACT_NONE)
+		c->cache->stage = stage;
 }
 
 void

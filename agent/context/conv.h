@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "compact.h"
 #include "model/stream.h"
 
 struct buf;
@@ -41,6 +42,12 @@ void	conv_release(struct conv *);
 void	conv_clear(struct conv *);
 /* Use messages (an array, taken) instead of the conversation's. */
 void	conv_replace(struct conv *, cJSON *messages);
+/*
+ * The deepest compaction stage applied to the messages, for the context
+ * events; conv_compacted raises it, or with COMPACT_NONE forgets it.
+ */
+enum compact_stage conv_stage(const struct conv *);
+void	conv_compacted(struct conv *, enum compact_stage);
 /* Messages were changed in place (compaction, a rewind): forget what was kept. */
 void	conv_changed(const struct conv *);
 void	conv_add_user_text(struct conv *, const char *text, int turn);

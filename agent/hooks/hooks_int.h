@@ -1,6 +1,7 @@
 /*
- * hooks_int.h: private to hooks.c and agent/hooks/: the hook types that
- * are not a command.  An "http" hook posts the event's JSON to a URL the
+ * hooks_int.h: private to agent/hooks/ (hooks.c and its parts; the
+ * folder's public interface is agent/hooks.h).  The hook types that are
+ * not a command.  An "http" hook posts the event's JSON to a URL the
  * settings allow (hook_http.c); a "prompt" hook asks the model, in one
  * small streamed call, whether the event may go on (hook_prompt.c).  Both
  * run on the loop through http.h and answer once, through done, on a

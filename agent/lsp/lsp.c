@@ -54,23 +54,6 @@ struct lsp_wait {
 
 /* --- paths and positions ---------------------------------------------------- */
 
-char *
-lsp_path_uri(const char *abs)
-{
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-	const unsigned char *p;
-
-	buf_puts(&b, "file://");
-	for (p = (const unsigned char *)abs; *p != '\0'; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("/-._~", *p) != NULL)
-			buf_putc(&b, *p);
-		else
-			buf_printf(&b, "%%%02X", *p);
-	}
-	return buf_detach(&b, NULL);
-}
-
 static int
 lsp_hex(int c)
 {
@@ -358,6 +341,17 @@ lsp_doc_watched(struct lsp_doc *d, struct lsp_server *s, int type)
 
 /* --- servers ------------------------------------------------------------------ */
 
+static void	lsp_on_ready(struct lsp_server *);
+static void	lsp_on_end(struct lsp_server *, int status);
+static void	lsp_on_notify(struct lsp_server *, const char *method, const cJSON *params);
+
+/* What a server tells the documents and the waiters. */
+static const struct lsp_server_events lsp_events = {
+	.ready = lsp_on_ready,
+	.end = lsp_on_end,
+	.notify = lsp_on_notify,
+};
+
 static void
 lsp_note(struct lsp *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -406,7 +400,7 @@ lsp_doc_server(struct lsp *l, struct lsp_doc *d, const char **why)
 		*why = "its language server is restarting";
 		return NULL;
 	}
-	def->srv = lsp_server_start(l, def, &err);
+	def->srv = lsp_server_start(l, def, &lsp_events, &err);
 	lsp_poke(l);
 	if (def->srv == NULL) {
 		lsp_note(l, "language server %s could not start: %s", def->name, buf_cstr(&err));
@@ -441,7 +435,7 @@ lsp_doc_ensure(struct lsp *l, struct lsp_doc *d)
 	return 1;
 }
 
-void
+static void
 lsp_on_ready(struct lsp_server *s)
 {
 	lsp_poke(s->lsp);
@@ -491,7 +485,7 @@ lsp_end_words(const struct lsp_server *s, struct buf *out)
 	buf_putc(out, ')');
 }
 
-void
+static void
 lsp_on_end(struct lsp_server *s, int status)
 {
 	struct lsp *l = s->lsp;
@@ -526,7 +520,7 @@ lsp_on_end(struct lsp_server *s, int status)
 	lsp_poke(l);
 }
 
-void
+static void
 lsp_on_notify(struct lsp_server *s, const char *method, const cJSON *params)
 {
 	struct lsp_doc *d;

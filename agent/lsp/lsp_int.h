@@ -81,6 +81,7 @@ struct lsp_req {
 
 struct lsp_server {
 	struct lsp	*lsp;
+	const struct lsp_server_events *ev;	/* the owner's */
 	struct lsp_def	*def;
 	enum lsp_state	 state;
 	pid_t		 pid;
@@ -100,7 +101,7 @@ struct lsp_server {
 	size_t		 flood_bytes;
 	const char	*why;		/* the sentence of its end, when it was killed */
 	char		 why_buf[128];	/* for a why made of parts */
-	bool		 closing;	/* lsp_server_close runs: no event reaches lsp.c */
+	bool		 closing;	/* lsp_server_close runs: no event reaches the owner */
 	long		 shutdown_id;
 	uint64_t	 free_timer;	/* ended: freed on the next loop turn */
 	struct lsp_server *next;	/* in lsp's list of ended servers not yet freed */
@@ -134,10 +135,22 @@ const char	*lsp_def_lang(const struct lsp_def *, const char *rel);
 /* command as it would run: a path when it holds a '/', else found on PATH (caller frees), or NULL. */
 char		*lsp_which(const char *command);
 
+/*
+ * What a server tells its owner (lsp.c's): it is ready, it ended (status:
+ * its wait status), a notification came.  The server calls nothing above
+ * it but these.
+ */
+struct lsp_server_events {
+	void	(*ready)(struct lsp_server *);
+	void	(*end)(struct lsp_server *, int status);
+	void	(*notify)(struct lsp_server *, const char *method, const cJSON *params);
+};
+
 /* lsp_server.c */
 /* "WHAT N" to the trace file (TANDEM_LSP_TRACE), for bench/lsp_bench.sh. */
 void	lsp_trace_note(const char *what, long long n);
-struct lsp_server *lsp_server_start(struct lsp *, struct lsp_def *, struct buf *err);
+struct lsp_server *lsp_server_start(struct lsp *, struct lsp_def *,
+	    const struct lsp_server_events *, struct buf *err);
 /* Send a request; fn gets the reply (or an error object when the server ends first). */
 void	lsp_server_request(struct lsp_server *, const char *method, cJSON *params,
 	    lsp_reply_fn *fn, void *arg);
@@ -150,10 +163,7 @@ void	lsp_server_fail(struct lsp_server *, const char *why);
 void	lsp_server_close(struct lsp_server *);
 const char *lsp_server_log(const struct lsp_server *);
 
-/* lsp.c: the server's events, for the documents and the waiters. */
-void	lsp_on_ready(struct lsp_server *);
-void	lsp_on_end(struct lsp_server *, int status);
-void	lsp_on_notify(struct lsp_server *, const char *method, const cJSON *params);
+/* lsp.c */
 /* Something changed: move every waiter on. */
 void	lsp_poke(struct lsp *);
 /* The document for rel (made when mk), with its server definition; NULL when no server takes it. */
@@ -167,7 +177,6 @@ struct lsp_server *lsp_doc_server(struct lsp *, struct lsp_doc *, const char **w
 
 /* The file of a file:// uri relative to the root (or absolute outside it); caller frees. */
 char	*lsp_uri_path(const struct lsp *, const char *uri);
-char	*lsp_path_uri(const char *abs);
 
 /* lsp_tool.c */
 extern const struct tool_async lsp_code_async;

@@ -194,3 +194,23 @@ lsp_chars_to_col(const char *line, size_t n, long chars, enum lsp_enc enc)
 	}
 	return u + (chars > 1 ? chars - 1 : 0);
 }
+
+/* Paths. */
+
+char *
+lsp_path_uri(const char *abs)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+	const unsigned char *p;
+
+	buf_puts(&b, "file://");
+	for (p = (const unsigned char *)abs; *p != '\0'; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p) != NULL)
+			buf_putc(&b, *p);
+		else
+			buf_printf(&b, "%%%02X", *p);
+	}
+	return buf_detach(&b, NULL);
+}
+

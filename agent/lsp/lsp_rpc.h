@@ -54,4 +54,7 @@ long	lsp_col_to_chars(const char *line, size_t n, long units, enum lsp_enc);
 /* A 1-based character column on line as a 0-based column in enc's units. */
 long	lsp_chars_to_col(const char *line, size_t n, long chars, enum lsp_enc);
 
+/* abs as a file:// uri, its bytes outside [A-Za-z0-9/-._~] escaped; caller frees. */
+char	*lsp_path_uri(const char *abs);
+
 #endif

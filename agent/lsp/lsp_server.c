@@ -237,7 +237,7 @@ lsp_server_on_body(void *arg, const char *body, size_t n)
 	if (method != NULL && json_get(msg, "id") != NULL)
 		lsp_server_on_request(s, json_get(msg, "id"), method, json_get(msg, "params"));
 	else if (method != NULL && !s->closing)
-		lsp_on_notify(s, method, json_get(msg, "params"));
+		s->ev->notify(s, method, json_get(msg, "params"));
 	else
 		lsp_server_on_reply(s, msg);
 	cJSON_Delete(msg);
@@ -377,7 +377,7 @@ lsp_server_drop_replies(struct lsp_server *s)
 	cJSON_Delete(e);
 }
 
-/* Its output is over and the keeper reaped: tell lsp.c once. */
+/* Its output is over and the keeper reaped: tell the owner once. */
 static void
 lsp_server_gone(struct lsp_server *s)
 {
@@ -393,7 +393,7 @@ lsp_server_gone(struct lsp_server *s)
 		ev_timer_cancel(s->lsp->loop, s->timer);
 	s->timer = 0;
 	lsp_server_drop_replies(s);
-	lsp_on_end(s, 0);
+	s->ev->end(s, 0);
 }
 
 static void
@@ -473,7 +473,7 @@ lsp_server_initialized(struct lsp_server *s, void *arg, const cJSON *result, con
 		cJSON_AddItemToObject(p, "settings", cJSON_Duplicate(s->def->settings, 1));
 		lsp_server_notify(s, "workspace/didChangeConfiguration", p);
 	}
-	lsp_on_ready(s);
+	s->ev->ready(s);
 }
 
 /*
@@ -527,7 +527,8 @@ lsp_server_initialize(struct lsp_server *s)
 }
 
 struct lsp_server *
-lsp_server_start(struct lsp *l, struct lsp_def *def, struct buf *err)
+lsp_server_start(struct lsp *l, struct lsp_def *def, const struct lsp_server_events *ev,
+    struct buf *err)
 {
 	struct proc_spec spec;
 	struct proc p;
@@ -598,6 +599,7 @@ lsp_server_start(struct lsp *l, struct lsp_def *def, struct buf *err)
 		return NULL;
 	s = xcalloc(1, sizeof *s);
 	s->lsp = l;
+	s->ev = ev;
 	s->def = def;
 	s->state = LSP_STARTING;
 	s->pid = p.pid;

@@ -93,22 +93,16 @@ conversation_submit(struct conversation *cv, const char *prompt)
 		buf_release(&why);
 	}
 	cv->failed = false;
-	cv->overflow_retried = false;
+	compaction_turn_start(cv);
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
 	if (session_turns(cv->a->session) > cv->turn)
 		cv->turn = session_turns(cv->a->session);
 	cv->turn++;
 	agent_phase(cv, PHASE_PROMPT);
-	free(cv->turn_prompt);
-	cv->turn_prompt = xstrdup(prompt);
+	record_turn_start(cv, prompt);
 	/* A command's model holds for the main conversation's turn (claude.h). */
 	if (cv == cv->a->main)
 		claude_turn_start(cv->a->claude, cv->a, prompt);
-	cv->turn_started = ev_now_ms();
-	cJSON_Delete(cv->turn_tools);
-	cv->turn_tools = cJSON_CreateArray();
-	cv->turn_tokens = cv->totals.input + cv->totals.output + cv->totals.cache_read +
-	    cv->totals.cache_write;
 	cv->calls = 0;
 	cv->continuations = 0;
 	cv->paused = cv->continuing = false;
@@ -129,7 +123,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 static void
 agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, const char *context)
 {
-	const char *prompt = cv->turn_prompt;
+	const char *prompt = record_turn_prompt(cv);
 	cJSON *content = cJSON_CreateArray(), *b;
 
 	cJSON_AddItemToArray(content, record_text_block(text));
@@ -137,7 +131,7 @@ agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, cons
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
-	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, cv->a->caps.image_input, prompt, content);
+	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, agent_model_caps(cv->a)->image_input, prompt, content);
 	inbox_take(cv, content);
 	plan_prompt_note(cv, content);
 	if (context != NULL)
@@ -206,7 +200,7 @@ agent_prompt_hooked(void *arg, struct hook_outcome *o)
 		agent_end_turn(cv, "blocked", true);
 		return;
 	}
-	agent_start_prompt(cv, cv->turn_prompt, o->additional_context);
+	agent_start_prompt(cv, record_turn_prompt(cv), o->additional_context);
 }
 
 /* After SessionStart (if it still runs), UserPromptSubmit hooks see the prompt first. */
@@ -226,7 +220,7 @@ agent_prompt_hooks(struct conversation *cv)
 	if (hooks_has(cv->a->hooks, ev, type)) {
 		f = cJSON_CreateObject();
 		if (ev == HOOK_USER_PROMPT_SUBMIT)
-			cJSON_AddStringToObject(f, "prompt", cv->turn_prompt);
+			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
 		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
 		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
 		cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
@@ -236,7 +230,7 @@ agent_prompt_hooks(struct conversation *cv)
 			return;
 		}
 	}
-	agent_start_prompt(cv, cv->turn_prompt, NULL);
+	agent_start_prompt(cv, record_turn_prompt(cv), NULL);
 }
 
 static void
@@ -342,7 +336,7 @@ turn_call_model(struct conversation *cv)
 		agent_phase(cv, PHASE_MODELS_WAIT);
 		return;
 	}
-	cv->a->caps_sent = true;
+	modelset_caps_used(cv);
 	if (compaction_before_call(cv)) {
 		agent_phase(cv, PHASE_COMPACTING);
 		return;
@@ -376,7 +370,7 @@ turn_call_model(struct conversation *cv)
 	rq.stall_on_progress = true;
 	rq.sh = &sh;
 	cv->checkpoint_a = false;
-	cv->call.overflow_ok = !cv->overflow_retried;
+	cv->call.overflow_ok = compaction_overflow_ok(cv);
 	cv->call.reauth_ok = cv->a->cfg->api_key_helper != NULL && !cv->helper_retried;
 	agent_phase(cv, PHASE_STREAMING);
 	call_start(cv, &cv->call, &rq, agent_call_ended, NULL);
@@ -460,7 +454,6 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 		agent_retry(cv, e->req, msg);
 	} else if (e->kind == CALL_OVERFLOW) {
 		/* Too big for the window: compact as hard as it goes and send it again, once. */
-		cv->overflow_retried = true;
 		call_release(c);
 		if (compaction_overflow(cv))
 			turn_call_model(cv);
@@ -730,7 +723,7 @@ conversation_interrupt(struct conversation *cv)
 		cv->models_timer = 0;
 	}
 	/* A summary the next call waits for: the call will not come. */
-	if (compaction_running(cv) && cv->sum.then_call)
+	if (compaction_call_waits(cv))
 		compaction_cancel(cv);
 	if (cv->call.req != NULL) {
 		cJSON *content;
@@ -764,18 +757,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 
 	if (session_error(cv->a->session) == NULL && tooluse_turn_end(cv) == -1)
 		agent_unsaved(cv);
-	rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "k", "turn");
-	cJSON_AddNumberToObject(rec, "turn", cv->turn);
-	cJSON_AddStringToObject(rec, "prompt", cv->turn_prompt != NULL ? cv->turn_prompt : "");
-	cJSON_AddItemToObject(rec, "tools", cv->turn_tools != NULL ? cv->turn_tools : cJSON_CreateArray());
-	cv->turn_tools = NULL;
-	cJSON_AddNumberToObject(rec, "tokens",
-	    (double)(cv->totals.input + cv->totals.output + cv->totals.cache_read +
-	    cv->totals.cache_write - cv->turn_tokens));
-	cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - cv->turn_started));
-	cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
-	cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
+	rec = record_turn(cv, stop_reason);
 	/* A turn whose record is not on disk is not shown as done. */
 	if (session_error(cv->a->session) != NULL) {
 		cJSON_Delete(rec);
@@ -799,7 +781,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 		claude_turn_end(cv->a->claude, cv->a);
 	emit_turn_end(cv->bus, stop_reason, false);
 	emit_result(cv->bus, buf_cstr(&cv->answer), cv->answer.len, stop_reason, failed, cv->calls,
-	    &cv->totals, cv->cost, session_id(cv->a->session));
+	    conversation_totals(cv), conversation_cost(cv), session_id(cv->a->session));
 }
 
 /* --- the agent's life ------------------------------------------------------- */

@@ -85,11 +85,7 @@ call_add_usage(struct conversation *cv, const struct usage *u)
 {
 	double cost = modelset_cost(cv, u);
 
-	cv->totals.input += u->input;
-	cv->totals.output += u->output;
-	cv->totals.cache_write += u->cache_write;
-	cv->totals.cache_read += u->cache_read;
-	cv->cost += cost;
+	conversation_count_usage(cv, u, cost);
 	return cost;
 }
 
@@ -417,7 +413,7 @@ call_record_usage(struct conversation *cv)
 
 	if (!has)
 		return;
-	cv->last = u;
+	conversation_set_last_usage(cv, &u);
 	if (cachewatch_after(cv->cw, &u, &br)) {
 		cJSON *rec = cJSON_CreateObject();
 
@@ -435,7 +431,7 @@ call_record_usage(struct conversation *cv)
 	cv->helper_retried = false;
 	emit_usage(cv->bus, &u, cost);
 	emit_context(cv->bus, u.input + u.cache_write + u.cache_read + u.output, modelset_window(cv),
-	    compact_stage_name(cv->stage));
+	    compact_stage_name(conv_stage(&cv->conv)));
 }
 
 /* Wall-clock time (the cache's age must survive a restart), shifted by TANDEM_CLOCK_OFFSET_MS. */

@@ -14,6 +14,37 @@
 #include "plan/plan.h"
 #include "record.h"
 
+/* A conversation's compaction: how far it went, and the summary call. */
+struct compaction {
+	struct compact_thresholds th;
+	int			 summary_failures;
+	bool			 overflow_retried;	/* the turn's one hard compaction was made */
+	struct call		 call;		/* the summary call */
+	int			 keep;
+	int64_t			 tokens_before;
+	bool			 then_call;	/* a model call waits for it */
+};
+
+struct compaction *
+compaction_new(const struct config *cfg)
+{
+	struct compaction *cmp = xcalloc(1, sizeof *cmp);
+
+	cmp->th.micro = cfg->compact_micro;
+	cmp->th.collapse = cfg->compact_collapse;
+	cmp->th.summary = cfg->compact_summary;
+	return cmp;
+}
+
+void
+compaction_free(struct compaction *cmp)
+{
+	if (cmp == NULL)
+		return;
+	call_cancel(&cmp->call);
+	free(cmp);
+}
+
 void
 compaction_applied(struct conversation *cv, enum compact_stage stage, int64_t before, int64_t after)
 {
@@ -29,18 +60,17 @@ compaction_applied(struct conversation *cv, enum compact_stage stage, int64_t be
 		return;
 	}
 	crash_point("compaction");
-	if (stage > cv->stage)
-		cv->stage = stage;
+	conv_compacted(&cv->conv, stage);
 	emit_compaction(cv->bus, compact_stage_name(stage), before, after);
 	emit_context(cv->bus, modelset_est_tokens(cv, after), modelset_window(cv),
-	    compact_stage_name(cv->stage));
+	    compact_stage_name(conv_stage(&cv->conv)));
 }
 
 /* What the summary call brought: the summary replaces the old turns, or they collapse. */
 static void
 compaction_finish(struct conversation *cv, const char *summary, const char *why)
 {
-	if (summary != NULL && compact_apply_summary(cv->conv.messages, cv->sum.keep, summary, NULL) > 0) {
+	if (summary != NULL && compact_apply_summary(cv->conv.messages, cv->cmp->keep, summary, NULL) > 0) {
 		cJSON *rec = cJSON_CreateObject();
 
 		conv_changed(&cv->conv);
@@ -48,19 +78,19 @@ compaction_finish(struct conversation *cv, const char *summary, const char *why)
 		cJSON_AddStringToObject(rec, "text", summary);
 		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
-		cv->summary_failures = 0;
-		compaction_applied(cv, COMPACT_SUMMARY, cv->sum.tokens_before, prompt_estimate(cv));
+		cv->cmp->summary_failures = 0;
+		compaction_applied(cv, COMPACT_SUMMARY, cv->cmp->tokens_before, prompt_estimate(cv));
 	} else {
-		cv->summary_failures++;
+		cv->cmp->summary_failures++;
 		event_error(cv->bus, 0, "the summary for compaction failed (%s); collapsing instead",
 		    why != NULL ? why : "no summary came back");
-		if (compact_collapse(cv->conv.messages, cv->sum.keep, NULL) > 0) {
+		if (compact_collapse(cv->conv.messages, cv->cmp->keep, NULL) > 0) {
 			conv_changed(&cv->conv);
-			compaction_applied(cv, COMPACT_COLLAPSE, cv->sum.tokens_before, prompt_estimate(cv));
+			compaction_applied(cv, COMPACT_COLLAPSE, cv->cmp->tokens_before, prompt_estimate(cv));
 		}
-		if (cv->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES)
+		if (cv->cmp->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES)
 			event_error(cv->bus, 0, "automatic compaction stopped after %d failed summaries "
-			    "in a row; use /compact to try again", cv->summary_failures);
+			    "in a row; use /compact to try again", cv->cmp->summary_failures);
 	}
 }
 
@@ -69,7 +99,7 @@ static void
 compaction_summary_ended(struct conversation *cv, struct call *c, const struct call_end *e)
 {
 	struct buf text = BUF_INIT(BUF_NOLIMIT);
-	bool then_call = cv->sum.then_call;
+	bool then_call = cv->cmp->then_call;
 	const cJSON *b;
 
 	if (e->fail == HTTP_OK && c->status == 200) {
@@ -105,10 +135,10 @@ compaction_start(struct conversation *cv, int keep, const char *focus, bool then
 	rq.messages = msgs;
 	/* A summary needs no thinking: only what the model would do anyway. */
 	rq.no_budget = true;
-	cv->sum.keep = keep;
-	cv->sum.then_call = then_call;
-	cv->sum.tokens_before = prompt_estimate(cv);
-	call_start(cv, &cv->sum.call, &rq, compaction_summary_ended, NULL);
+	cv->cmp->keep = keep;
+	cv->cmp->then_call = then_call;
+	cv->cmp->tokens_before = prompt_estimate(cv);
+	call_start(cv, &cv->cmp->call, &rq, compaction_summary_ended, NULL);
 	cJSON_Delete(msgs);
 	return 0;
 }
@@ -134,8 +164,8 @@ compaction_before_call(struct conversation *cv)
 	struct compact_outcome o;
 	char *sys = prompt_system_text(cv);
 
-	compact_auto_at(cv->conv.messages, sys, cv->tools, modelset_est_window(cv), &cv->th,
-	    cv->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, prompt_estimate(cv), &o);
+	compact_auto_at(cv->conv.messages, sys, cv->tools, modelset_est_window(cv), &cv->cmp->th,
+	    cv->cmp->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, prompt_estimate(cv), &o);
 	free(sys);
 	if (o.stage != COMPACT_NONE)
 		compaction_applied(cv, o.stage, o.tokens_before, o.tokens_after);
@@ -152,6 +182,7 @@ compaction_overflow(struct conversation *cv)
 	struct compact_outcome o;
 	char *sys = prompt_system_text(cv);
 
+	cv->cmp->overflow_retried = true;
 	compact_overflow(cv->conv.messages, sys, cv->tools, &o);
 	conv_changed(&cv->conv);
 	free(sys);
@@ -164,14 +195,51 @@ compaction_overflow(struct conversation *cv)
 void
 compaction_cancel(struct conversation *cv)
 {
-	call_cancel(&cv->sum.call);
-	cv->sum.then_call = false;
+	call_cancel(&cv->cmp->call);
+	cv->cmp->then_call = false;
 }
 
 bool
 compaction_running(const struct conversation *cv)
 {
-	return cv->sum.call.req != NULL;
+	return cv->cmp->call.req != NULL;
+}
+
+bool
+compaction_call_waits(const struct conversation *cv)
+{
+	return compaction_running(cv) && cv->cmp->then_call;
+}
+
+void
+compaction_reset(struct conversation *cv)
+{
+	conv_compacted(&cv->conv, COMPACT_NONE);
+	cv->cmp->summary_failures = 0;
+}
+
+void
+compaction_turn_start(struct conversation *cv)
+{
+	cv->cmp->overflow_retried = false;
+}
+
+bool
+compaction_overflow_ok(const struct conversation *cv)
+{
+	return !cv->cmp->overflow_retried;
+}
+
+void
+compaction_report(const struct conversation *cv, struct buf *out)
+{
+	const struct compaction *cmp = cv->cmp;
+
+	buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
+	    "summary %.0f%%%s\n", compact_stage_name(conv_stage(&cv->conv)), cmp->th.micro * 100,
+	    cmp->th.collapse * 100, cmp->th.summary * 100,
+	    cmp->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
+	    " (automatic summaries stopped after failures)" : "");
 }
 
 int
@@ -190,7 +258,7 @@ agent_compact(struct agent *a, const char *focus)
 		return 0;
 	}
 	/* Asked for by the user: summaries are on again. */
-	cv->summary_failures = 0;
+	cv->cmp->summary_failures = 0;
 	compaction_pre_hooks(cv, "manual", focus);
 	if (cv->sys_dynamic == NULL)
 		prompt_build_dynamic(cv);

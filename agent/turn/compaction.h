@@ -13,6 +13,11 @@
 
 #include "turn_int.h"
 
+struct compaction;
+
+/* A conversation's compaction, with the thresholds of cfg; freed with its summary call cancelled. */
+struct compaction *compaction_new(const struct config *cfg);
+void	 compaction_free(struct compaction *);
 /* The messages were compacted to stage: log them, and say so.  A failed write is reported. */
 void	 compaction_applied(struct conversation *, enum compact_stage, int64_t before, int64_t after);
 /*
@@ -27,5 +32,15 @@ bool	 compaction_overflow(struct conversation *);
 void	 compaction_cancel(struct conversation *);
 /* A summary call is in flight. */
 bool	 compaction_running(const struct conversation *);
+/* One is, and a model call waits for it. */
+bool	 compaction_call_waits(const struct conversation *);
+/* The messages were replaced (reloaded, rewound): no stage applied, summaries on again. */
+void	 compaction_reset(struct conversation *);
+/* A turn starts: its one hard compaction after an overflow is still to come. */
+void	 compaction_turn_start(struct conversation *);
+/* A request may be retried after an overflow (compaction_overflow was not called this turn). */
+bool	 compaction_overflow_ok(const struct conversation *);
+/* The "Compaction:" line of /context. */
+void	 compaction_report(const struct conversation *, struct buf *out);
 
 #endif

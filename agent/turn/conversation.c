@@ -16,6 +16,7 @@
 #include "turn_int.h"
 #include "turn.h"
 #include "tool.h"
+#include "xalloc.h"
 
 static const char *const agent_phase_names[PHASE_COUNT] = {
 	[PHASE_IDLE] = "idle",
@@ -309,10 +310,61 @@ conversation_plan(const struct conversation *cv)
 	return cv->plan;
 }
 
+/* A conversation's usage: the last request's, the sum of all, what they cost. */
+struct usage_acct {
+	struct usage	 last, totals;
+	double		 cost;
+};
+
+struct usage_acct *
+conversation_usage_new(void)
+{
+	return xcalloc(1, sizeof(struct usage_acct));
+}
+
 void
 conversation_add_cost(struct conversation *cv, double usd)
 {
-	cv->cost += usd;
+	cv->usage->cost += usd;
+}
+
+void
+conversation_count_usage(struct conversation *cv, const struct usage *u, double cost)
+{
+	struct usage *t = &cv->usage->totals;
+
+	t->input += u->input;
+	t->output += u->output;
+	t->cache_write += u->cache_write;
+	t->cache_read += u->cache_read;
+	cv->usage->cost += cost;
+}
+
+void
+conversation_set_last_usage(struct conversation *cv, const struct usage *u)
+{
+	if (u != NULL)
+		cv->usage->last = *u;
+	else
+		memset(&cv->usage->last, 0, sizeof cv->usage->last);
+}
+
+const struct usage *
+conversation_last_usage(const struct conversation *cv)
+{
+	return &cv->usage->last;
+}
+
+const struct usage *
+conversation_totals(const struct conversation *cv)
+{
+	return &cv->usage->totals;
+}
+
+double
+conversation_cost(const struct conversation *cv)
+{
+	return cv->usage->cost;
 }
 
 /* --- what the modules may ask of the turn (agent.c's turn_ops) -------------- */

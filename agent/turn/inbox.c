@@ -14,6 +14,7 @@
 #include "inbox.h"
 #include "intent.h"
 #include "record.h"
+#include "tooluse.h"
 #include "event.h"
 #include "json.h"
 #include "jail/protect.h"
@@ -22,24 +23,55 @@
 #include "store/wsnap.h"
 #include "xalloc.h"
 
+/* A conversation's inbox: what waits for the next prompt, and the ! commands running. */
+struct inbox {
+	cJSON	*attach;	/* content blocks for the next prompt; NULL: none yet */
+	int	 user_cmds;	/* the user's ! commands running */
+};
+
+struct inbox *
+inbox_new(void)
+{
+	return xcalloc(1, sizeof(struct inbox));
+}
+
+void
+inbox_free(struct inbox *in)
+{
+	if (in == NULL)
+		return;
+	cJSON_Delete(in->attach);
+	free(in);
+}
+
+void
+inbox_add_text(struct conversation *cv, const char *text)
+{
+	if (cv->inbox->attach == NULL)
+		cv->inbox->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->inbox->attach, record_text_block(text));
+}
+
+bool
+inbox_commands_running(const struct conversation *cv)
+{
+	return cv->inbox->user_cmds > 0;
+}
+
 /* What agent_attach kept goes with the prompt, in order. */
 void
 inbox_take(struct conversation *cv, cJSON *content)
 {
 	cJSON *b;
 
-	while (cv->attach != NULL && (b = cJSON_DetachItemFromArray(cv->attach, 0)) != NULL)
+	while (cv->inbox->attach != NULL && (b = cJSON_DetachItemFromArray(cv->inbox->attach, 0)) != NULL)
 		cJSON_AddItemToArray(content, b);
 }
 
 void
 agent_attach(struct agent *a, const char *text)
 {
-	struct conversation *cv = a->main;
-
-	if (cv->attach == NULL)
-		cv->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(cv->attach, record_text_block(text));
+	inbox_add_text(a->main, text);
 }
 
 int
@@ -50,9 +82,9 @@ agent_attach_image(struct agent *a, const char *file, const char *name, struct b
 
 	if (b == NULL)
 		return -1;
-	if (cv->attach == NULL)
-		cv->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(cv->attach, b);
+	if (cv->inbox->attach == NULL)
+		cv->inbox->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(cv->inbox->attach, b);
 	return 0;
 }
 
@@ -117,9 +149,9 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 	struct conversation *cv = c->cv;
 	int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
 
-	cv->user_cmds--;
+	cv->inbox->user_cmds--;
 	/* what the user's own command made is theirs (protect.h) */
-	protect_resume(cv->a->protect, true, NULL);
+	tooluse_guard_resume_user(cv);
 	if (c->epoch != 0 && c->epoch == wsnap_epoch(cv->a->wsnap) &&
 	    (wsnap_leave(cv->a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
 	    intent_marked_done(cv, c->id, INBOX_BY) == -1))
@@ -161,7 +193,7 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 		}
 	}
 	buf_release(&err);
-	cv->user_cmds++;
-	protect_pause(cv->a->protect);
+	cv->inbox->user_cmds++;
+	tooluse_guard_pause(cv);
 	return usercmd_start(cv->a->loop, &cv->a->env, command, inbox_cmd_output, inbox_cmd_done, c);
 }

@@ -16,6 +16,15 @@
 
 #include "turn_int.h"
 
+struct inbox;
+
+/* A conversation's inbox (inbox.c's), freed with what it holds. */
+struct inbox *inbox_new(void);
+void	inbox_free(struct inbox *);
+/* A text block for the next prompt (agent_attach's, a subagent's news). */
+void	inbox_add_text(struct conversation *cv, const char *text);
+/* One of the user's ! commands is running. */
+bool	inbox_commands_running(const struct conversation *cv);
 /* Move what is pending, in order, to the end of the prompt's content. */
 void	inbox_take(struct conversation *cv, cJSON *content);
 

@@ -13,15 +13,16 @@
 #include <unistd.h>
 
 #include "turn_int.h"
-#include "bgshell.h"
+#include "inbox.h"
 #include "claude/claude.h"
 #include "jail/jail.h"
-#include "jail/protect.h"
 #include "lsp/lsp.h"
 #include "mcp/mcp.h"
 #include "plan/plan.h"
+#include "compaction.h"
 #include "modelset.h"
 #include "prompt.h"
+#include "record.h"
 #include "resume.h"
 #include "store/wsnap.h"
 #include "sub/subagent.h"
@@ -61,14 +62,15 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->a = a;
 	cv->bus = bus != NULL ? bus : a->bus;
 	buf_init(&cv->answer, BUF_NOLIMIT);
-	buf_init(&cv->progress_redact.hold, BUF_NOLIMIT);
+	cv->progress = tooluse_progress_new();
 	cv->sys_static = xstrdup(agent_system_prompt());
 	cv->tools = prompt_tools_json(a->cfg);
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
-	cv->th.micro = a->cfg->compact_micro;
-	cv->th.collapse = a->cfg->compact_collapse;
-	cv->th.summary = a->cfg->compact_summary;
+	cv->cmp = compaction_new(a->cfg);
+	cv->record = record_new();
+	cv->inbox = inbox_new();
+	cv->usage = conversation_usage_new();
 	conv_init(&cv->conv);
 	cv->plan = plan_new();
 	return cv;
@@ -111,7 +113,8 @@ conversation_release(struct conversation *cv)
 		ev_timer_cancel(cv->a->loop, cv->models_timer);
 	cv->retry_timer = cv->models_timer = 0;
 	call_cancel(&cv->call);
-	call_cancel(&cv->sum.call);
+	compaction_free(cv->cmp);
+	cv->cmp = NULL;
 	hooks_cancel(cv->hook_run);
 	cv->hook_run = NULL;
 	cachewatch_free(cv->cw);
@@ -120,15 +123,19 @@ conversation_release(struct conversation *cv)
 	free(cv->mcp_context);
 	conv_release(&cv->conv);
 	cJSON_Delete(cv->tools);
-	redact_stream_release(&cv->progress_redact);
+	tooluse_progress_free(cv->progress);
+	cv->progress = NULL;
 	free(cv->sys_static);
 	free(cv->sys_dynamic);
 	free(cv->stop_reason);
 	free(cv->model);
 	buf_release(&cv->answer);
-	free(cv->turn_prompt);
-	cJSON_Delete(cv->turn_tools);
-	cJSON_Delete(cv->attach);
+	record_free(cv->record);
+	cv->record = NULL;
+	inbox_free(cv->inbox);
+	cv->inbox = NULL;
+	free(cv->usage);
+	cv->usage = NULL;
 	plan_free(cv->plan);
 }
 
@@ -158,6 +165,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	struct conversation *cv;
 
 	a->trace = agent_trace_open();
+	a->ms = modelset_new();
+	a->guard = tooluse_guard_new();
 	a->ops = &agent_turn_ops;
 	a->loop = loop;
 	a->bus = bus;
@@ -237,7 +246,7 @@ agent_free(struct agent *a)
 	cv = a->main;
 	if (cv != NULL) {
 		call_cancel(&cv->call);
-		call_cancel(&cv->sum.call);
+		compaction_cancel(cv);
 		/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
 		if (agent_in_turn(cv))
 			agent_phase(cv, PHASE_ENDING);
@@ -269,22 +278,14 @@ agent_free(struct agent *a)
 	mcp_free(a->mcp);
 	buf_release(&a->mcp_changed);
 	free(a->mcp_warnings);
-	modelcat_free(a->cat);
-	model_caps_release(&a->caps);
-	prices_free(a->prices);
-	free(a->effort);
-	free(a->helper_key);
-	free(a->models_note);
+	modelset_free(a->ms);
 	http_free(a->http);
 	perm_rules_free(a->session_rules);
 	free(a->model);
 	free(a->base_url);
 	session_close(a->session);
 	free(a->snap_dir);
-	/* the background shells end with tandem: what they did is looked at first */
-	if (a->protect_bg)
-		bgshell_end_all();
-	protect_free(a->protect);
+	tooluse_guard_free(a->guard);
 	wsnap_free(a->wsnap);
 	free(a->session_context);
 	free(a->host_prompt);
@@ -307,24 +308,21 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 	} else if (strcmp(what, "skills") == 0) {
 		claude_report(cv->a->claude, out);
 	} else if (strcmp(what, "cost") == 0) {
+		const struct usage *l = conversation_last_usage(cv), *t = conversation_totals(cv);
+
 		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), cv->a->model);
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)cv->last.input, (long long)cv->last.output,
-		    (long long)cv->last.cache_read, (long long)cv->last.cache_write);
+		    (long long)l->input, (long long)l->output,
+		    (long long)l->cache_read, (long long)l->cache_write);
 		buf_printf(out, "Session total: %lld in, %lld out, %lld cache read, %lld cache write\n",
-		    (long long)cv->totals.input, (long long)cv->totals.output,
-		    (long long)cv->totals.cache_read, (long long)cv->totals.cache_write);
-		buf_printf(out, "Cost: $%.4f\n", cv->cost);
+		    (long long)t->input, (long long)t->output,
+		    (long long)t->cache_read, (long long)t->cache_write);
+		buf_printf(out, "Cost: $%.4f\n", conversation_cost(cv));
 		sub_cost_report(cv->a->subs, out);
 		cachewatch_cost_report(cv->cw, out);
-		if (prices_find(cv->a->prices, cv->a->model) == NULL)
-			buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-			    "the settings)\n", cv->a->model, cv->a->prices->path != NULL ? cv->a->prices->path : "(none)");
-		else
-			buf_printf(out, "Prices from %s, checked %s\n", cv->a->prices->path != NULL ?
-			    cv->a->prices->path : "the settings", cv->a->prices->checked != NULL ? cv->a->prices->checked : "?");
+		modelset_report_prices(cv, out);
 	} else if (strcmp(what, "context") == 0) {
-		int64_t used = cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
+		int64_t used = record_tokens_used(cv);
 
 		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
 		    (long long)used, (long long)modelset_window(cv),
@@ -332,20 +330,8 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    conv_count(&cv->conv));
 		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
 		    (long long)modelset_est_tokens(cv, prompt_estimate(cv)));
-		buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
-		    cv->a->model, (long long)modelset_window(cv), (long long)cv->a->caps.max_output,
-		    model_thinking_name(&cv->a->caps),
-		    cv->a->caps.source == MODEL_SERVER ? "the server" : cv->a->caps.source == MODEL_CACHE ?
-		    "the server (cached)" : "tandem's table", cv->a->models_note != NULL ? ": " : "",
-		    cv->a->models_note != NULL ? cv->a->models_note : "");
-		if (cv->a->caps.calib > 0)
-			buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
-			    cv->a->caps.calib);
-		buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
-		    "summary %.0f%%%s\n", compact_stage_name(cv->stage), cv->th.micro * 100,
-		    cv->th.collapse * 100, cv->th.summary * 100,
-		    cv->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
-		    " (automatic summaries stopped after failures)" : "");
+		modelset_report_model(cv, out);
+		compaction_report(cv, out);
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");

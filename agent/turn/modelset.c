@@ -62,6 +62,74 @@ static void modelset_emit_window(struct conversation *cv);
 static void modelset_models_waited(struct ev_loop *loop, void *arg);
 static bool modelset_local_server(const struct conversation *cv);
 
+/* What the session knows of its model (modelset.c's), held by the session. */
+struct modelset {
+	struct modelcat		*cat;
+	struct model_caps	 caps;		/* of the model, as best known now */
+	struct prices		*prices;
+	char			*effort;	/* /effort, else the setting; NULL: none */
+	char			*helper_key;	/* apiKeyHelper's output */
+	bool			 models_waited;	/* the first request of the model waited once */
+	bool			 caps_sent;	/* a request of the model went out with caps */
+	bool			 think_noted;	/* the note about an unused setting was given */
+	char			*models_note;	/* why the limits come from the table */
+};
+
+struct modelset *
+modelset_new(void)
+{
+	return xcalloc(1, sizeof(struct modelset));
+}
+
+void
+modelset_free(struct modelset *ms)
+{
+	if (ms == NULL)
+		return;
+	modelcat_free(ms->cat);
+	model_caps_release(&ms->caps);
+	prices_free(ms->prices);
+	free(ms->effort);
+	free(ms->helper_key);
+	free(ms->models_note);
+	free(ms);
+}
+
+void
+modelset_caps_used(struct conversation *cv)
+{
+	cv->a->ms->caps_sent = true;
+}
+
+void
+modelset_report_prices(const struct conversation *cv, struct buf *out)
+{
+	const struct prices *p = cv->a->ms->prices;
+
+	if (prices_find(p, cv->a->model) == NULL)
+		buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
+		    "the settings)\n", cv->a->model, p->path != NULL ? p->path : "(none)");
+	else
+		buf_printf(out, "Prices from %s, checked %s\n", p->path != NULL ?
+		    p->path : "the settings", p->checked != NULL ? p->checked : "?");
+}
+
+void
+modelset_report_model(const struct conversation *cv, struct buf *out)
+{
+	const struct modelset *ms = cv->a->ms;
+
+	buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
+	    cv->a->model, (long long)modelset_window(cv), (long long)ms->caps.max_output,
+	    model_thinking_name(&ms->caps),
+	    ms->caps.source == MODEL_SERVER ? "the server" : ms->caps.source == MODEL_CACHE ?
+	    "the server (cached)" : "tandem's table", ms->models_note != NULL ? ": " : "",
+	    ms->models_note != NULL ? ms->models_note : "");
+	if (ms->caps.calib > 0)
+		buf_printf(out, "Token estimate: calibrated, %.2f tokens per estimated token\n",
+		    ms->caps.calib);
+}
+
 void
 agent_set_model(struct agent *a, const char *model)
 {
@@ -70,13 +138,13 @@ agent_set_model(struct agent *a, const char *model)
 
 	free(cv->a->model);
 	cv->a->model = xstrdup(model);
-	model_caps_release(&cv->a->caps);
-	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
-	cv->a->models_waited = false;
-	cv->a->caps_sent = false;
-	cv->a->think_noted = false;
+	model_caps_release(&cv->a->ms->caps);
+	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
+	cv->a->ms->models_waited = false;
+	cv->a->ms->caps_sent = false;
+	cv->a->ms->think_noted = false;
 	/* The next request is shaped, and compacted, for the new model's window. */
-	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
+	(void)modelcat_refresh(cv->a->ms->cat, cv->a->model, modelset_models_done, cv);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
 }
@@ -86,9 +154,9 @@ agent_set_effort(struct agent *a, const char *level)
 {
 	struct conversation *cv = a->main;
 
-	free(cv->a->effort);
-	cv->a->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
-	cv->a->think_noted = false;
+	free(cv->a->ms->effort);
+	cv->a->ms->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
+	cv->a->ms->think_noted = false;
 }
 
 const char *
@@ -96,7 +164,7 @@ agent_effort(const struct agent *a)
 {
 	const struct conversation *cv = a->main;
 
-	return cv->a->effort;
+	return cv->a->ms->effort;
 }
 
 const struct model_caps *
@@ -104,7 +172,7 @@ agent_model_caps(const struct agent *a)
 {
 	const struct conversation *cv = a->main;
 
-	return &cv->a->caps;
+	return &cv->a->ms->caps;
 }
 
 struct modelset_models_req {
@@ -120,7 +188,7 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	if (list != NULL) {
-		modelcat_format(list, r->cv->a->prices, r->cv->a->model, &out);
+		modelcat_format(list, r->cv->a->ms->prices, r->cv->a->model, &out);
 		r->fn(r->arg, buf_cstr(&out), NULL);
 	} else {
 		r->fn(r->arg, NULL, err);
@@ -139,7 +207,7 @@ agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
 	r->cv = cv;
 	r->fn = fn;
 	r->arg = arg;
-	modelcat_list_start(cv->a->cat, modelset_models_listed, r);
+	modelcat_list_start(cv->a->ms->cat, modelset_models_listed, r);
 }
 
 /* The context window: the setting, else the model's. */
@@ -147,7 +215,7 @@ int64_t
 modelset_window(const struct conversation *cv)
 {
 	return cv->a->cfg->context_window > 0 ? cv->a->cfg->context_window :
-	    cv->a->caps.window > 0 ? cv->a->caps.window : 128000;
+	    cv->a->ms->caps.window > 0 ? cv->a->ms->caps.window : 128000;
 }
 
 /*
@@ -158,7 +226,7 @@ modelset_window(const struct conversation *cv)
 int64_t
 modelset_est_window(const struct conversation *cv)
 {
-	double c = cv->a->caps.calib > 0 ? cv->a->caps.calib : 1.0;
+	double c = cv->a->ms->caps.calib > 0 ? cv->a->ms->caps.calib : 1.0;
 
 	return (int64_t)((double)modelset_window(cv) / c);
 }
@@ -167,7 +235,7 @@ modelset_est_window(const struct conversation *cv)
 int64_t
 modelset_est_tokens(const struct conversation *cv, int64_t est)
 {
-	return cv->a->caps.calib > 0 ? (int64_t)((double)est * cv->a->caps.calib) : est;
+	return cv->a->ms->caps.calib > 0 ? (int64_t)((double)est * cv->a->ms->caps.calib) : est;
 }
 
 /*
@@ -193,7 +261,7 @@ modelset_auth(const struct conversation *cv, struct provider_request *pr)
 {
 	pr->proto = cv->a->proto;
 	pr->base_url = cv->a->base_url;
-	pr->api_key = cv->a->helper_key != NULL ? cv->a->helper_key : cv->a->cfg->api_key;
+	pr->api_key = cv->a->ms->helper_key != NULL ? cv->a->ms->helper_key : cv->a->cfg->api_key;
 	pr->auth_token = cv->a->cfg->auth_token;
 	pr->custom_headers = cv->a->cfg->custom_headers;
 }
@@ -361,8 +429,8 @@ modelset_run_key_helper(struct conversation *cv, struct buf *err)
 	if (agent_key_helper(cv->a->cfg, &key, err) == -1)
 		return -1;
 	if (key != NULL) {
-		free(cv->a->helper_key);
-		cv->a->helper_key = key;
+		free(cv->a->ms->helper_key);
+		cv->a->ms->helper_key = key;
 	}
 	return 0;
 }
@@ -371,9 +439,9 @@ modelset_run_key_helper(struct conversation *cv, struct buf *err)
 static void
 modelset_note_setting(struct conversation *cv, const char *setting, const char *why)
 {
-	if (cv->a->think_noted)
+	if (cv->a->ms->think_noted)
 		return;
-	cv->a->think_noted = true;
+	cv->a->ms->think_noted = true;
 	event_error(cv->bus, 0, "%s is not used: %s %s", setting, cv->a->model, why);
 }
 
@@ -384,7 +452,7 @@ modelset_note_setting(struct conversation *cv, const char *setting, const char *
 void
 modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 {
-	const struct model_caps *c = &cv->a->caps;
+	const struct model_caps *c = &cv->a->ms->caps;
 	const char *th = cv->a->cfg->thinking != NULL ? cv->a->cfg->thinking : "auto";
 	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
 	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
@@ -411,9 +479,9 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 	}
 	pr->effort = NULL;
-	if (cv->a->effort != NULL && (cv->a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
-		if (cv->a->proto == STREAM_OPENAI || model_has_effort(c, cv->a->effort))
-			pr->effort = cv->a->effort;
+	if (cv->a->ms->effort != NULL && (cv->a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (cv->a->proto == STREAM_OPENAI || model_has_effort(c, cv->a->ms->effort))
+			pr->effort = cv->a->ms->effort;
 		else
 			modelset_note_setting(cv, "effort", "does not list that level (`tandem models` "
 			    "shows the levels it takes)");
@@ -424,8 +492,10 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 static void
 modelset_emit_window(struct conversation *cv)
 {
-	emit_context(cv->bus, cv->last.input + cv->last.cache_write + cv->last.cache_read +
-	    cv->last.output, modelset_window(cv), compact_stage_name(cv->stage));
+	const struct usage *l = conversation_last_usage(cv);
+
+	emit_context(cv->bus, l->input + l->cache_write + l->cache_read + l->output,
+	    modelset_window(cv), compact_stage_name(conv_stage(&cv->conv)));
 }
 
 /* The catalogue answered for model: take the new caps, and send a request that waited. */
@@ -443,7 +513,7 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 	 * (a change of thinking or max_tokens mid-session breaks the prompt
 	 * cache); the answer is cached for the next session.
 	 */
-	if (cv->a->caps_sent) {
+	if (cv->a->ms->caps_sent) {
 		if (cv->models_timer != 0) {
 			ev_timer_cancel(cv->a->loop, cv->models_timer);
 			cv->models_timer = 0;
@@ -451,12 +521,12 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 		}
 		return;
 	}
-	model_caps_release(&cv->a->caps);
-	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
+	model_caps_release(&cv->a->ms->caps);
+	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
-	free(cv->a->models_note);
-	cv->a->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	free(cv->a->ms->models_note);
+	cv->a->ms->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
 	if (out == MODELCAT_UNKNOWN_MODEL)
 		event_error(cv->bus, 0, "%s", note);
 	if (cv->models_timer != 0) {
@@ -483,10 +553,10 @@ modelset_models_waited(struct ev_loop *loop, void *arg)
 bool
 modelset_wait(struct conversation *cv)
 {
-	if (cv->a->models_waited || cv->a->caps.source != MODEL_TABLE || cv->a->cfg->models_wait_ms <= 0 ||
-	    !modelcat_busy(cv->a->cat, cv->a->model))
+	if (cv->a->ms->models_waited || cv->a->ms->caps.source != MODEL_TABLE || cv->a->cfg->models_wait_ms <= 0 ||
+	    !modelcat_busy(cv->a->ms->cat, cv->a->model))
 		return false;
-	cv->a->models_waited = true;
+	cv->a->ms->models_waited = true;
 	cv->models_timer = ev_timer_add(cv->a->loop, cv->a->cfg->models_wait_ms, modelset_models_waited, cv);
 	return true;
 }
@@ -503,22 +573,22 @@ modelset_calibrate(struct conversation *cv, const struct usage *u)
 	r = (double)real / (double)cv->est_sent;
 	if (r < 0.25 || r > 4.0)
 		return;
-	c = cv->a->caps.calib > 0 ? 0.5 * cv->a->caps.calib + 0.5 * r : r;
-	cv->a->caps.calib = c;
-	modelcat_calibrate(cv->a->cat, cv->a->model, c);
+	c = cv->a->ms->caps.calib > 0 ? 0.5 * cv->a->ms->caps.calib + 0.5 * r : r;
+	cv->a->ms->caps.calib = c;
+	modelcat_calibrate(cv->a->ms->cat, cv->a->model, c);
 }
 
 double
 modelset_cost(const struct conversation *cv, const struct usage *u)
 {
-	return prices_cost(prices_find(cv->a->prices, cv->model != NULL ? cv->model : cv->a->model), u,
+	return prices_cost(prices_find(cv->a->ms->prices, cv->model != NULL ? cv->model : cv->a->model), u,
 	    cv->a->cfg->cache_ttl_ms > 300000);
 }
 
 double
 modelset_break_cost(const struct conversation *cv, const struct cachewatch_break *br, const struct usage *u)
 {
-	return prices_break_cost(prices_find(cv->a->prices, cv->a->model), br->dropped_tokens,
+	return prices_break_cost(prices_find(cv->a->ms->prices, cv->a->model), br->dropped_tokens,
 	    u->input + u->cache_read + u->cache_write, cv->a->cfg->cache_ttl_ms > 300000);
 }
 
@@ -562,10 +632,10 @@ modelset_timeouts(const struct conversation *cv, int max_tokens, bool stall_on_p
 void
 modelset_forget(struct conversation *cv)
 {
-	modelcat_forget(cv->a->cat, cv->a->model);
-	model_caps_release(&cv->a->caps);
-	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
-	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
+	modelcat_forget(cv->a->ms->cat, cv->a->model);
+	model_caps_release(&cv->a->ms->caps);
+	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
+	(void)modelcat_refresh(cv->a->ms->cat, cv->a->model, modelset_models_done, cv);
 }
 
 int
@@ -582,16 +652,16 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 	mo.home = cv->a->cfg->home;
 	mo.headers = modelset_auth_headers;
 	mo.headers_arg = cv;
-	cv->a->cat = modelcat_new(&mo);
-	modelcat_get(cv->a->cat, cv->a->model, &cv->a->caps);
-	cv->a->prices = prices_load(NULL, cv->a->cfg->prices, &perr);
-	if (cv->a->prices == NULL) {
+	cv->a->ms->cat = modelcat_new(&mo);
+	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
+	cv->a->ms->prices = prices_load(NULL, cv->a->cfg->prices, &perr);
+	if (cv->a->ms->prices == NULL) {
 		snprintf(err, err_size, "%s", buf_cstr(&perr));
 		buf_release(&perr);
 		return -1;
 	}
 	buf_release(&perr);
-	cv->a->effort = cv->a->cfg->effort != NULL ? xstrdup(cv->a->cfg->effort) : NULL;
+	cv->a->ms->effort = cv->a->cfg->effort != NULL ? xstrdup(cv->a->cfg->effort) : NULL;
 	if (cv->a->cfg->api_key_helper != NULL) {
 		struct buf kerr = BUF_INIT(4096);
 
@@ -603,6 +673,6 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 		buf_release(&kerr);
 	}
 	/* In the background: the first frame never waits for the provider. */
-	(void)modelcat_refresh(cv->a->cat, cv->a->model, modelset_models_done, cv);
+	(void)modelcat_refresh(cv->a->ms->cat, cv->a->model, modelset_models_done, cv);
 	return 0;
 }

@@ -12,6 +12,16 @@
 
 #include "turn_int.h"
 
+struct modelset;
+
+/* What the session knows of its model (modelset.c's): made empty, filled by modelset_init. */
+struct modelset *modelset_new(void);
+void	 modelset_free(struct modelset *);
+/* A request of the model goes out with what is known of it now. */
+void	 modelset_caps_used(struct conversation *cv);
+/* The price lines of /cost, the model's lines of /context. */
+void	 modelset_report_prices(const struct conversation *cv, struct buf *out);
+void	 modelset_report_model(const struct conversation *cv, struct buf *out);
 /* The context window: the setting, else the model's. */
 int64_t	 modelset_window(const struct conversation *cv);
 /* The window in estimated tokens (compact_estimate's units), by the model's calibration. */

@@ -19,6 +19,83 @@
 #include "timeline.h"
 #include "tooluse.h"
 
+/* The turn's record in the log (the turn browser reads it), gathered while the turn runs. */
+struct turn_record {
+	char	*prompt;
+	int64_t	 started;
+	cJSON	*tools;		/* the names of the tools it ran; NULL: no turn */
+	int64_t	 tokens;	/* the conversation's tokens when it started */
+};
+
+struct turn_record *
+record_new(void)
+{
+	return xcalloc(1, sizeof(struct turn_record));
+}
+
+void
+record_free(struct turn_record *tr)
+{
+	if (tr == NULL)
+		return;
+	free(tr->prompt);
+	cJSON_Delete(tr->tools);
+	free(tr);
+}
+
+/* The tokens the conversation has used so far, of every kind. */
+static int64_t
+record_tokens_total(const struct conversation *cv)
+{
+	const struct usage *t = conversation_totals(cv);
+
+	return t->input + t->output + t->cache_read + t->cache_write;
+}
+
+void
+record_turn_start(struct conversation *cv, const char *prompt)
+{
+	struct turn_record *tr = cv->record;
+
+	free(tr->prompt);
+	tr->prompt = xstrdup(prompt);
+	tr->started = ev_now_ms();
+	cJSON_Delete(tr->tools);
+	tr->tools = cJSON_CreateArray();
+	tr->tokens = record_tokens_total(cv);
+}
+
+const char *
+record_turn_prompt(const struct conversation *cv)
+{
+	return cv->record->prompt;
+}
+
+void
+record_turn_tool(struct conversation *cv, const char *name)
+{
+	if (cv->record->tools != NULL)
+		cJSON_AddItemToArray(cv->record->tools, cJSON_CreateString(name));
+}
+
+cJSON *
+record_turn(struct conversation *cv, const char *stop_reason)
+{
+	struct turn_record *tr = cv->record;
+	cJSON *rec = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(rec, "k", "turn");
+	cJSON_AddNumberToObject(rec, "turn", cv->turn);
+	cJSON_AddStringToObject(rec, "prompt", tr->prompt != NULL ? tr->prompt : "");
+	cJSON_AddItemToObject(rec, "tools", tr->tools != NULL ? tr->tools : cJSON_CreateArray());
+	tr->tools = NULL;
+	cJSON_AddNumberToObject(rec, "tokens", (double)(record_tokens_total(cv) - tr->tokens));
+	cJSON_AddNumberToObject(rec, "ms", (double)(ev_now_ms() - tr->started));
+	cJSON_AddNumberToObject(rec, "time", (double)time(NULL));
+	cJSON_AddStringToObject(rec, "stop_reason", stop_reason);
+	return rec;
+}
+
 int
 record_log(struct conversation *cv, cJSON *rec)
 {
@@ -113,7 +190,9 @@ record_add_text(struct conversation *cv, const char *text)
 int64_t
 record_tokens_used(const struct conversation *cv)
 {
-	return cv->last.input + cv->last.cache_read + cv->last.cache_write + cv->last.output;
+	const struct usage *l = conversation_last_usage(cv);
+
+	return l->input + l->cache_read + l->cache_write + l->output;
 }
 
 static bool

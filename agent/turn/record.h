@@ -13,7 +13,20 @@
 
 #include "turn_int.h"
 
-/* Add a message to the conversation and to the log. */
+struct turn_record;
+
+/* The turn's record of a conversation (record.c's), and its end. */
+struct turn_record *record_new(void);
+void	 record_free(struct turn_record *);
+/* A turn starts with prompt: its record begins (the time, the tokens so far, no tool yet). */
+void	 record_turn_start(struct conversation *, const char *prompt);
+/* The turn's prompt; NULL before the first turn. */
+const char *record_turn_prompt(const struct conversation *);
+/* The turn ran the tool name (nothing outside a turn). */
+void	 record_turn_tool(struct conversation *, const char *name);
+/* The turn's record for the log (the caller takes it), ended by stop_reason. */
+cJSON	*record_turn(struct conversation *, const char *stop_reason);
+
 /* Append a record (taken) to the conversation's log; 0 when it keeps none; -1, not reported. */
 int	 record_log(struct conversation *, cJSON *rec);
 /* The conversation's log on disk (fsync); 0 when it keeps none. */

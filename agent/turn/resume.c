@@ -435,9 +435,8 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	perm_rules_free(cv->a->session_rules);
 	cv->a->session_rules = perm_rules_new();
 	cv->a->fork_dry_run = false;
-	memset(&cv->last, 0, sizeof cv->last);
-	cv->stage = COMPACT_NONE;
-	cv->summary_failures = 0;
+	conversation_set_last_usage(cv, NULL);
+	compaction_reset(cv);
 	cachewatch_forget(cv->cw);
 	resume_load_cache(cv);
 	cv->a->resumed = true;

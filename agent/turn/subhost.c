@@ -10,6 +10,7 @@
 #include "turn_int.h"
 #include "lsp/lsp.h"
 #include "web/web.h"
+#include "inbox.h"
 #include "record.h"
 #include "sub/subagent.h"
 #include "sub/subtype.h"
@@ -146,14 +147,13 @@ subhost_log(struct conversation *cv, cJSON *rec)
 static void
 subhost_charge(struct conversation *cv, double cost)
 {
-	cv->cost += cost;
+	conversation_add_cost(cv, cost);
 }
 
 static void
 subhost_note_tool(struct conversation *cv, const char *name)
 {
-	if (cv->turn_tools != NULL)
-		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(name));
+	record_turn_tool(cv, name);
 }
 
 static bool
@@ -165,9 +165,7 @@ subhost_is_main(struct conversation *cv)
 static void
 subhost_inbox(struct conversation *cv, const char *text)
 {
-	if (cv->attach == NULL)
-		cv->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(cv->attach, record_text_block(text));
+	inbox_add_text(cv, text);
 }
 
 static const struct sub_host subhost = {

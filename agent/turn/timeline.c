@@ -42,6 +42,7 @@
 #include "xalloc.h"
 #include "turn_int.h"
 #include "sub/subagent.h"
+#include "inbox.h"
 #include "call.h"
 #include "compaction.h"
 #include "gate.h"
@@ -306,7 +307,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		return -1;
 	}
 	/* what it changes meanwhile would be taken for its own changes */
-	if (cv->user_cmds > 0) {
+	if (inbox_commands_running(cv)) {
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
@@ -386,7 +387,7 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 		return -1;
 	}
 	/* what it changes meanwhile would be taken for its own changes */
-	if (cv->user_cmds > 0) {
+	if (inbox_commands_running(cv)) {
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
@@ -436,7 +437,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		return -1;
 	}
 	/* what it changes meanwhile would be taken for its own changes */
-	if (cv->user_cmds > 0) {
+	if (inbox_commands_running(cv)) {
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
@@ -518,8 +519,7 @@ agent_clear(struct agent *a)
 	plan_sync(cv, true);
 	resume_use_session(cv, sess);
 	cachewatch_forget(cv->cw);
-	cv->stage = COMPACT_NONE;
-	cv->summary_failures = 0;
+	compaction_reset(cv);
 	cv->turn = 0;
 	cv->a->resumed = false;
 	event_set_turn(cv->bus, 0);

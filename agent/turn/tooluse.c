@@ -87,15 +87,75 @@ tooluse_protect_notify(void *arg, const char *sentence)
 	event_error(cv->bus, 0, "%s", sentence);
 }
 
+/* The session's guard of the protected names (protect.h), and its hold for the background shells. */
+struct tooluse_guard {
+	struct protect	*protect;	/* lazy */
+	bool		 bg;		/* it is held for the background shells */
+};
+
+/* A conversation's running call's output, as tool_progress. */
+struct tooluse_progress {
+	struct redact_stream	 redact;
+	size_t			 bytes;
+};
+
+struct tooluse_guard *
+tooluse_guard_new(void)
+{
+	return xcalloc(1, sizeof(struct tooluse_guard));
+}
+
+void
+tooluse_guard_free(struct tooluse_guard *g)
+{
+	if (g == NULL)
+		return;
+	/* the background shells end with tandem: what they did is looked at first */
+	if (g->bg)
+		bgshell_end_all();
+	protect_free(g->protect);
+	free(g);
+}
+
+void
+tooluse_guard_pause(struct conversation *cv)
+{
+	protect_pause(cv->a->guard->protect);
+}
+
+void
+tooluse_guard_resume_user(struct conversation *cv)
+{
+	protect_resume(cv->a->guard->protect, true, NULL);
+}
+
+struct tooluse_progress *
+tooluse_progress_new(void)
+{
+	struct tooluse_progress *p = xcalloc(1, sizeof *p);
+
+	buf_init(&p->redact.hold, BUF_NOLIMIT);
+	return p;
+}
+
+void
+tooluse_progress_free(struct tooluse_progress *p)
+{
+	if (p == NULL)
+		return;
+	redact_stream_release(&p->redact);
+	free(p);
+}
+
 /* The last background shell ended: its hold on the protected names goes. */
 static void
 tooluse_protect_bg_end(void *arg)
 {
 	struct conversation *cv = arg;
 
-	if (cv->a->protect_bg && bgshell_running() == 0) {
-		cv->a->protect_bg = false;
-		protect_release(cv->a->protect, true);
+	if (cv->a->guard->bg && bgshell_running() == 0) {
+		cv->a->guard->bg = false;
+		protect_release(cv->a->guard->protect, true);
 	}
 }
 
@@ -106,15 +166,15 @@ tooluse_protect(struct conversation *cv)
 	struct buf q = BUF_INIT(BUF_NOLIMIT);
 
 	if (cv->a->session == NULL)
-		return cv->a->protect;
+		return cv->a->guard->protect;
 	buf_printf(&q, "%s/quarantine", session_dir(cv->a->session));
-	if (cv->a->protect == NULL) {
-		cv->a->protect = protect_new(cv->a->loop, cv->a->cfg->root, buf_cstr(&q), tooluse_protect_notify, cv);
+	if (cv->a->guard->protect == NULL) {
+		cv->a->guard->protect = protect_new(cv->a->loop, cv->a->cfg->root, buf_cstr(&q), tooluse_protect_notify, cv);
 		bgshell_on_end(tooluse_protect_bg_end, cv);
 	} else
-		protect_set_quarantine(cv->a->protect, buf_cstr(&q));
+		protect_set_quarantine(cv->a->guard->protect, buf_cstr(&q));
 	buf_release(&q);
-	return cv->a->protect;
+	return cv->a->guard->protect;
 }
 
 void
@@ -159,7 +219,7 @@ tooluse_protect_start(struct conversation *cv, const struct sched_call *c)
 	if (tooluse_watched(cv, c))
 		protect_hold(tooluse_protect(cv), json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(cv, c))
-		protect_pause(cv->a->protect);
+		protect_pause(cv->a->guard->protect);
 }
 
 static void
@@ -169,23 +229,23 @@ tooluse_protect_end(struct conversation *cv, struct sched_call *c)
 	if (c->ran)
 		tooluse_protect_ran(cv, c);
 	/* a background shell's catch is told with whatever result comes next */
-	(void)protect_take(cv->a->protect, &c->result);
+	(void)protect_take(cv->a->guard->protect, &c->result);
 }
 
 static void
 tooluse_protect_ran(struct conversation *cv, struct sched_call *c)
 {
 	if (tooluse_watched(cv, c) && json_bool(c->input, "run_in_background", false) &&
-	    !cv->a->protect_bg && bgshell_running() > 0)
-		cv->a->protect_bg = true;	/* the hold stays while a background shell runs */
+	    !cv->a->guard->bg && bgshell_running() > 0)
+		cv->a->guard->bg = true;	/* the hold stays while a background shell runs */
 	else if (tooluse_watched(cv, c))
-		protect_release(cv->a->protect, json_bool(c->input, "run_in_background", false));
+		protect_release(cv->a->guard->protect, json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(cv, c)) {
 		char **mine = tooluse_paths_of(cv, c);
 		size_t i;
 
 		/* a command the user let run outside, an MCP server: all it made is theirs */
-		protect_resume(cv->a->protect, strcmp(c->name, "run_bash") == 0 ||
+		protect_resume(cv->a->guard->protect, strcmp(c->name, "run_bash") == 0 ||
 		    strncmp(c->name, "mcp__", 5) == 0, (const char *const *)mine);
 		for (i = 0; mine != NULL && mine[i] != NULL; i++)
 			free(mine[i]);
@@ -199,7 +259,7 @@ tooluse_started(void *arg, struct sched_call *c)
 	struct conversation *cv = arg;
 	bool snapped = tooluse_snapped(c);
 
-	cv->progress_bytes = 0;
+	cv->progress->bytes = 0;
 	crash_point("tool-started");
 	sub_started(cv->a->subs, cv, tooluse_exclusive(c));
 	tooluse_protect_start(cv, c);
@@ -217,13 +277,13 @@ tooluse_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 	struct buf clean = BUF_INIT(BUF_NOLIMIT);
 
 	/* Past a few MB only the newest bytes matter to anyone watching. */
-	cv->progress_bytes += n;
-	if (cv->progress_bytes > AGENT_PROGRESS_FULL && n > 2048) {
+	cv->progress->bytes += n;
+	if (cv->progress->bytes > AGENT_PROGRESS_FULL && n > 2048) {
 		p += n - 2048;
 		n = 2048;
 	}
 	/* A key is replaced before anyone sees it, even split across two reads. */
-	redact_stream_feed(&cv->progress_redact, p, n, &clean);
+	redact_stream_feed(&cv->progress->redact, p, n, &clean);
 	if (clean.len > 0)
 		emit_tool_progress(cv->bus, c->id, clean.data, clean.len);
 	buf_release(&clean);
@@ -294,14 +354,14 @@ tooluse_finished(void *arg, struct sched_call *c)
 	struct conversation *cv = arg;
 	struct buf rest = BUF_INIT(BUF_NOLIMIT);
 
-	redact_stream_flush(&cv->progress_redact, &rest);
+	redact_stream_flush(&cv->progress->redact, &rest);
 	if (rest.len > 0)
 		emit_tool_progress(cv->bus, c->id, rest.data, rest.len);
 	buf_release(&rest);
 	tooluse_protect_end(cv, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
-		attach_tool_image(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->a->caps.image_input, c->name, c->input,
+		attach_tool_image(&cv->a->env, cv->a->cfg->rules, cv->a->mode, agent_model_caps(cv->a)->image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
 	/* A CLAUDE.md of the folder it worked in, the first time (claude/claude.h). */
 	if (c->ran && !c->is_error)
@@ -337,8 +397,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		if (session_effect(cv->a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
 			agent_unsaved(cv);
 	}
-	if (cv->turn_tools != NULL)
-		cJSON_AddItemToArray(cv->turn_tools, cJSON_CreateString(c->name));
+	record_turn_tool(cv, c->name);
 	emit_tool_result(cv->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
 	    c->duration_ms, c->denied, false);
 	plan_call_done(cv, c);

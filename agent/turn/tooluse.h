@@ -13,6 +13,22 @@
 
 #include "turn_int.h"
 
+struct tooluse_guard;
+struct tooluse_progress;
+
+/*
+ * The session's guard of the protected names (tooluse.c's): freed at the
+ * session's end, the background shells it holds for ended first.  The
+ * user's own command pauses it, and what it made is the user's.
+ */
+struct tooluse_guard *tooluse_guard_new(void);
+void	 tooluse_guard_free(struct tooluse_guard *);
+void	 tooluse_guard_pause(struct conversation *cv);
+void	 tooluse_guard_resume_user(struct conversation *cv);
+/* A conversation's running call's output (tooluse.c's). */
+struct tooluse_progress *tooluse_progress_new(void);
+void	 tooluse_progress_free(struct tooluse_progress *);
+
 /* The scheduler's callbacks for agent a: the gate, then these. */
 void	 tooluse_ops(struct conversation *cv, struct sched_ops *ops);
 /*

@@ -56,8 +56,9 @@
  * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
  * are not phases stay flags: checkpoint_a (the response's checkpoint A is
  * on disk: side effects may run), hook_stop (a hook said "continue":
- * false), overflow_retried, paused and continuing (how the next response
- * is recorded), failed (how the turn will end).
+ * false), paused and continuing (how the next response is recorded),
+ * failed (how the turn will end); whether the turn's one hard compaction
+ * was made is compaction's (compaction_overflow_ok).
  */
 enum turn_phase {
 	PHASE_IDLE,		/* no turn: a prompt may come */
@@ -112,8 +113,7 @@ struct agent {
 	bool			 unsaved_told;	/* the session's failed write was reported */
 	char			*snap_dir;
 	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
-	struct protect		*protect;	/* what sandboxed commands create (protect.h); lazy */
-	bool			 protect_bg;	/* it is held for the background shells */
+	struct tooluse_guard	*guard;		/* what sandboxed commands create (tooluse.c, protect.h) */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
@@ -123,15 +123,7 @@ struct agent {
 	enum stream_proto	 proto;
 	char			*model;
 	char			*base_url;
-	struct modelcat		*cat;
-	struct model_caps	 caps;		/* of model, as best known now */
-	struct prices		*prices;
-	char			*effort;	/* /effort, else the setting; NULL: none */
-	char			*helper_key;	/* apiKeyHelper's output */
-	bool			 models_waited;	/* the first request of model waited once */
-	bool			 caps_sent;	/* a request of model went out with caps */
-	bool			 think_noted;	/* the note about an unused setting was given */
-	char			*models_note;	/* why the limits come from the table */
+	struct modelset		*ms;		/* what is known of it, its prices, effort, key (modelset.c) */
 
 	/* Hooks, the sandbox and memory files (hooks.h, jail.h, memory.h). */
 	struct hooks		*hooks;
@@ -169,8 +161,7 @@ struct conversation {
 	char			*sys_static;
 	char			*sys_dynamic;
 	bool			 checkpoint_a;	/* side-effecting tools may run */
-	int			 user_cmds;	/* the user's ! commands running (inbox.c) */
-	struct redact_stream	 progress_redact;	/* the running call's output */
+	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
 	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
 	char			*mcp_context;	/* the hooks' context, kept while they are */
 
@@ -188,34 +179,19 @@ struct conversation {
 	struct buf		 answer;	/* the text of the turn's answer: the result's */
 	uint64_t		 retry_timer;
 	uint64_t		 models_timer;	/* the request's wait for what the server says of the model */
-	size_t			 progress_bytes;
 	bool			 helper_retried; /* a 401 ran the helper again for this call */
 	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
 
-	struct usage		 last, totals;
-	double			 cost;
+	struct usage_acct	*usage;		/* the last request's, the totals, the cost (conversation.c) */
 
 	/* Context economy. */
 	struct cachewatch	*cw;
-	struct compact_thresholds th;
-	enum compact_stage	 stage;		/* the deepest stage applied */
-	int			 summary_failures;
-	bool			 overflow_retried;
-	struct {
-		struct call	 call;		/* the summary call (compaction.h) */
-		int		 keep;
-		int64_t		 tokens_before;
-		bool		 then_call;	/* a model call waits for it */
-	} sum;
+	struct compaction	*cmp;		/* its compaction's state (compaction.c) */
 
-	cJSON			*attach;	/* content blocks for the next prompt (agent_attach) */
+	struct inbox		*inbox;		/* the next prompt's attachments, the ! commands (inbox.c) */
 	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
 
-	/* For the turn's record in the log (the turn browser reads it). */
-	char			*turn_prompt;
-	int64_t			 turn_started;
-	cJSON			*turn_tools;
-	int64_t			 turn_tokens;
+	struct turn_record	*record;	/* the turn's record in the log (record.c) */
 
 	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
 	bool			 hook_stop;	/* a hook said "continue": false */
@@ -232,6 +208,19 @@ int	 conversation_submit(struct conversation *, const char *prompt);
 void	 conversation_interrupt(struct conversation *);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
+
+/*
+ * Its usage (conversation.c's struct usage_acct): the last request's, the
+ * sum of every call's (turns, summaries, web tools) and what they cost
+ * (conversation_add_cost, turn.h, adds a cost alone).
+ */
+struct usage_acct *conversation_usage_new(void);
+void	 conversation_count_usage(struct conversation *, const struct usage *, double cost);
+/* The last request's usage is u (NULL: none yet). */
+void	 conversation_set_last_usage(struct conversation *, const struct usage *u);
+const struct usage *conversation_last_usage(const struct conversation *);
+const struct usage *conversation_totals(const struct conversation *);
+double	 conversation_cost(const struct conversation *);
 
 int	 agent_unsaved(struct conversation *cv);
 int	 agent_halt(struct conversation *cv);
