@@ -453,10 +453,11 @@ run_config_command(struct config *cfg)
 	return 0;
 }
 
+/* Anthropic with no key from anywhere: neither the environment's nor apiKeyHelper's. */
 static bool
 need_api_key(const struct config *cfg)
 {
-	return strcmp(cfg->provider, "openai") != 0 &&
+	return strcmp(cfg->provider, "openai") != 0 && cfg->api_key_helper == NULL &&
 	    (cfg->api_key == NULL || cfg->api_key[0] == '\0');
 }
 

@@ -89,7 +89,7 @@ exec_terminate(struct exec_job *job)
 		job->kill_timer = ev_timer_add(job->loop, EXEC_KILL_GRACE_MS, exec_hard_kill, job);
 }
 
-/* Run in the child: the tool, then its tool_out as JSON on fd. */
+/* Run in the child: the tool, then its tool_out as JSON on fd; the child ends after it. */
 static void
 exec_child(const struct tool_def *tool, const cJSON *input, const struct tool_env *env, int fd)
 {
@@ -110,7 +110,10 @@ exec_child(const struct tool_def *tool, const cJSON *input, const struct tool_en
 	s = cJSON_PrintUnformatted(j);
 	len = s != NULL ? strlen(s) : 0;
 	(void)file_write_all(fd, s != NULL ? s : "", len);
-	_exit(0);
+	/* The child ends when this returns: what it built goes first, so nothing is lost. */
+	free(s);
+	cJSON_Delete(j);
+	tool_out_release(&out);
 }
 
 /* A run_bash chunk feeds the capture and the live output; a worker's fills its result. */

@@ -280,6 +280,56 @@ redact_buf(struct buf *b)
 	return changed;
 }
 
+static bool
+redact_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '+' || c == '-' || c == '/' || c == '=' || c == '_';
+}
+
+/* Whether w[0..n) holds two of lower case, upper case and digits. */
+static bool
+redact_word_mixed(const char *w, size_t n)
+{
+	bool lower = false, upper = false, digit = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		lower |= w[i] >= 'a' && w[i] <= 'z';
+		upper |= w[i] >= 'A' && w[i] <= 'Z';
+		digit |= w[i] >= '0' && w[i] <= '9';
+	}
+	return (int)lower + (int)upper + (int)digit >= 2;
+}
+
+bool
+redact_keylike(struct buf *b)
+{
+	struct buf out = BUF_INIT(BUF_NOLIMIT);
+	bool changed = redact_buf(b);
+	size_t i = 0, j, n = b->len;
+	bool masked = false;
+
+	while (i < n) {
+		for (j = i; j < n && redact_word_char(b->data[j]); j++)
+			;
+		if (j - i >= REDACT_WORD_MIN && redact_word_mixed(b->data + i, j - i)) {
+			buf_puts(&out, REDACT_MARK);
+			masked = true;
+		} else {
+			buf_append(&out, b->data + i, j - i);
+		}
+		for (i = j; i < n && !redact_word_char(b->data[i]); i++)
+			buf_putc(&out, b->data[i]);
+	}
+	if (masked) {
+		buf_reset(b);
+		buf_append(b, out.data, out.len);
+	}
+	buf_release(&out);
+	return changed || masked;
+}
+
 void
 redact_stream_feed(struct redact_stream *rs, const char *p, size_t n, struct buf *out)
 {

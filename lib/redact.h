@@ -66,6 +66,16 @@ void		 redact_text(const char *s, size_t n, struct buf *out);
 /* Redact b in place; true when something was replaced. */
 bool		 redact_buf(struct buf *b);
 
+/*
+ * Redact b in place, the secrets tandem knows and every word that looks
+ * like a credential: a run of REDACT_WORD_MIN or more letters, digits and
+ * "+-/=_" holding two of lower case, upper case and digits.  For what a
+ * program that handles keys says (apiKeyHelper's standard error), which
+ * may hold a key tandem was never told of.  True when something was replaced.
+ */
+#define REDACT_WORD_MIN	16
+bool		 redact_keylike(struct buf *b);
+
 struct redact_stream {
 	struct buf	 hold;		/* the tail that may begin a secret */
 };

@@ -58,14 +58,6 @@ if command -v valgrind >/dev/null 2>&1 && [ -d "$top/build-plain/tests" ]; then
 	for t in "$top"/build-plain/tests/test_*; do
 		[ -x "$t" ] && [ -f "$t" ] || continue
 		case "$t" in *.log|*.trs|*.sh|*.vg) continue ;; esac
-		# test_sched's forked tool children wait on signals that valgrind
-		# delays without end; it runs plainly and under ASan above.
-		case "$t" in */test_sched) continue ;; esac
-		# test_forksrv's and test_convs' file tools run in children of a
-		# fork server forked without exec: under valgrind each such child
-		# ends with valgrind's error status, its log gone with the
-		# descriptors it closes; they run plainly and under ASan above.
-		case "$t" in */test_forksrv|*/test_convs) continue ;; esac
 		if (cd "$top/build-plain" && top_srcdir="$top" top_builddir="$top/build-plain" \
 		    timeout 600 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --child-silent-after-fork=yes \
 		    "$t" >/dev/null 2>"$t.vg"); then

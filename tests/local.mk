@@ -27,6 +27,8 @@ IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 IT_TESTS += tests/it/claude.sh
 # Deny rules on every route that allows without the person; keys on two more routes.
 IT_TESTS += tests/it/denywins.sh tests/it/leaks.sh
+# apiKeyHelper failing with a key on its stderr: one redacted sentence, the key nowhere.
+IT_TESTS += tests/it/keyhelper.sh
 EXTRA_DIST += tests/it/denywins.mjs
 EXTRA_DIST += tests/it/subsdk.mjs
 # apply_patch and its permission check through the real binary.
@@ -87,6 +89,8 @@ EXTRA_DIST += tests/it/sdk.mjs tests/it/acp.mjs
 # Workspace snapshots: commands rewound and redone.
 IT_TESTS += tests/it/wsnap.sh
 IT_TESTS += tests/it/wsnap_bg.sh
+# A command that changed what a name is (a directory made a link, and back): rewound, never through the link.
+IT_TESTS += tests/it/rewindtypes.sh
 # The snapshot store's refs: pruning keeps what any session's record needs.
 IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.

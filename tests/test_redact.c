@@ -193,6 +193,31 @@ T_TEST(env_scrub)
 	redact_reset();
 }
 
+/* Words shaped like keys go, known secrets go, the rest of the sentence stays. */
+T_TEST(keylike)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	redact_reset();
+	buf_puts(&b, "vault: token sk-ant-api03-bd67c8be98b66e14 has expired "
+	    "(/usr/local/bin/vault-helper, ANTHROPIC_API_KEY_FILE, wJalrXUtnFEMI/K7MDENG/bPxRfi)");
+	T_OK(redact_keylike(&b));
+	T_EQ_STR(buf_cstr(&b), "vault: token [redacted] has expired "
+	    "(/usr/local/bin/vault-helper, ANTHROPIC_API_KEY_FILE, [redacted])");
+	buf_reset(&b);
+	/* 15 characters, or one kind of character only: a word */
+	buf_puts(&b, "abc123def456ghi abcdefghijklmnopqrstuvwxyz 0123456789012345678");
+	T_OK(!redact_keylike(&b));
+	T_EQ_STR(buf_cstr(&b), "abc123def456ghi abcdefghijklmnopqrstuvwxyz 0123456789012345678");
+	buf_reset(&b);
+	redact_add("secret.value.known");
+	buf_puts(&b, "got secret.value.known, abc123def456ghi7");
+	T_OK(redact_keylike(&b));
+	T_EQ_STR(buf_cstr(&b), "got [redacted], [redacted]");
+	buf_release(&b);
+	redact_reset();
+}
+
 int
 main(void)
 {
@@ -201,5 +226,6 @@ main(void)
 	T_RUN(stream_to_fd);
 	T_RUN(env_names);
 	T_RUN(env_scrub);
+	T_RUN(keylike);
 	return t_done();
 }

@@ -98,6 +98,8 @@ TUI_SCREEN_TESTS += tests/tui/editnote.sh
 TUI_SCREEN_TESTS += tests/tui/mentiongit.sh
 # Subagents: the live line, an approval that names its subagent, /agents, rewind with the parent.
 TUI_SCREEN_TESTS += tests/tui/subagent.sh
+# apiKeyHelper failing after a 401: one sentence on the screen, its key redacted.
+TUI_SCREEN_TESTS += tests/tui/keyhelper.sh
 # SIGKILL while a ! command runs, then a rewind of its turn.
 TUI_SCREEN_TESTS += tests/tui/bangcrash.sh
 # /init and /review: their prompts, AGENTS.md's edit approved, the diff a planted git config cannot turn into a program run.

@@ -147,6 +147,7 @@ forksrv_child(const struct forksrv *s, const char *name, int out, int in)
 		_exit(126);
 	buf_release(&text);
 	s->run(tool, input, s->env, 1);
+	cJSON_Delete(input);
 	_exit(0);
 }
 

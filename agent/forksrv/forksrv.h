@@ -29,7 +29,7 @@
 
 struct ev_loop;
 
-/* Runs the tool in the call's child, its answer written to fd; must not return. */
+/* Runs the tool in the call's child, its answer written to fd; the child ends when it returns. */
 typedef void forksrv_run_fn(const struct tool_def *, const cJSON *input,
 	    const struct tool_env *, int fd);
 /* The call's child ended with the wait status status (a signal when the server died). */

@@ -783,6 +783,38 @@ wsnap_sort(cJSON *changes)
 }
 
 /*
+ * lstat of path (relative to rootfd, or absolute in an extra root, whose
+ * path is a real one) reached through directories only: a link on the way
+ * is not followed.  0, or -1 when it is not there so reached.
+ */
+static int
+wsnap_lstat_beneath(int rootfd, const char *path, struct stat *st)
+{
+	const char *p = path, *slash;
+	int fd, next, rc;
+
+	fd = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) :
+	    fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	while (fd != -1 && *p == '/')
+		p++;
+	while (fd != -1 && (slash = strchr(p, '/')) != NULL) {
+		char *name = xstrndup(p, (size_t)(slash - p));
+
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		free(name);
+		close(fd);
+		fd = next;
+		for (p = slash; *p == '/'; p++)
+			;
+	}
+	if (fd == -1)
+		return -1;
+	rc = fstatat(fd, p, st, AT_SYMLINK_NOFOLLOW);
+	close(fd);
+	return rc;
+}
+
+/*
  * One walk of the workspace: the index brought up to date, the changes
  * since the last walk into changes (NULL: not recorded).  0 or -1.
  */
@@ -871,8 +903,12 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 			continue;
 		ws->dirty = true;
 		gone++;
-		/* still there, below a directory now ignored: out of the index, not deleted */
-		if (rootfd != -1 && fstatat(rootfd, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		/*
+		 * Still there, below a directory now ignored: out of the index,
+		 * not deleted.  Reached through directories only: below a
+		 * directory replaced by a link, what the link leads to is not it.
+		 */
+		if (rootfd != -1 && wsnap_lstat_beneath(rootfd, e->path, &st) == 0)
 			continue;
 		wsnap_side_of(e, &b);
 		wsnap_change(&sc, e->path, &b, &none);

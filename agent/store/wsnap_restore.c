@@ -208,6 +208,17 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 	}
 	if (sandbox_walk(&sb, dir, SANDBOX_EDIT, want != WK_NONE ? SANDBOX_PARENTS : 0, &at, &err) == -1)
 		goto out;
+	/*
+	 * The record's paths are reached through directories only: a link on
+	 * the way now (a directory replaced by one, and left so) leads to
+	 * what the record is not about, inside the workspace or out.
+	 */
+	if (strcmp(at.rel, dir) != 0) {
+		buf_printf(&err, "its directory %s is reached through a link now (it is %s): left alone",
+		    dir, at.rel);
+		sandbox_at_release(&at);
+		goto out;
+	}
 	/* the walk makes the missing parents of dir; dir itself too (its own entry sets its mode) */
 	if (!at.exists && want != WK_NONE && at.dirfd != -1 && mkdirat(at.dirfd, at.name, 0700) == 0) {
 		sandbox_at_release(&at);

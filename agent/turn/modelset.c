@@ -208,89 +208,149 @@ modelset_auth_headers(void *arg)
 	return provider_auth_headers(&pr);
 }
 
+/* How much of the end of the helper's standard error is kept for its message. */
+#define MODELSET_HELPER_ERR_MAX	4096
+/* How much of it the message shows (its end, where the reason usually is). */
+#define MODELSET_HELPER_ERR_SHOWN	300
+
+/* One read of the helper's pipe into b; false once it is over. */
+static bool
+modelset_helper_read(int fd, struct buf *b, size_t keep)
+{
+	char chunk[4096];
+	ssize_t n;
+
+	do
+		n = read(fd, chunk, sizeof chunk);
+	while (n == -1 && errno == EINTR);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return true;
+	if (n <= 0)
+		return false;
+	(void)buf_append(b, chunk, (size_t)n);
+	if (keep > 0 && b->len > keep)
+		buf_consume(b, b->len - keep);
+	return true;
+}
+
 /*
- * The helper's standard output, as proc runs every child (under a keeper,
- * so it does not outlive tandem; no descriptor of tandem's; its own
- * session); its stderr is tandem's.  Returns its wait status, or -1 with
- * err filled when it could not start.
+ * The helper's standard output and the end of its standard error, as proc
+ * runs every child (under a keeper, so it does not outlive tandem; no
+ * descriptor of tandem's; its own session).  Its standard error is never
+ * tandem's: it may hold a key, and it would be written over the screen.
+ * Returns its wait status, or -1 with err filled when it could not start.
  */
 static int
-modelset_helper_output(const char *command, struct buf *out, struct buf *err)
+modelset_helper_output(const char *command, struct buf *out, struct buf *errout,
+    struct buf *err)
 {
 	const char *argv[] = { "/bin/sh", "-c", command, NULL };
 	struct proc_spec spec = {
-		.argv = argv, .in = PROC_IO_NULL, .out = PROC_IO_PIPE, .err = PROC_IO_FD, .err_fd = 2,
+		.argv = argv, .in = PROC_IO_NULL, .out = PROC_IO_PIPE, .err = PROC_IO_PIPE,
 	};
-	struct pollfd pf;
 	struct proc p;
-	char chunk[4096];
 	int st = -1;
 
-	if (fcntl(2, F_GETFD) == -1)
-		spec.err = PROC_IO_NULL;
 	if (proc_spawn(&spec, &p, err) == -1)
 		return -1;
-	pf.fd = p.out;
-	pf.events = POLLIN;
-	for (;;) {
-		ssize_t n = read(p.out, chunk, sizeof chunk);
+	while (p.out != -1 || p.err != -1) {
+		struct pollfd pf[2] = { { p.out, POLLIN, 0 }, { p.err, POLLIN, 0 } };
 
-		if (n > 0) {
-			(void)buf_append(out, chunk, (size_t)n);
-			continue;
+		if (poll(pf, 2, -1) == -1 && errno != EINTR)
+			break;
+		if (pf[0].revents != 0 && !modelset_helper_read(p.out, out, 0)) {
+			close(p.out);
+			p.out = -1;
 		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			(void)poll(&pf, 1, -1);
-			continue;
+		if (pf[1].revents != 0 &&
+		    !modelset_helper_read(p.err, errout, MODELSET_HELPER_ERR_MAX)) {
+			close(p.err);
+			p.err = -1;
 		}
-		break;
 	}
-	close(p.out);
+	if (p.out != -1)
+		close(p.out);
+	if (p.err != -1)
+		close(p.err);
 	while (waitpid(p.pid, &st, 0) == -1 && errno == EINTR)
 		;
 	proc_forget(p.pid);
 	return st;
 }
 
+/*
+ * "apiKeyHelper (command) failed ...": one sentence in err, with how it
+ * ended and the end of what it said on one line, redacted (the secrets
+ * tandem knows, and whatever is shaped like a key).
+ */
+static void
+modelset_helper_failed(const char *command, int st, struct buf *said, struct buf *err)
+{
+	struct buf msg = BUF_INIT(BUF_NOLIMIT);
+	size_t i, skip = 0;
+
+	buf_printf(&msg, "apiKeyHelper (%s) ", command);
+	if (WIFSIGNALED(st))
+		buf_printf(&msg, "was killed by signal %d", WTERMSIG(st));
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		buf_printf(&msg, "failed with exit status %d", WEXITSTATUS(st));
+	else
+		buf_puts(&msg, "printed no key");
+	for (i = 0; i < said->len; i++)
+		if (said->data[i] == '\n' || said->data[i] == '\r' || said->data[i] == '\t')
+			said->data[i] = ' ';
+	while (said->len > 0 && said->data[said->len - 1] == ' ')
+		buf_truncate(said, said->len - 1);
+	while (skip < said->len && said->data[skip] == ' ')
+		skip++;
+	buf_consume(said, skip);
+	if (said->len > MODELSET_HELPER_ERR_SHOWN)
+		buf_consume(said, said->len - MODELSET_HELPER_ERR_SHOWN);
+	if (said->len > 0)
+		buf_printf(&msg, ": %s", buf_cstr(said));
+	(void)redact_keylike(&msg);
+	buf_puts(err, buf_cstr(&msg));
+	buf_release(&msg);
+}
+
 int
 agent_key_helper(const struct config *cfg, char **key, struct buf *err)
 {
-	struct buf out = BUF_INIT(64 * 1024), why = BUF_INIT(1024);
+	struct buf out = BUF_INIT(64 * 1024), said = BUF_INIT(BUF_NOLIMIT), why = BUF_INIT(1024);
 	size_t n;
 	int st;
 
 	*key = NULL;
 	if (cfg->api_key_helper == NULL)
 		return 0;
-	st = modelset_helper_output(cfg->api_key_helper, &out, &why);
-	if (st == -1 && why.len > 0) {
-		buf_printf(err, "apiKeyHelper could not be run: %s", buf_cstr(&why));
-		buf_release(&why);
-		buf_release(&out);
-		return -1;
+	st = modelset_helper_output(cfg->api_key_helper, &out, &said, &why);
+	if (st == -1) {
+		buf_printf(err, "apiKeyHelper could not be run: %s",
+		    why.len > 0 ? buf_cstr(&why) : strerror(errno));
+		goto fail;
 	}
-	buf_release(&why);
 	n = strcspn(buf_cstr(&out), "\r\n");
-	if (st != 0 || n == 0) {
-		buf_printf(err, "apiKeyHelper (%s) %s", cfg->api_key_helper,
-		    st != 0 ? "failed" : "printed no key");
-		buf_release(&out);
-		return -1;
-	}
+	if (st != 0 || n == 0)
+		goto failed;
 	*key = xstrndup(buf_cstr(&out), n);
 	if (modelset_key_trim(*key) == 0) {
-		buf_printf(err, "apiKeyHelper (%s) printed no key", cfg->api_key_helper);
 		free(*key);
 		*key = NULL;
-		buf_release(&out);
-		return -1;
+		goto failed;
 	}
 	/* The helper's key is a secret like the environment's: never shown, logged or sent on. */
 	redact_add(*key);
 	buf_release(&out);
+	buf_release(&said);
+	buf_release(&why);
 	return 0;
+failed:
+	modelset_helper_failed(cfg->api_key_helper, st, &said, err);
+fail:
+	buf_release(&out);
+	buf_release(&said);
+	buf_release(&why);
+	return -1;
 }
 
 int
