@@ -4,9 +4,18 @@
 # call (read_file of a 1 KB file), then a text answer.  Samples tandem's
 # own CPU time (its threads' in /proc/PID/task/*/schedstat, and user and
 # system time from /proc/PID/stat: the mock's and the tools' children's
-# are not counted) at model calls 10, 110, ...,
-# and prints the CPU per round over the window after round 10 and over the
-# last window, their ratio (the budget is 1.5), and tandem's peak RSS
+# are not counted) every 10 model calls from call 10 on (calls 1-9 are
+# the warm-up: the fork server, the first writes of the session).
+#
+# A window is 10 rounds; the figure of a span of rounds is the median of
+# its windows' CPU per round, so that a burst of other work on the machine
+# moves a window or two, not the figure.  The early figure is the median
+# of the windows of rounds 10-110 of the long session and of a short
+# session of 110 rounds run right after it (the machine's load is sampled
+# at both ends of the long one); the late one the median of the windows
+# of its last 100 rounds.  Prints both, their ratio (the budget is 1.5;
+# the exit status is 1 past it), the spread of the windows, the mean of
+# each span as the bench printed it before, and tandem's peak RSS
 # (VmHWM) at the last call.
 #   bench/session_bench.sh [BUILD_DIR [ROUNDS]]
 # BUILD_DIR (default .) holds tandem and tests/mockmodel.  The context
@@ -16,41 +25,30 @@
 # pays for its durable writes (fsync, the file system finding room for a
 # new inode), which vary with the disk's state; SESSION_BENCH_TMP=/dev/shm
 # leaves them out and shows what grows with the session.
-# SESSION_BENCH_WINDOW: the rounds of a window (default 100).
+# SESSION_BENCH_SAMPLES=FILE keeps the samples (call, user ms, system ms,
+# thread CPU us, VmHWM kB; a line "session 2" before the short session's).
 set -eu
 build=$(cd "${1:-.}" && pwd)
 N=${2:-2000}
-W=${SESSION_BENCH_WINDOW:-100}	# rounds per window
+S=10		# rounds per window
+SPAN=100	# rounds of the early and of the late span
 TANDEM="$build/tandem"
 MOCK="$build/tests/mockmodel"
 if [ ! -x "$TANDEM" ] || [ ! -x "$MOCK" ]; then
 	echo "session_bench.sh: no tandem and tests/mockmodel in $build; run 'make' there first" >&2
 	exit 2
 fi
+if [ "$N" -lt $((2 * SPAN + 20)) ]; then
+	echo "session_bench.sh: at least $((2 * SPAN + 20)) rounds" >&2
+	exit 2
+fi
 T=$(mktemp -d "${SESSION_BENCH_TMP:-${TMPDIR:-/tmp}}/tandem-session-bench.XXXXXX")
 mpid=""
 trap '[ -n "$mpid" ] && kill "$mpid" 2>/dev/null; rm -rf "$T"' EXIT
-export TANDEM_HOME="$T/home" XDG_CONFIG_HOME="$T/config" HOME="$T/userhome"
-export XDG_STATE_HOME="$T/state" ANTHROPIC_API_KEY=bench
 unset OPENAI_API_KEY OPENAI_BASE_URL
-mkdir -p "$HOME" "$T/ws" "$XDG_CONFIG_HOME/tandem"
-echo '{"context_window": 100000000}' >"$XDG_CONFIG_HOME/tandem/settings.json"
-awk 'BEGIN { for (i = 1; i <= 16; i++) printf "line %02d of the file the model reads in every round\n", i }' \
-    >"$T/ws/a.txt"
-cat >"$T/scenario.json" <<J
-{"check_echo": false, "responses":[
- {"text":"Reading.","tool_uses":[{"name":"read_file","input":{"path":"a.txt"}}],"repeat":$((N - 1))},
- {"text":"Bench done.","stop_reason":"end_turn"}
-]}
-J
-"$MOCK" --scenario "$T/scenario.json" --port-file "$T/port" --log-no-body --log /dev/null \
-    --idle-timeout 60 --quiet >/dev/null &
-mpid=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/port")"
-
+export ANTHROPIC_API_KEY=bench
 hz=$(getconf CLK_TCK)
+
 # cpu_ms PID: the process's own user and system time so far, in ms (in
 # ticks of 1/CLK_TCK s), and its threads' time on a CPU in us (schedstat,
 # in ns: the precise figure the per-round costs are taken from).
@@ -59,46 +57,129 @@ cpu_ms() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%d", t / 1000 }'
 }
 
-cd "$T/ws"
-mkfifo "$T/events"
-"$TANDEM" -p "bench" --max-turns $((N + 10)) --permission-mode yolo --output-format events \
-    >"$T/events" 2>"$T/err" &
-pid=$!
-calls=0
-start=$(date +%s%N)
-while IFS= read -r line; do
-	case $line in
-	*'"type":"usage"'*)
-		calls=$((calls + 1))
-		if [ $(((calls - 10) % W)) -eq 0 ] || [ $calls -eq $((N - 1)) ]; then
-			# (the last may come after tandem is gone: then it is not taken)
-			line="$calls $(cpu_ms $pid 2>/dev/null || true) $(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)"
-			[ "$(echo "$line" | wc -w)" -eq 5 ] && echo "$line" >>"$T/samples"
-		fi
-		;;
-	esac
-done <"$T/events"
-wait $pid || { echo "session_bench.sh: tandem failed:" >&2; cat "$T/err" >&2; exit 1; }
-ms=$((($(date +%s%N) - start) / 1000000))
-[ "$calls" -eq "$N" ] || { echo "session_bench.sh: $calls calls, expected $N" >&2; exit 1; }
+# session DIR ROUNDS: one session of ROUNDS model calls in DIR (its own
+# home, workspace and mock); its samples are appended to $T/samples.
+session() {
+	local d=$1 n=$2 calls=0 line pid i
+	export TANDEM_HOME="$d/home" XDG_CONFIG_HOME="$d/config" HOME="$d/userhome"
+	export XDG_STATE_HOME="$d/state"
+	mkdir -p "$HOME" "$d/ws" "$XDG_CONFIG_HOME/tandem"
+	echo '{"context_window": 100000000}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+	awk 'BEGIN { for (i = 1; i <= 16; i++) printf "line %02d of the file the model reads in every round\n", i }' \
+	    >"$d/ws/a.txt"
+	cat >"$d/scenario.json" <<J
+{"check_echo": false, "responses":[
+ {"text":"Reading.","tool_uses":[{"name":"read_file","input":{"path":"a.txt"}}],"repeat":$((n - 1))},
+ {"text":"Bench done.","stop_reason":"end_turn"}
+]}
+J
+	"$MOCK" --scenario "$d/scenario.json" --port-file "$d/port" --log-no-body --log /dev/null \
+	    --idle-timeout 60 --quiet >/dev/null &
+	mpid=$!
+	i=0
+	while [ ! -s "$d/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$d/port")"
+	mkfifo "$d/events"
+	(cd "$d/ws" && exec "$TANDEM" -p "bench" --max-turns $((n + 10)) --permission-mode yolo \
+	    --output-format events >"$d/events" 2>"$d/err") &
+	pid=$!
+	while IFS= read -r line; do
+		case $line in
+		*'"type":"usage"'*)
+			calls=$((calls + 1))
+			if { [ $calls -ge 10 ] && [ $calls -lt $((n - 1)) ] &&
+			    [ $(((calls - 10) % S)) -eq 0 ]; } || [ $calls -eq $((n - 1)) ]; then
+				# (the last may come after tandem is gone: then it is not taken)
+				line="$calls $(cpu_ms $pid 2>/dev/null || true) $(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)"
+				[ "$(echo "$line" | wc -w)" -eq 5 ] && echo "$line" >>"$T/samples"
+			fi
+			;;
+		esac
+	done <"$d/events"
+	wait $pid || { echo "session_bench.sh: tandem failed:" >&2; cat "$d/err" >&2; exit 1; }
+	kill "$mpid" 2>/dev/null || true
+	wait "$mpid" 2>/dev/null || true
+	mpid=""
+	[ "$calls" -eq "$n" ] || { echo "session_bench.sh: $calls calls, expected $n" >&2; exit 1; }
+}
 
-awk -v n="$N" -v ms="$ms" '
-{ c[NR] = $1; u[NR] = $2; s[NR] = $3; t[NR] = $4 / 1000; if ($5 > rss) rss = $5; k = NR }
-function per(i, j) { return (t[j] - t[i]) / (c[j] - c[i]) }
-function line(i, j) {
-	printf "CPU per round, %4d-%4d  %6.2f ms (user %.2f, system %.2f)\n", c[i], c[j], per(i, j),
-	    (u[j] - u[i]) / (c[j] - c[i]), (s[j] - s[i]) / (c[j] - c[i])
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+start=$(date +%s%N)
+session "$T/long" "$N"
+ms=$((($(date +%s%N) - start) / 1000000))
+load2=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "session 2" >>"$T/samples"
+session "$T/short" $((SPAN + 20))
+[ -n "${SESSION_BENCH_SAMPLES:-}" ] && cp "$T/samples" "$SESSION_BENCH_SAMPLES"
+
+awk -v n="$N" -v ms="$ms" -v span="$SPAN" -v load1="$load1" -v load2="$load2" '
+function sort(a, k,   i, j, x) {
+	for (i = 2; i <= k; i++) {
+		x = a[i]
+		for (j = i - 1; j >= 1 && a[j] > x; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = x
+	}
+}
+function median(a, k) { sort(a, k); return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+# The windows of session s that start at from or later and end at to or before, into w.
+function windows(s, from, to, w,   i, k) {
+	k = 0
+	for (i = 1; i < m[s]; i++)
+		if (c[s, i] >= from && c[s, i + 1] <= to)
+			w[++k] = (t[s, i + 1] - t[s, i]) / (c[s, i + 1] - c[s, i])
+	return k
+}
+# The mean over the span, and its user and system split (in ticks: coarse).
+function mean(s, from, to,   i, j) {
+	for (i = 1; i < m[s] && c[s, i] < from; i++)
+		;
+	for (j = i; j < m[s] && c[s, j + 1] <= to; j++)
+		;
+	if (j == i)
+		return ""
+	return sprintf("mean %.2f ms (user %.2f, system %.2f)", (t[s, j] - t[s, i]) / (c[s, j] - c[s, i]),
+	    (u[s, j] - u[s, i]) / (c[s, j] - c[s, i]), (y[s, j] - y[s, i]) / (c[s, j] - c[s, i]))
+}
+function spread(w, k) { sort(w, k); return sprintf("windows %.2f-%.2f", w[1], w[k]) }
+BEGIN { s = 1 }
+/^session 2/ { s = 2; next }
+{
+	k = ++m[s]
+	c[s, k] = $1; u[s, k] = $2; y[s, k] = $3; t[s, k] = $4 / 1000
+	if (s == 1 && $5 > rss)
+		rss = $5
 }
 END {
-	printf "rounds                    %d (%d s wall)\n", n, ms / 1000
-	line(1, 2)
-	for (i = 2; i < k - 1; i++)
-		if (c[i] == 510 || c[i] == 1010 || c[i] == 1510)
-			line(i, i + 1)
-	line(k - 1, k)
-	printf "ratio last/first          %.2f (budget 1.5)\n", per(k - 1, k) / per(1, 2)
-	printf "CPU of the session        %.1f s (user %.1f, system %.1f)\n", (u[k] + s[k]) / 1000,
-	    u[k] / 1000, s[k] / 1000
+	last = c[1, m[1]]
+	printf "rounds                    %d (%d s wall; load %s at the start, %s at the end)\n",
+	    n, ms / 1000, load1, load2
+	ke = windows(1, 10, 10 + span, e1)
+	kf = windows(2, 10, 10 + span, e2)
+	for (i = 1; i <= kf; i++)
+		e1[ke + i] = e2[i]
+	ke += kf
+	for (i = 1; i <= ke; i++)
+		e3[i] = e1[i]
+	early = median(e1, ke)
+	printf "CPU per round, %4d-%4d  %6.2f ms median of %d windows (%s; %s, after: %s)\n", 10,
+	    10 + span, early, ke, spread(e3, ke), mean(1, 10, 10 + span), mean(2, 10, 10 + span)
+	for (r = 510; r + span < last - span; r += 500) {
+		k = windows(1, r, r + span, w)
+		for (i = 1; i <= k; i++)
+			w2[i] = w[i]
+		printf "CPU per round, %4d-%4d  %6.2f ms median of %d windows (%s; %s)\n", r, r + span,
+		    median(w, k), k, spread(w2, k), mean(1, r, r + span)
+	}
+	kl = windows(1, last - span, last, l1)
+	for (i = 1; i <= kl; i++)
+		l2[i] = l1[i]
+	late = median(l1, kl)
+	printf "CPU per round, %4d-%4d  %6.2f ms median of %d windows (%s; %s)\n", last - span, last,
+	    late, kl, spread(l2, kl), mean(1, last - span, last)
+	printf "ratio last/first          %.2f (budget 1.5)\n", late / early
+	printf "CPU of the session        %.1f s (user %.1f, system %.1f)\n",
+	    (u[1, m[1]] + y[1, m[1]]) / 1000, u[1, m[1]] / 1000, y[1, m[1]] / 1000
 	printf "peak RSS                  %d kB\n", rss
-	exit (per(k - 1, k) > 1.5 * per(1, 2))
+	exit (late > 1.5 * early)
 }' "$T/samples"

@@ -13,14 +13,11 @@
 
 #define CONV_WIRE_ANTHROPIC	0
 #define CONV_WIRE_OPENAI	1
-#define CONV_HAVE_HASH		1u
-#define CONV_HAVE_BYTES		2u
 
 /* What is kept of one message (never the last). */
 struct conv_entry {
 	const cJSON	*m;
 	int		 stamp;		/* also in m->valueint, see conv_sync */
-	unsigned	 have;		/* CONV_HAVE_* */
 	size_t		 at[2];		/* CONV_WIRE_*: where its text starts in the joined texts */
 	int64_t		 bytes;
 };
@@ -49,7 +46,14 @@ struct conv_cache {
 	int		   nent, cap;
 	uint64_t	  *hash;	/* of every message, the last one's made afresh */
 	int		   hcap;
-	int64_t		   bytes;	/* the sum of the entries' bytes that are known */
+	/*
+	 * The first nhash entries' fingerprints are known, and the first
+	 * nsized entries' bytes, whose sum is bytes: entries are only ever
+	 * added at the end or dropped from an index on, so what is known is
+	 * always the front, and a request looks only at what is new.
+	 */
+	int		   nhash, nsized;
+	int64_t		   bytes;
 	/*
 	 * The wire texts of the first nwire[w] entries, joined by commas in
 	 * one buffer (CONV_WIRE_*): a request copies them in one go.
@@ -195,9 +199,12 @@ conv_drop(struct conv_cache *k, int from)
 			k->nwire[i] = from;
 		}
 	}
-	for (i = from; i < k->nent; i++)
-		if (k->ent[i].have & CONV_HAVE_BYTES)
-			k->bytes -= k->ent[i].bytes;
+	for (i = from; i < k->nsized; i++)
+		k->bytes -= k->ent[i].bytes;
+	if (from < k->nsized)
+		k->nsized = from;
+	if (from < k->nhash)
+		k->nhash = from;
 	if (from < k->nent)
 		k->nent = from;
 	if (k->checked > k->nent)
@@ -429,13 +436,11 @@ conv_hashes(const struct conv *c, uint64_t (*hash)(const cJSON *), int *n)
 		k->hcap = count > 2 * k->hcap ? count : 2 * k->hcap;
 		k->hash = xreallocarray(k->hash, (size_t)k->hcap, sizeof *k->hash);
 	}
-	for (i = 0; i < k->nent; i++) {
-		if (!(k->ent[i].have & CONV_HAVE_HASH)) {
-			k->hash[i] = hash(k->ent[i].m);
-			k->ent[i].have |= CONV_HAVE_HASH;
-			k->made.hashes++;
-		}
+	for (i = k->nhash; i < k->nent; i++) {
+		k->hash[i] = hash(k->ent[i].m);
+		k->made.hashes++;
 	}
+	k->nhash = k->nent;
 	if (count > 0) {
 		k->hash[count - 1] = hash(k->last);
 		k->made.hashes++;
@@ -457,16 +462,12 @@ conv_json_bytes(const struct conv *c, int64_t (*size)(const cJSON *))
 	struct conv_cache *k = conv_sync(c);
 	int i, count = k->count;
 
-	for (i = 0; i < k->nent; i++) {
-		struct conv_entry *e = &k->ent[i];
-
-		if (!(e->have & CONV_HAVE_BYTES)) {
-			e->bytes = size(e->m);
-			e->have |= CONV_HAVE_BYTES;
-			k->bytes += e->bytes;
-			k->made.sizes++;
-		}
+	for (i = k->nsized; i < k->nent; i++) {
+		k->ent[i].bytes = size(k->ent[i].m);
+		k->bytes += k->ent[i].bytes;
+		k->made.sizes++;
 	}
+	k->nsized = k->nent;
 	k->made.sizes += count > 0;
 	/* As compact_estimate counts an array: brackets and commas. */
 	return 2 + k->bytes + (count > 0 ? size(k->last) + count - 1 : 0);
