@@ -22,6 +22,7 @@ IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rew
 IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/soak.sh
 IT_TESTS += tests/it/bgshell.sh
 IT_TESTS += tests/it/subagents.sh
+IT_TESTS += tests/it/submcp.sh
 IT_TESTS += tests/it/reaper.sh
 IT_TESTS += tests/it/secrets.sh tests/it/rules.sh
 IT_TESTS += tests/it/claude.sh

@@ -13,7 +13,8 @@
  *
  * Tools: mcp__<server>__<tool> (mcp_config.h), class TOOL_HIGH_IMPACT for
  * the rules and modes whatever the server claims; readOnlyHint only lets
- * a call run in parallel.  A tool list that changes (list_changed, a
+ * a call run in parallel and a read-only subagent (Explore, Plan) have
+ * the tool (sub/subtype.h).  A tool list that changes (list_changed, a
  * restart) takes effect at mcp_sync, which the agent calls between turns,
  * so the tools of one turn's requests never change.  Tool defs stay valid
  * until mcp_free.

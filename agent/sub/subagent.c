@@ -279,14 +279,14 @@ sub_hook_event(struct subagents *s, const struct conversation *cv, bool stop, co
 }
 
 enum sub_verdict
-sub_gate(struct subagents *s, struct conversation *cv, const char *tool, bool exclusive,
-    struct buf *why)
+sub_gate(struct subagents *s, struct conversation *cv, const char *tool,
+    const struct tool_def *def, bool exclusive, struct buf *why)
 {
 	struct sub_run *r = sub_run_of(s, cv);
 
 	if (s == NULL)
 		return SUB_PASS;
-	if (r != NULL && !subtype_allows(r->type, tool)) {
+	if (r != NULL && !subtype_allows(r->type, tool, def)) {
 		buf_printf(why, "the %s subagent may not use %s: its type does not allow it; do "
 		    "the task with the tools you have, or say what you could not do", r->type->name,
 		    toolname_cc_or_self(tool));

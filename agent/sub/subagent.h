@@ -99,9 +99,9 @@ void		 sub_free(struct subagents *);
 const struct tool_def *sub_tool(struct subagents *, const char *name);
 /* The agent tool's schema for the tools list, added to tools (an array). */
 void		 sub_tool_json(struct subagents *, cJSON *tools);
-/* Whether cv may call tool now; exclusive: the call changes things. */
+/* Whether cv may call tool (def: its definition) now; exclusive: the call changes things. */
 enum sub_verdict sub_gate(struct subagents *, struct conversation *cv, const char *tool,
-		    bool exclusive, struct buf *why);
+		    const struct tool_def *def, bool exclusive, struct buf *why);
 /* A call the gate let through started, or finished (holds and frees the writer's slot). */
 void		 sub_started(struct subagents *, struct conversation *cv, bool exclusive);
 void		 sub_finished(struct subagents *, struct conversation *cv, bool exclusive);

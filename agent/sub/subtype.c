@@ -388,10 +388,23 @@ subtype_listed(char *const *v, const char *name)
 	return false;
 }
 
+/* Whether v names an MCP tool, for the proxy that calls them ("mcp"). */
+static bool
+subtype_lists_mcp(char *const *v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		if (toolname_is_mcp(v[i]))
+			return true;
+	return false;
+}
+
 bool
-subtype_allows(const struct subtype *t, const char *tool)
+subtype_allows(const struct subtype *t, const char *tool, const struct tool_def *def)
 {
 	const struct tool_def *d;
+	bool proxy = strcmp(tool, "mcp") == 0;
 
 	if (subtype_listed(t->disallowed, tool))
 		return false;
@@ -401,7 +414,10 @@ subtype_allows(const struct subtype *t, const char *tool)
 	if (strcmp(tool, "agent") == 0)
 		return t->may_spawn && !subtype_listed(t->disallowed, tool);
 	if (t->tools != NULL)
-		return subtype_listed(t->tools, tool);
+		return subtype_listed(t->tools, tool) || (proxy && subtype_lists_mcp(t->tools));
+	/* an MCP tool its server says only reads, or the proxy (each call is gated as its tool) */
+	if (t->read_only && (proxy || toolname_is_mcp(tool)))
+		return proxy || (def != NULL && def->parallel);
 	/* the web's tools and the code tool's queries change nothing here */
 	if (t->read_only && (strcmp(tool, "web_fetch") == 0 || strcmp(tool, "web_search") == 0 ||
 	    strcmp(tool, "code") == 0))

@@ -46,8 +46,14 @@ void		 subtype_list_free(struct subtype *);
 const struct subtype *subtype_find(const struct subtype *, const char *name);
 /* Parse one definition file's text; NULL with why on error.  source is kept. */
 struct subtype	*subtype_parse(const char *text, const char *source, struct buf *why);
-/* Whether a type lets its subagent call the tandem tool name. */
-bool		 subtype_allows(const struct subtype *, const char *tool);
+struct tool_def;
+/*
+ * Whether a type lets its subagent call the tandem tool name; def is the
+ * tool's when it is not the table's (an MCP tool), else NULL.  A read-only
+ * type has the MCP tools whose server marks them readOnlyHint, and the
+ * MCP proxy (its calls are asked again under the tool they resolve to).
+ */
+bool		 subtype_allows(const struct subtype *, const char *tool, const struct tool_def *def);
 /* The list for /agents: a line per type, with where it came from. */
 void		 subtype_describe(const struct subtype *, struct buf *out);
 

@@ -454,7 +454,8 @@ gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g,
 	/* a subagent's effects are its caller's: they wait for the checkpoint that names the call */
 	if (c->tool == sub_tool(cv->a->subs, c->name) && !cv->checkpoint_a)
 		return SCHED_LATER;
-	switch (sub_gate(cv->a->subs, cv, c->name, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {
+	switch (sub_gate(cv->a->subs, cv, c->name, c->tool,
+	    c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {
 	case SUB_REFUSE:
 		return SCHED_REFUSE;
 	case SUB_LATER:
@@ -485,7 +486,7 @@ gate_approved(struct conversation *cv, struct sched_call *c, struct buf *why)
 	cJSON *ev;
 
 	buf_puts(&note, "approved; ");
-	if (sub_gate(cv->a->subs, cv, c->name, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
+	if (sub_gate(cv->a->subs, cv, c->name, c->tool, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
 	    &note) != SUB_LATER) {
 		buf_release(&note);
 		return SCHED_GO;

@@ -261,13 +261,17 @@ agent_mcp_ready(void *arg)
 	agent_call_model(arg);
 }
 
-/* The first request of a turn: wait a bounded time for servers starting, then take their tools. */
+/*
+ * The first request of a turn: wait a bounded time for servers starting,
+ * then take their tools.  A subagent's conversation is part of its
+ * parent's turn and keeps the tools it opened with (subhost.c).
+ */
 bool
 agent_mcp_wait(struct conversation *cv)
 {
 	int i;
 
-	if (cv->a->mcp == NULL || cv->calls > 1)
+	if (cv->a->mcp == NULL || cv->calls > 1 || cv != cv->a->main)
 		return false;
 	if (mcp_wait(cv->a->mcp, agent_mcp_ready, cv))
 		return true;

@@ -9,6 +9,7 @@
 
 #include "turn_int.h"
 #include "lsp/lsp.h"
+#include "mcp/mcp.h"
 #include "web/web.h"
 #include "inbox.h"
 #include "record.h"
@@ -29,15 +30,20 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 	/* the session's other tools, as the main conversation has them, then the type's filter */
 	sched_set_more(cv->sched, web_find, a->web);
 	sched_set_more(cv->sched, lsp_find, a->lsp);
+	/* the MCP tools of the parent's turn (its finder, prompt_find, already finds them) */
+	mcp_tools_json(a->mcp, cv->tools);
 	web_tools_json(a->web, cv->tools);
 	lsp_tools_json(a->lsp, cv->tools);
 	free(cv->sys_static);
 	cv->sys_static = xstrdup(spec->system != NULL && spec->system[0] != '\0' ? spec->system :
 	    agent_system_prompt());
-	for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
-		if (!subtype_allows(spec->type, json_str(cJSON_GetArrayItem(cv->tools, i), "name", "")))
+	for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--) {
+		const char *name = json_str(cJSON_GetArrayItem(cv->tools, i), "name", "");
+
+		if (!subtype_allows(spec->type, name, mcp_find(a->mcp, name)))
 			cJSON_DeleteItemFromArray(cv->tools, i);
-	if (subtype_allows(spec->type, "agent"))
+	}
+	if (subtype_allows(spec->type, "agent", NULL))
 		sub_tool_json(a->subs, cv->tools);
 	/*
 	 * inherit is the caller's model as it starts: a command's model that
