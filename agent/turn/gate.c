@@ -296,8 +296,13 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	struct perm_rules *session;
 	int d = GATE_PASS;
 
-	/* A command's or a loaded skill's allowed-tools, for this turn (claude/claude.h). */
-	if (claude_gate(cv->a->claude, cv->turn, record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
+	/*
+	 * A command's or a loaded skill's allowed-tools, for this turn of the
+	 * main conversation (claude/claude.h): a subagent's turn is not the
+	 * command's, even when its prompt repeats the command's text or its
+	 * turn has the same number.
+	 */
+	if (cv == cv->a->main && claude_gate(cv->a->claude, cv->turn, record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
 	    g->v == PERM_VERDICT_ASK && !cv->a->fork_dry_run && !g->hook_ask && !g->deny_unsure) {
 		emit_approval(cv->bus, c->id, "allow", "rule");
 		return SCHED_GO;

@@ -180,6 +180,21 @@ rm -rf "$PROBE" .claude/commands/touch.md
 mock_start "$T/grant.json"
 timeout 60 "$TANDEM" -p 'run printf yourself' --trust --output-format events >"$T/g4.jsonl" 2>"$T/g4.err"
 check "command: outside its turn the grant is gone" is_error pf "$T/g4.jsonl"
+# A subagent is not the command's turn: one whose prompt repeats the
+# command's text word for word gets none of its allowed-tools.
+mock_start "$(scenario subgrant <<'J'
+{"check_echo":false,"responses":[
+ {"match":"\"name\":\"agent\"","match_last":"Run printf for x.",
+  "tool_uses":[{"id":"ag","name":"agent","input":{"description":"echo it","prompt":"Run printf for x.","subagent_type":"general-purpose"}}],"stop_reason":"tool_use"},
+ {"match_last":"Run printf for x.",
+  "tool_uses":[{"id":"sp","name":"run_bash","input":{"command":"printf 'sub%s' granted"}}],"stop_reason":"tool_use"},
+ {"match_last":"\"tool_use_id\":\"sp\"","text":"sub done"},
+ {"match_last":"sub done","text":"all done"}]}
+J
+)"
+timeout 60 "$TANDEM" -p '/plain x' --trust --output-format events >"$T/g5.jsonl" 2>"$T/g5.err"
+check "command: the subagent's call was asked of no one and refused" grep -q '"tool_use_id":"sp"[^}]*"is_error":true' "$MOCK_LOG"
+check "command: a subagent repeating the command's text is granted nothing" not grep -q 'subgranted' "$MOCK_LOG"
 # @file in a command is read as in a typed prompt.
 printf -- '---\ndescription: Sum up\n---\nSum up @notes.txt for $1.\n' >.claude/commands/sumup.md
 echo 'ATTACHED-CONTENT' >notes.txt
