@@ -208,8 +208,12 @@ T_TEST(no_blowup)
 	for (m = PATHGLOB_GITIGNORE; m <= PATHGLOB_PERM; m++)
 		T_OK(!pathglob_match((enum pathglob_mode)m, pat.data, pat.len, path.data,
 		    path.len));
-	/* An exponential search takes hours here; the bound holds under valgrind too. */
-	T_OK((double)(clock() - t0) / CLOCKS_PER_SEC < 30.0);
+	/*
+	 * An exponential search takes hours here; the matcher's polynomial one
+	 * takes a fraction of a second, and about 40 s of CPU under valgrind
+	 * on a loaded machine: the bound tells the two apart with room for both.
+	 */
+	T_OK((double)(clock() - t0) / CLOCKS_PER_SEC < 300.0);
 	buf_release(&path);
 	buf_release(&pat);
 }
