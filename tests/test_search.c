@@ -133,8 +133,8 @@ T_TEST(fnmatch_no_blowup)
 		buf_puts(&pat, "**/a*/");
 	buf_puts(&pat, "b");
 	T_OK(!pathglob_match(PATHGLOB_TOOL, pat.data, pat.len, path.data, path.len));
-	/* An exponential search takes hours here; the bound holds under valgrind too. */
-	T_OK((double)(clock() - t0) / CLOCKS_PER_SEC < 30.0);
+	/* An exponential search takes hours here; the bound holds under valgrind on a loaded machine too. */
+	T_OK((double)(clock() - t0) / CLOCKS_PER_SEC < 300.0);
 	buf_release(&path);
 	buf_release(&pat);
 }
