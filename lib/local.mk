@@ -4,6 +4,7 @@ libtandem_lib_a_SOURCES = \
 	lib/buf.c lib/buf.h \
 	lib/ev.c lib/ev.h \
 	lib/utf8.c lib/utf8.h \
+	lib/hex.h \
 	lib/json.c lib/json.h \
 	lib/sha256.c lib/sha256.h \
 	lib/sha1.c lib/sha1.h \

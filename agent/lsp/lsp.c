@@ -19,6 +19,7 @@
 #include "file.h"
 #include "fsutil.h"
 #include "jail/jail.h"
+#include "hex.h"
 #include "json.h"
 #include "lsp_int.h"
 #include "sched.h"
@@ -54,18 +55,6 @@ struct lsp_wait {
 
 /* --- paths and positions ---------------------------------------------------- */
 
-static int
-lsp_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *
 lsp_uri_path(const struct lsp *l, const char *uri)
 {
@@ -76,8 +65,8 @@ lsp_uri_path(const struct lsp *l, const char *uri)
 	if (strncmp(uri, "file://", 7) == 0)
 		uri += 7;
 	for (; *uri != '\0'; uri++) {
-		if (uri[0] == '%' && lsp_hex(uri[1]) >= 0 && lsp_hex(uri[2]) >= 0) {
-			buf_putc(&b, lsp_hex(uri[1]) * 16 + lsp_hex(uri[2]));
+		if (uri[0] == '%' && hex_digit(uri[1]) >= 0 && hex_digit(uri[2]) >= 0) {
+			buf_putc(&b, hex_digit(uri[1]) * 16 + hex_digit(uri[2]));
 			uri += 2;
 		} else
 			buf_putc(&b, *uri);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "hex.h"
 #include "json.h"
 #include "sse.h"
 #include "stream.h"
@@ -421,15 +422,9 @@ stream_hex4(const char *p, size_t n, size_t i, unsigned *v)
 	if (i + 6 > n || p[i] != '\\' || p[i + 1] != 'u')
 		return -1;
 	for (k = i + 2; k < i + 6; k++) {
-		int c = (unsigned char)p[k], d;
+		int d = hex_digit((unsigned char)p[k]);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
+		if (d < 0)
 			return -1;
 		*v = *v << 4 | (unsigned)d;
 	}

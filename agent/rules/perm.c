@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "hex.h"
 #include "json.h"
 #include "patch.h"
 #include "pathglob.h"
@@ -366,19 +367,6 @@ perm_patch_names_release(struct perm_patch_names *ns)
 	free(ns->read);
 }
 
-/* The value of a hex digit, or -1. */
-static int
-perm_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * The host of a URL ("scheme://user@host:port/..."), lowercase; NULL if
  * none.  Escapes are decoded as the connection decodes them ("%65vil.com"
@@ -407,8 +395,8 @@ perm_url_host(const char *url)
 		return NULL;
 	h = xstrndup(p, (size_t)(e - p));
 	for (c = d = h; *c != '\0'; c++, d++) {
-		if (c[0] == '%' && perm_hex(c[1]) >= 0 && perm_hex(c[2]) >= 0) {
-			*d = (char)(perm_hex(c[1]) * 16 + perm_hex(c[2]));
+		if (c[0] == '%' && hex_digit(c[1]) >= 0 && hex_digit(c[2]) >= 0) {
+			*d = (char)(hex_digit(c[1]) * 16 + hex_digit(c[2]));
 			c += 2;
 		} else
 			*d = *c;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "hex.h"
 #include "shparse.h"
 #include "shparse_int.h"
 #include "xalloc.h"
@@ -121,18 +122,6 @@ sp_single(struct sp_scan *sc, struct sp_word *w)
 	buf_putc(&w->raw, s[sc->i++]);
 }
 
-static int
-sp_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void
 sp_utf8(struct buf *b, unsigned long u)
 {
@@ -187,7 +176,7 @@ sp_ansi_escape(const char *p, struct buf *b, bool *nul)
 	}
 	if (*p == 'x' || *p == 'u' || *p == 'U') {
 		max = *p == 'x' ? 2 : *p == 'u' ? 4 : 8;
-		for (n = 0; n < max && (h = sp_hex(p[n + 1])) >= 0; n++)
+		for (n = 0; n < max && (h = hex_digit(p[n + 1])) >= 0; n++)
 			v = v * 16 + (unsigned long)h;
 		if (n == 0) {
 			buf_putc(b, '\\');
