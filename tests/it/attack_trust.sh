@@ -7,17 +7,7 @@
 # environment); once trusted its values are used.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
-needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
-
-WEB_LOG="$T/web.log"
-: >"$WEB_LOG"
-node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$WEB_LOG" 2>"$T/web.err" &
-WEB_PID=$!
-i=0
-while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-WP=$(cat "$T/web.port")
-[ -n "$WP" ] || { fail "the web test server started"; finish; exit 1; }
-trap 'kill $WEB_PID 2>/dev/null' EXIT
+web_start
 searched() { grep -c '"url":"/search?' "$WEB_LOG"; }
 
 search_run() { # NAME ARGS...: one web_search call, in yolo mode, on an OpenAI-compatible provider

@@ -7,17 +7,7 @@
 # to another.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
-needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
-
-WEB_LOG="$T/web.log"
-: >"$WEB_LOG"
-node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$WEB_LOG" 2>"$T/web.err" &
-WEB_PID=$!
-i=0
-while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-WP=$(cat "$T/web.port")
-[ -n "$WP" ] || { fail "the web test server started"; finish; exit 1; }
-trap 'kill $WEB_PID 2>/dev/null' EXIT
+web_start
 
 # Loopback stands in for public addresses; both names lead to the test server.
 export TANDEM_WEB_TEST_LOOPBACK=1

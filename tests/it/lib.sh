@@ -94,6 +94,21 @@ node_tap() {
 
 trap 'mock_stop' EXIT
 
+# web_start: the loopback web test server (tests/it/webserve.mjs), its
+# requests logged in $WEB_LOG, its port in $WP; stopped at exit with the mock.
+web_start() {
+	needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
+	WEB_LOG="$T/web.log"
+	: >"$WEB_LOG"
+	node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$WEB_LOG" 2>"$T/web.err" &
+	WEB_PID=$!
+	trap 'kill $WEB_PID 2>/dev/null; mock_stop' EXIT
+	local i=0
+	while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	WP=$(cat "$T/web.port")
+	[ -n "$WP" ] || { fail "the web test server started"; finish; exit 1; }
+}
+
 # bash_run ID COMMAND [tandem args...]: one run_bash call through the mock,
 # headless; its events in $T/ID.jsonl, its stderr in $T/ID.err.
 bash_run() {

@@ -10,18 +10,8 @@
 # at connect, a redirect from a public name to private ranges.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
-needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
-
-WEB_LOG="$T/web.log"
-: >"$WEB_LOG"
-node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$WEB_LOG" 2>"$T/web.err" &
-WEB_PID=$!
-i=0
-while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-WP=$(cat "$T/web.port")
-[ -n "$WP" ] || { fail "the web test server started"; finish; exit 1; }
+web_start
 W="http://127.0.0.1:$WP"
-trap 'kill $WEB_PID 2>/dev/null' EXIT
 
 # fetch NAME URL [PROMPT] -- [tandem args...]: one web_fetch call, then the end.
 # The result's text lands in $T/NAME.txt, its is_error in $T/NAME.err1.

@@ -8,15 +8,7 @@
 # at all (and `tandem config` says why); Claude Code's names on the wire.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
-needs_node "$top_srcdir/tests/it/webserve.mjs" "the web test server"
-
-node "$top_srcdir/tests/it/webserve.mjs" "$T/web.port" "$T/web.log" 2>"$T/web.err" &
-WEB_PID=$!
-i=0
-while [ ! -s "$T/web.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-WP=$(cat "$T/web.port")
-[ -n "$WP" ] || { fail "the web test server started"; finish; exit 1; }
-trap 'kill $WEB_PID 2>/dev/null' EXIT
+web_start
 
 result() { jq -r "select(.type==\"tool_result\" and .id==\"$2\") | .$3" "$T/$1.jsonl"; }
 
