@@ -184,6 +184,22 @@ T_TEST(aliases)
 	T_EQ_STR(toolname_tandem("TaskCreate"), "todo_write");
 	T_EQ_STR(toolname_cc_or_self("mcp__s__t"), "mcp__s__t");
 	T_OK(toolname_is_mcp("mcp__s__t") && !toolname_is_mcp("mcp__") && !toolname_is_mcp("Bash"));
+	{
+		/* one reading of MCP names for rules and agents' tools: lists */
+		const char *names[] = { "mcp__s", "mcp__s__*", "mcp__s__", "mcp__s__t" };
+		const char *scopes[] = { "mcp__s__", "mcp__s__", "mcp__s__", "mcp__s__t" };
+
+		for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+			char *scope = toolname_mcp_scope(names[k]);
+
+			T_EQ_STR(scope, scopes[k]);
+			T_OK(toolname_mcp_covers(scope, "mcp__s__t"));
+			T_OK(k == 3 || toolname_mcp_covers(scope, "mcp__s__u"));
+			T_OK(!toolname_mcp_covers(scope, "mcp__s2__t") && !toolname_mcp_covers(scope, "mcp__s"));
+			free(scope);
+		}
+		T_OK(toolname_mcp_scope("Bash") == NULL && toolname_mcp_scope("mcp__") == NULL);
+	}
 
 	T_EQ_INT(edit(r, PERM_ASK, "src/a.c"), PERM_VERDICT_ALLOW);
 	T_CONTAINS(buf_cstr(&why), "Edit(src/**)");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "toolnames.h"
+#include "xalloc.h"
 
 /*
  * One line per Claude Code name; append new tools' lines.  The first line
@@ -91,4 +92,38 @@ bool
 toolname_is_mcp(const char *name)
 {
 	return name != NULL && strncmp(name, "mcp__", 5) == 0 && name[5] != '\0';
+}
+
+char *
+toolname_mcp_scope(const char *name)
+{
+	const char *sep;
+	size_t n;
+	char *s;
+
+	if (!toolname_is_mcp(name))
+		return NULL;
+	sep = strstr(name + 5, "__");
+	if (sep == NULL) {
+		n = strlen(name);
+		s = xmalloc(n + 3);
+		memcpy(s, name, n);
+		memcpy(s + n, "__", 3);
+		return s;
+	}
+	if (strcmp(sep, "__*") == 0)
+		return xstrndup(name, (size_t)(sep - name) + 2);
+	return xstrdup(name);
+}
+
+bool
+toolname_mcp_covers(const char *scope, const char *tool)
+{
+	size_t n;
+
+	if (scope == NULL || tool == NULL)
+		return false;
+	n = strlen(scope);
+	return n > 2 && strcmp(scope + n - 2, "__") == 0 ? strncmp(tool, scope, n) == 0 :
+	    strcmp(tool, scope) == 0;
 }

@@ -48,5 +48,14 @@ const char	*toolname_cc_or_self(const char *tandem);
 const char	*toolname_cc_next(const char *tandem, size_t *i);
 /* Whether name is an MCP tool's (mcp__server__tool, or mcp__server__ for all of a server's). */
 bool		 toolname_is_mcp(const char *name);
+/*
+ * What an MCP name in a permission rule or an agent's tools: list covers,
+ * as Claude Code reads it: "mcp__server__" (every tool of the server) for
+ * mcp__server, mcp__server__* and mcp__server__; the tool's own name for
+ * mcp__server__tool.  NULL for a name that is no MCP name.  Caller frees.
+ */
+char		*toolname_mcp_scope(const char *name);
+/* Whether scope (from toolname_mcp_scope) covers the tool named tool. */
+bool		 toolname_mcp_covers(const char *scope, const char *tool);
 
 #endif

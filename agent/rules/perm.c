@@ -497,12 +497,8 @@ subject_release(struct perm_subject *sub)
 static bool
 rule_covers(const struct perm_rule *r, const struct perm_subject *sub)
 {
-	if (r->mcp != NULL && sub->mcp != NULL) {
-		size_t n = strlen(r->mcp);
-
-		return n > 2 && strcmp(r->mcp + n - 2, "__") == 0 ?
-		    strncmp(sub->mcp, r->mcp, n) == 0 : strcmp(sub->mcp, r->mcp) == 0;
-	}
+	if (r->mcp != NULL && sub->mcp != NULL)
+		return toolname_mcp_covers(r->mcp, sub->mcp);
 	return sub->tool != NULL && (r->tools & (1u << (sub->tool - perm_tools))) != 0;
 }
 
@@ -1053,22 +1049,12 @@ perm_rule_path(struct perm_rule *r, const char *s, size_t n, struct buf *err)
 static int
 perm_rule_mcp(struct perm_rule *r, const char *name, const char *s, size_t n, struct buf *err)
 {
-	const char *server = name + 5, *sep;
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-
-	if (strncmp(name, "mcp__", 5) != 0 || *server == '\0')
+	if (!toolname_is_mcp(name))
 		return 1;
 	if (memchr(s, '(', n) != NULL)
 		return perm_error(err, "rule \"%.*s\": MCP rules take no pattern; write %s",
 		    (int)n, s, name);
-	sep = strstr(server, "__");
-	if (sep == NULL)
-		buf_printf(&b, "%s__", name);
-	else if (strcmp(sep, "__*") == 0)
-		buf_printf(&b, "%.*s__", (int)(sep - name), name);
-	else
-		buf_puts(&b, name);
-	r->mcp = buf_detach(&b, NULL);
+	r->mcp = toolname_mcp_scope(name);
 	r->text = xstrndup(s, n);
 	return 0;
 }

@@ -109,11 +109,14 @@ subtype_tools_add(char ***v, const char *text, bool *spawn)
 		if ((paren = strchr(name, '(')) != NULL)
 			*paren = '\0';
 		if (name[0] != '\0') {
-			const char *t = toolname_tandem(name);
+			/* mcp__srv and mcp__srv__*: every tool of the server, as a rule of that name */
+			char *scope = toolname_mcp_scope(name);
+			const char *t = scope != NULL ? scope : toolname_tandem(name);
 
 			if (strcmp(t, "agent") == 0 && spawn != NULL)
 				*spawn = true;
 			subtype_strv_add(v, t);
+			free(scope);
 		}
 		free(name);
 		item = comma != NULL ? comma + 1 : NULL;
@@ -383,9 +386,21 @@ subtype_listed(char *const *v, const char *name)
 	size_t i;
 
 	for (i = 0; v != NULL && v[i] != NULL; i++)
-		if (strcmp(v[i], name) == 0)
+		if (toolname_is_mcp(v[i]) ? toolname_mcp_covers(v[i], name) : strcmp(v[i], name) == 0)
 			return true;
 	return false;
+}
+
+/* A name of a tools: list as written in Claude Code's terms: mcp__srv for a whole server. */
+static void
+subtype_describe_name(struct buf *out, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (toolname_is_mcp(name) && n > 2 && strcmp(name + n - 2, "__") == 0)
+		buf_printf(out, " %.*s", (int)(n - 2), name);
+	else
+		buf_printf(out, " %s", toolname_cc_or_self(name));
 }
 
 /* Whether v names an MCP tool, for the proxy that calls them ("mcp"). */
@@ -437,14 +452,14 @@ subtype_describe(const struct subtype *t, struct buf *out)
 		if (t->tools != NULL) {
 			buf_puts(out, "    tools:");
 			for (i = 0; t->tools[i] != NULL; i++)
-				buf_printf(out, " %s", toolname_cc_or_self(t->tools[i]));
+				subtype_describe_name(out, t->tools[i]);
 			buf_puts(out, "\n");
 		} else
 			buf_printf(out, "    tools: %s\n", t->read_only ? "the read-only ones" : "the parent's");
 		if (t->disallowed != NULL) {
 			buf_puts(out, "    not:");
 			for (i = 0; t->disallowed[i] != NULL; i++)
-				buf_printf(out, " %s", toolname_cc_or_self(t->disallowed[i]));
+				subtype_describe_name(out, t->disallowed[i]);
 			buf_puts(out, "\n");
 		}
 		if (t->model != NULL)

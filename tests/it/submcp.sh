@@ -4,7 +4,8 @@
 # calls an MCP tool and its answer reaches its next request; a type whose
 # tools: names one MCP tool gets that one; Explore gets the tools whose
 # server marks them readOnlyHint; a user's deny rule on the MCP tool
-# refuses the subagent's call.
+# refuses the subagent's call; tools: and disallowedTools: naming a whole
+# server (mcp__srv, mcp__srv__*) cover all its tools.
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 EVERY="$top_srcdir/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -62,5 +63,38 @@ diag "$T/deny.err"
 check "deny: the subagent's call was refused and it heard so" \
     [ "$(mock_requests)" -eq 4 ] && [ "$(mock_problems)" -eq 0 ]
 check "deny: the server never echoed" [ "$(grep -c 'Echo: OKAPI-7' "$T/deny.jsonl")" -eq 0 ]
-rm -f .claude/agents/echoer.md
+
+# A whole server in tools: and disallowedTools:, as Claude Code writes it:
+# mcp__srv and mcp__srv__* cover every tool of srv, as a rule of that name.
+printf -- '---\nname: server\ndescription: srv\ntools: Read, mcp__srv\n---\nYou use srv.\n' >.claude/agents/server.md
+printf -- '---\nname: starred\ndescription: srv\ntools:\n  - mcp__srv__*\n---\nYou use srv.\n' >.claude/agents/starred.md
+printf -- '---\nname: nosrv\ndescription: no srv\ndisallowedTools: mcp__srv\n---\nNo srv.\n' >.claude/agents/nosrv.md
+mock_start "$(scenario server <<'J'
+{"responses":[
+ {"match_last":"the whole server","tool_uses":[
+   {"id":"toolu_S","name":"agent","input":{"description":"server","prompt":"Add with srv.","subagent_type":"server"}},
+   {"id":"toolu_W","name":"agent","input":{"description":"starred","prompt":"Be srv.","subagent_type":"starred"}},
+   {"id":"toolu_N","name":"agent","input":{"description":"nosrv","prompt":"Be without srv.","subagent_type":"nosrv"}}],
+  "stop_reason":"tool_use"},
+ {"match_last":"Add with srv.","expect_contains":["\"name\":\"mcp__srv__echo\"","\"name\":\"mcp__srv__get-sum\"","\"name\":\"read_file\""],
+  "expect_absent":["\"name\":\"run_bash\""],
+  "tool_uses":[{"id":"toolu_s1","name":"mcp__srv__get-sum","input":{"a":40,"b":2}}],"stop_reason":"tool_use"},
+ {"match_last":"42","expect_absent":"may not use","text":"srv says 42."},
+ {"match_last":"Be srv.","expect_contains":["\"name\":\"mcp__srv__echo\"","\"name\":\"mcp__srv__get-sum\""],
+  "expect_absent":["\"name\":\"read_file\"","\"name\":\"run_bash\""],"text":"starred ready"},
+ {"match_last":"Be without srv.","expect_contains":["\"name\":\"run_bash\"","\"name\":\"read_file\""],
+  "expect_absent":["\"name\":\"mcp__srv__echo\"","\"name\":\"mcp__srv__get-sum\""],"text":"nosrv ready"},
+ {"match_last":["srv says 42.","starred ready","nosrv ready"],"text":"Whole servers honoured."}
+],"require_all":true}
+J
+)"
+timeout 90 "$TANDEM" -p "the whole server" --mcp-config "$cfg" --allow mcp__srv \
+    --output-format events >"$T/server.jsonl" 2>"$T/server.err"
+check "server: the run exits 0" [ $? -eq 0 ]
+diag "$T/server.err"
+check "server: mcp__srv and mcp__srv__* gave every tool of srv, disallowedTools: mcp__srv none" \
+    [ "$(mock_requests)" -eq 6 ] && [ "$(mock_problems)" -eq 0 ]
+check "server: the answer came up" \
+    [ "$(jq -r 'select(.type=="result") | .text' "$T/server.jsonl")" = "Whole servers honoured." ]
+rm -f .claude/agents/echoer.md .claude/agents/server.md .claude/agents/starred.md .claude/agents/nosrv.md
 finish
