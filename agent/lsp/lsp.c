@@ -45,6 +45,7 @@ struct lsp_item {
 
 struct lsp_wait {
 	struct lsp		*lsp;
+	struct sched		*sched;		/* the call's */
 	struct sched_call	*call;
 	struct lsp_item		*items;
 	size_t			 n;
@@ -689,7 +690,7 @@ lsp_wait_end(struct lsp *l, struct lsp_wait *w, bool timed_out)
 	lsp_trace_note("wait", ev_now_ms() - w->since);
 	buf_release(&out);
 	free(w->items);
-	sched_release(l->sched, w->call);
+	sched_release(w->sched, w->call);
 	free(w);
 }
 
@@ -707,7 +708,8 @@ lsp_wait_timeout(struct ev_loop *loop, void *arg)
 static void
 lsp_unhold(void *arg, struct sched_call *c)
 {
-	struct lsp *l = arg;
+	struct lsp_join *j = arg;
+	struct lsp *l = j->lsp;
 	struct lsp_wait *w;
 
 	for (w = l != NULL ? l->waits : NULL; w != NULL; w = w->next)
@@ -780,7 +782,7 @@ lsp_is_edit(const char *name)
 
 /* Hold an edit: each changed file that a server takes becomes an item. */
 static bool
-lsp_hold_edit(struct lsp *l, struct sched_call *c)
+lsp_hold_edit(struct lsp *l, struct sched *sched, struct sched_call *c)
 {
 	struct lsp_wait *w = xcalloc(1, sizeof *w);
 	const cJSON *f;
@@ -815,6 +817,7 @@ lsp_hold_edit(struct lsp *l, struct sched_call *c)
 		return false;
 	}
 	w->lsp = l;
+	w->sched = sched;
 	w->call = c;
 	w->next = l->waits;
 	l->waits = w;
@@ -855,7 +858,8 @@ lsp_after_command(struct lsp *l)
 static bool
 lsp_after_tool(void *arg, struct sched_call *c)
 {
-	struct lsp *l = arg;
+	struct lsp_join *j = arg;
+	struct lsp *l = j->lsp;
 
 	if (c->tool == NULL)
 		return false;
@@ -871,7 +875,7 @@ lsp_after_tool(void *arg, struct sched_call *c)
 		return false;
 	}
 	if (lsp_is_edit(c->name))
-		return !c->is_error && lsp_hold_edit(l, c);
+		return !c->is_error && lsp_hold_edit(l, j->sched, c);
 	if (c->tool->cls != TOOL_READ_ONLY)
 		lsp_after_command(l);
 	return false;
@@ -901,7 +905,6 @@ lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *e
 	l->env = env;
 	l->jail = jail;
 	l->bus = bus;
-	l->sched = sched;
 	l->defs = defs;
 	l->wait_ms = cfg->lsp_wait_ms > 0 ? cfg->lsp_wait_ms : 2000;
 	l->code.name = "code";
@@ -910,9 +913,61 @@ lsp_new(struct ev_loop *loop, const struct config *cfg, const struct tool_env *e
 	l->code.cls = TOOL_READ_ONLY;
 	l->code.async = &lsp_code_async;
 	l->code.owner = l;
-	sched_set_more(sched, lsp_find, l);
-	sched_set_hold(sched, lsp_after_tool, lsp_unhold, l);
+	lsp_join(l, sched);
 	return l;
+}
+
+void
+lsp_join(struct lsp *l, struct sched *sched)
+{
+	struct lsp_join *j;
+
+	if (l == NULL || sched == NULL)
+		return;
+	j = xcalloc(1, sizeof *j);
+	j->lsp = l;
+	j->sched = sched;
+	j->next = l->joins;
+	l->joins = j;
+	sched_set_more(sched, lsp_find, l);
+	sched_set_hold(sched, lsp_after_tool, lsp_unhold, j);
+}
+
+/* A wait dropped unreleased: its scheduler goes, or the servers do. */
+static void
+lsp_wait_drop(struct lsp *l, struct lsp_wait *w)
+{
+	size_t i;
+
+	if (w->timer != 0)
+		ev_timer_cancel(l->loop, w->timer);
+	for (i = 0; i < w->n; i++)
+		free(w->items[i].before);
+	free(w->items);
+	free(w);
+}
+
+void
+lsp_leave(struct lsp *l, struct sched *sched)
+{
+	struct lsp_join **pj, *j;
+	struct lsp_wait **pw, *w;
+
+	if (l == NULL)
+		return;
+	for (pw = &l->waits; (w = *pw) != NULL; )
+		if (w->sched == sched) {
+			*pw = w->next;
+			lsp_wait_drop(l, w);
+		} else
+			pw = &w->next;
+	for (pj = &l->joins; (j = *pj) != NULL; pj = &j->next)
+		if (j->sched == sched) {
+			*pj = j->next;
+			sched_set_hold(sched, NULL, NULL, NULL);
+			free(j);
+			return;
+		}
 }
 
 void
@@ -924,15 +979,16 @@ lsp_free(struct lsp *l)
 		return;
 	while (l->waits != NULL) {
 		struct lsp_wait *w = l->waits;
-		size_t i;
 
 		l->waits = w->next;
-		if (w->timer != 0)
-			ev_timer_cancel(l->loop, w->timer);
-		for (i = 0; i < w->n; i++)
-			free(w->items[i].before);
-		free(w->items);
-		free(w);
+		lsp_wait_drop(l, w);
+	}
+	while (l->joins != NULL) {
+		struct lsp_join *j = l->joins;
+
+		l->joins = j->next;
+		sched_set_hold(j->sched, NULL, NULL, NULL);
+		free(j);
 	}
 	lsp_jobs_cancel_all(l);
 	for (def = l->defs; def != NULL; def = def->next)

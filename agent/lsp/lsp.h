@@ -53,6 +53,13 @@ struct lsp_job;
 struct lsp	*lsp_new(struct ev_loop *, const struct config *, const struct tool_env *,
 		    struct jail *, struct event_bus *, struct sched *);
 void		 lsp_free(struct lsp *);
+/*
+ * Another conversation's scheduler (a subagent's) joins as lsp_new's did:
+ * its code tool, its reads opened, its edits held for their errors.  It
+ * leaves before it is freed: its held calls are dropped unreleased.
+ */
+void		 lsp_join(struct lsp *, struct sched *);
+void		 lsp_leave(struct lsp *, struct sched *);
 /* The scheduler's finder (arg: the lsp, or NULL): the code tool for its name, else NULL. */
 const struct tool_def *lsp_find(void *arg, const char *name);
 /* Append the code tool's definition to tools (the request's array), unless disabled. */

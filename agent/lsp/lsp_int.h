@@ -107,6 +107,13 @@ struct lsp_server {
 	struct lsp_server *next;	/* in lsp's list of ended servers not yet freed */
 };
 
+/* A conversation's scheduler the servers hold edits of (lsp_new's, lsp_join's). */
+struct lsp_join {
+	struct lsp		*lsp;
+	struct sched		*sched;
+	struct lsp_join		*next;
+};
+
 struct lsp {
 	struct ev_loop		*loop;
 	const struct config	*cfg;
@@ -114,7 +121,7 @@ struct lsp {
 	struct jail		*jail;
 	struct jail		*ro_jail;	/* untrusted: the servers' read-only sandbox; lazy */
 	struct event_bus	*bus;
-	struct sched		*sched;
+	struct lsp_join		*joins;		/* the schedulers whose calls pass through it */
 	bool			 told_untrusted;
 	int			 wait_ms;
 	struct lsp_def		*defs;

@@ -153,6 +153,8 @@ conversation_free(struct conversation *cv)
 		}
 	if (agent_in_turn(cv))
 		agent_phase(cv, PHASE_ENDING);
+	/* a held edit of its scheduler goes with it */
+	lsp_leave(cv->a->lsp, cv->sched);
 	conversation_release(cv);
 	free(cv);
 }

@@ -29,7 +29,7 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 		return NULL;
 	/* the session's other tools, as the main conversation has them, then the type's filter */
 	sched_set_more(cv->sched, web_find, a->web);
-	sched_set_more(cv->sched, lsp_find, a->lsp);
+	lsp_join(a->lsp, cv->sched);
 	/* the MCP tools of the parent's turn (its finder, prompt_find, already finds them) */
 	mcp_tools_json(a->mcp, cv->tools);
 	web_tools_json(a->web, cv->tools);

@@ -4,7 +4,8 @@
 # An edit that breaks a call gets the error in its result and the fix
 # clears it; errors a file had when first read (clangd without
 # compile_commands.json) are not the edit's; the code tool answers
-# definitions and references; a server that crashes, hangs, floods or
+# definitions and references; a subagent's edit gets the errors as the
+# main conversation's does; a server that crashes, hangs, floods or
 # speaks garbage is told in one sentence and never holds an edit past the
 # bound; an untrusted project starts no server (its build script never runs).
 . "$(dirname "$0")/lib.sh"
@@ -98,6 +99,24 @@ J
 )" --trust --deny 'Read(util.h)'
 check "denied: the definition in a denied file is named, not quoted" [ "$(res denied d1)" = "util.h:1:5" ]
 check "denied: a denied file is not asked about" grep -q 'denied by a permission rule' <(res denied s1)
+
+# a subagent's edit is held for clangd's errors as the main conversation's is
+run subedit "$(scenario subedit <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"a1","name":"agent","input":{"description":"break","prompt":"Break main.c.","subagent_type":"general-purpose"}}]},
+ {"match_last":"Break main.c.","tool_uses":[{"id":"se1","name":"edit_file","input":{"path":"main.c","old_string":"add(1, 2)","new_string":"add(1)"}}]},
+ {"match_last":["se1","Too few arguments"],"text":"The subagent saw the error."},
+ {"match_last":"The subagent saw the error.","text":"Done.","stop_reason":"end_turn"}
+],"require_all":true}
+J
+)" --trust
+check "subedit: the run exits 0" [ "$(cat "$T/subedit.rc")" = 0 ]
+check "subedit: the subagent's edit result has clangd's error, counted as new" \
+    [ "$(jq -s '[.[] | select(.body.messages[-1].content | tostring | test("se1")) | select(.body.messages[-1].content | tostring |
+      test("clangd: 1 new error in main.c") and test("main.c:6:[0-9]*: Too few arguments"))] | length' "$MOCK_LOG")" -ge 1 ]
+check "subedit: every step was served" [ "$(mock_requests)" -eq 4 ] && [ "$(mock_problems)" -eq 0 ]
+check "subedit: clangd is gone when tandem is" not pgrep -x clangd
+sed -i 's/add(1)/add(1, 2)/' main.c
 
 # --- pyright, from the tests' npm peers -----------------------------------
 PYRIGHT="$top_srcdir/tests/npm/node_modules/.bin/pyright-langserver"
