@@ -26,6 +26,7 @@
 #define ACP_FLUSH_MS		1500
 #define ACP_FILE_MAX		(4u * 1024 * 1024)	/* a write_file's old text shown in its diff */
 #define ACP_LIVE_MAX		(16u * 1024)	/* a running command's output shown: its tail */
+#define ACP_SUB_LINE_MAX	160		/* a replayed subagent call's input shown: its start */
 
 /* JSON-RPC error codes. */
 enum {
@@ -371,6 +372,37 @@ acp_on_progress(struct acp *p, const cJSON *ev)
 	acp_update(p, u);
 }
 
+/*
+ * A loaded session's subagent call (a replayed subagent event): a line of
+ * its agent call's progress, as the live session's tool_call_update showed
+ * it (the type, the call and its input; the counts of the moment are not
+ * kept).
+ */
+static void
+acp_on_subagent_replay(struct acp *p, const cJSON *ev)
+{
+	const cJSON *in = json_get(ev, "event");
+	struct buf line = BUF_INIT(BUF_NOLIMIT);
+	char *input;
+	size_t n;
+	cJSON *pe;
+
+	if (strcmp(json_str(ev, "state", ""), "tool") != 0)
+		return;
+	input = json_print(json_get(in, "input"));
+	n = input != NULL ? strlen(input) : 0;
+	buf_printf(&line, "%s · %s %.*s%s\n", json_str(ev, "agent", ""),
+	    wire_cc_tool(json_str(in, "name", "?")), (int)(n > ACP_SUB_LINE_MAX ? ACP_SUB_LINE_MAX : n),
+	    input != NULL ? input : "", n > ACP_SUB_LINE_MAX ? "…" : "");
+	free(input);
+	pe = cJSON_CreateObject();
+	cJSON_AddStringToObject(pe, "id", json_str(ev, "parent_tool_use_id", ""));
+	cJSON_AddStringToObject(pe, "output", buf_cstr(&line));
+	acp_on_progress(p, pe);
+	cJSON_Delete(pe);
+	buf_release(&line);
+}
+
 /* --- approvals ----------------------------------------------------------- */
 
 static const struct {
@@ -543,6 +575,9 @@ acp_on_event(const cJSON *ev, void *arg)
 		acp_on_progress(p, ev);
 	} else if (strcmp(type, "tool_result") == 0) {
 		acp_on_tool_result(p, ev);
+	} else if (strcmp(type, "subagent") == 0 && json_bool(ev, "replay", false)) {
+		/* live, the agent call's tool_progress carries them */
+		acp_on_subagent_replay(p, ev);
 	} else if (strcmp(type, "approval_request") == 0) {
 		acp_ask(p, ev);
 	} else if (strcmp(type, "todos") == 0) {

@@ -1,7 +1,7 @@
 // The ACP SDK's client (@agentclientprotocol/sdk) driving the real
 // `tandem acp` over its stdio (acp.sh starts the mock and sets the
 // environment).  Prints TAP lines without a plan; acp.sh counts them.
-// Argument: phase (session | load SESSION_ID | mcp | never).
+// Argument: phase (session | load SESSION_ID | mcp | never | web | plan | sub | subload SESSION_ID).
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
@@ -249,6 +249,7 @@ async function planPhase(ctx) {
 async function subPhase(ctx) {
 	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
 	const session = await ctx.buildSession({ cwd: ws, mcpServers: [] }).start();
+	console.log(`# SESSION ${session.sessionId}`);
 	const r = await collect(session, 'find both marks');
 	for (const id of ['toolu_A', 'toolu_B']) {
 		const call = r.updates.find((u) => u.sessionUpdate === 'tool_call' && u.toolCallId === id);
@@ -259,6 +260,21 @@ async function subPhase(ctx) {
 		    `${id} completes with its subagent's answer`);
 	}
 	ok(r.stop === 'end_turn', `stopReason end_turn (${r.stop})`);
+}
+
+// A loaded session's agent calls: their subagents' calls come as progress before the result, as live.
+async function subloadPhase(ctx) {
+	await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+	await ctx.request('session/load', { sessionId: loadId, cwd: ws, mcpServers: [] });
+	for (const id of ['toolu_A', 'toolu_B']) {
+		const upd = updatesSeen.map((u) => u.update).filter((u) => u.toolCallId === id);
+		const grep = upd.findIndex((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress' &&
+		    /Explore · Grep/.test(JSON.stringify(u)));
+		const done = upd.findIndex((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed' &&
+		    /is in (alpha|beta)\.c/.test(JSON.stringify(u)));
+		ok(upd.length > 0 && upd[0].sessionUpdate === 'tool_call', `load: ${id} is replayed as a tool call`);
+		ok(grep > 0 && done > grep, `load: ${id}'s subagent's Grep is its progress, then its answer (${grep}, ${done})`);
+	}
 }
 
 const updatesSeen = [];
@@ -278,6 +294,8 @@ try {
 			await webPhase(ctx);
 		} else if (phase === 'sub') {
 			await subPhase(ctx);
+		} else if (phase === 'subload') {
+			await subloadPhase(ctx);
 		} else {
 			await sessionPhase(ctx);
 		}

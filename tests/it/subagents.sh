@@ -315,4 +315,6 @@ mock_start "$T/two.json"
 export ACP_PATH="$ACP"
 node_tap "$top_srcdir/tests/it/acp.mjs" sub
 check "acp: the mock found no problem" [ "$(mock_problems)" -eq 0 ]
+# A second process loads that session: the subagents' calls come again as their calls' progress.
+node_tap "$top_srcdir/tests/it/acp.mjs" subload "$(sed -n 's/^# SESSION //p' "$T/node.out")"
 finish
