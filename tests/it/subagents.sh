@@ -317,4 +317,16 @@ node_tap "$top_srcdir/tests/it/acp.mjs" sub
 check "acp: the mock found no problem" [ "$(mock_problems)" -eq 0 ]
 # A second process loads that session: the subagents' calls come again as their calls' progress.
 node_tap "$top_srcdir/tests/it/acp.mjs" subload "$(sed -n 's/^# SESSION //p' "$T/node.out")"
+# stream-json replays no earlier turn on resume, the main conversation's or a subagent's.
+mock_start "$(scenario sjresume <<'J'
+{"responses":[{"match_last":"once more","text":"Once more, done."}],"require_all":true}
+J
+)"
+"$TANDEM" -c -p "once more" --output-format stream-json >"$T/sjr.jsonl" 2>"$T/sjr.err"
+check "sjson resume: the run exits 0" [ $? -eq 0 ]
+check "sjson resume: the resumed session's request had the subagents' answers" \
+    grep -q 'ALPHA is in alpha.c' <(sed -n 1p "$MOCK_LOG")
+check "sjson resume: no message of the earlier turn, the subagents' none either" \
+    [ "$(jq -s '[.[] | select(.parent_tool_use_id != null or (tostring | test("toolu_A|Both found")))] | length' "$T/sjr.jsonl")" -eq 0 ]
+check "sjson resume: the new answer came" grep -q 'Once more, done.' "$T/sjr.jsonl"
 finish
