@@ -16,7 +16,13 @@
 # of its last 100 rounds.  Prints both, their ratio (the budget is 1.5;
 # the exit status is 1 past it), the spread of the windows, the mean of
 # each span as the bench printed it before, and tandem's peak RSS
-# (VmHWM) at the last call.
+# (VmHWM) at the last call.  Then the user and the system time per round
+# apart, early (both sessions' rounds 10-110) and late, with the ratio of
+# each: the user time is tandem's own work, the system time the kernel's
+# (on loopback the send of a body also runs the mock's TCP receive in
+# tandem's time).  The kernel splits a process's time into user and
+# system by the ticks it samples (1/CLK_TCK s), so these are coarser
+# than the figures above: a few tenths of a millisecond a round.
 #   bench/session_bench.sh [BUILD_DIR [ROUNDS]]
 # BUILD_DIR (default .) holds tandem and tests/mockmodel.  The context
 # window is set large enough that no compaction runs: this measures the
@@ -27,6 +33,10 @@
 # leaves them out and shows what grows with the session.
 # SESSION_BENCH_SAMPLES=FILE keeps the samples (call, user ms, system ms,
 # thread CPU us, VmHWM kB; a line "session 2" before the short session's).
+# For profiling: SESSION_BENCH_WRAP="valgrind --tool=callgrind ..." runs
+# tandem under that command, and SESSION_BENCH_HOOK=CMD runs
+# "CMD CALLS PID ROUNDS" at each sample (e.g. callgrind_control -z and -d,
+# or perf record -p, at chosen rounds).
 set -eu
 build=$(cd "${1:-.}" && pwd)
 N=${2:-2000}
@@ -80,7 +90,7 @@ J
 	while [ ! -s "$d/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 	export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$d/port")"
 	mkfifo "$d/events"
-	(cd "$d/ws" && exec "$TANDEM" -p "bench" --max-turns $((n + 10)) --permission-mode yolo \
+	(cd "$d/ws" && exec ${SESSION_BENCH_WRAP:-} "$TANDEM" -p "bench" --max-turns $((n + 10)) --permission-mode yolo \
 	    --output-format events >"$d/events" 2>"$d/err") &
 	pid=$!
 	while IFS= read -r line; do
@@ -92,6 +102,7 @@ J
 				# (the last may come after tandem is gone: then it is not taken)
 				line="$calls $(cpu_ms $pid 2>/dev/null || true) $(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)"
 				[ "$(echo "$line" | wc -w)" -eq 5 ] && echo "$line" >>"$T/samples"
+				[ -n "${SESSION_BENCH_HOOK:-}" ] && $SESSION_BENCH_HOOK "$calls" "$pid" "$n"
 			fi
 			;;
 		esac
@@ -112,7 +123,7 @@ echo "session 2" >>"$T/samples"
 session "$T/short" $((SPAN + 20))
 [ -n "${SESSION_BENCH_SAMPLES:-}" ] && cp "$T/samples" "$SESSION_BENCH_SAMPLES"
 
-awk -v n="$N" -v ms="$ms" -v span="$SPAN" -v load1="$load1" -v load2="$load2" '
+awk -v n="$N" -v ms="$ms" -v hz="$hz" -v span="$SPAN" -v load1="$load1" -v load2="$load2" '
 function sort(a, k,   i, j, x) {
 	for (i = 2; i <= k; i++) {
 		x = a[i]
@@ -140,6 +151,15 @@ function mean(s, from, to,   i, j) {
 		return ""
 	return sprintf("mean %.2f ms (user %.2f, system %.2f)", (t[s, j] - t[s, i]) / (c[s, j] - c[s, i]),
 	    (u[s, j] - u[s, i]) / (c[s, j] - c[s, i]), (y[s, j] - y[s, i]) / (c[s, j] - c[s, i]))
+}
+# The user and the system time of session s from round from to round to, added
+# to tot (user, system, rounds): as the kernel splits them, in ticks of 1/CLK_TCK s.
+function usersys(s, from, to, tot,   i, j) {
+	for (i = 1; i < m[s] && c[s, i] < from; i++)
+		;
+	for (j = i; j < m[s] && c[s, j + 1] <= to; j++)
+		;
+	tot["u"] += u[s, j] - u[s, i]; tot["y"] += y[s, j] - y[s, i]; tot["c"] += c[s, j] - c[s, i]
 }
 function spread(w, k) { sort(w, k); return sprintf("windows %.2f-%.2f", w[1], w[k]) }
 BEGIN { s = 1 }
@@ -178,6 +198,14 @@ END {
 	printf "CPU per round, %4d-%4d  %6.2f ms median of %d windows (%s; %s)\n", last - span, last,
 	    late, kl, spread(l2, kl), mean(1, last - span, last)
 	printf "ratio last/first          %.2f (budget 1.5)\n", late / early
+	usersys(1, 10, 10 + span, es); usersys(2, 10, 10 + span, es); usersys(1, last - span, last, ls)
+	eu = es["u"] / es["c"]; ey = es["y"] / es["c"]; lu = ls["u"] / ls["c"]; ly = ls["y"] / ls["c"]
+	printf "user per round            %.2f ms early, %.2f ms late, ratio %.2f (tandem'"'"'s own work)\n",
+	    eu, lu, (eu > 0 ? lu / eu : 0)
+	printf "system per round          %.2f ms early, %.2f ms late, ratio %.2f (the kernel: sends, forks, writes)\n",
+	    ey, ly, (ey > 0 ? ly / ey : 0)
+	printf "user+system per round     %.2f ms early, %.2f ms late, ratio %.2f (%d and %d rounds; ticks of %d ms)\n",
+	    eu + ey, lu + ly, (eu + ey > 0 ? (lu + ly) / (eu + ey) : 0), es["c"], ls["c"], 1000 / hz
 	printf "CPU of the session        %.1f s (user %.1f, system %.1f)\n",
 	    (u[1, m[1]] + y[1, m[1]]) / 1000, u[1, m[1]] / 1000, y[1, m[1]] / 1000
 	printf "peak RSS                  %d kB\n", rss
