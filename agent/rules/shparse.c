@@ -234,26 +234,51 @@ sp_mark_eval(struct sp_scan *sc)
 }
 
 /*
- * Does the shell at word k read its commands from its standard input (no
- * -c, no script, or -s): "curl ... | sh", "bash <<EOF", "sh < file"?  What
- * it runs is not on the command line.
+ * Where a shell's script operand u has its code: 0 a file, 1 the shell's
+ * standard input ("-", /dev/stdin, /dev/fd/0), 2 another descriptor or a
+ * substitution ("<(...)", /dev/fd/3), whose text is not on the line either.
  */
-static bool
+static int
+sp_script_hidden(const char *u)
+{
+	if (strcmp(u, "-") == 0 || strcmp(u, "/dev/stdin") == 0 || strcmp(u, "/dev/fd/0") == 0 ||
+	    strcmp(u, "/proc/self/fd/0") == 0 || strcmp(u, "/proc/thread-self/fd/0") == 0)
+		return 1;
+	if (strcmp(u, "<(…)") == 0 || strncmp(u, "/dev/fd/", 8) == 0 ||
+	    strncmp(u, "/proc/", 6) == 0)
+		return 2;
+	return 0;
+}
+
+/*
+ * Does the shell at word k read its commands from its standard input (no
+ * -c, no script, -s, or a script that is the input: "curl ... | sh",
+ * "bash <<EOF", "sh < file", "bash -- /dev/stdin <<EOF")?  1 then, 2 when
+ * they come from another descriptor or a substitution ("bash <(...)"), 0
+ * when they are on the line or in a file.  What it runs is not on the
+ * command line.
+ */
+static int
 sp_shell_reads_stdin(const struct shparse_word *w, size_t n, size_t k)
 {
 	size_t j;
 	const char *u;
+	bool ended = false;
 
 	if (!sp_in(sp_shells, sp_basename(w[k].plain)))
-		return false;
+		return 0;
 	for (j = k + 1; j < n; j++) {
 		if (w[j].flags & SHPARSE_W_REDIR)
 			continue;
 		u = w[j].plain;
-		if (strcmp(u, "--") == 0)
-			return j + 1 == n;
+		if (ended)
+			return sp_script_hidden(u);
+		if (strcmp(u, "--") == 0) {
+			ended = true;
+			continue;
+		}
 		if (strcmp(u, "--version") == 0 || strcmp(u, "--help") == 0)
-			return false;
+			return 0;
 		if (strcmp(u, "-o") == 0 || strcmp(u, "-O") == 0 || strcmp(u, "+O") == 0 ||
 		    strcmp(u, "+o") == 0 || strcmp(u, "--rcfile") == 0 ||
 		    strcmp(u, "--init-file") == 0) {
@@ -261,13 +286,13 @@ sp_shell_reads_stdin(const struct shparse_word *w, size_t n, size_t k)
 			continue;
 		}
 		if (u[0] == '-' && u[1] != '-' && strchr(u, 'c') != NULL)
-			return false;
+			return 0;
 		if (u[0] == '-' && u[1] != '-' && strchr(u, 's') != NULL)
-			return true;
+			return 1;
 		if (u[0] != '-' && u[0] != '+')
-			return false;
+			return sp_script_hidden(u);
 	}
-	return true;
+	return 1;
 }
 
 /* Does the part redirect its standard input (<, <<, <<<, <&, <>)? */
@@ -684,12 +709,13 @@ sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
 	size_t idx, k;
 	char *code = NULL;
 	bool dyn = false, wrapper;
+	int hidden;
 
 	sp_judge(p);
 	k = sp_command_word(p->words, p->nwords);
 	/* A shell reading commands from a pipe or a redirection: they are not on the line. */
-	if (k < p->nwords && sp_shell_reads_stdin(p->words, p->nwords, k) &&
-	    (sc->pipe || sp_reads_input(p)))
+	hidden = k < p->nwords ? sp_shell_reads_stdin(p->words, p->nwords, k) : 0;
+	if (hidden == 2 || (hidden == 1 && (sc->pipe || sp_reads_input(p))))
 		p->dynamic = p->unsure = true;
 	wrapper = k < p->nwords && (p->words[k].flags & SHPARSE_W_EXPAND) == 0 &&
 	    sp_is_wrapper(sp_basename(p->words[k].plain));

@@ -56,6 +56,16 @@ check "sandbox, accept-edits mode: the same" all_of '[ "$(approval sbaccept)" = 
 bash_run sbvar 'c=rm; $c -rf sub' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
 check "sandbox: a program named by a variable, the same" all_of '[ "$(approval sbvar)" = "mode:deny" ]' '[ -d sub ]'
 
+# A shell whose script is its input or a substitution: the code is not on the line.
+HEREDOC=$'bash -- <<E\nrm -rf sub\nE'
+bash_run sbheredoc "$HEREDOC" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: bash -- reading a here-document, the same" \
+    all_of '[ "$(approval sbheredoc)" = "mode:deny" ]' '[ -d sub ]'
+bash_run sbdevstdin "sh /dev/stdin <<<'rm -rf sub'" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: sh /dev/stdin, the same" all_of '[ "$(approval sbdevstdin)" = "mode:deny" ]' '[ -d sub ]'
+bash_run sbprocsub "bash <(echo rm -rf sub)" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: bash <(...), the same" all_of '[ "$(approval sbprocsub)" = "mode:deny" ]' '[ -d sub ]'
+
 echo '{"permissions":{"deny":["Bash(rm:*)"]}}' >"$USER_SETTINGS"
 bash_run sbsettings "$EXPAND" --sandbox workspace-write --permission-mode ask
 check "sandbox: a deny rule from the settings file, the same" \
