@@ -84,7 +84,8 @@ check "sandbox: a plain rm is denied by the rule" all_of '[ "$(approval sbdenied
 
 # The sandbox confines writes to the workspace but does not hide what the
 # file tools' deny rules cover: a command that names such a file (as a
-# word, after '=', through a glob, by a variable) is asked about; others
+# word, after '=', through a glob, by a variable, after a cd, through
+# /proc/self/cwd) is asked about; others
 # still run without a prompt.
 mkdir -p secret src
 echo TOPSECRET-KEY >secret/key
@@ -103,6 +104,18 @@ bash_run sbopt 'grep -r --file=secret/key .' --sandbox workspace-write --permiss
 check "sandbox: after an option's '=', the same" [ "$(approval sbopt)" = "mode:deny" ]
 bash_run sbvarpath 'f=secret; cat $f/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
 check "sandbox: through a variable, the same" [ "$(approval sbvarpath)" = "mode:deny" ]
+bash_run sbcd 'cd src && cat ../secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: a name read from the folder a cd moved to, the same" \
+    all_of '[ "$(approval sbcd)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbcd)'
+bash_run sbenvc 'env -C src cat ../secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: from env -C's folder, the same" \
+    all_of '[ "$(approval sbenvc)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbenvc)'
+bash_run sbproc 'cat /proc/self/cwd/secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: through /proc/self/cwd, the same" \
+    all_of '[ "$(approval sbproc)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbproc)'
+bash_run sbcdok 'cd src && cat a.c' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: a cd to read other files still runs without a prompt" \
+    all_of '[ "$(approval sbcdok)" = "sandbox:allow" ]' 'grep -q "int x" <(result sbcdok)'
 bash_run sbother 'cat src/a.c && ls src' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
 check "sandbox: other files still run without a prompt under those rules" \
     all_of '[ "$(approval sbother)" = "sandbox:allow" ]' 'grep -q "int x" <(result sbother)'
