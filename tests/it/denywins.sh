@@ -65,6 +65,12 @@ bash_run sbdevstdin "sh /dev/stdin <<<'rm -rf sub'" --sandbox workspace-write --
 check "sandbox: sh /dev/stdin, the same" all_of '[ "$(approval sbdevstdin)" = "mode:deny" ]' '[ -d sub ]'
 bash_run sbprocsub "bash <(echo rm -rf sub)" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
 check "sandbox: bash <(...), the same" all_of '[ "$(approval sbprocsub)" = "mode:deny" ]' '[ -d sub ]'
+# A program that runs a command given in an option: tar --to-command.
+echo t >t.txt && tar -cf t.tar t.txt && rm t.txt
+bash_run sbtar "tar -xf t.tar --to-command='rm -rf sub'" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: tar --to-command, the same" all_of '[ "$(approval sbtar)" = "mode:deny" ]' '[ -d sub ]'
+bash_run sbtarok "tar -tf t.tar" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: a plain tar still runs without a prompt" [ "$(approval sbtarok)" = "sandbox:allow" ]
 
 echo '{"permissions":{"deny":["Bash(rm:*)"]}}' >"$USER_SETTINGS"
 bash_run sbsettings "$EXPAND" --sandbox workspace-write --permission-mode ask
