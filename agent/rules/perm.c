@@ -1,10 +1,12 @@
 /* Permission rules and the decision for one tool call: see perm.h. */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <glob.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "hex.h"
@@ -787,6 +789,48 @@ perm_word_denied(const struct perm_rules *rules, const char *path)
 	return hit;
 }
 
+#define PERM_DIR_ENTRIES	256
+
+/*
+ * Does a deny rule cover what is in the directory path names: one of its
+ * entries (the first PERM_DIR_ENTRIES), or a name a command would make
+ * there: "cp x secret", "mv x secret/" or "rm -rf secret" when a rule
+ * covers every file below secret.
+ */
+static bool
+perm_dir_denied(const struct perm_rules *rules, const char *path)
+{
+	struct buf dir = BUF_INIT(BUF_NOLIMIT), child = BUF_INIT(BUF_NOLIMIT);
+	struct dirent *de;
+	struct stat st;
+	size_t n = 0;
+	bool hit = false;
+	DIR *d = NULL;
+
+	if (path[0] == '/' || rules->root == NULL)
+		buf_puts(&dir, path);
+	else
+		buf_printf(&dir, "%s/%s", rules->root, path);
+	if (stat(buf_cstr(&dir), &st) == 0 && S_ISDIR(st.st_mode)) {
+		buf_printf(&child, "%s/tandem-new-name", buf_cstr(&dir));
+		hit = perm_word_denied(rules, buf_cstr(&child));
+		if (!hit)
+			d = opendir(buf_cstr(&dir));
+	}
+	while (d != NULL && !hit && n++ < PERM_DIR_ENTRIES && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		buf_reset(&child);
+		buf_printf(&child, "%s/%s", buf_cstr(&dir), de->d_name);
+		hit = perm_word_denied(rules, buf_cstr(&child));
+	}
+	if (d != NULL)
+		closedir(d);
+	buf_release(&dir);
+	buf_release(&child);
+	return hit;
+}
+
 /*
  * Does path lead through a process's view of the file system under /proc
  * (cwd, root, a descriptor: "/proc/self/cwd/.env")?  What it names is
@@ -838,7 +882,7 @@ perm_word_touches(const struct perm_rules *rules, const char *dir, const char *w
 	bool hit;
 
 	eqw = eq != NULL ? perm_in_dir(dir, eq + 1) : NULL;
-	hit = perm_word_denied(rules, w) || perm_proc_link(w) ||
+	hit = perm_word_denied(rules, w) || perm_proc_link(w) || perm_dir_denied(rules, w) ||
 	    (eqw != NULL && (perm_word_denied(rules, eqw) || perm_proc_link(eqw)));
 	free(eqw);
 	if (hit || (flags & SHPARSE_W_EXPAND) == 0)

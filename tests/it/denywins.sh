@@ -119,6 +119,9 @@ check "sandbox: from env -C's folder, the same" \
 bash_run sbproc 'cat /proc/self/cwd/secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
 check "sandbox: through /proc/self/cwd, the same" \
     all_of '[ "$(approval sbproc)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbproc)'
+bash_run sbintodir 'cp src/a.c secret' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: a command naming the folder the rules cover, the same" \
+    all_of '[ "$(approval sbintodir)" = "mode:deny" ]' '[ ! -e secret/a.c ]'
 bash_run sbcdok 'cd src && cat a.c' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
 check "sandbox: a cd to read other files still runs without a prompt" \
     all_of '[ "$(approval sbcdok)" = "sandbox:allow" ]' 'grep -q "int x" <(result sbcdok)'
