@@ -29,6 +29,7 @@ struct redact_list {
 static struct redact_list redact_removes, redact_keeps, redact_secrets;
 static struct redact_list redact_saved;		/* "NAME=value" of scrubbed variables */
 static size_t redact_longest;			/* the longest secret, in bytes */
+static size_t redact_originals;			/* the secrets added, their spellings aside */
 
 static void
 redact_list_push(struct redact_list *l, char *s)
@@ -172,23 +173,90 @@ redact_env_child(void)
 	}
 }
 
+/* One more text to take out, the secret itself or one of its spellings. */
+static void
+redact_push(char *text)
+{
+	size_t n = strlen(text);
+
+	if (n < REDACT_MIN || redact_list_has(&redact_secrets, text)) {
+		free(text);
+		return;
+	}
+	redact_list_push(&redact_secrets, text);
+	if (n > redact_longest)
+		redact_longest = n;
+}
+
+/*
+ * The secret in base64 where it starts at byte off (0 to 2) of a group of
+ * three: the characters that depend on its bytes alone (not the first
+ * group's when off > 0, nor a last partial one), and the same in base64url.
+ */
+static void
+redact_push_base64(const char *secret, size_t n, size_t off)
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t total = off + n, groups = total / 3, g, i;
+	unsigned char in[3];
+	char *out = xmalloc(groups * 4 + 1), *url, *p = out;
+
+	for (g = off > 0 ? 1 : 0; g < groups; g++) {
+		for (i = 0; i < 3; i++)
+			in[i] = (unsigned char)secret[g * 3 + i - off];
+		*p++ = b64[in[0] >> 2];
+		*p++ = b64[((in[0] & 3) << 4) | (in[1] >> 4)];
+		*p++ = b64[((in[1] & 15) << 2) | (in[2] >> 6)];
+		*p++ = b64[in[2] & 63];
+	}
+	*p = '\0';
+	url = xstrdup(out);
+	for (p = url; *p != '\0'; p++)
+		*p = *p == '+' ? '-' : *p == '/' ? '_' : *p;
+	redact_push(out);
+	redact_push(url);
+}
+
+/*
+ * A secret and the spellings a command turns it into without effort
+ * (base64 at each alignment, hex, reversed): "grep KEY ~/.bashrc | base64"
+ * must not carry it out either.
+ */
 void
 redact_add(const char *secret)
 {
-	size_t n;
+	static const char hex[] = "0123456789abcdef", HEX[] = "0123456789ABCDEF";
+	char *lo, *up, *rev;
+	size_t n, i;
 
 	if (secret == NULL || (n = strlen(secret)) < REDACT_MIN ||
 	    redact_list_has(&redact_secrets, secret))
 		return;
-	redact_list_push(&redact_secrets, xstrdup(secret));
-	if (n > redact_longest)
-		redact_longest = n;
+	redact_push(xstrdup(secret));
+	redact_originals++;
+	for (i = 0; i < 3; i++)
+		redact_push_base64(secret, n, i);
+	lo = xmalloc(2 * n + 1);
+	up = xmalloc(2 * n + 1);
+	rev = xmalloc(n + 1);
+	for (i = 0; i < n; i++) {
+		lo[2 * i] = hex[(unsigned char)secret[i] >> 4];
+		lo[2 * i + 1] = hex[(unsigned char)secret[i] & 15];
+		up[2 * i] = HEX[(unsigned char)secret[i] >> 4];
+		up[2 * i + 1] = HEX[(unsigned char)secret[i] & 15];
+		rev[i] = secret[n - 1 - i];
+	}
+	lo[2 * n] = up[2 * n] = rev[n] = '\0';
+	redact_push(lo);
+	redact_push(up);
+	redact_push(rev);
 }
 
 size_t
 redact_count(void)
 {
-	return redact_secrets.n;
+	return redact_originals;
 }
 
 void
@@ -199,6 +267,7 @@ redact_reset(void)
 	redact_list_clear(&redact_secrets);
 	redact_list_clear(&redact_saved);
 	redact_longest = 0;
+	redact_originals = 0;
 }
 
 /* The length of the secret that starts at s (n bytes left), or 0. */

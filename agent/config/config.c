@@ -149,6 +149,37 @@ cfg_is_trust_item(const struct cfg_key *k, const cJSON *v)
 	return false;
 }
 
+/*
+ * Would this value from a project file keep less of what the user has
+ * (sessions, which tandem prunes at start, in every workspace; the
+ * snapshots a rewind restores from) than the value before it?  A project
+ * may keep more, never less.  0 is "forever" for retention_days and "no
+ * budget" for snapshots.store_mb.
+ */
+static bool
+cfg_keeps_less(const struct config *cfg, const struct cfg_key *k, const cJSON *v)
+{
+	static const char *const sizes[] = {
+		"snapshots.max_file_mb", "snapshots.max_snapshot_mb", "snapshots.max_files", NULL
+	};
+	const char *at = (const char *)cfg + k->off;
+	int cur, nv;
+	size_t i;
+
+	if (strcmp(k->name, "snapshots.enabled") == 0)
+		return *(const bool *)(const void *)at && !cJSON_IsTrue(v);
+	if (k->type != CFG_INT || !cJSON_IsNumber(v))
+		return false;
+	memcpy(&cur, at, sizeof cur);
+	nv = v->valueint;
+	if (strcmp(k->name, "retention_days") == 0 || strcmp(k->name, "snapshots.store_mb") == 0)
+		return nv != 0 && (cur == 0 || nv < cur);
+	for (i = 0; sizes[i] != NULL; i++)
+		if (strcmp(k->name, sizes[i]) == 0)
+			return nv < cur;
+	return false;
+}
+
 static cJSON *
 cfg_held(struct config *cfg, const char *what)
 {
@@ -199,6 +230,11 @@ cfg_apply_scalar(struct config *cfg, struct cfg_layer *L, const struct cfg_key *
 	cJSON_DeleteItemFromObjectCaseSensitive(scalars, k->name);
 	if (strcmp(cfg_source(cfg, k->name), "flag") == 0)
 		return;
+	if (L->project && cfg_keeps_less(cfg, k, v)) {
+		cfg_warn(L, "\"%s\": a project may keep more of your sessions and snapshots, "
+		    "not less (ignored)", k->name);
+		return;
+	}
 	if (L->project && cfg_is_trust_item(k, v)) {
 		entry = cJSON_AddObjectToObject(scalars, k->name);
 		cJSON_AddItemToObject(entry, "value", cJSON_Duplicate(v, true));

@@ -1,10 +1,12 @@
 /* Permission rules and the decision for one tool call: see perm.h. */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <glob.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "hex.h"
@@ -783,31 +785,181 @@ perm_word_denied(const struct perm_rules *rules, const char *path)
 	return hit;
 }
 
-/* A word taken as paths: itself, what follows a '=' ("--file=x"), what a glob matches. */
+#define PERM_DIR_ENTRIES	256
+
+/*
+ * Does a deny rule cover what is in the directory path names: one of its
+ * entries (the first PERM_DIR_ENTRIES), or a name a command would make
+ * there: "cp x secret", "mv x secret/" or "rm -rf secret" when a rule
+ * covers every file below secret.
+ */
 static bool
-perm_word_touches(const struct perm_rules *rules, const char *w, unsigned flags)
+perm_dir_denied(const struct perm_rules *rules, const char *path)
 {
-	const char *eq = strchr(w, '=');
+	struct buf dir = BUF_INIT(BUF_NOLIMIT), child = BUF_INIT(BUF_NOLIMIT);
+	struct dirent *de;
+	struct stat st;
+	size_t n = 0;
+	bool hit = false;
+	DIR *d = NULL;
+
+	if (path[0] == '/' || rules->root == NULL)
+		buf_puts(&dir, path);
+	else
+		buf_printf(&dir, "%s/%s", rules->root, path);
+	if (stat(buf_cstr(&dir), &st) == 0 && S_ISDIR(st.st_mode)) {
+		buf_printf(&child, "%s/tandem-new-name", buf_cstr(&dir));
+		hit = perm_word_denied(rules, buf_cstr(&child));
+		if (!hit)
+			d = opendir(buf_cstr(&dir));
+	}
+	while (d != NULL && !hit && n++ < PERM_DIR_ENTRIES && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		buf_reset(&child);
+		buf_printf(&child, "%s/%s", buf_cstr(&dir), de->d_name);
+		hit = perm_word_denied(rules, buf_cstr(&child));
+	}
+	if (d != NULL)
+		closedir(d);
+	buf_release(&dir);
+	buf_release(&child);
+	return hit;
+}
+
+/*
+ * Does path lead through a process's view of the file system under /proc
+ * (cwd, root, a descriptor: "/proc/self/cwd/.env")?  What it names is
+ * the command's, not found by name.
+ */
+static bool
+perm_proc_link(const char *path)
+{
+	char *c = path_clean(path), *p;
+	size_t n;
+	bool hit = false;
+
+	if (strncmp(c, "/proc/", 6) == 0)
+		for (p = c + 6; !hit && *p != '\0'; p += n + (p[n] == '/')) {
+			n = strcspn(p, "/");
+			hit = (n == 3 && (strncmp(p, "cwd", 3) == 0 || strncmp(p, "exe", 3) == 0)) ||
+			    (n == 4 && strncmp(p, "root", 4) == 0) ||
+			    (n == 2 && strncmp(p, "fd", 2) == 0) ||
+			    (n == 9 && strncmp(p, "map_files", 9) == 0);
+		}
+	free(c);
+	return hit;
+}
+
+/* w as seen from the directory dir (NULL: the root): dir/w when w is relative. */
+static char *
+perm_in_dir(const char *dir, const char *w)
+{
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	if (dir == NULL || w[0] == '/' || w[0] == '~' || w[0] == '\0')
+		return xstrdup(w);
+	buf_printf(&b, "%s/%s", dir, w);
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * A word taken as paths, from the directory dir (NULL: the root): itself,
+ * what follows a '=' ("--file=x"), what a glob matches.
+ */
+static bool
+perm_word_touches(const struct perm_rules *rules, const char *dir, const char *word,
+    unsigned flags)
+{
+	char *w = perm_in_dir(dir, word), *eqw;
+	const char *eq = strchr(word, '=');
 	glob_t g;
 	size_t i;
 	bool hit;
 
-	if (perm_word_denied(rules, w) || (eq != NULL && perm_word_denied(rules, eq + 1)))
-		return true;
-	if ((flags & SHPARSE_W_EXPAND) == 0)
-		return false;
+	eqw = eq != NULL ? perm_in_dir(dir, eq + 1) : NULL;
+	hit = perm_word_denied(rules, w) || perm_proc_link(w) || perm_dir_denied(rules, w) ||
+	    (eqw != NULL && (perm_word_denied(rules, eqw) || perm_proc_link(eqw)));
+	free(eqw);
+	if (hit || (flags & SHPARSE_W_EXPAND) == 0)
+		goto out;
 	/* A variable or a substitution: what it names is only known when bash runs it. */
-	if (strchr(w, '$') != NULL || strchr(w, '`') != NULL)
-		return true;
+	if (strchr(w, '$') != NULL || strchr(w, '`') != NULL) {
+		hit = true;
+		goto out;
+	}
+	/* A directory whose name holds a glob's characters is not globbed through. */
+	if (dir != NULL && strpbrk(dir, "*?[{\\") != NULL)
+		goto out;
 	memset(&g, 0, sizeof g);
 	if (glob(w, GLOB_NOSORT | GLOB_BRACE | GLOB_TILDE, NULL, &g) != 0) {
 		globfree(&g);
-		return false;
+		goto out;
 	}
-	for (i = 0, hit = false; i < g.gl_pathc && !hit; i++)
-		hit = perm_word_denied(rules, g.gl_pathv[i]);
+	for (i = 0; i < g.gl_pathc && !hit; i++)
+		hit = perm_word_denied(rules, g.gl_pathv[i]) || perm_proc_link(g.gl_pathv[i]);
 	globfree(&g);
+out:
+	free(w);
 	return hit;
+}
+
+#define PERM_MAX_DIRS	16
+
+/*
+ * The directories a command's parts move to (cd DIR, pushd DIR, and a
+ * program's -C DIR, --chdir=DIR, --directory=DIR), each taken from the
+ * root and from those before it, into dirs (n of them, each the caller's).
+ * False when one is known only when bash runs it (cd -, popd, cd "$d", or
+ * too many), so that the command's relative names cannot be checked.
+ */
+static bool
+perm_command_dirs(const struct shparse_parts *parts, char **dirs, size_t *n)
+{
+	const struct shparse_part *pt;
+	const char *w, *t;
+	size_t i, k, d, have;
+	bool cd;
+
+	*n = 0;
+	for (i = 0; i < parts->n; i++) {
+		pt = &parts->v[i];
+		for (k = 0, cd = false; k < pt->nwords; k++) {
+			w = pt->words[k].plain;
+			if (pt->words[k].flags & SHPARSE_W_REDIR)
+				continue;
+			t = NULL;
+			if (cd)
+				t = w;
+			else if ((strcmp(w, "-C") == 0 || strcmp(w, "--chdir") == 0 ||
+			    strcmp(w, "--directory") == 0) && k + 1 < pt->nwords)
+				t = pt->words[k + 1].plain;
+			else if (strncmp(w, "--chdir=", 8) == 0 || strncmp(w, "--directory=", 12) == 0)
+				t = strchr(w, '=') + 1;
+			if (!cd && (strcmp(w, "cd") == 0 || strcmp(w, "pushd") == 0 ||
+			    strcmp(w, "popd") == 0)) {
+				if (k + 1 == pt->nwords || strcmp(w, "popd") == 0)
+					return false;
+				cd = true;
+				continue;
+			}
+			if (t == NULL)
+				continue;
+			if (strcmp(t, "-") == 0 || strchr(t, '$') != NULL || strchr(t, '`') != NULL ||
+			    t[0] == '~')
+				return false;
+			if (t[0] == '-')	/* cd -P DIR */
+				continue;
+			cd = false;
+			have = *n;
+			for (d = 0; d <= have; d++) {
+				if (*n == PERM_MAX_DIRS)
+					return false;
+				dirs[(*n)++] = perm_in_dir(d < have ? dirs[d] : NULL, t);
+			}
+		}
+	}
+	return true;
 }
 
 /* The deny rules of the file tools (a Read or Edit rule), or NULL. */
@@ -829,14 +981,16 @@ perm_command_touches_denied(const struct perm_rules *rules, const cJSON *input, 
 	const struct perm_rule *r = perm_path_deny_rule(rules);
 	struct perm_subject sub;
 	const struct shparse_part *pt;
+	char *dirs[PERM_MAX_DIRS];
 	const char *w, *sp;
-	size_t i, k;
+	size_t i, k, d, ndirs = 0;
 	bool hit = false;
 
 	if (r == NULL)
 		return false;
 	subject_init(&sub, rules, "run_bash", input);
-	hit = sub.parts.opaque;
+	/* A name after a cd is read from there too ("cd sub && cat ../.env"). */
+	hit = sub.parts.opaque || !perm_command_dirs(&sub.parts, dirs, &ndirs);
 	for (i = 0; !hit && i < sub.parts.n; i++) {
 		pt = &sub.parts.v[i];
 		hit = pt->unsure;
@@ -845,9 +999,13 @@ perm_command_touches_denied(const struct perm_rules *rules, const cJSON *input, 
 			/* a redirection: its operator, a space and its target */
 			if ((pt->words[k].flags & SHPARSE_W_REDIR) && (sp = strchr(w, ' ')) != NULL)
 				w = sp + 1;
-			hit = perm_word_touches(rules, w, pt->words[k].flags);
+			for (d = 0; !hit && d <= ndirs; d++)
+				hit = perm_word_touches(rules, d < ndirs ? dirs[d] : NULL, w,
+				    pt->words[k].flags);
 		}
 	}
+	for (d = 0; d < ndirs; d++)
+		free(dirs[d]);
 	if (hit && why != NULL)
 		buf_printf(why, "it may touch a file a deny rule such as %s covers, which the sandbox "
 		    "does not hide from it", r->text);

@@ -125,8 +125,10 @@ bool		 perm_deny_unsure(const struct perm_rules *, const char *tool_name,
  * Could the command (run_bash's input) touch a file that a deny rule of
  * the file tools (a Read or Edit rule) covers, as far as its text shows?
  * True when one of its words or redirection targets names such a file
- * (after '=' too, or through a glob it matches), when a word holds a
- * variable or a substitution, or when a part's program is named by an
+ * (after '=' too, through a glob it matches, from a folder a cd, pushd
+ * or -C DIR moves to, or through /proc/.../cwd, root or fd), when a word
+ * holds a variable or a substitution, when it moves to a folder known only
+ * then (cd -, cd "$d"), or when a part's program is named by an
  * expansion; false when there is no such deny rule.  The sandbox does not
  * hide those files, so such a command is not auto-allowed.  A sentence
  * saying so is appended to why (may be NULL) when true.

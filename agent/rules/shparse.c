@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "buf.h"
 #include "shparse.h"
@@ -234,26 +235,51 @@ sp_mark_eval(struct sp_scan *sc)
 }
 
 /*
- * Does the shell at word k read its commands from its standard input (no
- * -c, no script, or -s): "curl ... | sh", "bash <<EOF", "sh < file"?  What
- * it runs is not on the command line.
+ * Where a shell's script operand u has its code: 0 a file, 1 the shell's
+ * standard input ("-", /dev/stdin, /dev/fd/0), 2 another descriptor or a
+ * substitution ("<(...)", /dev/fd/3), whose text is not on the line either.
  */
-static bool
+static int
+sp_script_hidden(const char *u)
+{
+	if (strcmp(u, "-") == 0 || strcmp(u, "/dev/stdin") == 0 || strcmp(u, "/dev/fd/0") == 0 ||
+	    strcmp(u, "/proc/self/fd/0") == 0 || strcmp(u, "/proc/thread-self/fd/0") == 0)
+		return 1;
+	if (strcmp(u, "<(…)") == 0 || strncmp(u, "/dev/fd/", 8) == 0 ||
+	    strncmp(u, "/proc/", 6) == 0)
+		return 2;
+	return 0;
+}
+
+/*
+ * Does the shell at word k read its commands from its standard input (no
+ * -c, no script, -s, or a script that is the input: "curl ... | sh",
+ * "bash <<EOF", "sh < file", "bash -- /dev/stdin <<EOF")?  1 then, 2 when
+ * they come from another descriptor or a substitution ("bash <(...)"), 0
+ * when they are on the line or in a file.  What it runs is not on the
+ * command line.
+ */
+static int
 sp_shell_reads_stdin(const struct shparse_word *w, size_t n, size_t k)
 {
 	size_t j;
 	const char *u;
+	bool ended = false;
 
 	if (!sp_in(sp_shells, sp_basename(w[k].plain)))
-		return false;
+		return 0;
 	for (j = k + 1; j < n; j++) {
 		if (w[j].flags & SHPARSE_W_REDIR)
 			continue;
 		u = w[j].plain;
-		if (strcmp(u, "--") == 0)
-			return j + 1 == n;
+		if (ended)
+			return sp_script_hidden(u);
+		if (strcmp(u, "--") == 0) {
+			ended = true;
+			continue;
+		}
 		if (strcmp(u, "--version") == 0 || strcmp(u, "--help") == 0)
-			return false;
+			return 0;
 		if (strcmp(u, "-o") == 0 || strcmp(u, "-O") == 0 || strcmp(u, "+O") == 0 ||
 		    strcmp(u, "+o") == 0 || strcmp(u, "--rcfile") == 0 ||
 		    strcmp(u, "--init-file") == 0) {
@@ -261,13 +287,13 @@ sp_shell_reads_stdin(const struct shparse_word *w, size_t n, size_t k)
 			continue;
 		}
 		if (u[0] == '-' && u[1] != '-' && strchr(u, 'c') != NULL)
-			return false;
+			return 0;
 		if (u[0] == '-' && u[1] != '-' && strchr(u, 's') != NULL)
-			return true;
+			return 1;
 		if (u[0] != '-' && u[0] != '+')
-			return false;
+			return sp_script_hidden(u);
 	}
-	return true;
+	return 1;
 }
 
 /* Does the part redirect its standard input (<, <<, <<<, <&, <>)? */
@@ -677,6 +703,103 @@ sp_var_codes(struct sp_scan *sc, size_t idx)
 	}
 }
 
+/*
+ * Programs that run a command given in their operands in a way not split
+ * here (busybox's applets, parallel, a benchmark's command strings, a
+ * terminal multiplexer's new window, ...): what they run is known only
+ * when they run.
+ */
+static const char *const sp_opaque_runners[] = {
+	"busybox", "toybox", "parallel", "sem", "hyperfine", "entr", "chronic", "catchsegv",
+	"numactl", "firejail", "bwrap", "proot", "dtach", "abduco", "screen", "tmux", "expect",
+	"at", "batch", "capsh", "watchexec", "nodemon", "ghci", "gdb", "lldb",
+	"vim", "vi", "nvim", "ex", "view", "emacs", NULL
+};
+
+/*
+ * Options whose value a program runs as a command ("tar -I CMD", "rsync -e
+ * CMD", "ssh -o ProxyCommand=CMD"): the program, then its options, with
+ * "=" after a long one that takes its value so.
+ */
+static const struct {
+	const char	*prog;
+	const char	*opts[8];
+} sp_option_runners[] = {
+	{ "tar", { "-I", "--use-compress-program", "--to-command", "--rsh-command",
+	    "--info-script", "-F", "--new-volume-script", "--checkpoint-action" } },
+	{ "rsync", { "-e", "--rsh", NULL } },
+	{ "ssh", { "-o", NULL } }, { "scp", { "-o", "-S", NULL } }, { "sftp", { "-o", "-S", NULL } },
+	{ "man", { "-P", "--pager", "-H", "--html", NULL } },
+	{ "rg", { "--pre", NULL } },
+	{ "sort", { "--compress-program", NULL } },
+	{ "zip", { "-TT", "--unzip-command", NULL } },
+	{ "less", { "+", NULL } },
+	{ "fd", { "-x", "--exec", "-X", "--exec-batch", NULL } },
+	{ "fdfind", { "-x", "--exec", "-X", "--exec-batch", NULL } },
+};
+
+/* Git's subcommands that run a command of their operands. */
+static bool
+sp_git_runs_operand(const struct shparse_word *w, size_t n, size_t k)
+{
+	const char *u;
+	bool rebase = false, bisect = false;
+	size_t j;
+
+	for (j = k + 1; j < n; j++) {
+		u = w[j].plain;
+		if (strcmp(u, "submodule") == 0 || strcmp(u, "filter-branch") == 0 ||
+		    strcmp(u, "filter-repo") == 0 || strncmp(u, "--config-env", 12) == 0)
+			return true;
+		rebase = rebase || strcmp(u, "rebase") == 0;
+		bisect = bisect || strcmp(u, "bisect") == 0;
+		if ((rebase && (strcmp(u, "-x") == 0 || strncmp(u, "--exec", 6) == 0 ||
+		    (u[0] == '-' && u[1] != '-' && strchr(u, 'x') != NULL))) ||
+		    (bisect && strcmp(u, "run") == 0))
+			return true;
+	}
+	return false;
+}
+
+/* Does the part's program at k run a command it is given in a way not split here? */
+static bool
+sp_runs_opaque(const struct shparse_word *w, size_t n, size_t k)
+{
+	const char *prog = sp_basename(w[k].plain), *u, *o;
+	size_t i, j, m, l;
+
+	if (sp_in(sp_opaque_runners, prog))
+		return true;
+	if (strcmp(prog, "git") == 0)
+		return sp_git_runs_operand(w, n, k);
+	for (i = 0; i < sizeof(sp_option_runners) / sizeof(sp_option_runners[0]); i++) {
+		if (strcmp(sp_option_runners[i].prog, prog) != 0)
+			continue;
+		for (j = k + 1; j < n; j++) {
+			if (w[j].flags & SHPARSE_W_REDIR)
+				continue;
+			u = w[j].plain;
+			for (m = 0; m < 8 && (o = sp_option_runners[i].opts[m]) != NULL; m++) {
+				l = strlen(o);
+				if (strncmp(u, o, l) != 0)
+					continue;
+				/* -o: ssh's options that run something */
+				if (strcmp(o, "-o") == 0) {
+					const char *v = u[2] != '\0' ? u + 2 : j + 1 < n ? w[j + 1].plain : "";
+
+					if (strcasestr(v, "command") != NULL || strncasecmp(v, "match", 5) == 0)
+						return true;
+					continue;
+				}
+				if (strcmp(o, "+") == 0 ? strchr(u, '!') != NULL || strchr(u, '|') != NULL :
+				    u[l] == '\0' || u[l] == '=' || (o[1] != '-' && l == 2))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Add part p (taken over), with the code it runs and the commands it wraps. */
 static void
 sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
@@ -684,12 +807,15 @@ sp_emit(struct sp_scan *sc, struct shparse_part *p, int depth)
 	size_t idx, k;
 	char *code = NULL;
 	bool dyn = false, wrapper;
+	int hidden;
 
 	sp_judge(p);
 	k = sp_command_word(p->words, p->nwords);
 	/* A shell reading commands from a pipe or a redirection: they are not on the line. */
-	if (k < p->nwords && sp_shell_reads_stdin(p->words, p->nwords, k) &&
-	    (sc->pipe || sp_reads_input(p)))
+	hidden = k < p->nwords ? sp_shell_reads_stdin(p->words, p->nwords, k) : 0;
+	if (hidden == 2 || (hidden == 1 && (sc->pipe || sp_reads_input(p))))
+		p->dynamic = p->unsure = true;
+	if (k < p->nwords && sp_runs_opaque(p->words, p->nwords, k))
 		p->dynamic = p->unsure = true;
 	wrapper = k < p->nwords && (p->words[k].flags & SHPARSE_W_EXPAND) == 0 &&
 	    sp_is_wrapper(sp_basename(p->words[k].plain));

@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 web_start
+# all_of TEST...: every one of the tests (shell text) holds.
+all_of() { local t; for t in "$@"; do eval "$t" || return 1; done; }
 searched() { grep -c '"url":"/search?' "$WEB_LOG"; }
 
 search_run() { # NAME ARGS...: one web_search call, in yolo mode, on an OpenAI-compatible provider
@@ -57,4 +59,40 @@ mock_start "$T/prov.json"
 timeout 60 "$TANDEM" -p hi --trust >"$T/prov2.out" 2>"$T/prov2.err"
 check "provider: trusted, the project's is used" [ "$(sed -n 1p "$MOCK_LOG" | jq -r .path)" = /v1/messages ]
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+
+# A project cannot make tandem keep less of what the user has: its
+# cleanupPeriodDays (retention_days) would prune, at start, the user's
+# sessions of every workspace, and its snapshots settings would leave a
+# rewind nothing to restore from.  Seven sessions of another workspace,
+# three days old (the five newest of a workspace always stay), and a new one.
+mkdir -p "$T/other" "$T/hostile/.claude"
+mock_start "$(scenario old <<'J'
+{"responses":[{"text":"ok","stop_reason":"end_turn","repeat":100}]}
+J
+)"
+for i in 1 2 3 4 5 6 7; do
+	(cd "$T/other" && timeout 60 "$TANDEM" -p "old $i" >/dev/null 2>&1)
+done
+old=$(( $(date +%s) - 3 * 86400 ))
+for m in "$TANDEM_HOME"/sessions/*/meta.json; do
+	jq --argjson t "$old" '.updated = $t' "$m" >"$m.new" && mv "$m.new" "$m"
+done
+# Age counts from the newest session: one of a third workspace, now.
+mkdir -p "$T/third"
+(cd "$T/third" && timeout 60 "$TANDEM" -p "new" >/dev/null 2>&1)
+nsess() { find "$TANDEM_HOME/sessions" -mindepth 1 -maxdepth 1 -type d | wc -l; }
+before=$(nsess)
+echo '{"cleanupPeriodDays": 1, "snapshots": {"enabled": false, "max_file_mb": 0}}' \
+    >"$T/hostile/.claude/settings.json"
+(cd "$T/hostile" && timeout 60 "$TANDEM" -p hi >/dev/null 2>"$T/prune.err")
+check "retention: a project's cleanupPeriodDays removed none of the user's sessions" \
+    [ "$(nsess)" -eq $((before + 1)) ]
+check "and it is said" grep -q '"retention_days": a project may keep more' "$T/prune.err"
+(cd "$T/hostile" && "$TANDEM" config >"$T/keep.out" 2>&1)
+check "snapshots: the project's enabled: false and max_file_mb: 0 are not used" \
+    all_of "grep -q '^snapshots.enabled *true' '$T/keep.out'" "grep -q '^snapshots.max_file_mb *16' '$T/keep.out'"
+echo '{"cleanupPeriodDays": 365, "snapshots": {"max_file_mb": 64}}' >"$T/hostile/.claude/settings.json"
+(cd "$T/hostile" && "$TANDEM" config >"$T/keep2.out" 2>&1)
+check "a project may keep more" \
+    all_of "grep -q '^retention_days *365' '$T/keep2.out'" "grep -q '^snapshots.max_file_mb *64' '$T/keep2.out'"
 finish

@@ -84,7 +84,7 @@ cat >.claude/settings.json <<'J'
 {"$schema": "https://json.schemastore.org/claude-code-settings.json",
  "permissions": {"allow": ["Bash(echo:*)"], "fancyMode": true},
  "outputStyle": "Explanatory",
- "spinnerTipsEnabled": false, "noSuchKey": 1, "cleanupPeriodDays": 12}
+ "spinnerTipsEnabled": false, "noSuchKey": 1, "cleanupPeriodDays": 120}
 J
 "$TANDEM" config >"$T/k.out" 2>"$T/k.err"
 notices "$T/k.out" | sed 's/ is not honoured.*//' >"$T/k.names"
@@ -94,7 +94,7 @@ printf '%s\n' "$W2/.claude/settings.json: settings key \"permissions.fancyMode\"
     "$W2/.claude/settings.json: settings key \"noSuchKey\"" | sort >"$T/k.want"
 check "settings keys: tandem config names exactly the keys tandem lacks" diff <(sort "$T/k.names") "$T/k.want"
 check "settings keys: tandem config says where and why" grep -q 'outputStyle" is not honoured (tandem has no output styles)' "$T/k.out"
-check "settings keys: a key tandem has is read (cleanupPeriodDays)" grep -q "^retention_days  *12  \[$W2/.claude/settings.json\]" "$T/k.out"
+check "settings keys: a key tandem has is read (cleanupPeriodDays)" grep -q "^retention_days  *120  \[$W2/.claude/settings.json\]" "$T/k.out"
 mock_start "$(scenario keys <<'J'
 {"responses":[{"text":"hi","stop_reason":"end_turn"}]}
 J

@@ -56,6 +56,22 @@ check "sandbox, accept-edits mode: the same" all_of '[ "$(approval sbaccept)" = 
 bash_run sbvar 'c=rm; $c -rf sub' --sandbox workspace-write --permission-mode ask "${DENY[@]}"
 check "sandbox: a program named by a variable, the same" all_of '[ "$(approval sbvar)" = "mode:deny" ]' '[ -d sub ]'
 
+# A shell whose script is its input or a substitution: the code is not on the line.
+HEREDOC=$'bash -- <<E\nrm -rf sub\nE'
+bash_run sbheredoc "$HEREDOC" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: bash -- reading a here-document, the same" \
+    all_of '[ "$(approval sbheredoc)" = "mode:deny" ]' '[ -d sub ]'
+bash_run sbdevstdin "sh /dev/stdin <<<'rm -rf sub'" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: sh /dev/stdin, the same" all_of '[ "$(approval sbdevstdin)" = "mode:deny" ]' '[ -d sub ]'
+bash_run sbprocsub "bash <(echo rm -rf sub)" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: bash <(...), the same" all_of '[ "$(approval sbprocsub)" = "mode:deny" ]' '[ -d sub ]'
+# A program that runs a command given in an option: tar --to-command.
+echo t >t.txt && tar -cf t.tar t.txt && rm t.txt
+bash_run sbtar "tar -xf t.tar --to-command='rm -rf sub'" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: tar --to-command, the same" all_of '[ "$(approval sbtar)" = "mode:deny" ]' '[ -d sub ]'
+bash_run sbtarok "tar -tf t.tar" --sandbox workspace-write --permission-mode ask "${DENY[@]}"
+check "sandbox: a plain tar still runs without a prompt" [ "$(approval sbtarok)" = "sandbox:allow" ]
+
 echo '{"permissions":{"deny":["Bash(rm:*)"]}}' >"$USER_SETTINGS"
 bash_run sbsettings "$EXPAND" --sandbox workspace-write --permission-mode ask
 check "sandbox: a deny rule from the settings file, the same" \
@@ -74,7 +90,8 @@ check "sandbox: a plain rm is denied by the rule" all_of '[ "$(approval sbdenied
 
 # The sandbox confines writes to the workspace but does not hide what the
 # file tools' deny rules cover: a command that names such a file (as a
-# word, after '=', through a glob, by a variable) is asked about; others
+# word, after '=', through a glob, by a variable, after a cd, through
+# /proc/self/cwd) is asked about; others
 # still run without a prompt.
 mkdir -p secret src
 echo TOPSECRET-KEY >secret/key
@@ -93,6 +110,21 @@ bash_run sbopt 'grep -r --file=secret/key .' --sandbox workspace-write --permiss
 check "sandbox: after an option's '=', the same" [ "$(approval sbopt)" = "mode:deny" ]
 bash_run sbvarpath 'f=secret; cat $f/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
 check "sandbox: through a variable, the same" [ "$(approval sbvarpath)" = "mode:deny" ]
+bash_run sbcd 'cd src && cat ../secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: a name read from the folder a cd moved to, the same" \
+    all_of '[ "$(approval sbcd)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbcd)'
+bash_run sbenvc 'env -C src cat ../secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: from env -C's folder, the same" \
+    all_of '[ "$(approval sbenvc)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbenvc)'
+bash_run sbproc 'cat /proc/self/cwd/secret/key' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: through /proc/self/cwd, the same" \
+    all_of '[ "$(approval sbproc)" = "mode:deny" ]' 'not grep -q TOPSECRET <(result sbproc)'
+bash_run sbintodir 'cp src/a.c secret' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: a command naming the folder the rules cover, the same" \
+    all_of '[ "$(approval sbintodir)" = "mode:deny" ]' '[ ! -e secret/a.c ]'
+bash_run sbcdok 'cd src && cat a.c' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
+check "sandbox: a cd to read other files still runs without a prompt" \
+    all_of '[ "$(approval sbcdok)" = "sandbox:allow" ]' 'grep -q "int x" <(result sbcdok)'
 bash_run sbother 'cat src/a.c && ls src' --sandbox workspace-write --permission-mode ask "${PDENY[@]}"
 check "sandbox: other files still run without a prompt under those rules" \
     all_of '[ "$(approval sbother)" = "sandbox:allow" ]' 'grep -q "int x" <(result sbother)'

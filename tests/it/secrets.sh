@@ -68,4 +68,24 @@ check "config lists the default names" grep -q '^secrets.remove_env *ANTHROPIC_A
 check "config lists the user's names" grep -q "^secrets.remove_env *MY_\\* *\\[$XDG_CONFIG_HOME" "$T/config.out"
 check "config lists what is kept" grep -q "^secrets.keep_env *MY_PUBLIC_\\* *\\[$XDG_CONFIG_HOME" "$T/config.out"
 check "tandem still has its key" grep -q '^api_key *(set)' "$T/config.out"
+
+# The key a command finds in a file, spelled otherwise: base64 (at each
+# alignment, and url-safe), hex, reversed.  None of it leaves redacted.
+enc='k=$(cat secret.txt); k=${k#the key is }; printf %s "$k" | base64 -w0; echo; printf "x%s" "$k" | base64 -w0; echo; printf "xy%s" "$k" | base64 -w0 | tr "+/" "-_"; echo; printf %s "$k" | od -An -tx1 | tr -d " \n"; echo; printf %s "$k" | rev'
+jq -n --arg c "$enc" '{responses: [
+ {tool_uses: [{id: "toolu_enc", name: "run_bash", input: {command: $c}}], stop_reason: "tool_use"},
+ {text: "done", stop_reason: "end_turn"}]}' >"$T/enc.json"
+mock_start "$T/enc.json"
+timeout 60 "$TANDEM" -p "encode" --permission-mode yolo --output-format events >"$T/enc.jsonl" 2>"$T/enc.err"
+enc_out=$(jq -r 'select(.type=="tool_result" and .id=="toolu_enc") | .content' "$T/enc.jsonl")
+check "the encoding command ran" [ "$(grep -c . <<<"$enc_out")" -ge 5 ]
+check "each line is redacted" [ "$(grep -c '\[redacted\]' <<<"$enc_out")" -ge 5 ]
+b64=$(printf %s "$KEY" | base64 -w0)
+hexk=$(printf %s "$KEY" | od -An -tx1 | tr -d ' \n')
+revk=$(printf %s "$KEY" | rev)
+for f in "$T/enc.jsonl" <(jq -c .body "$MOCK_LOG"); do
+	check "the key's base64, hex or reverse is nowhere ($f)" \
+	    not grep -qF -e "${b64:4:24}" -e "${hexk:8:40}" -e "${revk:4:20}" "$f"
+done
+check "nor in a session file" not grep -rqF -e "${b64:4:24}" -e "${hexk:8:40}" -e "${revk:4:20}" "$TANDEM_HOME"
 finish
