@@ -17,10 +17,11 @@ EXTRA_DIST += tests/test_mock.sh tests/mock/README.md
 
 # Integration tests: the real tandem against the mock, as TAP shell scripts.
 TESTS += $(IT_TESTS)
-IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/crash.sh tests/it/rewind.sh tests/it/context.sh tests/it/bash.sh tests/it/hooks.sh \
-	tests/it/turns.sh
-IT_TESTS += tests/it/openai.sh tests/it/retry.sh tests/it/thinking.sh tests/it/soak.sh
-IT_TESTS += tests/it/bgshell.sh
+# The longest (durable.sh, crash.sh, soak.sh, killcampaign.sh, turns.sh,
+# lsp.sh, mcp.sh, web.sh, retry.sh, hostile.sh, bgshell.sh): in LONG_TESTS
+# (Makefile.am), which go first.
+IT_TESTS = tests/it/headless.sh tests/it/tools.sh tests/it/rewind.sh tests/it/context.sh tests/it/bash.sh tests/it/hooks.sh
+IT_TESTS += tests/it/openai.sh tests/it/thinking.sh
 IT_TESTS += tests/it/subagents.sh
 IT_TESTS += tests/it/submcp.sh
 IT_TESTS += tests/it/reaper.sh
@@ -42,17 +43,16 @@ IT_TESTS += tests/it/protect.sh
 # Ignore rules as git has them, against git ls-files.
 IT_TESTS += tests/it/ignore.sh
 # Broken and hostile servers; command output and headless text as the model and terminal get them.
-IT_TESTS += tests/it/hostile.sh tests/it/output.sh
+IT_TESTS += tests/it/output.sh
 IT_TESTS += tests/it/models.sh
-IT_TESTS += tests/it/mcp.sh
 IT_TESTS += tests/it/mcpres.sh
 # web_fetch against a web server on loopback (tests/it/webserve.mjs)
-IT_TESTS += tests/it/web.sh tests/it/websearch.sh
+IT_TESTS += tests/it/websearch.sh
 # Routes past the promises: host spellings against WebFetch rules, and more.
 IT_TESTS += tests/it/attack_web.sh tests/it/attack_trust.sh tests/it/attack_memory.sh
 EXTRA_DIST += tests/it/webserve.mjs
 EXTRA_DIST += tests/mcp/fault.sh
-IT_TESTS += tests/it/lsp.sh tests/it/attack_lsp.sh
+IT_TESTS += tests/it/attack_lsp.sh
 # The first request stays under its budget with every default tool (bench/prompt_bytes.sh).
 IT_TESTS += tests/it/firstreq.sh
 EXTRA_DIST += tests/lsp/fault.sh
@@ -66,8 +66,8 @@ TESTS += tests/test_layers.sh
 EXTRA_DIST += tests/test_layers.sh scripts/layers.py
 
 # The shell splitter against real bash (tests/test_shdiff.c says how).
+# (In TESTS first, with LONG_TESTS: Makefile.am.)
 check_PROGRAMS += tests/test_shdiff
-TESTS += tests/test_shdiff
 tests_test_shdiff_SOURCES = tests/test_shdiff.c agent/rules/shparse.c agent/rules/shparse_word.c agent/rules/shparse_lex.c agent/rules/shparse_rules.c tools/toolnames.c
 tests_test_shdiff_LDADD = $(LIB_LIBS)
 IT_TESTS += tests/it/shell.sh
@@ -80,7 +80,6 @@ tests/fault/libfaultshim.so: $(srcdir)/tests/fault/faultshim.c
 	$(AM_V_CC)$(CC) -std=gnu11 -O1 -Wall -Wextra -shared -fPIC -o $@ $(srcdir)/tests/fault/faultshim.c -ldl
 CLEANFILES += tests/fault/libfaultshim.so
 EXTRA_DIST += tests/fault/faultshim.c
-IT_TESTS += tests/it/durable.sh
 # Images in prompts, per provider.
 IT_TESTS += tests/it/image.sh
 
@@ -111,7 +110,6 @@ IT_TESTS += tests/it/rewindcrash.sh
 IT_TESTS += tests/it/reports.sh
 # The kill campaign: kills over multi-round sessions, then resume and rewind
 # (fixed seed, bounded).  `make kill-campaign` runs a longer one, not in CI.
-IT_TESTS += tests/it/killcampaign.sh
 kill-campaign: all
 	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) KILL_CASES=$${KILL_CASES:-150} \
 	    $(SHELL) $(srcdir)/tests/it/killcampaign.sh

@@ -79,8 +79,8 @@ tests_test_tui_browse_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NC
 TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh tests/tui/never.sh \
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh tests/tui/modes.sh tests/tui/bearings.sh tests/tui/browsenum.sh \
 	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
-	tests/tui/glyphs.sh tests/tui/bang.sh tests/tui/queue.sh \
-	tests/tui/mention.sh tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh tests/tui/paste.sh \
+	tests/tui/bang.sh tests/tui/queue.sh \
+	tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh tests/tui/paste.sh \
 	tests/tui/wsnap.sh \
 	tests/tui/turndiff.sh \
 	tests/tui/mcp.sh \
@@ -129,6 +129,6 @@ tests_test_tui_synhl_LDADD = $(TUI_TEST_LIBS)
 TUI_SCREEN_TESTS += tests/tui/syntax.sh
 EXTRA_DIST += tests/tui/syntax.jsonl
 # tandem --demo: a guided tour that follows the user's answers.
-TUI_SCREEN_TESTS += tests/tui/demo.sh
+# tests/tui/demo.sh, glyphs.sh and mention.sh: in LONG_TESTS (Makefile.am), which go first.
 # The todo list (per turn, resumed, rewound), plan approval, ask_user's picker.
 TUI_SCREEN_TESTS += tests/tui/todo.sh tests/tui/plan.sh
