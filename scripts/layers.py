@@ -266,6 +266,7 @@ TURN_OWNED = {
     "usage_acct": "agent/turn/conversation.c",
     "tooluse_guard": "agent/turn/tooluse.c",
     "tooluse_progress": "agent/turn/tooluse.c",
+    "prompt_state": "agent/turn/prompt.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -281,8 +282,7 @@ TURN_SHARED = {
         fork_dry_run mode session_rules trace proto model base_url ms
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
-    "conversation": """a next bus durable conv sched model tools sys_static
-        sys_dynamic checkpoint_a progress mcp_expand
+    "conversation": """a next bus durable conv sched model prompt checkpoint_a progress mcp_expand
         mcp_context phase failed turn calls continuations attempt call
         stop_reason paused continuing answer retry_timer models_timer
         helper_retried est_sent usage cw cmp inbox

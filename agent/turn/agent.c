@@ -308,10 +308,10 @@ agent_verify_conv(struct conversation *cv)
 			fatal("TANDEM_DEBUG=conv: the kept fingerprint of message %d is stale", i);
 		i++;
 	}
-	if (prompt_estimate(cv) != compact_estimate(sys, cv->tools, cv->conv.messages))
+	if (prompt_estimate(cv) != compact_estimate(sys, prompt_tools(cv), cv->conv.messages))
 		fatal("TANDEM_DEBUG=conv: the kept size is %lld tokens, afresh %lld",
 		    (long long)prompt_estimate(cv),
-		    (long long)compact_estimate(sys, cv->tools, cv->conv.messages));
+		    (long long)compact_estimate(sys, prompt_tools(cv), cv->conv.messages));
 	if (conv_check_messages(cv->conv.messages, true, NULL, &why) != conv_check(&cv->conv, &why))
 		fatal("TANDEM_DEBUG=conv: the kept check differs from the whole one (%s)",
 		    buf_cstr(&why));
@@ -356,15 +356,15 @@ turn_call_model(struct conversation *cv)
 	}
 	buf_release(&why);
 	hashes = conv_hashes(&cv->conv, cachewatch_message_hash, &nhashes);
-	cachewatch_before_hashes(cv->cw, cv->sys_static, cv->tools, cv->a->model, hashes, nhashes,
+	cachewatch_before_hashes(cv->cw, prompt_sys_static(cv), prompt_tools(cv), cv->a->model, hashes, nhashes,
 	    call_clock_ms());
 	cv->est_sent = prompt_estimate(cv);
 	if (agent_debug("conv"))
 		agent_verify_conv(cv);
 	memset(&rq, 0, sizeof rq);
-	rq.system_static = cv->sys_static;
-	rq.system_dynamic = cv->sys_dynamic;
-	rq.tools = cv->tools;
+	rq.system_static = prompt_sys_static(cv);
+	rq.system_dynamic = prompt_sys_dynamic(cv);
+	rq.tools = prompt_tools(cv);
 	rq.conv = &cv->conv;
 	rq.cache = cv->a->proto == STREAM_ANTHROPIC;
 	rq.stall_on_progress = true;

@@ -298,12 +298,6 @@ agent_kick_all(struct agent *a)
 		sched_kick(cv->sched);
 }
 
-cJSON *
-conversation_tools(const struct conversation *cv)
-{
-	return cv->tools;
-}
-
 struct plan *
 conversation_plan(const struct conversation *cv)
 {

@@ -63,8 +63,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->bus = bus != NULL ? bus : a->bus;
 	buf_init(&cv->answer, BUF_NOLIMIT);
 	cv->progress = tooluse_progress_new();
-	cv->sys_static = xstrdup(agent_system_prompt());
-	cv->tools = prompt_tools_json(a->cfg);
+	cv->prompt = prompt_new(a->cfg);
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
 	cv->cmp = compaction_new(a->cfg);
@@ -122,11 +121,10 @@ conversation_release(struct conversation *cv)
 	mcp_expand_cancel(cv->mcp_expand);
 	free(cv->mcp_context);
 	conv_release(&cv->conv);
-	cJSON_Delete(cv->tools);
+	prompt_free(cv->prompt);
+	cv->prompt = NULL;
 	tooluse_progress_free(cv->progress);
 	cv->progress = NULL;
-	free(cv->sys_static);
-	free(cv->sys_dynamic);
 	free(cv->stop_reason);
 	free(cv->model);
 	buf_release(&cv->answer);
@@ -218,7 +216,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
 	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, cv->sched);
-	lsp_tools_json(a->lsp, cv->tools);
+	lsp_tools_json(a->lsp, prompt_tools(cv));
 	prompt_mcp_start(cv);
 	a->resumed = resume_id != NULL;
 	/* A front end that subscribes later asks for the replay (agent_replay). */

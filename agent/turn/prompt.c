@@ -4,7 +4,7 @@
  * Owns the static system prompt (cacheable, the same for every session),
  * the dynamic part (date, workspace, git branch, SessionStart context,
  * memory files), the tools' schemas as the request sends them, and which
- * tools the settings disable.
+ * tools the settings disable: struct prompt_state, one a conversation.
  */
 #include "autoconf.h"
 
@@ -59,6 +59,17 @@
 
 static void prompt_git_branch(const char *root, struct buf *out);
 
+/*
+ * A conversation's prompt: the system prompt's static part (the session's
+ * or a subagent type's), its dynamic part (NULL until the first prompt
+ * builds it) and the tools' schemas as the request sends them.
+ */
+struct prompt_state {
+	char	*sys_static;
+	char	*sys_dynamic;
+	cJSON	*tools;
+};
+
 static const char prompt_static[] =
     "You are tandem, a coding agent pair-programming with a developer in their "
     "terminal, working in their repository through tools. The developer sees every "
@@ -75,6 +86,58 @@ const char *
 agent_system_prompt(void)
 {
 	return prompt_static;
+}
+
+struct prompt_state *
+prompt_new(const struct config *cfg)
+{
+	struct prompt_state *ps = xcalloc(1, sizeof *ps);
+
+	ps->sys_static = xstrdup(prompt_static);
+	ps->tools = prompt_tools_json(cfg);
+	return ps;
+}
+
+void
+prompt_free(struct prompt_state *ps)
+{
+	if (ps == NULL)
+		return;
+	cJSON_Delete(ps->tools);
+	free(ps->sys_static);
+	free(ps->sys_dynamic);
+	free(ps);
+}
+
+cJSON *
+prompt_tools(const struct conversation *cv)
+{
+	return cv->prompt->tools;
+}
+
+cJSON *
+conversation_tools(const struct conversation *cv)
+{
+	return cv->prompt->tools;
+}
+
+const char *
+prompt_sys_static(const struct conversation *cv)
+{
+	return cv->prompt->sys_static;
+}
+
+const char *
+prompt_sys_dynamic(const struct conversation *cv)
+{
+	return cv->prompt->sys_dynamic;
+}
+
+void
+prompt_set_static(struct conversation *cv, const char *text)
+{
+	free(cv->prompt->sys_static);
+	cv->prompt->sys_static = xstrdup(text != NULL && text[0] != '\0' ? text : prompt_static);
 }
 
 bool
@@ -140,8 +203,8 @@ prompt_build_dynamic(struct conversation *cv)
 	if (cv->a->host_prompt != NULL)
 		buf_printf(&d, "\n%s\n", cv->a->host_prompt);
 	buf_release(&branch);
-	free(cv->sys_dynamic);
-	cv->sys_dynamic = buf_detach(&d, NULL);
+	free(cv->prompt->sys_dynamic);
+	cv->prompt->sys_dynamic = buf_detach(&d, NULL);
 }
 
 void
@@ -185,10 +248,10 @@ prompt_system_text(const struct conversation *cv)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 
-	buf_puts(&b, cv->sys_static);
-	if (cv->sys_dynamic != NULL) {
+	buf_puts(&b, cv->prompt->sys_static);
+	if (cv->prompt->sys_dynamic != NULL) {
 		buf_puts(&b, "\n\n");
-		buf_puts(&b, cv->sys_dynamic);
+		buf_puts(&b, cv->prompt->sys_dynamic);
 	}
 	return buf_detach(&b, NULL);
 }
@@ -197,7 +260,7 @@ int64_t
 prompt_estimate(const struct conversation *cv)
 {
 	char *sys = prompt_system_text(cv);
-	int64_t t = compact_estimate_bytes(sys, cv->tools,
+	int64_t t = compact_estimate_bytes(sys, cv->prompt->tools,
 	    conv_json_bytes(&cv->conv, compact_message_bytes));
 
 	free(sys);
@@ -277,16 +340,18 @@ agent_mcp_wait(struct conversation *cv)
 		return true;
 	buf_release(&cv->a->mcp_changed);
 	if (mcp_sync(cv->a->mcp, &cv->a->mcp_changed)) {
-		cJSON_Delete(cv->tools);
-		cv->tools = prompt_tools_json(cv->a->cfg);
-		mcp_tools_json(cv->a->mcp, cv->tools);
-		lsp_tools_json(cv->a->lsp, cv->tools);
-		web_tools_json(cv->a->web, cv->tools);
+		struct prompt_state *ps = cv->prompt;
+
+		cJSON_Delete(ps->tools);
+		ps->tools = prompt_tools_json(cv->a->cfg);
+		mcp_tools_json(cv->a->mcp, ps->tools);
+		lsp_tools_json(cv->a->lsp, ps->tools);
+		web_tools_json(cv->a->web, ps->tools);
 		prompt_sub_tools(cv);
-		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
-			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
+		for (i = cJSON_GetArraySize(ps->tools) - 1; i >= 0; i--)
+			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(ps->tools, i),
 			    "name", "")))
-				cJSON_DeleteItemFromArray(cv->tools, i);
+				cJSON_DeleteItemFromArray(ps->tools, i);
 	}
 	return false;
 }
@@ -312,5 +377,5 @@ void
 prompt_sub_tools(struct conversation *cv)
 {
 	if (cv == cv->a->main)
-		sub_tool_json(cv->a->subs, cv->tools);
+		sub_tool_json(cv->a->subs, cv->prompt->tools);
 }

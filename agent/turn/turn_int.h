@@ -157,9 +157,7 @@ struct conversation {
 	struct conv		 conv;
 	struct sched		*sched;		/* one response's tool calls */
 	char			*model;		/* its own model (a subagent's); NULL: the session's */
-	cJSON			*tools;
-	char			*sys_static;
-	char			*sys_dynamic;
+	struct prompt_state	*prompt;	/* its system prompt and tools' schemas (prompt.c) */
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
 	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
