@@ -267,6 +267,8 @@ TURN_OWNED = {
     "tooluse_guard": "agent/turn/tooluse.c",
     "tooluse_progress": "agent/turn/tooluse.c",
     "prompt_state": "agent/turn/prompt.c",
+    "call_retry": "agent/turn/call.c",
+    "modelset_conv": "agent/turn/modelset.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -283,9 +285,8 @@ TURN_SHARED = {
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt checkpoint_a progress mcp_expand
-        mcp_context phase failed turn calls continuations attempt call
-        stop_reason paused continuing answer retry_timer models_timer
-        helper_retried est_sent usage cw cmp inbox
+        mcp_context phase failed turn calls continuations call
+        stop_reason paused continuing answer retry mconv usage cw cmp inbox
         plan record hook_run hook_stop stop_blocks""",
 }
 

@@ -107,7 +107,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	cv->continuations = 0;
 	cv->paused = cv->continuing = false;
 	buf_reset(&cv->answer);
-	cv->attempt = 0;
+	call_retry_reset(cv);
 	cv->stop_blocks = 0;
 	cv->hook_stop = false;
 	event_set_turn(cv->bus, cv->turn);
@@ -278,7 +278,7 @@ agent_next_call(struct conversation *cv)
 		return false;
 	}
 	cv->calls++;
-	cv->attempt = 0;
+	call_retry_reset(cv);
 	turn_call_model(cv);
 	return true;
 }
@@ -358,7 +358,7 @@ turn_call_model(struct conversation *cv)
 	hashes = conv_hashes(&cv->conv, cachewatch_message_hash, &nhashes);
 	cachewatch_before_hashes(cv->cw, prompt_sys_static(cv), prompt_tools(cv), cv->a->model, hashes, nhashes,
 	    call_clock_ms());
-	cv->est_sent = prompt_estimate(cv);
+	modelset_sending(cv, prompt_estimate(cv));
 	if (agent_debug("conv"))
 		agent_verify_conv(cv);
 	memset(&rq, 0, sizeof rq);
@@ -371,7 +371,7 @@ turn_call_model(struct conversation *cv)
 	rq.sh = &sh;
 	cv->checkpoint_a = false;
 	cv->call.overflow_ok = compaction_overflow_ok(cv);
-	cv->call.reauth_ok = cv->a->cfg->api_key_helper != NULL && !cv->helper_retried;
+	cv->call.reauth_ok = call_reauth_may(cv);
 	agent_phase(cv, PHASE_STREAMING);
 	call_start(cv, &cv->call, &rq, agent_call_ended, NULL);
 	crash_point("request-sent");
@@ -416,7 +416,7 @@ agent_retry_now(struct ev_loop *loop, void *arg)
 {
 	struct conversation *cv = arg;
 
-	cv->retry_timer = 0;
+	call_retry_fired(cv);
 	turn_call_model(cv);
 }
 
@@ -425,17 +425,16 @@ static void
 agent_retry(struct conversation *cv, struct http_req *req, const char *reason)
 {
 	int64_t delay;
+	int attempt;
 
 	call_release(&cv->call);
-	if (cv->attempt >= cv->a->cfg->retries) {
-		agent_fail(cv, "%s (gave up after %d attempts)", reason, cv->attempt + 1);
+	if (!call_retry_next(cv, req, &attempt, &delay)) {
+		agent_fail(cv, "%s (gave up after %d attempts)", reason, call_attempts(cv));
 		return;
 	}
-	cv->attempt++;
-	delay = call_backoff_ms(req, cv->attempt);
-	emit_retry(cv->bus, cv->attempt, delay, reason);
+	emit_retry(cv->bus, attempt, delay, reason);
 	agent_phase(cv, PHASE_RETRY_WAIT);
-	cv->retry_timer = ev_timer_add(cv->a->loop, delay, agent_retry_now, cv);
+	call_retry_wait(cv, delay, agent_retry_now, cv);
 }
 
 /* The turn's model call ended: what its end means for the turn. */
@@ -466,7 +465,7 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 		struct buf kerr = BUF_INIT(4096);
 
 		/* The helper's key may have expired: ask it again, once. */
-		cv->helper_retried = true;
+		call_reauth_tried(cv);
 		call_release(c);
 		if (modelset_run_key_helper(cv, &kerr) == 0)
 			turn_call_model(cv);
@@ -714,14 +713,8 @@ conversation_interrupt(struct conversation *cv)
 		agent_end_turn(cv, "interrupted", false);
 		return;
 	}
-	if (cv->retry_timer != 0) {
-		ev_timer_cancel(cv->a->loop, cv->retry_timer);
-		cv->retry_timer = 0;
-	}
-	if (cv->models_timer != 0) {
-		ev_timer_cancel(cv->a->loop, cv->models_timer);
-		cv->models_timer = 0;
-	}
+	call_retry_cancel(cv);
+	modelset_wait_cancel(cv);
 	/* A summary the next call waits for: the call will not come. */
 	if (compaction_call_waits(cv))
 		compaction_cancel(cv);
@@ -770,9 +763,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 		failed = true;
 	}
 	agent_phase(cv, PHASE_IDLE);
-	if (cv->retry_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->retry_timer);
-	cv->retry_timer = 0;
+	call_retry_cancel(cv);
 	hooks_cancel_tools(cv->a->hooks);
 	hooks_cancel(cv->hook_run);
 	cv->hook_run = NULL;

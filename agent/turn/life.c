@@ -64,6 +64,8 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	buf_init(&cv->answer, BUF_NOLIMIT);
 	cv->progress = tooluse_progress_new();
 	cv->prompt = prompt_new(a->cfg);
+	cv->retry = call_retry_new(a->loop);
+	cv->mconv = modelset_conv_new(a->loop);
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
 	cv->cmp = compaction_new(a->cfg);
@@ -106,11 +108,10 @@ conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_s
 static void
 conversation_release(struct conversation *cv)
 {
-	if (cv->retry_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->retry_timer);
-	if (cv->models_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->models_timer);
-	cv->retry_timer = cv->models_timer = 0;
+	call_retry_free(cv->retry);
+	cv->retry = NULL;
+	modelset_conv_free(cv->mconv);
+	cv->mconv = NULL;
 	call_cancel(&cv->call);
 	compaction_free(cv->cmp);
 	cv->cmp = NULL;

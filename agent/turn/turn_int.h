@@ -169,16 +169,13 @@ struct conversation {
 	int			 turn;
 	int			 calls;		/* model calls in this turn */
 	int			 continuations;
-	int			 attempt;	/* retries of this call */
 	struct call		 call;		/* the turn's model call (call.h) */
 	char			*stop_reason;
 	bool			 paused;	/* pause_turn: the next response goes on with this one */
 	bool			 continuing;	/* the next response's text goes on with the answer */
 	struct buf		 answer;	/* the text of the turn's answer: the result's */
-	uint64_t		 retry_timer;
-	uint64_t		 models_timer;	/* the request's wait for what the server says of the model */
-	bool			 helper_retried; /* a 401 ran the helper again for this call */
-	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
+	struct call_retry	*retry;		/* the call's attempts and backoff (call.c) */
+	struct modelset_conv	*mconv;		/* the wait for the model's caps, the estimate sent (modelset.c) */
 
 	struct usage_acct	*usage;		/* the last request's, the totals, the cost (conversation.c) */
 
