@@ -269,6 +269,7 @@ TURN_OWNED = {
     "prompt_state": "agent/turn/prompt.c",
     "call_retry": "agent/turn/call.c",
     "modelset_conv": "agent/turn/modelset.c",
+    "turn_hooks": "agent/turn/agent.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -284,10 +285,10 @@ TURN_SHARED = {
         fork_dry_run mode session_rules trace proto model base_url ms
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
-    "conversation": """a next bus durable conv sched model prompt checkpoint_a progress mcp_expand
-        mcp_context phase failed turn calls continuations call
+    "conversation": """a next bus durable conv sched model prompt checkpoint_a progress
+        phase failed turn calls continuations call
         stop_reason paused continuing answer retry mconv usage cw cmp inbox
-        plan record hook_run hook_stop stop_blocks""",
+        plan record th hook_stop""",
 }
 
 STRUCT_DEF = re.compile(r"^struct\s+(\w+)\s*\{", re.M)

@@ -56,6 +56,43 @@
 #include "plan/plan.h"
 #include "sub/subagent.h"
 
+/*
+ * The turn's hooks: the UserPromptSubmit or Stop run the turn waits for,
+ * the Stop hooks that kept it going, and the prompt's MCP prompt and
+ * resources being read (mcp_expand), with the hooks' context kept while
+ * they are.
+ */
+struct turn_hooks {
+	struct hook_run		*run;		/* the turn waits for it; NULL: none */
+	int			 stop_blocks;	/* Stop hooks that kept this turn going */
+	struct mcp_expand	*expand;
+	char			*context;	/* the hooks' context, for the expanded prompt */
+};
+
+struct turn_hooks *
+agent_turn_hooks_new(void)
+{
+	return xcalloc(1, sizeof(struct turn_hooks));
+}
+
+void
+agent_turn_hooks_free(struct turn_hooks *th)
+{
+	if (th == NULL)
+		return;
+	hooks_cancel(th->run);
+	mcp_expand_cancel(th->expand);
+	free(th->context);
+	free(th);
+}
+
+void
+agent_turn_hooks_cancel(struct conversation *cv)
+{
+	hooks_cancel(cv->th->run);
+	cv->th->run = NULL;
+}
+
 static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
 static void agent_proceed(struct conversation *);
 static bool agent_next_call(struct conversation *);
@@ -108,7 +145,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	cv->paused = cv->continuing = false;
 	buf_reset(&cv->answer);
 	call_retry_reset(cv);
-	cv->stop_blocks = 0;
+	cv->th->stop_blocks = 0;
 	cv->hook_stop = false;
 	event_set_turn(cv->bus, cv->turn);
 	emit_turn_start(cv->bus, prompt, false);
@@ -149,7 +186,7 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
     const char *error)
 {
 	struct conversation *cv = arg;
-	char *context = cv->mcp_context;
+	char *context = cv->th->context;
 	const cJSON *n;
 
 	cJSON_ArrayForEach(n, notes) {
@@ -160,8 +197,8 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 		event_emit(cv->bus, ev);
 	}
 
-	cv->mcp_expand = NULL;
-	cv->mcp_context = NULL;
+	cv->th->expand = NULL;
+	cv->th->context = NULL;
 	if (error != NULL) {
 		cJSON_Delete(blocks);
 		free(context);
@@ -176,10 +213,10 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 static void
 agent_start_prompt(struct conversation *cv, const char *prompt, const char *context)
 {
-	cv->mcp_expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
-	if (cv->mcp_expand != NULL) {
-		free(cv->mcp_context);
-		cv->mcp_context = context != NULL ? xstrdup(context) : NULL;
+	cv->th->expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
+	if (cv->th->expand != NULL) {
+		free(cv->th->context);
+		cv->th->context = context != NULL ? xstrdup(context) : NULL;
 		agent_phase(cv, PHASE_MCP_FETCH);
 		return;
 	}
@@ -191,7 +228,7 @@ agent_prompt_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->hook_run = NULL;
+	cv->th->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision == HOOK_BLOCK || o->stop) {
 		event_error(cv->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
@@ -223,9 +260,9 @@ agent_prompt_hooks(struct conversation *cv)
 			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
 		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
 		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
-		cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
+		cv->th->run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
-		if (cv->hook_run != NULL) {
+		if (cv->th->run != NULL) {
 			agent_phase(cv, PHASE_PROMPT_HOOKS);
 			return;
 		}
@@ -529,19 +566,19 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->hook_run = NULL;
+	cv->th->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision != HOOK_BLOCK || cv->hook_stop) {
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	if (cv->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+	if (cv->th->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
 		event_error(cv->bus, 0, "Stop hooks kept the turn going %d times in a row; "
-		    "stopping here", cv->stop_blocks);
+		    "stopping here", cv->th->stop_blocks);
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	cv->stop_blocks++;
+	cv->th->stop_blocks++;
 	if (record_add_text(cv, o->reason) == -1) {
 		agent_halt(cv);
 		return;
@@ -560,17 +597,17 @@ agent_stop_hooks(struct conversation *cv)
 	if (!hooks_has(cv->a->hooks, ev, type))
 		return false;
 	f = cJSON_CreateObject();
-	cJSON_AddBoolToObject(f, "stop_hook_active", cv->stop_blocks > 0);
+	cJSON_AddBoolToObject(f, "stop_hook_active", cv->th->stop_blocks > 0);
 	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
 	if (ev == HOOK_SUBAGENT_STOP) {
 		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
 		json_add_str_n(f, "last_assistant_message", buf_cstr(&cv->answer), cv->answer.len);
 	}
-	cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
+	cv->th->run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
-	if (cv->hook_run != NULL)
+	if (cv->th->run != NULL)
 		agent_phase(cv, PHASE_STOP_HOOKS);
-	return cv->hook_run != NULL;
+	return cv->th->run != NULL;
 }
 
 /* The response and all its tools are done: the stop reason decides what comes next. */
@@ -702,10 +739,10 @@ conversation_interrupt(struct conversation *cv)
 	agent_phase(cv, PHASE_ENDING);
 	hooks_cancel_tools(cv->a->hooks);
 	if (from == PHASE_MCP_FETCH) {
-		mcp_expand_cancel(cv->mcp_expand);
-		cv->mcp_expand = NULL;
-		free(cv->mcp_context);
-		cv->mcp_context = NULL;
+		mcp_expand_cancel(cv->th->expand);
+		cv->th->expand = NULL;
+		free(cv->th->context);
+		cv->th->context = NULL;
 	}
 	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS ||
 	    from == PHASE_MCP_FETCH) {
@@ -765,8 +802,8 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	agent_phase(cv, PHASE_IDLE);
 	call_retry_cancel(cv);
 	hooks_cancel_tools(cv->a->hooks);
-	hooks_cancel(cv->hook_run);
-	cv->hook_run = NULL;
+	hooks_cancel(cv->th->run);
+	cv->th->run = NULL;
 	sched_reset(cv->sched);
 	if (cv == cv->a->main)
 		claude_turn_end(cv->a->claude, cv->a);

@@ -66,6 +66,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->prompt = prompt_new(a->cfg);
 	cv->retry = call_retry_new(a->loop);
 	cv->mconv = modelset_conv_new(a->loop);
+	cv->th = agent_turn_hooks_new();
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
 	cv->cmp = compaction_new(a->cfg);
@@ -115,12 +116,10 @@ conversation_release(struct conversation *cv)
 	call_cancel(&cv->call);
 	compaction_free(cv->cmp);
 	cv->cmp = NULL;
-	hooks_cancel(cv->hook_run);
-	cv->hook_run = NULL;
+	agent_turn_hooks_free(cv->th);
+	cv->th = NULL;
 	cachewatch_free(cv->cw);
 	sched_free(cv->sched);
-	mcp_expand_cancel(cv->mcp_expand);
-	free(cv->mcp_context);
 	conv_release(&cv->conv);
 	prompt_free(cv->prompt);
 	cv->prompt = NULL;
@@ -252,7 +251,7 @@ agent_free(struct agent *a)
 	}
 	hooks_cancel_tools(a->hooks);
 	if (cv != NULL)
-		hooks_cancel(cv->hook_run);
+		agent_turn_hooks_cancel(cv);
 	hooks_cancel(a->start_run);
 	a->start_run = NULL;
 	if (cv != NULL && hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
@@ -268,10 +267,8 @@ agent_free(struct agent *a)
 	jail_free(a->jail);
 	a->hooks = NULL;
 	lsp_free(a->lsp);
-	if (cv != NULL) {
-		cv->hook_run = NULL;
+	if (cv != NULL)
 		conversation_release(cv);
-	}
 	claude_free(a->claude);
 	web_free(a->web);
 	mcp_free(a->mcp);

@@ -160,8 +160,6 @@ struct conversation {
 	struct prompt_state	*prompt;	/* its system prompt and tools' schemas (prompt.c) */
 	bool			 checkpoint_a;	/* side-effecting tools may run */
 	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
-	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
-	char			*mcp_context;	/* the hooks' context, kept while they are */
 
 	/* The turn in progress. */
 	enum turn_phase		 phase;		/* changed only by agent_phase */
@@ -188,9 +186,8 @@ struct conversation {
 
 	struct turn_record	*record;	/* the turn's record in the log (record.c) */
 
-	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
+	struct turn_hooks	*th;		/* the hooks the turn waits for, its MCP prompt (agent.c) */
 	bool			 hook_stop;	/* a hook said "continue": false */
-	int			 stop_blocks;	/* Stop hooks that kept this turn going */
 };
 
 /* A new conversation of the session a, on bus (NULL: the session's); NULL and err on failure. */
@@ -234,6 +231,15 @@ void	 agent_hooks_ignored(void *arg, struct hook_outcome *o);
 void	 agent_summary_started(struct conversation *cv);
 void	 agent_summary_done(struct conversation *cv, bool then_call);
 void	 agent_session_start(struct conversation *cv, const char *source);
+
+/*
+ * The turn's hooks (agent.c's struct turn_hooks): the run the turn waits
+ * for, the Stop hooks that kept it going, the prompt's MCP expansion.
+ * Freeing cancels what runs; agent_turn_hooks_cancel ends the run waited for.
+ */
+struct turn_hooks *agent_turn_hooks_new(void);
+void	 agent_turn_hooks_free(struct turn_hooks *);
+void	 agent_turn_hooks_cancel(struct conversation *cv);
 
 /* The one transition function of the turn. */
 void	 agent_phase(struct conversation *cv, enum turn_phase to);
