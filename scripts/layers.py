@@ -285,9 +285,9 @@ TURN_SHARED = {
         fork_dry_run mode session_rules trace proto model base_url ms
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
-    "conversation": """a next bus durable conv sched model prompt checkpoint_a progress
+    "conversation": """a next bus durable conv sched model prompt progress
         phase failed turn calls continuations call
-        stop_reason paused continuing answer retry mconv usage cw cmp inbox
+        stop_reason retry mconv usage cw cmp inbox
         plan record th hook_stop""",
 }
 

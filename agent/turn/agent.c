@@ -142,8 +142,6 @@ conversation_submit(struct conversation *cv, const char *prompt)
 		claude_turn_start(cv->a->claude, cv->a, prompt);
 	cv->calls = 0;
 	cv->continuations = 0;
-	cv->paused = cv->continuing = false;
-	buf_reset(&cv->answer);
 	call_retry_reset(cv);
 	cv->th->stop_blocks = 0;
 	cv->hook_stop = false;
@@ -406,7 +404,7 @@ turn_call_model(struct conversation *cv)
 	rq.cache = cv->a->proto == STREAM_ANTHROPIC;
 	rq.stall_on_progress = true;
 	rq.sh = &sh;
-	cv->checkpoint_a = false;
+	record_call_start(cv);
 	cv->call.overflow_ok = compaction_overflow_ok(cv);
 	cv->call.reauth_ok = call_reauth_may(cv);
 	agent_phase(cv, PHASE_STREAMING);
@@ -601,7 +599,7 @@ agent_stop_hooks(struct conversation *cv)
 	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
 	if (ev == HOOK_SUBAGENT_STOP) {
 		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
-		json_add_str_n(f, "last_assistant_message", buf_cstr(&cv->answer), cv->answer.len);
+		json_add_str_n(f, "last_assistant_message", buf_cstr(record_answer(cv)), record_answer(cv)->len);
 	}
 	cv->th->run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
@@ -652,7 +650,7 @@ agent_proceed(struct conversation *cv)
 		event_error(cv->bus, 0, "the answer reached the max_tokens limit; asking the model "
 		    "to continue (%d of %d)", cv->continuations, AGENT_MAX_CONTINUATIONS);
 		/* After tool results the next answer starts afresh; after text it goes on. */
-		cv->continuing = !had_tools;
+		record_set_continuing(cv, !had_tools);
 		if (record_add_text(cv, had_tools ? "Your answer was cut off by the output limit. "
 		    "Continue where you stopped; resend any tool call that was cut off." :
 		    "Your answer was cut off by the output limit. Continue exactly where you stopped.") == -1) {
@@ -666,7 +664,7 @@ agent_proceed(struct conversation *cv)
 		}
 	} else if (strcmp(sr, "pause_turn") == 0) {
 		/* The server paused a long turn: send it back as it is; the rest joins it. */
-		cv->paused = cv->continuing = true;
+		record_set_paused(cv);
 	} else {
 		if (strcmp(sr, "refusal") == 0)
 			event_error(cv->bus, 0, "the model declined to answer this request");
@@ -808,7 +806,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	if (cv == cv->a->main)
 		claude_turn_end(cv->a->claude, cv->a);
 	emit_turn_end(cv->bus, stop_reason, false);
-	emit_result(cv->bus, buf_cstr(&cv->answer), cv->answer.len, stop_reason, failed, cv->calls,
+	emit_result(cv->bus, buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, cv->calls,
 	    conversation_totals(cv), conversation_cost(cv), session_id(cv->a->session));
 }
 

@@ -61,7 +61,6 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 
 	cv->a = a;
 	cv->bus = bus != NULL ? bus : a->bus;
-	buf_init(&cv->answer, BUF_NOLIMIT);
 	cv->progress = tooluse_progress_new();
 	cv->prompt = prompt_new(a->cfg);
 	cv->retry = call_retry_new(a->loop);
@@ -127,7 +126,6 @@ conversation_release(struct conversation *cv)
 	cv->progress = NULL;
 	free(cv->stop_reason);
 	free(cv->model);
-	buf_release(&cv->answer);
 	record_free(cv->record);
 	cv->record = NULL;
 	inbox_free(cv->inbox);

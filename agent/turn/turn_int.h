@@ -54,11 +54,12 @@
 /*
  * The phases of a turn.  Every change goes through agent_phase(), the one
  * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
- * are not phases stay flags: checkpoint_a (the response's checkpoint A is
- * on disk: side effects may run), hook_stop (a hook said "continue":
- * false), paused and continuing (how the next response is recorded),
- * failed (how the turn will end); whether the turn's one hard compaction
- * was made is compaction's (compaction_overflow_ok).
+ * are not phases stay flags: hook_stop (a hook said "continue": false) and
+ * failed (how the turn will end); whether the response's checkpoint A is
+ * on disk (side effects may run) and how the next response is recorded
+ * (paused, continuing) are record.c's (record_checkpoint_made,
+ * record_set_paused); whether the turn's one hard compaction was made is
+ * compaction's (compaction_overflow_ok).
  */
 enum turn_phase {
 	PHASE_IDLE,		/* no turn: a prompt may come */
@@ -158,7 +159,6 @@ struct conversation {
 	struct sched		*sched;		/* one response's tool calls */
 	char			*model;		/* its own model (a subagent's); NULL: the session's */
 	struct prompt_state	*prompt;	/* its system prompt and tools' schemas (prompt.c) */
-	bool			 checkpoint_a;	/* side-effecting tools may run */
 	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
 
 	/* The turn in progress. */
@@ -169,9 +169,6 @@ struct conversation {
 	int			 continuations;
 	struct call		 call;		/* the turn's model call (call.h) */
 	char			*stop_reason;
-	bool			 paused;	/* pause_turn: the next response goes on with this one */
-	bool			 continuing;	/* the next response's text goes on with the answer */
-	struct buf		 answer;	/* the text of the turn's answer: the result's */
 	struct call_retry	*retry;		/* the call's attempts and backoff (call.c) */
 	struct modelset_conv	*mconv;		/* the wait for the model's caps, the estimate sent (modelset.c) */
 
