@@ -286,9 +286,9 @@ TURN_SHARED = {
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt progress
-        phase failed turn calls continuations call
+        ts turn continuations call
         stop_reason retry mconv usage cw cmp inbox
-        plan record th hook_stop""",
+        plan record th""",
 }
 
 STRUCT_DEF = re.compile(r"^struct\s+(\w+)\s*\{", re.M)

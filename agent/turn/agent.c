@@ -129,7 +129,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 		}
 		buf_release(&why);
 	}
-	cv->failed = false;
+	conversation_set_failed(cv, false);
 	compaction_turn_start(cv);
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
 	if (session_turns(cv->a->session) > cv->turn)
@@ -140,11 +140,10 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	/* A command's model holds for the main conversation's turn (claude.h). */
 	if (cv == cv->a->main)
 		claude_turn_start(cv->a->claude, cv->a, prompt);
-	cv->calls = 0;
+	conversation_turn_start(cv);
 	cv->continuations = 0;
 	call_retry_reset(cv);
 	cv->th->stop_blocks = 0;
-	cv->hook_stop = false;
 	event_set_turn(cv->bus, cv->turn);
 	emit_turn_start(cv->bus, prompt, false);
 	agent_prompt_hooks(cv);
@@ -278,7 +277,7 @@ agent_session_started(void *arg, struct hook_outcome *o)
 	free(cv->a->session_context);
 	cv->a->session_context = o->additional_context;
 	o->additional_context = NULL;
-	if (cv->phase == PHASE_SESSION_WAIT)
+	if (conversation_phase(cv) == PHASE_SESSION_WAIT)
 		agent_prompt_hooks(cv);
 }
 
@@ -307,12 +306,12 @@ turn_session_start(struct conversation *cv, const char *source)
 static bool
 agent_next_call(struct conversation *cv)
 {
-	if (cv->calls >= cv->a->cfg->max_turns) {
+	if (conversation_calls(cv) >= cv->a->cfg->max_turns) {
 		agent_fail(cv, "this turn reached its cap of %d model calls (--max-turns); "
 		    "send another prompt to go on", cv->a->cfg->max_turns);
 		return false;
 	}
-	cv->calls++;
+	conversation_count_call(cv);
 	call_retry_reset(cv);
 	turn_call_model(cv);
 	return true;
@@ -437,7 +436,7 @@ agent_on_block(void *arg, int index, const cJSON *block)
 	struct conversation *cv = arg;
 
 	/* A call cut off before its block stopped is never run (nor recorded). */
-	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || cv->phase == PHASE_ENDING ||
+	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || conversation_phase(cv) == PHASE_ENDING ||
 	    json_bool(block, "_incomplete", false))
 		return;
 	emit_tool_use(cv->bus, json_str(block, "id", ""), json_str(block, "name", ""),
@@ -554,7 +553,7 @@ agent_response_done(struct conversation *cv, const char *stop_reason)
 static void
 turn_settle(struct conversation *cv)
 {
-	if ((cv->phase == PHASE_TOOLS || cv->phase == PHASE_ENDING) &&
+	if ((conversation_phase(cv) == PHASE_TOOLS || conversation_phase(cv) == PHASE_ENDING) &&
 	    sched_pending(cv->sched) == 0 && hooks_post_pending(cv->a->hooks) == 0)
 		agent_proceed(cv);
 }
@@ -566,7 +565,7 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 
 	cv->th->run = NULL;
 	agent_hook_notes(cv, o);
-	if (o->decision != HOOK_BLOCK || cv->hook_stop) {
+	if (o->decision != HOOK_BLOCK || conversation_hook_stopped(cv)) {
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
@@ -622,7 +621,7 @@ agent_proceed(struct conversation *cv)
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
 		    session_error(cv->a->session) == NULL &&
 		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
-		    cv->durable && session_checkpoint(cv->a->session, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
+		    cv->durable && session_checkpoint(cv->a->session, 'B', cv->turn, conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
 			agent_unsaved(cv);
 		sched_reset(cv->sched);
 	}
@@ -631,11 +630,12 @@ agent_proceed(struct conversation *cv)
 		agent_end_turn(cv, "error", true);
 		return;
 	}
-	if (cv->phase == PHASE_ENDING) {
-		agent_end_turn(cv, cv->failed ? "error" : "interrupted", cv->failed);
+	if (conversation_phase(cv) == PHASE_ENDING) {
+		agent_end_turn(cv, conversation_failed(cv) ? "error" : "interrupted",
+		    conversation_failed(cv));
 		return;
 	}
-	if (cv->hook_stop) {
+	if (conversation_hook_stopped(cv)) {
 		agent_end_turn(cv, "stopped_by_hook", false);
 		return;
 	}
@@ -690,7 +690,7 @@ agent_halt(struct conversation *cv)
 	if (!agent_in_turn(cv))
 		return -1;
 	if (sched_pending(cv->sched) > 0) {
-		if (cv->phase != PHASE_ENDING) {
+		if (conversation_phase(cv) != PHASE_ENDING) {
 			agent_phase(cv, PHASE_ENDING);
 			sched_interrupt(cv->sched, AGENT_NOT_SAVED);
 		}
@@ -711,7 +711,7 @@ agent_fail(struct conversation *cv, const char *fmt, ...)
 	va_end(ap);
 	event_error(cv->bus, 1, "%s", buf_cstr(&m));
 	buf_release(&m);
-	cv->failed = true;
+	conversation_set_failed(cv, true);
 	/* Every tool_use must still get its result before the turn ends. */
 	if (sched_pending(cv->sched) > 0) {
 		agent_phase(cv, PHASE_ENDING);
@@ -730,9 +730,9 @@ agent_interrupt(struct agent *a)
 void
 conversation_interrupt(struct conversation *cv)
 {
-	enum turn_phase from = cv->phase;
+	enum turn_phase from = conversation_phase(cv);
 
-	if (!agent_in_turn(cv) || cv->phase == PHASE_ENDING)
+	if (!agent_in_turn(cv) || conversation_phase(cv) == PHASE_ENDING)
 		return;
 	agent_phase(cv, PHASE_ENDING);
 	hooks_cancel_tools(cv->a->hooks);
@@ -806,7 +806,7 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	if (cv == cv->a->main)
 		claude_turn_end(cv->a->claude, cv->a);
 	emit_turn_end(cv->bus, stop_reason, false);
-	emit_result(cv->bus, buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, cv->calls,
+	emit_result(cv->bus, buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, conversation_calls(cv),
 	    conversation_totals(cv), conversation_cost(cv), session_id(cv->a->session));
 }
 

@@ -66,6 +66,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->retry = call_retry_new(a->loop);
 	cv->mconv = modelset_conv_new(a->loop);
 	cv->th = agent_turn_hooks_new();
+	cv->ts = conversation_state_new();
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
 	cv->cmp = compaction_new(a->cfg);
@@ -150,6 +151,7 @@ conversation_free(struct conversation *cv)
 	if (agent_in_turn(cv))
 		agent_phase(cv, PHASE_ENDING);
 	conversation_release(cv);
+	conversation_state_free(cv->ts);
 	free(cv);
 }
 
@@ -288,6 +290,8 @@ agent_free(struct agent *a)
 	if (a->trace != NULL && a->trace != stderr)
 		fclose(a->trace);
 	sub_free(a->subs);
+	if (cv != NULL)
+		conversation_state_free(cv->ts);
 	free(cv);
 	free(a);
 }

@@ -334,7 +334,7 @@ agent_mcp_wait(struct conversation *cv)
 {
 	int i;
 
-	if (cv->a->mcp == NULL || cv->calls > 1 || cv != cv->a->main)
+	if (cv->a->mcp == NULL || conversation_calls(cv) > 1 || cv != cv->a->main)
 		return false;
 	if (mcp_wait(cv->a->mcp, agent_mcp_ready, cv))
 		return true;

@@ -313,14 +313,14 @@ record_checkpoint_a(struct conversation *cv)
 	/* from here on a call that started has an intent: one without never started */
 	rc = cJSON_GetArraySize(pending) > 0 && cv->durable ? intent_mark(cv) : 0;
 	if (rc == 0 && cv->durable)
-		rc = session_checkpoint(cv->a->session, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
+		rc = session_checkpoint(cv->a->session, 'A', cv->turn, conversation_calls(cv), record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)
 		return agent_unsaved(cv);
 	cv->record->checkpoint_a = true;
 	/* An interrupted turn starts nothing: its waiting calls end unrun. */
-	if (cv->phase != PHASE_ENDING)
+	if (conversation_phase(cv) != PHASE_ENDING)
 		sched_kick(cv->sched);
 	return 0;
 }

@@ -154,7 +154,7 @@ resume_reload(struct conversation *cv, struct buf *report)
 	if (session_turns(s) > cv->turn)
 		cv->turn = session_turns(s);
 	cv->a->unsaved_told = false;
-	cv->failed = false;
+	conversation_set_failed(cv, false);
 	if (session_note(s) != NULL)
 		event_error(cv->bus, 0, "%s", session_note(s));
 	if (resume_reconcile(cv) == -1) {

@@ -55,7 +55,8 @@
  * The phases of a turn.  Every change goes through agent_phase(), the one
  * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
  * are not phases stay flags: hook_stop (a hook said "continue": false) and
- * failed (how the turn will end); whether the response's checkpoint A is
+ * failed (how the turn will end), beside the phase in conversation.c's
+ * struct turn_state; whether the response's checkpoint A is
  * on disk (side effects may run) and how the next response is recorded
  * (paused, continuing) are record.c's (record_checkpoint_made,
  * record_set_paused); whether the turn's one hard compaction was made is
@@ -162,10 +163,8 @@ struct conversation {
 	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
 
 	/* The turn in progress. */
-	enum turn_phase		 phase;		/* changed only by agent_phase */
-	bool			 failed;
+	struct turn_state	*ts;		/* its phase, calls, failure, hook stop (conversation.c) */
 	int			 turn;
-	int			 calls;		/* model calls in this turn */
 	int			 continuations;
 	struct call		 call;		/* the turn's model call (call.h) */
 	char			*stop_reason;
@@ -184,7 +183,6 @@ struct conversation {
 	struct turn_record	*record;	/* the turn's record in the log (record.c) */
 
 	struct turn_hooks	*th;		/* the hooks the turn waits for, its MCP prompt (agent.c) */
-	bool			 hook_stop;	/* a hook said "continue": false */
 };
 
 /* A new conversation of the session a, on bus (NULL: the session's); NULL and err on failure. */
@@ -237,6 +235,22 @@ void	 agent_session_start(struct conversation *cv, const char *source);
 struct turn_hooks *agent_turn_hooks_new(void);
 void	 agent_turn_hooks_free(struct turn_hooks *);
 void	 agent_turn_hooks_cancel(struct conversation *cv);
+
+/*
+ * The turn in progress (conversation.c's struct turn_state): its phase,
+ * its model calls, whether it failed, whether a hook stopped it.
+ */
+struct turn_state *conversation_state_new(void);
+void	 conversation_state_free(struct turn_state *);
+enum turn_phase conversation_phase(const struct conversation *cv);
+/* A turn starts: no model call yet, no hook said stop. */
+void	 conversation_turn_start(struct conversation *cv);
+int	 conversation_calls(const struct conversation *cv);
+void	 conversation_count_call(struct conversation *cv);
+bool	 conversation_failed(const struct conversation *cv);
+void	 conversation_set_failed(struct conversation *cv, bool failed);
+/* A hook said "continue": false in this turn (agent_hook_notes). */
+bool	 conversation_hook_stopped(const struct conversation *cv);
 
 /* The one transition function of the turn. */
 void	 agent_phase(struct conversation *cv, enum turn_phase to);
