@@ -269,7 +269,7 @@ TURN_OWNED = {
     "prompt_state": "agent/turn/prompt.c",
     "call_retry": "agent/turn/call.c",
     "modelset_conv": "agent/turn/modelset.c",
-    "turn_hooks": "agent/turn/agent.c",
+    "turn_flow": "agent/turn/agent.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -286,9 +286,9 @@ TURN_SHARED = {
         hooks jail start_run session_context memory memory_report host_prompt
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt progress
-        ts turn continuations call
-        stop_reason retry mconv usage cw cmp inbox
-        plan record th""",
+        ts turn call
+        retry mconv usage cw cmp inbox
+        plan record tf""",
 }
 
 STRUCT_DEF = re.compile(r"^struct\s+(\w+)\s*\{", re.M)

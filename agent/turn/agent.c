@@ -57,40 +57,44 @@
 #include "sub/subagent.h"
 
 /*
- * The turn's hooks: the UserPromptSubmit or Stop run the turn waits for,
- * the Stop hooks that kept it going, and the prompt's MCP prompt and
- * resources being read (mcp_expand), with the hooks' context kept while
- * they are.
+ * What agent.c alone keeps of the turn's flow: the UserPromptSubmit or
+ * Stop run the turn waits for, the Stop hooks that kept it going, the
+ * prompt's MCP prompt and resources being read (mcp_expand) with the
+ * hooks' context kept while they are, the last response's stop reason
+ * and the max_tokens continuations asked for.
  */
-struct turn_hooks {
+struct turn_flow {
 	struct hook_run		*run;		/* the turn waits for it; NULL: none */
 	int			 stop_blocks;	/* Stop hooks that kept this turn going */
 	struct mcp_expand	*expand;
 	char			*context;	/* the hooks' context, for the expanded prompt */
+	char			*stop_reason;	/* the last response's */
+	int			 continuations;	/* after max_tokens, in this turn */
 };
 
-struct turn_hooks *
-agent_turn_hooks_new(void)
+struct turn_flow *
+agent_flow_new(void)
 {
-	return xcalloc(1, sizeof(struct turn_hooks));
+	return xcalloc(1, sizeof(struct turn_flow));
 }
 
 void
-agent_turn_hooks_free(struct turn_hooks *th)
+agent_flow_free(struct turn_flow *tf)
 {
-	if (th == NULL)
+	if (tf == NULL)
 		return;
-	hooks_cancel(th->run);
-	mcp_expand_cancel(th->expand);
-	free(th->context);
-	free(th);
+	hooks_cancel(tf->run);
+	mcp_expand_cancel(tf->expand);
+	free(tf->context);
+	free(tf->stop_reason);
+	free(tf);
 }
 
 void
-agent_turn_hooks_cancel(struct conversation *cv)
+agent_flow_cancel(struct conversation *cv)
 {
-	hooks_cancel(cv->th->run);
-	cv->th->run = NULL;
+	hooks_cancel(cv->tf->run);
+	cv->tf->run = NULL;
 }
 
 static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
@@ -141,9 +145,9 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	if (cv == cv->a->main)
 		claude_turn_start(cv->a->claude, cv->a, prompt);
 	conversation_turn_start(cv);
-	cv->continuations = 0;
+	cv->tf->continuations = 0;
 	call_retry_reset(cv);
-	cv->th->stop_blocks = 0;
+	cv->tf->stop_blocks = 0;
 	event_set_turn(cv->bus, cv->turn);
 	emit_turn_start(cv->bus, prompt, false);
 	agent_prompt_hooks(cv);
@@ -183,7 +187,7 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
     const char *error)
 {
 	struct conversation *cv = arg;
-	char *context = cv->th->context;
+	char *context = cv->tf->context;
 	const cJSON *n;
 
 	cJSON_ArrayForEach(n, notes) {
@@ -194,8 +198,8 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 		event_emit(cv->bus, ev);
 	}
 
-	cv->th->expand = NULL;
-	cv->th->context = NULL;
+	cv->tf->expand = NULL;
+	cv->tf->context = NULL;
 	if (error != NULL) {
 		cJSON_Delete(blocks);
 		free(context);
@@ -210,10 +214,10 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 static void
 agent_start_prompt(struct conversation *cv, const char *prompt, const char *context)
 {
-	cv->th->expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
-	if (cv->th->expand != NULL) {
-		free(cv->th->context);
-		cv->th->context = context != NULL ? xstrdup(context) : NULL;
+	cv->tf->expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
+	if (cv->tf->expand != NULL) {
+		free(cv->tf->context);
+		cv->tf->context = context != NULL ? xstrdup(context) : NULL;
 		agent_phase(cv, PHASE_MCP_FETCH);
 		return;
 	}
@@ -225,7 +229,7 @@ agent_prompt_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->th->run = NULL;
+	cv->tf->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision == HOOK_BLOCK || o->stop) {
 		event_error(cv->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
@@ -257,9 +261,9 @@ agent_prompt_hooks(struct conversation *cv)
 			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
 		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
 		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
-		cv->th->run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
+		cv->tf->run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
-		if (cv->th->run != NULL) {
+		if (cv->tf->run != NULL) {
 			agent_phase(cv, PHASE_PROMPT_HOOKS);
 			return;
 		}
@@ -535,8 +539,8 @@ agent_response_done(struct conversation *cv, const char *stop_reason)
 		agent_halt(cv);
 		return;
 	}
-	free(cv->stop_reason);
-	cv->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
+	free(cv->tf->stop_reason);
+	cv->tf->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
 	    "tool_use" : stop_reason);
 	call_release(&cv->call);
 	agent_phase(cv, PHASE_TOOLS);
@@ -563,19 +567,19 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->th->run = NULL;
+	cv->tf->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision != HOOK_BLOCK || conversation_hook_stopped(cv)) {
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	if (cv->th->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+	if (cv->tf->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
 		event_error(cv->bus, 0, "Stop hooks kept the turn going %d times in a row; "
-		    "stopping here", cv->th->stop_blocks);
+		    "stopping here", cv->tf->stop_blocks);
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	cv->th->stop_blocks++;
+	cv->tf->stop_blocks++;
 	if (record_add_text(cv, o->reason) == -1) {
 		agent_halt(cv);
 		return;
@@ -594,24 +598,24 @@ agent_stop_hooks(struct conversation *cv)
 	if (!hooks_has(cv->a->hooks, ev, type))
 		return false;
 	f = cJSON_CreateObject();
-	cJSON_AddBoolToObject(f, "stop_hook_active", cv->th->stop_blocks > 0);
+	cJSON_AddBoolToObject(f, "stop_hook_active", cv->tf->stop_blocks > 0);
 	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
 	if (ev == HOOK_SUBAGENT_STOP) {
 		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
 		json_add_str_n(f, "last_assistant_message", buf_cstr(record_answer(cv)), record_answer(cv)->len);
 	}
-	cv->th->run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
+	cv->tf->run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
-	if (cv->th->run != NULL)
+	if (cv->tf->run != NULL)
 		agent_phase(cv, PHASE_STOP_HOOKS);
-	return cv->th->run != NULL;
+	return cv->tf->run != NULL;
 }
 
 /* The response and all its tools are done: the stop reason decides what comes next. */
 static void
 agent_proceed(struct conversation *cv)
 {
-	const char *sr = cv->stop_reason != NULL ? cv->stop_reason : "end_turn";
+	const char *sr = cv->tf->stop_reason != NULL ? cv->tf->stop_reason : "end_turn";
 	bool had_tools = sched_count(cv->sched) > 0;
 
 	if (had_tools) {
@@ -640,15 +644,15 @@ agent_proceed(struct conversation *cv)
 		return;
 	}
 	if (strcmp(sr, "max_tokens") == 0) {
-		if (cv->continuations >= AGENT_MAX_CONTINUATIONS) {
+		if (cv->tf->continuations >= AGENT_MAX_CONTINUATIONS) {
 			event_error(cv->bus, 0, "the answer reached max_tokens %d times; stopping here",
-			    cv->continuations + 1);
+			    cv->tf->continuations + 1);
 			agent_end_turn(cv, "max_tokens", false);
 			return;
 		}
-		cv->continuations++;
+		cv->tf->continuations++;
 		event_error(cv->bus, 0, "the answer reached the max_tokens limit; asking the model "
-		    "to continue (%d of %d)", cv->continuations, AGENT_MAX_CONTINUATIONS);
+		    "to continue (%d of %d)", cv->tf->continuations, AGENT_MAX_CONTINUATIONS);
 		/* After tool results the next answer starts afresh; after text it goes on. */
 		record_set_continuing(cv, !had_tools);
 		if (record_add_text(cv, had_tools ? "Your answer was cut off by the output limit. "
@@ -737,10 +741,10 @@ conversation_interrupt(struct conversation *cv)
 	agent_phase(cv, PHASE_ENDING);
 	hooks_cancel_tools(cv->a->hooks);
 	if (from == PHASE_MCP_FETCH) {
-		mcp_expand_cancel(cv->th->expand);
-		cv->th->expand = NULL;
-		free(cv->th->context);
-		cv->th->context = NULL;
+		mcp_expand_cancel(cv->tf->expand);
+		cv->tf->expand = NULL;
+		free(cv->tf->context);
+		cv->tf->context = NULL;
 	}
 	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS ||
 	    from == PHASE_MCP_FETCH) {
@@ -800,8 +804,8 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	agent_phase(cv, PHASE_IDLE);
 	call_retry_cancel(cv);
 	hooks_cancel_tools(cv->a->hooks);
-	hooks_cancel(cv->th->run);
-	cv->th->run = NULL;
+	hooks_cancel(cv->tf->run);
+	cv->tf->run = NULL;
 	sched_reset(cv->sched);
 	if (cv == cv->a->main)
 		claude_turn_end(cv->a->claude, cv->a);

@@ -65,7 +65,7 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	cv->prompt = prompt_new(a->cfg);
 	cv->retry = call_retry_new(a->loop);
 	cv->mconv = modelset_conv_new(a->loop);
-	cv->th = agent_turn_hooks_new();
+	cv->tf = agent_flow_new();
 	cv->ts = conversation_state_new();
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
@@ -116,8 +116,8 @@ conversation_release(struct conversation *cv)
 	call_cancel(&cv->call);
 	compaction_free(cv->cmp);
 	cv->cmp = NULL;
-	agent_turn_hooks_free(cv->th);
-	cv->th = NULL;
+	agent_flow_free(cv->tf);
+	cv->tf = NULL;
 	cachewatch_free(cv->cw);
 	sched_free(cv->sched);
 	conv_release(&cv->conv);
@@ -125,7 +125,6 @@ conversation_release(struct conversation *cv)
 	cv->prompt = NULL;
 	tooluse_progress_free(cv->progress);
 	cv->progress = NULL;
-	free(cv->stop_reason);
 	free(cv->model);
 	record_free(cv->record);
 	cv->record = NULL;
@@ -251,7 +250,7 @@ agent_free(struct agent *a)
 	}
 	hooks_cancel_tools(a->hooks);
 	if (cv != NULL)
-		agent_turn_hooks_cancel(cv);
+		agent_flow_cancel(cv);
 	hooks_cancel(a->start_run);
 	a->start_run = NULL;
 	if (cv != NULL && hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {

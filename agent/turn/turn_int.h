@@ -165,9 +165,7 @@ struct conversation {
 	/* The turn in progress. */
 	struct turn_state	*ts;		/* its phase, calls, failure, hook stop (conversation.c) */
 	int			 turn;
-	int			 continuations;
 	struct call		 call;		/* the turn's model call (call.h) */
-	char			*stop_reason;
 	struct call_retry	*retry;		/* the call's attempts and backoff (call.c) */
 	struct modelset_conv	*mconv;		/* the wait for the model's caps, the estimate sent (modelset.c) */
 
@@ -182,7 +180,7 @@ struct conversation {
 
 	struct turn_record	*record;	/* the turn's record in the log (record.c) */
 
-	struct turn_hooks	*th;		/* the hooks the turn waits for, its MCP prompt (agent.c) */
+	struct turn_flow	*tf;		/* its hooks waited for, MCP prompt, stop reason (agent.c) */
 };
 
 /* A new conversation of the session a, on bus (NULL: the session's); NULL and err on failure. */
@@ -228,13 +226,14 @@ void	 agent_summary_done(struct conversation *cv, bool then_call);
 void	 agent_session_start(struct conversation *cv, const char *source);
 
 /*
- * The turn's hooks (agent.c's struct turn_hooks): the run the turn waits
- * for, the Stop hooks that kept it going, the prompt's MCP expansion.
- * Freeing cancels what runs; agent_turn_hooks_cancel ends the run waited for.
+ * What agent.c alone keeps of the turn (struct turn_flow): the hooks the
+ * turn waits for, the prompt's MCP expansion, the stop reason, the
+ * continuations.  Freeing cancels what runs; agent_flow_cancel ends the
+ * hook run waited for.
  */
-struct turn_hooks *agent_turn_hooks_new(void);
-void	 agent_turn_hooks_free(struct turn_hooks *);
-void	 agent_turn_hooks_cancel(struct conversation *cv);
+struct turn_flow *agent_flow_new(void);
+void	 agent_flow_free(struct turn_flow *);
+void	 agent_flow_cancel(struct conversation *cv);
 
 /*
  * The turn in progress (conversation.c's struct turn_state): its phase,
