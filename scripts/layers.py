@@ -270,6 +270,7 @@ TURN_OWNED = {
     "call_retry": "agent/turn/call.c",
     "modelset_conv": "agent/turn/modelset.c",
     "turn_flow": "agent/turn/agent.c",
+    "prompt_facts": "agent/turn/prompt.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -283,7 +284,7 @@ TURN_SHARED = {
     "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
         policy session resumed unsaved_told snap_dir wsnap guard
         fork_dry_run mode session_rules trace proto model base_url ms
-        hooks jail start_run session_context memory memory_report host_prompt
+        hooks jail start_run pf
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt progress
         ts turn call

@@ -278,8 +278,7 @@ agent_session_started(void *arg, struct hook_outcome *o)
 
 	cv->a->start_run = NULL;
 	agent_hook_notes(cv, o);
-	free(cv->a->session_context);
-	cv->a->session_context = o->additional_context;
+	prompt_set_session_context(cv->a, o->additional_context);
 	o->additional_context = NULL;
 	if (conversation_phase(cv) == PHASE_SESSION_WAIT)
 		agent_prompt_hooks(cv);
@@ -291,8 +290,7 @@ turn_session_start(struct conversation *cv, const char *source)
 {
 	cJSON *f;
 
-	free(cv->a->session_context);
-	cv->a->session_context = NULL;
+	prompt_set_session_context(cv->a, NULL);
 	hooks_cancel(cv->a->start_run);
 	cv->a->start_run = NULL;
 	if (!hooks_has(cv->a->hooks, HOOK_SESSION_START, source))

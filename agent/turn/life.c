@@ -179,13 +179,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->hooks = hooks_new(loop, cfg);
 	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
 	hooks_attach(a->hooks, bus);
-	{
-		struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
-
-		memory_load(cfg, &mem, &report);
-		a->memory = buf_detach(&mem, NULL);
-		a->memory_report = buf_detach(&report, NULL);
-	}
+	a->pf = prompt_facts_new(cfg);
 	/* Retry jitter must differ between processes that fail together. */
 	{
 		struct timespec ts;
@@ -282,10 +276,7 @@ agent_free(struct agent *a)
 	free(a->snap_dir);
 	tooluse_guard_free(a->guard);
 	wsnap_free(a->wsnap);
-	free(a->session_context);
-	free(a->host_prompt);
-	free(a->memory);
-	free(a->memory_report);
+	prompt_facts_free(a->pf);
 	if (a->trace != NULL && a->trace != stderr)
 		fclose(a->trace);
 	sub_free(a->subs);
@@ -331,7 +322,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		compaction_report(cv, out);
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
-		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
+		buf_puts(out, prompt_memory_report(cv->a));
 		claude_memory_report(cv->a->claude, out);
 	} else if (strcmp(what, "agents") == 0) {
 		sub_describe(cv->a->subs, out);

@@ -88,6 +88,55 @@ agent_system_prompt(void)
 	return prompt_static;
 }
 
+/*
+ * What the session's dynamic system prompt says beside the date and the
+ * workspace: the memory files (and their report, for /memory), the
+ * SessionStart hooks' context, a wire host's system prompt.
+ */
+struct prompt_facts {
+	char	*memory;
+	char	*memory_report;
+	char	*session_context;
+	char	*host_prompt;
+};
+
+struct prompt_facts *
+prompt_facts_new(const struct config *cfg)
+{
+	struct prompt_facts *pf = xcalloc(1, sizeof *pf);
+	struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
+
+	memory_load(cfg, &mem, &report);
+	pf->memory = buf_detach(&mem, NULL);
+	pf->memory_report = buf_detach(&report, NULL);
+	return pf;
+}
+
+void
+prompt_facts_free(struct prompt_facts *pf)
+{
+	if (pf == NULL)
+		return;
+	free(pf->memory);
+	free(pf->memory_report);
+	free(pf->session_context);
+	free(pf->host_prompt);
+	free(pf);
+}
+
+void
+prompt_set_session_context(struct agent *a, char *text)
+{
+	free(a->pf->session_context);
+	a->pf->session_context = text;
+}
+
+const char *
+prompt_memory_report(const struct agent *a)
+{
+	return a->pf->memory_report != NULL ? a->pf->memory_report : "";
+}
+
 struct prompt_state *
 prompt_new(const struct config *cfg)
 {
@@ -180,6 +229,7 @@ prompt_git_branch(const char *root, struct buf *out)
 void
 prompt_build_dynamic(struct conversation *cv)
 {
+	const struct prompt_facts *pf = cv->a->pf;
 	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
 	char date[64];
 	time_t now = time(NULL);
@@ -195,13 +245,13 @@ prompt_build_dynamic(struct conversation *cv)
 		    cv->a->cfg->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
-	if (cv->a->session_context != NULL)
-		buf_printf(&d, "\n%s\n", cv->a->session_context);
-	if (cv->a->memory != NULL && cv->a->memory[0] != '\0')
-		buf_printf(&d, "\n%s", cv->a->memory);
+	if (pf->session_context != NULL)
+		buf_printf(&d, "\n%s\n", pf->session_context);
+	if (pf->memory != NULL && pf->memory[0] != '\0')
+		buf_printf(&d, "\n%s", pf->memory);
 	claude_prompt(cv->a->claude, &d);
-	if (cv->a->host_prompt != NULL)
-		buf_printf(&d, "\n%s\n", cv->a->host_prompt);
+	if (pf->host_prompt != NULL)
+		buf_printf(&d, "\n%s\n", pf->host_prompt);
 	buf_release(&branch);
 	free(cv->prompt->sys_dynamic);
 	cv->prompt->sys_dynamic = buf_detach(&d, NULL);
@@ -212,8 +262,8 @@ agent_set_host_prompt(struct agent *a, const char *text)
 {
 	struct conversation *cv = a->main;
 
-	free(cv->a->host_prompt);
-	cv->a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
+	free(cv->a->pf->host_prompt);
+	cv->a->pf->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
 }
 
 cJSON *

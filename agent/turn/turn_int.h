@@ -131,10 +131,7 @@ struct agent {
 	struct hooks		*hooks;
 	struct jail		*jail;		/* the command sandbox (jail.h) */
 	struct hook_run		*start_run;	/* SessionStart */
-	char			*session_context;	/* SessionStart hooks' additionalContext */
-	char			*memory;	/* the memory files, for the dynamic system prompt */
-	char			*memory_report;	/* for /memory */
-	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
+	struct prompt_facts	*pf;		/* memory, SessionStart context, host prompt (prompt.c) */
 	struct web		*web;		/* web_fetch and web_search (web/web.h) */
 	struct lsp		*lsp;		/* the language servers (lsp/lsp.h); NULL: none */
 	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
