@@ -270,6 +270,7 @@ TURN_OWNED = {
     "call_retry": "agent/turn/call.c",
     "modelset_conv": "agent/turn/modelset.c",
     "turn_flow": "agent/turn/agent.c",
+    "session_facts": "agent/turn/conversation.c",
     "prompt_facts": "agent/turn/prompt.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
@@ -282,8 +283,8 @@ TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 TURN_SHARED = {
     "turn_ops": None,
     "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
-        policy session resumed unsaved_told snap_dir wsnap guard
-        fork_dry_run mode session_rules trace proto model base_url ms
+        policy session sf snap_dir wsnap guard
+        fork_dry_run mode session_rules proto model base_url ms
         hooks jail start_run pf
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt progress

@@ -126,7 +126,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 			return -2;
 
 		if (resume_reload(cv, &why) == -1) {
-			cv->a->unsaved_told = false;
+			agent_unsaved_reset(cv->a);
 			event_error(cv->bus, 1, "%s", buf_cstr(&why));
 			buf_release(&why);
 			return -2;

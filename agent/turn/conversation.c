@@ -101,6 +101,54 @@ conversation_hook_stopped(const struct conversation *cv)
 	return cv->ts->hook_stop;
 }
 
+/*
+ * What the session's modules note of it: where phase changes are logged
+ * (TANDEM_DEBUG=phase), whether its failed write was told already, and
+ * whether it was resumed rather than started.
+ */
+struct session_facts {
+	FILE	*trace;		/* NULL: not logged */
+	bool	 unsaved_told;
+	bool	 resumed;
+};
+
+struct session_facts *
+agent_facts_new(FILE *trace)
+{
+	struct session_facts *sf = xcalloc(1, sizeof *sf);
+
+	sf->trace = trace;
+	return sf;
+}
+
+void
+agent_facts_free(struct session_facts *sf)
+{
+	if (sf == NULL)
+		return;
+	if (sf->trace != NULL && sf->trace != stderr)
+		fclose(sf->trace);
+	free(sf);
+}
+
+void
+agent_unsaved_reset(struct agent *a)
+{
+	a->sf->unsaved_told = false;
+}
+
+bool
+agent_resumed(const struct agent *a)
+{
+	return a->sf->resumed;
+}
+
+void
+agent_set_resumed(struct agent *a, bool resumed)
+{
+	a->sf->resumed = resumed;
+}
+
 const char *
 agent_phase_name(enum turn_phase p)
 {
@@ -113,10 +161,10 @@ agent_phase(struct conversation *cv, enum turn_phase to)
 {
 	if (cv->ts->phase == to)
 		return;
-	if (cv->a->trace != NULL) {
-		fprintf(cv->a->trace, "turn %d: %s -> %s\n", cv->turn, agent_phase_name(cv->ts->phase),
+	if (cv->a->sf->trace != NULL) {
+		fprintf(cv->a->sf->trace, "turn %d: %s -> %s\n", cv->turn, agent_phase_name(cv->ts->phase),
 		    agent_phase_name(to));
-		fflush(cv->a->trace);
+		fflush(cv->a->sf->trace);
 	}
 	cv->ts->phase = to;
 }
@@ -189,8 +237,8 @@ agent_unsaved(struct conversation *cv)
 {
 	const char *why = session_error(cv->a->session);
 
-	if (!cv->a->unsaved_told) {
-		cv->a->unsaved_told = true;
+	if (!cv->a->sf->unsaved_told) {
+		cv->a->sf->unsaved_told = true;
 		event_error(cv->bus, 1, "%s", why != NULL ? why : "could not save the session");
 		emit_session_unsaved(cv->bus, why != NULL ? why : "", session_dir(cv->a->session));
 	}

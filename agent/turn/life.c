@@ -161,7 +161,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	struct agent *a = xcalloc(1, sizeof *a);
 	struct conversation *cv;
 
-	a->trace = agent_trace_open();
+	a->sf = agent_facts_new(agent_trace_open());
 	a->ms = modelset_new();
 	a->guard = tooluse_guard_new();
 	a->ops = &agent_turn_ops;
@@ -211,9 +211,9 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, cv->sched);
 	lsp_tools_json(a->lsp, prompt_tools(cv));
 	prompt_mcp_start(cv);
-	a->resumed = resume_id != NULL;
+	agent_set_resumed(a, resume_id != NULL);
 	/* A front end that subscribes later asks for the replay (agent_replay). */
-	agent_emit_session(cv, a->resumed);
+	agent_emit_session(cv, agent_resumed(a));
 	if (!interactive)
 		jail_announce(a->jail, a->bus);
 	if (session_note(a->session) != NULL)
@@ -277,9 +277,9 @@ agent_free(struct agent *a)
 	tooluse_guard_free(a->guard);
 	wsnap_free(a->wsnap);
 	prompt_facts_free(a->pf);
-	if (a->trace != NULL && a->trace != stderr)
-		fclose(a->trace);
 	sub_free(a->subs);
+	/* after the subagents: their conversations' last phase changes are logged */
+	agent_facts_free(a->sf);
 	if (cv != NULL)
 		conversation_state_free(cv->ts);
 	free(cv);

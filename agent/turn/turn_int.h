@@ -111,15 +111,13 @@ struct agent {
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct session		*session;
-	bool			 resumed;	/* the session was resumed, not started */
-	bool			 unsaved_told;	/* the session's failed write was reported */
+	struct session_facts	*sf;		/* resumed, the failed write told, the phase log (conversation.c) */
 	char			*snap_dir;
 	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
 	struct tooluse_guard	*guard;		/* what sandboxed commands create (tooluse.c, protect.h) */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
-	FILE			*trace;		/* TANDEM_DEBUG=phase: where transitions are logged */
 
 	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
 	enum stream_proto	 proto;
@@ -247,6 +245,18 @@ bool	 conversation_failed(const struct conversation *cv);
 void	 conversation_set_failed(struct conversation *cv, bool failed);
 /* A hook said "continue": false in this turn (agent_hook_notes). */
 bool	 conversation_hook_stopped(const struct conversation *cv);
+
+/*
+ * What the session's modules note of it (conversation.c's struct
+ * session_facts): the phase log (closed when freed, unless stderr), the
+ * failed write told once (agent_unsaved; agent_unsaved_reset tells the
+ * next one again), the session resumed rather than started.
+ */
+struct session_facts *agent_facts_new(FILE *trace);
+void	 agent_facts_free(struct session_facts *);
+void	 agent_unsaved_reset(struct agent *a);
+bool	 agent_resumed(const struct agent *a);
+void	 agent_set_resumed(struct agent *a, bool resumed);
 
 /* The one transition function of the turn. */
 void	 agent_phase(struct conversation *cv, enum turn_phase to);
