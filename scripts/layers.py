@@ -266,6 +266,12 @@ TURN_OWNED = {
     "usage_acct": "agent/turn/conversation.c",
     "tooluse_guard": "agent/turn/tooluse.c",
     "tooluse_progress": "agent/turn/tooluse.c",
+    "prompt_state": "agent/turn/prompt.c",
+    "call_retry": "agent/turn/call.c",
+    "modelset_conv": "agent/turn/modelset.c",
+    "turn_flow": "agent/turn/agent.c",
+    "session_facts": "agent/turn/conversation.c",
+    "prompt_facts": "agent/turn/prompt.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -277,16 +283,14 @@ TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 TURN_SHARED = {
     "turn_ops": None,
     "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
-        policy session resumed unsaved_told snap_dir wsnap guard
-        fork_dry_run mode session_rules trace proto model base_url ms
-        hooks jail start_run session_context memory memory_report host_prompt
+        policy session sf snap_dir wsnap guard
+        fork_dry_run mode session_rules proto model base_url ms
+        hooks jail start_run pf
         web lsp claude main subs convs""",
-    "conversation": """a next bus durable conv sched model tools sys_static
-        sys_dynamic checkpoint_a progress mcp_expand
-        mcp_context phase failed turn calls continuations attempt call
-        stop_reason paused continuing answer retry_timer models_timer
-        helper_retried est_sent usage cw cmp inbox
-        plan record hook_run hook_stop stop_blocks""",
+    "conversation": """a next bus durable conv sched model prompt progress
+        ts turn call
+        retry mconv usage cw cmp inbox
+        plan record tf""",
 }
 
 STRUCT_DEF = re.compile(r"^struct\s+(\w+)\s*\{", re.M)

@@ -56,6 +56,47 @@
 #include "plan/plan.h"
 #include "sub/subagent.h"
 
+/*
+ * What agent.c alone keeps of the turn's flow: the UserPromptSubmit or
+ * Stop run the turn waits for, the Stop hooks that kept it going, the
+ * prompt's MCP prompt and resources being read (mcp_expand) with the
+ * hooks' context kept while they are, the last response's stop reason
+ * and the max_tokens continuations asked for.
+ */
+struct turn_flow {
+	struct hook_run		*run;		/* the turn waits for it; NULL: none */
+	int			 stop_blocks;	/* Stop hooks that kept this turn going */
+	struct mcp_expand	*expand;
+	char			*context;	/* the hooks' context, for the expanded prompt */
+	char			*stop_reason;	/* the last response's */
+	int			 continuations;	/* after max_tokens, in this turn */
+};
+
+struct turn_flow *
+agent_flow_new(void)
+{
+	return xcalloc(1, sizeof(struct turn_flow));
+}
+
+void
+agent_flow_free(struct turn_flow *tf)
+{
+	if (tf == NULL)
+		return;
+	hooks_cancel(tf->run);
+	mcp_expand_cancel(tf->expand);
+	free(tf->context);
+	free(tf->stop_reason);
+	free(tf);
+}
+
+void
+agent_flow_cancel(struct conversation *cv)
+{
+	hooks_cancel(cv->tf->run);
+	cv->tf->run = NULL;
+}
+
 static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
 static void agent_proceed(struct conversation *);
 static bool agent_next_call(struct conversation *);
@@ -85,14 +126,14 @@ conversation_submit(struct conversation *cv, const char *prompt)
 			return -2;
 
 		if (resume_reload(cv, &why) == -1) {
-			cv->a->unsaved_told = false;
+			agent_unsaved_reset(cv->a);
 			event_error(cv->bus, 1, "%s", buf_cstr(&why));
 			buf_release(&why);
 			return -2;
 		}
 		buf_release(&why);
 	}
-	cv->failed = false;
+	conversation_set_failed(cv, false);
 	compaction_turn_start(cv);
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
 	if (session_turns(cv->a->session) > cv->turn)
@@ -103,13 +144,10 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	/* A command's model holds for the main conversation's turn (claude.h). */
 	if (cv == cv->a->main)
 		claude_turn_start(cv->a->claude, cv->a, prompt);
-	cv->calls = 0;
-	cv->continuations = 0;
-	cv->paused = cv->continuing = false;
-	buf_reset(&cv->answer);
-	cv->attempt = 0;
-	cv->stop_blocks = 0;
-	cv->hook_stop = false;
+	conversation_turn_start(cv);
+	cv->tf->continuations = 0;
+	call_retry_reset(cv);
+	cv->tf->stop_blocks = 0;
 	event_set_turn(cv->bus, cv->turn);
 	emit_turn_start(cv->bus, prompt, false);
 	agent_prompt_hooks(cv);
@@ -149,7 +187,7 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
     const char *error)
 {
 	struct conversation *cv = arg;
-	char *context = cv->mcp_context;
+	char *context = cv->tf->context;
 	const cJSON *n;
 
 	cJSON_ArrayForEach(n, notes) {
@@ -160,8 +198,8 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 		event_emit(cv->bus, ev);
 	}
 
-	cv->mcp_expand = NULL;
-	cv->mcp_context = NULL;
+	cv->tf->expand = NULL;
+	cv->tf->context = NULL;
 	if (error != NULL) {
 		cJSON_Delete(blocks);
 		free(context);
@@ -176,10 +214,10 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 static void
 agent_start_prompt(struct conversation *cv, const char *prompt, const char *context)
 {
-	cv->mcp_expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
-	if (cv->mcp_expand != NULL) {
-		free(cv->mcp_context);
-		cv->mcp_context = context != NULL ? xstrdup(context) : NULL;
+	cv->tf->expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
+	if (cv->tf->expand != NULL) {
+		free(cv->tf->context);
+		cv->tf->context = context != NULL ? xstrdup(context) : NULL;
 		agent_phase(cv, PHASE_MCP_FETCH);
 		return;
 	}
@@ -191,7 +229,7 @@ agent_prompt_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->hook_run = NULL;
+	cv->tf->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision == HOOK_BLOCK || o->stop) {
 		event_error(cv->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
@@ -223,9 +261,9 @@ agent_prompt_hooks(struct conversation *cv)
 			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
 		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
 		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
-		cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
+		cv->tf->run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
-		if (cv->hook_run != NULL) {
+		if (cv->tf->run != NULL) {
 			agent_phase(cv, PHASE_PROMPT_HOOKS);
 			return;
 		}
@@ -240,10 +278,9 @@ agent_session_started(void *arg, struct hook_outcome *o)
 
 	cv->a->start_run = NULL;
 	agent_hook_notes(cv, o);
-	free(cv->a->session_context);
-	cv->a->session_context = o->additional_context;
+	prompt_set_session_context(cv->a, o->additional_context);
 	o->additional_context = NULL;
-	if (cv->phase == PHASE_SESSION_WAIT)
+	if (conversation_phase(cv) == PHASE_SESSION_WAIT)
 		agent_prompt_hooks(cv);
 }
 
@@ -253,8 +290,7 @@ turn_session_start(struct conversation *cv, const char *source)
 {
 	cJSON *f;
 
-	free(cv->a->session_context);
-	cv->a->session_context = NULL;
+	prompt_set_session_context(cv->a, NULL);
 	hooks_cancel(cv->a->start_run);
 	cv->a->start_run = NULL;
 	if (!hooks_has(cv->a->hooks, HOOK_SESSION_START, source))
@@ -272,13 +308,13 @@ turn_session_start(struct conversation *cv, const char *source)
 static bool
 agent_next_call(struct conversation *cv)
 {
-	if (cv->calls >= cv->a->cfg->max_turns) {
+	if (conversation_calls(cv) >= cv->a->cfg->max_turns) {
 		agent_fail(cv, "this turn reached its cap of %d model calls (--max-turns); "
 		    "send another prompt to go on", cv->a->cfg->max_turns);
 		return false;
 	}
-	cv->calls++;
-	cv->attempt = 0;
+	conversation_count_call(cv);
+	call_retry_reset(cv);
 	turn_call_model(cv);
 	return true;
 }
@@ -308,10 +344,10 @@ agent_verify_conv(struct conversation *cv)
 			fatal("TANDEM_DEBUG=conv: the kept fingerprint of message %d is stale", i);
 		i++;
 	}
-	if (prompt_estimate(cv) != compact_estimate(sys, cv->tools, cv->conv.messages))
+	if (prompt_estimate(cv) != compact_estimate(sys, prompt_tools(cv), cv->conv.messages))
 		fatal("TANDEM_DEBUG=conv: the kept size is %lld tokens, afresh %lld",
 		    (long long)prompt_estimate(cv),
-		    (long long)compact_estimate(sys, cv->tools, cv->conv.messages));
+		    (long long)compact_estimate(sys, prompt_tools(cv), cv->conv.messages));
 	if (conv_check_messages(cv->conv.messages, true, NULL, &why) != conv_check(&cv->conv, &why))
 		fatal("TANDEM_DEBUG=conv: the kept check differs from the whole one (%s)",
 		    buf_cstr(&why));
@@ -356,22 +392,22 @@ turn_call_model(struct conversation *cv)
 	}
 	buf_release(&why);
 	hashes = conv_hashes(&cv->conv, cachewatch_message_hash, &nhashes);
-	cachewatch_before_hashes(cv->cw, cv->sys_static, cv->tools, cv->a->model, hashes, nhashes,
+	cachewatch_before_hashes(cv->cw, prompt_sys_static(cv), prompt_tools(cv), cv->a->model, hashes, nhashes,
 	    call_clock_ms());
-	cv->est_sent = prompt_estimate(cv);
+	modelset_sending(cv, prompt_estimate(cv));
 	if (agent_debug("conv"))
 		agent_verify_conv(cv);
 	memset(&rq, 0, sizeof rq);
-	rq.system_static = cv->sys_static;
-	rq.system_dynamic = cv->sys_dynamic;
-	rq.tools = cv->tools;
+	rq.system_static = prompt_sys_static(cv);
+	rq.system_dynamic = prompt_sys_dynamic(cv);
+	rq.tools = prompt_tools(cv);
 	rq.conv = &cv->conv;
 	rq.cache = cv->a->proto == STREAM_ANTHROPIC;
 	rq.stall_on_progress = true;
 	rq.sh = &sh;
-	cv->checkpoint_a = false;
+	record_call_start(cv);
 	cv->call.overflow_ok = compaction_overflow_ok(cv);
-	cv->call.reauth_ok = cv->a->cfg->api_key_helper != NULL && !cv->helper_retried;
+	cv->call.reauth_ok = call_reauth_may(cv);
 	agent_phase(cv, PHASE_STREAMING);
 	call_start(cv, &cv->call, &rq, agent_call_ended, NULL);
 	crash_point("request-sent");
@@ -402,7 +438,7 @@ agent_on_block(void *arg, int index, const cJSON *block)
 	struct conversation *cv = arg;
 
 	/* A call cut off before its block stopped is never run (nor recorded). */
-	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || cv->phase == PHASE_ENDING ||
+	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || conversation_phase(cv) == PHASE_ENDING ||
 	    json_bool(block, "_incomplete", false))
 		return;
 	emit_tool_use(cv->bus, json_str(block, "id", ""), json_str(block, "name", ""),
@@ -416,7 +452,7 @@ agent_retry_now(struct ev_loop *loop, void *arg)
 {
 	struct conversation *cv = arg;
 
-	cv->retry_timer = 0;
+	call_retry_fired(cv);
 	turn_call_model(cv);
 }
 
@@ -425,17 +461,16 @@ static void
 agent_retry(struct conversation *cv, struct http_req *req, const char *reason)
 {
 	int64_t delay;
+	int attempt;
 
 	call_release(&cv->call);
-	if (cv->attempt >= cv->a->cfg->retries) {
-		agent_fail(cv, "%s (gave up after %d attempts)", reason, cv->attempt + 1);
+	if (!call_retry_next(cv, req, &attempt, &delay)) {
+		agent_fail(cv, "%s (gave up after %d attempts)", reason, call_attempts(cv));
 		return;
 	}
-	cv->attempt++;
-	delay = call_backoff_ms(req, cv->attempt);
-	emit_retry(cv->bus, cv->attempt, delay, reason);
+	emit_retry(cv->bus, attempt, delay, reason);
 	agent_phase(cv, PHASE_RETRY_WAIT);
-	cv->retry_timer = ev_timer_add(cv->a->loop, delay, agent_retry_now, cv);
+	call_retry_wait(cv, delay, agent_retry_now, cv);
 }
 
 /* The turn's model call ended: what its end means for the turn. */
@@ -466,7 +501,7 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 		struct buf kerr = BUF_INIT(4096);
 
 		/* The helper's key may have expired: ask it again, once. */
-		cv->helper_retried = true;
+		call_reauth_tried(cv);
 		call_release(c);
 		if (modelset_run_key_helper(cv, &kerr) == 0)
 			turn_call_model(cv);
@@ -502,8 +537,8 @@ agent_response_done(struct conversation *cv, const char *stop_reason)
 		agent_halt(cv);
 		return;
 	}
-	free(cv->stop_reason);
-	cv->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
+	free(cv->tf->stop_reason);
+	cv->tf->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
 	    "tool_use" : stop_reason);
 	call_release(&cv->call);
 	agent_phase(cv, PHASE_TOOLS);
@@ -520,7 +555,7 @@ agent_response_done(struct conversation *cv, const char *stop_reason)
 static void
 turn_settle(struct conversation *cv)
 {
-	if ((cv->phase == PHASE_TOOLS || cv->phase == PHASE_ENDING) &&
+	if ((conversation_phase(cv) == PHASE_TOOLS || conversation_phase(cv) == PHASE_ENDING) &&
 	    sched_pending(cv->sched) == 0 && hooks_post_pending(cv->a->hooks) == 0)
 		agent_proceed(cv);
 }
@@ -530,19 +565,19 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->hook_run = NULL;
+	cv->tf->run = NULL;
 	agent_hook_notes(cv, o);
-	if (o->decision != HOOK_BLOCK || cv->hook_stop) {
+	if (o->decision != HOOK_BLOCK || conversation_hook_stopped(cv)) {
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	if (cv->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+	if (cv->tf->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
 		event_error(cv->bus, 0, "Stop hooks kept the turn going %d times in a row; "
-		    "stopping here", cv->stop_blocks);
+		    "stopping here", cv->tf->stop_blocks);
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	cv->stop_blocks++;
+	cv->tf->stop_blocks++;
 	if (record_add_text(cv, o->reason) == -1) {
 		agent_halt(cv);
 		return;
@@ -561,24 +596,24 @@ agent_stop_hooks(struct conversation *cv)
 	if (!hooks_has(cv->a->hooks, ev, type))
 		return false;
 	f = cJSON_CreateObject();
-	cJSON_AddBoolToObject(f, "stop_hook_active", cv->stop_blocks > 0);
+	cJSON_AddBoolToObject(f, "stop_hook_active", cv->tf->stop_blocks > 0);
 	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
 	if (ev == HOOK_SUBAGENT_STOP) {
 		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
-		json_add_str_n(f, "last_assistant_message", buf_cstr(&cv->answer), cv->answer.len);
+		json_add_str_n(f, "last_assistant_message", buf_cstr(record_answer(cv)), record_answer(cv)->len);
 	}
-	cv->hook_run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
+	cv->tf->run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
-	if (cv->hook_run != NULL)
+	if (cv->tf->run != NULL)
 		agent_phase(cv, PHASE_STOP_HOOKS);
-	return cv->hook_run != NULL;
+	return cv->tf->run != NULL;
 }
 
 /* The response and all its tools are done: the stop reason decides what comes next. */
 static void
 agent_proceed(struct conversation *cv)
 {
-	const char *sr = cv->stop_reason != NULL ? cv->stop_reason : "end_turn";
+	const char *sr = cv->tf->stop_reason != NULL ? cv->tf->stop_reason : "end_turn";
 	bool had_tools = sched_count(cv->sched) > 0;
 
 	if (had_tools) {
@@ -588,7 +623,7 @@ agent_proceed(struct conversation *cv)
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
 		    session_error(cv->a->session) == NULL &&
 		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
-		    cv->durable && session_checkpoint(cv->a->session, 'B', cv->turn, cv->calls, record_tokens_used(cv), NULL) == -1)
+		    cv->durable && session_checkpoint(cv->a->session, 'B', cv->turn, conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
 			agent_unsaved(cv);
 		sched_reset(cv->sched);
 	}
@@ -597,26 +632,27 @@ agent_proceed(struct conversation *cv)
 		agent_end_turn(cv, "error", true);
 		return;
 	}
-	if (cv->phase == PHASE_ENDING) {
-		agent_end_turn(cv, cv->failed ? "error" : "interrupted", cv->failed);
+	if (conversation_phase(cv) == PHASE_ENDING) {
+		agent_end_turn(cv, conversation_failed(cv) ? "error" : "interrupted",
+		    conversation_failed(cv));
 		return;
 	}
-	if (cv->hook_stop) {
+	if (conversation_hook_stopped(cv)) {
 		agent_end_turn(cv, "stopped_by_hook", false);
 		return;
 	}
 	if (strcmp(sr, "max_tokens") == 0) {
-		if (cv->continuations >= AGENT_MAX_CONTINUATIONS) {
+		if (cv->tf->continuations >= AGENT_MAX_CONTINUATIONS) {
 			event_error(cv->bus, 0, "the answer reached max_tokens %d times; stopping here",
-			    cv->continuations + 1);
+			    cv->tf->continuations + 1);
 			agent_end_turn(cv, "max_tokens", false);
 			return;
 		}
-		cv->continuations++;
+		cv->tf->continuations++;
 		event_error(cv->bus, 0, "the answer reached the max_tokens limit; asking the model "
-		    "to continue (%d of %d)", cv->continuations, AGENT_MAX_CONTINUATIONS);
+		    "to continue (%d of %d)", cv->tf->continuations, AGENT_MAX_CONTINUATIONS);
 		/* After tool results the next answer starts afresh; after text it goes on. */
-		cv->continuing = !had_tools;
+		record_set_continuing(cv, !had_tools);
 		if (record_add_text(cv, had_tools ? "Your answer was cut off by the output limit. "
 		    "Continue where you stopped; resend any tool call that was cut off." :
 		    "Your answer was cut off by the output limit. Continue exactly where you stopped.") == -1) {
@@ -630,7 +666,7 @@ agent_proceed(struct conversation *cv)
 		}
 	} else if (strcmp(sr, "pause_turn") == 0) {
 		/* The server paused a long turn: send it back as it is; the rest joins it. */
-		cv->paused = cv->continuing = true;
+		record_set_paused(cv);
 	} else {
 		if (strcmp(sr, "refusal") == 0)
 			event_error(cv->bus, 0, "the model declined to answer this request");
@@ -656,7 +692,7 @@ agent_halt(struct conversation *cv)
 	if (!agent_in_turn(cv))
 		return -1;
 	if (sched_pending(cv->sched) > 0) {
-		if (cv->phase != PHASE_ENDING) {
+		if (conversation_phase(cv) != PHASE_ENDING) {
 			agent_phase(cv, PHASE_ENDING);
 			sched_interrupt(cv->sched, AGENT_NOT_SAVED);
 		}
@@ -677,7 +713,7 @@ agent_fail(struct conversation *cv, const char *fmt, ...)
 	va_end(ap);
 	event_error(cv->bus, 1, "%s", buf_cstr(&m));
 	buf_release(&m);
-	cv->failed = true;
+	conversation_set_failed(cv, true);
 	/* Every tool_use must still get its result before the turn ends. */
 	if (sched_pending(cv->sched) > 0) {
 		agent_phase(cv, PHASE_ENDING);
@@ -696,17 +732,17 @@ agent_interrupt(struct agent *a)
 void
 conversation_interrupt(struct conversation *cv)
 {
-	enum turn_phase from = cv->phase;
+	enum turn_phase from = conversation_phase(cv);
 
-	if (!agent_in_turn(cv) || cv->phase == PHASE_ENDING)
+	if (!agent_in_turn(cv) || conversation_phase(cv) == PHASE_ENDING)
 		return;
 	agent_phase(cv, PHASE_ENDING);
 	hooks_cancel_tools(cv->a->hooks);
 	if (from == PHASE_MCP_FETCH) {
-		mcp_expand_cancel(cv->mcp_expand);
-		cv->mcp_expand = NULL;
-		free(cv->mcp_context);
-		cv->mcp_context = NULL;
+		mcp_expand_cancel(cv->tf->expand);
+		cv->tf->expand = NULL;
+		free(cv->tf->context);
+		cv->tf->context = NULL;
 	}
 	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS ||
 	    from == PHASE_MCP_FETCH) {
@@ -714,14 +750,8 @@ conversation_interrupt(struct conversation *cv)
 		agent_end_turn(cv, "interrupted", false);
 		return;
 	}
-	if (cv->retry_timer != 0) {
-		ev_timer_cancel(cv->a->loop, cv->retry_timer);
-		cv->retry_timer = 0;
-	}
-	if (cv->models_timer != 0) {
-		ev_timer_cancel(cv->a->loop, cv->models_timer);
-		cv->models_timer = 0;
-	}
+	call_retry_cancel(cv);
+	modelset_wait_cancel(cv);
 	/* A summary the next call waits for: the call will not come. */
 	if (compaction_call_waits(cv))
 		compaction_cancel(cv);
@@ -770,17 +800,15 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 		failed = true;
 	}
 	agent_phase(cv, PHASE_IDLE);
-	if (cv->retry_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->retry_timer);
-	cv->retry_timer = 0;
+	call_retry_cancel(cv);
 	hooks_cancel_tools(cv->a->hooks);
-	hooks_cancel(cv->hook_run);
-	cv->hook_run = NULL;
+	hooks_cancel(cv->tf->run);
+	cv->tf->run = NULL;
 	sched_reset(cv->sched);
 	if (cv == cv->a->main)
 		claude_turn_end(cv->a->claude, cv->a);
 	emit_turn_end(cv->bus, stop_reason, false);
-	emit_result(cv->bus, buf_cstr(&cv->answer), cv->answer.len, stop_reason, failed, cv->calls,
+	emit_result(cv->bus, buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, conversation_calls(cv),
 	    conversation_totals(cv), conversation_cost(cv), session_id(cv->a->session));
 }
 

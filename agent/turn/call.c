@@ -13,6 +13,7 @@
 #include "modelset.h"
 #include "prompt.h"
 #include "record.h"
+#include "xalloc.h"
 
 static int64_t
 call_retry_base_ms(void)
@@ -61,6 +62,93 @@ call_retry_after(struct http_req *req)
 		}
 	}
 	return -1;
+}
+
+/*
+ * A conversation's retries of its turn's call: the attempts made, the
+ * backoff's timer, and whether the key helper ran again for this call.
+ */
+struct call_retry {
+	struct ev_loop	*loop;
+	uint64_t	 timer;		/* the backoff before the next attempt; 0: none */
+	int		 attempt;	/* retries of this call */
+	bool		 helper_retried;	/* a 401 ran the helper again for this call */
+};
+
+struct call_retry *
+call_retry_new(struct ev_loop *loop)
+{
+	struct call_retry *cr = xcalloc(1, sizeof *cr);
+
+	cr->loop = loop;
+	return cr;
+}
+
+void
+call_retry_free(struct call_retry *cr)
+{
+	if (cr == NULL)
+		return;
+	if (cr->timer != 0)
+		ev_timer_cancel(cr->loop, cr->timer);
+	free(cr);
+}
+
+void
+call_retry_reset(struct conversation *cv)
+{
+	cv->retry->attempt = 0;
+}
+
+int
+call_attempts(const struct conversation *cv)
+{
+	return cv->retry->attempt + 1;
+}
+
+bool
+call_retry_next(struct conversation *cv, struct http_req *req, int *attempt, int64_t *delay)
+{
+	struct call_retry *cr = cv->retry;
+
+	if (cr->attempt >= cv->a->cfg->retries)
+		return false;
+	cr->attempt++;
+	*attempt = cr->attempt;
+	*delay = call_backoff_ms(req, cr->attempt);
+	return true;
+}
+
+void
+call_retry_wait(struct conversation *cv, int64_t delay, ev_timer_fn *fn, void *arg)
+{
+	cv->retry->timer = ev_timer_add(cv->retry->loop, delay, fn, arg);
+}
+
+void
+call_retry_fired(struct conversation *cv)
+{
+	cv->retry->timer = 0;
+}
+
+void
+call_retry_cancel(struct conversation *cv)
+{
+	if (cv->retry->timer != 0)
+		ev_timer_cancel(cv->retry->loop, cv->retry->timer);
+	cv->retry->timer = 0;
+}
+
+bool
+call_reauth_may(const struct conversation *cv)
+{
+	return cv->a->cfg->api_key_helper != NULL && !cv->retry->helper_retried;
+}
+
+void
+call_reauth_tried(struct conversation *cv)
+{
+	cv->retry->helper_retried = true;
 }
 
 int64_t
@@ -428,7 +516,7 @@ call_record_usage(struct conversation *cv)
 	}
 	cost = call_add_usage(cv, &u);
 	modelset_calibrate(cv, &u);
-	cv->helper_retried = false;
+	cv->retry->helper_retried = false;
 	emit_usage(cv->bus, &u, cost);
 	emit_context(cv->bus, u.input + u.cache_write + u.cache_read + u.output, modelset_window(cv),
 	    compact_stage_name(conv_stage(&cv->conv)));

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "ev.h"
 #include "model/http.h"
 #include "model/stream.h"
 
@@ -87,6 +88,26 @@ void	 call_record_usage(struct conversation *);
 int64_t	 call_clock_ms(void);
 /* Drop the stream and the error body of a call that ended (or never started). */
 void	 call_release(struct call *);
+/*
+ * A conversation's retries of its turn's call (struct call_retry, call.c's):
+ * the attempts, the backoff's timer, the key helper's second run.
+ */
+struct call_retry *call_retry_new(struct ev_loop *);
+/* Free it; its timer is cancelled. */
+void	 call_retry_free(struct call_retry *);
+/* A new call of the turn: no attempt made again yet. */
+void	 call_retry_reset(struct conversation *);
+/* The attempts made of this call, the first one included. */
+int	 call_attempts(const struct conversation *);
+/* One more attempt, its number and the delay before it; false: none is left (cfg->retries). */
+bool	 call_retry_next(struct conversation *, struct http_req *, int *attempt, int64_t *delay);
+/* fn(arg) runs after delay ms, unless call_retry_cancel comes first; it calls call_retry_fired. */
+void	 call_retry_wait(struct conversation *, int64_t delay, ev_timer_fn *fn, void *arg);
+void	 call_retry_fired(struct conversation *);
+void	 call_retry_cancel(struct conversation *);
+/* A refused key may be asked of the key helper again (once a call); it was. */
+bool	 call_reauth_may(const struct conversation *);
+void	 call_reauth_tried(struct conversation *);
 /* The delay before retry number attempt (1, 2, ...): Retry-After, else jittered backoff. */
 int64_t	 call_backoff_ms(struct http_req *, int attempt);
 /* Add a call's usage to the session's totals; its cost. */

@@ -164,7 +164,7 @@ compaction_before_call(struct conversation *cv)
 	struct compact_outcome o;
 	char *sys = prompt_system_text(cv);
 
-	compact_auto_at(cv->conv.messages, sys, cv->tools, modelset_est_window(cv), &cv->cmp->th,
+	compact_auto_at(cv->conv.messages, sys, prompt_tools(cv), modelset_est_window(cv), &cv->cmp->th,
 	    cv->cmp->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, prompt_estimate(cv), &o);
 	free(sys);
 	if (o.stage != COMPACT_NONE)
@@ -183,7 +183,7 @@ compaction_overflow(struct conversation *cv)
 	char *sys = prompt_system_text(cv);
 
 	cv->cmp->overflow_retried = true;
-	compact_overflow(cv->conv.messages, sys, cv->tools, &o);
+	compact_overflow(cv->conv.messages, sys, prompt_tools(cv), &o);
 	conv_changed(&cv->conv);
 	free(sys);
 	if (o.stage == COMPACT_NONE)
@@ -260,7 +260,7 @@ agent_compact(struct agent *a, const char *focus)
 	/* Asked for by the user: summaries are on again. */
 	cv->cmp->summary_failures = 0;
 	compaction_pre_hooks(cv, "manual", focus);
-	if (cv->sys_dynamic == NULL)
+	if (prompt_sys_dynamic(cv) == NULL)
 		prompt_build_dynamic(cv);
 	if (compaction_start(cv, keep, focus, false) == -1) {
 		event_error(cv->bus, 0, "nothing to compact yet");

@@ -34,6 +34,121 @@ static const char *const agent_phase_names[PHASE_COUNT] = {
 	[PHASE_SUMMARY] = "summary"
 };
 
+/*
+ * A conversation's turn in progress: its phase (agent_phase the one
+ * writer), its model calls so far, how it will end (failed), and whether
+ * a hook said "continue": false.
+ */
+struct turn_state {
+	enum turn_phase	 phase;
+	int		 calls;		/* model calls in this turn */
+	bool		 failed;
+	bool		 hook_stop;
+};
+
+struct turn_state *
+conversation_state_new(void)
+{
+	return xcalloc(1, sizeof(struct turn_state));
+}
+
+void
+conversation_state_free(struct turn_state *ts)
+{
+	free(ts);
+}
+
+enum turn_phase
+conversation_phase(const struct conversation *cv)
+{
+	return cv->ts->phase;
+}
+
+void
+conversation_turn_start(struct conversation *cv)
+{
+	cv->ts->calls = 0;
+	cv->ts->hook_stop = false;
+}
+
+int
+conversation_calls(const struct conversation *cv)
+{
+	return cv->ts->calls;
+}
+
+void
+conversation_count_call(struct conversation *cv)
+{
+	cv->ts->calls++;
+}
+
+bool
+conversation_failed(const struct conversation *cv)
+{
+	return cv->ts->failed;
+}
+
+void
+conversation_set_failed(struct conversation *cv, bool failed)
+{
+	cv->ts->failed = failed;
+}
+
+bool
+conversation_hook_stopped(const struct conversation *cv)
+{
+	return cv->ts->hook_stop;
+}
+
+/*
+ * What the session's modules note of it: where phase changes are logged
+ * (TANDEM_DEBUG=phase), whether its failed write was told already, and
+ * whether it was resumed rather than started.
+ */
+struct session_facts {
+	FILE	*trace;		/* NULL: not logged */
+	bool	 unsaved_told;
+	bool	 resumed;
+};
+
+struct session_facts *
+agent_facts_new(FILE *trace)
+{
+	struct session_facts *sf = xcalloc(1, sizeof *sf);
+
+	sf->trace = trace;
+	return sf;
+}
+
+void
+agent_facts_free(struct session_facts *sf)
+{
+	if (sf == NULL)
+		return;
+	if (sf->trace != NULL && sf->trace != stderr)
+		fclose(sf->trace);
+	free(sf);
+}
+
+void
+agent_unsaved_reset(struct agent *a)
+{
+	a->sf->unsaved_told = false;
+}
+
+bool
+agent_resumed(const struct agent *a)
+{
+	return a->sf->resumed;
+}
+
+void
+agent_set_resumed(struct agent *a, bool resumed)
+{
+	a->sf->resumed = resumed;
+}
+
 const char *
 agent_phase_name(enum turn_phase p)
 {
@@ -44,26 +159,26 @@ agent_phase_name(enum turn_phase p)
 void
 agent_phase(struct conversation *cv, enum turn_phase to)
 {
-	if (cv->phase == to)
+	if (cv->ts->phase == to)
 		return;
-	if (cv->a->trace != NULL) {
-		fprintf(cv->a->trace, "turn %d: %s -> %s\n", cv->turn, agent_phase_name(cv->phase),
+	if (cv->a->sf->trace != NULL) {
+		fprintf(cv->a->sf->trace, "turn %d: %s -> %s\n", cv->turn, agent_phase_name(cv->ts->phase),
 		    agent_phase_name(to));
-		fflush(cv->a->trace);
+		fflush(cv->a->sf->trace);
 	}
-	cv->phase = to;
+	cv->ts->phase = to;
 }
 
 bool
 agent_in_turn(const struct conversation *cv)
 {
-	return cv->phase != PHASE_IDLE && cv->phase != PHASE_SUMMARY;
+	return cv->ts->phase != PHASE_IDLE && cv->ts->phase != PHASE_SUMMARY;
 }
 
 bool
 conversation_busy(const struct conversation *cv)
 {
-	return cv->phase != PHASE_IDLE;
+	return cv->ts->phase != PHASE_IDLE;
 }
 
 void
@@ -81,8 +196,8 @@ agent_hook_notes(struct conversation *cv, const struct hook_outcome *o)
 		event_error(cv->bus, 0, "%s", o->warnings);
 	if (o->system_message != NULL)
 		event_error(cv->bus, 0, "%s", o->system_message);
-	if (o->stop && !cv->hook_stop) {
-		cv->hook_stop = true;
+	if (o->stop && !cv->ts->hook_stop) {
+		cv->ts->hook_stop = true;
 		event_error(cv->bus, 0, "a hook ended the turn%s%s", o->stop_reason != NULL ? ": " : "",
 		    o->stop_reason != NULL ? o->stop_reason : "");
 	}
@@ -122,12 +237,12 @@ agent_unsaved(struct conversation *cv)
 {
 	const char *why = session_error(cv->a->session);
 
-	if (!cv->a->unsaved_told) {
-		cv->a->unsaved_told = true;
+	if (!cv->a->sf->unsaved_told) {
+		cv->a->sf->unsaved_told = true;
 		event_error(cv->bus, 1, "%s", why != NULL ? why : "could not save the session");
 		emit_session_unsaved(cv->bus, why != NULL ? why : "", session_dir(cv->a->session));
 	}
-	cv->failed = true;
+	cv->ts->failed = true;
 	return -1;
 }
 
@@ -296,12 +411,6 @@ agent_kick_all(struct agent *a)
 
 	for (cv = a->convs; cv != NULL; cv = cv->next)
 		sched_kick(cv->sched);
-}
-
-cJSON *
-conversation_tools(const struct conversation *cv)
-{
-	return cv->tools;
 }
 
 struct plan *

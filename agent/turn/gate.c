@@ -225,7 +225,7 @@ gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 		return SCHED_REFUSE;
 	}
 	/* Side effects wait until checkpoint A records who asked for them. */
-	if (c->tool->cls != TOOL_READ_ONLY && !cv->checkpoint_a)
+	if (c->tool->cls != TOOL_READ_ONLY && !record_checkpoint_made(cv))
 		return SCHED_LATER;
 	return GATE_PASS;
 }
@@ -457,7 +457,7 @@ gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g,
 {
 	(void)g;
 	/* a subagent's effects are its caller's: they wait for the checkpoint that names the call */
-	if (c->tool == sub_tool(cv->a->subs, c->name) && !cv->checkpoint_a)
+	if (c->tool == sub_tool(cv->a->subs, c->name) && !record_checkpoint_made(cv))
 		return SCHED_LATER;
 	switch (sub_gate(cv->a->subs, cv, c->name, c->tool,
 	    c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {

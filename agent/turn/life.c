@@ -61,10 +61,12 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 
 	cv->a = a;
 	cv->bus = bus != NULL ? bus : a->bus;
-	buf_init(&cv->answer, BUF_NOLIMIT);
 	cv->progress = tooluse_progress_new();
-	cv->sys_static = xstrdup(agent_system_prompt());
-	cv->tools = prompt_tools_json(a->cfg);
+	cv->prompt = prompt_new(a->cfg);
+	cv->retry = call_retry_new(a->loop);
+	cv->mconv = modelset_conv_new(a->loop);
+	cv->tf = agent_flow_new();
+	cv->ts = conversation_state_new();
 	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
 	cv->cmp = compaction_new(a->cfg);
@@ -107,29 +109,23 @@ conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_s
 static void
 conversation_release(struct conversation *cv)
 {
-	if (cv->retry_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->retry_timer);
-	if (cv->models_timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->models_timer);
-	cv->retry_timer = cv->models_timer = 0;
+	call_retry_free(cv->retry);
+	cv->retry = NULL;
+	modelset_conv_free(cv->mconv);
+	cv->mconv = NULL;
 	call_cancel(&cv->call);
 	compaction_free(cv->cmp);
 	cv->cmp = NULL;
-	hooks_cancel(cv->hook_run);
-	cv->hook_run = NULL;
+	agent_flow_free(cv->tf);
+	cv->tf = NULL;
 	cachewatch_free(cv->cw);
 	sched_free(cv->sched);
-	mcp_expand_cancel(cv->mcp_expand);
-	free(cv->mcp_context);
 	conv_release(&cv->conv);
-	cJSON_Delete(cv->tools);
+	prompt_free(cv->prompt);
+	cv->prompt = NULL;
 	tooluse_progress_free(cv->progress);
 	cv->progress = NULL;
-	free(cv->sys_static);
-	free(cv->sys_dynamic);
-	free(cv->stop_reason);
 	free(cv->model);
-	buf_release(&cv->answer);
 	record_free(cv->record);
 	cv->record = NULL;
 	inbox_free(cv->inbox);
@@ -156,6 +152,7 @@ conversation_free(struct conversation *cv)
 	/* a held edit of its scheduler goes with it */
 	lsp_leave(cv->a->lsp, cv->sched);
 	conversation_release(cv);
+	conversation_state_free(cv->ts);
 	free(cv);
 }
 
@@ -166,7 +163,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	struct agent *a = xcalloc(1, sizeof *a);
 	struct conversation *cv;
 
-	a->trace = agent_trace_open();
+	a->sf = agent_facts_new(agent_trace_open());
 	a->ms = modelset_new();
 	a->guard = tooluse_guard_new();
 	a->ops = &agent_turn_ops;
@@ -184,13 +181,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->hooks = hooks_new(loop, cfg);
 	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
 	hooks_attach(a->hooks, bus);
-	{
-		struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
-
-		memory_load(cfg, &mem, &report);
-		a->memory = buf_detach(&mem, NULL);
-		a->memory_report = buf_detach(&report, NULL);
-	}
+	a->pf = prompt_facts_new(cfg);
 	/* Retry jitter must differ between processes that fail together. */
 	{
 		struct timespec ts;
@@ -220,11 +211,11 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
 	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, cv->sched);
-	lsp_tools_json(a->lsp, cv->tools);
+	lsp_tools_json(a->lsp, prompt_tools(cv));
 	prompt_mcp_start(cv);
-	a->resumed = resume_id != NULL;
+	agent_set_resumed(a, resume_id != NULL);
 	/* A front end that subscribes later asks for the replay (agent_replay). */
-	agent_emit_session(cv, a->resumed);
+	agent_emit_session(cv, agent_resumed(a));
 	if (!interactive)
 		jail_announce(a->jail, a->bus);
 	if (session_note(a->session) != NULL)
@@ -255,7 +246,7 @@ agent_free(struct agent *a)
 	}
 	hooks_cancel_tools(a->hooks);
 	if (cv != NULL)
-		hooks_cancel(cv->hook_run);
+		agent_flow_cancel(cv);
 	hooks_cancel(a->start_run);
 	a->start_run = NULL;
 	if (cv != NULL && hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
@@ -271,10 +262,8 @@ agent_free(struct agent *a)
 	jail_free(a->jail);
 	a->hooks = NULL;
 	lsp_free(a->lsp);
-	if (cv != NULL) {
-		cv->hook_run = NULL;
+	if (cv != NULL)
 		conversation_release(cv);
-	}
 	claude_free(a->claude);
 	web_free(a->web);
 	mcp_free(a->mcp);
@@ -289,13 +278,12 @@ agent_free(struct agent *a)
 	free(a->snap_dir);
 	tooluse_guard_free(a->guard);
 	wsnap_free(a->wsnap);
-	free(a->session_context);
-	free(a->host_prompt);
-	free(a->memory);
-	free(a->memory_report);
-	if (a->trace != NULL && a->trace != stderr)
-		fclose(a->trace);
+	prompt_facts_free(a->pf);
 	sub_free(a->subs);
+	/* after the subagents: their conversations' last phase changes are logged */
+	agent_facts_free(a->sf);
+	if (cv != NULL)
+		conversation_state_free(cv->ts);
 	free(cv);
 	free(a);
 }
@@ -336,7 +324,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		compaction_report(cv, out);
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
-		buf_puts(out, cv->a->memory_report != NULL ? cv->a->memory_report : "");
+		buf_puts(out, prompt_memory_report(cv->a));
 		claude_memory_report(cv->a->claude, out);
 	} else if (strcmp(what, "agents") == 0) {
 		sub_describe(cv->a->subs, out);

@@ -498,6 +498,50 @@ modelset_emit_window(struct conversation *cv)
 	    modelset_window(cv), compact_stage_name(conv_stage(&cv->conv)));
 }
 
+/*
+ * What modelset keeps of one conversation's requests: the first request's
+ * bounded wait for what the server says of the model, and the estimated
+ * tokens of the request in flight (the calibration's).
+ */
+struct modelset_conv {
+	struct ev_loop	*loop;
+	uint64_t	 timer;		/* the request's wait; 0: none */
+	int64_t		 est_sent;
+};
+
+struct modelset_conv *
+modelset_conv_new(struct ev_loop *loop)
+{
+	struct modelset_conv *mc = xcalloc(1, sizeof *mc);
+
+	mc->loop = loop;
+	return mc;
+}
+
+void
+modelset_conv_free(struct modelset_conv *mc)
+{
+	if (mc == NULL)
+		return;
+	if (mc->timer != 0)
+		ev_timer_cancel(mc->loop, mc->timer);
+	free(mc);
+}
+
+void
+modelset_wait_cancel(struct conversation *cv)
+{
+	if (cv->mconv->timer != 0)
+		ev_timer_cancel(cv->a->loop, cv->mconv->timer);
+	cv->mconv->timer = 0;
+}
+
+void
+modelset_sending(struct conversation *cv, int64_t est)
+{
+	cv->mconv->est_sent = est;
+}
+
 /* The catalogue answered for model: take the new caps, and send a request that waited. */
 void
 modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, const char *note)
@@ -514,9 +558,9 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 	 * cache); the answer is cached for the next session.
 	 */
 	if (cv->a->ms->caps_sent) {
-		if (cv->models_timer != 0) {
-			ev_timer_cancel(cv->a->loop, cv->models_timer);
-			cv->models_timer = 0;
+		if (cv->mconv->timer != 0) {
+			ev_timer_cancel(cv->a->loop, cv->mconv->timer);
+			cv->mconv->timer = 0;
 			agent_call_model(cv);
 		}
 		return;
@@ -529,9 +573,9 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 	cv->a->ms->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
 	if (out == MODELCAT_UNKNOWN_MODEL)
 		event_error(cv->bus, 0, "%s", note);
-	if (cv->models_timer != 0) {
-		ev_timer_cancel(cv->a->loop, cv->models_timer);
-		cv->models_timer = 0;
+	if (cv->mconv->timer != 0) {
+		ev_timer_cancel(cv->a->loop, cv->mconv->timer);
+		cv->mconv->timer = 0;
 		agent_call_model(cv);
 	}
 }
@@ -542,7 +586,7 @@ modelset_models_waited(struct ev_loop *loop, void *arg)
 	struct conversation *cv = arg;
 
 	(void)loop;
-	cv->models_timer = 0;
+	cv->mconv->timer = 0;
 	agent_call_model(cv);
 }
 
@@ -557,7 +601,7 @@ modelset_wait(struct conversation *cv)
 	    !modelcat_busy(cv->a->ms->cat, cv->a->model))
 		return false;
 	cv->a->ms->models_waited = true;
-	cv->models_timer = ev_timer_add(cv->a->loop, cv->a->cfg->models_wait_ms, modelset_models_waited, cv);
+	cv->mconv->timer = ev_timer_add(cv->a->loop, cv->a->cfg->models_wait_ms, modelset_models_waited, cv);
 	return true;
 }
 
@@ -568,9 +612,9 @@ modelset_calibrate(struct conversation *cv, const struct usage *u)
 	int64_t real = u->input + u->cache_read + u->cache_write;
 	double r, c;
 
-	if (cv->est_sent < 256 || real <= 0)
+	if (cv->mconv->est_sent < 256 || real <= 0)
 		return;
-	r = (double)real / (double)cv->est_sent;
+	r = (double)real / (double)cv->mconv->est_sent;
 	if (r < 0.25 || r > 4.0)
 		return;
 	c = cv->a->ms->caps.calib > 0 ? 0.5 * cv->a->ms->caps.calib + 0.5 * r : r;

@@ -17,6 +17,17 @@ struct modelset;
 /* What the session knows of its model (modelset.c's): made empty, filled by modelset_init. */
 struct modelset *modelset_new(void);
 void	 modelset_free(struct modelset *);
+/*
+ * What it keeps of one conversation's requests (struct modelset_conv,
+ * modelset.c's): the wait for the model's caps, the estimate sent.
+ */
+struct modelset_conv *modelset_conv_new(struct ev_loop *);
+/* Free it; a wait is cancelled. */
+void	 modelset_conv_free(struct modelset_conv *);
+/* A request that waits for the model's caps (modelset_wait) waits no longer, nor is sent. */
+void	 modelset_wait_cancel(struct conversation *cv);
+/* The request going out is est estimated tokens (modelset_calibrate compares its usage). */
+void	 modelset_sending(struct conversation *cv, int64_t est);
 /* A request of the model goes out with what is known of it now. */
 void	 modelset_caps_used(struct conversation *cv);
 /* The price lines of /cost, the model's lines of /context. */

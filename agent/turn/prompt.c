@@ -4,7 +4,7 @@
  * Owns the static system prompt (cacheable, the same for every session),
  * the dynamic part (date, workspace, git branch, SessionStart context,
  * memory files), the tools' schemas as the request sends them, and which
- * tools the settings disable.
+ * tools the settings disable: struct prompt_state, one a conversation.
  */
 #include "autoconf.h"
 
@@ -59,6 +59,17 @@
 
 static void prompt_git_branch(const char *root, struct buf *out);
 
+/*
+ * A conversation's prompt: the system prompt's static part (the session's
+ * or a subagent type's), its dynamic part (NULL until the first prompt
+ * builds it) and the tools' schemas as the request sends them.
+ */
+struct prompt_state {
+	char	*sys_static;
+	char	*sys_dynamic;
+	cJSON	*tools;
+};
+
 static const char prompt_static[] =
     "You are tandem, a coding agent pair-programming with a developer in their "
     "terminal, working in their repository through tools. The developer sees every "
@@ -75,6 +86,107 @@ const char *
 agent_system_prompt(void)
 {
 	return prompt_static;
+}
+
+/*
+ * What the session's dynamic system prompt says beside the date and the
+ * workspace: the memory files (and their report, for /memory), the
+ * SessionStart hooks' context, a wire host's system prompt.
+ */
+struct prompt_facts {
+	char	*memory;
+	char	*memory_report;
+	char	*session_context;
+	char	*host_prompt;
+};
+
+struct prompt_facts *
+prompt_facts_new(const struct config *cfg)
+{
+	struct prompt_facts *pf = xcalloc(1, sizeof *pf);
+	struct buf mem = BUF_INIT(BUF_NOLIMIT), report = BUF_INIT(BUF_NOLIMIT);
+
+	memory_load(cfg, &mem, &report);
+	pf->memory = buf_detach(&mem, NULL);
+	pf->memory_report = buf_detach(&report, NULL);
+	return pf;
+}
+
+void
+prompt_facts_free(struct prompt_facts *pf)
+{
+	if (pf == NULL)
+		return;
+	free(pf->memory);
+	free(pf->memory_report);
+	free(pf->session_context);
+	free(pf->host_prompt);
+	free(pf);
+}
+
+void
+prompt_set_session_context(struct agent *a, char *text)
+{
+	free(a->pf->session_context);
+	a->pf->session_context = text;
+}
+
+const char *
+prompt_memory_report(const struct agent *a)
+{
+	return a->pf->memory_report != NULL ? a->pf->memory_report : "";
+}
+
+struct prompt_state *
+prompt_new(const struct config *cfg)
+{
+	struct prompt_state *ps = xcalloc(1, sizeof *ps);
+
+	ps->sys_static = xstrdup(prompt_static);
+	ps->tools = prompt_tools_json(cfg);
+	return ps;
+}
+
+void
+prompt_free(struct prompt_state *ps)
+{
+	if (ps == NULL)
+		return;
+	cJSON_Delete(ps->tools);
+	free(ps->sys_static);
+	free(ps->sys_dynamic);
+	free(ps);
+}
+
+cJSON *
+prompt_tools(const struct conversation *cv)
+{
+	return cv->prompt->tools;
+}
+
+cJSON *
+conversation_tools(const struct conversation *cv)
+{
+	return cv->prompt->tools;
+}
+
+const char *
+prompt_sys_static(const struct conversation *cv)
+{
+	return cv->prompt->sys_static;
+}
+
+const char *
+prompt_sys_dynamic(const struct conversation *cv)
+{
+	return cv->prompt->sys_dynamic;
+}
+
+void
+prompt_set_static(struct conversation *cv, const char *text)
+{
+	free(cv->prompt->sys_static);
+	cv->prompt->sys_static = xstrdup(text != NULL && text[0] != '\0' ? text : prompt_static);
 }
 
 bool
@@ -117,6 +229,7 @@ prompt_git_branch(const char *root, struct buf *out)
 void
 prompt_build_dynamic(struct conversation *cv)
 {
+	const struct prompt_facts *pf = cv->a->pf;
 	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
 	char date[64];
 	time_t now = time(NULL);
@@ -132,16 +245,16 @@ prompt_build_dynamic(struct conversation *cv)
 		    cv->a->cfg->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
-	if (cv->a->session_context != NULL)
-		buf_printf(&d, "\n%s\n", cv->a->session_context);
-	if (cv->a->memory != NULL && cv->a->memory[0] != '\0')
-		buf_printf(&d, "\n%s", cv->a->memory);
+	if (pf->session_context != NULL)
+		buf_printf(&d, "\n%s\n", pf->session_context);
+	if (pf->memory != NULL && pf->memory[0] != '\0')
+		buf_printf(&d, "\n%s", pf->memory);
 	claude_prompt(cv->a->claude, &d);
-	if (cv->a->host_prompt != NULL)
-		buf_printf(&d, "\n%s\n", cv->a->host_prompt);
+	if (pf->host_prompt != NULL)
+		buf_printf(&d, "\n%s\n", pf->host_prompt);
 	buf_release(&branch);
-	free(cv->sys_dynamic);
-	cv->sys_dynamic = buf_detach(&d, NULL);
+	free(cv->prompt->sys_dynamic);
+	cv->prompt->sys_dynamic = buf_detach(&d, NULL);
 }
 
 void
@@ -149,8 +262,8 @@ agent_set_host_prompt(struct agent *a, const char *text)
 {
 	struct conversation *cv = a->main;
 
-	free(cv->a->host_prompt);
-	cv->a->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
+	free(cv->a->pf->host_prompt);
+	cv->a->pf->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
 }
 
 cJSON *
@@ -185,10 +298,10 @@ prompt_system_text(const struct conversation *cv)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 
-	buf_puts(&b, cv->sys_static);
-	if (cv->sys_dynamic != NULL) {
+	buf_puts(&b, cv->prompt->sys_static);
+	if (cv->prompt->sys_dynamic != NULL) {
 		buf_puts(&b, "\n\n");
-		buf_puts(&b, cv->sys_dynamic);
+		buf_puts(&b, cv->prompt->sys_dynamic);
 	}
 	return buf_detach(&b, NULL);
 }
@@ -197,7 +310,7 @@ int64_t
 prompt_estimate(const struct conversation *cv)
 {
 	char *sys = prompt_system_text(cv);
-	int64_t t = compact_estimate_bytes(sys, cv->tools,
+	int64_t t = compact_estimate_bytes(sys, cv->prompt->tools,
 	    conv_json_bytes(&cv->conv, compact_message_bytes));
 
 	free(sys);
@@ -271,22 +384,24 @@ agent_mcp_wait(struct conversation *cv)
 {
 	int i;
 
-	if (cv->a->mcp == NULL || cv->calls > 1 || cv != cv->a->main)
+	if (cv->a->mcp == NULL || conversation_calls(cv) > 1 || cv != cv->a->main)
 		return false;
 	if (mcp_wait(cv->a->mcp, agent_mcp_ready, cv))
 		return true;
 	buf_release(&cv->a->mcp_changed);
 	if (mcp_sync(cv->a->mcp, &cv->a->mcp_changed)) {
-		cJSON_Delete(cv->tools);
-		cv->tools = prompt_tools_json(cv->a->cfg);
-		mcp_tools_json(cv->a->mcp, cv->tools);
-		lsp_tools_json(cv->a->lsp, cv->tools);
-		web_tools_json(cv->a->web, cv->tools);
+		struct prompt_state *ps = cv->prompt;
+
+		cJSON_Delete(ps->tools);
+		ps->tools = prompt_tools_json(cv->a->cfg);
+		mcp_tools_json(cv->a->mcp, ps->tools);
+		lsp_tools_json(cv->a->lsp, ps->tools);
+		web_tools_json(cv->a->web, ps->tools);
 		prompt_sub_tools(cv);
-		for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--)
-			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(cv->tools, i),
+		for (i = cJSON_GetArraySize(ps->tools) - 1; i >= 0; i--)
+			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(ps->tools, i),
 			    "name", "")))
-				cJSON_DeleteItemFromArray(cv->tools, i);
+				cJSON_DeleteItemFromArray(ps->tools, i);
 	}
 	return false;
 }
@@ -312,5 +427,5 @@ void
 prompt_sub_tools(struct conversation *cv)
 {
 	if (cv == cv->a->main)
-		sub_tool_json(cv->a->subs, cv->tools);
+		sub_tool_json(cv->a->subs, cv->prompt->tools);
 }

@@ -11,6 +11,32 @@
 
 #include "turn_int.h"
 
+/*
+ * A conversation's prompt (struct prompt_state, prompt.c's): the static
+ * system prompt, the dynamic one, the tools' schemas.
+ */
+struct prompt_state *prompt_new(const struct config *cfg);
+void	 prompt_free(struct prompt_state *);
+/* The schemas the request sends; a conversation being opened adds to them and filters them. */
+cJSON	*prompt_tools(const struct conversation *cv);
+const char *prompt_sys_static(const struct conversation *cv);
+/* NULL until the first prompt builds it (prompt_build_dynamic). */
+const char *prompt_sys_dynamic(const struct conversation *cv);
+/* A subagent type's system prompt (NULL or empty: the session's). */
+void	 prompt_set_static(struct conversation *cv, const char *text);
+
+/*
+ * What the session's dynamic prompt says (struct prompt_facts, prompt.c's):
+ * the memory files, loaded when it is made, and their report; the
+ * SessionStart hooks' context; a wire host's prompt (agent_set_host_prompt).
+ */
+struct prompt_facts *prompt_facts_new(const struct config *cfg);
+void	 prompt_facts_free(struct prompt_facts *);
+/* The SessionStart hooks' context (taken; NULL: none), for the next dynamic prompt. */
+void	 prompt_set_session_context(struct agent *a, char *text);
+/* The memory files' report, for /memory. */
+const char *prompt_memory_report(const struct agent *a);
+
 /* Does the comma-separated list (NULL: empty) hold word? */
 bool	 prompt_listed(const char *list, const char *word);
 /* Is the tool name disabled by the settings (disabled_tools), itself or the tool it needs? */

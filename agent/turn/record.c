@@ -25,12 +25,49 @@ struct turn_record {
 	int64_t	 started;
 	cJSON	*tools;		/* the names of the tools it ran; NULL: no turn */
 	int64_t	 tokens;	/* the conversation's tokens when it started */
+	struct buf answer;	/* the text of the turn's answer: the result's */
+	bool	 paused;	/* pause_turn: the next response goes on with this one */
+	bool	 continuing;	/* the next response's text goes on with the answer */
+	bool	 checkpoint_a;	/* the response's checkpoint A is on disk: side effects may run */
 };
 
 struct turn_record *
 record_new(void)
 {
-	return xcalloc(1, sizeof(struct turn_record));
+	struct turn_record *tr = xcalloc(1, sizeof *tr);
+
+	buf_init(&tr->answer, BUF_NOLIMIT);
+	return tr;
+}
+
+const struct buf *
+record_answer(const struct conversation *cv)
+{
+	return &cv->record->answer;
+}
+
+void
+record_set_continuing(struct conversation *cv, bool continuing)
+{
+	cv->record->continuing = continuing;
+}
+
+void
+record_set_paused(struct conversation *cv)
+{
+	cv->record->paused = cv->record->continuing = true;
+}
+
+bool
+record_checkpoint_made(const struct conversation *cv)
+{
+	return cv->record->checkpoint_a;
+}
+
+void
+record_call_start(struct conversation *cv)
+{
+	cv->record->checkpoint_a = false;
 }
 
 void
@@ -40,6 +77,7 @@ record_free(struct turn_record *tr)
 		return;
 	free(tr->prompt);
 	cJSON_Delete(tr->tools);
+	buf_release(&tr->answer);
 	free(tr);
 }
 
@@ -63,6 +101,8 @@ record_turn_start(struct conversation *cv, const char *prompt)
 	cJSON_Delete(tr->tools);
 	tr->tools = cJSON_CreateArray();
 	tr->tokens = record_tokens_total(cv);
+	tr->paused = tr->continuing = false;
+	buf_reset(&tr->answer);
 }
 
 const char *
@@ -239,14 +279,15 @@ int
 record_response(struct conversation *cv, cJSON *content)
 {
 	const cJSON *b;
-	bool extend = cv->paused && record_last_is(cv, "assistant");
+	struct turn_record *tr = cv->record;
+	bool extend = tr->paused && record_last_is(cv, "assistant");
 
-	if (!cv->continuing)
-		buf_reset(&cv->answer);
-	cv->paused = cv->continuing = false;
+	if (!tr->continuing)
+		buf_reset(&tr->answer);
+	tr->paused = tr->continuing = false;
 	cJSON_ArrayForEach(b, content)
 		if (strcmp(json_str(b, "type", ""), "text") == 0)
-			buf_puts(&cv->answer, json_str(b, "text", ""));
+			buf_puts(&tr->answer, json_str(b, "text", ""));
 	if (cJSON_GetArraySize(content) == 0) {
 		cJSON_Delete(content);
 		return 0;
@@ -272,14 +313,14 @@ record_checkpoint_a(struct conversation *cv)
 	/* from here on a call that started has an intent: one without never started */
 	rc = cJSON_GetArraySize(pending) > 0 && cv->durable ? intent_mark(cv) : 0;
 	if (rc == 0 && cv->durable)
-		rc = session_checkpoint(cv->a->session, 'A', cv->turn, cv->calls, record_tokens_used(cv), pending);
+		rc = session_checkpoint(cv->a->session, 'A', cv->turn, conversation_calls(cv), record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)
 		return agent_unsaved(cv);
-	cv->checkpoint_a = true;
+	cv->record->checkpoint_a = true;
 	/* An interrupted turn starts nothing: its waiting calls end unrun. */
-	if (cv->phase != PHASE_ENDING)
+	if (conversation_phase(cv) != PHASE_ENDING)
 		sched_kick(cv->sched);
 	return 0;
 }

@@ -18,7 +18,7 @@ struct turn_record;
 /* The turn's record of a conversation (record.c's), and its end. */
 struct turn_record *record_new(void);
 void	 record_free(struct turn_record *);
-/* A turn starts with prompt: its record begins (the time, the tokens so far, no tool yet). */
+/* A turn starts with prompt: its record begins (the time, the tokens so far, no tool yet, no answer). */
 void	 record_turn_start(struct conversation *, const char *prompt);
 /* The turn's prompt; NULL before the first turn. */
 const char *record_turn_prompt(const struct conversation *);
@@ -47,5 +47,14 @@ cJSON	*record_complete_blocks(cJSON *content, int *ntools);
 int	 record_response(struct conversation *, cJSON *content);
 /* Checkpoint A: the response's tool calls are on disk; side-effecting tools may run. */
 int	 record_checkpoint_a(struct conversation *);
+/* Checkpoint A of the response was made; a new call of the turn has none yet. */
+bool	 record_checkpoint_made(const struct conversation *);
+void	 record_call_start(struct conversation *);
+/* The text of the turn's answer: the result's. */
+const struct buf *record_answer(const struct conversation *);
+/* The next response's text goes on with the answer (else replaces it). */
+void	 record_set_continuing(struct conversation *, bool continuing);
+/* pause_turn: the next response goes on with this one, its text with the answer. */
+void	 record_set_paused(struct conversation *);
 
 #endif

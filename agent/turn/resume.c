@@ -153,15 +153,15 @@ resume_reload(struct conversation *cv, struct buf *report)
 	conv_replace(&cv->conv, session_take_messages(s));
 	if (session_turns(s) > cv->turn)
 		cv->turn = session_turns(s);
-	cv->a->unsaved_told = false;
-	cv->failed = false;
+	agent_unsaved_reset(cv->a);
+	conversation_set_failed(cv, false);
 	if (session_note(s) != NULL)
 		event_error(cv->bus, 0, "%s", session_note(s));
 	if (resume_reconcile(cv) == -1) {
 		buf_puts(report, session_error(s));
 		return -1;
 	}
-	cv->a->resumed = true;
+	agent_set_resumed(cv->a, true);
 	agent_replay(cv->a);
 	return 0;
 }
@@ -384,7 +384,7 @@ agent_replay(struct agent *a)
 {
 	struct conversation *cv = a->main;
 
-	agent_emit_session(cv, cv->a->resumed);
+	agent_emit_session(cv, agent_resumed(cv->a));
 	jail_announce(cv->a->jail, cv->bus);
 	if (cv->a->mcp != NULL) {
 		int ready, total = mcp_count(cv->a->mcp, &ready);
@@ -425,7 +425,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	conv_replace(&cv->conv, session_take_messages(sess));
 	resume_use_session(cv, sess);
 	cv->turn = session_turns(sess);
-	cv->a->unsaved_told = false;
+	agent_unsaved_reset(cv->a);
 	event_set_turn(cv->bus, cv->turn);
 	if (session_note(sess) != NULL)
 		event_error(cv->bus, 0, "%s", session_note(sess));
@@ -439,7 +439,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	compaction_reset(cv);
 	cachewatch_forget(cv->cw);
 	resume_load_cache(cv);
-	cv->a->resumed = true;
+	agent_set_resumed(cv->a, true);
 	agent_session_start(cv, "resume");
 	agent_replay(cv->a);
 	return 0;

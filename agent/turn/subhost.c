@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "turn_int.h"
+#include "prompt.h"
 #include "lsp/lsp.h"
 #include "mcp/mcp.h"
 #include "web/web.h"
@@ -23,6 +24,7 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 	struct agent *a = session;
 	char err[256];
 	struct conversation *cv = conversation_new(a, bus, err, sizeof err);
+	cJSON *tools;
 	int i;
 
 	if (cv == NULL)
@@ -31,20 +33,19 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 	sched_set_more(cv->sched, web_find, a->web);
 	lsp_join(a->lsp, cv->sched);
 	/* the MCP tools of the parent's turn (its finder, prompt_find, already finds them) */
-	mcp_tools_json(a->mcp, cv->tools);
-	web_tools_json(a->web, cv->tools);
-	lsp_tools_json(a->lsp, cv->tools);
-	free(cv->sys_static);
-	cv->sys_static = xstrdup(spec->system != NULL && spec->system[0] != '\0' ? spec->system :
-	    agent_system_prompt());
-	for (i = cJSON_GetArraySize(cv->tools) - 1; i >= 0; i--) {
-		const char *name = json_str(cJSON_GetArrayItem(cv->tools, i), "name", "");
+	tools = prompt_tools(cv);
+	mcp_tools_json(a->mcp, tools);
+	web_tools_json(a->web, tools);
+	lsp_tools_json(a->lsp, tools);
+	prompt_set_static(cv, spec->system);
+	for (i = cJSON_GetArraySize(tools) - 1; i >= 0; i--) {
+		const char *name = json_str(cJSON_GetArrayItem(tools, i), "name", "");
 
 		if (!subtype_allows(spec->type, name, mcp_find(a->mcp, name)))
-			cJSON_DeleteItemFromArray(cv->tools, i);
+			cJSON_DeleteItemFromArray(tools, i);
 	}
 	if (subtype_allows(spec->type, "agent", NULL))
-		sub_tool_json(a->subs, cv->tools);
+		sub_tool_json(a->subs, tools);
 	/*
 	 * inherit is the caller's model as it starts: a command's model that
 	 * the main conversation changes to and back (claude/claude.h) is the

@@ -482,7 +482,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	buf_release(&src);
 	event_set_turn(cv->bus, cv->turn);
 	cv->a->fork_dry_run = true;
-	cv->a->resumed = true;
+	agent_set_resumed(cv->a, true);
 	emit_session(cv->bus, session_id(cv->a->session), cv->a->model,
 	    cv->a->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, true,
 	    json_str(session_meta(cv->a->session), "forked_from", ""));
@@ -521,7 +521,7 @@ agent_clear(struct agent *a)
 	cachewatch_forget(cv->cw);
 	compaction_reset(cv);
 	cv->turn = 0;
-	cv->a->resumed = false;
+	agent_set_resumed(cv->a, false);
 	event_set_turn(cv->bus, 0);
 	agent_emit_session(cv, false);
 	agent_session_start(cv, "clear");

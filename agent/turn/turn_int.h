@@ -54,11 +54,13 @@
 /*
  * The phases of a turn.  Every change goes through agent_phase(), the one
  * transition function (TANDEM_DEBUG=phase logs each change).  Facts that
- * are not phases stay flags: checkpoint_a (the response's checkpoint A is
- * on disk: side effects may run), hook_stop (a hook said "continue":
- * false), paused and continuing (how the next response is recorded),
- * failed (how the turn will end); whether the turn's one hard compaction
- * was made is compaction's (compaction_overflow_ok).
+ * are not phases stay flags: hook_stop (a hook said "continue": false) and
+ * failed (how the turn will end), beside the phase in conversation.c's
+ * struct turn_state; whether the response's checkpoint A is
+ * on disk (side effects may run) and how the next response is recorded
+ * (paused, continuing) are record.c's (record_checkpoint_made,
+ * record_set_paused); whether the turn's one hard compaction was made is
+ * compaction's (compaction_overflow_ok).
  */
 enum turn_phase {
 	PHASE_IDLE,		/* no turn: a prompt may come */
@@ -109,15 +111,13 @@ struct agent {
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct session		*session;
-	bool			 resumed;	/* the session was resumed, not started */
-	bool			 unsaved_told;	/* the session's failed write was reported */
+	struct session_facts	*sf;		/* resumed, the failed write told, the phase log (conversation.c) */
 	char			*snap_dir;
 	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
 	struct tooluse_guard	*guard;		/* what sandboxed commands create (tooluse.c, protect.h) */
 	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
-	FILE			*trace;		/* TANDEM_DEBUG=phase: where transitions are logged */
 
 	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
 	enum stream_proto	 proto;
@@ -129,10 +129,7 @@ struct agent {
 	struct hooks		*hooks;
 	struct jail		*jail;		/* the command sandbox (jail.h) */
 	struct hook_run		*start_run;	/* SessionStart */
-	char			*session_context;	/* SessionStart hooks' additionalContext */
-	char			*memory;	/* the memory files, for the dynamic system prompt */
-	char			*memory_report;	/* for /memory */
-	char			*host_prompt;	/* a wire host's system prompt (agent_set_host_prompt) */
+	struct prompt_facts	*pf;		/* memory, SessionStart context, host prompt (prompt.c) */
 	struct web		*web;		/* web_fetch and web_search (web/web.h) */
 	struct lsp		*lsp;		/* the language servers (lsp/lsp.h); NULL: none */
 	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
@@ -157,30 +154,15 @@ struct conversation {
 	struct conv		 conv;
 	struct sched		*sched;		/* one response's tool calls */
 	char			*model;		/* its own model (a subagent's); NULL: the session's */
-	cJSON			*tools;
-	char			*sys_static;
-	char			*sys_dynamic;
-	bool			 checkpoint_a;	/* side-effecting tools may run */
+	struct prompt_state	*prompt;	/* its system prompt and tools' schemas (prompt.c) */
 	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
-	struct mcp_expand	*mcp_expand;	/* the prompt's MCP prompt and resources, being read */
-	char			*mcp_context;	/* the hooks' context, kept while they are */
 
 	/* The turn in progress. */
-	enum turn_phase		 phase;		/* changed only by agent_phase */
-	bool			 failed;
+	struct turn_state	*ts;		/* its phase, calls, failure, hook stop (conversation.c) */
 	int			 turn;
-	int			 calls;		/* model calls in this turn */
-	int			 continuations;
-	int			 attempt;	/* retries of this call */
 	struct call		 call;		/* the turn's model call (call.h) */
-	char			*stop_reason;
-	bool			 paused;	/* pause_turn: the next response goes on with this one */
-	bool			 continuing;	/* the next response's text goes on with the answer */
-	struct buf		 answer;	/* the text of the turn's answer: the result's */
-	uint64_t		 retry_timer;
-	uint64_t		 models_timer;	/* the request's wait for what the server says of the model */
-	bool			 helper_retried; /* a 401 ran the helper again for this call */
-	int64_t			 est_sent;	/* the estimated tokens of the request in flight */
+	struct call_retry	*retry;		/* the call's attempts and backoff (call.c) */
+	struct modelset_conv	*mconv;		/* the wait for the model's caps, the estimate sent (modelset.c) */
 
 	struct usage_acct	*usage;		/* the last request's, the totals, the cost (conversation.c) */
 
@@ -193,9 +175,7 @@ struct conversation {
 
 	struct turn_record	*record;	/* the turn's record in the log (record.c) */
 
-	struct hook_run		*hook_run;	/* UserPromptSubmit or Stop: the turn waits for it */
-	bool			 hook_stop;	/* a hook said "continue": false */
-	int			 stop_blocks;	/* Stop hooks that kept this turn going */
+	struct turn_flow	*tf;		/* its hooks waited for, MCP prompt, stop reason (agent.c) */
 };
 
 /* A new conversation of the session a, on bus (NULL: the session's); NULL and err on failure. */
@@ -239,6 +219,44 @@ void	 agent_hooks_ignored(void *arg, struct hook_outcome *o);
 void	 agent_summary_started(struct conversation *cv);
 void	 agent_summary_done(struct conversation *cv, bool then_call);
 void	 agent_session_start(struct conversation *cv, const char *source);
+
+/*
+ * What agent.c alone keeps of the turn (struct turn_flow): the hooks the
+ * turn waits for, the prompt's MCP expansion, the stop reason, the
+ * continuations.  Freeing cancels what runs; agent_flow_cancel ends the
+ * hook run waited for.
+ */
+struct turn_flow *agent_flow_new(void);
+void	 agent_flow_free(struct turn_flow *);
+void	 agent_flow_cancel(struct conversation *cv);
+
+/*
+ * The turn in progress (conversation.c's struct turn_state): its phase,
+ * its model calls, whether it failed, whether a hook stopped it.
+ */
+struct turn_state *conversation_state_new(void);
+void	 conversation_state_free(struct turn_state *);
+enum turn_phase conversation_phase(const struct conversation *cv);
+/* A turn starts: no model call yet, no hook said stop. */
+void	 conversation_turn_start(struct conversation *cv);
+int	 conversation_calls(const struct conversation *cv);
+void	 conversation_count_call(struct conversation *cv);
+bool	 conversation_failed(const struct conversation *cv);
+void	 conversation_set_failed(struct conversation *cv, bool failed);
+/* A hook said "continue": false in this turn (agent_hook_notes). */
+bool	 conversation_hook_stopped(const struct conversation *cv);
+
+/*
+ * What the session's modules note of it (conversation.c's struct
+ * session_facts): the phase log (closed when freed, unless stderr), the
+ * failed write told once (agent_unsaved; agent_unsaved_reset tells the
+ * next one again), the session resumed rather than started.
+ */
+struct session_facts *agent_facts_new(FILE *trace);
+void	 agent_facts_free(struct session_facts *);
+void	 agent_unsaved_reset(struct agent *a);
+bool	 agent_resumed(const struct agent *a);
+void	 agent_set_resumed(struct agent *a, bool resumed);
 
 /* The one transition function of the turn. */
 void	 agent_phase(struct conversation *cv, enum turn_phase to);
