@@ -63,3 +63,5 @@ for c in nlname zeromade zeroclosed modegone; do
 	run_case "$c"
 done
 chmod -R u+rwx "$W" 2>/dev/null
+cd / || exit 1
+finish
