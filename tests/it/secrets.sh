@@ -83,8 +83,10 @@ check "each line is redacted" [ "$(grep -c '\[redacted\]' <<<"$enc_out")" -ge 5 
 b64=$(printf %s "$KEY" | base64 -w0)
 hexk=$(printf %s "$KEY" | od -An -tx1 | tr -d ' \n')
 revk=$(printf %s "$KEY" | rev)
-for f in "$T/enc.jsonl" <(jq -c .body "$MOCK_LOG"); do
-	check "the key's base64, hex or reverse is nowhere ($f)" \
+jq -c .body "$MOCK_LOG" >"$T/enc.bodies"
+check "the requests were logged" [ "$(grep -c toolu_enc "$T/enc.bodies")" -ge 1 ]
+for f in "$T/enc.jsonl" "$T/enc.bodies"; do
+	check "the key's base64, hex or reverse is nowhere ($(basename "$f"))" \
 	    not grep -qF -e "${b64:4:24}" -e "${hexk:8:40}" -e "${revk:4:20}" "$f"
 done
 check "nor in a session file" not grep -rqF -e "${b64:4:24}" -e "${hexk:8:40}" -e "${revk:4:20}" "$TANDEM_HOME"
