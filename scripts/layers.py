@@ -272,6 +272,7 @@ TURN_OWNED = {
     "turn_flow": "agent/turn/agent.c",
     "session_facts": "agent/turn/conversation.c",
     "prompt_facts": "agent/turn/prompt.c",
+    "session_snaps": "agent/turn/conversation.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -283,8 +284,8 @@ TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 TURN_SHARED = {
     "turn_ops": None,
     "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
-        policy session sf snap_dir wsnap guard
-        fork_dry_run mode session_rules proto model base_url ms
+        policy session sf snaps
+        mode session_rules proto model base_url ms
         hooks jail start_run pf
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt progress

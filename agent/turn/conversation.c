@@ -16,6 +16,7 @@
 #include "turn_int.h"
 #include "turn.h"
 #include "tool.h"
+#include "store/wsnap.h"
 #include "xalloc.h"
 
 static const char *const agent_phase_names[PHASE_COUNT] = {
@@ -147,6 +148,84 @@ void
 agent_set_resumed(struct agent *a, bool resumed)
 {
 	a->sf->resumed = resumed;
+}
+
+/*
+ * The session's snapshots: the folder of the write tools' contents, the
+ * workspace snapshots around commands, the guard of the protected names
+ * (tooluse.c's, made and freed by life.c) and a fork's dry run.
+ */
+struct session_snaps {
+	char			*dir;		/* the session's files/ folder */
+	struct wsnap		*wsnap;		/* NULL: none yet */
+	struct tooluse_guard	*guard;
+	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
+};
+
+struct session_snaps *
+agent_snaps_new(void)
+{
+	return xcalloc(1, sizeof(struct session_snaps));
+}
+
+void
+agent_snaps_free(struct session_snaps *sn)
+{
+	if (sn == NULL)
+		return;
+	free(sn->dir);
+	wsnap_free(sn->wsnap);
+	free(sn);
+}
+
+const char *
+agent_snap_dir(const struct agent *a)
+{
+	return a->snaps->dir;
+}
+
+struct wsnap *
+agent_wsnap(const struct agent *a)
+{
+	return a->snaps->wsnap;
+}
+
+void
+agent_set_snap_dir(struct agent *a, char *dir)
+{
+	free(a->snaps->dir);
+	a->snaps->dir = dir;
+}
+
+void
+agent_set_wsnap(struct agent *a, struct wsnap *w)
+{
+	wsnap_free(a->snaps->wsnap);
+	a->snaps->wsnap = w;
+}
+
+struct tooluse_guard *
+agent_guard(const struct agent *a)
+{
+	return a->snaps->guard;
+}
+
+void
+agent_set_guard(struct agent *a, struct tooluse_guard *g)
+{
+	a->snaps->guard = g;
+}
+
+bool
+agent_fork_dry_run(const struct agent *a)
+{
+	return a->snaps->fork_dry_run;
+}
+
+void
+agent_set_fork_dry_run(struct agent *a, bool on)
+{
+	a->snaps->fork_dry_run = on;
 }
 
 const char *

@@ -99,7 +99,7 @@ gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *i
     const char *hook_reason, struct buf *reason)
 {
 	struct buf scratch = BUF_INIT(4096);
-	bool fork_first = cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0;
+	bool fork_first = agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0;
 	char **always = perm_explain(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, input,
 	    hook_ask || fork_first ? &scratch : reason);
 
@@ -191,7 +191,7 @@ gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcom
 	 * deny rule could catch unseen: a hook's allow does not outweigh it.
 	 */
 	if (ho->decision == HOOK_ALLOW && !g->deny_unsure &&
-	    !(cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+	    !(agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0)) {
 		emit_approval(cv->bus, c->id, "allow", "hook");
 		return SCHED_GO;
 	}
@@ -249,13 +249,13 @@ gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 		}
 		buf_release(&w2);
 	}
-	if (cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
+	if (agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
 		if (!cv->a->interactive) {
 			buf_reset(why);
 			buf_printf(why, "dry run: this session is a fork, so its first command is "
 			    "shown and not run: %s\nNothing was executed; ask the user to confirm "
 			    "before running commands here.", json_str(c->input, "command", ""));
-			cv->a->fork_dry_run = false;
+			agent_set_fork_dry_run(cv->a, false);
 			return SCHED_REFUSE;
 		}
 		g->v = PERM_VERDICT_ASK;
@@ -303,11 +303,11 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	 * turn has the same number.
 	 */
 	if (cv == cv->a->main && claude_gate(cv->a->claude, cv->turn, record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
-	    g->v == PERM_VERDICT_ASK && !cv->a->fork_dry_run && !g->hook_ask && !g->deny_unsure) {
+	    g->v == PERM_VERDICT_ASK && !agent_fork_dry_run(cv->a) && !g->hook_ask && !g->deny_unsure) {
 		emit_approval(cv->bus, c->id, "allow", "rule");
 		return SCHED_GO;
 	}
-	if (g->v != PERM_VERDICT_ASK || cv->a->fork_dry_run || g->hook_ask || g->deny_unsure ||
+	if (g->v != PERM_VERDICT_ASK || agent_fork_dry_run(cv->a) || g->hook_ask || g->deny_unsure ||
 	    perm_rules_count(cv->a->session_rules, PERM_LIST_ALLOW) == 0)
 		return GATE_PASS;
 	session = perm_rules_dup(cv->a->session_rules);
@@ -350,7 +350,7 @@ gate_sandbox(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, 
 {
 	struct buf note = BUF_INIT(1024);
 
-	if (g->v != PERM_VERDICT_ASK || g->hook_ask || cv->a->fork_dry_run || g->deny_unsure ||
+	if (g->v != PERM_VERDICT_ASK || g->hook_ask || agent_fork_dry_run(cv->a) || g->deny_unsure ||
 	    !jail_auto_allow(cv->a->jail, cv->a->cfg->rules, cv->a->mode, c->name, c->input, why))
 		return GATE_PASS;
 	/* The sandbox confines writes to the workspace; it does not hide what the deny rules cover. */
@@ -388,7 +388,7 @@ gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 		emit_approval(cv->bus, c->id, "deny", "hook");
 		d = SCHED_REFUSE;
 	} else if (ho.decision == HOOK_ALLOW && !g->deny_unsure &&
-	    !(cv->a->fork_dry_run && strcmp(c->name, "run_bash") == 0)) {
+	    !(agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0)) {
 		if (ho.updated_input != NULL) {
 			sched_call_set_input(c, ho.updated_input);
 			ho.updated_input = NULL;
@@ -604,7 +604,7 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		buf_release(&asked);
 	}
 	if (strcmp(c->name, "run_bash") == 0 && !deny)
-		cv->a->fork_dry_run = false;
+		agent_set_fork_dry_run(cv->a, false);
 	sched_answer(cv->sched, id, !deny, reason, edited_input);
 }
 

@@ -152,11 +152,11 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 	cv->inbox->user_cmds--;
 	/* what the user's own command made is theirs (protect.h) */
 	tooluse_guard_resume_user(cv);
-	if (c->epoch != 0 && c->epoch == wsnap_epoch(cv->a->wsnap) &&
-	    (wsnap_leave(cv->a->wsnap, next + 1, c->id, INBOX_BY) == -1 ||
+	if (c->epoch != 0 && c->epoch == wsnap_epoch(agent_wsnap(cv->a)) &&
+	    (wsnap_leave(agent_wsnap(cv->a), next + 1, c->id, INBOX_BY) == -1 ||
 	    intent_marked_done(cv, c->id, INBOX_BY) == -1))
 		agent_unsaved(cv);
-	else if (c->epoch != 0 && c->epoch != wsnap_epoch(cv->a->wsnap))
+	else if (c->epoch != 0 && c->epoch != wsnap_epoch(agent_wsnap(cv->a)))
 		event_error(cv->bus, 0, "the ! command ended in another session than it began in: "
 		    "what it changed is not recorded, and a rewind does not undo it");
 	c->done(c->arg, command, output, framed, failed, ms);
@@ -176,12 +176,12 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	c->done = done;
 	c->arg = arg;
 	inbox_cmd_id(cv, c->id, sizeof c->id);
-	if (cv->a->wsnap != NULL) {
+	if (agent_wsnap(cv->a) != NULL) {
 		/* during a turn a tool may be running: the command joins its snapshot window */
 		int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
 
-		if (wsnap_join(cv->a->wsnap, agent_in_turn(cv), &err) == 0) {
-			c->epoch = wsnap_epoch(cv->a->wsnap);
+		if (wsnap_join(agent_wsnap(cv->a), agent_in_turn(cv), &err) == 0) {
+			c->epoch = wsnap_epoch(agent_wsnap(cv->a));
 			/* and its before-snapshot in the log, for a crash while it runs (intent.h) */
 			if (intent_marked_started(cv, c->id, next + 1, INBOX_BY) == -1)
 				agent_unsaved(cv);

@@ -69,7 +69,7 @@ intent_state(struct conversation *cv, const char *path, bool keep, char hex[SHA2
 	sandbox_at_release(&at);
 	if (rc == 0 && keep) {
 		errno = 0;
-		if (fsutil_snapshot(cv->a->snap_dir, data, len, hex, &err) == -1) {
+		if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1) {
 			session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
 			rc = -1;
 		}
@@ -106,8 +106,8 @@ intent_started(struct conversation *cv, const struct sched_call *c, bool snapped
 	cJSON_AddNumberToObject(rec, "turn", cv->turn);
 	cJSON_AddStringToObject(rec, "id", c->id);
 	cJSON_AddStringToObject(rec, "name", c->name);
-	if (snapped && cv->a->wsnap != NULL) {
-		rc = wsnap_keep_before(cv->a->wsnap, hex);
+	if (snapped && agent_wsnap(cv->a) != NULL) {
+		rc = wsnap_keep_before(agent_wsnap(cv->a), hex);
 		if (rc == 0 && hex[0] != '\0')
 			cJSON_AddStringToObject(rec, "snap", hex);
 	}
@@ -156,8 +156,8 @@ intent_marked_started(struct conversation *cv, const char *id, int turn, const c
 	cJSON *rec;
 	char hex[SHA256_HEX_LEN + 1];
 
-	if (cv->a->wsnap == NULL || wsnap_keep_before(cv->a->wsnap, hex) == -1 || hex[0] == '\0')
-		return cv->a->wsnap != NULL && session_error(cv->a->session) != NULL ? -1 : 0;
+	if (agent_wsnap(cv->a) == NULL || wsnap_keep_before(agent_wsnap(cv->a), hex) == -1 || hex[0] == '\0')
+		return agent_wsnap(cv->a) != NULL && session_error(cv->a->session) != NULL ? -1 : 0;
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddNumberToObject(rec, "turn", turn);
@@ -289,8 +289,8 @@ intent_recover_one(struct conversation *cv, const cJSON *in)
 		rc = intent_recover_files(cv, in);
 	if (rc == 0 && snap != NULL && intent_files_record(cv, id, name) == NULL) {
 		/* the tree now against the before-snapshot, if wsnap.idx still is that one */
-		if (wsnap_rearm(cv->a->wsnap, snap))
-			rc = wsnap_record(cv->a->wsnap, (int)json_int(in, "turn", 0), id, name);
+		if (wsnap_rearm(agent_wsnap(cv->a), snap))
+			rc = wsnap_record(agent_wsnap(cv->a), (int)json_int(in, "turn", 0), id, name);
 		else
 			covered = false;
 	}
@@ -332,8 +332,8 @@ intent_recover(struct conversation *cv)
 			if (intent_marked_is_done(cv, id, by))
 				continue;
 			if (intent_files_record(cv, id, by) == NULL &&
-			    wsnap_rearm(cv->a->wsnap, json_str(in, "snap", NULL)) &&
-			    wsnap_record(cv->a->wsnap, (int)json_int(in, "turn", 0), id, by) == -1)
+			    wsnap_rearm(agent_wsnap(cv->a), json_str(in, "snap", NULL)) &&
+			    wsnap_record(agent_wsnap(cv->a), (int)json_int(in, "turn", 0), id, by) == -1)
 				return -1;
 			if (intent_marked_done(cv, id, by) == -1)
 				return -1;

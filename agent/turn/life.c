@@ -24,7 +24,6 @@
 #include "prompt.h"
 #include "record.h"
 #include "resume.h"
-#include "store/wsnap.h"
 #include "sub/subagent.h"
 #include "subhost.h"
 #include "tooluse.h"
@@ -165,7 +164,8 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 
 	a->sf = agent_facts_new(agent_trace_open());
 	a->ms = modelset_new();
-	a->guard = tooluse_guard_new();
+	a->snaps = agent_snaps_new();
+	agent_set_guard(a, tooluse_guard_new());
 	a->ops = &agent_turn_ops;
 	a->loop = loop;
 	a->bus = bus;
@@ -275,9 +275,8 @@ agent_free(struct agent *a)
 	free(a->model);
 	free(a->base_url);
 	session_close(a->session);
-	free(a->snap_dir);
-	tooluse_guard_free(a->guard);
-	wsnap_free(a->wsnap);
+	tooluse_guard_free(agent_guard(a));
+	agent_snaps_free(a->snaps);
 	prompt_facts_free(a->pf);
 	sub_free(a->subs);
 	/* after the subagents: their conversations' last phase changes are logged */

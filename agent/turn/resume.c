@@ -78,17 +78,16 @@ resume_use_session(struct conversation *cv, struct session *sess)
 	session_close(cv->a->session);
 	cv->a->session = sess;
 	buf_printf(&p, "%s/files", session_dir(sess));
-	free(cv->a->snap_dir);
-	cv->a->snap_dir = buf_detach(&p, NULL);
+	agent_set_snap_dir(cv->a, buf_detach(&p, NULL));
 	cv->a->env.root = cv->a->cfg->root;
 	cv->a->env.session_dir = session_dir(sess);
-	cv->a->env.snap_dir = cv->a->snap_dir;
-	wsnap_free(cv->a->wsnap);
-	cv->a->wsnap = wsnap_new(cv->a->cfg->home, cv->a->cfg->root, sess, &cv->a->cfg->snap);
-	wsnap_set_roots(cv->a->wsnap, (const char *const *)cv->a->cfg->add_dirs);
+	cv->a->env.snap_dir = agent_snap_dir(cv->a);
+	agent_set_wsnap(cv->a, NULL);
+	agent_set_wsnap(cv->a, wsnap_new(cv->a->cfg->home, cv->a->cfg->root, sess, &cv->a->cfg->snap));
+	wsnap_set_roots(agent_wsnap(cv->a), (const char *const *)cv->a->cfg->add_dirs);
 	/* before the first warm walk moves wsnap.idx past a cut-off command's before-snapshot */
 	intent_recover(cv);
-	wsnap_warm(cv->a->wsnap, cv->a->loop);
+	wsnap_warm(agent_wsnap(cv->a), cv->a->loop);
 	cv->a->env.extra_roots = (const char *const *)cv->a->cfg->add_dirs;
 	cv->a->policy.denied = resume_path_denied;
 	cv->a->policy.arg = cv->a->cfg->rules;
@@ -290,7 +289,7 @@ resume_copy_content(struct conversation *cv, const cJSON *rec, const char *src_s
 				buf_reset(&err);
 				continue;
 			}
-			if (fsutil_snapshot(cv->a->snap_dir, data, len, hex, &err) == -1)
+			if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1)
 				rc = session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
 			free(data);
 		}
@@ -308,7 +307,7 @@ resume_adopt_history(struct conversation *cv, cJSON *hist, const char *src_snap_
 		if (strcmp(json_str(r, "k", ""), "files") != 0)
 			rc = session_append(cv->a->session, r);
 		else if (wsnap_is_record(r))
-			rc = wsnap_adopt(cv->a->wsnap, r);
+			rc = wsnap_adopt(agent_wsnap(cv->a), r);
 		else if ((rc = resume_copy_content(cv, r, src_snap_dir)) == 0)
 			rc = session_append(cv->a->session, r);
 		else
@@ -363,7 +362,7 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 		event_set_turn(cv->bus, cv->turn);
 		if (session_error(cv->a->session) == NULL)
 			resume_reconcile(cv);
-		cv->a->fork_dry_run = old != NULL;
+		agent_set_fork_dry_run(cv->a, old != NULL);
 	}
 	if (session_error(cv->a->session) != NULL) {
 		buf_puts(&e, session_error(cv->a->session));
@@ -434,7 +433,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	/* What was said and allowed in the other conversation does not carry over. */
 	perm_rules_free(cv->a->session_rules);
 	cv->a->session_rules = perm_rules_new();
-	cv->a->fork_dry_run = false;
+	agent_set_fork_dry_run(cv->a, false);
 	conversation_set_last_usage(cv, NULL);
 	compaction_reset(cv);
 	cachewatch_forget(cv->cw);

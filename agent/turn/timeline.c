@@ -139,7 +139,7 @@ agent_turns(struct agent *a)
 				/* a subagent's calls are its caller's turn's */
 				sub_tool_names(session_submsgs(cv->a->session), json_str(b, "id", ""),
 				    json_get(cur, "tools"));
-				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && cv->a->wsnap == NULL)
+				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && agent_wsnap(cv->a) == NULL)
 					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
 			}
 		}
@@ -227,7 +227,7 @@ timeline_restore_file(struct conversation *cv, const char *path, const char *hav
 		int kept;
 
 		errno = 0;
-		kept = fsutil_snapshot(cv->a->snap_dir, now, nowlen, hex, &err);
+		kept = fsutil_snapshot(agent_snap_dir(cv->a), now, nowlen, hex, &err);
 		if (kept == -1) {
 			session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
 			buf_reset(&err);
@@ -238,7 +238,7 @@ timeline_restore_file(struct conversation *cv, const char *path, const char *hav
 	/* Written beneath the roots (--add-dir ones too), if it still holds what was read. */
 	if (want == NULL)
 		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove_in(&sb, abs, hex, &err);
-	else if (fsutil_snapshot_load(cv->a->snap_dir, want, &data, &len, &err) == 0)
+	else if (fsutil_snapshot_load(agent_snap_dir(cv->a), want, &data, &len, &err) == 0)
 		rc = fsutil_write_in(&sb, abs, data, len, h == 0 ? hex : "", &err);
 	if (rc == 0)
 		buf_printf(report, "%s %s\n", want == NULL ? "removed" : "restored", path);
@@ -273,7 +273,7 @@ timeline_restore_records(struct conversation *cv, const cJSON *ids, bool undo, b
 		if (!listed)
 			continue;
 		if (wsnap_is_record(rec)) {
-			conflicts |= wsnap_restore(cv->a->wsnap, rec, undo, force, report) != 0;
+			conflicts |= wsnap_restore(agent_wsnap(cv->a), rec, undo, force, report) != 0;
 			continue;
 		}
 		nf = cJSON_GetArraySize(json_get(rec, "files"));
@@ -366,7 +366,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		buf_printf(report, "turn %d has no messages yet: the conversation stays as it is\n", turn);
 	if ((what & REWIND_FILES) && nids == 0)
 		buf_puts(report, "no file changes of tandem's tools to undo\n");
-	if ((what & REWIND_FILES) && cv->a->wsnap == NULL)
+	if ((what & REWIND_FILES) && agent_wsnap(cv->a) == NULL)
 		buf_puts(report, "snapshots are off (snapshots.enabled): changes made by run_bash "
 		    "are not tracked and were not undone\n");
 	timeline_emit_rewind(cv, what == REWIND_BOTH ? "both" : what == REWIND_FILES ? "files" :
@@ -475,13 +475,13 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
 	/* its turns keep their tools, files, tokens and times (read before the source is closed) */
 	hist = resume_fork_history(cv->a->session, turn, cv->conv.messages);
-	buf_printf(&src, "%s", cv->a->snap_dir);
+	buf_printf(&src, "%s", agent_snap_dir(cv->a));
 	resume_use_session(cv, sess);
 	if (resume_adopt_history(cv, hist, buf_cstr(&src)) == 0)
 		session_sync(cv->a->session);
 	buf_release(&src);
 	event_set_turn(cv->bus, cv->turn);
-	cv->a->fork_dry_run = true;
+	agent_set_fork_dry_run(cv->a, true);
 	agent_set_resumed(cv->a, true);
 	emit_session(cv->bus, session_id(cv->a->session), cv->a->model,
 	    cv->a->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, true,

@@ -120,13 +120,13 @@ tooluse_guard_free(struct tooluse_guard *g)
 void
 tooluse_guard_pause(struct conversation *cv)
 {
-	protect_pause(cv->a->guard->protect);
+	protect_pause(agent_guard(cv->a)->protect);
 }
 
 void
 tooluse_guard_resume_user(struct conversation *cv)
 {
-	protect_resume(cv->a->guard->protect, true, NULL);
+	protect_resume(agent_guard(cv->a)->protect, true, NULL);
 }
 
 struct tooluse_progress *
@@ -153,9 +153,9 @@ tooluse_protect_bg_end(void *arg)
 {
 	struct conversation *cv = arg;
 
-	if (cv->a->guard->bg && bgshell_running() == 0) {
-		cv->a->guard->bg = false;
-		protect_release(cv->a->guard->protect, true);
+	if (agent_guard(cv->a)->bg && bgshell_running() == 0) {
+		agent_guard(cv->a)->bg = false;
+		protect_release(agent_guard(cv->a)->protect, true);
 	}
 }
 
@@ -166,15 +166,15 @@ tooluse_protect(struct conversation *cv)
 	struct buf q = BUF_INIT(BUF_NOLIMIT);
 
 	if (cv->a->session == NULL)
-		return cv->a->guard->protect;
+		return agent_guard(cv->a)->protect;
 	buf_printf(&q, "%s/quarantine", session_dir(cv->a->session));
-	if (cv->a->guard->protect == NULL) {
-		cv->a->guard->protect = protect_new(cv->a->loop, cv->a->cfg->root, buf_cstr(&q), tooluse_protect_notify, cv);
+	if (agent_guard(cv->a)->protect == NULL) {
+		agent_guard(cv->a)->protect = protect_new(cv->a->loop, cv->a->cfg->root, buf_cstr(&q), tooluse_protect_notify, cv);
 		bgshell_on_end(tooluse_protect_bg_end, cv);
 	} else
-		protect_set_quarantine(cv->a->guard->protect, buf_cstr(&q));
+		protect_set_quarantine(agent_guard(cv->a)->protect, buf_cstr(&q));
 	buf_release(&q);
-	return cv->a->guard->protect;
+	return agent_guard(cv->a)->protect;
 }
 
 void
@@ -219,7 +219,7 @@ tooluse_protect_start(struct conversation *cv, const struct sched_call *c)
 	if (tooluse_watched(cv, c))
 		protect_hold(tooluse_protect(cv), json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(cv, c))
-		protect_pause(cv->a->guard->protect);
+		protect_pause(agent_guard(cv->a)->protect);
 }
 
 static void
@@ -229,23 +229,23 @@ tooluse_protect_end(struct conversation *cv, struct sched_call *c)
 	if (c->ran)
 		tooluse_protect_ran(cv, c);
 	/* a background shell's catch is told with whatever result comes next */
-	(void)protect_take(cv->a->guard->protect, &c->result);
+	(void)protect_take(agent_guard(cv->a)->protect, &c->result);
 }
 
 static void
 tooluse_protect_ran(struct conversation *cv, struct sched_call *c)
 {
 	if (tooluse_watched(cv, c) && json_bool(c->input, "run_in_background", false) &&
-	    !cv->a->guard->bg && bgshell_running() > 0)
-		cv->a->guard->bg = true;	/* the hold stays while a background shell runs */
+	    !agent_guard(cv->a)->bg && bgshell_running() > 0)
+		agent_guard(cv->a)->bg = true;	/* the hold stays while a background shell runs */
 	else if (tooluse_watched(cv, c))
-		protect_release(cv->a->guard->protect, json_bool(c->input, "run_in_background", false));
+		protect_release(agent_guard(cv->a)->protect, json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(cv, c)) {
 		char **mine = tooluse_paths_of(cv, c);
 		size_t i;
 
 		/* a command the user let run outside, an MCP server: all it made is theirs */
-		protect_resume(cv->a->guard->protect, strcmp(c->name, "run_bash") == 0 ||
+		protect_resume(agent_guard(cv->a)->protect, strcmp(c->name, "run_bash") == 0 ||
 		    strncmp(c->name, "mcp__", 5) == 0, (const char *const *)mine);
 		for (i = 0; mine != NULL && mine[i] != NULL; i++)
 			free(mine[i]);
@@ -263,7 +263,7 @@ tooluse_started(void *arg, struct sched_call *c)
 	crash_point("tool-started");
 	sub_started(cv->a->subs, cv, tooluse_exclusive(c));
 	tooluse_protect_start(cv, c);
-	if (snapped && wsnap_before(cv->a->wsnap, NULL) == -1)
+	if (snapped && wsnap_before(agent_wsnap(cv->a), NULL) == -1)
 		agent_unsaved(cv);
 	/* what a rewind needs if tandem dies while the call runs (intent.h) */
 	else if (tooluse_ledgered(cv, c) && intent_started(cv, c, snapped) == -1)
@@ -313,7 +313,7 @@ tooluse_snapshot_after(struct conversation *cv, const cJSON *files)
 		    &at, &err) == 0) {
 			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
 				errno = 0;
-				if (fsutil_snapshot(cv->a->snap_dir, data, len, hex, &err) == -1)
+				if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1)
 					rc = session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
 			}
 			sandbox_at_release(&at);
@@ -331,7 +331,7 @@ tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 	struct conversation *cv = arg;
 	struct sched_call *c = sched_find(cv->sched, id);
 
-	if (hooks_post_pending(cv->a->hooks) == 0 && (wsnap_record(cv->a->wsnap, cv->turn, id, TOOLUSE_HOOK_BY) == -1 ||
+	if (hooks_post_pending(cv->a->hooks) == 0 && (wsnap_record(agent_wsnap(cv->a), cv->turn, id, TOOLUSE_HOOK_BY) == -1 ||
 	    intent_marked_close(cv, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	agent_hook_notes(cv, o);
@@ -390,7 +390,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		    session_append(cv->a->session, rec) == -1)
 			agent_unsaved(cv);
 	}
-	if (tooluse_snapped(c) && wsnap_record(cv->a->wsnap, cv->turn, c->id, c->name) == -1)
+	if (tooluse_snapped(c) && wsnap_record(agent_wsnap(cv->a), cv->turn, c->id, c->name) == -1)
 		agent_unsaved(cv);
 	if (tooluse_ledgered(cv, c) && c->ran) {
 		crash_point("tool-recorded");
@@ -403,7 +403,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 	plan_call_done(cv, c);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
 	if (c->ran && session_error(cv->a->session) == NULL && hooks_post_pending(cv->a->hooks) == 0 &&
-	    hooks_has(cv->a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(cv->a->wsnap, NULL) == -1 ||
+	    hooks_has(cv->a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(agent_wsnap(cv->a), NULL) == -1 ||
 	    intent_marked_started(cv, c->id, cv->turn, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	if (c->ran)
@@ -439,13 +439,13 @@ tooluse_turn_end(struct conversation *cv)
 	struct buf shells = BUF_INIT(64 * 1024), note = BUF_INIT(64 * 1024), id = BUF_INIT(64);
 	int n, rc = 0;
 
-	if (cv->a->wsnap == NULL || (n = bgshell_describe(&shells)) == 0)
+	if (agent_wsnap(cv->a) == NULL || (n = bgshell_describe(&shells)) == 0)
 		goto out;
 	buf_printf(&note, "background shell%s %s %s still running when turn %d ended: what %s "
 	    "from then on is in no snapshot, so a rewind does not undo it", n > 1 ? "s" : "",
 	    buf_cstr(&shells), n > 1 ? "were" : "was", cv->turn, n > 1 ? "they change" : "it changes");
 	buf_printf(&id, "background_%d", cv->turn);
-	rc = wsnap_note_record(cv->a->wsnap, cv->turn, buf_cstr(&id), "background shells", buf_cstr(&note));
+	rc = wsnap_note_record(agent_wsnap(cv->a), cv->turn, buf_cstr(&id), "background shells", buf_cstr(&note));
 out:
 	buf_release(&shells);
 	buf_release(&note);

@@ -112,10 +112,7 @@ struct agent {
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct session		*session;
 	struct session_facts	*sf;		/* resumed, the failed write told, the phase log (conversation.c) */
-	char			*snap_dir;
-	struct wsnap		*wsnap;		/* workspace snapshots around commands (wsnap.h) */
-	struct tooluse_guard	*guard;		/* what sandboxed commands create (tooluse.c, protect.h) */
-	bool			 fork_dry_run;	/* a fork's first run_bash is shown, not run */
+	struct session_snaps	*snaps;		/* files/, wsnap, the guard, a fork's dry run (conversation.c) */
 	enum perm_mode		 mode;
 	struct perm_rules	*session_rules;	/* "always" answers */
 
@@ -257,6 +254,26 @@ void	 agent_facts_free(struct session_facts *);
 void	 agent_unsaved_reset(struct agent *a);
 bool	 agent_resumed(const struct agent *a);
 void	 agent_set_resumed(struct agent *a, bool resumed);
+
+/*
+ * The session's snapshots (conversation.c's struct session_snaps): the
+ * write tools' contents folder (files/), the workspace snapshots (NULL
+ * until a session is in use), the guard of the protected names
+ * (tooluse.c's struct tooluse_guard, made and freed by life.c) and a
+ * fork's dry run of its first command.  agent_set_snap_dir and
+ * agent_set_wsnap take what they are given and free the one before;
+ * agent_snaps_free frees the folder's name and wsnap, not the guard.
+ */
+struct session_snaps *agent_snaps_new(void);
+void	 agent_snaps_free(struct session_snaps *);
+const char *agent_snap_dir(const struct agent *a);
+struct wsnap *agent_wsnap(const struct agent *a);
+void	 agent_set_snap_dir(struct agent *a, char *dir);
+void	 agent_set_wsnap(struct agent *a, struct wsnap *w);
+struct tooluse_guard *agent_guard(const struct agent *a);
+void	 agent_set_guard(struct agent *a, struct tooluse_guard *g);
+bool	 agent_fork_dry_run(const struct agent *a);
+void	 agent_set_fork_dry_run(struct agent *a, bool on);
 
 /* The one transition function of the turn. */
 void	 agent_phase(struct conversation *cv, enum turn_phase to);

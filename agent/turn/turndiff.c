@@ -72,11 +72,11 @@ turndiff_load(struct conversation *cv, const char *hash, char **data, size_t *le
 	struct buf why = BUF_INIT(4096);
 
 	buf_reset(err);
-	if (fsutil_snapshot_load(cv->a->snap_dir, hash, data, len, &why) == 0)
+	if (fsutil_snapshot_load(agent_snap_dir(cv->a), hash, data, len, &why) == 0)
 		goto found;
-	if (cv->a->wsnap != NULL) {
+	if (agent_wsnap(cv->a) != NULL) {
 		buf_reset(&why);
-		if (fsutil_snapshot_load(wsnap_store(cv->a->wsnap), hash, data, len, &why) == 0)
+		if (fsutil_snapshot_load(wsnap_store(agent_wsnap(cv->a)), hash, data, len, &why) == 0)
 			goto found;
 	}
 	buf_printf(err, "changed; its content cannot be read from the snapshots (%s)", buf_cstr(&why));
