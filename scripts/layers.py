@@ -273,6 +273,7 @@ TURN_OWNED = {
     "session_facts": "agent/turn/conversation.c",
     "prompt_facts": "agent/turn/prompt.c",
     "session_snaps": "agent/turn/conversation.c",
+    "session_perms": "agent/turn/conversation.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -285,7 +286,7 @@ TURN_SHARED = {
     "turn_ops": None,
     "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
         policy session sf snaps
-        mode session_rules proto model base_url ms
+        perms proto model base_url ms
         hooks jail start_run pf
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt progress

@@ -169,7 +169,7 @@ agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, cons
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
-	attach_mentions(&cv->a->env, cv->a->cfg->rules, cv->a->mode, cv->bus, agent_model_caps(cv->a)->image_input, prompt, content);
+	attach_mentions(&cv->a->env, cv->a->cfg->rules, agent_mode(cv->a), cv->bus, agent_model_caps(cv->a)->image_input, prompt, content);
 	inbox_take(cv, content);
 	plan_prompt_note(cv, content);
 	if (context != NULL)
@@ -260,7 +260,7 @@ agent_prompt_hooks(struct conversation *cv)
 		if (ev == HOOK_USER_PROMPT_SUBMIT)
 			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
 		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
-		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
 		cv->tf->run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
 		if (cv->tf->run != NULL) {
@@ -297,7 +297,7 @@ turn_session_start(struct conversation *cv, const char *source)
 		return;
 	f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "source", source);
-	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
 	cv->a->start_run = hooks_run(cv->a->hooks, HOOK_SESSION_START, f, agent_session_started, cv);
 	cJSON_Delete(f);
 }
@@ -597,7 +597,7 @@ agent_stop_hooks(struct conversation *cv)
 		return false;
 	f = cJSON_CreateObject();
 	cJSON_AddBoolToObject(f, "stop_hook_active", cv->tf->stop_blocks > 0);
-	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(cv->a->mode));
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
 	if (ev == HOOK_SUBAGENT_STOP) {
 		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
 		json_add_str_n(f, "last_assistant_message", buf_cstr(record_answer(cv)), record_answer(cv)->len);

@@ -393,20 +393,53 @@ agent_mcp(const struct agent *a)
 	return cv->a->mcp;
 }
 
+/*
+ * The session's permission mode and its "always" and "never" answers:
+ * gate.c checks a call against them and adds the person's answers,
+ * plan.c and webfetch.c ask them too, and gate.c calls those two, so
+ * they are here, where every one of them may ask.
+ */
+struct session_perms {
+	enum perm_mode		 mode;
+	struct perm_rules	*rules;
+};
+
+struct session_perms *
+agent_perms_new(enum perm_mode mode)
+{
+	struct session_perms *p = xcalloc(1, sizeof *p);
+
+	p->mode = mode;
+	p->rules = perm_rules_new();
+	return p;
+}
+
+void
+agent_perms_free(struct session_perms *p)
+{
+	if (p == NULL)
+		return;
+	perm_rules_free(p->rules);
+	free(p);
+}
+
+void
+agent_forget_answers(struct agent *a)
+{
+	perm_rules_free(a->perms->rules);
+	a->perms->rules = perm_rules_new();
+}
+
 enum perm_mode
 agent_mode(const struct agent *a)
 {
-	const struct conversation *cv = a->main;
-
-	return cv->a->mode;
+	return a->perms->mode;
 }
 
 void
 agent_set_mode(struct agent *a, enum perm_mode mode)
 {
-	struct conversation *cv = a->main;
-
-	cv->a->mode = mode;
+	a->perms->mode = mode;
 }
 
 bool
@@ -456,7 +489,7 @@ agent_interactive(const struct agent *a)
 struct perm_rules *
 agent_session_rules(const struct agent *a)
 {
-	return a->session_rules;
+	return a->perms->rules;
 }
 
 struct agent *

@@ -100,7 +100,7 @@ gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *i
 {
 	struct buf scratch = BUF_INIT(4096);
 	bool fork_first = agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0;
-	char **always = perm_explain(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, input,
+	char **always = perm_explain(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, input,
 	    hook_ask || fork_first ? &scratch : reason);
 
 	if (hook_ask)
@@ -153,7 +153,7 @@ static bool
 gate_deny_unsure(struct conversation *cv, const struct sched_call *c)
 {
 	return perm_deny_unsure(cv->a->cfg->rules, c->name, c->input) ||
-	    perm_deny_unsure(cv->a->session_rules, c->name, c->input) || web_person_only(cv->a->web, c->id);
+	    perm_deny_unsure(agent_session_rules(cv->a), c->name, c->input) || web_person_only(cv->a->web, c->id);
 }
 
 /*
@@ -179,10 +179,10 @@ gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcom
 		sched_call_set_input(c, ho->updated_input);
 		ho->updated_input = NULL;
 		buf_reset(why);
-		*v = perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, c->input, why);
+		*v = perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
 		g->deny_unsure = gate_deny_unsure(cv, c);
 		if (*v == PERM_VERDICT_DENY) {
-			emit_approval(cv->bus, c->id, "deny", cv->a->mode == PERM_PLAN ? "mode" : "rule");
+			emit_approval(cv->bus, c->id, "deny", agent_mode(cv->a) == PERM_PLAN ? "mode" : "rule");
 			return SCHED_REFUSE;
 		}
 	}
@@ -234,13 +234,13 @@ gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 static int
 gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	g->v = perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, c->input, why);
+	g->v = perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
 	g->deny_unsure = gate_deny_unsure(cv, c);
 	/* what the person answered "never" to in this session */
-	if (g->v != PERM_VERDICT_DENY && perm_rules_count(cv->a->session_rules, PERM_LIST_DENY) > 0) {
+	if (g->v != PERM_VERDICT_DENY && perm_rules_count(agent_session_rules(cv->a), PERM_LIST_DENY) > 0) {
 		struct buf w2 = BUF_INIT(1024);
 
-		if (perm_check(cv->a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+		if (perm_check(agent_session_rules(cv->a), PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 		    PERM_VERDICT_DENY) {
 			buf_reset(why);
 			buf_printf(why, "the user rejected calls like this one for the rest of the "
@@ -261,7 +261,7 @@ gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 		g->v = PERM_VERDICT_ASK;
 	}
 	if (g->v == PERM_VERDICT_DENY) {
-		emit_approval(cv->bus, c->id, "deny", cv->a->mode == PERM_PLAN ? "mode" : "rule");
+		emit_approval(cv->bus, c->id, "deny", agent_mode(cv->a) == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
 	return web_gate(cv->a->web, c, &g->v, &g->deny_unsure);
@@ -274,7 +274,7 @@ gate_hooks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 	struct hook_outcome ho;
 	int d;
 
-	if (hooks_pre_tool(cv->a->hooks, c->id, c->name, c->input, cv->a->mode, gate_kick, cv, &ho) == 1)
+	if (hooks_pre_tool(cv->a->hooks, c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
 		return SCHED_LATER;
 	d = gate_pre_hooks(cv, c, &ho, g, why);
 	g->hook_ask = ho.decision == HOOK_ASK;
@@ -308,12 +308,12 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 		return SCHED_GO;
 	}
 	if (g->v != PERM_VERDICT_ASK || agent_fork_dry_run(cv->a) || g->hook_ask || g->deny_unsure ||
-	    perm_rules_count(cv->a->session_rules, PERM_LIST_ALLOW) == 0)
+	    perm_rules_count(agent_session_rules(cv->a), PERM_LIST_ALLOW) == 0)
 		return GATE_PASS;
-	session = perm_rules_dup(cv->a->session_rules);
+	session = perm_rules_dup(agent_session_rules(cv->a));
 	perm_rules_merge_list(session, cv->a->cfg->rules, PERM_LIST_ALLOW);
 	perm_rules_merge_list(session, cv->a->cfg->rules, PERM_LIST_ASK);
-	if (perm_check(cv->a->session_rules, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+	if (perm_check(agent_session_rules(cv->a), PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 	    PERM_VERDICT_ALLOW ||
 	    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 	    PERM_VERDICT_ALLOW) {
@@ -332,8 +332,8 @@ gate_allowed(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, 
 	if (g->v != PERM_VERDICT_ALLOW)
 		return GATE_PASS;
 	if (c->tool->cls != TOOL_READ_ONLY)
-		emit_approval(cv->bus, c->id, "allow", cv->a->mode == PERM_YOLO ||
-		    cv->a->mode == PERM_ACCEPT_EDITS ? "mode" : "rule");
+		emit_approval(cv->bus, c->id, "allow", agent_mode(cv->a) == PERM_YOLO ||
+		    agent_mode(cv->a) == PERM_ACCEPT_EDITS ? "mode" : "rule");
 	return SCHED_GO;
 }
 
@@ -351,7 +351,7 @@ gate_sandbox(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, 
 	struct buf note = BUF_INIT(1024);
 
 	if (g->v != PERM_VERDICT_ASK || g->hook_ask || agent_fork_dry_run(cv->a) || g->deny_unsure ||
-	    !jail_auto_allow(cv->a->jail, cv->a->cfg->rules, cv->a->mode, c->name, c->input, why))
+	    !jail_auto_allow(cv->a->jail, cv->a->cfg->rules, agent_mode(cv->a), c->name, c->input, why))
 		return GATE_PASS;
 	/* The sandbox confines writes to the workspace; it does not hide what the deny rules cover. */
 	if (perm_command_touches_denied(cv->a->cfg->rules, c->input, &note)) {
@@ -378,7 +378,7 @@ gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 	struct hook_outcome ho;
 	int d = GATE_PASS;
 
-	if (hooks_permission_request(cv->a->hooks, c->id, c->name, c->input, cv->a->mode, gate_kick, cv, &ho) == 1)
+	if (hooks_permission_request(cv->a->hooks, c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
 		return SCHED_LATER;
 	agent_hook_notes(cv, &ho);
 	if (ho.decision == HOOK_DENY) {
@@ -394,7 +394,7 @@ gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 			ho.updated_input = NULL;
 		}
 		/* A rewritten input is checked against the rules again; a deny rule still denies. */
-		if (perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, c->input, why) ==
+		if (perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why) ==
 		    PERM_VERDICT_DENY) {
 			emit_approval(cv->bus, c->id, "deny", "rule");
 			d = SCHED_REFUSE;
@@ -560,7 +560,7 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	    "user");
 	if (decision == APPROVAL_NEVER) {
 		struct buf err = BUF_INIT(4096);
-		char **like = perm_never_rules(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls,
+		char **like = perm_never_rules(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls,
 		    c->input);
 		size_t i;
 
@@ -569,10 +569,10 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		 * saved), each sure to deny this call again; paths are read against
 		 * the workspace root, as the user's rules are.
 		 */
-		perm_rules_set_root(cv->a->session_rules, perm_rules_root(cv->a->cfg->rules));
+		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(cv->a->cfg->rules));
 		for (i = 0; like[i] != NULL; i++) {
 			buf_reset(&err);
-			perm_rules_add(cv->a->session_rules, PERM_LIST_DENY, like[i], &err);
+			perm_rules_add(agent_session_rules(cv->a), PERM_LIST_DENY, like[i], &err);
 		}
 		perm_strv_free(like);
 		buf_release(&err);
@@ -590,10 +590,10 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		    false, NULL, &asked);
 		size_t i;
 
-		perm_rules_set_root(cv->a->session_rules, perm_rules_root(cv->a->cfg->rules));
+		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(cv->a->cfg->rules));
 		for (i = 0; always[i] != NULL; i++) {
 			buf_reset(&err);
-			perm_rules_add(cv->a->session_rules, PERM_LIST_ALLOW, always[i], &err);
+			perm_rules_add(agent_session_rules(cv->a), PERM_LIST_ALLOW, always[i], &err);
 			if (strcmp(c->name, "run_bash") == 0 &&
 			    config_save_local_allow(cv->a->cfg, always[i], &err) == -1)
 				event_error(cv->bus, 0, "could not save the rule %s: %s", always[i],
@@ -616,7 +616,7 @@ agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return -1;
-	if (perm_check(cv->a->cfg->rules, cv->a->mode, c->name, c->tool->cls, input, why) ==
+	if (perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, input, why) ==
 	    PERM_VERDICT_DENY) {
 		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
 		return -1;

@@ -175,8 +175,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	    STREAM_OPENAI : STREAM_ANTHROPIC;
 	a->model = xstrdup(cfg->model);
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
-	a->mode = cfg->mode;
-	a->session_rules = perm_rules_new();
+	a->perms = agent_perms_new(cfg->mode);
 	a->claude = claude_new(cfg);
 	a->hooks = hooks_new(loop, cfg);
 	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
@@ -271,7 +270,7 @@ agent_free(struct agent *a)
 	free(a->mcp_warnings);
 	modelset_free(a->ms);
 	http_free(a->http);
-	perm_rules_free(a->session_rules);
+	agent_perms_free(a->perms);
 	free(a->model);
 	free(a->base_url);
 	session_close(a->session);

@@ -431,8 +431,7 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 	if (resume_reconcile(cv) == -1)
 		agent_unsaved(cv);
 	/* What was said and allowed in the other conversation does not carry over. */
-	perm_rules_free(cv->a->session_rules);
-	cv->a->session_rules = perm_rules_new();
+	agent_forget_answers(cv->a);
 	agent_set_fork_dry_run(cv->a, false);
 	conversation_set_last_usage(cv, NULL);
 	compaction_reset(cv);

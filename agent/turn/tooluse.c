@@ -361,7 +361,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 	tooluse_protect_end(cv, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
-		attach_tool_image(&cv->a->env, cv->a->cfg->rules, cv->a->mode, agent_model_caps(cv->a)->image_input, c->name, c->input,
+		attach_tool_image(&cv->a->env, cv->a->cfg->rules, agent_mode(cv->a), agent_model_caps(cv->a)->image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
 	/* A CLAUDE.md of the folder it worked in, the first time (claude/claude.h). */
 	if (c->ran && !c->is_error)
@@ -410,7 +410,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		sub_finished(cv->a->subs, cv, tooluse_exclusive(c));
 	if (c->ran && session_error(cv->a->session) == NULL)
 		hooks_post_tool(cv->a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
-		    c->result.len, c->is_error, cv->a->mode, tooluse_post_hooked, cv);
+		    c->result.len, c->is_error, agent_mode(cv->a), tooluse_post_hooked, cv);
 }
 
 static void

@@ -113,8 +113,7 @@ struct agent {
 	struct session		*session;
 	struct session_facts	*sf;		/* resumed, the failed write told, the phase log (conversation.c) */
 	struct session_snaps	*snaps;		/* files/, wsnap, the guard, a fork's dry run (conversation.c) */
-	enum perm_mode		 mode;
-	struct perm_rules	*session_rules;	/* "always" answers */
+	struct session_perms	*perms;		/* the permission mode, the "always" answers (conversation.c) */
 
 	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
 	enum stream_proto	 proto;
@@ -274,6 +273,17 @@ struct tooluse_guard *agent_guard(const struct agent *a);
 void	 agent_set_guard(struct agent *a, struct tooluse_guard *g);
 bool	 agent_fork_dry_run(const struct agent *a);
 void	 agent_set_fork_dry_run(struct agent *a, bool on);
+
+/*
+ * The session's permission mode and its "always" and "never" answers
+ * (conversation.c's struct session_perms; agent_mode, agent_set_mode,
+ * agent.h, and agent_session_rules, turn.h, read and set them).
+ * agent_forget_answers drops the answers, as a switch to another session
+ * does.
+ */
+struct session_perms *agent_perms_new(enum perm_mode mode);
+void	 agent_perms_free(struct session_perms *);
+void	 agent_forget_answers(struct agent *a);
 
 /* The one transition function of the turn. */
 void	 agent_phase(struct conversation *cv, enum turn_phase to);
