@@ -268,6 +268,7 @@ TURN_OWNED = {
     "tooluse_progress": "agent/turn/tooluse.c",
     "prompt_state": "agent/turn/prompt.c",
     "call_retry": "agent/turn/call.c",
+    "mcp_notes": "agent/turn/call.c",
     "modelset_conv": "agent/turn/modelset.c",
     "turn_flow": "agent/turn/agent.c",
     "session_facts": "agent/turn/conversation.c",
@@ -284,7 +285,7 @@ TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # ops table, which holds no state.
 TURN_SHARED = {
     "turn_ops": None,
-    "agent": """ops loop bus cfg interactive http mcp mcp_changed mcp_warnings env
+    "agent": """ops loop bus cfg interactive http mcp mcpn env
         policy session sf snaps
         perms proto model base_url ms
         hooks jail start_run pf

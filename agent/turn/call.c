@@ -94,6 +94,56 @@ call_retry_free(struct call_retry *cr)
 	free(cr);
 }
 
+/*
+ * What the session's MCP servers said for the requests: the servers
+ * whose tools changed before this one (for its cache break) and the
+ * configuration's warnings, kept for a late subscriber.  prompt.c fills
+ * them (it starts the servers and takes their tools); this file reads
+ * the change, resume.c's replay takes the warnings.
+ */
+struct mcp_notes {
+	struct buf	 changed;
+	char		*warnings;
+};
+
+struct mcp_notes *
+call_mcp_notes_new(void)
+{
+	return xcalloc(1, sizeof(struct mcp_notes));
+}
+
+void
+call_mcp_notes_free(struct mcp_notes *n)
+{
+	if (n == NULL)
+		return;
+	buf_release(&n->changed);
+	free(n->warnings);
+	free(n);
+}
+
+struct buf *
+call_mcp_changed(struct agent *a)
+{
+	return &a->mcpn->changed;
+}
+
+void
+call_mcp_set_warnings(struct agent *a, char *w)
+{
+	free(a->mcpn->warnings);
+	a->mcpn->warnings = w;
+}
+
+char *
+call_mcp_take_warnings(struct agent *a)
+{
+	char *w = a->mcpn->warnings;
+
+	a->mcpn->warnings = NULL;
+	return w;
+}
+
 void
 call_retry_reset(struct conversation *cv)
 {
@@ -510,7 +560,7 @@ call_record_usage(struct conversation *cv)
 
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
-		emit_cache_break(cv->bus, &br, cv->a->mcp_changed.len > 0 ? buf_cstr(&cv->a->mcp_changed) : NULL);
+		emit_cache_break(cv->bus, &br, cv->a->mcpn->changed.len > 0 ? buf_cstr(&cv->a->mcpn->changed) : NULL);
 		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
 	}

@@ -95,6 +95,21 @@ void	 call_release(struct call *);
 struct call_retry *call_retry_new(struct ev_loop *);
 /* Free it; its timer is cancelled. */
 void	 call_retry_free(struct call_retry *);
+
+/*
+ * What the MCP servers said for the session's requests (call.c's struct
+ * mcp_notes, a->mcpn): the servers whose tools changed before this
+ * request (call_mcp_changed: the buffer mcp_sync fills; the request's
+ * cache break names them) and the configuration's warnings, kept for a
+ * late subscriber (call_mcp_set_warnings takes w and frees the one
+ * before; call_mcp_take_warnings hands them over, NULL: none).
+ */
+struct agent;
+struct mcp_notes *call_mcp_notes_new(void);
+void	 call_mcp_notes_free(struct mcp_notes *);
+struct buf *call_mcp_changed(struct agent *a);
+void	 call_mcp_set_warnings(struct agent *a, char *w);
+char	*call_mcp_take_warnings(struct agent *a);
 /* A new call of the turn: no attempt made again yet. */
 void	 call_retry_reset(struct conversation *);
 /* The attempts made of this call, the first one included. */

@@ -176,6 +176,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->model = xstrdup(cfg->model);
 	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->perms = agent_perms_new(cfg->mode);
+	a->mcpn = call_mcp_notes_new();
 	a->claude = claude_new(cfg);
 	a->hooks = hooks_new(loop, cfg);
 	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
@@ -266,8 +267,7 @@ agent_free(struct agent *a)
 	claude_free(a->claude);
 	web_free(a->web);
 	mcp_free(a->mcp);
-	buf_release(&a->mcp_changed);
-	free(a->mcp_warnings);
+	call_mcp_notes_free(a->mcpn);
 	modelset_free(a->ms);
 	http_free(a->http);
 	agent_perms_free(a->perms);

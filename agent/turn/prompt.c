@@ -332,12 +332,12 @@ prompt_mcp_start(struct conversation *cv)
 {
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 
-	buf_init(&cv->a->mcp_changed, 4096);
+	buf_init(call_mcp_changed(cv->a), 4096);
 	cv->a->mcp = mcp_from_config(cv->a->loop, cv->a->http, cv->a->cfg, &cv->a->env, &w);
 	mcp_on_change(cv->a->mcp, agent_mcp_changed, cv);
 	if (w.len > 0) {
 		event_error(cv->bus, 0, "%s", buf_cstr(&w));
-		cv->a->mcp_warnings = buf_detach(&w, NULL);
+		call_mcp_set_warnings(cv->a, buf_detach(&w, NULL));
 	}
 	buf_release(&w);
 	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
@@ -353,9 +353,8 @@ agent_mcp_restart(struct agent *a)
 		return -1;
 	mcp_free(cv->a->mcp);
 	cv->a->mcp = NULL;
-	buf_release(&cv->a->mcp_changed);
-	free(cv->a->mcp_warnings);
-	cv->a->mcp_warnings = NULL;
+	buf_release(call_mcp_changed(cv->a));
+	call_mcp_set_warnings(cv->a, NULL);
 	prompt_mcp_start(cv);
 	return 0;
 }
@@ -388,8 +387,8 @@ agent_mcp_wait(struct conversation *cv)
 		return false;
 	if (mcp_wait(cv->a->mcp, agent_mcp_ready, cv))
 		return true;
-	buf_release(&cv->a->mcp_changed);
-	if (mcp_sync(cv->a->mcp, &cv->a->mcp_changed)) {
+	buf_release(call_mcp_changed(cv->a));
+	if (mcp_sync(cv->a->mcp, call_mcp_changed(cv->a))) {
 		struct prompt_state *ps = cv->prompt;
 
 		cJSON_Delete(ps->tools);

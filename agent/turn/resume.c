@@ -382,6 +382,7 @@ void
 agent_replay(struct agent *a)
 {
 	struct conversation *cv = a->main;
+	char *warnings;
 
 	agent_emit_session(cv, agent_resumed(cv->a));
 	jail_announce(cv->a->jail, cv->bus);
@@ -390,10 +391,9 @@ agent_replay(struct agent *a)
 
 		agent_mcp_changed(cv, ready, total);
 	}
-	if (cv->a->mcp_warnings != NULL) {
-		event_error(cv->bus, 0, "%s", cv->a->mcp_warnings);
-		free(cv->a->mcp_warnings);
-		cv->a->mcp_warnings = NULL;
+	if ((warnings = call_mcp_take_warnings(cv->a)) != NULL) {
+		event_error(cv->bus, 0, "%s", warnings);
+		free(warnings);
 	}
 	if (conv_count(&cv->conv) > 0)
 		resume_replay_history(cv);

@@ -106,8 +106,7 @@ struct agent {
 	bool			 interactive;
 	struct http		*http;
 	struct mcp		*mcp;		/* the MCP servers; NULL: none */
-	struct buf		 mcp_changed;	/* servers whose tools changed before this request */
-	char			*mcp_warnings;	/* the MCP configuration's, again for a late subscriber */
+	struct mcp_notes	*mcpn;		/* the servers changed before this request, the warnings (call.c) */
 	struct tool_env		 env;
 	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
 	struct session		*session;
