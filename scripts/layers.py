@@ -287,7 +287,7 @@ TURN_SHARED = {
     "turn_ops": None,
     "agent": """ops loop bus cfg interactive http mcp mcpn env
         policy session sf snaps
-        perms proto model base_url ms
+        perms ms
         hooks jail start_run pf
         web lsp claude main subs convs""",
     "conversation": """a next bus durable conv sched model prompt progress

@@ -392,7 +392,7 @@ turn_call_model(struct conversation *cv)
 	}
 	buf_release(&why);
 	hashes = conv_hashes(&cv->conv, cachewatch_message_hash, &nhashes);
-	cachewatch_before_hashes(cv->cw, prompt_sys_static(cv), prompt_tools(cv), cv->a->model, hashes, nhashes,
+	cachewatch_before_hashes(cv->cw, prompt_sys_static(cv), prompt_tools(cv), agent_model(cv->a), hashes, nhashes,
 	    call_clock_ms());
 	modelset_sending(cv, prompt_estimate(cv));
 	if (agent_debug("conv"))
@@ -402,7 +402,7 @@ turn_call_model(struct conversation *cv)
 	rq.system_dynamic = prompt_sys_dynamic(cv);
 	rq.tools = prompt_tools(cv);
 	rq.conv = &cv->conv;
-	rq.cache = cv->a->proto == STREAM_ANTHROPIC;
+	rq.cache = agent_proto(cv->a) == STREAM_ANTHROPIC;
 	rq.stall_on_progress = true;
 	rq.sh = &sh;
 	record_call_start(cv);

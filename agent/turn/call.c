@@ -291,7 +291,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 401 || c->status == 403) {
 		buf_printf(&e->msg, "the model server refused the API key (HTTP %ld: %s); check %s",
 		    c->status, buf_cstr(&msg),
-		    cv->a->proto == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+		    agent_proto(cv->a) == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
 	} else if (c->status == 400 && modelcat_param_setting(buf_cstr(&msg)) != NULL) {
 		e->param_setting = modelcat_param_setting(buf_cstr(&msg));
 		buf_printf(&e->msg, "the model server refused a parameter of the request (HTTP 400: "
@@ -300,7 +300,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 404 && strcmp(buf_cstr(&type), "not_found_error") == 0 &&
 	    strstr(buf_cstr(&msg), "model") != NULL) {
 		buf_printf(&e->msg, "the model server does not know the model \"%s\" (HTTP 404: %s); "
-		    "`tandem models` lists the models it offers", cv->a->model, buf_cstr(&msg));
+		    "`tandem models` lists the models it offers", agent_model(cv->a), buf_cstr(&msg));
 	} else if (retry != NULL ? strcmp(retry, "true") != 0 : !call_retryable_status(c->status)) {
 		/* x-should-retry, when the server sends it, decides. */
 		buf_printf(&e->msg, "the model server answered HTTP %ld: %s", c->status, buf_cstr(&msg));
@@ -358,7 +358,7 @@ call_classify(struct call *c, const struct http_result *r, struct call_end *e)
 		if (e->cause.len == 0)
 			buf_puts(&e->cause, stream_error(c->stream));
 		buf_printf(&e->msg, "%s (HTTP %ld from %s)", stream_error(c->stream), c->status,
-		    cv->a->base_url);
+		    modelset_base_url(cv->a));
 		if (strcmp(et, "not_event_stream") == 0 || call_request_at_fault(et))
 			e->kind = CALL_FATAL;
 		else
@@ -483,7 +483,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(cv, &pr);
-	pr.model = rq->model != NULL ? rq->model : cv->model != NULL ? cv->model : cv->a->model;
+	pr.model = rq->model != NULL ? rq->model : cv->model != NULL ? cv->model : agent_model(cv->a);
 	modelset_shape_request(cv, &pr);
 	if (rq->model != NULL) {
 		pr.thinking = PROVIDER_THINK_NONE;
@@ -509,7 +509,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 	c->status = 0;
 	c->stall_on_progress = rq->stall_on_progress;
 	buf_init(&c->errbody, AGENT_ERRBODY_MAX);
-	c->stream = stream_new(cv->a->proto, rq->sh != NULL ? rq->sh : &none);
+	c->stream = stream_new(agent_proto(cv->a), rq->sh != NULL ? rq->sh : &none);
 	c->req = http_post_body(cv->a->http, url, headers, &body, &to, &hh);
 	free(url);
 }

@@ -260,13 +260,6 @@ conversation_busy(const struct conversation *cv)
 	return cv->ts->phase != PHASE_IDLE;
 }
 
-void
-agent_emit_session(struct conversation *cv, bool resumed)
-{
-	emit_session(cv->bus, session_id(cv->a->session), cv->a->model,
-	    cv->a->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, resumed, NULL);
-}
-
 /* A hook's warnings and messages, for the user; "continue": false ends the turn. */
 void
 agent_hook_notes(struct conversation *cv, const struct hook_outcome *o)
@@ -377,14 +370,6 @@ agent_session_dir(const struct agent *a)
 	return cv->a->session != NULL ? session_dir(cv->a->session) : NULL;
 }
 
-const char *
-agent_model(const struct agent *a)
-{
-	const struct conversation *cv = a->main;
-
-	return cv->a->model;
-}
-
 struct mcp *
 agent_mcp(const struct agent *a)
 {
@@ -472,12 +457,6 @@ struct http *
 agent_http(const struct agent *a)
 {
 	return a->http;
-}
-
-enum stream_proto
-agent_proto(const struct agent *a)
-{
-	return a->proto;
 }
 
 bool

@@ -163,7 +163,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	struct conversation *cv;
 
 	a->sf = agent_facts_new(agent_trace_open());
-	a->ms = modelset_new();
+	a->ms = modelset_new(cfg);
 	a->snaps = agent_snaps_new();
 	agent_set_guard(a, tooluse_guard_new());
 	a->ops = &agent_turn_ops;
@@ -171,10 +171,6 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	a->bus = bus;
 	a->cfg = cfg;
 	a->interactive = interactive;
-	a->proto = cfg->provider != NULL && strcmp(cfg->provider, "openai") == 0 ?
-	    STREAM_OPENAI : STREAM_ANTHROPIC;
-	a->model = xstrdup(cfg->model);
-	a->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(a->proto));
 	a->perms = agent_perms_new(cfg->mode);
 	a->mcpn = call_mcp_notes_new();
 	a->claude = claude_new(cfg);
@@ -271,8 +267,6 @@ agent_free(struct agent *a)
 	modelset_free(a->ms);
 	http_free(a->http);
 	agent_perms_free(a->perms);
-	free(a->model);
-	free(a->base_url);
 	session_close(a->session);
 	tooluse_guard_free(agent_guard(a));
 	agent_snaps_free(a->snaps);
@@ -298,7 +292,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 	} else if (strcmp(what, "cost") == 0) {
 		const struct usage *l = conversation_last_usage(cv), *t = conversation_totals(cv);
 
-		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), cv->a->model);
+		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), agent_model(cv->a));
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
 		    (long long)l->input, (long long)l->output,
 		    (long long)l->cache_read, (long long)l->cache_write);

@@ -73,12 +73,23 @@ struct modelset {
 	bool			 caps_sent;	/* a request of the model went out with caps */
 	bool			 think_noted;	/* the note about an unused setting was given */
 	char			*models_note;	/* why the limits come from the table */
+
+	/* The model in use: its protocol, its name (/model changes it), its server. */
+	enum stream_proto	 proto;
+	char			*model;
+	char			*base_url;
 };
 
 struct modelset *
-modelset_new(void)
+modelset_new(const struct config *cfg)
 {
-	return xcalloc(1, sizeof(struct modelset));
+	struct modelset *ms = xcalloc(1, sizeof *ms);
+
+	ms->proto = cfg->provider != NULL && strcmp(cfg->provider, "openai") == 0 ?
+	    STREAM_OPENAI : STREAM_ANTHROPIC;
+	ms->model = xstrdup(cfg->model);
+	ms->base_url = xstrdup(cfg->base_url != NULL ? cfg->base_url : provider_default_base(ms->proto));
+	return ms;
 }
 
 void
@@ -92,7 +103,34 @@ modelset_free(struct modelset *ms)
 	free(ms->effort);
 	free(ms->helper_key);
 	free(ms->models_note);
+	free(ms->model);
+	free(ms->base_url);
 	free(ms);
+}
+
+const char *
+agent_model(const struct agent *a)
+{
+	return a->ms->model;
+}
+
+enum stream_proto
+agent_proto(const struct agent *a)
+{
+	return a->ms->proto;
+}
+
+const char *
+modelset_base_url(const struct agent *a)
+{
+	return a->ms->base_url;
+}
+
+void
+agent_emit_session(struct conversation *cv, bool resumed)
+{
+	emit_session(cv->bus, session_id(cv->a->session), cv->a->ms->model,
+	    cv->a->ms->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, resumed, NULL);
 }
 
 void
@@ -106,9 +144,9 @@ modelset_report_prices(const struct conversation *cv, struct buf *out)
 {
 	const struct prices *p = cv->a->ms->prices;
 
-	if (prices_find(p, cv->a->model) == NULL)
+	if (prices_find(p, cv->a->ms->model) == NULL)
 		buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-		    "the settings)\n", cv->a->model, p->path != NULL ? p->path : "(none)");
+		    "the settings)\n", cv->a->ms->model, p->path != NULL ? p->path : "(none)");
 	else
 		buf_printf(out, "Prices from %s, checked %s\n", p->path != NULL ?
 		    p->path : "the settings", p->checked != NULL ? p->checked : "?");
@@ -120,7 +158,7 @@ modelset_report_model(const struct conversation *cv, struct buf *out)
 	const struct modelset *ms = cv->a->ms;
 
 	buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
-	    cv->a->model, (long long)modelset_window(cv), (long long)ms->caps.max_output,
+	    cv->a->ms->model, (long long)modelset_window(cv), (long long)ms->caps.max_output,
 	    model_thinking_name(&ms->caps),
 	    ms->caps.source == MODEL_SERVER ? "the server" : ms->caps.source == MODEL_CACHE ?
 	    "the server (cached)" : "tandem's table", ms->models_note != NULL ? ": " : "",
@@ -136,15 +174,15 @@ agent_set_model(struct agent *a, const char *model)
 	struct conversation *cv = a->main;
 	int64_t before = modelset_window(cv);
 
-	free(cv->a->model);
-	cv->a->model = xstrdup(model);
+	free(cv->a->ms->model);
+	cv->a->ms->model = xstrdup(model);
 	model_caps_release(&cv->a->ms->caps);
-	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
+	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
 	cv->a->ms->models_waited = false;
 	cv->a->ms->caps_sent = false;
 	cv->a->ms->think_noted = false;
 	/* The next request is shaped, and compacted, for the new model's window. */
-	(void)modelcat_refresh(cv->a->ms->cat, cv->a->model, modelset_models_done, cv);
+	(void)modelcat_refresh(cv->a->ms->cat, cv->a->ms->model, modelset_models_done, cv);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
 }
@@ -188,7 +226,7 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	if (list != NULL) {
-		modelcat_format(list, r->cv->a->ms->prices, r->cv->a->model, &out);
+		modelcat_format(list, r->cv->a->ms->prices, r->cv->a->ms->model, &out);
 		r->fn(r->arg, buf_cstr(&out), NULL);
 	} else {
 		r->fn(r->arg, NULL, err);
@@ -259,8 +297,8 @@ modelset_key_trim(char *key)
 void
 modelset_auth(const struct conversation *cv, struct provider_request *pr)
 {
-	pr->proto = cv->a->proto;
-	pr->base_url = cv->a->base_url;
+	pr->proto = cv->a->ms->proto;
+	pr->base_url = cv->a->ms->base_url;
 	pr->api_key = cv->a->ms->helper_key != NULL ? cv->a->ms->helper_key : cv->a->cfg->api_key;
 	pr->auth_token = cv->a->cfg->auth_token;
 	pr->custom_headers = cv->a->cfg->custom_headers;
@@ -442,7 +480,7 @@ modelset_note_setting(struct conversation *cv, const char *setting, const char *
 	if (cv->a->ms->think_noted)
 		return;
 	cv->a->ms->think_noted = true;
-	event_error(cv->bus, 0, "%s is not used: %s %s", setting, cv->a->model, why);
+	event_error(cv->bus, 0, "%s is not used: %s %s", setting, cv->a->ms->model, why);
 }
 
 /*
@@ -463,9 +501,9 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 	if (c->max_output > 0 && pr->max_tokens > c->max_output)
 		pr->max_tokens = (int)c->max_output;
 	pr->max_output = (long)c->max_output;
-	pr->completion_tokens = cv->a->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->completion_tokens = cv->a->ms->proto == STREAM_OPENAI && c->completion_tokens;
 	pr->thinking = PROVIDER_THINK_NONE;
-	if (cv->a->proto == STREAM_ANTHROPIC) {
+	if (cv->a->ms->proto == STREAM_ANTHROPIC) {
 		if (strcmp(th, "off") == 0)
 			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
 		else if (want_budget && budget) {
@@ -479,8 +517,8 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 	}
 	pr->effort = NULL;
-	if (cv->a->ms->effort != NULL && (cv->a->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
-		if (cv->a->proto == STREAM_OPENAI || model_has_effort(c, cv->a->ms->effort))
+	if (cv->a->ms->effort != NULL && (cv->a->ms->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (cv->a->ms->proto == STREAM_OPENAI || model_has_effort(c, cv->a->ms->effort))
 			pr->effort = cv->a->ms->effort;
 		else
 			modelset_note_setting(cv, "effort", "does not list that level (`tandem models` "
@@ -550,7 +588,7 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 
 	int64_t before = modelset_window(cv);
 
-	if (strcmp(model, cv->a->model) != 0)
+	if (strcmp(model, cv->a->ms->model) != 0)
 		return;
 	/*
 	 * Once a request went out with what was known, the session keeps it
@@ -566,7 +604,7 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 		return;
 	}
 	model_caps_release(&cv->a->ms->caps);
-	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
+	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
 	free(cv->a->ms->models_note);
@@ -598,7 +636,7 @@ bool
 modelset_wait(struct conversation *cv)
 {
 	if (cv->a->ms->models_waited || cv->a->ms->caps.source != MODEL_TABLE || cv->a->cfg->models_wait_ms <= 0 ||
-	    !modelcat_busy(cv->a->ms->cat, cv->a->model))
+	    !modelcat_busy(cv->a->ms->cat, cv->a->ms->model))
 		return false;
 	cv->a->ms->models_waited = true;
 	cv->mconv->timer = ev_timer_add(cv->a->loop, cv->a->cfg->models_wait_ms, modelset_models_waited, cv);
@@ -619,20 +657,20 @@ modelset_calibrate(struct conversation *cv, const struct usage *u)
 		return;
 	c = cv->a->ms->caps.calib > 0 ? 0.5 * cv->a->ms->caps.calib + 0.5 * r : r;
 	cv->a->ms->caps.calib = c;
-	modelcat_calibrate(cv->a->ms->cat, cv->a->model, c);
+	modelcat_calibrate(cv->a->ms->cat, cv->a->ms->model, c);
 }
 
 double
 modelset_cost(const struct conversation *cv, const struct usage *u)
 {
-	return prices_cost(prices_find(cv->a->ms->prices, cv->model != NULL ? cv->model : cv->a->model), u,
+	return prices_cost(prices_find(cv->a->ms->prices, cv->model != NULL ? cv->model : cv->a->ms->model), u,
 	    cv->a->cfg->cache_ttl_ms > 300000);
 }
 
 double
 modelset_break_cost(const struct conversation *cv, const struct cachewatch_break *br, const struct usage *u)
 {
-	return prices_break_cost(prices_find(cv->a->ms->prices, cv->a->model), br->dropped_tokens,
+	return prices_break_cost(prices_find(cv->a->ms->prices, cv->a->ms->model), br->dropped_tokens,
 	    u->input + u->cache_read + u->cache_write, cv->a->cfg->cache_ttl_ms > 300000);
 }
 
@@ -644,10 +682,10 @@ static bool
 modelset_local_server(const struct conversation *cv)
 {
 	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
-	const char *host = strstr(cv->a->base_url, "://");
+	const char *host = strstr(cv->a->ms->base_url, "://");
 	size_t i;
 
-	if (cv->a->proto != STREAM_OPENAI || host == NULL)
+	if (cv->a->ms->proto != STREAM_OPENAI || host == NULL)
 		return false;
 	host += 3;
 	for (i = 0; i < sizeof local / sizeof local[0]; i++)
@@ -676,10 +714,10 @@ modelset_timeouts(const struct conversation *cv, int max_tokens, bool stall_on_p
 void
 modelset_forget(struct conversation *cv)
 {
-	modelcat_forget(cv->a->ms->cat, cv->a->model);
+	modelcat_forget(cv->a->ms->cat, cv->a->ms->model);
 	model_caps_release(&cv->a->ms->caps);
-	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
-	(void)modelcat_refresh(cv->a->ms->cat, cv->a->model, modelset_models_done, cv);
+	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
+	(void)modelcat_refresh(cv->a->ms->cat, cv->a->ms->model, modelset_models_done, cv);
 }
 
 int
@@ -691,13 +729,13 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 	memset(&mo, 0, sizeof mo);
 	mo.loop = cv->a->loop;
 	mo.http = cv->a->http;
-	mo.proto = cv->a->proto;
-	mo.base_url = cv->a->base_url;
+	mo.proto = cv->a->ms->proto;
+	mo.base_url = cv->a->ms->base_url;
 	mo.home = cv->a->cfg->home;
 	mo.headers = modelset_auth_headers;
 	mo.headers_arg = cv;
 	cv->a->ms->cat = modelcat_new(&mo);
-	modelcat_get(cv->a->ms->cat, cv->a->model, &cv->a->ms->caps);
+	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
 	cv->a->ms->prices = prices_load(NULL, cv->a->cfg->prices, &perr);
 	if (cv->a->ms->prices == NULL) {
 		snprintf(err, err_size, "%s", buf_cstr(&perr));
@@ -717,6 +755,6 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 		buf_release(&kerr);
 	}
 	/* In the background: the first frame never waits for the provider. */
-	(void)modelcat_refresh(cv->a->ms->cat, cv->a->model, modelset_models_done, cv);
+	(void)modelcat_refresh(cv->a->ms->cat, cv->a->ms->model, modelset_models_done, cv);
 	return 0;
 }

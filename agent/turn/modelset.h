@@ -14,9 +14,14 @@
 
 struct modelset;
 
-/* What the session knows of its model (modelset.c's): made empty, filled by modelset_init. */
-struct modelset *modelset_new(void);
+/*
+ * The session's model (modelset.c's): the one the settings name, its
+ * protocol and its server; what is known of it modelset_init fills.
+ */
+struct modelset *modelset_new(const struct config *cfg);
 void	 modelset_free(struct modelset *);
+/* The server the model is asked on (agent_model and agent_proto, agent.h and turn.h, the rest). */
+const char *modelset_base_url(const struct agent *a);
 /*
  * What it keeps of one conversation's requests (struct modelset_conv,
  * modelset.c's): the wait for the model's caps, the estimate sent.

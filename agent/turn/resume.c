@@ -335,7 +335,7 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 		sess = old;
 		old = NULL;
 	} else {
-		sess = session_create(cv->a->cfg->home, cv->a->cfg->root, cv->a->model,
+		sess = session_create(cv->a->cfg->home, cv->a->cfg->root, agent_model(cv->a),
 		    old != NULL ? session_id(old) : NULL, &e);
 		if (sess == NULL)
 			goto fail;

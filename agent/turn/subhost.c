@@ -51,7 +51,7 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 	 * the main conversation changes to and back (claude/claude.h) is the
 	 * main conversation's, not a running subagent's
 	 */
-	cv->model = xstrdup(spec->model != NULL ? spec->model : a->model);
+	cv->model = xstrdup(spec->model != NULL ? spec->model : agent_model(a));
 	return cv;
 }
 
@@ -136,7 +136,7 @@ subhost_model_for(void *session, const char *want)
 			continue;
 		if ((v = getenv(subhost_aliases[i].env)) != NULL && v[0] != '\0')
 			return v;
-		return a->proto == STREAM_ANTHROPIC ? subhost_aliases[i].anthropic : NULL;
+		return agent_proto(a) == STREAM_ANTHROPIC ? subhost_aliases[i].anthropic : NULL;
 	}
 	return strcmp(want, "inherit") == 0 ? NULL : want;
 }

@@ -441,7 +441,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
-	sess = session_create(cv->a->cfg->home, cv->a->cfg->root, cv->a->model, from, &err);
+	sess = session_create(cv->a->cfg->home, cv->a->cfg->root, agent_model(cv->a), from, &err);
 	if (sess == NULL) {
 		buf_printf(report, "%s\n", buf_cstr(&err));
 		buf_release(&err);
@@ -483,8 +483,8 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	event_set_turn(cv->bus, cv->turn);
 	agent_set_fork_dry_run(cv->a, true);
 	agent_set_resumed(cv->a, true);
-	emit_session(cv->bus, session_id(cv->a->session), cv->a->model,
-	    cv->a->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, true,
+	emit_session(cv->bus, session_id(cv->a->session), agent_model(cv->a),
+	    agent_proto(cv->a) == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, true,
 	    json_str(session_meta(cv->a->session), "forked_from", ""));
 	resume_replay_history(cv);
 	return 0;
@@ -508,7 +508,7 @@ agent_clear(struct agent *a)
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;
 
-	sess = session_create(cv->a->cfg->home, cv->a->cfg->root, cv->a->model, NULL, &err);
+	sess = session_create(cv->a->cfg->home, cv->a->cfg->root, agent_model(cv->a), NULL, &err);
 	if (sess == NULL) {
 		event_error(cv->bus, 0, "%s", buf_cstr(&err));
 		buf_release(&err);

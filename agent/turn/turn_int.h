@@ -114,11 +114,8 @@ struct agent {
 	struct session_snaps	*snaps;		/* files/, wsnap, the guard, a fork's dry run (conversation.c) */
 	struct session_perms	*perms;		/* the permission mode, the "always" answers (conversation.c) */
 
-	/* The model: its limits and capabilities, prices, the key (models.h, modelcat.h). */
-	enum stream_proto	 proto;
-	char			*model;
-	char			*base_url;
-	struct modelset		*ms;		/* what is known of it, its prices, effort, key (modelset.c) */
+	/* The model: its name, protocol and server, limits and capabilities, prices, the key. */
+	struct modelset		*ms;		/* the model in use and what is known of it (modelset.c) */
 
 	/* Hooks, the sandbox and memory files (hooks.h, jail.h, memory.h). */
 	struct hooks		*hooks;
