@@ -59,14 +59,29 @@ run_suite plain $((jobs * 2)) --enable-werror
 run_suite asan "$jobs" --enable-werror --enable-asan
 
 # valgrind over the unit tests of the plain build: every one must be clean.
+# They compute and do not wait, and each runs alone on one core: a test a
+# core at once, the results read in the tests' order when all are done.
+vg_one() {
+	local t=$1
+	(cd "$top/build-plain" && top_srcdir="$top" top_builddir="$top/build-plain" \
+	    timeout 600 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --child-silent-after-fork=yes \
+	    "$t" >/dev/null 2>"$t.vg")
+	echo $? >"$t.vgrc"
+}
 if command -v valgrind >/dev/null 2>&1 && [ -d "$top/build-plain/tests" ]; then
 	echo "== valgrind"
+	vg_tests=()
 	for t in "$top"/build-plain/tests/test_*; do
 		[ -x "$t" ] && [ -f "$t" ] || continue
-		case "$t" in *.log|*.trs|*.sh|*.vg) continue ;; esac
-		if (cd "$top/build-plain" && top_srcdir="$top" top_builddir="$top/build-plain" \
-		    timeout 600 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --child-silent-after-fork=yes \
-		    "$t" >/dev/null 2>"$t.vg"); then
+		case "$t" in *.log|*.trs|*.sh|*.vg|*.vgrc) continue ;; esac
+		vg_tests+=("$t")
+		rm -f "$t.vgrc"
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+		vg_one "$t" &
+	done
+	wait
+	for t in "${vg_tests[@]}"; do
+		if [ "$(cat "$t.vgrc" 2>/dev/null)" = 0 ]; then
 			passed=$((passed + 1))
 		else
 			echo "valgrind: $(basename "$t") is not clean:"; tail -n 20 "$t.vg"
