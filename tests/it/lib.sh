@@ -125,3 +125,15 @@ J
 }
 # result ID: the tool result of bash_run ID.
 result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
+
+# add_case NAME COMMAND: append to $cases the scenario lines that answer the
+# prompt "NAME" with a run_bash call of COMMAND, then "done" once its result
+# comes back (each matched up to 10 times: a test may run a case again).
+add_case() {
+	local c
+	c=$(jq -cn --arg n "$1" --arg id "toolu_$1" --arg cmd "$2" \
+	    '{match: $id, text: "done", stop_reason: "end_turn", repeat: 10},
+	     {match: $n, tool_uses: [{id: $id, name: "run_bash", input: {command: $cmd}}],
+	      stop_reason: "tool_use", repeat: 10}')
+	cases="$cases$c"$'\n'
+}

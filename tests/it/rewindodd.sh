@@ -8,14 +8,6 @@
 
 W="$T/ws/proj"
 cases=""
-add_case() {
-	local c
-	c=$(jq -cn --arg n "$1" --arg id "toolu_$1" --arg cmd "$2" \
-	    '{match: $id, text: "done", stop_reason: "end_turn", repeat: 10},
-	     {match: $n, tool_uses: [{id: $id, name: "run_bash", input: {command: $cmd}}],
-	      stop_reason: "tool_use", repeat: 10}')
-	cases="$cases$c"$'\n'
-}
 add_case nlname "rm \"\$(printf 'nl\\nname')\" && printf 'new\\n' >\"\$(printf 'nl\\nmade')\""
 add_case zeromade "mkdir q && printf 'q\\n' >q/f && mkdir q/r && chmod 0 q/r q"
 add_case zeroclosed "printf 'more\\n' >>z/f && chmod 0 z"

@@ -12,16 +12,7 @@
 W="$T/ws/proj"
 OUT="$T/elsewhere"
 
-# case NAME COMMAND: a scenario line running COMMAND for the prompt "NAME".
 cases=""
-add_case() {
-	local c
-	c=$(jq -cn --arg n "$1" --arg id "toolu_$1" --arg cmd "$2" \
-	    '{match: $id, text: "done", stop_reason: "end_turn", repeat: 10},
-	     {match: $n, tool_uses: [{id: $id, name: "run_bash", input: {command: $cmd}}],
-	      stop_reason: "tool_use", repeat: 10}')
-	cases="$cases$c"$'\n'
-}
 add_case dir2out "rm -rf d && ln -s '$OUT' d"
 add_case dir2in "rm -rf d && ln -s e d"
 add_case link2dir "rm l && mkdir l && printf 'made\\n' >l/x && mkdir l/sub && printf 'deep\\n' >l/sub/y && chmod 705 l"
