@@ -275,6 +275,7 @@ TURN_OWNED = {
     "prompt_facts": "agent/turn/prompt.c",
     "session_snaps": "agent/turn/conversation.c",
     "session_perms": "agent/turn/conversation.c",
+    "agent": "agent/turn/conversation.c",
 }
 TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # The structs the turn's private header still defines for all its modules,
@@ -282,14 +283,11 @@ TURN_SHARED_HEADER = "agent/turn/turn_int.h"
 # struct of the module that owns it (which then joins TURN_OWNED).  A
 # member not listed here is new shared state, and fails; a member listed
 # here that is gone fails too, so that the list only shrinks.  None: an
-# ops table, which holds no state.
+# ops table or the parts one module hands another to build with, which
+# hold no state.
 TURN_SHARED = {
     "turn_ops": None,
-    "agent": """ops loop bus cfg interactive http mcp mcpn env
-        policy session sf snaps
-        perms ms
-        hooks jail start_run pf
-        web lsp claude main subs convs""",
+    "agent_services": None,
     "conversation": """a next bus durable conv sched model prompt progress
         ts turn call
         retry mconv usage cw cmp inbox

@@ -110,7 +110,7 @@ static void turn_settle(struct conversation *);
 int
 agent_submit(struct agent *a, const char *prompt)
 {
-	return conversation_submit(a->main, prompt);
+	return conversation_submit(agent_main(a), prompt);
 }
 
 int
@@ -119,10 +119,10 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	if (conversation_busy(cv))
 		return -1;
 	/* The session could not be saved: try again now, from what is on disk. */
-	if (session_error(cv->a->session) != NULL) {
+	if (session_error(agent_session(cv->a)) != NULL) {
 		struct buf why = BUF_INIT(8192);
 
-		if (cv != cv->a->main)
+		if (cv != agent_main(cv->a))
 			return -2;
 
 		if (resume_reload(cv, &why) == -1) {
@@ -136,14 +136,14 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	conversation_set_failed(cv, false);
 	compaction_turn_start(cv);
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
-	if (session_turns(cv->a->session) > cv->turn)
-		cv->turn = session_turns(cv->a->session);
+	if (session_turns(agent_session(cv->a)) > cv->turn)
+		cv->turn = session_turns(agent_session(cv->a));
 	cv->turn++;
 	agent_phase(cv, PHASE_PROMPT);
 	record_turn_start(cv, prompt);
 	/* A command's model holds for the main conversation's turn (claude.h). */
-	if (cv == cv->a->main)
-		claude_turn_start(cv->a->claude, cv->a, prompt);
+	if (cv == agent_main(cv->a))
+		claude_turn_start(agent_claude(cv->a), cv->a, prompt);
 	conversation_turn_start(cv);
 	cv->tf->continuations = 0;
 	call_retry_reset(cv);
@@ -169,12 +169,12 @@ agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, cons
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
-	attach_mentions(&cv->a->env, cv->a->cfg->rules, agent_mode(cv->a), cv->bus, agent_model_caps(cv->a)->image_input, prompt, content);
+	attach_mentions(agent_env(cv->a), agent_config(cv->a)->rules, agent_mode(cv->a), cv->bus, agent_model_caps(cv->a)->image_input, prompt, content);
 	inbox_take(cv, content);
 	plan_prompt_note(cv, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
-	if (record_add_user(cv, content) == -1 || session_note_turn(cv->a->session, cv->turn, prompt) == -1) {
+	if (record_add_user(cv, content) == -1 || session_note_turn(agent_session(cv->a), cv->turn, prompt) == -1) {
 		agent_halt(cv);
 		return;
 	}
@@ -214,7 +214,7 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 static void
 agent_start_prompt(struct conversation *cv, const char *prompt, const char *context)
 {
-	cv->tf->expand = mcp_expand_start(cv->a->mcp, prompt, agent_prompt_expanded, cv);
+	cv->tf->expand = mcp_expand_start(agent_mcp(cv->a), prompt, agent_prompt_expanded, cv);
 	if (cv->tf->expand != NULL) {
 		free(cv->tf->context);
 		cv->tf->context = context != NULL ? xstrdup(context) : NULL;
@@ -249,19 +249,19 @@ agent_prompt_hooks(struct conversation *cv)
 	enum hook_event ev;
 	const char *type;
 
-	if (cv->a->start_run != NULL) {
+	if (agent_start_run(cv->a) != NULL) {
 		agent_phase(cv, PHASE_SESSION_WAIT);
 		return;
 	}
 	/* a subagent's prompt is not the user's: SubagentStart instead (sub/subagent.h) */
-	ev = sub_hook_event(cv->a->subs, cv, false, &type, NULL);
-	if (hooks_has(cv->a->hooks, ev, type)) {
+	ev = sub_hook_event(agent_subs(cv->a), cv, false, &type, NULL);
+	if (hooks_has(agent_hooks(cv->a), ev, type)) {
 		f = cJSON_CreateObject();
 		if (ev == HOOK_USER_PROMPT_SUBMIT)
 			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
-		(void)sub_hook_event(cv->a->subs, cv, false, &type, f);
+		(void)sub_hook_event(agent_subs(cv->a), cv, false, &type, f);
 		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
-		cv->tf->run = hooks_run(cv->a->hooks, ev, f, agent_prompt_hooked, cv);
+		cv->tf->run = hooks_run(agent_hooks(cv->a), ev, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
 		if (cv->tf->run != NULL) {
 			agent_phase(cv, PHASE_PROMPT_HOOKS);
@@ -276,7 +276,7 @@ agent_session_started(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->a->start_run = NULL;
+	agent_set_start_run(cv->a, NULL);
 	agent_hook_notes(cv, o);
 	prompt_set_session_context(cv->a, o->additional_context);
 	o->additional_context = NULL;
@@ -291,14 +291,14 @@ turn_session_start(struct conversation *cv, const char *source)
 	cJSON *f;
 
 	prompt_set_session_context(cv->a, NULL);
-	hooks_cancel(cv->a->start_run);
-	cv->a->start_run = NULL;
-	if (!hooks_has(cv->a->hooks, HOOK_SESSION_START, source))
+	hooks_cancel(agent_start_run(cv->a));
+	agent_set_start_run(cv->a, NULL);
+	if (!hooks_has(agent_hooks(cv->a), HOOK_SESSION_START, source))
 		return;
 	f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "source", source);
 	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
-	cv->a->start_run = hooks_run(cv->a->hooks, HOOK_SESSION_START, f, agent_session_started, cv);
+	agent_set_start_run(cv->a, hooks_run(agent_hooks(cv->a), HOOK_SESSION_START, f, agent_session_started, cv));
 	cJSON_Delete(f);
 }
 
@@ -308,9 +308,9 @@ turn_session_start(struct conversation *cv, const char *source)
 static bool
 agent_next_call(struct conversation *cv)
 {
-	if (conversation_calls(cv) >= cv->a->cfg->max_turns) {
+	if (conversation_calls(cv) >= agent_config(cv->a)->max_turns) {
 		agent_fail(cv, "this turn reached its cap of %d model calls (--max-turns); "
-		    "send another prompt to go on", cv->a->cfg->max_turns);
+		    "send another prompt to go on", agent_config(cv->a)->max_turns);
 		return false;
 	}
 	conversation_count_call(cv);
@@ -364,7 +364,7 @@ turn_call_model(struct conversation *cv)
 	const uint64_t *hashes;
 	int nhashes;
 
-	if (session_error(cv->a->session) != NULL) {
+	if (session_error(agent_session(cv->a)) != NULL) {
 		agent_halt(cv);
 		return;
 	}
@@ -378,7 +378,7 @@ turn_call_model(struct conversation *cv)
 		return;
 	}
 	/* Nothing goes out before the log that explains it is on disk. */
-	if (session_sync(cv->a->session) == -1) {
+	if (session_sync(agent_session(cv->a)) == -1) {
 		agent_halt(cv);
 		return;
 	}
@@ -386,7 +386,7 @@ turn_call_model(struct conversation *cv)
 	if (conv_check(&cv->conv, &why) == -1) {
 		agent_fail(cv, "the conversation is not valid (%s), so it was not sent; go on "
 		    "from an earlier turn with tandem --resume %s --fork --rewind-to N",
-		    buf_cstr(&why), session_id(cv->a->session));
+		    buf_cstr(&why), session_id(agent_session(cv->a)));
 		buf_release(&why);
 		return;
 	}
@@ -531,7 +531,7 @@ agent_response_done(struct conversation *cv, const char *stop_reason)
 	    strcmp(stop_reason, "pause_turn") != 0)
 		event_error(cv->bus, 0, "the model sent an empty answer (stop reason %s)", stop_reason);
 	/* Not on disk: no tool runs and nothing more is sent. */
-	if (record_response(cv, content) == -1 || session_error(cv->a->session) != NULL ||
+	if (record_response(cv, content) == -1 || session_error(agent_session(cv->a)) != NULL ||
 	    (ntools > 0 && record_checkpoint_a(cv) == -1)) {
 		call_release(&cv->call);
 		agent_halt(cv);
@@ -556,7 +556,7 @@ static void
 turn_settle(struct conversation *cv)
 {
 	if ((conversation_phase(cv) == PHASE_TOOLS || conversation_phase(cv) == PHASE_ENDING) &&
-	    sched_pending(cv->sched) == 0 && hooks_post_pending(cv->a->hooks) == 0)
+	    sched_pending(cv->sched) == 0 && hooks_post_pending(agent_hooks(cv->a)) == 0)
 		agent_proceed(cv);
 }
 
@@ -591,18 +591,18 @@ agent_stop_hooks(struct conversation *cv)
 {
 	cJSON *f;
 	const char *type;
-	enum hook_event ev = sub_hook_event(cv->a->subs, cv, true, &type, NULL);
+	enum hook_event ev = sub_hook_event(agent_subs(cv->a), cv, true, &type, NULL);
 
-	if (!hooks_has(cv->a->hooks, ev, type))
+	if (!hooks_has(agent_hooks(cv->a), ev, type))
 		return false;
 	f = cJSON_CreateObject();
 	cJSON_AddBoolToObject(f, "stop_hook_active", cv->tf->stop_blocks > 0);
 	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
 	if (ev == HOOK_SUBAGENT_STOP) {
-		(void)sub_hook_event(cv->a->subs, cv, true, &type, f);
+		(void)sub_hook_event(agent_subs(cv->a), cv, true, &type, f);
 		json_add_str_n(f, "last_assistant_message", buf_cstr(record_answer(cv)), record_answer(cv)->len);
 	}
-	cv->tf->run = hooks_run(cv->a->hooks, ev, f, agent_stop_hooked, cv);
+	cv->tf->run = hooks_run(agent_hooks(cv->a), ev, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
 	if (cv->tf->run != NULL)
 		agent_phase(cv, PHASE_STOP_HOOKS);
@@ -621,13 +621,13 @@ agent_proceed(struct conversation *cv)
 
 		/* Results answer the tool_use blocks of the assistant message just recorded. */
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
-		    session_error(cv->a->session) == NULL &&
+		    session_error(agent_session(cv->a)) == NULL &&
 		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
-		    cv->durable && session_checkpoint(cv->a->session, 'B', cv->turn, conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
+		    cv->durable && session_checkpoint(agent_session(cv->a), 'B', cv->turn, conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
 			agent_unsaved(cv);
 		sched_reset(cv->sched);
 	}
-	if (session_error(cv->a->session) != NULL) {
+	if (session_error(agent_session(cv->a)) != NULL) {
 		agent_unsaved(cv);
 		agent_end_turn(cv, "error", true);
 		return;
@@ -726,7 +726,7 @@ agent_fail(struct conversation *cv, const char *fmt, ...)
 void
 agent_interrupt(struct agent *a)
 {
-	conversation_interrupt(a->main);
+	conversation_interrupt(agent_main(a));
 }
 
 void
@@ -737,7 +737,7 @@ conversation_interrupt(struct conversation *cv)
 	if (!agent_in_turn(cv) || conversation_phase(cv) == PHASE_ENDING)
 		return;
 	agent_phase(cv, PHASE_ENDING);
-	hooks_cancel_tools(cv->a->hooks);
+	hooks_cancel_tools(agent_hooks(cv->a));
 	if (from == PHASE_MCP_FETCH) {
 		mcp_expand_cancel(cv->tf->expand);
 		cv->tf->expand = NULL;
@@ -785,31 +785,31 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 {
 	cJSON *rec;
 
-	if (session_error(cv->a->session) == NULL && tooluse_turn_end(cv) == -1)
+	if (session_error(agent_session(cv->a)) == NULL && tooluse_turn_end(cv) == -1)
 		agent_unsaved(cv);
 	rec = record_turn(cv, stop_reason);
 	/* A turn whose record is not on disk is not shown as done. */
-	if (session_error(cv->a->session) != NULL) {
+	if (session_error(agent_session(cv->a)) != NULL) {
 		cJSON_Delete(rec);
 	} else if (record_log(cv, rec) == -1 || record_sync(cv) == -1 ||
 	    (cv->durable && resume_save_cache(cv) == -1)) {
 		agent_unsaved(cv);
 	}
-	if (session_error(cv->a->session) != NULL) {
+	if (session_error(agent_session(cv->a)) != NULL) {
 		stop_reason = "error";
 		failed = true;
 	}
 	agent_phase(cv, PHASE_IDLE);
 	call_retry_cancel(cv);
-	hooks_cancel_tools(cv->a->hooks);
+	hooks_cancel_tools(agent_hooks(cv->a));
 	hooks_cancel(cv->tf->run);
 	cv->tf->run = NULL;
 	sched_reset(cv->sched);
-	if (cv == cv->a->main)
-		claude_turn_end(cv->a->claude, cv->a);
+	if (cv == agent_main(cv->a))
+		claude_turn_end(agent_claude(cv->a), cv->a);
 	emit_turn_end(cv->bus, stop_reason, false);
 	emit_result(cv->bus, buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, conversation_calls(cv),
-	    conversation_totals(cv), conversation_cost(cv), session_id(cv->a->session));
+	    conversation_totals(cv), conversation_cost(cv), session_id(agent_session(cv->a)));
 }
 
 /* --- the agent's life ------------------------------------------------------- */

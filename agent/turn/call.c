@@ -125,22 +125,22 @@ call_mcp_notes_free(struct mcp_notes *n)
 struct buf *
 call_mcp_changed(struct agent *a)
 {
-	return &a->mcpn->changed;
+	return &agent_mcp_notes(a)->changed;
 }
 
 void
 call_mcp_set_warnings(struct agent *a, char *w)
 {
-	free(a->mcpn->warnings);
-	a->mcpn->warnings = w;
+	free(agent_mcp_notes(a)->warnings);
+	agent_mcp_notes(a)->warnings = w;
 }
 
 char *
 call_mcp_take_warnings(struct agent *a)
 {
-	char *w = a->mcpn->warnings;
+	char *w = agent_mcp_notes(a)->warnings;
 
-	a->mcpn->warnings = NULL;
+	agent_mcp_notes(a)->warnings = NULL;
 	return w;
 }
 
@@ -161,7 +161,7 @@ call_retry_next(struct conversation *cv, struct http_req *req, int *attempt, int
 {
 	struct call_retry *cr = cv->retry;
 
-	if (cr->attempt >= cv->a->cfg->retries)
+	if (cr->attempt >= agent_config(cv->a)->retries)
 		return false;
 	cr->attempt++;
 	*attempt = cr->attempt;
@@ -192,7 +192,7 @@ call_retry_cancel(struct conversation *cv)
 bool
 call_reauth_may(const struct conversation *cv)
 {
-	return cv->a->cfg->api_key_helper != NULL && !cv->retry->helper_retried;
+	return agent_config(cv->a)->api_key_helper != NULL && !cv->retry->helper_retried;
 }
 
 void
@@ -510,7 +510,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 	c->stall_on_progress = rq->stall_on_progress;
 	buf_init(&c->errbody, AGENT_ERRBODY_MAX);
 	c->stream = stream_new(agent_proto(cv->a), rq->sh != NULL ? rq->sh : &none);
-	c->req = http_post_body(cv->a->http, url, headers, &body, &to, &hh);
+	c->req = http_post_body(agent_http(cv->a), url, headers, &body, &to, &hh);
 	free(url);
 }
 
@@ -560,7 +560,7 @@ call_record_usage(struct conversation *cv)
 
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
-		emit_cache_break(cv->bus, &br, cv->a->mcpn->changed.len > 0 ? buf_cstr(&cv->a->mcpn->changed) : NULL);
+		emit_cache_break(cv->bus, &br, agent_mcp_notes(cv->a)->changed.len > 0 ? buf_cstr(&agent_mcp_notes(cv->a)->changed) : NULL);
 		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
 	}

@@ -149,12 +149,12 @@ compaction_pre_hooks(struct conversation *cv, const char *trigger, const char *f
 {
 	cJSON *f;
 
-	if (!hooks_has(cv->a->hooks, HOOK_PRE_COMPACT, trigger))
+	if (!hooks_has(agent_hooks(cv->a), HOOK_PRE_COMPACT, trigger))
 		return;
 	f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "trigger", trigger);
 	cJSON_AddStringToObject(f, "custom_instructions", focus != NULL ? focus : "");
-	hooks_run(cv->a->hooks, HOOK_PRE_COMPACT, f, agent_hooks_ignored, cv);
+	hooks_run(agent_hooks(cv->a), HOOK_PRE_COMPACT, f, agent_hooks_ignored, cv);
 	cJSON_Delete(f);
 }
 
@@ -245,7 +245,7 @@ compaction_report(const struct conversation *cv, struct buf *out)
 int
 agent_compact(struct agent *a, const char *focus)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	int keep;
 
 	if (conversation_busy(cv))

@@ -19,6 +19,42 @@
 #include "store/wsnap.h"
 #include "xalloc.h"
 
+/*
+ * The session: what its conversations share (see turn_int.h).
+ */
+struct agent {
+	const struct turn_ops	*ops;		/* the turn's, for its modules */
+	struct ev_loop		*loop;
+	struct event_bus	*bus;		/* the session's events; a conversation may have its own */
+	const struct config	*cfg;
+	bool			 interactive;
+	struct http		*http;
+	struct mcp		*mcp;		/* the MCP servers; NULL: none */
+	struct mcp_notes	*mcpn;		/* the servers changed before this request, the warnings (call.c) */
+	struct tool_env		 env;
+	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
+	struct session		*session;
+	struct session_facts	*sf;		/* resumed, the failed write told, the phase log (conversation.c) */
+	struct session_snaps	*snaps;		/* files/, wsnap, the guard, a fork's dry run (conversation.c) */
+	struct session_perms	*perms;		/* the permission mode, the "always" answers (conversation.c) */
+
+	/* The model: its name, protocol and server, limits and capabilities, prices, the key. */
+	struct modelset		*ms;		/* the model in use and what is known of it (modelset.c) */
+
+	/* Hooks, the sandbox and memory files (hooks.h, jail.h, memory.h). */
+	struct hooks		*hooks;
+	struct jail		*jail;		/* the command sandbox (jail.h) */
+	struct hook_run		*start_run;	/* SessionStart */
+	struct prompt_facts	*pf;		/* memory, SessionStart context, host prompt (prompt.c) */
+	struct web		*web;		/* web_fetch and web_search (web/web.h) */
+	struct lsp		*lsp;		/* the language servers (lsp/lsp.h); NULL: none */
+	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
+
+	struct conversation	*main;		/* the front ends' conversation */
+	struct subagents	*subs;		/* the agent tool's subagents (sub/subagent.h) */
+	struct conversation	*convs;		/* every conversation of the session, main first */
+};
+
 static const char *const agent_phase_names[PHASE_COUNT] = {
 	[PHASE_IDLE] = "idle",
 	[PHASE_PROMPT] = "prompt",
@@ -352,6 +388,193 @@ agent_debug(const char *what)
 	return agent_listed(getenv("TANDEM_DEBUG"), what);
 }
 
+/* --- the session's life (life.c makes and frees its services) -------------- */
+
+struct agent *
+agent_alloc(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
+    bool interactive, FILE *trace, const struct agent_services *sv)
+{
+	struct agent *a = xcalloc(1, sizeof *a);
+
+	a->ops = &agent_turn_ops;
+	a->loop = loop;
+	a->bus = bus;
+	a->cfg = cfg;
+	a->interactive = interactive;
+	a->sf = agent_facts_new(trace);
+	a->snaps = agent_snaps_new();
+	a->perms = agent_perms_new(cfg->mode);
+	a->ms = sv->ms;
+	a->mcpn = sv->mcpn;
+	a->claude = sv->claude;
+	a->hooks = sv->hooks;
+	a->jail = sv->jail;
+	a->pf = sv->pf;
+	a->http = sv->http;
+	return a;
+}
+
+void
+agent_release(struct agent *a)
+{
+	agent_perms_free(a->perms);
+	agent_snaps_free(a->snaps);
+	agent_facts_free(a->sf);
+	free(a);
+}
+
+/* --- the session's getters for the turn's modules --------------------------- */
+
+const struct turn_ops *
+agent_ops(const struct agent *a)
+{
+	return a->ops;
+}
+
+struct event_bus *
+agent_bus(const struct agent *a)
+{
+	return a->bus;
+}
+
+struct mcp_notes *
+agent_mcp_notes(const struct agent *a)
+{
+	return a->mcpn;
+}
+
+struct tool_env *
+agent_env(struct agent *a)
+{
+	return &a->env;
+}
+
+struct sandbox_policy *
+agent_policy(struct agent *a)
+{
+	return &a->policy;
+}
+
+struct session *
+agent_session(const struct agent *a)
+{
+	return a->session;
+}
+
+void
+agent_set_session(struct agent *a, struct session *session)
+{
+	a->session = session;
+}
+
+struct modelset *
+agent_modelset(const struct agent *a)
+{
+	return a->ms;
+}
+
+struct hooks *
+agent_hooks(const struct agent *a)
+{
+	return a->hooks;
+}
+
+void
+agent_set_hooks(struct agent *a, struct hooks *hooks)
+{
+	a->hooks = hooks;
+}
+
+struct jail *
+agent_jail(const struct agent *a)
+{
+	return a->jail;
+}
+
+struct hook_run *
+agent_start_run(const struct agent *a)
+{
+	return a->start_run;
+}
+
+void
+agent_set_start_run(struct agent *a, struct hook_run *start_run)
+{
+	a->start_run = start_run;
+}
+
+struct prompt_facts *
+agent_prompt_facts(const struct agent *a)
+{
+	return a->pf;
+}
+
+struct web *
+agent_web(const struct agent *a)
+{
+	return a->web;
+}
+
+void
+agent_set_web(struct agent *a, struct web *web)
+{
+	a->web = web;
+}
+
+struct lsp *
+agent_lsp(const struct agent *a)
+{
+	return a->lsp;
+}
+
+void
+agent_set_lsp(struct agent *a, struct lsp *lsp)
+{
+	a->lsp = lsp;
+}
+
+struct claude *
+agent_claude(const struct agent *a)
+{
+	return a->claude;
+}
+
+struct subagents *
+agent_subs(const struct agent *a)
+{
+	return a->subs;
+}
+
+void
+agent_set_subs(struct agent *a, struct subagents *subs)
+{
+	a->subs = subs;
+}
+
+struct conversation *
+agent_convs(const struct agent *a)
+{
+	return a->convs;
+}
+
+void
+agent_set_mcp(struct agent *a, struct mcp *mcp)
+{
+	a->mcp = mcp;
+}
+
+void
+agent_set_main(struct agent *a, struct conversation *main)
+{
+	a->main = main;
+}
+
+void
+agent_set_http(struct agent *a, struct http *http)
+{
+	a->http = http;
+}
+
 /* --- the session's getters for the front ends (agent.h) -------------------- */
 
 const char *
@@ -373,9 +596,7 @@ agent_session_dir(const struct agent *a)
 struct mcp *
 agent_mcp(const struct agent *a)
 {
-	const struct conversation *cv = a->main;
-
-	return cv->a->mcp;
+	return a->mcp;
 }
 
 /*
@@ -436,7 +657,7 @@ agent_busy(const struct agent *a)
 /* --- for the modules outside turn/ (turn.h) -------------------------------- */
 
 struct conversation *
-agent_main(struct agent *a)
+agent_main(const struct agent *a)
 {
 	return a->main;
 }
@@ -493,6 +714,30 @@ struct sched *
 conversation_sched(const struct conversation *cv)
 {
 	return cv->sched;
+}
+
+/* It joins its session's list of conversations, last. */
+void
+conversation_link(struct conversation *cv)
+{
+	struct conversation **p;
+
+	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
+		;
+	*p = cv;
+}
+
+/* It leaves that list. */
+void
+conversation_unlink(struct conversation *cv)
+{
+	struct conversation **p;
+
+	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
+		if (*p == cv) {
+			*p = cv->next;
+			break;
+		}
 }
 
 void

@@ -100,7 +100,7 @@ gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *i
 {
 	struct buf scratch = BUF_INIT(4096);
 	bool fork_first = agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0;
-	char **always = perm_explain(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, input,
+	char **always = perm_explain(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, input,
 	    hook_ask || fork_first ? &scratch : reason);
 
 	if (hook_ask)
@@ -108,7 +108,7 @@ gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *i
 		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
 	else if (fork_first)
 		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
-	web_explain(cv->a->web, c->id, reason, &always);
+	web_explain(agent_web(cv->a), c->id, reason, &always);
 	buf_release(&scratch);
 	return always;
 }
@@ -152,8 +152,8 @@ gate_kick(void *arg)
 static bool
 gate_deny_unsure(struct conversation *cv, const struct sched_call *c)
 {
-	return perm_deny_unsure(cv->a->cfg->rules, c->name, c->input) ||
-	    perm_deny_unsure(agent_session_rules(cv->a), c->name, c->input) || web_person_only(cv->a->web, c->id);
+	return perm_deny_unsure(agent_config(cv->a)->rules, c->name, c->input) ||
+	    perm_deny_unsure(agent_session_rules(cv->a), c->name, c->input) || web_person_only(agent_web(cv->a), c->id);
 }
 
 /*
@@ -179,7 +179,7 @@ gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcom
 		sched_call_set_input(c, ho->updated_input);
 		ho->updated_input = NULL;
 		buf_reset(why);
-		*v = perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
+		*v = perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
 		g->deny_unsure = gate_deny_unsure(cv, c);
 		if (*v == PERM_VERDICT_DENY) {
 			emit_approval(cv->bus, c->id, "deny", agent_mode(cv->a) == PERM_PLAN ? "mode" : "rule");
@@ -195,7 +195,7 @@ gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcom
 		emit_approval(cv->bus, c->id, "allow", "hook");
 		return SCHED_GO;
 	}
-	if (ho->decision == HOOK_ASK && !cv->a->interactive) {
+	if (ho->decision == HOOK_ASK && !agent_interactive(cv->a)) {
 		buf_reset(why);
 		buf_puts(why, "A PreToolUse hook asked for the user's approval of this call");
 		if (ho->reason != NULL)
@@ -215,12 +215,12 @@ typedef int gate_stage_fn(struct conversation *, struct sched_call *, struct gat
 static int
 gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	if (prompt_tool_disabled(cv->a->cfg, c->name)) {
+	if (prompt_tool_disabled(agent_config(cv->a), c->name)) {
 		buf_printf(why, "the tool %s is disabled in this session", c->name);
 		return SCHED_REFUSE;
 	}
 	/* Nothing runs that the session could not record. */
-	if (session_error(cv->a->session) != NULL) {
+	if (session_error(agent_session(cv->a)) != NULL) {
 		buf_puts(why, AGENT_NOT_SAVED);
 		return SCHED_REFUSE;
 	}
@@ -234,7 +234,7 @@ gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 static int
 gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	g->v = perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
+	g->v = perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
 	g->deny_unsure = gate_deny_unsure(cv, c);
 	/* what the person answered "never" to in this session */
 	if (g->v != PERM_VERDICT_DENY && perm_rules_count(agent_session_rules(cv->a), PERM_LIST_DENY) > 0) {
@@ -250,7 +250,7 @@ gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 		buf_release(&w2);
 	}
 	if (agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
-		if (!cv->a->interactive) {
+		if (!agent_interactive(cv->a)) {
 			buf_reset(why);
 			buf_printf(why, "dry run: this session is a fork, so its first command is "
 			    "shown and not run: %s\nNothing was executed; ask the user to confirm "
@@ -264,7 +264,7 @@ gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 		emit_approval(cv->bus, c->id, "deny", agent_mode(cv->a) == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
-	return web_gate(cv->a->web, c, &g->v, &g->deny_unsure);
+	return web_gate(agent_web(cv->a), c, &g->v, &g->deny_unsure);
 }
 
 /* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */
@@ -274,7 +274,7 @@ gate_hooks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 	struct hook_outcome ho;
 	int d;
 
-	if (hooks_pre_tool(cv->a->hooks, c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
+	if (hooks_pre_tool(agent_hooks(cv->a), c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
 		return SCHED_LATER;
 	d = gate_pre_hooks(cv, c, &ho, g, why);
 	g->hook_ask = ho.decision == HOOK_ASK;
@@ -302,7 +302,7 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	 * command's, even when its prompt repeats the command's text or its
 	 * turn has the same number.
 	 */
-	if (cv == cv->a->main && claude_gate(cv->a->claude, cv->turn, record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
+	if (cv == agent_main(cv->a) && claude_gate(agent_claude(cv->a), cv->turn, record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
 	    g->v == PERM_VERDICT_ASK && !agent_fork_dry_run(cv->a) && !g->hook_ask && !g->deny_unsure) {
 		emit_approval(cv->bus, c->id, "allow", "rule");
 		return SCHED_GO;
@@ -311,8 +311,8 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	    perm_rules_count(agent_session_rules(cv->a), PERM_LIST_ALLOW) == 0)
 		return GATE_PASS;
 	session = perm_rules_dup(agent_session_rules(cv->a));
-	perm_rules_merge_list(session, cv->a->cfg->rules, PERM_LIST_ALLOW);
-	perm_rules_merge_list(session, cv->a->cfg->rules, PERM_LIST_ASK);
+	perm_rules_merge_list(session, agent_config(cv->a)->rules, PERM_LIST_ALLOW);
+	perm_rules_merge_list(session, agent_config(cv->a)->rules, PERM_LIST_ASK);
 	if (perm_check(agent_session_rules(cv->a), PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 	    PERM_VERDICT_ALLOW ||
 	    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
@@ -351,10 +351,10 @@ gate_sandbox(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, 
 	struct buf note = BUF_INIT(1024);
 
 	if (g->v != PERM_VERDICT_ASK || g->hook_ask || agent_fork_dry_run(cv->a) || g->deny_unsure ||
-	    !jail_auto_allow(cv->a->jail, cv->a->cfg->rules, agent_mode(cv->a), c->name, c->input, why))
+	    !jail_auto_allow(agent_jail(cv->a), agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->input, why))
 		return GATE_PASS;
 	/* The sandbox confines writes to the workspace; it does not hide what the deny rules cover. */
-	if (perm_command_touches_denied(cv->a->cfg->rules, c->input, &note)) {
+	if (perm_command_touches_denied(agent_config(cv->a)->rules, c->input, &note)) {
 		buf_reset(why);
 		g->sandbox_note = buf_detach(&note, NULL);
 		return GATE_PASS;
@@ -378,7 +378,7 @@ gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 	struct hook_outcome ho;
 	int d = GATE_PASS;
 
-	if (hooks_permission_request(cv->a->hooks, c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
+	if (hooks_permission_request(agent_hooks(cv->a), c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
 		return SCHED_LATER;
 	agent_hook_notes(cv, &ho);
 	if (ho.decision == HOOK_DENY) {
@@ -394,7 +394,7 @@ gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 			ho.updated_input = NULL;
 		}
 		/* A rewritten input is checked against the rules again; a deny rule still denies. */
-		if (perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why) ==
+		if (perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why) ==
 		    PERM_VERDICT_DENY) {
 			emit_approval(cv->bus, c->id, "deny", "rule");
 			d = SCHED_REFUSE;
@@ -415,13 +415,13 @@ gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	char **always;
 
 	buf_reset(why);
-	if (!cv->a->interactive) {
+	if (!agent_interactive(cv->a)) {
 		gate_headless_hint(cv, c, g->sandbox_note, why);
 		emit_approval(cv->bus, c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
 	if (c->tool->preview != NULL) {
-		if (c->tool->preview(&cv->a->env, c->input, &preview) == -1) {
+		if (c->tool->preview(agent_env(cv->a), c->input, &preview) == -1) {
 			/* The change cannot be made as asked: no need to ask anyone. */
 			buf_puts(why, buf_cstr(&preview));
 			buf_release(&preview);
@@ -433,15 +433,15 @@ gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 		buf_printf(&preview, "%s %s", c->name, args);
 		free(args);
 	} else {
-		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), cv->a->cfg->root);
+		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), agent_config(cv->a)->root);
 	}
 	always = gate_explain(cv, c, c->input, g->hook_ask, g->hook_reason, &reason);
-	jail_explain(cv->a->jail, c->name, c->input, &reason);
+	jail_explain(agent_jail(cv->a), c->name, c->input, &reason);
 	if (g->sandbox_note != NULL)
 		buf_printf(&reason, "%snot run sandboxed without a prompt: %s",
 		    reason.len > 0 ? "; " : "", g->sandbox_note);
 	emit_approval_request(cv->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
-	    cv->a->cfg->root, buf_cstr(&reason), always);
+	    agent_config(cv->a)->root, buf_cstr(&reason), always);
 	perm_strv_free(always);
 	buf_release(&reason);
 	buf_release(&preview);
@@ -457,9 +457,9 @@ gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g,
 {
 	(void)g;
 	/* a subagent's effects are its caller's: they wait for the checkpoint that names the call */
-	if (c->tool == sub_tool(cv->a->subs, c->name) && !record_checkpoint_made(cv))
+	if (c->tool == sub_tool(agent_subs(cv->a), c->name) && !record_checkpoint_made(cv))
 		return SCHED_LATER;
-	switch (sub_gate(cv->a->subs, cv, c->name, c->tool,
+	switch (sub_gate(agent_subs(cv->a), cv, c->name, c->tool,
 	    c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {
 	case SUB_REFUSE:
 		return SCHED_REFUSE;
@@ -491,7 +491,7 @@ gate_approved(struct conversation *cv, struct sched_call *c, struct buf *why)
 	cJSON *ev;
 
 	buf_puts(&note, "approved; ");
-	if (sub_gate(cv->a->subs, cv, c->name, c->tool, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
+	if (sub_gate(agent_subs(cv->a), cv, c->name, c->tool, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
 	    &note) != SUB_LATER) {
 		buf_release(&note);
 		return SCHED_GO;
@@ -540,10 +540,10 @@ gate_owner(struct agent *a, const char *id)
 {
 	struct conversation *cv;
 
-	for (cv = a->convs; cv != NULL; cv = cv->next)
+	for (cv = agent_convs(a); cv != NULL; cv = cv->next)
 		if (sched_find(cv->sched, id) != NULL)
 			return cv;
-	return a->main;
+	return agent_main(a);
 }
 
 void
@@ -560,7 +560,7 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	    "user");
 	if (decision == APPROVAL_NEVER) {
 		struct buf err = BUF_INIT(4096);
-		char **like = perm_never_rules(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls,
+		char **like = perm_never_rules(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls,
 		    c->input);
 		size_t i;
 
@@ -569,7 +569,7 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		 * saved), each sure to deny this call again; paths are read against
 		 * the workspace root, as the user's rules are.
 		 */
-		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(cv->a->cfg->rules));
+		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(agent_config(cv->a)->rules));
 		for (i = 0; like[i] != NULL; i++) {
 			buf_reset(&err);
 			perm_rules_add(agent_session_rules(cv->a), PERM_LIST_DENY, like[i], &err);
@@ -590,12 +590,12 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		    false, NULL, &asked);
 		size_t i;
 
-		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(cv->a->cfg->rules));
+		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(agent_config(cv->a)->rules));
 		for (i = 0; always[i] != NULL; i++) {
 			buf_reset(&err);
 			perm_rules_add(agent_session_rules(cv->a), PERM_LIST_ALLOW, always[i], &err);
 			if (strcmp(c->name, "run_bash") == 0 &&
-			    config_save_local_allow(cv->a->cfg, always[i], &err) == -1)
+			    config_save_local_allow(agent_config(cv->a), always[i], &err) == -1)
 				event_error(cv->bus, 0, "could not save the rule %s: %s", always[i],
 				    buf_cstr(&err));
 		}
@@ -616,7 +616,7 @@ agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return -1;
-	if (perm_check(cv->a->cfg->rules, agent_mode(cv->a), c->name, c->tool->cls, input, why) ==
+	if (perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, input, why) ==
 	    PERM_VERDICT_DENY) {
 		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
 		return -1;

@@ -71,14 +71,14 @@ inbox_take(struct conversation *cv, cJSON *content)
 void
 agent_attach(struct agent *a, const char *text)
 {
-	inbox_add_text(a->main, text);
+	inbox_add_text(agent_main(a), text);
 }
 
 int
 agent_attach_image(struct agent *a, const char *file, const char *name, struct buf *err)
 {
-	struct conversation *cv = a->main;
-	cJSON *b = attach_image_file(&cv->a->env, file, name, err);
+	struct conversation *cv = agent_main(a);
+	cJSON *b = attach_image_file(agent_env(cv->a), file, name, err);
 
 	if (b == NULL)
 		return -1;
@@ -110,7 +110,7 @@ inbox_cmd_id(struct conversation *cv, char *id, size_t size)
 	const cJSON *f;
 	size_t n = strlen(INBOX_ID);
 
-	cJSON_ArrayForEach(f, session_files(cv->a->session)) {
+	cJSON_ArrayForEach(f, session_files(agent_session(cv->a))) {
 		const char *s = json_str(f, "id", "");
 		char *end;
 		unsigned long k;
@@ -147,7 +147,7 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 {
 	struct inbox_cmd *c = arg;
 	struct conversation *cv = c->cv;
-	int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
+	int next = session_turns(agent_session(cv->a)) > cv->turn ? session_turns(agent_session(cv->a)) : cv->turn;
 
 	cv->inbox->user_cmds--;
 	/* what the user's own command made is theirs (protect.h) */
@@ -167,7 +167,7 @@ struct usercmd *
 agent_user_command(struct agent *a, const char *command, usercmd_output_fn *output,
     usercmd_done_fn *done, void *arg)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	struct inbox_cmd *c = xcalloc(1, sizeof *c);
 	struct buf err = BUF_INIT(4096);
 
@@ -178,7 +178,7 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	inbox_cmd_id(cv, c->id, sizeof c->id);
 	if (agent_wsnap(cv->a) != NULL) {
 		/* during a turn a tool may be running: the command joins its snapshot window */
-		int next = session_turns(cv->a->session) > cv->turn ? session_turns(cv->a->session) : cv->turn;
+		int next = session_turns(agent_session(cv->a)) > cv->turn ? session_turns(agent_session(cv->a)) : cv->turn;
 
 		if (wsnap_join(agent_wsnap(cv->a), agent_in_turn(cv), &err) == 0) {
 			c->epoch = wsnap_epoch(agent_wsnap(cv->a));
@@ -195,5 +195,5 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	buf_release(&err);
 	cv->inbox->user_cmds++;
 	tooluse_guard_pause(cv);
-	return usercmd_start(cv->a->loop, &cv->a->env, command, inbox_cmd_output, inbox_cmd_done, c);
+	return usercmd_start(agent_loop(cv->a), agent_env(cv->a), command, inbox_cmd_output, inbox_cmd_done, c);
 }

@@ -53,7 +53,7 @@ intent_input_paths(const struct sched_call *c, cJSON *paths)
 static int
 intent_state(struct conversation *cv, const char *path, bool keep, char hex[SHA256_HEX_LEN + 1], char **rel)
 {
-	struct sandbox sb = { cv->a->cfg->root, (const char *const *)cv->a->cfg->add_dirs, NULL };
+	struct sandbox sb = { agent_config(cv->a)->root, (const char *const *)agent_config(cv->a)->add_dirs, NULL };
 	struct buf err = BUF_INIT(4096);
 	struct sandbox_at at;
 	char *data = NULL;
@@ -70,7 +70,7 @@ intent_state(struct conversation *cv, const char *path, bool keep, char hex[SHA2
 	if (rc == 0 && keep) {
 		errno = 0;
 		if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1) {
-			session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
+			session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
 			rc = -1;
 		}
 	} else if (rc == 0) {
@@ -87,12 +87,12 @@ intent_mark(struct conversation *cv)
 {
 	cJSON *rec;
 
-	if (cJSON_GetArraySize(session_intents(cv->a->session)) > 0)
+	if (cJSON_GetArraySize(session_intents(agent_session(cv->a))) > 0)
 		return 0;
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddBoolToObject(rec, "since", 1);
-	return session_append(cv->a->session, rec);
+	return session_append(agent_session(cv->a), rec);
 }
 
 int
@@ -122,7 +122,7 @@ intent_started(struct conversation *cv, const struct sched_call *c, bool snapped
 		if (rc == -1)
 			break;
 		h = intent_state(cv, p->valuestring, true, hex, &rel);
-		if (session_error(cv->a->session) != NULL)
+		if (session_error(agent_session(cv->a)) != NULL)
 			rc = -1;
 		/* a path the tool cannot reach either: it will fail there, changing nothing */
 		if (rel == NULL)
@@ -144,7 +144,7 @@ intent_started(struct conversation *cv, const struct sched_call *c, bool snapped
 		return -1;
 	}
 	/* on disk before the call can change anything */
-	if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1)
+	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1)
 		return -1;
 	crash_point("tool-intent");
 	return 0;
@@ -157,7 +157,7 @@ intent_marked_started(struct conversation *cv, const char *id, int turn, const c
 	char hex[SHA256_HEX_LEN + 1];
 
 	if (agent_wsnap(cv->a) == NULL || wsnap_keep_before(agent_wsnap(cv->a), hex) == -1 || hex[0] == '\0')
-		return agent_wsnap(cv->a) != NULL && session_error(cv->a->session) != NULL ? -1 : 0;
+		return agent_wsnap(cv->a) != NULL && session_error(agent_session(cv->a)) != NULL ? -1 : 0;
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddNumberToObject(rec, "turn", turn);
@@ -165,7 +165,7 @@ intent_marked_started(struct conversation *cv, const char *id, int turn, const c
 	cJSON_AddStringToObject(rec, "name", by);
 	cJSON_AddStringToObject(rec, "snap", hex);
 	cJSON_AddBoolToObject(rec, "marked", 1);
-	if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1)
+	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1)
 		return -1;
 	return 0;
 }
@@ -178,7 +178,7 @@ intent_marked_done(struct conversation *cv, const char *id, const char *by)
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddStringToObject(rec, "done", id);
 	cJSON_AddStringToObject(rec, "by", by);
-	return session_append(cv->a->session, rec);
+	return session_append(agent_session(cv->a), rec);
 }
 
 int
@@ -188,7 +188,7 @@ intent_marked_close(struct conversation *cv, const char *by)
 	cJSON *open = cJSON_CreateArray(), *id;
 	int rc = 0;
 
-	cJSON_ArrayForEach(in, session_intents(cv->a->session))
+	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a)))
 		if (json_bool(in, "marked", false) && strcmp(json_str(in, "name", ""), by) == 0 &&
 		    !intent_marked_is_done(cv, json_str(in, "id", ""), by))
 			cJSON_AddItemToArray(open, cJSON_CreateString(json_str(in, "id", "")));
@@ -205,7 +205,7 @@ intent_marked_is_done(const struct conversation *cv, const char *id, const char 
 {
 	const cJSON *in;
 
-	cJSON_ArrayForEach(in, session_intents(cv->a->session))
+	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a)))
 		if (strcmp(json_str(in, "done", ""), id) == 0 && strcmp(json_str(in, "by", ""), by) == 0)
 			return true;
 	return false;
@@ -217,7 +217,7 @@ intent_files_record(const struct conversation *cv, const char *id, const char *b
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, session_files(cv->a->session))
+	cJSON_ArrayForEach(f, session_files(agent_session(cv->a)))
 		if (strcmp(json_str(f, "id", ""), id) == 0 &&
 		    (by == NULL ? !wsnap_is_record(f) : strcmp(json_str(f, "by", ""), by) == 0))
 			return f;
@@ -240,7 +240,7 @@ intent_recover_files(struct conversation *cv, const cJSON *in)
 		if (json_bool(f, "lost", false))
 			continue;
 		h = intent_state(cv, json_str(f, "path", ""), true, hex, &rel);
-		if (session_error(cv->a->session) != NULL) {
+		if (session_error(agent_session(cv->a)) != NULL) {
 			free(rel);
 			cJSON_Delete(changes);
 			return -1;
@@ -272,7 +272,7 @@ intent_recover_files(struct conversation *cv, const cJSON *in)
 	cJSON_AddStringToObject(rec, "id", json_str(in, "id", ""));
 	cJSON_AddItemToObject(rec, "files", changes);
 	cJSON_AddBoolToObject(rec, "recovered", 1);
-	return session_append(cv->a->session, rec);
+	return session_append(agent_session(cv->a), rec);
 }
 
 /* One call a crash cut off: its records, then its ledger entry.  0 or -1. */
@@ -307,7 +307,7 @@ intent_recover_one(struct conversation *cv, const cJSON *in)
 		buf_puts(&result, " (what it changed in the files up to then is recorded: a rewind "
 		    "of this turn with its files undoes it)");
 	crash_point("intent-recover");
-	rc = session_effect(cv->a->session, id, name, buf_cstr(&result), true);
+	rc = session_effect(agent_session(cv->a), id, name, buf_cstr(&result), true);
 out:
 	buf_release(&result);
 	return rc;
@@ -318,9 +318,9 @@ intent_recover(struct conversation *cv)
 {
 	const cJSON *in;
 
-	if (session_error(cv->a->session) != NULL)
+	if (session_error(agent_session(cv->a)) != NULL)
 		return -1;
-	cJSON_ArrayForEach(in, session_intents(cv->a->session)) {
+	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a))) {
 		const char *id = json_str(in, "id", NULL);
 
 		if (id == NULL)
@@ -339,7 +339,7 @@ intent_recover(struct conversation *cv)
 				return -1;
 			continue;
 		}
-		if (session_effect_find(cv->a->session, id) != NULL)
+		if (session_effect_find(agent_session(cv->a), id) != NULL)
 			continue;
 		if (intent_recover_one(cv, in) == -1)
 			return -1;
@@ -353,7 +353,7 @@ intent_never_started(const struct conversation *cv, const char *id)
 	const cJSON *in;
 	bool since = false;
 
-	cJSON_ArrayForEach(in, session_intents(cv->a->session)) {
+	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a))) {
 		if (json_bool(in, "since", false))
 			since = true;
 		else if (!json_bool(in, "marked", false) && strcmp(json_str(in, "id", ""), id) == 0)
@@ -372,9 +372,9 @@ intent_keeper_ended(const struct conversation *cv, const char *id)
 	struct buf path = BUF_INIT(8192);
 	bool ended;
 
-	if (cv->a->env.session_dir == NULL)
+	if (agent_env(cv->a)->session_dir == NULL)
 		return false;
-	buf_printf(&path, "%s/", cv->a->env.session_dir);
+	buf_printf(&path, "%s/", agent_env(cv->a)->session_dir);
 	bash_note_name(&path, id);
 	ended = access(buf_cstr(&path), F_OK) == 0;
 	buf_release(&path);

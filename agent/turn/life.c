@@ -59,16 +59,16 @@ conversation_alloc(struct agent *a, struct event_bus *bus)
 	long long v = ttl != NULL ? strtoll(ttl, &end, 10) : 0;
 
 	cv->a = a;
-	cv->bus = bus != NULL ? bus : a->bus;
+	cv->bus = bus != NULL ? bus : agent_bus(a);
 	cv->progress = tooluse_progress_new();
-	cv->prompt = prompt_new(a->cfg);
-	cv->retry = call_retry_new(a->loop);
-	cv->mconv = modelset_conv_new(a->loop);
+	cv->prompt = prompt_new(agent_config(a));
+	cv->retry = call_retry_new(agent_loop(a));
+	cv->mconv = modelset_conv_new(agent_loop(a));
 	cv->tf = agent_flow_new();
 	cv->ts = conversation_state_new();
-	cv->cw = cachewatch_new(a->cfg->cache_ttl_ms > 0 ? a->cfg->cache_ttl_ms :
+	cv->cw = cachewatch_new(agent_config(a)->cache_ttl_ms > 0 ? agent_config(a)->cache_ttl_ms :
 	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
-	cv->cmp = compaction_new(a->cfg);
+	cv->cmp = compaction_new(agent_config(a));
 	cv->record = record_new();
 	cv->inbox = inbox_new();
 	cv->usage = conversation_usage_new();
@@ -82,14 +82,11 @@ static void
 conversation_attach(struct conversation *cv)
 {
 	struct sched_ops ops;
-	struct conversation **p;
 
 	tooluse_ops(cv, &ops);
-	cv->sched = sched_new(cv->a->loop, &cv->a->env, &ops);
+	cv->sched = sched_new(agent_loop(cv->a), agent_env(cv->a), &ops);
 	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
-	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
-		;
-	*p = cv;
+	conversation_link(cv);
 }
 
 struct conversation *
@@ -99,7 +96,7 @@ conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_s
 
 	(void)err;
 	(void)err_size;
-	cv->turn = session_turns(a->session);
+	cv->turn = session_turns(agent_session(a));
 	conversation_attach(cv);
 	return cv;
 }
@@ -137,19 +134,13 @@ conversation_release(struct conversation *cv)
 void
 conversation_free(struct conversation *cv)
 {
-	struct conversation **p;
-
-	if (cv == NULL || cv == cv->a->main)
+	if (cv == NULL || cv == agent_main(cv->a))
 		return;
-	for (p = &cv->a->convs; *p != NULL; p = &(*p)->next)
-		if (*p == cv) {
-			*p = cv->next;
-			break;
-		}
+	conversation_unlink(cv);
 	if (agent_in_turn(cv))
 		agent_phase(cv, PHASE_ENDING);
 	/* a held edit of its scheduler goes with it */
-	lsp_leave(cv->a->lsp, cv->sched);
+	lsp_leave(agent_lsp(cv->a), cv->sched);
 	conversation_release(cv);
 	conversation_state_free(cv->ts);
 	free(cv);
@@ -159,25 +150,20 @@ struct agent *
 agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
     const char *resume_id, bool fork, bool interactive, char *err, size_t err_size)
 {
-	struct agent *a = xcalloc(1, sizeof *a);
+	struct agent_services sv = {
+		.ms = modelset_new(cfg),
+		.mcpn = call_mcp_notes_new(),
+		.claude = claude_new(cfg),
+		.hooks = hooks_new(loop, cfg),
+		.jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME")),
+		.pf = prompt_facts_new(cfg),
+		.http = http_new(loop),
+	};
+	struct agent *a = agent_alloc(loop, bus, cfg, interactive, agent_trace_open(), &sv);
 	struct conversation *cv;
 
-	a->sf = agent_facts_new(agent_trace_open());
-	a->ms = modelset_new(cfg);
-	a->snaps = agent_snaps_new();
 	agent_set_guard(a, tooluse_guard_new());
-	a->ops = &agent_turn_ops;
-	a->loop = loop;
-	a->bus = bus;
-	a->cfg = cfg;
-	a->interactive = interactive;
-	a->perms = agent_perms_new(cfg->mode);
-	a->mcpn = call_mcp_notes_new();
-	a->claude = claude_new(cfg);
-	a->hooks = hooks_new(loop, cfg);
-	a->jail = jail_new(&cfg->sandbox, cfg->trusted, cfg->root, getenv("HOME"));
-	hooks_attach(a->hooks, bus);
-	a->pf = prompt_facts_new(cfg);
+	hooks_attach(agent_hooks(a), bus);
 	/* Retry jitter must differ between processes that fail together. */
 	{
 		struct timespec ts;
@@ -185,10 +171,10 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 		clock_gettime(CLOCK_REALTIME, &ts);
 		srand((unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec ^ ((unsigned)getpid() << 16));
 	}
-	a->main = cv = conversation_alloc(a, NULL);
+	cv = conversation_alloc(a, NULL);
+	agent_set_main(a, cv);
 	cv->durable = true;
-	a->http = http_new(loop);
-	if (a->http == NULL) {
+	if (agent_http(a) == NULL) {
 		snprintf(err, err_size, "libcurl could not be started");
 		agent_free(a);
 		return NULL;
@@ -203,19 +189,19 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	subhost_start(a);
 	conversation_attach(cv);
-	a->web = web_new(a);
+	agent_set_web(a, web_new(a));
 	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
-	a->lsp = lsp_new(loop, cfg, &a->env, a->jail, bus, cv->sched);
-	lsp_tools_json(a->lsp, prompt_tools(cv));
+	agent_set_lsp(a, lsp_new(loop, cfg, agent_env(a), agent_jail(a), bus, cv->sched));
+	lsp_tools_json(agent_lsp(a), prompt_tools(cv));
 	prompt_mcp_start(cv);
 	agent_set_resumed(a, resume_id != NULL);
 	/* A front end that subscribes later asks for the replay (agent_replay). */
 	agent_emit_session(cv, agent_resumed(a));
 	if (!interactive)
-		jail_announce(a->jail, a->bus);
-	if (session_note(a->session) != NULL)
-		event_error(a->bus, 0, "%s", session_note(a->session));
+		jail_announce(agent_jail(a), agent_bus(a));
+	if (session_note(agent_session(a)) != NULL)
+		event_error(agent_bus(a), 0, "%s", session_note(agent_session(a)));
 	if (resume_id != NULL && !fork)
 		resume_load_cache(cv);
 	agent_session_start(cv, resume_id != NULL ? "resume" : "startup");
@@ -229,10 +215,10 @@ agent_free(struct agent *a)
 
 	if (a == NULL)
 		return;
-	sub_close(a->subs);
-	while (a->convs != NULL && a->convs->next != NULL)
-		conversation_free(a->convs->next);
-	cv = a->main;
+	sub_close(agent_subs(a));
+	while (agent_convs(a) != NULL && agent_convs(a)->next != NULL)
+		conversation_free(agent_convs(a)->next);
+	cv = agent_main(a);
 	if (cv != NULL) {
 		call_cancel(&cv->call);
 		compaction_cancel(cv);
@@ -240,59 +226,56 @@ agent_free(struct agent *a)
 		if (agent_in_turn(cv))
 			agent_phase(cv, PHASE_ENDING);
 	}
-	hooks_cancel_tools(a->hooks);
+	hooks_cancel_tools(agent_hooks(a));
 	if (cv != NULL)
 		agent_flow_cancel(cv);
-	hooks_cancel(a->start_run);
-	a->start_run = NULL;
-	if (cv != NULL && hooks_has(a->hooks, HOOK_SESSION_END, "exit")) {
+	hooks_cancel(agent_start_run(a));
+	agent_set_start_run(a, NULL);
+	if (cv != NULL && hooks_has(agent_hooks(a), HOOK_SESSION_END, "exit")) {
 		cJSON *f = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(f, "reason", "exit");
-		hooks_run(a->hooks, HOOK_SESSION_END, f, agent_hooks_ignored, cv);
+		hooks_run(agent_hooks(a), HOOK_SESSION_END, f, agent_hooks_ignored, cv);
 		cJSON_Delete(f);
 	}
 	/* and the hooks the last events started (StopFailure, PermissionDenied, ...) finish */
-	hooks_drain(a->hooks, AGENT_SESSION_END_MS);
-	hooks_free(a->hooks);
-	jail_free(a->jail);
-	a->hooks = NULL;
-	lsp_free(a->lsp);
+	hooks_drain(agent_hooks(a), AGENT_SESSION_END_MS);
+	hooks_free(agent_hooks(a));
+	jail_free(agent_jail(a));
+	agent_set_hooks(a, NULL);
+	lsp_free(agent_lsp(a));
 	if (cv != NULL)
 		conversation_release(cv);
-	claude_free(a->claude);
-	web_free(a->web);
-	mcp_free(a->mcp);
-	call_mcp_notes_free(a->mcpn);
-	modelset_free(a->ms);
-	http_free(a->http);
-	agent_perms_free(a->perms);
-	session_close(a->session);
+	claude_free(agent_claude(a));
+	web_free(agent_web(a));
+	mcp_free(agent_mcp(a));
+	call_mcp_notes_free(agent_mcp_notes(a));
+	modelset_free(agent_modelset(a));
+	http_free(agent_http(a));
+	session_close(agent_session(a));
 	tooluse_guard_free(agent_guard(a));
-	agent_snaps_free(a->snaps);
-	prompt_facts_free(a->pf);
-	sub_free(a->subs);
-	/* after the subagents: their conversations' last phase changes are logged */
-	agent_facts_free(a->sf);
+	prompt_facts_free(agent_prompt_facts(a));
+	sub_free(agent_subs(a));
 	if (cv != NULL)
 		conversation_state_free(cv->ts);
 	free(cv);
-	free(a);
+	/* after the subagents: their conversations' last phase changes are logged */
+	agent_release(a);
 }
 
 void
 agent_report(struct agent *a, const char *what, struct buf *out)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 
 	if (strcmp(what, "mcp") == 0) {
-		mcp_report(cv->a->mcp, true, out);
+		mcp_report(agent_mcp(cv->a), true, out);
 	} else if (strcmp(what, "skills") == 0) {
-		claude_report(cv->a->claude, out);
+		claude_report(agent_claude(cv->a), out);
 	} else if (strcmp(what, "cost") == 0) {
 		const struct usage *l = conversation_last_usage(cv), *t = conversation_totals(cv);
 
-		buf_printf(out, "Session %s, model %s\n", session_id(cv->a->session), agent_model(cv->a));
+		buf_printf(out, "Session %s, model %s\n", session_id(agent_session(cv->a)), agent_model(cv->a));
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
 		    (long long)l->input, (long long)l->output,
 		    (long long)l->cache_read, (long long)l->cache_write);
@@ -300,7 +283,7 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    (long long)t->input, (long long)t->output,
 		    (long long)t->cache_read, (long long)t->cache_write);
 		buf_printf(out, "Cost: $%.4f\n", conversation_cost(cv));
-		sub_cost_report(cv->a->subs, out);
+		sub_cost_report(agent_subs(cv->a), out);
 		cachewatch_cost_report(cv->cw, out);
 		modelset_report_prices(cv, out);
 	} else if (strcmp(what, "context") == 0) {
@@ -317,9 +300,9 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		cachewatch_report(cv->cw, out);
 	} else if (strcmp(what, "memory") == 0) {
 		buf_puts(out, prompt_memory_report(cv->a));
-		claude_memory_report(cv->a->claude, out);
+		claude_memory_report(agent_claude(cv->a), out);
 	} else if (strcmp(what, "agents") == 0) {
-		sub_describe(cv->a->subs, out);
+		sub_describe(agent_subs(cv->a), out);
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}

@@ -111,42 +111,42 @@ modelset_free(struct modelset *ms)
 const char *
 agent_model(const struct agent *a)
 {
-	return a->ms->model;
+	return agent_modelset(a)->model;
 }
 
 enum stream_proto
 agent_proto(const struct agent *a)
 {
-	return a->ms->proto;
+	return agent_modelset(a)->proto;
 }
 
 const char *
 modelset_base_url(const struct agent *a)
 {
-	return a->ms->base_url;
+	return agent_modelset(a)->base_url;
 }
 
 void
 agent_emit_session(struct conversation *cv, bool resumed)
 {
-	emit_session(cv->bus, session_id(cv->a->session), cv->a->ms->model,
-	    cv->a->ms->proto == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, resumed, NULL);
+	emit_session(cv->bus, session_id(agent_session(cv->a)), agent_modelset(cv->a)->model,
+	    agent_modelset(cv->a)->proto == STREAM_OPENAI ? "openai" : "anthropic", agent_config(cv->a)->root, resumed, NULL);
 }
 
 void
 modelset_caps_used(struct conversation *cv)
 {
-	cv->a->ms->caps_sent = true;
+	agent_modelset(cv->a)->caps_sent = true;
 }
 
 void
 modelset_report_prices(const struct conversation *cv, struct buf *out)
 {
-	const struct prices *p = cv->a->ms->prices;
+	const struct prices *p = agent_modelset(cv->a)->prices;
 
-	if (prices_find(p, cv->a->ms->model) == NULL)
+	if (prices_find(p, agent_modelset(cv->a)->model) == NULL)
 		buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-		    "the settings)\n", cv->a->ms->model, p->path != NULL ? p->path : "(none)");
+		    "the settings)\n", agent_modelset(cv->a)->model, p->path != NULL ? p->path : "(none)");
 	else
 		buf_printf(out, "Prices from %s, checked %s\n", p->path != NULL ?
 		    p->path : "the settings", p->checked != NULL ? p->checked : "?");
@@ -155,10 +155,10 @@ modelset_report_prices(const struct conversation *cv, struct buf *out)
 void
 modelset_report_model(const struct conversation *cv, struct buf *out)
 {
-	const struct modelset *ms = cv->a->ms;
+	const struct modelset *ms = agent_modelset(cv->a);
 
 	buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
-	    cv->a->ms->model, (long long)modelset_window(cv), (long long)ms->caps.max_output,
+	    agent_modelset(cv->a)->model, (long long)modelset_window(cv), (long long)ms->caps.max_output,
 	    model_thinking_name(&ms->caps),
 	    ms->caps.source == MODEL_SERVER ? "the server" : ms->caps.source == MODEL_CACHE ?
 	    "the server (cached)" : "tandem's table", ms->models_note != NULL ? ": " : "",
@@ -171,18 +171,18 @@ modelset_report_model(const struct conversation *cv, struct buf *out)
 void
 agent_set_model(struct agent *a, const char *model)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	int64_t before = modelset_window(cv);
 
-	free(cv->a->ms->model);
-	cv->a->ms->model = xstrdup(model);
-	model_caps_release(&cv->a->ms->caps);
-	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
-	cv->a->ms->models_waited = false;
-	cv->a->ms->caps_sent = false;
-	cv->a->ms->think_noted = false;
+	free(agent_modelset(cv->a)->model);
+	agent_modelset(cv->a)->model = xstrdup(model);
+	model_caps_release(&agent_modelset(cv->a)->caps);
+	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
+	agent_modelset(cv->a)->models_waited = false;
+	agent_modelset(cv->a)->caps_sent = false;
+	agent_modelset(cv->a)->think_noted = false;
 	/* The next request is shaped, and compacted, for the new model's window. */
-	(void)modelcat_refresh(cv->a->ms->cat, cv->a->ms->model, modelset_models_done, cv);
+	(void)modelcat_refresh(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, modelset_models_done, cv);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
 }
@@ -190,27 +190,27 @@ agent_set_model(struct agent *a, const char *model)
 void
 agent_set_effort(struct agent *a, const char *level)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 
-	free(cv->a->ms->effort);
-	cv->a->ms->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
-	cv->a->ms->think_noted = false;
+	free(agent_modelset(cv->a)->effort);
+	agent_modelset(cv->a)->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
+	agent_modelset(cv->a)->think_noted = false;
 }
 
 const char *
 agent_effort(const struct agent *a)
 {
-	const struct conversation *cv = a->main;
+	const struct conversation *cv = agent_main(a);
 
-	return cv->a->ms->effort;
+	return agent_modelset(cv->a)->effort;
 }
 
 const struct model_caps *
 agent_model_caps(const struct agent *a)
 {
-	const struct conversation *cv = a->main;
+	const struct conversation *cv = agent_main(a);
 
-	return &cv->a->ms->caps;
+	return &agent_modelset(cv->a)->caps;
 }
 
 struct modelset_models_req {
@@ -226,7 +226,7 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	if (list != NULL) {
-		modelcat_format(list, r->cv->a->ms->prices, r->cv->a->ms->model, &out);
+		modelcat_format(list, agent_modelset(r->cv->a)->prices, agent_modelset(r->cv->a)->model, &out);
 		r->fn(r->arg, buf_cstr(&out), NULL);
 	} else {
 		r->fn(r->arg, NULL, err);
@@ -239,21 +239,21 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 void
 agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	struct modelset_models_req *r = xcalloc(1, sizeof *r);
 
 	r->cv = cv;
 	r->fn = fn;
 	r->arg = arg;
-	modelcat_list_start(cv->a->ms->cat, modelset_models_listed, r);
+	modelcat_list_start(agent_modelset(cv->a)->cat, modelset_models_listed, r);
 }
 
 /* The context window: the setting, else the model's. */
 int64_t
 modelset_window(const struct conversation *cv)
 {
-	return cv->a->cfg->context_window > 0 ? cv->a->cfg->context_window :
-	    cv->a->ms->caps.window > 0 ? cv->a->ms->caps.window : 128000;
+	return agent_config(cv->a)->context_window > 0 ? agent_config(cv->a)->context_window :
+	    agent_modelset(cv->a)->caps.window > 0 ? agent_modelset(cv->a)->caps.window : 128000;
 }
 
 /*
@@ -264,7 +264,7 @@ modelset_window(const struct conversation *cv)
 int64_t
 modelset_est_window(const struct conversation *cv)
 {
-	double c = cv->a->ms->caps.calib > 0 ? cv->a->ms->caps.calib : 1.0;
+	double c = agent_modelset(cv->a)->caps.calib > 0 ? agent_modelset(cv->a)->caps.calib : 1.0;
 
 	return (int64_t)((double)modelset_window(cv) / c);
 }
@@ -273,7 +273,7 @@ modelset_est_window(const struct conversation *cv)
 int64_t
 modelset_est_tokens(const struct conversation *cv, int64_t est)
 {
-	return cv->a->ms->caps.calib > 0 ? (int64_t)((double)est * cv->a->ms->caps.calib) : est;
+	return agent_modelset(cv->a)->caps.calib > 0 ? (int64_t)((double)est * agent_modelset(cv->a)->caps.calib) : est;
 }
 
 /*
@@ -297,11 +297,11 @@ modelset_key_trim(char *key)
 void
 modelset_auth(const struct conversation *cv, struct provider_request *pr)
 {
-	pr->proto = cv->a->ms->proto;
-	pr->base_url = cv->a->ms->base_url;
-	pr->api_key = cv->a->ms->helper_key != NULL ? cv->a->ms->helper_key : cv->a->cfg->api_key;
-	pr->auth_token = cv->a->cfg->auth_token;
-	pr->custom_headers = cv->a->cfg->custom_headers;
+	pr->proto = agent_modelset(cv->a)->proto;
+	pr->base_url = agent_modelset(cv->a)->base_url;
+	pr->api_key = agent_modelset(cv->a)->helper_key != NULL ? agent_modelset(cv->a)->helper_key : agent_config(cv->a)->api_key;
+	pr->auth_token = agent_config(cv->a)->auth_token;
+	pr->custom_headers = agent_config(cv->a)->custom_headers;
 }
 
 struct curl_slist *
@@ -464,11 +464,11 @@ modelset_run_key_helper(struct conversation *cv, struct buf *err)
 {
 	char *key;
 
-	if (agent_key_helper(cv->a->cfg, &key, err) == -1)
+	if (agent_key_helper(agent_config(cv->a), &key, err) == -1)
 		return -1;
 	if (key != NULL) {
-		free(cv->a->ms->helper_key);
-		cv->a->ms->helper_key = key;
+		free(agent_modelset(cv->a)->helper_key);
+		agent_modelset(cv->a)->helper_key = key;
 	}
 	return 0;
 }
@@ -477,10 +477,10 @@ modelset_run_key_helper(struct conversation *cv, struct buf *err)
 static void
 modelset_note_setting(struct conversation *cv, const char *setting, const char *why)
 {
-	if (cv->a->ms->think_noted)
+	if (agent_modelset(cv->a)->think_noted)
 		return;
-	cv->a->ms->think_noted = true;
-	event_error(cv->bus, 0, "%s is not used: %s %s", setting, cv->a->ms->model, why);
+	agent_modelset(cv->a)->think_noted = true;
+	event_error(cv->bus, 0, "%s is not used: %s %s", setting, agent_modelset(cv->a)->model, why);
 }
 
 /*
@@ -490,25 +490,25 @@ modelset_note_setting(struct conversation *cv, const char *setting, const char *
 void
 modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 {
-	const struct model_caps *c = &cv->a->ms->caps;
-	const char *th = cv->a->cfg->thinking != NULL ? cv->a->cfg->thinking : "auto";
+	const struct model_caps *c = &agent_modelset(cv->a)->caps;
+	const char *th = agent_config(cv->a)->thinking != NULL ? agent_config(cv->a)->thinking : "auto";
 	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
 	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
 	bool want_budget = strcmp(th, "enabled") == 0 ||
-	    (strcmp(th, "auto") == 0 && cv->a->cfg->thinking_budget > 0);
+	    (strcmp(th, "auto") == 0 && agent_config(cv->a)->thinking_budget > 0);
 
-	pr->max_tokens = cv->a->cfg->max_tokens;
+	pr->max_tokens = agent_config(cv->a)->max_tokens;
 	if (c->max_output > 0 && pr->max_tokens > c->max_output)
 		pr->max_tokens = (int)c->max_output;
 	pr->max_output = (long)c->max_output;
-	pr->completion_tokens = cv->a->ms->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->completion_tokens = agent_modelset(cv->a)->proto == STREAM_OPENAI && c->completion_tokens;
 	pr->thinking = PROVIDER_THINK_NONE;
-	if (cv->a->ms->proto == STREAM_ANTHROPIC) {
+	if (agent_modelset(cv->a)->proto == STREAM_ANTHROPIC) {
 		if (strcmp(th, "off") == 0)
 			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
 		else if (want_budget && budget) {
 			pr->thinking = PROVIDER_THINK_BUDGET;
-			pr->thinking_budget = cv->a->cfg->thinking_budget > 0 ? cv->a->cfg->thinking_budget : 4096;
+			pr->thinking_budget = agent_config(cv->a)->thinking_budget > 0 ? agent_config(cv->a)->thinking_budget : 4096;
 		} else if (want_budget && adaptive) {
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 			modelset_note_setting(cv, "thinking_budget", "thinks adaptively and takes no "
@@ -517,9 +517,9 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 	}
 	pr->effort = NULL;
-	if (cv->a->ms->effort != NULL && (cv->a->ms->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
-		if (cv->a->ms->proto == STREAM_OPENAI || model_has_effort(c, cv->a->ms->effort))
-			pr->effort = cv->a->ms->effort;
+	if (agent_modelset(cv->a)->effort != NULL && (agent_modelset(cv->a)->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (agent_modelset(cv->a)->proto == STREAM_OPENAI || model_has_effort(c, agent_modelset(cv->a)->effort))
+			pr->effort = agent_modelset(cv->a)->effort;
 		else
 			modelset_note_setting(cv, "effort", "does not list that level (`tandem models` "
 			    "shows the levels it takes)");
@@ -570,7 +570,7 @@ void
 modelset_wait_cancel(struct conversation *cv)
 {
 	if (cv->mconv->timer != 0)
-		ev_timer_cancel(cv->a->loop, cv->mconv->timer);
+		ev_timer_cancel(agent_loop(cv->a), cv->mconv->timer);
 	cv->mconv->timer = 0;
 }
 
@@ -588,31 +588,31 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 
 	int64_t before = modelset_window(cv);
 
-	if (strcmp(model, cv->a->ms->model) != 0)
+	if (strcmp(model, agent_modelset(cv->a)->model) != 0)
 		return;
 	/*
 	 * Once a request went out with what was known, the session keeps it
 	 * (a change of thinking or max_tokens mid-session breaks the prompt
 	 * cache); the answer is cached for the next session.
 	 */
-	if (cv->a->ms->caps_sent) {
+	if (agent_modelset(cv->a)->caps_sent) {
 		if (cv->mconv->timer != 0) {
-			ev_timer_cancel(cv->a->loop, cv->mconv->timer);
+			ev_timer_cancel(agent_loop(cv->a), cv->mconv->timer);
 			cv->mconv->timer = 0;
 			agent_call_model(cv);
 		}
 		return;
 	}
-	model_caps_release(&cv->a->ms->caps);
-	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
+	model_caps_release(&agent_modelset(cv->a)->caps);
+	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
-	free(cv->a->ms->models_note);
-	cv->a->ms->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	free(agent_modelset(cv->a)->models_note);
+	agent_modelset(cv->a)->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
 	if (out == MODELCAT_UNKNOWN_MODEL)
 		event_error(cv->bus, 0, "%s", note);
 	if (cv->mconv->timer != 0) {
-		ev_timer_cancel(cv->a->loop, cv->mconv->timer);
+		ev_timer_cancel(agent_loop(cv->a), cv->mconv->timer);
 		cv->mconv->timer = 0;
 		agent_call_model(cv);
 	}
@@ -635,11 +635,11 @@ modelset_models_waited(struct ev_loop *loop, void *arg)
 bool
 modelset_wait(struct conversation *cv)
 {
-	if (cv->a->ms->models_waited || cv->a->ms->caps.source != MODEL_TABLE || cv->a->cfg->models_wait_ms <= 0 ||
-	    !modelcat_busy(cv->a->ms->cat, cv->a->ms->model))
+	if (agent_modelset(cv->a)->models_waited || agent_modelset(cv->a)->caps.source != MODEL_TABLE || agent_config(cv->a)->models_wait_ms <= 0 ||
+	    !modelcat_busy(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model))
 		return false;
-	cv->a->ms->models_waited = true;
-	cv->mconv->timer = ev_timer_add(cv->a->loop, cv->a->cfg->models_wait_ms, modelset_models_waited, cv);
+	agent_modelset(cv->a)->models_waited = true;
+	cv->mconv->timer = ev_timer_add(agent_loop(cv->a), agent_config(cv->a)->models_wait_ms, modelset_models_waited, cv);
 	return true;
 }
 
@@ -655,23 +655,23 @@ modelset_calibrate(struct conversation *cv, const struct usage *u)
 	r = (double)real / (double)cv->mconv->est_sent;
 	if (r < 0.25 || r > 4.0)
 		return;
-	c = cv->a->ms->caps.calib > 0 ? 0.5 * cv->a->ms->caps.calib + 0.5 * r : r;
-	cv->a->ms->caps.calib = c;
-	modelcat_calibrate(cv->a->ms->cat, cv->a->ms->model, c);
+	c = agent_modelset(cv->a)->caps.calib > 0 ? 0.5 * agent_modelset(cv->a)->caps.calib + 0.5 * r : r;
+	agent_modelset(cv->a)->caps.calib = c;
+	modelcat_calibrate(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, c);
 }
 
 double
 modelset_cost(const struct conversation *cv, const struct usage *u)
 {
-	return prices_cost(prices_find(cv->a->ms->prices, cv->model != NULL ? cv->model : cv->a->ms->model), u,
-	    cv->a->cfg->cache_ttl_ms > 300000);
+	return prices_cost(prices_find(agent_modelset(cv->a)->prices, cv->model != NULL ? cv->model : agent_modelset(cv->a)->model), u,
+	    agent_config(cv->a)->cache_ttl_ms > 300000);
 }
 
 double
 modelset_break_cost(const struct conversation *cv, const struct cachewatch_break *br, const struct usage *u)
 {
-	return prices_break_cost(prices_find(cv->a->ms->prices, cv->a->ms->model), br->dropped_tokens,
-	    u->input + u->cache_read + u->cache_write, cv->a->cfg->cache_ttl_ms > 300000);
+	return prices_break_cost(prices_find(agent_modelset(cv->a)->prices, agent_modelset(cv->a)->model), br->dropped_tokens,
+	    u->input + u->cache_read + u->cache_write, agent_config(cv->a)->cache_ttl_ms > 300000);
 }
 
 /*
@@ -682,10 +682,10 @@ static bool
 modelset_local_server(const struct conversation *cv)
 {
 	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
-	const char *host = strstr(cv->a->ms->base_url, "://");
+	const char *host = strstr(agent_modelset(cv->a)->base_url, "://");
 	size_t i;
 
-	if (cv->a->ms->proto != STREAM_OPENAI || host == NULL)
+	if (agent_modelset(cv->a)->proto != STREAM_OPENAI || host == NULL)
 		return false;
 	host += 3;
 	for (i = 0; i < sizeof local / sizeof local[0]; i++)
@@ -699,25 +699,25 @@ void
 modelset_timeouts(const struct conversation *cv, int max_tokens, bool stall_on_progress,
     struct http_timeouts *to)
 {
-	long long d = cv->a->cfg->deadline_ms;
+	long long d = agent_config(cv->a)->deadline_ms;
 
-	to->connect_ms = cv->a->cfg->connect_timeout_ms;
-	to->first_byte_ms = cv->a->cfg->first_byte_timeout_ms;
-	to->stall_ms = cv->a->cfg->stall_timeout_ms;
+	to->connect_ms = agent_config(cv->a)->connect_timeout_ms;
+	to->first_byte_ms = agent_config(cv->a)->first_byte_timeout_ms;
+	to->stall_ms = agent_config(cv->a)->stall_timeout_ms;
 	to->stall_on_progress = stall_on_progress;
 	if (d < 0)
-		d = modelset_local_server(cv) ? 0 : (long long)cv->a->cfg->first_byte_timeout_ms +
-		    (long long)max_tokens * cv->a->cfg->ms_per_token;
+		d = modelset_local_server(cv) ? 0 : (long long)agent_config(cv->a)->first_byte_timeout_ms +
+		    (long long)max_tokens * agent_config(cv->a)->ms_per_token;
 	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
 }
 
 void
 modelset_forget(struct conversation *cv)
 {
-	modelcat_forget(cv->a->ms->cat, cv->a->ms->model);
-	model_caps_release(&cv->a->ms->caps);
-	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
-	(void)modelcat_refresh(cv->a->ms->cat, cv->a->ms->model, modelset_models_done, cv);
+	modelcat_forget(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model);
+	model_caps_release(&agent_modelset(cv->a)->caps);
+	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
+	(void)modelcat_refresh(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, modelset_models_done, cv);
 }
 
 int
@@ -727,24 +727,24 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 	struct buf perr = BUF_INIT(4096);
 
 	memset(&mo, 0, sizeof mo);
-	mo.loop = cv->a->loop;
-	mo.http = cv->a->http;
-	mo.proto = cv->a->ms->proto;
-	mo.base_url = cv->a->ms->base_url;
-	mo.home = cv->a->cfg->home;
+	mo.loop = agent_loop(cv->a);
+	mo.http = agent_http(cv->a);
+	mo.proto = agent_modelset(cv->a)->proto;
+	mo.base_url = agent_modelset(cv->a)->base_url;
+	mo.home = agent_config(cv->a)->home;
 	mo.headers = modelset_auth_headers;
 	mo.headers_arg = cv;
-	cv->a->ms->cat = modelcat_new(&mo);
-	modelcat_get(cv->a->ms->cat, cv->a->ms->model, &cv->a->ms->caps);
-	cv->a->ms->prices = prices_load(NULL, cv->a->cfg->prices, &perr);
-	if (cv->a->ms->prices == NULL) {
+	agent_modelset(cv->a)->cat = modelcat_new(&mo);
+	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
+	agent_modelset(cv->a)->prices = prices_load(NULL, agent_config(cv->a)->prices, &perr);
+	if (agent_modelset(cv->a)->prices == NULL) {
 		snprintf(err, err_size, "%s", buf_cstr(&perr));
 		buf_release(&perr);
 		return -1;
 	}
 	buf_release(&perr);
-	cv->a->ms->effort = cv->a->cfg->effort != NULL ? xstrdup(cv->a->cfg->effort) : NULL;
-	if (cv->a->cfg->api_key_helper != NULL) {
+	agent_modelset(cv->a)->effort = agent_config(cv->a)->effort != NULL ? xstrdup(agent_config(cv->a)->effort) : NULL;
+	if (agent_config(cv->a)->api_key_helper != NULL) {
 		struct buf kerr = BUF_INIT(4096);
 
 		if (modelset_run_key_helper(cv, &kerr) == -1) {
@@ -755,6 +755,6 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 		buf_release(&kerr);
 	}
 	/* In the background: the first frame never waits for the provider. */
-	(void)modelcat_refresh(cv->a->ms->cat, cv->a->ms->model, modelset_models_done, cv);
+	(void)modelcat_refresh(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, modelset_models_done, cv);
 	return 0;
 }

@@ -127,14 +127,14 @@ prompt_facts_free(struct prompt_facts *pf)
 void
 prompt_set_session_context(struct agent *a, char *text)
 {
-	free(a->pf->session_context);
-	a->pf->session_context = text;
+	free(agent_prompt_facts(a)->session_context);
+	agent_prompt_facts(a)->session_context = text;
 }
 
 const char *
 prompt_memory_report(const struct agent *a)
 {
-	return a->pf->memory_report != NULL ? a->pf->memory_report : "";
+	return agent_prompt_facts(a)->memory_report != NULL ? agent_prompt_facts(a)->memory_report : "";
 }
 
 struct prompt_state *
@@ -229,7 +229,7 @@ prompt_git_branch(const char *root, struct buf *out)
 void
 prompt_build_dynamic(struct conversation *cv)
 {
-	const struct prompt_facts *pf = cv->a->pf;
+	const struct prompt_facts *pf = agent_prompt_facts(cv->a);
 	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
 	char date[64];
 	time_t now = time(NULL);
@@ -238,18 +238,18 @@ prompt_build_dynamic(struct conversation *cv)
 
 	localtime_r(&now, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
-	prompt_git_branch(cv->a->cfg->root, &branch);
-	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, cv->a->cfg->root);
-	for (i = 0; cv->a->cfg->add_dirs != NULL && cv->a->cfg->add_dirs[i] != NULL; i++)
+	prompt_git_branch(agent_config(cv->a)->root, &branch);
+	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, agent_config(cv->a)->root);
+	for (i = 0; agent_config(cv->a)->add_dirs != NULL && agent_config(cv->a)->add_dirs[i] != NULL; i++)
 		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
-		    cv->a->cfg->add_dirs[i]);
+		    agent_config(cv->a)->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
 	if (pf->session_context != NULL)
 		buf_printf(&d, "\n%s\n", pf->session_context);
 	if (pf->memory != NULL && pf->memory[0] != '\0')
 		buf_printf(&d, "\n%s", pf->memory);
-	claude_prompt(cv->a->claude, &d);
+	claude_prompt(agent_claude(cv->a), &d);
 	if (pf->host_prompt != NULL)
 		buf_printf(&d, "\n%s\n", pf->host_prompt);
 	buf_release(&branch);
@@ -260,10 +260,10 @@ prompt_build_dynamic(struct conversation *cv)
 void
 agent_set_host_prompt(struct agent *a, const char *text)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 
-	free(cv->a->pf->host_prompt);
-	cv->a->pf->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
+	free(agent_prompt_facts(cv->a)->host_prompt);
+	agent_prompt_facts(cv->a)->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
 }
 
 cJSON *
@@ -333,26 +333,26 @@ prompt_mcp_start(struct conversation *cv)
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 
 	buf_init(call_mcp_changed(cv->a), 4096);
-	cv->a->mcp = mcp_from_config(cv->a->loop, cv->a->http, cv->a->cfg, &cv->a->env, &w);
-	mcp_on_change(cv->a->mcp, agent_mcp_changed, cv);
+	agent_set_mcp(cv->a, mcp_from_config(agent_loop(cv->a), agent_http(cv->a), agent_config(cv->a), agent_env(cv->a), &w));
+	mcp_on_change(agent_mcp(cv->a), agent_mcp_changed, cv);
 	if (w.len > 0) {
 		event_error(cv->bus, 0, "%s", buf_cstr(&w));
 		call_mcp_set_warnings(cv->a, buf_detach(&w, NULL));
 	}
 	buf_release(&w);
 	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
-	mcp_start(cv->a->mcp);
+	mcp_start(agent_mcp(cv->a));
 }
 
 int
 agent_mcp_restart(struct agent *a)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 
 	if (conversation_busy(cv))
 		return -1;
-	mcp_free(cv->a->mcp);
-	cv->a->mcp = NULL;
+	mcp_free(agent_mcp(cv->a));
+	agent_set_mcp(cv->a, NULL);
 	buf_release(call_mcp_changed(cv->a));
 	call_mcp_set_warnings(cv->a, NULL);
 	prompt_mcp_start(cv);
@@ -362,9 +362,9 @@ agent_mcp_restart(struct agent *a)
 void
 agent_mcp_mentions(struct agent *a, struct buf *out)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 
-	mcp_mentions(cv->a->mcp, out);
+	mcp_mentions(agent_mcp(cv->a), out);
 }
 
 static void
@@ -383,22 +383,22 @@ agent_mcp_wait(struct conversation *cv)
 {
 	int i;
 
-	if (cv->a->mcp == NULL || conversation_calls(cv) > 1 || cv != cv->a->main)
+	if (agent_mcp(cv->a) == NULL || conversation_calls(cv) > 1 || cv != agent_main(cv->a))
 		return false;
-	if (mcp_wait(cv->a->mcp, agent_mcp_ready, cv))
+	if (mcp_wait(agent_mcp(cv->a), agent_mcp_ready, cv))
 		return true;
 	buf_release(call_mcp_changed(cv->a));
-	if (mcp_sync(cv->a->mcp, call_mcp_changed(cv->a))) {
+	if (mcp_sync(agent_mcp(cv->a), call_mcp_changed(cv->a))) {
 		struct prompt_state *ps = cv->prompt;
 
 		cJSON_Delete(ps->tools);
-		ps->tools = prompt_tools_json(cv->a->cfg);
-		mcp_tools_json(cv->a->mcp, ps->tools);
-		lsp_tools_json(cv->a->lsp, ps->tools);
-		web_tools_json(cv->a->web, ps->tools);
+		ps->tools = prompt_tools_json(agent_config(cv->a));
+		mcp_tools_json(agent_mcp(cv->a), ps->tools);
+		lsp_tools_json(agent_lsp(cv->a), ps->tools);
+		web_tools_json(agent_web(cv->a), ps->tools);
 		prompt_sub_tools(cv);
 		for (i = cJSON_GetArraySize(ps->tools) - 1; i >= 0; i--)
-			if (prompt_tool_disabled(cv->a->cfg, json_str(cJSON_GetArrayItem(ps->tools, i),
+			if (prompt_tool_disabled(agent_config(cv->a), json_str(cJSON_GetArrayItem(ps->tools, i),
 			    "name", "")))
 				cJSON_DeleteItemFromArray(ps->tools, i);
 	}
@@ -409,9 +409,9 @@ const struct tool_def *
 prompt_find(void *arg, const char *name)
 {
 	struct conversation *cv = arg;
-	const struct tool_def *t = sub_tool(cv->a->subs, name);
+	const struct tool_def *t = sub_tool(agent_subs(cv->a), name);
 
-	return t != NULL ? t : mcp_find(cv->a->mcp, name);
+	return t != NULL ? t : mcp_find(agent_mcp(cv->a), name);
 }
 
 int
@@ -419,12 +419,12 @@ prompt_resolve(void *arg, char **name, cJSON **input, struct buf *why)
 {
 	struct conversation *cv = arg;
 
-	return mcp_resolve_cb(cv->a->mcp, name, input, why);
+	return mcp_resolve_cb(agent_mcp(cv->a), name, input, why);
 }
 
 void
 prompt_sub_tools(struct conversation *cv)
 {
-	if (cv == cv->a->main)
-		sub_tool_json(cv->a->subs, cv->prompt->tools);
+	if (cv == agent_main(cv->a))
+		sub_tool_json(agent_subs(cv->a), cv->prompt->tools);
 }

@@ -143,13 +143,13 @@ record_log(struct conversation *cv, cJSON *rec)
 		cJSON_Delete(rec);
 		return 0;
 	}
-	return session_append(cv->a->session, rec);
+	return session_append(agent_session(cv->a), rec);
 }
 
 int
 record_sync(struct conversation *cv)
 {
-	return cv->durable ? session_sync(cv->a->session) : 0;
+	return cv->durable ? session_sync(agent_session(cv->a)) : 0;
 }
 
 /* Add a message to the conversation and to the log.  0, or -1 (reported). */
@@ -157,10 +157,10 @@ int
 record_add(struct conversation *cv, const char *role, cJSON *content)
 {
 	conv_add(&cv->conv, role, content, cv->turn);
-	if (cv->durable && session_log_message(cv->a->session, conv_last(&cv->conv)) == -1)
+	if (cv->durable && session_log_message(agent_session(cv->a), conv_last(&cv->conv)) == -1)
 		return agent_unsaved(cv);
 	/* a subagent's goes in the log as it is said, with its parent call */
-	if (!cv->durable && sub_record(cv->a->subs, cv, role, content) == -1)
+	if (!cv->durable && sub_record(agent_subs(cv->a), cv, role, content) == -1)
 		return agent_unsaved(cv);
 	return 0;
 }
@@ -173,7 +173,7 @@ record_extend_last(struct conversation *cv, cJSON *blocks)
 
 	cJSON_AddStringToObject(rec, "k", "extend");
 	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(blocks, 1));
-	if (!cv->durable && sub_record(cv->a->subs, cv, json_str(conv_last(&cv->conv), "role", "user"),
+	if (!cv->durable && sub_record(agent_subs(cv->a), cv, json_str(conv_last(&cv->conv), "role", "user"),
 	    blocks) == -1) {
 		cJSON_Delete(blocks);
 		cJSON_Delete(rec);
@@ -313,7 +313,7 @@ record_checkpoint_a(struct conversation *cv)
 	/* from here on a call that started has an intent: one without never started */
 	rc = cJSON_GetArraySize(pending) > 0 && cv->durable ? intent_mark(cv) : 0;
 	if (rc == 0 && cv->durable)
-		rc = session_checkpoint(cv->a->session, 'A', cv->turn, conversation_calls(cv), record_tokens_used(cv), pending);
+		rc = session_checkpoint(agent_session(cv->a), 'A', cv->turn, conversation_calls(cv), record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)

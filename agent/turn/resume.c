@@ -75,27 +75,27 @@ resume_use_session(struct conversation *cv, struct session *sess)
 {
 	struct buf p = BUF_INIT(8192);
 
-	session_close(cv->a->session);
-	cv->a->session = sess;
+	session_close(agent_session(cv->a));
+	agent_set_session(cv->a, sess);
 	buf_printf(&p, "%s/files", session_dir(sess));
 	agent_set_snap_dir(cv->a, buf_detach(&p, NULL));
-	cv->a->env.root = cv->a->cfg->root;
-	cv->a->env.session_dir = session_dir(sess);
-	cv->a->env.snap_dir = agent_snap_dir(cv->a);
+	agent_env(cv->a)->root = agent_config(cv->a)->root;
+	agent_env(cv->a)->session_dir = session_dir(sess);
+	agent_env(cv->a)->snap_dir = agent_snap_dir(cv->a);
 	agent_set_wsnap(cv->a, NULL);
-	agent_set_wsnap(cv->a, wsnap_new(cv->a->cfg->home, cv->a->cfg->root, sess, &cv->a->cfg->snap));
-	wsnap_set_roots(agent_wsnap(cv->a), (const char *const *)cv->a->cfg->add_dirs);
+	agent_set_wsnap(cv->a, wsnap_new(agent_config(cv->a)->home, agent_config(cv->a)->root, sess, &agent_config(cv->a)->snap));
+	wsnap_set_roots(agent_wsnap(cv->a), (const char *const *)agent_config(cv->a)->add_dirs);
 	/* before the first warm walk moves wsnap.idx past a cut-off command's before-snapshot */
 	intent_recover(cv);
-	wsnap_warm(agent_wsnap(cv->a), cv->a->loop);
-	cv->a->env.extra_roots = (const char *const *)cv->a->cfg->add_dirs;
-	cv->a->policy.denied = resume_path_denied;
-	cv->a->policy.arg = cv->a->cfg->rules;
-	cv->a->env.policy = &cv->a->policy;
-	cv->a->env.jail = cv->a->jail;
+	wsnap_warm(agent_wsnap(cv->a), agent_loop(cv->a));
+	agent_env(cv->a)->extra_roots = (const char *const *)agent_config(cv->a)->add_dirs;
+	agent_policy(cv->a)->denied = resume_path_denied;
+	agent_policy(cv->a)->arg = agent_config(cv->a)->rules;
+	agent_env(cv->a)->policy = agent_policy(cv->a);
+	agent_env(cv->a)->jail = agent_jail(cv->a);
 	buf_reset(&p);
 	buf_printf(&p, "%s/" CCTR_FILE, session_dir(sess));
-	hooks_set_session(cv->a->hooks, session_id(sess), buf_cstr(&p));
+	hooks_set_session(agent_hooks(cv->a), session_id(sess), buf_cstr(&p));
 	buf_release(&p);
 }
 
@@ -108,9 +108,9 @@ resume_save_cache(struct conversation *cv)
 	char *text = cJSON_PrintUnformatted(st);
 	int rc = 0;
 
-	buf_printf(&path, "%s/cache.json", session_dir(cv->a->session));
+	buf_printf(&path, "%s/cache.json", session_dir(agent_session(cv->a)));
 	if (session_write_atomic(buf_cstr(&path), text, strlen(text), NULL) == -1)
-		rc = session_fail(cv->a->session, "cache.json", errno);
+		rc = session_fail(agent_session(cv->a), "cache.json", errno);
 	cJSON_free(text);
 	cJSON_Delete(st);
 	buf_release(&path);
@@ -123,7 +123,7 @@ resume_load_cache(struct conversation *cv)
 	struct buf path = BUF_INIT(8192), all = BUF_INIT(BUF_NOLIMIT);
 	struct file_status st;
 
-	buf_printf(&path, "%s/cache.json", session_dir(cv->a->session));
+	buf_printf(&path, "%s/cache.json", session_dir(agent_session(cv->a)));
 	if (file_read(buf_cstr(&path), 64u * 1024 * 1024, FILE_REGULAR, &all, &st) == 0) {
 		cJSON *j = cJSON_ParseWithLength(buf_cstr(&all), all.len);
 
@@ -143,11 +143,11 @@ resume_load_cache(struct conversation *cv)
 int
 resume_reload(struct conversation *cv, struct buf *report)
 {
-	struct session *s = cv->a->session;
+	struct session *s = agent_session(cv->a);
 
 	if (session_reopen(&s, report) == -1)
 		return -1;
-	cv->a->session = NULL;
+	agent_set_session(cv->a, NULL);
 	resume_use_session(cv, s);
 	conv_replace(&cv->conv, session_take_messages(s));
 	if (session_turns(s) > cv->turn)
@@ -175,7 +175,7 @@ resume_reconcile_one(struct conversation *cv, const cJSON *use)
 {
 	const char *id = json_str(use, "id", ""), *name = json_str(use, "name", "");
 	const struct tool_def *tool = tool_find(name);
-	const cJSON *fx = session_effect_find(cv->a->session, id);
+	const cJSON *fx = session_effect_find(agent_session(cv->a), id);
 	cJSON *r = cJSON_CreateObject();
 	struct tool_out out;
 
@@ -184,7 +184,7 @@ resume_reconcile_one(struct conversation *cv, const cJSON *use)
 		buf_puts(&out.text, json_str(fx, "result", ""));
 		out.is_error = json_bool(fx, "is_error", false);
 	} else if (tool != NULL && tool->cls == TOOL_READ_ONLY && tool->run != NULL) {
-		tool->run(&cv->a->env, json_get(use, "input"), &out);
+		tool->run(agent_env(cv->a), json_get(use, "input"), &out);
 	} else if (intent_never_started(cv, id)) {
 		tool_out_error(&out, "not run: tandem stopped before this %s call started, so it "
 		    "changed nothing; call it again if it is still needed", name);
@@ -225,8 +225,8 @@ resume_reconcile(struct conversation *cv)
 		return 0;
 	}
 	if (record_add(cv, "user", results) == -1 ||
-	    session_checkpoint(cv->a->session, 'B', cv->turn, 0, 0, NULL) == -1 ||
-	    session_sync(cv->a->session) == -1)
+	    session_checkpoint(agent_session(cv->a), 'B', cv->turn, 0, 0, NULL) == -1 ||
+	    session_sync(agent_session(cv->a)) == -1)
 		return -1;
 	return 0;
 }
@@ -290,7 +290,7 @@ resume_copy_content(struct conversation *cv, const cJSON *rec, const char *src_s
 				continue;
 			}
 			if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1)
-				rc = session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
+				rc = session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
 			free(data);
 		}
 	buf_release(&err);
@@ -305,11 +305,11 @@ resume_adopt_history(struct conversation *cv, cJSON *hist, const char *src_snap_
 
 	while (rc == 0 && (r = cJSON_DetachItemFromArray(hist, 0)) != NULL) {
 		if (strcmp(json_str(r, "k", ""), "files") != 0)
-			rc = session_append(cv->a->session, r);
+			rc = session_append(agent_session(cv->a), r);
 		else if (wsnap_is_record(r))
 			rc = wsnap_adopt(agent_wsnap(cv->a), r);
 		else if ((rc = resume_copy_content(cv, r, src_snap_dir)) == 0)
-			rc = session_append(cv->a->session, r);
+			rc = session_append(agent_session(cv->a), r);
 		else
 			cJSON_Delete(r);
 	}
@@ -326,7 +326,7 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 
 	if (resume_id != NULL) {
 		/* A fork only reads its source: that may be in use, or damaged (--rewind-to repairs). */
-		old = session_open(cv->a->cfg->home, resume_id,
+		old = session_open(agent_config(cv->a)->home, resume_id,
 		    fork ? SESSION_OPEN_READ_ONLY | SESSION_OPEN_DAMAGED_OK : 0, &e);
 		if (old == NULL)
 			goto fail;
@@ -335,7 +335,7 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 		sess = old;
 		old = NULL;
 	} else {
-		sess = session_create(cv->a->cfg->home, cv->a->cfg->root, agent_model(cv->a),
+		sess = session_create(agent_config(cv->a)->home, agent_config(cv->a)->root, agent_model(cv->a),
 		    old != NULL ? session_id(old) : NULL, &e);
 		if (sess == NULL)
 			goto fail;
@@ -348,7 +348,7 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 			struct buf src = BUF_INIT(8192);
 
 			cJSON_ArrayForEach(m, cv->conv.messages)
-				if (session_log_message(cv->a->session, m) == -1)
+				if (session_log_message(agent_session(cv->a), m) == -1)
 					break;
 			/* the fork's turns keep their tools, files, tokens and times */
 			buf_printf(&src, "%s/files", session_dir(old));
@@ -358,14 +358,14 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 		}
 		cv->turn = old != NULL ? session_turns(old) : session_turns(sess);
 		if (old != NULL)
-			session_note_turn(cv->a->session, cv->turn, json_str(session_meta(old), "first_prompt", ""));
+			session_note_turn(agent_session(cv->a), cv->turn, json_str(session_meta(old), "first_prompt", ""));
 		event_set_turn(cv->bus, cv->turn);
-		if (session_error(cv->a->session) == NULL)
+		if (session_error(agent_session(cv->a)) == NULL)
 			resume_reconcile(cv);
 		agent_set_fork_dry_run(cv->a, old != NULL);
 	}
-	if (session_error(cv->a->session) != NULL) {
-		buf_puts(&e, session_error(cv->a->session));
+	if (session_error(agent_session(cv->a)) != NULL) {
+		buf_puts(&e, session_error(agent_session(cv->a)));
 		goto fail;
 	}
 	session_close(old);
@@ -381,13 +381,13 @@ fail:
 void
 agent_replay(struct agent *a)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	char *warnings;
 
 	agent_emit_session(cv, agent_resumed(cv->a));
-	jail_announce(cv->a->jail, cv->bus);
-	if (cv->a->mcp != NULL) {
-		int ready, total = mcp_count(cv->a->mcp, &ready);
+	jail_announce(agent_jail(cv->a), cv->bus);
+	if (agent_mcp(cv->a) != NULL) {
+		int ready, total = mcp_count(agent_mcp(cv->a), &ready);
 
 		agent_mcp_changed(cv, ready, total);
 	}
@@ -402,7 +402,7 @@ agent_replay(struct agent *a)
 int
 agent_resume(struct agent *a, const char *id, struct buf *report)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;
 
@@ -410,11 +410,11 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 		buf_puts(report, "a turn is running: interrupt it first");
 		return -1;
 	}
-	if (strcmp(id, session_id(cv->a->session)) == 0) {
+	if (strcmp(id, session_id(agent_session(cv->a))) == 0) {
 		buf_printf(report, "already in session %s", id);
 		return -1;
 	}
-	sess = session_open(cv->a->cfg->home, id, 0, &err);
+	sess = session_open(agent_config(cv->a)->home, id, 0, &err);
 	if (sess == NULL) {
 		buf_puts(report, buf_cstr(&err));
 		buf_release(&err);
@@ -466,7 +466,7 @@ resume_replay_history(struct conversation *cv)
 			} else if (!user && strcmp(type, "tool_use") == 0) {
 				emit_tool_use(cv->bus, json_str(b, "id", ""), json_str(b, "name", ""),
 				    json_get(b, "input"), true);
-				sub_replay(session_submsgs(cv->a->session), json_str(b, "id", ""), cv->bus);
+				sub_replay(session_submsgs(agent_session(cv->a)), json_str(b, "id", ""), cv->bus);
 			} else if (user && strcmp(type, "tool_result") == 0) {
 				const cJSON *c = json_get(b, "content");
 

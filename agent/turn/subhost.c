@@ -30,22 +30,22 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 	if (cv == NULL)
 		return NULL;
 	/* the session's other tools, as the main conversation has them, then the type's filter */
-	sched_set_more(cv->sched, web_find, a->web);
-	lsp_join(a->lsp, cv->sched);
+	sched_set_more(cv->sched, web_find, agent_web(a));
+	lsp_join(agent_lsp(a), cv->sched);
 	/* the MCP tools of the parent's turn (its finder, prompt_find, already finds them) */
 	tools = prompt_tools(cv);
-	mcp_tools_json(a->mcp, tools);
-	web_tools_json(a->web, tools);
-	lsp_tools_json(a->lsp, tools);
+	mcp_tools_json(agent_mcp(a), tools);
+	web_tools_json(agent_web(a), tools);
+	lsp_tools_json(agent_lsp(a), tools);
 	prompt_set_static(cv, spec->system);
 	for (i = cJSON_GetArraySize(tools) - 1; i >= 0; i--) {
 		const char *name = json_str(cJSON_GetArrayItem(tools, i), "name", "");
 
-		if (!subtype_allows(spec->type, name, mcp_find(a->mcp, name)))
+		if (!subtype_allows(spec->type, name, mcp_find(agent_mcp(a), name)))
 			cJSON_DeleteItemFromArray(tools, i);
 	}
 	if (subtype_allows(spec->type, "agent", NULL))
-		sub_tool_json(a->subs, tools);
+		sub_tool_json(agent_subs(a), tools);
 	/*
 	 * inherit is the caller's model as it starts: a command's model that
 	 * the main conversation changes to and back (claude/claude.h) is the
@@ -58,7 +58,7 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 static int
 subhost_submit(struct conversation *cv, struct conversation *parent, const char *prompt)
 {
-	if (cv->a->ops->submit(cv, prompt) != 0)
+	if (agent_ops(cv->a)->submit(cv, prompt) != 0)
 		return -1;
 	/* its effects are the caller's turn's: a rewind of that turn undoes them */
 	if (parent != NULL) {
@@ -71,7 +71,7 @@ subhost_submit(struct conversation *cv, struct conversation *parent, const char 
 static void
 subhost_stop(struct conversation *cv)
 {
-	cv->a->ops->interrupt(cv);
+	agent_ops(cv->a)->interrupt(cv);
 }
 
 static void
@@ -86,7 +86,7 @@ subhost_owner(void *session, const char *id)
 	struct agent *a = session;
 	struct conversation *cv;
 
-	for (cv = a->convs; cv != NULL; cv = cv->next)
+	for (cv = agent_convs(a); cv != NULL; cv = cv->next)
 		if (sched_find(cv->sched, id) != NULL)
 			return cv;
 	return NULL;
@@ -144,11 +144,11 @@ subhost_model_for(void *session, const char *want)
 static int
 subhost_log(struct conversation *cv, cJSON *rec)
 {
-	if (session_error(cv->a->session) != NULL) {
+	if (session_error(agent_session(cv->a)) != NULL) {
 		cJSON_Delete(rec);
 		return -1;
 	}
-	return session_append(cv->a->session, rec);
+	return session_append(agent_session(cv->a), rec);
 }
 
 static void
@@ -166,7 +166,7 @@ subhost_note_tool(struct conversation *cv, const char *name)
 static bool
 subhost_is_main(struct conversation *cv)
 {
-	return cv == cv->a->main;
+	return cv == agent_main(cv->a);
 }
 
 static void
@@ -194,7 +194,7 @@ static const struct sub_host subhost = {
 void
 subhost_start(struct agent *a)
 {
-	a->subs = sub_new(a->loop, &subhost, a, a->cfg->root, getenv("HOME"));
-	if (sub_warnings(a->subs) != NULL)
-		event_error(a->bus, 0, "%s", sub_warnings(a->subs));
+	agent_set_subs(a, sub_new(agent_loop(a), &subhost, a, agent_config(a)->root, getenv("HOME")));
+	if (sub_warnings(agent_subs(a)) != NULL)
+		event_error(agent_bus(a), 0, "%s", sub_warnings(agent_subs(a)));
 }

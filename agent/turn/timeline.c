@@ -68,7 +68,7 @@ timeline_has_records(struct conversation *cv, int turn)
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, session_files(cv->a->session))
+	cJSON_ArrayForEach(f, session_files(agent_session(cv->a)))
 		if (json_int(f, "turn", 0) >= turn && !json_bool(f, "undone", false))
 			return true;
 	return false;
@@ -108,7 +108,7 @@ timeline_who(struct conversation *cv, const cJSON *rec, struct buf *out)
 cJSON *
 agent_turns(struct agent *a)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	struct buf who = BUF_INIT(4096);
 	cJSON *out = cJSON_CreateArray(), *cur = NULL, *m, *b, *f, *t;
 	int last = -1;
@@ -137,7 +137,7 @@ agent_turns(struct agent *a)
 				cJSON_AddItemToArray(json_get(cur, "tools"),
 				    cJSON_CreateString(json_str(b, "name", "")));
 				/* a subagent's calls are its caller's turn's */
-				sub_tool_names(session_submsgs(cv->a->session), json_str(b, "id", ""),
+				sub_tool_names(session_submsgs(agent_session(cv->a)), json_str(b, "id", ""),
 				    json_get(cur, "tools"));
 				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && agent_wsnap(cv->a) == NULL)
 					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
@@ -145,7 +145,7 @@ agent_turns(struct agent *a)
 		}
 	}
 	/* the user's ! commands since the last prompt: their turn has no messages yet */
-	cJSON_ArrayForEach(f, session_files(cv->a->session)) {
+	cJSON_ArrayForEach(f, session_files(agent_session(cv->a))) {
 		int turn = (int)json_int(f, "turn", 0);
 
 		if (turn <= last || json_bool(f, "undone", false))
@@ -163,7 +163,7 @@ agent_turns(struct agent *a)
 	cJSON_ArrayForEach(cur, out) {
 		int turn = (int)json_int(cur, "turn", 0);
 
-		cJSON_ArrayForEach(f, session_files(cv->a->session)) {
+		cJSON_ArrayForEach(f, session_files(agent_session(cv->a))) {
 			if (json_int(f, "turn", -1) != turn || json_bool(f, "undone", false))
 				continue;
 			timeline_who(cv, f, &who);
@@ -173,7 +173,7 @@ agent_turns(struct agent *a)
 				cJSON_AddItemToArray(json_get(cur, "files"),
 				    cJSON_CreateString(json_str(t, "path", "")));
 		}
-		cJSON_ArrayForEach(t, session_turninfo(cv->a->session)) {
+		cJSON_ArrayForEach(t, session_turninfo(agent_session(cv->a))) {
 			if (json_int(t, "turn", -1) != turn)
 				continue;
 			cJSON_DeleteItemFromObjectCaseSensitive(cur, "tokens");
@@ -199,7 +199,7 @@ timeline_restore_file(struct conversation *cv, const char *path, const char *hav
     bool force, struct buf *report)
 {
 	struct buf err = BUF_INIT(4096);
-	struct sandbox sb = { cv->a->cfg->root, (const char *const *)cv->a->cfg->add_dirs, NULL };
+	struct sandbox sb = { agent_config(cv->a)->root, (const char *const *)agent_config(cv->a)->add_dirs, NULL };
 	struct sandbox_at at;
 	char *abs = NULL, *data = NULL, *now = NULL, hex[SHA256_HEX_LEN + 1];
 	size_t len = 0, nowlen = 0;
@@ -229,9 +229,9 @@ timeline_restore_file(struct conversation *cv, const char *path, const char *hav
 		errno = 0;
 		kept = fsutil_snapshot(agent_snap_dir(cv->a), now, nowlen, hex, &err);
 		if (kept == -1) {
-			session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
+			session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
 			buf_reset(&err);
-			buf_puts(&err, session_error(cv->a->session));
+			buf_puts(&err, session_error(agent_session(cv->a)));
 			goto out;
 		}
 	}
@@ -259,7 +259,7 @@ out:
 static int
 timeline_restore_records(struct conversation *cv, const cJSON *ids, bool undo, bool force, struct buf *report)
 {
-	const cJSON *recs = session_files(cv->a->session), *f, *id;
+	const cJSON *recs = session_files(agent_session(cv->a)), *f, *id;
 	int n = cJSON_GetArraySize(recs), i, conflicts = 0;
 
 	for (i = undo ? n - 1 : 0; undo ? i >= 0 : i < n; i += undo ? -1 : 1) {
@@ -298,7 +298,7 @@ timeline_emit_rewind(struct conversation *cv, const char *what, int turn)
 int
 agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struct buf *report)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	cJSON *rec, *removed, *ids, *m, *f;
 	int keep = -1, i = 0, n, nids, nremoved, conflicts = 0;
 
@@ -311,8 +311,8 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
-	if (session_error(cv->a->session) != NULL) {
-		buf_printf(report, "%s\n", session_error(cv->a->session));
+	if (session_error(agent_session(cv->a)) != NULL) {
+		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
 		return -1;
 	}
 	cJSON_ArrayForEach(m, cv->conv.messages) {
@@ -331,7 +331,7 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	}
 	ids = cJSON_CreateArray();
 	if (what & REWIND_FILES)
-		cJSON_ArrayForEach(f, session_files(cv->a->session))
+		cJSON_ArrayForEach(f, session_files(agent_session(cv->a)))
 			if (json_int(f, "turn", 0) >= turn && !json_bool(f, "undone", false))
 				cJSON_AddItemToArray(ids, cJSON_CreateString(json_str(f, "id", "")));
 	if (cJSON_GetArraySize(ids) > 0)
@@ -352,9 +352,9 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	cJSON_AddNumberToObject(rec, "keep", keep);
 	cJSON_AddItemToObject(rec, "removed", removed);
 	cJSON_AddItemToObject(rec, "undone", ids);
-	if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1) {
+	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1) {
 		agent_unsaved(cv);
-		buf_printf(report, "%s\n", session_error(cv->a->session));
+		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
 		return -1;
 	}
 	while (conv_count(&cv->conv) > keep)
@@ -377,8 +377,8 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 int
 agent_redo(struct agent *a, bool force, struct buf *report)
 {
-	struct conversation *cv = a->main;
-	const cJSON *rw = session_last_rewind(cv->a->session), *m;
+	struct conversation *cv = agent_main(a);
+	const cJSON *rw = session_last_rewind(agent_session(cv->a)), *m;
 	cJSON *rec;
 	int conflicts = 0;
 
@@ -399,8 +399,8 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 		buf_puts(report, "the conversation has moved on since the rewind: nothing to redo\n");
 		return -1;
 	}
-	if (session_error(cv->a->session) != NULL) {
-		buf_printf(report, "%s\n", session_error(cv->a->session));
+	if (session_error(agent_session(cv->a)) != NULL) {
+		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
 		return -1;
 	}
 	conflicts = timeline_restore_records(cv, json_get(rw, "undone"), false, force, report);
@@ -412,9 +412,9 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "redo");
 	/* after this, rw is gone */
-	if (session_append(cv->a->session, rec) == -1 || session_sync(cv->a->session) == -1) {
+	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1) {
 		agent_unsaved(cv);
-		buf_printf(report, "%s\n", session_error(cv->a->session));
+		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
 		return -1;
 	}
 	timeline_emit_rewind(cv, "redo", 0);
@@ -424,10 +424,10 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 int
 agent_fork(struct agent *a, int turn, struct buf *report)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	struct buf err = BUF_INIT(4096), src = BUF_INIT(8192);
 	struct session *sess;
-	const char *from = session_id(cv->a->session);
+	const char *from = session_id(agent_session(cv->a));
 	char *first;
 	cJSON *m, *next, *hist;
 	int rc;
@@ -441,7 +441,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
-	sess = session_create(cv->a->cfg->home, cv->a->cfg->root, agent_model(cv->a), from, &err);
+	sess = session_create(agent_config(cv->a)->home, agent_config(cv->a)->root, agent_model(cv->a), from, &err);
 	if (sess == NULL) {
 		buf_printf(report, "%s\n", buf_cstr(&err));
 		buf_release(&err);
@@ -455,7 +455,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 			rc = session_log_message(sess, m);
 	if (turn > 0 && turn < cv->turn)
 		cv->turn = turn;
-	first = xstrdup(json_str(session_meta(cv->a->session), "first_prompt", ""));
+	first = xstrdup(json_str(session_meta(agent_session(cv->a)), "first_prompt", ""));
 	if (rc == 0)
 		rc = session_note_turn(sess, cv->turn, first[0] != '\0' ? first : NULL);
 	free(first);
@@ -474,18 +474,18 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	conv_changed(&cv->conv);
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
 	/* its turns keep their tools, files, tokens and times (read before the source is closed) */
-	hist = resume_fork_history(cv->a->session, turn, cv->conv.messages);
+	hist = resume_fork_history(agent_session(cv->a), turn, cv->conv.messages);
 	buf_printf(&src, "%s", agent_snap_dir(cv->a));
 	resume_use_session(cv, sess);
 	if (resume_adopt_history(cv, hist, buf_cstr(&src)) == 0)
-		session_sync(cv->a->session);
+		session_sync(agent_session(cv->a));
 	buf_release(&src);
 	event_set_turn(cv->bus, cv->turn);
 	agent_set_fork_dry_run(cv->a, true);
 	agent_set_resumed(cv->a, true);
-	emit_session(cv->bus, session_id(cv->a->session), agent_model(cv->a),
-	    agent_proto(cv->a) == STREAM_OPENAI ? "openai" : "anthropic", cv->a->cfg->root, true,
-	    json_str(session_meta(cv->a->session), "forked_from", ""));
+	emit_session(cv->bus, session_id(agent_session(cv->a)), agent_model(cv->a),
+	    agent_proto(cv->a) == STREAM_OPENAI ? "openai" : "anthropic", agent_config(cv->a)->root, true,
+	    json_str(session_meta(agent_session(cv->a)), "forked_from", ""));
 	resume_replay_history(cv);
 	return 0;
 }
@@ -493,22 +493,22 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 const char *
 agent_forked_from(const struct agent *a)
 {
-	const struct conversation *cv = a->main;
+	const struct conversation *cv = agent_main(a);
 
-	return json_str(session_meta(cv->a->session), "forked_from", NULL);
+	return json_str(session_meta(agent_session(cv->a)), "forked_from", NULL);
 }
 
 int
 agent_clear(struct agent *a)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 
 	if (agent_in_turn(cv))
 		return -1;
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;
 
-	sess = session_create(cv->a->cfg->home, cv->a->cfg->root, agent_model(cv->a), NULL, &err);
+	sess = session_create(agent_config(cv->a)->home, agent_config(cv->a)->root, agent_model(cv->a), NULL, &err);
 	if (sess == NULL) {
 		event_error(cv->bus, 0, "%s", buf_cstr(&err));
 		buf_release(&err);

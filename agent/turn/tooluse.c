@@ -55,21 +55,21 @@ tooluse_exclusive(const struct sched_call *c)
 static bool
 tooluse_ledgered(const struct conversation *cv, const struct sched_call *c)
 {
-	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY || c->tool == sub_tool(cv->a->subs, c->name));
+	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY || c->tool == sub_tool(agent_subs(cv->a), c->name));
 }
 
 /* Does c run in the sandbox (run_bash that the jail applies to)? */
 static bool
 tooluse_jailed(const struct conversation *cv, const struct sched_call *c)
 {
-	return strcmp(c->name, "run_bash") == 0 && jail_applies(cv->a->env.jail, c->input);
+	return strcmp(c->name, "run_bash") == 0 && jail_applies(agent_env(cv->a)->jail, c->input);
 }
 
 /* Is c watched: a sandboxed command that may write the workspace (not read-only mode)? */
 static bool
 tooluse_watched(const struct conversation *cv, const struct sched_call *c)
 {
-	return tooluse_jailed(cv, c) && jail_mode(cv->a->env.jail) == JAIL_WORKSPACE_WRITE;
+	return tooluse_jailed(cv, c) && jail_mode(agent_env(cv->a)->jail) == JAIL_WORKSPACE_WRITE;
 }
 
 /* Is c a writer tandem trusts: a file tool, or a command run outside the sandbox? */
@@ -165,11 +165,11 @@ tooluse_protect(struct conversation *cv)
 {
 	struct buf q = BUF_INIT(BUF_NOLIMIT);
 
-	if (cv->a->session == NULL)
+	if (agent_session(cv->a) == NULL)
 		return agent_guard(cv->a)->protect;
-	buf_printf(&q, "%s/quarantine", session_dir(cv->a->session));
+	buf_printf(&q, "%s/quarantine", session_dir(agent_session(cv->a)));
 	if (agent_guard(cv->a)->protect == NULL) {
-		agent_guard(cv->a)->protect = protect_new(cv->a->loop, cv->a->cfg->root, buf_cstr(&q), tooluse_protect_notify, cv);
+		agent_guard(cv->a)->protect = protect_new(agent_loop(cv->a), agent_config(cv->a)->root, buf_cstr(&q), tooluse_protect_notify, cv);
 		bgshell_on_end(tooluse_protect_bg_end, cv);
 	} else
 		protect_set_quarantine(agent_guard(cv->a)->protect, buf_cstr(&q));
@@ -180,7 +180,7 @@ tooluse_protect(struct conversation *cv)
 void
 tooluse_protect_warm(struct conversation *cv)
 {
-	if (jail_usable(cv->a->env.jail) && jail_mode(cv->a->env.jail) == JAIL_WORKSPACE_WRITE)
+	if (jail_usable(agent_env(cv->a)->jail) && jail_mode(agent_env(cv->a)->jail) == JAIL_WORKSPACE_WRITE)
 		protect_warm(tooluse_protect(cv));
 }
 
@@ -190,7 +190,7 @@ tooluse_paths_of(const struct conversation *cv, const struct sched_call *c)
 {
 	const cJSON *f;
 	char **v = NULL;
-	size_t n = 0, rl = strlen(cv->a->cfg->root);
+	size_t n = 0, rl = strlen(agent_config(cv->a)->root);
 	const char *s[2] = { json_str(c->input, "path", NULL), NULL };
 	int i;
 
@@ -203,7 +203,7 @@ tooluse_paths_of(const struct conversation *cv, const struct sched_call *c)
 		v[n++] = xstrdup(s[i]);
 	}
 	for (i = 0; (size_t)i < n; i++)
-		if (strncmp(v[i], cv->a->cfg->root, rl) == 0 && v[i][rl] == '/')
+		if (strncmp(v[i], agent_config(cv->a)->root, rl) == 0 && v[i][rl] == '/')
 			memmove(v[i], v[i] + rl + 1, strlen(v[i] + rl + 1) + 1);
 	if (v != NULL)
 		v[n] = NULL;
@@ -261,7 +261,7 @@ tooluse_started(void *arg, struct sched_call *c)
 
 	cv->progress->bytes = 0;
 	crash_point("tool-started");
-	sub_started(cv->a->subs, cv, tooluse_exclusive(c));
+	sub_started(agent_subs(cv->a), cv, tooluse_exclusive(c));
 	tooluse_protect_start(cv, c);
 	if (snapped && wsnap_before(agent_wsnap(cv->a), NULL) == -1)
 		agent_unsaved(cv);
@@ -302,7 +302,7 @@ tooluse_snapshot_after(struct conversation *cv, const cJSON *files)
 
 	cJSON_ArrayForEach(f, files) {
 		struct buf err = BUF_INIT(4096);
-		struct sandbox sb = { cv->a->cfg->root, (const char *const *)cv->a->cfg->add_dirs, NULL };
+		struct sandbox sb = { agent_config(cv->a)->root, (const char *const *)agent_config(cv->a)->add_dirs, NULL };
 		struct sandbox_at at;
 		char *data = NULL, hex[SHA256_HEX_LEN + 1];
 		size_t len = 0;
@@ -314,7 +314,7 @@ tooluse_snapshot_after(struct conversation *cv, const cJSON *files)
 			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
 				errno = 0;
 				if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1)
-					rc = session_fail(cv->a->session, "files/", errno != 0 ? errno : EIO);
+					rc = session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
 			}
 			sandbox_at_release(&at);
 		}
@@ -331,7 +331,7 @@ tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 	struct conversation *cv = arg;
 	struct sched_call *c = sched_find(cv->sched, id);
 
-	if (hooks_post_pending(cv->a->hooks) == 0 && (wsnap_record(agent_wsnap(cv->a), cv->turn, id, TOOLUSE_HOOK_BY) == -1 ||
+	if (hooks_post_pending(agent_hooks(cv->a)) == 0 && (wsnap_record(agent_wsnap(cv->a), cv->turn, id, TOOLUSE_HOOK_BY) == -1 ||
 	    intent_marked_close(cv, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	agent_hook_notes(cv, o);
@@ -361,11 +361,11 @@ tooluse_finished(void *arg, struct sched_call *c)
 	tooluse_protect_end(cv, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
-		attach_tool_image(&cv->a->env, cv->a->cfg->rules, agent_mode(cv->a), agent_model_caps(cv->a)->image_input, c->name, c->input,
+		attach_tool_image(agent_env(cv->a), agent_config(cv->a)->rules, agent_mode(cv->a), agent_model_caps(cv->a)->image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
 	/* A CLAUDE.md of the folder it worked in, the first time (claude/claude.h). */
 	if (c->ran && !c->is_error)
-		claude_nested_memory(cv->a->claude, c->name, c->input, &c->result);
+		claude_nested_memory(agent_claude(cv->a), c->name, c->input, &c->result);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
 	if (tooluse_ledgered(cv, c) && c->ran)
@@ -387,14 +387,14 @@ tooluse_finished(void *arg, struct sched_call *c)
 		 * A subagent's edits are the session's too: they go in its log, for a rewind.
 		 */
 		if (tooluse_snapshot_after(cv, json_get(c->meta, "files")) == -1 ||
-		    session_append(cv->a->session, rec) == -1)
+		    session_append(agent_session(cv->a), rec) == -1)
 			agent_unsaved(cv);
 	}
 	if (tooluse_snapped(c) && wsnap_record(agent_wsnap(cv->a), cv->turn, c->id, c->name) == -1)
 		agent_unsaved(cv);
 	if (tooluse_ledgered(cv, c) && c->ran) {
 		crash_point("tool-recorded");
-		if (session_effect(cv->a->session, c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
+		if (session_effect(agent_session(cv->a), c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
 			agent_unsaved(cv);
 	}
 	record_turn_tool(cv, c->name);
@@ -402,14 +402,14 @@ tooluse_finished(void *arg, struct sched_call *c)
 	    c->duration_ms, c->denied, false);
 	plan_call_done(cv, c);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
-	if (c->ran && session_error(cv->a->session) == NULL && hooks_post_pending(cv->a->hooks) == 0 &&
-	    hooks_has(cv->a->hooks, HOOK_POST_TOOL_USE, c->name) && (wsnap_before(agent_wsnap(cv->a), NULL) == -1 ||
+	if (c->ran && session_error(agent_session(cv->a)) == NULL && hooks_post_pending(agent_hooks(cv->a)) == 0 &&
+	    hooks_has(agent_hooks(cv->a), HOOK_POST_TOOL_USE, c->name) && (wsnap_before(agent_wsnap(cv->a), NULL) == -1 ||
 	    intent_marked_started(cv, c->id, cv->turn, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	if (c->ran)
-		sub_finished(cv->a->subs, cv, tooluse_exclusive(c));
-	if (c->ran && session_error(cv->a->session) == NULL)
-		hooks_post_tool(cv->a->hooks, c->id, c->name, c->input, buf_cstr(&c->result),
+		sub_finished(agent_subs(cv->a), cv, tooluse_exclusive(c));
+	if (c->ran && session_error(agent_session(cv->a)) == NULL)
+		hooks_post_tool(agent_hooks(cv->a), c->id, c->name, c->input, buf_cstr(&c->result),
 		    c->result.len, c->is_error, agent_mode(cv->a), tooluse_post_hooked, cv);
 }
 

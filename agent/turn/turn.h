@@ -30,7 +30,7 @@ bool	 agent_listed(const char *list, const char *word);
 bool	 agent_tool_disabled(const struct config *cfg, const char *name);
 
 /* The session's. */
-struct conversation	*agent_main(struct agent *);
+struct conversation	*agent_main(const struct agent *);
 struct ev_loop		*agent_loop(const struct agent *);
 const struct config	*agent_config(const struct agent *);
 struct http		*agent_http(const struct agent *);

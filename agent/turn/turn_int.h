@@ -98,38 +98,51 @@ struct turn_ops {
 };
 extern const struct turn_ops agent_turn_ops;
 
-struct agent {
-	const struct turn_ops	*ops;		/* the turn's, for its modules */
-	struct ev_loop		*loop;
-	struct event_bus	*bus;		/* the session's events; a conversation may have its own */
-	const struct config	*cfg;
-	bool			 interactive;
-	struct http		*http;
-	struct mcp		*mcp;		/* the MCP servers; NULL: none */
-	struct mcp_notes	*mcpn;		/* the servers changed before this request, the warnings (call.c) */
-	struct tool_env		 env;
-	struct sandbox_policy	 policy;	/* the deny rules, for the tools' walks */
-	struct session		*session;
-	struct session_facts	*sf;		/* resumed, the failed write told, the phase log (conversation.c) */
-	struct session_snaps	*snaps;		/* files/, wsnap, the guard, a fork's dry run (conversation.c) */
-	struct session_perms	*perms;		/* the permission mode, the "always" answers (conversation.c) */
+struct agent;
 
-	/* The model: its name, protocol and server, limits and capabilities, prices, the key. */
-	struct modelset		*ms;		/* the model in use and what is known of it (modelset.c) */
-
-	/* Hooks, the sandbox and memory files (hooks.h, jail.h, memory.h). */
+/*
+ * What life.c makes for a session before it has one (agent_alloc takes
+ * them; agent_release frees the session's own parts, not these).
+ */
+struct agent_services {
+	struct modelset		*ms;
+	struct mcp_notes	*mcpn;
+	struct claude		*claude;
 	struct hooks		*hooks;
-	struct jail		*jail;		/* the command sandbox (jail.h) */
-	struct hook_run		*start_run;	/* SessionStart */
-	struct prompt_facts	*pf;		/* memory, SessionStart context, host prompt (prompt.c) */
-	struct web		*web;		/* web_fetch and web_search (web/web.h) */
-	struct lsp		*lsp;		/* the language servers (lsp/lsp.h); NULL: none */
-	struct claude		*claude;	/* skills, commands' and skills' grants (claude/claude.h) */
-
-	struct conversation	*main;		/* the front ends' conversation */
-	struct subagents	*subs;		/* the agent tool's subagents (sub/subagent.h) */
-	struct conversation	*convs;		/* every conversation of the session, main first */
+	struct jail		*jail;
+	struct prompt_facts	*pf;
+	struct http		*http;
 };
+struct agent *agent_alloc(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
+    bool interactive, FILE *trace, const struct agent_services *sv);
+void	 agent_release(struct agent *a);
+
+/* The session's services and parts (conversation.c owns struct agent). */
+const struct turn_ops *agent_ops(const struct agent *);
+struct event_bus *agent_bus(const struct agent *);
+struct mcp_notes *agent_mcp_notes(const struct agent *);
+struct tool_env *agent_env(struct agent *);
+struct sandbox_policy *agent_policy(struct agent *);
+struct session *agent_session(const struct agent *);
+void	 agent_set_session(struct agent *, struct session *);
+struct modelset *agent_modelset(const struct agent *);
+struct hooks *agent_hooks(const struct agent *);
+void	 agent_set_hooks(struct agent *, struct hooks *);
+struct jail *agent_jail(const struct agent *);
+struct hook_run *agent_start_run(const struct agent *);
+void	 agent_set_start_run(struct agent *, struct hook_run *);
+struct prompt_facts *agent_prompt_facts(const struct agent *);
+struct web *agent_web(const struct agent *);
+void	 agent_set_web(struct agent *, struct web *);
+struct lsp *agent_lsp(const struct agent *);
+void	 agent_set_lsp(struct agent *, struct lsp *);
+struct claude *agent_claude(const struct agent *);
+struct subagents *agent_subs(const struct agent *);
+void	 agent_set_subs(struct agent *, struct subagents *);
+struct conversation *agent_convs(const struct agent *);
+void	 agent_set_mcp(struct agent *, struct mcp *);
+void	 agent_set_main(struct agent *, struct conversation *);
+void	 agent_set_http(struct agent *, struct http *);
 
 /*
  * One conversation of a session: its messages, its turn and phase, its
@@ -178,6 +191,9 @@ void	 conversation_free(struct conversation *);
 int	 conversation_submit(struct conversation *, const char *prompt);
 /* Stop its turn, as agent_interrupt does the main one's. */
 void	 conversation_interrupt(struct conversation *);
+/* It joins its session's list of conversations (last), or leaves it. */
+void	 conversation_link(struct conversation *);
+void	 conversation_unlink(struct conversation *);
 /* The conversation is not idle. */
 bool	 conversation_busy(const struct conversation *);
 

@@ -201,7 +201,7 @@ out:
 int
 agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 {
-	struct conversation *cv = a->main;
+	struct conversation *cv = agent_main(a);
 	struct turndiff_path *tab = NULL;
 	size_t n = 0, cap = 0, i;
 	const cJSON *rec, *f;
@@ -218,7 +218,7 @@ agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 		buf_printf(err, "there is no turn %d in this conversation", turn);
 		return -1;
 	}
-	cJSON_ArrayForEach(rec, session_files(cv->a->session)) {
+	cJSON_ArrayForEach(rec, session_files(agent_session(cv->a))) {
 		bool ws = wsnap_is_record(rec);
 
 		if (json_int(rec, "turn", -1) != turn)
