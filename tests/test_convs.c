@@ -178,17 +178,17 @@ T_TEST(two_conversations_interleave_in_one_session)
 		return;
 	}
 	two = conversation_new(a, bus2, err, sizeof err);
-	T_OK(two != NULL && two != a->main && two->a == a);
+	T_OK(two != NULL && two != agent_main(a) && conversation_agent(two) == a);
 
 	/* The main call is slow: the second conversation's turn, tool and all, runs inside it. */
 	T_EQ_INT(agent_submit(a, "prompt one"), 0);
 	T_EQ_INT(conversation_submit(two, "prompt two"), 0);
-	T_OK(conversation_busy(a->main) && conversation_busy(two));
+	T_OK(conversation_busy(agent_main(a)) && conversation_busy(two));
 	T_EQ_INT(conversation_submit(two, "too soon"), -1);
 	run_until(loop, &waiting, 1);
 	T_EQ_STR(buf_cstr(&s2.results), "[answer two]");
 	T_EQ_STR(buf_cstr(&s1.results), "");
-	T_OK(conversation_busy(a->main));
+	T_OK(conversation_busy(agent_main(a)));
 	T_EQ_STR(buf_cstr(&s2.tools), "[toolu_2]");
 	run_until(loop, &waiting, 1);
 	T_EQ_STR(buf_cstr(&s1.results), "[answer one]");
@@ -202,9 +202,9 @@ T_TEST(two_conversations_interleave_in_one_session)
 	T_EQ_STR(buf_cstr(&s2.results), "[answer two][answer four]");
 
 	/* Each keeps its own messages: prompt, answer, prompt, answer; two's tool round besides. */
-	T_EQ_INT(conv_count(&a->main->conv), 4);
-	T_EQ_INT(conv_count(&two->conv), 6);
-	T_OK(!two->durable && a->main->durable);
+	T_EQ_INT(conv_count(conversation_conv(agent_main(a))), 4);
+	T_EQ_INT(conv_count(conversation_conv(two)), 6);
+	T_OK(!conversation_durable(two) && conversation_durable(agent_main(a)));
 	/* Only the main conversation is in the session's log. */
 	snprintf(path, sizeof path, "%s/log.jsonl", agent_session_dir(a));
 	T_OK(file_read(path, 1 << 20, 0, &log, NULL) == 0);

@@ -93,8 +93,10 @@ agent_flow_free(struct turn_flow *tf)
 void
 agent_flow_cancel(struct conversation *cv)
 {
-	hooks_cancel(cv->tf->run);
-	cv->tf->run = NULL;
+	struct turn_flow *tf = conversation_flow(cv);
+
+	hooks_cancel(tf->run);
+	tf->run = NULL;
 }
 
 static void agent_end_turn(struct conversation *, const char *stop_reason, bool failed);
@@ -116,18 +118,21 @@ agent_submit(struct agent *a, const char *prompt)
 int
 conversation_submit(struct conversation *cv, const char *prompt)
 {
+	struct turn_flow *tf = conversation_flow(cv);
+	struct agent *a = conversation_agent(cv);
+
 	if (conversation_busy(cv))
 		return -1;
 	/* The session could not be saved: try again now, from what is on disk. */
-	if (session_error(agent_session(cv->a)) != NULL) {
+	if (session_error(agent_session(a)) != NULL) {
 		struct buf why = BUF_INIT(8192);
 
-		if (cv != agent_main(cv->a))
+		if (cv != agent_main(a))
 			return -2;
 
 		if (resume_reload(cv, &why) == -1) {
-			agent_unsaved_reset(cv->a);
-			event_error(cv->bus, 1, "%s", buf_cstr(&why));
+			agent_unsaved_reset(a);
+			event_error(conversation_bus(cv), 1, "%s", buf_cstr(&why));
 			buf_release(&why);
 			return -2;
 		}
@@ -136,20 +141,20 @@ conversation_submit(struct conversation *cv, const char *prompt)
 	conversation_set_failed(cv, false);
 	compaction_turn_start(cv);
 	/* Turn numbers never repeat, also after a rewind: the log stays unambiguous. */
-	if (session_turns(agent_session(cv->a)) > cv->turn)
-		cv->turn = session_turns(agent_session(cv->a));
-	cv->turn++;
+	if (session_turns(agent_session(a)) > conversation_turn(cv))
+		conversation_set_turn(cv, session_turns(agent_session(a)));
+	conversation_set_turn(cv, conversation_turn(cv) + 1);
 	agent_phase(cv, PHASE_PROMPT);
 	record_turn_start(cv, prompt);
 	/* A command's model holds for the main conversation's turn (claude.h). */
-	if (cv == agent_main(cv->a))
-		claude_turn_start(agent_claude(cv->a), cv->a, prompt);
+	if (cv == agent_main(a))
+		claude_turn_start(agent_claude(a), a, prompt);
 	conversation_turn_start(cv);
-	cv->tf->continuations = 0;
+	tf->continuations = 0;
 	call_retry_reset(cv);
-	cv->tf->stop_blocks = 0;
-	event_set_turn(cv->bus, cv->turn);
-	emit_turn_start(cv->bus, prompt, false);
+	tf->stop_blocks = 0;
+	event_set_turn(conversation_bus(cv), conversation_turn(cv));
+	emit_turn_start(conversation_bus(cv), prompt, false);
 	agent_prompt_hooks(cv);
 	return 0;
 }
@@ -161,6 +166,7 @@ conversation_submit(struct conversation *cv, const char *prompt)
 static void
 agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, const char *context)
 {
+	struct agent *a = conversation_agent(cv);
 	const char *prompt = record_turn_prompt(cv);
 	cJSON *content = cJSON_CreateArray(), *b;
 
@@ -169,12 +175,12 @@ agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, cons
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
-	attach_mentions(agent_env(cv->a), agent_config(cv->a)->rules, agent_mode(cv->a), cv->bus, agent_model_caps(cv->a)->image_input, prompt, content);
+	attach_mentions(agent_env(a), agent_config(a)->rules, agent_mode(a), conversation_bus(cv), agent_model_caps(a)->image_input, prompt, content);
 	inbox_take(cv, content);
 	plan_prompt_note(cv, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
-	if (record_add_user(cv, content) == -1 || session_note_turn(agent_session(cv->a), cv->turn, prompt) == -1) {
+	if (record_add_user(cv, content) == -1 || session_note_turn(agent_session(a), conversation_turn(cv), prompt) == -1) {
 		agent_halt(cv);
 		return;
 	}
@@ -187,19 +193,19 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
     const char *error)
 {
 	struct conversation *cv = arg;
-	char *context = cv->tf->context;
+	char *context = conversation_flow(cv)->context;
 	const cJSON *n;
 
 	cJSON_ArrayForEach(n, notes) {
-		cJSON *ev = event_new(cv->bus, "attachment"), *it;
+		cJSON *ev = event_new(conversation_bus(cv), "attachment"), *it;
 
 		cJSON_ArrayForEach(it, n)
 			cJSON_AddItemToObject(ev, it->string, cJSON_Duplicate(it, 1));
-		event_emit(cv->bus, ev);
+		event_emit(conversation_bus(cv), ev);
 	}
 
-	cv->tf->expand = NULL;
-	cv->tf->context = NULL;
+	conversation_flow(cv)->expand = NULL;
+	conversation_flow(cv)->context = NULL;
 	if (error != NULL) {
 		cJSON_Delete(blocks);
 		free(context);
@@ -214,10 +220,12 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 static void
 agent_start_prompt(struct conversation *cv, const char *prompt, const char *context)
 {
-	cv->tf->expand = mcp_expand_start(agent_mcp(cv->a), prompt, agent_prompt_expanded, cv);
-	if (cv->tf->expand != NULL) {
-		free(cv->tf->context);
-		cv->tf->context = context != NULL ? xstrdup(context) : NULL;
+	struct turn_flow *tf = conversation_flow(cv);
+
+	tf->expand = mcp_expand_start(agent_mcp(conversation_agent(cv)), prompt, agent_prompt_expanded, cv);
+	if (tf->expand != NULL) {
+		free(tf->context);
+		tf->context = context != NULL ? xstrdup(context) : NULL;
 		agent_phase(cv, PHASE_MCP_FETCH);
 		return;
 	}
@@ -229,10 +237,10 @@ agent_prompt_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->tf->run = NULL;
+	conversation_flow(cv)->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision == HOOK_BLOCK || o->stop) {
-		event_error(cv->bus, 0, "a UserPromptSubmit hook blocked the prompt: %s",
+		event_error(conversation_bus(cv), 0, "a UserPromptSubmit hook blocked the prompt: %s",
 		    o->reason != NULL ? o->reason : o->stop_reason != NULL ? o->stop_reason :
 		    "no reason given");
 		agent_end_turn(cv, "blocked", true);
@@ -245,25 +253,27 @@ agent_prompt_hooked(void *arg, struct hook_outcome *o)
 static void
 agent_prompt_hooks(struct conversation *cv)
 {
+	struct turn_flow *tf = conversation_flow(cv);
+	struct agent *a = conversation_agent(cv);
 	cJSON *f;
 	enum hook_event ev;
 	const char *type;
 
-	if (agent_start_run(cv->a) != NULL) {
+	if (agent_start_run(a) != NULL) {
 		agent_phase(cv, PHASE_SESSION_WAIT);
 		return;
 	}
 	/* a subagent's prompt is not the user's: SubagentStart instead (sub/subagent.h) */
-	ev = sub_hook_event(agent_subs(cv->a), cv, false, &type, NULL);
-	if (hooks_has(agent_hooks(cv->a), ev, type)) {
+	ev = sub_hook_event(agent_subs(a), cv, false, &type, NULL);
+	if (hooks_has(agent_hooks(a), ev, type)) {
 		f = cJSON_CreateObject();
 		if (ev == HOOK_USER_PROMPT_SUBMIT)
 			cJSON_AddStringToObject(f, "prompt", record_turn_prompt(cv));
-		(void)sub_hook_event(agent_subs(cv->a), cv, false, &type, f);
-		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
-		cv->tf->run = hooks_run(agent_hooks(cv->a), ev, f, agent_prompt_hooked, cv);
+		(void)sub_hook_event(agent_subs(a), cv, false, &type, f);
+		cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(a)));
+		tf->run = hooks_run(agent_hooks(a), ev, f, agent_prompt_hooked, cv);
 		cJSON_Delete(f);
-		if (cv->tf->run != NULL) {
+		if (tf->run != NULL) {
 			agent_phase(cv, PHASE_PROMPT_HOOKS);
 			return;
 		}
@@ -276,9 +286,9 @@ agent_session_started(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	agent_set_start_run(cv->a, NULL);
+	agent_set_start_run(conversation_agent(cv), NULL);
 	agent_hook_notes(cv, o);
-	prompt_set_session_context(cv->a, o->additional_context);
+	prompt_set_session_context(conversation_agent(cv), o->additional_context);
 	o->additional_context = NULL;
 	if (conversation_phase(cv) == PHASE_SESSION_WAIT)
 		agent_prompt_hooks(cv);
@@ -288,17 +298,18 @@ agent_session_started(void *arg, struct hook_outcome *o)
 static void
 turn_session_start(struct conversation *cv, const char *source)
 {
+	struct agent *a = conversation_agent(cv);
 	cJSON *f;
 
-	prompt_set_session_context(cv->a, NULL);
-	hooks_cancel(agent_start_run(cv->a));
-	agent_set_start_run(cv->a, NULL);
-	if (!hooks_has(agent_hooks(cv->a), HOOK_SESSION_START, source))
+	prompt_set_session_context(a, NULL);
+	hooks_cancel(agent_start_run(a));
+	agent_set_start_run(a, NULL);
+	if (!hooks_has(agent_hooks(a), HOOK_SESSION_START, source))
 		return;
 	f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "source", source);
-	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
-	agent_set_start_run(cv->a, hooks_run(agent_hooks(cv->a), HOOK_SESSION_START, f, agent_session_started, cv));
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(a)));
+	agent_set_start_run(a, hooks_run(agent_hooks(a), HOOK_SESSION_START, f, agent_session_started, cv));
 	cJSON_Delete(f);
 }
 
@@ -308,9 +319,11 @@ turn_session_start(struct conversation *cv, const char *source)
 static bool
 agent_next_call(struct conversation *cv)
 {
-	if (conversation_calls(cv) >= agent_config(cv->a)->max_turns) {
+	struct agent *a = conversation_agent(cv);
+
+	if (conversation_calls(cv) >= agent_config(a)->max_turns) {
 		agent_fail(cv, "this turn reached its cap of %d model calls (--max-turns); "
-		    "send another prompt to go on", agent_config(cv->a)->max_turns);
+		    "send another prompt to go on", agent_config(a)->max_turns);
 		return false;
 	}
 	conversation_count_call(cv);
@@ -334,21 +347,21 @@ agent_verify_conv(struct conversation *cv)
 	char *sys = prompt_system_text(cv);
 	int n, i = 0;
 
-	if (conv_verify(&cv->conv, &why) == -1)
+	if (conv_verify(conversation_conv(cv), &why) == -1)
 		fatal("TANDEM_DEBUG=conv: %s", buf_cstr(&why));
-	h = conv_hashes(&cv->conv, cachewatch_message_hash, &n);
-	if (n != conv_count(&cv->conv))
-		fatal("TANDEM_DEBUG=conv: %d fingerprints for %d messages", n, conv_count(&cv->conv));
-	cJSON_ArrayForEach(m, cv->conv.messages) {
+	h = conv_hashes(conversation_conv(cv), cachewatch_message_hash, &n);
+	if (n != conv_count(conversation_conv(cv)))
+		fatal("TANDEM_DEBUG=conv: %d fingerprints for %d messages", n, conv_count(conversation_conv(cv)));
+	cJSON_ArrayForEach(m, conversation_conv(cv)->messages) {
 		if (h[i] != cachewatch_message_hash(m))
 			fatal("TANDEM_DEBUG=conv: the kept fingerprint of message %d is stale", i);
 		i++;
 	}
-	if (prompt_estimate(cv) != compact_estimate(sys, prompt_tools(cv), cv->conv.messages))
+	if (prompt_estimate(cv) != compact_estimate(sys, prompt_tools(cv), conversation_conv(cv)->messages))
 		fatal("TANDEM_DEBUG=conv: the kept size is %lld tokens, afresh %lld",
 		    (long long)prompt_estimate(cv),
-		    (long long)compact_estimate(sys, prompt_tools(cv), cv->conv.messages));
-	if (conv_check_messages(cv->conv.messages, true, NULL, &why) != conv_check(&cv->conv, &why))
+		    (long long)compact_estimate(sys, prompt_tools(cv), conversation_conv(cv)->messages));
+	if (conv_check_messages(conversation_conv(cv)->messages, true, NULL, &why) != conv_check(conversation_conv(cv), &why))
 		fatal("TANDEM_DEBUG=conv: the kept check differs from the whole one (%s)",
 		    buf_cstr(&why));
 	free(sys);
@@ -358,13 +371,14 @@ agent_verify_conv(struct conversation *cv)
 static void
 turn_call_model(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	struct stream_handler sh = { agent_on_text, agent_on_thinking, agent_on_block, cv };
 	struct call_request rq;
 	struct buf why = BUF_INIT(4096);
 	const uint64_t *hashes;
 	int nhashes;
 
-	if (session_error(agent_session(cv->a)) != NULL) {
+	if (session_error(agent_session(a)) != NULL) {
 		agent_halt(cv);
 		return;
 	}
@@ -378,21 +392,21 @@ turn_call_model(struct conversation *cv)
 		return;
 	}
 	/* Nothing goes out before the log that explains it is on disk. */
-	if (session_sync(agent_session(cv->a)) == -1) {
+	if (session_sync(agent_session(a)) == -1) {
 		agent_halt(cv);
 		return;
 	}
 	/* Nor a conversation the API would refuse, whatever put it in memory. */
-	if (conv_check(&cv->conv, &why) == -1) {
+	if (conv_check(conversation_conv(cv), &why) == -1) {
 		agent_fail(cv, "the conversation is not valid (%s), so it was not sent; go on "
 		    "from an earlier turn with tandem --resume %s --fork --rewind-to N",
-		    buf_cstr(&why), session_id(agent_session(cv->a)));
+		    buf_cstr(&why), session_id(agent_session(a)));
 		buf_release(&why);
 		return;
 	}
 	buf_release(&why);
-	hashes = conv_hashes(&cv->conv, cachewatch_message_hash, &nhashes);
-	cachewatch_before_hashes(cv->cw, prompt_sys_static(cv), prompt_tools(cv), agent_model(cv->a), hashes, nhashes,
+	hashes = conv_hashes(conversation_conv(cv), cachewatch_message_hash, &nhashes);
+	cachewatch_before_hashes(conversation_cachewatch(cv), prompt_sys_static(cv), prompt_tools(cv), agent_model(a), hashes, nhashes,
 	    call_clock_ms());
 	modelset_sending(cv, prompt_estimate(cv));
 	if (agent_debug("conv"))
@@ -401,15 +415,15 @@ turn_call_model(struct conversation *cv)
 	rq.system_static = prompt_sys_static(cv);
 	rq.system_dynamic = prompt_sys_dynamic(cv);
 	rq.tools = prompt_tools(cv);
-	rq.conv = &cv->conv;
-	rq.cache = agent_proto(cv->a) == STREAM_ANTHROPIC;
+	rq.conv = conversation_conv(cv);
+	rq.cache = agent_proto(a) == STREAM_ANTHROPIC;
 	rq.stall_on_progress = true;
 	rq.sh = &sh;
 	record_call_start(cv);
-	cv->call.overflow_ok = compaction_overflow_ok(cv);
-	cv->call.reauth_ok = call_reauth_may(cv);
+	conversation_call(cv)->overflow_ok = compaction_overflow_ok(cv);
+	conversation_call(cv)->reauth_ok = call_reauth_may(cv);
 	agent_phase(cv, PHASE_STREAMING);
-	call_start(cv, &cv->call, &rq, agent_call_ended, NULL);
+	call_start(cv, conversation_call(cv), &rq, agent_call_ended, NULL);
 	crash_point("request-sent");
 }
 
@@ -420,7 +434,7 @@ agent_on_text(void *arg, int index, const char *s, size_t n)
 {
 	struct conversation *cv = arg;
 
-	emit_text(cv->bus, s, n, false);
+	emit_text(conversation_bus(cv), s, n, false);
 }
 
 void
@@ -428,7 +442,7 @@ agent_on_thinking(void *arg, int index, const char *s, size_t n)
 {
 	struct conversation *cv = arg;
 
-	emit_thinking(cv->bus, s, n);
+	emit_thinking(conversation_bus(cv), s, n);
 }
 
 /* A block is complete: a tool call is scheduled at once (it runs when the gate lets it). */
@@ -441,9 +455,9 @@ agent_on_block(void *arg, int index, const cJSON *block)
 	if (strcmp(json_str(block, "type", ""), "tool_use") != 0 || conversation_phase(cv) == PHASE_ENDING ||
 	    json_bool(block, "_incomplete", false))
 		return;
-	emit_tool_use(cv->bus, json_str(block, "id", ""), json_str(block, "name", ""),
+	emit_tool_use(conversation_bus(cv), json_str(block, "id", ""), json_str(block, "name", ""),
 	    json_get(block, "input"), false);
-	sched_add(cv->sched, json_str(block, "id", ""), json_str(block, "name", ""),
+	sched_add(conversation_sched(cv), json_str(block, "id", ""), json_str(block, "name", ""),
 	    json_get(block, "input"), json_str(block, "_input_error", NULL));
 }
 
@@ -463,12 +477,12 @@ agent_retry(struct conversation *cv, struct http_req *req, const char *reason)
 	int64_t delay;
 	int attempt;
 
-	call_release(&cv->call);
+	call_release(conversation_call(cv));
 	if (!call_retry_next(cv, req, &attempt, &delay)) {
 		agent_fail(cv, "%s (gave up after %d attempts)", reason, call_attempts(cv));
 		return;
 	}
-	emit_retry(cv->bus, attempt, delay, reason);
+	emit_retry(conversation_bus(cv), attempt, delay, reason);
 	agent_phase(cv, PHASE_RETRY_WAIT);
 	call_retry_wait(cv, delay, agent_retry_now, cv);
 }
@@ -482,7 +496,7 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 	if (e->kind == CALL_DONE) {
 		agent_response_done(cv, e->stop_reason);
 	} else if (e->kind == CALL_PARTIAL) {
-		event_error(cv->bus, 0, "%s; continuing from the %d tool call%s it completed",
+		event_error(conversation_bus(cv), 0, "%s; continuing from the %d tool call%s it completed",
 		    msg, e->ntools, e->ntools == 1 ? "" : "s");
 		agent_response_done(cv, "tool_use");
 	} else if (e->kind == CALL_RETRY) {
@@ -522,25 +536,26 @@ agent_call_ended(struct conversation *cv, struct call *c, const struct call_end 
 void
 agent_response_done(struct conversation *cv, const char *stop_reason)
 {
+	struct turn_flow *tf = conversation_flow(cv);
 	cJSON *content;
 	int ntools;
 
 	call_record_usage(cv);
-	content = record_complete_blocks(stream_take_content(cv->call.stream), &ntools);
+	content = record_complete_blocks(stream_take_content(conversation_call(cv)->stream), &ntools);
 	if (cJSON_GetArraySize(content) == 0 && strcmp(stop_reason, "refusal") != 0 &&
 	    strcmp(stop_reason, "pause_turn") != 0)
-		event_error(cv->bus, 0, "the model sent an empty answer (stop reason %s)", stop_reason);
+		event_error(conversation_bus(cv), 0, "the model sent an empty answer (stop reason %s)", stop_reason);
 	/* Not on disk: no tool runs and nothing more is sent. */
-	if (record_response(cv, content) == -1 || session_error(agent_session(cv->a)) != NULL ||
+	if (record_response(cv, content) == -1 || session_error(agent_session(conversation_agent(cv))) != NULL ||
 	    (ntools > 0 && record_checkpoint_a(cv) == -1)) {
-		call_release(&cv->call);
+		call_release(conversation_call(cv));
 		agent_halt(cv);
 		return;
 	}
-	free(cv->tf->stop_reason);
-	cv->tf->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
+	free(tf->stop_reason);
+	tf->stop_reason = xstrdup(ntools > 0 && strcmp(stop_reason, "max_tokens") != 0 ?
 	    "tool_use" : stop_reason);
-	call_release(&cv->call);
+	call_release(conversation_call(cv));
 	agent_phase(cv, PHASE_TOOLS);
 	turn_settle(cv);
 }
@@ -556,7 +571,7 @@ static void
 turn_settle(struct conversation *cv)
 {
 	if ((conversation_phase(cv) == PHASE_TOOLS || conversation_phase(cv) == PHASE_ENDING) &&
-	    sched_pending(cv->sched) == 0 && hooks_post_pending(agent_hooks(cv->a)) == 0)
+	    sched_pending(conversation_sched(cv)) == 0 && hooks_post_pending(agent_hooks(conversation_agent(cv))) == 0)
 		agent_proceed(cv);
 }
 
@@ -565,19 +580,19 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
 
-	cv->tf->run = NULL;
+	conversation_flow(cv)->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision != HOOK_BLOCK || conversation_hook_stopped(cv)) {
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	if (cv->tf->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
-		event_error(cv->bus, 0, "Stop hooks kept the turn going %d times in a row; "
-		    "stopping here", cv->tf->stop_blocks);
+	if (conversation_flow(cv)->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+		event_error(conversation_bus(cv), 0, "Stop hooks kept the turn going %d times in a row; "
+		    "stopping here", conversation_flow(cv)->stop_blocks);
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	cv->tf->stop_blocks++;
+	conversation_flow(cv)->stop_blocks++;
 	if (record_add_text(cv, o->reason) == -1) {
 		agent_halt(cv);
 		return;
@@ -589,45 +604,49 @@ agent_stop_hooked(void *arg, struct hook_outcome *o)
 static bool
 agent_stop_hooks(struct conversation *cv)
 {
+	struct turn_flow *tf = conversation_flow(cv);
+	struct agent *a = conversation_agent(cv);
 	cJSON *f;
 	const char *type;
-	enum hook_event ev = sub_hook_event(agent_subs(cv->a), cv, true, &type, NULL);
+	enum hook_event ev = sub_hook_event(agent_subs(a), cv, true, &type, NULL);
 
-	if (!hooks_has(agent_hooks(cv->a), ev, type))
+	if (!hooks_has(agent_hooks(a), ev, type))
 		return false;
 	f = cJSON_CreateObject();
-	cJSON_AddBoolToObject(f, "stop_hook_active", cv->tf->stop_blocks > 0);
-	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(cv->a)));
+	cJSON_AddBoolToObject(f, "stop_hook_active", tf->stop_blocks > 0);
+	cJSON_AddStringToObject(f, "permission_mode", hooks_mode_name(agent_mode(a)));
 	if (ev == HOOK_SUBAGENT_STOP) {
-		(void)sub_hook_event(agent_subs(cv->a), cv, true, &type, f);
+		(void)sub_hook_event(agent_subs(a), cv, true, &type, f);
 		json_add_str_n(f, "last_assistant_message", buf_cstr(record_answer(cv)), record_answer(cv)->len);
 	}
-	cv->tf->run = hooks_run(agent_hooks(cv->a), ev, f, agent_stop_hooked, cv);
+	tf->run = hooks_run(agent_hooks(a), ev, f, agent_stop_hooked, cv);
 	cJSON_Delete(f);
-	if (cv->tf->run != NULL)
+	if (tf->run != NULL)
 		agent_phase(cv, PHASE_STOP_HOOKS);
-	return cv->tf->run != NULL;
+	return tf->run != NULL;
 }
 
 /* The response and all its tools are done: the stop reason decides what comes next. */
 static void
 agent_proceed(struct conversation *cv)
 {
-	const char *sr = cv->tf->stop_reason != NULL ? cv->tf->stop_reason : "end_turn";
-	bool had_tools = sched_count(cv->sched) > 0;
+	struct turn_flow *tf = conversation_flow(cv);
+	struct agent *a = conversation_agent(cv);
+	const char *sr = tf->stop_reason != NULL ? tf->stop_reason : "end_turn";
+	bool had_tools = sched_count(conversation_sched(cv)) > 0;
 
 	if (had_tools) {
-		cJSON *last = conv_last(&cv->conv);
+		cJSON *last = conv_last(conversation_conv(cv));
 
 		/* Results answer the tool_use blocks of the assistant message just recorded. */
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
-		    session_error(agent_session(cv->a)) == NULL &&
-		    record_add(cv, "user", sched_results(cv->sched)) == 0 &&
-		    cv->durable && session_checkpoint(agent_session(cv->a), 'B', cv->turn, conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
+		    session_error(agent_session(a)) == NULL &&
+		    record_add(cv, "user", sched_results(conversation_sched(cv))) == 0 &&
+		    conversation_durable(cv) && session_checkpoint(agent_session(a), 'B', conversation_turn(cv), conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
 			agent_unsaved(cv);
-		sched_reset(cv->sched);
+		sched_reset(conversation_sched(cv));
 	}
-	if (session_error(agent_session(cv->a)) != NULL) {
+	if (session_error(agent_session(a)) != NULL) {
 		agent_unsaved(cv);
 		agent_end_turn(cv, "error", true);
 		return;
@@ -642,15 +661,15 @@ agent_proceed(struct conversation *cv)
 		return;
 	}
 	if (strcmp(sr, "max_tokens") == 0) {
-		if (cv->tf->continuations >= AGENT_MAX_CONTINUATIONS) {
-			event_error(cv->bus, 0, "the answer reached max_tokens %d times; stopping here",
-			    cv->tf->continuations + 1);
+		if (tf->continuations >= AGENT_MAX_CONTINUATIONS) {
+			event_error(conversation_bus(cv), 0, "the answer reached max_tokens %d times; stopping here",
+			    tf->continuations + 1);
 			agent_end_turn(cv, "max_tokens", false);
 			return;
 		}
-		cv->tf->continuations++;
-		event_error(cv->bus, 0, "the answer reached the max_tokens limit; asking the model "
-		    "to continue (%d of %d)", cv->tf->continuations, AGENT_MAX_CONTINUATIONS);
+		tf->continuations++;
+		event_error(conversation_bus(cv), 0, "the answer reached the max_tokens limit; asking the model "
+		    "to continue (%d of %d)", tf->continuations, AGENT_MAX_CONTINUATIONS);
 		/* After tool results the next answer starts afresh; after text it goes on. */
 		record_set_continuing(cv, !had_tools);
 		if (record_add_text(cv, had_tools ? "Your answer was cut off by the output limit. "
@@ -669,7 +688,7 @@ agent_proceed(struct conversation *cv)
 		record_set_paused(cv);
 	} else {
 		if (strcmp(sr, "refusal") == 0)
-			event_error(cv->bus, 0, "the model declined to answer this request");
+			event_error(conversation_bus(cv), 0, "the model declined to answer this request");
 		if (strcmp(sr, "end_turn") == 0 && agent_stop_hooks(cv))
 			return;
 		agent_end_turn(cv, sr, false);
@@ -691,10 +710,10 @@ agent_halt(struct conversation *cv)
 	agent_unsaved(cv);
 	if (!agent_in_turn(cv))
 		return -1;
-	if (sched_pending(cv->sched) > 0) {
+	if (sched_pending(conversation_sched(cv)) > 0) {
 		if (conversation_phase(cv) != PHASE_ENDING) {
 			agent_phase(cv, PHASE_ENDING);
-			sched_interrupt(cv->sched, AGENT_NOT_SAVED);
+			sched_interrupt(conversation_sched(cv), AGENT_NOT_SAVED);
 		}
 		return -1;
 	}
@@ -711,13 +730,13 @@ agent_fail(struct conversation *cv, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&m, fmt, ap);
 	va_end(ap);
-	event_error(cv->bus, 1, "%s", buf_cstr(&m));
+	event_error(conversation_bus(cv), 1, "%s", buf_cstr(&m));
 	buf_release(&m);
 	conversation_set_failed(cv, true);
 	/* Every tool_use must still get its result before the turn ends. */
-	if (sched_pending(cv->sched) > 0) {
+	if (sched_pending(conversation_sched(cv)) > 0) {
 		agent_phase(cv, PHASE_ENDING);
-		sched_interrupt(cv->sched, "the turn failed before this call ran");
+		sched_interrupt(conversation_sched(cv), "the turn failed before this call ran");
 		return;
 	}
 	agent_end_turn(cv, "error", true);
@@ -732,17 +751,18 @@ agent_interrupt(struct agent *a)
 void
 conversation_interrupt(struct conversation *cv)
 {
+	struct turn_flow *tf = conversation_flow(cv);
 	enum turn_phase from = conversation_phase(cv);
 
 	if (!agent_in_turn(cv) || conversation_phase(cv) == PHASE_ENDING)
 		return;
 	agent_phase(cv, PHASE_ENDING);
-	hooks_cancel_tools(agent_hooks(cv->a));
+	hooks_cancel_tools(agent_hooks(conversation_agent(cv)));
 	if (from == PHASE_MCP_FETCH) {
-		mcp_expand_cancel(cv->tf->expand);
-		cv->tf->expand = NULL;
-		free(cv->tf->context);
-		cv->tf->context = NULL;
+		mcp_expand_cancel(tf->expand);
+		tf->expand = NULL;
+		free(tf->context);
+		tf->context = NULL;
 	}
 	if (from == PHASE_SESSION_WAIT || from == PHASE_PROMPT_HOOKS || from == PHASE_STOP_HOOKS ||
 	    from == PHASE_MCP_FETCH) {
@@ -755,26 +775,26 @@ conversation_interrupt(struct conversation *cv)
 	/* A summary the next call waits for: the call will not come. */
 	if (compaction_call_waits(cv))
 		compaction_cancel(cv);
-	if (cv->call.req != NULL) {
+	if (conversation_call(cv)->req != NULL) {
 		cJSON *content;
 		int ntools;
 
-		call_abort(&cv->call);
+		call_abort(conversation_call(cv));
 		/*
 		 * Keep what was said: the blocks still open close as cut off (the
 		 * text the user saw stays; a tool call still streaming is dropped),
 		 * and every scheduled tool_use stays, to be answered.
 		 */
-		stream_finish(cv->call.stream);
+		stream_finish(conversation_call(cv)->stream);
 		call_record_usage(cv);
-		content = record_complete_blocks(stream_take_content(cv->call.stream), &ntools);
+		content = record_complete_blocks(stream_take_content(conversation_call(cv)->stream), &ntools);
 		/* A failure is reported; agent_proceed then ends the turn as failed. */
 		if (record_response(cv, content) == 0 && ntools > 0)
 			record_checkpoint_a(cv);
-		call_release(&cv->call);
+		call_release(conversation_call(cv));
 	}
-	if (sched_pending(cv->sched) > 0)
-		sched_interrupt(cv->sched, "interrupted by the user before this call ran");
+	if (sched_pending(conversation_sched(cv)) > 0)
+		sched_interrupt(conversation_sched(cv), "interrupted by the user before this call ran");
 	else
 		turn_settle(cv);
 }
@@ -783,33 +803,35 @@ conversation_interrupt(struct conversation *cv)
 static void
 agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 {
+	struct turn_flow *tf = conversation_flow(cv);
+	struct agent *a = conversation_agent(cv);
 	cJSON *rec;
 
-	if (session_error(agent_session(cv->a)) == NULL && tooluse_turn_end(cv) == -1)
+	if (session_error(agent_session(a)) == NULL && tooluse_turn_end(cv) == -1)
 		agent_unsaved(cv);
 	rec = record_turn(cv, stop_reason);
 	/* A turn whose record is not on disk is not shown as done. */
-	if (session_error(agent_session(cv->a)) != NULL) {
+	if (session_error(agent_session(a)) != NULL) {
 		cJSON_Delete(rec);
 	} else if (record_log(cv, rec) == -1 || record_sync(cv) == -1 ||
-	    (cv->durable && resume_save_cache(cv) == -1)) {
+	    (conversation_durable(cv) && resume_save_cache(cv) == -1)) {
 		agent_unsaved(cv);
 	}
-	if (session_error(agent_session(cv->a)) != NULL) {
+	if (session_error(agent_session(a)) != NULL) {
 		stop_reason = "error";
 		failed = true;
 	}
 	agent_phase(cv, PHASE_IDLE);
 	call_retry_cancel(cv);
-	hooks_cancel_tools(agent_hooks(cv->a));
-	hooks_cancel(cv->tf->run);
-	cv->tf->run = NULL;
-	sched_reset(cv->sched);
-	if (cv == agent_main(cv->a))
-		claude_turn_end(agent_claude(cv->a), cv->a);
-	emit_turn_end(cv->bus, stop_reason, false);
-	emit_result(cv->bus, buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, conversation_calls(cv),
-	    conversation_totals(cv), conversation_cost(cv), session_id(agent_session(cv->a)));
+	hooks_cancel_tools(agent_hooks(a));
+	hooks_cancel(tf->run);
+	tf->run = NULL;
+	sched_reset(conversation_sched(cv));
+	if (cv == agent_main(a))
+		claude_turn_end(agent_claude(a), a);
+	emit_turn_end(conversation_bus(cv), stop_reason, false);
+	emit_result(conversation_bus(cv), buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, conversation_calls(cv),
+	    conversation_totals(cv), conversation_cost(cv), session_id(agent_session(a)));
 }
 
 /* --- the agent's life ------------------------------------------------------- */

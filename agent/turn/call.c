@@ -147,21 +147,21 @@ call_mcp_take_warnings(struct agent *a)
 void
 call_retry_reset(struct conversation *cv)
 {
-	cv->retry->attempt = 0;
+	conversation_retry(cv)->attempt = 0;
 }
 
 int
 call_attempts(const struct conversation *cv)
 {
-	return cv->retry->attempt + 1;
+	return conversation_retry(cv)->attempt + 1;
 }
 
 bool
 call_retry_next(struct conversation *cv, struct http_req *req, int *attempt, int64_t *delay)
 {
-	struct call_retry *cr = cv->retry;
+	struct call_retry *cr = conversation_retry(cv);
 
-	if (cr->attempt >= agent_config(cv->a)->retries)
+	if (cr->attempt >= agent_config(conversation_agent(cv))->retries)
 		return false;
 	cr->attempt++;
 	*attempt = cr->attempt;
@@ -172,33 +172,37 @@ call_retry_next(struct conversation *cv, struct http_req *req, int *attempt, int
 void
 call_retry_wait(struct conversation *cv, int64_t delay, ev_timer_fn *fn, void *arg)
 {
-	cv->retry->timer = ev_timer_add(cv->retry->loop, delay, fn, arg);
+	struct call_retry *cr = conversation_retry(cv);
+
+	cr->timer = ev_timer_add(cr->loop, delay, fn, arg);
 }
 
 void
 call_retry_fired(struct conversation *cv)
 {
-	cv->retry->timer = 0;
+	conversation_retry(cv)->timer = 0;
 }
 
 void
 call_retry_cancel(struct conversation *cv)
 {
-	if (cv->retry->timer != 0)
-		ev_timer_cancel(cv->retry->loop, cv->retry->timer);
-	cv->retry->timer = 0;
+	struct call_retry *cr = conversation_retry(cv);
+
+	if (cr->timer != 0)
+		ev_timer_cancel(cr->loop, cr->timer);
+	cr->timer = 0;
 }
 
 bool
 call_reauth_may(const struct conversation *cv)
 {
-	return agent_config(cv->a)->api_key_helper != NULL && !cv->retry->helper_retried;
+	return agent_config(conversation_agent(cv))->api_key_helper != NULL && !conversation_retry(cv)->helper_retried;
 }
 
 void
 call_reauth_tried(struct conversation *cv)
 {
-	cv->retry->helper_retried = true;
+	conversation_retry(cv)->helper_retried = true;
 }
 
 int64_t
@@ -291,7 +295,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 401 || c->status == 403) {
 		buf_printf(&e->msg, "the model server refused the API key (HTTP %ld: %s); check %s",
 		    c->status, buf_cstr(&msg),
-		    agent_proto(cv->a) == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+		    agent_proto(conversation_agent(cv)) == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
 	} else if (c->status == 400 && modelcat_param_setting(buf_cstr(&msg)) != NULL) {
 		e->param_setting = modelcat_param_setting(buf_cstr(&msg));
 		buf_printf(&e->msg, "the model server refused a parameter of the request (HTTP 400: "
@@ -300,7 +304,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 404 && strcmp(buf_cstr(&type), "not_found_error") == 0 &&
 	    strstr(buf_cstr(&msg), "model") != NULL) {
 		buf_printf(&e->msg, "the model server does not know the model \"%s\" (HTTP 404: %s); "
-		    "`tandem models` lists the models it offers", agent_model(cv->a), buf_cstr(&msg));
+		    "`tandem models` lists the models it offers", agent_model(conversation_agent(cv)), buf_cstr(&msg));
 	} else if (retry != NULL ? strcmp(retry, "true") != 0 : !call_retryable_status(c->status)) {
 		/* x-should-retry, when the server sends it, decides. */
 		buf_printf(&e->msg, "the model server answered HTTP %ld: %s", c->status, buf_cstr(&msg));
@@ -358,7 +362,7 @@ call_classify(struct call *c, const struct http_result *r, struct call_end *e)
 		if (e->cause.len == 0)
 			buf_puts(&e->cause, stream_error(c->stream));
 		buf_printf(&e->msg, "%s (HTTP %ld from %s)", stream_error(c->stream), c->status,
-		    modelset_base_url(cv->a));
+		    modelset_base_url(conversation_agent(cv)));
 		if (strcmp(et, "not_event_stream") == 0 || call_request_at_fault(et))
 			e->kind = CALL_FATAL;
 		else
@@ -472,6 +476,7 @@ void
 call_start(struct conversation *cv, struct call *c, const struct call_request *rq, call_end_fn *end,
     int *max_tokens)
 {
+	struct agent *a = conversation_agent(cv);
 	static const struct http_handler proto = { call_on_headers, call_on_body, call_on_done, NULL };
 	static const struct stream_handler none = { NULL, NULL, NULL, NULL };
 	struct http_handler hh = proto;
@@ -483,7 +488,7 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(cv, &pr);
-	pr.model = rq->model != NULL ? rq->model : cv->model != NULL ? cv->model : agent_model(cv->a);
+	pr.model = rq->model != NULL ? rq->model : conversation_model(cv) != NULL ? conversation_model(cv) : agent_model(a);
 	modelset_shape_request(cv, &pr);
 	if (rq->model != NULL) {
 		pr.thinking = PROVIDER_THINK_NONE;
@@ -509,8 +514,8 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 	c->status = 0;
 	c->stall_on_progress = rq->stall_on_progress;
 	buf_init(&c->errbody, AGENT_ERRBODY_MAX);
-	c->stream = stream_new(agent_proto(cv->a), rq->sh != NULL ? rq->sh : &none);
-	c->req = http_post_body(agent_http(cv->a), url, headers, &body, &to, &hh);
+	c->stream = stream_new(agent_proto(a), rq->sh != NULL ? rq->sh : &none);
+	c->req = http_post_body(agent_http(a), url, headers, &body, &to, &hh);
 	free(url);
 }
 
@@ -544,32 +549,33 @@ call_release(struct call *c)
 void
 call_record_usage(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	bool has = false;
-	struct usage u = stream_usage(cv->call.stream, &has);
+	struct usage u = stream_usage(conversation_call(cv)->stream, &has);
 	struct cachewatch_break br;
 	double cost;
 
 	if (!has)
 		return;
 	conversation_set_last_usage(cv, &u);
-	if (cachewatch_after(cv->cw, &u, &br)) {
+	if (cachewatch_after(conversation_cachewatch(cv), &u, &br)) {
 		cJSON *rec = cJSON_CreateObject();
 
 		br.cost_usd = modelset_break_cost(cv, &br, &u);
-		cachewatch_price_last(cv->cw, br.cost_usd);
+		cachewatch_price_last(conversation_cachewatch(cv), br.cost_usd);
 
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
-		emit_cache_break(cv->bus, &br, agent_mcp_notes(cv->a)->changed.len > 0 ? buf_cstr(&agent_mcp_notes(cv->a)->changed) : NULL);
+		emit_cache_break(conversation_bus(cv), &br, agent_mcp_notes(a)->changed.len > 0 ? buf_cstr(&agent_mcp_notes(a)->changed) : NULL);
 		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
 	}
 	cost = call_add_usage(cv, &u);
 	modelset_calibrate(cv, &u);
-	cv->retry->helper_retried = false;
-	emit_usage(cv->bus, &u, cost);
-	emit_context(cv->bus, u.input + u.cache_write + u.cache_read + u.output, modelset_window(cv),
-	    compact_stage_name(conv_stage(&cv->conv)));
+	conversation_retry(cv)->helper_retried = false;
+	emit_usage(conversation_bus(cv), &u, cost);
+	emit_context(conversation_bus(cv), u.input + u.cache_write + u.cache_read + u.output, modelset_window(cv),
+	    compact_stage_name(conv_stage(conversation_conv(cv))));
 }
 
 /* Wall-clock time (the cache's age must survive a restart), shifted by TANDEM_CLOCK_OFFSET_MS. */

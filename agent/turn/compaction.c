@@ -51,46 +51,48 @@ compaction_applied(struct conversation *cv, enum compact_stage stage, int64_t be
 	cJSON *rec = cJSON_CreateObject();
 
 	plan_compacted(cv);
-	conv_changed(&cv->conv);
+	conv_changed(conversation_conv(cv));
 	cJSON_AddStringToObject(rec, "k", "replace");
 	cJSON_AddStringToObject(rec, "stage", compact_stage_name(stage));
-	cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(cv->conv.messages, 1));
+	cJSON_AddItemToObject(rec, "messages", cJSON_Duplicate(conversation_conv(cv)->messages, 1));
 	if (record_log(cv, rec) == -1 || record_sync(cv) == -1) {
 		agent_unsaved(cv);
 		return;
 	}
 	crash_point("compaction");
-	conv_compacted(&cv->conv, stage);
-	emit_compaction(cv->bus, compact_stage_name(stage), before, after);
-	emit_context(cv->bus, modelset_est_tokens(cv, after), modelset_window(cv),
-	    compact_stage_name(conv_stage(&cv->conv)));
+	conv_compacted(conversation_conv(cv), stage);
+	emit_compaction(conversation_bus(cv), compact_stage_name(stage), before, after);
+	emit_context(conversation_bus(cv), modelset_est_tokens(cv, after), modelset_window(cv),
+	    compact_stage_name(conv_stage(conversation_conv(cv))));
 }
 
 /* What the summary call brought: the summary replaces the old turns, or they collapse. */
 static void
 compaction_finish(struct conversation *cv, const char *summary, const char *why)
 {
-	if (summary != NULL && compact_apply_summary(cv->conv.messages, cv->cmp->keep, summary, NULL) > 0) {
+	struct compaction *cmp = conversation_compaction(cv);
+
+	if (summary != NULL && compact_apply_summary(conversation_conv(cv)->messages, cmp->keep, summary, NULL) > 0) {
 		cJSON *rec = cJSON_CreateObject();
 
-		conv_changed(&cv->conv);
+		conv_changed(conversation_conv(cv));
 		cJSON_AddStringToObject(rec, "k", "summary");
 		cJSON_AddStringToObject(rec, "text", summary);
 		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
-		cv->cmp->summary_failures = 0;
-		compaction_applied(cv, COMPACT_SUMMARY, cv->cmp->tokens_before, prompt_estimate(cv));
+		cmp->summary_failures = 0;
+		compaction_applied(cv, COMPACT_SUMMARY, cmp->tokens_before, prompt_estimate(cv));
 	} else {
-		cv->cmp->summary_failures++;
-		event_error(cv->bus, 0, "the summary for compaction failed (%s); collapsing instead",
+		cmp->summary_failures++;
+		event_error(conversation_bus(cv), 0, "the summary for compaction failed (%s); collapsing instead",
 		    why != NULL ? why : "no summary came back");
-		if (compact_collapse(cv->conv.messages, cv->cmp->keep, NULL) > 0) {
-			conv_changed(&cv->conv);
-			compaction_applied(cv, COMPACT_COLLAPSE, cv->cmp->tokens_before, prompt_estimate(cv));
+		if (compact_collapse(conversation_conv(cv)->messages, cmp->keep, NULL) > 0) {
+			conv_changed(conversation_conv(cv));
+			compaction_applied(cv, COMPACT_COLLAPSE, cmp->tokens_before, prompt_estimate(cv));
 		}
-		if (cv->cmp->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES)
-			event_error(cv->bus, 0, "automatic compaction stopped after %d failed summaries "
-			    "in a row; use /compact to try again", cv->cmp->summary_failures);
+		if (cmp->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES)
+			event_error(conversation_bus(cv), 0, "automatic compaction stopped after %d failed summaries "
+			    "in a row; use /compact to try again", cmp->summary_failures);
 	}
 }
 
@@ -99,7 +101,7 @@ static void
 compaction_summary_ended(struct conversation *cv, struct call *c, const struct call_end *e)
 {
 	struct buf text = BUF_INIT(BUF_NOLIMIT);
-	bool then_call = cv->cmp->then_call;
+	bool then_call = conversation_compaction(cv)->then_call;
 	const cJSON *b;
 
 	if (e->fail == HTTP_OK && c->status == 200) {
@@ -123,10 +125,11 @@ compaction_summary_ended(struct conversation *cv, struct call *c, const struct c
 static int
 compaction_start(struct conversation *cv, int keep, const char *focus, bool then_call)
 {
+	struct compaction *cmp = conversation_compaction(cv);
 	struct call_request rq;
 	cJSON *msgs;
 
-	msgs = compact_summary_request(cv->conv.messages, keep, focus,
+	msgs = compact_summary_request(conversation_conv(cv)->messages, keep, focus,
 	    (size_t)modelset_est_window(cv) * 2);
 	if (msgs == NULL)
 		return -1;
@@ -135,10 +138,10 @@ compaction_start(struct conversation *cv, int keep, const char *focus, bool then
 	rq.messages = msgs;
 	/* A summary needs no thinking: only what the model would do anyway. */
 	rq.no_budget = true;
-	cv->cmp->keep = keep;
-	cv->cmp->then_call = then_call;
-	cv->cmp->tokens_before = prompt_estimate(cv);
-	call_start(cv, &cv->cmp->call, &rq, compaction_summary_ended, NULL);
+	cmp->keep = keep;
+	cmp->then_call = then_call;
+	cmp->tokens_before = prompt_estimate(cv);
+	call_start(cv, &cmp->call, &rq, compaction_summary_ended, NULL);
 	cJSON_Delete(msgs);
 	return 0;
 }
@@ -147,25 +150,27 @@ compaction_start(struct conversation *cv, int keep, const char *focus, bool then
 static void
 compaction_pre_hooks(struct conversation *cv, const char *trigger, const char *focus)
 {
+	struct agent *a = conversation_agent(cv);
 	cJSON *f;
 
-	if (!hooks_has(agent_hooks(cv->a), HOOK_PRE_COMPACT, trigger))
+	if (!hooks_has(agent_hooks(a), HOOK_PRE_COMPACT, trigger))
 		return;
 	f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "trigger", trigger);
 	cJSON_AddStringToObject(f, "custom_instructions", focus != NULL ? focus : "");
-	hooks_run(agent_hooks(cv->a), HOOK_PRE_COMPACT, f, agent_hooks_ignored, cv);
+	hooks_run(agent_hooks(a), HOOK_PRE_COMPACT, f, agent_hooks_ignored, cv);
 	cJSON_Delete(f);
 }
 
 bool
 compaction_before_call(struct conversation *cv)
 {
+	struct compaction *cmp = conversation_compaction(cv);
 	struct compact_outcome o;
 	char *sys = prompt_system_text(cv);
 
-	compact_auto_at(cv->conv.messages, sys, prompt_tools(cv), modelset_est_window(cv), &cv->cmp->th,
-	    cv->cmp->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, prompt_estimate(cv), &o);
+	compact_auto_at(conversation_conv(cv)->messages, sys, prompt_tools(cv), modelset_est_window(cv), &cmp->th,
+	    cmp->summary_failures < COMPACT_MAX_SUMMARY_FAILURES, prompt_estimate(cv), &o);
 	free(sys);
 	if (o.stage != COMPACT_NONE)
 		compaction_applied(cv, o.stage, o.tokens_before, o.tokens_after);
@@ -182,9 +187,9 @@ compaction_overflow(struct conversation *cv)
 	struct compact_outcome o;
 	char *sys = prompt_system_text(cv);
 
-	cv->cmp->overflow_retried = true;
-	compact_overflow(cv->conv.messages, sys, prompt_tools(cv), &o);
-	conv_changed(&cv->conv);
+	conversation_compaction(cv)->overflow_retried = true;
+	compact_overflow(conversation_conv(cv)->messages, sys, prompt_tools(cv), &o);
+	conv_changed(conversation_conv(cv));
 	free(sys);
 	if (o.stage == COMPACT_NONE)
 		return false;
@@ -195,48 +200,50 @@ compaction_overflow(struct conversation *cv)
 void
 compaction_cancel(struct conversation *cv)
 {
-	call_cancel(&cv->cmp->call);
-	cv->cmp->then_call = false;
+	struct compaction *cmp = conversation_compaction(cv);
+
+	call_cancel(&cmp->call);
+	cmp->then_call = false;
 }
 
 bool
 compaction_running(const struct conversation *cv)
 {
-	return cv->cmp->call.req != NULL;
+	return conversation_compaction(cv)->call.req != NULL;
 }
 
 bool
 compaction_call_waits(const struct conversation *cv)
 {
-	return compaction_running(cv) && cv->cmp->then_call;
+	return compaction_running(cv) && conversation_compaction(cv)->then_call;
 }
 
 void
 compaction_reset(struct conversation *cv)
 {
-	conv_compacted(&cv->conv, COMPACT_NONE);
-	cv->cmp->summary_failures = 0;
+	conv_compacted(conversation_conv(cv), COMPACT_NONE);
+	conversation_compaction(cv)->summary_failures = 0;
 }
 
 void
 compaction_turn_start(struct conversation *cv)
 {
-	cv->cmp->overflow_retried = false;
+	conversation_compaction(cv)->overflow_retried = false;
 }
 
 bool
 compaction_overflow_ok(const struct conversation *cv)
 {
-	return !cv->cmp->overflow_retried;
+	return !conversation_compaction(cv)->overflow_retried;
 }
 
 void
 compaction_report(const struct conversation *cv, struct buf *out)
 {
-	const struct compaction *cmp = cv->cmp;
+	const struct compaction *cmp = conversation_compaction(cv);
 
 	buf_printf(out, "Compaction: stage %s; thresholds micro %.0f%%, collapse %.0f%%, "
-	    "summary %.0f%%%s\n", compact_stage_name(conv_stage(&cv->conv)), cmp->th.micro * 100,
+	    "summary %.0f%%%s\n", compact_stage_name(conv_stage(conversation_msgs(cv))), cmp->th.micro * 100,
 	    cmp->th.collapse * 100, cmp->th.summary * 100,
 	    cmp->summary_failures >= COMPACT_MAX_SUMMARY_FAILURES ?
 	    " (automatic summaries stopped after failures)" : "");
@@ -250,20 +257,20 @@ agent_compact(struct agent *a, const char *focus)
 
 	if (conversation_busy(cv))
 		return -1;
-	compact_micro(cv->conv.messages, COMPACT_KEEP_ROUNDS, NULL);
-	conv_changed(&cv->conv);
-	keep = compact_summary_keep(cv->conv.messages);
+	compact_micro(conversation_conv(cv)->messages, COMPACT_KEEP_ROUNDS, NULL);
+	conv_changed(conversation_conv(cv));
+	keep = compact_summary_keep(conversation_conv(cv)->messages);
 	if (keep < 0) {
-		event_error(cv->bus, 0, "nothing to compact yet");
+		event_error(conversation_bus(cv), 0, "nothing to compact yet");
 		return 0;
 	}
 	/* Asked for by the user: summaries are on again. */
-	cv->cmp->summary_failures = 0;
+	conversation_compaction(cv)->summary_failures = 0;
 	compaction_pre_hooks(cv, "manual", focus);
 	if (prompt_sys_dynamic(cv) == NULL)
 		prompt_build_dynamic(cv);
 	if (compaction_start(cv, keep, focus, false) == -1) {
-		event_error(cv->bus, 0, "nothing to compact yet");
+		event_error(conversation_bus(cv), 0, "nothing to compact yet");
 		return 0;
 	}
 	agent_summary_started(cv);

@@ -55,6 +55,45 @@ struct agent {
 	struct conversation	*convs;		/* every conversation of the session, main first */
 };
 
+/*
+ * One conversation of a session: its messages, its turn and phase, its
+ * model call, compaction and cache accounting, the turn's record, the
+ * next prompt's attachments, the answer and the usage.  It points to its
+ * session (a).  Only the main conversation writes the session's log; a
+ * second one keeps its messages in memory (durable false).
+ */
+struct conversation {
+	struct agent		*a;		/* its session */
+	struct conversation	*next;		/* the session's next conversation */
+	struct event_bus	*bus;		/* where its events go */
+	bool			 durable;	/* its records go to the session's log */
+	struct conv		 conv;
+	struct sched		*sched;		/* one response's tool calls */
+	char			*model;		/* its own model (a subagent's); NULL: the session's */
+	struct prompt_state	*prompt;	/* its system prompt and tools' schemas (prompt.c) */
+	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
+
+	/* The turn in progress. */
+	struct turn_state	*ts;		/* its phase, calls, failure, hook stop (conversation.c) */
+	int			 turn;
+	struct call		 call;		/* the turn's model call (call.h) */
+	struct call_retry	*retry;		/* the call's attempts and backoff (call.c) */
+	struct modelset_conv	*mconv;		/* the wait for the model's caps, the estimate sent (modelset.c) */
+
+	struct usage_acct	*usage;		/* the last request's, the totals, the cost (conversation.c) */
+
+	/* Context economy. */
+	struct cachewatch	*cw;
+	struct compaction	*cmp;		/* its compaction's state (compaction.c) */
+
+	struct inbox		*inbox;		/* the next prompt's attachments, the ! commands (inbox.c) */
+	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
+
+	struct turn_record	*record;	/* the turn's record in the log (record.c) */
+
+	struct turn_flow	*tf;		/* its hooks waited for, MCP prompt, stop reason (agent.c) */
+};
+
 static const char *const agent_phase_names[PHASE_COUNT] = {
 	[PHASE_IDLE] = "idle",
 	[PHASE_PROMPT] = "prompt",
@@ -575,6 +614,172 @@ agent_set_http(struct agent *a, struct http *http)
 	a->http = http;
 }
 
+/* --- a conversation's life and parts ---------------------------------------- */
+
+struct conversation *
+conversation_make(struct agent *a, struct event_bus *bus, const struct conversation_parts *parts)
+{
+	struct conversation *cv = xcalloc(1, sizeof *cv);
+
+	cv->a = a;
+	cv->bus = bus != NULL ? bus : a->bus;
+	cv->sched = parts->sched;
+	cv->prompt = parts->prompt;
+	cv->progress = parts->progress;
+	cv->retry = parts->retry;
+	cv->mconv = parts->mconv;
+	cv->cw = parts->cw;
+	cv->cmp = parts->cmp;
+	cv->inbox = parts->inbox;
+	cv->plan = parts->plan;
+	cv->record = parts->record;
+	cv->tf = parts->tf;
+	cv->ts = conversation_state_new();
+	cv->usage = conversation_usage_new();
+	conv_init(&cv->conv);
+	return cv;
+}
+
+void
+conversation_set_sched(struct conversation *cv, struct sched *s)
+{
+	cv->sched = s;
+}
+
+void
+conversation_take_parts(struct conversation *cv, struct conversation_parts *out)
+{
+	*out = (struct conversation_parts){
+		.sched = cv->sched, .prompt = cv->prompt, .progress = cv->progress,
+		.retry = cv->retry, .mconv = cv->mconv, .cw = cv->cw, .cmp = cv->cmp,
+		.inbox = cv->inbox, .plan = cv->plan, .record = cv->record, .tf = cv->tf,
+	};
+	cv->sched = NULL;
+	cv->prompt = NULL;
+	cv->progress = NULL;
+	cv->retry = NULL;
+	cv->mconv = NULL;
+	cv->cw = NULL;
+	cv->cmp = NULL;
+	cv->inbox = NULL;
+	cv->plan = NULL;
+	cv->record = NULL;
+	cv->tf = NULL;
+}
+
+void
+conversation_destroy(struct conversation *cv)
+{
+	conv_release(&cv->conv);
+	free(cv->model);
+	free(cv->usage);
+	conversation_state_free(cv->ts);
+	free(cv);
+}
+
+struct conversation *
+conversation_next(const struct conversation *cv)
+{
+	return cv->next;
+}
+
+bool
+conversation_durable(const struct conversation *cv)
+{
+	return cv->durable;
+}
+
+void
+conversation_set_durable(struct conversation *cv, bool durable)
+{
+	cv->durable = durable;
+}
+
+const char *
+conversation_model(const struct conversation *cv)
+{
+	return cv->model;
+}
+
+void
+conversation_set_model(struct conversation *cv, char *model)
+{
+	free(cv->model);
+	cv->model = model;
+}
+
+int
+conversation_turn(const struct conversation *cv)
+{
+	return cv->turn;
+}
+
+void
+conversation_set_turn(struct conversation *cv, int turn)
+{
+	cv->turn = turn;
+}
+
+struct call *
+conversation_call(struct conversation *cv)
+{
+	return &cv->call;
+}
+
+struct prompt_state *
+conversation_prompt(const struct conversation *cv)
+{
+	return cv->prompt;
+}
+
+struct tooluse_progress *
+conversation_progress(const struct conversation *cv)
+{
+	return cv->progress;
+}
+
+struct call_retry *
+conversation_retry(const struct conversation *cv)
+{
+	return cv->retry;
+}
+
+struct modelset_conv *
+conversation_mconv(const struct conversation *cv)
+{
+	return cv->mconv;
+}
+
+struct cachewatch *
+conversation_cachewatch(const struct conversation *cv)
+{
+	return cv->cw;
+}
+
+struct compaction *
+conversation_compaction(const struct conversation *cv)
+{
+	return cv->cmp;
+}
+
+struct inbox *
+conversation_inbox(const struct conversation *cv)
+{
+	return cv->inbox;
+}
+
+struct turn_record *
+conversation_record(const struct conversation *cv)
+{
+	return cv->record;
+}
+
+struct turn_flow *
+conversation_flow(const struct conversation *cv)
+{
+	return cv->tf;
+}
+
 /* --- the session's getters for the front ends (agent.h) -------------------- */
 
 const char *
@@ -706,6 +911,12 @@ conversation_bus(const struct conversation *cv)
 
 struct conv *
 conversation_conv(struct conversation *cv)
+{
+	return &cv->conv;
+}
+
+const struct conv *
+conversation_msgs(const struct conversation *cv)
 {
 	return &cv->conv;
 }

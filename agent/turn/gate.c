@@ -98,9 +98,10 @@ static char **
 gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *input, bool hook_ask,
     const char *hook_reason, struct buf *reason)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf scratch = BUF_INIT(4096);
-	bool fork_first = agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0;
-	char **always = perm_explain(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, input,
+	bool fork_first = agent_fork_dry_run(a) && strcmp(c->name, "run_bash") == 0;
+	char **always = perm_explain(agent_config(a)->rules, agent_mode(a), c->name, c->tool->cls, input,
 	    hook_ask || fork_first ? &scratch : reason);
 
 	if (hook_ask)
@@ -108,7 +109,7 @@ gate_explain(struct conversation *cv, const struct sched_call *c, const cJSON *i
 		    hook_reason != NULL ? ": " : "", hook_reason != NULL ? hook_reason : "");
 	else if (fork_first)
 		buf_puts(reason, "this session is a fork: its first command is shown before it runs");
-	web_explain(agent_web(cv->a), c->id, reason, &always);
+	web_explain(agent_web(a), c->id, reason, &always);
 	buf_release(&scratch);
 	return always;
 }
@@ -145,15 +146,17 @@ gate_kick(void *arg)
 {
 	struct conversation *cv = arg;
 
-	sched_kick(cv->sched);
+	sched_kick(conversation_sched(cv));
 }
 
 /* Could a deny rule, the user's or the session's, catch c unseen? */
 static bool
 gate_deny_unsure(struct conversation *cv, const struct sched_call *c)
 {
-	return perm_deny_unsure(agent_config(cv->a)->rules, c->name, c->input) ||
-	    perm_deny_unsure(agent_session_rules(cv->a), c->name, c->input) || web_person_only(agent_web(cv->a), c->id);
+	struct agent *a = conversation_agent(cv);
+
+	return perm_deny_unsure(agent_config(a)->rules, c->name, c->input) ||
+	    perm_deny_unsure(agent_session_rules(a), c->name, c->input) || web_person_only(agent_web(a), c->id);
 }
 
 /*
@@ -165,6 +168,7 @@ static int
 gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcome *ho,
     struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
 	enum perm_verdict *v = &g->v;
 
 	agent_hook_notes(cv, ho);
@@ -172,17 +176,17 @@ gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcom
 		buf_reset(why);
 		buf_printf(why, "A PreToolUse hook refused this call: %s", ho->reason != NULL ?
 		    ho->reason : ho->stop_reason != NULL ? ho->stop_reason : "it ended the turn");
-		emit_approval(cv->bus, c->id, "deny", "hook");
+		emit_approval(conversation_bus(cv), c->id, "deny", "hook");
 		return SCHED_REFUSE;
 	}
 	if (ho->updated_input != NULL) {
 		sched_call_set_input(c, ho->updated_input);
 		ho->updated_input = NULL;
 		buf_reset(why);
-		*v = perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
+		*v = perm_check(agent_config(a)->rules, agent_mode(a), c->name, c->tool->cls, c->input, why);
 		g->deny_unsure = gate_deny_unsure(cv, c);
 		if (*v == PERM_VERDICT_DENY) {
-			emit_approval(cv->bus, c->id, "deny", agent_mode(cv->a) == PERM_PLAN ? "mode" : "rule");
+			emit_approval(conversation_bus(cv), c->id, "deny", agent_mode(a) == PERM_PLAN ? "mode" : "rule");
 			return SCHED_REFUSE;
 		}
 	}
@@ -191,17 +195,17 @@ gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcom
 	 * deny rule could catch unseen: a hook's allow does not outweigh it.
 	 */
 	if (ho->decision == HOOK_ALLOW && !g->deny_unsure &&
-	    !(agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0)) {
-		emit_approval(cv->bus, c->id, "allow", "hook");
+	    !(agent_fork_dry_run(a) && strcmp(c->name, "run_bash") == 0)) {
+		emit_approval(conversation_bus(cv), c->id, "allow", "hook");
 		return SCHED_GO;
 	}
-	if (ho->decision == HOOK_ASK && !agent_interactive(cv->a)) {
+	if (ho->decision == HOOK_ASK && !agent_interactive(a)) {
 		buf_reset(why);
 		buf_puts(why, "A PreToolUse hook asked for the user's approval of this call");
 		if (ho->reason != NULL)
 			buf_printf(why, " (%s)", ho->reason);
 		buf_puts(why, ", and in headless mode nobody can give it.");
-		emit_approval(cv->bus, c->id, "deny", "hook");
+		emit_approval(conversation_bus(cv), c->id, "deny", "hook");
 		return SCHED_REFUSE;
 	}
 	if (ho->decision == HOOK_ASK)
@@ -215,12 +219,14 @@ typedef int gate_stage_fn(struct conversation *, struct sched_call *, struct gat
 static int
 gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	if (prompt_tool_disabled(agent_config(cv->a), c->name)) {
+	struct agent *a = conversation_agent(cv);
+
+	if (prompt_tool_disabled(agent_config(a), c->name)) {
 		buf_printf(why, "the tool %s is disabled in this session", c->name);
 		return SCHED_REFUSE;
 	}
 	/* Nothing runs that the session could not record. */
-	if (session_error(agent_session(cv->a)) != NULL) {
+	if (session_error(agent_session(a)) != NULL) {
 		buf_puts(why, AGENT_NOT_SAVED);
 		return SCHED_REFUSE;
 	}
@@ -234,13 +240,15 @@ gate_health(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 static int
 gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
-	g->v = perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why);
+	struct agent *a = conversation_agent(cv);
+
+	g->v = perm_check(agent_config(a)->rules, agent_mode(a), c->name, c->tool->cls, c->input, why);
 	g->deny_unsure = gate_deny_unsure(cv, c);
 	/* what the person answered "never" to in this session */
-	if (g->v != PERM_VERDICT_DENY && perm_rules_count(agent_session_rules(cv->a), PERM_LIST_DENY) > 0) {
+	if (g->v != PERM_VERDICT_DENY && perm_rules_count(agent_session_rules(a), PERM_LIST_DENY) > 0) {
 		struct buf w2 = BUF_INIT(1024);
 
-		if (perm_check(agent_session_rules(cv->a), PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+		if (perm_check(agent_session_rules(a), PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 		    PERM_VERDICT_DENY) {
 			buf_reset(why);
 			buf_printf(why, "the user rejected calls like this one for the rest of the "
@@ -249,32 +257,33 @@ gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 		}
 		buf_release(&w2);
 	}
-	if (agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
-		if (!agent_interactive(cv->a)) {
+	if (agent_fork_dry_run(a) && strcmp(c->name, "run_bash") == 0 && g->v != PERM_VERDICT_DENY) {
+		if (!agent_interactive(a)) {
 			buf_reset(why);
 			buf_printf(why, "dry run: this session is a fork, so its first command is "
 			    "shown and not run: %s\nNothing was executed; ask the user to confirm "
 			    "before running commands here.", json_str(c->input, "command", ""));
-			agent_set_fork_dry_run(cv->a, false);
+			agent_set_fork_dry_run(a, false);
 			return SCHED_REFUSE;
 		}
 		g->v = PERM_VERDICT_ASK;
 	}
 	if (g->v == PERM_VERDICT_DENY) {
-		emit_approval(cv->bus, c->id, "deny", agent_mode(cv->a) == PERM_PLAN ? "mode" : "rule");
+		emit_approval(conversation_bus(cv), c->id, "deny", agent_mode(a) == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
-	return web_gate(agent_web(cv->a), c, &g->v, &g->deny_unsure);
+	return web_gate(agent_web(a), c, &g->v, &g->deny_unsure);
 }
 
 /* 3. PreToolUse hooks, after the rules and the mode (DESIGN.md §4, step 5). */
 static int
 gate_hooks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
 	struct hook_outcome ho;
 	int d;
 
-	if (hooks_pre_tool(agent_hooks(cv->a), c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
+	if (hooks_pre_tool(agent_hooks(a), c->id, c->name, c->input, agent_mode(a), gate_kick, cv, &ho) == 1)
 		return SCHED_LATER;
 	d = gate_pre_hooks(cv, c, &ho, g, why);
 	g->hook_ask = ho.decision == HOOK_ASK;
@@ -292,6 +301,7 @@ gate_hooks(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 static int
 gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf w2 = BUF_INIT(1024);
 	struct perm_rules *session;
 	int d = GATE_PASS;
@@ -302,22 +312,22 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	 * command's, even when its prompt repeats the command's text or its
 	 * turn has the same number.
 	 */
-	if (cv == agent_main(cv->a) && claude_gate(agent_claude(cv->a), cv->turn, record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
-	    g->v == PERM_VERDICT_ASK && !agent_fork_dry_run(cv->a) && !g->hook_ask && !g->deny_unsure) {
-		emit_approval(cv->bus, c->id, "allow", "rule");
+	if (cv == agent_main(a) && claude_gate(agent_claude(a), conversation_turn(cv), record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
+	    g->v == PERM_VERDICT_ASK && !agent_fork_dry_run(a) && !g->hook_ask && !g->deny_unsure) {
+		emit_approval(conversation_bus(cv), c->id, "allow", "rule");
 		return SCHED_GO;
 	}
-	if (g->v != PERM_VERDICT_ASK || agent_fork_dry_run(cv->a) || g->hook_ask || g->deny_unsure ||
-	    perm_rules_count(agent_session_rules(cv->a), PERM_LIST_ALLOW) == 0)
+	if (g->v != PERM_VERDICT_ASK || agent_fork_dry_run(a) || g->hook_ask || g->deny_unsure ||
+	    perm_rules_count(agent_session_rules(a), PERM_LIST_ALLOW) == 0)
 		return GATE_PASS;
-	session = perm_rules_dup(agent_session_rules(cv->a));
-	perm_rules_merge_list(session, agent_config(cv->a)->rules, PERM_LIST_ALLOW);
-	perm_rules_merge_list(session, agent_config(cv->a)->rules, PERM_LIST_ASK);
-	if (perm_check(agent_session_rules(cv->a), PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
+	session = perm_rules_dup(agent_session_rules(a));
+	perm_rules_merge_list(session, agent_config(a)->rules, PERM_LIST_ALLOW);
+	perm_rules_merge_list(session, agent_config(a)->rules, PERM_LIST_ASK);
+	if (perm_check(agent_session_rules(a), PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 	    PERM_VERDICT_ALLOW ||
 	    perm_check(session, PERM_ASK, c->name, c->tool->cls, c->input, &w2) ==
 	    PERM_VERDICT_ALLOW) {
-		emit_approval(cv->bus, c->id, "allow", "rule");
+		emit_approval(conversation_bus(cv), c->id, "allow", "rule");
 		d = SCHED_GO;
 	}
 	perm_rules_free(session);
@@ -329,11 +339,13 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 static int
 gate_allowed(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
+
 	if (g->v != PERM_VERDICT_ALLOW)
 		return GATE_PASS;
 	if (c->tool->cls != TOOL_READ_ONLY)
-		emit_approval(cv->bus, c->id, "allow", agent_mode(cv->a) == PERM_YOLO ||
-		    agent_mode(cv->a) == PERM_ACCEPT_EDITS ? "mode" : "rule");
+		emit_approval(conversation_bus(cv), c->id, "allow", agent_mode(a) == PERM_YOLO ||
+		    agent_mode(a) == PERM_ACCEPT_EDITS ? "mode" : "rule");
 	return SCHED_GO;
 }
 
@@ -348,19 +360,20 @@ gate_allowed(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, 
 static int
 gate_sandbox(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf note = BUF_INIT(1024);
 
-	if (g->v != PERM_VERDICT_ASK || g->hook_ask || agent_fork_dry_run(cv->a) || g->deny_unsure ||
-	    !jail_auto_allow(agent_jail(cv->a), agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->input, why))
+	if (g->v != PERM_VERDICT_ASK || g->hook_ask || agent_fork_dry_run(a) || g->deny_unsure ||
+	    !jail_auto_allow(agent_jail(a), agent_config(a)->rules, agent_mode(a), c->name, c->input, why))
 		return GATE_PASS;
 	/* The sandbox confines writes to the workspace; it does not hide what the deny rules cover. */
-	if (perm_command_touches_denied(agent_config(cv->a)->rules, c->input, &note)) {
+	if (perm_command_touches_denied(agent_config(a)->rules, c->input, &note)) {
 		buf_reset(why);
 		g->sandbox_note = buf_detach(&note, NULL);
 		return GATE_PASS;
 	}
 	buf_release(&note);
-	emit_approval(cv->bus, c->id, "allow", "sandbox");
+	emit_approval(conversation_bus(cv), c->id, "allow", "sandbox");
 	return SCHED_GO;
 }
 
@@ -375,31 +388,32 @@ gate_sandbox(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, 
 static int
 gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
 	struct hook_outcome ho;
 	int d = GATE_PASS;
 
-	if (hooks_permission_request(agent_hooks(cv->a), c->id, c->name, c->input, agent_mode(cv->a), gate_kick, cv, &ho) == 1)
+	if (hooks_permission_request(agent_hooks(a), c->id, c->name, c->input, agent_mode(a), gate_kick, cv, &ho) == 1)
 		return SCHED_LATER;
 	agent_hook_notes(cv, &ho);
 	if (ho.decision == HOOK_DENY) {
 		buf_reset(why);
 		buf_printf(why, "A PermissionRequest hook refused this call: %s",
 		    ho.reason != NULL ? ho.reason : "no reason given");
-		emit_approval(cv->bus, c->id, "deny", "hook");
+		emit_approval(conversation_bus(cv), c->id, "deny", "hook");
 		d = SCHED_REFUSE;
 	} else if (ho.decision == HOOK_ALLOW && !g->deny_unsure &&
-	    !(agent_fork_dry_run(cv->a) && strcmp(c->name, "run_bash") == 0)) {
+	    !(agent_fork_dry_run(a) && strcmp(c->name, "run_bash") == 0)) {
 		if (ho.updated_input != NULL) {
 			sched_call_set_input(c, ho.updated_input);
 			ho.updated_input = NULL;
 		}
 		/* A rewritten input is checked against the rules again; a deny rule still denies. */
-		if (perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, c->input, why) ==
+		if (perm_check(agent_config(a)->rules, agent_mode(a), c->name, c->tool->cls, c->input, why) ==
 		    PERM_VERDICT_DENY) {
-			emit_approval(cv->bus, c->id, "deny", "rule");
+			emit_approval(conversation_bus(cv), c->id, "deny", "rule");
 			d = SCHED_REFUSE;
 		} else {
-			emit_approval(cv->bus, c->id, "allow", "hook");
+			emit_approval(conversation_bus(cv), c->id, "allow", "hook");
 			d = SCHED_GO;
 		}
 	}
@@ -411,17 +425,18 @@ gate_host(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, str
 static int
 gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf preview = BUF_INIT(8u * 1024 * 1024), reason = BUF_INIT(4096);
 	char **always;
 
 	buf_reset(why);
-	if (!agent_interactive(cv->a)) {
+	if (!agent_interactive(a)) {
 		gate_headless_hint(cv, c, g->sandbox_note, why);
-		emit_approval(cv->bus, c->id, "deny", "mode");
+		emit_approval(conversation_bus(cv), c->id, "deny", "mode");
 		return SCHED_REFUSE;
 	}
 	if (c->tool->preview != NULL) {
-		if (c->tool->preview(agent_env(cv->a), c->input, &preview) == -1) {
+		if (c->tool->preview(agent_env(a), c->input, &preview) == -1) {
 			/* The change cannot be made as asked: no need to ask anyone. */
 			buf_puts(why, buf_cstr(&preview));
 			buf_release(&preview);
@@ -433,15 +448,15 @@ gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 		buf_printf(&preview, "%s %s", c->name, args);
 		free(args);
 	} else {
-		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), agent_config(cv->a)->root);
+		buf_printf(&preview, "$ %s\n(in %s)", json_str(c->input, "command", ""), agent_config(a)->root);
 	}
 	always = gate_explain(cv, c, c->input, g->hook_ask, g->hook_reason, &reason);
-	jail_explain(agent_jail(cv->a), c->name, c->input, &reason);
+	jail_explain(agent_jail(a), c->name, c->input, &reason);
 	if (g->sandbox_note != NULL)
 		buf_printf(&reason, "%snot run sandboxed without a prompt: %s",
 		    reason.len > 0 ? "; " : "", g->sandbox_note);
-	emit_approval_request(cv->bus, c->id, c->name, c->input, buf_cstr(&preview), preview.len,
-	    agent_config(cv->a)->root, buf_cstr(&reason), always);
+	emit_approval_request(conversation_bus(cv), c->id, c->name, c->input, buf_cstr(&preview), preview.len,
+	    agent_config(a)->root, buf_cstr(&reason), always);
 	perm_strv_free(always);
 	buf_release(&reason);
 	buf_release(&preview);
@@ -455,11 +470,13 @@ gate_person(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 static int
 gate_subagent(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, struct buf *why)
 {
+	struct agent *a = conversation_agent(cv);
+
 	(void)g;
 	/* a subagent's effects are its caller's: they wait for the checkpoint that names the call */
-	if (c->tool == sub_tool(agent_subs(cv->a), c->name) && !record_checkpoint_made(cv))
+	if (c->tool == sub_tool(agent_subs(a), c->name) && !record_checkpoint_made(cv))
 		return SCHED_LATER;
-	switch (sub_gate(agent_subs(cv->a), cv, c->name, c->tool,
+	switch (sub_gate(agent_subs(a), cv, c->name, c->tool,
 	    c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel, why)) {
 	case SUB_REFUSE:
 		return SCHED_REFUSE;
@@ -491,7 +508,7 @@ gate_approved(struct conversation *cv, struct sched_call *c, struct buf *why)
 	cJSON *ev;
 
 	buf_puts(&note, "approved; ");
-	if (sub_gate(agent_subs(cv->a), cv, c->name, c->tool, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
+	if (sub_gate(agent_subs(conversation_agent(cv)), cv, c->name, c->tool, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
 	    &note) != SUB_LATER) {
 		buf_release(&note);
 		return SCHED_GO;
@@ -499,11 +516,11 @@ gate_approved(struct conversation *cv, struct sched_call *c, struct buf *why)
 	(void)why;
 	if (!c->wait_told) {
 		c->wait_told = true;
-		ev = event_new(cv->bus, "tool_wait");
+		ev = event_new(conversation_bus(cv), "tool_wait");
 		cJSON_AddStringToObject(ev, "id", c->id);
 		cJSON_AddStringToObject(ev, "name", c->name);
 		cJSON_AddStringToObject(ev, "note", buf_cstr(&note));
-		event_emit(cv->bus, ev);
+		event_emit(conversation_bus(cv), ev);
 	}
 	buf_release(&note);
 	return SCHED_LATER;
@@ -540,8 +557,8 @@ gate_owner(struct agent *a, const char *id)
 {
 	struct conversation *cv;
 
-	for (cv = agent_convs(a); cv != NULL; cv = cv->next)
-		if (sched_find(cv->sched, id) != NULL)
+	for (cv = agent_convs(a); cv != NULL; cv = conversation_next(cv))
+		if (sched_find(conversation_sched(cv), id) != NULL)
 			return cv;
 	return agent_main(a);
 }
@@ -551,16 +568,16 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
     const cJSON *edited_input)
 {
 	struct conversation *cv = gate_owner(a, id);
-	struct sched_call *c = sched_find(cv->sched, id);
+	struct sched_call *c = sched_find(conversation_sched(cv), id);
 	bool deny = decision == APPROVAL_DENY || decision == APPROVAL_NEVER;
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return;
-	emit_approval(cv->bus, id, deny ? "deny" : decision == APPROVAL_ALWAYS ? "always" : "allow",
+	emit_approval(conversation_bus(cv), id, deny ? "deny" : decision == APPROVAL_ALWAYS ? "always" : "allow",
 	    "user");
 	if (decision == APPROVAL_NEVER) {
 		struct buf err = BUF_INIT(4096);
-		char **like = perm_never_rules(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls,
+		char **like = perm_never_rules(agent_config(conversation_agent(cv))->rules, agent_mode(conversation_agent(cv)), c->name, c->tool->cls,
 		    c->input);
 		size_t i;
 
@@ -569,10 +586,10 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		 * saved), each sure to deny this call again; paths are read against
 		 * the workspace root, as the user's rules are.
 		 */
-		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(agent_config(cv->a)->rules));
+		perm_rules_set_root(agent_session_rules(conversation_agent(cv)), perm_rules_root(agent_config(conversation_agent(cv))->rules));
 		for (i = 0; like[i] != NULL; i++) {
 			buf_reset(&err);
-			perm_rules_add(agent_session_rules(cv->a), PERM_LIST_DENY, like[i], &err);
+			perm_rules_add(agent_session_rules(conversation_agent(cv)), PERM_LIST_DENY, like[i], &err);
 		}
 		perm_strv_free(like);
 		buf_release(&err);
@@ -590,13 +607,13 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		    false, NULL, &asked);
 		size_t i;
 
-		perm_rules_set_root(agent_session_rules(cv->a), perm_rules_root(agent_config(cv->a)->rules));
+		perm_rules_set_root(agent_session_rules(conversation_agent(cv)), perm_rules_root(agent_config(conversation_agent(cv))->rules));
 		for (i = 0; always[i] != NULL; i++) {
 			buf_reset(&err);
-			perm_rules_add(agent_session_rules(cv->a), PERM_LIST_ALLOW, always[i], &err);
+			perm_rules_add(agent_session_rules(conversation_agent(cv)), PERM_LIST_ALLOW, always[i], &err);
 			if (strcmp(c->name, "run_bash") == 0 &&
-			    config_save_local_allow(agent_config(cv->a), always[i], &err) == -1)
-				event_error(cv->bus, 0, "could not save the rule %s: %s", always[i],
+			    config_save_local_allow(agent_config(conversation_agent(cv)), always[i], &err) == -1)
+				event_error(conversation_bus(cv), 0, "could not save the rule %s: %s", always[i],
 				    buf_cstr(&err));
 		}
 		perm_strv_free(always);
@@ -604,19 +621,19 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		buf_release(&asked);
 	}
 	if (strcmp(c->name, "run_bash") == 0 && !deny)
-		agent_set_fork_dry_run(cv->a, false);
-	sched_answer(cv->sched, id, !deny, reason, edited_input);
+		agent_set_fork_dry_run(conversation_agent(cv), false);
+	sched_answer(conversation_sched(cv), id, !deny, reason, edited_input);
 }
 
 int
 agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct buf *why)
 {
 	struct conversation *cv = gate_owner(a, id);
-	struct sched_call *c = sched_find(cv->sched, id);
+	struct sched_call *c = sched_find(conversation_sched(cv), id);
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return -1;
-	if (perm_check(agent_config(cv->a)->rules, agent_mode(cv->a), c->name, c->tool->cls, input, why) ==
+	if (perm_check(agent_config(conversation_agent(cv))->rules, agent_mode(conversation_agent(cv)), c->name, c->tool->cls, input, why) ==
 	    PERM_VERDICT_DENY) {
 		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
 		return -1;

@@ -47,15 +47,15 @@ inbox_free(struct inbox *in)
 void
 inbox_add_text(struct conversation *cv, const char *text)
 {
-	if (cv->inbox->attach == NULL)
-		cv->inbox->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(cv->inbox->attach, record_text_block(text));
+	if (conversation_inbox(cv)->attach == NULL)
+		conversation_inbox(cv)->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(conversation_inbox(cv)->attach, record_text_block(text));
 }
 
 bool
 inbox_commands_running(const struct conversation *cv)
 {
-	return cv->inbox->user_cmds > 0;
+	return conversation_inbox(cv)->user_cmds > 0;
 }
 
 /* What agent_attach kept goes with the prompt, in order. */
@@ -64,7 +64,7 @@ inbox_take(struct conversation *cv, cJSON *content)
 {
 	cJSON *b;
 
-	while (cv->inbox->attach != NULL && (b = cJSON_DetachItemFromArray(cv->inbox->attach, 0)) != NULL)
+	while (conversation_inbox(cv)->attach != NULL && (b = cJSON_DetachItemFromArray(conversation_inbox(cv)->attach, 0)) != NULL)
 		cJSON_AddItemToArray(content, b);
 }
 
@@ -78,13 +78,13 @@ int
 agent_attach_image(struct agent *a, const char *file, const char *name, struct buf *err)
 {
 	struct conversation *cv = agent_main(a);
-	cJSON *b = attach_image_file(agent_env(cv->a), file, name, err);
+	cJSON *b = attach_image_file(agent_env(a), file, name, err);
 
 	if (b == NULL)
 		return -1;
-	if (cv->inbox->attach == NULL)
-		cv->inbox->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(cv->inbox->attach, b);
+	if (conversation_inbox(cv)->attach == NULL)
+		conversation_inbox(cv)->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(conversation_inbox(cv)->attach, b);
 	return 0;
 }
 
@@ -110,7 +110,7 @@ inbox_cmd_id(struct conversation *cv, char *id, size_t size)
 	const cJSON *f;
 	size_t n = strlen(INBOX_ID);
 
-	cJSON_ArrayForEach(f, session_files(agent_session(cv->a))) {
+	cJSON_ArrayForEach(f, session_files(agent_session(conversation_agent(cv)))) {
 		const char *s = json_str(f, "id", "");
 		char *end;
 		unsigned long k;
@@ -147,17 +147,17 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 {
 	struct inbox_cmd *c = arg;
 	struct conversation *cv = c->cv;
-	int next = session_turns(agent_session(cv->a)) > cv->turn ? session_turns(agent_session(cv->a)) : cv->turn;
+	int next = session_turns(agent_session(conversation_agent(cv))) > conversation_turn(cv) ? session_turns(agent_session(conversation_agent(cv))) : conversation_turn(cv);
 
-	cv->inbox->user_cmds--;
+	conversation_inbox(cv)->user_cmds--;
 	/* what the user's own command made is theirs (protect.h) */
 	tooluse_guard_resume_user(cv);
-	if (c->epoch != 0 && c->epoch == wsnap_epoch(agent_wsnap(cv->a)) &&
-	    (wsnap_leave(agent_wsnap(cv->a), next + 1, c->id, INBOX_BY) == -1 ||
+	if (c->epoch != 0 && c->epoch == wsnap_epoch(agent_wsnap(conversation_agent(cv))) &&
+	    (wsnap_leave(agent_wsnap(conversation_agent(cv)), next + 1, c->id, INBOX_BY) == -1 ||
 	    intent_marked_done(cv, c->id, INBOX_BY) == -1))
 		agent_unsaved(cv);
-	else if (c->epoch != 0 && c->epoch != wsnap_epoch(agent_wsnap(cv->a)))
-		event_error(cv->bus, 0, "the ! command ended in another session than it began in: "
+	else if (c->epoch != 0 && c->epoch != wsnap_epoch(agent_wsnap(conversation_agent(cv))))
+		event_error(conversation_bus(cv), 0, "the ! command ended in another session than it began in: "
 		    "what it changed is not recorded, and a rewind does not undo it");
 	c->done(c->arg, command, output, framed, failed, ms);
 	free(c);
@@ -176,24 +176,24 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	c->done = done;
 	c->arg = arg;
 	inbox_cmd_id(cv, c->id, sizeof c->id);
-	if (agent_wsnap(cv->a) != NULL) {
+	if (agent_wsnap(a) != NULL) {
 		/* during a turn a tool may be running: the command joins its snapshot window */
-		int next = session_turns(agent_session(cv->a)) > cv->turn ? session_turns(agent_session(cv->a)) : cv->turn;
+		int next = session_turns(agent_session(a)) > conversation_turn(cv) ? session_turns(agent_session(a)) : conversation_turn(cv);
 
-		if (wsnap_join(agent_wsnap(cv->a), agent_in_turn(cv), &err) == 0) {
-			c->epoch = wsnap_epoch(agent_wsnap(cv->a));
+		if (wsnap_join(agent_wsnap(a), agent_in_turn(cv), &err) == 0) {
+			c->epoch = wsnap_epoch(agent_wsnap(a));
 			/* and its before-snapshot in the log, for a crash while it runs (intent.h) */
 			if (intent_marked_started(cv, c->id, next + 1, INBOX_BY) == -1)
 				agent_unsaved(cv);
 		} else {
 			/* as for run_bash: the session is failed, and the user is told it runs untracked */
 			agent_unsaved(cv);
-			event_error(cv->bus, 0, "the ! command runs without a snapshot, since the session "
+			event_error(conversation_bus(cv), 0, "the ! command runs without a snapshot, since the session "
 			    "could not be saved: a rewind does not undo it");
 		}
 	}
 	buf_release(&err);
-	cv->inbox->user_cmds++;
+	conversation_inbox(cv)->user_cmds++;
 	tooluse_guard_pause(cv);
-	return usercmd_start(agent_loop(cv->a), agent_env(cv->a), command, inbox_cmd_output, inbox_cmd_done, c);
+	return usercmd_start(agent_loop(a), agent_env(a), command, inbox_cmd_output, inbox_cmd_done, c);
 }

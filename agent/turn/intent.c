@@ -53,7 +53,8 @@ intent_input_paths(const struct sched_call *c, cJSON *paths)
 static int
 intent_state(struct conversation *cv, const char *path, bool keep, char hex[SHA256_HEX_LEN + 1], char **rel)
 {
-	struct sandbox sb = { agent_config(cv->a)->root, (const char *const *)agent_config(cv->a)->add_dirs, NULL };
+	struct agent *a = conversation_agent(cv);
+	struct sandbox sb = { agent_config(a)->root, (const char *const *)agent_config(a)->add_dirs, NULL };
 	struct buf err = BUF_INIT(4096);
 	struct sandbox_at at;
 	char *data = NULL;
@@ -69,8 +70,8 @@ intent_state(struct conversation *cv, const char *path, bool keep, char hex[SHA2
 	sandbox_at_release(&at);
 	if (rc == 0 && keep) {
 		errno = 0;
-		if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1) {
-			session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
+		if (fsutil_snapshot(agent_snap_dir(a), data, len, hex, &err) == -1) {
+			session_fail(agent_session(a), "files/", errno != 0 ? errno : EIO);
 			rc = -1;
 		}
 	} else if (rc == 0) {
@@ -85,29 +86,31 @@ out:
 int
 intent_mark(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	cJSON *rec;
 
-	if (cJSON_GetArraySize(session_intents(agent_session(cv->a))) > 0)
+	if (cJSON_GetArraySize(session_intents(agent_session(a))) > 0)
 		return 0;
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddBoolToObject(rec, "since", 1);
-	return session_append(agent_session(cv->a), rec);
+	return session_append(agent_session(a), rec);
 }
 
 int
 intent_started(struct conversation *cv, const struct sched_call *c, bool snapped)
 {
+	struct agent *a = conversation_agent(cv);
 	cJSON *rec = cJSON_CreateObject(), *paths = cJSON_CreateArray(), *files, *p;
 	char hex[SHA256_HEX_LEN + 1];
 	int rc = 0;
 
 	cJSON_AddStringToObject(rec, "k", "intent");
-	cJSON_AddNumberToObject(rec, "turn", cv->turn);
+	cJSON_AddNumberToObject(rec, "turn", conversation_turn(cv));
 	cJSON_AddStringToObject(rec, "id", c->id);
 	cJSON_AddStringToObject(rec, "name", c->name);
-	if (snapped && agent_wsnap(cv->a) != NULL) {
-		rc = wsnap_keep_before(agent_wsnap(cv->a), hex);
+	if (snapped && agent_wsnap(a) != NULL) {
+		rc = wsnap_keep_before(agent_wsnap(a), hex);
 		if (rc == 0 && hex[0] != '\0')
 			cJSON_AddStringToObject(rec, "snap", hex);
 	}
@@ -122,7 +125,7 @@ intent_started(struct conversation *cv, const struct sched_call *c, bool snapped
 		if (rc == -1)
 			break;
 		h = intent_state(cv, p->valuestring, true, hex, &rel);
-		if (session_error(agent_session(cv->a)) != NULL)
+		if (session_error(agent_session(a)) != NULL)
 			rc = -1;
 		/* a path the tool cannot reach either: it will fail there, changing nothing */
 		if (rel == NULL)
@@ -144,7 +147,7 @@ intent_started(struct conversation *cv, const struct sched_call *c, bool snapped
 		return -1;
 	}
 	/* on disk before the call can change anything */
-	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1)
+	if (session_append(agent_session(a), rec) == -1 || session_sync(agent_session(a)) == -1)
 		return -1;
 	crash_point("tool-intent");
 	return 0;
@@ -153,11 +156,12 @@ intent_started(struct conversation *cv, const struct sched_call *c, bool snapped
 int
 intent_marked_started(struct conversation *cv, const char *id, int turn, const char *by)
 {
+	struct agent *a = conversation_agent(cv);
 	cJSON *rec;
 	char hex[SHA256_HEX_LEN + 1];
 
-	if (agent_wsnap(cv->a) == NULL || wsnap_keep_before(agent_wsnap(cv->a), hex) == -1 || hex[0] == '\0')
-		return agent_wsnap(cv->a) != NULL && session_error(agent_session(cv->a)) != NULL ? -1 : 0;
+	if (agent_wsnap(a) == NULL || wsnap_keep_before(agent_wsnap(a), hex) == -1 || hex[0] == '\0')
+		return agent_wsnap(a) != NULL && session_error(agent_session(a)) != NULL ? -1 : 0;
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddNumberToObject(rec, "turn", turn);
@@ -165,7 +169,7 @@ intent_marked_started(struct conversation *cv, const char *id, int turn, const c
 	cJSON_AddStringToObject(rec, "name", by);
 	cJSON_AddStringToObject(rec, "snap", hex);
 	cJSON_AddBoolToObject(rec, "marked", 1);
-	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1)
+	if (session_append(agent_session(a), rec) == -1 || session_sync(agent_session(a)) == -1)
 		return -1;
 	return 0;
 }
@@ -178,7 +182,7 @@ intent_marked_done(struct conversation *cv, const char *id, const char *by)
 	cJSON_AddStringToObject(rec, "k", "intent");
 	cJSON_AddStringToObject(rec, "done", id);
 	cJSON_AddStringToObject(rec, "by", by);
-	return session_append(agent_session(cv->a), rec);
+	return session_append(agent_session(conversation_agent(cv)), rec);
 }
 
 int
@@ -188,7 +192,7 @@ intent_marked_close(struct conversation *cv, const char *by)
 	cJSON *open = cJSON_CreateArray(), *id;
 	int rc = 0;
 
-	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a)))
+	cJSON_ArrayForEach(in, session_intents(agent_session(conversation_agent(cv))))
 		if (json_bool(in, "marked", false) && strcmp(json_str(in, "name", ""), by) == 0 &&
 		    !intent_marked_is_done(cv, json_str(in, "id", ""), by))
 			cJSON_AddItemToArray(open, cJSON_CreateString(json_str(in, "id", "")));
@@ -205,7 +209,7 @@ intent_marked_is_done(const struct conversation *cv, const char *id, const char 
 {
 	const cJSON *in;
 
-	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a)))
+	cJSON_ArrayForEach(in, session_intents(agent_session(conversation_agent(cv))))
 		if (strcmp(json_str(in, "done", ""), id) == 0 && strcmp(json_str(in, "by", ""), by) == 0)
 			return true;
 	return false;
@@ -217,7 +221,7 @@ intent_files_record(const struct conversation *cv, const char *id, const char *b
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, session_files(agent_session(cv->a)))
+	cJSON_ArrayForEach(f, session_files(agent_session(conversation_agent(cv))))
 		if (strcmp(json_str(f, "id", ""), id) == 0 &&
 		    (by == NULL ? !wsnap_is_record(f) : strcmp(json_str(f, "by", ""), by) == 0))
 			return f;
@@ -228,6 +232,7 @@ intent_files_record(const struct conversation *cv, const char *id, const char *b
 static int
 intent_recover_files(struct conversation *cv, const cJSON *in)
 {
+	struct agent *a = conversation_agent(cv);
 	cJSON *changes = cJSON_CreateArray(), *rec;
 	const cJSON *f;
 	char hex[SHA256_HEX_LEN + 1];
@@ -240,7 +245,7 @@ intent_recover_files(struct conversation *cv, const cJSON *in)
 		if (json_bool(f, "lost", false))
 			continue;
 		h = intent_state(cv, json_str(f, "path", ""), true, hex, &rel);
-		if (session_error(agent_session(cv->a)) != NULL) {
+		if (session_error(agent_session(a)) != NULL) {
 			free(rel);
 			cJSON_Delete(changes);
 			return -1;
@@ -272,13 +277,14 @@ intent_recover_files(struct conversation *cv, const cJSON *in)
 	cJSON_AddStringToObject(rec, "id", json_str(in, "id", ""));
 	cJSON_AddItemToObject(rec, "files", changes);
 	cJSON_AddBoolToObject(rec, "recovered", 1);
-	return session_append(agent_session(cv->a), rec);
+	return session_append(agent_session(a), rec);
 }
 
 /* One call a crash cut off: its records, then its ledger entry.  0 or -1. */
 static int
 intent_recover_one(struct conversation *cv, const cJSON *in)
 {
+	struct agent *a = conversation_agent(cv);
 	const char *id = json_str(in, "id", ""), *name = json_str(in, "name", "");
 	const char *snap = json_str(in, "snap", NULL);
 	struct buf result = BUF_INIT(64 * 1024);
@@ -289,8 +295,8 @@ intent_recover_one(struct conversation *cv, const cJSON *in)
 		rc = intent_recover_files(cv, in);
 	if (rc == 0 && snap != NULL && intent_files_record(cv, id, name) == NULL) {
 		/* the tree now against the before-snapshot, if wsnap.idx still is that one */
-		if (wsnap_rearm(agent_wsnap(cv->a), snap))
-			rc = wsnap_record(agent_wsnap(cv->a), (int)json_int(in, "turn", 0), id, name);
+		if (wsnap_rearm(agent_wsnap(a), snap))
+			rc = wsnap_record(agent_wsnap(a), (int)json_int(in, "turn", 0), id, name);
 		else
 			covered = false;
 	}
@@ -307,7 +313,7 @@ intent_recover_one(struct conversation *cv, const cJSON *in)
 		buf_puts(&result, " (what it changed in the files up to then is recorded: a rewind "
 		    "of this turn with its files undoes it)");
 	crash_point("intent-recover");
-	rc = session_effect(agent_session(cv->a), id, name, buf_cstr(&result), true);
+	rc = session_effect(agent_session(a), id, name, buf_cstr(&result), true);
 out:
 	buf_release(&result);
 	return rc;
@@ -316,11 +322,12 @@ out:
 int
 intent_recover(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	const cJSON *in;
 
-	if (session_error(agent_session(cv->a)) != NULL)
+	if (session_error(agent_session(a)) != NULL)
 		return -1;
-	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a))) {
+	cJSON_ArrayForEach(in, session_intents(agent_session(a))) {
 		const char *id = json_str(in, "id", NULL);
 
 		if (id == NULL)
@@ -332,14 +339,14 @@ intent_recover(struct conversation *cv)
 			if (intent_marked_is_done(cv, id, by))
 				continue;
 			if (intent_files_record(cv, id, by) == NULL &&
-			    wsnap_rearm(agent_wsnap(cv->a), json_str(in, "snap", NULL)) &&
-			    wsnap_record(agent_wsnap(cv->a), (int)json_int(in, "turn", 0), id, by) == -1)
+			    wsnap_rearm(agent_wsnap(a), json_str(in, "snap", NULL)) &&
+			    wsnap_record(agent_wsnap(a), (int)json_int(in, "turn", 0), id, by) == -1)
 				return -1;
 			if (intent_marked_done(cv, id, by) == -1)
 				return -1;
 			continue;
 		}
-		if (session_effect_find(agent_session(cv->a), id) != NULL)
+		if (session_effect_find(agent_session(a), id) != NULL)
 			continue;
 		if (intent_recover_one(cv, in) == -1)
 			return -1;
@@ -353,7 +360,7 @@ intent_never_started(const struct conversation *cv, const char *id)
 	const cJSON *in;
 	bool since = false;
 
-	cJSON_ArrayForEach(in, session_intents(agent_session(cv->a))) {
+	cJSON_ArrayForEach(in, session_intents(agent_session(conversation_agent(cv)))) {
 		if (json_bool(in, "since", false))
 			since = true;
 		else if (!json_bool(in, "marked", false) && strcmp(json_str(in, "id", ""), id) == 0)
@@ -369,12 +376,13 @@ intent_never_started(const struct conversation *cv, const char *id)
 bool
 intent_keeper_ended(const struct conversation *cv, const char *id)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf path = BUF_INIT(8192);
 	bool ended;
 
-	if (agent_env(cv->a)->session_dir == NULL)
+	if (agent_env(a)->session_dir == NULL)
 		return false;
-	buf_printf(&path, "%s/", agent_env(cv->a)->session_dir);
+	buf_printf(&path, "%s/", agent_env(a)->session_dir);
 	bash_note_name(&path, id);
 	ended = access(buf_cstr(&path), F_OK) == 0;
 	buf_release(&path);

@@ -49,43 +49,41 @@ agent_trace_open(void)
 	return f;
 }
 
-/* A conversation's own parts: its messages, scheduler, prompt, cache accounting. */
+/* A conversation's own parts: its prompt, cache accounting, compaction, record, ... */
 static struct conversation *
 conversation_alloc(struct agent *a, struct event_bus *bus)
 {
-	struct conversation *cv = xcalloc(1, sizeof *cv);
+	const struct config *cfg = agent_config(a);
 	const char *ttl = getenv("TANDEM_CACHE_TTL_MS");
 	char *end;
 	long long v = ttl != NULL ? strtoll(ttl, &end, 10) : 0;
+	struct conversation_parts parts = {
+		.progress = tooluse_progress_new(),
+		.prompt = prompt_new(cfg),
+		.retry = call_retry_new(agent_loop(a)),
+		.mconv = modelset_conv_new(agent_loop(a)),
+		.tf = agent_flow_new(),
+		.cw = cachewatch_new(cfg->cache_ttl_ms > 0 ? cfg->cache_ttl_ms :
+		    ttl != NULL && *end == '\0' && v > 0 ? v : 0),
+		.cmp = compaction_new(cfg),
+		.record = record_new(),
+		.inbox = inbox_new(),
+		.plan = plan_new(),
+	};
 
-	cv->a = a;
-	cv->bus = bus != NULL ? bus : agent_bus(a);
-	cv->progress = tooluse_progress_new();
-	cv->prompt = prompt_new(agent_config(a));
-	cv->retry = call_retry_new(agent_loop(a));
-	cv->mconv = modelset_conv_new(agent_loop(a));
-	cv->tf = agent_flow_new();
-	cv->ts = conversation_state_new();
-	cv->cw = cachewatch_new(agent_config(a)->cache_ttl_ms > 0 ? agent_config(a)->cache_ttl_ms :
-	    ttl != NULL && *end == '\0' && v > 0 ? v : 0);
-	cv->cmp = compaction_new(agent_config(a));
-	cv->record = record_new();
-	cv->inbox = inbox_new();
-	cv->usage = conversation_usage_new();
-	conv_init(&cv->conv);
-	cv->plan = plan_new();
-	return cv;
+	return conversation_make(a, bus, &parts);
 }
 
 /* Its scheduler, once the session's tool environment is set; it joins the session's list. */
 static void
 conversation_attach(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	struct sched_ops ops;
 
 	tooluse_ops(cv, &ops);
-	cv->sched = sched_new(agent_loop(cv->a), agent_env(cv->a), &ops);
-	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
+	conversation_set_sched(cv, sched_new(agent_loop(a), agent_env(a), &ops));
+	sched_set_finder(conversation_sched(cv), prompt_find, prompt_resolve, cv);
 	conversation_link(cv);
 }
 
@@ -96,7 +94,7 @@ conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_s
 
 	(void)err;
 	(void)err_size;
-	cv->turn = session_turns(agent_session(a));
+	conversation_set_turn(cv, session_turns(agent_session(a)));
 	conversation_attach(cv);
 	return cv;
 }
@@ -105,45 +103,37 @@ conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_s
 static void
 conversation_release(struct conversation *cv)
 {
-	call_retry_free(cv->retry);
-	cv->retry = NULL;
-	modelset_conv_free(cv->mconv);
-	cv->mconv = NULL;
-	call_cancel(&cv->call);
-	compaction_free(cv->cmp);
-	cv->cmp = NULL;
-	agent_flow_free(cv->tf);
-	cv->tf = NULL;
-	cachewatch_free(cv->cw);
-	sched_free(cv->sched);
-	conv_release(&cv->conv);
-	prompt_free(cv->prompt);
-	cv->prompt = NULL;
-	tooluse_progress_free(cv->progress);
-	cv->progress = NULL;
-	free(cv->model);
-	record_free(cv->record);
-	cv->record = NULL;
-	inbox_free(cv->inbox);
-	cv->inbox = NULL;
-	free(cv->usage);
-	cv->usage = NULL;
-	plan_free(cv->plan);
+	struct conversation_parts p;
+
+	conversation_take_parts(cv, &p);
+	call_retry_free(p.retry);
+	modelset_conv_free(p.mconv);
+	call_cancel(conversation_call(cv));
+	compaction_free(p.cmp);
+	agent_flow_free(p.tf);
+	cachewatch_free(p.cw);
+	sched_free(p.sched);
+	prompt_free(p.prompt);
+	tooluse_progress_free(p.progress);
+	record_free(p.record);
+	inbox_free(p.inbox);
+	plan_free(p.plan);
 }
 
 void
 conversation_free(struct conversation *cv)
 {
-	if (cv == NULL || cv == agent_main(cv->a))
+	struct agent *a = conversation_agent(cv);
+
+	if (cv == NULL || cv == agent_main(a))
 		return;
 	conversation_unlink(cv);
 	if (agent_in_turn(cv))
 		agent_phase(cv, PHASE_ENDING);
 	/* a held edit of its scheduler goes with it */
-	lsp_leave(agent_lsp(cv->a), cv->sched);
+	lsp_leave(agent_lsp(a), conversation_sched(cv));
 	conversation_release(cv);
-	conversation_state_free(cv->ts);
-	free(cv);
+	conversation_destroy(cv);
 }
 
 struct agent *
@@ -173,7 +163,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	}
 	cv = conversation_alloc(a, NULL);
 	agent_set_main(a, cv);
-	cv->durable = true;
+	conversation_set_durable(cv, true);
 	if (agent_http(a) == NULL) {
 		snprintf(err, err_size, "libcurl could not be started");
 		agent_free(a);
@@ -192,7 +182,7 @@ agent_new(struct ev_loop *loop, struct event_bus *bus, const struct config *cfg,
 	agent_set_web(a, web_new(a));
 	prompt_sub_tools(cv);
 	tooluse_protect_warm(cv);
-	agent_set_lsp(a, lsp_new(loop, cfg, agent_env(a), agent_jail(a), bus, cv->sched));
+	agent_set_lsp(a, lsp_new(loop, cfg, agent_env(a), agent_jail(a), bus, conversation_sched(cv)));
 	lsp_tools_json(agent_lsp(a), prompt_tools(cv));
 	prompt_mcp_start(cv);
 	agent_set_resumed(a, resume_id != NULL);
@@ -216,11 +206,11 @@ agent_free(struct agent *a)
 	if (a == NULL)
 		return;
 	sub_close(agent_subs(a));
-	while (agent_convs(a) != NULL && agent_convs(a)->next != NULL)
-		conversation_free(agent_convs(a)->next);
+	while (agent_convs(a) != NULL && conversation_next(agent_convs(a)) != NULL)
+		conversation_free(conversation_next(agent_convs(a)));
 	cv = agent_main(a);
 	if (cv != NULL) {
-		call_cancel(&cv->call);
+		call_cancel(conversation_call(cv));
 		compaction_cancel(cv);
 		/* SessionEnd hooks get a few seconds; nothing may start a request meanwhile. */
 		if (agent_in_turn(cv))
@@ -257,8 +247,7 @@ agent_free(struct agent *a)
 	prompt_facts_free(agent_prompt_facts(a));
 	sub_free(agent_subs(a));
 	if (cv != NULL)
-		conversation_state_free(cv->ts);
-	free(cv);
+		conversation_destroy(cv);
 	/* after the subagents: their conversations' last phase changes are logged */
 	agent_release(a);
 }
@@ -269,13 +258,13 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 	struct conversation *cv = agent_main(a);
 
 	if (strcmp(what, "mcp") == 0) {
-		mcp_report(agent_mcp(cv->a), true, out);
+		mcp_report(agent_mcp(a), true, out);
 	} else if (strcmp(what, "skills") == 0) {
-		claude_report(agent_claude(cv->a), out);
+		claude_report(agent_claude(a), out);
 	} else if (strcmp(what, "cost") == 0) {
 		const struct usage *l = conversation_last_usage(cv), *t = conversation_totals(cv);
 
-		buf_printf(out, "Session %s, model %s\n", session_id(agent_session(cv->a)), agent_model(cv->a));
+		buf_printf(out, "Session %s, model %s\n", session_id(agent_session(a)), agent_model(a));
 		buf_printf(out, "Last request: %lld in, %lld out, %lld cache read, %lld cache write\n",
 		    (long long)l->input, (long long)l->output,
 		    (long long)l->cache_read, (long long)l->cache_write);
@@ -283,8 +272,8 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		    (long long)t->input, (long long)t->output,
 		    (long long)t->cache_read, (long long)t->cache_write);
 		buf_printf(out, "Cost: $%.4f\n", conversation_cost(cv));
-		sub_cost_report(agent_subs(cv->a), out);
-		cachewatch_cost_report(cv->cw, out);
+		sub_cost_report(agent_subs(a), out);
+		cachewatch_cost_report(conversation_cachewatch(cv), out);
 		modelset_report_prices(cv, out);
 	} else if (strcmp(what, "context") == 0) {
 		int64_t used = record_tokens_used(cv);
@@ -292,17 +281,17 @@ agent_report(struct agent *a, const char *what, struct buf *out)
 		buf_printf(out, "Context: %lld of %lld tokens (%.0f%%), %d messages\n",
 		    (long long)used, (long long)modelset_window(cv),
 		    modelset_window(cv) > 0 ? 100.0 * (double)used / (double)modelset_window(cv) : 0.0,
-		    conv_count(&cv->conv));
+		    conv_count(conversation_conv(cv)));
 		buf_printf(out, "Next request: about %lld tokens (estimated)\n",
 		    (long long)modelset_est_tokens(cv, prompt_estimate(cv)));
 		modelset_report_model(cv, out);
 		compaction_report(cv, out);
-		cachewatch_report(cv->cw, out);
+		cachewatch_report(conversation_cachewatch(cv), out);
 	} else if (strcmp(what, "memory") == 0) {
-		buf_puts(out, prompt_memory_report(cv->a));
-		claude_memory_report(agent_claude(cv->a), out);
+		buf_puts(out, prompt_memory_report(a));
+		claude_memory_report(agent_claude(a), out);
 	} else if (strcmp(what, "agents") == 0) {
-		sub_describe(agent_subs(cv->a), out);
+		sub_describe(agent_subs(a), out);
 	} else {
 		buf_printf(out, "Nothing to report for \"%s\".\n", what);
 	}

@@ -129,24 +129,27 @@ modelset_base_url(const struct agent *a)
 void
 agent_emit_session(struct conversation *cv, bool resumed)
 {
-	emit_session(cv->bus, session_id(agent_session(cv->a)), agent_modelset(cv->a)->model,
-	    agent_modelset(cv->a)->proto == STREAM_OPENAI ? "openai" : "anthropic", agent_config(cv->a)->root, resumed, NULL);
+	struct agent *a = conversation_agent(cv);
+
+	emit_session(conversation_bus(cv), session_id(agent_session(a)), agent_modelset(a)->model,
+	    agent_modelset(a)->proto == STREAM_OPENAI ? "openai" : "anthropic", agent_config(a)->root, resumed, NULL);
 }
 
 void
 modelset_caps_used(struct conversation *cv)
 {
-	agent_modelset(cv->a)->caps_sent = true;
+	agent_modelset(conversation_agent(cv))->caps_sent = true;
 }
 
 void
 modelset_report_prices(const struct conversation *cv, struct buf *out)
 {
-	const struct prices *p = agent_modelset(cv->a)->prices;
+	struct agent *a = conversation_agent(cv);
+	const struct prices *p = agent_modelset(a)->prices;
 
-	if (prices_find(p, agent_modelset(cv->a)->model) == NULL)
+	if (prices_find(p, agent_modelset(a)->model) == NULL)
 		buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-		    "the settings)\n", agent_modelset(cv->a)->model, p->path != NULL ? p->path : "(none)");
+		    "the settings)\n", agent_modelset(a)->model, p->path != NULL ? p->path : "(none)");
 	else
 		buf_printf(out, "Prices from %s, checked %s\n", p->path != NULL ?
 		    p->path : "the settings", p->checked != NULL ? p->checked : "?");
@@ -155,10 +158,11 @@ modelset_report_prices(const struct conversation *cv, struct buf *out)
 void
 modelset_report_model(const struct conversation *cv, struct buf *out)
 {
-	const struct modelset *ms = agent_modelset(cv->a);
+	struct agent *a = conversation_agent(cv);
+	const struct modelset *ms = agent_modelset(a);
 
 	buf_printf(out, "Model: %s, window %lld, output up to %lld, thinking %s, limits from %s%s%s\n",
-	    agent_modelset(cv->a)->model, (long long)modelset_window(cv), (long long)ms->caps.max_output,
+	    agent_modelset(a)->model, (long long)modelset_window(cv), (long long)ms->caps.max_output,
 	    model_thinking_name(&ms->caps),
 	    ms->caps.source == MODEL_SERVER ? "the server" : ms->caps.source == MODEL_CACHE ?
 	    "the server (cached)" : "tandem's table", ms->models_note != NULL ? ": " : "",
@@ -171,18 +175,19 @@ modelset_report_model(const struct conversation *cv, struct buf *out)
 void
 agent_set_model(struct agent *a, const char *model)
 {
+	struct modelset *ms = agent_modelset(a);
 	struct conversation *cv = agent_main(a);
 	int64_t before = modelset_window(cv);
 
-	free(agent_modelset(cv->a)->model);
-	agent_modelset(cv->a)->model = xstrdup(model);
-	model_caps_release(&agent_modelset(cv->a)->caps);
-	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
-	agent_modelset(cv->a)->models_waited = false;
-	agent_modelset(cv->a)->caps_sent = false;
-	agent_modelset(cv->a)->think_noted = false;
+	free(ms->model);
+	ms->model = xstrdup(model);
+	model_caps_release(&ms->caps);
+	modelcat_get(ms->cat, ms->model, &ms->caps);
+	ms->models_waited = false;
+	ms->caps_sent = false;
+	ms->think_noted = false;
 	/* The next request is shaped, and compacted, for the new model's window. */
-	(void)modelcat_refresh(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, modelset_models_done, cv);
+	(void)modelcat_refresh(ms->cat, ms->model, modelset_models_done, cv);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
 }
@@ -190,27 +195,23 @@ agent_set_model(struct agent *a, const char *model)
 void
 agent_set_effort(struct agent *a, const char *level)
 {
-	struct conversation *cv = agent_main(a);
+	struct modelset *ms = agent_modelset(a);
 
-	free(agent_modelset(cv->a)->effort);
-	agent_modelset(cv->a)->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
-	agent_modelset(cv->a)->think_noted = false;
+	free(ms->effort);
+	ms->effort = level != NULL && level[0] != '\0' ? xstrdup(level) : NULL;
+	ms->think_noted = false;
 }
 
 const char *
 agent_effort(const struct agent *a)
 {
-	const struct conversation *cv = agent_main(a);
-
-	return agent_modelset(cv->a)->effort;
+	return agent_modelset(a)->effort;
 }
 
 const struct model_caps *
 agent_model_caps(const struct agent *a)
 {
-	const struct conversation *cv = agent_main(a);
-
-	return &agent_modelset(cv->a)->caps;
+	return &agent_modelset(a)->caps;
 }
 
 struct modelset_models_req {
@@ -226,7 +227,7 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	if (list != NULL) {
-		modelcat_format(list, agent_modelset(r->cv->a)->prices, agent_modelset(r->cv->a)->model, &out);
+		modelcat_format(list, agent_modelset(conversation_agent(r->cv))->prices, agent_modelset(conversation_agent(r->cv))->model, &out);
 		r->fn(r->arg, buf_cstr(&out), NULL);
 	} else {
 		r->fn(r->arg, NULL, err);
@@ -245,15 +246,17 @@ agent_list_models(struct agent *a, agent_models_fn *fn, void *arg)
 	r->cv = cv;
 	r->fn = fn;
 	r->arg = arg;
-	modelcat_list_start(agent_modelset(cv->a)->cat, modelset_models_listed, r);
+	modelcat_list_start(agent_modelset(a)->cat, modelset_models_listed, r);
 }
 
 /* The context window: the setting, else the model's. */
 int64_t
 modelset_window(const struct conversation *cv)
 {
-	return agent_config(cv->a)->context_window > 0 ? agent_config(cv->a)->context_window :
-	    agent_modelset(cv->a)->caps.window > 0 ? agent_modelset(cv->a)->caps.window : 128000;
+	struct agent *a = conversation_agent(cv);
+
+	return agent_config(a)->context_window > 0 ? agent_config(a)->context_window :
+	    agent_modelset(a)->caps.window > 0 ? agent_modelset(a)->caps.window : 128000;
 }
 
 /*
@@ -264,7 +267,8 @@ modelset_window(const struct conversation *cv)
 int64_t
 modelset_est_window(const struct conversation *cv)
 {
-	double c = agent_modelset(cv->a)->caps.calib > 0 ? agent_modelset(cv->a)->caps.calib : 1.0;
+	struct agent *a = conversation_agent(cv);
+	double c = agent_modelset(a)->caps.calib > 0 ? agent_modelset(a)->caps.calib : 1.0;
 
 	return (int64_t)((double)modelset_window(cv) / c);
 }
@@ -273,7 +277,9 @@ modelset_est_window(const struct conversation *cv)
 int64_t
 modelset_est_tokens(const struct conversation *cv, int64_t est)
 {
-	return agent_modelset(cv->a)->caps.calib > 0 ? (int64_t)((double)est * agent_modelset(cv->a)->caps.calib) : est;
+	struct agent *a = conversation_agent(cv);
+
+	return agent_modelset(a)->caps.calib > 0 ? (int64_t)((double)est * agent_modelset(a)->caps.calib) : est;
 }
 
 /*
@@ -297,11 +303,13 @@ modelset_key_trim(char *key)
 void
 modelset_auth(const struct conversation *cv, struct provider_request *pr)
 {
-	pr->proto = agent_modelset(cv->a)->proto;
-	pr->base_url = agent_modelset(cv->a)->base_url;
-	pr->api_key = agent_modelset(cv->a)->helper_key != NULL ? agent_modelset(cv->a)->helper_key : agent_config(cv->a)->api_key;
-	pr->auth_token = agent_config(cv->a)->auth_token;
-	pr->custom_headers = agent_config(cv->a)->custom_headers;
+	struct agent *a = conversation_agent(cv);
+
+	pr->proto = agent_modelset(a)->proto;
+	pr->base_url = agent_modelset(a)->base_url;
+	pr->api_key = agent_modelset(a)->helper_key != NULL ? agent_modelset(a)->helper_key : agent_config(a)->api_key;
+	pr->auth_token = agent_config(a)->auth_token;
+	pr->custom_headers = agent_config(a)->custom_headers;
 }
 
 struct curl_slist *
@@ -462,13 +470,14 @@ fail:
 int
 modelset_run_key_helper(struct conversation *cv, struct buf *err)
 {
+	struct agent *a = conversation_agent(cv);
 	char *key;
 
-	if (agent_key_helper(agent_config(cv->a), &key, err) == -1)
+	if (agent_key_helper(agent_config(a), &key, err) == -1)
 		return -1;
 	if (key != NULL) {
-		free(agent_modelset(cv->a)->helper_key);
-		agent_modelset(cv->a)->helper_key = key;
+		free(agent_modelset(a)->helper_key);
+		agent_modelset(a)->helper_key = key;
 	}
 	return 0;
 }
@@ -477,10 +486,12 @@ modelset_run_key_helper(struct conversation *cv, struct buf *err)
 static void
 modelset_note_setting(struct conversation *cv, const char *setting, const char *why)
 {
-	if (agent_modelset(cv->a)->think_noted)
+	struct agent *a = conversation_agent(cv);
+
+	if (agent_modelset(a)->think_noted)
 		return;
-	agent_modelset(cv->a)->think_noted = true;
-	event_error(cv->bus, 0, "%s is not used: %s %s", setting, agent_modelset(cv->a)->model, why);
+	agent_modelset(a)->think_noted = true;
+	event_error(conversation_bus(cv), 0, "%s is not used: %s %s", setting, agent_modelset(a)->model, why);
 }
 
 /*
@@ -490,25 +501,26 @@ modelset_note_setting(struct conversation *cv, const char *setting, const char *
 void
 modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 {
-	const struct model_caps *c = &agent_modelset(cv->a)->caps;
-	const char *th = agent_config(cv->a)->thinking != NULL ? agent_config(cv->a)->thinking : "auto";
+	struct agent *a = conversation_agent(cv);
+	const struct model_caps *c = &agent_modelset(a)->caps;
+	const char *th = agent_config(a)->thinking != NULL ? agent_config(a)->thinking : "auto";
 	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
 	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
 	bool want_budget = strcmp(th, "enabled") == 0 ||
-	    (strcmp(th, "auto") == 0 && agent_config(cv->a)->thinking_budget > 0);
+	    (strcmp(th, "auto") == 0 && agent_config(a)->thinking_budget > 0);
 
-	pr->max_tokens = agent_config(cv->a)->max_tokens;
+	pr->max_tokens = agent_config(a)->max_tokens;
 	if (c->max_output > 0 && pr->max_tokens > c->max_output)
 		pr->max_tokens = (int)c->max_output;
 	pr->max_output = (long)c->max_output;
-	pr->completion_tokens = agent_modelset(cv->a)->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->completion_tokens = agent_modelset(a)->proto == STREAM_OPENAI && c->completion_tokens;
 	pr->thinking = PROVIDER_THINK_NONE;
-	if (agent_modelset(cv->a)->proto == STREAM_ANTHROPIC) {
+	if (agent_modelset(a)->proto == STREAM_ANTHROPIC) {
 		if (strcmp(th, "off") == 0)
 			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
 		else if (want_budget && budget) {
 			pr->thinking = PROVIDER_THINK_BUDGET;
-			pr->thinking_budget = agent_config(cv->a)->thinking_budget > 0 ? agent_config(cv->a)->thinking_budget : 4096;
+			pr->thinking_budget = agent_config(a)->thinking_budget > 0 ? agent_config(a)->thinking_budget : 4096;
 		} else if (want_budget && adaptive) {
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 			modelset_note_setting(cv, "thinking_budget", "thinks adaptively and takes no "
@@ -517,9 +529,9 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 	}
 	pr->effort = NULL;
-	if (agent_modelset(cv->a)->effort != NULL && (agent_modelset(cv->a)->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
-		if (agent_modelset(cv->a)->proto == STREAM_OPENAI || model_has_effort(c, agent_modelset(cv->a)->effort))
-			pr->effort = agent_modelset(cv->a)->effort;
+	if (agent_modelset(a)->effort != NULL && (agent_modelset(a)->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (agent_modelset(a)->proto == STREAM_OPENAI || model_has_effort(c, agent_modelset(a)->effort))
+			pr->effort = agent_modelset(a)->effort;
 		else
 			modelset_note_setting(cv, "effort", "does not list that level (`tandem models` "
 			    "shows the levels it takes)");
@@ -532,8 +544,8 @@ modelset_emit_window(struct conversation *cv)
 {
 	const struct usage *l = conversation_last_usage(cv);
 
-	emit_context(cv->bus, l->input + l->cache_write + l->cache_read + l->output,
-	    modelset_window(cv), compact_stage_name(conv_stage(&cv->conv)));
+	emit_context(conversation_bus(cv), l->input + l->cache_write + l->cache_read + l->output,
+	    modelset_window(cv), compact_stage_name(conv_stage(conversation_conv(cv))));
 }
 
 /*
@@ -569,15 +581,17 @@ modelset_conv_free(struct modelset_conv *mc)
 void
 modelset_wait_cancel(struct conversation *cv)
 {
-	if (cv->mconv->timer != 0)
-		ev_timer_cancel(agent_loop(cv->a), cv->mconv->timer);
-	cv->mconv->timer = 0;
+	struct modelset_conv *mc = conversation_mconv(cv);
+
+	if (mc->timer != 0)
+		ev_timer_cancel(agent_loop(conversation_agent(cv)), mc->timer);
+	mc->timer = 0;
 }
 
 void
 modelset_sending(struct conversation *cv, int64_t est)
 {
-	cv->mconv->est_sent = est;
+	conversation_mconv(cv)->est_sent = est;
 }
 
 /* The catalogue answered for model: take the new caps, and send a request that waited. */
@@ -588,32 +602,32 @@ modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, co
 
 	int64_t before = modelset_window(cv);
 
-	if (strcmp(model, agent_modelset(cv->a)->model) != 0)
+	if (strcmp(model, agent_modelset(conversation_agent(cv))->model) != 0)
 		return;
 	/*
 	 * Once a request went out with what was known, the session keeps it
 	 * (a change of thinking or max_tokens mid-session breaks the prompt
 	 * cache); the answer is cached for the next session.
 	 */
-	if (agent_modelset(cv->a)->caps_sent) {
-		if (cv->mconv->timer != 0) {
-			ev_timer_cancel(agent_loop(cv->a), cv->mconv->timer);
-			cv->mconv->timer = 0;
+	if (agent_modelset(conversation_agent(cv))->caps_sent) {
+		if (conversation_mconv(cv)->timer != 0) {
+			ev_timer_cancel(agent_loop(conversation_agent(cv)), conversation_mconv(cv)->timer);
+			conversation_mconv(cv)->timer = 0;
 			agent_call_model(cv);
 		}
 		return;
 	}
-	model_caps_release(&agent_modelset(cv->a)->caps);
-	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
+	model_caps_release(&agent_modelset(conversation_agent(cv))->caps);
+	modelcat_get(agent_modelset(conversation_agent(cv))->cat, agent_modelset(conversation_agent(cv))->model, &agent_modelset(conversation_agent(cv))->caps);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
-	free(agent_modelset(cv->a)->models_note);
-	agent_modelset(cv->a)->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	free(agent_modelset(conversation_agent(cv))->models_note);
+	agent_modelset(conversation_agent(cv))->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
 	if (out == MODELCAT_UNKNOWN_MODEL)
-		event_error(cv->bus, 0, "%s", note);
-	if (cv->mconv->timer != 0) {
-		ev_timer_cancel(agent_loop(cv->a), cv->mconv->timer);
-		cv->mconv->timer = 0;
+		event_error(conversation_bus(cv), 0, "%s", note);
+	if (conversation_mconv(cv)->timer != 0) {
+		ev_timer_cancel(agent_loop(conversation_agent(cv)), conversation_mconv(cv)->timer);
+		conversation_mconv(cv)->timer = 0;
 		agent_call_model(cv);
 	}
 }
@@ -624,7 +638,7 @@ modelset_models_waited(struct ev_loop *loop, void *arg)
 	struct conversation *cv = arg;
 
 	(void)loop;
-	cv->mconv->timer = 0;
+	conversation_mconv(cv)->timer = 0;
 	agent_call_model(cv);
 }
 
@@ -635,11 +649,13 @@ modelset_models_waited(struct ev_loop *loop, void *arg)
 bool
 modelset_wait(struct conversation *cv)
 {
-	if (agent_modelset(cv->a)->models_waited || agent_modelset(cv->a)->caps.source != MODEL_TABLE || agent_config(cv->a)->models_wait_ms <= 0 ||
-	    !modelcat_busy(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model))
+	struct agent *a = conversation_agent(cv);
+
+	if (agent_modelset(a)->models_waited || agent_modelset(a)->caps.source != MODEL_TABLE || agent_config(a)->models_wait_ms <= 0 ||
+	    !modelcat_busy(agent_modelset(a)->cat, agent_modelset(a)->model))
 		return false;
-	agent_modelset(cv->a)->models_waited = true;
-	cv->mconv->timer = ev_timer_add(agent_loop(cv->a), agent_config(cv->a)->models_wait_ms, modelset_models_waited, cv);
+	agent_modelset(a)->models_waited = true;
+	conversation_mconv(cv)->timer = ev_timer_add(agent_loop(a), agent_config(a)->models_wait_ms, modelset_models_waited, cv);
 	return true;
 }
 
@@ -647,31 +663,37 @@ modelset_wait(struct conversation *cv)
 void
 modelset_calibrate(struct conversation *cv, const struct usage *u)
 {
+	struct modelset_conv *mc = conversation_mconv(cv);
+	struct agent *a = conversation_agent(cv);
 	int64_t real = u->input + u->cache_read + u->cache_write;
 	double r, c;
 
-	if (cv->mconv->est_sent < 256 || real <= 0)
+	if (mc->est_sent < 256 || real <= 0)
 		return;
-	r = (double)real / (double)cv->mconv->est_sent;
+	r = (double)real / (double)mc->est_sent;
 	if (r < 0.25 || r > 4.0)
 		return;
-	c = agent_modelset(cv->a)->caps.calib > 0 ? 0.5 * agent_modelset(cv->a)->caps.calib + 0.5 * r : r;
-	agent_modelset(cv->a)->caps.calib = c;
-	modelcat_calibrate(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, c);
+	c = agent_modelset(a)->caps.calib > 0 ? 0.5 * agent_modelset(a)->caps.calib + 0.5 * r : r;
+	agent_modelset(a)->caps.calib = c;
+	modelcat_calibrate(agent_modelset(a)->cat, agent_modelset(a)->model, c);
 }
 
 double
 modelset_cost(const struct conversation *cv, const struct usage *u)
 {
-	return prices_cost(prices_find(agent_modelset(cv->a)->prices, cv->model != NULL ? cv->model : agent_modelset(cv->a)->model), u,
-	    agent_config(cv->a)->cache_ttl_ms > 300000);
+	struct agent *a = conversation_agent(cv);
+
+	return prices_cost(prices_find(agent_modelset(a)->prices, conversation_model(cv) != NULL ? conversation_model(cv) : agent_modelset(a)->model), u,
+	    agent_config(a)->cache_ttl_ms > 300000);
 }
 
 double
 modelset_break_cost(const struct conversation *cv, const struct cachewatch_break *br, const struct usage *u)
 {
-	return prices_break_cost(prices_find(agent_modelset(cv->a)->prices, agent_modelset(cv->a)->model), br->dropped_tokens,
-	    u->input + u->cache_read + u->cache_write, agent_config(cv->a)->cache_ttl_ms > 300000);
+	struct agent *a = conversation_agent(cv);
+
+	return prices_break_cost(prices_find(agent_modelset(a)->prices, agent_modelset(a)->model), br->dropped_tokens,
+	    u->input + u->cache_read + u->cache_write, agent_config(a)->cache_ttl_ms > 300000);
 }
 
 /*
@@ -681,11 +703,12 @@ modelset_break_cost(const struct conversation *cv, const struct cachewatch_break
 static bool
 modelset_local_server(const struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
-	const char *host = strstr(agent_modelset(cv->a)->base_url, "://");
+	const char *host = strstr(agent_modelset(a)->base_url, "://");
 	size_t i;
 
-	if (agent_modelset(cv->a)->proto != STREAM_OPENAI || host == NULL)
+	if (agent_modelset(a)->proto != STREAM_OPENAI || host == NULL)
 		return false;
 	host += 3;
 	for (i = 0; i < sizeof local / sizeof local[0]; i++)
@@ -699,52 +722,56 @@ void
 modelset_timeouts(const struct conversation *cv, int max_tokens, bool stall_on_progress,
     struct http_timeouts *to)
 {
-	long long d = agent_config(cv->a)->deadline_ms;
+	struct agent *a = conversation_agent(cv);
+	long long d = agent_config(a)->deadline_ms;
 
-	to->connect_ms = agent_config(cv->a)->connect_timeout_ms;
-	to->first_byte_ms = agent_config(cv->a)->first_byte_timeout_ms;
-	to->stall_ms = agent_config(cv->a)->stall_timeout_ms;
+	to->connect_ms = agent_config(a)->connect_timeout_ms;
+	to->first_byte_ms = agent_config(a)->first_byte_timeout_ms;
+	to->stall_ms = agent_config(a)->stall_timeout_ms;
 	to->stall_on_progress = stall_on_progress;
 	if (d < 0)
-		d = modelset_local_server(cv) ? 0 : (long long)agent_config(cv->a)->first_byte_timeout_ms +
-		    (long long)max_tokens * agent_config(cv->a)->ms_per_token;
+		d = modelset_local_server(cv) ? 0 : (long long)agent_config(a)->first_byte_timeout_ms +
+		    (long long)max_tokens * agent_config(a)->ms_per_token;
 	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
 }
 
 void
 modelset_forget(struct conversation *cv)
 {
-	modelcat_forget(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model);
-	model_caps_release(&agent_modelset(cv->a)->caps);
-	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
-	(void)modelcat_refresh(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, modelset_models_done, cv);
+	struct agent *a = conversation_agent(cv);
+
+	modelcat_forget(agent_modelset(a)->cat, agent_modelset(a)->model);
+	model_caps_release(&agent_modelset(a)->caps);
+	modelcat_get(agent_modelset(a)->cat, agent_modelset(a)->model, &agent_modelset(a)->caps);
+	(void)modelcat_refresh(agent_modelset(a)->cat, agent_modelset(a)->model, modelset_models_done, cv);
 }
 
 int
 modelset_init(struct conversation *cv, char *err, size_t err_size)
 {
+	struct agent *a = conversation_agent(cv);
 	struct modelcat_opts mo;
 	struct buf perr = BUF_INIT(4096);
 
 	memset(&mo, 0, sizeof mo);
-	mo.loop = agent_loop(cv->a);
-	mo.http = agent_http(cv->a);
-	mo.proto = agent_modelset(cv->a)->proto;
-	mo.base_url = agent_modelset(cv->a)->base_url;
-	mo.home = agent_config(cv->a)->home;
+	mo.loop = agent_loop(a);
+	mo.http = agent_http(a);
+	mo.proto = agent_modelset(a)->proto;
+	mo.base_url = agent_modelset(a)->base_url;
+	mo.home = agent_config(a)->home;
 	mo.headers = modelset_auth_headers;
 	mo.headers_arg = cv;
-	agent_modelset(cv->a)->cat = modelcat_new(&mo);
-	modelcat_get(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, &agent_modelset(cv->a)->caps);
-	agent_modelset(cv->a)->prices = prices_load(NULL, agent_config(cv->a)->prices, &perr);
-	if (agent_modelset(cv->a)->prices == NULL) {
+	agent_modelset(a)->cat = modelcat_new(&mo);
+	modelcat_get(agent_modelset(a)->cat, agent_modelset(a)->model, &agent_modelset(a)->caps);
+	agent_modelset(a)->prices = prices_load(NULL, agent_config(a)->prices, &perr);
+	if (agent_modelset(a)->prices == NULL) {
 		snprintf(err, err_size, "%s", buf_cstr(&perr));
 		buf_release(&perr);
 		return -1;
 	}
 	buf_release(&perr);
-	agent_modelset(cv->a)->effort = agent_config(cv->a)->effort != NULL ? xstrdup(agent_config(cv->a)->effort) : NULL;
-	if (agent_config(cv->a)->api_key_helper != NULL) {
+	agent_modelset(a)->effort = agent_config(a)->effort != NULL ? xstrdup(agent_config(a)->effort) : NULL;
+	if (agent_config(a)->api_key_helper != NULL) {
 		struct buf kerr = BUF_INIT(4096);
 
 		if (modelset_run_key_helper(cv, &kerr) == -1) {
@@ -755,6 +782,6 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 		buf_release(&kerr);
 	}
 	/* In the background: the first frame never waits for the provider. */
-	(void)modelcat_refresh(agent_modelset(cv->a)->cat, agent_modelset(cv->a)->model, modelset_models_done, cv);
+	(void)modelcat_refresh(agent_modelset(a)->cat, agent_modelset(a)->model, modelset_models_done, cv);
 	return 0;
 }

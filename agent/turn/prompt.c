@@ -161,32 +161,32 @@ prompt_free(struct prompt_state *ps)
 cJSON *
 prompt_tools(const struct conversation *cv)
 {
-	return cv->prompt->tools;
+	return conversation_prompt(cv)->tools;
 }
 
 cJSON *
 conversation_tools(const struct conversation *cv)
 {
-	return cv->prompt->tools;
+	return conversation_prompt(cv)->tools;
 }
 
 const char *
 prompt_sys_static(const struct conversation *cv)
 {
-	return cv->prompt->sys_static;
+	return conversation_prompt(cv)->sys_static;
 }
 
 const char *
 prompt_sys_dynamic(const struct conversation *cv)
 {
-	return cv->prompt->sys_dynamic;
+	return conversation_prompt(cv)->sys_dynamic;
 }
 
 void
 prompt_set_static(struct conversation *cv, const char *text)
 {
-	free(cv->prompt->sys_static);
-	cv->prompt->sys_static = xstrdup(text != NULL && text[0] != '\0' ? text : prompt_static);
+	free(conversation_prompt(cv)->sys_static);
+	conversation_prompt(cv)->sys_static = xstrdup(text != NULL && text[0] != '\0' ? text : prompt_static);
 }
 
 bool
@@ -229,7 +229,8 @@ prompt_git_branch(const char *root, struct buf *out)
 void
 prompt_build_dynamic(struct conversation *cv)
 {
-	const struct prompt_facts *pf = agent_prompt_facts(cv->a);
+	struct agent *a = conversation_agent(cv);
+	const struct prompt_facts *pf = agent_prompt_facts(a);
 	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
 	char date[64];
 	time_t now = time(NULL);
@@ -238,32 +239,30 @@ prompt_build_dynamic(struct conversation *cv)
 
 	localtime_r(&now, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
-	prompt_git_branch(agent_config(cv->a)->root, &branch);
-	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, agent_config(cv->a)->root);
-	for (i = 0; agent_config(cv->a)->add_dirs != NULL && agent_config(cv->a)->add_dirs[i] != NULL; i++)
+	prompt_git_branch(agent_config(a)->root, &branch);
+	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, agent_config(a)->root);
+	for (i = 0; agent_config(a)->add_dirs != NULL && agent_config(a)->add_dirs[i] != NULL; i++)
 		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
-		    agent_config(cv->a)->add_dirs[i]);
+		    agent_config(a)->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
 	if (pf->session_context != NULL)
 		buf_printf(&d, "\n%s\n", pf->session_context);
 	if (pf->memory != NULL && pf->memory[0] != '\0')
 		buf_printf(&d, "\n%s", pf->memory);
-	claude_prompt(agent_claude(cv->a), &d);
+	claude_prompt(agent_claude(a), &d);
 	if (pf->host_prompt != NULL)
 		buf_printf(&d, "\n%s\n", pf->host_prompt);
 	buf_release(&branch);
-	free(cv->prompt->sys_dynamic);
-	cv->prompt->sys_dynamic = buf_detach(&d, NULL);
+	free(conversation_prompt(cv)->sys_dynamic);
+	conversation_prompt(cv)->sys_dynamic = buf_detach(&d, NULL);
 }
 
 void
 agent_set_host_prompt(struct agent *a, const char *text)
 {
-	struct conversation *cv = agent_main(a);
-
-	free(agent_prompt_facts(cv->a)->host_prompt);
-	agent_prompt_facts(cv->a)->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
+	free(agent_prompt_facts(a)->host_prompt);
+	agent_prompt_facts(a)->host_prompt = text != NULL && text[0] != '\0' ? xstrdup(text) : NULL;
 }
 
 cJSON *
@@ -298,10 +297,10 @@ prompt_system_text(const struct conversation *cv)
 {
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 
-	buf_puts(&b, cv->prompt->sys_static);
-	if (cv->prompt->sys_dynamic != NULL) {
+	buf_puts(&b, conversation_prompt(cv)->sys_static);
+	if (conversation_prompt(cv)->sys_dynamic != NULL) {
 		buf_puts(&b, "\n\n");
-		buf_puts(&b, cv->prompt->sys_dynamic);
+		buf_puts(&b, conversation_prompt(cv)->sys_dynamic);
 	}
 	return buf_detach(&b, NULL);
 }
@@ -310,8 +309,8 @@ int64_t
 prompt_estimate(const struct conversation *cv)
 {
 	char *sys = prompt_system_text(cv);
-	int64_t t = compact_estimate_bytes(sys, cv->prompt->tools,
-	    conv_json_bytes(&cv->conv, compact_message_bytes));
+	int64_t t = compact_estimate_bytes(sys, conversation_prompt(cv)->tools,
+	    conv_json_bytes(conversation_msgs(cv), compact_message_bytes));
 
 	free(sys);
 	return t;
@@ -324,24 +323,25 @@ agent_mcp_changed(void *arg, int ready, int total)
 {
 	struct conversation *cv = arg;
 
-	emit_mcp_status(cv->bus, ready, total);
+	emit_mcp_status(conversation_bus(cv), ready, total);
 }
 
 void
 prompt_mcp_start(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf w = BUF_INIT(BUF_NOLIMIT);
 
-	buf_init(call_mcp_changed(cv->a), 4096);
-	agent_set_mcp(cv->a, mcp_from_config(agent_loop(cv->a), agent_http(cv->a), agent_config(cv->a), agent_env(cv->a), &w));
-	mcp_on_change(agent_mcp(cv->a), agent_mcp_changed, cv);
+	buf_init(call_mcp_changed(a), 4096);
+	agent_set_mcp(a, mcp_from_config(agent_loop(a), agent_http(a), agent_config(a), agent_env(a), &w));
+	mcp_on_change(agent_mcp(a), agent_mcp_changed, cv);
 	if (w.len > 0) {
-		event_error(cv->bus, 0, "%s", buf_cstr(&w));
-		call_mcp_set_warnings(cv->a, buf_detach(&w, NULL));
+		event_error(conversation_bus(cv), 0, "%s", buf_cstr(&w));
+		call_mcp_set_warnings(a, buf_detach(&w, NULL));
 	}
 	buf_release(&w);
-	sched_set_finder(cv->sched, prompt_find, prompt_resolve, cv);
-	mcp_start(agent_mcp(cv->a));
+	sched_set_finder(conversation_sched(cv), prompt_find, prompt_resolve, cv);
+	mcp_start(agent_mcp(a));
 }
 
 int
@@ -351,10 +351,10 @@ agent_mcp_restart(struct agent *a)
 
 	if (conversation_busy(cv))
 		return -1;
-	mcp_free(agent_mcp(cv->a));
-	agent_set_mcp(cv->a, NULL);
-	buf_release(call_mcp_changed(cv->a));
-	call_mcp_set_warnings(cv->a, NULL);
+	mcp_free(agent_mcp(a));
+	agent_set_mcp(a, NULL);
+	buf_release(call_mcp_changed(a));
+	call_mcp_set_warnings(a, NULL);
 	prompt_mcp_start(cv);
 	return 0;
 }
@@ -362,9 +362,7 @@ agent_mcp_restart(struct agent *a)
 void
 agent_mcp_mentions(struct agent *a, struct buf *out)
 {
-	struct conversation *cv = agent_main(a);
-
-	mcp_mentions(agent_mcp(cv->a), out);
+	mcp_mentions(agent_mcp(a), out);
 }
 
 static void
@@ -381,24 +379,25 @@ agent_mcp_ready(void *arg)
 bool
 agent_mcp_wait(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	int i;
 
-	if (agent_mcp(cv->a) == NULL || conversation_calls(cv) > 1 || cv != agent_main(cv->a))
+	if (agent_mcp(a) == NULL || conversation_calls(cv) > 1 || cv != agent_main(a))
 		return false;
-	if (mcp_wait(agent_mcp(cv->a), agent_mcp_ready, cv))
+	if (mcp_wait(agent_mcp(a), agent_mcp_ready, cv))
 		return true;
-	buf_release(call_mcp_changed(cv->a));
-	if (mcp_sync(agent_mcp(cv->a), call_mcp_changed(cv->a))) {
-		struct prompt_state *ps = cv->prompt;
+	buf_release(call_mcp_changed(a));
+	if (mcp_sync(agent_mcp(a), call_mcp_changed(a))) {
+		struct prompt_state *ps = conversation_prompt(cv);
 
 		cJSON_Delete(ps->tools);
-		ps->tools = prompt_tools_json(agent_config(cv->a));
-		mcp_tools_json(agent_mcp(cv->a), ps->tools);
-		lsp_tools_json(agent_lsp(cv->a), ps->tools);
-		web_tools_json(agent_web(cv->a), ps->tools);
+		ps->tools = prompt_tools_json(agent_config(a));
+		mcp_tools_json(agent_mcp(a), ps->tools);
+		lsp_tools_json(agent_lsp(a), ps->tools);
+		web_tools_json(agent_web(a), ps->tools);
 		prompt_sub_tools(cv);
 		for (i = cJSON_GetArraySize(ps->tools) - 1; i >= 0; i--)
-			if (prompt_tool_disabled(agent_config(cv->a), json_str(cJSON_GetArrayItem(ps->tools, i),
+			if (prompt_tool_disabled(agent_config(a), json_str(cJSON_GetArrayItem(ps->tools, i),
 			    "name", "")))
 				cJSON_DeleteItemFromArray(ps->tools, i);
 	}
@@ -409,9 +408,9 @@ const struct tool_def *
 prompt_find(void *arg, const char *name)
 {
 	struct conversation *cv = arg;
-	const struct tool_def *t = sub_tool(agent_subs(cv->a), name);
+	const struct tool_def *t = sub_tool(agent_subs(conversation_agent(cv)), name);
 
-	return t != NULL ? t : mcp_find(agent_mcp(cv->a), name);
+	return t != NULL ? t : mcp_find(agent_mcp(conversation_agent(cv)), name);
 }
 
 int
@@ -419,12 +418,14 @@ prompt_resolve(void *arg, char **name, cJSON **input, struct buf *why)
 {
 	struct conversation *cv = arg;
 
-	return mcp_resolve_cb(agent_mcp(cv->a), name, input, why);
+	return mcp_resolve_cb(agent_mcp(conversation_agent(cv)), name, input, why);
 }
 
 void
 prompt_sub_tools(struct conversation *cv)
 {
-	if (cv == agent_main(cv->a))
-		sub_tool_json(agent_subs(cv->a), cv->prompt->tools);
+	struct agent *a = conversation_agent(cv);
+
+	if (cv == agent_main(a))
+		sub_tool_json(agent_subs(a), conversation_prompt(cv)->tools);
 }

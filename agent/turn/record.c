@@ -43,31 +43,33 @@ record_new(void)
 const struct buf *
 record_answer(const struct conversation *cv)
 {
-	return &cv->record->answer;
+	return &conversation_record(cv)->answer;
 }
 
 void
 record_set_continuing(struct conversation *cv, bool continuing)
 {
-	cv->record->continuing = continuing;
+	conversation_record(cv)->continuing = continuing;
 }
 
 void
 record_set_paused(struct conversation *cv)
 {
-	cv->record->paused = cv->record->continuing = true;
+	struct turn_record *tr = conversation_record(cv);
+
+	tr->paused = tr->continuing = true;
 }
 
 bool
 record_checkpoint_made(const struct conversation *cv)
 {
-	return cv->record->checkpoint_a;
+	return conversation_record(cv)->checkpoint_a;
 }
 
 void
 record_call_start(struct conversation *cv)
 {
-	cv->record->checkpoint_a = false;
+	conversation_record(cv)->checkpoint_a = false;
 }
 
 void
@@ -93,7 +95,7 @@ record_tokens_total(const struct conversation *cv)
 void
 record_turn_start(struct conversation *cv, const char *prompt)
 {
-	struct turn_record *tr = cv->record;
+	struct turn_record *tr = conversation_record(cv);
 
 	free(tr->prompt);
 	tr->prompt = xstrdup(prompt);
@@ -108,24 +110,26 @@ record_turn_start(struct conversation *cv, const char *prompt)
 const char *
 record_turn_prompt(const struct conversation *cv)
 {
-	return cv->record->prompt;
+	return conversation_record(cv)->prompt;
 }
 
 void
 record_turn_tool(struct conversation *cv, const char *name)
 {
-	if (cv->record->tools != NULL)
-		cJSON_AddItemToArray(cv->record->tools, cJSON_CreateString(name));
+	struct turn_record *tr = conversation_record(cv);
+
+	if (tr->tools != NULL)
+		cJSON_AddItemToArray(tr->tools, cJSON_CreateString(name));
 }
 
 cJSON *
 record_turn(struct conversation *cv, const char *stop_reason)
 {
-	struct turn_record *tr = cv->record;
+	struct turn_record *tr = conversation_record(cv);
 	cJSON *rec = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(rec, "k", "turn");
-	cJSON_AddNumberToObject(rec, "turn", cv->turn);
+	cJSON_AddNumberToObject(rec, "turn", conversation_turn(cv));
 	cJSON_AddStringToObject(rec, "prompt", tr->prompt != NULL ? tr->prompt : "");
 	cJSON_AddItemToObject(rec, "tools", tr->tools != NULL ? tr->tools : cJSON_CreateArray());
 	tr->tools = NULL;
@@ -139,28 +143,30 @@ record_turn(struct conversation *cv, const char *stop_reason)
 int
 record_log(struct conversation *cv, cJSON *rec)
 {
-	if (!cv->durable) {
+	if (!conversation_durable(cv)) {
 		cJSON_Delete(rec);
 		return 0;
 	}
-	return session_append(agent_session(cv->a), rec);
+	return session_append(agent_session(conversation_agent(cv)), rec);
 }
 
 int
 record_sync(struct conversation *cv)
 {
-	return cv->durable ? session_sync(agent_session(cv->a)) : 0;
+	return conversation_durable(cv) ? session_sync(agent_session(conversation_agent(cv))) : 0;
 }
 
 /* Add a message to the conversation and to the log.  0, or -1 (reported). */
 int
 record_add(struct conversation *cv, const char *role, cJSON *content)
 {
-	conv_add(&cv->conv, role, content, cv->turn);
-	if (cv->durable && session_log_message(agent_session(cv->a), conv_last(&cv->conv)) == -1)
+	struct agent *a = conversation_agent(cv);
+
+	conv_add(conversation_conv(cv), role, content, conversation_turn(cv));
+	if (conversation_durable(cv) && session_log_message(agent_session(a), conv_last(conversation_conv(cv))) == -1)
 		return agent_unsaved(cv);
 	/* a subagent's goes in the log as it is said, with its parent call */
-	if (!cv->durable && sub_record(agent_subs(cv->a), cv, role, content) == -1)
+	if (!conversation_durable(cv) && sub_record(agent_subs(a), cv, role, content) == -1)
 		return agent_unsaved(cv);
 	return 0;
 }
@@ -169,11 +175,11 @@ record_add(struct conversation *cv, const char *role, cJSON *content)
 int
 record_extend_last(struct conversation *cv, cJSON *blocks)
 {
-	cJSON *rec = cJSON_CreateObject(), *dst = json_get(conv_last(&cv->conv), "content"), *b;
+	cJSON *rec = cJSON_CreateObject(), *dst = json_get(conv_last(conversation_conv(cv)), "content"), *b;
 
 	cJSON_AddStringToObject(rec, "k", "extend");
 	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(blocks, 1));
-	if (!cv->durable && sub_record(agent_subs(cv->a), cv, json_str(conv_last(&cv->conv), "role", "user"),
+	if (!conversation_durable(cv) && sub_record(agent_subs(conversation_agent(cv)), cv, json_str(conv_last(conversation_conv(cv)), "role", "user"),
 	    blocks) == -1) {
 		cJSON_Delete(blocks);
 		cJSON_Delete(rec);
@@ -190,7 +196,7 @@ record_extend_last(struct conversation *cv, cJSON *blocks)
 bool
 record_last_is(const struct conversation *cv, const char *role)
 {
-	const cJSON *last = conv_last(&cv->conv);
+	const cJSON *last = conv_last(conversation_msgs(cv));
 
 	return last != NULL && strcmp(json_str(last, "role", ""), role) == 0;
 }
@@ -279,7 +285,7 @@ int
 record_response(struct conversation *cv, cJSON *content)
 {
 	const cJSON *b;
-	struct turn_record *tr = cv->record;
+	struct turn_record *tr = conversation_record(cv);
 	bool extend = tr->paused && record_last_is(cv, "assistant");
 
 	if (!tr->continuing)
@@ -307,20 +313,20 @@ record_checkpoint_a(struct conversation *cv)
 	cJSON *pending = cJSON_CreateArray(), *b;
 	int rc;
 
-	cJSON_ArrayForEach(b, json_get(conv_last(&cv->conv), "content"))
+	cJSON_ArrayForEach(b, json_get(conv_last(conversation_conv(cv)), "content"))
 		if (strcmp(json_str(b, "type", ""), "tool_use") == 0)
 			cJSON_AddItemToArray(pending, cJSON_Duplicate(b, 1));
 	/* from here on a call that started has an intent: one without never started */
-	rc = cJSON_GetArraySize(pending) > 0 && cv->durable ? intent_mark(cv) : 0;
-	if (rc == 0 && cv->durable)
-		rc = session_checkpoint(agent_session(cv->a), 'A', cv->turn, conversation_calls(cv), record_tokens_used(cv), pending);
+	rc = cJSON_GetArraySize(pending) > 0 && conversation_durable(cv) ? intent_mark(cv) : 0;
+	if (rc == 0 && conversation_durable(cv))
+		rc = session_checkpoint(agent_session(conversation_agent(cv)), 'A', conversation_turn(cv), conversation_calls(cv), record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)
 		return agent_unsaved(cv);
-	cv->record->checkpoint_a = true;
+	conversation_record(cv)->checkpoint_a = true;
 	/* An interrupted turn starts nothing: its waiting calls end unrun. */
 	if (conversation_phase(cv) != PHASE_ENDING)
-		sched_kick(cv->sched);
+		sched_kick(conversation_sched(cv));
 	return 0;
 }

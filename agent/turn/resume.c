@@ -73,29 +73,30 @@ resume_path_denied(void *arg, enum sandbox_access access, const char *path)
 void
 resume_use_session(struct conversation *cv, struct session *sess)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf p = BUF_INIT(8192);
 
-	session_close(agent_session(cv->a));
-	agent_set_session(cv->a, sess);
+	session_close(agent_session(a));
+	agent_set_session(a, sess);
 	buf_printf(&p, "%s/files", session_dir(sess));
-	agent_set_snap_dir(cv->a, buf_detach(&p, NULL));
-	agent_env(cv->a)->root = agent_config(cv->a)->root;
-	agent_env(cv->a)->session_dir = session_dir(sess);
-	agent_env(cv->a)->snap_dir = agent_snap_dir(cv->a);
-	agent_set_wsnap(cv->a, NULL);
-	agent_set_wsnap(cv->a, wsnap_new(agent_config(cv->a)->home, agent_config(cv->a)->root, sess, &agent_config(cv->a)->snap));
-	wsnap_set_roots(agent_wsnap(cv->a), (const char *const *)agent_config(cv->a)->add_dirs);
+	agent_set_snap_dir(a, buf_detach(&p, NULL));
+	agent_env(a)->root = agent_config(a)->root;
+	agent_env(a)->session_dir = session_dir(sess);
+	agent_env(a)->snap_dir = agent_snap_dir(a);
+	agent_set_wsnap(a, NULL);
+	agent_set_wsnap(a, wsnap_new(agent_config(a)->home, agent_config(a)->root, sess, &agent_config(a)->snap));
+	wsnap_set_roots(agent_wsnap(a), (const char *const *)agent_config(a)->add_dirs);
 	/* before the first warm walk moves wsnap.idx past a cut-off command's before-snapshot */
 	intent_recover(cv);
-	wsnap_warm(agent_wsnap(cv->a), agent_loop(cv->a));
-	agent_env(cv->a)->extra_roots = (const char *const *)agent_config(cv->a)->add_dirs;
-	agent_policy(cv->a)->denied = resume_path_denied;
-	agent_policy(cv->a)->arg = agent_config(cv->a)->rules;
-	agent_env(cv->a)->policy = agent_policy(cv->a);
-	agent_env(cv->a)->jail = agent_jail(cv->a);
+	wsnap_warm(agent_wsnap(a), agent_loop(a));
+	agent_env(a)->extra_roots = (const char *const *)agent_config(a)->add_dirs;
+	agent_policy(a)->denied = resume_path_denied;
+	agent_policy(a)->arg = agent_config(a)->rules;
+	agent_env(a)->policy = agent_policy(a);
+	agent_env(a)->jail = agent_jail(a);
 	buf_reset(&p);
 	buf_printf(&p, "%s/" CCTR_FILE, session_dir(sess));
-	hooks_set_session(agent_hooks(cv->a), session_id(sess), buf_cstr(&p));
+	hooks_set_session(agent_hooks(a), session_id(sess), buf_cstr(&p));
 	buf_release(&p);
 }
 
@@ -103,14 +104,15 @@ resume_use_session(struct conversation *cv, struct session *sess)
 int
 resume_save_cache(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf path = BUF_INIT(8192);
-	cJSON *st = cachewatch_save(cv->cw);
+	cJSON *st = cachewatch_save(conversation_cachewatch(cv));
 	char *text = cJSON_PrintUnformatted(st);
 	int rc = 0;
 
-	buf_printf(&path, "%s/cache.json", session_dir(agent_session(cv->a)));
+	buf_printf(&path, "%s/cache.json", session_dir(agent_session(a)));
 	if (session_write_atomic(buf_cstr(&path), text, strlen(text), NULL) == -1)
-		rc = session_fail(agent_session(cv->a), "cache.json", errno);
+		rc = session_fail(agent_session(a), "cache.json", errno);
 	cJSON_free(text);
 	cJSON_Delete(st);
 	buf_release(&path);
@@ -123,12 +125,12 @@ resume_load_cache(struct conversation *cv)
 	struct buf path = BUF_INIT(8192), all = BUF_INIT(BUF_NOLIMIT);
 	struct file_status st;
 
-	buf_printf(&path, "%s/cache.json", session_dir(agent_session(cv->a)));
+	buf_printf(&path, "%s/cache.json", session_dir(agent_session(conversation_agent(cv))));
 	if (file_read(buf_cstr(&path), 64u * 1024 * 1024, FILE_REGULAR, &all, &st) == 0) {
 		cJSON *j = cJSON_ParseWithLength(buf_cstr(&all), all.len);
 
 		if (j != NULL)
-			cachewatch_load(cv->cw, j);	/* advisory: a bad file is ignored */
+			cachewatch_load(conversation_cachewatch(cv), j);	/* advisory: a bad file is ignored */
 		cJSON_Delete(j);
 	}
 	buf_release(&all);
@@ -143,25 +145,26 @@ resume_load_cache(struct conversation *cv)
 int
 resume_reload(struct conversation *cv, struct buf *report)
 {
-	struct session *s = agent_session(cv->a);
+	struct agent *a = conversation_agent(cv);
+	struct session *s = agent_session(a);
 
 	if (session_reopen(&s, report) == -1)
 		return -1;
-	agent_set_session(cv->a, NULL);
+	agent_set_session(a, NULL);
 	resume_use_session(cv, s);
-	conv_replace(&cv->conv, session_take_messages(s));
-	if (session_turns(s) > cv->turn)
-		cv->turn = session_turns(s);
-	agent_unsaved_reset(cv->a);
+	conv_replace(conversation_conv(cv), session_take_messages(s));
+	if (session_turns(s) > conversation_turn(cv))
+		conversation_set_turn(cv, session_turns(s));
+	agent_unsaved_reset(a);
 	conversation_set_failed(cv, false);
 	if (session_note(s) != NULL)
-		event_error(cv->bus, 0, "%s", session_note(s));
+		event_error(conversation_bus(cv), 0, "%s", session_note(s));
 	if (resume_reconcile(cv) == -1) {
 		buf_puts(report, session_error(s));
 		return -1;
 	}
-	agent_set_resumed(cv->a, true);
-	agent_replay(cv->a);
+	agent_set_resumed(a, true);
+	agent_replay(a);
 	return 0;
 }
 
@@ -173,9 +176,10 @@ resume_reload(struct conversation *cv, struct buf *report)
 static cJSON *
 resume_reconcile_one(struct conversation *cv, const cJSON *use)
 {
+	struct agent *a = conversation_agent(cv);
 	const char *id = json_str(use, "id", ""), *name = json_str(use, "name", "");
 	const struct tool_def *tool = tool_find(name);
-	const cJSON *fx = session_effect_find(agent_session(cv->a), id);
+	const cJSON *fx = session_effect_find(agent_session(a), id);
 	cJSON *r = cJSON_CreateObject();
 	struct tool_out out;
 
@@ -184,7 +188,7 @@ resume_reconcile_one(struct conversation *cv, const cJSON *use)
 		buf_puts(&out.text, json_str(fx, "result", ""));
 		out.is_error = json_bool(fx, "is_error", false);
 	} else if (tool != NULL && tool->cls == TOOL_READ_ONLY && tool->run != NULL) {
-		tool->run(agent_env(cv->a), json_get(use, "input"), &out);
+		tool->run(agent_env(a), json_get(use, "input"), &out);
 	} else if (intent_never_started(cv, id)) {
 		tool_out_error(&out, "not run: tandem stopped before this %s call started, so it "
 		    "changed nothing; call it again if it is still needed", name);
@@ -208,7 +212,8 @@ resume_reconcile_one(struct conversation *cv, const cJSON *use)
 static int
 resume_reconcile(struct conversation *cv)
 {
-	cJSON *last = conv_last(&cv->conv), *results, *b;
+	struct agent *a = conversation_agent(cv);
+	cJSON *last = conv_last(conversation_conv(cv)), *results, *b;
 	bool any = false;
 
 	if (last == NULL || strcmp(json_str(last, "role", ""), "assistant") != 0)
@@ -225,8 +230,8 @@ resume_reconcile(struct conversation *cv)
 		return 0;
 	}
 	if (record_add(cv, "user", results) == -1 ||
-	    session_checkpoint(agent_session(cv->a), 'B', cv->turn, 0, 0, NULL) == -1 ||
-	    session_sync(agent_session(cv->a)) == -1)
+	    session_checkpoint(agent_session(a), 'B', conversation_turn(cv), 0, 0, NULL) == -1 ||
+	    session_sync(agent_session(a)) == -1)
 		return -1;
 	return 0;
 }
@@ -271,6 +276,7 @@ resume_fork_history(const struct session *from, int through, const cJSON *messag
 static int
 resume_copy_content(struct conversation *cv, const cJSON *rec, const char *src_snap_dir)
 {
+	struct agent *a = conversation_agent(cv);
 	static const char *const sides[] = { "before", "after" };
 	struct buf err = BUF_INIT(4096);
 	const cJSON *f;
@@ -289,8 +295,8 @@ resume_copy_content(struct conversation *cv, const cJSON *rec, const char *src_s
 				buf_reset(&err);
 				continue;
 			}
-			if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1)
-				rc = session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
+			if (fsutil_snapshot(agent_snap_dir(a), data, len, hex, &err) == -1)
+				rc = session_fail(agent_session(a), "files/", errno != 0 ? errno : EIO);
 			free(data);
 		}
 	buf_release(&err);
@@ -300,16 +306,17 @@ resume_copy_content(struct conversation *cv, const cJSON *rec, const char *src_s
 int
 resume_adopt_history(struct conversation *cv, cJSON *hist, const char *src_snap_dir)
 {
+	struct agent *a = conversation_agent(cv);
 	cJSON *r;
 	int rc = 0;
 
 	while (rc == 0 && (r = cJSON_DetachItemFromArray(hist, 0)) != NULL) {
 		if (strcmp(json_str(r, "k", ""), "files") != 0)
-			rc = session_append(agent_session(cv->a), r);
+			rc = session_append(agent_session(a), r);
 		else if (wsnap_is_record(r))
-			rc = wsnap_adopt(agent_wsnap(cv->a), r);
+			rc = wsnap_adopt(agent_wsnap(a), r);
 		else if ((rc = resume_copy_content(cv, r, src_snap_dir)) == 0)
-			rc = session_append(agent_session(cv->a), r);
+			rc = session_append(agent_session(a), r);
 		else
 			cJSON_Delete(r);
 	}
@@ -320,13 +327,14 @@ resume_adopt_history(struct conversation *cv, cJSON *hist, const char *src_snap_
 int
 resume_start_session(struct conversation *cv, const char *resume_id, bool fork, char *err, size_t err_size)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf e = BUF_INIT(4096);
 	struct session *old = NULL, *sess;
 	const cJSON *m;
 
 	if (resume_id != NULL) {
 		/* A fork only reads its source: that may be in use, or damaged (--rewind-to repairs). */
-		old = session_open(agent_config(cv->a)->home, resume_id,
+		old = session_open(agent_config(a)->home, resume_id,
 		    fork ? SESSION_OPEN_READ_ONLY | SESSION_OPEN_DAMAGED_OK : 0, &e);
 		if (old == NULL)
 			goto fail;
@@ -335,37 +343,37 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 		sess = old;
 		old = NULL;
 	} else {
-		sess = session_create(agent_config(cv->a)->home, agent_config(cv->a)->root, agent_model(cv->a),
+		sess = session_create(agent_config(a)->home, agent_config(a)->root, agent_model(a),
 		    old != NULL ? session_id(old) : NULL, &e);
 		if (sess == NULL)
 			goto fail;
 	}
 	resume_use_session(cv, sess);
 	if (resume_id != NULL) {
-		conv_replace(&cv->conv, session_take_messages(old != NULL ? old : sess));
+		conv_replace(conversation_conv(cv), session_take_messages(old != NULL ? old : sess));
 		plan_sync(cv, false);
 		if (old != NULL) {
 			struct buf src = BUF_INIT(8192);
 
-			cJSON_ArrayForEach(m, cv->conv.messages)
-				if (session_log_message(agent_session(cv->a), m) == -1)
+			cJSON_ArrayForEach(m, conversation_conv(cv)->messages)
+				if (session_log_message(agent_session(a), m) == -1)
 					break;
 			/* the fork's turns keep their tools, files, tokens and times */
 			buf_printf(&src, "%s/files", session_dir(old));
-			resume_adopt_history(cv, resume_fork_history(old, 0, cv->conv.messages),
+			resume_adopt_history(cv, resume_fork_history(old, 0, conversation_conv(cv)->messages),
 			    buf_cstr(&src));
 			buf_release(&src);
 		}
-		cv->turn = old != NULL ? session_turns(old) : session_turns(sess);
+		conversation_set_turn(cv, old != NULL ? session_turns(old) : session_turns(sess));
 		if (old != NULL)
-			session_note_turn(agent_session(cv->a), cv->turn, json_str(session_meta(old), "first_prompt", ""));
-		event_set_turn(cv->bus, cv->turn);
-		if (session_error(agent_session(cv->a)) == NULL)
+			session_note_turn(agent_session(a), conversation_turn(cv), json_str(session_meta(old), "first_prompt", ""));
+		event_set_turn(conversation_bus(cv), conversation_turn(cv));
+		if (session_error(agent_session(a)) == NULL)
 			resume_reconcile(cv);
-		agent_set_fork_dry_run(cv->a, old != NULL);
+		agent_set_fork_dry_run(a, old != NULL);
 	}
-	if (session_error(agent_session(cv->a)) != NULL) {
-		buf_puts(&e, session_error(agent_session(cv->a)));
+	if (session_error(agent_session(a)) != NULL) {
+		buf_puts(&e, session_error(agent_session(a)));
 		goto fail;
 	}
 	session_close(old);
@@ -384,18 +392,18 @@ agent_replay(struct agent *a)
 	struct conversation *cv = agent_main(a);
 	char *warnings;
 
-	agent_emit_session(cv, agent_resumed(cv->a));
-	jail_announce(agent_jail(cv->a), cv->bus);
-	if (agent_mcp(cv->a) != NULL) {
-		int ready, total = mcp_count(agent_mcp(cv->a), &ready);
+	agent_emit_session(cv, agent_resumed(a));
+	jail_announce(agent_jail(a), conversation_bus(cv));
+	if (agent_mcp(a) != NULL) {
+		int ready, total = mcp_count(agent_mcp(a), &ready);
 
 		agent_mcp_changed(cv, ready, total);
 	}
-	if ((warnings = call_mcp_take_warnings(cv->a)) != NULL) {
-		event_error(cv->bus, 0, "%s", warnings);
+	if ((warnings = call_mcp_take_warnings(a)) != NULL) {
+		event_error(conversation_bus(cv), 0, "%s", warnings);
 		free(warnings);
 	}
-	if (conv_count(&cv->conv) > 0)
+	if (conv_count(conversation_conv(cv)) > 0)
 		resume_replay_history(cv);
 }
 
@@ -410,36 +418,36 @@ agent_resume(struct agent *a, const char *id, struct buf *report)
 		buf_puts(report, "a turn is running: interrupt it first");
 		return -1;
 	}
-	if (strcmp(id, session_id(agent_session(cv->a))) == 0) {
+	if (strcmp(id, session_id(agent_session(a))) == 0) {
 		buf_printf(report, "already in session %s", id);
 		return -1;
 	}
-	sess = session_open(agent_config(cv->a)->home, id, 0, &err);
+	sess = session_open(agent_config(a)->home, id, 0, &err);
 	if (sess == NULL) {
 		buf_puts(report, buf_cstr(&err));
 		buf_release(&err);
 		return -1;
 	}
 	buf_release(&err);
-	conv_replace(&cv->conv, session_take_messages(sess));
+	conv_replace(conversation_conv(cv), session_take_messages(sess));
 	resume_use_session(cv, sess);
-	cv->turn = session_turns(sess);
-	agent_unsaved_reset(cv->a);
-	event_set_turn(cv->bus, cv->turn);
+	conversation_set_turn(cv, session_turns(sess));
+	agent_unsaved_reset(a);
+	event_set_turn(conversation_bus(cv), conversation_turn(cv));
 	if (session_note(sess) != NULL)
-		event_error(cv->bus, 0, "%s", session_note(sess));
+		event_error(conversation_bus(cv), 0, "%s", session_note(sess));
 	if (resume_reconcile(cv) == -1)
 		agent_unsaved(cv);
 	/* What was said and allowed in the other conversation does not carry over. */
-	agent_forget_answers(cv->a);
-	agent_set_fork_dry_run(cv->a, false);
+	agent_forget_answers(a);
+	agent_set_fork_dry_run(a, false);
 	conversation_set_last_usage(cv, NULL);
 	compaction_reset(cv);
-	cachewatch_forget(cv->cw);
+	cachewatch_forget(conversation_cachewatch(cv));
 	resume_load_cache(cv);
-	agent_set_resumed(cv->a, true);
+	agent_set_resumed(a, true);
 	agent_session_start(cv, "resume");
-	agent_replay(cv->a);
+	agent_replay(a);
 	return 0;
 }
 
@@ -450,34 +458,34 @@ resume_replay_history(struct conversation *cv)
 	const cJSON *m, *b;
 	int turn = -1;
 
-	cJSON_ArrayForEach(m, cv->conv.messages) {
+	cJSON_ArrayForEach(m, conversation_conv(cv)->messages) {
 		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
 		int t = (int)json_int(m, "_turn", 0);
 
-		event_set_turn(cv->bus, t);
+		event_set_turn(conversation_bus(cv), t);
 		cJSON_ArrayForEach(b, json_get(m, "content")) {
 			const char *type = json_str(b, "type", "");
 
 			if (user && strcmp(type, "text") == 0 && t != turn) {
 				turn = t;
-				emit_turn_start(cv->bus, json_str(b, "text", ""), true);
+				emit_turn_start(conversation_bus(cv), json_str(b, "text", ""), true);
 			} else if (!user && strcmp(type, "text") == 0) {
-				emit_text(cv->bus, json_str(b, "text", ""), 0, true);
+				emit_text(conversation_bus(cv), json_str(b, "text", ""), 0, true);
 			} else if (!user && strcmp(type, "tool_use") == 0) {
-				emit_tool_use(cv->bus, json_str(b, "id", ""), json_str(b, "name", ""),
+				emit_tool_use(conversation_bus(cv), json_str(b, "id", ""), json_str(b, "name", ""),
 				    json_get(b, "input"), true);
-				sub_replay(session_submsgs(agent_session(cv->a)), json_str(b, "id", ""), cv->bus);
+				sub_replay(session_submsgs(agent_session(conversation_agent(cv))), json_str(b, "id", ""), conversation_bus(cv));
 			} else if (user && strcmp(type, "tool_result") == 0) {
 				const cJSON *c = json_get(b, "content");
 
-				emit_tool_result(cv->bus, json_str(b, "tool_use_id", ""), "",
+				emit_tool_result(conversation_bus(cv), json_str(b, "tool_use_id", ""), "",
 				    json_bool(b, "is_error", false), cJSON_IsString(c) ? c->valuestring : "",
 				    0, 0, false, true);
 			}
 		}
 		if (!user)
-			emit_turn_end(cv->bus, "end_turn", true);
+			emit_turn_end(conversation_bus(cv), "end_turn", true);
 	}
-	event_set_turn(cv->bus, cv->turn);
+	event_set_turn(conversation_bus(cv), conversation_turn(cv));
 	plan_sync(cv, true);
 }

@@ -30,8 +30,8 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 	if (cv == NULL)
 		return NULL;
 	/* the session's other tools, as the main conversation has them, then the type's filter */
-	sched_set_more(cv->sched, web_find, agent_web(a));
-	lsp_join(agent_lsp(a), cv->sched);
+	sched_set_more(conversation_sched(cv), web_find, agent_web(a));
+	lsp_join(agent_lsp(a), conversation_sched(cv));
 	/* the MCP tools of the parent's turn (its finder, prompt_find, already finds them) */
 	tools = prompt_tools(cv);
 	mcp_tools_json(agent_mcp(a), tools);
@@ -51,19 +51,19 @@ subhost_open(void *session, struct event_bus *bus, const struct sub_spec *spec)
 	 * the main conversation changes to and back (claude/claude.h) is the
 	 * main conversation's, not a running subagent's
 	 */
-	cv->model = xstrdup(spec->model != NULL ? spec->model : agent_model(a));
+	conversation_set_model(cv, xstrdup(spec->model != NULL ? spec->model : agent_model(a)));
 	return cv;
 }
 
 static int
 subhost_submit(struct conversation *cv, struct conversation *parent, const char *prompt)
 {
-	if (agent_ops(cv->a)->submit(cv, prompt) != 0)
+	if (agent_ops(conversation_agent(cv))->submit(cv, prompt) != 0)
 		return -1;
 	/* its effects are the caller's turn's: a rewind of that turn undoes them */
 	if (parent != NULL) {
-		cv->turn = parent->turn;
-		event_set_turn(cv->bus, cv->turn);
+		conversation_set_turn(cv, conversation_turn(parent));
+		event_set_turn(conversation_bus(cv), conversation_turn(cv));
 	}
 	return 0;
 }
@@ -71,7 +71,7 @@ subhost_submit(struct conversation *cv, struct conversation *parent, const char 
 static void
 subhost_stop(struct conversation *cv)
 {
-	agent_ops(cv->a)->interrupt(cv);
+	agent_ops(conversation_agent(cv))->interrupt(cv);
 }
 
 static void
@@ -86,8 +86,8 @@ subhost_owner(void *session, const char *id)
 	struct agent *a = session;
 	struct conversation *cv;
 
-	for (cv = agent_convs(a); cv != NULL; cv = cv->next)
-		if (sched_find(cv->sched, id) != NULL)
+	for (cv = agent_convs(a); cv != NULL; cv = conversation_next(cv))
+		if (sched_find(conversation_sched(cv), id) != NULL)
 			return cv;
 	return NULL;
 }
@@ -95,7 +95,7 @@ subhost_owner(void *session, const char *id)
 static struct event_bus *
 subhost_bus(struct conversation *cv)
 {
-	return cv->bus;
+	return conversation_bus(cv);
 }
 
 static void
@@ -144,11 +144,13 @@ subhost_model_for(void *session, const char *want)
 static int
 subhost_log(struct conversation *cv, cJSON *rec)
 {
-	if (session_error(agent_session(cv->a)) != NULL) {
+	struct agent *a = conversation_agent(cv);
+
+	if (session_error(agent_session(a)) != NULL) {
 		cJSON_Delete(rec);
 		return -1;
 	}
-	return session_append(agent_session(cv->a), rec);
+	return session_append(agent_session(a), rec);
 }
 
 static void
@@ -166,7 +168,7 @@ subhost_note_tool(struct conversation *cv, const char *name)
 static bool
 subhost_is_main(struct conversation *cv)
 {
-	return cv == agent_main(cv->a);
+	return cv == agent_main(conversation_agent(cv));
 }
 
 static void

@@ -68,7 +68,7 @@ timeline_has_records(struct conversation *cv, int turn)
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, session_files(agent_session(cv->a)))
+	cJSON_ArrayForEach(f, session_files(agent_session(conversation_agent(cv))))
 		if (json_int(f, "turn", 0) >= turn && !json_bool(f, "undone", false))
 			return true;
 	return false;
@@ -90,7 +90,7 @@ timeline_who(struct conversation *cv, const cJSON *rec, struct buf *out)
 		buf_puts(out, "your ! command");
 		return;
 	}
-	cJSON_ArrayForEach(m, cv->conv.messages)
+	cJSON_ArrayForEach(m, conversation_conv(cv)->messages)
 		cJSON_ArrayForEach(b, json_get(m, "content")) {
 			const char *cmd = json_str(json_get(b, "input"), "command", NULL);
 			size_t n;
@@ -113,7 +113,7 @@ agent_turns(struct agent *a)
 	cJSON *out = cJSON_CreateArray(), *cur = NULL, *m, *b, *f, *t;
 	int last = -1;
 
-	cJSON_ArrayForEach(m, cv->conv.messages) {
+	cJSON_ArrayForEach(m, conversation_conv(cv)->messages) {
 		int turn = (int)json_int(m, "_turn", 0);
 		bool user = strcmp(json_str(m, "role", ""), "user") == 0;
 
@@ -137,15 +137,15 @@ agent_turns(struct agent *a)
 				cJSON_AddItemToArray(json_get(cur, "tools"),
 				    cJSON_CreateString(json_str(b, "name", "")));
 				/* a subagent's calls are its caller's turn's */
-				sub_tool_names(session_submsgs(agent_session(cv->a)), json_str(b, "id", ""),
+				sub_tool_names(session_submsgs(agent_session(a)), json_str(b, "id", ""),
 				    json_get(cur, "tools"));
-				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && agent_wsnap(cv->a) == NULL)
+				if (strcmp(json_str(b, "name", ""), "run_bash") == 0 && agent_wsnap(a) == NULL)
 					cJSON_ReplaceItemInObjectCaseSensitive(cur, "bash", cJSON_CreateTrue());
 			}
 		}
 	}
 	/* the user's ! commands since the last prompt: their turn has no messages yet */
-	cJSON_ArrayForEach(f, session_files(agent_session(cv->a))) {
+	cJSON_ArrayForEach(f, session_files(agent_session(a))) {
 		int turn = (int)json_int(f, "turn", 0);
 
 		if (turn <= last || json_bool(f, "undone", false))
@@ -163,7 +163,7 @@ agent_turns(struct agent *a)
 	cJSON_ArrayForEach(cur, out) {
 		int turn = (int)json_int(cur, "turn", 0);
 
-		cJSON_ArrayForEach(f, session_files(agent_session(cv->a))) {
+		cJSON_ArrayForEach(f, session_files(agent_session(a))) {
 			if (json_int(f, "turn", -1) != turn || json_bool(f, "undone", false))
 				continue;
 			timeline_who(cv, f, &who);
@@ -173,7 +173,7 @@ agent_turns(struct agent *a)
 				cJSON_AddItemToArray(json_get(cur, "files"),
 				    cJSON_CreateString(json_str(t, "path", "")));
 		}
-		cJSON_ArrayForEach(t, session_turninfo(agent_session(cv->a))) {
+		cJSON_ArrayForEach(t, session_turninfo(agent_session(a))) {
 			if (json_int(t, "turn", -1) != turn)
 				continue;
 			cJSON_DeleteItemFromObjectCaseSensitive(cur, "tokens");
@@ -198,8 +198,9 @@ static int
 timeline_restore_file(struct conversation *cv, const char *path, const char *have, const char *want,
     bool force, struct buf *report)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf err = BUF_INIT(4096);
-	struct sandbox sb = { agent_config(cv->a)->root, (const char *const *)agent_config(cv->a)->add_dirs, NULL };
+	struct sandbox sb = { agent_config(a)->root, (const char *const *)agent_config(a)->add_dirs, NULL };
 	struct sandbox_at at;
 	char *abs = NULL, *data = NULL, *now = NULL, hex[SHA256_HEX_LEN + 1];
 	size_t len = 0, nowlen = 0;
@@ -227,18 +228,18 @@ timeline_restore_file(struct conversation *cv, const char *path, const char *hav
 		int kept;
 
 		errno = 0;
-		kept = fsutil_snapshot(agent_snap_dir(cv->a), now, nowlen, hex, &err);
+		kept = fsutil_snapshot(agent_snap_dir(a), now, nowlen, hex, &err);
 		if (kept == -1) {
-			session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
+			session_fail(agent_session(a), "files/", errno != 0 ? errno : EIO);
 			buf_reset(&err);
-			buf_puts(&err, session_error(agent_session(cv->a)));
+			buf_puts(&err, session_error(agent_session(a)));
 			goto out;
 		}
 	}
 	/* Written beneath the roots (--add-dir ones too), if it still holds what was read. */
 	if (want == NULL)
 		rc = h == FSUTIL_MISSING ? 0 : fsutil_remove_in(&sb, abs, hex, &err);
-	else if (fsutil_snapshot_load(agent_snap_dir(cv->a), want, &data, &len, &err) == 0)
+	else if (fsutil_snapshot_load(agent_snap_dir(a), want, &data, &len, &err) == 0)
 		rc = fsutil_write_in(&sb, abs, data, len, h == 0 ? hex : "", &err);
 	if (rc == 0)
 		buf_printf(report, "%s %s\n", want == NULL ? "removed" : "restored", path);
@@ -259,7 +260,8 @@ out:
 static int
 timeline_restore_records(struct conversation *cv, const cJSON *ids, bool undo, bool force, struct buf *report)
 {
-	const cJSON *recs = session_files(agent_session(cv->a)), *f, *id;
+	struct agent *a = conversation_agent(cv);
+	const cJSON *recs = session_files(agent_session(a)), *f, *id;
 	int n = cJSON_GetArraySize(recs), i, conflicts = 0;
 
 	for (i = undo ? n - 1 : 0; undo ? i >= 0 : i < n; i += undo ? -1 : 1) {
@@ -273,7 +275,7 @@ timeline_restore_records(struct conversation *cv, const cJSON *ids, bool undo, b
 		if (!listed)
 			continue;
 		if (wsnap_is_record(rec)) {
-			conflicts |= wsnap_restore(agent_wsnap(cv->a), rec, undo, force, report) != 0;
+			conflicts |= wsnap_restore(agent_wsnap(a), rec, undo, force, report) != 0;
 			continue;
 		}
 		nf = cJSON_GetArraySize(json_get(rec, "files"));
@@ -291,7 +293,7 @@ timeline_restore_records(struct conversation *cv, const cJSON *ids, bool undo, b
 static void
 timeline_emit_rewind(struct conversation *cv, const char *what, int turn)
 {
-	emit_rewind(cv->bus, what, turn);
+	emit_rewind(conversation_bus(cv), what, turn);
 	resume_replay_history(cv);
 }
 
@@ -311,11 +313,11 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
-	if (session_error(agent_session(cv->a)) != NULL) {
-		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
+	if (session_error(agent_session(a)) != NULL) {
+		buf_printf(report, "%s\n", session_error(agent_session(a)));
 		return -1;
 	}
-	cJSON_ArrayForEach(m, cv->conv.messages) {
+	cJSON_ArrayForEach(m, conversation_conv(cv)->messages) {
 		if (json_int(m, "_turn", 0) >= turn) {
 			keep = i;
 			break;
@@ -324,23 +326,23 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	}
 	/* the turn of the ! commands since the last prompt: files only, nothing to drop */
 	if (keep < 0 && turn > 0 && timeline_has_records(cv, turn))
-		keep = conv_count(&cv->conv);
+		keep = conv_count(conversation_conv(cv));
 	if (keep < 0) {
 		buf_printf(report, "there is no turn %d in this conversation\n", turn);
 		return -1;
 	}
 	ids = cJSON_CreateArray();
 	if (what & REWIND_FILES)
-		cJSON_ArrayForEach(f, session_files(agent_session(cv->a)))
+		cJSON_ArrayForEach(f, session_files(agent_session(a)))
 			if (json_int(f, "turn", 0) >= turn && !json_bool(f, "undone", false))
 				cJSON_AddItemToArray(ids, cJSON_CreateString(json_str(f, "id", "")));
 	if (cJSON_GetArraySize(ids) > 0)
 		conflicts = timeline_restore_records(cv, ids, true, force, report);
 	removed = cJSON_CreateArray();
-	n = conv_count(&cv->conv);
+	n = conv_count(conversation_conv(cv));
 	if (what & REWIND_CONVERSATION) {
 		for (i = keep; i < n; i++)
-			cJSON_AddItemToArray(removed, cJSON_Duplicate(cJSON_GetArrayItem(cv->conv.messages, i), 1));
+			cJSON_AddItemToArray(removed, cJSON_Duplicate(cJSON_GetArrayItem(conversation_conv(cv)->messages, i), 1));
 	} else {
 		keep = n;
 	}
@@ -352,21 +354,21 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	cJSON_AddNumberToObject(rec, "keep", keep);
 	cJSON_AddItemToObject(rec, "removed", removed);
 	cJSON_AddItemToObject(rec, "undone", ids);
-	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1) {
+	if (session_append(agent_session(a), rec) == -1 || session_sync(agent_session(a)) == -1) {
 		agent_unsaved(cv);
-		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
+		buf_printf(report, "%s\n", session_error(agent_session(a)));
 		return -1;
 	}
-	while (conv_count(&cv->conv) > keep)
-		cJSON_DeleteItemFromArray(cv->conv.messages, conv_count(&cv->conv) - 1);
-	conv_changed(&cv->conv);
+	while (conv_count(conversation_conv(cv)) > keep)
+		cJSON_DeleteItemFromArray(conversation_conv(cv)->messages, conv_count(conversation_conv(cv)) - 1);
+	conv_changed(conversation_conv(cv));
 	if ((what & REWIND_CONVERSATION) && nremoved > 0)
 		buf_printf(report, "the conversation is back to just before turn %d\n", turn);
 	else if (what & REWIND_CONVERSATION)
 		buf_printf(report, "turn %d has no messages yet: the conversation stays as it is\n", turn);
 	if ((what & REWIND_FILES) && nids == 0)
 		buf_puts(report, "no file changes of tandem's tools to undo\n");
-	if ((what & REWIND_FILES) && agent_wsnap(cv->a) == NULL)
+	if ((what & REWIND_FILES) && agent_wsnap(a) == NULL)
 		buf_puts(report, "snapshots are off (snapshots.enabled): changes made by run_bash "
 		    "are not tracked and were not undone\n");
 	timeline_emit_rewind(cv, what == REWIND_BOTH ? "both" : what == REWIND_FILES ? "files" :
@@ -378,7 +380,7 @@ int
 agent_redo(struct agent *a, bool force, struct buf *report)
 {
 	struct conversation *cv = agent_main(a);
-	const cJSON *rw = session_last_rewind(agent_session(cv->a)), *m;
+	const cJSON *rw = session_last_rewind(agent_session(a)), *m;
 	cJSON *rec;
 	int conflicts = 0;
 
@@ -395,26 +397,26 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 		buf_puts(report, "there is no rewind to redo\n");
 		return -1;
 	}
-	if (json_int(rw, "keep", -1) != conv_count(&cv->conv)) {
+	if (json_int(rw, "keep", -1) != conv_count(conversation_conv(cv))) {
 		buf_puts(report, "the conversation has moved on since the rewind: nothing to redo\n");
 		return -1;
 	}
-	if (session_error(agent_session(cv->a)) != NULL) {
-		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
+	if (session_error(agent_session(a)) != NULL) {
+		buf_printf(report, "%s\n", session_error(agent_session(a)));
 		return -1;
 	}
 	conflicts = timeline_restore_records(cv, json_get(rw, "undone"), false, force, report);
 	cJSON_ArrayForEach(m, json_get(rw, "removed"))
-		conv_add(&cv->conv, json_str(m, "role", "user"),
+		conv_add(conversation_conv(cv), json_str(m, "role", "user"),
 		    cJSON_Duplicate(json_get(m, "content"), 1), (int)json_int(m, "_turn", 0));
 	buf_printf(report, "redone: back to where the rewind to turn %lld started\n",
 	    (long long)json_int(rw, "to_turn", 0));
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "k", "redo");
 	/* after this, rw is gone */
-	if (session_append(agent_session(cv->a), rec) == -1 || session_sync(agent_session(cv->a)) == -1) {
+	if (session_append(agent_session(a), rec) == -1 || session_sync(agent_session(a)) == -1) {
 		agent_unsaved(cv);
-		buf_printf(report, "%s\n", session_error(agent_session(cv->a)));
+		buf_printf(report, "%s\n", session_error(agent_session(a)));
 		return -1;
 	}
 	timeline_emit_rewind(cv, "redo", 0);
@@ -427,7 +429,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	struct conversation *cv = agent_main(a);
 	struct buf err = BUF_INIT(4096), src = BUF_INIT(8192);
 	struct session *sess;
-	const char *from = session_id(agent_session(cv->a));
+	const char *from = session_id(agent_session(a));
 	char *first;
 	cJSON *m, *next, *hist;
 	int rc;
@@ -441,7 +443,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
-	sess = session_create(agent_config(cv->a)->home, agent_config(cv->a)->root, agent_model(cv->a), from, &err);
+	sess = session_create(agent_config(a)->home, agent_config(a)->root, agent_model(a), from, &err);
 	if (sess == NULL) {
 		buf_printf(report, "%s\n", buf_cstr(&err));
 		buf_release(&err);
@@ -450,14 +452,14 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	buf_release(&err);
 	/* The fork holds the conversation through turn (0: all of it), on disk before it is used. */
 	rc = 0;
-	cJSON_ArrayForEach(m, cv->conv.messages)
+	cJSON_ArrayForEach(m, conversation_conv(cv)->messages)
 		if ((turn <= 0 || json_int(m, "_turn", 0) <= turn) && rc == 0)
 			rc = session_log_message(sess, m);
-	if (turn > 0 && turn < cv->turn)
-		cv->turn = turn;
-	first = xstrdup(json_str(session_meta(agent_session(cv->a)), "first_prompt", ""));
+	if (turn > 0 && turn < conversation_turn(cv))
+		conversation_set_turn(cv, turn);
+	first = xstrdup(json_str(session_meta(agent_session(a)), "first_prompt", ""));
 	if (rc == 0)
-		rc = session_note_turn(sess, cv->turn, first[0] != '\0' ? first : NULL);
+		rc = session_note_turn(sess, conversation_turn(cv), first[0] != '\0' ? first : NULL);
 	free(first);
 	if (rc == 0)
 		rc = session_sync(sess);
@@ -466,26 +468,26 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		session_close(sess);
 		return -1;
 	}
-	for (m = cv->conv.messages->child; m != NULL; m = next) {
+	for (m = conversation_conv(cv)->messages->child; m != NULL; m = next) {
 		next = m->next;
 		if (turn > 0 && json_int(m, "_turn", 0) > turn)
-			cJSON_Delete(cJSON_DetachItemViaPointer(cv->conv.messages, m));
+			cJSON_Delete(cJSON_DetachItemViaPointer(conversation_conv(cv)->messages, m));
 	}
-	conv_changed(&cv->conv);
+	conv_changed(conversation_conv(cv));
 	buf_printf(report, "forked %s into %s\n", from, session_id(sess));
 	/* its turns keep their tools, files, tokens and times (read before the source is closed) */
-	hist = resume_fork_history(agent_session(cv->a), turn, cv->conv.messages);
-	buf_printf(&src, "%s", agent_snap_dir(cv->a));
+	hist = resume_fork_history(agent_session(a), turn, conversation_conv(cv)->messages);
+	buf_printf(&src, "%s", agent_snap_dir(a));
 	resume_use_session(cv, sess);
 	if (resume_adopt_history(cv, hist, buf_cstr(&src)) == 0)
-		session_sync(agent_session(cv->a));
+		session_sync(agent_session(a));
 	buf_release(&src);
-	event_set_turn(cv->bus, cv->turn);
-	agent_set_fork_dry_run(cv->a, true);
-	agent_set_resumed(cv->a, true);
-	emit_session(cv->bus, session_id(agent_session(cv->a)), agent_model(cv->a),
-	    agent_proto(cv->a) == STREAM_OPENAI ? "openai" : "anthropic", agent_config(cv->a)->root, true,
-	    json_str(session_meta(agent_session(cv->a)), "forked_from", ""));
+	event_set_turn(conversation_bus(cv), conversation_turn(cv));
+	agent_set_fork_dry_run(a, true);
+	agent_set_resumed(a, true);
+	emit_session(conversation_bus(cv), session_id(agent_session(a)), agent_model(a),
+	    agent_proto(a) == STREAM_OPENAI ? "openai" : "anthropic", agent_config(a)->root, true,
+	    json_str(session_meta(agent_session(a)), "forked_from", ""));
 	resume_replay_history(cv);
 	return 0;
 }
@@ -493,9 +495,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 const char *
 agent_forked_from(const struct agent *a)
 {
-	const struct conversation *cv = agent_main(a);
-
-	return json_str(session_meta(agent_session(cv->a)), "forked_from", NULL);
+	return json_str(session_meta(agent_session(a)), "forked_from", NULL);
 }
 
 int
@@ -508,21 +508,21 @@ agent_clear(struct agent *a)
 	struct buf err = BUF_INIT(4096);
 	struct session *sess;
 
-	sess = session_create(agent_config(cv->a)->home, agent_config(cv->a)->root, agent_model(cv->a), NULL, &err);
+	sess = session_create(agent_config(a)->home, agent_config(a)->root, agent_model(a), NULL, &err);
 	if (sess == NULL) {
-		event_error(cv->bus, 0, "%s", buf_cstr(&err));
+		event_error(conversation_bus(cv), 0, "%s", buf_cstr(&err));
 		buf_release(&err);
 		return -1;
 	}
 	buf_release(&err);
-	conv_clear(&cv->conv);
+	conv_clear(conversation_conv(cv));
 	plan_sync(cv, true);
 	resume_use_session(cv, sess);
-	cachewatch_forget(cv->cw);
+	cachewatch_forget(conversation_cachewatch(cv));
 	compaction_reset(cv);
-	cv->turn = 0;
-	agent_set_resumed(cv->a, false);
-	event_set_turn(cv->bus, 0);
+	conversation_set_turn(cv, 0);
+	agent_set_resumed(a, false);
+	event_set_turn(conversation_bus(cv), 0);
 	agent_emit_session(cv, false);
 	agent_session_start(cv, "clear");
 	return 0;

@@ -55,21 +55,21 @@ tooluse_exclusive(const struct sched_call *c)
 static bool
 tooluse_ledgered(const struct conversation *cv, const struct sched_call *c)
 {
-	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY || c->tool == sub_tool(agent_subs(cv->a), c->name));
+	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY || c->tool == sub_tool(agent_subs(conversation_agent(cv)), c->name));
 }
 
 /* Does c run in the sandbox (run_bash that the jail applies to)? */
 static bool
 tooluse_jailed(const struct conversation *cv, const struct sched_call *c)
 {
-	return strcmp(c->name, "run_bash") == 0 && jail_applies(agent_env(cv->a)->jail, c->input);
+	return strcmp(c->name, "run_bash") == 0 && jail_applies(agent_env(conversation_agent(cv))->jail, c->input);
 }
 
 /* Is c watched: a sandboxed command that may write the workspace (not read-only mode)? */
 static bool
 tooluse_watched(const struct conversation *cv, const struct sched_call *c)
 {
-	return tooluse_jailed(cv, c) && jail_mode(agent_env(cv->a)->jail) == JAIL_WORKSPACE_WRITE;
+	return tooluse_jailed(cv, c) && jail_mode(agent_env(conversation_agent(cv))->jail) == JAIL_WORKSPACE_WRITE;
 }
 
 /* Is c a writer tandem trusts: a file tool, or a command run outside the sandbox? */
@@ -84,7 +84,7 @@ tooluse_protect_notify(void *arg, const char *sentence)
 {
 	struct conversation *cv = arg;
 
-	event_error(cv->bus, 0, "%s", sentence);
+	event_error(conversation_bus(cv), 0, "%s", sentence);
 }
 
 /* The session's guard of the protected names (protect.h), and its hold for the background shells. */
@@ -120,13 +120,13 @@ tooluse_guard_free(struct tooluse_guard *g)
 void
 tooluse_guard_pause(struct conversation *cv)
 {
-	protect_pause(agent_guard(cv->a)->protect);
+	protect_pause(agent_guard(conversation_agent(cv))->protect);
 }
 
 void
 tooluse_guard_resume_user(struct conversation *cv)
 {
-	protect_resume(agent_guard(cv->a)->protect, true, NULL);
+	protect_resume(agent_guard(conversation_agent(cv))->protect, true, NULL);
 }
 
 struct tooluse_progress *
@@ -153,9 +153,9 @@ tooluse_protect_bg_end(void *arg)
 {
 	struct conversation *cv = arg;
 
-	if (agent_guard(cv->a)->bg && bgshell_running() == 0) {
-		agent_guard(cv->a)->bg = false;
-		protect_release(agent_guard(cv->a)->protect, true);
+	if (agent_guard(conversation_agent(cv))->bg && bgshell_running() == 0) {
+		agent_guard(conversation_agent(cv))->bg = false;
+		protect_release(agent_guard(conversation_agent(cv))->protect, true);
 	}
 }
 
@@ -163,24 +163,27 @@ tooluse_protect_bg_end(void *arg)
 static struct protect *
 tooluse_protect(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf q = BUF_INIT(BUF_NOLIMIT);
 
-	if (agent_session(cv->a) == NULL)
-		return agent_guard(cv->a)->protect;
-	buf_printf(&q, "%s/quarantine", session_dir(agent_session(cv->a)));
-	if (agent_guard(cv->a)->protect == NULL) {
-		agent_guard(cv->a)->protect = protect_new(agent_loop(cv->a), agent_config(cv->a)->root, buf_cstr(&q), tooluse_protect_notify, cv);
+	if (agent_session(a) == NULL)
+		return agent_guard(a)->protect;
+	buf_printf(&q, "%s/quarantine", session_dir(agent_session(a)));
+	if (agent_guard(a)->protect == NULL) {
+		agent_guard(a)->protect = protect_new(agent_loop(a), agent_config(a)->root, buf_cstr(&q), tooluse_protect_notify, cv);
 		bgshell_on_end(tooluse_protect_bg_end, cv);
 	} else
-		protect_set_quarantine(agent_guard(cv->a)->protect, buf_cstr(&q));
+		protect_set_quarantine(agent_guard(a)->protect, buf_cstr(&q));
 	buf_release(&q);
-	return agent_guard(cv->a)->protect;
+	return agent_guard(a)->protect;
 }
 
 void
 tooluse_protect_warm(struct conversation *cv)
 {
-	if (jail_usable(agent_env(cv->a)->jail) && jail_mode(agent_env(cv->a)->jail) == JAIL_WORKSPACE_WRITE)
+	struct agent *a = conversation_agent(cv);
+
+	if (jail_usable(agent_env(a)->jail) && jail_mode(agent_env(a)->jail) == JAIL_WORKSPACE_WRITE)
 		protect_warm(tooluse_protect(cv));
 }
 
@@ -188,9 +191,10 @@ tooluse_protect_warm(struct conversation *cv)
 static char **
 tooluse_paths_of(const struct conversation *cv, const struct sched_call *c)
 {
+	struct agent *a = conversation_agent(cv);
 	const cJSON *f;
 	char **v = NULL;
-	size_t n = 0, rl = strlen(agent_config(cv->a)->root);
+	size_t n = 0, rl = strlen(agent_config(a)->root);
 	const char *s[2] = { json_str(c->input, "path", NULL), NULL };
 	int i;
 
@@ -203,7 +207,7 @@ tooluse_paths_of(const struct conversation *cv, const struct sched_call *c)
 		v[n++] = xstrdup(s[i]);
 	}
 	for (i = 0; (size_t)i < n; i++)
-		if (strncmp(v[i], agent_config(cv->a)->root, rl) == 0 && v[i][rl] == '/')
+		if (strncmp(v[i], agent_config(a)->root, rl) == 0 && v[i][rl] == '/')
 			memmove(v[i], v[i] + rl + 1, strlen(v[i] + rl + 1) + 1);
 	if (v != NULL)
 		v[n] = NULL;
@@ -219,7 +223,7 @@ tooluse_protect_start(struct conversation *cv, const struct sched_call *c)
 	if (tooluse_watched(cv, c))
 		protect_hold(tooluse_protect(cv), json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(cv, c))
-		protect_pause(agent_guard(cv->a)->protect);
+		protect_pause(agent_guard(conversation_agent(cv))->protect);
 }
 
 static void
@@ -229,23 +233,25 @@ tooluse_protect_end(struct conversation *cv, struct sched_call *c)
 	if (c->ran)
 		tooluse_protect_ran(cv, c);
 	/* a background shell's catch is told with whatever result comes next */
-	(void)protect_take(agent_guard(cv->a)->protect, &c->result);
+	(void)protect_take(agent_guard(conversation_agent(cv))->protect, &c->result);
 }
 
 static void
 tooluse_protect_ran(struct conversation *cv, struct sched_call *c)
 {
+	struct agent *a = conversation_agent(cv);
+
 	if (tooluse_watched(cv, c) && json_bool(c->input, "run_in_background", false) &&
-	    !agent_guard(cv->a)->bg && bgshell_running() > 0)
-		agent_guard(cv->a)->bg = true;	/* the hold stays while a background shell runs */
+	    !agent_guard(a)->bg && bgshell_running() > 0)
+		agent_guard(a)->bg = true;	/* the hold stays while a background shell runs */
 	else if (tooluse_watched(cv, c))
-		protect_release(agent_guard(cv->a)->protect, json_bool(c->input, "run_in_background", false));
+		protect_release(agent_guard(a)->protect, json_bool(c->input, "run_in_background", false));
 	else if (tooluse_trusted_writer(cv, c)) {
 		char **mine = tooluse_paths_of(cv, c);
 		size_t i;
 
 		/* a command the user let run outside, an MCP server: all it made is theirs */
-		protect_resume(agent_guard(cv->a)->protect, strcmp(c->name, "run_bash") == 0 ||
+		protect_resume(agent_guard(a)->protect, strcmp(c->name, "run_bash") == 0 ||
 		    strncmp(c->name, "mcp__", 5) == 0, (const char *const *)mine);
 		for (i = 0; mine != NULL && mine[i] != NULL; i++)
 			free(mine[i]);
@@ -259,11 +265,11 @@ tooluse_started(void *arg, struct sched_call *c)
 	struct conversation *cv = arg;
 	bool snapped = tooluse_snapped(c);
 
-	cv->progress->bytes = 0;
+	conversation_progress(cv)->bytes = 0;
 	crash_point("tool-started");
-	sub_started(agent_subs(cv->a), cv, tooluse_exclusive(c));
+	sub_started(agent_subs(conversation_agent(cv)), cv, tooluse_exclusive(c));
 	tooluse_protect_start(cv, c);
-	if (snapped && wsnap_before(agent_wsnap(cv->a), NULL) == -1)
+	if (snapped && wsnap_before(agent_wsnap(conversation_agent(cv)), NULL) == -1)
 		agent_unsaved(cv);
 	/* what a rewind needs if tandem dies while the call runs (intent.h) */
 	else if (tooluse_ledgered(cv, c) && intent_started(cv, c, snapped) == -1)
@@ -277,15 +283,15 @@ tooluse_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 	struct buf clean = BUF_INIT(BUF_NOLIMIT);
 
 	/* Past a few MB only the newest bytes matter to anyone watching. */
-	cv->progress->bytes += n;
-	if (cv->progress->bytes > AGENT_PROGRESS_FULL && n > 2048) {
+	conversation_progress(cv)->bytes += n;
+	if (conversation_progress(cv)->bytes > AGENT_PROGRESS_FULL && n > 2048) {
 		p += n - 2048;
 		n = 2048;
 	}
 	/* A key is replaced before anyone sees it, even split across two reads. */
-	redact_stream_feed(&cv->progress->redact, p, n, &clean);
+	redact_stream_feed(&conversation_progress(cv)->redact, p, n, &clean);
 	if (clean.len > 0)
-		emit_tool_progress(cv->bus, c->id, clean.data, clean.len);
+		emit_tool_progress(conversation_bus(cv), c->id, clean.data, clean.len);
 	buf_release(&clean);
 }
 
@@ -297,12 +303,13 @@ tooluse_progress(void *arg, struct sched_call *c, const char *p, size_t n)
 static int
 tooluse_snapshot_after(struct conversation *cv, const cJSON *files)
 {
+	struct agent *a = conversation_agent(cv);
 	const cJSON *f;
 	int rc = 0;
 
 	cJSON_ArrayForEach(f, files) {
 		struct buf err = BUF_INIT(4096);
-		struct sandbox sb = { agent_config(cv->a)->root, (const char *const *)agent_config(cv->a)->add_dirs, NULL };
+		struct sandbox sb = { agent_config(a)->root, (const char *const *)agent_config(a)->add_dirs, NULL };
 		struct sandbox_at at;
 		char *data = NULL, hex[SHA256_HEX_LEN + 1];
 		size_t len = 0;
@@ -313,8 +320,8 @@ tooluse_snapshot_after(struct conversation *cv, const cJSON *files)
 		    &at, &err) == 0) {
 			if (fsutil_read_at(&at, FSUTIL_MAX_FILE, &data, &len, &err) == 0) {
 				errno = 0;
-				if (fsutil_snapshot(agent_snap_dir(cv->a), data, len, hex, &err) == -1)
-					rc = session_fail(agent_session(cv->a), "files/", errno != 0 ? errno : EIO);
+				if (fsutil_snapshot(agent_snap_dir(a), data, len, hex, &err) == -1)
+					rc = session_fail(agent_session(a), "files/", errno != 0 ? errno : EIO);
 			}
 			sandbox_at_release(&at);
 		}
@@ -329,9 +336,9 @@ static void
 tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
-	struct sched_call *c = sched_find(cv->sched, id);
+	struct sched_call *c = sched_find(conversation_sched(cv), id);
 
-	if (hooks_post_pending(agent_hooks(cv->a)) == 0 && (wsnap_record(agent_wsnap(cv->a), cv->turn, id, TOOLUSE_HOOK_BY) == -1 ||
+	if (hooks_post_pending(agent_hooks(conversation_agent(cv))) == 0 && (wsnap_record(agent_wsnap(conversation_agent(cv)), conversation_turn(cv), id, TOOLUSE_HOOK_BY) == -1 ||
 	    intent_marked_close(cv, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	agent_hook_notes(cv, o);
@@ -354,18 +361,18 @@ tooluse_finished(void *arg, struct sched_call *c)
 	struct conversation *cv = arg;
 	struct buf rest = BUF_INIT(BUF_NOLIMIT);
 
-	redact_stream_flush(&cv->progress->redact, &rest);
+	redact_stream_flush(&conversation_progress(cv)->redact, &rest);
 	if (rest.len > 0)
-		emit_tool_progress(cv->bus, c->id, rest.data, rest.len);
+		emit_tool_progress(conversation_bus(cv), c->id, rest.data, rest.len);
 	buf_release(&rest);
 	tooluse_protect_end(cv, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
-		attach_tool_image(agent_env(cv->a), agent_config(cv->a)->rules, agent_mode(cv->a), agent_model_caps(cv->a)->image_input, c->name, c->input,
+		attach_tool_image(agent_env(conversation_agent(cv)), agent_config(conversation_agent(cv))->rules, agent_mode(conversation_agent(cv)), agent_model_caps(conversation_agent(cv))->image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
 	/* A CLAUDE.md of the folder it worked in, the first time (claude/claude.h). */
 	if (c->ran && !c->is_error)
-		claude_nested_memory(agent_claude(cv->a), c->name, c->input, &c->result);
+		claude_nested_memory(agent_claude(conversation_agent(cv)), c->name, c->input, &c->result);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
 	if (tooluse_ledgered(cv, c) && c->ran)
@@ -379,7 +386,7 @@ tooluse_finished(void *arg, struct sched_call *c)
 		cJSON *rec = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(rec, "k", "files");
-		cJSON_AddNumberToObject(rec, "turn", cv->turn);
+		cJSON_AddNumberToObject(rec, "turn", conversation_turn(cv));
 		cJSON_AddStringToObject(rec, "id", c->id);
 		cJSON_AddItemToObject(rec, "files", cJSON_Duplicate(json_get(c->meta, "files"), 1));
 		/*
@@ -387,30 +394,30 @@ tooluse_finished(void *arg, struct sched_call *c)
 		 * A subagent's edits are the session's too: they go in its log, for a rewind.
 		 */
 		if (tooluse_snapshot_after(cv, json_get(c->meta, "files")) == -1 ||
-		    session_append(agent_session(cv->a), rec) == -1)
+		    session_append(agent_session(conversation_agent(cv)), rec) == -1)
 			agent_unsaved(cv);
 	}
-	if (tooluse_snapped(c) && wsnap_record(agent_wsnap(cv->a), cv->turn, c->id, c->name) == -1)
+	if (tooluse_snapped(c) && wsnap_record(agent_wsnap(conversation_agent(cv)), conversation_turn(cv), c->id, c->name) == -1)
 		agent_unsaved(cv);
 	if (tooluse_ledgered(cv, c) && c->ran) {
 		crash_point("tool-recorded");
-		if (session_effect(agent_session(cv->a), c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
+		if (session_effect(agent_session(conversation_agent(cv)), c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
 			agent_unsaved(cv);
 	}
 	record_turn_tool(cv, c->name);
-	emit_tool_result(cv->bus, c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
+	emit_tool_result(conversation_bus(cv), c->id, c->name, c->is_error, buf_cstr(&c->result), c->result.len,
 	    c->duration_ms, c->denied, false);
 	plan_call_done(cv, c);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
-	if (c->ran && session_error(agent_session(cv->a)) == NULL && hooks_post_pending(agent_hooks(cv->a)) == 0 &&
-	    hooks_has(agent_hooks(cv->a), HOOK_POST_TOOL_USE, c->name) && (wsnap_before(agent_wsnap(cv->a), NULL) == -1 ||
-	    intent_marked_started(cv, c->id, cv->turn, TOOLUSE_HOOK_BY) == -1))
+	if (c->ran && session_error(agent_session(conversation_agent(cv))) == NULL && hooks_post_pending(agent_hooks(conversation_agent(cv))) == 0 &&
+	    hooks_has(agent_hooks(conversation_agent(cv)), HOOK_POST_TOOL_USE, c->name) && (wsnap_before(agent_wsnap(conversation_agent(cv)), NULL) == -1 ||
+	    intent_marked_started(cv, c->id, conversation_turn(cv), TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	if (c->ran)
-		sub_finished(agent_subs(cv->a), cv, tooluse_exclusive(c));
-	if (c->ran && session_error(agent_session(cv->a)) == NULL)
-		hooks_post_tool(agent_hooks(cv->a), c->id, c->name, c->input, buf_cstr(&c->result),
-		    c->result.len, c->is_error, agent_mode(cv->a), tooluse_post_hooked, cv);
+		sub_finished(agent_subs(conversation_agent(cv)), cv, tooluse_exclusive(c));
+	if (c->ran && session_error(agent_session(conversation_agent(cv))) == NULL)
+		hooks_post_tool(agent_hooks(conversation_agent(cv)), c->id, c->name, c->input, buf_cstr(&c->result),
+		    c->result.len, c->is_error, agent_mode(conversation_agent(cv)), tooluse_post_hooked, cv);
 }
 
 static void
@@ -436,16 +443,17 @@ tooluse_ops(struct conversation *cv, struct sched_ops *ops)
 int
 tooluse_turn_end(struct conversation *cv)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf shells = BUF_INIT(64 * 1024), note = BUF_INIT(64 * 1024), id = BUF_INIT(64);
 	int n, rc = 0;
 
-	if (agent_wsnap(cv->a) == NULL || (n = bgshell_describe(&shells)) == 0)
+	if (agent_wsnap(a) == NULL || (n = bgshell_describe(&shells)) == 0)
 		goto out;
 	buf_printf(&note, "background shell%s %s %s still running when turn %d ended: what %s "
 	    "from then on is in no snapshot, so a rewind does not undo it", n > 1 ? "s" : "",
-	    buf_cstr(&shells), n > 1 ? "were" : "was", cv->turn, n > 1 ? "they change" : "it changes");
-	buf_printf(&id, "background_%d", cv->turn);
-	rc = wsnap_note_record(agent_wsnap(cv->a), cv->turn, buf_cstr(&id), "background shells", buf_cstr(&note));
+	    buf_cstr(&shells), n > 1 ? "were" : "was", conversation_turn(cv), n > 1 ? "they change" : "it changes");
+	buf_printf(&id, "background_%d", conversation_turn(cv));
+	rc = wsnap_note_record(agent_wsnap(a), conversation_turn(cv), buf_cstr(&id), "background shells", buf_cstr(&note));
 out:
 	buf_release(&shells);
 	buf_release(&note);

@@ -145,43 +145,60 @@ void	 agent_set_main(struct agent *, struct conversation *);
 void	 agent_set_http(struct agent *, struct http *);
 
 /*
- * One conversation of a session: its messages, its turn and phase, its
- * model call, compaction and cache accounting, the turn's record, the
- * next prompt's attachments, the answer and the usage.  It points to its
- * session (a).  Only the main conversation writes the session's log; a
- * second one keeps its messages in memory (durable false).
+ * What life.c makes for a conversation (conversation_make takes them,
+ * conversation_take_parts gives them back to be freed).
  */
-struct conversation {
-	struct agent		*a;		/* its session */
-	struct conversation	*next;		/* the session's next conversation */
-	struct event_bus	*bus;		/* where its events go */
-	bool			 durable;	/* its records go to the session's log */
-	struct conv		 conv;
-	struct sched		*sched;		/* one response's tool calls */
-	char			*model;		/* its own model (a subagent's); NULL: the session's */
-	struct prompt_state	*prompt;	/* its system prompt and tools' schemas (prompt.c) */
-	struct tooluse_progress	*progress;	/* the running call's output (tooluse.c) */
-
-	/* The turn in progress. */
-	struct turn_state	*ts;		/* its phase, calls, failure, hook stop (conversation.c) */
-	int			 turn;
-	struct call		 call;		/* the turn's model call (call.h) */
-	struct call_retry	*retry;		/* the call's attempts and backoff (call.c) */
-	struct modelset_conv	*mconv;		/* the wait for the model's caps, the estimate sent (modelset.c) */
-
-	struct usage_acct	*usage;		/* the last request's, the totals, the cost (conversation.c) */
-
-	/* Context economy. */
+struct conversation_parts {
+	struct sched		*sched;
+	struct prompt_state	*prompt;
+	struct tooluse_progress	*progress;
+	struct call_retry	*retry;
+	struct modelset_conv	*mconv;
 	struct cachewatch	*cw;
-	struct compaction	*cmp;		/* its compaction's state (compaction.c) */
-
-	struct inbox		*inbox;		/* the next prompt's attachments, the ! commands (inbox.c) */
-	struct plan		*plan;		/* the todo list, the plan, the questions (plan/plan.h) */
-
-	struct turn_record	*record;	/* the turn's record in the log (record.c) */
-
-	struct turn_flow	*tf;		/* its hooks waited for, MCP prompt, stop reason (agent.c) */
+	struct compaction	*cmp;
+	struct inbox		*inbox;
+	struct plan		*plan;
+	struct turn_record	*record;
+	struct turn_flow	*tf;
 };
+
+/*
+ * A conversation (conversation.c's struct conversation) of session a, on
+ * bus (NULL: the session's), with its parts; its scheduler comes later
+ * (conversation_set_sched), once the session's tool environment is set.
+ * conversation_take_parts moves the parts out of it, leaving NULL;
+ * conversation_destroy frees what is left: its messages, model, usage,
+ * turn state and itself.
+ */
+struct conversation *conversation_make(struct agent *a, struct event_bus *bus,
+    const struct conversation_parts *parts);
+void	 conversation_set_sched(struct conversation *, struct sched *);
+void	 conversation_take_parts(struct conversation *, struct conversation_parts *out);
+void	 conversation_destroy(struct conversation *);
+
+/* Its parts and facts, for the turn's modules. */
+struct conversation	*conversation_next(const struct conversation *);
+bool	 conversation_durable(const struct conversation *);
+void	 conversation_set_durable(struct conversation *, bool durable);
+/* Its own model (a subagent's; NULL: the session's); set takes model and frees the one before. */
+const char *conversation_model(const struct conversation *);
+void	 conversation_set_model(struct conversation *, char *model);
+/* The turn's number in the session's log. */
+int	 conversation_turn(const struct conversation *);
+void	 conversation_set_turn(struct conversation *, int turn);
+/* Its messages, to read (conversation_conv, turn.h, to change). */
+const struct conv	*conversation_msgs(const struct conversation *);
+struct call		*conversation_call(struct conversation *);
+struct prompt_state	*conversation_prompt(const struct conversation *);
+struct tooluse_progress	*conversation_progress(const struct conversation *);
+struct call_retry	*conversation_retry(const struct conversation *);
+struct modelset_conv	*conversation_mconv(const struct conversation *);
+struct cachewatch	*conversation_cachewatch(const struct conversation *);
+struct compaction	*conversation_compaction(const struct conversation *);
+struct inbox		*conversation_inbox(const struct conversation *);
+struct turn_record	*conversation_record(const struct conversation *);
+struct turn_flow	*conversation_flow(const struct conversation *);
+
 
 /* A new conversation of the session a, on bus (NULL: the session's); NULL and err on failure. */
 struct conversation *conversation_new(struct agent *a, struct event_bus *bus, char *err, size_t err_size);

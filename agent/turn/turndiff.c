@@ -69,14 +69,15 @@ turndiff_side(const cJSON *f, bool after, bool ws, struct turndiff_side *s)
 static int
 turndiff_load(struct conversation *cv, const char *hash, char **data, size_t *len, struct buf *err)
 {
+	struct agent *a = conversation_agent(cv);
 	struct buf why = BUF_INIT(4096);
 
 	buf_reset(err);
-	if (fsutil_snapshot_load(agent_snap_dir(cv->a), hash, data, len, &why) == 0)
+	if (fsutil_snapshot_load(agent_snap_dir(a), hash, data, len, &why) == 0)
 		goto found;
-	if (agent_wsnap(cv->a) != NULL) {
+	if (agent_wsnap(a) != NULL) {
 		buf_reset(&why);
-		if (fsutil_snapshot_load(wsnap_store(agent_wsnap(cv->a)), hash, data, len, &why) == 0)
+		if (fsutil_snapshot_load(wsnap_store(agent_wsnap(a)), hash, data, len, &why) == 0)
 			goto found;
 	}
 	buf_printf(err, "changed; its content cannot be read from the snapshots (%s)", buf_cstr(&why));
@@ -209,7 +210,7 @@ agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 	cJSON *turns, *t;
 	bool known = false;
 
-	turns = agent_turns(cv->a);
+	turns = agent_turns(a);
 	cJSON_ArrayForEach(t, turns)
 		if (json_int(t, "turn", 0) == turn)
 			known = true;
@@ -218,7 +219,7 @@ agent_turn_diff(struct agent *a, int turn, struct buf *out, struct buf *err)
 		buf_printf(err, "there is no turn %d in this conversation", turn);
 		return -1;
 	}
-	cJSON_ArrayForEach(rec, session_files(agent_session(cv->a))) {
+	cJSON_ArrayForEach(rec, session_files(agent_session(a))) {
 		bool ws = wsnap_is_record(rec);
 
 		if (json_int(rec, "turn", -1) != turn)
