@@ -1,11 +1,14 @@
 /*
- * conversation: one conversation's state as its modules see it: its phase
+ * conversation: the session (struct agent) and its conversations (struct
+ * conversation), which no other file sees inside, with the functions the
+ * turn's modules read and set them by; a conversation's phase
  * (agent_phase, the one transition function), whether it is busy, the
  * session's failed write told once (agent_unsaved), a hook's notes, and
  * what the modules may ask of the turn (agent_call_model, agent_settle,
  * agent_session_start) through the session's turn_ops, so that no module
- * calls back up into the turn (agent.c); and the session's getters, which
- * any module may call.  It calls nothing of the turn.  See turn_int.h.
+ * calls back up into the turn (agent.c).  It calls nothing of the turn,
+ * so that every module may call it.  life.c makes the parts and hands them
+ * over (agent_alloc, conversation_make).  See turn_int.h.
  */
 #include "autoconf.h"
 
@@ -20,7 +23,10 @@
 #include "xalloc.h"
 
 /*
- * The session: what its conversations share (see turn_int.h).
+ * The session: what its conversations share.  The loop, HTTP, the MCP
+ * servers, hooks, the sandbox, snapshots, the session log and ledger, the
+ * model catalogue and the model in use, the settings and the "always"
+ * answers.  main is the conversation the front ends talk to.
  */
 struct agent {
 	const struct turn_ops	*ops;		/* the turn's, for its modules */

@@ -1,8 +1,9 @@
 /*
  * turn_int: what the turn's modules share (agent.c, prompt, modelset,
- * gate, call, timeline, resume, ...): the session (struct agent) and its
- * conversations (struct conversation), and the turn's functions the
- * others call.  Not for front ends: they use agent.h.
+ * gate, call, timeline, resume, ...): the functions of the session
+ * (struct agent) and of its conversations (struct conversation), both
+ * conversation.c's and complete nowhere else, and the turn's functions
+ * the others call.  Not for front ends: they use agent.h.
  */
 #ifndef TANDEM_TURN_INT_H
 #define TANDEM_TURN_INT_H
@@ -80,10 +81,8 @@ enum turn_phase {
 };
 
 /*
- * The session: what its conversations share.  The loop, HTTP, the MCP
- * servers, hooks, the sandbox, snapshots, the session log and ledger, the
- * model catalogue and the model in use, the settings and the "always"
- * answers.  main is the conversation the front ends talk to.
+ * The session (struct agent) and its conversations (struct conversation):
+ * conversation.c's, reached through the functions below.
  */
 struct conversation;
 struct subagents;
