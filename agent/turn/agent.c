@@ -175,12 +175,14 @@ agent_send_prompt(struct conversation *cv, const char *text, cJSON *blocks, cons
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
 	/* @path mentions and images, read now (attach.h). */
-	attach_mentions(agent_env(a), agent_config(a)->rules, agent_mode(a), conversation_bus(cv), agent_model_caps(a)->image_input, prompt, content);
+	attach_mentions(agent_env(a), agent_config(a)->rules, agent_mode(a), conversation_bus(cv),
+	    agent_model_caps(a)->image_input, prompt, content);
 	inbox_take(cv, content);
 	plan_prompt_note(cv, content);
 	if (context != NULL)
 		cJSON_AddItemToArray(content, record_text_block(context));
-	if (record_add_user(cv, content) == -1 || session_note_turn(agent_session(a), conversation_turn(cv), prompt) == -1) {
+	if (record_add_user(cv, content) == -1 || session_note_turn(agent_session(a), conversation_turn(cv),
+	    prompt) == -1) {
 		agent_halt(cv);
 		return;
 	}
@@ -193,7 +195,8 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
     const char *error)
 {
 	struct conversation *cv = arg;
-	char *context = conversation_flow(cv)->context;
+	struct turn_flow *tf = conversation_flow(cv);
+	char *context = tf->context;
 	const cJSON *n;
 
 	cJSON_ArrayForEach(n, notes) {
@@ -204,8 +207,8 @@ agent_prompt_expanded(void *arg, const char *text, cJSON *blocks, const cJSON *n
 		event_emit(conversation_bus(cv), ev);
 	}
 
-	conversation_flow(cv)->expand = NULL;
-	conversation_flow(cv)->context = NULL;
+	tf->expand = NULL;
+	tf->context = NULL;
 	if (error != NULL) {
 		cJSON_Delete(blocks);
 		free(context);
@@ -285,10 +288,11 @@ static void
 agent_session_started(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
+	struct agent *a = conversation_agent(cv);
 
-	agent_set_start_run(conversation_agent(cv), NULL);
+	agent_set_start_run(a, NULL);
 	agent_hook_notes(cv, o);
-	prompt_set_session_context(conversation_agent(cv), o->additional_context);
+	prompt_set_session_context(a, o->additional_context);
 	o->additional_context = NULL;
 	if (conversation_phase(cv) == PHASE_SESSION_WAIT)
 		agent_prompt_hooks(cv);
@@ -361,7 +365,8 @@ agent_verify_conv(struct conversation *cv)
 		fatal("TANDEM_DEBUG=conv: the kept size is %lld tokens, afresh %lld",
 		    (long long)prompt_estimate(cv),
 		    (long long)compact_estimate(sys, prompt_tools(cv), conversation_conv(cv)->messages));
-	if (conv_check_messages(conversation_conv(cv)->messages, true, NULL, &why) != conv_check(conversation_conv(cv), &why))
+	if (conv_check_messages(conversation_conv(cv)->messages, true, NULL,
+	    &why) != conv_check(conversation_conv(cv), &why))
 		fatal("TANDEM_DEBUG=conv: the kept check differs from the whole one (%s)",
 		    buf_cstr(&why));
 	free(sys);
@@ -406,7 +411,8 @@ turn_call_model(struct conversation *cv)
 	}
 	buf_release(&why);
 	hashes = conv_hashes(conversation_conv(cv), cachewatch_message_hash, &nhashes);
-	cachewatch_before_hashes(conversation_cachewatch(cv), prompt_sys_static(cv), prompt_tools(cv), agent_model(a), hashes, nhashes,
+	cachewatch_before_hashes(conversation_cachewatch(cv), prompt_sys_static(cv), prompt_tools(cv),
+	    agent_model(a), hashes, nhashes,
 	    call_clock_ms());
 	modelset_sending(cv, prompt_estimate(cv));
 	if (agent_debug("conv"))
@@ -579,20 +585,21 @@ static void
 agent_stop_hooked(void *arg, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
+	struct turn_flow *tf = conversation_flow(cv);
 
-	conversation_flow(cv)->run = NULL;
+	tf->run = NULL;
 	agent_hook_notes(cv, o);
 	if (o->decision != HOOK_BLOCK || conversation_hook_stopped(cv)) {
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	if (conversation_flow(cv)->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
+	if (tf->stop_blocks >= AGENT_MAX_STOP_BLOCKS) {
 		event_error(conversation_bus(cv), 0, "Stop hooks kept the turn going %d times in a row; "
-		    "stopping here", conversation_flow(cv)->stop_blocks);
+		    "stopping here", tf->stop_blocks);
 		agent_end_turn(cv, "end_turn", false);
 		return;
 	}
-	conversation_flow(cv)->stop_blocks++;
+	tf->stop_blocks++;
 	if (record_add_text(cv, o->reason) == -1) {
 		agent_halt(cv);
 		return;
@@ -642,7 +649,8 @@ agent_proceed(struct conversation *cv)
 		if (last != NULL && strcmp(json_str(last, "role", ""), "assistant") == 0 &&
 		    session_error(agent_session(a)) == NULL &&
 		    record_add(cv, "user", sched_results(conversation_sched(cv))) == 0 &&
-		    conversation_durable(cv) && session_checkpoint(agent_session(a), 'B', conversation_turn(cv), conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
+		    conversation_durable(cv) && session_checkpoint(agent_session(a), 'B',
+		    conversation_turn(cv), conversation_calls(cv), record_tokens_used(cv), NULL) == -1)
 			agent_unsaved(cv);
 		sched_reset(conversation_sched(cv));
 	}
@@ -830,7 +838,8 @@ agent_end_turn(struct conversation *cv, const char *stop_reason, bool failed)
 	if (cv == agent_main(a))
 		claude_turn_end(agent_claude(a), a);
 	emit_turn_end(conversation_bus(cv), stop_reason, false);
-	emit_result(conversation_bus(cv), buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason, failed, conversation_calls(cv),
+	emit_result(conversation_bus(cv), buf_cstr(record_answer(cv)), record_answer(cv)->len, stop_reason,
+	    failed, conversation_calls(cv),
 	    conversation_totals(cv), conversation_cost(cv), session_id(agent_session(a)));
 }
 

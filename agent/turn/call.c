@@ -279,6 +279,7 @@ static void
 call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 {
 	struct conversation *cv = c->cv;
+	struct agent *a = conversation_agent(cv);
 	struct buf msg = BUF_INIT(64 * 1024), type = BUF_INIT(256);
 	const char *retry = http_header(req, "x-should-retry");
 
@@ -295,7 +296,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 401 || c->status == 403) {
 		buf_printf(&e->msg, "the model server refused the API key (HTTP %ld: %s); check %s",
 		    c->status, buf_cstr(&msg),
-		    agent_proto(conversation_agent(cv)) == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+		    agent_proto(a) == STREAM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
 	} else if (c->status == 400 && modelcat_param_setting(buf_cstr(&msg)) != NULL) {
 		e->param_setting = modelcat_param_setting(buf_cstr(&msg));
 		buf_printf(&e->msg, "the model server refused a parameter of the request (HTTP 400: "
@@ -304,7 +305,7 @@ call_classify_status(struct call *c, struct http_req *req, struct call_end *e)
 	} else if (c->status == 404 && strcmp(buf_cstr(&type), "not_found_error") == 0 &&
 	    strstr(buf_cstr(&msg), "model") != NULL) {
 		buf_printf(&e->msg, "the model server does not know the model \"%s\" (HTTP 404: %s); "
-		    "`tandem models` lists the models it offers", agent_model(conversation_agent(cv)), buf_cstr(&msg));
+		    "`tandem models` lists the models it offers", agent_model(a), buf_cstr(&msg));
 	} else if (retry != NULL ? strcmp(retry, "true") != 0 : !call_retryable_status(c->status)) {
 		/* x-should-retry, when the server sends it, decides. */
 		buf_printf(&e->msg, "the model server answered HTTP %ld: %s", c->status, buf_cstr(&msg));
@@ -488,7 +489,8 @@ call_start(struct conversation *cv, struct call *c, const struct call_request *r
 
 	memset(&pr, 0, sizeof pr);
 	modelset_auth(cv, &pr);
-	pr.model = rq->model != NULL ? rq->model : conversation_model(cv) != NULL ? conversation_model(cv) : agent_model(a);
+	pr.model = rq->model != NULL ? rq->model :
+	    conversation_model(cv) != NULL ? conversation_model(cv) : agent_model(a);
 	modelset_shape_request(cv, &pr);
 	if (rq->model != NULL) {
 		pr.thinking = PROVIDER_THINK_NONE;
@@ -566,7 +568,8 @@ call_record_usage(struct conversation *cv)
 
 		cJSON_AddStringToObject(rec, "k", "cache_break");
 		cachewatch_break_fields(&br, rec);
-		emit_cache_break(conversation_bus(cv), &br, agent_mcp_notes(a)->changed.len > 0 ? buf_cstr(&agent_mcp_notes(a)->changed) : NULL);
+		emit_cache_break(conversation_bus(cv), &br,
+		    agent_mcp_notes(a)->changed.len > 0 ? buf_cstr(&agent_mcp_notes(a)->changed) : NULL);
 		if (record_log(cv, rec) == -1)
 			agent_unsaved(cv);
 	}

@@ -186,7 +186,8 @@ gate_pre_hooks(struct conversation *cv, struct sched_call *c, struct hook_outcom
 		*v = perm_check(agent_config(a)->rules, agent_mode(a), c->name, c->tool->cls, c->input, why);
 		g->deny_unsure = gate_deny_unsure(cv, c);
 		if (*v == PERM_VERDICT_DENY) {
-			emit_approval(conversation_bus(cv), c->id, "deny", agent_mode(a) == PERM_PLAN ? "mode" : "rule");
+			emit_approval(conversation_bus(cv), c->id, "deny",
+			    agent_mode(a) == PERM_PLAN ? "mode" : "rule");
 			return SCHED_REFUSE;
 		}
 	}
@@ -269,7 +270,8 @@ gate_rules(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, st
 		g->v = PERM_VERDICT_ASK;
 	}
 	if (g->v == PERM_VERDICT_DENY) {
-		emit_approval(conversation_bus(cv), c->id, "deny", agent_mode(a) == PERM_PLAN ? "mode" : "rule");
+		emit_approval(conversation_bus(cv), c->id, "deny",
+		    agent_mode(a) == PERM_PLAN ? "mode" : "rule");
 		return SCHED_REFUSE;
 	}
 	return web_gate(agent_web(a), c, &g->v, &g->deny_unsure);
@@ -312,7 +314,8 @@ gate_always(struct conversation *cv, struct sched_call *c, struct gate_ctx *g, s
 	 * command's, even when its prompt repeats the command's text or its
 	 * turn has the same number.
 	 */
-	if (cv == agent_main(a) && claude_gate(agent_claude(a), conversation_turn(cv), record_turn_prompt(cv), c->name, c->tool->cls, c->input) &&
+	if (cv == agent_main(a) && claude_gate(agent_claude(a), conversation_turn(cv), record_turn_prompt(cv),
+	    c->name, c->tool->cls, c->input) &&
 	    g->v == PERM_VERDICT_ASK && !agent_fork_dry_run(a) && !g->hook_ask && !g->deny_unsure) {
 		emit_approval(conversation_bus(cv), c->id, "allow", "rule");
 		return SCHED_GO;
@@ -508,7 +511,8 @@ gate_approved(struct conversation *cv, struct sched_call *c, struct buf *why)
 	cJSON *ev;
 
 	buf_puts(&note, "approved; ");
-	if (sub_gate(agent_subs(conversation_agent(cv)), cv, c->name, c->tool, c->tool->cls != TOOL_READ_ONLY && !c->tool->parallel,
+	if (sub_gate(agent_subs(conversation_agent(cv)), cv, c->name, c->tool, c->tool->cls != TOOL_READ_ONLY
+	    && !c->tool->parallel,
 	    &note) != SUB_LATER) {
 		buf_release(&note);
 		return SCHED_GO;
@@ -577,7 +581,8 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 	    "user");
 	if (decision == APPROVAL_NEVER) {
 		struct buf err = BUF_INIT(4096);
-		char **like = perm_never_rules(agent_config(conversation_agent(cv))->rules, agent_mode(conversation_agent(cv)), c->name, c->tool->cls,
+		char **like = perm_never_rules(agent_config(conversation_agent(cv))->rules,
+		    agent_mode(conversation_agent(cv)), c->name, c->tool->cls,
 		    c->input);
 		size_t i;
 
@@ -586,7 +591,8 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		 * saved), each sure to deny this call again; paths are read against
 		 * the workspace root, as the user's rules are.
 		 */
-		perm_rules_set_root(agent_session_rules(conversation_agent(cv)), perm_rules_root(agent_config(conversation_agent(cv))->rules));
+		perm_rules_set_root(agent_session_rules(conversation_agent(cv)),
+		    perm_rules_root(agent_config(conversation_agent(cv))->rules));
 		for (i = 0; like[i] != NULL; i++) {
 			buf_reset(&err);
 			perm_rules_add(agent_session_rules(conversation_agent(cv)), PERM_LIST_DENY, like[i], &err);
@@ -607,7 +613,8 @@ agent_answer(struct agent *a, const char *id, enum approval decision, const char
 		    false, NULL, &asked);
 		size_t i;
 
-		perm_rules_set_root(agent_session_rules(conversation_agent(cv)), perm_rules_root(agent_config(conversation_agent(cv))->rules));
+		perm_rules_set_root(agent_session_rules(conversation_agent(cv)),
+		    perm_rules_root(agent_config(conversation_agent(cv))->rules));
 		for (i = 0; always[i] != NULL; i++) {
 			buf_reset(&err);
 			perm_rules_add(agent_session_rules(conversation_agent(cv)), PERM_LIST_ALLOW, always[i], &err);
@@ -633,7 +640,8 @@ agent_answer_updated(struct agent *a, const char *id, const cJSON *input, struct
 
 	if (c == NULL || c->state != SCHED_WAITING)
 		return -1;
-	if (perm_check(agent_config(conversation_agent(cv))->rules, agent_mode(conversation_agent(cv)), c->name, c->tool->cls, input, why) ==
+	if (perm_check(agent_config(conversation_agent(cv))->rules, agent_mode(conversation_agent(cv)),
+	    c->name, c->tool->cls, input, why) ==
 	    PERM_VERDICT_DENY) {
 		agent_answer(a, id, APPROVAL_DENY, buf_cstr(why), NULL);
 		return -1;

@@ -47,9 +47,11 @@ inbox_free(struct inbox *in)
 void
 inbox_add_text(struct conversation *cv, const char *text)
 {
-	if (conversation_inbox(cv)->attach == NULL)
-		conversation_inbox(cv)->attach = cJSON_CreateArray();
-	cJSON_AddItemToArray(conversation_inbox(cv)->attach, record_text_block(text));
+	struct inbox *ib = conversation_inbox(cv);
+
+	if (ib->attach == NULL)
+		ib->attach = cJSON_CreateArray();
+	cJSON_AddItemToArray(ib->attach, record_text_block(text));
 }
 
 bool
@@ -62,9 +64,10 @@ inbox_commands_running(const struct conversation *cv)
 void
 inbox_take(struct conversation *cv, cJSON *content)
 {
+	struct inbox *ib = conversation_inbox(cv);
 	cJSON *b;
 
-	while (conversation_inbox(cv)->attach != NULL && (b = cJSON_DetachItemFromArray(conversation_inbox(cv)->attach, 0)) != NULL)
+	while (ib->attach != NULL && (b = cJSON_DetachItemFromArray(ib->attach, 0)) != NULL)
 		cJSON_AddItemToArray(content, b);
 }
 
@@ -147,16 +150,18 @@ inbox_cmd_done(void *arg, const char *command, const char *output, const char *f
 {
 	struct inbox_cmd *c = arg;
 	struct conversation *cv = c->cv;
-	int next = session_turns(agent_session(conversation_agent(cv))) > conversation_turn(cv) ? session_turns(agent_session(conversation_agent(cv))) : conversation_turn(cv);
+	struct agent *a = conversation_agent(cv);
+	int logged = session_turns(agent_session(a));
+	int next = logged > conversation_turn(cv) ? logged : conversation_turn(cv);
 
 	conversation_inbox(cv)->user_cmds--;
 	/* what the user's own command made is theirs (protect.h) */
 	tooluse_guard_resume_user(cv);
-	if (c->epoch != 0 && c->epoch == wsnap_epoch(agent_wsnap(conversation_agent(cv))) &&
-	    (wsnap_leave(agent_wsnap(conversation_agent(cv)), next + 1, c->id, INBOX_BY) == -1 ||
+	if (c->epoch != 0 && c->epoch == wsnap_epoch(agent_wsnap(a)) &&
+	    (wsnap_leave(agent_wsnap(a), next + 1, c->id, INBOX_BY) == -1 ||
 	    intent_marked_done(cv, c->id, INBOX_BY) == -1))
 		agent_unsaved(cv);
-	else if (c->epoch != 0 && c->epoch != wsnap_epoch(agent_wsnap(conversation_agent(cv))))
+	else if (c->epoch != 0 && c->epoch != wsnap_epoch(agent_wsnap(a)))
 		event_error(conversation_bus(cv), 0, "the ! command ended in another session than it began in: "
 		    "what it changed is not recorded, and a rewind does not undo it");
 	c->done(c->arg, command, output, framed, failed, ms);
@@ -178,7 +183,8 @@ agent_user_command(struct agent *a, const char *command, usercmd_output_fn *outp
 	inbox_cmd_id(cv, c->id, sizeof c->id);
 	if (agent_wsnap(a) != NULL) {
 		/* during a turn a tool may be running: the command joins its snapshot window */
-		int next = session_turns(agent_session(a)) > conversation_turn(cv) ? session_turns(agent_session(a)) : conversation_turn(cv);
+		int logged = session_turns(agent_session(a));
+	int next = logged > conversation_turn(cv) ? logged : conversation_turn(cv);
 
 		if (wsnap_join(agent_wsnap(a), agent_in_turn(cv), &err) == 0) {
 			c->epoch = wsnap_epoch(agent_wsnap(a));

@@ -130,9 +130,10 @@ void
 agent_emit_session(struct conversation *cv, bool resumed)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
-	emit_session(conversation_bus(cv), session_id(agent_session(a)), agent_modelset(a)->model,
-	    agent_modelset(a)->proto == STREAM_OPENAI ? "openai" : "anthropic", agent_config(a)->root, resumed, NULL);
+	emit_session(conversation_bus(cv), session_id(agent_session(a)), ms->model,
+	    ms->proto == STREAM_OPENAI ? "openai" : "anthropic", agent_config(a)->root, resumed, NULL);
 }
 
 void
@@ -145,11 +146,12 @@ void
 modelset_report_prices(const struct conversation *cv, struct buf *out)
 {
 	struct agent *a = conversation_agent(cv);
-	const struct prices *p = agent_modelset(a)->prices;
+	struct modelset *ms = agent_modelset(a);
+	const struct prices *p = ms->prices;
 
-	if (prices_find(p, agent_modelset(a)->model) == NULL)
+	if (prices_find(p, ms->model) == NULL)
 		buf_printf(out, "No price is known for %s (the price file %s, or \"prices\" in "
-		    "the settings)\n", agent_modelset(a)->model, p->path != NULL ? p->path : "(none)");
+		    "the settings)\n", ms->model, p->path != NULL ? p->path : "(none)");
 	else
 		buf_printf(out, "Prices from %s, checked %s\n", p->path != NULL ?
 		    p->path : "the settings", p->checked != NULL ? p->checked : "?");
@@ -227,7 +229,8 @@ modelset_models_listed(void *arg, cJSON *list, const char *err)
 	struct buf out = BUF_INIT(BUF_NOLIMIT);
 
 	if (list != NULL) {
-		modelcat_format(list, agent_modelset(conversation_agent(r->cv))->prices, agent_modelset(conversation_agent(r->cv))->model, &out);
+		modelcat_format(list, agent_modelset(conversation_agent(r->cv))->prices,
+		    agent_modelset(conversation_agent(r->cv))->model, &out);
 		r->fn(r->arg, buf_cstr(&out), NULL);
 	} else {
 		r->fn(r->arg, NULL, err);
@@ -254,9 +257,10 @@ int64_t
 modelset_window(const struct conversation *cv)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
 	return agent_config(a)->context_window > 0 ? agent_config(a)->context_window :
-	    agent_modelset(a)->caps.window > 0 ? agent_modelset(a)->caps.window : 128000;
+	    ms->caps.window > 0 ? ms->caps.window : 128000;
 }
 
 /*
@@ -268,7 +272,8 @@ int64_t
 modelset_est_window(const struct conversation *cv)
 {
 	struct agent *a = conversation_agent(cv);
-	double c = agent_modelset(a)->caps.calib > 0 ? agent_modelset(a)->caps.calib : 1.0;
+	struct modelset *ms = agent_modelset(a);
+	double c = ms->caps.calib > 0 ? ms->caps.calib : 1.0;
 
 	return (int64_t)((double)modelset_window(cv) / c);
 }
@@ -278,8 +283,9 @@ int64_t
 modelset_est_tokens(const struct conversation *cv, int64_t est)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
-	return agent_modelset(a)->caps.calib > 0 ? (int64_t)((double)est * agent_modelset(a)->caps.calib) : est;
+	return ms->caps.calib > 0 ? (int64_t)((double)est * ms->caps.calib) : est;
 }
 
 /*
@@ -304,12 +310,14 @@ void
 modelset_auth(const struct conversation *cv, struct provider_request *pr)
 {
 	struct agent *a = conversation_agent(cv);
+	const struct config *cfg = agent_config(a);
+	struct modelset *ms = agent_modelset(a);
 
-	pr->proto = agent_modelset(a)->proto;
-	pr->base_url = agent_modelset(a)->base_url;
-	pr->api_key = agent_modelset(a)->helper_key != NULL ? agent_modelset(a)->helper_key : agent_config(a)->api_key;
-	pr->auth_token = agent_config(a)->auth_token;
-	pr->custom_headers = agent_config(a)->custom_headers;
+	pr->proto = ms->proto;
+	pr->base_url = ms->base_url;
+	pr->api_key = ms->helper_key != NULL ? ms->helper_key : cfg->api_key;
+	pr->auth_token = cfg->auth_token;
+	pr->custom_headers = cfg->custom_headers;
 }
 
 struct curl_slist *
@@ -471,13 +479,14 @@ int
 modelset_run_key_helper(struct conversation *cv, struct buf *err)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 	char *key;
 
 	if (agent_key_helper(agent_config(a), &key, err) == -1)
 		return -1;
 	if (key != NULL) {
-		free(agent_modelset(a)->helper_key);
-		agent_modelset(a)->helper_key = key;
+		free(ms->helper_key);
+		ms->helper_key = key;
 	}
 	return 0;
 }
@@ -487,11 +496,12 @@ static void
 modelset_note_setting(struct conversation *cv, const char *setting, const char *why)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
-	if (agent_modelset(a)->think_noted)
+	if (ms->think_noted)
 		return;
-	agent_modelset(a)->think_noted = true;
-	event_error(conversation_bus(cv), 0, "%s is not used: %s %s", setting, agent_modelset(a)->model, why);
+	ms->think_noted = true;
+	event_error(conversation_bus(cv), 0, "%s is not used: %s %s", setting, ms->model, why);
 }
 
 /*
@@ -502,25 +512,27 @@ void
 modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 {
 	struct agent *a = conversation_agent(cv);
-	const struct model_caps *c = &agent_modelset(a)->caps;
-	const char *th = agent_config(a)->thinking != NULL ? agent_config(a)->thinking : "auto";
+	const struct config *cfg = agent_config(a);
+	struct modelset *ms = agent_modelset(a);
+	const struct model_caps *c = &ms->caps;
+	const char *th = cfg->thinking != NULL ? cfg->thinking : "auto";
 	bool adaptive = (c->thinking & MODEL_THINK_ADAPTIVE) != 0;
 	bool budget = (c->thinking & MODEL_THINK_ENABLED) != 0;
 	bool want_budget = strcmp(th, "enabled") == 0 ||
-	    (strcmp(th, "auto") == 0 && agent_config(a)->thinking_budget > 0);
+	    (strcmp(th, "auto") == 0 && cfg->thinking_budget > 0);
 
-	pr->max_tokens = agent_config(a)->max_tokens;
+	pr->max_tokens = cfg->max_tokens;
 	if (c->max_output > 0 && pr->max_tokens > c->max_output)
 		pr->max_tokens = (int)c->max_output;
 	pr->max_output = (long)c->max_output;
-	pr->completion_tokens = agent_modelset(a)->proto == STREAM_OPENAI && c->completion_tokens;
+	pr->completion_tokens = ms->proto == STREAM_OPENAI && c->completion_tokens;
 	pr->thinking = PROVIDER_THINK_NONE;
-	if (agent_modelset(a)->proto == STREAM_ANTHROPIC) {
+	if (ms->proto == STREAM_ANTHROPIC) {
 		if (strcmp(th, "off") == 0)
 			pr->thinking = adaptive && c->adaptive_default ? PROVIDER_THINK_OFF : PROVIDER_THINK_NONE;
 		else if (want_budget && budget) {
 			pr->thinking = PROVIDER_THINK_BUDGET;
-			pr->thinking_budget = agent_config(a)->thinking_budget > 0 ? agent_config(a)->thinking_budget : 4096;
+			pr->thinking_budget = cfg->thinking_budget > 0 ? cfg->thinking_budget : 4096;
 		} else if (want_budget && adaptive) {
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 			modelset_note_setting(cv, "thinking_budget", "thinks adaptively and takes no "
@@ -529,9 +541,9 @@ modelset_shape_request(struct conversation *cv, struct provider_request *pr)
 			pr->thinking = PROVIDER_THINK_ADAPTIVE;
 	}
 	pr->effort = NULL;
-	if (agent_modelset(a)->effort != NULL && (agent_modelset(a)->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
-		if (agent_modelset(a)->proto == STREAM_OPENAI || model_has_effort(c, agent_modelset(a)->effort))
-			pr->effort = agent_modelset(a)->effort;
+	if (ms->effort != NULL && (ms->proto == STREAM_ANTHROPIC || c->completion_tokens)) {
+		if (ms->proto == STREAM_OPENAI || model_has_effort(c, ms->effort))
+			pr->effort = ms->effort;
 		else
 			modelset_note_setting(cv, "effort", "does not list that level (`tandem models` "
 			    "shows the levels it takes)");
@@ -599,35 +611,38 @@ void
 modelset_models_done(void *arg, const char *model, enum modelcat_outcome out, const char *note)
 {
 	struct conversation *cv = arg;
+	struct modelset_conv *mc = conversation_mconv(cv);
+	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
 	int64_t before = modelset_window(cv);
 
-	if (strcmp(model, agent_modelset(conversation_agent(cv))->model) != 0)
+	if (strcmp(model, ms->model) != 0)
 		return;
 	/*
 	 * Once a request went out with what was known, the session keeps it
 	 * (a change of thinking or max_tokens mid-session breaks the prompt
 	 * cache); the answer is cached for the next session.
 	 */
-	if (agent_modelset(conversation_agent(cv))->caps_sent) {
-		if (conversation_mconv(cv)->timer != 0) {
-			ev_timer_cancel(agent_loop(conversation_agent(cv)), conversation_mconv(cv)->timer);
-			conversation_mconv(cv)->timer = 0;
+	if (ms->caps_sent) {
+		if (mc->timer != 0) {
+			ev_timer_cancel(agent_loop(a), mc->timer);
+			mc->timer = 0;
 			agent_call_model(cv);
 		}
 		return;
 	}
-	model_caps_release(&agent_modelset(conversation_agent(cv))->caps);
-	modelcat_get(agent_modelset(conversation_agent(cv))->cat, agent_modelset(conversation_agent(cv))->model, &agent_modelset(conversation_agent(cv))->caps);
+	model_caps_release(&ms->caps);
+	modelcat_get(ms->cat, ms->model, &ms->caps);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
-	free(agent_modelset(conversation_agent(cv))->models_note);
-	agent_modelset(conversation_agent(cv))->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
+	free(ms->models_note);
+	ms->models_note = out != MODELCAT_FOUND ? xstrdup(note) : NULL;
 	if (out == MODELCAT_UNKNOWN_MODEL)
 		event_error(conversation_bus(cv), 0, "%s", note);
-	if (conversation_mconv(cv)->timer != 0) {
-		ev_timer_cancel(agent_loop(conversation_agent(cv)), conversation_mconv(cv)->timer);
-		conversation_mconv(cv)->timer = 0;
+	if (mc->timer != 0) {
+		ev_timer_cancel(agent_loop(a), mc->timer);
+		mc->timer = 0;
 		agent_call_model(cv);
 	}
 }
@@ -650,12 +665,14 @@ bool
 modelset_wait(struct conversation *cv)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
-	if (agent_modelset(a)->models_waited || agent_modelset(a)->caps.source != MODEL_TABLE || agent_config(a)->models_wait_ms <= 0 ||
-	    !modelcat_busy(agent_modelset(a)->cat, agent_modelset(a)->model))
+	if (ms->models_waited || ms->caps.source != MODEL_TABLE || agent_config(a)->models_wait_ms <= 0 ||
+	    !modelcat_busy(ms->cat, ms->model))
 		return false;
-	agent_modelset(a)->models_waited = true;
-	conversation_mconv(cv)->timer = ev_timer_add(agent_loop(a), agent_config(a)->models_wait_ms, modelset_models_waited, cv);
+	ms->models_waited = true;
+	conversation_mconv(cv)->timer = ev_timer_add(agent_loop(a), agent_config(a)->models_wait_ms,
+	    modelset_models_waited, cv);
 	return true;
 }
 
@@ -665,6 +682,7 @@ modelset_calibrate(struct conversation *cv, const struct usage *u)
 {
 	struct modelset_conv *mc = conversation_mconv(cv);
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 	int64_t real = u->input + u->cache_read + u->cache_write;
 	double r, c;
 
@@ -673,17 +691,19 @@ modelset_calibrate(struct conversation *cv, const struct usage *u)
 	r = (double)real / (double)mc->est_sent;
 	if (r < 0.25 || r > 4.0)
 		return;
-	c = agent_modelset(a)->caps.calib > 0 ? 0.5 * agent_modelset(a)->caps.calib + 0.5 * r : r;
-	agent_modelset(a)->caps.calib = c;
-	modelcat_calibrate(agent_modelset(a)->cat, agent_modelset(a)->model, c);
+	c = ms->caps.calib > 0 ? 0.5 * ms->caps.calib + 0.5 * r : r;
+	ms->caps.calib = c;
+	modelcat_calibrate(ms->cat, ms->model, c);
 }
 
 double
 modelset_cost(const struct conversation *cv, const struct usage *u)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
-	return prices_cost(prices_find(agent_modelset(a)->prices, conversation_model(cv) != NULL ? conversation_model(cv) : agent_modelset(a)->model), u,
+	return prices_cost(prices_find(ms->prices,
+	    conversation_model(cv) != NULL ? conversation_model(cv) : ms->model), u,
 	    agent_config(a)->cache_ttl_ms > 300000);
 }
 
@@ -691,8 +711,9 @@ double
 modelset_break_cost(const struct conversation *cv, const struct cachewatch_break *br, const struct usage *u)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
-	return prices_break_cost(prices_find(agent_modelset(a)->prices, agent_modelset(a)->model), br->dropped_tokens,
+	return prices_break_cost(prices_find(ms->prices, ms->model), br->dropped_tokens,
 	    u->input + u->cache_read + u->cache_write, agent_config(a)->cache_ttl_ms > 300000);
 }
 
@@ -704,11 +725,12 @@ static bool
 modelset_local_server(const struct conversation *cv)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 	static const char *const local[] = { "localhost", "127.", "[::1]", "0.0.0.0" };
-	const char *host = strstr(agent_modelset(a)->base_url, "://");
+	const char *host = strstr(ms->base_url, "://");
 	size_t i;
 
-	if (agent_modelset(a)->proto != STREAM_OPENAI || host == NULL)
+	if (ms->proto != STREAM_OPENAI || host == NULL)
 		return false;
 	host += 3;
 	for (i = 0; i < sizeof local / sizeof local[0]; i++)
@@ -723,15 +745,16 @@ modelset_timeouts(const struct conversation *cv, int max_tokens, bool stall_on_p
     struct http_timeouts *to)
 {
 	struct agent *a = conversation_agent(cv);
-	long long d = agent_config(a)->deadline_ms;
+	const struct config *cfg = agent_config(a);
+	long long d = cfg->deadline_ms;
 
-	to->connect_ms = agent_config(a)->connect_timeout_ms;
-	to->first_byte_ms = agent_config(a)->first_byte_timeout_ms;
-	to->stall_ms = agent_config(a)->stall_timeout_ms;
+	to->connect_ms = cfg->connect_timeout_ms;
+	to->first_byte_ms = cfg->first_byte_timeout_ms;
+	to->stall_ms = cfg->stall_timeout_ms;
 	to->stall_on_progress = stall_on_progress;
 	if (d < 0)
-		d = modelset_local_server(cv) ? 0 : (long long)agent_config(a)->first_byte_timeout_ms +
-		    (long long)max_tokens * agent_config(a)->ms_per_token;
+		d = modelset_local_server(cv) ? 0 : (long long)cfg->first_byte_timeout_ms +
+		    (long long)max_tokens * cfg->ms_per_token;
 	to->deadline_ms = d > 86400000 ? 86400000 : (long)d;
 }
 
@@ -739,39 +762,42 @@ void
 modelset_forget(struct conversation *cv)
 {
 	struct agent *a = conversation_agent(cv);
+	struct modelset *ms = agent_modelset(a);
 
-	modelcat_forget(agent_modelset(a)->cat, agent_modelset(a)->model);
-	model_caps_release(&agent_modelset(a)->caps);
-	modelcat_get(agent_modelset(a)->cat, agent_modelset(a)->model, &agent_modelset(a)->caps);
-	(void)modelcat_refresh(agent_modelset(a)->cat, agent_modelset(a)->model, modelset_models_done, cv);
+	modelcat_forget(ms->cat, ms->model);
+	model_caps_release(&ms->caps);
+	modelcat_get(ms->cat, ms->model, &ms->caps);
+	(void)modelcat_refresh(ms->cat, ms->model, modelset_models_done, cv);
 }
 
 int
 modelset_init(struct conversation *cv, char *err, size_t err_size)
 {
 	struct agent *a = conversation_agent(cv);
+	const struct config *cfg = agent_config(a);
+	struct modelset *ms = agent_modelset(a);
 	struct modelcat_opts mo;
 	struct buf perr = BUF_INIT(4096);
 
 	memset(&mo, 0, sizeof mo);
 	mo.loop = agent_loop(a);
 	mo.http = agent_http(a);
-	mo.proto = agent_modelset(a)->proto;
-	mo.base_url = agent_modelset(a)->base_url;
-	mo.home = agent_config(a)->home;
+	mo.proto = ms->proto;
+	mo.base_url = ms->base_url;
+	mo.home = cfg->home;
 	mo.headers = modelset_auth_headers;
 	mo.headers_arg = cv;
-	agent_modelset(a)->cat = modelcat_new(&mo);
-	modelcat_get(agent_modelset(a)->cat, agent_modelset(a)->model, &agent_modelset(a)->caps);
-	agent_modelset(a)->prices = prices_load(NULL, agent_config(a)->prices, &perr);
-	if (agent_modelset(a)->prices == NULL) {
+	ms->cat = modelcat_new(&mo);
+	modelcat_get(ms->cat, ms->model, &ms->caps);
+	ms->prices = prices_load(NULL, cfg->prices, &perr);
+	if (ms->prices == NULL) {
 		snprintf(err, err_size, "%s", buf_cstr(&perr));
 		buf_release(&perr);
 		return -1;
 	}
 	buf_release(&perr);
-	agent_modelset(a)->effort = agent_config(a)->effort != NULL ? xstrdup(agent_config(a)->effort) : NULL;
-	if (agent_config(a)->api_key_helper != NULL) {
+	ms->effort = cfg->effort != NULL ? xstrdup(cfg->effort) : NULL;
+	if (cfg->api_key_helper != NULL) {
 		struct buf kerr = BUF_INIT(4096);
 
 		if (modelset_run_key_helper(cv, &kerr) == -1) {
@@ -782,6 +808,6 @@ modelset_init(struct conversation *cv, char *err, size_t err_size)
 		buf_release(&kerr);
 	}
 	/* In the background: the first frame never waits for the provider. */
-	(void)modelcat_refresh(agent_modelset(a)->cat, agent_modelset(a)->model, modelset_models_done, cv);
+	(void)modelcat_refresh(ms->cat, ms->model, modelset_models_done, cv);
 	return 0;
 }

@@ -230,6 +230,7 @@ void
 prompt_build_dynamic(struct conversation *cv)
 {
 	struct agent *a = conversation_agent(cv);
+	const struct config *cfg = agent_config(a);
 	const struct prompt_facts *pf = agent_prompt_facts(a);
 	struct buf d = BUF_INIT(BUF_NOLIMIT), branch = BUF_INIT(1024);
 	char date[64];
@@ -239,11 +240,11 @@ prompt_build_dynamic(struct conversation *cv)
 
 	localtime_r(&now, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
-	prompt_git_branch(agent_config(a)->root, &branch);
-	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, agent_config(a)->root);
-	for (i = 0; agent_config(a)->add_dirs != NULL && agent_config(a)->add_dirs[i] != NULL; i++)
+	prompt_git_branch(cfg->root, &branch);
+	buf_printf(&d, "Today's date: %s\nWorkspace root: %s\n", date, cfg->root);
+	for (i = 0; cfg->add_dirs != NULL && cfg->add_dirs[i] != NULL; i++)
 		buf_printf(&d, "Also usable by the file tools (give absolute paths): %s\n",
-		    agent_config(a)->add_dirs[i]);
+		    cfg->add_dirs[i]);
 	if (branch.len > 0)
 		buf_printf(&d, "Git branch: %s\n", buf_cstr(&branch));
 	if (pf->session_context != NULL)
@@ -408,9 +409,10 @@ const struct tool_def *
 prompt_find(void *arg, const char *name)
 {
 	struct conversation *cv = arg;
-	const struct tool_def *t = sub_tool(agent_subs(conversation_agent(cv)), name);
+	struct agent *a = conversation_agent(cv);
+	const struct tool_def *t = sub_tool(agent_subs(a), name);
 
-	return t != NULL ? t : mcp_find(agent_mcp(conversation_agent(cv)), name);
+	return t != NULL ? t : mcp_find(agent_mcp(a), name);
 }
 
 int

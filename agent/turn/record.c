@@ -179,7 +179,8 @@ record_extend_last(struct conversation *cv, cJSON *blocks)
 
 	cJSON_AddStringToObject(rec, "k", "extend");
 	cJSON_AddItemToObject(rec, "content", cJSON_Duplicate(blocks, 1));
-	if (!conversation_durable(cv) && sub_record(agent_subs(conversation_agent(cv)), cv, json_str(conv_last(conversation_conv(cv)), "role", "user"),
+	if (!conversation_durable(cv) && sub_record(agent_subs(conversation_agent(cv)), cv,
+	    json_str(conv_last(conversation_conv(cv)), "role", "user"),
 	    blocks) == -1) {
 		cJSON_Delete(blocks);
 		cJSON_Delete(rec);
@@ -319,7 +320,8 @@ record_checkpoint_a(struct conversation *cv)
 	/* from here on a call that started has an intent: one without never started */
 	rc = cJSON_GetArraySize(pending) > 0 && conversation_durable(cv) ? intent_mark(cv) : 0;
 	if (rc == 0 && conversation_durable(cv))
-		rc = session_checkpoint(agent_session(conversation_agent(cv)), 'A', conversation_turn(cv), conversation_calls(cv), record_tokens_used(cv), pending);
+		rc = session_checkpoint(agent_session(conversation_agent(cv)), 'A', conversation_turn(cv),
+		    conversation_calls(cv), record_tokens_used(cv), pending);
 	cJSON_Delete(pending);
 	/* Without checkpoint A on disk nothing with side effects may run. */
 	if (rc == -1)

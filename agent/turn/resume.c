@@ -74,24 +74,25 @@ void
 resume_use_session(struct conversation *cv, struct session *sess)
 {
 	struct agent *a = conversation_agent(cv);
+	const struct config *cfg = agent_config(a);
 	struct buf p = BUF_INIT(8192);
 
 	session_close(agent_session(a));
 	agent_set_session(a, sess);
 	buf_printf(&p, "%s/files", session_dir(sess));
 	agent_set_snap_dir(a, buf_detach(&p, NULL));
-	agent_env(a)->root = agent_config(a)->root;
+	agent_env(a)->root = cfg->root;
 	agent_env(a)->session_dir = session_dir(sess);
 	agent_env(a)->snap_dir = agent_snap_dir(a);
 	agent_set_wsnap(a, NULL);
-	agent_set_wsnap(a, wsnap_new(agent_config(a)->home, agent_config(a)->root, sess, &agent_config(a)->snap));
-	wsnap_set_roots(agent_wsnap(a), (const char *const *)agent_config(a)->add_dirs);
+	agent_set_wsnap(a, wsnap_new(cfg->home, cfg->root, sess, &cfg->snap));
+	wsnap_set_roots(agent_wsnap(a), (const char *const *)cfg->add_dirs);
 	/* before the first warm walk moves wsnap.idx past a cut-off command's before-snapshot */
 	intent_recover(cv);
 	wsnap_warm(agent_wsnap(a), agent_loop(a));
-	agent_env(a)->extra_roots = (const char *const *)agent_config(a)->add_dirs;
+	agent_env(a)->extra_roots = (const char *const *)cfg->add_dirs;
 	agent_policy(a)->denied = resume_path_denied;
-	agent_policy(a)->arg = agent_config(a)->rules;
+	agent_policy(a)->arg = cfg->rules;
 	agent_env(a)->policy = agent_policy(a);
 	agent_env(a)->jail = agent_jail(a);
 	buf_reset(&p);
@@ -328,13 +329,14 @@ int
 resume_start_session(struct conversation *cv, const char *resume_id, bool fork, char *err, size_t err_size)
 {
 	struct agent *a = conversation_agent(cv);
+	const struct config *cfg = agent_config(a);
 	struct buf e = BUF_INIT(4096);
 	struct session *old = NULL, *sess;
 	const cJSON *m;
 
 	if (resume_id != NULL) {
 		/* A fork only reads its source: that may be in use, or damaged (--rewind-to repairs). */
-		old = session_open(agent_config(a)->home, resume_id,
+		old = session_open(cfg->home, resume_id,
 		    fork ? SESSION_OPEN_READ_ONLY | SESSION_OPEN_DAMAGED_OK : 0, &e);
 		if (old == NULL)
 			goto fail;
@@ -343,7 +345,7 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 		sess = old;
 		old = NULL;
 	} else {
-		sess = session_create(agent_config(a)->home, agent_config(a)->root, agent_model(a),
+		sess = session_create(cfg->home, cfg->root, agent_model(a),
 		    old != NULL ? session_id(old) : NULL, &e);
 		if (sess == NULL)
 			goto fail;
@@ -366,7 +368,8 @@ resume_start_session(struct conversation *cv, const char *resume_id, bool fork, 
 		}
 		conversation_set_turn(cv, old != NULL ? session_turns(old) : session_turns(sess));
 		if (old != NULL)
-			session_note_turn(agent_session(a), conversation_turn(cv), json_str(session_meta(old), "first_prompt", ""));
+			session_note_turn(agent_session(a), conversation_turn(cv), json_str(session_meta(old),
+			    "first_prompt", ""));
 		event_set_turn(conversation_bus(cv), conversation_turn(cv));
 		if (session_error(agent_session(a)) == NULL)
 			resume_reconcile(cv);
@@ -474,7 +477,8 @@ resume_replay_history(struct conversation *cv)
 			} else if (!user && strcmp(type, "tool_use") == 0) {
 				emit_tool_use(conversation_bus(cv), json_str(b, "id", ""), json_str(b, "name", ""),
 				    json_get(b, "input"), true);
-				sub_replay(session_submsgs(agent_session(conversation_agent(cv))), json_str(b, "id", ""), conversation_bus(cv));
+				sub_replay(session_submsgs(agent_session(conversation_agent(cv))), json_str(b,
+				    "id", ""), conversation_bus(cv));
 			} else if (user && strcmp(type, "tool_result") == 0) {
 				const cJSON *c = json_get(b, "content");
 

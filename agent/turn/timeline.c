@@ -342,7 +342,8 @@ agent_rewind(struct agent *a, int turn, enum rewind_what what, bool force, struc
 	n = conv_count(conversation_conv(cv));
 	if (what & REWIND_CONVERSATION) {
 		for (i = keep; i < n; i++)
-			cJSON_AddItemToArray(removed, cJSON_Duplicate(cJSON_GetArrayItem(conversation_conv(cv)->messages, i), 1));
+			cJSON_AddItemToArray(removed,
+			    cJSON_Duplicate(cJSON_GetArrayItem(conversation_conv(cv)->messages, i), 1));
 	} else {
 		keep = n;
 	}
@@ -426,6 +427,7 @@ agent_redo(struct agent *a, bool force, struct buf *report)
 int
 agent_fork(struct agent *a, int turn, struct buf *report)
 {
+	const struct config *cfg = agent_config(a);
 	struct conversation *cv = agent_main(a);
 	struct buf err = BUF_INIT(4096), src = BUF_INIT(8192);
 	struct session *sess;
@@ -443,7 +445,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 		buf_puts(report, "a ! command is running: let it end (or stop it with Esc) first\n");
 		return -1;
 	}
-	sess = session_create(agent_config(a)->home, agent_config(a)->root, agent_model(a), from, &err);
+	sess = session_create(cfg->home, cfg->root, agent_model(a), from, &err);
 	if (sess == NULL) {
 		buf_printf(report, "%s\n", buf_cstr(&err));
 		buf_release(&err);
@@ -486,7 +488,7 @@ agent_fork(struct agent *a, int turn, struct buf *report)
 	agent_set_fork_dry_run(a, true);
 	agent_set_resumed(a, true);
 	emit_session(conversation_bus(cv), session_id(agent_session(a)), agent_model(a),
-	    agent_proto(a) == STREAM_OPENAI ? "openai" : "anthropic", agent_config(a)->root, true,
+	    agent_proto(a) == STREAM_OPENAI ? "openai" : "anthropic", cfg->root, true,
 	    json_str(session_meta(agent_session(a)), "forked_from", ""));
 	resume_replay_history(cv);
 	return 0;

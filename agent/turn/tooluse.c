@@ -55,7 +55,8 @@ tooluse_exclusive(const struct sched_call *c)
 static bool
 tooluse_ledgered(const struct conversation *cv, const struct sched_call *c)
 {
-	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY || c->tool == sub_tool(agent_subs(conversation_agent(cv)), c->name));
+	return c->tool != NULL && (c->tool->cls != TOOL_READ_ONLY
+	    || c->tool == sub_tool(agent_subs(conversation_agent(cv)), c->name));
 }
 
 /* Does c run in the sandbox (run_bash that the jail applies to)? */
@@ -152,10 +153,11 @@ static void
 tooluse_protect_bg_end(void *arg)
 {
 	struct conversation *cv = arg;
+	struct agent *a = conversation_agent(cv);
 
-	if (agent_guard(conversation_agent(cv))->bg && bgshell_running() == 0) {
-		agent_guard(conversation_agent(cv))->bg = false;
-		protect_release(agent_guard(conversation_agent(cv))->protect, true);
+	if (agent_guard(a)->bg && bgshell_running() == 0) {
+		agent_guard(a)->bg = false;
+		protect_release(agent_guard(a)->protect, true);
 	}
 }
 
@@ -170,7 +172,8 @@ tooluse_protect(struct conversation *cv)
 		return agent_guard(a)->protect;
 	buf_printf(&q, "%s/quarantine", session_dir(agent_session(a)));
 	if (agent_guard(a)->protect == NULL) {
-		agent_guard(a)->protect = protect_new(agent_loop(a), agent_config(a)->root, buf_cstr(&q), tooluse_protect_notify, cv);
+		agent_guard(a)->protect = protect_new(agent_loop(a), agent_config(a)->root, buf_cstr(&q),
+		    tooluse_protect_notify, cv);
 		bgshell_on_end(tooluse_protect_bg_end, cv);
 	} else
 		protect_set_quarantine(agent_guard(a)->protect, buf_cstr(&q));
@@ -263,13 +266,14 @@ static void
 tooluse_started(void *arg, struct sched_call *c)
 {
 	struct conversation *cv = arg;
+	struct agent *a = conversation_agent(cv);
 	bool snapped = tooluse_snapped(c);
 
 	conversation_progress(cv)->bytes = 0;
 	crash_point("tool-started");
-	sub_started(agent_subs(conversation_agent(cv)), cv, tooluse_exclusive(c));
+	sub_started(agent_subs(a), cv, tooluse_exclusive(c));
 	tooluse_protect_start(cv, c);
-	if (snapped && wsnap_before(agent_wsnap(conversation_agent(cv)), NULL) == -1)
+	if (snapped && wsnap_before(agent_wsnap(a), NULL) == -1)
 		agent_unsaved(cv);
 	/* what a rewind needs if tandem dies while the call runs (intent.h) */
 	else if (tooluse_ledgered(cv, c) && intent_started(cv, c, snapped) == -1)
@@ -336,9 +340,11 @@ static void
 tooluse_post_hooked(void *arg, const char *id, struct hook_outcome *o)
 {
 	struct conversation *cv = arg;
+	struct agent *a = conversation_agent(cv);
 	struct sched_call *c = sched_find(conversation_sched(cv), id);
 
-	if (hooks_post_pending(agent_hooks(conversation_agent(cv))) == 0 && (wsnap_record(agent_wsnap(conversation_agent(cv)), conversation_turn(cv), id, TOOLUSE_HOOK_BY) == -1 ||
+	if (hooks_post_pending(agent_hooks(a)) == 0 && (wsnap_record(agent_wsnap(a), conversation_turn(cv),
+	    id, TOOLUSE_HOOK_BY) == -1 ||
 	    intent_marked_close(cv, TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	agent_hook_notes(cv, o);
@@ -359,6 +365,7 @@ static void
 tooluse_finished(void *arg, struct sched_call *c)
 {
 	struct conversation *cv = arg;
+	struct agent *a = conversation_agent(cv);
 	struct buf rest = BUF_INIT(BUF_NOLIMIT);
 
 	redact_stream_flush(&conversation_progress(cv)->redact, &rest);
@@ -368,11 +375,12 @@ tooluse_finished(void *arg, struct sched_call *c)
 	tooluse_protect_end(cv, c);
 	/* read_file on an image: the image itself goes to the model (attach.h). */
 	if (c->ran)
-		attach_tool_image(agent_env(conversation_agent(cv)), agent_config(conversation_agent(cv))->rules, agent_mode(conversation_agent(cv)), agent_model_caps(conversation_agent(cv))->image_input, c->name, c->input,
+		attach_tool_image(agent_env(a), agent_config(a)->rules, agent_mode(a),
+		    agent_model_caps(a)->image_input, c->name, c->input,
 		    &c->result, &c->is_error, &c->blocks);
 	/* A CLAUDE.md of the folder it worked in, the first time (claude/claude.h). */
 	if (c->ran && !c->is_error)
-		claude_nested_memory(agent_claude(conversation_agent(cv)), c->name, c->input, &c->result);
+		claude_nested_memory(agent_claude(a), c->name, c->input, &c->result);
 	/* Before it is logged, shown, handed to hooks or sent: no key in it. */
 	sched_call_redact_result(c);
 	if (tooluse_ledgered(cv, c) && c->ran)
@@ -394,14 +402,14 @@ tooluse_finished(void *arg, struct sched_call *c)
 		 * A subagent's edits are the session's too: they go in its log, for a rewind.
 		 */
 		if (tooluse_snapshot_after(cv, json_get(c->meta, "files")) == -1 ||
-		    session_append(agent_session(conversation_agent(cv)), rec) == -1)
+		    session_append(agent_session(a), rec) == -1)
 			agent_unsaved(cv);
 	}
-	if (tooluse_snapped(c) && wsnap_record(agent_wsnap(conversation_agent(cv)), conversation_turn(cv), c->id, c->name) == -1)
+	if (tooluse_snapped(c) && wsnap_record(agent_wsnap(a), conversation_turn(cv), c->id, c->name) == -1)
 		agent_unsaved(cv);
 	if (tooluse_ledgered(cv, c) && c->ran) {
 		crash_point("tool-recorded");
-		if (session_effect(agent_session(conversation_agent(cv)), c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
+		if (session_effect(agent_session(a), c->id, c->name, buf_cstr(&c->result), c->is_error) == -1)
 			agent_unsaved(cv);
 	}
 	record_turn_tool(cv, c->name);
@@ -409,15 +417,15 @@ tooluse_finished(void *arg, struct sched_call *c)
 	    c->duration_ms, c->denied, false);
 	plan_call_done(cv, c);
 	/* a hook that formats files is a writer too: its changes are rewound with the call's */
-	if (c->ran && session_error(agent_session(conversation_agent(cv))) == NULL && hooks_post_pending(agent_hooks(conversation_agent(cv))) == 0 &&
-	    hooks_has(agent_hooks(conversation_agent(cv)), HOOK_POST_TOOL_USE, c->name) && (wsnap_before(agent_wsnap(conversation_agent(cv)), NULL) == -1 ||
+	if (c->ran && session_error(agent_session(a)) == NULL && hooks_post_pending(agent_hooks(a)) == 0 &&
+	    hooks_has(agent_hooks(a), HOOK_POST_TOOL_USE, c->name) && (wsnap_before(agent_wsnap(a), NULL) == -1 ||
 	    intent_marked_started(cv, c->id, conversation_turn(cv), TOOLUSE_HOOK_BY) == -1))
 		agent_unsaved(cv);
 	if (c->ran)
-		sub_finished(agent_subs(conversation_agent(cv)), cv, tooluse_exclusive(c));
-	if (c->ran && session_error(agent_session(conversation_agent(cv))) == NULL)
-		hooks_post_tool(agent_hooks(conversation_agent(cv)), c->id, c->name, c->input, buf_cstr(&c->result),
-		    c->result.len, c->is_error, agent_mode(conversation_agent(cv)), tooluse_post_hooked, cv);
+		sub_finished(agent_subs(a), cv, tooluse_exclusive(c));
+	if (c->ran && session_error(agent_session(a)) == NULL)
+		hooks_post_tool(agent_hooks(a), c->id, c->name, c->input, buf_cstr(&c->result),
+		    c->result.len, c->is_error, agent_mode(a), tooluse_post_hooked, cv);
 }
 
 static void
@@ -453,7 +461,8 @@ tooluse_turn_end(struct conversation *cv)
 	    "from then on is in no snapshot, so a rewind does not undo it", n > 1 ? "s" : "",
 	    buf_cstr(&shells), n > 1 ? "were" : "was", conversation_turn(cv), n > 1 ? "they change" : "it changes");
 	buf_printf(&id, "background_%d", conversation_turn(cv));
-	rc = wsnap_note_record(agent_wsnap(a), conversation_turn(cv), buf_cstr(&id), "background shells", buf_cstr(&note));
+	rc = wsnap_note_record(agent_wsnap(a), conversation_turn(cv), buf_cstr(&id), "background shells",
+	    buf_cstr(&note));
 out:
 	buf_release(&shells);
 	buf_release(&note);
