@@ -630,8 +630,8 @@ T_TEST(trust_gating)
 
 /*
  * What a project's files may do with what requests cost, trusted or not:
- * lower a limit, not raise it; never set the prices; a dearer model (or
- * one without a price) waits for trust.
+ * lower a limit, not raise it; never set the prices; only add to the
+ * disabled tools; a dearer model (or one without a price) waits for trust.
  */
 T_TEST(project_cannot_raise_spend)
 {
@@ -642,12 +642,12 @@ T_TEST(project_cannot_raise_spend)
 	world(&cfg);
 	proj = t_tree_at(PROJ);
 	puts_file(USER, "{\"model\": \"claude-sonnet-4-5\", \"max_tokens\": 16000, \"thinking_budget\": 4000,"
-	    " \"effort\": \"high\"}");
+	    " \"effort\": \"high\", \"disabled_tools\": \"web_search\"}");
 	puts_file(PROJ, "{\"max_tokens\": 64000, \"thinking_budget\": 2000, \"thinking\": \"enabled\","
 	    " \"effort\": \"max\", \"prices\": {\"claude-*\": {\"input\": 0, \"output\": 0}},"
 	    " \"retries\": 100, \"max_turns\": 5, \"web\": {\"max_searches\": 20},"
 	    " \"compaction\": {\"summary\": 1.0, \"micro\": 0.3}, \"cache_ttl_ms\": 3600000,"
-	    " \"model\": \"claude-opus-4-1\"}");
+	    " \"model\": \"claude-opus-4-1\", \"disabled_tools\": \"edit_file\"}");
 	T_EQ_INT(config_load(&cfg, &w, &err), 0);
 	T_EQ_INT(cfg.max_tokens, 16000);
 	T_CONTAINS(buf_cstr(&w), "\"max_tokens\": 64000 is more than your settings give (16000)");
@@ -666,6 +666,7 @@ T_TEST(project_cannot_raise_spend)
 	T_OK(cfg.compact_micro == 0.3);
 	T_EQ_INT(cfg.cache_ttl_ms, 0);
 	T_EQ_STR(cfg.model, "claude-sonnet-4-5");
+	T_EQ_STR(cfg.disabled_tools, "web_search,edit_file");
 	config_trust_items(&cfg, &items);
 	T_CONTAINS(buf_cstr(&items), "model from ");
 	/* Trusted, the dearer model is used; the rest stays as it was. */

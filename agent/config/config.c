@@ -400,6 +400,23 @@ cfg_warn(struct cfg_layer *L, const char *fmt, ...)
 	buf_putc(L->warnings, '\n');
 }
 
+/*
+ * A project's disabled_tools add to the list before them: replacing it
+ * would give back a tool the user took away (web_search, billed per
+ * search; the subagents' extra calls; run_bash).
+ */
+static void
+cfg_add_disabled(struct config *cfg, const struct cfg_key *k, const char *names,
+    const char *source)
+{
+	struct buf list = BUF_INIT(BUF_NOLIMIT);
+
+	buf_printf(&list, "%s,%s", cfg->disabled_tools, names);
+	cfg_set_string(&cfg->disabled_tools, buf_cstr(&list));
+	cfg_add_source(cfg, k->name, source);
+	buf_release(&list);
+}
+
 static void
 cfg_apply_scalar(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k, const cJSON *v)
 {
@@ -432,7 +449,10 @@ cfg_apply_scalar(struct config *cfg, struct cfg_layer *L, const struct cfg_key *
 		cJSON_AddStringToObject(entry, "source", L->path);
 		goto out;
 	}
-	cfg_store(cfg, k, v, L->path);
+	if (L->project && strcmp(k->name, "disabled_tools") == 0 && cfg->disabled_tools != NULL)
+		cfg_add_disabled(cfg, k, v->valuestring, L->path);
+	else
+		cfg_store(cfg, k, v, L->path);
 out:
 	buf_release(&why);
 }

@@ -186,6 +186,13 @@ J
 )"
 timeout 60 "$TANDEM" -p go >/dev/null 2>"$T/fails.err"
 check "spend: a project's retries: 5 left the user's 0 (one attempt)" [ "$(mock_requests)" -eq 1 ]
+# A project's disabled_tools add to the user's, never give back a tool the user took away.
+echo '{"model": "claude-sonnet-4-5", "disabled_tools": "run_bash,web_search"}' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"disabled_tools": "edit_file"}' >.claude/settings.json
+spend_run tools
+check "spend: the user's disabled run_bash and web_search stay off, and the project's edit_file too" \
+    [ "$(mock_body 1 '[.tools[].name] | map(select(. == "run_bash" or . == "web_search" or . == "edit_file")) | length')" = 0 ]
 # A project may lower them all.
 echo '{"model": "claude-sonnet-4-5", "max_tokens": 4000, "thinking_budget": 2048}' \
     >"$XDG_CONFIG_HOME/tandem/settings.json"
