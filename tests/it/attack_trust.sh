@@ -4,7 +4,10 @@
 # .claude/settings.json or .tandem/settings.json web.search_url waits for
 # trust, as base_url does), nor switch the provider the user chose (the
 # conversation would go to another company's API with the key in the
-# environment); once trusted its values are used.
+# environment); once trusted its values are used.  Nor, trusted or not,
+# can it keep less of the user's sessions and snapshots, or make requests
+# cost more or the cost shown less (max_tokens, thinking, effort, retries,
+# max_turns, prices, disabled_tools; a dearer model waits for trust).
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 web_start
@@ -128,6 +131,9 @@ check "spend: the thinking budget sent is the user's, not the project's higher o
 check "spend: untrusted, the request asks for the user's model, not the project's dearer one" \
     [ "$(mock_body 1 .model)" = '"claude-sonnet-4-5"' ]
 check "spend: the cost shown is at the price file's price, not the project's" [ "$(cost spend)" = 0.3 ]
+"$TANDEM" config >"$T/spendcfg.out" 2>&1
+check "spend: tandem config lists the dearer model as held back until trust" \
+    grep -q "^model from $T/spend/.claude/settings.json" "$T/spendcfg.out"
 check "spend: each is named once on stderr" all_of \
     "[ \$(grep -c '\"max_tokens\": 64000 is more than your settings give (4000)' '$T/spend.err') -eq 1 ]" \
     "[ \$(grep -c '\"thinking_budget\": 32000 is more than your settings give (2048)' '$T/spend.err') -eq 1 ]" \
