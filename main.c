@@ -699,8 +699,9 @@ main(int argc, char **argv)
 	} else if (cli.trust && config_trust(&cfg, &err) == 0) {
 		cfg.trusted = true;	/* for the project's MCP servers (.mcp.json) */
 	} else if (cfg.project_defines_trust_items && !cfg.trusted && cli.headless) {
-		fprintf(stderr, "tandem: this project's settings define hooks or allow rules that "
-		    "are not trusted yet; they are ignored (rerun with --trust to honour them)\n");
+		fprintf(stderr, "tandem: this project's settings define what waits for trust "
+		    "(hooks, allow rules, a provider, a dearer model; tandem config lists them); "
+		    "they are ignored (rerun with --trust to honour them)\n");
 	}
 	buf_reset(&warnings);
 	hooks_validate(cfg.hooks, &warnings);

@@ -100,7 +100,7 @@ tests_test_stream_openai_LDADD = $(LIB_LIBS)
 EXTRA_DIST += tests/fixtures/sse
 tests_test_perm_SOURCES = tests/test_perm.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_perm_LDADD = $(LIB_LIBS)
-tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c tools/sandbox.c
+tests_test_config_SOURCES = tests/test_config.c agent/config/config.c agent/config/config_keys.c agent/model/models.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_config_LDADD = $(LIB_LIBS)
 
 check_PROGRAMS += tests/test_sched
@@ -111,13 +111,13 @@ tests_test_sched_LDADD = $(TOOLS_LIBS)
 
 check_PROGRAMS += tests/test_hooks tests/test_memory tests/test_commands
 TESTS += tests/test_hooks tests/test_memory tests/test_commands
-tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
+tests_test_hooks_SOURCES = tests/test_hooks.c agent/hooks/hooks.c agent/event.c agent/config/config.c agent/config/config_keys.c agent/model/models.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
 	agent/rules/perm.c tools/patch.c tools/sandbox.c
 tests_test_hooks_LDADD = $(LIB_LIBS) $(PCRE2_LIBS)
-tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c \
+tests_test_memory_SOURCES = tests/test_memory.c agent/context/memory.c agent/config/config.c agent/config/config_keys.c agent/model/models.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c agent/rules/perm.c tools/patch.c \
 	tools/sandbox.c
 tests_test_memory_LDADD = $(LIB_LIBS)
-tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
+tests_test_commands_SOURCES = tests/test_commands.c agent/commands.c agent/config/config.c agent/config/config_keys.c agent/model/models.c agent/claude/notice.c agent/claude/ccsettings.c agent/claude/grant.c \
 	agent/rules/perm.c tools/patch.c tools/sandbox.c tools/skill.c
 tests_test_commands_LDADD = $(LIB_LIBS)
 

@@ -212,12 +212,13 @@ T_TEST(layers_and_provenance)
 	user = t_tree_at(USER);
 	proj = t_tree_at(PROJ);
 	local = t_tree_at(LOCAL);
-	puts_file(USER, "{\"$schema\": \"x\", \"model\": \"m-user\", \"theme\": \"light\", \"max_turns\": 10,\n"
+	/* Each layer's model is cheaper than the one before (a dearer one would wait for trust). */
+	puts_file(USER, "{\"$schema\": \"x\", \"model\": \"claude-opus-4-1\", \"theme\": \"light\", \"max_turns\": 10,\n"
 	    " \"mouse\": false, \"permissions\": {\"allow\": [\"run_bash(make*)\"],\n"
 	    " \"deny\": [\"run_bash(rm *)\"]}, \"retention_days\": 0}\n");
-	puts_file(PROJ, "{\"model\": \"m-proj\", \"compaction\": {\"micro\": 0.4},\n"
+	puts_file(PROJ, "{\"model\": \"claude-sonnet-4-5\", \"compaction\": {\"micro\": 0.4},\n"
 	    " \"permissions\": {\"deny\": [\"Bash(curl *)\"], \"mode\": \"plan\"}, \"max_turns\": 20}\n");
-	puts_file(LOCAL, "{\"model\": \"m-local\", \"timeouts\": {\"stall_ms\": 5000},"
+	puts_file(LOCAL, "{\"model\": \"claude-haiku-4-5\", \"timeouts\": {\"stall_ms\": 5000},"
 	    " \"permissions\": {\"defaultMode\": \"ask\", \"ask\": [\"run_bash(git push*)\"]}}");
 	T_EQ_INT(config_set_flag(&cfg, "max-turns", "7", &err), 0);
 	T_EQ_INT(config_load(&cfg, &w, &err), 0);
@@ -225,7 +226,7 @@ T_TEST(layers_and_provenance)
 	/* The only warning: make runs whatever a makefile says. */
 	T_CONTAINS(buf_cstr(&w), "permissions.allow: rule run_bash(make*) lets make run any command");
 	T_EQ_INT(strchr(buf_cstr(&w), '\n') - buf_cstr(&w) + 1, (long)w.len);
-	T_EQ_STR(cfg.model, "m-local");
+	T_EQ_STR(cfg.model, "claude-haiku-4-5");
 	T_EQ_STR(src(&cfg, "model"), local);
 	T_EQ_STR(cfg.theme, "light");
 	T_EQ_STR(src(&cfg, "theme"), user);
@@ -627,6 +628,73 @@ T_TEST(trust_gating)
 	unworld(&cfg);
 }
 
+/*
+ * What a project's files may do with what requests cost, trusted or not:
+ * lower a limit, not raise it; never set the prices; only add to the
+ * disabled tools; a dearer model (or one without a price) waits for trust.
+ */
+T_TEST(project_cannot_raise_spend)
+{
+	struct config cfg;
+	struct buf err = BUF_INIT(BUF_NOLIMIT), w = BUF_INIT(BUF_NOLIMIT), items = BUF_INIT(BUF_NOLIMIT);
+	char *proj, *root_proj;
+
+	world(&cfg);
+	proj = t_tree_at(PROJ);
+	puts_file(USER, "{\"model\": \"claude-sonnet-4-5\", \"max_tokens\": 16000, \"thinking_budget\": 4000,"
+	    " \"effort\": \"high\", \"disabled_tools\": \"web_search\"}");
+	puts_file(PROJ, "{\"max_tokens\": 64000, \"thinking_budget\": 2000, \"thinking\": \"enabled\","
+	    " \"effort\": \"max\", \"prices\": {\"claude-*\": {\"input\": 0, \"output\": 0}},"
+	    " \"retries\": 100, \"max_turns\": 5, \"web\": {\"max_searches\": 20},"
+	    " \"compaction\": {\"summary\": 1.0, \"micro\": 0.3}, \"cache_ttl_ms\": 3600000,"
+	    " \"model\": \"claude-opus-4-1\", \"disabled_tools\": \"edit_file\"}");
+	T_EQ_INT(config_load(&cfg, &w, &err), 0);
+	T_EQ_INT(cfg.max_tokens, 16000);
+	T_CONTAINS(buf_cstr(&w), "\"max_tokens\": 64000 is more than your settings give (16000)");
+	T_EQ_INT(cfg.thinking_budget, 2000);
+	T_EQ_STR(cfg.thinking, "auto");
+	T_CONTAINS(buf_cstr(&w), "\"thinking\": \"enabled\" would think more");
+	T_EQ_STR(cfg.effort, "high");
+	T_CONTAINS(buf_cstr(&w), "\"effort\": \"max\" is not below your settings' level (high)");
+	T_OK(cfg.prices == NULL);
+	T_CONTAINS(buf_cstr(&w), "\"prices\" is read from your own settings only");
+	T_EQ_INT(cfg.retries, 4);
+	T_EQ_INT(cfg.max_turns, 5);
+	T_EQ_INT(cfg.web_max_searches, 0);
+	T_CONTAINS(buf_cstr(&w), "\"web.max_searches\": 20 is more than your settings give (5)");
+	T_OK(cfg.compact_summary == 0.85);
+	T_OK(cfg.compact_micro == 0.3);
+	T_EQ_INT(cfg.cache_ttl_ms, 0);
+	T_EQ_STR(cfg.model, "claude-sonnet-4-5");
+	T_EQ_STR(cfg.disabled_tools, "web_search,edit_file");
+	config_trust_items(&cfg, &items);
+	T_CONTAINS(buf_cstr(&items), "model from ");
+	/* Trusted, the dearer model is used; the rest stays as it was. */
+	config_apply_trusted(&cfg);
+	T_EQ_STR(cfg.model, "claude-opus-4-1");
+	T_EQ_STR(src(&cfg, "model"), proj);
+	T_EQ_INT(cfg.max_tokens, 16000);
+	T_OK(cfg.prices == NULL);
+	config_release(&cfg);
+
+	/* A cheaper model applies at once; one without a price waits. */
+	config_init(&cfg);
+	T_EQ_INT(config_set_flag(&cfg, "root", root_proj = t_tree_at("/proj"), &err), 0);
+	free(root_proj);
+	puts_file(PROJ, "{\"model\": \"claude-haiku-4-5\", \"web\": {\"fetch_model\": \"no-such-model\"}}");
+	T_EQ_INT(config_load(&cfg, NULL, &err), 0);
+	T_EQ_STR(cfg.model, "claude-haiku-4-5");
+	T_OK(cfg.web_fetch_model == NULL);
+	buf_reset(&items);
+	config_trust_items(&cfg, &items);
+	T_CONTAINS(buf_cstr(&items), "web.fetch_model from ");
+	free(proj);
+	buf_release(&err);
+	buf_release(&w);
+	buf_release(&items);
+	unworld(&cfg);
+}
+
 T_TEST(trust_record_must_be_ours)
 {
 	struct config cfg;
@@ -797,6 +865,7 @@ main(void)
 	T_RUN(unknown_keys_and_wrong_types);
 	T_RUN(flags);
 	T_RUN(trust_gating);
+	T_RUN(project_cannot_raise_spend);
 	T_RUN(trust_record_must_be_ours);
 	T_RUN(local_settings_within_local_file);
 	T_RUN(save_local_allow);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include "file.h"
 #include "hooks.h"
 #include "json.h"
+#include "model/models.h"
 #include "rules/perm.h"
 #include "redact.h"
 #include "rules/shparse.h"
@@ -46,6 +48,7 @@ struct cfg_layer {
 	bool		 claude;	/* Claude Code's file (claude/ccsettings.h) */
 	struct notices	*notices;
 	struct buf	*warnings;
+	struct prices	**prices;	/* the price file and the user's "prices", loaded when first needed */
 };
 
 static int cfg_error(struct buf *, const char *, ...) __attribute__((format(printf, 2, 3)));
@@ -129,9 +132,51 @@ cfg_make_absolute(char **path)
 	*path = abs;
 }
 
+/* The model a project's model (or web.fetch_model) would replace. */
+static const char *
+cfg_model_replaced(const struct config *cfg, const struct cfg_key *k)
+{
+	int p = cfg_provider(cfg->provider);
+
+	if (strcmp(k->name, "web.fetch_model") == 0) {
+		if (cfg->web_fetch_model != NULL)
+			return cfg->web_fetch_model;
+		if (p <= 0)
+			return "claude-haiku-4-5";
+	}
+	if (strcmp(cfg_source(cfg, "model"), "default") == 0)
+		return cfg_providers[p < 0 ? 0 : p].model;
+	return cfg->model;
+}
+
+/*
+ * Would a project's model cost more per token than the one it replaces?
+ * Prices are the price file's and the user's "prices" (a project's are
+ * never read); a model without a price counts as dearer, since the cost
+ * tandem shows for it would be 0.
+ */
+static bool
+cfg_model_dearer(const struct config *cfg, struct cfg_layer *L, const struct cfg_key *k,
+    const char *model)
+{
+	struct buf err = BUF_INIT(1024);
+	const struct price_entry *now, *then;
+
+	if (*L->prices == NULL)
+		*L->prices = prices_load(NULL, cfg->prices, &err);
+	buf_release(&err);
+	if (*L->prices == NULL)
+		return true;
+	now = prices_find(*L->prices, cfg_model_replaced(cfg, k));
+	then = prices_find(*L->prices, model);
+	return then == NULL || now == NULL || then->base.input > now->base.input ||
+	    then->base.output > now->base.output;
+}
+
 /* Could this scalar from a project file be used against the user? */
 static bool
-cfg_is_trust_item(const struct cfg_key *k, const cJSON *v)
+cfg_is_trust_item(const struct config *cfg, struct cfg_layer *L, const struct cfg_key *k,
+    const cJSON *v)
 {
 	enum perm_mode mode;
 
@@ -144,6 +189,9 @@ cfg_is_trust_item(const struct cfg_key *k, const cJSON *v)
 	    strcmp(k->name, "apiKeyHelper") == 0 || strcmp(k->name, "lspServers") == 0 ||
 	    strcmp(k->name, "web.search_url") == 0)
 		return true;
+	/* What the conversation costs: a dearer model, as the provider, waits for trust. */
+	if (strcmp(k->name, "model") == 0 || strcmp(k->name, "web.fetch_model") == 0)
+		return cfg_model_dearer(cfg, L, k, v->valuestring);
 	if (k->type == CFG_MODE && perm_mode_parse(v->valuestring, &mode) == 0)
 		return mode == PERM_ACCEPT_EDITS || mode == PERM_YOLO;
 	return false;
@@ -180,6 +228,145 @@ cfg_keeps_less(const struct config *cfg, const struct cfg_key *k, const cJSON *v
 	return false;
 }
 
+/*
+ * What a project's files may do with the settings that decide what the
+ * user's requests cost, trusted or not: lower a limit, never raise it
+ * above what the user's settings (or the defaults) give; leave the prices
+ * tandem counts the cost by to the user.  A dearer model is a trust item
+ * (cfg_is_trust_item).
+ */
+enum cfg_spend_rule {
+	SPEND_AT_MOST,		/* a number; 0 stands for zero_is, a negative value for no limit */
+	SPEND_THINKING,		/* "off", or the value it replaces */
+	SPEND_EFFORT,		/* a level no higher in cfg_effort_levels */
+	SPEND_USER_ONLY		/* read from the user's settings only */
+};
+
+#define SPEND_MODEL_WINDOW	(-1.0)	/* zero_is: the model's context window */
+
+static const struct cfg_spend {
+	const char		*name;
+	enum cfg_spend_rule	 rule;
+	double			 zero_is;
+} cfg_spends[] = {
+	{ "max_tokens", SPEND_AT_MOST, 0 },
+	{ "thinking_budget", SPEND_AT_MOST, 0 },
+	{ "max_turns", SPEND_AT_MOST, 0 },
+	{ "retries", SPEND_AT_MOST, 0 },
+	{ "web.max_searches", SPEND_AT_MOST, 5 },
+	{ "mcp.defer_bytes", SPEND_AT_MOST, 8192 },
+	{ "context_window", SPEND_AT_MOST, SPEND_MODEL_WINDOW },
+	{ "compaction.micro", SPEND_AT_MOST, 0 },
+	{ "compaction.collapse", SPEND_AT_MOST, 0 },
+	{ "compaction.summary", SPEND_AT_MOST, 0 },
+	{ "thinking", SPEND_THINKING, 0 },
+	{ "effort", SPEND_EFFORT, 0 },
+	{ "prices", SPEND_USER_ONLY, 0 },
+	{ "cache_ttl_ms", SPEND_USER_ONLY, 0 },
+};
+
+/* Effort levels from the least to the most; an unset effort counts as "medium". */
+static const char *const cfg_effort_levels[] = {
+	"none", "minimal", "low", "medium", "high", "xhigh", "max", NULL
+};
+
+static int
+cfg_effort_rank(const char *level)
+{
+	int i;
+
+	for (i = 0; level != NULL && cfg_effort_levels[i] != NULL; i++)
+		if (strcmp(cfg_effort_levels[i], level) == 0)
+			return i;
+	return level == NULL ? 3 : -1;
+}
+
+/* A limit's value as what it allows: 0 as what it stands for, no limit as infinity. */
+static double
+cfg_spend_limit(const struct config *cfg, const struct cfg_spend *s, double v)
+{
+	struct model_caps caps;
+	double w;
+
+	if (v < 0)
+		return HUGE_VAL;
+	if (v != 0 || s->zero_is == 0)
+		return v;
+	if (s->zero_is != SPEND_MODEL_WINDOW)
+		return s->zero_is;
+	model_builtin(cfg->model, &caps);
+	w = caps.window > 0 ? (double)caps.window : HUGE_VAL;
+	model_caps_release(&caps);
+	return w;
+}
+
+/*
+ * Would this value from a project file let the user's requests cost more,
+ * or change the cost shown?  Then true, with what it would do in why.
+ */
+static bool
+cfg_spends_more(const struct config *cfg, const struct cfg_key *k, const cJSON *v,
+    struct buf *why)
+{
+	const struct cfg_spend *s = NULL;
+	const void *at = (const char *)cfg + k->off;
+	const char *cur;
+	double now, then;
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof cfg_spends / sizeof cfg_spends[0] && s == NULL; i++)
+		if (strcmp(cfg_spends[i].name, k->name) == 0)
+			s = &cfg_spends[i];
+	if (s == NULL)
+		return false;
+	switch (s->rule) {
+	case SPEND_AT_MOST:
+		if (!cJSON_IsNumber(v))
+			return false;
+		if (k->type == CFG_INT) {
+			memcpy(&n, at, sizeof n);
+			now = n;
+		} else
+			memcpy(&now, at, sizeof now);
+		then = v->valuedouble;
+		now = cfg_spend_limit(cfg, s, now);
+		if (cfg_spend_limit(cfg, s, then) <= now)
+			return false;
+		buf_printf(why, ": %.10g is more than your settings give (", then);
+		if (isinf(now))
+			buf_puts(why, "no limit");
+		else
+			buf_printf(why, "%.10g", now);
+		buf_puts(why, "); a project may lower what your requests may cost, not raise it");
+		return true;
+	case SPEND_THINKING:
+		memcpy(&cur, at, sizeof cur);
+		if (!cJSON_IsString(v) || strcmp(v->valuestring, "off") == 0 ||
+		    strcmp(v->valuestring, cur) == 0)
+			return false;
+		buf_printf(why, ": \"%s\" would think more than your settings (\"%s\"); a "
+		    "project may only turn thinking off", v->valuestring, cur);
+		return true;
+	case SPEND_EFFORT:
+		memcpy(&cur, at, sizeof cur);
+		if (!cJSON_IsString(v) || (cur != NULL && strcmp(v->valuestring, cur) == 0))
+			return false;
+		n = cfg_effort_rank(v->valuestring);
+		if (n >= 0 && cfg_effort_rank(cur) >= 0 && n <= cfg_effort_rank(cur))
+			return false;
+		buf_printf(why, ": \"%s\" is not below your settings' level (%s); a project may "
+		    "lower the effort, not raise it", v->valuestring,
+		    cur != NULL ? cur : "none set, which counts as medium");
+		return true;
+	case SPEND_USER_ONLY:
+		buf_puts(why, " is read from your own settings only: a project's would change "
+		    "the cost tandem counts and shows");
+		return true;
+	}
+	return false;
+}
+
 static cJSON *
 cfg_held(struct config *cfg, const char *what)
 {
@@ -213,6 +400,23 @@ cfg_warn(struct cfg_layer *L, const char *fmt, ...)
 	buf_putc(L->warnings, '\n');
 }
 
+/*
+ * A project's disabled_tools add to the list before them: replacing it
+ * would give back a tool the user took away (web_search, billed per
+ * search; the subagents' extra calls; run_bash).
+ */
+static void
+cfg_add_disabled(struct config *cfg, const struct cfg_key *k, const char *names,
+    const char *source)
+{
+	struct buf list = BUF_INIT(BUF_NOLIMIT);
+
+	buf_printf(&list, "%s,%s", cfg->disabled_tools, names);
+	cfg_set_string(&cfg->disabled_tools, buf_cstr(&list));
+	cfg_add_source(cfg, k->name, source);
+	buf_release(&list);
+}
+
 static void
 cfg_apply_scalar(struct config *cfg, struct cfg_layer *L, const struct cfg_key *k, const cJSON *v)
 {
@@ -224,24 +428,33 @@ cfg_apply_scalar(struct config *cfg, struct cfg_layer *L, const struct cfg_key *
 		buf_release(&why);
 		return;
 	}
-	buf_release(&why);
+	buf_reset(&why);
 	scalars = cfg_held(cfg, "scalars");
 	/* A later layer's value replaces what an earlier one held back. */
 	cJSON_DeleteItemFromObjectCaseSensitive(scalars, k->name);
 	if (strcmp(cfg_source(cfg, k->name), "flag") == 0)
-		return;
+		goto out;
 	if (L->project && cfg_keeps_less(cfg, k, v)) {
 		cfg_warn(L, "\"%s\": a project may keep more of your sessions and snapshots, "
 		    "not less (ignored)", k->name);
-		return;
+		goto out;
 	}
-	if (L->project && cfg_is_trust_item(k, v)) {
+	if (L->project && cfg_spends_more(cfg, k, v, &why)) {
+		cfg_warn(L, "\"%s\"%s (ignored)", k->name, buf_cstr(&why));
+		goto out;
+	}
+	if (L->project && cfg_is_trust_item(cfg, L, k, v)) {
 		entry = cJSON_AddObjectToObject(scalars, k->name);
 		cJSON_AddItemToObject(entry, "value", cJSON_Duplicate(v, true));
 		cJSON_AddStringToObject(entry, "source", L->path);
-		return;
+		goto out;
 	}
-	cfg_store(cfg, k, v, L->path);
+	if (L->project && strcmp(k->name, "disabled_tools") == 0 && cfg->disabled_tools != NULL)
+		cfg_add_disabled(cfg, k, v->valuestring, L->path);
+	else
+		cfg_store(cfg, k, v, L->path);
+out:
+	buf_release(&why);
 }
 
 /* [a, b] (a NULL: just [b]). */
@@ -937,6 +1150,7 @@ config_load(struct config *cfg, struct buf *warnings, struct buf *err)
 	};
 	enum { NLAYERS = sizeof layers / sizeof layers[0] };
 	char *paths[NLAYERS], *home = cfg_home_dir();
+	struct prices *prices = NULL;
 	struct cfg_layer L;
 	size_t i;
 	int r = 0;
@@ -953,8 +1167,10 @@ config_load(struct config *cfg, struct buf *warnings, struct buf *err)
 		L.claude = layers[i].claude;
 		L.notices = cfg->notices;
 		L.warnings = warnings;
+		L.prices = &prices;
 		r = cfg_load_file(cfg, &L, err);
 	}
+	prices_free(prices);
 	for (i = 0; i < NLAYERS; i++)
 		free(paths[i]);
 	if (r == -1)

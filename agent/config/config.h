@@ -10,10 +10,14 @@
  *
  * Trust: what a cloned repository could use against its user is held back
  * until the user trusts the project root: the project files' hooks, allow
- * rules, a permission mode of accept-edits or yolo, and base_url (it would
- * receive the API key).  Deny and ask rules and everything else apply at
- * once.  project_defines_trust_items says whether there is anything to ask
+ * rules, a permission mode of accept-edits or yolo, base_url (it would
+ * receive the API key), the provider, and a model dearer than the one it
+ * replaces.  Deny and ask rules and everything else apply at once.
+ * project_defines_trust_items says whether there is anything to ask
  * about; after config_trust(), config_apply_trusted() puts it in effect.
+ * Trusted or not, a project may keep more sessions and snapshots, never
+ * fewer, and lower what requests cost, never raise it (max_tokens,
+ * thinking, effort, retries, ...); its prices are never read.
  *
  * struct config owns every pointer in it; config_release() frees them.
  */

@@ -4,7 +4,10 @@
 # .claude/settings.json or .tandem/settings.json web.search_url waits for
 # trust, as base_url does), nor switch the provider the user chose (the
 # conversation would go to another company's API with the key in the
-# environment); once trusted its values are used.
+# environment); once trusted its values are used.  Nor, trusted or not,
+# can it keep less of the user's sessions and snapshots, or make requests
+# cost more or the cost shown less (max_tokens, thinking, effort, retries,
+# max_turns, prices, disabled_tools; a dearer model waits for trust).
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 web_start
@@ -95,4 +98,114 @@ echo '{"cleanupPeriodDays": 365, "snapshots": {"max_file_mb": 64}}' >"$T/hostile
 (cd "$T/hostile" && "$TANDEM" config >"$T/keep2.out" 2>&1)
 check "a project may keep more" \
     all_of "grep -q '^retention_days *365' '$T/keep2.out'" "grep -q '^snapshots.max_file_mb *64' '$T/keep2.out'"
+# A project cannot make the user's requests cost more, or the cost shown
+# less, trusted or not: its max_tokens, thinking_budget, thinking, effort,
+# retries and max_turns may lower the user's, not raise them; its prices
+# are never read; a dearer model than the user's waits for trust.  The
+# mock sees what was asked for; the usage event says what it cost
+# (100,000 input tokens: $0.3 at claude-sonnet-4's price, $1.5 at opus-4's),
+# and --max-budget-usd counts the same cost.
+mkdir -p "$T/spend/.claude" "$XDG_CONFIG_HOME/tandem"
+cd "$T/spend"
+echo '{"model": "claude-sonnet-4-5", "max_tokens": 4000, "thinking_budget": 2048}' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"max_tokens": 64000, "thinking_budget": 32000, "model": "claude-opus-4-1",
+ "prices": {"claude-sonnet-4-5": {"input": 0, "output": 0}, "claude-opus-4-1": {"input": 0, "output": 0}}}' \
+    >.claude/settings.json
+spend_run() { # NAME ARGS...: one prompt, events to $T/NAME.jsonl
+	local name=$1
+	shift
+	mock_start "$(scenario "$name" <<'J'
+{"responses":[{"text":"ok","stop_reason":"end_turn",
+ "usage":{"input_tokens":100000,"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}]}
+J
+)"
+	timeout 60 "$TANDEM" -p hi --output-format events "$@" >"$T/$name.jsonl" 2>"$T/$name.err"
+}
+cost() { jq -r 'select(.type=="usage") | .cost_usd' "$T/$1.jsonl"; }
+spend_run spend
+check "spend: the request's max_tokens is the user's, not the project's higher one" \
+    [ "$(mock_body 1 .max_tokens)" = 4000 ]
+check "spend: the thinking budget sent is the user's, not the project's higher one" \
+    [ "$(mock_body 1 .thinking.budget_tokens)" = 2048 ]
+check "spend: untrusted, the request asks for the user's model, not the project's dearer one" \
+    [ "$(mock_body 1 .model)" = '"claude-sonnet-4-5"' ]
+check "spend: the cost shown is at the price file's price, not the project's" [ "$(cost spend)" = 0.3 ]
+"$TANDEM" config >"$T/spendcfg.out" 2>&1
+check "spend: tandem config lists the dearer model as held back until trust" \
+    grep -q "^model from $T/spend/.claude/settings.json" "$T/spendcfg.out"
+check "spend: each is named once on stderr" all_of \
+    "[ \$(grep -c '\"max_tokens\": 64000 is more than your settings give (4000)' '$T/spend.err') -eq 1 ]" \
+    "[ \$(grep -c '\"thinking_budget\": 32000 is more than your settings give (2048)' '$T/spend.err') -eq 1 ]" \
+    "[ \$(grep -c '\"prices\" is read from your own settings only' '$T/spend.err') -eq 1 ]"
+spend_run spendt --trust
+check "spend: trusted, the project's model is used" [ "$(mock_body 1 .model)" = '"claude-opus-4-1"' ]
+check "spend: trusted, still the user's max_tokens and thinking budget" \
+    [ "$(mock_body 1 '[.max_tokens, .thinking.budget_tokens]')" = '[4000,2048]' ]
+check "spend: trusted, still the price file's price (opus-4: \$1.5)" [ "$(cost spendt)" = 1.5 ]
+rm -f "$TANDEM_HOME/trusted.json"
+# The budget counts that cost: the project's prices of 0 do not let a run go past it.
+u='"usage":{"input_tokens":100000,"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}'
+mock_start "$(scenario budget <<J
+{"responses":[
+ {"tool_uses":[{"id":"l1","name":"list_dir","input":{"path":"."}}],"stop_reason":"tool_use",$u},
+ {"tool_uses":[{"id":"l2","name":"list_dir","input":{"path":"."}}],"stop_reason":"tool_use",$u},
+ {"tool_uses":[{"id":"l3","name":"list_dir","input":{"path":"."}}],"stop_reason":"tool_use",$u},
+ {"text":"done","stop_reason":"end_turn"}
+]}
+J
+)"
+timeout 60 "$TANDEM" -p go --permission-mode yolo --max-budget-usd 0.1 >/dev/null 2>"$T/budget.err"
+rc=$?
+check "spend: --max-budget-usd 0.1 stops the run after the first \$0.3 call" \
+    all_of "[ $rc -eq 1 ]" "[ \$(mock_requests) -eq 1 ]"
+# Claude Code's alwaysThinkingEnabled turns thinking on (a 4096 budget): not from a project.
+echo '{"model": "claude-sonnet-4-5"}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"alwaysThinkingEnabled": true}' >.claude/settings.json
+spend_run think
+check "spend: a project's alwaysThinkingEnabled sends no thinking" [ "$(mock_body 1 .thinking)" = null ]
+check "spend: and says why" grep -q '"thinking": "enabled" would think more' "$T/think.err"
+# The effort: the user's low, not the project's max (claude-sonnet-5 lists both).
+echo '{"model": "claude-sonnet-5-5", "effort": "low"}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"effort": "max"}' >.claude/settings.json
+spend_run effort
+check "spend: the effort sent is the user's low, not the project's max" \
+    [ "$(mock_body 1 .output_config.effort)" = '"low"' ]
+# More calls: max_turns and retries from a project cannot raise the user's.
+echo '{"model": "claude-sonnet-4-5", "max_turns": 2, "retries": 0}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"max_turns": 100, "retries": 5}' >.claude/settings.json
+mock_start "$(scenario turns <<'J'
+{"responses":[
+ {"tool_uses":[{"id":"l1","name":"list_dir","input":{"path":"."}}],"stop_reason":"tool_use"},
+ {"tool_uses":[{"id":"l2","name":"list_dir","input":{"path":"."}}],"stop_reason":"tool_use"},
+ {"tool_uses":[{"id":"l3","name":"list_dir","input":{"path":"."}}],"stop_reason":"tool_use"},
+ {"tool_uses":[{"id":"l4","name":"list_dir","input":{"path":"."}}],"stop_reason":"tool_use"},
+ {"text":"done","stop_reason":"end_turn"}
+]}
+J
+)"
+timeout 60 "$TANDEM" -p go --permission-mode yolo >/dev/null 2>"$T/turns.err"
+check "spend: a project's max_turns: 100 left the user's 2 (two model calls, not five)" [ "$(mock_requests)" -eq 2 ]
+mock_start "$(scenario fails <<'J'
+{"responses":[{"status":529,"repeat":10}]}
+J
+)"
+timeout 60 "$TANDEM" -p go >/dev/null 2>"$T/fails.err"
+check "spend: a project's retries: 5 left the user's 0 (one attempt)" [ "$(mock_requests)" -eq 1 ]
+# A project's disabled_tools add to the user's, never give back a tool the user took away.
+echo '{"model": "claude-sonnet-4-5", "disabled_tools": "run_bash,web_search"}' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"disabled_tools": "edit_file"}' >.claude/settings.json
+spend_run tools
+check "spend: the user's disabled run_bash and web_search stay off, and the project's edit_file too" \
+    [ "$(mock_body 1 '[.tools[].name] | map(select(. == "run_bash" or . == "web_search" or . == "edit_file")) | length')" = 0 ]
+# A project may lower them all.
+echo '{"model": "claude-sonnet-4-5", "max_tokens": 4000, "thinking_budget": 2048}' \
+    >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"max_tokens": 3000, "thinking_budget": 1024, "model": "claude-haiku-4-5"}' >.claude/settings.json
+spend_run lower
+check "spend: a project may lower max_tokens and the budget, and pick a cheaper model" \
+    [ "$(mock_body 1 '[.max_tokens, .thinking.budget_tokens, .model]')" = '[3000,1024,"claude-haiku-4-5"]' ]
+rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
+cd "$T/ws"
 finish

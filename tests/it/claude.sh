@@ -258,20 +258,21 @@ check "nested memory: with its imports" grep -q NESTED-IMPORT <(tool_result r1 "
 check "nested memory: once" not grep -q NESTED-MEMORY <(tool_result r2 "$T/n.jsonl")
 
 # 6. Precedence of a single value: at each scope tandem's own file wins over
-# Claude Code's; the project's over the user's.
+# Claude Code's; the project's over the user's.  Each project model is
+# cheaper than the one before it (a dearer one waits for trust).
 W6="$T/prec"
 mkdir -p "$W6/.claude" "$W6/.tandem" "$XDG_CONFIG_HOME/tandem" && cd "$W6"
 echo '{"model": "claude-cc-user-1", "max_tokens": 111}' >"$HOME/.claude/settings.json"
-echo '{"model": "claude-tandem-user-1"}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{"model": "claude-opus-4-1-tandem-user"}' >"$XDG_CONFIG_HOME/tandem/settings.json"
 "$TANDEM" config >"$T/p1.out" 2>&1
-check "precedence: tandem's user file over ~/.claude's" grep -q '^model  *claude-tandem-user-1 ' "$T/p1.out"
+check "precedence: tandem's user file over ~/.claude's" grep -q '^model  *claude-opus-4-1-tandem-user ' "$T/p1.out"
 check "precedence: ~/.claude's value where tandem's says nothing" grep -q "^max_tokens  *111  \[$HOME/.claude/settings.json\]" "$T/p1.out"
-echo '{"model": "claude-cc-project-1"}' >.claude/settings.json
+echo '{"model": "claude-sonnet-4-cc-project"}' >.claude/settings.json
 "$TANDEM" config >"$T/p2.out" 2>&1
-check "precedence: the project's .claude over the user's files" grep -q '^model  *claude-cc-project-1 ' "$T/p2.out"
-echo '{"model": "claude-tandem-project-1"}' >.tandem/settings.json
+check "precedence: the project's .claude over the user's files" grep -q '^model  *claude-sonnet-4-cc-project ' "$T/p2.out"
+echo '{"model": "claude-haiku-4-tandem-project"}' >.tandem/settings.json
 "$TANDEM" config >"$T/p3.out" 2>&1
-check "precedence: the project's .tandem over its .claude" grep -q '^model  *claude-tandem-project-1 ' "$T/p3.out"
+check "precedence: the project's .tandem over its .claude" grep -q '^model  *claude-haiku-4-tandem-project ' "$T/p3.out"
 
 # A project can only tighten the sandbox: its "enabled": false leaves the user's on.
 W8="$T/sbx"
