@@ -397,8 +397,27 @@ T_TEST(hard_links_come_back_as_links)
 		T_OK(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode) && (st.st_mode & 07777) == 0640);
 		free(p);
 	}
-	/* a record without the names (of an older tandem) gives a copy, as it did */
+	cJSON_Delete(rec);
+	/* a link broken with the bytes kept: recorded, named, and linked again */
+	rec = as_record(around(ws, "cp b a.new && mv a.new a", NULL));
+	T_OK(change(json_get(rec, "files"), "a") != NULL);
+	buf_reset(&rep);
+	wsnap_describe(rec, NULL, &rep);
+	T_CONTAINS(buf_cstr(&rep), "~ a  hard links changed");
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	T_OK(ino_of("a") == ino_of("b"));
 	T_EQ_INT(wsnap_restore(ws, rec, false, false, &rep), 0);
+	T_OK(ino_of("a") != ino_of("b"));
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	cJSON_Delete(rec);
+	/* a file given a new inode with no link before or after: no change */
+	rec = as_record(around(ws, "echo x >c", NULL));
+	cJSON_Delete(rec);
+	rec = as_record(around(ws, "cp c c.new && mv c.new c", NULL));
+	T_EQ_INT(cJSON_GetArraySize(json_get(rec, "files")), 0);
+	cJSON_Delete(rec);
+	/* a record without the names (of an older tandem) gives a copy, as it did */
+	rec = as_record(around(ws, "rm b p", NULL));
 	T_OK(get("b") == NULL);
 	cJSON_ArrayForEach(f, json_get(rec, "files"))
 		cJSON_DeleteItemFromObject(f, "links_before");

@@ -620,13 +620,14 @@ wsnap_restore(struct wsnap *ws, const cJSON *rec, bool undo, bool force, struct 
 /* --- the browser's lines ------------------------------------------------- */
 
 /* How the browser names a change: its sign and word. */
-enum wsnap_verb { WV_CREATED, WV_DELETED, WV_REPLACED, WV_MODE, WV_CHANGED };
+enum wsnap_verb { WV_CREATED, WV_DELETED, WV_REPLACED, WV_MODE, WV_CHANGED, WV_LINKS };
 
 static const struct {
 	const char	*sign;
 	const char	*word;
 } wsnap_verbs[] = {
 	{ "+", "created" }, { "-", "deleted" }, { "~", "replaced" }, { "m", "mode" }, { "~", "changed" },
+	{ "~", "hard links changed" },
 };
 
 static enum wsnap_verb
@@ -641,8 +642,12 @@ wsnap_verb_of(const cJSON *f)
 	if (strcmp(was, now) != 0)
 		return WV_REPLACED;
 	if (strcmp(json_str(f, "before", ""), json_str(f, "after", "")) == 0 &&
-	    json_str(f, "lost", NULL) == NULL)
+	    json_str(f, "lost", NULL) == NULL) {
+		/* the same bytes and mode on another inode: only what it is linked to changed */
+		if (json_int(f, "mode_before", -1) == json_int(f, "mode_after", -1))
+			return WV_LINKS;
 		return WV_MODE;
+	}
 	return WV_CHANGED;
 }
 
