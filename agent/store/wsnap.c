@@ -51,8 +51,8 @@ static const struct {
 	{ WF_UNREAD, "could not be read whole (unreadable, or changing while read)" },
 	{ WF_SECRET, "it holds a key tandem keeps secret, so it is not copied" },
 };
-#define WSNAP_WHY_SOCKET "a socket, which only the process that made it can serve, so it is not restorable"
-#define WSNAP_WHY_DEVICE "a device, which tandem does not make, so it is not restorable"
+#define WSNAP_WHY_SOCKET "a socket, which only the process that made it can serve"
+#define WSNAP_WHY_DEVICE "a device, which tandem does not make"
 
 /* --- the index ----------------------------------------------------------- */
 
