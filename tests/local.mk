@@ -94,6 +94,8 @@ IT_TESTS += tests/it/wsnap_bg.sh
 # A command that changed what a name is (a directory made a link, and back): rewound, never through the link.
 IT_TESTS += tests/it/rewindtypes.sh
 IT_TESTS += tests/it/rewindodd.sh
+# Hard links and FIFOs a command broke, removed or made: rewound and redone as links and FIFOs.
+IT_TESTS += tests/it/rewindlinks.sh
 IT_TESTS += tests/it/attack_reap.sh
 # The snapshot store's refs: pruning keeps what any session's record needs.
 IT_TESTS += tests/it/wsnaprefs.sh

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -249,9 +251,10 @@ T_TEST(ignored_fifos_and_oversized_are_indexed_not_kept)
 	T_OK(f != NULL);
 	T_EQ_STR(json_str(f, "lost", ""), "both");
 	T_CONTAINS(json_str(f, "why", ""), "ignored");
+	/* a FIFO has no content to keep: it is restorable */
 	f = change(ch, "pipe");
-	T_OK(f != NULL && strcmp(json_str(f, "now", ""), "other") == 0);
-	T_EQ_STR(json_str(f, "lost", ""), "after");
+	T_OK(f != NULL && strcmp(json_str(f, "now", ""), "fifo") == 0);
+	T_OK(json_str(f, "lost", NULL) == NULL);
 	f = change(ch, "big");
 	T_OK(f != NULL);
 	T_CONTAINS(json_str(f, "why", ""), "max_file_mb");
@@ -356,6 +359,107 @@ T_TEST(a_hard_link_is_not_written_through)
 	cJSON_Delete(rec);
 	buf_release(&rep);
 	buf_release(&p);
+	wsnap_free(ws);
+}
+
+/* The inode of rel, or 0. */
+static unsigned long
+ino_of(const char *rel)
+{
+	char *p = t_tree_at("/%s", rel);
+	struct stat st;
+	unsigned long ino = stat(p, &st) == 0 ? (unsigned long)st.st_ino : 0;
+
+	free(p);
+	return ino;
+}
+
+T_TEST(hard_links_come_back_as_links)
+{
+	struct wsnap_settings set = { 0 };
+	struct buf rep = BUF_INIT(65536);
+	struct wsnap *ws;
+	cJSON *rec, *f;
+
+	fresh(&set);
+	puts_file("a", "one\n");
+	sh("ln a b && mkfifo -m 640 p");
+	ws = wsnap_new(home, root, NULL, &set);
+	rec = as_record(around(ws, "rm b p", NULL));
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	T_EQ_STR(get("b"), "one\n");
+	T_OK(ino_of("a") == ino_of("b"));
+	T_CONTAINS(buf_cstr(&rep), "restored b (a hard link of a)");
+	{
+		char *p = t_tree_at("/p");
+		struct stat st;
+
+		T_OK(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode) && (st.st_mode & 07777) == 0640);
+		free(p);
+	}
+	cJSON_Delete(rec);
+	/* a link broken with the bytes kept: recorded, named, and linked again */
+	rec = as_record(around(ws, "cp b a.new && mv a.new a", NULL));
+	T_OK(change(json_get(rec, "files"), "a") != NULL);
+	buf_reset(&rep);
+	wsnap_describe(rec, NULL, &rep);
+	T_CONTAINS(buf_cstr(&rep), "~ a  hard links changed");
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	T_OK(ino_of("a") == ino_of("b"));
+	T_EQ_INT(wsnap_restore(ws, rec, false, false, &rep), 0);
+	T_OK(ino_of("a") != ino_of("b"));
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	cJSON_Delete(rec);
+	/* a file given a new inode with no link before or after: no change */
+	rec = as_record(around(ws, "echo x >c", NULL));
+	cJSON_Delete(rec);
+	rec = as_record(around(ws, "cp c c.new && mv c.new c", NULL));
+	T_EQ_INT(cJSON_GetArraySize(json_get(rec, "files")), 0);
+	cJSON_Delete(rec);
+	/* a record without the names (of an older tandem) gives a copy, as it did */
+	rec = as_record(around(ws, "rm b p", NULL));
+	T_OK(get("b") == NULL);
+	cJSON_ArrayForEach(f, json_get(rec, "files"))
+		cJSON_DeleteItemFromObject(f, "links_before");
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 0);
+	T_EQ_STR(get("b"), "one\n");
+	T_OK(ino_of("a") != ino_of("b"));
+	cJSON_Delete(rec);
+	buf_release(&rep);
+	wsnap_free(ws);
+}
+
+T_TEST(a_socket_is_named_not_restorable)
+{
+	struct wsnap_settings set = { 0 };
+	struct sockaddr_un sa;
+	struct buf rep = BUF_INIT(65536);
+	struct wsnap *ws;
+	const cJSON *f;
+	cJSON *rec;
+	char *p;
+	int fd;
+
+	fresh(&set);
+	p = t_tree_at("/sock");
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	T_OK(strlen(p) < sizeof sa.sun_path);
+	memcpy(sa.sun_path, p, strlen(p));
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	T_OK(fd != -1 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+	close(fd);
+	free(p);
+	ws = wsnap_new(home, root, NULL, &set);
+	rec = as_record(around(ws, "rm sock", NULL));
+	f = change(json_get(rec, "files"), "sock");
+	T_OK(f != NULL);
+	T_EQ_STR(json_str(f, "lost", ""), "before");
+	T_CONTAINS(json_str(f, "why", ""), "a socket");
+	T_EQ_INT(wsnap_restore(ws, rec, true, false, &rep), 1);
+	T_CONTAINS(buf_cstr(&rep), "sock: not restorable (a socket");
+	cJSON_Delete(rec);
+	buf_release(&rep);
 	wsnap_free(ws);
 }
 
@@ -885,6 +989,8 @@ walk_tests(void)
 	T_RUN(undo_and_redo_round_trip);
 	T_RUN(a_changed_file_is_left_alone_unless_forced);
 	T_RUN(a_hard_link_is_not_written_through);
+	T_RUN(hard_links_come_back_as_links);
+	T_RUN(a_socket_is_named_not_restorable);
 	T_RUN(a_planted_link_cannot_lead_outside);
 	T_RUN(a_git_change_is_flagged);
 	T_RUN(a_directory_ignored_since_is_not_deleted);

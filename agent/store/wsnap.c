@@ -37,7 +37,9 @@
 #define WSNAP_WARM_GAP	25	/* the loop's own time between two slices */
 #define WSNAP_READ_MS	3000	/* a snapshot around a writer reads for at most this long */
 
-const char *const wsnap_kinds[] = { "", "file", "dir", "link", "other" };
+const char *const wsnap_kinds[] = { "", "file", "dir", "link", "other", "fifo" };
+
+#define WSNAP_LINKS_MAX	32	/* the names a record gives for one file's hard links */
 
 static const struct {
 	unsigned	 flag;
@@ -49,6 +51,8 @@ static const struct {
 	{ WF_UNREAD, "could not be read whole (unreadable, or changing while read)" },
 	{ WF_SECRET, "it holds a key tandem keeps secret, so it is not copied" },
 };
+#define WSNAP_WHY_SOCKET "a socket, which only the process that made it can serve"
+#define WSNAP_WHY_DEVICE "a device, which tandem does not make"
 
 /* --- the index ----------------------------------------------------------- */
 
@@ -153,6 +157,8 @@ wsnap_kind_of(mode_t m)
 		return WK_DIR;
 	if (S_ISLNK(m))
 		return WK_LINK;
+	if (S_ISFIFO(m))
+		return WK_FIFO;
 	return WK_OTHER;
 }
 
@@ -313,8 +319,11 @@ wsnap_load(struct wsnap *ws)
 		e->flags = p[49];
 		p += 50;
 		hl = *p == '-' ? 1 : SHA256_HEX_LEN;
-		if ((size_t)(end - p) < hl || e->kind > WK_OTHER)
+		if ((size_t)(end - p) < hl || e->kind > WK_LAST)
 			break;
+		/* an index written before FIFOs were a kind of their own */
+		if (e->kind == WK_OTHER)
+			e->kind = (uint8_t)wsnap_kind_of(e->mode);
 		if (hl == SHA256_HEX_LEN)
 			memcpy(e->hash, p, SHA256_HEX_LEN);
 		p += hl;
@@ -598,7 +607,7 @@ wsnap_capture_link(struct wsnap_scan *sc, int dfd, const char *name, struct wsna
 struct wsnap_side {
 	uint8_t		 kind, flags;
 	uint32_t	 mode;
-	uint64_t	 size, ino;
+	uint64_t	 size, dev, ino;
 	int64_t		 mtime, ctime;
 	char		 hash[SHA256_HEX_LEN + 1];
 };
@@ -610,6 +619,7 @@ wsnap_side_of(const struct wsnap_ent *e, struct wsnap_side *s)
 	s->flags = e->flags;
 	s->mode = e->mode;
 	s->size = e->size;
+	s->dev = e->dev;
 	s->ino = e->ino;
 	s->mtime = e->mtime;
 	s->ctime = e->ctime;
@@ -617,14 +627,16 @@ wsnap_side_of(const struct wsnap_ent *e, struct wsnap_side *s)
 }
 
 static const char *
-wsnap_why(unsigned flags)
+wsnap_why(const struct wsnap_side *s)
 {
 	size_t i;
 
+	if (s->kind == WK_OTHER)
+		return S_ISSOCK(s->mode) ? WSNAP_WHY_SOCKET : WSNAP_WHY_DEVICE;
 	for (i = 0; i < sizeof wsnap_whys / sizeof wsnap_whys[0]; i++)
-		if (flags & wsnap_whys[i].flag)
+		if (s->flags & wsnap_whys[i].flag)
 			return wsnap_whys[i].why;
-	return "not a regular file, link or directory, so not kept";
+	return "not a regular file, link, FIFO or directory, so not kept";
 }
 
 /* Is there content the side would need that is not kept? */
@@ -648,26 +660,163 @@ wsnap_add_side(cJSON *o, const char *hk, const char *kk, const char *mk, const s
 	}
 }
 
+/* --- hard links ---------------------------------------------------------- */
+
+static int
+wsnap_cmp_lnk(const void *x, const void *y)
+{
+	const struct wsnap_lnk *a = x, *b = y;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+/*
+ * The index's files that share an inode with another of them (all of
+ * them, or only those the walk of gen saw), sorted by inode and path.
+ * The array is the caller's; the paths are the entries'.
+ */
+static struct wsnap_lnk *
+wsnap_links(const struct wsnap *ws, bool seen, size_t *n)
+{
+	struct wsnap_lnk *v = xcalloc(ws->n + 1, sizeof *v);
+	size_t i, k = 0, j, run;
+
+	for (i = 0; i < ws->cap; i++) {
+		const struct wsnap_ent *e = ws->tab[i];
+
+		if (e != NULL && e->kind == WK_FILE && (!seen || e->gen == ws->gen) && k < ws->n) {
+			v[k].dev = e->dev;
+			v[k].ino = e->ino;
+			v[k].path = e->path;
+			k++;
+		}
+	}
+	qsort(v, k, sizeof *v, wsnap_cmp_lnk);
+	/* only the runs of two or more */
+	for (i = 0, j = 0; i < k; i += run) {
+		for (run = 1; i + run < k && v[i + run].dev == v[i].dev && v[i + run].ino == v[i].ino; run++)
+			;
+		if (run > 1) {
+			memmove(&v[j], &v[i], run * sizeof *v);
+			j += run;
+		}
+	}
+	*n = j;
+	return v;
+}
+
+/* key: the other names of the inode dev/ino in v, but self (none: no key). */
+static void
+wsnap_links_put(cJSON *o, const char *key, const struct wsnap_lnk *v, size_t n, uint64_t dev,
+    uint64_t ino, const char *self)
+{
+	size_t lo = 0, hi = n, mid;
+	cJSON *arr = NULL;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].dev < dev || (v[mid].dev == dev && v[mid].ino < ino))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].dev == dev && v[lo].ino == ino; lo++) {
+		if (strcmp(v[lo].path, self) == 0)
+			continue;
+		if (arr == NULL)
+			arr = cJSON_AddArrayToObject(o, key);
+		if (cJSON_GetArraySize(arr) >= WSNAP_LINKS_MAX)
+			break;
+		cJSON_AddItemToArray(arr, cJSON_CreateString(v[lo].path));
+	}
+}
+
+static void
+wsnap_pend_add(struct wsnap_scan *sc, cJSON *o, const struct wsnap_side *b, const struct wsnap_side *a,
+    bool only)
+{
+	struct wsnap_pend *p;
+
+	if (sc->npend == sc->cappend) {
+		sc->cappend = sc->cappend ? sc->cappend * 2 : 64;
+		sc->pend = xreallocarray(sc->pend, sc->cappend, sizeof *sc->pend);
+	}
+	p = &sc->pend[sc->npend++];
+	p->o = o;
+	p->dev[0] = b->dev;
+	p->ino[0] = b->ino;
+	p->file[0] = b->kind == WK_FILE;
+	p->dev[1] = a->dev;
+	p->ino[1] = a->ino;
+	p->file[1] = a->kind == WK_FILE;
+	p->only = only;
+}
+
+/*
+ * Each change with a file on a side gets the other names of its inode,
+ * within the roots, on that side ("links_before", "links_after"), so that
+ * a restore makes them one file again.  A change recorded only because
+ * the inode changed goes when its names did not.
+ */
+static void
+wsnap_links_add(struct wsnap_scan *sc)
+{
+	struct wsnap_lnk *la;
+	const cJSON *lb, *lk;
+	size_t nla, i;
+
+	if (sc->npend == 0)
+		return;
+	la = wsnap_links(sc->ws, true, &nla);
+	for (i = 0; i < sc->npend; i++) {
+		struct wsnap_pend *p = &sc->pend[i];
+		const char *path = json_str(p->o, "path", "");
+
+		if (p->file[0])
+			wsnap_links_put(p->o, "links_before", sc->lb, sc->nlb, p->dev[0], p->ino[0], path);
+		if (p->file[1])
+			wsnap_links_put(p->o, "links_after", la, nla, p->dev[1], p->ino[1], path);
+		lb = json_get(p->o, "links_before");
+		lk = json_get(p->o, "links_after");
+		if (p->only && ((lb == NULL && lk == NULL) || cJSON_Compare(lb, lk, true))) {
+			cJSON_Delete(cJSON_DetachItemViaPointer(sc->changes, p->o));
+			continue;
+		}
+		/* a file on both sides, linked on one only: the other says it was not */
+		if (p->file[0] && p->file[1] && (lb == NULL) != (lk == NULL))
+			cJSON_AddArrayToObject(p->o, lb == NULL ? "links_before" : "links_after");
+	}
+	free(la);
+}
+
 /* Record the change of path from b to a, if there is one. */
 static void
 wsnap_change(struct wsnap_scan *sc, const char *path, const struct wsnap_side *b,
     const struct wsnap_side *a)
 {
-	bool content, lostb, losta;
+	bool content, lostb, losta, only = false;
 	cJSON *o;
 
 	if (sc->changes == NULL)
 		return;
 	if (b->kind == a->kind) {
-		if (b->kind == WK_DIR)
+		if (b->kind == WK_DIR || b->kind == WK_FIFO)
 			content = false;
 		else if ((b->flags & WF_KEPT) && (a->flags & WF_KEPT))
 			content = strcmp(b->hash, a->hash) != 0;
 		else	/* one side not kept: only the stat can tell */
 			content = b->size != a->size || b->mtime != a->mtime ||
 			    b->ctime != a->ctime || b->ino != a->ino;
-		if (!content && (b->mode & 07777) == (a->mode & 07777))
-			return;
+		/* the same bytes on another inode: a hard link broken or made, perhaps */
+		if (!content && (b->mode & 07777) == (a->mode & 07777)) {
+			if (b->kind != WK_FILE || (b->dev == a->dev && b->ino == a->ino))
+				return;
+			only = true;
+		}
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", path);
@@ -677,9 +826,11 @@ wsnap_change(struct wsnap_scan *sc, const char *path, const struct wsnap_side *b
 	losta = wsnap_side_lost(a);
 	if (lostb || losta) {
 		cJSON_AddStringToObject(o, "lost", lostb && losta ? "both" : lostb ? "before" : "after");
-		cJSON_AddStringToObject(o, "why", wsnap_why(lostb ? b->flags : a->flags));
+		cJSON_AddStringToObject(o, "why", wsnap_why(lostb ? b : a));
 	}
 	cJSON_AddItemToArray(sc->changes, o);
+	if (b->kind == WK_FILE || a->kind == WK_FILE)
+		wsnap_pend_add(sc, o, b, a, only);
 }
 
 bool
@@ -850,6 +1001,9 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 		*git = ws->git != NULL && strcmp(sig, ws->git) != 0;
 	free(ws->git);
 	ws->git = sig;
+	/* the hard links as the index has them, before the walk changes it */
+	if (changes != NULL)
+		sc.lb = wsnap_links(ws, false, &sc.nlb);
 	ws->gen++;
 	rc = wsnap_walk_root(&sc, rootfd, ws->root);
 	close(rootfd);
@@ -874,6 +1028,8 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	}
 	close(sc.storefd);
 	if (rc == -1) {
+		free(sc.lb);
+		free(sc.pend);
 		errno = sc.errnum;
 		if (ws->sess != NULL)
 			session_fail_in(ws->sess, "snapshots/", ws->store, sc.errnum != 0 ? sc.errnum : EIO);
@@ -915,6 +1071,10 @@ wsnap_scan(struct wsnap *ws, cJSON *changes, bool *git, int64_t deadline, struct
 	}
 	if (rootfd != -1)
 		close(rootfd);
+	/* before the sweep: the before side's names are entries' */
+	wsnap_links_add(&sc);
+	free(sc.lb);
+	free(sc.pend);
 	/* the table is rebuilt only when entries went */
 	if (gone > 0)
 		wsnap_sweep(ws, ws->gen);

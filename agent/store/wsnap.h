@@ -19,9 +19,16 @@
  *       "lost":"before|after|both","why":"..."}], "git":true, "notes":[..]}
  *
  * "was"/"now" are absent where there was (is) nothing: created and
- * deleted.  "lost" names a side whose content was not kept (an ignored
- * file, one over the size cap, a FIFO or device): that change is named
- * at rewind as not restorable, never skipped silently.  "git" flags a
+ * deleted ("fifo" is a kind too; "other" a socket or a device).
+ * "links_before"/"links_after" (absent in older records, and when the
+ * file had no other name) list the other names, within the roots, of a
+ * file side's inode: a restore makes the file a hard link of one that
+ * holds the wanted content and mode, or splits it from a name it was not
+ * linked to (an empty list against a side that has names), else writes
+ * a copy.  A change that only gave a file another inode is recorded when
+ * its names changed.  "lost" names a side whose content was not kept (an
+ * ignored file, one over the size cap, a socket or device): that change
+ * is named at rewind as not restorable, never skipped silently.  "git" flags a
  * command that changed .git/ (HEAD, the index, refs): files can be
  * rewound, the repository's state is not.
  *
@@ -36,13 +43,14 @@
  * the budget, the oldest content records name; never what this session's
  * index holds.  The refs file of a session that is gone is dropped.  A
  * restore of content pruned says so, file by file.  Ignored files (the search tools' rules, ignore.h) are indexed
- * but not stored; an ignored directory is indexed as one entry.  FIFOs
- * and devices are never opened; symbolic links are stored as links.
+ * but not stored; an ignored directory is indexed as one entry.  FIFOs,
+ * sockets and devices are never opened; symbolic links are stored as links.
  *
  * wsnap_restore puts a record's files back (undo) or forward (redo)
  * through the descriptor walk of sandbox.h: a link planted in the
- * workspace cannot send a restore outside it; files are replaced by
- * rename, so a hard link is never written through; each file is checked
+ * workspace cannot send a restore outside it; files, hard links and FIFOs
+ * are put in place by rename (then the directory synced), so a hard link
+ * is never written through; each file is checked
  * against the state the record left (a change since is left alone unless
  * forced); a created directory goes only when nothing is left in it.
  *

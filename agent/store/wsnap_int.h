@@ -16,7 +16,9 @@
 
 struct ignore;
 
-enum wsnap_kind { WK_NONE, WK_FILE, WK_DIR, WK_LINK, WK_OTHER };
+/* WK_OTHER: a socket or a device; WK_FIFO last, so an index of old stays readable. */
+enum wsnap_kind { WK_NONE, WK_FILE, WK_DIR, WK_LINK, WK_OTHER, WK_FIFO };
+#define WK_LAST		WK_FIFO
 
 /* The names of the kinds in the records. */
 extern const char *const wsnap_kinds[];
@@ -73,6 +75,20 @@ struct wsnap {
 	bool			 overlap;	/* another writer joined the window */
 };
 
+/* A file's name by its inode: the hard links of the workspace. */
+struct wsnap_lnk {
+	uint64_t	 dev, ino;
+	const char	*path;		/* an index entry's */
+};
+
+/* A change with a file on a side, to be given the names that file shares its inode with. */
+struct wsnap_pend {
+	cJSON		*o;
+	uint64_t	 dev[2], ino[2];	/* before, after */
+	bool		 file[2];
+	bool		 only;		/* recorded for its links alone: dropped when they stayed */
+};
+
 /* One walk. */
 struct wsnap_scan {
 	struct wsnap	*ws;
@@ -88,6 +104,10 @@ struct wsnap_scan {
 	struct buf	*err;
 	int64_t		 deadline;	/* ev_now_ms() past which no more is read; 0: none */
 	size_t		 pending;	/* files left unread by the budget or the deadline */
+	struct wsnap_lnk *lb;		/* the hard links before the walk (recorded walks) */
+	size_t		 nlb;
+	struct wsnap_pend *pend;	/* the changes with a file on a side */
+	size_t		 npend, cappend;
 };
 
 enum wsnap_kind	 wsnap_kind_of(mode_t);

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "fsutil.h"
 #include "json.h"
 #include "sandbox.h"
@@ -61,13 +63,13 @@ wsnap_kind_named(const char *s)
 {
 	size_t i;
 
-	for (i = 1; s != NULL && i <= WK_OTHER; i++)
+	for (i = 1; s != NULL && i <= WK_LAST; i++)
 		if (strcmp(s, wsnap_kinds[i]) == 0)
 			return (enum wsnap_kind)i;
 	return WK_NONE;
 }
 
-/* Set mode on the file or directory name of dfd without following a link. */
+/* Set mode on the file, directory or FIFO name of dfd without following a link. */
 static int
 wsnap_chmod(int dfd, const char *name, unsigned mode)
 {
@@ -76,7 +78,7 @@ wsnap_chmod(int dfd, const char *name, unsigned mode)
 
 	if (fd == -1)
 		return -1;
-	if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+	if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode)))
 		rc = fchmod(fd, mode & 07777);
 	close(fd);
 	return rc;
@@ -97,16 +99,113 @@ wsnap_clear(int dfd, const char *name, enum wsnap_kind cur, struct buf *err)
 	return -1;
 }
 
-/* Put the wanted state in place at name of dfd.  0 or -1 (err). */
+/*
+ * A new name in dfd for what make makes (a hard link, a FIFO), to be
+ * renamed over the name it is for: 0 with the name in tmp, or -1.
+ */
+static int
+wsnap_make_tmp(int dfd, char *tmp, size_t size, int (*make)(int, const char *, const void *),
+    const void *arg)
+{
+	static unsigned long counter;
+	struct timespec ts;
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (snprintf(tmp, size, ".tandem-%ld-%lx%lx.tmp", (long)getpid(),
+		    (unsigned long)ts.tv_nsec, ++counter) >= (int)size) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (make(dfd, tmp, arg) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	return -1;
+}
+
+/* The name of a file to link to: its directory's descriptor and its name there. */
+struct wsnap_to {
+	int		 dfd;
+	char		*name;
+	char		*path;		/* as the record names it */
+	bool		 linked;	/* the file was made a link of it (not a copy) */
+};
+
+static void
+wsnap_to_release(struct wsnap_to *to)
+{
+	if (to->dfd != -1)
+		close(to->dfd);
+	free(to->name);
+	free(to->path);
+	to->dfd = -1;
+	to->name = to->path = NULL;
+}
+
+static int
+wsnap_make_link(int dfd, const char *tmp, const void *arg)
+{
+	const struct wsnap_to *to = arg;
+
+	return linkat(to->dfd, to->name, dfd, tmp, 0);
+}
+
+static int
+wsnap_make_fifo(int dfd, const char *tmp, const void *arg)
+{
+	(void)arg;
+	return mkfifoat(dfd, tmp, 0600);
+}
+
+/*
+ * Put what make makes at a new name in dfd (mode set on it when mode is
+ * not -1) and rename it over name, then sync the directory: what was at
+ * name stays until the rename, whole.  0, or -1 with what failed (the
+ * new name removed).
+ */
+static int
+wsnap_place(int dfd, const char *name, int (*make)(int, const char *, const void *), const void *arg,
+    long mode, const char *what, struct buf *err)
+{
+	char tmp[128];
+
+	if (wsnap_make_tmp(dfd, tmp, sizeof tmp, make, arg) == -1) {
+		buf_printf(err, "cannot make %s: %s", what, strerror(errno));
+		return -1;
+	}
+	if ((mode != -1 && wsnap_chmod(dfd, tmp, (unsigned)mode) == -1) ||
+	    renameat(dfd, tmp, dfd, name) == -1) {
+		int saved = errno;
+
+		unlinkat(dfd, tmp, 0);
+		buf_printf(err, "cannot put %s in place: %s", what, strerror(saved));
+		return -1;
+	}
+	if (file_fsync_dirfd(dfd) == -1) {
+		buf_printf(err, "made %s but could not sync its directory: %s", what, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Put the wanted state in place at name of dfd: a file as a hard link of
+ * to when to is not NULL, as a copy when that cannot be done (a line of
+ * report says why).  0 or -1 (err).
+ */
 static int
 wsnap_apply(struct wsnap *ws, int dfd, const char *name, const char *rel, enum wsnap_kind cur,
-    const struct stat *curst, enum wsnap_kind want, const char *hash, unsigned mode, struct buf *err)
+    const struct stat *curst, enum wsnap_kind want, const char *hash, unsigned mode,
+    struct wsnap_to *to, struct buf *report, struct buf *err)
 {
 	char *data = NULL;
 	size_t len = 0;
 	int rc = -1;
 
-	if ((want == WK_FILE || want == WK_LINK) &&
+	if ((want == WK_FILE || want == WK_LINK) && to == NULL &&
 	    fsutil_snapshot_load(ws->store, hash, &data, &len, err) == -1)
 		goto out;
 	if (want == WK_NONE) {
@@ -121,6 +220,16 @@ wsnap_apply(struct wsnap *ws, int dfd, const char *name, const char *rel, enum w
 		rc = wsnap_chmod(dfd, name, mode);
 		if (rc == -1)
 			buf_printf(err, "cannot set its mode: %s", strerror(errno));
+	} else if (want == WK_FIFO) {
+		if (cur == WK_FIFO) {
+			rc = wsnap_chmod(dfd, name, mode);
+			if (rc == -1)
+				buf_printf(err, "cannot set its mode: %s", strerror(errno));
+			goto out;
+		}
+		if (cur == WK_DIR && wsnap_clear(dfd, name, cur, err) == -1)
+			goto out;
+		rc = wsnap_place(dfd, name, wsnap_make_fifo, NULL, (long)mode, "the FIFO", err);
 	} else if (want == WK_LINK) {
 		if ((cur != WK_NONE && wsnap_clear(dfd, name, cur, err) == -1))
 			goto out;
@@ -134,6 +243,23 @@ wsnap_apply(struct wsnap *ws, int dfd, const char *name, const char *rel, enum w
 
 		if (cur != WK_FILE && cur != WK_NONE && wsnap_clear(dfd, name, cur, err) == -1)
 			goto out;
+		if (to != NULL) {
+			struct buf lerr = BUF_INIT(4096);
+
+			/* the partner has the bytes and the mode: nothing is written */
+			rc = wsnap_place(dfd, name, wsnap_make_link, to, -1, "the hard link", &lerr);
+			if (rc == 0) {
+				to->linked = true;
+				buf_release(&lerr);
+				goto out;
+			}
+			buf_printf(report, "%s: restored as a copy, not as a hard link of %s (%s)\n", rel,
+			    to->path, buf_cstr(&lerr));
+			buf_release(&lerr);
+			if (fsutil_snapshot_load(ws->store, hash, &data, &len, err) == -1)
+				goto out;
+			rc = -1;
+		}
 		at.exists = cur == WK_FILE;
 		/* a temporary file renamed over the name: a hard link is never written through */
 		if (fsutil_write_place(&at, data, len, NULL, err) == -1)
@@ -171,6 +297,140 @@ wsnap_in_extra(const struct wsnap *ws, const char *path)
 	return false;
 }
 
+/* Is path one a record may name: inside the workspace or an extra root, with a last name? */
+static bool
+wsnap_path_ok(const struct wsnap *ws, const char *path, const char *base)
+{
+	return path[0] != '\0' && (path[0] != '/' || wsnap_in_extra(ws, path)) && strcmp(base, "..") != 0 &&
+	    strcmp(base, ".") != 0 && base[0] != '\0';
+}
+
+/*
+ * The directory of path (a record's), reached through directories only,
+ * open: an fd, or -1 (err says why when it is not just missing).
+ */
+static int
+wsnap_open_dir(struct wsnap *ws, const char *dir, struct buf *err)
+{
+	struct sandbox sb = { ws->root, (const char *const *)ws->extra, NULL };
+	struct sandbox_at at;
+	int fd;
+
+	if (sandbox_walk(&sb, dir, SANDBOX_EDIT, 0, &at, err) == -1)
+		return -1;
+	if (strcmp(at.rel, dir) != 0 || !at.exists) {
+		sandbox_at_release(&at);
+		return -1;
+	}
+	fd = sandbox_open_at(&at, O_RDONLY | O_DIRECTORY, err);
+	sandbox_at_release(&at);
+	return fd;
+}
+
+/*
+ * The name path of a record, reached through directories only: its
+ * directory open (an fd, or -1), its lstat in st, its last name in *base
+ * (path's).
+ */
+static int
+wsnap_open_named(struct wsnap *ws, const char *path, struct stat *st, const char **base)
+{
+	struct buf err = BUF_INIT(4096);
+	char *dir;
+	int dfd = -1;
+
+	wsnap_split(path, &dir, base);
+	if (wsnap_path_ok(ws, path, *base))
+		dfd = wsnap_open_dir(ws, dir, &err);
+	buf_release(&err);
+	free(dir);
+	if (dfd != -1 && fstatat(dfd, *base, st, AT_SYMLINK_NOFOLLOW) == -1) {
+		close(dfd);
+		dfd = -1;
+	}
+	return dfd;
+}
+
+/* Is the file cur one inode with a name of links that keep does not list? */
+static bool
+wsnap_linked_to(struct wsnap *ws, const cJSON *links, const cJSON *keep, const struct stat *cur)
+{
+	const cJSON *l, *k;
+	bool linked = false;
+
+	cJSON_ArrayForEach(l, links) {
+		const char *base;
+		struct stat st;
+		bool kept = false;
+		int dfd;
+
+		if (!cJSON_IsString(l))
+			continue;
+		cJSON_ArrayForEach(k, keep)
+			if (cJSON_IsString(k) && strcmp(k->valuestring, l->valuestring) == 0)
+				kept = true;
+		if (kept || (dfd = wsnap_open_named(ws, l->valuestring, &st, &base)) == -1)
+			continue;
+		close(dfd);
+		if (S_ISREG(st.st_mode) && st.st_dev == cur->st_dev && st.st_ino == cur->st_ino)
+			linked = true;
+	}
+	return linked;
+}
+
+enum wsnap_partner { WP_NONE, WP_SAME, WP_FOUND };
+
+/*
+ * Of links (the names a record says a file shared its inode with), one to
+ * restore the file as a hard link of: a regular file now that holds hash
+ * with mode (WP_FOUND, *to filled; the caller releases it), or one that is
+ * already the file cur (WP_SAME).  WP_NONE: none, the file is a copy.
+ */
+static enum wsnap_partner
+wsnap_partner(struct wsnap *ws, const cJSON *links, const struct stat *cur, const char *hash,
+    unsigned mode, struct wsnap_to *to)
+{
+	const cJSON *l;
+	enum wsnap_partner found = WP_NONE;
+
+	to->dfd = -1;
+	to->name = to->path = NULL;
+	if (hash == NULL)
+		return WP_NONE;
+	cJSON_ArrayForEach(l, links) {
+		char *data, hex[SHA256_HEX_LEN + 1];
+		const char *base;
+		struct stat st;
+		size_t len;
+		int dfd;
+
+		if (!cJSON_IsString(l) || (dfd = wsnap_open_named(ws, l->valuestring, &st, &base)) == -1)
+			continue;
+		if (wsnap_current(ws, dfd, base, &st, hex, &data, &len) != WK_FILE) {
+			free(data);
+			close(dfd);
+			continue;
+		}
+		free(data);
+		if (cur != NULL && st.st_dev == cur->st_dev && st.st_ino == cur->st_ino) {
+			close(dfd);
+			found = WP_SAME;
+			break;
+		}
+		if (found == WP_NONE && strcmp(hex, hash) == 0 && (st.st_mode & 07777) == (mode & 07777)) {
+			to->dfd = dfd;
+			to->name = xstrdup(base);
+			to->path = xstrdup(l->valuestring);
+			found = WP_FOUND;
+			continue;
+		}
+		close(dfd);
+	}
+	if (found != WP_FOUND)
+		wsnap_to_release(to);
+	return found;
+}
+
 /* One file of a record back (or forward).  0 done, 1 left alone, -1 the store failed. */
 static int
 wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struct buf *report)
@@ -184,7 +444,12 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 	const char *wanth = json_str(f, undo ? "before" : "after", NULL);
 	const char *haveh = json_str(f, undo ? "after" : "before", NULL);
 	unsigned mode = (unsigned)json_int(f, undo ? "mode_before" : "mode_after", 0644);
+	const cJSON *links = json_get(f, undo ? "links_before" : "links_after");
+	const cJSON *unlinks = json_get(f, undo ? "links_after" : "links_before");
 	char *dir = NULL, *data = NULL, hex[SHA256_HEX_LEN + 1];
+	struct wsnap_to to = { -1, NULL, NULL, false };
+	enum wsnap_partner partner = WP_NONE;
+	bool split = false, relink;
 	size_t len = 0;
 	struct stat st;
 	int rc = 1, pfd = -1;
@@ -200,8 +465,7 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 		return 1;
 	}
 	wsnap_split(path, &dir, &base);
-	if (path[0] == '\0' || (path[0] == '/' && !wsnap_in_extra(ws, path)) || strcmp(base, "..") == 0 || strcmp(base, ".") == 0 ||
-	    base[0] == '\0') {
+	if (!wsnap_path_ok(ws, path, base)) {
 		buf_printf(report, "%s: not a path inside the workspace: left alone\n", path);
 		free(dir);
 		return 1;
@@ -239,13 +503,26 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 	if (pfd == -1)
 		goto out;
 	cur = wsnap_current(ws, pfd, base, &st, hex, &data, &len);
-	/* already as wanted (a second redo, a command undone by hand) */
-	if (cur == want && (want == WK_NONE || want == WK_DIR || (wanth != NULL && strcmp(hex, wanth) == 0)) &&
-	    (want == WK_NONE || (st.st_mode & 07777) == mode || want == WK_LINK)) {
+	if (want == WK_FILE && links != NULL)
+		partner = wsnap_partner(ws, links, cur == WK_FILE ? &st : NULL, wanth, mode, &to);
+	/* one inode with a name it was not linked to: made a file of its own */
+	if (want == WK_FILE && cur == WK_FILE && links != NULL && st.st_nlink > 1)
+		split = wsnap_linked_to(ws, unlinks, links, &st);
+	/*
+	 * Already as wanted (a second redo, a command undone by hand); a file
+	 * that holds what it should but is not the hard link it was, or is
+	 * one it was not, is linked again or split.
+	 */
+	relink = partner == WP_FOUND || split;
+	if (cur == want && (want == WK_NONE || want == WK_DIR || want == WK_FIFO ||
+	    (wanth != NULL && strcmp(hex, wanth) == 0)) &&
+	    (want == WK_NONE || (st.st_mode & 07777) == mode || want == WK_LINK) && !relink) {
 		rc = 0;
 		goto out;
 	}
-	if (!force && (cur != have || ((have == WK_FILE || have == WK_LINK) &&
+	/* relinking (or splitting) what already holds the wanted bytes loses nothing */
+	if (!force && !(cur == want && relink && wanth != NULL && strcmp(hex, wanth) == 0) &&
+	    (cur != have || ((have == WK_FILE || have == WK_LINK) &&
 	    (haveh == NULL || strcmp(hex, haveh) != 0)))) {
 		buf_printf(report, "%s changed since the command tandem ran left it: left alone\n", path);
 		goto out;
@@ -268,11 +545,16 @@ wsnap_restore_one(struct wsnap *ws, const cJSON *f, bool undo, bool force, struc
 		}
 		close(sc.storefd);
 	}
-	if (wsnap_apply(ws, pfd, base, path, cur, &st, want, wanth, mode, &err) == -1)
+	if (wsnap_apply(ws, pfd, base, path, cur, &st, want, wanth, mode, partner == WP_FOUND ? &to : NULL,
+	    report, &err) == -1)
 		goto out;
 	rc = 0;
 	if (want == WK_NONE)
 		buf_printf(report, "removed %s%s\n", path, cur == WK_DIR ? "/" : "");
+	else if (to.linked)
+		buf_printf(report, "restored %s (a hard link of %s)\n", path, to.path);
+	else if (split && partner == WP_NONE)
+		buf_printf(report, "restored %s as a file of its own\n", path);
 	else if (cur == want && want != WK_LINK && (wanth == NULL || strcmp(hex, wanth) == 0))
 		buf_printf(report, "mode of %s set to %03o\n", path, mode & 07777);
 	else
@@ -282,6 +564,7 @@ out:
 		buf_printf(report, "%s: %s\n", path, buf_cstr(&err));
 	if (pfd != -1)
 		close(pfd);
+	wsnap_to_release(&to);
 	free(dir);
 	free(data);
 	buf_release(&err);
@@ -337,13 +620,14 @@ wsnap_restore(struct wsnap *ws, const cJSON *rec, bool undo, bool force, struct 
 /* --- the browser's lines ------------------------------------------------- */
 
 /* How the browser names a change: its sign and word. */
-enum wsnap_verb { WV_CREATED, WV_DELETED, WV_REPLACED, WV_MODE, WV_CHANGED };
+enum wsnap_verb { WV_CREATED, WV_DELETED, WV_REPLACED, WV_MODE, WV_CHANGED, WV_LINKS };
 
 static const struct {
 	const char	*sign;
 	const char	*word;
 } wsnap_verbs[] = {
 	{ "+", "created" }, { "-", "deleted" }, { "~", "replaced" }, { "m", "mode" }, { "~", "changed" },
+	{ "~", "hard links changed" },
 };
 
 static enum wsnap_verb
@@ -358,8 +642,12 @@ wsnap_verb_of(const cJSON *f)
 	if (strcmp(was, now) != 0)
 		return WV_REPLACED;
 	if (strcmp(json_str(f, "before", ""), json_str(f, "after", "")) == 0 &&
-	    json_str(f, "lost", NULL) == NULL)
+	    json_str(f, "lost", NULL) == NULL) {
+		/* the same bytes and mode on another inode: only what it is linked to changed */
+		if (json_int(f, "mode_before", -1) == json_int(f, "mode_after", -1))
+			return WV_LINKS;
 		return WV_MODE;
+	}
 	return WV_CHANGED;
 }
 

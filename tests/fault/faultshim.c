@@ -6,7 +6,9 @@
  * Configured by the environment:
  *   FAULT_OPS     the calls that count, comma-separated, from: write,
  *                 pwrite, fsync, fdatasync, rename, open (open, openat,
- *                 creat), ftruncate; "all" for every one (default "all")
+ *                 creat), ftruncate, link (link, linkat), mkfifo (mkfifo,
+ *                 mkfifoat, mknod, mknodat); "all" for every one (default
+ *                 "all"); a link or a FIFO counts by the name it makes
  *   FAULT_PATH    count only calls on paths (or descriptors of files)
  *                 under this prefix (default: every path)
  *   FAULT_OPEN    "write": count only opens that may write (O_WRONLY,
@@ -44,12 +46,13 @@
 #include <unistd.h>
 
 enum fault_op { OP_WRITE = 1, OP_PWRITE = 2, OP_FSYNC = 4, OP_FDATASYNC = 8,
-	OP_RENAME = 16, OP_OPEN = 32, OP_FTRUNCATE = 64 };
+	OP_RENAME = 16, OP_OPEN = 32, OP_FTRUNCATE = 64, OP_LINK = 128, OP_MKFIFO = 256 };
 
 static const struct { const char *name; unsigned bit; } fault_names[] = {
 	{ "write", OP_WRITE }, { "pwrite", OP_PWRITE }, { "fsync", OP_FSYNC },
 	{ "fdatasync", OP_FDATASYNC }, { "rename", OP_RENAME }, { "open", OP_OPEN },
-	{ "ftruncate", OP_FTRUNCATE }, { "all", 0x7f },
+	{ "ftruncate", OP_FTRUNCATE }, { "link", OP_LINK }, { "mkfifo", OP_MKFIFO },
+	{ "all", 0x1ff },
 };
 
 static struct {
@@ -280,6 +283,67 @@ renameat(int fromfd, const char *from, int tofd, const char *to)
 	    fault_fd_under(tofd)))
 		return -1;
 	return NEXT(renameat)(fromfd, from, tofd, to);
+}
+
+/* Is the name made at path (relative to dirfd) under the prefix? */
+static bool
+fault_at_under(int dirfd, const char *path)
+{
+	return dirfd == AT_FDCWD || path[0] == '/' ? fault_under(path) : fault_fd_under(dirfd);
+}
+
+int
+link(const char *from, const char *to)
+{
+	fault_setup();
+	if (fault_hit(OP_LINK, fault_under(to)))
+		return -1;
+	return NEXT(link)(from, to);
+}
+
+int
+linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
+{
+	fault_setup();
+	if (fault_hit(OP_LINK, fault_at_under(tofd, to)))
+		return -1;
+	return NEXT(linkat)(fromfd, from, tofd, to, flags);
+}
+
+int
+mkfifo(const char *path, mode_t mode)
+{
+	fault_setup();
+	if (fault_hit(OP_MKFIFO, fault_under(path)))
+		return -1;
+	return NEXT(mkfifo)(path, mode);
+}
+
+int
+mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	fault_setup();
+	if (fault_hit(OP_MKFIFO, fault_at_under(dirfd, path)))
+		return -1;
+	return NEXT(mkfifoat)(dirfd, path, mode);
+}
+
+int
+mknod(const char *path, mode_t mode, dev_t dev)
+{
+	fault_setup();
+	if (fault_hit(OP_MKFIFO, fault_under(path)))
+		return -1;
+	return NEXT(mknod)(path, mode, dev);
+}
+
+int
+mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	fault_setup();
+	if (fault_hit(OP_MKFIFO, fault_at_under(dirfd, path)))
+		return -1;
+	return NEXT(mknodat)(dirfd, path, mode, dev);
 }
 
 static bool
