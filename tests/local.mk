@@ -94,7 +94,8 @@ IT_TESTS += tests/it/wsnap_bg.sh
 # A command that changed what a name is (a directory made a link, and back): rewound, never through the link.
 IT_TESTS += tests/it/rewindtypes.sh
 IT_TESTS += tests/it/rewindodd.sh
-IT_TESTS += tests/it/attack_reap.sh
+# Nothing an MCP server, a language server or a hook starts outlives tandem.
+IT_TESTS += tests/it/attack_reap.sh tests/it/lspreap.sh
 # The snapshot store's refs: pruning keeps what any session's record needs.
 IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.
