@@ -127,13 +127,12 @@ tag=lspreap-$$-confined
 jq -n --arg c "$dir/ls.sh" --arg t "$tag" \
     '{lspServers: {ls: {command: $c, extensionToLanguage: {".ls": "ls"}, env: {LS_PIDS: "/tmp/pids", LS_TAG: $t}}}}' \
     >"$XDG_CONFIG_HOME/tandem/settings.json"
-# tagged: the processes whose environment holds LS_TAG=$tag, with their names.
+# tagged: the server's and sleep's processes whose environment holds
+# LS_TAG=$tag, with their names.
 tagged() {
-	local e p
-	for e in /proc/[0-9]*/environ; do
-		p=${e#/proc/}
-		p=${p%/environ}
-		{ tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "LS_TAG=$tag" &&
+	local p
+	for p in $(pgrep -f 'ls\.sh|^sleep 300$'); do
+		{ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "LS_TAG=$tag" &&
 		    echo "$p $(starttime "$p") $(cat "/proc/$p/comm" 2>/dev/null)"
 	done
 }
