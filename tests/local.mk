@@ -96,7 +96,8 @@ IT_TESTS += tests/it/rewindtypes.sh
 IT_TESTS += tests/it/rewindodd.sh
 # Hard links and FIFOs a command broke, removed or made: rewound and redone as links and FIFOs.
 IT_TESTS += tests/it/rewindlinks.sh
-IT_TESTS += tests/it/attack_reap.sh
+# Nothing an MCP server, a language server or a hook starts outlives tandem.
+IT_TESTS += tests/it/attack_reap.sh tests/it/lspreap.sh
 # The snapshot store's refs: pruning keeps what any session's record needs.
 IT_TESTS += tests/it/wsnaprefs.sh
 # A turn's changes as one unified diff (--diff), reversed by git apply -R.

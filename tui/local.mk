@@ -115,6 +115,8 @@ TUI_SCREEN_TESTS += tests/tui/claude.sh
 EXTRA_DIST += tests/tui/story.jsonl tests/tui/denied.jsonl
 # Claude Code's statusLine: the real ccstatusline as the bar, a sleeping command, a failing one.
 TUI_SCREEN_TESTS += tests/tui/statusline.sh
+# Nothing the statusLine command starts (a setsid grandchild) outlives tandem.
+TUI_SCREEN_TESTS += tests/tui/statusreap.sh
 TESTS += $(TUI_SCREEN_TESTS)
 EXTRA_DIST += $(TUI_SCREEN_TESTS) tests/tui/lib.sh tests/tui/mock.sh tests/tui/stream.jsonl \
 	tests/tui/tools.jsonl tests/tui/approval.jsonl tests/tui/empty.jsonl tests/tui/table.jsonl tests/tui/emoji.jsonl \

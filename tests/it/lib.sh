@@ -137,3 +137,59 @@ add_case() {
 	      stop_reason: "tool_use", repeat: 10}')
 	cases="$cases$c"$'\n'
 }
+
+# starttime PID: the process's start time (field 22 of its stat), or nothing.
+# A pid with the same start time is the same process, not a reused pid.
+starttime() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+
+# procs_in DIR PROGRAM: "pid start-time" of each process running PROGRAM
+# (the name of the file it executes) with DIR as its working directory:
+# another test's process of the same program is not counted.
+procs_in() {
+	local p e
+	for p in $(pgrep -f -- "$2"); do
+		e=$(readlink "/proc/$p/exe" 2>/dev/null) || continue
+		[ "${e##*/}" = "$2" ] && [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$1" ] &&
+		    echo "$p $(starttime "$p")"
+	done
+}
+
+# pids_record IN OUT: for each "label pid" line of IN, "pid start-time" in OUT.
+pids_record() {
+	local pid
+	: >"$2"
+	while read -r _ pid; do
+		echo "$pid $(starttime "$pid")" >>"$2"
+	done <"$1"
+}
+
+# pids_alive FILE: some process of FILE ("pid start-time" lines) still runs.
+pids_alive() {
+	local pid st
+	while read -r pid st; do
+		[ -n "$st" ] && [ "$(starttime "$pid")" = "$st" ] && return 0
+	done <"$1"
+	return 1
+}
+
+# pids_gone FILE: none of FILE's processes runs, within 5 s; names those that do.
+pids_gone() {
+	local i pid st
+	for i in $(seq 50); do
+		pids_alive "$1" || return 0
+		sleep 0.1
+	done
+	while read -r pid st; do
+		[ "$(starttime "$pid")" = "$st" ] && echo "# still running: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+	done <"$1"
+	return 1
+}
+
+# pids_kill FILE: what a failed check left running.
+pids_kill() {
+	local pid st
+	while read -r pid st; do
+		[ -n "$st" ] && [ "$(starttime "$pid")" = "$st" ] && kill -9 "$pid" 2>/dev/null
+	done <"$1"
+	return 0
+}

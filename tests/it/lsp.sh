@@ -86,7 +86,8 @@ check "the code tool is offered to the model" \
     [ "$(mock_body 1 '[.tools[].name] | index("code") != null')" = true ]
 check "the model got the error in the tool result" \
     grep -q 'Too few arguments' <(mock_body 3 '.messages[-1].content[0].content | tostring')
-check "clangd is gone when tandem is" not pgrep -x clangd
+# (its main thread is named clangd.main: pgrep -x clangd finds nothing)
+check "clangd is gone when tandem is" [ -z "$(procs_in "$T/ws" clangd)" ]
 
 # a deny rule: the code tool names a denied file, never quotes it, and refuses to ask about it
 run denied "$(scenario denied <<'J'
@@ -115,7 +116,7 @@ check "subedit: the subagent's edit result has clangd's error, counted as new" \
     [ "$(jq -s '[.[] | select(.body.messages[-1].content | tostring | test("se1")) | select(.body.messages[-1].content | tostring |
       test("clangd: 1 new error in main.c") and test("main.c:6:[0-9]*: Too few arguments"))] | length' "$MOCK_LOG")" -ge 1 ]
 check "subedit: every step was served" [ "$(mock_requests)" -eq 4 ] && [ "$(mock_problems)" -eq 0 ]
-check "subedit: clangd is gone when tandem is" not pgrep -x clangd
+check "subedit: clangd is gone when tandem is" [ -z "$(procs_in "$T/ws" clangd)" ]
 sed -i 's/add(1)/add(1, 2)/' main.c
 
 # --- pyright, from the tests' npm peers -----------------------------------
