@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -534,7 +532,7 @@ lsp_server_start(struct lsp *l, struct lsp_def *def, const struct lsp_server_eve
 	struct proc p;
 	struct lsp_server *s;
 	const char **argv, **envv = NULL;
-	char *program = lsp_which(def->command);
+	char *program = proc_which(def->command);
 	size_t i, n = 0;
 	int rc;
 
@@ -653,23 +651,6 @@ lsp_server_await_shutdown(struct lsp_server *s, int64_t until)
 	}
 }
 
-static bool
-lsp_server_wait_pid(pid_t pid, int64_t until)
-{
-	for (;;) {
-		pid_t r = waitpid(pid, NULL, WNOHANG);
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		if (r == pid || (r == -1 && errno == ECHILD)) {
-			proc_forget(pid);
-			return true;
-		}
-		if (ev_now_ms() >= until)
-			return false;
-		nanosleep(&ts, NULL);
-	}
-}
-
 void
 lsp_server_close(struct lsp_server *s)
 {
@@ -697,12 +678,7 @@ lsp_server_close(struct lsp_server *s)
 	lsp_server_close_fd(s, &s->err);
 	if (!s->reaped) {
 		ev_child_del(s->lsp->loop, s->pid);
-		if (!lsp_server_wait_pid(s->pid, ev_now_ms() + 400)) {
-			proc_kill(s->pid, SIGTERM);
-			if (!lsp_server_wait_pid(s->pid, ev_now_ms() + 300))
-				proc_kill(s->pid, SIGKILL);
-			(void)lsp_server_wait_pid(s->pid, ev_now_ms() + 1000);
-		}
+		proc_end(s->pid, 400);
 	}
 	lsp_server_drop_replies(s);
 	buf_release(&s->queue);

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ev.h"
@@ -84,34 +82,6 @@ mcp_lines_feed(struct mcp_lines *l, const char *p, size_t n, mcp_line_fn *fn, vo
 		p = nl + 1;
 		n -= take + 1;
 	}
-}
-
-/* command as a path: as it is when it holds a '/', else the first executable on PATH. */
-static char *
-mcp_find_program(const char *command)
-{
-	const char *path = getenv("PATH"), *p;
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-
-	if (strchr(command, '/') != NULL)
-		return xstrdup(command);
-	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; ) {
-		size_t n = strcspn(p, ":");
-
-		buf_reset(&b);
-		if (n == 0)
-			buf_puts(&b, ".");
-		else
-			buf_append(&b, p, n);
-		buf_printf(&b, "/%s", command);
-		if (access(buf_cstr(&b), X_OK) == 0)
-			return buf_detach(&b, NULL);
-		if (p[n] == '\0')
-			break;
-		p += n + 1;
-	}
-	buf_release(&b);
-	return xstrdup(command);	/* the exec says why it cannot run */
 }
 
 /* --- the handle ------------------------------------------------------------ */
@@ -301,10 +271,12 @@ mcp_stdio_start(struct ev_loop *loop, const struct mcp_server_cfg *s, const char
 	struct proc_spec spec;
 	struct proc p;
 	struct mcp_stdio *m;
-	char *program = mcp_find_program(s->command);
+	char *program = proc_which(s->command);
 	size_t i, n = 0;
 	int rc;
 
+	if (program == NULL)
+		program = xstrdup(s->command);	/* the exec says why it cannot run */
 	while (s->args != NULL && s->args[n] != NULL)
 		n++;
 	argv = xcalloc(n + 2, sizeof *argv);
@@ -383,23 +355,6 @@ mcp_stdio_stop(struct mcp_stdio *m)
 	m->timer = ev_timer_add(m->loop, MCP_TERM_AFTER_MS, mcp_stdio_escalate, m);
 }
 
-static bool
-mcp_stdio_wait(pid_t pid, int64_t until)
-{
-	for (;;) {
-		pid_t r = waitpid(pid, NULL, WNOHANG);
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		if (r == pid || (r == -1 && errno == ECHILD)) {
-			proc_forget(pid);
-			return true;
-		}
-		if (ev_now_ms() >= until)
-			return false;
-		nanosleep(&ts, NULL);
-	}
-}
-
 void
 mcp_stdio_free(struct mcp_stdio *m)
 {
@@ -412,12 +367,7 @@ mcp_stdio_free(struct mcp_stdio *m)
 	mcp_stdio_close(m, &m->err);
 	if (!m->reaped) {
 		ev_child_del(m->loop, m->pid);
-		if (!mcp_stdio_wait(m->pid, ev_now_ms() + 100)) {
-			proc_kill(m->pid, SIGTERM);
-			if (!mcp_stdio_wait(m->pid, ev_now_ms() + 300))
-				proc_kill(m->pid, SIGKILL);
-			(void)mcp_stdio_wait(m->pid, ev_now_ms() + 1000);
-		}
+		proc_end(m->pid, 100);
 	}
 	buf_release(&m->queue);
 	buf_release(&m->log);
