@@ -132,6 +132,27 @@ file_write_all(int fd, const void *data, size_t len)
 }
 
 int
+file_write_queue(int fd, struct buf *q)
+{
+	while (q->len > 0) {
+		ssize_t w = write(fd, q->data, q->len);
+
+		if (w > 0) {
+			buf_consume(q, (size_t)w);
+			continue;
+		}
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 1;
+		if (w == 0)
+			errno = ENOSPC;
+		return -1;
+	}
+	return 0;
+}
+
+int
 file_temp(const void *data, size_t len, const char *tag, struct buf *err)
 {
 	const char *dir = getenv("TMPDIR");

@@ -65,6 +65,13 @@ int	file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 int	file_write_all(int fd, const void *data, size_t len);
 
 /*
+ * Write from the front of q what the non-blocking fd takes now, again after
+ * EINTR, and drop it from q: 0 when q is empty, 1 when fd would block (the
+ * rest stays), -1 with errno when fd failed (ENOSPC for a write of 0).
+ */
+int	file_write_queue(int fd, struct buf *q);
+
+/*
  * An unlinked temporary file in $TMPDIR (else /tmp) holding data[0..len),
  * at offset 0: a child's stdin.  Where O_TMPFILE is missing it has the name
  * TAG.XXXXXX for a moment.  The descriptor (close-on-exec), or -1 with err

@@ -15,6 +15,7 @@
 
 #include "config/config.h"
 #include "ev.h"
+#include "file.h"
 #include "jail/jail.h"
 #include "json.h"
 #include "lsp_int.h"
@@ -241,18 +242,6 @@ lsp_server_on_body(void *arg, const char *body, size_t n)
 	cJSON_Delete(msg);
 }
 
-static void
-lsp_server_keep_log(struct lsp_server *s, const char *p, size_t n)
-{
-	if (n > LSP_LOG_KEEP) {
-		p += n - LSP_LOG_KEEP;
-		n = LSP_LOG_KEEP;
-	}
-	if (s->log.len + n > LSP_LOG_KEEP)
-		buf_consume(&s->log, s->log.len + n - LSP_LOG_KEEP);
-	buf_append(&s->log, p, n);
-}
-
 const char *
 lsp_server_log(const struct lsp_server *s)
 {
@@ -288,7 +277,7 @@ lsp_server_on_out(struct ev_loop *loop, int fd, int revents, void *arg)
 		ssize_t r = read(fd, chunk, sizeof chunk);
 
 		if (r > 0 && fd == s->err) {
-			lsp_server_keep_log(s, chunk, (size_t)r);
+			buf_append_tail(&s->log, chunk, (size_t)r, LSP_LOG_KEEP);
 			if (lsp_server_flooding(s, (size_t)r)) {
 				lsp_server_fail(s, "flooded its log (more than 32 MB in a second)");
 				return;
@@ -327,25 +316,16 @@ lsp_server_on_out(struct ev_loop *loop, int fd, int revents, void *arg)
 static void
 lsp_server_flush(struct lsp_server *s)
 {
-	while (s->in != -1 && s->queue.len > 0) {
-		ssize_t w = write(s->in, s->queue.data, s->queue.len);
+	int r;
 
-		if (w > 0) {
-			buf_consume(&s->queue, (size_t)w);
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			ev_io_mod(s->lsp->loop, s->in, POLLOUT);
-			return;
-		}
+	if (s->in == -1)
+		return;
+	if ((r = file_write_queue(s->in, &s->queue)) == -1) {
 		buf_reset(&s->queue);
 		lsp_server_close_fd(s, &s->in);
 		return;
 	}
-	if (s->in != -1)
-		ev_io_mod(s->lsp->loop, s->in, 0);
+	ev_io_mod(s->lsp->loop, s->in, r == 1 ? POLLOUT : 0);
 }
 
 static void

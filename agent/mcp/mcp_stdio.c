@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ev.h"
+#include "file.h"
 #include "mcp_config.h"
 #include "mcp_stdio.h"
 #include "proc.h"
@@ -101,26 +102,17 @@ mcp_stdio_close(struct mcp_stdio *m, int *fd)
 static void
 mcp_stdio_flush(struct mcp_stdio *m)
 {
-	while (m->in != -1 && m->queue.len > 0) {
-		ssize_t w = write(m->in, m->queue.data, m->queue.len);
+	int r;
 
-		if (w > 0) {
-			buf_consume(&m->queue, (size_t)w);
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			ev_io_mod(m->loop, m->in, POLLOUT);
-			return;
-		}
+	if (m->in == -1)
+		return;
+	if ((r = file_write_queue(m->in, &m->queue)) == -1) {
 		/* The server closed its stdin: what is queued can never go. */
 		buf_reset(&m->queue);
 		mcp_stdio_close(m, &m->in);
 		return;
 	}
-	if (m->in != -1)
-		ev_io_mod(m->loop, m->in, 0);
+	ev_io_mod(m->loop, m->in, r == 1 ? POLLOUT : 0);
 }
 
 static void
@@ -132,18 +124,6 @@ mcp_stdio_on_in(struct ev_loop *loop, int fd, int revents, void *arg)
 	(void)fd;
 	(void)revents;
 	mcp_stdio_flush(m);
-}
-
-static void
-mcp_stdio_keep_log(struct mcp_stdio *m, const char *p, size_t n)
-{
-	if (n > MCP_LOG_KEEP) {
-		p += n - MCP_LOG_KEEP;
-		n = MCP_LOG_KEEP;
-	}
-	if (m->log.len + n > MCP_LOG_KEEP)
-		buf_consume(&m->log, m->log.len + n - MCP_LOG_KEEP);
-	buf_append(&m->log, p, n);
 }
 
 static void
@@ -175,11 +155,11 @@ mcp_stdio_read(struct mcp_stdio *m, int *fd)
 					    "tandem: a line of the server's output passed the limit "
 					    "and was dropped\n";
 
-					mcp_stdio_keep_log(m, msg, sizeof msg - 1);
+					buf_append_tail(&m->log, msg, sizeof msg - 1, MCP_LOG_KEEP);
 					m->ops.log(m->ops.arg, msg, sizeof msg - 1);
 				}
 			} else {
-				mcp_stdio_keep_log(m, chunk, (size_t)r);
+				buf_append_tail(&m->log, chunk, (size_t)r, MCP_LOG_KEEP);
 				if (m->ops.log != NULL)
 					m->ops.log(m->ops.arg, chunk, (size_t)r);
 			}
