@@ -452,22 +452,14 @@ webfetch_deliver(struct webfetch_job *j, const char *framed)
 {
 	struct call_request rq;
 	struct buf q = BUF_INIT(BUF_NOLIMIT);
-	cJSON *msgs, *m, *content, *t;
+	cJSON *msgs;
 
 	if (j->prompt == NULL) {
 		web_job_finish(&j->job, false, "%s", framed);
 		return;
 	}
 	buf_printf(&q, "%s\nThe agent's question about this page: %s", framed, j->prompt);
-	msgs = cJSON_CreateArray();
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "role", "user");
-	content = cJSON_AddArrayToObject(m, "content");
-	t = cJSON_CreateObject();
-	cJSON_AddStringToObject(t, "type", "text");
-	cJSON_AddStringToObject(t, "text", buf_cstr(&q));
-	cJSON_AddItemToArray(content, t);
-	cJSON_AddItemToArray(msgs, m);
+	msgs = conv_text_messages(buf_cstr(&q));
 	memset(&rq, 0, sizeof rq);
 	rq.system_static = webfetch_side_system;
 	rq.messages = msgs;
