@@ -56,7 +56,7 @@ IT_TESTS += tests/it/attack_lsp.sh
 # The first request stays under its budget with every default tool (bench/prompt_bytes.sh).
 IT_TESTS += tests/it/firstreq.sh
 EXTRA_DIST += tests/lsp/fault.sh
-EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh tests/it/firstreq_lib.sh $(IT_TESTS)
+EXTRA_DIST += tests/t.h tests/t_tree.h tests/ws_state.sh tests/it/lib.sh tests/it/firstreq_lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.
 TESTS += tests/test_style.sh

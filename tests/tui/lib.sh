@@ -12,6 +12,7 @@ TUI_DATA=$top_srcdir/tests/tui
 TUI_SOCK=${TMPDIR:-/tmp}/tandem-tui-test.$$
 TUI_N=0
 TUI_FAILED=0
+. "$top_srcdir/tests/ws_state.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "1..0 # SKIP tmux is not installed"
