@@ -5,13 +5,7 @@
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
-SCEN=$(tui_scenario bangcrash <<'J'
-{"check_echo":false,"responses":[
- {"text":"ok","stop_reason":"end_turn","repeat":20}
-]}
-J
-)
-tui_mock_start "$SCEN"
+tui_mock_ok bangcrash
 W=$TUI_WS
 printf 'one\n' >"$W/a.txt"
 printf 'bye\n' >"$W/gone.txt"
