@@ -180,7 +180,7 @@ tests_test_lsp_LDADD = $(LIB_LIBS)
 # Two conversations of one session, their turns interleaved, against the mock server.
 check_PROGRAMS += tests/test_convs
 TESTS += tests/test_convs
-tests_test_convs_SOURCES = tests/test_convs.c
+tests_test_convs_SOURCES = tests/test_convs.c tests/t_mock.h
 tests_test_convs_LDADD = libtandem_mock.a libtandem_agent.a $(TOOLS_LIBS) $(CURL_LIBS) $(CJSON_LIBS) \
 	$(CRYPTO_LIBS) $(MD4C_LIBS)
 

@@ -188,6 +188,18 @@ buf_consume(struct buf *b, size_t n)
 }
 
 void
+buf_append_tail(struct buf *b, const char *p, size_t n, size_t keep)
+{
+	if (n > keep) {
+		p += n - keep;
+		n = keep;
+	}
+	if (b->len + n > keep)
+		buf_consume(b, b->len + n - keep);
+	buf_append(b, p, n);
+}
+
+void
 buf_truncate(struct buf *b, size_t n)
 {
 	if (n < b->len) {

@@ -49,6 +49,8 @@ const char *buf_cstr(const struct buf *b);
 char	*buf_detach(struct buf *b, size_t *lenp);
 /* Drop the first n bytes. */
 void	 buf_consume(struct buf *b, size_t n);
+/* Append p[0..n), then drop from the front what passes keep: the last keep bytes stay. */
+void	 buf_append_tail(struct buf *b, const char *p, size_t n, size_t keep);
 /* Shorten to n bytes (n <= len). */
 void	 buf_truncate(struct buf *b, size_t n);
 

@@ -132,6 +132,60 @@ file_write_all(int fd, const void *data, size_t len)
 }
 
 int
+file_write_queue(int fd, struct buf *q)
+{
+	while (q->len > 0) {
+		ssize_t w = write(fd, q->data, q->len);
+
+		if (w > 0) {
+			buf_consume(q, (size_t)w);
+			continue;
+		}
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 1;
+		if (w == 0)
+			errno = ENOSPC;
+		return -1;
+	}
+	return 0;
+}
+
+int
+file_temp(const void *data, size_t len, const char *tag, struct buf *err)
+{
+	const char *dir = getenv("TMPDIR");
+	struct buf path = BUF_INIT(BUF_NOLIMIT);
+	int fd = -1;
+
+	if (dir == NULL || dir[0] != '/')
+		dir = "/tmp";
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+	if (fd == -1) {
+		buf_printf(&path, "%s/%s.XXXXXX", dir, tag);
+		fd = mkostemp(path.data, O_CLOEXEC);
+		if (fd != -1)
+			unlink(path.data);
+	}
+	buf_release(&path);
+	if (fd == -1) {
+		if (err != NULL)
+			buf_printf(err, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (file_write_all(fd, data, len) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
+		if (err != NULL)
+			buf_printf(err, "cannot write a temporary file in %s: %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
 file_write_atomic(const char *path, const void *data, size_t len, mode_t mode, unsigned flags,
     struct file_status *stp)
 {

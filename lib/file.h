@@ -64,6 +64,21 @@ int	file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 /* Write all of data to fd, again after EINTR.  0, or -1 with errno (ENOSPC for a write of 0). */
 int	file_write_all(int fd, const void *data, size_t len);
 
+/*
+ * Write from the front of q what the non-blocking fd takes now, again after
+ * EINTR, and drop it from q: 0 when q is empty, 1 when fd would block (the
+ * rest stays), -1 with errno when fd failed (ENOSPC for a write of 0).
+ */
+int	file_write_queue(int fd, struct buf *q);
+
+/*
+ * An unlinked temporary file in $TMPDIR (else /tmp) holding data[0..len),
+ * at offset 0: a child's stdin.  Where O_TMPFILE is missing it has the name
+ * TAG.XXXXXX for a moment.  The descriptor (close-on-exec), or -1 with err
+ * filled when err is not NULL.
+ */
+int	file_temp(const void *data, size_t len, const char *tag, struct buf *err);
+
 /* fsync the directory that holds path.  0, or -1 with errno. */
 int	file_fsync_parent(const char *path);
 /* fsync an open directory; file systems that cannot (EINVAL, EROFS) count as done. */

@@ -86,6 +86,64 @@ proc_forget(pid_t pid)
 		}
 }
 
+/* Has pid ended (reaped here) before until? */
+static bool
+proc_reaped_by(pid_t pid, int64_t until)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, NULL, WNOHANG);
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (r == pid || (r == -1 && errno == ECHILD)) {
+			proc_forget(pid);
+			return true;
+		}
+		if (ev_now_ms() >= until)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+}
+
+void
+proc_end(pid_t pid, int grace_ms)
+{
+	if (proc_reaped_by(pid, ev_now_ms() + grace_ms))
+		return;
+	proc_kill(pid, SIGTERM);
+	if (!proc_reaped_by(pid, ev_now_ms() + 300))
+		proc_kill(pid, SIGKILL);
+	(void)proc_reaped_by(pid, ev_now_ms() + 1000);
+}
+
+char *
+proc_which(const char *command)
+{
+	const char *path = getenv("PATH"), *p;
+	struct buf b = BUF_INIT(BUF_NOLIMIT);
+
+	if (command == NULL || command[0] == '\0')
+		return NULL;
+	if (strchr(command, '/') != NULL)
+		return access(command, X_OK) == 0 ? xstrdup(command) : NULL;
+	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; ) {
+		size_t n = strcspn(p, ":");
+
+		buf_reset(&b);
+		if (n == 0)
+			buf_puts(&b, ".");
+		else
+			buf_append(&b, p, n);
+		buf_printf(&b, "/%s", command);
+		if (access(buf_cstr(&b), X_OK) == 0)
+			return buf_detach(&b, NULL);
+		if (p[n] == '\0')
+			break;
+		p += n + 1;
+	}
+	buf_release(&b);
+	return NULL;
+}
+
 int
 proc_alive(void)
 {

@@ -101,6 +101,18 @@ int	proc_spawn(const struct proc_spec *spec, struct proc *p, struct buf *err);
 void	proc_kill(pid_t pid, int sig);
 /* The caller reaped pid: it is no longer one of proc's children. */
 void	proc_forget(pid_t pid);
+/*
+ * Reap pid, blocking: grace_ms for it to end by itself, then SIGTERM and
+ * 300 ms more, then SIGKILL and up to a second; proc_forget on the way.
+ * For a child whose loop watcher the caller has removed.
+ */
+void	proc_end(pid_t pid, int grace_ms);
+/*
+ * The program command names: itself when it holds a '/', else the first
+ * executable of that name on PATH; NULL when none is executable.  The
+ * caller frees it.
+ */
+char	*proc_which(const char *command);
 /* How many spawned children are not yet forgotten (for leak checks). */
 int	proc_alive(void);
 

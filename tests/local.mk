@@ -10,7 +10,7 @@ tests_mockmodel_SOURCES = tests/mock/main.c
 tests_mockmodel_LDADD = libtandem_mock.a $(LIB_LIBS)
 # The C test of the library is named apart from test_mock.sh: both would log to test_mock.log.
 check_PROGRAMS += tests/test_mock_api
-tests_test_mock_api_SOURCES = tests/test_mock.c
+tests_test_mock_api_SOURCES = tests/test_mock.c tests/t_mock.h
 tests_test_mock_api_LDADD = libtandem_mock.a $(LIB_LIBS)
 TESTS += tests/test_mock_api tests/test_mock.sh
 EXTRA_DIST += tests/test_mock.sh tests/mock/README.md
@@ -56,7 +56,7 @@ IT_TESTS += tests/it/attack_lsp.sh
 # The first request stays under its budget with every default tool (bench/prompt_bytes.sh).
 IT_TESTS += tests/it/firstreq.sh
 EXTRA_DIST += tests/lsp/fault.sh
-EXTRA_DIST += tests/t.h tests/t_tree.h tests/it/lib.sh tests/it/firstreq_lib.sh $(IT_TESTS)
+EXTRA_DIST += tests/t.h tests/t_tree.h tests/ws_state.sh tests/it/lib.sh tests/it/firstreq_lib.sh $(IT_TESTS)
 
 # The banned functions of STYLE.md.
 TESTS += tests/test_style.sh

@@ -25,6 +25,7 @@
 #include "json.h"
 #include "mock/mock.h"
 #include "t.h"
+#include "t_mock.h"
 
 static const char scenario[] =
     "{\"responses\": ["
@@ -60,53 +61,6 @@ seen_event(const cJSON *ev, void *arg)
 	} else if (strcmp(type, "tool_result") == 0) {
 		buf_printf(&s->tools, "[%s]", json_str(ev, "id", ""));
 	}
-}
-
-static pid_t
-start_mock(int *port, int *stop_w)
-{
-	struct mock_opts o;
-	struct mock *m;
-	char err[256];
-	int pfd[2];
-	pid_t pid;
-
-	if (pipe(pfd) == -1)
-		return -1;
-	mock_opts_init(&o);
-	o.scenario_text = scenario;
-	o.idle_timeout_ms = 0;
-	o.stop_fd = pfd[0];
-	m = mock_new(&o, err, sizeof err);
-	if (m == NULL || mock_listen(m, port, err, sizeof err) == -1) {
-		printf("# %s\n", err);
-		mock_free(m);
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int rc;
-
-		close(pfd[1]);
-		rc = mock_run(m);
-		mock_free(m);
-		_exit(rc == 0 ? 0 : 1);
-	}
-	mock_free(m);
-	close(pfd[0]);
-	*stop_w = pfd[1];
-	return pid;
-}
-
-static int
-stop_mock(pid_t pid, int stop_w)
-{
-	int status = -1;
-
-	close(stop_w);
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Run the loop until n results came (or 20 s passed). */
@@ -150,7 +104,7 @@ T_TEST(two_conversations_interleave_in_one_session)
 	snprintf(path, sizeof path, "%s/config", dir);
 	setenv("XDG_CONFIG_HOME", path, 1);
 	setenv("HOME", dir, 1);
-	pid = start_mock(&port, &stop_w);
+	pid = t_mock_start(scenario, &port, &stop_w);
 	T_OK(pid > 0);
 	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
 	setenv("ANTHROPIC_BASE_URL", url, 1);
@@ -219,7 +173,7 @@ T_TEST(two_conversations_interleave_in_one_session)
 	ev_loop_free(loop);
 	config_release(&cfg);
 	/* The mock saw every request pass its checks and served every response. */
-	T_EQ_INT(stop_mock(pid, stop_w), 0);
+	T_EQ_INT(t_mock_stop(pid, stop_w), 0);
 	buf_release(&s1.results);
 	buf_release(&s1.tools);
 	buf_release(&s2.results);

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "mock/mock.h"
 #include "t.h"
+#include "t_mock.h"
 
 static const char *const bad_scenarios[][2] = {
 	{ "{\"responses\": [", "not valid JSON (line 1" },
@@ -132,54 +133,6 @@ http_post(int port, const char *path, const char *headers, const char *body)
 	return buf_detach(&out, NULL);
 }
 
-/* tandem --demo's pattern: listen in the parent, run in a child, stop by pipe. */
-static pid_t
-start_child(const char *scenario, int *port, int *stop_w)
-{
-	struct mock_opts o;
-	struct mock *m;
-	char err[256];
-	int pfd[2];
-	pid_t pid;
-
-	if (pipe(pfd) == -1)
-		return -1;
-	mock_opts_init(&o);
-	o.scenario_text = scenario;
-	o.idle_timeout_ms = 0;
-	o.stop_fd = pfd[0];
-	m = mock_new(&o, err, sizeof err);
-	if (m == NULL || mock_listen(m, port, err, sizeof err) == -1) {
-		printf("# %s\n", err);
-		mock_free(m);
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int rc;
-
-		close(pfd[1]);
-		rc = mock_run(m);
-		mock_free(m);
-		_exit(rc == 0 ? 0 : 1);
-	}
-	mock_free(m);
-	close(pfd[0]);
-	*stop_w = pfd[1];
-	return pid;
-}
-
-static int
-stop_child(pid_t pid, int stop_w)
-{
-	int status = -1;
-
-	close(stop_w);
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static const char anth_headers[] =
     "x-api-key: k\r\nanthropic-version: 2023-06-01\r\ncontent-type: application/json\r\n";
 
@@ -189,7 +142,7 @@ T_TEST(a_forked_child_serves_and_stops_through_stop_fd)
 	const char *body = "{\"model\": \"m\", \"max_tokens\": 16, \"stream\": true,"
 	    " \"messages\": [{\"role\": \"user\", \"content\": \"hello\"}]}";
 	int port = 0, stop_w = -1;
-	pid_t pid = start_child(scen, &port, &stop_w);
+	pid_t pid = t_mock_start(scen, &port, &stop_w);
 	char *reply;
 
 	T_OK(pid > 0);
@@ -203,7 +156,7 @@ T_TEST(a_forked_child_serves_and_stops_through_stop_fd)
 	T_CONTAINS(reply, "event: message_stop");
 	T_CONTAINS(reply, "\r\n0\r\n\r\n");
 	free(reply);
-	T_EQ_INT(stop_child(pid, stop_w), 0);
+	T_EQ_INT(t_mock_stop(pid, stop_w), 0);
 }
 
 T_TEST(a_failed_check_makes_the_child_exit_1)
@@ -211,7 +164,7 @@ T_TEST(a_failed_check_makes_the_child_exit_1)
 	const char *scen = "{\"responses\": [{\"text\": \"never sent\"}]}";
 	const char *body = "{\"model\": \"m\", \"stream\": true, \"messages\": []}";
 	int port = 0, stop_w = -1;
-	pid_t pid = start_child(scen, &port, &stop_w);
+	pid_t pid = t_mock_start(scen, &port, &stop_w);
 	char *reply;
 
 	T_OK(pid > 0);
@@ -228,18 +181,18 @@ T_TEST(a_failed_check_makes_the_child_exit_1)
 	T_CONTAINS(reply, "HTTP/1.1 400");
 	T_CONTAINS(reply, "{\"error\":{\"message\":\"messages.0.role: expected system");
 	free(reply);
-	T_EQ_INT(stop_child(pid, stop_w), 1);
+	T_EQ_INT(t_mock_stop(pid, stop_w), 1);
 }
 
 T_TEST(require_all_fails_when_a_response_is_left)
 {
 	int port = 0, stop_w = -1;
-	pid_t pid = start_child("{\"require_all\": true, \"responses\": [{\"text\": \"unused\"}]}",
+	pid_t pid = t_mock_start("{\"require_all\": true, \"responses\": [{\"text\": \"unused\"}]}",
 	    &port, &stop_w);
 
 	T_OK(pid > 0);
 	if (pid > 0)
-		T_EQ_INT(stop_child(pid, stop_w), 1);
+		T_EQ_INT(t_mock_stop(pid, stop_w), 1);
 }
 
 /* The text a streamed Anthropic reply carries, its text_deltas joined. */
@@ -302,7 +255,7 @@ T_TEST(match_last_branches_on_the_newest_input_and_after_quotes_it)
 	    "{\"role\": \"user\", \"content\": \"next\"}";
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 	int port = 0, stop_w = -1;
-	pid_t pid = start_child(scen, &port, &stop_w);
+	pid_t pid = t_mock_start(scen, &port, &stop_w);
 	char *reply, *text;
 
 	T_OK(pid > 0);
@@ -335,7 +288,7 @@ T_TEST(match_last_branches_on_the_newest_input_and_after_quotes_it)
 	free(text);
 	free(reply);
 	buf_release(&b);
-	T_EQ_INT(stop_child(pid, stop_w), 0);
+	T_EQ_INT(t_mock_stop(pid, stop_w), 0);
 }
 
 /* A step's matched answer uses up its fallback, and the fallback its matched answer. */
@@ -352,7 +305,7 @@ T_TEST(a_group_is_used_up_by_any_of_its_responses)
 	};
 	struct buf b = BUF_INIT(BUF_NOLIMIT);
 	int port = 0, stop_w = -1;
-	pid_t pid = start_child(scen, &port, &stop_w);
+	pid_t pid = t_mock_start(scen, &port, &stop_w);
 	char *reply, *text;
 	size_t i;
 
@@ -370,7 +323,7 @@ T_TEST(a_group_is_used_up_by_any_of_its_responses)
 		free(reply);
 	}
 	buf_release(&b);
-	T_EQ_INT(stop_child(pid, stop_w), 0);
+	T_EQ_INT(t_mock_stop(pid, stop_w), 0);
 }
 
 int

@@ -172,33 +172,6 @@ sl_on_timeout(struct ev_loop *loop, void *arg)
 	proc_kill(sl->w.pid, SIGKILL);
 }
 
-/* An unlinked temporary file holding the input, at offset 0. */
-static int
-sl_stdin(const char *text)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int fd = -1;
-
-	if (dir == NULL || dir[0] != '/')
-		dir = "/tmp";
-#ifdef O_TMPFILE
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-	if (fd == -1) {
-		if (snprintf(path, sizeof path, "%s/tandem-status.XXXXXX", dir) >= (int)sizeof path)
-			return -1;
-		if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
-			return -1;
-		unlink(path);
-	}
-	if (file_write_all(fd, text, strlen(text)) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static void
 sl_start(struct statusline *sl)
 {
@@ -218,7 +191,7 @@ sl_start(struct statusline *sl)
 
 	if (sl->w.pid != 0 || sl->input == NULL)
 		return;
-	in = sl_stdin(sl->input);
+	in = file_temp(sl->input, strlen(sl->input), "tandem-status", NULL);
 	free(sl->input);
 	sl->input = NULL;
 	if (in == -1) {

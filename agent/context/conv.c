@@ -495,6 +495,21 @@ conv_add_user_text(struct conv *c, const char *text, int turn)
 	conv_add(c, "user", content, turn);
 }
 
+cJSON *
+conv_text_messages(const char *text)
+{
+	cJSON *msgs = cJSON_CreateArray(), *m = cJSON_CreateObject(), *content, *b;
+
+	cJSON_AddStringToObject(m, "role", "user");
+	content = cJSON_AddArrayToObject(m, "content");
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	cJSON_AddItemToArray(content, b);
+	cJSON_AddItemToArray(msgs, m);
+	return msgs;
+}
+
 int
 conv_count(const struct conv *c)
 {

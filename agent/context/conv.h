@@ -51,6 +51,8 @@ void	conv_compacted(struct conv *, enum compact_stage);
 /* Messages were changed in place (compaction, a rewind): forget what was kept. */
 void	conv_changed(const struct conv *);
 void	conv_add_user_text(struct conv *, const char *text, int turn);
+/* A messages array of one user message, text its one text block (a side call's); the caller frees. */
+cJSON	*conv_text_messages(const char *text);
 /* content: an array of blocks (taken). */
 void	conv_add(struct conv *, const char *role, cJSON *content, int turn);
 int	conv_count(const struct conv *);

@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "config/config.h"
+#include "context/conv.h"
 #include "hooks/hook_remote.h"
 #include "hooks/hooks_int.h"
 #include "json.h"
@@ -87,20 +88,12 @@ hook_prompt_start(struct http *http, const struct config *cfg, const cJSON *hook
 	struct buf ask = BUF_INIT(BUF_NOLIMIT), body = BUF_INIT(BUF_NOLIMIT);
 	struct curl_slist *headers = NULL;
 	struct hook_remote *h;
-	cJSON *msgs, *m, *c, *blk;
+	cJSON *msgs;
 	char *url = NULL;
 	enum stream_proto *keep;
 
 	hook_prompt_text(json_str(hook, "prompt", ""), input, &ask);
-	msgs = cJSON_CreateArray();
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "role", "user");
-	c = cJSON_AddArrayToObject(m, "content");
-	blk = cJSON_CreateObject();
-	cJSON_AddStringToObject(blk, "type", "text");
-	cJSON_AddStringToObject(blk, "text", buf_cstr(&ask));
-	cJSON_AddItemToArray(c, blk);
-	cJSON_AddItemToArray(msgs, m);
+	msgs = conv_text_messages(buf_cstr(&ask));
 	memset(&pr, 0, sizeof pr);
 	pr.proto = proto;
 	pr.base_url = cfg->base_url != NULL ? cfg->base_url : provider_default_base(proto);

@@ -538,39 +538,6 @@ hooks_input(struct hook_run *run, const cJSON *fields)
 	return in;
 }
 
-/* An unlinked temporary file holding text, at offset 0: the hook's stdin. */
-static int
-hooks_stdin_file(const char *text, size_t n, struct buf *err)
-{
-	const char *dir = getenv("TMPDIR");
-	struct buf path = BUF_INIT(BUF_NOLIMIT);
-	int fd = -1;
-
-	if (dir == NULL || dir[0] != '/')
-		dir = "/tmp";
-#ifdef O_TMPFILE
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-	if (fd == -1) {
-		buf_printf(&path, "%s/tandem-hook.XXXXXX", dir);
-		fd = mkostemp(path.data, O_CLOEXEC);
-		if (fd != -1)
-			unlink(path.data);
-	}
-	buf_release(&path);
-	if (fd == -1) {
-		buf_printf(err, "cannot create a temporary file in %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (file_write_all(fd, text, n) == -1) {
-		buf_printf(err, "cannot write the hook's input: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	lseek(fd, 0, SEEK_SET);
-	return fd;
-}
-
 /* --- running ------------------------------------------------------------- */
 
 static void hooks_proc_finish(struct hook_proc *);
@@ -682,7 +649,7 @@ hooks_spawn(struct hook_proc *p, const char *input, size_t n, struct buf *err)
 	struct proc c;
 	int in, rc;
 
-	if ((in = hooks_stdin_file(input, n, err)) == -1)
+	if ((in = file_temp(input, n, "tandem-hook", err)) == -1)
 		return -1;
 	/* Claude Code's hooks find the project through this variable. */
 	buf_printf(&dir1, "CLAUDE_PROJECT_DIR=%s", root);

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config/config.h"
 #include "json.h"
 #include "lsp_int.h"
+#include "proc.h"
 #include "xalloc.h"
 
 /* A built-in: the program, its arguments, and "ext=language" pairs. */
@@ -30,35 +30,6 @@ static const struct lsp_builtin {
 	{ "gopls", { NULL }, { ".go=go", NULL } },
 	{ "rust-analyzer", { NULL }, { ".rs=rust", NULL } },
 };
-
-char *
-lsp_which(const char *command)
-{
-	const char *path = getenv("PATH"), *p;
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-
-	if (command == NULL || command[0] == '\0')
-		return NULL;
-	if (strchr(command, '/') != NULL)
-		return access(command, X_OK) == 0 ? xstrdup(command) : NULL;
-	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; ) {
-		size_t n = strcspn(p, ":");
-
-		buf_reset(&b);
-		if (n == 0)
-			buf_puts(&b, ".");
-		else
-			buf_append(&b, p, n);
-		buf_printf(&b, "/%s", command);
-		if (access(buf_cstr(&b), X_OK) == 0)
-			return buf_detach(&b, NULL);
-		if (p[n] == '\0')
-			break;
-		p += n + 1;
-	}
-	buf_release(&b);
-	return NULL;
-}
 
 static void
 lsp_push(char ***v, size_t *n, const char *s)
@@ -192,7 +163,7 @@ lsp_conf_load(const struct config *cfg, struct buf *warnings)
 		char *path;
 		size_t na = 0, nx = 0, nl = 0;
 
-		if (lsp_conf_has(head, b->name) || (path = lsp_which(b->name)) == NULL)
+		if (lsp_conf_has(head, b->name) || (path = proc_which(b->name)) == NULL)
 			continue;
 		free(path);
 		d = lsp_def_new(b->name);

@@ -139,8 +139,6 @@ struct lsp_def	*lsp_conf_load(const struct config *, struct buf *warnings);
 void		 lsp_def_free(struct lsp_def *);
 /* The language of rel's extension in def, or NULL. */
 const char	*lsp_def_lang(const struct lsp_def *, const char *rel);
-/* command as it would run: a path when it holds a '/', else found on PATH (caller frees), or NULL. */
-char		*lsp_which(const char *command);
 
 /*
  * What a server tells its owner (lsp.c's): it is ready, it ended (status:

@@ -11,12 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
 #include "ev.h"
+#include "file.h"
 #include "jail/jail.h"
 #include "json.h"
 #include "lsp_int.h"
@@ -243,18 +242,6 @@ lsp_server_on_body(void *arg, const char *body, size_t n)
 	cJSON_Delete(msg);
 }
 
-static void
-lsp_server_keep_log(struct lsp_server *s, const char *p, size_t n)
-{
-	if (n > LSP_LOG_KEEP) {
-		p += n - LSP_LOG_KEEP;
-		n = LSP_LOG_KEEP;
-	}
-	if (s->log.len + n > LSP_LOG_KEEP)
-		buf_consume(&s->log, s->log.len + n - LSP_LOG_KEEP);
-	buf_append(&s->log, p, n);
-}
-
 const char *
 lsp_server_log(const struct lsp_server *s)
 {
@@ -290,7 +277,7 @@ lsp_server_on_out(struct ev_loop *loop, int fd, int revents, void *arg)
 		ssize_t r = read(fd, chunk, sizeof chunk);
 
 		if (r > 0 && fd == s->err) {
-			lsp_server_keep_log(s, chunk, (size_t)r);
+			buf_append_tail(&s->log, chunk, (size_t)r, LSP_LOG_KEEP);
 			if (lsp_server_flooding(s, (size_t)r)) {
 				lsp_server_fail(s, "flooded its log (more than 32 MB in a second)");
 				return;
@@ -329,25 +316,16 @@ lsp_server_on_out(struct ev_loop *loop, int fd, int revents, void *arg)
 static void
 lsp_server_flush(struct lsp_server *s)
 {
-	while (s->in != -1 && s->queue.len > 0) {
-		ssize_t w = write(s->in, s->queue.data, s->queue.len);
+	int r;
 
-		if (w > 0) {
-			buf_consume(&s->queue, (size_t)w);
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			ev_io_mod(s->lsp->loop, s->in, POLLOUT);
-			return;
-		}
+	if (s->in == -1)
+		return;
+	if ((r = file_write_queue(s->in, &s->queue)) == -1) {
 		buf_reset(&s->queue);
 		lsp_server_close_fd(s, &s->in);
 		return;
 	}
-	if (s->in != -1)
-		ev_io_mod(s->lsp->loop, s->in, 0);
+	ev_io_mod(s->lsp->loop, s->in, r == 1 ? POLLOUT : 0);
 }
 
 static void
@@ -534,7 +512,7 @@ lsp_server_start(struct lsp *l, struct lsp_def *def, const struct lsp_server_eve
 	struct proc p;
 	struct lsp_server *s;
 	const char **argv, **envv = NULL;
-	char *program = lsp_which(def->command);
+	char *program = proc_which(def->command);
 	size_t i, n = 0;
 	int rc;
 
@@ -653,23 +631,6 @@ lsp_server_await_shutdown(struct lsp_server *s, int64_t until)
 	}
 }
 
-static bool
-lsp_server_wait_pid(pid_t pid, int64_t until)
-{
-	for (;;) {
-		pid_t r = waitpid(pid, NULL, WNOHANG);
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		if (r == pid || (r == -1 && errno == ECHILD)) {
-			proc_forget(pid);
-			return true;
-		}
-		if (ev_now_ms() >= until)
-			return false;
-		nanosleep(&ts, NULL);
-	}
-}
-
 void
 lsp_server_close(struct lsp_server *s)
 {
@@ -697,12 +658,7 @@ lsp_server_close(struct lsp_server *s)
 	lsp_server_close_fd(s, &s->err);
 	if (!s->reaped) {
 		ev_child_del(s->lsp->loop, s->pid);
-		if (!lsp_server_wait_pid(s->pid, ev_now_ms() + 400)) {
-			proc_kill(s->pid, SIGTERM);
-			if (!lsp_server_wait_pid(s->pid, ev_now_ms() + 300))
-				proc_kill(s->pid, SIGKILL);
-			(void)lsp_server_wait_pid(s->pid, ev_now_ms() + 1000);
-		}
+		proc_end(s->pid, 400);
 	}
 	lsp_server_drop_replies(s);
 	buf_release(&s->queue);

@@ -1142,6 +1142,18 @@ mcp_starting(const struct mcp *m)
 	return false;
 }
 
+/* No wait for the servers' first start is running any more. */
+static void
+mcp_wait_stop(struct mcp *m)
+{
+	if (m->wait_timer != 0)
+		ev_timer_cancel(m->loop, m->wait_timer);
+	if (m->wait_check != 0)
+		ev_timer_cancel(m->loop, m->wait_check);
+	m->wait_timer = m->wait_check = 0;
+	m->wait_fn = NULL;
+}
+
 static void
 mcp_wait_over(struct ev_loop *loop, void *arg)
 {
@@ -1149,12 +1161,7 @@ mcp_wait_over(struct ev_loop *loop, void *arg)
 	void (*fn)(void *) = m->wait_fn;
 
 	(void)loop;
-	if (m->wait_timer != 0)
-		ev_timer_cancel(m->loop, m->wait_timer);
-	if (m->wait_check != 0)
-		ev_timer_cancel(m->loop, m->wait_check);
-	m->wait_timer = m->wait_check = 0;
-	m->wait_fn = NULL;
+	mcp_wait_stop(m);
 	/* The time is up for every server's first start. */
 	m->started = ev_now_ms() - m->o.start_wait_ms;
 	if (fn != NULL)
@@ -1206,12 +1213,7 @@ mcp_wait_cancel(struct mcp *m)
 {
 	if (m == NULL || m->wait_fn == NULL)
 		return;
-	if (m->wait_timer != 0)
-		ev_timer_cancel(m->loop, m->wait_timer);
-	if (m->wait_check != 0)
-		ev_timer_cancel(m->loop, m->wait_check);
-	m->wait_timer = m->wait_check = 0;
-	m->wait_fn = NULL;
+	mcp_wait_stop(m);
 }
 
 bool

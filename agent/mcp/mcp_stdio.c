@@ -7,11 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ev.h"
+#include "file.h"
 #include "mcp_config.h"
 #include "mcp_stdio.h"
 #include "proc.h"
@@ -86,34 +85,6 @@ mcp_lines_feed(struct mcp_lines *l, const char *p, size_t n, mcp_line_fn *fn, vo
 	}
 }
 
-/* command as a path: as it is when it holds a '/', else the first executable on PATH. */
-static char *
-mcp_find_program(const char *command)
-{
-	const char *path = getenv("PATH"), *p;
-	struct buf b = BUF_INIT(BUF_NOLIMIT);
-
-	if (strchr(command, '/') != NULL)
-		return xstrdup(command);
-	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; ) {
-		size_t n = strcspn(p, ":");
-
-		buf_reset(&b);
-		if (n == 0)
-			buf_puts(&b, ".");
-		else
-			buf_append(&b, p, n);
-		buf_printf(&b, "/%s", command);
-		if (access(buf_cstr(&b), X_OK) == 0)
-			return buf_detach(&b, NULL);
-		if (p[n] == '\0')
-			break;
-		p += n + 1;
-	}
-	buf_release(&b);
-	return xstrdup(command);	/* the exec says why it cannot run */
-}
-
 /* --- the handle ------------------------------------------------------------ */
 
 static void mcp_stdio_check_done(struct mcp_stdio *);
@@ -131,26 +102,17 @@ mcp_stdio_close(struct mcp_stdio *m, int *fd)
 static void
 mcp_stdio_flush(struct mcp_stdio *m)
 {
-	while (m->in != -1 && m->queue.len > 0) {
-		ssize_t w = write(m->in, m->queue.data, m->queue.len);
+	int r;
 
-		if (w > 0) {
-			buf_consume(&m->queue, (size_t)w);
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			ev_io_mod(m->loop, m->in, POLLOUT);
-			return;
-		}
+	if (m->in == -1)
+		return;
+	if ((r = file_write_queue(m->in, &m->queue)) == -1) {
 		/* The server closed its stdin: what is queued can never go. */
 		buf_reset(&m->queue);
 		mcp_stdio_close(m, &m->in);
 		return;
 	}
-	if (m->in != -1)
-		ev_io_mod(m->loop, m->in, 0);
+	ev_io_mod(m->loop, m->in, r == 1 ? POLLOUT : 0);
 }
 
 static void
@@ -162,18 +124,6 @@ mcp_stdio_on_in(struct ev_loop *loop, int fd, int revents, void *arg)
 	(void)fd;
 	(void)revents;
 	mcp_stdio_flush(m);
-}
-
-static void
-mcp_stdio_keep_log(struct mcp_stdio *m, const char *p, size_t n)
-{
-	if (n > MCP_LOG_KEEP) {
-		p += n - MCP_LOG_KEEP;
-		n = MCP_LOG_KEEP;
-	}
-	if (m->log.len + n > MCP_LOG_KEEP)
-		buf_consume(&m->log, m->log.len + n - MCP_LOG_KEEP);
-	buf_append(&m->log, p, n);
 }
 
 static void
@@ -205,11 +155,11 @@ mcp_stdio_read(struct mcp_stdio *m, int *fd)
 					    "tandem: a line of the server's output passed the limit "
 					    "and was dropped\n";
 
-					mcp_stdio_keep_log(m, msg, sizeof msg - 1);
+					buf_append_tail(&m->log, msg, sizeof msg - 1, MCP_LOG_KEEP);
 					m->ops.log(m->ops.arg, msg, sizeof msg - 1);
 				}
 			} else {
-				mcp_stdio_keep_log(m, chunk, (size_t)r);
+				buf_append_tail(&m->log, chunk, (size_t)r, MCP_LOG_KEEP);
 				if (m->ops.log != NULL)
 					m->ops.log(m->ops.arg, chunk, (size_t)r);
 			}
@@ -301,10 +251,12 @@ mcp_stdio_start(struct ev_loop *loop, const struct mcp_server_cfg *s, const char
 	struct proc_spec spec;
 	struct proc p;
 	struct mcp_stdio *m;
-	char *program = mcp_find_program(s->command);
+	char *program = proc_which(s->command);
 	size_t i, n = 0;
 	int rc;
 
+	if (program == NULL)
+		program = xstrdup(s->command);	/* the exec says why it cannot run */
 	while (s->args != NULL && s->args[n] != NULL)
 		n++;
 	argv = xcalloc(n + 2, sizeof *argv);
@@ -383,23 +335,6 @@ mcp_stdio_stop(struct mcp_stdio *m)
 	m->timer = ev_timer_add(m->loop, MCP_TERM_AFTER_MS, mcp_stdio_escalate, m);
 }
 
-static bool
-mcp_stdio_wait(pid_t pid, int64_t until)
-{
-	for (;;) {
-		pid_t r = waitpid(pid, NULL, WNOHANG);
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		if (r == pid || (r == -1 && errno == ECHILD)) {
-			proc_forget(pid);
-			return true;
-		}
-		if (ev_now_ms() >= until)
-			return false;
-		nanosleep(&ts, NULL);
-	}
-}
-
 void
 mcp_stdio_free(struct mcp_stdio *m)
 {
@@ -412,12 +347,7 @@ mcp_stdio_free(struct mcp_stdio *m)
 	mcp_stdio_close(m, &m->err);
 	if (!m->reaped) {
 		ev_child_del(m->loop, m->pid);
-		if (!mcp_stdio_wait(m->pid, ev_now_ms() + 100)) {
-			proc_kill(m->pid, SIGTERM);
-			if (!mcp_stdio_wait(m->pid, ev_now_ms() + 300))
-				proc_kill(m->pid, SIGKILL);
-			(void)mcp_stdio_wait(m->pid, ev_now_ms() + 1000);
-		}
+		proc_end(m->pid, 100);
 	}
 	buf_release(&m->queue);
 	buf_release(&m->log);

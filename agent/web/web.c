@@ -1,6 +1,7 @@
 /* The web tools, their gate, their cache: see web.h. */
 #include "autoconf.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -113,6 +114,71 @@ web_probe_free(struct web_probe *p)
 	free(p->host);
 	free(p->url);
 	free(p);
+}
+
+void
+web_job_init(struct web_job *job, struct web *w, tool_async_done_fn *done, void *arg,
+    void (*free_job)(struct web_job *))
+{
+	job->w = w;
+	job->done = done;
+	job->arg = arg;
+	job->t0 = ev_now_ms();
+	job->free_job = free_job;
+	tool_out_init(&job->out);
+}
+
+void
+web_job_release(struct web_job *job)
+{
+	if (job->req != NULL)
+		http_cancel(job->req);
+	if (job->calling)
+		call_cancel(&job->call);
+	if (job->fire != 0)
+		ev_timer_cancel(agent_loop(job->w->a), job->fire);
+	tool_out_release(&job->out);
+}
+
+static void
+web_job_fire(struct ev_loop *loop, void *arg)
+{
+	struct web_job *job = arg;
+
+	job->fire = 0;
+	tool_out_sanitize(&job->out);
+	job->done(job->arg, &job->out, ev_now_ms() - job->t0);
+	job->free_job(job);
+}
+
+void
+web_job_finish(struct web_job *job, bool is_error, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (job->over)
+		return;
+	job->over = true;
+	buf_reset(&job->out.text);
+	va_start(ap, fmt);
+	buf_vprintf(&job->out.text, fmt, ap);
+	va_end(ap);
+	job->out.is_error = is_error;
+	job->fire = ev_timer_add(agent_loop(job->w->a), 0, web_job_fire, job);
+}
+
+bool
+web_job_cancel(struct web_job *job)
+{
+	if (job->over)
+		return false;
+	if (job->req != NULL)
+		http_cancel(job->req);
+	job->req = NULL;
+	if (job->calling)
+		call_cancel(&job->call);
+	job->calling = false;
+	return true;
 }
 
 void

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "tool.h"
+#include "turn/call.h"
 #include "web/web.h"
 #include "web/webaddr.h"
 
@@ -48,6 +49,25 @@ struct web_test_name {
 	int		 n, next;
 };
 
+/*
+ * What a fetch and a search share: one tool call in flight, its side model
+ * call or HTTP request, and its result, given to done once and on a later
+ * loop turn; then free_job frees the job that holds this one.
+ */
+struct web_job {
+	struct web		*w;
+	tool_async_done_fn	*done;
+	void			*arg;
+	int64_t			 t0;
+	struct http_req		*req;
+	struct call		 call;
+	bool			 calling;
+	struct tool_out		 out;
+	uint64_t		 fire;
+	bool			 over;
+	void			(*free_job)(struct web_job *);
+};
+
 struct web {
 	struct agent		*a;
 	struct tool_def		 fetch, search;
@@ -76,6 +96,16 @@ void	web_cache_put(struct web *, const char *url, const char *text);
 /* The probe of call id, taken out of the list (the caller frees it), or NULL. */
 struct web_probe *web_probe_take(struct web *, const char *id);
 void	web_probe_free(struct web_probe *);
+
+void	web_job_init(struct web_job *, struct web *, tool_async_done_fn *done, void *arg,
+	    void (*free_job)(struct web_job *));
+/* Cancel the request and the side call in flight (done is not called). */
+void	web_job_release(struct web_job *);
+/* The result is known: done comes on the next loop turn (never inside start); once only. */
+void	web_job_finish(struct web_job *, bool is_error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Stop what is in flight for a cancel; false when the result is known already. */
+bool	web_job_cancel(struct web_job *);
 
 /* Drop every fetch or search in flight (no callbacks). */
 void	webfetch_free_all(struct web *);

@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "ev.h"
+#include "file.h"
 #include "json.h"
 #include "toolnames.h"
 #include "wire.h"
@@ -53,21 +54,16 @@ static void wire_out_io(struct ev_loop *, int, int, void *);
 static int
 wire_out_write(struct wire_out *o)
 {
-	while (o->q.len > 0 && !o->broken) {
-		ssize_t w = write(o->fd, o->q.data, o->q.len);
+	int r;
 
-		if (w > 0) {
-			buf_consume(&o->q, (size_t)w);
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 1;
+	if (o->broken)
+		return 0;
+	if ((r = file_write_queue(o->fd, &o->q)) == -1) {
 		o->broken = true;
 		buf_reset(&o->q);
+		return 0;
 	}
-	return 0;
+	return r;
 }
 
 static void

@@ -13,29 +13,12 @@ web_start
 export TANDEM_WEB_TEST_LOOPBACK=1
 export TANDEM_WEB_TEST_RESOLVE="evil.test=127.0.0.1 good.test=127.0.0.1"
 
-# fetch NAME URL -- ARGS: one web_fetch call; its result in $T/NAME.txt, is_error in $T/NAME.e.
-fetch() {
-	local name=$1 url=$2 input
-	shift 2
-	[ "${1:-}" = "--" ] && shift
-	input=$(jq -cn --arg u "$url" '{url: $u}')
-	mock_start "$(scenario "$name" <<J
-{"responses":[
- {"tool_uses":[{"id":"w","name":"web_fetch","input":$input}],"stop_reason":"tool_use"},
- {"text":"ok","stop_reason":"end_turn"}
-]}
-J
-)"
-	timeout 60 "$TANDEM" -p go --output-format events "$@" >"$T/$name.jsonl" 2>"$T/$name.stderr"
-	jq -r 'select(.type=="tool_result" and .id=="w") | .content' "$T/$name.jsonl" >"$T/$name.txt"
-	jq -r 'select(.type=="tool_result" and .id=="w") | .is_error' "$T/$name.jsonl" >"$T/$name.e"
-}
-is_err() { [ "$(cat "$T/$1.e")" = true ]; }
+is_err() { [ "$(cat "$T/$1.err1")" = true ]; }
 hits() { wc -l <"$WEB_LOG"; }
 
 # A control: the plain name is denied in yolo mode.
 n=$(hits)
-fetch plain "http://evil.test:$WP/md" -- --permission-mode yolo --deny 'WebFetch(domain:evil.test)'
+web_fetch plain "http://evil.test:$WP/md" -- --permission-mode yolo --deny 'WebFetch(domain:evil.test)'
 check "deny: the plain name is denied" is_err plain
 check "deny: ...and not served" [ "$(hits)" -eq "$n" ]
 
@@ -44,25 +27,25 @@ for u in "http://%65vil.test:$WP/md" "http://evil%2etest:$WP/md" "http://EVIL.TE
     "http://evil.test.:$WP/md" "http://good.test@evil.test:$WP/md" "http://%45VIL.test:$WP/md"; do
 	k=$((k + 1))
 	n=$(hits)
-	fetch "sp$k" "$u" -- --permission-mode yolo --deny 'WebFetch(domain:evil.test)'
+	web_fetch "sp$k" "$u" -- --permission-mode yolo --deny 'WebFetch(domain:evil.test)'
 	check "deny: $u is denied" is_err "sp$k"
 	check "deny: ...and $u was not served" [ "$(hits)" -eq "$n" ]
 done
 
 # A redirect to an encoded spelling of the denied host (curl hands the Location on decoded).
 n=$(hits)
-fetch redir "http://good.test:$WP/toencoded" -- --allow 'WebFetch(domain:*.test)' \
+web_fetch redir "http://good.test:$WP/toencoded" -- --allow 'WebFetch(domain:*.test)' \
     --deny 'WebFetch(domain:evil.test)'
 check "redirect: to http://%65vil.test/ is denied by the rule for evil.test" \
-    bash -c "[ \"\$(cat '$T/redir.e')\" = true ] && grep -q 'denied by rule WebFetch(domain:evil.test)' '$T/redir.txt'"
+    bash -c "[ \"\$(cat '$T/redir.err1')\" = true ] && grep -q 'denied by rule WebFetch(domain:evil.test)' '$T/redir.txt'"
 check "redirect: ...and only the first URL was served" [ "$(hits)" -eq $((n + 1)) ]
 
 # A name outside ASCII: curl would connect to its IDNA form (fullwidth "ｅ" is "e"),
 # which no rule reads: refused before any lookup, asking for the xn-- form.
 n=$(hits)
-fetch idn "http://ｅvil.test:$WP/md" -- --permission-mode yolo --deny 'WebFetch(domain:evil.test)'
+web_fetch idn "http://ｅvil.test:$WP/md" -- --permission-mode yolo --deny 'WebFetch(domain:evil.test)'
 check "deny: a fullwidth spelling of evil.test is refused, asking for ASCII" \
-    bash -c "[ \"\$(cat '$T/idn.e')\" = true ] && grep -q 'names a host in ASCII' '$T/idn.txt'"
+    bash -c "[ \"\$(cat '$T/idn.err1')\" = true ] && grep -q 'names a host in ASCII' '$T/idn.txt'"
 check "deny: ...and not served" [ "$(hits)" -eq "$n" ]
 
 # An allow rule for good.test allows no fetch that goes to evil.test (ask mode, headless: refused).
@@ -70,7 +53,7 @@ k=0
 for u in "http://%65vil.test:$WP/md" "http://good.test@evil.test:$WP/md" "http://evil.test\\@good.test:$WP/md"; do
 	k=$((k + 1))
 	n=$(hits)
-	fetch "al$k" "$u" -- --allow 'WebFetch(domain:good.test)'
+	web_fetch "al$k" "$u" -- --allow 'WebFetch(domain:good.test)'
 	if is_err "al$k"; then
 		check "allow good.test: $u is not fetched" [ "$(hits)" -eq "$n" ]
 	else

@@ -103,16 +103,14 @@ check "PermissionDenied: ran" [ "$(logged PermissionDenied | jq -r '.tool_name +
 check "PermissionDenied: a reason" grep -q 'permission rule' <(logged PermissionDenied | jq -r .reason)
 
 # 4. PreCompact and PostCompact around a compaction.
-for i in $(seq 1 10); do printf 'a big file, line %d, with a few more words to make it longer\n' $(seq 1 250) >"big$i.txt"; done
+big_files
 settings '{"context_window": 24000, "hooks":{
  "PreCompact":[{"hooks":[{"type":"command","command":"'"$T"'/hooks/log.sh"}]}],
  "PostCompact":[{"matcher":"auto","hooks":[{"type":"command","command":"'"$T"'/hooks/log.sh"}]}]}}'
 {
 	printf '{"check_echo":false,"responses":[\n'
 	printf ' {"match":"You summarise the earlier part","text":"Summary: files were read.","stop_reason":"end_turn","repeat":20},\n'
-	for i in $(seq 1 10); do
-		printf ' {"tool_uses":[{"name":"read_file","input":{"path":"big%d.txt"}}],"stop_reason":"tool_use"},\n' "$i"
-	done
+	big_reads
 	printf ' {"text":"Read them all.","stop_reason":"end_turn","repeat":20}\n]}\n'
 } >"$T/grow.json"
 mock_start "$T/grow.json"

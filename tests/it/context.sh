@@ -76,7 +76,7 @@ check "the break reports the dropped tokens" [ "$(breaks "$T/unknown.jsonl" | jq
 # threshold: six short turns, then one long turn of big reads.
 mkdir -p .tandem
 echo '{"context_window": 24000}' >.tandem/settings.json
-for i in $(seq 1 10); do printf 'a big file, line %d, with a few more words to make it longer\n' $(seq 1 250) >"big$i.txt"; done
+big_files
 rm -rf "$TANDEM_HOME"
 {
 	printf '{"check_echo":false,"responses":[\n'
@@ -85,9 +85,7 @@ rm -rf "$TANDEM_HOME"
 		printf ' {"tool_uses":[{"name":"read_file","input":{"path":"f%d.txt"}}],"stop_reason":"tool_use"},\n' "$i"
 		printf ' {"text":"Read f%d.","stop_reason":"end_turn"},\n' "$i"
 	done
-	for i in $(seq 1 10); do
-		printf ' {"tool_uses":[{"name":"read_file","input":{"path":"big%d.txt"}}],"stop_reason":"tool_use"},\n' "$i"
-	done
+	big_reads
 	printf ' {"text":"Read them all.","stop_reason":"end_turn","repeat":20}\n]}\n'
 } >"$T/grow.json"
 mock_start "$T/grow.json"

@@ -50,21 +50,7 @@ verify() {
 	fi
 	if ls -a | grep -q '\.tmp\|\.tandem-'; then echo "# $name: temporary files left"; bad=1; fi
 	# Rebuild the messages from the log and check the pairing.
-	if ! jq -s -e '
-	    reduce .[] as $r ([];
-	      if $r.k == "msg" then . + [{role: $r.role, content: $r.content}]
-	      elif $r.k == "extend" then .[-1].content += $r.content
-	      elif $r.k == "rewind" then .[0:$r.keep]
-	      elif $r.k == "replace" then $r.messages
-	      else . end)
-	    | . as $m
-	    | [range(0; length) | select($m[.].role == "assistant")
-	       | . as $i
-	       | ([$m[$i].content[] | select(.type == "tool_use") | .id]) as $uses
-	       | ($m[$i + 1].content // []) as $next
-	       | ([$next[] | select(.type == "tool_result") | .tool_use_id]) as $res
-	       | ($uses | sort) == ($res | sort) and ($res | length) == ($res | unique | length)]
-	    | all' "$log" >/dev/null 2>&1; then
+	if ! log_paired "$log" 2>/dev/null; then
 		echo "# $name: a tool_use without exactly one tool_result in $log"; bad=1
 	fi
 	[ $bad -eq 0 ]

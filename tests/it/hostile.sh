@@ -9,9 +9,7 @@
 cd "$T/ws"
 
 run() { timeout 120 "$TANDEM" --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
-ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 result() { tail -n 1 "$T/out.jsonl" | jq -r "$1"; }
-settings() { mkdir -p "$XDG_CONFIG_HOME/tandem"; echo "$1" >"$XDG_CONFIG_HOME/tandem/settings.json"; }
 in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # timed ARGS...: run, setting rc and took (ms).

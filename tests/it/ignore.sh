@@ -57,15 +57,10 @@ result() { jq -r --arg id "$1" 'select(.type=="tool_result" and .id==$id) | .con
 # The names list_dir shows, without sizes, "/" or notes.
 names() { grep -v '^\[\|^$' | sed 's/  [0-9.]* [KMGT]*B$//; s|/$||' | LC_ALL=C sort; }
 
-# compare DIR LABEL: run tandem in DIR and compare each tool with git there.
-compare() {
-	local dir=$1 label=$2
-	(cd "$dir" && git ls-files -z --others --cached --exclude-standard) |
-	    tr '\0' '\n' | LC_ALL=C sort >"$T/git.txt"
-	mock_start "$scen"
-	(cd "$dir" && "$TANDEM" -p "look" --output-format events) >"$T/out.jsonl" 2>"$T/err"
-	check "$label: tandem exits 0" [ $? -eq 0 ]
-	check "$label: git lists files" [ "$(wc -l <"$T/git.txt")" -ge 8 ]
+# tools_see_git LABEL: glob, grep and list_dir (calls toolu_g, toolu_r, toolu_l)
+# saw what git lists ($T/git.txt); the differences shown.
+tools_see_git() {
+	local label=$1
 	result toolu_g | grep -v '^\[\|^$' | LC_ALL=C sort >"$T/glob.txt"
 	check "$label: glob lists what git lists" cmp -s "$T/git.txt" "$T/glob.txt"
 	cmp -s "$T/git.txt" "$T/glob.txt" || diff "$T/git.txt" "$T/glob.txt" | diag
@@ -76,6 +71,18 @@ compare() {
 	result toolu_l | names >"$T/ls.txt"
 	check "$label: list_dir shows git's top-level entries" cmp -s "$T/git-top.txt" "$T/ls.txt"
 	cmp -s "$T/git-top.txt" "$T/ls.txt" || diff "$T/git-top.txt" "$T/ls.txt" | diag
+}
+
+# compare DIR LABEL: run tandem in DIR and compare each tool with git there.
+compare() {
+	local dir=$1 label=$2
+	(cd "$dir" && git ls-files -z --others --cached --exclude-standard) |
+	    tr '\0' '\n' | LC_ALL=C sort >"$T/git.txt"
+	mock_start "$scen"
+	(cd "$dir" && "$TANDEM" -p "look" --output-format events) >"$T/out.jsonl" 2>"$T/err"
+	check "$label: tandem exits 0" [ $? -eq 0 ]
+	check "$label: git lists files" [ "$(wc -l <"$T/git.txt")" -ge 8 ]
+	tools_see_git "$label"
 	check "$label: list_dir counts the hidden" grep -q 'hidden: .git and git-ignored' <(result toolu_l)
 	[ -d "$dir/src" ] || return 0
 	sed -n 's|^src/||p' "$T/git.txt" | cut -d/ -f1 | LC_ALL=C sort -u >"$T/git-src.txt"
@@ -153,16 +160,7 @@ compare_tracked() {
 	(cd "$dir" && "$TANDEM" -p "look" --output-format events) >"$T/out.jsonl" 2>"$T/err"
 	check "$label: tandem exits 0" [ $? -eq 0 ]
 	check "$label: git lists b/keep.c" grep -qx b/keep.c "$T/git.txt"
-	result toolu_g | grep -v '^\[\|^$' | LC_ALL=C sort >"$T/glob.txt"
-	check "$label: glob lists what git lists" cmp -s "$T/git.txt" "$T/glob.txt"
-	cmp -s "$T/git.txt" "$T/glob.txt" || diff "$T/git.txt" "$T/glob.txt" | diag
-	result toolu_r | grep -v '^\[\|^$' | LC_ALL=C sort >"$T/grep.txt"
-	check "$label: grep searches what git lists" cmp -s "$T/git.txt" "$T/grep.txt"
-	cmp -s "$T/git.txt" "$T/grep.txt" || diff "$T/git.txt" "$T/grep.txt" | diag
-	cut -d/ -f1 "$T/git.txt" | LC_ALL=C sort -u >"$T/git-top.txt"
-	result toolu_l | names >"$T/ls.txt"
-	check "$label: list_dir shows git's top-level entries" cmp -s "$T/git-top.txt" "$T/ls.txt"
-	cmp -s "$T/git-top.txt" "$T/ls.txt" || diff "$T/git-top.txt" "$T/ls.txt" | diag
+	tools_see_git "$label"
 	check "$label: list_dir b shows keep.c" grep -qx keep.c <(result toolu_b | names)
 	check "$label: list_dir b leaves junk.c out" not grep -qx junk.c <(result toolu_b | names)
 	check "$label: list_dir build shows keep.txt and t" \

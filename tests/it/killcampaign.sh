@@ -52,13 +52,7 @@ next() {
 }
 
 # Every entry of the workspace: path, type, mode, and content.
-state() {
-	(cd "$W" && find . -mindepth 1 | LC_ALL=C sort | while read -r p; do
-		if [ -L "$p" ]; then echo "$p link $(readlink "$p")"
-		elif [ -d "$p" ]; then echo "$p dir $(stat -c %a "$p")"
-		else echo "$p file $(stat -c %a "$p") $(sha256sum <"$p" | cut -c1-16)"; fi
-	done)
-}
+state() { ws_state "$W"; }
 
 fresh() {
 	local k

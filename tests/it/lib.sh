@@ -16,6 +16,7 @@ export TANDEM_RETRY_BASE_MS=${TANDEM_RETRY_BASE_MS:-20}
 _n=0
 _failed=0
 MOCK_PID=""
+. "$top_srcdir/tests/ws_state.sh"
 
 ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
 fail() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
@@ -109,6 +110,49 @@ web_start() {
 	[ -n "$WP" ] || { fail "the web test server started"; finish; exit 1; }
 }
 
+# run ARGS...: tandem headless, its events in $T/out.jsonl, its stderr in $T/err.
+run() { timeout 60 "$TANDEM" --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
+# ev TYPE FILTER: FILTER of each event of TYPE in $T/out.jsonl, one compact line each.
+ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
+# settings JSON: the user's settings file holds JSON.
+settings() { mkdir -p "$XDG_CONFIG_HOME/tandem"; echo "$1" >"$XDG_CONFIG_HOME/tandem/settings.json"; }
+
+# big_files: big1.txt to big10.txt here, 250 lines each; their reads cross a
+# window of 24000 tokens.
+big_files() {
+	local i
+	for i in $(seq 1 10); do
+		printf 'a big file, line %d, with a few more words to make it longer\n' $(seq 1 250) >"big$i.txt"
+	done
+}
+# big_reads: the scenario lines of ten tool calls, each reading one big file.
+big_reads() {
+	local i
+	for i in $(seq 1 10); do
+		printf ' {"tool_uses":[{"name":"read_file","input":{"path":"big%d.txt"}}],"stop_reason":"tool_use"},\n' "$i"
+	done
+}
+
+# web_fetch NAME URL [-- tandem args...]: one web_fetch call of URL through
+# the mock, headless, then the end; the result's text in $T/NAME.txt, its
+# is_error in $T/NAME.err1.
+web_fetch() {
+	local name=$1 url=$2 input
+	shift 2
+	[ "${1:-}" = "--" ] && shift
+	input=$(jq -cn --arg u "$url" '{url: $u}')
+	mock_start "$(scenario "$name" <<J
+{"responses":[
+ {"tool_uses":[{"id":"toolu_w","name":"web_fetch","input":$input}],"stop_reason":"tool_use"},
+ {"text":"ok","stop_reason":"end_turn"}
+]}
+J
+)"
+	timeout 60 "$TANDEM" -p go --output-format events "$@" >"$T/$name.jsonl" 2>"$T/$name.stderr"
+	jq -r 'select(.type=="tool_result" and .id=="toolu_w") | .content' "$T/$name.jsonl" >"$T/$name.txt"
+	jq -r 'select(.type=="tool_result" and .id=="toolu_w") | .is_error' "$T/$name.jsonl" >"$T/$name.err1"
+}
+
 # bash_run ID COMMAND [tandem args...]: one run_bash call through the mock,
 # headless; its events in $T/ID.jsonl, its stderr in $T/ID.err.
 bash_run() {
@@ -125,6 +169,25 @@ J
 }
 # result ID: the tool result of bash_run ID.
 result() { jq -r 'select(.type=="tool_result") | .content' "$T/$1.jsonl"; }
+
+# log_paired LOG: the messages rebuilt from session log LOG answer every tool_use with exactly one tool_result.
+log_paired() {
+	jq -s -e '
+	    reduce .[] as $r ([];
+	      if $r.k == "msg" then . + [{role: $r.role, content: $r.content}]
+	      elif $r.k == "extend" then .[-1].content += $r.content
+	      elif $r.k == "rewind" then .[0:$r.keep]
+	      elif $r.k == "replace" then $r.messages
+	      else . end)
+	    | . as $m
+	    | [range(0; length) | select($m[.].role == "assistant")
+	       | . as $i
+	       | ([$m[$i].content[] | select(.type == "tool_use") | .id]) as $uses
+	       | ($m[$i + 1].content // []) as $next
+	       | ([$next[] | select(.type == "tool_result") | .tool_use_id]) as $res
+	       | ($uses | sort) == ($res | sort) and ($res | length) == ($res | unique | length)]
+	    | all' "$1" >/dev/null
+}
 
 # add_case NAME COMMAND: append to $cases the scenario lines that answer the
 # prompt "NAME" with a run_bash call of COMMAND, then "done" once its result

@@ -8,10 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 
-run() { timeout 60 "$TANDEM" --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
-ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 result() { tail -n 1 "$T/out.jsonl" | jq -r "$1"; }
-settings() { mkdir -p "$XDG_CONFIG_HOME/tandem"; echo "$1" >"$XDG_CONFIG_HOME/tandem/settings.json"; }
 # The message requests (not the model endpoints) of the log, and request N's body.
 msgs() { grep -v '"kind":"models"' "$MOCK_LOG"; }
 body() { msgs | sed -n "${1}p" | jq -c ".body | $2"; }

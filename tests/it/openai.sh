@@ -11,11 +11,7 @@ FIX="$top_srcdir/tests/fixtures/sse"
 
 # oai ARGS...: tandem in OpenAI mode, events to $T/out.jsonl, stderr to $T/err.
 oai() { timeout 60 "$TANDEM" --provider openai --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
-# ev TYPE FILTER: jq FILTER over the events of TYPE, one compact line each.
-ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 result() { tail -n 1 "$T/out.jsonl" | jq -r "$1"; }
-# settings JSON: the user's settings file.
-settings() { mkdir -p "$XDG_CONFIG_HOME/tandem"; echo "$1" >"$XDG_CONFIG_HOME/tandem/settings.json"; }
 # fixture NAME: a response that plays tests/fixtures/sse/NAME.
 fixture() { printf '{"fixture":"%s/%s"}' "$FIX" "$1"; }
 

@@ -83,16 +83,14 @@ rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 # After a compaction took the todo_write calls away, the list is back in the context.
 mkdir -p .tandem
 echo '{"context_window": 24000}' >.tandem/settings.json
-for i in $(seq 1 10); do printf 'a big file, line %d, with a few more words to make it longer\n' $(seq 1 250) >"big$i.txt"; done
+big_files
 rm -rf "$TANDEM_HOME"
 {
 	printf '{"check_echo":false,"responses":[\n'
 	printf ' {"match":"You summarise the earlier part","text":"Summary: files were read.","stop_reason":"end_turn","repeat":20},\n'
 	printf ' {"tool_uses":[{"name":"todo_write","input":%s}],"stop_reason":"tool_use"},\n' "$LIST"
 	printf ' {"text":"Listed.","stop_reason":"end_turn"},\n'
-	for i in $(seq 1 10); do
-		printf ' {"tool_uses":[{"name":"read_file","input":{"path":"big%d.txt"}}],"stop_reason":"tool_use"},\n' "$i"
-	done
+	big_reads
 	printf ' {"text":"Read them all.","stop_reason":"end_turn","repeat":20}\n]}\n'
 } >"$T/grow.json"
 mock_start "$T/grow.json"

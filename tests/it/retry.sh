@@ -10,11 +10,7 @@
 cd "$T/ws"
 printf 'one\ntwo\n' >a.txt
 
-# run ARGS...: tandem headless, events to $T/out.jsonl, stderr to $T/err.
-run() { timeout 60 "$TANDEM" --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
-ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 result() { tail -n 1 "$T/out.jsonl" | jq -r "$1"; }
-settings() { mkdir -p "$XDG_CONFIG_HOME/tandem"; echo "$1" >"$XDG_CONFIG_HOME/tandem/settings.json"; }
 # gap N: milliseconds between request N and request N+1, as the mock saw them.
 gap() { jq -s ".[$1].t_ms - .[$(($1 - 1))].t_ms" "$MOCK_LOG"; }
 # in_range V LO HI

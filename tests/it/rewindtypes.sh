@@ -24,13 +24,7 @@ jq -s '{check_echo: false, responses: (. + [{text: "ok", stop_reason: "end_turn"
 mock_start "$T/types.json"
 
 # Every entry under a directory: path, type, mode, and content or link target.
-state() {
-	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | while read -r p; do
-		if [ -L "$p" ]; then echo "$p link $(readlink "$p")"
-		elif [ -d "$p" ]; then echo "$p dir $(stat -c %a "$p")"
-		else echo "$p file $(stat -c %a "$p") $(sha256sum <"$p" | cut -c1-16)"; fi
-	done)
-}
+state() { ws_state "$1"; }
 
 setup() {
 	rm -rf "$W" "$OUT" "$TANDEM_HOME"

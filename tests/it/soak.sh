@@ -77,7 +77,6 @@ rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 mock_stop
 
-ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 count() { jq -s "[.[] | select($1)] | length" "$2"; }
 failing='.fault == "drop" or .fault == "error" or .fault == "stall" or .fault == "529" or .fault == "429" or .fault == "500"'
 requests=$(mock_requests)

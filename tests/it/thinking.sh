@@ -9,10 +9,7 @@
 cd "$T/ws"
 printf 'one\ntwo\n' >a.txt
 
-run() { timeout 60 "$TANDEM" --output-format events "$@" >"$T/out.jsonl" 2>"$T/err"; }
-ev() { jq -c "select(.type==\"$1\") | $2" "$T/out.jsonl"; }
 result() { tail -n 1 "$T/out.jsonl" | jq -r "$1"; }
-settings() { mkdir -p "$XDG_CONFIG_HOME/tandem"; echo "$1" >"$XDG_CONFIG_HOME/tandem/settings.json"; }
 # post JSON: send a request body to the mock as tandem would; prints the HTTP status.
 post() {
 	curl -s -o "$T/post.out" -w '%{http_code}' -H 'x-api-key: test-key' \

@@ -37,24 +37,6 @@ session_log() { echo "$TANDEM_HOME/sessions/$(result "$1" .session_id)/log.jsonl
 # Fixture NAME: the SSE text on stdin, saved next to the scenarios.
 fixture() { cat >"$T/$1"; }
 
-# The messages rebuilt from a session log answer every tool_use with exactly one tool_result.
-log_paired() {
-	jq -s -e '
-	    reduce .[] as $r ([];
-	      if $r.k == "msg" then . + [{role: $r.role, content: $r.content}]
-	      elif $r.k == "extend" then .[-1].content += $r.content
-	      elif $r.k == "rewind" then .[0:$r.keep]
-	      elif $r.k == "replace" then $r.messages
-	      else . end)
-	    | . as $m
-	    | [range(0; length) | select($m[.].role == "assistant")
-	       | . as $i
-	       | ([$m[$i].content[] | select(.type == "tool_use") | .id]) as $uses
-	       | ($m[$i + 1].content // []) as $next
-	       | ([$next[] | select(.type == "tool_result") | .tool_use_id]) as $res
-	       | ($uses | sort) == ($res | sort) and ($res | length) == ($res | unique | length)]
-	    | all' "$1" >/dev/null
-}
 # Roles alternate in the rebuilt messages, starting with user.
 log_alternates() {
 	jq -s -e '
@@ -497,7 +479,7 @@ fresh_dir ws-sum
 mkdir -p .tandem
 echo '{"context_window": 24000}' >.tandem/settings.json
 for i in $(seq 1 6); do printf 'line %d of a file with some words in it\n' $(seq 1 60) >"f$i.txt"; done
-for i in $(seq 1 10); do printf 'a big file, line %d, with a few more words to make it longer\n' $(seq 1 250) >"big$i.txt"; done
+big_files
 {
 	printf '{"check_echo":false,"responses":[\n'
 	printf ' {"match":"You summarise the earlier part","text":"Summary.","first_byte_delay_ms":15000,"repeat":5},\n'

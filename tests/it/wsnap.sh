@@ -32,13 +32,7 @@ J
 mock_start "$SCEN"
 
 # Every entry of the workspace: path, type, mode, and content or link target.
-state() {
-	(cd "$W" && find . -mindepth 1 ! -name big.bin ! -name .env | LC_ALL=C sort | while read -r p; do
-		if [ -L "$p" ]; then echo "$p link $(readlink "$p")"
-		elif [ -d "$p" ]; then echo "$p dir $(stat -c %a "$p")"
-		else echo "$p file $(stat -c %a "$p") $(sha256sum <"$p" | cut -c1-16)"; fi
-	done)
-}
+state() { ws_state "$W" ! -name big.bin ! -name .env; }
 
 setup() {
 	rm -rf "$W" "$TANDEM_HOME"

@@ -6,13 +6,7 @@
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
-SCEN=$(tui_scenario bang <<'J'
-{"check_echo":false,"responses":[
- {"text":"ok","stop_reason":"end_turn","repeat":20}
-]}
-J
-)
-tui_mock_start "$SCEN"
+tui_mock_ok bang
 # The model's commands run in the command sandbox; the user's do not.
 mkdir -p "$XDG_CONFIG_HOME/tandem"
 printf '{"sandbox":{"mode":"workspace-write"}}\n' >"$XDG_CONFIG_HOME/tandem/settings.json"

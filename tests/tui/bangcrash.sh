@@ -5,25 +5,13 @@
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
-SCEN=$(tui_scenario bangcrash <<'J'
-{"check_echo":false,"responses":[
- {"text":"ok","stop_reason":"end_turn","repeat":20}
-]}
-J
-)
-tui_mock_start "$SCEN"
+tui_mock_ok bangcrash
 W=$TUI_WS
 printf 'one\n' >"$W/a.txt"
 printf 'bye\n' >"$W/gone.txt"
 
 # Every entry of the workspace: path, type, mode, and a hash of the content.
-state() {
-	(cd "$W" && find . -mindepth 1 | LC_ALL=C sort | while read -r p; do
-		if [ -L "$p" ]; then echo "$p link $(readlink "$p")"
-		elif [ -d "$p" ]; then echo "$p dir $(stat -c %a "$p")"
-		else echo "$p file $(stat -c %a "$p") $(sha256sum <"$p" | cut -c1-16)"; fi
-	done)
-}
+state() { ws_state "$W"; }
 
 tui_start_tandem 100 30
 tui_type "first"

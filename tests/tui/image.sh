@@ -6,13 +6,7 @@
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
-SCEN=$(tui_scenario image <<'J'
-{"check_echo":false,"responses":[
- {"text":"ok","stop_reason":"end_turn","repeat":20}
-]}
-J
-)
-tui_mock_start "$SCEN"
+tui_mock_ok image
 # A PNG header (800x600) and its end; the mock checks the block, not the pixels.
 printf '\211PNG\r\n\032\n\000\000\000\015IHDR\000\000\003\040\000\000\002\130\010\006\000\000\000\000\000\000\000IEND\256B`\202' >"$TUI_WS/shot.png"
 printf '\211PNG\r\n\032\n\000\000\000\015IHDR\000\000\043\050\000\000\000\001\010\006\000\000\000' >"$TUI_WS/wide.png"

@@ -12,6 +12,7 @@ TUI_DATA=$top_srcdir/tests/tui
 TUI_SOCK=${TMPDIR:-/tmp}/tandem-tui-test.$$
 TUI_N=0
 TUI_FAILED=0
+. "$top_srcdir/tests/ws_state.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "1..0 # SKIP tmux is not installed"
@@ -43,17 +44,32 @@ tui_screen() {
 	tui_tmux capture-pane -p -t t 2>/dev/null
 }
 
-# tui_wait PATTERN [SECONDS]: until the screen matches the extended regex.
-tui_wait() {
-	pat=$1 limit=${2:-20} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if tui_screen | grep -Eq -- "$pat"; then
-			return 0
-		fi
+# tui_poll SECONDS COMMAND [ARGS...]: until COMMAND succeeds, tried every
+# 50 ms; 0, or 1 once SECONDS have passed.
+tui_poll() {
+	tui_poll_n=$(($1 * 20)) tui_poll_i=0
+	shift
+	while [ "$tui_poll_i" -lt "$tui_poll_n" ]; do
+		"$@" && return 0
 		sleep 0.05
-		i=$((i + 1))
+		tui_poll_i=$((tui_poll_i + 1))
 	done
 	return 1
+}
+
+# tui_has PATTERN: the screen matches the extended regex now.
+tui_has() {
+	tui_screen | grep -Eq -- "$1"
+}
+
+# tui_lacks PATTERN: the screen does not match now.
+tui_lacks() {
+	! tui_has "$1"
+}
+
+# tui_wait PATTERN [SECONDS]: until the screen matches the extended regex.
+tui_wait() {
+	tui_poll "${2:-20}" tui_has "$1"
 }
 
 # The replay's next step (a {"replay":"pause"} in the script).
@@ -64,18 +80,15 @@ tui_next() {
 # tui_exited DESCRIPTION: until the program has exited (gone, or a zombie tmux
 # has not reaped yet).
 tui_exited() {
-	i=0
-	while [ "$i" -lt 400 ]; do
-		st=$(ps -o stat= -p "$TUI_PID" 2>/dev/null)
-		case $st in
-		""|Z*)
-			tui_ok 0 "$1"
-			return ;;
-		esac
-		sleep 0.05
-		i=$((i + 1))
-	done
-	tui_ok 1 "$1"
+	tui_poll 20 tui_ended
+	tui_ok $? "$1"
+}
+
+tui_ended() {
+	case $(ps -o stat= -p "$TUI_PID" 2>/dev/null) in
+	""|Z*) return 0 ;;
+	esac
+	return 1
 }
 
 tui_keys() {
@@ -116,39 +129,24 @@ tui_check() {
 # tui_check_input DESCRIPTION PATTERN [SECONDS]: until the input line (just
 # above the status bar; a one-line input) matches.
 tui_check_input() {
-	limit=${3:-20} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if tui_screen | tail -n 2 | head -n 1 | grep -Eq -- "$2"; then
-			tui_ok 0 "$1"
-			return
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	tui_ok 1 "$1"
+	tui_poll "${3:-20}" tui_input_has "$2"
+	tui_ok $? "$1"
+}
+
+tui_input_has() {
+	tui_screen | tail -n 2 | head -n 1 | grep -Eq -- "$1"
 }
 
 # tui_absent DESCRIPTION PATTERN: the screen does not match now.
 tui_absent() {
-	if tui_screen | grep -Eq -- "$2"; then
-		tui_ok 1 "$1"
-	else
-		tui_ok 0 "$1"
-	fi
+	tui_lacks "$2"
+	tui_ok $? "$1"
 }
 
 # tui_gone DESCRIPTION PATTERN [SECONDS]: until the screen no longer matches.
 tui_gone() {
-	limit=${3:-20} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if ! tui_screen | grep -Eq -- "$2"; then
-			tui_ok 0 "$1"
-			return
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	tui_ok 1 "$1"
+	tui_poll "${3:-20}" tui_lacks "$2"
+	tui_ok $? "$1"
 }
 
 # A sane screen: ROWS rows, the transcript's title on top, the status bar at

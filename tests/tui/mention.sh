@@ -7,13 +7,7 @@
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
-SCEN=$(tui_scenario mention <<'J'
-{"check_echo":false,"responses":[
- {"text":"ok","stop_reason":"end_turn","repeat":20}
-]}
-J
-)
-tui_mock_start "$SCEN"
+tui_mock_ok mention
 mkdir -p "$TUI_WS/src" "$TUI_WS/lib/some" "$TUI_WS/build"
 printf 'int main(void) { return MAIN_MARKER; }\n' >"$TUI_WS/src/main.c"
 printf 'memory\n' >"$TUI_WS/src/memory.c"

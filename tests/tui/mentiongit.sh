@@ -10,13 +10,7 @@ if ! command -v git >/dev/null 2>&1; then
 	echo "1..0 # SKIP git is not installed"
 	exit 0
 fi
-SCEN=$(tui_scenario mentiongit <<'J'
-{"check_echo":false,"responses":[
- {"text":"ok","stop_reason":"end_turn","repeat":20}
-]}
-J
-)
-tui_mock_start "$SCEN"
+tui_mock_ok mentiongit
 mkdir -p "$TUI_WS/b"
 printf '*\n' >"$TUI_WS/b/.gitignore"
 printf 'kept\n' >"$TUI_WS/b/keepme.c"

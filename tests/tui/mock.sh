@@ -54,6 +54,16 @@ tui_scenario() {
 	echo "$TUI_TMP/$1.json"
 }
 
+# tui_mock_ok NAME: serve a scenario that answers every prompt "ok" (20 times at most).
+tui_mock_ok() {
+	tui_mock_start "$(tui_scenario "$1" <<'J'
+{"check_echo":false,"responses":[
+ {"text":"ok","stop_reason":"end_turn","repeat":20}
+]}
+J
+)"
+}
+
 # tui_mock_start SCENARIO: serve it; sets TUI_MOCK_PORT, TUI_MOCK_LOG, ANTHROPIC_BASE_URL.
 tui_mock_start() {
 	tui_mock_stop

@@ -5,13 +5,7 @@
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
-SCEN=$(tui_scenario paste <<'J'
-{"check_echo":false,"responses":[
- {"text":"ok","stop_reason":"end_turn","repeat":20}
-]}
-J
-)
-tui_mock_start "$SCEN"
+tui_mock_ok paste
 mkdir -p "$TUI_TMP/bin"
 printf '\211PNG\r\n\032\n\000\000\000\015IHDR\000\000\000\100\000\000\000\040\010\006\000\000\000' >"$TUI_TMP/clip.png"
 cat >"$TUI_TMP/bin/wl-paste" <<S

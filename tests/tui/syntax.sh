@@ -15,17 +15,16 @@ trap 'tui_cleanup; rm -rf "$home"' EXIT
 
 # tui_color DESCRIPTION PATTERN: until the screen with its escapes (capture-pane -e) matches.
 tui_color() {
-	i=0
-	while [ "$i" -lt 400 ]; do
-		if tui_tmux capture-pane -e -p -t t 2>/dev/null | grep -Eq -- "$2"; then
-			tui_ok 0 "$1"
-			return
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
+	if tui_poll 20 tui_color_has "$2"; then
+		tui_ok 0 "$1"
+		return
+	fi
 	tui_ok 1 "$1"
 	tui_tmux capture-pane -e -p -t t | grep -E 'int|return' | cat -v | sed 's/^/# e| /'
+}
+
+tui_color_has() {
+	tui_tmux capture-pane -e -p -t t 2>/dev/null | grep -Eq -- "$1"
 }
 
 # The escape that starts a 256-color foreground, as tmux writes it.
