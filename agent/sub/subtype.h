@@ -29,6 +29,7 @@ struct subtype {
 	int		 max_turns;	/* model calls; 0: no limit of its own */
 	bool		 read_only;	/* only the tools that change nothing */
 	bool		 may_spawn;	/* it may start subagents of its own */
+	bool		 project;	/* from the workspace's .claude/agents or .tandem/agents */
 	char		*source;	/* "built-in", or the file it came from */
 	char		*ignored;	/* the frontmatter's keys tandem does not honour ("color"), or NULL */
 	struct subtype	*next;
