@@ -175,6 +175,18 @@ void		 agent_set_mode(struct agent *, enum perm_mode);
 const char	*agent_model(const struct agent *);
 void		 agent_set_model(struct agent *, const char *model);
 /*
+ * The model a definition of the project's own (an agent definition of
+ * <root>/.claude/agents or .tandem/agents, a command of its .claude or
+ * .tandem commands; def names it and its file, as the line below says it)
+ * asks for in place of the session's model: model itself, or NULL (the
+ * session's model answers) while the project is untrusted and model costs
+ * more per token than the session's (models.h: prices_dearer, at the price
+ * file's and the user's "prices"), as a project's settings' model does
+ * (config.h).  A NULL is said in an error event (not fatal), once per
+ * definition and model.
+ */
+const char	*agent_project_model(struct agent *, const char *def, const char *model);
+/*
  * Run the settings' apiKeyHelper: its first line of output is the key
  * (*key, the caller frees; NULL when there is no helper).  0, or -1 with
  * a sentence in err.

@@ -583,7 +583,7 @@ int
 commands_expand(const struct config *cfg, const char *line, struct buf *prompt, struct buf *err)
 {
 	struct buf text = BUF_INIT(COMMANDS_FILE_MAX), out = BUF_INIT(BUF_NOLIMIT);
-	struct buf shelled = BUF_INIT(BUF_NOLIMIT);
+	struct buf shelled = BUF_INIT(BUF_NOLIMIT), def = BUF_INIT(BUF_NOLIMIT);
 	struct commands_doc doc;
 	struct command_list l;
 	const struct command_info *c = NULL;
@@ -631,8 +631,14 @@ commands_expand(const struct config *cfg, const char *line, struct buf *prompt, 
 		commands_trim(&out);
 		buf_append(prompt, buf_cstr(&out), out.len);
 		/* allowed-tools hold while this prompt's turn runs (grant.h). */
-		/* The turn runs on the command's model (claude/claude.h switches and back). */
-		grant_model_for_prompt(cfg->grants, buf_cstr(&out), c->model);
+		/*
+		 * The turn runs on the command's model (claude/claude.h switches and
+		 * back); a project's dearer one only once the project is trusted.
+		 */
+		if (c->project)
+			buf_printf(&def, "the command /%s (%s)", c->name, c->path);
+		grant_model_for_prompt(cfg->grants, buf_cstr(&out), c->model,
+		    c->project ? buf_cstr(&def) : NULL);
 		if (c->allowed_tools != NULL && (!c->project || cfg->trusted))
 			grant_for_prompt(cfg->grants, buf_cstr(&out),
 			    grant_rules(c->allowed_tools, cfg->root, c->path, cfg->notices));
@@ -643,5 +649,6 @@ commands_expand(const struct config *cfg, const char *line, struct buf *prompt, 
 	buf_release(&text);
 	buf_release(&out);
 	buf_release(&shelled);
+	buf_release(&def);
 	return r;
 }

@@ -262,10 +262,14 @@ claude_memory_report(const struct claude *c, struct buf *out)
 void
 claude_turn_start(struct claude *c, struct agent *a, const char *prompt)
 {
-	const char *m;
+	const char *m, *def;
 
-	if (c == NULL || (m = grant_model(c->cfg->grants, prompt)) == NULL ||
-	    strcmp(m, agent_model(a)) == 0)
+	if (c == NULL || (m = grant_model(c->cfg->grants, prompt, &def)) == NULL)
+		return;
+	/* A project's command may pick a dearer model only once the project is trusted. */
+	if (def != NULL && (m = agent_project_model(a, def, m)) == NULL)
+		return;
+	if (strcmp(m, agent_model(a)) == 0)
 		return;
 	free(c->model_before);
 	c->model_before = xstrdup(agent_model(a));

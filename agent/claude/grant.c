@@ -23,6 +23,7 @@ struct grant {
 struct grant_model {
 	char	 key[65];
 	char	*model;
+	char	*def;		/* the project's command that names it, as grant_model says it; NULL: the user's */
 };
 
 struct grants {
@@ -48,6 +49,7 @@ grant_free(struct grants *g)
 	for (i = 0; i < GRANT_KEEP; i++) {
 		perm_rules_free(g->v[i].rules);
 		free(g->models[i].model);
+		free(g->models[i].def);
 	}
 	free(g);
 }
@@ -126,7 +128,7 @@ grant_for_prompt(struct grants *g, const char *prompt, struct perm_rules *rules)
 }
 
 void
-grant_model_for_prompt(struct grants *g, const char *prompt, const char *model)
+grant_model_for_prompt(struct grants *g, const char *prompt, const char *model, const char *def)
 {
 	struct grant_model *m;
 
@@ -135,22 +137,27 @@ grant_model_for_prompt(struct grants *g, const char *prompt, const char *model)
 	m = &g->models[g->next_model];
 	g->next_model = (g->next_model + 1) % GRANT_KEEP;
 	free(m->model);
+	free(m->def);
 	sha256_hex(prompt, strlen(prompt), m->key);
 	m->model = xstrdup(model);
+	m->def = def != NULL ? xstrdup(def) : NULL;
 }
 
 const char *
-grant_model(const struct grants *g, const char *prompt)
+grant_model(const struct grants *g, const char *prompt, const char **def)
 {
 	char hex[65];
 	size_t i;
 
+	*def = NULL;
 	if (g == NULL || prompt == NULL)
 		return NULL;
 	sha256_hex(prompt, strlen(prompt), hex);
 	for (i = 0; i < GRANT_KEEP; i++)
-		if (g->models[i].model != NULL && strcmp(g->models[i].key, hex) == 0)
+		if (g->models[i].model != NULL && strcmp(g->models[i].key, hex) == 0) {
+			*def = g->models[i].def;
 			return g->models[i].model;
+		}
 	return NULL;
 }
 

@@ -37,10 +37,16 @@ struct perm_rules *grant_rules(const char *allowed_tools, const char *root, cons
 	    struct notices *notices);
 /* While the turn whose prompt is prompt runs, rules allow (rules are taken). */
 void	grant_for_prompt(struct grants *, const char *prompt, struct perm_rules *rules);
-/* While the turn whose prompt is prompt runs, the model answers (a command's model). */
-void	grant_model_for_prompt(struct grants *, const char *prompt, const char *model);
-/* The model a grant names for the turn whose prompt is prompt; NULL: the session's. */
-const char *grant_model(const struct grants *, const char *prompt);
+/*
+ * While the turn whose prompt is prompt runs, the model answers (a
+ * command's model).  def names a project's command ("the command /x
+ * (path)"), whose model waits for trust when it is dearer (agent.h:
+ * agent_project_model); NULL for the user's.
+ */
+void	grant_model_for_prompt(struct grants *, const char *prompt, const char *model,
+	    const char *def);
+/* The model a grant names for the turn whose prompt is prompt, and its *def; NULL: the session's. */
+const char *grant_model(const struct grants *, const char *prompt, const char **def);
 /* From now to the end of turn number turn, rules allow (rules are taken). */
 void	grant_for_turn(struct grants *, int turn, struct perm_rules *rules);
 /*

@@ -150,27 +150,25 @@ cfg_model_replaced(const struct config *cfg, const struct cfg_key *k)
 }
 
 /*
- * Would a project's model cost more per token than the one it replaces?
- * Prices are the price file's and the user's "prices" (a project's are
- * never read); a model without a price counts as dearer, since the cost
- * tandem shows for it would be 0.
+ * Would a project's model cost more per token than the one it replaces
+ * (prices_dearer)?  Prices are the price file's and the user's "prices"
+ * (a project's are never read); a model without a price counts as dearer,
+ * since the cost tandem shows for it would be 0.  A project's agent
+ * definitions and commands are held to the same (agent.h:
+ * agent_project_model).
  */
 static bool
 cfg_model_dearer(const struct config *cfg, struct cfg_layer *L, const struct cfg_key *k,
     const char *model)
 {
 	struct buf err = BUF_INIT(1024);
-	const struct price_entry *now, *then;
 
 	if (*L->prices == NULL)
 		*L->prices = prices_load(NULL, cfg->prices, &err);
 	buf_release(&err);
 	if (*L->prices == NULL)
 		return true;
-	now = prices_find(*L->prices, cfg_model_replaced(cfg, k));
-	then = prices_find(*L->prices, model);
-	return then == NULL || now == NULL || then->base.input > now->base.input ||
-	    then->base.output > now->base.output;
+	return prices_dearer(*L->prices, model, cfg_model_replaced(cfg, k));
 }
 
 /* Could this scalar from a project file be used against the user? */

@@ -381,6 +381,19 @@ prices_find(const struct prices *t, const char *model)
 	return best;
 }
 
+bool
+prices_dearer(const struct prices *t, const char *model, const char *than)
+{
+	const struct price_entry *m, *o;
+
+	if (model != NULL && than != NULL && strcmp(model, than) == 0)
+		return false;
+	m = prices_find(t, model);
+	o = prices_find(t, than);
+	return m == NULL || o == NULL || m->base.input > o->base.input ||
+	    m->base.output > o->base.output;
+}
+
 double
 prices_cost(const struct price_entry *e, const struct usage *u, bool long_ttl)
 {

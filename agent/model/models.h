@@ -98,6 +98,13 @@ void	 prices_free(struct prices *);
 /* The entry for model (longest match), or NULL. */
 const struct price_entry *prices_find(const struct prices *, const char *model);
 /*
+ * Would model cost more per token than than, at these prices: a higher
+ * input or output price, or either without a price (tandem would count
+ * its cost as 0)?  A model never costs more than itself.  What a project
+ * may choose without trust is decided by it (config.h, agent.h).
+ */
+bool	 prices_dearer(const struct prices *, const char *model, const char *than);
+/*
  * The cost in dollars of one response's usage; cache writes at the 1-hour
  * price when long_ttl.  A NULL entry costs 0.
  */

@@ -693,11 +693,28 @@ sub_event(const cJSON *ev, void *arg)
 	}
 }
 
-/* The model a type or a call names, as the session's provider spells it; NULL: the session's. */
+/*
+ * The model a call names, else its type, as the session's provider spells
+ * it; NULL: the session's.  A call's model is the model's choice, made in
+ * the user's conversation; a type's is its definition's, and a project's
+ * definition may not pick a dearer model than the session's until the
+ * project is trusted (agent.h: agent_project_model).
+ */
 static const char *
-sub_model(struct subagents *s, const char *want)
+sub_model(struct subagents *s, const cJSON *input, const struct subtype *t)
 {
-	return s->host->model_for(s->session, want == NULL || want[0] == '\0' ? "inherit" : want);
+	const char *want = json_str(input, "model", NULL);
+	struct buf def = BUF_INIT(BUF_NOLIMIT);
+	const char *m;
+
+	if (want == NULL && t->project)
+		buf_printf(&def, "the agent definition %s (subagent type %s)", t->source, t->name);
+	if (want == NULL)
+		want = t->model;
+	m = s->host->model_for(s->session, want == NULL || want[0] == '\0' ? "inherit" : want,
+	    def.len > 0 ? buf_cstr(&def) : NULL);
+	buf_release(&def);
+	return m;
 }
 
 static void *
@@ -755,7 +772,7 @@ sub_start(const struct tool_def *def, const cJSON *input, const char *id,
 	event_subscribe(r->bus, sub_event, r);
 	spec.system = r->type->prompt;
 	spec.type = r->type;
-	spec.model = sub_model(s, json_str(input, "model", r->type->model));
+	spec.model = sub_model(s, input, r->type);
 	r->cv = s->host->open(s->session, r->bus, &spec);
 	if (r->cv == NULL) {
 		r->error = xstrdup("the subagent's conversation could not be opened");

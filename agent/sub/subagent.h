@@ -72,8 +72,12 @@ struct sub_host {
 	void	(*note_tool)(struct conversation *, const char *name);
 	/* Append rec (taken) to the session's log: 0, or -1. */
 	int	(*log)(struct conversation *, cJSON *rec);
-	/* The model id an alias (haiku, sonnet, opus) means with the session's provider; NULL: keep. */
-	const char *(*model_for)(void *session, const char *alias);
+	/*
+	 * The model id an alias (haiku, sonnet, opus) means with the session's
+	 * provider; NULL: keep.  def is the definition that names it when that is
+	 * the project's (agent.h: agent_project_model), else NULL.
+	 */
+	const char *(*model_for)(void *session, const char *alias, const char *def);
 };
 
 /* sub_gate's answers. */

@@ -298,7 +298,7 @@ subtype_put(struct subtype **list, struct subtype *t)
 
 /* Every *.md of dir, in name order. */
 static void
-subtype_load_dir(struct subtype **list, const char *dir, struct buf *warn)
+subtype_load_dir(struct subtype **list, const char *dir, bool project, struct buf *warn)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -325,8 +325,10 @@ subtype_load_dir(struct subtype **list, const char *dir, struct buf *warn)
 		buf_printf(&path, "%s/%s", dir, names[i]);
 		if (file_read(buf_cstr(&path), SUBTYPE_FILE_MAX, 0, &text, NULL) == -1)
 			buf_printf(&why, "%s: cannot be read", buf_cstr(&path));
-		else if ((t = subtype_parse(buf_cstr(&text), buf_cstr(&path), &why)) != NULL)
+		else if ((t = subtype_parse(buf_cstr(&text), buf_cstr(&path), &why)) != NULL) {
+			t->project = project;
 			subtype_put(list, t);
+		}
 		if (why.len > 0 && warn != NULL)
 			buf_printf(warn, "agent definition %s\n", buf_cstr(&why));
 		buf_release(&path);
@@ -357,15 +359,15 @@ subtype_load(const char *root, const char *home, struct buf *warn)
 	/* the user's, then the project's: the nearer one wins */
 	if (home != NULL) {
 		buf_printf(&dir, "%s/.claude/agents", home);
-		subtype_load_dir(&list, buf_cstr(&dir), warn);
+		subtype_load_dir(&list, buf_cstr(&dir), false, warn);
 	}
 	if (root != NULL) {
 		buf_reset(&dir);
 		buf_printf(&dir, "%s/.claude/agents", root);
-		subtype_load_dir(&list, buf_cstr(&dir), warn);
+		subtype_load_dir(&list, buf_cstr(&dir), true, warn);
 		buf_reset(&dir);
 		buf_printf(&dir, "%s/.tandem/agents", root);
-		subtype_load_dir(&list, buf_cstr(&dir), warn);
+		subtype_load_dir(&list, buf_cstr(&dir), true, warn);
 	}
 	buf_release(&dir);
 	return list;

@@ -5,8 +5,10 @@
  * from agent definition files in Claude Code's format: Markdown with a
  * YAML-like frontmatter (name, description, tools, disallowedTools, model,
  * maxTurns) whose body is the subagent's system prompt.  They are read
- * from <root>/.claude/agents, ~/.claude/agents and <root>/.tandem/agents;
- * a later source's type of the same name replaces an earlier one's.
+ * from ~/.claude/agents, <root>/.claude/agents and <root>/.tandem/agents;
+ * a later source's type of the same name replaces an earlier one's.  The
+ * last two are the project's (project): their model waits for trust when
+ * it is dearer than the session's (agent.h: agent_project_model).
  * Tool names in tools: lists are Claude Code's, mapped through
  * tools/toolnames; a type that lists Agent (or Task) may start subagents.
  *
@@ -29,6 +31,7 @@ struct subtype {
 	int		 max_turns;	/* model calls; 0: no limit of its own */
 	bool		 read_only;	/* only the tools that change nothing */
 	bool		 may_spawn;	/* it may start subagents of its own */
+	bool		 project;	/* from the workspace's .claude/agents or .tandem/agents */
 	char		*source;	/* "built-in", or the file it came from */
 	char		*ignored;	/* the frontmatter's keys tandem does not honour ("color"), or NULL */
 	struct subtype	*next;

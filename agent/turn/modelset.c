@@ -72,6 +72,7 @@ struct modelset {
 	bool			 models_waited;	/* the first request of the model waited once */
 	bool			 caps_sent;	/* a request of the model went out with caps */
 	bool			 think_noted;	/* the note about an unused setting was given */
+	cJSON			*held_said;	/* "definition\nmodel" of each project model held back and said */
 	char			*models_note;	/* why the limits come from the table */
 
 	/* The model in use: its protocol, its name (/model changes it), its server. */
@@ -105,6 +106,7 @@ modelset_free(struct modelset *ms)
 	free(ms->models_note);
 	free(ms->model);
 	free(ms->base_url);
+	cJSON_Delete(ms->held_said);
 	free(ms);
 }
 
@@ -192,6 +194,33 @@ agent_set_model(struct agent *a, const char *model)
 	(void)modelcat_refresh(ms->cat, ms->model, modelset_models_done, cv);
 	if (modelset_window(cv) != before)
 		modelset_emit_window(cv);
+}
+
+const char *
+agent_project_model(struct agent *a, const char *def, const char *model)
+{
+	struct modelset *ms = agent_modelset(a);
+	struct buf key = BUF_INIT(BUF_NOLIMIT);
+	const cJSON *said;
+	bool again = false;
+
+	if (model == NULL || agent_config(a)->trusted || !prices_dearer(ms->prices, model, ms->model))
+		return model;
+	buf_printf(&key, "%s\n%s", def, model);
+	if (ms->held_said == NULL)
+		ms->held_said = cJSON_CreateArray();
+	cJSON_ArrayForEach(said, ms->held_said)
+		again = again || (cJSON_IsString(said) && strcmp(said->valuestring, buf_cstr(&key)) == 0);
+	if (!again) {
+		cJSON_AddItemToArray(ms->held_said, cJSON_CreateString(buf_cstr(&key)));
+		event_error(agent_bus(a), 0, "%s asks for the model %s, which %s than the session's %s; "
+		    "a project's choice of a dearer model waits for trust, so %s answers (rerun with "
+		    "--trust to honour it)", def, model, prices_find(ms->prices, model) == NULL ?
+		    "has no price (the price file, your \"prices\") and may cost more" :
+		    "costs more per token", ms->model, ms->model);
+	}
+	buf_release(&key);
+	return NULL;
 }
 
 void

@@ -117,28 +117,34 @@ static const struct {
 
 /*
  * The model a type names: CLAUDE_CODE_SUBAGENT_MODEL over every type's;
- * an alias through its ANTHROPIC_DEFAULT_*_MODEL (set in the environment
- * or a settings file's env), else on Anthropic its model, else (an
- * OpenAI-compatible server, which has no such models) the session's; an
- * id as it is.
+ * an alias through its ANTHROPIC_DEFAULT_*_MODEL (set in the environment),
+ * else on Anthropic its model, else (an OpenAI-compatible server, which
+ * has no such models) the session's; an id as it is.  What a project's
+ * definition (def) names, so mapped, waits for trust when it costs more
+ * than the session's model (agent_project_model); the environment's
+ * CLAUDE_CODE_SUBAGENT_MODEL is the user's.
  */
 static const char *
-subhost_model_for(void *session, const char *want)
+subhost_model_for(void *session, const char *want, const char *def)
 {
 	struct agent *a = session;
 	const char *all = getenv("CLAUDE_CODE_SUBAGENT_MODEL"), *v;
 	size_t i;
 
-	if (all != NULL && all[0] != '\0')
+	if (all != NULL && all[0] != '\0') {
 		want = all;
-	for (i = 0; i < sizeof subhost_aliases / sizeof subhost_aliases[0]; i++) {
-		if (strcmp(want, subhost_aliases[i].alias) != 0)
-			continue;
-		if ((v = getenv(subhost_aliases[i].env)) != NULL && v[0] != '\0')
-			return v;
-		return agent_proto(a) == STREAM_ANTHROPIC ? subhost_aliases[i].anthropic : NULL;
+		def = NULL;
 	}
-	return strcmp(want, "inherit") == 0 ? NULL : want;
+	for (i = 0; i < sizeof subhost_aliases / sizeof subhost_aliases[0]; i++)
+		if (strcmp(want, subhost_aliases[i].alias) == 0)
+			break;
+	if (i < sizeof subhost_aliases / sizeof subhost_aliases[0]) {
+		v = getenv(subhost_aliases[i].env);
+		if (v == NULL || v[0] == '\0')
+			v = agent_proto(a) == STREAM_ANTHROPIC ? subhost_aliases[i].anthropic : NULL;
+	} else
+		v = strcmp(want, "inherit") == 0 ? NULL : want;
+	return def != NULL ? agent_project_model(a, def, v) : v;
 }
 
 static int

@@ -7,7 +7,8 @@
 # environment); once trusted its values are used.  Nor, trusted or not,
 # can it keep less of the user's sessions and snapshots, or make requests
 # cost more or the cost shown less (max_tokens, thinking, effort, retries,
-# max_turns, prices, disabled_tools; a dearer model waits for trust).
+# max_turns, prices, disabled_tools; a dearer model waits for trust, in
+# its settings as in its agent definitions and commands).
 . "$(dirname "$0")/lib.sh"
 cd "$T/ws"
 web_start
@@ -206,6 +207,90 @@ echo '{"max_tokens": 3000, "thinking_budget": 1024, "model": "claude-haiku-4-5"}
 spend_run lower
 check "spend: a project may lower max_tokens and the budget, and pick a cheaper model" \
     [ "$(mock_body 1 '[.max_tokens, .thinking.budget_tokens, .model]')" = '[3000,1024,"claude-haiku-4-5"]' ]
+# Nor can a project's own definitions pick a dearer model until it is
+# trusted: a model: line of its .claude/agents files (an alias, as Claude
+# Code's) or of its .claude/commands files is used only if it costs no
+# more per token than the session's model; else the session's model
+# answers and one line, once per definition, says so.  The user's own
+# definitions, and the model the agent call itself names (the model's
+# choice, not the project's), are used as they are.
+echo '{"model": "claude-sonnet-4-5"}' >"$XDG_CONFIG_HOME/tandem/settings.json"
+echo '{}' >.claude/settings.json
+mkdir -p .claude/agents .claude/commands "$HOME/.claude/agents" "$HOME/.claude/commands"
+agent_def() { # FILE NAME MODEL
+	printf -- '---\nname: %s\ndescription: the %s one\ntools: Read\nmodel: %s\n---\nYou are %s.\n' \
+	    "$2" "$2" "$3" "$2" >"$1"
+}
+agent_def .claude/agents/big.md big opus
+agent_def .claude/agents/small.md small haiku
+agent_def "$HOME/.claude/agents/mine.md" mine opus
+printf -- '---\ndescription: dear\nmodel: claude-opus-4-1\n---\nDEAR-CMD\n' >.claude/commands/bigcmd.md
+printf -- '---\ndescription: cheap\nmodel: claude-haiku-4-5\n---\nCHEAP-CMD\n' >.claude/commands/smallcmd.md
+printf -- '---\ndescription: mine\nmodel: claude-opus-4-1\n---\nMY-CMD\n' >"$HOME/.claude/commands/mycmd.md"
+scenario defs >/dev/null <<'J'
+{"responses":[
+ {"match_last":"use the agents","tool_uses":[
+   {"id":"a1","name":"agent","input":{"description":"big one","prompt":"TASK-BIG-1","subagent_type":"big"}},
+   {"id":"a2","name":"agent","input":{"description":"big two","prompt":"TASK-BIG-2","subagent_type":"big"}},
+   {"id":"a3","name":"agent","input":{"description":"small","prompt":"TASK-SMALL","subagent_type":"small"}},
+   {"id":"a4","name":"agent","input":{"description":"asked","prompt":"TASK-ASKED","subagent_type":"big","model":"opus"}},
+   {"id":"a5","name":"agent","input":{"description":"mine","prompt":"TASK-MINE","subagent_type":"mine"}}],
+  "stop_reason":"tool_use"},
+ {"match_last":"TASK-BIG-1","text":"b1"},
+ {"match_last":"TASK-BIG-2","text":"b2"},
+ {"match_last":"TASK-SMALL","text":"s"},
+ {"match_last":"TASK-ASKED","text":"m"},
+ {"match_last":"TASK-MINE","text":"u"},
+ {"text":"done","stop_reason":"end_turn"}
+]}
+J
+# The model of the requests whose first message holds TEXT.
+model_of() {
+	jq -r --arg t "$1" 'select(.body.messages[0].content | tostring | contains($t)) | .body.model' \
+	    "$MOCK_LOG" | sort -u | tr '\n' ' '
+}
+held_line="agent definition $T/spend/.claude/agents/big.md (subagent type big) asks for the model claude-opus-4-1"
+mock_start "$T/defs.json"
+timeout 60 "$TANDEM" -p "use the agents" >"$T/defs.out" 2>"$T/defs.err"
+check "definitions: untrusted, the project's opus subagent asks the session's model" \
+    [ "$(model_of TASK-BIG-1)$(model_of TASK-BIG-2)" = "claude-sonnet-4-5 claude-sonnet-4-5 " ]
+check "definitions: and one line says which definition asked for which model, once for two calls" \
+    [ "$(grep -c "$held_line.*waits for trust" "$T/defs.err")" -eq 1 ]
+check "definitions: the project's haiku subagent, cheaper, asks haiku" \
+    [ "$(model_of TASK-SMALL)" = "claude-haiku-4-5 " ]
+check "definitions: the model the agent call names is the model's choice, used" \
+    [ "$(model_of TASK-ASKED)" = "claude-opus-4-1 " ]
+check "definitions: the user's own opus subagent asks opus" [ "$(model_of TASK-MINE)" = "claude-opus-4-1 " ]
+check "definitions: and nothing is said of those" [ "$(grep -c 'asks for the model' "$T/defs.err")" -eq 1 ]
+mock_start "$T/defs.json"
+timeout 60 "$TANDEM" -p "use the agents" --trust >"$T/defst.out" 2>"$T/defst.err"
+check "definitions: trusted, the project's opus subagent asks opus" \
+    [ "$(model_of TASK-BIG-1)" = "claude-opus-4-1 " ]
+check "definitions: trusted, nothing is held or said" not grep -q 'asks for the model' "$T/defst.err"
+rm -f "$TANDEM_HOME/trusted.json"
+cmd_run() { # NAME COMMAND ARGS...: one prompt, the mock's request in $MOCK_LOG
+	local name=$1 cmd=$2
+	shift 2
+	mock_start "$(scenario "$name" <<'J'
+{"responses":[{"text":"ok","stop_reason":"end_turn"}]}
+J
+)"
+	timeout 60 "$TANDEM" -p "$cmd" "$@" >"$T/$name.out" 2>"$T/$name.err"
+}
+cmd_run bigcmd /bigcmd
+check "commands: untrusted, the project's /bigcmd turn asks the session's model, not its dearer one" \
+    [ "$(mock_body 1 .model)" = '"claude-sonnet-4-5"' ]
+check "commands: its prompt is sent" grep -q DEAR-CMD <(mock_body 1 '.messages[0].content | tostring')
+check "commands: and one line names the command and its model" \
+    grep -q "the command /bigcmd ($T/spend/.claude/commands/bigcmd.md) asks for the model claude-opus-4-1.*waits for trust" "$T/bigcmd.err"
+cmd_run smallcmd /smallcmd
+check "commands: the project's /smallcmd, cheaper, runs on its model" [ "$(mock_body 1 .model)" = '"claude-haiku-4-5"' ]
+cmd_run mycmd /mycmd
+check "commands: the user's own /mycmd runs on its dearer model" [ "$(mock_body 1 .model)" = '"claude-opus-4-1"' ]
+check "commands: and nothing is said of those" not grep -q 'asks for the model' "$T/smallcmd.err" "$T/mycmd.err"
+cmd_run bigcmdt /bigcmd --trust
+check "commands: trusted, /bigcmd runs on its model" [ "$(mock_body 1 .model)" = '"claude-opus-4-1"' ]
+rm -rf "$TANDEM_HOME/trusted.json" .claude/agents .claude/commands "$HOME/.claude"
 rm -f "$XDG_CONFIG_HOME/tandem/settings.json"
 cd "$T/ws"
 finish

@@ -3,6 +3,7 @@
 # real tandem and the mock model: the settings keys tandem lacks are named
 # in a notice at start, once, and a hook event it has no moment for; /help lists .claude/commands with the
 # subfolder in the description; Tab completes one; it runs on its model
+# (cheaper than the session's: a dearer one waits for trust, attack_trust.sh)
 # and the next turn on the session's; /skills lists
 # the skills; /memory names .claude/CLAUDE.md.
 . "$top_srcdir/tests/tui/lib.sh"
@@ -18,7 +19,7 @@ cat >"$TUI_WS/.claude/commands/kiro/hello.md" <<'M'
 description: Says hello
 argument-hint: <name>
 allowed-tools: Read
-model: claude-haiku-9-9
+model: claude-haiku-4-9
 ---
 Greet $1 in one word.
 M
@@ -74,7 +75,7 @@ tui_type "plain prompt"
 tui_keys Enter
 tui_check "a plain prompt after it" 'PLAIN-ANSWER'
 models=$(jq -r '.body.model' "$TUI_MOCK_LOG" | tr '\n' ' ')
-tui_ok "$(case $models in *"claude-haiku-9-9 claude-sonnet"*) echo 0 ;; *) echo 1 ;; esac)" \
+tui_ok "$(case $models in *"claude-haiku-4-9 claude-sonnet"*) echo 0 ;; *) echo 1 ;; esac)" \
     "the command's turn runs on its model, the next on the session's ($models)"
 tui_keys C-c
 tui_keys C-c

@@ -116,8 +116,10 @@ tui_check "its answer came with the next prompt" 'IT-FOUND-BG'
 
 # A command's model is its turn's: a background subagent started in that
 # turn keeps it after the turn ends and the main conversation goes back.
+# (The project's command names a model cheaper than the session's: a
+# dearer one would wait for trust, attack_trust.sh.)
 mkdir -p "$TUI_WS/.claude/commands"
-printf -- '---\nmodel: claude-cmd-model\n---\nStart the model job.\n' >"$TUI_WS/.claude/commands/modeljob.md"
+printf -- '---\nmodel: claude-haiku-4-cmd\n---\nStart the model job.\n' >"$TUI_WS/.claude/commands/modeljob.md"
 tui_type "/modeljob"
 tui_keys Enter
 tui_check "the command's turn ends while its background subagent runs" 'MODELJOB-STARTED'
@@ -126,7 +128,7 @@ tui_type "and now"
 tui_keys Enter
 tui_check "the next turn answers" 'AND-NOW'
 m=$(jq -r 'select(.body.messages != null) | [.body.model, (.body.messages[0].content | if type=="string" then . else .[0].text end)] | join(" ")' "$TUI_MOCK_LOG" | grep 'Work on the model job' | awk '{print $1}' | sort -u | tr '\n' ' ')
-[ "$m" = "claude-cmd-model " ]
+[ "$m" = "claude-haiku-4-cmd " ]
 tui_ok $? "both of the subagent's requests asked the command's model, not only the first ($m)"
 tui_keys C-c
 tui_keys C-c
