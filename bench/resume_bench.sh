@@ -7,6 +7,9 @@
 #   bench/resume_bench.sh [path/to/tandem] [messages]
 set -eu
 TANDEM=${1:-./tandem}
+# The runs start in the bench's workspace: a relative path must not move with them.
+case $TANDEM in /*) ;; *) TANDEM=$(cd "$(dirname "$TANDEM")" && pwd)/$(basename "$TANDEM") ;; esac
+[ -x "$TANDEM" ] || { echo "resume_bench: no tandem at $TANDEM" >&2; exit 2; }
 N=${2:-10000}
 W=$(mktemp -d /tmp/tandem-resume-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -38,7 +41,7 @@ timeit() {
 	local best=999999 i s e
 	for i in 1 2 3 4 5; do
 		s=$(date +%s%N)
-		TANDEM_CRASH_AFTER=request-sent:1 "$@" >/dev/null 2>&1 || true
+		TANDEM_CRASH_AFTER=request-sent:1 "$@" >/dev/null 2>>"$W/err" || true
 		e=$(date +%s%N)
 		[ $(((e - s) / 1000)) -lt $best ] && best=$(((e - s) / 1000))
 	done
@@ -54,3 +57,8 @@ printf 'log size              %d KB (%d bytes per turn)\n' "$size" $((size * 102
 printf 'new session to request %6.1f ms\n' "$(echo "$fresh_us / 1000" | bc -l)"
 printf 'resume to request     %6.1f ms (best of 5)\n' "$(echo "$resume_us / 1000" | bc -l)"
 printf 'resume cost           %6.1f ms\n' "$(echo "($resume_us - $fresh_us) / 1000" | bc -l)"
+# A run that stopped before its request (not by the crash point) measured nothing: say what it said.
+if [ -s "$W/err" ]; then
+	echo "what tandem said (the figures above may not be a resume's):"
+	sort -u "$W/err" | head -n 5
+fi
