@@ -86,6 +86,20 @@ t_slack(void)
 	return t_under_valgrind() ? 100.0 : 1.0;
 }
 
+/*
+ * Seconds of this process's CPU time: for a bound on the work an
+ * algorithm does, which other processes on a loaded machine do not move
+ * as they move the wall clock.
+ */
+static double __attribute__((unused))
+t_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Seconds on the monotonic clock. */
 static double __attribute__((unused))
 t_now(void)

@@ -1220,14 +1220,14 @@ T_TEST(hundred_megabyte_file)
 	f = fopen(p, "wb");
 	fwrite(big, 1, n, f);
 	fclose(f);
-	t0 = t_now();
+	t0 = t_cpu();
 	run(&tool_edit_file, args("path", "big.txt", "old_string", "UNIQUE MARKER",
 	    "new_string", "the marker was edited", NULL), &out);
 	T_OK(!out.is_error);
 	T_EQ_STR(buf_cstr(&out.text), "edited big.txt: 1 replacement at line 524289 (+1 -1)");
 	tool_out_release(&out);
-	printf("# 100 MB edit took %.2f s\n", t_now() - t0);
-	T_OK(t_now() - t0 < 30.0 * t_slack());
+	printf("# 100 MB edit took %.2f s\n", t_cpu() - t0);
+	T_OK(t_cpu() - t0 < 30.0 * t_slack());
 	getrusage(RUSAGE_SELF, &ru);
 	printf("# peak RSS %ld MB\n", ru.ru_maxrss / 1024);
 	T_OK(ru.ru_maxrss < 1024L * 1024);	/* under 1 GB for a 100 MB file */

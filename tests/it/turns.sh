@@ -126,7 +126,7 @@ check "max-turns: result is an error with stop_reason error" \
     [ "$(result cap '[.is_error, .stop_reason, .turns] | @csv')" = 'true,"error",2' ]
 check "max-turns: both commands got their result" [ "$(ev cap 'select(.type=="tool_result")' | wc -l)" -eq 2 ]
 check "max-turns: the log pairs every tool_use" log_paired "$(session_log cap)"
-check "max-turns: no tandem and no command is left" gone 'capmark-7f3a|cap-9q2'
+check "max-turns: no tandem and no command is left" wait_for 5 gone 'capmark-7f3a|cap-9q2'
 mock_start "$T/cap.json"
 timeout 60 "$TANDEM" -p "loop forever cap-9q3" --max-turns 2 --permission-mode yolo >"$T/cap.out" 2>"$T/cap.txt"
 check "max-turns, text mode: exit 1" [ $? -eq 1 ]
@@ -353,7 +353,7 @@ check "SIGINT mid-stream: the completed call has its result" [ "$(evr slow 'sele
 check "SIGINT mid-stream: the result holds the words shown" [ "$(result slow .text)" = "$shown" ]
 check "SIGINT mid-stream: one request, none resent" [ "$(mock_requests)" -eq 1 ]
 check "SIGINT mid-stream: the log pairs every tool_use" log_paired "$(session_log slow)"
-check "SIGINT mid-stream: no tandem left" gone slow-stream-4k1
+check "SIGINT mid-stream: no tandem left" wait_for 5 gone slow-stream-4k1
 run slow2 -c -p "go on"
 check "SIGINT mid-stream: -c resumes" [ $rc -eq 0 ] && [ "$(result slow2 .text)" = "Resumed fine." ]
 check "SIGINT mid-stream: the resumed request is valid" [ "$(mock_problems)" -eq 0 ]
@@ -382,8 +382,8 @@ took=$(( $(date +%s) - started ))
 cat "$T/sleep.jsonl" >>"$ALL"
 check "SIGINT in run_bash: exit 130" [ $rc -eq 130 ]
 check "SIGINT in run_bash: promptly (${took} s)" [ "$took" -lt 5 ]
-check "SIGINT in run_bash: no sleep of the command is left" gone 'sleep 30.1[78]'
-check "SIGINT in run_bash: no tandem left" gone sleep-int-3c8
+check "SIGINT in run_bash: no sleep of the command is left" wait_for 5 gone 'sleep 30.1[78]'
+check "SIGINT in run_bash: no tandem left" wait_for 5 gone sleep-int-3c8
 check "SIGINT in run_bash: the call got an error result" \
     [ "$(evr sleep 'select(.type=="tool_result") | [.id, .is_error] | @csv')" = '"toolu_z",true' ]
 check "SIGINT in run_bash: one request" [ "$(mock_requests)" -eq 1 ]
@@ -472,7 +472,7 @@ check "SIGINT in a retry wait: exit 130, promptly (${took} s)" [ $rc -eq 130 ] &
 check "SIGINT in a retry wait: the retry said 10 s" [ "$(ev retry 'select(.type=="retry") | .delay_ms')" = 10000 ]
 sleep 0.5
 check "SIGINT in a retry wait: no second request" [ "$(mock_requests)" -eq 1 ]
-check "SIGINT in a retry wait: no tandem left" gone retry-int-8e0
+check "SIGINT in a retry wait: no tandem left" wait_for 5 gone retry-int-8e0
 
 # SIGINT while the next call waits for a compaction summary: the call never goes out.
 fresh_dir ws-sum
