@@ -904,6 +904,136 @@ out:
 	return hit;
 }
 
+/* The file tools that read (read_file, list_dir, glob, grep): the bits of a Read rule. */
+#define PERM_READ_TOOLS	(0xfu << PERM_TOOL_READ_FILE)
+
+/*
+ * Could path pattern pat (its '/'s separating names, "**" any run of them)
+ * match dir, something in a directory above dir, or something below it?
+ * Decided name by name from the front, without looking at the disk.
+ */
+static bool
+perm_pattern_reaches(const char *pat, const char *dir)
+{
+	struct buf pc = BUF_INIT(BUF_NOLIMIT), dc = BUF_INIT(BUF_NOLIMIT);
+	size_t pn, dn;
+	bool reach = true;
+
+	while (*pat == '/')
+		pat++;
+	for (;;) {
+		if (*dir == '/')
+			dir++;
+		else if (dir[0] == '.' && (dir[1] == '/' || dir[1] == '\0'))
+			dir++;
+		else
+			break;
+	}
+	while (*dir != '\0' && *pat != '\0') {
+		pn = strcspn(pat, "/");
+		dn = strcspn(dir, "/");
+		buf_reset(&pc);
+		buf_append(&pc, pat, pn);
+		buf_reset(&dc);
+		buf_append(&dc, dir, dn);
+		/* "**" or a brace may stand for any number of names: it may reach below. */
+		if (strstr(buf_cstr(&pc), "**") != NULL || strchr(buf_cstr(&pc), '{') != NULL)
+			break;
+		if (!pathglob_matchs(PATHGLOB_PERM, buf_cstr(&pc), buf_cstr(&dc))) {
+			reach = false;
+			break;
+		}
+		for (pat += pn; *pat == '/'; pat++)
+			;
+		for (dir += dn; *dir == '/'; dir++)
+			;
+	}
+	buf_release(&pc);
+	buf_release(&dc);
+	return reach;
+}
+
+/*
+ * Does a Read deny rule of rules cover a file at or below the directory
+ * path (relative to the root, or absolute), by its name or its real path?
+ * Asked of the folders a program reads everything below (grep -r, tar c):
+ * decided from the patterns alone.  The rule, or NULL.
+ */
+static const struct perm_rule *
+perm_tree_denied(const struct perm_rules *rules, const char *path)
+{
+	const struct perm_ruleset *set = &rules->lists[PERM_LIST_DENY];
+	const struct perm_rule *r, *hit = NULL;
+	const struct perm_path *p;
+	struct perm_subject sub;
+	size_t i, k;
+
+	memset(&sub, 0, sizeof sub);
+	subject_add_file(&sub, rules->root, path[0] != '\0' ? path : ".");
+	for (i = 0; i < set->n && hit == NULL; i++) {
+		r = &set->v[i];
+		if (r->kind != PERM_KIND_PATH || r->mcp != NULL || (r->tools & PERM_READ_TOOLS) == 0)
+			continue;
+		for (k = 0; k < sub.npaths && hit == NULL; k++) {
+			p = &sub.paths[k];
+			if (r->pattern == NULL)
+				hit = r;
+			else if (r->pattern[0] == '/') {
+				if (p->abs != NULL && perm_pattern_reaches(r->pattern, p->abs))
+					hit = r;
+			} else if (p->rel == NULL) {
+				/* Outside the root: only a folder holding the root holds its files. */
+				if (p->abs != NULL && rules->root != NULL &&
+				    sandbox_inside(p->abs, rules->root))
+					hit = r;
+			} else if ((r->anchor == PERM_ANCHOR_NAME && strchr(r->pattern, '/') == NULL) ||
+			    perm_pattern_reaches(r->pattern, p->rel))
+				hit = r;	/* a name anywhere ("*.key"), or one the pattern reaches */
+		}
+	}
+	subject_release(&sub);
+	return hit;
+}
+
+/*
+ * The folder word w (NULL: the current folder) of a program that reads all
+ * below it, from the directory dir (NULL: the root): the Read deny rule
+ * that may cover a file there, through a glob's matches too, or NULL.  A
+ * revision (git grep's "HEAD": no such file) reads the current folder.
+ */
+static const struct perm_rule *
+perm_tree_word_denied(const struct perm_rules *rules, const char *dir,
+    const struct shparse_tree *tw)
+{
+	const struct perm_rule *r = NULL;
+	struct stat st;
+	char *p = perm_in_dir(dir, tw->path != NULL ? tw->path : ".");
+	glob_t g;
+	size_t i;
+
+	if (tw->rev && tw->path != NULL) {
+		char *full = perm_in_dir(p[0] != '/' ? rules->root : NULL, p);
+
+		if (stat(full, &st) == -1) {
+			free(p);
+			p = perm_in_dir(dir, ".");
+		}
+		free(full);
+	}
+	if ((tw->flags & SHPARSE_W_EXPAND) && strpbrk(p, "*?[{") != NULL &&
+	    (dir == NULL || strpbrk(dir, "*?[{\\") == NULL)) {
+		memset(&g, 0, sizeof g);
+		if (glob(p, GLOB_NOSORT | GLOB_BRACE | GLOB_TILDE, NULL, &g) == 0)
+			for (i = 0; i < g.gl_pathc && r == NULL; i++)
+				r = perm_tree_denied(rules, g.gl_pathv[i]);
+		globfree(&g);
+	}
+	if (r == NULL)
+		r = perm_tree_denied(rules, p);
+	free(p);
+	return r;
+}
+
 #define PERM_MAX_DIRS	16
 
 /*
@@ -978,12 +1108,14 @@ perm_path_deny_rule(const struct perm_rules *rules)
 bool
 perm_command_touches_denied(const struct perm_rules *rules, const cJSON *input, struct buf *why)
 {
-	const struct perm_rule *r = perm_path_deny_rule(rules);
+	const struct perm_rule *r = perm_path_deny_rule(rules), *tr = NULL;
+	struct shparse_tree trees[SHPARSE_TREES_MAX];
 	struct perm_subject sub;
 	const struct shparse_part *pt;
 	char *dirs[PERM_MAX_DIRS];
-	const char *w, *sp;
+	const char *w, *sp, *folder = NULL;
 	size_t i, k, d, ndirs = 0;
+	int nt, t;
 	bool hit = false;
 
 	if (r == NULL)
@@ -1003,10 +1135,23 @@ perm_command_touches_denied(const struct perm_rules *rules, const cJSON *input, 
 				hit = perm_word_touches(rules, d < ndirs ? dirs[d] : NULL, w,
 				    pt->words[k].flags);
 		}
+		/* A program that reads a whole folder by itself (grep -r KEY ., rg KEY). */
+		if (!hit && (nt = shparse_tree_reads(pt, trees, SHPARSE_TREES_MAX)) == -1)
+			hit = true;
+		for (t = 0; !hit && t < nt; t++)
+			for (d = 0; tr == NULL && d <= ndirs; d++)
+				if ((tr = perm_tree_word_denied(rules, d < ndirs ? dirs[d] : NULL,
+				    &trees[t])) != NULL) {
+					hit = true;
+					folder = trees[t].path != NULL ? trees[t].path : ".";
+				}
 	}
 	for (d = 0; d < ndirs; d++)
 		free(dirs[d]);
-	if (hit && why != NULL)
+	if (hit && why != NULL && tr != NULL)
+		buf_printf(why, "it reads everything below the folder %s, where a deny rule such as "
+		    "%s may cover files, which the sandbox does not hide from it", folder, tr->text);
+	else if (hit && why != NULL)
 		buf_printf(why, "it may touch a file a deny rule such as %s covers, which the sandbox "
 		    "does not hide from it", r->text);
 	subject_release(&sub);

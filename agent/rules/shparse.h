@@ -117,6 +117,29 @@ bool		 shparse_allows(const char *pattern, const char *alt, const struct shparse
 bool		 shparse_denies(const char *pattern, const char *alt, const struct shparse_part *p);
 
 /*
+ * A program that reads a whole tree by itself: grep -r, rg, ag, ack, git
+ * grep, find, ls -R, tree, tar c, zip -r, cp -r, rsync -r, scp -r.  The
+ * folders part p's command reads everything below, each with the word it
+ * came from (NULL for the current folder a program reads when it is given
+ * none, as rg or grep -r do).  rev: the word may be a revision (git grep),
+ * so the current folder is read when it names no file.
+ */
+struct shparse_tree {
+	const char	*path;
+	unsigned	 flags;		/* the word's SHPARSE_W_... */
+	bool		 rev;
+};
+
+#define SHPARSE_TREES_MAX	16
+
+/*
+ * Part p's folders (at most max) into out: their count, 0 when its program
+ * reads no tree by itself, -1 when there are more than max.
+ */
+int		 shparse_tree_reads(const struct shparse_part *p, struct shparse_tree *out,
+		    size_t max);
+
+/*
  * Programs for which an allowed prefix means "run anything".  For a rule
  * ("run_bash(git *)", "Bash(find:*)"; other tools are ignored) that lets
  * such a program take arguments, appends a sentence naming how it runs

@@ -787,6 +787,290 @@ sp_wrap_runs(const struct shparse_word *w, size_t n, size_t k, struct sp_run *ru
 }
 
 /*
+ * Tree readers: programs that read everything below a folder they are
+ * given, or below the current folder when they are given none.  Their
+ * options are read with the wrappers' grammar (shorts and longs as above);
+ * letters the table does not know are taken as flags.  rec: the letters
+ * that make the program recursive (empty: it always is); recval: letters
+ * whose value "recurse" does (grep -d recurse).  pat: letters that give the
+ * pattern, so that the first operand is not one; nopat: letters after
+ * which no pattern comes (rg --files).  dest: letters whose value is where
+ * it writes, so that the last operand is read too (cp -t DIR).  dot:
+ * letters after which the operands are patterns matched below the current
+ * folder (zip -R).
+ */
+enum {
+	SP_TREE_PATTERN	= 0x01,	/* the first operand is a pattern */
+	SP_TREE_DOT	= 0x02,	/* no folder operand: the current folder */
+	SP_TREE_DEST	= 0x04,	/* the last operand is where it writes */
+	SP_TREE_ARCHIVE	= 0x08,	/* the first operand is the archive it writes (zip) */
+	SP_TREE_KEY	= 0x10,	/* tar's old-style first word: letters, their values after it */
+	SP_TREE_REMOTE	= 0x20,	/* host:path operands are another machine's */
+	SP_TREE_REV	= 0x40,	/* operands before "--" may be revisions (git grep) */
+	SP_TREE_EXPR	= 0x80	/* the operands end where the expression starts (find) */
+};
+
+#define SP_GREP_SHORTS	"A:B:C:D:d:e:f:m:"
+#define SP_GREP_LONGS	"recursive:r dereference-recursive:R directories=d devices=D regexp=e " \
+	"file=f max-count=m after-context=A before-context=B context=C include= exclude= " \
+	"exclude-from= exclude-dir= label= binary-files= group-separator= color colour"
+
+static const struct sp_tree {
+	const char	*name, *shorts, *longs;
+	const char	*rec, *recval, *pat, *nopat, *dest, *dot;
+	unsigned	 how;
+} sp_tree_table[] = {
+	{ "grep", SP_GREP_SHORTS, SP_GREP_LONGS, "rR", "d", "ef", "", "", "",
+	    SP_TREE_PATTERN | SP_TREE_DOT },
+	{ "egrep", SP_GREP_SHORTS, SP_GREP_LONGS, "rR", "d", "ef", "", "", "",
+	    SP_TREE_PATTERN | SP_TREE_DOT },
+	{ "fgrep", SP_GREP_SHORTS, SP_GREP_LONGS, "rR", "d", "ef", "", "", "",
+	    SP_TREE_PATTERN | SP_TREE_DOT },
+	{ "rgrep", SP_GREP_SHORTS, SP_GREP_LONGS, "", "", "ef", "", "", "",
+	    SP_TREE_PATTERN | SP_TREE_DOT },
+	{ "rg", "A:B:C:d:E:e:f:g:j:M:m:r:T:t:", "regexp=e file=f glob=g iglob= type=t "
+	    "type-not=T max-count=m max-depth=d maxdepth=d encoding=E replace=r threads=j "
+	    "max-columns=M context=C after-context=A before-context=B type-add= type-clear= "
+	    "sort= sortr= colors= color= path-separator= engine= pre= pre-glob= ignore-file= "
+	    "max-filesize= context-separator= field-context-separator= field-match-separator= "
+	    "dfa-size-limit= regex-size-limit= hostname-bin= hyperlink-format= generate= "
+	    "files:1 type-list:1", "", "", "ef", "1", "", "", SP_TREE_PATTERN | SP_TREE_DOT },
+	{ "ag", "A:B:C:G:g:m:p:W:", "after=A before=B context=C file-search-regex=G "
+	    "max-count=m path-to-ignore=p width=W depth= ignore= ignore-dir= pager= workers= "
+	    "color-line-number= color-match= color-path= list-file-types:1", "", "", "", "g1",
+	    "", "", SP_TREE_PATTERN | SP_TREE_DOT },
+	{ "ack", "A:B:C:g:m:", "after-context=A before-context=B context=C max-count=m "
+	    "match=2 type= ignore-dir= ignore-directory= noignore-dir= ignore-file= output= "
+	    "pager= color-filename= color-match= color-lineno= files-from=", "", "", "2", "fg",
+	    "", "", SP_TREE_PATTERN | SP_TREE_DOT },
+	{ "git grep", "A:B:C:e:f:m:", "regexp=e file=f max-count=m context=C after-context=A "
+	    "before-context=B threads= max-depth= color", "", "", "ef", "", "", "",
+	    SP_TREE_PATTERN | SP_TREE_DOT | SP_TREE_REV },
+	{ "find", "", "", "", "", "", "", "", "", SP_TREE_DOT | SP_TREE_EXPR },
+	{ "ls", "I:T:w:", "recursive:R ignore=I hide= tabsize=T width=w block-size= format= "
+	    "quoting-style= sort= time= time-style= indicator-style= color", "R", "", "", "",
+	    "", "", SP_TREE_DOT },
+	{ "tree", "L:P:I:o:H:T:", "charset= filelimit= timefmt= sort=", "", "", "", "", "", "",
+	    SP_TREE_DOT },
+	{ "tar", "b:C:f:F:g:H:I:K:L:N:T:V:X:", "create:c append:r update:u file=f directory=C "
+	    "files-from=T exclude-from=X exclude= transform= xform= to-command= owner= group= "
+	    "mode= mtime= newer=N after-date=N newer-mtime= format=H label=V "
+	    "use-compress-program=I checkpoint-action= index-file= info-script=F "
+	    "new-volume-script=F rmt-command= rsh-command= volno-file= tape-length=L "
+	    "starting-file=K suffix= backup= warning= sort= strip-components= level= "
+	    "record-size= blocking-factor=b hole-detection= quoting-style= quote-chars= "
+	    "no-quote-chars= occurrence= pax-option= listed-incremental=g", "cru", "", "", "",
+	    "", "", SP_TREE_KEY },
+	{ "zip", "b:n:t:P:O:s:Z:i:x:", "recurse-paths:r recurse-patterns:R", "rR", "", "", "",
+	    "", "R", SP_TREE_ARCHIVE },
+	{ "cp", "S:t:", "recursive:r archive:a target-directory=t suffix=S", "rRa", "", "", "",
+	    "t", "", SP_TREE_DEST },
+	{ "rsync", "e:f:T:B:M:", "recursive:r archive:a rsh=e filter=f exclude= include= "
+	    "exclude-from= include-from= files-from= temp-dir=T partial-dir= compare-dest= "
+	    "copy-dest= link-dest= backup-dir= suffix= chmod= chown= usermap= groupmap= "
+	    "timeout= contimeout= port= password-file= log-file= log-file-format= out-format= "
+	    "bwlimit= max-size= min-size= block-size=B info= debug= rsync-path= iconv= "
+	    "skip-compress= compress-level= compress-choice= checksum-choice= max-delete= "
+	    "modify-window= remote-option=M sockopts= address= outbuf= stop-after= stop-at= "
+	    "write-batch= read-batch= only-write-batch= protocol= checksum-seed= config= "
+	    "dparam=M", "ra", "", "", "", "", "", SP_TREE_DEST | SP_TREE_REMOTE },
+	{ "scp", "c:D:F:i:J:l:o:P:S:X:", "", "r", "", "", "", "", "",
+	    SP_TREE_DEST | SP_TREE_REMOTE },
+};
+
+/* What a tree reader's options said. */
+struct sp_tree_state {
+	bool	rec, pat, nopat, dest, dot;
+};
+
+static void
+sp_tree_apply(const struct sp_tree *t, char c, const char *value, struct sp_tree_state *st)
+{
+	if (c == '-' || c == '\0')
+		return;
+	st->rec = st->rec || strchr(t->rec, c) != NULL ||
+	    (value != NULL && strchr(t->recval, c) != NULL && strcmp(value, "recurse") == 0);
+	st->pat = st->pat || strchr(t->pat, c) != NULL;
+	st->nopat = st->nopat || strchr(t->nopat, c) != NULL;
+	st->dest = st->dest || strchr(t->dest, c) != NULL;
+	st->dot = st->dot || strchr(t->dot, c) != NULL;
+}
+
+/*
+ * One option word at w[*i] ("-..."; with key, tar's old-style letters,
+ * whose values are the words after it in turn); *i moves past the values
+ * it takes.  An option the table does not know is a flag.
+ */
+static void
+sp_tree_option(const struct sp_tree *t, const struct shparse_word *w, size_t n, size_t *i,
+    bool key, struct sp_tree_state *st)
+{
+	const char *u = w[*i].plain, *p, *spec, *eq = strchr(u, '=');
+	bool value;
+	size_t j;
+	char c;
+
+	if (!key && u[1] == '-') {
+		if (!sp_long_opt(t->longs, u + 2, &c, &value))
+			return;
+		if (eq != NULL || !value)
+			sp_tree_apply(t, c, eq != NULL ? eq + 1 : NULL, st);
+		else if ((j = sp_next_word(w, n, *i + 1)) < n) {
+			*i = j;
+			sp_tree_apply(t, c, w[j].plain, st);
+		}
+		return;
+	}
+	for (p = key ? u : u + 1; *p != '\0'; p++) {
+		spec = *p != ':' ? strchr(t->shorts, *p) : NULL;
+		if (spec == NULL || spec[1] != ':') {
+			sp_tree_apply(t, *p, NULL, st);
+			continue;
+		}
+		if (!key && p[1] != '\0') {
+			sp_tree_apply(t, *p, p + 1, st);
+			return;
+		}
+		if ((j = sp_next_word(w, n, *i + 1)) < n) {
+			*i = j;
+			sp_tree_apply(t, *p, w[j].plain, st);
+		}
+		if (!key)
+			return;
+	}
+}
+
+/* The word of git's command past its own options (git -C dir grep), or n. */
+static size_t
+sp_git_command(const struct shparse_word *w, size_t n, size_t k)
+{
+	static const char *const valued[] = { "-C", "-c", "--git-dir", "--work-tree",
+		"--namespace", "--config-env", NULL };
+	size_t i;
+
+	for (i = sp_next_word(w, n, k + 1); i < n; i = sp_next_word(w, n, i + 1)) {
+		if (sp_in(valued, w[i].plain)) {
+			if ((i = sp_next_word(w, n, i + 1)) == n)
+				break;
+			continue;
+		}
+		if (w[i].plain[0] != '-')
+			return i;
+	}
+	return n;
+}
+
+/* find's options before its paths: -H, -L, -P, -Olevel, -D debugopts (*i moves past). */
+static bool
+sp_find_option(const struct shparse_word *w, size_t n, size_t *i)
+{
+	const char *u = w[*i].plain;
+
+	if (strcmp(u, "-D") == 0) {
+		*i = sp_next_word(w, n, *i + 1);
+		return true;
+	}
+	return strcmp(u, "-H") == 0 || strcmp(u, "-L") == 0 || strcmp(u, "-P") == 0 ||
+	    strncmp(u, "-O", 2) == 0;
+}
+
+/* host:path, or user@host:path: another machine's (a ':' before any '/'). */
+static bool
+sp_remote(const char *u)
+{
+	size_t c = strcspn(u, ":");
+
+	return u[c] == ':' && c > 0 && memchr(u, '/', c) == NULL;
+}
+
+int
+shparse_tree_reads(const struct shparse_part *p, struct shparse_tree *out, size_t max)
+{
+	const struct shparse_word *w = p->words;
+	const struct sp_tree *t = NULL;
+	struct sp_tree_state st;
+	size_t ops[SHPARSE_TREES_MAX + 2];
+	bool rev[SHPARSE_TREES_MAX + 2];
+	size_t n = p->nwords, k, i, j, first, nops = 0, start, end, count = 0;
+	const char *name, *u;
+	bool opts = true;
+
+	for (k = 0; k < n && (w[k].flags & (SHPARSE_W_REDIR | SHPARSE_W_ASSIGN)); k++)
+		;
+	if (k == n)
+		return 0;
+	name = sp_basename(w[k].plain);
+	if (strcmp(name, "git") == 0) {
+		if ((k = sp_git_command(w, n, k)) == n || strcmp(w[k].plain, "grep") != 0)
+			return 0;
+		name = "git grep";
+	}
+	for (j = 0; j < sizeof(sp_tree_table) / sizeof(sp_tree_table[0]) && t == NULL; j++)
+		if (strcmp(sp_tree_table[j].name, name) == 0)
+			t = &sp_tree_table[j];
+	if (t == NULL)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	st.rec = t->rec[0] == '\0';
+	first = sp_next_word(w, n, k + 1);
+	for (i = first; i < n; i = sp_next_word(w, n, i + 1)) {
+		u = w[i].plain;
+		if (t->how & SP_TREE_EXPR) {
+			if (nops == 0 && sp_find_option(w, n, &i)) {
+				if (i == n)
+					break;
+				continue;
+			}
+			if (strchr("-(!),", u[0]) != NULL)
+				break;
+		} else if (opts && i == first && (t->how & SP_TREE_KEY) && u[0] != '-') {
+			sp_tree_option(t, w, n, &i, true, &st);
+			continue;
+		} else if (opts && strcmp(u, "--") == 0) {
+			opts = false;
+			continue;
+		} else if (opts && u[0] == '-' && u[1] != '\0') {
+			sp_tree_option(t, w, n, &i, false, &st);
+			continue;
+		}
+		if (nops == sizeof(ops) / sizeof(ops[0]))
+			return -1;
+		rev[nops] = (t->how & SP_TREE_REV) && opts;
+		ops[nops++] = i;
+	}
+	if (!st.rec)
+		return 0;
+	start = 0;
+	end = nops;
+	if ((t->how & SP_TREE_PATTERN) && !st.pat && !st.nopat && start < end)
+		start++;
+	if ((t->how & SP_TREE_ARCHIVE) && start < end)
+		start++;
+	if ((t->how & SP_TREE_DEST) && !st.dest && end - start >= 2)
+		end--;
+	if (st.dot)
+		start = end;	/* zip -R: patterns matched below the current folder */
+	for (j = start; j < end; j++) {
+		u = w[ops[j]].plain;
+		if ((t->how & SP_TREE_REMOTE) && sp_remote(u))
+			continue;
+		if (count == max)
+			return -1;
+		out[count].path = u;
+		out[count].flags = w[ops[j]].flags;
+		out[count++].rev = rev[j];
+	}
+	if (count == 0 && ((t->how & SP_TREE_DOT) || st.dot)) {
+		if (count == max)
+			return -1;
+		out[count].path = NULL;
+		out[count].flags = 0;
+		out[count++].rev = false;
+	}
+	return (int)count;
+}
+
+/*
  * Code in strings that bash runs later.
  */
 
