@@ -126,8 +126,11 @@ bool		 perm_deny_unsure(const struct perm_rules *, const char *tool_name,
  * the file tools (a Read or Edit rule) covers, as far as its text shows?
  * True when one of its words or redirection targets names such a file
  * (after '=' too, through a glob it matches, from a folder a cd, pushd
- * or -C DIR moves to, or through /proc/.../cwd, root or fd), when a word
- * holds a variable or a substitution, when it moves to a folder known only
+ * or -C DIR moves to, or through /proc/.../cwd, root or fd), when a
+ * program that reads a whole folder by itself (grep -r, rg, tar c, cp -r:
+ * shparse_tree_reads) reads one that a Read deny rule's pattern reaches
+ * (one matching a path at, above or below it, by name: the folder is not
+ * walked), when a word holds a variable or a substitution, when it moves to a folder known only
  * then (cd -, cd "$d"), or when a part's program is named by an
  * expansion; false when there is no such deny rule.  The sandbox does not
  * hide those files, so such a command is not auto-allowed.  A sentence
