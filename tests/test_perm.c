@@ -1511,6 +1511,54 @@ T_TEST(remembered_rules_deny_their_call)
 	buf_release(&cmd);
 }
 
+/* Does the command read, touch or reach what deny (with the root at a folder that is not there)? */
+static bool
+touches(const char *deny, const char *command)
+{
+	const char *rules[] = { deny, NULL };
+	struct perm_rules *r = rules_of(NULL, NULL, rules);
+	cJSON *in = cJSON_CreateObject();
+	bool hit;
+
+	perm_rules_set_root(r, "/nonexistent-tandem-root/ws");
+	cJSON_AddStringToObject(in, "command", command);
+	buf_reset(&why);
+	hit = perm_command_touches_denied(r, in, &why);
+	cJSON_Delete(in);
+	perm_rules_free(r);
+	return hit;
+}
+
+T_TEST(tree_readers_reach_read_rules)
+{
+	T_OK(touches("Read(secret/**)", "grep -r KEY ."));
+	T_OK(strstr(buf_cstr(&why), "reads everything below the folder ., where a deny rule "
+	    "such as Read(secret/**) may cover files") != NULL);
+	T_OK(touches("Read(secret/**)", "rg KEY"));
+	T_OK(touches("Read(secret/**)", "tar czf x.tgz ./"));
+	T_OK(touches("Read(secret/**)", "cd src && grep -r KEY .."));
+	T_OK(touches("Read(secret/**)", "grep -r KEY /"));
+	T_OK(!touches("Read(secret/**)", "grep -r KEY src"));
+	T_OK(!touches("Read(secret/**)", "rg KEY src/secret"));
+	T_OK(!touches("Read(secret/**)", "grep -r KEY /usr"));
+	T_OK(!touches("Read(secret/**)", "grep KEY ."));
+	T_OK(!touches("Read(secret/**)", "cp -r src secret-copy"));
+	/* an Edit rule says nothing about reading */
+	T_OK(!touches("Edit(secret/**)", "grep -r KEY ."));
+	/* a name at any depth is in every folder of the workspace */
+	T_OK(touches("Read(**/.env)", "grep -r KEY src"));
+	T_OK(touches("Read(*.key)", "zip -r x.zip lib"));
+	T_OK(!touches("Read(**/.env)", "grep -r KEY /usr"));
+	/* a pattern is followed name by name */
+	T_OK(touches("Read(src/*/key)", "grep -r KEY src"));
+	T_OK(touches("Read(src/*/key)", "grep -r KEY src/a"));
+	T_OK(!touches("Read(src/*/key)", "grep -r KEY lib"));
+	T_OK(!touches("Read(src/*/key)", "grep -r KEY src/a/b"));
+	T_OK(touches("Read(//etc/ssl/**)", "grep -r KEY /etc"));
+	T_OK(!touches("Read(//etc/ssl/**)", "grep -r KEY /usr"));
+	T_OK(!touches("Read(//etc/ssl/**)", "grep -r KEY ."));
+}
+
 int
 main(void)
 {
@@ -1544,6 +1592,7 @@ main(void)
 	T_RUN(patch_attacks);
 	T_RUN(path_denied_for_the_tools);
 	T_RUN(remembered_rules_deny_their_call);
+	T_RUN(tree_readers_reach_read_rules);
 	buf_release(&why);
 	return t_done();
 }

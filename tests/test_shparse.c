@@ -571,6 +571,75 @@ T_TEST(run_anything_rules)
 	buf_release(&why);
 }
 
+/*
+ * The folders every part of cmd reads everything below, joined by ' '
+ * ("." for the current folder when it names none, "@" before one that may
+ * be a revision), parts by " | "; "-" when a part reads no tree, "!" when
+ * there are too many.
+ */
+static const char *
+trees(const char *cmd)
+{
+	struct shparse_tree t[4];
+	struct shparse_parts p;
+	size_t i;
+	int n, k;
+
+	memset(&p, 0, sizeof(p));
+	shparse_split(cmd, &p);
+	buf_reset(&out);
+	for (i = 0; i < p.n; i++) {
+		if (i > 0)
+			buf_puts(&out, " | ");
+		n = shparse_tree_reads(&p.v[i], t, 4);
+		if (n <= 0)
+			buf_puts(&out, n == 0 ? "-" : "!");
+		for (k = 0; k < n; k++)
+			buf_printf(&out, "%s%s%s", k > 0 ? " " : "", t[k].rev ? "@" : "",
+			    t[k].path != NULL ? t[k].path : ".");
+	}
+	shparse_parts_release(&p);
+	return buf_cstr(&out);
+}
+
+T_TEST(tree_readers)
+{
+	/* grep reads a tree only when recursive; its pattern is no folder */
+	T_EQ_STR(trees("grep KEY src"), "-");
+	T_EQ_STR(trees("grep -r KEY src"), "src");
+	T_EQ_STR(trees("grep -rn KEY"), ".");
+	T_EQ_STR(trees("grep -e KEY -R a b"), "a b");
+	T_EQ_STR(trees("grep --include '*.c' -d recurse KEY src"), "src");
+	T_EQ_STR(trees("grep -d skip KEY src"), "-");
+	T_EQ_STR(trees("rgrep -A 3 KEY"), ".");
+	/* always recursive; an option's value is no operand */
+	T_EQ_STR(trees("rg -t c KEY"), ".");
+	T_EQ_STR(trees("rg --files src"), "src");
+	T_EQ_STR(trees("ag KEY lib"), "lib");
+	T_EQ_STR(trees("ack KEY"), ".");
+	T_EQ_STR(trees("git -C sub grep -n KEY"), ".");
+	T_EQ_STR(trees("git grep KEY HEAD -- src"), "@HEAD src");
+	T_EQ_STR(trees("git log -p"), "-");
+	T_EQ_STR(trees("find -L . src -name '*.c' -exec cat {} +"), ". src | -");
+	T_EQ_STR(trees("ls -la src"), "-");
+	T_EQ_STR(trees("ls -lR"), ".");
+	/* archives and copies: what they read, not what they write */
+	T_EQ_STR(trees("tar czf out.tgz src lib"), "src lib");
+	T_EQ_STR(trees("tar -C /tmp -cf - ."), ".");
+	T_EQ_STR(trees("tar xzf out.tgz"), "-");
+	T_EQ_STR(trees("zip -qr out.zip src"), "src");
+	T_EQ_STR(trees("zip -R out.zip '*.c'"), ".");
+	T_EQ_STR(trees("cp -r src dst"), "src");
+	T_EQ_STR(trees("cp -a -t dst a b"), "a b");
+	T_EQ_STR(trees("cp a b"), "-");
+	T_EQ_STR(trees("rsync -av -e ssh src host:dst"), "src");
+	T_EQ_STR(trees("scp -r -P 22 host:x dst"), "-");
+	T_EQ_STR(trees("scp -r src host:x"), "src");
+	/* a wrapper's command is a part of its own */
+	T_EQ_STR(trees("sudo -u x grep -r KEY"), "- | .");
+	T_EQ_STR(trees("grep -r K a b c d e"), "!");
+}
+
 int
 main(void)
 {
@@ -591,6 +660,7 @@ main(void)
 	T_RUN(allow_needs_a_plain_word);
 	T_RUN(squeeze_and_words);
 	T_RUN(run_anything_rules);
+	T_RUN(tree_readers);
 	buf_release(&out);
 	return t_done();
 }
