@@ -972,7 +972,8 @@ perm_tree_denied(const struct perm_rules *rules, const char *path)
 	subject_add_file(&sub, rules->root, path[0] != '\0' ? path : ".");
 	for (i = 0; i < set->n && hit == NULL; i++) {
 		r = &set->v[i];
-		if (r->kind != PERM_KIND_PATH || r->mcp != NULL || (r->tools & PERM_READ_TOOLS) == 0)
+		if (r->kind != PERM_KIND_PATH || r->mcp != NULL ||
+		    (r->tools & PERM_READ_TOOLS) == 0)
 			continue;
 		for (k = 0; k < sub.npaths && hit == NULL; k++) {
 			p = &sub.paths[k];
@@ -982,13 +983,14 @@ perm_tree_denied(const struct perm_rules *rules, const char *path)
 				if (p->abs != NULL && perm_pattern_reaches(r->pattern, p->abs))
 					hit = r;
 			} else if (p->rel == NULL) {
-				/* Outside the root: only a folder holding the root holds its files. */
+				/* Outside the root: only a folder holding it holds its files. */
 				if (p->abs != NULL && rules->root != NULL &&
 				    sandbox_inside(p->abs, rules->root))
 					hit = r;
-			} else if ((r->anchor == PERM_ANCHOR_NAME && strchr(r->pattern, '/') == NULL) ||
+			} else if ((r->anchor == PERM_ANCHOR_NAME &&
+			    strchr(r->pattern, '/') == NULL) ||
 			    perm_pattern_reaches(r->pattern, p->rel))
-				hit = r;	/* a name anywhere ("*.key"), or one the pattern reaches */
+				hit = r;	/* a name anywhere ("*.key"), or a path reached */
 		}
 	}
 	subject_release(&sub);
@@ -1149,8 +1151,9 @@ perm_command_touches_denied(const struct perm_rules *rules, const cJSON *input, 
 	for (d = 0; d < ndirs; d++)
 		free(dirs[d]);
 	if (hit && why != NULL && tr != NULL)
-		buf_printf(why, "it reads everything below the folder %s, where a deny rule such as "
-		    "%s may cover files, which the sandbox does not hide from it", folder, tr->text);
+		buf_printf(why, "it reads everything below the folder %s, where a deny rule "
+		    "such as %s may cover files, which the sandbox does not hide from it", folder,
+		    tr->text);
 	else if (hit && why != NULL)
 		buf_printf(why, "it may touch a file a deny rule such as %s covers, which the sandbox "
 		    "does not hide from it", r->text);

@@ -803,17 +803,17 @@ enum {
 	SP_TREE_PATTERN	= 0x01,	/* the first operand is a pattern */
 	SP_TREE_DOT	= 0x02,	/* no folder operand: the current folder */
 	SP_TREE_DEST	= 0x04,	/* the last operand is where it writes */
-	SP_TREE_ARCHIVE	= 0x08,	/* the first operand is the archive it writes (zip) */
-	SP_TREE_KEY	= 0x10,	/* tar's old-style first word: letters, their values after it */
+	SP_TREE_ARCHIVE	= 0x08,	/* the first operand is the archive made (zip) */
+	SP_TREE_KEY	= 0x10,	/* tar's old-style first word: letters, values after */
 	SP_TREE_REMOTE	= 0x20,	/* host:path operands are another machine's */
 	SP_TREE_REV	= 0x40,	/* operands before "--" may be revisions (git grep) */
 	SP_TREE_EXPR	= 0x80	/* the operands end where the expression starts (find) */
 };
 
 #define SP_GREP_SHORTS	"A:B:C:D:d:e:f:m:"
-#define SP_GREP_LONGS	"recursive:r dereference-recursive:R directories=d devices=D regexp=e " \
-	"file=f max-count=m after-context=A before-context=B context=C include= exclude= " \
-	"exclude-from= exclude-dir= label= binary-files= group-separator= color colour"
+#define SP_GREP_LONGS	"recursive:r dereference-recursive:R directories=d devices=D " \
+	"regexp=e file=f max-count=m after-context=A before-context=B context=C include= " \
+	"exclude= exclude-from= exclude-dir= label= binary-files= group-separator= color colour"
 
 static const struct sp_tree {
 	const char	*name, *shorts, *longs;
