@@ -1554,6 +1554,11 @@ T_TEST(tree_readers_reach_read_rules)
 	T_OK(touches("Read(src/*/key)", "grep -r KEY src/a"));
 	T_OK(!touches("Read(src/*/key)", "grep -r KEY lib"));
 	T_OK(!touches("Read(src/*/key)", "grep -r KEY src/a/b"));
+	/* wildcards the program matches itself: below the folder before them */
+	T_OK(touches("Read(secret/**)", "git grep KEY -- '*'"));
+	T_OK(touches("Read(secret/**)", "git grep KEY -- ':(exclude)src'"));
+	T_OK(touches("Read(secret/**)", "zip -r x.zip 'secret*'"));
+	T_OK(!touches("Read(secret/**)", "git grep KEY -- 'src/*.c'"));
 	T_OK(touches("Read(//etc/ssl/**)", "grep -r KEY /etc"));
 	T_OK(!touches("Read(//etc/ssl/**)", "grep -r KEY /usr"));
 	T_OK(!touches("Read(//etc/ssl/**)", "grep -r KEY ."));

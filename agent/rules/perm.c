@@ -1009,11 +1009,27 @@ perm_tree_word_denied(const struct perm_rules *rules, const char *dir,
 {
 	const struct perm_rule *r = NULL;
 	struct stat st;
-	char *p = perm_in_dir(dir, tw->path != NULL ? tw->path : ".");
+	char *p, *own = NULL, *wild;
+	bool pattern;
 	glob_t g;
 	size_t i;
 
-	if (tw->rev && tw->path != NULL) {
+	/* Its own pattern (a '*' in "src/x*", git's ":(glob)..."): the folder before it. */
+	wild = tw->path != NULL ? strpbrk(tw->path, "*?[") : NULL;
+	if (tw->own_glob && tw->path != NULL && (tw->path[0] == ':' || wild != NULL)) {
+		own = xstrdup(tw->path[0] == ':' ? "" : tw->path);
+		if (tw->path[0] != ':')
+			own[wild - tw->path] = '\0';
+		if ((wild = strrchr(own, '/')) != NULL)
+			wild[wild == own] = '\0';
+		else
+			own[0] = '\0';
+	}
+	pattern = own != NULL;
+	p = perm_in_dir(dir, own != NULL ? (own[0] != '\0' ? own : ".") :
+	    tw->path != NULL ? tw->path : ".");
+	free(own);
+	if (tw->rev && tw->path != NULL && !pattern) {
 		char *full = perm_in_dir(p[0] != '/' ? rules->root : NULL, p);
 
 		if (stat(full, &st) == -1) {

@@ -122,12 +122,15 @@ bool		 shparse_denies(const char *pattern, const char *alt, const struct shparse
  * folders part p's command reads everything below, each with the word it
  * came from (NULL for the current folder a program reads when it is given
  * none, as rg or grep -r do).  rev: the word may be a revision (git grep),
- * so the current folder is read when it names no file.
+ * so the current folder is read when it names no file.  own_glob: the
+ * program matches the word's wildcards itself (git grep's pathspecs, zip's
+ * names), so it reads below the folder before the first name holding one.
  */
 struct shparse_tree {
 	const char	*path;
 	unsigned	 flags;		/* the word's SHPARSE_W_... */
 	bool		 rev;
+	bool		 own_glob;
 };
 
 #define SHPARSE_TREES_MAX	16

@@ -807,7 +807,8 @@ enum {
 	SP_TREE_KEY	= 0x10,	/* tar's old-style first word: letters, values after */
 	SP_TREE_REMOTE	= 0x20,	/* host:path operands are another machine's */
 	SP_TREE_REV	= 0x40,	/* operands before "--" may be revisions (git grep) */
-	SP_TREE_EXPR	= 0x80	/* the operands end where the expression starts (find) */
+	SP_TREE_EXPR	= 0x80,	/* the operands end where the expression starts (find) */
+	SP_TREE_GLOB	= 0x100	/* it matches wildcards in the operands itself */
 };
 
 #define SP_GREP_SHORTS	"A:B:C:D:d:e:f:m:"
@@ -845,7 +846,7 @@ static const struct sp_tree {
 	    "", "", SP_TREE_PATTERN | SP_TREE_DOT },
 	{ "git grep", "A:B:C:e:f:m:", "regexp=e file=f max-count=m context=C after-context=A "
 	    "before-context=B threads= max-depth= color", "", "", "ef", "", "", "",
-	    SP_TREE_PATTERN | SP_TREE_DOT | SP_TREE_REV },
+	    SP_TREE_PATTERN | SP_TREE_DOT | SP_TREE_REV | SP_TREE_GLOB },
 	{ "find", "", "", "", "", "", "", "", "", SP_TREE_DOT | SP_TREE_EXPR },
 	{ "ls", "I:T:w:", "recursive:R ignore=I hide= tabsize=T width=w block-size= format= "
 	    "quoting-style= sort= time= time-style= indicator-style= color", "R", "", "", "",
@@ -862,7 +863,7 @@ static const struct sp_tree {
 	    "no-quote-chars= occurrence= pax-option= listed-incremental=g", "cru", "", "", "",
 	    "", "", SP_TREE_KEY },
 	{ "zip", "b:n:t:P:O:s:Z:i:x:", "recurse-paths:r recurse-patterns:R", "rR", "", "", "",
-	    "", "R", SP_TREE_ARCHIVE },
+	    "", "R", SP_TREE_ARCHIVE | SP_TREE_GLOB },
 	{ "cp", "S:t:", "recursive:r archive:a target-directory=t suffix=S", "rRa", "", "", "",
 	    "t", "", SP_TREE_DEST },
 	{ "rsync", "e:f:T:B:M:", "recursive:r archive:a rsh=e filter=f exclude= include= "
@@ -1058,6 +1059,7 @@ shparse_tree_reads(const struct shparse_part *p, struct shparse_tree *out, size_
 			return -1;
 		out[count].path = u;
 		out[count].flags = w[ops[j]].flags;
+		out[count].own_glob = (t->how & SP_TREE_GLOB) != 0;
 		out[count++].rev = rev[j];
 	}
 	if (count == 0 && ((t->how & SP_TREE_DOT) || st.dot)) {
@@ -1065,6 +1067,7 @@ shparse_tree_reads(const struct shparse_part *p, struct shparse_tree *out, size_
 			return -1;
 		out[count].path = NULL;
 		out[count].flags = 0;
+		out[count].own_glob = false;
 		out[count++].rev = false;
 	}
 	return (int)count;

@@ -164,6 +164,8 @@ tree_run trgitgrep 'git grep -n TOPSECRET >found.txt; echo git-ran'
 check "sandbox: git grep (the tracked files), the same" tree_asked trgitgrep found.txt
 tree_run trgitrev 'git grep TOPSECRET HEAD; echo git-ran'
 check "sandbox: git grep in a revision, the same" tree_asked trgitrev
+tree_run trgitspec "git grep TOPSECRET -- '*'; echo git-ran"
+check "sandbox: git grep with a pathspec it matches itself, the same" tree_asked trgitspec
 tree_run trtar 'tar czf all.tgz .; echo tar-ran'
 check "sandbox: tar czf of the folder, the same" tree_asked trtar all.tgz
 tree_run trzip 'zip -qr all.zip .; echo zip-ran'
