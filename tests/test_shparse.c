@@ -638,6 +638,8 @@ T_TEST(tree_readers)
 	/* a wrapper's command is a part of its own */
 	T_EQ_STR(trees("sudo -u x grep -r KEY"), "- | .");
 	T_EQ_STR(trees("grep -r K a b c d e"), "!");
+	T_EQ_STR(trees("grep K a b c d e f g h i j k l m n o p q r s t u v -n"), "-");
+	T_EQ_STR(trees("grep K a b c d e f g h i j k l m n o p q r s t u v -r"), "!");
 }
 
 int

@@ -994,7 +994,7 @@ shparse_tree_reads(const struct shparse_part *p, struct shparse_tree *out, size_
 	bool rev[SHPARSE_TREES_MAX + 2];
 	size_t n = p->nwords, k, i, j, first, nops = 0, start, end, count = 0;
 	const char *name, *u;
-	bool opts = true;
+	bool opts = true, many = false;
 
 	for (k = 0; k < n && (w[k].flags & (SHPARSE_W_REDIR | SHPARSE_W_ASSIGN)); k++)
 		;
@@ -1034,13 +1034,17 @@ shparse_tree_reads(const struct shparse_part *p, struct shparse_tree *out, size_
 			sp_tree_option(t, w, n, &i, false, &st);
 			continue;
 		}
-		if (nops == sizeof(ops) / sizeof(ops[0]))
-			return -1;
+		if (nops == sizeof(ops) / sizeof(ops[0])) {
+			many = true;	/* too many, but the options may still say it reads no tree */
+			continue;
+		}
 		rev[nops] = (t->how & SP_TREE_REV) && opts;
 		ops[nops++] = i;
 	}
 	if (!st.rec)
 		return 0;
+	if (many)
+		return -1;
 	start = 0;
 	end = nops;
 	if ((t->how & SP_TREE_PATTERN) && !st.pat && !st.nopat && start < end)
