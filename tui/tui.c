@@ -785,10 +785,11 @@ tui_trust_ask(struct app *a)
 			buf_puts(&list, "\n  ");
 		else
 			buf_putc(&list, items.data[i]);
-	app_notice(a, ROLE_WARNING, "This project's settings define what waits for trust:\n  %s\n"
+	app_notice(a, ROLE_WARNING, "This project defines what waits for trust:\n  %s\n"
 	    "tandem honours them only in a trusted project (%s). Hooks run commands on your machine; "
 	    "allow rules let tools run without asking; a provider, a server or a dearer model "
-	    "decides where your conversation goes and what it costs.", buf_cstr(&list), a->cfg->root);
+	    "(in its settings, agent definitions or commands) decides where your conversation goes "
+	    "and what it costs.", buf_cstr(&list), a->cfg->root);
 	buf_release(&list);
 	buf_release(&items);
 	approve_ask(a, "Trust this project and honour them?", tui_trust_answer, NULL);
