@@ -62,7 +62,7 @@ projdefs_agents(struct config *cfg, const struct prices *prices, const char *hom
 	subtype_list_free(list);
 }
 
-/* The project's commands (and the skills a user may call) with a model: line. */
+/* The project's commands with a model: line (a skill's model is never used). */
 static void
 projdefs_commands(struct config *cfg, const struct prices *prices)
 {
@@ -76,7 +76,7 @@ projdefs_commands(struct config *cfg, const struct prices *prices)
 	commands_scan(cfg, &l);
 	cfg->notices = notices;
 	for (i = 0; i < l.n; i++) {
-		if (!l.v[i].project || l.v[i].model == NULL)
+		if (!l.v[i].project || l.v[i].skill || l.v[i].model == NULL)
 			continue;
 		buf_reset(&what);
 		buf_printf(&what, "the command /%s (%s)", l.v[i].name, projdefs_path(cfg, l.v[i].path));
