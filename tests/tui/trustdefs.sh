@@ -4,7 +4,8 @@
 # question comes before the first prompt and names the definition and the
 # model it asks for; answered no, /agents says that type's model waits for
 # trust; asked again and answered yes, /agents shows the model as it is
-# and the subagent's requests ask for it, in the same session.
+# and the subagent's requests ask for it, in the same session; so does the
+# first prompt's request for a dearer model of the project's settings.
 . "$top_srcdir/tests/tui/lib.sh"
 . "$top_srcdir/tests/tui/mock.sh"
 
@@ -68,4 +69,19 @@ tui_ok "$([ "$models" = "claude-opus-4-1 " ] && echo 0 || echo 1)" \
 tui_keys C-c
 tui_keys C-c
 tui_exited "quit"
+
+# ---- a dearer model in the project's settings: trusted, it answers in that session too ----
+rm -f "$TANDEM_HOME/trusted.json" "$TUI_WS/.claude/agents/big.md"
+echo '{"model": "claude-opus-4-1"}' >"$TUI_WS/.claude/settings.json"
+tui_mock_start "$SCEN"
+tui_start_tandem 240 40
+tui_check "the settings' dearer model is asked about" '^  model from .*/\.claude/settings\.json'
+tui_keys y
+tui_check "y: trusted" 'trusted .*: its hooks and allow rules are in effect'
+tui_check "the status bar shows the project's model" 'opus-4-1 │ ctx'
+tui_type "hello"
+tui_keys Enter
+tui_check "answered" '^ok'
+tui_ok "$([ "$(jq -r .body.model "$TUI_MOCK_LOG" | sort -u)" = claude-opus-4-1 ] && echo 0 || echo 1)" \
+    "the first prompt's request asks for the project's model"
 tui_mock_done
