@@ -40,6 +40,7 @@
 #include "model/provider.h"
 #include "jail/jail.h"
 #include "promptcmd.h"
+#include "projdefs.h"
 #include "redact.h"
 #include "rules/shparse.h"
 #include "store/session.h"
@@ -642,6 +643,8 @@ main(int argc, char **argv)
 	}
 	if (warnings.len > 0)
 		fprintf(stderr, "%s", buf_cstr(&warnings));
+	/* The project's agent definitions and commands whose dearer model waits for trust. */
+	projdefs_hold(&cfg, getenv("HOME"));
 	if (cli.subcommand != NULL && strcmp(cli.subcommand, "config") == 0) {
 		rc = run_config_command(&cfg);
 		goto out;
@@ -699,8 +702,9 @@ main(int argc, char **argv)
 	} else if (cli.trust && config_trust(&cfg, &err) == 0) {
 		cfg.trusted = true;	/* for the project's MCP servers (.mcp.json) */
 	} else if (cfg.project_defines_trust_items && !cfg.trusted && cli.headless) {
-		fprintf(stderr, "tandem: this project's settings define what waits for trust "
-		    "(hooks, allow rules, a provider, a dearer model; tandem config lists them); "
+		fprintf(stderr, "tandem: this project defines what waits for trust (hooks, allow "
+		    "rules, a provider, a dearer model in its settings, agent definitions or commands; "
+		    "tandem config lists them); "
 		    "they are ignored (rerun with --trust to honour them)\n");
 	}
 	buf_reset(&warnings);

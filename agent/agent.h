@@ -187,6 +187,11 @@ void		 agent_set_model(struct agent *, const char *model);
  */
 const char	*agent_project_model(struct agent *, const char *def, const char *model);
 /*
+ * Whether agent_project_model would hold model back now: then why gets
+ * "costs more per token than the session's M" (or "has no price ...").
+ */
+bool		 agent_project_model_held(struct agent *, const char *model, struct buf *why);
+/*
  * Run the settings' apiKeyHelper: its first line of output is the key
  * (*key, the caller frees; NULL when there is no helper).  0, or -1 with
  * a sentence in err.

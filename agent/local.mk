@@ -16,6 +16,7 @@ libtandem_agent_a_SOURCES = \
 	agent/hooks/hook_output.c agent/hooks/hook_bus.c \
 	agent/context/memory.c agent/context/memory.h \
 	agent/commands.c agent/commands.h \
+	agent/projdefs.c agent/projdefs.h \
 	agent/promptcmd.c agent/promptcmd.h \
 	agent/context/cachewatch.c agent/context/cachewatch.h \
 	agent/context/compact.c agent/context/compact.h \

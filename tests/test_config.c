@@ -688,6 +688,29 @@ T_TEST(project_cannot_raise_spend)
 	buf_reset(&items);
 	config_trust_items(&cfg, &items);
 	T_CONTAINS(buf_cstr(&items), "web.fetch_model from ");
+	config_release(&cfg);
+
+	/* A definition's dearer model is a trust item too; trust lets it go. */
+	config_init(&cfg);
+	T_EQ_INT(config_set_flag(&cfg, "root", root_proj = t_tree_at("/proj"), &err), 0);
+	free(root_proj);
+	puts_file(PROJ, "{}");
+	T_EQ_INT(config_load(&cfg, NULL, &err), 0);
+	T_OK(!cfg.project_defines_trust_items);
+	config_hold_definition(&cfg, "the agent definition .claude/agents/big.md asks for X");
+	T_OK(cfg.project_defines_trust_items);
+	buf_reset(&items);
+	config_trust_items(&cfg, &items);
+	T_EQ_STR(buf_cstr(&items), "the agent definition .claude/agents/big.md asks for X\n");
+	buf_reset(&items);
+	config_print(&cfg, &items);
+	T_CONTAINS(buf_cstr(&items), "Held back until this project is trusted:\n"
+	    "the agent definition .claude/agents/big.md asks for X\n");
+	config_apply_trusted(&cfg);
+	T_OK(cfg.trusted);
+	buf_reset(&items);
+	config_trust_items(&cfg, &items);
+	T_EQ_STR(buf_cstr(&items), "");
 	free(proj);
 	buf_release(&err);
 	buf_release(&w);

@@ -78,7 +78,7 @@ tests_test_tui_browse_LDADD = libtandem_tui.a libtandem_agent.a $(LIB_LIBS) $(NC
 # model server (mock.sh), in tmux at fixed sizes (TAP shell scripts).
 TUI_SCREEN_TESTS = tests/tui/stream.sh tests/tui/tools.sh tests/tui/approval.sh tests/tui/never.sh \
 	tests/tui/resize.sh tests/tui/keys.sh tests/tui/real.sh tests/tui/rewind.sh tests/tui/modes.sh tests/tui/bearings.sh tests/tui/browsenum.sh \
-	tests/tui/settings.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
+	tests/tui/settings.sh tests/tui/trustdefs.sh tests/tui/durable.sh tests/tui/models.sh tests/tui/table.sh \
 	tests/tui/bang.sh tests/tui/queue.sh \
 	tests/tui/notify.sh tests/tui/image.sh tests/tui/copy.sh tests/tui/paste.sh \
 	tests/tui/wsnap.sh \

@@ -739,12 +739,23 @@ static void
 tui_trust_answer(struct app *a, bool yes, const int arg[2])
 {
 	struct buf err = BUF_INIT(4096);
-	char *prompt;
+	char *prompt, *model;
 
 	if (yes) {
 		if (a->be->trust(a->cfg, &err) == -1)
 			app_notice(a, ROLE_WARNING, "trusted for this run only: %s", buf_cstr(&err));
+		model = a->cfg->model != NULL ? xstrdup(a->cfg->model) : NULL;
 		a->be->apply_trusted(a->cfg);
+		/*
+		 * A project's model that waited (a dearer one) answers from now on,
+		 * unless the session runs on another than the settings gave.
+		 */
+		if (model != NULL && a->cfg->model != NULL && strcmp(model, a->cfg->model) != 0 &&
+		    strcmp(a->be->model(a->agent), model) == 0) {
+			a->be->set_model(a->agent, a->cfg->model);
+			st_set_model(&a->st, a->be->model(a->agent));
+		}
+		free(model);
 		/* A project may set the permission mode too. */
 		if (a->be->mode(a->agent) != a->cfg->mode) {
 			a->be->set_mode(a->agent, a->cfg->mode);
@@ -785,10 +796,11 @@ tui_trust_ask(struct app *a)
 			buf_puts(&list, "\n  ");
 		else
 			buf_putc(&list, items.data[i]);
-	app_notice(a, ROLE_WARNING, "This project's settings define what waits for trust:\n  %s\n"
+	app_notice(a, ROLE_WARNING, "This project defines what waits for trust:\n  %s\n"
 	    "tandem honours them only in a trusted project (%s). Hooks run commands on your machine; "
 	    "allow rules let tools run without asking; a provider, a server or a dearer model "
-	    "decides where your conversation goes and what it costs.", buf_cstr(&list), a->cfg->root);
+	    "(in its settings, agent definitions or commands) decides where your conversation goes "
+	    "and what it costs.", buf_cstr(&list), a->cfg->root);
 	buf_release(&list);
 	buf_release(&items);
 	approve_ask(a, "Trust this project and honour them?", tui_trust_answer, NULL);

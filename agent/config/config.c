@@ -1212,6 +1212,17 @@ config_apply_trusted(struct config *cfg)
 	cfg_resolve(cfg);
 }
 
+void
+config_hold_definition(struct config *cfg, const char *line)
+{
+	cJSON *defs = json_get(cfg->held, "definitions");
+
+	if (defs == NULL)
+		defs = cJSON_AddArrayToObject(cfg->held, "definitions");
+	cJSON_AddItemToArray(defs, cJSON_CreateString(line));
+	cfg->project_defines_trust_items = true;
+}
+
 /*
  * Flags.
  */

@@ -12,7 +12,9 @@
  * until the user trusts the project root: the project files' hooks, allow
  * rules, a permission mode of accept-edits or yolo, base_url (it would
  * receive the API key), the provider, and a model dearer than the one it
- * replaces.  Deny and ask rules and everything else apply at once.
+ * replaces, in the settings or in the project's agent definitions and
+ * commands (config_hold_definition).  Deny and ask rules and everything
+ * else apply at once.
  * project_defines_trust_items says whether there is anything to ask
  * about; after config_trust(), config_apply_trusted() puts it in effect.
  * Trusted or not, a project may keep more sessions and snapshots, never
@@ -77,7 +79,7 @@ struct config {
 	int	 web_max_searches;	/* web.max_searches: searches per web_search call; 0: 5 */
 	cJSON	*hooks;		/* the merged "hooks" object (owned), NULL if none */
 	bool	 trusted;	/* the project's own hooks/allow rules may be honoured */
-	bool	 project_defines_trust_items;	/* project settings define hooks or allow rules */
+	bool	 project_defines_trust_items;	/* the project's settings or definitions hold trust items */
 	cJSON	*mcp_servers;	/* the settings' mcpServers, merged (mcp_config.c reads the files itself) */
 	cJSON	*mcp_flags;	/* the --mcp-config arguments, an array of strings; NULL: none */
 	int	 mcp_timeout_ms;	/* one MCP call; 0: 120000 */
@@ -135,6 +137,13 @@ int	config_trust(const struct config *, struct buf *err);
  * config_trust is called too).
  */
 void	config_apply_trusted(struct config *);
+/*
+ * Hold back, as a trust item, a project's definition outside its settings
+ * (agent.h: agent_project_model, which decides at each use while
+ * cfg->trusted is false): line says what it is and what it asks for.
+ * The trust prompt and config_print list it; config_apply_trusted lets it go.
+ */
+void	config_hold_definition(struct config *, const char *line);
 /* One line per held-back trust item ("hooks.PreToolUse from PATH"), for the trust prompt. */
 void	config_trust_items(const struct config *, struct buf *out);
 

@@ -463,7 +463,7 @@ cfg_print_env_names(const struct config *cfg, const struct cfg_key *k, struct bu
 bool
 cfg_holds_any(const struct config *cfg)
 {
-	static const char *const what[] = { "scalars", "allow", "hooks" };
+	static const char *const what[] = { "scalars", "allow", "hooks", "definitions" };
 	const cJSON *h;
 	size_t i;
 
@@ -488,6 +488,8 @@ config_trust_items(const struct config *cfg, struct buf *out)
 		cJSON_ArrayForEach(ev, cJSON_GetArrayItem(item, 1))
 			buf_printf(out, "hooks.%s from %s\n", ev->string,
 			    cJSON_GetArrayItem(item, 0)->valuestring);
+	cJSON_ArrayForEach(item, json_get(cfg->held, "definitions"))
+		buf_printf(out, "%s\n", item->valuestring);
 }
 
 void

@@ -252,11 +252,20 @@ sub_running(const struct subagents *s)
 	return n;
 }
 
+/* subtype_describe's question: does the project's type t's model wait for trust? */
+static bool
+sub_model_held(const struct subtype *t, void *arg, struct buf *why)
+{
+	struct subagents *s = arg;
+
+	return s->host->model_held != NULL && s->host->model_held(s->session, t->model, why);
+}
+
 void
 sub_describe(struct subagents *s, struct buf *out)
 {
 	sub_reload(s);
-	subtype_describe(s->types, out);
+	subtype_describe(s->types, out, sub_model_held, s);
 	if (s->warn.len > 0)
 		buf_printf(out, "\n%s", buf_cstr(&s->warn));
 }

@@ -78,6 +78,11 @@ struct sub_host {
 	 * the project's (agent.h: agent_project_model), else NULL.
 	 */
 	const char *(*model_for)(void *session, const char *alias, const char *def);
+	/*
+	 * Whether a project's definition's model (an alias or an id) waits for
+	 * trust now, with the reason appended to why; NULL: never.
+	 */
+	bool	(*model_held)(void *session, const char *alias, struct buf *why);
 };
 
 /* sub_gate's answers. */

@@ -444,9 +444,38 @@ subtype_allows(const struct subtype *t, const char *tool, const struct tool_def 
 	return true;
 }
 
-void
-subtype_describe(const struct subtype *t, struct buf *out)
+/* Claude Code's aliases, as the Anthropic API names the models they mean today. */
+static const struct {
+	const char	*alias;
+	const char	*env;		/* Claude Code's variable that names the model for it */
+	const char	*anthropic;
+} subtype_aliases[] = {
+	{ "haiku",	"ANTHROPIC_DEFAULT_HAIKU_MODEL",	"claude-haiku-4-5" },
+	{ "sonnet",	"ANTHROPIC_DEFAULT_SONNET_MODEL",	"claude-sonnet-4-5" },
+	{ "opus",	"ANTHROPIC_DEFAULT_OPUS_MODEL",		"claude-opus-4-1" },
+};
+
+const char *
+subtype_model_id(const char *want, bool anthropic)
 {
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof subtype_aliases / sizeof subtype_aliases[0]; i++) {
+		if (strcmp(want, subtype_aliases[i].alias) != 0)
+			continue;
+		if ((v = getenv(subtype_aliases[i].env)) != NULL && v[0] != '\0')
+			return v;
+		return anthropic ? subtype_aliases[i].anthropic : NULL;
+	}
+	return strcmp(want, "inherit") == 0 ? NULL : want;
+}
+
+void
+subtype_describe(const struct subtype *t, struct buf *out,
+    bool (*held)(const struct subtype *, void *arg, struct buf *why), void *arg)
+{
+	struct buf why = BUF_INIT(BUF_NOLIMIT);
 	size_t i;
 
 	for (; t != NULL; t = t->next) {
@@ -464,11 +493,16 @@ subtype_describe(const struct subtype *t, struct buf *out)
 				subtype_describe_name(out, t->disallowed[i]);
 			buf_puts(out, "\n");
 		}
-		if (t->model != NULL)
+		buf_reset(&why);
+		if (t->model != NULL && t->project && held != NULL && held(t, arg, &why))
+			buf_printf(out, "    model: %s, waits for trust (%s); the session's model answers\n",
+			    t->model, buf_cstr(&why));
+		else if (t->model != NULL)
 			buf_printf(out, "    model: %s\n", t->model);
 		if (t->max_turns > 0)
 			buf_printf(out, "    maxTurns: %d\n", t->max_turns);
 		if (t->ignored != NULL)
 			buf_printf(out, "    not honoured: %s\n", t->ignored);
 	}
+	buf_release(&why);
 }

@@ -57,7 +57,20 @@ struct tool_def;
  * MCP proxy (its calls are asked again under the tool they resolve to).
  */
 bool		 subtype_allows(const struct subtype *, const char *tool, const struct tool_def *def);
-/* The list for /agents: a line per type, with where it came from. */
-void		 subtype_describe(const struct subtype *, struct buf *out);
+/*
+ * The model id want (a definition's model: haiku, sonnet, opus, inherit,
+ * or an id) means: an alias through Claude Code's ANTHROPIC_DEFAULT_*_MODEL
+ * in the environment, else on Anthropic (anthropic) the model it means
+ * today, else NULL (the session's, an OpenAI-compatible server having no
+ * such models); inherit: NULL; an id as it is.
+ */
+const char	*subtype_model_id(const char *want, bool anthropic);
+/*
+ * The list for /agents: a line per type, with where it came from.  held,
+ * when not NULL, says of a project's type whether its model waits for
+ * trust (arg is its own): it appends the reason to why and returns true.
+ */
+void		 subtype_describe(const struct subtype *, struct buf *out,
+		    bool (*held)(const struct subtype *, void *arg, struct buf *why), void *arg);
 
 #endif

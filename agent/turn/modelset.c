@@ -196,16 +196,31 @@ agent_set_model(struct agent *a, const char *model)
 		modelset_emit_window(cv);
 }
 
+bool
+agent_project_model_held(struct agent *a, const char *model, struct buf *why)
+{
+	struct modelset *ms = agent_modelset(a);
+
+	if (model == NULL || agent_config(a)->trusted || !prices_dearer(ms->prices, model, ms->model))
+		return false;
+	buf_printf(why, "%s than the session's %s", prices_find(ms->prices, model) == NULL ?
+	    "has no price (the price file, your \"prices\") and may cost more" :
+	    "costs more per token", ms->model);
+	return true;
+}
+
 const char *
 agent_project_model(struct agent *a, const char *def, const char *model)
 {
 	struct modelset *ms = agent_modelset(a);
-	struct buf key = BUF_INIT(BUF_NOLIMIT);
+	struct buf key = BUF_INIT(BUF_NOLIMIT), why = BUF_INIT(BUF_NOLIMIT);
 	const cJSON *said;
 	bool again = false;
 
-	if (model == NULL || agent_config(a)->trusted || !prices_dearer(ms->prices, model, ms->model))
+	if (!agent_project_model_held(a, model, &why)) {
+		buf_release(&why);
 		return model;
+	}
 	buf_printf(&key, "%s\n%s", def, model);
 	if (ms->held_said == NULL)
 		ms->held_said = cJSON_CreateArray();
@@ -213,13 +228,12 @@ agent_project_model(struct agent *a, const char *def, const char *model)
 		again = again || (cJSON_IsString(said) && strcmp(said->valuestring, buf_cstr(&key)) == 0);
 	if (!again) {
 		cJSON_AddItemToArray(ms->held_said, cJSON_CreateString(buf_cstr(&key)));
-		event_error(agent_bus(a), 0, "%s asks for the model %s, which %s than the session's %s; "
+		event_error(agent_bus(a), 0, "%s asks for the model %s, which %s; "
 		    "a project's choice of a dearer model waits for trust, so %s answers (rerun with "
-		    "--trust to honour it)", def, model, prices_find(ms->prices, model) == NULL ?
-		    "has no price (the price file, your \"prices\") and may cost more" :
-		    "costs more per token", ms->model, ms->model);
+		    "--trust to honour it)", def, model, buf_cstr(&why), ms->model);
 	}
 	buf_release(&key);
+	buf_release(&why);
 	return NULL;
 }
 

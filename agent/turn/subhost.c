@@ -104,47 +104,43 @@ subhost_kick(void *session)
 	agent_kick_all(session);
 }
 
-/* Claude Code's aliases, as the Anthropic API names the models they mean today. */
-static const struct {
-	const char	*alias;
-	const char	*env;		/* Claude Code's variable that names the model for it */
-	const char	*anthropic;
-} subhost_aliases[] = {
-	{ "haiku",	"ANTHROPIC_DEFAULT_HAIKU_MODEL",	"claude-haiku-4-5" },
-	{ "sonnet",	"ANTHROPIC_DEFAULT_SONNET_MODEL",	"claude-sonnet-4-5" },
-	{ "opus",	"ANTHROPIC_DEFAULT_OPUS_MODEL",		"claude-opus-4-1" },
-};
-
 /*
- * The model a type names: CLAUDE_CODE_SUBAGENT_MODEL over every type's;
- * an alias through its ANTHROPIC_DEFAULT_*_MODEL (set in the environment),
- * else on Anthropic its model, else (an OpenAI-compatible server, which
- * has no such models) the session's; an id as it is.  What a project's
- * definition (def) names, so mapped, waits for trust when it costs more
- * than the session's model (agent_project_model); the environment's
- * CLAUDE_CODE_SUBAGENT_MODEL is the user's.
+ * The model a type names: CLAUDE_CODE_SUBAGENT_MODEL over every type's,
+ * as subtype_model_id maps it for the session's provider.  What a
+ * project's definition (def) names, so mapped, waits for trust when it
+ * costs more than the session's model (agent_project_model); the
+ * environment's CLAUDE_CODE_SUBAGENT_MODEL is the user's.
  */
 static const char *
 subhost_model_for(void *session, const char *want, const char *def)
 {
 	struct agent *a = session;
 	const char *all = getenv("CLAUDE_CODE_SUBAGENT_MODEL"), *v;
-	size_t i;
 
 	if (all != NULL && all[0] != '\0') {
 		want = all;
 		def = NULL;
 	}
-	for (i = 0; i < sizeof subhost_aliases / sizeof subhost_aliases[0]; i++)
-		if (strcmp(want, subhost_aliases[i].alias) == 0)
-			break;
-	if (i < sizeof subhost_aliases / sizeof subhost_aliases[0]) {
-		v = getenv(subhost_aliases[i].env);
-		if (v == NULL || v[0] == '\0')
-			v = agent_proto(a) == STREAM_ANTHROPIC ? subhost_aliases[i].anthropic : NULL;
-	} else
-		v = strcmp(want, "inherit") == 0 ? NULL : want;
+	v = subtype_model_id(want, agent_proto(a) == STREAM_ANTHROPIC);
 	return def != NULL ? agent_project_model(a, def, v) : v;
+}
+
+/* Would a project's definition's model want wait for trust now (for /agents)? */
+static bool
+subhost_model_held(void *session, const char *want, struct buf *why)
+{
+	struct agent *a = session;
+	const char *all = getenv("CLAUDE_CODE_SUBAGENT_MODEL"), *v;
+	struct buf reason = BUF_INIT(BUF_NOLIMIT);
+	bool held;
+
+	if (all != NULL && all[0] != '\0')
+		return false;
+	v = subtype_model_id(want, agent_proto(a) == STREAM_ANTHROPIC);
+	if ((held = agent_project_model_held(a, v, &reason)))
+		buf_printf(why, "%s %s", v, buf_cstr(&reason));
+	buf_release(&reason);
+	return held;
 }
 
 static int
@@ -197,6 +193,7 @@ static const struct sub_host subhost = {
 	.bus = subhost_bus,
 	.kick = subhost_kick,
 	.model_for = subhost_model_for,
+	.model_held = subhost_model_held,
 };
 
 void

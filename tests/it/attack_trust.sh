@@ -262,11 +262,25 @@ check "definitions: the model the agent call names is the model's choice, used" 
     [ "$(model_of TASK-ASKED)" = "claude-opus-4-1 " ]
 check "definitions: the user's own opus subagent asks opus" [ "$(model_of TASK-MINE)" = "claude-opus-4-1 " ]
 check "definitions: and nothing is said of those" [ "$(grep -c 'asks for the model' "$T/defs.err")" -eq 1 ]
+# The project holds nothing else back: its dear definitions alone are
+# what waits for trust, said at start and listed by tandem config.
+check "definitions: headless, one line at start says the project defines what waits for trust" \
+    [ "$(grep -c 'this project defines what waits for trust' "$T/defs.err")" -eq 1 ]
+"$TANDEM" config >"$T/defscfg.out" 2>&1
+check "definitions: tandem config lists the dear subagent and command as held back until trust" all_of \
+    "grep -q '^Held back until this project is trusted:' '$T/defscfg.out'" \
+    "grep -q '^the agent definition .claude/agents/big.md (subagent type big) asks for claude-opus-4-1, dearer than the session.s claude-sonnet-4-5\$' '$T/defscfg.out'" \
+    "grep -q '^the command /bigcmd (.claude/commands/bigcmd.md) asks for claude-opus-4-1, dearer than the session.s claude-sonnet-4-5\$' '$T/defscfg.out'"
+check "definitions: and not the cheaper ones, nor the user's own" \
+    not grep -Eq 'type small|/smallcmd|type mine|/mycmd' "$T/defscfg.out"
 mock_start "$T/defs.json"
 timeout 60 "$TANDEM" -p "use the agents" --trust >"$T/defst.out" 2>"$T/defst.err"
 check "definitions: trusted, the project's opus subagent asks opus" \
     [ "$(model_of TASK-BIG-1)" = "claude-opus-4-1 " ]
 check "definitions: trusted, nothing is held or said" not grep -q 'asks for the model' "$T/defst.err"
+"$TANDEM" config >"$T/defstcfg.out" 2>&1
+check "definitions: trusted, tandem config holds nothing back" \
+    not grep -q 'Held back until' "$T/defstcfg.out"
 rm -f "$TANDEM_HOME/trusted.json"
 cmd_run() { # NAME COMMAND ARGS...: one prompt, the mock's request in $MOCK_LOG
 	local name=$1 cmd=$2

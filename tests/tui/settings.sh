@@ -40,7 +40,7 @@ tui_mock_start "$SCEN"
 
 # ---- not trusted: asked before the first prompt; no ----
 tui_start_tandem 80 24 '"first prompt"'
-tui_check "the project's trust items are shown" 'This project.s settings define what waits for trust:'
+tui_check "the project's trust items are shown" 'This project defines what waits for trust:'
 tui_check "its allow rule" '^  permissions\.allow run_bash\(echo \*\) from'
 tui_check "its hook" '^  hooks\.UserPromptSubmit from '
 tui_check "the user is asked before the first prompt" 'Trust this project and honour them\?  yes  no'
